@@ -1,0 +1,134 @@
+# memboot: build, run, test, bench, fuzz.
+#
+#   make              kernel ELF and hybrid BIOS+UEFI ISO (MODE=debug by default)
+#   make run          boot it in QEMU: 2 nodes x 2 CPUs x 1 GiB
+#   make test         host unit tests, tool tests, guest boot tests; ends "N passed, N failed"
+#   make fuzz         run each libFuzzer target for FUZZ_SECONDS
+#   make MODE=release the release build (no DEBUG_ASSERT, no poisoning)
+#   make clean        remove build/ (the newlib cache in NEWLIB_CACHE is kept)
+#
+# Every target first runs tools/setup-deps.sh, which installs missing Debian
+# packages, and builds newlib from Debian's newlib-source into a cache keyed by
+# its inputs.
+
+MODE ?= debug
+ifeq ($(filter $(MODE),debug release),)
+$(error MODE must be debug or release, not '$(MODE)')
+endif
+
+O := build/$(MODE)
+HOST_O := build/host
+FUZZ_O := build/fuzz
+NEWLIB_CACHE ?= $(if $(HOME),$(HOME)/.cache/memboot,/var/tmp/memboot-cache)
+NEWLIB := build/newlib
+NEWLIB_TARBALL := $(firstword $(wildcard /usr/src/newlib/newlib-*.tar.*))
+DEPS := build/.deps-ok
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+FUZZ_SECONDS ?= 60
+
+CC := gcc
+LD := ld
+# Quiet by default; `make V=1` shows every command.
+Q := $(if $(V),,@)
+# The kernel is linked at 1 MiB, identity mapped; -mcmodel=kernel matches the
+# newlib build (sign-extended 32-bit addresses, valid below 2 GiB).
+# Kernel code itself uses general registers only, so exception and interrupt
+# paths never clobber the SSE state newlib may be using.
+KCFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-pic -fno-pie -mno-red-zone \
+	-mcmodel=kernel -mgeneral-regs-only -fno-stack-protector \
+	-fno-omit-frame-pointer -fno-asynchronous-unwind-tables -fno-builtin-printf \
+	-Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes -Werror \
+	-nostdinc -isystem $(NEWLIB)/x86_64-elf/include \
+	-isystem $(shell $(CC) -print-file-name=include) \
+	-I. -Iarch/x86_64/include -DMEMBOOT_VERSION='"$(VERSION)"' -MMD -MP
+ifeq ($(MODE),release)
+KCFLAGS += -DNDEBUG
+else
+KCFLAGS += -DMEMBOOT_DEBUG
+endif
+KASFLAGS := -g -fno-pic -fno-pie -I. -Iarch/x86_64/include -MMD -MP
+KLDFLAGS := -nostdlib -static -no-pie -z max-page-size=0x1000 \
+	-z noexecstack --no-warn-rwx-segments -T linker/kernel.ld
+
+KERNEL_C := $(wildcard boot/*.c boot/mb2/*.c kernel/*.c kernel/acpi/*.c \
+	arch/x86_64/*.c mm/*.c)
+KERNEL_S := $(wildcard boot/mb2/*.S arch/x86_64/*.S)
+KERNEL_OBJS := $(patsubst %.c,$(O)/%.o,$(KERNEL_C)) $(patsubst %.S,$(O)/%.o,$(KERNEL_S))
+
+# Pure C that also builds on the host: the same files the kernel links.
+PURE_SRCS := boot/bootinfo.c boot/efi_map.c boot/mb2/mb2.c kernel/cmdline.c \
+	kernel/record.c $(wildcard kernel/acpi/*.c)
+HOST_SUPPORT := tests/host/host_support.c
+HOST_CFLAGS := -std=gnu11 -g -O1 -I. -Wall -Wextra -Wno-unused-parameter \
+	-fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer -DMEMBOOT_HOST
+HOST_TESTS := $(patsubst tests/host/%.c,$(HOST_O)/%,$(wildcard tests/host/test_*.c))
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_O)/%,$(wildcard tests/fuzz/fuzz_*.c))
+
+.PHONY: all kernel iso run test host-tests fuzz-build fuzz bench clean distclean deps newlib
+
+all: $(O)/memboot.iso
+
+kernel: $(O)/memboot.elf
+iso: $(O)/memboot.iso
+deps: $(DEPS)
+newlib: $(NEWLIB)/.stamp
+
+$(DEPS): tools/setup-deps.sh
+	@tools/setup-deps.sh
+	@mkdir -p $(@D) && touch $@
+
+$(NEWLIB)/.stamp: tools/build-newlib.sh $(NEWLIB_TARBALL) | $(DEPS)
+	@tools/build-newlib.sh $(NEWLIB_CACHE) $(NEWLIB)
+	@test -f $@
+
+$(O)/%.o: %.c | $(NEWLIB)/.stamp
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(KCFLAGS) -c $< -o $@
+
+$(O)/%.o: %.S | $(DEPS)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  AS      $<")
+	$(Q)$(CC) $(KASFLAGS) -c $< -o $@
+
+$(O)/memboot.elf: $(KERNEL_OBJS) linker/kernel.ld $(NEWLIB)/.stamp
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(LD) $(KLDFLAGS) -o $@ $(KERNEL_OBJS) $(NEWLIB)/x86_64-elf/lib/libc.a \
+		$(shell $(CC) -print-libgcc-file-name)
+	@grub-file --is-x86-multiboot2 $@ || { echo "$@: no valid Multiboot2 header" >&2; rm -f $@; exit 1; }
+
+$(O)/memboot.iso: $(O)/memboot.elf tools/mkiso.sh
+	@tools/mkiso.sh $< $@
+
+run: all
+	tools/memboot run --iso $(O)/memboot.iso --nodes 2 --cpus-per-node 2 --mem-per-node 1G $(RUN_ARGS)
+
+$(HOST_O)/test_%: tests/host/test_%.c $(PURE_SRCS) $(HOST_SUPPORT) $(wildcard tests/host/*.h) | $(DEPS)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  HOSTCC  $@")
+	$(Q)$(CC) $(HOST_CFLAGS) -o $@ $< $(PURE_SRCS) $(HOST_SUPPORT) -lcmocka
+
+$(FUZZ_O)/fuzz_%: tests/fuzz/fuzz_%.c $(PURE_SRCS) $(HOST_SUPPORT) | $(DEPS)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  FUZZ    $@")
+	$(Q)clang -std=gnu11 -g -O1 -I. -Wall -Wno-unused-parameter -DMEMBOOT_HOST -DMEMBOOT_FUZZ \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-o $@ $< $(PURE_SRCS) $(HOST_SUPPORT)
+
+host-tests: $(HOST_TESTS)
+fuzz-build: $(FUZZ_TARGETS)
+
+test: all host-tests fuzz-build
+	@python3 tests/run.py --iso $(O)/memboot.iso --elf $(O)/memboot.elf $(TEST_ARGS)
+
+fuzz: fuzz-build
+	@tools/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+clean:
+	rm -rf build
+
+distclean: clean
+	rm -rf $(NEWLIB_CACHE)
+
+-include $(KERNEL_OBJS:.o=.d)

@@ -1,0 +1,168 @@
+/*
+ * cpu.c: CPU identification and the boot CPU's GDT, TSS and IDT.
+ *
+ * The TSS exists for its interrupt stack table: #DF, NMI and #MC switch to
+ * stacks of their own, so a kernel stack overflow ends in a clean report
+ * instead of a triple fault (Intel SDM vol. 3A, 6.14.5 "Interrupt Stack Table").
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "arch/cpu.h"
+#include "arch/trap.h"
+
+struct cpu_features cpu_features;
+
+#define IST_STACK_BYTES 8192
+
+struct tss64 {
+	uint32_t reserved0;
+	uint64_t rsp[3];
+	uint64_t reserved1;
+	uint64_t ist[7];
+	uint64_t reserved2;
+	uint16_t reserved3;
+	uint16_t iomap_base;
+} __attribute__((packed));
+_Static_assert(sizeof(struct tss64) == 104, "64-bit TSS is 104 bytes (SDM 7.7)");
+
+struct idt_gate {
+	uint16_t offset_low;
+	uint16_t selector;
+	uint8_t ist;
+	uint8_t type_attr;
+	uint16_t offset_mid;
+	uint32_t offset_high;
+	uint32_t reserved;
+} __attribute__((packed));
+_Static_assert(sizeof(struct idt_gate) == 16, "64-bit IDT gate is 16 bytes");
+
+struct desc_ptr {
+	uint16_t limit;
+	uint64_t base;
+} __attribute__((packed));
+
+enum {
+	SEL_CODE = 0x08,
+	SEL_DATA = 0x10,
+	SEL_TSS = 0x18,
+	IST_DF = 1,
+	IST_NMI = 2,
+	IST_MC = 3,
+};
+
+static uint64_t gdt[5] __attribute__((aligned(16)));
+static struct tss64 tss __attribute__((aligned(16)));
+static struct idt_gate idt[256] __attribute__((aligned(16)));
+static uint8_t ist_stacks[3][IST_STACK_BYTES] __attribute__((aligned(16)));
+extern const uint64_t isr_stub_table[32];
+
+static void cpuid_string(uint32_t leaf, char *out)
+{
+	uint32_t r[4];
+	cpuid(leaf, 0, r);
+	memcpy(out, &r[1], 4);      /* EBX, EDX, ECX for the vendor leaf */
+	memcpy(out + 4, &r[3], 4);
+	memcpy(out + 8, &r[2], 4);
+	out[12] = '\0';
+}
+
+void arch_cpu_identify(void)
+{
+	struct cpu_features *f = &cpu_features;
+	uint32_t r[4], max_ext;
+
+	cpuid_string(0, f->vendor);
+	cpuid(1, 0, r);
+	f->stepping = r[0] & 0xf;
+	f->model = (r[0] >> 4) & 0xf;
+	f->family = (r[0] >> 8) & 0xf;
+	if (f->family == 0xf)
+		f->family += (r[0] >> 20) & 0xff;
+	if (f->family >= 6)
+		f->model |= ((r[0] >> 16) & 0xf) << 4;
+	f->x2apic = r[2] & (1u << 21);
+	f->has_hypervisor = r[2] & (1u << 31);
+	if (f->has_hypervisor) {
+		uint32_t h[4];
+		cpuid(0x40000000, 0, h);
+		memcpy(f->hypervisor, &h[1], 4);   /* EBX, ECX, EDX */
+		memcpy(f->hypervisor + 4, &h[2], 4);
+		memcpy(f->hypervisor + 8, &h[3], 4);
+		f->hypervisor[12] = '\0';
+	}
+
+	cpuid(0x80000000, 0, r);
+	max_ext = r[0];
+	if (max_ext >= 0x80000001) {
+		cpuid(0x80000001, 0, r);
+		f->pdpe1gb = r[3] & (1u << 26);
+		f->nx = r[3] & (1u << 20);
+	}
+	if (max_ext >= 0x80000004) {
+		for (uint32_t i = 0; i < 3; i++) {
+			cpuid(0x80000002 + i, 0, r);
+			memcpy(f->brand + 16 * i, r, 16);
+		}
+		f->brand[48] = '\0';
+	}
+	if (max_ext >= 0x80000007) {
+		cpuid(0x80000007, 0, r);
+		f->invariant_tsc = r[3] & (1u << 8);
+	}
+}
+
+static void set_gate(int vector, uint64_t handler, uint8_t ist)
+{
+	idt[vector] = (struct idt_gate){
+		.offset_low = handler & 0xffff,
+		.selector = SEL_CODE,
+		.ist = ist,
+		.type_attr = 0x8e,      /* present, DPL 0, 64-bit interrupt gate */
+		.offset_mid = (handler >> 16) & 0xffff,
+		.offset_high = handler >> 32,
+	};
+}
+
+void arch_cpu_init_tables(void)
+{
+	uint64_t tss_base = (uint64_t)&tss;
+	struct desc_ptr gdtr, idtr;
+
+	tss.ist[IST_DF - 1] = (uint64_t)(ist_stacks[0] + IST_STACK_BYTES);
+	tss.ist[IST_NMI - 1] = (uint64_t)(ist_stacks[1] + IST_STACK_BYTES);
+	tss.ist[IST_MC - 1] = (uint64_t)(ist_stacks[2] + IST_STACK_BYTES);
+	tss.iomap_base = sizeof(tss);   /* no I/O permission bitmap */
+
+	gdt[0] = 0;
+	gdt[1] = 0x00af9a000000ffffULL;   /* 64-bit code */
+	gdt[2] = 0x00cf92000000ffffULL;   /* data */
+	/* 16-byte available 64-bit TSS descriptor (type 9). */
+	gdt[3] = (sizeof(tss) - 1) | ((tss_base & 0xffffff) << 16) |
+		 (0x89ULL << 40) | (((tss_base >> 24) & 0xff) << 56);
+	gdt[4] = tss_base >> 32;
+
+	gdtr = (struct desc_ptr){ .limit = sizeof(gdt) - 1, .base = (uint64_t)gdt };
+	__asm__ volatile(
+		"lgdt %0\n\t"
+		"pushq %1\n\t"
+		"leaq 1f(%%rip), %%rax\n\t"
+		"pushq %%rax\n\t"
+		"lretq\n"
+		"1:\n\t"
+		"movw %w2, %%ax\n\t"
+		"movw %%ax, %%ds\n\t"
+		"movw %%ax, %%es\n\t"
+		"movw %%ax, %%ss\n\t"
+		"ltr %w3\n\t"
+		:
+		: "m"(gdtr), "i"(SEL_CODE), "r"(SEL_DATA), "r"(SEL_TSS)
+		: "rax", "memory");
+
+	for (int v = 0; v < 32; v++) {
+		uint8_t ist = v == 8 ? IST_DF : v == 2 ? IST_NMI : v == 18 ? IST_MC : 0;
+		set_gate(v, isr_stub_table[v], ist);
+	}
+	idtr = (struct desc_ptr){ .limit = sizeof(idt) - 1, .base = (uint64_t)idt };
+	__asm__ volatile("lidt %0" : : "m"(idtr) : "memory");
+}

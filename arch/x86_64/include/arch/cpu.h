@@ -1,0 +1,74 @@
+/*
+ * arch/cpu.h: CPU identification, control registers, TSC, descriptor tables.
+ */
+#ifndef MEMBOOT_ARCH_CPU_H
+#define MEMBOOT_ARCH_CPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+static inline uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline void cpuid(uint32_t leaf, uint32_t subleaf, uint32_t r[4])
+{
+	__asm__ volatile("cpuid"
+			 : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
+			 : "a"(leaf), "c"(subleaf));
+}
+
+static inline uint64_t read_cr2(void)
+{
+	uint64_t v;
+	__asm__ volatile("mov %%cr2, %0" : "=r"(v));
+	return v;
+}
+
+static inline uint64_t read_cr3(void)
+{
+	uint64_t v;
+	__asm__ volatile("mov %%cr3, %0" : "=r"(v));
+	return v;
+}
+
+static inline uint64_t read_cr0(void)
+{
+	uint64_t v;
+	__asm__ volatile("mov %%cr0, %0" : "=r"(v));
+	return v;
+}
+
+static inline uint64_t read_cr4(void)
+{
+	uint64_t v;
+	__asm__ volatile("mov %%cr4, %0" : "=r"(v));
+	return v;
+}
+
+struct cpu_features {
+	char vendor[13];
+	char hypervisor[13];    /* "TCGTCGTCGTCG", "KVMKVMKVM", "" on bare metal */
+	char brand[49];
+	bool has_hypervisor;
+	bool pdpe1gb;           /* 1 GiB pages */
+	bool nx;
+	bool x2apic;
+	bool invariant_tsc;
+	uint32_t family, model, stepping;
+};
+
+extern struct cpu_features cpu_features;
+
+/* Fill cpu_features from CPUID. */
+void arch_cpu_identify(void);
+/* Load this CPU's GDT, TSS (with IST stacks for #DF, NMI, #MC) and IDT. */
+void arch_cpu_init_tables(void);
+
+/* TSC value read by the very first instruction of the 32-bit entry. */
+extern uint64_t boot_tsc_at_entry;
+
+#endif

@@ -1,0 +1,89 @@
+/*
+ * trap.c: every CPU exception is fatal in memboot. Report it completely
+ * (vector, error code, faulting address, registers, backtrace) and exit with
+ * the exception status, so a test sees a failure instead of a hang or a
+ * triple-fault reboot loop.
+ */
+#include <stdint.h>
+
+#include "arch/cpu.h"
+#include "arch/trap.h"
+#include "kernel/exit.h"
+#include "kernel/log.h"
+
+extern char boot_stack_bottom[], boot_stack_top[];
+extern char __kernel_start[], __text_end[];
+
+static const char *const exception_names[32] = {
+	"#DE divide error", "#DB debug", "NMI", "#BP breakpoint",
+	"#OF overflow", "#BR bound range", "#UD invalid opcode", "#NM device not available",
+	"#DF double fault", "coprocessor segment overrun", "#TS invalid TSS",
+	"#NP segment not present", "#SS stack fault", "#GP general protection",
+	"#PF page fault", "reserved 15", "#MF x87 floating point", "#AC alignment check",
+	"#MC machine check", "#XM SIMD floating point", "#VE virtualization",
+	"#CP control protection", "reserved 22", "reserved 23", "reserved 24",
+	"reserved 25", "reserved 26", "reserved 27", "#HV hypervisor injection",
+	"#VC VMM communication", "#SX security", "reserved 31",
+};
+
+static bool in_kernel_text(uint64_t addr)
+{
+	return addr >= (uint64_t)__kernel_start && addr < (uint64_t)__text_end;
+}
+
+void arch_backtrace(uint64_t rip, uint64_t rbp)
+{
+	pr_err("Call Trace (symbolize with: addr2line -f -e memboot.elf ADDR):");
+	pr_err(" [<%016llx>] (faulting instruction)", (unsigned long long)rip);
+	/* Walk the frame-pointer chain (the kernel is built with
+	 * -fno-omit-frame-pointer) while it stays on the boot stack. */
+	for (int depth = 0; depth < 32; depth++) {
+		const uint64_t *frame = (const uint64_t *)rbp;
+		if (rbp < (uint64_t)boot_stack_bottom ||
+		    rbp + 16 > (uint64_t)boot_stack_top || (rbp & 7))
+			break;
+		uint64_t ret = frame[1];
+		if (!in_kernel_text(ret))
+			break;
+		pr_err(" [<%016llx>]", (unsigned long long)ret);
+		rbp = frame[0];
+	}
+}
+
+void arch_trap(struct trap_frame *f)
+{
+	static volatile int depth;
+	const char *name = f->vector < 32 ? exception_names[f->vector] : "unknown";
+
+	if (depth++) {
+		/* A fault while reporting a fault: skip everything that could fault
+		 * again and leave at once. */
+		exit_now(EXIT_EXCEPTION);
+	}
+	pr_err("exception: vector %llu (%s), error code 0x%llx, at rip 0x%llx",
+	       (unsigned long long)f->vector, name, (unsigned long long)f->error,
+	       (unsigned long long)f->rip);
+	if (f->vector == 14)
+		pr_err("exception: page fault address (CR2) 0x%llx: %s %s of a %s page",
+		       (unsigned long long)read_cr2(),
+		       f->error & 4 ? "user" : "kernel",
+		       f->error & 16 ? "instruction fetch" : f->error & 2 ? "write" : "read",
+		       f->error & 1 ? "present" : "not-present");
+	pr_err("RIP: %04llx:%016llx RFLAGS: %016llx", (unsigned long long)f->cs,
+	       (unsigned long long)f->rip, (unsigned long long)f->rflags);
+	pr_err("RSP: %04llx:%016llx CR2: %016llx CR3: %016llx",
+	       (unsigned long long)f->ss, (unsigned long long)f->rsp,
+	       (unsigned long long)read_cr2(), (unsigned long long)read_cr3());
+	pr_err("RAX: %016llx RBX: %016llx RCX: %016llx", (unsigned long long)f->rax,
+	       (unsigned long long)f->rbx, (unsigned long long)f->rcx);
+	pr_err("RDX: %016llx RSI: %016llx RDI: %016llx", (unsigned long long)f->rdx,
+	       (unsigned long long)f->rsi, (unsigned long long)f->rdi);
+	pr_err("RBP: %016llx R08: %016llx R09: %016llx", (unsigned long long)f->rbp,
+	       (unsigned long long)f->r8, (unsigned long long)f->r9);
+	pr_err("R10: %016llx R11: %016llx R12: %016llx", (unsigned long long)f->r10,
+	       (unsigned long long)f->r11, (unsigned long long)f->r12);
+	pr_err("R13: %016llx R14: %016llx R15: %016llx", (unsigned long long)f->r13,
+	       (unsigned long long)f->r14, (unsigned long long)f->r15);
+	arch_backtrace(f->rip, f->rbp);
+	kernel_exit(EXIT_EXCEPTION, name);
+}

@@ -1,0 +1,204 @@
+/*
+ * bootinfo.c: the firmware-independent memory map and its normalization.
+ *
+ * Pure C: builds for the kernel and for the host unit tests and fuzzers.
+ */
+#include "boot/bootinfo.h"
+
+#include <string.h>
+
+#include "kernel/log.h"
+
+/* Highest page-aligned address a half-open 64-bit end can name. */
+#define TOP_ALIGNED_END (~0ULL & ~(PAGE_SIZE_BYTES - 1))
+
+void bootinfo_init(struct bootinfo *bi, enum boot_path path)
+{
+	memset(bi, 0, sizeof(*bi));
+	bi->path = path;
+	bi->map_source = "none";
+}
+
+bool bootinfo_add_raw(struct bootinfo *bi, uint64_t start, uint64_t len,
+		      enum mem_type type)
+{
+	struct mem_map_raw *raw = &bi->raw;
+	uint64_t end;
+
+	raw->nr_entries++;
+	if (len == 0)
+		return true;
+	if (type <= MEM_NONE || type >= MEM_TYPE_COUNT)
+		type = MEM_RESERVED;
+	if (len > UINT64_MAX - start) {
+		pr_warn("e820: range at 0x%llx of length 0x%llx wraps past 2^64; clipped",
+			(unsigned long long)start, (unsigned long long)len);
+		end = UINT64_MAX;
+	} else {
+		end = start + len;
+	}
+
+	if (raw->nr_ranges > 0) {
+		struct mem_range *prev = &raw->ranges[raw->nr_ranges - 1];
+		if (prev->type == type && prev->end == start) {
+			prev->end = end;
+			return true;
+		}
+	}
+	if (raw->nr_ranges >= BOOTINFO_MAX_RAW) {
+		if (raw->nr_dropped++ == 0)
+			pr_err("e820: more than %d distinct firmware ranges; dropping [0x%llx-0x%llx) and any after it",
+			       BOOTINFO_MAX_RAW, (unsigned long long)start,
+			       (unsigned long long)end);
+		return false;
+	}
+	raw->ranges[raw->nr_ranges++] = (struct mem_range){
+		.start = start, .end = end, .type = type };
+	return true;
+}
+
+/*
+ * Page-align one raw range: RAM shrinks inward so that a partial page is
+ * never used; everything else grows outward so that it covers every page it
+ * touches. Returns false if nothing of the range is left.
+ */
+static bool aligned_bounds(const struct mem_range *r, uint64_t *start, uint64_t *end)
+{
+	uint64_t s = r->start, e = r->end;
+
+	if (e > TOP_ALIGNED_END)
+		e = TOP_ALIGNED_END;
+	if (r->type == MEM_USABLE) {
+		if (s > TOP_ALIGNED_END)
+			return false;
+		s = (s + PAGE_SIZE_BYTES - 1) & ~(PAGE_SIZE_BYTES - 1);
+		e &= ~(PAGE_SIZE_BYTES - 1);
+	} else {
+		s &= ~(PAGE_SIZE_BYTES - 1);
+		e = (e + PAGE_SIZE_BYTES - 1) & ~(PAGE_SIZE_BYTES - 1);
+	}
+	*start = s;
+	*end = e;
+	return s < e;
+}
+
+/*
+ * Sweep the address space from 0 upwards, one elementary interval (between
+ * two consecutive range boundaries) at a time. The type of an interval is the
+ * most restrictive type of the ranges covering it. O(n^2) in the number of
+ * raw ranges, which is small after merging (tens) and capped at 1024; the
+ * cost stays in the low milliseconds even for a hostile map, and the code
+ * needs no scratch memory.
+ */
+uint32_t bootinfo_normalize(struct bootinfo *bi)
+{
+	const struct mem_map_raw *raw = &bi->raw;
+	uint64_t cur = 0;
+	uint32_t out = 0, dropped = 0;
+
+	for (;;) {
+		uint64_t next = UINT64_MAX;
+		uint32_t type = MEM_NONE;
+		bool have_next = false;
+
+		for (uint32_t i = 0; i < raw->nr_ranges; i++) {
+			uint64_t s, e;
+			if (!aligned_bounds(&raw->ranges[i], &s, &e))
+				continue;
+			if (s <= cur && cur < e && raw->ranges[i].type > type)
+				type = raw->ranges[i].type;
+			if (s > cur && s <= next) {
+				next = s;
+				have_next = true;
+			}
+			if (e > cur && e <= next) {
+				next = e;
+				have_next = true;
+			}
+		}
+		if (!have_next)
+			break;
+
+		if (type != MEM_NONE) {
+			struct mem_range *prev = out ? &bi->ranges[out - 1] : NULL;
+			if (prev && prev->type == type && prev->end == cur) {
+				prev->end = next;
+			} else if (out < BOOTINFO_MAX_RANGES) {
+				bi->ranges[out++] = (struct mem_range){
+					.start = cur, .end = next, .type = type };
+			} else {
+				dropped++;
+			}
+		}
+		cur = next;
+	}
+	if (dropped)
+		pr_err("e820: normalized map needs more than %d ranges; %u dropped (treated as holes)",
+		       BOOTINFO_MAX_RANGES, dropped);
+	bi->nr_ranges = out;
+	return out;
+}
+
+void bootinfo_append_cmdline(struct bootinfo *bi, const char *s)
+{
+	size_t have = strnlen(bi->cmdline, sizeof(bi->cmdline));
+	size_t room = sizeof(bi->cmdline) - 1 - have;
+	size_t add = strlen(s);
+
+	if (add == 0)
+		return;
+	if (have > 0 && room > 0) {
+		bi->cmdline[have++] = ' ';
+		room--;
+	}
+	if (add > room) {
+		pr_warn("cmdline: longer than %d bytes; truncated", BOOTINFO_CMDLINE_BYTES - 1);
+		add = room;
+	}
+	memcpy(bi->cmdline + have, s, add);
+	bi->cmdline[have + add] = '\0';
+}
+
+uint64_t bootinfo_total_bytes(const struct bootinfo *bi, enum mem_type type)
+{
+	uint64_t total = 0;
+	for (uint32_t i = 0; i < bi->nr_ranges; i++)
+		if (bi->ranges[i].type == type)
+			total += bi->ranges[i].end - bi->ranges[i].start;
+	return total;
+}
+
+const char *mem_type_name(enum mem_type type)
+{
+	switch (type) {
+	case MEM_USABLE:   return "usable";
+	case MEM_ACPI:     return "acpi";
+	case MEM_NVS:      return "nvs";
+	case MEM_UNUSABLE: return "unusable";
+	case MEM_RESERVED: return "reserved";
+	default:           return "none";
+	}
+}
+
+const char *mem_type_linux_name(enum mem_type type)
+{
+	switch (type) {
+	case MEM_USABLE:   return "usable";
+	case MEM_ACPI:     return "ACPI data";
+	case MEM_NVS:      return "ACPI NVS";
+	case MEM_UNUSABLE: return "unusable";
+	case MEM_RESERVED: return "reserved";
+	default:           return "hole";
+	}
+}
+
+const char *boot_path_name(enum boot_path path)
+{
+	switch (path) {
+	case BOOT_PATH_MB2_BIOS: return "mb2-bios";
+	case BOOT_PATH_MB2_UEFI: return "mb2-uefi";
+	case BOOT_PATH_EFI:      return "efi";
+	case BOOT_PATH_PVH:      return "pvh";
+	default:                 return "unknown";
+	}
+}

@@ -1,0 +1,115 @@
+/*
+ * bootinfo.h: THE hand-off from boot/ to the rest of the kernel.
+ *
+ * Every boot path (Multiboot2 under BIOS or UEFI, later the gnu-efi loader and
+ * PVH) fills one struct bootinfo and nothing past boot/ knows which firmware
+ * format it came from. The memory map in it is normalized: page-aligned,
+ * sorted, disjoint, half-open [start, end) ranges, each with one type. Where
+ * firmware ranges overlap, the more restrictive type wins (see enum mem_type);
+ * usable ranges shrink inward to page boundaries, all others grow outward, so
+ * no partial page is ever handed out as RAM.
+ *
+ * Everything is copied into the struct: the firmware's own buffers (the
+ * Multiboot2 information, the EFI map) live in memory that is usable RAM and
+ * may be reused once parsing is done.
+ */
+#ifndef MEMBOOT_BOOT_BOOTINFO_H
+#define MEMBOOT_BOOT_BOOTINFO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PAGE_SIZE_BYTES 4096ULL
+#define PAGE_SHIFT 12
+
+/* Ordered from least to most restrictive: on overlap the larger value wins. */
+enum mem_type {
+	MEM_NONE = 0,   /* a hole: not described by firmware */
+	MEM_USABLE,     /* RAM free for the kernel */
+	MEM_ACPI,       /* ACPI reclaimable: RAM once the tables are parsed */
+	MEM_NVS,        /* ACPI NVS: firmware keeps state here across sleep */
+	MEM_UNUSABLE,   /* RAM with detected errors */
+	MEM_RESERVED,   /* firmware, MMIO, or a type we do not know */
+	MEM_TYPE_COUNT,
+};
+
+enum boot_path {
+	BOOT_PATH_UNKNOWN = 0,
+	BOOT_PATH_MB2_BIOS,
+	BOOT_PATH_MB2_UEFI,
+	BOOT_PATH_EFI,
+	BOOT_PATH_PVH,
+};
+
+struct mem_range {
+	uint64_t start;  /* inclusive, bytes */
+	uint64_t end;    /* exclusive, bytes; start < end */
+	uint32_t type;   /* enum mem_type */
+};
+
+/*
+ * Capacities. OVMF hands out 120-135 EFI descriptors; adjacent descriptors of
+ * one type are merged as they are added, so the raw list stays far below this.
+ */
+#define BOOTINFO_MAX_RAW 1024
+#define BOOTINFO_MAX_RANGES 512
+#define BOOTINFO_CMDLINE_BYTES 2048
+#define BOOTINFO_LOADER_BYTES 64
+
+/* The raw firmware map as read, before normalization (kept for dumps). */
+struct mem_map_raw {
+	struct mem_range ranges[BOOTINFO_MAX_RAW];
+	uint32_t nr_ranges;
+	uint32_t nr_dropped;   /* entries lost because the list was full */
+	uint32_t nr_entries;   /* firmware entries seen, before merging */
+};
+
+struct bootinfo {
+	enum boot_path path;
+	const char *map_source;           /* "mb2-mmap", "mb2-efi-mmap", ... */
+	char loader[BOOTINFO_LOADER_BYTES];
+	char cmdline[BOOTINFO_CMDLINE_BYTES];
+
+	/* A copy of the RSDP (36 bytes for v2, 20 for v1); rsdp_len 0 if none. */
+	uint8_t rsdp[36];
+	uint32_t rsdp_len;
+	uint8_t rsdp_revision;
+
+	struct mem_map_raw raw;
+
+	/* Normalized map: sorted, disjoint, page-aligned, no MEM_NONE. */
+	struct mem_range ranges[BOOTINFO_MAX_RANGES];
+	uint32_t nr_ranges;
+};
+
+/* Reset @bi to an empty map with no loader, command line or RSDP. */
+void bootinfo_init(struct bootinfo *bi, enum boot_path path);
+
+/*
+ * Add one firmware range [start, start + len) of @type to the raw list.
+ * A zero length is ignored; a range that wraps past 2^64 is clipped (with a
+ * warning); a range touching the previous one with the same type is merged.
+ * Returns false if the range had to be dropped (list full).
+ */
+bool bootinfo_add_raw(struct bootinfo *bi, uint64_t start, uint64_t len,
+		      enum mem_type type);
+
+/*
+ * Build bi->ranges from bi->raw: resolve overlaps (most restrictive type
+ * wins), align to pages (usable shrinks, others grow), sort, merge neighbours
+ * of one type, drop holes. Returns the number of ranges.
+ */
+uint32_t bootinfo_normalize(struct bootinfo *bi);
+
+/* Append @s to the command line, separated by one space (truncates safely). */
+void bootinfo_append_cmdline(struct bootinfo *bi, const char *s);
+
+/* Total bytes of normalized ranges of @type. */
+uint64_t bootinfo_total_bytes(const struct bootinfo *bi, enum mem_type type);
+
+const char *mem_type_name(enum mem_type type);        /* "usable", "acpi", ... */
+const char *mem_type_linux_name(enum mem_type type);  /* "usable", "ACPI data" */
+const char *boot_path_name(enum boot_path path);      /* "mb2-bios", ... */
+
+#endif

@@ -1,0 +1,32 @@
+/*
+ * header.S: the Multiboot2 header and entry point.
+ *
+ * Multiboot2 spec 1.6, section 3.1: the header must sit 8-byte aligned within
+ * the first 32 KiB of the image. It carries only the end tag: GRUB then loads
+ * the ELF segments at their physical addresses and enters _start in 32-bit
+ * protected mode, paging off, with EAX = 0x36d76289 and EBX = the physical
+ * address of the boot information.
+ */
+#define MB2_HEADER_MAGIC 0xe85250d6
+#define MB2_ARCH_I386 0
+
+	.section .multiboot2, "a"
+	.balign 8
+mb2_header:
+	.long MB2_HEADER_MAGIC
+	.long MB2_ARCH_I386
+	.long mb2_header_end - mb2_header
+	.long 0x100000000 - (MB2_HEADER_MAGIC + MB2_ARCH_I386 + (mb2_header_end - mb2_header))
+	.balign 8
+	.short 0                /* end tag: type 0, flags 0, size 8 */
+	.short 0
+	.long 8
+mb2_header_end:
+
+	.section .text.boot32, "ax"
+	.code32
+	.globl _start
+_start:
+	movl %eax, %edi         /* boot magic */
+	movl %ebx, %esi         /* boot information */
+	jmp arch_entry32

@@ -1,0 +1,79 @@
+/*
+ * bootreport.c: the boot record and the memory map report.
+ *
+ * The prose lines copy Linux's format, inclusive end and all
+ * ("BIOS-e820: [mem 0x0000000000100000-0x000000007ffdefff] usable"), so a
+ * memboot log can be compared with a Linux log of the same machine line by
+ * line. The records use half-open [start, end) like everything else.
+ */
+#include "kernel/bootreport.h"
+
+#include <stdio.h>
+
+#include "kernel/log.h"
+#include "kernel/record.h"
+#include "kernel/time.h"
+
+static void print_range(const char *prefix, const struct mem_range *r)
+{
+	pr_info("%s: [mem 0x%016llx-0x%016llx] %s", prefix,
+		(unsigned long long)r->start, (unsigned long long)(r->end - 1),
+		mem_type_linux_name((enum mem_type)r->type));
+}
+
+void bootreport_print(const struct bootinfo *bi, bool dump_raw)
+{
+	struct record r;
+	uint64_t usable = bootinfo_total_bytes(bi, MEM_USABLE);
+
+	pr_info("Command line: %s", bi->cmdline);
+	pr_info("boot: path %s, loader '%s', memory map from %s (%u firmware entries)",
+		boot_path_name(bi->path), bi->loader, bi->map_source, bi->raw.nr_entries);
+	rec_begin(&r, "boot");
+	rec_str(&r, "version", MEMBOOT_VERSION);
+	rec_str(&r, "boot_path", boot_path_name(bi->path));
+	rec_str(&r, "loader", bi->loader);
+	rec_str(&r, "cmdline", bi->cmdline);
+	rec_u64(&r, "tsc_hz", tsc_hz);
+	rec_str(&r, "map_source", bi->map_source);
+	rec_u64(&r, "map_entries", bi->raw.nr_entries);
+	rec_u64(&r, "rsdp_revision", bi->rsdp_len ? bi->rsdp_revision : 0);
+	rec_bool(&r, "rsdp", bi->rsdp_len != 0);
+	record_emit(&r);
+
+	if (dump_raw) {
+		pr_info("firmware memory map as read (%u entries, %u ranges after merging neighbours):",
+			bi->raw.nr_entries, bi->raw.nr_ranges);
+		for (uint32_t i = 0; i < bi->raw.nr_ranges; i++)
+			print_range("raw", &bi->raw.ranges[i]);
+	}
+
+	pr_info("BIOS-provided physical RAM map:");
+	for (uint32_t i = 0; i < bi->nr_ranges; i++) {
+		const struct mem_range *m = &bi->ranges[i];
+		print_range("BIOS-e820", m);
+		rec_begin(&r, "mem_range");
+		rec_hex(&r, "start", m->start);
+		rec_hex(&r, "end", m->end);
+		rec_str(&r, "type", mem_type_name((enum mem_type)m->type));
+		record_emit(&r);
+	}
+	pr_info("Memory: %lluK usable (%llu MiB) in %u ranges",
+		(unsigned long long)(usable >> 10), (unsigned long long)(usable >> 20),
+		bi->nr_ranges);
+	rec_begin(&r, "mem_summary");
+	for (int t = MEM_USABLE; t < MEM_TYPE_COUNT; t++) {
+		char key[32];
+		snprintf(key, sizeof(key), "%s_bytes", mem_type_name((enum mem_type)t));
+		rec_u64(&r, key, bootinfo_total_bytes(bi, (enum mem_type)t));
+	}
+	rec_u64(&r, "ranges", bi->nr_ranges);
+	record_emit(&r);
+
+	if (bi->rsdp_len)
+		pr_info("ACPI: RSDP revision %u (OEM '%.6s') from the boot loader (%s)",
+			bi->rsdp_revision, (const char *)bi->rsdp + 9,
+			bi->rsdp_revision >= 2 ? "XSDT" : "RSDT");
+	else
+		pr_warn("ACPI: the boot loader passed no RSDP");
+}

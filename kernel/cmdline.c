@@ -1,0 +1,232 @@
+/*
+ * cmdline.c: Linux-style command line parsing (pure C, host-tested).
+ */
+#include "kernel/cmdline.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "kernel/log.h"
+
+#define WORD_MAX 512
+
+bool cmdline_parse_u64(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+	unsigned base = 10;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (*s == '\0')
+		return false;
+	for (; *s; s++) {
+		unsigned d;
+		if (*s >= '0' && *s <= '9')
+			d = (unsigned)(*s - '0');
+		else if (base == 16 && *s >= 'a' && *s <= 'f')
+			d = (unsigned)(*s - 'a' + 10);
+		else if (base == 16 && *s >= 'A' && *s <= 'F')
+			d = (unsigned)(*s - 'A' + 10);
+		else
+			return false;
+		if (v > (UINT64_MAX - d) / base)
+			return false;   /* overflow */
+		v = v * base + d;
+	}
+	*out = v;
+	return true;
+}
+
+bool cmdline_parse_size(const char *s, uint64_t *out)
+{
+	char num[32];
+	size_t n = strlen(s);
+	unsigned shift = 0;
+	uint64_t v;
+
+	if (n == 0 || n >= sizeof(num))
+		return false;
+	memcpy(num, s, n + 1);
+	switch (num[n - 1]) {
+	case 'k': case 'K': shift = 10; break;
+	case 'm': case 'M': shift = 20; break;
+	case 'g': case 'G': shift = 30; break;
+	case 't': case 'T': shift = 40; break;
+	default: break;
+	}
+	if (shift)
+		num[n - 1] = '\0';
+	if (!cmdline_parse_u64(num, &v) || (shift && v > (UINT64_MAX >> shift)))
+		return false;
+	*out = v << shift;
+	return true;
+}
+
+bool cmdline_parse_bool(const char *s, bool *out)
+{
+	static const char *const yes[] = { "1", "y", "yes", "on", "true" };
+	static const char *const no[] = { "0", "n", "no", "off", "false" };
+
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (strcmp(s, yes[i]) == 0) { *out = true; return true; }
+		if (strcmp(s, no[i]) == 0) { *out = false; return true; }
+	}
+	return false;
+}
+
+static void describe(const struct param *p, char *buf, size_t bytes)
+{
+	switch (p->type) {
+	case PARAM_BOOL:
+		snprintf(buf, bytes, "a boolean: 1/0, y/n, on/off, true/false");
+		break;
+	case PARAM_U64:
+		snprintf(buf, bytes, "an integer in %llu..%llu",
+			 (unsigned long long)p->min, (unsigned long long)p->max);
+		break;
+	case PARAM_SIZE:
+		snprintf(buf, bytes, "a size in %llu..%llu bytes, suffix K/M/G/T allowed",
+			 (unsigned long long)p->min, (unsigned long long)p->max);
+		break;
+	case PARAM_ENUM: {
+		size_t used = (size_t)snprintf(buf, bytes, "one of:");
+		for (const char *const *c = p->choices; *c && used < bytes; c++)
+			used += (size_t)snprintf(buf + used, bytes - used, " %s", *c);
+		break;
+	}
+	case PARAM_STR:
+		snprintf(buf, bytes, "a string of at most %llu bytes",
+			 (unsigned long long)(p->max ? p->max - 1 : 0));
+		break;
+	default:
+		snprintf(buf, bytes, "%s", p->help ? p->help : "a valid value");
+		break;
+	}
+}
+
+/* Store @value (NULL for a bare flag) into @p. Fills @err on rejection. */
+static bool apply(const struct param *p, const char *value, char *err, size_t err_bytes)
+{
+	uint64_t v;
+	bool b;
+
+	err[0] = '\0';
+	switch (p->type) {
+	case PARAM_BOOL:
+		if (!value) {
+			*(bool *)p->ptr = true;
+			return true;
+		}
+		if (!cmdline_parse_bool(value, &b))
+			return false;
+		*(bool *)p->ptr = b;
+		return true;
+	case PARAM_U64:
+	case PARAM_SIZE:
+		if (!value)
+			return false;
+		if (!(p->type == PARAM_U64 ? cmdline_parse_u64(value, &v)
+					   : cmdline_parse_size(value, &v)))
+			return false;
+		if (v < p->min || v > p->max)
+			return false;
+		*(uint64_t *)p->ptr = v;
+		return true;
+	case PARAM_ENUM:
+		if (!value)
+			return false;
+		for (unsigned i = 0; p->choices[i]; i++) {
+			if (strcmp(value, p->choices[i]) == 0) {
+				*(unsigned *)p->ptr = i;
+				return true;
+			}
+		}
+		return false;
+	case PARAM_STR:
+		if (!value || strlen(value) >= p->max)
+			return false;
+		memcpy(p->ptr, value, strlen(value) + 1);
+		return true;
+	case PARAM_FUNC:
+		return p->fn(value, p->ptr, err, err_bytes);
+	}
+	return false;
+}
+
+/* Copy the next word of @s into @word, removing quotes. Returns the rest. */
+static const char *next_word(const char *s, char *word, size_t bytes, bool *too_long)
+{
+	size_t n = 0;
+	bool quoted = false;
+
+	*too_long = false;
+	while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+		s++;
+	for (; *s; s++) {
+		if (*s == '"') {
+			quoted = !quoted;
+			continue;
+		}
+		if (!quoted && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r'))
+			break;
+		if (n + 1 < bytes)
+			word[n++] = *s;
+		else
+			*too_long = true;
+	}
+	word[n] = '\0';
+	return s;
+}
+
+struct cmdline_result cmdline_parse(const char *cmdline, const struct param *params,
+				    size_t count)
+{
+	struct cmdline_result res = { 0 };
+	char word[WORD_MAX];
+	const char *s = cmdline ? cmdline : "";
+
+	for (;;) {
+		bool too_long;
+		char *value;
+		const struct param *p = NULL;
+
+		s = next_word(s, word, sizeof(word), &too_long);
+		if (word[0] == '\0')
+			break;
+		res.words++;
+		if (too_long)
+			pr_warn("cmdline: word longer than %d bytes cut: '%.40s...'",
+				WORD_MAX - 1, word);
+		value = strchr(word, '=');
+		if (value)
+			*value++ = '\0';
+		for (size_t i = 0; i < count; i++) {
+			if (strcmp(params[i].key, word) == 0) {
+				p = &params[i];
+				break;
+			}
+		}
+		if (!p) {
+			pr_warn("cmdline: unknown parameter '%s' ignored", word);
+			res.unknown++;
+			continue;
+		}
+		char err[160];
+		if (apply(p, value, err, sizeof(err))) {
+			res.applied++;
+			continue;
+		}
+		if (!err[0])
+			describe(p, err, sizeof(err));
+		res.invalid++;
+		if (value)
+			pr_err("cmdline: bad value '%s' for '%s' (expected %s); keeping the default",
+			       value, p->key, err);
+		else
+			pr_err("cmdline: '%s' needs a value (%s); keeping the default",
+			       p->key, err);
+	}
+	return res;
+}

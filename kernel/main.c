@@ -1,0 +1,67 @@
+/*
+ * main.c: the boot sequence, one phase per line (shared/ARCHITECTURE.md 2).
+ *
+ * Every phase is timed (kernel/phase.h). Nothing here knows how the machine
+ * was booted: boot_collect() turns the loader's registers into struct
+ * bootinfo, and everything after reads only that.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arch/cpu.h"
+#include "arch/tsc.h"
+#include "boot/boot.h"
+#include "kernel/bootreport.h"
+#include "kernel/console.h"
+#include "kernel/exit.h"
+#include "kernel/log.h"
+#include "kernel/params.h"
+#include "kernel/phase.h"
+#include "kernel/selftest.h"
+#include "kernel/time.h"
+
+static struct bootinfo bootinfo;
+
+/* COM1, CPU identity, exception tables, TSC calibration. */
+static void early_init(void)
+{
+	uint64_t hz;
+
+	console_init();
+	arch_cpu_identify();
+	arch_cpu_init_tables();
+	pr_info("memboot version %s (%s build) on %s", MEMBOOT_VERSION,
+#ifdef NDEBUG
+		"release",
+#else
+		"debug",
+#endif
+		cpu_features.brand[0] ? cpu_features.brand : cpu_features.vendor);
+	if (cpu_features.has_hypervisor)
+		pr_info("Hypervisor detected: %s", cpu_features.hypervisor);
+	hz = arch_tsc_calibrate();
+	if (hz == 0) {
+		hz = 1000000000ULL;
+		pr_warn("tsc: PIT did not count; assuming 1 GHz, all timings are unreliable");
+	}
+	time_init(hz);
+	pr_info("tsc: Detected %llu.%03llu MHz processor (PIT calibration)",
+		(unsigned long long)(hz / 1000000), (unsigned long long)(hz / 1000 % 1000));
+}
+
+void kernel_main(uint32_t boot_magic, uint32_t boot_info);
+
+void kernel_main(uint32_t boot_magic, uint32_t boot_info)
+{
+	bool boot_ok = false, tests_ok = true;
+
+	PHASE("early", early_init());
+	PHASE("bootinfo", boot_ok = boot_collect(boot_magic, boot_info, &bootinfo));
+	PHASE("cmdline", params_parse(bootinfo.cmdline));
+	PHASE("report", bootreport_print(&bootinfo, kparams.dump_mmap));
+	if (!boot_ok)
+		kernel_exit(EXIT_BOOTINFO, "boot information missing or corrupt");
+	fault_inject();
+	PHASE("selftest", tests_ok = selftests_run());
+	kernel_exit(tests_ok ? EXIT_OK : EXIT_SELFTEST, tests_ok ? NULL : "a self-test failed");
+}

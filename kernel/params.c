@@ -1,0 +1,76 @@
+/*
+ * params.c: every command-line key memboot accepts, in one table.
+ */
+#include "kernel/params.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "kernel/exit.h"
+
+struct kernel_params kparams = {
+	.selftests = 0,
+	.clock_ms = 1000,
+	.fault = FAULT_NONE,
+	.exit = EXIT_METHOD_AUTO,
+	.dump_mmap = false,
+};
+
+static const char *const selftest_names[] = { "clock", NULL };
+static const char *const fault_names[] = {
+	"none", "de", "ud", "gp", "pf", "df", "panic", "assert", NULL };
+static const char *const exit_names[] = { "auto", "qemu", "halt", NULL };
+
+/* memboot.selftest=a,b,c: a comma-separated list of self-test names. */
+static bool parse_selftests(const char *value, void *ptr, char *err, size_t err_bytes)
+{
+	uint64_t mask = 0;
+	const char *s = value;
+
+	if (!value || !*value) {
+		snprintf(err, err_bytes, "a comma-separated list of: clock");
+		return false;
+	}
+	while (*s) {
+		size_t n = strcspn(s, ",");
+		bool found = false;
+		for (unsigned i = 0; selftest_names[i]; i++) {
+			if (strlen(selftest_names[i]) == n && strncmp(s, selftest_names[i], n) == 0) {
+				mask |= 1ull << i;
+				found = true;
+			}
+		}
+		if (!found) {
+			snprintf(err, err_bytes, "known self-tests are: clock; '%.*s' is not one",
+				 (int)n, s);
+			return false;
+		}
+		s += n;
+		if (*s == ',')
+			s++;
+	}
+	*(uint64_t *)ptr = mask;
+	return true;
+}
+
+const struct param kernel_param_table[] = {
+	{ .key = "memboot.selftest", .type = PARAM_FUNC, .ptr = &kparams.selftests,
+	  .fn = parse_selftests, .help = "self-tests to run: clock" },
+	{ .key = "memboot.clock_ms", .type = PARAM_U64, .ptr = &kparams.clock_ms,
+	  .min = 10, .max = 60000, .help = "length of the clock self-test busy-wait" },
+	{ .key = "memboot.fault", .type = PARAM_ENUM, .ptr = &kparams.fault,
+	  .choices = fault_names, .help = "raise a fault on purpose, to test reporting" },
+	{ .key = "memboot.exit", .type = PARAM_ENUM, .ptr = &kparams.exit,
+	  .choices = exit_names, .help = "how to leave: QEMU exit device or halt" },
+	{ .key = "memboot.dump_mmap", .type = PARAM_BOOL, .ptr = &kparams.dump_mmap,
+	  .help = "print the firmware memory map as read, before normalization" },
+};
+const size_t kernel_param_count = sizeof(kernel_param_table) / sizeof(kernel_param_table[0]);
+
+struct cmdline_result params_parse(const char *cmdline)
+{
+	struct cmdline_result res = cmdline_parse(cmdline, kernel_param_table,
+						  kernel_param_count);
+	exit_method = (enum exit_method)kparams.exit;
+	return res;
+}

@@ -1,0 +1,38 @@
+/*
+ * params.h: the kernel's command-line parameters, parsed once at boot.
+ * docs/cmdline.md describes each; a host test checks the two agree.
+ */
+#ifndef MEMBOOT_KERNEL_PARAMS_H
+#define MEMBOOT_KERNEL_PARAMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel/cmdline.h"
+
+enum selftest_bits {
+	SELFTEST_CLOCK = 1u << 0,
+};
+
+enum fault_kind {
+	FAULT_NONE, FAULT_DE, FAULT_UD, FAULT_GP, FAULT_PF, FAULT_DF,
+	FAULT_PANIC, FAULT_ASSERT,
+};
+
+struct kernel_params {
+	uint64_t selftests;        /* enum selftest_bits */
+	uint64_t clock_ms;         /* memboot.clock_ms */
+	unsigned fault;            /* enum fault_kind */
+	unsigned exit;             /* enum exit_method */
+	bool dump_mmap;
+};
+
+extern struct kernel_params kparams;
+extern const struct param kernel_param_table[];
+extern const size_t kernel_param_count;
+
+/* Parse @cmdline into kparams, printing what was wrong with it. */
+struct cmdline_result params_parse(const char *cmdline);
+
+#endif

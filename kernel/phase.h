@@ -1,0 +1,23 @@
+/*
+ * phase.h: timing of boot phases. Each phase prints a line and a `phase`
+ * record (name, start_ns, ns) when it ends.
+ *
+ *   PHASE("bootinfo", ok = boot_collect(magic, info, &bi));
+ */
+#ifndef MEMBOOT_KERNEL_PHASE_H
+#define MEMBOOT_KERNEL_PHASE_H
+
+#include <stdint.h>
+
+#include "arch/cpu.h"
+
+void phase_end(const char *name, uint64_t start_tsc);
+
+#define PHASE(name, ...)                                   \
+	do {                                               \
+		uint64_t phase_start_tsc_ = rdtsc();       \
+		__VA_ARGS__;                               \
+		phase_end(name, phase_start_tsc_);         \
+	} while (0)
+
+#endif

@@ -1,0 +1,106 @@
+/*
+ * selftest.c: self-tests that need ring 0, and deliberate faults.
+ */
+#include "kernel/selftest.h"
+
+#include <stdint.h>
+
+#include "arch/cpu.h"
+#include "kernel/log.h"
+#include "kernel/panic.h"
+#include "kernel/params.h"
+#include "kernel/record.h"
+#include "kernel/time.h"
+
+/*
+ * Clock self-test: busy-wait memboot.clock_ms by the TSC between two records.
+ * The kernel cannot judge its own clock; tools/memboot --host-times stamps
+ * both lines with the host's clock, and the guest test compares the two
+ * intervals (tests/guest).
+ */
+static bool selftest_clock(void)
+{
+	struct record r;
+	uint64_t want_ns = kparams.clock_ms * 1000000ULL;
+	uint64_t t0, cycles;
+
+	pr_info("clock: busy-waiting %llu ms by the TSC (%llu Hz)",
+		(unsigned long long)kparams.clock_ms, (unsigned long long)tsc_hz);
+	rec_begin(&r, "clock_start");
+	rec_u64(&r, "requested_ns", want_ns);
+	record_emit(&r);
+	t0 = rdtsc();
+	cycles = time_delay_ns(want_ns);
+	rec_begin(&r, "clock");
+	rec_u64(&r, "requested_ns", want_ns);
+	rec_u64(&r, "ns", tsc_cycles_to_ns(rdtsc() - t0));
+	rec_u64(&r, "tsc_hz", tsc_hz);
+	record_emit(&r);
+	return cycles > 0;
+}
+
+static void selftest_result(const char *name, bool ok)
+{
+	struct record r;
+
+	if (ok)
+		pr_info("selftest %s: passed", name);
+	else
+		pr_err("selftest %s: FAILED", name);
+	rec_begin(&r, "selftest");
+	rec_str(&r, "name", name);
+	rec_bool(&r, "ok", ok);
+	record_emit(&r);
+}
+
+bool selftests_run(void)
+{
+	bool all_ok = true;
+
+	if (kparams.selftests & SELFTEST_CLOCK) {
+		bool ok = selftest_clock();
+		selftest_result("clock", ok);
+		all_ok &= ok;
+	}
+	return all_ok;
+}
+
+void fault_inject(void)
+{
+	switch ((enum fault_kind)kparams.fault) {
+	case FAULT_NONE:
+		return;
+	case FAULT_DE: {
+		volatile unsigned zero = 0;
+		pr_info("fault: dividing by zero on purpose");
+		__asm__ volatile("divl %0" : : "r"(zero) : "eax", "edx");
+		break;
+	}
+	case FAULT_UD:
+		pr_info("fault: executing ud2 on purpose");
+		__asm__ volatile("ud2");
+		break;
+	case FAULT_GP:
+		pr_info("fault: loading a non-canonical address on purpose");
+		(void)*(volatile uint64_t *)0x8000000000000000ULL;
+		break;
+	case FAULT_PF:
+		/* 16 TiB: beyond the boot identity map of 64 GiB. */
+		pr_info("fault: reading an unmapped address on purpose");
+		(void)*(volatile uint64_t *)0x100000000000ULL;
+		break;
+	case FAULT_DF:
+		/* A stack pointer on an unmapped page: the #PF cannot push its
+		 * frame, which makes a #DF, delivered on its own IST stack. */
+		pr_info("fault: pointing the stack at unmapped memory on purpose");
+		__asm__ volatile("movq $0x100000001000, %%rsp\n\tpushq $0" : : : "memory");
+		break;
+	case FAULT_PANIC:
+		panic("panic requested with memboot.fault=panic");
+	case FAULT_ASSERT:
+		ASSERT(kparams.fault == FAULT_NONE, "fault=%u requested on the command line",
+		       kparams.fault);
+		break;
+	}
+	panic("memboot.fault=%u did not fault", kparams.fault);
+}
