@@ -78,6 +78,11 @@ struct bootinfo {
 
 	struct mem_map_raw raw;
 
+	/* Where the loader's own information block lies, for debug dumps
+	 * (memboot.dump_bootinfo); nothing interprets it outside boot/. */
+	uint64_t loader_info_phys;
+	uint32_t loader_info_bytes;
+
 	/* Normalized map: sorted, disjoint, page-aligned, no MEM_NONE. */
 	struct mem_range ranges[BOOTINFO_MAX_RANGES];
 	uint32_t nr_ranges;

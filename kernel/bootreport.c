@@ -21,6 +21,33 @@ static void print_range(const char *prefix, const struct mem_range *r)
 		mem_type_linux_name((enum mem_type)r->type));
 }
 
+void bootreport_dump_loader_info(const struct bootinfo *bi)
+{
+	const uint8_t *p = (const uint8_t *)(uintptr_t)bi->loader_info_phys;
+	const uint32_t chunk = 256;
+
+	if (!bi->loader_info_phys || !bi->loader_info_bytes) {
+		pr_warn("boot: no loader information block to dump");
+		return;
+	}
+	pr_info("boot: dumping %u bytes of loader information at 0x%llx",
+		bi->loader_info_bytes, (unsigned long long)bi->loader_info_phys);
+	for (uint32_t off = 0; off < bi->loader_info_bytes; off += chunk) {
+		char hex[2 * 256 + 1];
+		uint32_t n = bi->loader_info_bytes - off < chunk ? bi->loader_info_bytes - off : chunk;
+		struct record r;
+
+		for (uint32_t i = 0; i < n; i++)
+			snprintf(hex + 2 * i, 3, "%02x", p[off + i]);
+		rec_begin(&r, "blob");
+		rec_str(&r, "name", boot_path_name(bi->path));
+		rec_u64(&r, "offset", off);
+		rec_u64(&r, "total", bi->loader_info_bytes);
+		rec_str(&r, "hex", hex);
+		record_emit(&r);
+	}
+}
+
 void bootreport_print(const struct bootinfo *bi, bool dump_raw)
 {
 	struct record r;

@@ -11,4 +11,10 @@
 
 void bootreport_print(const struct bootinfo *bi, bool dump_raw);
 
+/*
+ * Print the loader's information block as `blob` records of hex text, so
+ * tools/capture-bootinfo can rebuild the exact bytes (test fixtures).
+ */
+void bootreport_dump_loader_info(const struct bootinfo *bi);
+
 #endif

@@ -59,6 +59,8 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 	PHASE("bootinfo", boot_ok = boot_collect(boot_magic, boot_info, &bootinfo));
 	PHASE("cmdline", params_parse(bootinfo.cmdline));
 	PHASE("report", bootreport_print(&bootinfo, kparams.dump_mmap));
+	if (kparams.dump_bootinfo)
+		bootreport_dump_loader_info(&bootinfo);
 	if (!boot_ok)
 		kernel_exit(EXIT_BOOTINFO, "boot information missing or corrupt");
 	fault_inject();

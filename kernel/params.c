@@ -14,6 +14,7 @@ struct kernel_params kparams = {
 	.fault = FAULT_NONE,
 	.exit = EXIT_METHOD_AUTO,
 	.dump_mmap = false,
+	.dump_bootinfo = false,
 };
 
 static const char *const selftest_names[] = { "clock", NULL };
@@ -64,6 +65,8 @@ const struct param kernel_param_table[] = {
 	  .choices = exit_names, .help = "how to leave: QEMU exit device or halt" },
 	{ .key = "memboot.dump_mmap", .type = PARAM_BOOL, .ptr = &kparams.dump_mmap,
 	  .help = "print the firmware memory map as read, before normalization" },
+	{ .key = "memboot.dump_bootinfo", .type = PARAM_BOOL, .ptr = &kparams.dump_bootinfo,
+	  .help = "print the loader's boot information bytes as blob records" },
 };
 const size_t kernel_param_count = sizeof(kernel_param_table) / sizeof(kernel_param_table[0]);
 

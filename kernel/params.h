@@ -26,6 +26,7 @@ struct kernel_params {
 	unsigned fault;            /* enum fault_kind */
 	unsigned exit;             /* enum exit_method */
 	bool dump_mmap;
+	bool dump_bootinfo;
 };
 
 extern struct kernel_params kparams;

@@ -207,6 +207,8 @@ enum mb2_status mb2_parse(uint32_t magic, const void *info, size_t avail_bytes,
 	}
 
 	bi->path = efi ? BOOT_PATH_MB2_UEFI : BOOT_PATH_MB2_BIOS;
+	bi->loader_info_phys = (uint64_t)(uintptr_t)info;
+	bi->loader_info_bytes = hdr.total_size;
 
 	/* Prefer the firmware's own map (tag 17); fall back to tag 6. */
 	bool have_map = false;

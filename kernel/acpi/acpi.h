@@ -1,0 +1,306 @@
+/*
+ * acpi.h: the ACPI tables memboot reads (ACPI 6.x), as pure parsers.
+ *
+ * Overview
+ *  - acpi_walk() starts from a copy of the RSDP (20 bytes for ACPI 1.0, 36 for
+ *    2.0 and later, as struct bootinfo holds it), follows the XSDT (or the
+ *    RSDT when the RSDP is v1 or its XSDT is unusable) and lists every table
+ *    whose header and checksum are sound in a struct acpi_tables. The FADT's
+ *    DSDT and FACS are listed too. Physical memory is reached only through
+ *    the caller's acpi_map_fn: nothing here dereferences a physical address.
+ *  - acpi_madt_parse(), acpi_srat_parse() and acpi_slit_parse() take the bytes
+ *    of one table (pointer, length) and fill caller-provided structures of
+ *    fixed capacity. They check the signature and the header's length but
+ *    not the checksum, which is acpi_walk()'s job.
+ *  - acpi_print_tables() prints the table list the way Linux does at boot;
+ *    acpi_dump_table() prints a table in acpidump's text layout, which
+ *    acpixtract and acpi_parse_acpidump_text() read back.
+ *
+ * Firmware is expected to be wrong sometimes. Every problem is logged once as
+ * a warning that names the table, the offset or address and the field; the
+ * bad part is skipped and what was read before it is kept. Nothing here
+ * allocates, keeps state between calls or panics on firmware input, so the
+ * same files build in the kernel, in host tests and in libFuzzer targets.
+ *
+ * Log prefixes: "ACPI: " for the walk, "ACPI: MADT: ", "ACPI: SRAT: " and
+ * "ACPI: SLIT: " for the table parsers. Offsets in messages are from the
+ * start of the table, in hex.
+ *
+ * Firmware layouts (packed structures) are in kernel/acpi/acpi_internal.h.
+ */
+#ifndef MEMBOOT_KERNEL_ACPI_ACPI_H
+#define MEMBOOT_KERNEL_ACPI_ACPI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Sizes fixed by the specification. */
+#define ACPI_SDT_HEADER_BYTES 36
+#define ACPI_RSDP_V1_BYTES 20
+#define ACPI_RSDP_V2_BYTES 36
+
+/* Capacities of the result structures. */
+#define ACPI_MAX_TABLES 64
+#define ACPI_MADT_MAX_CPUS 1024
+#define ACPI_SRAT_MAX_CPUS 1024
+#define ACPI_SRAT_MAX_MEMS 256
+#define ACPI_SLIT_MAX_LOCALITIES 1024
+
+/*
+ * Map @len bytes at physical address @phys: return a pointer to them, or NULL
+ * if they cannot all be read (beyond mapped RAM, wrapping past 2^64). The
+ * pointer must stay valid for as long as the caller uses struct acpi_tables
+ * (the kernel identity-maps, so it is valid until the ACPI reclaimable memory
+ * is given to the allocator). Pointers need not be aligned.
+ */
+typedef const void *(*acpi_map_fn)(void *ctx, uint64_t phys, size_t len);
+
+/* Flags for acpi_walk(). */
+enum {
+	/*
+	 * Accept tables (and an RSDP) whose checksum is wrong, with a warning
+	 * each, instead of skipping them. For fuzzing and for broken firmware
+	 * on a command-line request; never the default.
+	 */
+	ACPI_WALK_IGNORE_CHECKSUMS = 1u << 0,
+};
+
+/* Results of acpi_walk() and acpi_rsdp_parse(). */
+enum acpi_status {
+	ACPI_OK = 0,
+	ACPI_ERR_RSDP = -1,   /* no valid RSDP: short, bad signature or checksum */
+	ACPI_ERR_ROOT = -2,   /* neither the XSDT nor the RSDT is usable */
+};
+
+/* How a table was reached. */
+enum acpi_table_source {
+	ACPI_SRC_RSDP = 0,    /* the RSDT or XSDT itself */
+	ACPI_SRC_ROOT,        /* an entry of the RSDT or XSDT */
+	ACPI_SRC_FADT,        /* DSDT or FACS, through the FADT */
+};
+
+/* The RSDP, decoded and checked. */
+struct acpi_rsdp_info {
+	uint8_t revision;       /* 0 for ACPI 1.0, 2 for 2.0 and later */
+	uint32_t length;        /* 20 for v1, else the v2 length field */
+	char oem_id[7];         /* NUL-terminated, non-printables as '?' */
+	uint32_t rsdt_phys;
+	uint64_t xsdt_phys;     /* 0 unless v2, complete and extended checksum good */
+};
+
+/* One table of the directory. */
+struct acpi_table_info {
+	char signature[5];      /* NUL-terminated, non-printables as '?' */
+	char oem_id[7];
+	char oem_table_id[9];
+	char creator_id[5];
+	uint8_t revision;
+	uint32_t oem_revision;
+	uint32_t creator_revision;
+	uint64_t phys;
+	uint32_t length;        /* header length, bytes */
+	uint8_t source;         /* enum acpi_table_source */
+	const void *bytes;      /* what acpi_map_fn returned for [phys, phys + length) */
+};
+
+/* Every usable table, in the order the walk met them. */
+struct acpi_tables {
+	struct acpi_rsdp_info rsdp;
+	uint64_t rsdp_phys;     /* as given to acpi_walk(); 0 if unknown */
+	uint8_t rsdp_bytes[ACPI_RSDP_V2_BYTES];   /* the copy, for dumps */
+	uint32_t rsdp_bytes_len;
+	bool root_is_xsdt;
+	uint32_t nr_tables;     /* tables[0] is the RSDT or XSDT */
+	uint32_t nr_skipped;    /* null, unmapped, short, bad checksum, wrong signature */
+	uint32_t nr_duplicates; /* a signature seen again: the first one is kept */
+	uint32_t nr_dropped;    /* valid tables beyond ACPI_MAX_TABLES */
+	struct acpi_table_info tables[ACPI_MAX_TABLES];
+};
+
+/* Sum of @len bytes modulo 256; 0 for a table with a correct checksum. */
+uint8_t acpi_checksum(const void *bytes, size_t len);
+
+/*
+ * Check an RSDP of @len bytes (20 or 36; more is ignored) and decode it into
+ * @out. ACPI_ERR_RSDP if it is shorter than 20 bytes, has the wrong signature
+ * or its 20-byte checksum is wrong (unless ACPI_WALK_IGNORE_CHECKSUMS). A v2
+ * RSDP whose copy is short, whose length field is below 36 or whose extended
+ * checksum is wrong still gives ACPI_OK, with xsdt_phys 0 and a warning.
+ */
+int acpi_rsdp_parse(const void *rsdp, size_t len, unsigned flags,
+		    struct acpi_rsdp_info *out);
+
+/*
+ * Build the table directory @dir from the RSDP copy @rsdp of @rsdp_len bytes
+ * found at @rsdp_phys (0 if unknown; only printed). Uses the XSDT when the
+ * RSDP has one, falling back to the RSDT (with a warning) if the XSDT is
+ * unusable. Each table must map, have a header length of at least 36 bytes
+ * and a zero checksum; one that does not is skipped with one warning naming
+ * its signature and address. A signature seen again is a duplicate (warned,
+ * the first is kept), except SSDT, of which there are often several.
+ * Returns ACPI_OK, ACPI_ERR_RSDP or ACPI_ERR_ROOT (then dir->nr_tables is 0).
+ */
+int acpi_walk(struct acpi_tables *dir, const void *rsdp, size_t rsdp_len,
+	      uint64_t rsdp_phys, acpi_map_fn map, void *ctx, unsigned flags);
+
+/*
+ * The first table with signature @sig (4 characters, e.g. "APIC"), or NULL.
+ * acpi_tables_find_next() continues after @prev (NULL: from the start).
+ */
+const struct acpi_table_info *acpi_tables_find(const struct acpi_tables *dir,
+					       const char *sig);
+const struct acpi_table_info *acpi_tables_find_next(const struct acpi_tables *dir,
+						    const char *sig,
+						    const struct acpi_table_info *prev);
+
+/*
+ * Print the RSDP and every table, one pr_info line each, as Linux does:
+ *   ACPI: RSDP 0x00000000000F5970 000014 (v00 BOCHS )
+ *   ACPI: RSDT 0x000000007FFE250B 000040 (v01 BOCHS  BXPC     00000001 BXPC 00000001)
+ */
+void acpi_print_tables(const struct acpi_tables *dir);
+
+/* ---- MADT ("APIC"): processors and the local APIC address ---- */
+
+struct acpi_cpu {
+	uint32_t apic_id;       /* xAPIC or x2APIC ID */
+	uint32_t acpi_uid;      /* processor UID (type 0: the 8-bit processor ID) */
+	bool enabled;           /* usable now */
+	bool online_capable;    /* may be brought online later (MADT revision >= 5) */
+	bool x2apic;            /* from a type 9 entry */
+};
+
+struct acpi_madt_info {
+	uint64_t lapic_phys;    /* local APIC base; a type 5 entry overrides */
+	uint32_t flags;         /* MADT flags; bit 0: dual 8259 PICs present */
+	uint8_t revision;
+	uint32_t nr_entries;    /* entries read, of any type */
+	uint32_t nr_cpus;       /* cpus[] used: enabled or online-capable */
+	uint32_t nr_disabled;   /* processor entries neither enabled nor online-capable */
+	uint32_t nr_ignored;    /* invalid APIC ID (0xff, 0xffffffff) or duplicate */
+	uint32_t nr_dropped;    /* usable processors beyond ACPI_MADT_MAX_CPUS */
+	bool truncated;         /* a malformed entry ended the parse */
+	struct acpi_cpu cpus[ACPI_MADT_MAX_CPUS];
+};
+
+/*
+ * Parse the MADT in @table (@len bytes available). Entries of type 0 (local
+ * APIC), 9 (x2APIC) and 5 (local APIC address override) are read, others are
+ * skipped by their length. An entry of length 0 or 1, one too short for its
+ * type, or one running past the table ends the parse with a warning (what was
+ * read is kept, truncated is set). Returns false, with @out empty and one
+ * warning, if the table itself is unusable (short, wrong signature, header
+ * length past @len).
+ */
+bool acpi_madt_parse(const void *table, size_t len, struct acpi_madt_info *out);
+
+/* ---- SRAT: CPU and memory affinity ---- */
+
+struct acpi_srat_cpu {
+	uint32_t apic_id;
+	uint32_t pxm;           /* proximity domain */
+	bool x2apic;            /* from a type 2 entry */
+};
+
+struct acpi_srat_mem {
+	uint32_t pxm;
+	uint64_t start;         /* [start, end), bytes */
+	uint64_t end;
+	bool hotplug;
+	bool nonvolatile;
+};
+
+struct acpi_srat_info {
+	uint8_t revision;       /* below 2: proximity domains are 8 bits */
+	uint32_t nr_entries;    /* entries read, of any type */
+	uint32_t nr_cpus;
+	uint32_t nr_mems;
+	uint32_t nr_disabled;   /* affinity entries without the enabled bit */
+	uint32_t nr_ignored;    /* enabled but empty memory, duplicate APIC ID */
+	uint32_t nr_dropped_cpus;   /* beyond ACPI_SRAT_MAX_CPUS */
+	uint32_t nr_dropped_mems;   /* beyond ACPI_SRAT_MAX_MEMS */
+	bool truncated;         /* a malformed entry ended the parse */
+	struct acpi_srat_cpu cpus[ACPI_SRAT_MAX_CPUS];
+	struct acpi_srat_mem mems[ACPI_SRAT_MAX_MEMS];
+};
+
+/*
+ * Parse the SRAT in @table. Types 0 (processor local APIC affinity), 1
+ * (memory affinity) and 2 (x2APIC affinity) are read; disabled entries are
+ * counted and skipped (QEMU's q35 appends an empty disabled memory entry).
+ * For SRAT revisions below 2 only the low 8 bits of a proximity domain count,
+ * as ACPI 2.0 defined them. A memory range wrapping past 2^64 is clipped to
+ * end at 0xffffffffffffffff, with a warning. Entry-length rules and the
+ * return value are those of acpi_madt_parse(). A CPU listed twice keeps its
+ * first proximity domain (warned). Nothing checks here that the ranges are
+ * disjoint or that domains match the SLIT: that is the NUMA layer's job.
+ */
+bool acpi_srat_parse(const void *table, size_t len, struct acpi_srat_info *out);
+
+/* ---- SLIT: distances between localities (proximity domains) ---- */
+
+struct acpi_slit_info {
+	const uint8_t *matrix;  /* points into the table: row-major N x N */
+	uint32_t nr_localities; /* N; 0 if the table was rejected */
+	bool symmetric;
+	bool valid;             /* diagonal all 10, everything else above 10 */
+};
+
+/*
+ * Parse the SLIT in @table. Rejected (nr_localities 0, one warning) if the
+ * table is short, N is 0 or above ACPI_SLIT_MAX_LOCALITIES, or the table is
+ * shorter than 44 + N * N bytes. Otherwise matrix and nr_localities are set;
+ * a diagonal entry other than 10 or an off-diagonal entry of 10 or less makes
+ * it invalid (one warning naming the first such entry) and asymmetry is
+ * warned about once but accepted. Returns true only if valid: a caller
+ * getting false should fall back to default distances. The matrix is not
+ * copied, so @table must stay mapped while it is used.
+ */
+bool acpi_slit_parse(const void *table, size_t len, struct acpi_slit_info *out);
+
+/* Distance from locality @from to @to, or 0 if either is out of range. */
+uint8_t acpi_slit_distance(const struct acpi_slit_info *slit, uint32_t from,
+			   uint32_t to);
+
+/* ---- acpidump text ---- */
+
+/* Longest line acpi_dump_format_line() writes, with its NUL. */
+#define ACPI_DUMP_LINE_BYTES 80
+
+/*
+ * Format the dump line for bytes [@offset, @offset + 16) of @bytes (fewer at
+ * the end of @len), without a newline:
+ *     0010: 42 58 50 43 20 20 20 20 01 00 00 00 42 58 50 43  BXPC    ....BXPC
+ * Returns the length written (0 if @offset >= @len or @cap is too small).
+ */
+size_t acpi_dump_format_line(char *buf, size_t cap, const void *bytes, size_t len,
+			     size_t offset);
+
+/*
+ * Print a table in acpidump's layout, one pr_info line each: "SIG @ 0x%016X",
+ * the hex lines, then an empty line. @sig is 4 characters ("RSDP" for the
+ * RSDP).
+ */
+void acpi_dump_table(const char *sig, uint64_t phys, const void *bytes, size_t len);
+
+/* acpi_dump_table() for the RSDP copy and every table of @dir. */
+void acpi_dump_tables(const struct acpi_tables *dir);
+
+/* One table read back from acpidump text. */
+typedef void (*acpi_dump_table_fn)(void *ctx, const char *sig, uint64_t phys,
+				   const uint8_t *bytes, size_t len);
+
+/*
+ * Read acpidump text (from acpidump, or acpi_dump_table() output captured
+ * from a serial log, where each line may start with a "[    0.123456] "
+ * timestamp) and call @fn once per table with its bytes, decoded into @buf of
+ * @cap bytes (reused for each table). Lines that are neither a table header
+ * nor a dump line are ignored. Returns the number of tables, or -1 with a
+ * warning if a dump line is malformed, out of sequence, or a table does not
+ * fit in @buf (tables before it were already delivered).
+ */
+long acpi_parse_acpidump_text(const char *text, size_t text_len, uint8_t *buf,
+			      size_t cap, acpi_dump_table_fn fn, void *ctx);
+
+#endif

@@ -1,0 +1,122 @@
+"""Helpers for guest tests: boot memboot in QEMU through tools/memboot and
+look at the records it printed. Tests assert on records, never on prose.
+
+    b = boot(nodes=2, cpus_per_node=2, mem_per_node="1G")
+    b.expect_ok()
+    ranges = b.all("mem_range")
+"""
+import json
+import os
+import re
+import subprocess
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MEMBOOT = os.path.join(ROOT, "tools", "memboot")
+HOST_TIME = re.compile(r"^@(\d+\.\d{6}) ")
+
+
+class Boot:
+    def __init__(self, argv, status, console, stderr):
+        self.argv = argv
+        self.status = status
+        self.console = console
+        self.stderr = stderr
+        self.records = []
+        self.arrivals = []      # host seconds per record, with host_times
+        for line in console.splitlines():
+            t = None
+            m = HOST_TIME.match(line)
+            if m:
+                t = float(m.group(1))
+                line = line[m.end():]
+            at = line.find("MEMBOOT {")
+            if at < 0:
+                continue
+            try:
+                rec = json.loads(line[at + len("MEMBOOT "):])
+            except json.JSONDecodeError as e:
+                raise AssertionError(f"malformed record: {line!r}: {e}") from None
+            self.records.append(rec)
+            self.arrivals.append(t)
+
+    def __repr__(self):
+        return f"Boot({' '.join(self.argv)}, status={self.status})"
+
+    def all(self, event):
+        return [r for r in self.records if r["event"] == event]
+
+    def one(self, event):
+        found = self.all(event)
+        assert len(found) == 1, f"{len(found)} '{event}' records, expected 1\n{self.tail()}"
+        return found[0]
+
+    def arrival(self, event):
+        idx = [i for i, r in enumerate(self.records) if r["event"] == event]
+        assert len(idx) == 1, f"expected one '{event}' record"
+        return self.arrivals[idx[0]]
+
+    def tail(self, lines=40):
+        return "\n".join(self.console.splitlines()[-lines:]) + "\n" + self.stderr
+
+    def expect_status(self, status):
+        assert self.status == status, \
+            f"exit status {self.status}, expected {status}\n{self.tail()}"
+        if status in (124, 125, 126):
+            return None
+        done = self.records[-1] if self.records else None
+        assert done and done["event"] == "done", f"last record is not 'done'\n{self.tail()}"
+        assert done["status"] == status, f"done.status {done['status']} != {status}"
+        assert done["ok"] == (status == 0)
+        return done
+
+    def expect_ok(self):
+        return self.expect_status(0)
+
+
+def boot(nodes=1, cpus_per_node=1, mem_per_node="1G", firmware="bios", machine=None,
+         append="", qemu_args=(), host_times=False, timeout=90, cpu=None):
+    """Boot the ISO (env MEMBOOT_ISO, set by tests/run.py) and return a Boot."""
+    argv = [MEMBOOT, "run", "--nodes", str(nodes), "--cpus-per-node", str(cpus_per_node),
+            "--mem-per-node", mem_per_node, "--firmware", firmware,
+            "--timeout", str(timeout)]
+    if machine:
+        argv += ["--machine", machine]
+    if cpu:
+        argv += ["--cpu", cpu]
+    if append:
+        argv += ["--append", append]
+    if host_times:
+        argv += ["--host-times"]
+    with tempfile.TemporaryDirectory(prefix="memboot-test-") as tmp:
+        log = os.path.join(tmp, "console.log")
+        argv += ["--log", log]
+        if qemu_args:
+            argv += ["--"] + list(qemu_args)
+        proc = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True,
+                              timeout=timeout + 60)
+        console = ""
+        if os.path.exists(log):
+            with open(log, encoding="utf-8", errors="replace") as f:
+                console = f.read()
+    return Boot(argv, proc.returncode, console, proc.stderr)
+
+
+def check_map_invariants(ranges):
+    """mem_range records: sorted, disjoint, page aligned, typed, merged."""
+    prev = None
+    for r in ranges:
+        start, end = int(r["start"], 16), int(r["end"], 16)
+        assert start < end, r
+        assert start % 4096 == 0 and end % 4096 == 0, r
+        assert r["type"] in ("usable", "reserved", "acpi", "nvs", "unusable"), r
+        if prev:
+            pstart, pend, ptype = prev
+            assert pend <= start, f"overlap or unsorted: {prev} then {r}"
+            assert not (pend == start and ptype == r["type"]), f"unmerged neighbours at {r}"
+        prev = (start, end, r["type"])
+
+
+def usable_bytes(b):
+    return sum(int(r["end"], 16) - int(r["start"], 16)
+               for r in b.all("mem_range") if r["type"] == "usable")

@@ -1,0 +1,109 @@
+"""Boot matrix of the foundation: firmware, machine types, node counts,
+command-line handling and exit statuses."""
+from guest import boot, check_map_invariants, usable_bytes
+
+GIB = 1 << 30
+MIB = 1 << 20
+PHASES = ["early", "bootinfo", "cmdline", "report", "selftest"]
+
+
+def _common(b, boot_path):
+    done = b.expect_ok()
+    rec = b.one("boot")
+    assert rec["boot_path"] == boot_path, rec
+    assert rec["loader"].startswith("GRUB"), rec
+    assert 100_000_000 < rec["tsc_hz"] < 10_000_000_000, rec
+    assert rec["version"], rec
+    assert [p["name"] for p in b.all("phase")] == PHASES
+    for p in b.all("phase"):
+        assert isinstance(p["ns"], int) and p["ns"] >= 0
+        assert p["start_ns"] + p["ns"] <= done["total_ns"], p
+    check_map_invariants(b.all("mem_range"))
+    summary = b.one("mem_summary")
+    assert summary["usable_bytes"] == usable_bytes(b)
+    assert summary["ranges"] == len(b.all("mem_range"))
+    assert done["errors"] == 0 and done["warnings"] == 0, done
+    return rec
+
+
+def test_seabios_q35_one_node():
+    b = boot(mem_per_node="1G")
+    rec = _common(b, "mb2-bios")
+    assert rec["map_source"] == "mb2-mmap"
+    assert rec["rsdp"] and rec["rsdp_revision"] == 0   # SeaBIOS: RSDT only
+    usable = usable_bytes(b)
+    # 1 GiB less the BIOS areas below 1 MiB and SeaBIOS's tables at the top.
+    assert GIB - 2 * MIB < usable < GIB, usable
+
+
+def test_seabios_pc_hypertransport_hole():
+    # -cpu max is AMD-flavoured here: SeaBIOS reserves the 12 GiB
+    # HyperTransport window just below 1 TiB.
+    b = boot(machine="pc", mem_per_node="512M")
+    _common(b, "mb2-bios")
+    ranges = [(int(r["start"], 16), int(r["end"], 16), r["type"]) for r in b.all("mem_range")]
+    assert (0xfd00000000, 0x10000000000, "reserved") in ranges, ranges
+    assert 512 * MIB - 2 * MIB < usable_bytes(b) < 512 * MIB
+
+
+def test_seabios_two_nodes_memory_above_4g():
+    # 2 x 2 GiB on q35: low RAM stops at 2 GiB, the rest is above 4 GiB.
+    b = boot(nodes=2, cpus_per_node=2, mem_per_node="2G")
+    _common(b, "mb2-bios")
+    ranges = [(int(r["start"], 16), int(r["end"], 16), r["type"]) for r in b.all("mem_range")]
+    assert (0x100000000, 0x180000000, "usable") in ranges, ranges
+    assert 4 * GIB - 4 * MIB < usable_bytes(b) < 4 * GIB
+
+
+def test_ovmf_uses_efi_map_and_agrees_with_seabios():
+    uefi = boot(firmware="uefi", mem_per_node="1G", timeout=120)
+    rec = _common(uefi, "mb2-uefi")
+    assert rec["map_source"] == "mb2-efi-mmap"
+    assert rec["map_entries"] > 17, rec        # OVMF hands over 100+ descriptors
+    assert rec["rsdp"] and rec["rsdp_revision"] == 2
+    types = {r["type"] for r in uefi.all("mem_range")}
+    assert {"usable", "reserved", "acpi", "nvs"} <= types, types
+    bios = boot(mem_per_node="1G")
+    bios.expect_ok()
+    a, b = usable_bytes(uefi), usable_bytes(bios)
+    # OVMF keeps more for itself (runtime services, NVS, its page tables):
+    # docs/memory-map.md explains the difference; it stays within a few %.
+    assert a < b and (b - a) / b < 0.03, (a, b)
+
+
+def test_bad_command_line_warns_and_keeps_defaults():
+    words = 'bogus=1 memboot.clock_ms=abc memboot.exit=sideways memboot.selftest=clock,nope'
+    b = boot(append=words)
+    done = b.expect_ok()
+    assert b.one("boot")["cmdline"] == words
+    assert done["warnings"] == 1, done     # the unknown key
+    assert done["errors"] == 3, done       # three bad values
+    assert b.all("selftest") == []         # the bad list left the default (none)
+    assert "unknown parameter 'bogus'" in b.console
+    assert "bad value 'abc' for 'memboot.clock_ms'" in b.console
+
+
+def test_exceptions_report_and_exit_with_status():
+    for fault, vector_name in [("ud", "#UD"), ("pf", "#PF"), ("df", "#DF")]:
+        b = boot(append=f"memboot.fault={fault}")
+        done = b.expect_status(2)
+        assert done["reason"].startswith(vector_name), done
+        assert "Call Trace" in b.console and "RIP: 0008:" in b.console, b.tail()
+        if fault == "pf":
+            assert "CR2) 0x100000000000" in b.console, b.tail()
+
+
+def test_panic_and_assert_exit_with_panic_status():
+    b = boot(append="memboot.fault=panic")
+    assert b.expect_status(1)["reason"] == "panic requested with memboot.fault=panic"
+    b = boot(append="memboot.fault=assert")
+    assert "assertion 'kparams.fault == FAULT_NONE' failed" in b.expect_status(1)["reason"]
+
+
+def test_halt_exit_prints_done_then_halts():
+    # memboot.exit=halt behaves as on real hardware: the CPU halts and QEMU
+    # keeps running, so the runner's timeout (124) ends it.
+    b = boot(append="memboot.exit=halt", timeout=8)
+    assert b.status == 124, b
+    done = b.records[-1]
+    assert done["event"] == "done" and done["ok"] and done["status"] == 0
