@@ -103,7 +103,7 @@ def test_panic_and_assert_exit_with_panic_status():
 def test_halt_exit_prints_done_then_halts():
     # memboot.exit=halt behaves as on real hardware: the CPU halts and QEMU
     # keeps running, so the runner's timeout (124) ends it.
-    b = boot(append="memboot.exit=halt", timeout=8)
+    b = boot(append="memboot.exit=halt", timeout=4)
     assert b.status == 124, b
     done = b.records[-1]
     assert done["event"] == "done" and done["ok"] and done["status"] == 0
