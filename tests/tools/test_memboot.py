@@ -1,0 +1,569 @@
+"""Unit tests for tools/memboot (the command-line front end).
+
+Run from the repository root:
+    python3 -m unittest tests/tools/test_memboot.py -v
+
+The end-to-end tests use a fake QEMU (a small script written into a
+temporary directory and named by MEMBOOT_QEMU); they need neither QEMU nor
+the kernel.
+"""
+
+import contextlib
+import importlib.machinery
+import importlib.util
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+import unittest
+from unittest import mock
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+TOOL = os.path.join(REPO_ROOT, "tools", "memboot")
+
+
+def load_tool():
+    loader = importlib.machinery.SourceFileLoader("memboot_tool", TOOL)
+    spec = importlib.util.spec_from_loader("memboot_tool", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+mb = load_tool()
+
+BASE = [
+    "qemu-system-x86_64",
+    "-machine", "q35", "-cpu", "max", "-display", "none", "-monitor", "none",
+    "-no-reboot", "-net", "none", "-serial", "stdio",
+    "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
+    "-cdrom", "/x/memboot.iso", "-boot", "d",
+]
+
+# Environment without the variables the tool reads.
+CLEAN_ENV = {k: v for k, v in os.environ.items()
+             if not k.startswith("MEMBOOT_")}
+
+
+def build(*argv, raw=None):
+    argv = ["run", "--iso", "/x/memboot.iso"] + list(argv)
+    if raw is not None:
+        argv += ["--"] + list(raw)
+    with mock.patch.dict(os.environ, CLEAN_ENV, clear=True):
+        return mb.build_qemu_command(mb.parse_args(argv))
+
+
+def usage_error(argv):
+    """Parse argv, expecting a usage error; return (code, stderr)."""
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        with mock.patch.dict(os.environ, CLEAN_ENV, clear=True):
+            try:
+                mb.parse_args(argv)
+            except SystemExit as e:
+                return e.code, err.getvalue()
+    raise AssertionError("no usage error for %r" % (argv,))
+
+
+class BuildQemuCommand(unittest.TestCase):
+
+    def test_one_node_defaults(self):
+        self.assertEqual(build(), BASE + [
+            "-m", "1G", "-smp", "1,sockets=1,cores=1,threads=1"])
+
+    def test_two_nodes_two_cpus_1g(self):
+        cmd = build("--nodes", "2", "--cpus-per-node", "2",
+                    "--mem-per-node", "1G")
+        self.assertEqual(cmd, BASE + [
+            "-m", "2G",
+            "-smp", "4,sockets=2,cores=2,threads=1",
+            "-object", "memory-backend-ram,id=m0,size=1G",
+            "-numa", "node,nodeid=0,cpus=0-1,memdev=m0",
+            "-object", "memory-backend-ram,id=m1,size=1G",
+            "-numa", "node,nodeid=1,cpus=2-3,memdev=m1",
+        ])
+
+    def test_four_nodes_one_cpu(self):
+        cmd = build("--nodes", "4", "--mem-per-node", "512M")
+        expected = BASE + ["-m", "2G", "-smp", "4,sockets=4,cores=1,threads=1"]
+        for i in range(4):
+            expected += ["-object",
+                         "memory-backend-ram,id=m%d,size=512M" % i,
+                         "-numa", "node,nodeid=%d,cpus=%d,memdev=m%d"
+                         % (i, i, i)]
+        self.assertEqual(cmd, expected)
+
+    def test_size_suffixes(self):
+        self.assertEqual(mb.parse_size("2M"), 2 << 20)
+        self.assertEqual(mb.parse_size("2048K"), 2 << 20)
+        self.assertEqual(mb.parse_size("1g"), 1 << 30)
+        self.assertEqual(mb.parse_size("1T"), 1 << 40)
+        self.assertEqual(mb.parse_size(str(6 << 20)), 6 << 20)
+        cmd = build("--mem-per-node", str(6 << 20))
+        self.assertEqual(cmd[cmd.index("-m") + 1], "6M")
+
+    def test_machine_cpu_firmware_bios(self):
+        cmd = build("--machine", "pc", "--cpu", "Skylake-Server")
+        self.assertEqual(cmd[1:5], ["-machine", "pc", "-cpu", "Skylake-Server"])
+        self.assertNotIn("-drive", cmd)
+        self.assertNotIn("-fw_cfg", cmd)
+
+    def test_raw_m_replaces_topology(self):
+        cmd = build("--nodes", "2", raw=["-m", "4G", "-smp", "2"])
+        self.assertEqual(cmd, BASE + ["-m", "4G", "-smp", "2"])
+
+    def test_raw_smp_alone_replaces_topology(self):
+        cmd = build("--nodes", "2", raw=["-smp", "8"])
+        self.assertEqual(cmd, BASE + ["-smp", "8"])
+
+    def test_raw_without_m_appended_last(self):
+        cmd = build("--nodes", "2",
+                    raw=["-numa", "dist,src=0,dst=1,val=21", "-cpu", "host"])
+        self.assertEqual(cmd[:len(BASE)], BASE)
+        self.assertEqual(cmd[len(BASE):len(BASE) + 4], [
+            "-m", "2G", "-smp", "2,sockets=2,cores=1,threads=1"])
+        self.assertIn("node,nodeid=1,cpus=1,memdev=m1", cmd)
+        self.assertEqual(cmd[-4:], ["-numa", "dist,src=0,dst=1,val=21",
+                                    "-cpu", "host"])
+
+    def test_uefi_pflash(self):
+        cmd = build("--firmware", "uefi")
+        i = cmd.index("-drive")
+        self.assertEqual(cmd[i:i + 2], [
+            "-drive", "if=pflash,format=raw,unit=0,readonly=on,"
+                      "file=/usr/share/OVMF/OVMF_CODE_4M.fd"])
+        self.assertEqual(cmd[i + 2], "-drive")
+        prefix = "if=pflash,format=raw,unit=1,file="
+        self.assertTrue(cmd[i + 3].startswith(prefix), cmd[i + 3])
+        copy = cmd[i + 3][len(prefix):]
+        self.assertNotEqual(copy, "/usr/share/OVMF/OVMF_VARS_4M.fd")
+        self.assertEqual(len(cmd), i + 4)
+
+    def test_uefi_vars_copy_in_tmpdir(self):
+        with mock.patch.dict(os.environ, CLEAN_ENV, clear=True):
+            args = mb.parse_args(["run", "--firmware", "uefi"])
+            cmd = mb.build_qemu_command(args, "/tmp/run1")
+        self.assertIn("if=pflash,format=raw,unit=1,"
+                      "file=/tmp/run1/OVMF_VARS.fd", cmd)
+
+    def test_append_fw_cfg(self):
+        with mock.patch.dict(os.environ, CLEAN_ENV, clear=True):
+            args = mb.parse_args(["run", "--append", "census=1 seed=7"])
+            cmd = mb.build_qemu_command(args, "/tmp/run1")
+        self.assertEqual(cmd[-2:], [
+            "-fw_cfg", "name=opt/memboot/cmdline,file=/tmp/run1/cmdline"])
+        self.assertNotIn("-fw_cfg", build("--append", ""))
+
+    def test_env_qemu_and_iso(self):
+        env = dict(CLEAN_ENV, MEMBOOT_QEMU="/opt/q/qemu",
+                   MEMBOOT_ISO="/y/other.iso")
+        with mock.patch.dict(os.environ, env, clear=True):
+            cmd = mb.build_qemu_command(mb.parse_args(["run"]))
+            self.assertEqual(cmd[0], "/opt/q/qemu")
+            self.assertEqual(cmd[cmd.index("-cdrom") + 1], "/y/other.iso")
+            cmd = mb.build_qemu_command(
+                mb.parse_args(["run", "--iso", "/z.iso"]))
+            self.assertEqual(cmd[cmd.index("-cdrom") + 1], "/z.iso")
+
+    def test_default_iso_under_repo(self):
+        with mock.patch.dict(os.environ, CLEAN_ENV, clear=True):
+            args = mb.parse_args(["run"])
+        self.assertEqual(args.iso, os.path.join(
+            REPO_ROOT, "build", "debug", "memboot.iso"))
+
+
+class BadOptions(unittest.TestCase):
+
+    def check(self, argv, option, value):
+        code, err = usage_error(["run"] + argv)
+        self.assertEqual(code, 64)
+        self.assertIn(option, err)
+        self.assertIn(value, err)
+
+    def test_bad_sizes(self):
+        for value in ("0", "1M", "3M", "1X", "-1G", "", "1.5G", "1048576"):
+            with self.subTest(value=value):
+                self.check(["--mem-per-node=" + value], "--mem-per-node",
+                           repr(value))
+
+    def test_bad_counts(self):
+        for option in ("--nodes", "--cpus-per-node"):
+            for value in ("0", "-2", "two", "1.5"):
+                with self.subTest(option=option, value=value):
+                    self.check([option, value], option, repr(value))
+
+    def test_bad_timeout_and_choices(self):
+        self.check(["--timeout", "0"], "--timeout", "'0'")
+        self.check(["--firmware", "coreboot"], "--firmware", "coreboot")
+        self.check(["--machine", "virt"], "--machine", "virt")
+
+    def test_no_subcommand(self):
+        code, _ = usage_error([])
+        self.assertEqual(code, 64)
+
+    def test_missing_iso(self):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            with mock.patch.dict(os.environ, CLEAN_ENV, clear=True):
+                code = mb.main(["run", "--iso", "/nonexistent/m.iso"])
+        self.assertEqual(code, 64)
+        self.assertEqual(err.getvalue(), "memboot: no ISO at "
+                         "/nonexistent/m.iso; run 'make' first\n")
+
+    def test_missing_ovmf(self):
+        env = dict(CLEAN_ENV, MEMBOOT_OVMF_CODE="/nonexistent/CODE.fd")
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            with mock.patch.dict(os.environ, env, clear=True):
+                code = mb.main(["run", "--firmware", "uefi", "--dry-run"])
+        self.assertEqual(code, 64)
+        self.assertIn("/nonexistent/CODE.fd", err.getvalue())
+        self.assertIn("install the ovmf package", err.getvalue())
+
+
+class DecodeExit(unittest.TestCase):
+
+    def test_success(self):
+        self.assertEqual(mb.decode_exit(33), (0, "ok"))
+
+    def test_panic(self):
+        self.assertEqual(mb.decode_exit(35), (1, "kernel panic"))
+
+    def test_known_statuses(self):
+        self.assertEqual(mb.decode_exit(37), (2, "CPU exception"))
+        self.assertEqual(mb.decode_exit(39), (3, "bad boot information"))
+        self.assertEqual(mb.decode_exit(41), (4, "self-test failed"))
+        self.assertEqual(mb.decode_exit(43), (5, "census lost pages"))
+
+    def test_unknown_kernel_status(self):
+        status, meaning = mb.decode_exit(45)
+        self.assertEqual(status, 6)
+        self.assertIn("6", meaning)
+
+    def test_rc0_no_status(self):
+        status, meaning = mb.decode_exit(0)
+        self.assertEqual(status, 126)
+        self.assertIn("without a kernel status", meaning)
+
+    def test_even_rc_no_status(self):
+        self.assertEqual(mb.decode_exit(2)[0], 126)
+        self.assertEqual(mb.decode_exit(34)[0], 126)
+
+    def test_rc1_qemu_failed(self):
+        self.assertEqual(mb.decode_exit(1)[0], 125)
+
+    def test_small_odd_rc_not_a_status(self):
+        self.assertEqual(mb.decode_exit(3)[0], 126)
+        self.assertEqual(mb.decode_exit(31)[0], 126)
+
+    def test_signal(self):
+        self.assertEqual(mb.decode_exit(-9)[0], 126)
+
+
+class ParseRecord(unittest.TestCase):
+
+    def test_plain(self):
+        line = 'MEMBOOT {"event":"done","ok":true,"status":0,"total_ns":12345}'
+        self.assertEqual(mb.parse_record(line), {
+            "event": "done", "ok": True, "status": 0, "total_ns": 12345})
+
+    def test_ansi_and_prefix(self):
+        line = ('\x1b[0m\x1b[2J\x1b[01;01HBdsDxe: booting\x1b[0m '
+                'MEMBOOT \x1b[1m{"event":"boot","cpus":4}\r\n')
+        self.assertEqual(mb.parse_record(line), {"event": "boot", "cpus": 4})
+
+    def test_prefix_text(self):
+        line = '[cpu0] MEMBOOT {"event":"node","id":1,"bytes":1073741824}'
+        self.assertEqual(mb.parse_record(line),
+                         {"event": "node", "id": 1, "bytes": 1073741824})
+
+    def test_bytes_line(self):
+        self.assertEqual(mb.parse_record(b'MEMBOOT {"event":"x"}\n'),
+                         {"event": "x"})
+
+    def test_record_text_is_bare_json(self):
+        self.assertEqual(
+            mb.record_text('\x1b[0mjunk MEMBOOT {"event": "a", "v": [1]}\r'),
+            '{"event": "a", "v": [1]}')
+
+    def test_not_records(self):
+        for line in ("", "\n", "GRUB loading.", "MEMBOOT", "MEMBOOT ready",
+                     "MEMBOOT {", "MEMBOOT {not json}",
+                     'MEMBOOT {"no_event":1}', 'MEMBOOT ["event"]',
+                     'MEMBOOT{"event":"x"}',
+                     '\x1b[2J\x1b[01;01H'):
+            with self.subTest(line=line):
+                self.assertIsNone(mb.parse_record(line))
+
+
+def process_alive(pid, wait=2.0):
+    """True if pid still runs after `wait` seconds (zombies count as dead:
+    a killed orphan may wait for a reaper that never comes in a container)."""
+    end = time.monotonic() + wait
+    while True:
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            return False
+        if state in ("Z", "X"):
+            return False
+        if time.monotonic() > end:
+            return True
+        time.sleep(0.05)
+
+
+FAKE_RECORD = '{"event":"done","ok":false,"status":1,"total_ns":42}'
+
+
+class EndToEnd(unittest.TestCase):
+    """Run the real tool against fake QEMU scripts."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="memboot-test-")
+        self.addCleanup(shutil.rmtree, self.dir, ignore_errors=True)
+        self.iso = os.path.join(self.dir, "memboot.iso")
+        open(self.iso, "wb").close()
+
+    def fake(self, name, body):
+        path = os.path.join(self.dir, name)
+        with open(path, "w") as f:
+            f.write("#!%s\n" % sys.executable)
+            f.write(textwrap.dedent(body))
+        os.chmod(path, 0o755)
+        return path
+
+    def run_tool(self, qemu, *argv, timeout=30):
+        env = dict(CLEAN_ENV, MEMBOOT_QEMU=qemu)
+        return subprocess.run(
+            [sys.executable, TOOL, "run", "--iso", self.iso] + list(argv),
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            timeout=timeout)
+
+    def panic_fake(self):
+        # Records its argv and the fw_cfg cmdline file's content, prints a
+        # console with firmware noise, a record and a last line without a
+        # newline, then exits as the kernel's isa-debug-exit would for
+        # status 1 (rc 35).
+        return self.fake("fakeqemu", """\
+            import json, os, sys, time
+            argv = sys.argv[1:]
+            cmdline = None
+            for a in argv:
+                if a.startswith("name=opt/memboot/cmdline,file="):
+                    with open(a.split("file=", 1)[1]) as f:
+                        cmdline = f.read()
+            with open(os.path.join(os.path.dirname(sys.argv[0]),
+                                   "argv.json"), "w") as f:
+                json.dump({"argv": argv, "cmdline": cmdline}, f)
+            out = sys.stdout.buffer
+            out.write(b"\\x1b[2J\\x1b[01;01HSeaBIOS\\r\\n")
+            out.flush()
+            time.sleep(0.05)
+            out.write(b"memboot: hello \\xff\\n")
+            out.write(b"\\x1b[0mMEMBOOT " + %r + b"\\r\\n")
+            out.write(b"tail without newline")
+            out.flush()
+            sys.exit(35)
+            """ % FAKE_RECORD.encode())
+
+    CONSOLE = (b"\x1b[2J\x1b[01;01HSeaBIOS\r\n",
+               b"memboot: hello \xff\n",
+               b"\x1b[0mMEMBOOT " + FAKE_RECORD.encode() + b"\r\n",
+               b"tail without newline")
+
+    def test_plain_output_and_status(self):
+        r = self.run_tool(self.panic_fake(), "--append", "census=1 seed=7")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(r.stdout.decode(), (
+            "\x1b[2J\x1b[01;01HSeaBIOS\n"
+            "memboot: hello \ufffd\n"
+            "\x1b[0mMEMBOOT " + FAKE_RECORD + "\n"
+            "tail without newline\n"))
+        self.assertEqual(
+            r.stderr.decode(),
+            "memboot: kernel status 1: kernel panic (QEMU rc 35)\n")
+        with open(os.path.join(self.dir, "argv.json")) as f:
+            seen = json.load(f)
+        self.assertEqual(seen["cmdline"], "census=1 seed=7")
+        self.assertIn("-cdrom", seen["argv"])
+        self.assertEqual(seen["argv"][seen["argv"].index("-cdrom") + 1],
+                         self.iso)
+
+    def test_json_only_records(self):
+        r = self.run_tool(self.panic_fake(), "--json")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(r.stdout.decode(), FAKE_RECORD + "\n")
+        self.assertEqual(json.loads(r.stdout)["status"], 1)
+        with open(os.path.join(self.dir, "argv.json")) as f:
+            self.assertIsNone(json.load(f)["cmdline"])
+
+    def test_host_times_and_log(self):
+        log = os.path.join(self.dir, "console.log")
+        r = self.run_tool(self.panic_fake(), "--host-times", "--log", log)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        lines = r.stdout.decode().split("\n")
+        self.assertEqual(lines[-1], "")
+        lines = lines[:-1]
+        self.assertEqual(len(lines), 4)
+        for line in lines:
+            self.assertRegex(line, r"^@\d+\.\d{6} ")
+        self.assertEqual([re.sub(r"^@\d+\.\d{6} ", "", l) for l in lines], [
+            "\x1b[2J\x1b[01;01HSeaBIOS", "memboot: hello \ufffd",
+            "\x1b[0mMEMBOOT " + FAKE_RECORD, "tail without newline"])
+        # Arrival times never go backwards; the fake sleeps after line 1.
+        stamps = [float(l[1:].split(" ", 1)[0]) for l in lines]
+        self.assertEqual(stamps, sorted(stamps))
+        self.assertGreaterEqual(stamps[1] - stamps[0], 0.04)
+        with open(log, "rb") as f:
+            logged = f.read()
+        self.assertEqual(re.sub(rb"(?m)^@\d+\.\d{6} ", b"", logged),
+                         b"".join(self.CONSOLE))
+        self.assertEqual(len(re.findall(rb"(?m)^@\d+\.\d{6} ", logged)), 4)
+
+    def test_log_raw_with_json(self):
+        log = os.path.join(self.dir, "console.log")
+        r = self.run_tool(self.panic_fake(), "--json", "--log", log)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(r.stdout.decode(), FAKE_RECORD + "\n")
+        with open(log, "rb") as f:
+            self.assertEqual(f.read(), b"".join(self.CONSOLE))
+
+    def test_success_is_quiet(self):
+        fake = self.fake("okqemu", """\
+            import sys
+            print('MEMBOOT {"event":"done","ok":true,"status":0}')
+            sys.exit(33)
+            """)
+        r = self.run_tool(fake, "--json")
+        self.assertEqual(r.returncode, 0)
+        self.assertEqual(r.stdout, b'{"event":"done","ok":true,"status":0}\n')
+        self.assertEqual(r.stderr, b"")
+
+    def test_timeout_kills_qemu(self):
+        # A shell child (sleep) that shares the pipe must die too, or the
+        # tool would wait for EOF forever.
+        pidfile = os.path.join(self.dir, "child.pid")
+        fake = self.fake("hangqemu", """\
+            import subprocess, sys
+            print("hanging", flush=True)
+            child = subprocess.Popen(["sleep", "1000"])
+            with open(%r, "w") as f:
+                f.write(str(child.pid))
+            child.wait()
+            """ % pidfile)
+        start = time.monotonic()
+        r = self.run_tool(fake, "--timeout", "1", timeout=20)
+        elapsed = time.monotonic() - start
+        self.assertEqual(r.returncode, 124)
+        self.assertEqual(r.stdout, b"hanging\n")
+        self.assertIn(b"memboot: timeout after 1 s; QEMU killed", r.stderr)
+        self.assertLess(elapsed, 10)
+        with open(pidfile) as f:
+            child = int(f.read())
+        self.assertFalse(process_alive(child), "sleep %d survived" % child)
+
+    def test_missing_qemu(self):
+        r = self.run_tool(os.path.join(self.dir, "no-such-qemu"))
+        self.assertEqual(r.returncode, 125)
+        self.assertIn(b"cannot start QEMU", r.stderr)
+
+    def test_qemu_error_rc1(self):
+        fake = self.fake("badqemu", """\
+            import sys
+            sys.stderr.write("qemu-system-x86_64: -numa: bad option\\n")
+            sys.exit(1)
+            """)
+        r = self.run_tool(fake)
+        self.assertEqual(r.returncode, 125)
+        self.assertIn(b"qemu-system-x86_64: -numa: bad option\n", r.stderr)
+        self.assertIn(b"QEMU failed (rc 1)", r.stderr)
+
+    def test_rc0_no_kernel_status(self):
+        fake = self.fake("resetqemu", """\
+            print("rebooting")
+            """)
+        r = self.run_tool(fake)
+        self.assertEqual(r.returncode, 126)
+        self.assertEqual(r.stdout, b"rebooting\n")
+        self.assertIn(b"without a kernel status", r.stderr)
+
+    def test_uefi_vars_copy_and_cleanup(self):
+        code = os.path.join(self.dir, "CODE.fd")
+        vars_src = os.path.join(self.dir, "VARS.fd")
+        for path, data in ((code, b"code"), (vars_src, b"vars")):
+            with open(path, "wb") as f:
+                f.write(data)
+        os.chmod(vars_src, 0o444)
+        fake = self.fake("uefiqemu", """\
+            import json, os, sys
+            drives = [a for a in sys.argv if a.startswith("if=pflash")]
+            copy = drives[1].split("file=", 1)[1]
+            with open(copy, "rb") as f:
+                data = f.read()
+            with open(copy, "ab") as f:
+                f.write(b"written")
+            print(json.dumps({"event": "vars", "data": data.decode(),
+                              "copy": copy}))
+            sys.exit(33)
+            """)
+        env = dict(CLEAN_ENV, MEMBOOT_QEMU=fake, MEMBOOT_OVMF_CODE=code,
+                   MEMBOOT_OVMF_VARS=vars_src)
+        r = subprocess.run([sys.executable, TOOL, "run", "--iso", self.iso,
+                            "--firmware", "uefi", "--json"],
+                           env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=30)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, b"")  # not a MEMBOOT record
+        r = subprocess.run([sys.executable, TOOL, "run", "--iso", self.iso,
+                            "--firmware", "uefi"],
+                           env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=30)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rec = json.loads(r.stdout)
+        self.assertEqual(rec["data"], "vars")
+        self.assertNotEqual(rec["copy"], vars_src)
+        self.assertFalse(os.path.exists(rec["copy"]))
+        self.assertFalse(os.path.exists(os.path.dirname(rec["copy"])))
+        with open(vars_src, "rb") as f:
+            self.assertEqual(f.read(), b"vars")
+
+    def test_dry_run(self):
+        env = dict(CLEAN_ENV, MEMBOOT_QEMU="/q/qemu")
+        r = subprocess.run([sys.executable, TOOL, "run", "--dry-run",
+                            "--iso", "/nonexistent/m.iso", "--nodes", "2",
+                            "--append", "a b", "--", "-numa",
+                            "dist,src=0,dst=1,val=21"],
+                           env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=30)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.decode(), (
+            "/q/qemu -machine q35 -cpu max -display none -monitor none "
+            "-no-reboot -net none -serial stdio "
+            "-device isa-debug-exit,iobase=0xf4,iosize=0x04 "
+            "-cdrom /nonexistent/m.iso -boot d -m 2G "
+            "-smp 2,sockets=2,cores=1,threads=1 "
+            "-object memory-backend-ram,id=m0,size=1G "
+            "-numa node,nodeid=0,cpus=0,memdev=m0 "
+            "-object memory-backend-ram,id=m1,size=1G "
+            "-numa node,nodeid=1,cpus=1,memdev=m1 "
+            "-fw_cfg 'name=opt/memboot/cmdline,file=<tmpdir>/cmdline' "
+            "-numa dist,src=0,dst=1,val=21\n"))
+
+    def test_help(self):
+        for argv in ([TOOL, "--help"], [TOOL, "run", "--help"]):
+            r = subprocess.run([sys.executable] + argv,
+                               stdout=subprocess.PIPE, timeout=30)
+            self.assertEqual(r.returncode, 0)
+            self.assertIn(b"usage: memboot", r.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
