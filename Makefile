@@ -57,7 +57,7 @@ KERNEL_OBJS := $(patsubst %.c,$(O)/%.o,$(KERNEL_C)) $(patsubst %.S,$(O)/%.o,$(KE
 
 # Pure C that also builds on the host: the same files the kernel links.
 PURE_SRCS := boot/bootinfo.c boot/efi_map.c boot/mb2/mb2.c kernel/cmdline.c \
-	kernel/record.c $(wildcard kernel/acpi/*.c) $(wildcard mm/*.c)
+	kernel/record.c kernel/job_plan.c $(wildcard kernel/acpi/*.c) $(wildcard mm/*.c)
 HOST_SUPPORT := tests/host/host_support.c
 HOST_CFLAGS := -std=gnu11 -g -O1 -I. -Wall -Wextra -Wno-unused-parameter \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \

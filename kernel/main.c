@@ -13,23 +13,26 @@
 #include "boot/boot.h"
 #include "kernel/bootreport.h"
 #include "kernel/console.h"
+#include "kernel/discover.h"
 #include "kernel/exit.h"
 #include "kernel/log.h"
+#include "kernel/memory.h"
 #include "kernel/params.h"
 #include "kernel/phase.h"
 #include "kernel/selftest.h"
+#include "kernel/smp.h"
 #include "kernel/time.h"
 
 static struct bootinfo bootinfo;
 
-/* COM1, CPU identity, exception tables, TSC calibration. */
+/* COM1, CPU identity, this CPU's descriptor tables, TSC calibration. */
 static void early_init(void)
 {
 	uint64_t hz;
 
 	console_init();
 	arch_cpu_identify();
-	arch_cpu_init_tables();
+	smp_init_boot_cpu();
 	pr_info("memboot version %s (%s build) on %s", MEMBOOT_VERSION,
 #ifdef NDEBUG
 		"release",
@@ -63,6 +66,10 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 		bootreport_dump_loader_info(&bootinfo);
 	if (!boot_ok)
 		kernel_exit(EXIT_BOOTINFO, "boot information missing or corrupt");
+	PHASE("physmem", memory_init_physmem(&bootinfo, kparams.dump_mmap));
+	PHASE("acpi", discover_acpi(&bootinfo, kparams.dump_acpi));
+	PHASE("numa", discover_numa(&bootinfo, &physmem));
+	PHASE("smp", discover_smp(&physmem));
 	fault_inject();
 	PHASE("selftest", tests_ok = selftests_run());
 	kernel_exit(tests_ok ? EXIT_OK : EXIT_SELFTEST, tests_ok ? NULL : "a self-test failed");

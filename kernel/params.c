@@ -15,9 +15,14 @@ struct kernel_params kparams = {
 	.exit = EXIT_METHOD_AUTO,
 	.dump_mmap = false,
 	.dump_bootinfo = false,
+	.dump_acpi = false,
+	.maxcpus = 256,
+	.nosmp = false,
+	.smp_timeout_ms = 2000,
+	.smp_skip_apic = 0xffffffff,
 };
 
-static const char *const selftest_names[] = { "clock", NULL };
+static const char *const selftest_names[] = { "clock", "jobs", NULL };
 static const char *const fault_names[] = {
 	"none", "de", "ud", "gp", "pf", "df", "panic", "assert", NULL };
 static const char *const exit_names[] = { "auto", "qemu", "halt", NULL };
@@ -29,7 +34,7 @@ static bool parse_selftests(const char *value, void *ptr, char *err, size_t err_
 	const char *s = value;
 
 	if (!value || !*value) {
-		snprintf(err, err_bytes, "a comma-separated list of: clock");
+		snprintf(err, err_bytes, "a comma-separated list of names from: clock, jobs");
 		return false;
 	}
 	while (*s) {
@@ -42,7 +47,7 @@ static bool parse_selftests(const char *value, void *ptr, char *err, size_t err_
 			}
 		}
 		if (!found) {
-			snprintf(err, err_bytes, "known self-tests are: clock; '%.*s' is not one",
+			snprintf(err, err_bytes, "names from: clock, jobs; '%.*s' is not one",
 				 (int)n, s);
 			return false;
 		}
@@ -56,7 +61,7 @@ static bool parse_selftests(const char *value, void *ptr, char *err, size_t err_
 
 const struct param kernel_param_table[] = {
 	{ .key = "memboot.selftest", .type = PARAM_FUNC, .ptr = &kparams.selftests,
-	  .fn = parse_selftests, .help = "self-tests to run: clock" },
+	  .fn = parse_selftests, .help = "self-tests to run: clock, jobs" },
 	{ .key = "memboot.clock_ms", .type = PARAM_U64, .ptr = &kparams.clock_ms,
 	  .min = 10, .max = 60000, .help = "length of the clock self-test busy-wait" },
 	{ .key = "memboot.fault", .type = PARAM_ENUM, .ptr = &kparams.fault,
@@ -65,6 +70,16 @@ const struct param kernel_param_table[] = {
 	  .choices = exit_names, .help = "how to leave: QEMU exit device or halt" },
 	{ .key = "memboot.dump_mmap", .type = PARAM_BOOL, .ptr = &kparams.dump_mmap,
 	  .help = "print the firmware memory map as read, before normalization" },
+	{ .key = "memboot.dump_acpi", .type = PARAM_BOOL, .ptr = &kparams.dump_acpi,
+	  .help = "print every ACPI table in acpidump's text format" },
+	{ .key = "maxcpus", .type = PARAM_U64, .ptr = &kparams.maxcpus, .min = 0, .max = 256,
+	  .help = "bring up at most this many CPUs, the boot CPU included (0 acts as 1)" },
+	{ .key = "nosmp", .type = PARAM_BOOL, .ptr = &kparams.nosmp,
+	  .help = "run on the boot CPU only" },
+	{ .key = "memboot.smp_timeout_ms", .type = PARAM_U64, .ptr = &kparams.smp_timeout_ms,
+	  .min = 1, .max = 60000, .help = "how long to wait for CPUs to answer" },
+	{ .key = "memboot.smp_skip_apic", .type = PARAM_U64, .ptr = &kparams.smp_skip_apic,
+	  .min = 0, .max = 0xffffffff, .help = "debug: never start this APIC ID" },
 	{ .key = "memboot.dump_bootinfo", .type = PARAM_BOOL, .ptr = &kparams.dump_bootinfo,
 	  .help = "print the loader's boot information bytes as blob records" },
 };

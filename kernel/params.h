@@ -13,6 +13,7 @@
 
 enum selftest_bits {
 	SELFTEST_CLOCK = 1u << 0,
+	SELFTEST_JOBS = 1u << 1,
 };
 
 enum fault_kind {
@@ -27,6 +28,11 @@ struct kernel_params {
 	unsigned exit;             /* enum exit_method */
 	bool dump_mmap;
 	bool dump_bootinfo;
+	bool dump_acpi;
+	uint64_t maxcpus;          /* Linux maxcpus=: CPUs brought up, boot CPU included */
+	bool nosmp;
+	uint64_t smp_timeout_ms;
+	uint64_t smp_skip_apic;    /* debug: never start this APIC ID */
 };
 
 extern struct kernel_params kparams;

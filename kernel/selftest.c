@@ -6,7 +6,9 @@
 #include <stdint.h>
 
 #include "arch/cpu.h"
+#include "kernel/job.h"
 #include "kernel/log.h"
+#include "kernel/memory.h"
 #include "kernel/panic.h"
 #include "kernel/params.h"
 #include "kernel/record.h"
@@ -53,6 +55,24 @@ static void selftest_result(const char *name, bool ok)
 	record_emit(&r);
 }
 
+/* Jobs of odd sizes on every node and on all CPUs: each unit exactly once. */
+static bool selftest_jobs(void)
+{
+	const uint64_t units = 1 << 20;
+	uint64_t scratch = physmem_alloc(&physmem, units, 4096, PHYSMEM_ANY_NODE, false,
+					 "selftest");
+	bool ok;
+
+	if (!scratch) {
+		pr_err("selftest jobs: no memory for %llu bytes of scratch",
+		       (unsigned long long)units);
+		return false;
+	}
+	ok = job_selftest((uint8_t *)(uintptr_t)scratch, units, physmem.nr_nodes);
+	physmem_free(&physmem, scratch, scratch + units);
+	return ok;
+}
+
 bool selftests_run(void)
 {
 	bool all_ok = true;
@@ -60,6 +80,11 @@ bool selftests_run(void)
 	if (kparams.selftests & SELFTEST_CLOCK) {
 		bool ok = selftest_clock();
 		selftest_result("clock", ok);
+		all_ok &= ok;
+	}
+	if (kparams.selftests & SELFTEST_JOBS) {
+		bool ok = selftest_jobs();
+		selftest_result("jobs", ok);
 		all_ok &= ok;
 	}
 	return all_ok;

@@ -9,22 +9,10 @@
 #include <string.h>
 
 #include "arch/cpu.h"
+#include "arch/percpu.h"
 #include "arch/trap.h"
 
 struct cpu_features cpu_features;
-
-#define IST_STACK_BYTES 8192
-
-struct tss64 {
-	uint32_t reserved0;
-	uint64_t rsp[3];
-	uint64_t reserved1;
-	uint64_t ist[7];
-	uint64_t reserved2;
-	uint16_t reserved3;
-	uint16_t iomap_base;
-} __attribute__((packed));
-_Static_assert(sizeof(struct tss64) == 104, "64-bit TSS is 104 bytes (SDM 7.7)");
 
 struct idt_gate {
 	uint16_t offset_low;
@@ -51,11 +39,17 @@ enum {
 	IST_MC = 3,
 };
 
-static uint64_t gdt[5] __attribute__((aligned(16)));
-static struct tss64 tss __attribute__((aligned(16)));
+/* One IDT serves every CPU: gates only name code and IST slots, and each
+ * CPU's own TSS supplies the stacks. */
 static struct idt_gate idt[256] __attribute__((aligned(16)));
-static uint8_t ist_stacks[3][IST_STACK_BYTES] __attribute__((aligned(16)));
 extern const uint64_t isr_stub_table[32];
+
+#define MSR_GS_BASE 0xc0000101
+
+static inline void wrmsr(uint32_t msr, uint64_t v)
+{
+	__asm__ volatile("wrmsr" : : "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)));
+}
 
 static void cpuid_string(uint32_t leaf, char *out)
 {
@@ -124,25 +118,34 @@ static void set_gate(int vector, uint64_t handler, uint8_t ist)
 	};
 }
 
-void arch_cpu_init_tables(void)
+void arch_idt_set_gate(int vector, void (*handler)(void))
 {
-	uint64_t tss_base = (uint64_t)&tss;
+	set_gate(vector, (uint64_t)handler, 0);
+}
+
+void arch_cpu_init_tables(struct percpu *pc)
+{
+	uint64_t *gdt = pc->gdt;
+	struct tss64 *tss = &pc->tss;
+	uint64_t tss_base = (uint64_t)tss;
 	struct desc_ptr gdtr, idtr;
 
-	tss.ist[IST_DF - 1] = (uint64_t)(ist_stacks[0] + IST_STACK_BYTES);
-	tss.ist[IST_NMI - 1] = (uint64_t)(ist_stacks[1] + IST_STACK_BYTES);
-	tss.ist[IST_MC - 1] = (uint64_t)(ist_stacks[2] + IST_STACK_BYTES);
-	tss.iomap_base = sizeof(tss);   /* no I/O permission bitmap */
+	pc->self = pc;
+	wrmsr(MSR_GS_BASE, (uint64_t)pc);
+	tss->ist[IST_DF - 1] = (uint64_t)(pc->ist_stacks[0] + CPU_IST_BYTES);
+	tss->ist[IST_NMI - 1] = (uint64_t)(pc->ist_stacks[1] + CPU_IST_BYTES);
+	tss->ist[IST_MC - 1] = (uint64_t)(pc->ist_stacks[2] + CPU_IST_BYTES);
+	tss->iomap_base = sizeof(*tss);   /* no I/O permission bitmap */
 
 	gdt[0] = 0;
 	gdt[1] = 0x00af9a000000ffffULL;   /* 64-bit code */
 	gdt[2] = 0x00cf92000000ffffULL;   /* data */
 	/* 16-byte available 64-bit TSS descriptor (type 9). */
-	gdt[3] = (sizeof(tss) - 1) | ((tss_base & 0xffffff) << 16) |
+	gdt[3] = (sizeof(*tss) - 1) | ((tss_base & 0xffffff) << 16) |
 		 (0x89ULL << 40) | (((tss_base >> 24) & 0xff) << 56);
 	gdt[4] = tss_base >> 32;
 
-	gdtr = (struct desc_ptr){ .limit = sizeof(gdt) - 1, .base = (uint64_t)gdt };
+	gdtr = (struct desc_ptr){ .limit = sizeof(pc->gdt) - 1, .base = (uint64_t)gdt };
 	__asm__ volatile(
 		"lgdt %0\n\t"
 		"pushq %1\n\t"
@@ -159,9 +162,11 @@ void arch_cpu_init_tables(void)
 		: "m"(gdtr), "i"(SEL_CODE), "r"(SEL_DATA), "r"(SEL_TSS)
 		: "rax", "memory");
 
-	for (int v = 0; v < 32; v++) {
-		uint8_t ist = v == 8 ? IST_DF : v == 2 ? IST_NMI : v == 18 ? IST_MC : 0;
-		set_gate(v, isr_stub_table[v], ist);
+	if (pc->cpu == 0) {
+		for (int v = 0; v < 32; v++) {
+			uint8_t ist = v == 8 ? IST_DF : v == 2 ? IST_NMI : v == 18 ? IST_MC : 0;
+			set_gate(v, isr_stub_table[v], ist);
+		}
 	}
 	idtr = (struct desc_ptr){ .limit = sizeof(idt) - 1, .base = (uint64_t)idt };
 	__asm__ volatile("lidt %0" : : "m"(idtr) : "memory");

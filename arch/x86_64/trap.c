@@ -7,12 +7,31 @@
 #include <stdint.h>
 
 #include "arch/cpu.h"
+#include "arch/percpu.h"
 #include "arch/trap.h"
 #include "kernel/exit.h"
 #include "kernel/log.h"
 
 extern char boot_stack_bottom[], boot_stack_top[];
 extern char __kernel_start[], __text_end[];
+
+#define MSR_GS_BASE 0xc0000101
+
+/* The running CPU's stack bounds; the boot stack before %gs is set up. */
+static void stack_bounds(uint64_t *bottom, uint64_t *top)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(MSR_GS_BASE));
+	if (lo | hi) {
+		const struct percpu *pc = this_cpu();
+		*bottom = pc->stack_bottom;
+		*top = pc->stack_top;
+	} else {
+		*bottom = (uint64_t)boot_stack_bottom;
+		*top = (uint64_t)boot_stack_top;
+	}
+}
 
 static const char *const exception_names[32] = {
 	"#DE divide error", "#DB debug", "NMI", "#BP breakpoint",
@@ -31,16 +50,25 @@ static bool in_kernel_text(uint64_t addr)
 	return addr >= (uint64_t)__kernel_start && addr < (uint64_t)__text_end;
 }
 
+static unsigned current_cpu_id(void)
+{
+	uint64_t bottom, top;
+	stack_bounds(&bottom, &top);
+	return bottom == (uint64_t)boot_stack_bottom ? 0 : this_cpu()->cpu;
+}
+
 void arch_backtrace(uint64_t rip, uint64_t rbp)
 {
 	pr_err("Call Trace (symbolize with: addr2line -f -e memboot.elf ADDR):");
+	uint64_t bottom, top;
+
+	stack_bounds(&bottom, &top);
 	pr_err(" [<%016llx>] (faulting instruction)", (unsigned long long)rip);
 	/* Walk the frame-pointer chain (the kernel is built with
-	 * -fno-omit-frame-pointer) while it stays on the boot stack. */
+	 * -fno-omit-frame-pointer) while it stays on this CPU's stack. */
 	for (int depth = 0; depth < 32; depth++) {
 		const uint64_t *frame = (const uint64_t *)rbp;
-		if (rbp < (uint64_t)boot_stack_bottom ||
-		    rbp + 16 > (uint64_t)boot_stack_top || (rbp & 7))
+		if (rbp < bottom || rbp + 16 > top || (rbp & 7))
 			break;
 		uint64_t ret = frame[1];
 		if (!in_kernel_text(ret))
@@ -60,9 +88,9 @@ void arch_trap(struct trap_frame *f)
 		 * again and leave at once. */
 		exit_now(EXIT_EXCEPTION);
 	}
-	pr_err("exception: vector %llu (%s), error code 0x%llx, at rip 0x%llx",
+	pr_err("exception: vector %llu (%s), error code 0x%llx, at rip 0x%llx on CPU %u",
 	       (unsigned long long)f->vector, name, (unsigned long long)f->error,
-	       (unsigned long long)f->rip);
+	       (unsigned long long)f->rip, current_cpu_id());
 	if (f->vector == 14)
 		pr_err("exception: page fault address (CR2) 0x%llx: %s %s of a %s page",
 		       (unsigned long long)read_cr2(),

@@ -175,7 +175,7 @@ struct acpi_madt_info {
 	uint64_t lapic_phys;    /* local APIC base; a type 5 entry overrides */
 	uint32_t flags;         /* MADT flags; bit 0: dual 8259 PICs present */
 	uint8_t revision;
-	uint32_t nr_entries;    /* entries read, of any type */
+	uint32_t nr_entries;    /* well-formed entry headers met, of any type */
 	uint32_t nr_cpus;       /* cpus[] used: enabled or online-capable */
 	uint32_t nr_disabled;   /* processor entries neither enabled nor online-capable */
 	uint32_t nr_ignored;    /* invalid APIC ID (0xff, 0xffffffff) or duplicate */
@@ -213,7 +213,7 @@ struct acpi_srat_mem {
 
 struct acpi_srat_info {
 	uint8_t revision;       /* below 2: proximity domains are 8 bits */
-	uint32_t nr_entries;    /* entries read, of any type */
+	uint32_t nr_entries;    /* well-formed entry headers met, of any type */
 	uint32_t nr_cpus;
 	uint32_t nr_mems;
 	uint32_t nr_disabled;   /* affinity entries without the enabled bit */
@@ -266,7 +266,7 @@ uint8_t acpi_slit_distance(const struct acpi_slit_info *slit, uint32_t from,
 /* ---- acpidump text ---- */
 
 /* Longest line acpi_dump_format_line() writes, with its NUL. */
-#define ACPI_DUMP_LINE_BYTES 80
+#define ACPI_DUMP_LINE_BYTES 88
 
 /*
  * Format the dump line for bytes [@offset, @offset + 16) of @bytes (fewer at

@@ -1,5 +1,5 @@
 /*
- * acpi_internal.h: firmware layouts and helpers shared by kernel/acpi/*.c.
+ * acpi_internal.h: firmware layouts and helpers shared by the files of kernel/acpi/.
  *
  * Layouts follow ACPI 6.5 (chapter 5.2). Every structure is packed and read
  * with memcpy from bytes that may sit at any address (QEMU's RSDT is at an

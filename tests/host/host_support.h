@@ -5,6 +5,7 @@
  * log_printf() keeps the last HOST_LOG_LINES lines in memory. They are echoed
  * to stderr when MEMBOOT_HOST_VERBOSE is set in the environment; fuzz builds
  * never echo. panic() prints and aborts, so a failed ASSERT fails the test.
+ * record_emit() logs the finished record line at LOG_INFO.
  */
 #ifndef MEMBOOT_TESTS_HOST_SUPPORT_H
 #define MEMBOOT_TESTS_HOST_SUPPORT_H

@@ -65,8 +65,14 @@ extern struct cpu_features cpu_features;
 
 /* Fill cpu_features from CPUID. */
 void arch_cpu_identify(void);
-/* Load this CPU's GDT, TSS (with IST stacks for #DF, NMI, #MC) and IDT. */
-void arch_cpu_init_tables(void);
+struct percpu;
+/*
+ * Point %gs at @pc and load its GDT and TSS (IST stacks for #DF, NMI, #MC)
+ * and the shared IDT (filled by the boot CPU, cpu 0).
+ */
+void arch_cpu_init_tables(struct percpu *pc);
+/* Install @handler (an assembly stub ending in iretq) at @vector. */
+void arch_idt_set_gate(int vector, void (*handler)(void));
 
 /* TSC value read by the very first instruction of the 32-bit entry. */
 extern uint64_t boot_tsc_at_entry;

@@ -1,0 +1,131 @@
+/*
+ * apic.c: local APIC access (Intel SDM vol. 3A, chapter 11).
+ */
+#include "arch/apic.h"
+
+#include "arch/cpu.h"
+#include "arch/io.h"
+
+#define MSR_APIC_BASE 0x1b
+#define APIC_BASE_ENABLE (1ULL << 11)
+#define APIC_BASE_X2APIC (1ULL << 10)
+#define X2APIC_MSR(reg) (0x800 + ((reg) >> 4))
+
+enum {
+	APIC_ID = 0x20,
+	APIC_TPR = 0x80,
+	APIC_EOI = 0xb0,
+	APIC_SVR = 0xf0,
+	APIC_ICR_LOW = 0x300,
+	APIC_ICR_HIGH = 0x310,
+};
+
+#define ICR_INIT (5u << 8)
+#define ICR_STARTUP (6u << 8)
+#define ICR_ASSERT (1u << 14)
+#define ICR_LEVEL (1u << 15)
+#define ICR_BUSY (1u << 12)
+
+static volatile uint32_t *xapic_mmio;
+static bool x2apic_on;
+
+static inline uint64_t rdmsr(uint32_t msr)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline void wrmsr(uint32_t msr, uint64_t v)
+{
+	__asm__ volatile("wrmsr" : : "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)));
+}
+
+static uint32_t apic_read(uint32_t reg)
+{
+	if (x2apic_on)
+		return (uint32_t)rdmsr(X2APIC_MSR(reg));
+	return xapic_mmio[reg / 4];
+}
+
+static void apic_write(uint32_t reg, uint32_t v)
+{
+	if (x2apic_on)
+		wrmsr(X2APIC_MSR(reg), v);
+	else
+		xapic_mmio[reg / 4] = v;
+}
+
+void apic_init_this_cpu(bool x2apic)
+{
+	uint64_t base = rdmsr(MSR_APIC_BASE);
+
+	base |= APIC_BASE_ENABLE;
+	if (x2apic)
+		base |= APIC_BASE_X2APIC;
+	wrmsr(MSR_APIC_BASE, base);
+	x2apic_on = x2apic;
+	if (!x2apic)
+		xapic_mmio = (volatile uint32_t *)(uintptr_t)(base & 0x000ffffffffff000ULL);
+	apic_write(APIC_TPR, 0);
+	apic_write(APIC_SVR, 0x100 | APIC_SPURIOUS_VECTOR);   /* software enable */
+}
+
+bool apic_x2apic_mode(void)
+{
+	return x2apic_on;
+}
+
+uint32_t apic_read_id(void)
+{
+	uint32_t id = apic_read(APIC_ID);
+	return x2apic_on ? id : id >> 24;
+}
+
+static void send_icr(uint32_t apic_id, uint32_t low)
+{
+	if (x2apic_on) {
+		/* One 64-bit MSR write; no delivery-status bit to poll. */
+		wrmsr(X2APIC_MSR(APIC_ICR_LOW), ((uint64_t)apic_id << 32) | low);
+		return;
+	}
+	for (unsigned spins = 0; apic_read(APIC_ICR_LOW) & ICR_BUSY; spins++)
+		if (spins > 1000000)
+			break;
+	apic_write(APIC_ICR_HIGH, apic_id << 24);
+	apic_write(APIC_ICR_LOW, low);
+}
+
+void apic_send_init(uint32_t apic_id)
+{
+	send_icr(apic_id, ICR_INIT | ICR_ASSERT | ICR_LEVEL);
+}
+
+void apic_send_sipi(uint32_t apic_id, uint8_t vector)
+{
+	send_icr(apic_id, ICR_STARTUP | ICR_ASSERT | vector);
+}
+
+void apic_send_ipi(uint32_t apic_id, uint8_t vector)
+{
+	send_icr(apic_id, ICR_ASSERT | vector);
+}
+
+void apic_eoi(void)
+{
+	apic_write(APIC_EOI, 0);
+}
+
+uint32_t cpuid_apic_id(void)
+{
+	uint32_t r[4];
+
+	cpuid(0, 0, r);
+	if (r[0] >= 0xb) {
+		cpuid(0xb, 0, r);
+		if (r[1] != 0)
+			return r[3];     /* x2APIC ID, valid in either mode */
+	}
+	cpuid(1, 0, r);
+	return r[1] >> 24;
+}

@@ -1,0 +1,33 @@
+/*
+ * arch/smp.h: starting application processors and parking them.
+ *
+ * The policy (which CPUs, where their memory comes from, how long to wait)
+ * is kernel/smp.c's; this is the mechanism: the real-mode trampoline, the
+ * INIT-SIPI-SIPI sequence, and the idle loop that runs job-runner work.
+ */
+#ifndef MEMBOOT_ARCH_SMP_H
+#define MEMBOOT_ARCH_SMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arch/percpu.h"
+
+/* Bytes of trampoline code to place in one page below 1 MiB. */
+size_t arch_trampoline_bytes(void);
+/* Copy the trampoline to @page_phys (4 KiB aligned, below 1 MiB). */
+void arch_smp_prepare(uint64_t page_phys);
+/* Tell the AP with @apic_id where its stack and struct percpu are. */
+void arch_smp_register(uint32_t apic_id, uint64_t stack_top, struct percpu *pc);
+/*
+ * INIT-SIPI-SIPI to every APIC ID in @apic_ids at once (Intel SDM vol. 3A,
+ * 9.4.4.1): all INITs, one 10 ms wait, all first SIPIs, 200 us, all second
+ * SIPIs. CPUs already running ignore the second SIPI.
+ */
+void arch_smp_kick(const uint32_t *apic_ids, unsigned n, uint64_t page_phys);
+/* Enable the boot CPU's local APIC and install the wake-up vector. */
+void arch_smp_init_boot_cpu(void);
+/* Wake @pc from its idle hlt (it then looks at its mailbox). */
+void arch_wake_cpu(const struct percpu *pc);
+
+#endif

@@ -1,0 +1,117 @@
+/*
+ * smp.c: application processor start-up and the idle loop.
+ */
+#include "arch/smp.h"
+
+#include <string.h>
+
+#include "arch/apic.h"
+#include "arch/cpu.h"
+#include "arch/io.h"
+#include "kernel/time.h"
+
+struct smp_boot_entry {
+	uint32_t apic_id;
+	uint32_t pad;
+	uint64_t stack_top;
+	struct percpu *pc;
+};
+_Static_assert(sizeof(struct smp_boot_entry) == 24, "ap_entry64 steps by 24 bytes");
+
+/* Read by ap_entry64 (trampoline.S) before the AP has a stack. */
+struct smp_boot_entry smp_boot_table[MAX_CPUS];
+uint32_t smp_boot_count;
+
+extern const char trampoline_start[], trampoline_end[];
+extern uint32_t tramp_cr3, tramp_efer;
+extern uint64_t tramp_entry;
+extern void ap_entry64(void);
+extern void apic_wake_stub(void);
+extern void apic_spurious_stub(void);
+
+void ap_main(struct percpu *pc);
+
+size_t arch_trampoline_bytes(void)
+{
+	return (size_t)(trampoline_end - trampoline_start);
+}
+
+static void *tramp_field(uint64_t page_phys, const void *field)
+{
+	return (char *)(uintptr_t)page_phys + ((const char *)field - trampoline_start);
+}
+
+void arch_smp_prepare(uint64_t page_phys)
+{
+	uint32_t r[4];
+	uint32_t efer = 1u << 8;             /* LME */
+	uint32_t cr3 = (uint32_t)read_cr3();
+	uint64_t entry = (uint64_t)ap_entry64;
+
+	cpuid(0x80000001, 0, r);
+	if (r[3] & (1u << 20))
+		efer |= 1u << 11;            /* NXE, as the boot CPU has it */
+	memcpy((void *)(uintptr_t)page_phys, trampoline_start, arch_trampoline_bytes());
+	memcpy(tramp_field(page_phys, &tramp_cr3), &cr3, sizeof(cr3));
+	memcpy(tramp_field(page_phys, &tramp_efer), &efer, sizeof(efer));
+	memcpy(tramp_field(page_phys, &tramp_entry), &entry, sizeof(entry));
+}
+
+void arch_smp_register(uint32_t apic_id, uint64_t stack_top, struct percpu *pc)
+{
+	smp_boot_table[smp_boot_count++] = (struct smp_boot_entry){
+		.apic_id = apic_id, .stack_top = stack_top, .pc = pc };
+}
+
+void arch_smp_init_boot_cpu(void)
+{
+	arch_idt_set_gate(APIC_WAKE_VECTOR, apic_wake_stub);
+	arch_idt_set_gate(APIC_SPURIOUS_VECTOR, apic_spurious_stub);
+	apic_init_this_cpu(cpu_features.x2apic);
+}
+
+void arch_smp_kick(const uint32_t *apic_ids, unsigned n, uint64_t page_phys)
+{
+	uint8_t vector = (uint8_t)(page_phys >> 12);
+
+	for (unsigned i = 0; i < n; i++)
+		apic_send_init(apic_ids[i]);
+	time_delay_ns(10 * 1000 * 1000);
+	for (int round = 0; round < 2; round++) {
+		for (unsigned i = 0; i < n; i++)
+			apic_send_sipi(apic_ids[i], vector);
+		time_delay_ns(200 * 1000);
+	}
+}
+
+void arch_wake_cpu(const struct percpu *pc)
+{
+	apic_send_ipi(pc->apic_id, APIC_WAKE_VECTOR);
+}
+
+/* First C code on an AP: descriptor tables, local APIC, then idle. */
+void ap_main(struct percpu *pc)
+{
+	__asm__ volatile("fninit");
+	arch_cpu_init_tables(pc);
+	apic_init_this_cpu(cpu_features.x2apic);
+	if (pc->abandoned)
+		cpu_halt_forever();     /* the boot CPU gave up on us: stay out */
+	__atomic_store_n(&pc->online, 1, __ATOMIC_RELEASE);
+
+	for (;;) {
+		void (*fn)(void *);
+
+		__asm__ volatile("cli" ::: "memory");
+		fn = __atomic_load_n(&pc->work_fn, __ATOMIC_ACQUIRE);
+		if (!fn) {
+			/* sti's one-instruction shadow makes "sti; hlt" atomic: a
+			 * wake-up IPI cannot slip in between and be lost. */
+			__asm__ volatile("sti; hlt" ::: "memory");
+			continue;
+		}
+		fn(pc->work_arg);
+		__atomic_store_n(&pc->work_fn, NULL, __ATOMIC_RELEASE);
+		pc->works_done++;
+	}
+}

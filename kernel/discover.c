@@ -1,0 +1,84 @@
+/*
+ * discover.c: reading the ACPI tables out of physical memory.
+ */
+#include "kernel/discover.h"
+
+#include "arch/apic.h"
+#include "arch/paging.h"
+#include "kernel/log.h"
+#include "kernel/params.h"
+#include "kernel/smp.h"
+#include "mm/physmem.h"
+
+struct discovered_acpi acpi;
+
+/*
+ * Tables are reached through the boot identity map, which covers the first
+ * 64 GiB: firmware puts ACPI tables below 4 GiB, and anything claimed
+ * beyond the map is refused rather than faulted on.
+ */
+static const void *map_identity(void *ctx, uint64_t phys, size_t len)
+{
+	if (phys == 0 || len > BOOT_MAP_BYTES || phys > BOOT_MAP_BYTES - len)
+		return NULL;
+	return (const void *)(uintptr_t)phys;
+}
+
+static const void *table_bytes(const char *sig, uint32_t *len)
+{
+	const struct acpi_table_info *t = acpi_tables_find(&acpi.dir, sig);
+
+	if (!t)
+		return NULL;
+	*len = t->length;
+	return map_identity(NULL, t->phys, t->length);
+}
+
+void discover_acpi(const struct bootinfo *bi, bool dump)
+{
+	const void *bytes;
+	uint32_t len;
+
+	if (bi->rsdp_len == 0) {
+		pr_warn("ACPI: no RSDP: no tables, one node, the boot CPU only");
+		return;
+	}
+	if (acpi_walk(&acpi.dir, bi->rsdp, bi->rsdp_len, 0, map_identity, NULL, 0) != ACPI_OK) {
+		pr_warn("ACPI: tables unusable: one node, the boot CPU only");
+		return;
+	}
+	acpi_print_tables(&acpi.dir);
+	if (dump)
+		acpi_dump_tables(&acpi.dir);
+
+	if ((bytes = table_bytes("APIC", &len)))
+		acpi.have_madt = acpi_madt_parse(bytes, len, &acpi.madt);
+	if ((bytes = table_bytes("SRAT", &len)))
+		acpi.have_srat = acpi_srat_parse(bytes, len, &acpi.srat);
+	if ((bytes = table_bytes("SLIT", &len)))
+		acpi.have_slit = acpi_slit_parse(bytes, len, &acpi.slit);
+	if (!acpi.have_madt)
+		pr_warn("ACPI: no usable MADT: the boot CPU only");
+}
+
+void discover_numa(const struct bootinfo *bi, struct physmem *pm)
+{
+	/* One node until the topology builder lands. */
+	physmem_set_distance(pm, 1, NULL);
+}
+
+void discover_smp(struct physmem *pm)
+{
+	static struct smp_cpu_desc cpus[MAX_CPUS];
+	uint32_t n = 1, boot_apic = cpuid_apic_id();
+
+	cpus[0] = (struct smp_cpu_desc){ .apic_id = boot_apic };
+	for (uint32_t i = 0; acpi.have_madt && i < acpi.madt.nr_cpus && n < MAX_CPUS; i++) {
+		const struct acpi_cpu *c = &acpi.madt.cpus[i];
+		if (!c->enabled || c->apic_id == boot_apic)
+			continue;
+		cpus[n++] = (struct smp_cpu_desc){ .apic_id = c->apic_id };
+	}
+	smp_boot(pm, cpus, n, kparams.nosmp ? 1 : (uint32_t)kparams.maxcpus,
+		 kparams.smp_timeout_ms * 1000000ULL, (uint32_t)kparams.smp_skip_apic);
+}

@@ -1,0 +1,35 @@
+/*
+ * discover.h: the machine as its firmware describes it: ACPI tables, then
+ * the NUMA topology built from them and the memory map.
+ *
+ * The parsed tables and the topology live here (one instance each, in .bss);
+ * the parsers themselves are pure (kernel/acpi/, mm/numa.c).
+ */
+#ifndef MEMBOOT_KERNEL_DISCOVER_H
+#define MEMBOOT_KERNEL_DISCOVER_H
+
+#include <stdbool.h>
+
+#include "boot/bootinfo.h"
+#include "kernel/acpi/acpi.h"
+
+struct discovered_acpi {
+	struct acpi_tables dir;
+	bool have_madt, have_srat, have_slit;
+	struct acpi_madt_info madt;
+	struct acpi_srat_info srat;
+	struct acpi_slit_info slit;
+};
+
+extern struct discovered_acpi acpi;
+
+struct physmem;
+
+/* Walk and parse the ACPI tables (phase "acpi"); @dump prints them all. */
+void discover_acpi(const struct bootinfo *bi, bool dump);
+/* Build the NUMA topology and give physmem its nodes and distances. */
+void discover_numa(const struct bootinfo *bi, struct physmem *pm);
+/* Bring up the CPUs of the topology (maxcpus=, nosmp honoured). */
+void discover_smp(struct physmem *pm);
+
+#endif

@@ -1,0 +1,190 @@
+/*
+ * smp.c: the SMP bring-up policy: memory for each CPU, start, wait, report.
+ */
+#include "kernel/smp.h"
+
+#include <string.h>
+
+#include "arch/apic.h"
+#include "arch/cpu.h"
+#include "arch/io.h"
+#include "arch/paging.h"
+#include "arch/smp.h"
+#include "kernel/log.h"
+#include "kernel/panic.h"
+#include "kernel/record.h"
+#include "kernel/time.h"
+#include "mm/physmem.h"
+
+#define NO_APIC_ID 0xffffffffu
+
+struct percpu boot_percpu;
+struct percpu *percpu_of[MAX_CPUS];
+uint32_t nr_cpus_online;
+
+extern char boot_stack_bottom[], boot_stack_top[];
+
+void smp_init_boot_cpu(void)
+{
+	boot_percpu.cpu = 0;
+	boot_percpu.apic_id = cpuid_apic_id();
+	boot_percpu.stack_bottom = (uint64_t)boot_stack_bottom;
+	boot_percpu.stack_top = (uint64_t)boot_stack_top;
+	boot_percpu.online = 1;
+	arch_cpu_init_tables(&boot_percpu);
+	percpu_of[0] = &boot_percpu;
+	nr_cpus_online = 1;
+}
+
+struct table_alloc {
+	struct physmem *pm;
+	uint32_t node;
+};
+
+static uint64_t alloc_page_table(void *ctx)
+{
+	struct table_alloc *t = ctx;
+	return physmem_alloc(t->pm, 4096, 4096, t->node, false, "pagetable");
+}
+
+/* Guard page + stack + struct percpu for one AP, on @desc->mem_node. */
+static struct percpu *alloc_cpu(struct physmem *pm, const struct smp_cpu_desc *desc,
+				uint32_t cpu)
+{
+	const uint64_t pc_bytes = (sizeof(struct percpu) + 4095) & ~4095ULL;
+	const uint64_t bytes = CPU_GUARD_BYTES + CPU_STACK_BYTES + pc_bytes;
+	struct table_alloc ta = { .pm = pm, .node = desc->mem_node };
+	uint64_t base = physmem_alloc(pm, bytes, 4096, desc->mem_node, false, "percpu");
+	struct percpu *pc;
+
+	if (!base) {
+		pr_err("smp: no memory for CPU %u (APIC 0x%x) on node %u; left out",
+		       cpu, desc->apic_id, desc->mem_node);
+		return NULL;
+	}
+	if (!arch_unmap_page(base, alloc_page_table, &ta))
+		pr_warn("smp: CPU %u: could not unmap the stack guard page at 0x%llx",
+			cpu, (unsigned long long)base);
+	pc = (struct percpu *)(uintptr_t)(base + CPU_GUARD_BYTES + CPU_STACK_BYTES);
+	memset(pc, 0, sizeof(*pc));
+	pc->self = pc;
+	pc->cpu = cpu;
+	pc->apic_id = desc->apic_id;
+	pc->node = desc->node;
+	pc->mem_node = desc->mem_node;
+	pc->stack_bottom = base + CPU_GUARD_BYTES;
+	pc->stack_top = base + CPU_GUARD_BYTES + CPU_STACK_BYTES;
+	return pc;
+}
+
+struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
+			   uint32_t n, uint32_t max_cpus, uint64_t timeout_ns,
+			   uint32_t skip_apic_id)
+{
+	struct smp_result res = { 0 };
+	uint32_t kick_ids[MAX_CPUS], nr_kick = 0;
+	uint64_t t0 = rdtsc(), trampoline, deadline_ns;
+
+	ASSERT(n >= 1 && n <= MAX_CPUS, "n=%u", n);
+	boot_percpu.node = cpus[0].node;
+	boot_percpu.mem_node = cpus[0].mem_node;
+	arch_smp_init_boot_cpu();
+	res.online = 1;
+	if (max_cpus == 0)
+		max_cpus = 1;
+	if (n > max_cpus) {
+		res.skipped = n - max_cpus;
+		pr_info("smp: maxcpus=%u: leaving %u of %u CPUs down", max_cpus, res.skipped, n);
+		n = max_cpus;
+	}
+	if (n == 1)
+		goto report;
+
+	/* The SIPI vector is a page number below 1 MiB (SDM vol. 3A 9.4.4). */
+	trampoline = physmem_alloc_range(pm, 4096, 4096, 0x1000, 0x100000,
+					 PHYSMEM_ANY_NODE, false, "trampoline");
+	if (!trampoline) {
+		pr_err("smp: no free page below 1 MiB for the trampoline; running on 1 CPU");
+		res.failed = n - 1;
+		goto report;
+	}
+	ASSERT(arch_trampoline_bytes() <= 4096, "trampoline of %zu bytes", arch_trampoline_bytes());
+	arch_smp_prepare(trampoline);
+
+	for (uint32_t i = 1; i < n; i++) {
+		struct percpu *pc = alloc_cpu(pm, &cpus[i], i);
+		if (!pc) {
+			res.failed++;
+			continue;
+		}
+		percpu_of[i] = pc;
+		arch_smp_register(cpus[i].apic_id, pc->stack_top, pc);
+		if (cpus[i].apic_id == skip_apic_id) {
+			pr_warn("smp: not starting APIC 0x%x (memboot.smp_skip_apic)", skip_apic_id);
+			continue;
+		}
+		kick_ids[nr_kick++] = cpus[i].apic_id;
+	}
+	arch_smp_kick(kick_ids, nr_kick, trampoline);
+
+	deadline_ns = ktime_ns() + timeout_ns;
+	for (uint32_t i = 1; i < n; i++) {
+		struct percpu *pc = percpu_of[i];
+		if (!pc)
+			continue;
+		while (!__atomic_load_n(&pc->online, __ATOMIC_ACQUIRE) && ktime_ns() < deadline_ns)
+			cpu_relax();
+		if (__atomic_load_n(&pc->online, __ATOMIC_ACQUIRE)) {
+			res.online++;
+			continue;
+		}
+		/* Too late: make sure it stays out if it ever starts. */
+		pc->abandoned = 1;
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&pc->online, __ATOMIC_ACQUIRE)) {
+			res.online++;   /* it made it after all */
+			pc->abandoned = 0;
+			continue;
+		}
+		percpu_of[i] = NULL;
+		res.failed++;
+		pr_err("smp: CPU %u (APIC 0x%x) did not answer within %llu ms; left out",
+		       i, cpus[i].apic_id, (unsigned long long)(timeout_ns / 1000000));
+	}
+	physmem_free(pm, trampoline, trampoline + 4096);
+
+report:
+	nr_cpus_online = res.online;
+	res.ns = tsc_cycles_to_ns(rdtsc() - t0);
+	{
+		uint32_t nodes_seen[MAX_CPUS], nr_nodes = 0;
+		for (uint32_t i = 0; i < MAX_CPUS; i++) {
+			const struct percpu *pc = percpu_of[i];
+			bool seen = false;
+			if (!pc || !pc->online)
+				continue;
+			for (uint32_t k = 0; k < nr_nodes; k++)
+				seen |= nodes_seen[k] == pc->node;
+			if (!seen)
+				nodes_seen[nr_nodes++] = pc->node;
+		}
+		pr_info("smp: Brought up %u node%s, %u CPU%s in %llu.%03llu ms", nr_nodes,
+			nr_nodes == 1 ? "" : "s", res.online, res.online == 1 ? "" : "s",
+			(unsigned long long)(res.ns / 1000000),
+			(unsigned long long)(res.ns / 1000 % 1000));
+	}
+	struct record r;
+	rec_begin(&r, "smp");
+	rec_u64(&r, "cpus", res.online);
+	rec_u64(&r, "failed", res.failed);
+	rec_u64(&r, "skipped", res.skipped);
+	rec_u64(&r, "ns", res.ns);
+	rec_key(&r, "online");
+	rec_open(&r, '[');
+	for (uint32_t i = 0; i < MAX_CPUS; i++)
+		if (percpu_of[i] && percpu_of[i]->online)
+			rec_v_u64(&r, i);
+	rec_close(&r);
+	record_emit(&r);
+	return res;
+}

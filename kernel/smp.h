@@ -1,0 +1,45 @@
+/*
+ * smp.h: bringing up every CPU the firmware lists.
+ *
+ * Each application processor gets, from its own node's memory (or the
+ * nearest node with memory), one block: an unmapped guard page, a 16 KiB
+ * kernel stack, and its struct percpu. All APs are started at once with
+ * INIT-SIPI-SIPI; one that has not checked in within memboot.smp_timeout_ms
+ * is reported by APIC ID and left out, and the boot goes on.
+ */
+#ifndef MEMBOOT_KERNEL_SMP_H
+#define MEMBOOT_KERNEL_SMP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arch/percpu.h"
+
+struct physmem;
+
+struct smp_cpu_desc {
+	uint32_t apic_id;
+	uint32_t node;
+	uint32_t mem_node;     /* where its memory comes from */
+};
+
+struct smp_result {
+	uint32_t online;
+	uint32_t failed;
+	uint32_t skipped;      /* left down by maxcpus/nosmp */
+	uint64_t ns;
+};
+
+/* The boot CPU's per-CPU data, set up first thing at boot. */
+extern struct percpu boot_percpu;
+void smp_init_boot_cpu(void);
+
+/*
+ * Bring up cpus[1..n) (cpus[0] is the running boot CPU, logical id 0),
+ * at most @max_cpus in all. Logical ids follow the array order.
+ */
+struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
+			   uint32_t n, uint32_t max_cpus, uint64_t timeout_ns,
+			   uint32_t skip_apic_id);
+
+#endif
