@@ -18,7 +18,7 @@ enum selftest_bits {
 
 enum fault_kind {
 	FAULT_NONE, FAULT_DE, FAULT_UD, FAULT_GP, FAULT_PF, FAULT_DF,
-	FAULT_PANIC, FAULT_ASSERT,
+	FAULT_PANIC, FAULT_ASSERT, FAULT_AP_UD, FAULT_AP_GUARD,
 };
 
 struct kernel_params {

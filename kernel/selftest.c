@@ -6,6 +6,8 @@
 #include <stdint.h>
 
 #include "arch/cpu.h"
+#include "arch/io.h"
+#include "arch/percpu.h"
 #include "kernel/job.h"
 #include "kernel/log.h"
 #include "kernel/memory.h"
@@ -90,6 +92,39 @@ bool selftests_run(void)
 	return all_ok;
 }
 
+/* Run on an application processor: fault there, as memboot.fault asks. */
+static void fault_on_ap(void *arg, uint64_t start, uint64_t end)
+{
+	const struct percpu *pc = this_cpu();
+
+	if (pc->cpu == 0) {
+		/* The boot CPU waits for the AP's fault to end the boot. */
+		for (;;)
+			cpu_relax();
+	}
+	if (kparams.fault == FAULT_AP_UD) {
+		pr_info("fault: executing ud2 on CPU %u on purpose", pc->cpu);
+		__asm__ volatile("ud2");
+	}
+	pr_info("fault: CPU %u reading its stack guard page at 0x%llx on purpose", pc->cpu,
+		(unsigned long long)(pc->stack_bottom - 8));
+	(void)*(volatile uint64_t *)(uintptr_t)(pc->stack_bottom - 8);
+}
+
+static void fault_inject_ap(void)
+{
+	struct job j = { .name = "fault", .start = 0, .size = 2, .min_chunk = 1,
+			 .node = JOB_ALL_NODES, .fn = fault_on_ap };
+	struct job_state st;
+
+	if (job_cpus_of_node(JOB_ALL_NODES) < 2) {
+		pr_err("fault: memboot.fault=%s needs a second CPU",
+		       kparams.fault == FAULT_AP_UD ? "ap-ud" : "ap-guard");
+		return;
+	}
+	job_run(&j, &st);
+}
+
 void fault_inject(void)
 {
 	switch ((enum fault_kind)kparams.fault) {
@@ -122,6 +157,10 @@ void fault_inject(void)
 		break;
 	case FAULT_PANIC:
 		panic("panic requested with memboot.fault=panic");
+	case FAULT_AP_UD:
+	case FAULT_AP_GUARD:
+		fault_inject_ap();
+		break;
 	case FAULT_ASSERT:
 		ASSERT(kparams.fault == FAULT_NONE, "fault=%u requested on the command line",
 		       kparams.fault);
