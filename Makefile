@@ -131,4 +131,7 @@ clean:
 distclean: clean
 	rm -rf $(NEWLIB_CACHE)
 
+# The direct UEFI loader (BOOTX64.EFI) and its ESP image: `make esp`.
+-include boot/efi/efi.mk
+
 -include $(KERNEL_OBJS:.o=.d)
