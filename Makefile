@@ -131,6 +131,9 @@ clean:
 distclean: clean
 	rm -rf $(NEWLIB_CACHE)
 
+# Host benchmarks: `make bench`.
+-include bench/bench.mk
+
 # The direct UEFI loader (BOOTX64.EFI) and its ESP image: `make esp`.
 -include boot/efi/efi.mk
 
