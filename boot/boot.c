@@ -6,8 +6,11 @@
 #include <stdint.h>
 
 #include "arch/cpu.h"
+#include "arch/paging.h"
 #include "boot/fwcfg.h"
+#include "boot/handoff.h"
 #include "boot/mb2/mb2.h"
+#include "boot/pvh/pvh.h"
 #include "kernel/log.h"
 
 /* QEMU fw_cfg file whose contents are appended to the command line: lets
@@ -30,6 +33,16 @@ static void append_fwcfg_cmdline(struct bootinfo *bi)
 	bootinfo_append_cmdline(bi, extra);
 }
 
+/* PVH: physical addresses in hvm_start_info are read through the boot
+ * identity map; anything claimed beyond it is refused, not faulted on. */
+static const void *pvh_map_identity(void *ctx, uint64_t phys, size_t len)
+{
+	(void)ctx;
+	if (phys == 0 || len > BOOT_MAP_BYTES || phys > BOOT_MAP_BYTES - len)
+		return NULL;
+	return (const void *)(uintptr_t)phys;
+}
+
 bool boot_collect(uint32_t magic, uint32_t info, struct bootinfo *bi)
 {
 	bool ok;
@@ -41,9 +54,22 @@ bool boot_collect(uint32_t magic, uint32_t info, struct bootinfo *bi)
 		if (!ok)
 			pr_err("boot: Multiboot2 information at 0x%x unusable (%s)",
 			       info, mb2_status_name(st));
+	} else if (magic == HANDOFF_ENTRY_MAGIC) {      /* memboot UEFI loader */
+		enum handoff_status st = handoff_parse(magic, (const void *)(uintptr_t)info,
+						       HANDOFF_MAX_BYTES, bi);
+		ok = st == HANDOFF_OK;
+		if (!ok)
+			pr_err("boot: UEFI loader hand-off at 0x%x unusable (%s)",
+			       info, handoff_status_name(st));
+	} else if (magic == PVH_BOOT_MAGIC) {          /* QEMU -kernel (PVH) */
+		enum pvh_status st = pvh_parse(magic, info, pvh_map_identity, NULL, bi);
+		ok = st == PVH_OK;
+		if (!ok)
+			pr_err("boot: PVH start info at 0x%x unusable (%s)",
+			       info, pvh_status_name(st));
 	} else {
 		bootinfo_init(bi, BOOT_PATH_UNKNOWN);
-		pr_err("boot: unknown boot magic 0x%08x (info 0x%x): not a Multiboot2 or PVH loader",
+		pr_err("boot: unknown boot magic 0x%08x (info 0x%x): not Multiboot2, PVH or the memboot UEFI loader",
 		       magic, info);
 		ok = false;
 	}

@@ -34,6 +34,8 @@ bool bootinfo_add_raw(struct bootinfo *bi, uint64_t start, uint64_t len,
 		pr_warn("e820: range at 0x%llx of length 0x%llx wraps past 2^64; clipped",
 			(unsigned long long)start, (unsigned long long)len);
 		end = UINT64_MAX;
+		if (start == end)
+			return true;   /* nothing left of it */
 	} else {
 		end = start + len;
 	}
@@ -58,8 +60,8 @@ bool bootinfo_add_raw(struct bootinfo *bi, uint64_t start, uint64_t len,
 }
 
 /*
- * Page-align one raw range: RAM shrinks inward so that a partial page is
- * never used; everything else grows outward so that it covers every page it
+ * Page-align one range: RAM shrinks inward so that a partial page is never
+ * used; everything else grows outward so that it covers every page it
  * touches. Returns false if nothing of the range is left.
  */
 static bool aligned_bounds(const struct mem_range *r, uint64_t *start, uint64_t *end)
@@ -84,29 +86,32 @@ static bool aligned_bounds(const struct mem_range *r, uint64_t *start, uint64_t 
 
 /*
  * Sweep the address space from 0 upwards, one elementary interval (between
- * two consecutive range boundaries) at a time. The type of an interval is the
- * most restrictive type of the ranges covering it. O(n^2) in the number of
- * raw ranges, which is small after merging (tens) and capped at 1024; the
- * cost stays in the low milliseconds even for a hostile map, and the code
- * needs no scratch memory.
+ * two consecutive range boundaries) at a time, and write the disjoint, sorted,
+ * merged result to @out. The type of an interval is the most restrictive type
+ * of the ranges covering it. With @align, each input range is page aligned
+ * first (aligned_bounds). O(n^2) in the number of ranges, which is small
+ * after merging (tens) and capped: milliseconds even for a hostile map, and
+ * no scratch memory beyond @out. Returns the number of ranges written; the
+ * count of those that did not fit goes to *@dropped.
  */
-uint32_t bootinfo_normalize(struct bootinfo *bi)
+static uint32_t sweep(const struct mem_range *in, uint32_t n, bool align,
+		      struct mem_range *out, uint32_t cap, uint32_t *dropped)
 {
-	const struct mem_map_raw *raw = &bi->raw;
 	uint64_t cur = 0;
-	uint32_t out = 0, dropped = 0;
+	uint32_t nr_out = 0;
 
+	*dropped = 0;
 	for (;;) {
 		uint64_t next = UINT64_MAX;
 		uint32_t type = MEM_NONE;
 		bool have_next = false;
 
-		for (uint32_t i = 0; i < raw->nr_ranges; i++) {
-			uint64_t s, e;
-			if (!aligned_bounds(&raw->ranges[i], &s, &e))
+		for (uint32_t i = 0; i < n; i++) {
+			uint64_t s = in[i].start, e = in[i].end;
+			if (align && !aligned_bounds(&in[i], &s, &e))
 				continue;
-			if (s <= cur && cur < e && raw->ranges[i].type > type)
-				type = raw->ranges[i].type;
+			if (s <= cur && cur < e && in[i].type > type)
+				type = in[i].type;
 			if (s > cur && s <= next) {
 				next = s;
 				have_next = true;
@@ -120,18 +125,37 @@ uint32_t bootinfo_normalize(struct bootinfo *bi)
 			break;
 
 		if (type != MEM_NONE) {
-			struct mem_range *prev = out ? &bi->ranges[out - 1] : NULL;
-			if (prev && prev->type == type && prev->end == cur) {
+			struct mem_range *prev = nr_out ? &out[nr_out - 1] : NULL;
+			if (prev && prev->type == type && prev->end == cur)
 				prev->end = next;
-			} else if (out < BOOTINFO_MAX_RANGES) {
-				bi->ranges[out++] = (struct mem_range){
+			else if (nr_out < cap)
+				out[nr_out++] = (struct mem_range){
 					.start = cur, .end = next, .type = type };
-			} else {
-				dropped++;
-			}
+			else
+				(*dropped)++;
 		}
 		cur = next;
 	}
+	return nr_out;
+}
+
+/*
+ * Two sweeps: the first resolves overlaps and merges touching ranges of one
+ * type at their exact byte boundaries, so that two usable entries meeting
+ * inside a page keep that page; the second aligns the merged ranges to pages
+ * and resolves the partial pages a usable range shares with a restrictive
+ * one (the restrictive one wins).
+ */
+uint32_t bootinfo_normalize(struct bootinfo *bi)
+{
+	uint32_t exact, out, dropped;
+
+	exact = sweep(bi->raw.ranges, bi->raw.nr_ranges, false, bi->scratch,
+		      BOOTINFO_MAX_SCRATCH, &dropped);
+	if (dropped)
+		pr_err("e820: firmware map resolves to more than %d ranges; %u dropped (treated as holes)",
+		       BOOTINFO_MAX_SCRATCH, dropped);
+	out = sweep(bi->scratch, exact, true, bi->ranges, BOOTINFO_MAX_RANGES, &dropped);
 	if (dropped)
 		pr_err("e820: normalized map needs more than %d ranges; %u dropped (treated as holes)",
 		       BOOTINFO_MAX_RANGES, dropped);

@@ -54,6 +54,7 @@ struct mem_range {
  */
 #define BOOTINFO_MAX_RAW 1024
 #define BOOTINFO_MAX_RANGES 512
+#define BOOTINFO_MAX_SCRATCH (2 * BOOTINFO_MAX_RAW + 1)   /* exact sweep of the raw list */
 #define BOOTINFO_CMDLINE_BYTES 2048
 #define BOOTINFO_LOADER_BYTES 64
 
@@ -86,6 +87,9 @@ struct bootinfo {
 	/* Normalized map: sorted, disjoint, page-aligned, no MEM_NONE. */
 	struct mem_range ranges[BOOTINFO_MAX_RANGES];
 	uint32_t nr_ranges;
+
+	/* Working space of bootinfo_normalize(). */
+	struct mem_range scratch[BOOTINFO_MAX_SCRATCH];
 };
 
 /* Reset @bi to an empty map with no loader, command line or RSDP. */

@@ -196,9 +196,13 @@ struct cmdline_result cmdline_parse(const char *cmdline, const struct param *par
 		if (word[0] == '\0')
 			break;
 		res.words++;
-		if (too_long)
-			pr_warn("cmdline: word longer than %d bytes cut: '%.40s...'",
-				WORD_MAX - 1, word);
+		if (too_long) {
+			/* A cut value would be a different value: refuse it. */
+			pr_err("cmdline: word longer than %d bytes ignored: '%.40s...'",
+			       WORD_MAX - 1, word);
+			res.invalid++;
+			continue;
+		}
 		value = strchr(word, '=');
 		if (value)
 			*value++ = '\0';

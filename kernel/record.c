@@ -141,7 +141,10 @@ void rec_close(struct record *r)
 {
 	if (r->depth == 0 || r->truncated)
 		return;
-	put(r, &r->closers[--r->depth], 1);
+	put(r, &r->closers[r->depth - 1], 1);
+	if (r->truncated)
+		return;     /* rec_finish() closes it from safe_len */
+	r->depth--;
 	value_end(r);
 }
 
@@ -188,8 +191,10 @@ const char *rec_finish(struct record *r)
 		r->buf[r->len++] = r->closers[--r->depth];
 	if (r->truncated) {
 		static const char mark[] = ",\"truncated\":true";
-		memcpy(r->buf + r->len, mark, sizeof(mark) - 1);
-		r->len += sizeof(mark) - 1;
+		/* No comma right after the opening brace (nothing survived). */
+		size_t skip = r->buf[r->len - 1] == '{';
+		memcpy(r->buf + r->len, mark + skip, sizeof(mark) - 1 - skip);
+		r->len += sizeof(mark) - 1 - skip;
 	}
 	r->buf[r->len++] = '}';
 	r->buf[r->len] = '\0';

@@ -61,6 +61,10 @@ static bool read_mmap(struct bootinfo *bi, const unsigned char *tag, uint32_t si
 		return false;
 	}
 	count = (size - sizeof(h)) / h.entry_size;
+	if (count == 0) {
+		pr_err("mb2: memory map tag has no entries");
+		return false;
+	}
 	if ((size - sizeof(h)) % h.entry_size)
 		pr_warn("mb2: memory map tag size %u is not header + n * %u; trailing bytes ignored",
 			size, h.entry_size);
@@ -82,8 +86,13 @@ static bool read_efi_mmap(struct bootinfo *bi, const unsigned char *tag, uint32_
 		return false;
 	}
 	memcpy(&h, tag, sizeof(h));
-	if (efi_map_add(bi, tag + sizeof(h), size - sizeof(h), h.descr_size) < 0)
+	long count = efi_map_add(bi, tag + sizeof(h), size - sizeof(h), h.descr_size);
+	if (count < 0)
 		return false;
+	if (count == 0) {
+		pr_err("mb2: EFI memory map tag has no descriptors");
+		return false;
+	}
 	bi->map_source = "mb2-efi-mmap";
 	return true;
 }

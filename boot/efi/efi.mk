@@ -1,0 +1,75 @@
+# boot/efi/efi.mk: the direct UEFI loader and its ESP image (included by the
+# top Makefile).
+#
+#   make esp      build/$(MODE)/efi/BOOTX64.EFI and build/$(MODE)/memboot-esp.img
+#
+# BOOTX64.EFI is a gnu-efi application: compiled -fpic, linked as a shared
+# object against gnu-efi's crt0 and linker script, then turned into a PE32+
+# EFI application by objcopy. The ESP is a FAT image written with mtools (no
+# root, no loop device) and no partition table:
+#   \EFI\BOOT\BOOTX64.EFI          the loader (the removable-media default path)
+#   \EFI\memboot\memboot.elf       the kernel, the same ELF GRUB and PVH boot
+#   \EFI\memboot\cmdline.txt       only with MEMBOOT_CMDLINE="..." (the loader
+#                                  passes it to the kernel)
+# `make test` needs the image: the guest tests boot it (--boot efi).
+
+EFI_O := $(O)/efi
+ESP_IMG := $(O)/memboot-esp.img
+ESP_MIB ?= 8
+EFI_INC := /usr/include/efi
+EFI_LIB := /usr/lib
+EFI_CFLAGS := -std=gnu11 -O2 -g -I$(EFI_INC) -I$(EFI_INC)/x86_64 -I$(EFI_INC)/protocol -I. \
+	-fpic -ffreestanding -fno-stack-protector -fno-stack-check -fshort-wchar \
+	-mno-red-zone -maccumulate-outgoing-args -mgeneral-regs-only \
+	-Wall -Wextra -Wno-unused-parameter -Werror \
+	-DMEMBOOT_EFI_LOADER -DMEMBOOT_VERSION='"$(VERSION)"' -MMD -MP
+EFI_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc -L$(EFI_LIB) \
+	-T $(EFI_LIB)/elf_x86_64_efi.lds
+EFI_SRCS := boot/efi/loader.c boot/efi/kelf.c
+EFI_OBJS := $(patsubst %.c,$(EFI_O)/%.o,$(EFI_SRCS))
+
+.PHONY: esp efi
+efi: $(EFI_O)/BOOTX64.EFI
+esp: $(ESP_IMG)
+test: esp
+
+$(EFI_O)/%.o: %.c | $(DEPS)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  EFICC   $<")
+	$(Q)$(CC) $(EFI_CFLAGS) -c $< -o $@
+
+$(EFI_O)/loader.so: $(EFI_OBJS)
+	@$(if $(Q),echo "  EFILD   $@")
+	$(Q)$(LD) $(EFI_LDFLAGS) $(EFI_LIB)/crt0-efi-x86_64.o $(EFI_OBJS) -o $@ -lefi -lgnuefi
+
+$(EFI_O)/BOOTX64.EFI: $(EFI_O)/loader.so
+	@$(if $(Q),echo "  EFIAPP  $@")
+	$(Q)objcopy -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela \
+		-j .rel.* -j .rela.* -j .reloc --target efi-app-x86_64 --subsystem=10 $< $@
+
+# The image is rebuilt from scratch each time (under 0.1 s), so that a file
+# removed from the recipe does not linger in it. The command line is baked in
+# only on request; its value is a prerequisite through a stamp file.
+$(EFI_O)/cmdline.stamp: esp-always
+	@mkdir -p $(@D)
+	@echo '$(MEMBOOT_CMDLINE)' | cmp -s - $@ || echo '$(MEMBOOT_CMDLINE)' > $@
+
+$(ESP_IMG): $(EFI_O)/BOOTX64.EFI $(O)/memboot.elf $(EFI_O)/cmdline.stamp
+	@$(if $(Q),echo "  ESP     $@")
+	$(Q)rm -f $@.tmp && truncate -s $(ESP_MIB)M $@.tmp && \
+		mformat -i $@.tmp -v MEMBOOT :: && \
+		mmd -i $@.tmp ::/EFI ::/EFI/BOOT ::/EFI/memboot && \
+		mcopy -i $@.tmp $(EFI_O)/BOOTX64.EFI ::/EFI/BOOT/BOOTX64.EFI && \
+		mcopy -i $@.tmp $(O)/memboot.elf ::/EFI/memboot/memboot.elf
+	$(Q)if [ -n '$(MEMBOOT_CMDLINE)' ]; then \
+		printf '%s\n' '$(MEMBOOT_CMDLINE)' > $(EFI_O)/cmdline.txt && \
+		mcopy -i $@.tmp $(EFI_O)/cmdline.txt ::/EFI/memboot/cmdline.txt; fi
+	$(Q)mv $@.tmp $@
+
+.PHONY: esp-always
+esp-always:
+
+-include $(EFI_OBJS:.o=.d)
+
+# The PVH path's kernel objects (boot/pvh/); see that file for why here.
+include boot/pvh/pvh.mk

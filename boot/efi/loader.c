@@ -1,0 +1,409 @@
+/*
+ * loader.c: BOOTX64.EFI, memboot's direct UEFI loader (gnu-efi).
+ *
+ * What it does, in order (docs/boot-paths.md has the why):
+ *  1. prints its version and the firmware's vendor and revisions on ConOut
+ *     (OVMF mirrors ConOut to COM1, so it shows up in `-serial stdio`);
+ *  2. reads \EFI\memboot\memboot.elf from the volume it was itself loaded
+ *     from, and \EFI\memboot\cmdline.txt if there is one;
+ *  3. checks the ELF (kelf_check) and loads each PT_LOAD segment at its
+ *     physical address with AllocatePages(AllocateAddress); a segment that
+ *     collides with memory the firmware already uses is refused with the
+ *     segment, its range and the firmware ranges in the way;
+ *  4. copies the RSDP from the configuration table (ACPI 2.0 GUID first,
+ *     ACPI 1.0 as a fallback);
+ *  5. allocates the hand-off block (boot/handoff.h) below 4 GiB, takes the
+ *     memory map straight into it, and calls ExitBootServices, taking a
+ *     fresh map and retrying while the firmware answers EFI_INVALID_PARAMETER
+ *     (stale map key), as UEFI 2.10 section 7.4 requires;
+ *  6. with interrupts off, jumps to the kernel's _start64 with
+ *     RDI = HANDOFF_ENTRY_MAGIC and RSI = the block. Nothing is printed after
+ *     ExitBootServices: from there on only the kernel's console is used.
+ *
+ * Words of the command line that start with "efiloader." are the loader's
+ * own and are not passed on; `efiloader.stale_map` changes the memory map
+ * between GetMemoryMap and the first ExitBootServices on purpose, so that the
+ * retry is exercised (tests/guest/test_bootpaths.py).
+ */
+#include <efi.h>
+#include <efilib.h>
+
+#include "boot/efi/kelf.h"
+#include "boot/handoff.h"
+
+#ifndef MEMBOOT_VERSION
+#define MEMBOOT_VERSION "unknown"
+#endif
+
+#define KERNEL_PATH L"\\EFI\\memboot\\memboot.elf"
+#define CMDLINE_PATH L"\\EFI\\memboot\\cmdline.txt"
+#define LOADER_NAME "memboot-efi " MEMBOOT_VERSION
+#define LOADER_WORD_PREFIX "efiloader."
+#define CMDLINE_MAX 2047
+#define MAX_EXIT_TRIES 8
+#define PAGE 4096ULL
+#define QEMU_EXIT_PORT 0xf4
+#define QEMU_EXIT_BOOTINFO (0x10 + 3)   /* kernel status 3: bad boot information */
+
+static EFI_GUID acpi20_guid = ACPI_20_TABLE_GUID;
+static EFI_GUID acpi10_guid = ACPI_TABLE_GUID;
+
+static const char *const efi_type_names[] = {
+	"Reserved", "LoaderCode", "LoaderData", "BootServicesCode",
+	"BootServicesData", "RuntimeServicesCode", "RuntimeServicesData",
+	"Conventional", "Unusable", "ACPIReclaim", "ACPINVS", "MMIO",
+	"MMIOPortSpace", "PalCode", "Persistent",
+};
+
+static const char *efi_type_name(UINT32 type)
+{
+	return type < sizeof(efi_type_names) / sizeof(efi_type_names[0]) ?
+		efi_type_names[type] : "(other)";
+}
+
+static void cpuid(UINT32 leaf, UINT32 r[4])
+{
+	__asm__ volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
+			 : "a"(leaf), "c"(0));
+}
+
+/*
+ * A fatal problem before ExitBootServices: say what it is, then give control
+ * back. Under a hypervisor, end the run the way the kernel would with
+ * "bad boot information" (QEMU's isa-debug-exit), so a test fails at once
+ * instead of waiting in the firmware's boot menu.
+ */
+static EFI_STATUS fail(EFI_STATUS st)
+{
+	UINT32 r[4];
+
+	Print(L"memboot-efi: cannot boot the kernel (%r)\n", st);
+	cpuid(1, r);
+	if (r[2] & (1u << 31)) {
+		UINT32 v = QEMU_EXIT_BOOTINFO;
+		__asm__ volatile("outl %0, %w1" : : "a"(v), "Nd"(QEMU_EXIT_PORT));
+	}
+	uefi_call_wrapper(BS->Stall, 1, 10 * 1000 * 1000);
+	return st;
+}
+
+/* Read a whole file of the boot volume into pool memory. */
+static EFI_STATUS read_file(EFI_FILE_HANDLE root, CHAR16 *path, void **data, UINTN *len)
+{
+	EFI_FILE_HANDLE fh;
+	EFI_FILE_INFO *info;
+	EFI_STATUS st;
+	UINTN size;
+	void *buf;
+
+	st = uefi_call_wrapper(root->Open, 5, root, &fh, path, EFI_FILE_MODE_READ, 0ULL);
+	if (EFI_ERROR(st))
+		return st;
+	info = LibFileInfo(fh);
+	if (!info) {
+		uefi_call_wrapper(fh->Close, 1, fh);
+		return EFI_DEVICE_ERROR;
+	}
+	size = info->FileSize;
+	FreePool(info);
+	buf = AllocatePool(size ? size : 1);
+	if (!buf) {
+		uefi_call_wrapper(fh->Close, 1, fh);
+		return EFI_OUT_OF_RESOURCES;
+	}
+	st = uefi_call_wrapper(fh->Read, 3, fh, &size, buf);
+	uefi_call_wrapper(fh->Close, 1, fh);
+	if (EFI_ERROR(st)) {
+		FreePool(buf);
+		return st;
+	}
+	*data = buf;
+	*len = size;
+	return EFI_SUCCESS;
+}
+
+/* List the firmware ranges that overlap [start, end). */
+static void show_collisions(UINT64 start, UINT64 end)
+{
+	UINTN count, key, dsize;
+	UINT32 dver;
+	EFI_MEMORY_DESCRIPTOR *map = LibMemoryMap(&count, &key, &dsize, &dver);
+	EFI_MEMORY_DESCRIPTOR *d = map;
+
+	if (!map)
+		return;
+	for (UINTN i = 0; i < count; i++, d = NextMemoryDescriptor(d, dsize)) {
+		UINT64 s = d->PhysicalStart, e = s + d->NumberOfPages * PAGE;
+		if (s < end && start < e && d->Type != EfiConventionalMemory)
+			Print(L"memboot-efi:   in the way: [0x%lx-0x%lx) %a (type %d)\n",
+			      s, e, efi_type_name(d->Type), d->Type);
+	}
+	FreePool(map);
+}
+
+/* Allocate the exact pages of every PT_LOAD and copy it there. */
+static EFI_STATUS load_segments(const struct kelf_image *img, const UINT8 *file)
+{
+	UINT64 prev_end = 0;
+
+	for (UINT32 i = 0; i < img->nr_seg; i++) {
+		const struct kelf_segment *s = &img->seg[i];
+		UINT64 start = s->paddr & ~(PAGE - 1);
+		UINT64 end = (s->paddr + s->memsz + PAGE - 1) & ~(PAGE - 1);
+		EFI_STATUS st;
+
+		if (start < prev_end)
+			start = prev_end;   /* shares a page with the previous segment */
+		if (start < end) {
+			EFI_PHYSICAL_ADDRESS addr = start;
+			st = uefi_call_wrapper(BS->AllocatePages, 4, AllocateAddress,
+					       (s->flags & KELF_PF_X) ? EfiLoaderCode : EfiLoaderData,
+					       (end - start) / PAGE, &addr);
+			if (EFI_ERROR(st)) {
+				Print(L"memboot-efi: kernel segment %d (program header %d) needs "
+				      L"[0x%lx-0x%lx), which the firmware does not give (%r): "
+				      L"it collides with memory the firmware uses\n",
+				      i, s->phdr, s->paddr, s->paddr + s->memsz, st);
+				show_collisions(start, end);
+				return st;
+			}
+			prev_end = end;
+		}
+		CopyMem((void *)(UINTN)s->paddr, (void *)(file + s->offset), s->filesz);
+		if (s->memsz > s->filesz)
+			SetMem((void *)(UINTN)(s->paddr + s->filesz), s->memsz - s->filesz, 0);
+	}
+	return EFI_SUCCESS;
+}
+
+/* The RSDP from the configuration table: ACPI 2.0 first, then 1.0. */
+static const UINT8 *find_rsdp(UINT32 *bytes, UINT32 *flag)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		EFI_GUID *want = pass == 0 ? &acpi20_guid : &acpi10_guid;
+		for (UINTN i = 0; i < ST->NumberOfTableEntries; i++) {
+			EFI_CONFIGURATION_TABLE *t = &ST->ConfigurationTable[i];
+			const UINT8 *p = t->VendorTable;
+			if (CompareGuid(&t->VendorGuid, want) != 0 || !p ||
+			    CompareMem((void *)p, "RSD PTR ", 8) != 0)
+				continue;
+			*bytes = p[15] >= 2 ? 36 : 20;
+			*flag = pass == 0 ? HANDOFF_F_RSDP_ACPI20 : HANDOFF_F_RSDP_ACPI10;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+static UINTN ascii_len(const char *s)
+{
+	UINTN n = 0;
+	while (s[n])
+		n++;
+	return n;
+}
+
+/*
+ * Turn the command-line file into one line: control characters become
+ * spaces, words starting with "efiloader." are taken out (they set
+ * *stale_map) and the rest is copied to @out (at most CMDLINE_MAX bytes).
+ */
+static UINTN clean_cmdline(const UINT8 *in, UINTN len, char *out, BOOLEAN *stale_map)
+{
+	UINTN n = 0, i = 0;
+	const UINTN plen = sizeof(LOADER_WORD_PREFIX) - 1;
+
+	while (i < len) {
+		UINTN w;
+		while (i < len && (in[i] <= ' ' || in[i] == 0x7f))
+			i++;
+		for (w = i; w < len && in[w] > ' ' && in[w] != 0x7f; w++)
+			;
+		if (w == i)
+			break;
+		if (w - i >= plen && CompareMem((void *)(in + i), LOADER_WORD_PREFIX, plen) == 0) {
+			if (w - i == plen + 9 && CompareMem((void *)(in + i + plen), "stale_map", 9) == 0)
+				*stale_map = TRUE;
+			else
+				Print(L"memboot-efi: unknown loader word ignored\n");
+		} else if (n + (n ? 1 : 0) + (w - i) <= CMDLINE_MAX) {
+			if (n)
+				out[n++] = ' ';
+			CopyMem(out + n, (void *)(in + i), w - i);
+			n += w - i;
+		} else {
+			Print(L"memboot-efi: command line longer than %d bytes; truncated\n", CMDLINE_MAX);
+			break;
+		}
+		i = w;
+	}
+	out[n] = '\0';
+	return n;
+}
+
+static inline UINT64 read_cr4(void)
+{
+	UINT64 v;
+	__asm__ volatile("mov %%cr4, %0" : "=r"(v));
+	return v;
+}
+
+static void __attribute__((noreturn)) enter_kernel(UINT64 entry, UINT64 block)
+{
+	__asm__ volatile("cli\n\tjmp *%0"
+			 : : "r"(entry), "D"((UINT64)HANDOFF_ENTRY_MAGIC), "S"(block)
+			 : "memory");
+	__builtin_unreachable();
+}
+
+EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
+{
+	EFI_LOADED_IMAGE *li = NULL;
+	EFI_FILE_HANDLE root;
+	EFI_STATUS st;
+	void *elf = NULL, *cmdfile = NULL;
+	UINTN elf_len = 0, cmd_len = 0;
+	struct kelf_image img;
+	enum kelf_status kst;
+	char cmdline[CMDLINE_MAX + 1];
+	UINTN cmdline_len = 0;
+	BOOLEAN stale_map = FALSE;
+	const UINT8 *rsdp;
+	UINT32 rsdp_bytes = 0, flags = 0;
+	UINTN map_size = 0, map_key, desc_size = 0, total, map_cap, map_off, pages;
+	UINT32 desc_version = 0, tries;
+	EFI_PHYSICAL_ADDRESS block = 0xffffffffULL;
+	struct handoff_header *h;
+
+	InitializeLib(image, systab);
+	Print(L"memboot-efi %a: UEFI %d.%02d, firmware '%s' revision 0x%x\n",
+	      MEMBOOT_VERSION, ST->Hdr.Revision >> 16, ST->Hdr.Revision & 0xffff,
+	      ST->FirmwareVendor ? ST->FirmwareVendor : L"?", ST->FirmwareRevision);
+
+	if (read_cr4() & (1ULL << 12)) {
+		Print(L"memboot-efi: the firmware runs with 5-level paging (CR4.LA57); "
+		      L"memboot's 64-bit entry needs 4-level paging\n");
+		return fail(EFI_UNSUPPORTED);
+	}
+
+	st = uefi_call_wrapper(BS->HandleProtocol, 3, image, &LoadedImageProtocol, (void **)&li);
+	if (EFI_ERROR(st) || !li) {
+		Print(L"memboot-efi: no loaded-image protocol for this image: %r\n", st);
+		return fail(st);
+	}
+	root = LibOpenRoot(li->DeviceHandle);
+	if (!root) {
+		Print(L"memboot-efi: cannot open the volume this loader came from\n");
+		return fail(EFI_NOT_FOUND);
+	}
+	st = read_file(root, KERNEL_PATH, &elf, &elf_len);
+	if (EFI_ERROR(st)) {
+		Print(L"memboot-efi: cannot read %s from the boot volume: %r\n", KERNEL_PATH, st);
+		return fail(st);
+	}
+	if (!EFI_ERROR(read_file(root, CMDLINE_PATH, &cmdfile, &cmd_len))) {
+		cmdline_len = clean_cmdline(cmdfile, cmd_len, cmdline, &stale_map);
+		flags |= HANDOFF_F_CMDLINE_FILE;
+		FreePool(cmdfile);
+	} else {
+		cmdline[0] = '\0';
+	}
+	uefi_call_wrapper(root->Close, 1, root);
+
+	kst = kelf_check(elf, elf_len, &img);
+	if (kst != KELF_OK) {
+		Print(L"memboot-efi: %s is not a kernel this loader can start: %a",
+		      KERNEL_PATH, kelf_status_name(kst));
+		if (kst >= KELF_ERR_SEGMENT && kst <= KELF_ERR_TOO_MANY)
+			Print(L" (program header %d, [0x%lx-0x%lx))", img.bad_phdr,
+			      img.bad_start, img.bad_end);
+		Print(L"\n");
+		return fail(EFI_LOAD_ERROR);
+	}
+	if (img.handoff_version < HANDOFF_VERSION) {
+		Print(L"memboot-efi: the kernel reads hand-off version %d; this loader writes %d\n",
+		      img.handoff_version, HANDOFF_VERSION);
+		return fail(EFI_INCOMPATIBLE_VERSION);
+	}
+	st = load_segments(&img, elf);
+	if (EFI_ERROR(st))
+		return fail(st);
+
+	rsdp = find_rsdp(&rsdp_bytes, &flags);
+	if (!rsdp)
+		Print(L"memboot-efi: no ACPI RSDP in the configuration table\n");
+
+	/* The block: header, RSDP, command line, loader name, then the map with
+	 * room for the descriptors that allocating the block itself adds. */
+	st = uefi_call_wrapper(BS->GetMemoryMap, 5, &map_size, NULL, &map_key, &desc_size,
+			       &desc_version);
+	if (st != EFI_BUFFER_TOO_SMALL || desc_size < sizeof(EFI_MEMORY_DESCRIPTOR)) {
+		Print(L"memboot-efi: GetMemoryMap(size 0) gave %r, descriptor size %d\n",
+		      st, desc_size);
+		return fail(EFI_ERROR(st) ? st : EFI_DEVICE_ERROR);
+	}
+	map_off = (sizeof(*h) + 36 + (CMDLINE_MAX + 1) + sizeof(LOADER_NAME) + 7) & ~7ULL;
+	map_cap = map_size + 32 * desc_size;
+	total = map_off + map_cap;
+	pages = (total + PAGE - 1) / PAGE;
+	st = uefi_call_wrapper(BS->AllocatePages, 4, AllocateMaxAddress, EfiLoaderData,
+			       pages, &block);
+	if (EFI_ERROR(st)) {
+		Print(L"memboot-efi: no %d pages below 4 GiB for the hand-off block: %r\n",
+		      pages, st);
+		return fail(st);
+	}
+	h = (struct handoff_header *)(UINTN)block;
+	SetMem(h, pages * PAGE, 0);
+	h->magic = HANDOFF_MAGIC;
+	h->version = HANDOFF_VERSION;
+	h->header_bytes = sizeof(*h);
+	h->flags = flags;
+	h->system_table = (UINT64)(UINTN)ST;
+	if (rsdp) {
+		h->rsdp_offset = sizeof(*h);
+		h->rsdp_bytes = rsdp_bytes;
+		CopyMem((UINT8 *)h + h->rsdp_offset, (void *)rsdp, rsdp_bytes);
+	}
+	h->cmdline_offset = sizeof(*h) + 36;
+	h->cmdline_bytes = cmdline_len + 1;
+	CopyMem((UINT8 *)h + h->cmdline_offset, cmdline, cmdline_len + 1);
+	h->loader_offset = h->cmdline_offset + CMDLINE_MAX + 1;
+	h->loader_bytes = ascii_len(LOADER_NAME) + 1;
+	CopyMem((UINT8 *)h + h->loader_offset, LOADER_NAME, h->loader_bytes);
+	h->map_offset = map_off;
+
+	Print(L"memboot-efi: kernel %d segments at 0x%lx, entry 0x%lx; hand-off at 0x%lx; "
+	      L"RSDP %a; exiting boot services\n", img.nr_seg, img.seg[0].paddr, img.entry64,
+	      block, !rsdp ? "none" : (flags & HANDOFF_F_RSDP_ACPI20) ? "ACPI 2.0" : "ACPI 1.0");
+
+	/* No Print from here on: it could allocate and make the map stale. */
+	for (tries = 1; ; tries++) {
+		map_size = map_cap;
+		st = uefi_call_wrapper(BS->GetMemoryMap, 5, &map_size,
+				       (EFI_MEMORY_DESCRIPTOR *)((UINT8 *)h + map_off),
+				       &map_key, &desc_size, &desc_version);
+		if (EFI_ERROR(st))
+			break;
+		if (stale_map && tries == 1) {
+			EFI_PHYSICAL_ADDRESS junk;
+			uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages,
+					  EfiLoaderData, 1, &junk);
+		}
+		st = uefi_call_wrapper(BS->ExitBootServices, 2, image, map_key);
+		if (st != EFI_INVALID_PARAMETER || tries == MAX_EXIT_TRIES)
+			break;
+	}
+	if (EFI_ERROR(st)) {
+		/* Boot services may be half gone; ConOut is the best left. */
+		Print(L"memboot-efi: ExitBootServices failed after %d tries: %r\n", tries, st);
+		return fail(st);
+	}
+
+	h->map_bytes = map_size;
+	h->desc_size = desc_size;
+	h->desc_version = desc_version;
+	h->exit_tries = tries;
+	h->total_bytes = map_off + map_size;
+	enter_kernel(img.entry64, block);
+}

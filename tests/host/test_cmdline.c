@@ -1,0 +1,594 @@
+/*
+ * test_cmdline.c: the command-line parser (kernel/cmdline.c) against a local
+ * table with one parameter of every type, and the kernel's own table
+ * (kernel/params.c, compiled into this test since it is not a pure source).
+ */
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "kernel/cmdline.h"
+#include "tests/host/host_support.h"
+
+/* The kernel's table, with the one variable it needs from kernel/exit.c. */
+#include "kernel/params.c"
+enum exit_method exit_method;
+
+/* ---- a local table of every type -------------------------------------- */
+
+static bool v_flag, v_opt;
+static uint64_t v_count, v_big, v_mem, v_even;
+static unsigned v_mode;
+static char v_name[16], v_long[1024];
+
+static const char *const modes[] = { "fast", "slow", "off", NULL };
+
+static bool parse_even(const char *value, void *ptr, char *err, size_t err_bytes)
+{
+	uint64_t v;
+	if (!value) {
+		snprintf(err, err_bytes, "an even number");
+		return false;
+	}
+	if (!cmdline_parse_u64(value, &v) || v % 2) {
+		snprintf(err, err_bytes, "an even number, not %s", value);
+		return false;
+	}
+	*(uint64_t *)ptr = v;
+	return true;
+}
+
+static const struct param table[] = {
+	{ .key = "t.flag", .type = PARAM_BOOL, .ptr = &v_flag, .help = "a flag" },
+	{ .key = "t.opt", .type = PARAM_BOOL, .ptr = &v_opt, .help = "on by default" },
+	{ .key = "t.count", .type = PARAM_U64, .ptr = &v_count, .min = 1, .max = 100 },
+	{ .key = "t.big", .type = PARAM_U64, .ptr = &v_big, .min = 0, .max = UINT64_MAX },
+	{ .key = "t.mem", .type = PARAM_SIZE, .ptr = &v_mem, .min = 4096, .max = 1ULL << 40 },
+	{ .key = "t.mode", .type = PARAM_ENUM, .ptr = &v_mode, .choices = modes },
+	{ .key = "t.name", .type = PARAM_STR, .ptr = v_name, .max = sizeof(v_name) },
+	{ .key = "t.long", .type = PARAM_STR, .ptr = v_long, .max = sizeof(v_long) },
+	{ .key = "t.even", .type = PARAM_FUNC, .ptr = &v_even, .fn = parse_even },
+};
+#define NT (sizeof(table) / sizeof(table[0]))
+
+static struct kernel_params kparams_default;
+
+static int setup(void **state)
+{
+	(void)state;
+	host_log_reset();
+	v_flag = false;
+	v_opt = true;
+	v_count = 10;
+	v_big = 0;
+	v_mem = 1 << 20;
+	v_even = 2;
+	v_mode = 0;
+	strcpy(v_name, "default");
+	strcpy(v_long, "default");
+	kparams = kparams_default;
+	exit_method = EXIT_METHOD_AUTO;
+	return 0;
+}
+
+static struct cmdline_result parse(const char *line)
+{
+	return cmdline_parse(line, table, NT);
+}
+
+static void assert_result(struct cmdline_result r, unsigned words, unsigned applied,
+			  unsigned unknown, unsigned invalid)
+{
+	if (r.words != words || r.applied != applied || r.unknown != unknown ||
+	    r.invalid != invalid)
+		fail_msg("result words %u applied %u unknown %u invalid %u, expected %u %u %u %u",
+			 r.words, r.applied, r.unknown, r.invalid, words, applied, unknown,
+			 invalid);
+}
+
+/* ---- BOOL ------------------------------------------------------------- */
+
+static void test_bool(void **state)
+{
+	assert_result(parse("t.flag"), 1, 1, 0, 0);
+	assert_true(v_flag);
+
+	static const struct { const char *word; bool want; } cases[] = {
+		{ "t.opt=0", false }, { "t.opt=1", true }, { "t.opt=off", false },
+		{ "t.opt=on", true }, { "t.opt=n", false }, { "t.opt=y", true },
+		{ "t.opt=no", false }, { "t.opt=yes", true }, { "t.opt=false", false },
+		{ "t.opt=true", true },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		v_opt = !cases[i].want;
+		assert_result(parse(cases[i].word), 1, 1, 0, 0);
+		if (v_opt != cases[i].want)
+			fail_msg("'%s' gave %d", cases[i].word, v_opt);
+	}
+	assert_int_equal(host_log_count(LOG_WARN) + host_log_count(LOG_ERR), 0);
+
+	/* A bare flag sets even a flag that is on by default to true. */
+	v_opt = false;
+	assert_result(parse("t.opt"), 1, 1, 0, 0);
+	assert_true(v_opt);
+}
+
+static void test_bool_bad(void **state)
+{
+	assert_result(parse("t.opt=maybe"), 1, 0, 0, 1);
+	assert_true(v_opt);
+	assert_true(host_log_contains("cmdline: bad value 'maybe' for 't.opt' (expected a boolean: 1/0, y/n, on/off, true/false); keeping the default"));
+	assert_result(parse("t.opt="), 1, 0, 0, 1);
+	assert_true(host_log_contains("cmdline: bad value '' for 't.opt'"));
+	assert_result(parse("t.opt=2"), 1, 0, 0, 1);
+	assert_result(parse("t.opt=onn"), 1, 0, 0, 1);
+	assert_true(v_opt);
+
+	bool b = true;
+	assert_true(cmdline_parse_bool("off", &b));
+	assert_false(b);
+	assert_false(cmdline_parse_bool("", &b));
+	assert_false(cmdline_parse_bool("o", &b));
+	assert_false(b);
+}
+
+/* ---- U64 -------------------------------------------------------------- */
+
+static void test_u64_parser(void **state)
+{
+	static const struct { const char *s; bool ok; uint64_t v; } cases[] = {
+		{ "0", true, 0 },
+		{ "7", true, 7 },
+		{ "007", true, 7 },                   /* decimal, never octal */
+		{ "0x10", true, 16 },
+		{ "0X1f", true, 31 },
+		{ "0xABCdef", true, 0xabcdef },
+		{ "18446744073709551615", true, UINT64_MAX },
+		{ "18446744073709551616", false, 0 }, /* 2^64 */
+		{ "99999999999999999999", false, 0 },
+		{ "0xffffffffffffffff", true, UINT64_MAX },
+		{ "0x0000000000000000000001", true, 1 },
+		{ "0x10000000000000000", false, 0 },
+		{ "", false, 0 },
+		{ "0x", false, 0 },
+		{ "x10", false, 0 },
+		{ "-1", false, 0 },
+		{ "+1", false, 0 },
+		{ " 1", false, 0 },
+		{ "1 ", false, 0 },
+		{ "12a", false, 0 },
+		{ "0xg", false, 0 },
+		{ "1.5", false, 0 },
+		{ "1K", false, 0 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t v = 0x5555;
+		bool ok = cmdline_parse_u64(cases[i].s, &v);
+		if (ok != cases[i].ok || (ok && v != cases[i].v) || (!ok && v != 0x5555))
+			fail_msg("cmdline_parse_u64(\"%s\") = %d, 0x%" PRIx64, cases[i].s, ok, v);
+	}
+}
+
+static void test_u64_param(void **state)
+{
+	assert_result(parse("t.count=1"), 1, 1, 0, 0);
+	assert_int_equal(v_count, 1);
+	assert_result(parse("t.count=100"), 1, 1, 0, 0);
+	assert_int_equal(v_count, 100);
+	assert_result(parse("t.count=0x20"), 1, 1, 0, 0);
+	assert_int_equal(v_count, 32);
+
+	assert_result(parse("t.count=0"), 1, 0, 0, 1);
+	assert_true(host_log_contains("cmdline: bad value '0' for 't.count' (expected an integer in 1..100); keeping the default"));
+	assert_result(parse("t.count=101"), 1, 0, 0, 1);
+	assert_true(host_log_contains("cmdline: bad value '101' for 't.count' (expected an integer in 1..100)"));
+	assert_result(parse("t.count=18446744073709551616"), 1, 0, 0, 1);
+	assert_result(parse("t.count=ten"), 1, 0, 0, 1);
+	assert_int_equal(v_count, 32);
+
+	host_log_reset();
+	assert_result(parse("t.count"), 1, 0, 0, 1);
+	assert_true(host_log_contains("cmdline: 't.count' needs a value (an integer in 1..100); keeping the default"));
+
+	assert_result(parse("t.big=18446744073709551615"), 1, 1, 0, 0);
+	assert_int_equal(v_big, UINT64_MAX);
+	assert_result(parse("t.big=0"), 1, 1, 0, 0);
+	assert_int_equal(v_big, 0);
+	assert_result(parse("t.big=0x1ffffffffffffffff"), 1, 0, 0, 1);
+	assert_int_equal(v_big, 0);
+}
+
+/* ---- SIZE ------------------------------------------------------------- */
+
+static void test_size_parser(void **state)
+{
+	static const struct { const char *s; bool ok; uint64_t v; } cases[] = {
+		{ "0", true, 0 },
+		{ "4096", true, 4096 },
+		{ "1k", true, 1024 },
+		{ "4K", true, 4096 },
+		{ "1m", true, 1 << 20 },
+		{ "2M", true, 2 << 20 },
+		{ "3g", true, 3ULL << 30 },
+		{ "1G", true, 1ULL << 30 },
+		{ "1t", true, 1ULL << 40 },
+		{ "5T", true, 5ULL << 40 },
+		{ "0x10K", true, 16 << 10 },
+		{ "16777215T", true, 16777215ULL << 40 },
+		{ "16777216T", false, 0 },            /* 2^64 */
+		{ "17179869183G", true, 17179869183ULL << 30 },
+		{ "17179869184G", false, 0 },
+		{ "18446744073709551615", true, UINT64_MAX },
+		{ "0000000000000000000000000000001", true, 1 },   /* 31 bytes */
+		{ "00000000000000000000000000000001", false, 0 }, /* 32 bytes */
+		{ "", false, 0 },
+		{ "K", false, 0 },
+		{ "1KB", false, 0 },
+		{ "1KK", false, 0 },
+		{ "1P", false, 0 },
+		{ "1 K", false, 0 },
+		{ "-1K", false, 0 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t v = 0x5555;
+		bool ok = cmdline_parse_size(cases[i].s, &v);
+		if (ok != cases[i].ok || (ok && v != cases[i].v) || (!ok && v != 0x5555))
+			fail_msg("cmdline_parse_size(\"%s\") = %d, 0x%" PRIx64, cases[i].s, ok, v);
+	}
+}
+
+static void test_size_param(void **state)
+{
+	assert_result(parse("t.mem=4K"), 1, 1, 0, 0);
+	assert_int_equal(v_mem, 4096);
+	assert_result(parse("t.mem=1T"), 1, 1, 0, 0);
+	assert_int_equal(v_mem, 1ULL << 40);
+	assert_result(parse("t.mem=512M"), 1, 1, 0, 0);
+	assert_int_equal(v_mem, 512ULL << 20);
+
+	assert_result(parse("t.mem=3k"), 1, 0, 0, 1);
+	assert_true(host_log_contains("cmdline: bad value '3k' for 't.mem' (expected a size in 4096..1099511627776 bytes, suffix K/M/G/T allowed); keeping the default"));
+	assert_result(parse("t.mem=1025G"), 1, 0, 0, 1);
+	assert_result(parse("t.mem=16777216T"), 1, 0, 0, 1);
+	assert_result(parse("t.mem=lots"), 1, 0, 0, 1);
+	assert_int_equal(v_mem, 512ULL << 20);
+}
+
+/* ---- ENUM, STR, FUNC -------------------------------------------------- */
+
+static void test_enum(void **state)
+{
+	assert_result(parse("t.mode=slow"), 1, 1, 0, 0);
+	assert_int_equal(v_mode, 1);
+	assert_result(parse("t.mode=off"), 1, 1, 0, 0);
+	assert_int_equal(v_mode, 2);
+	assert_result(parse("t.mode=fast"), 1, 1, 0, 0);
+	assert_int_equal(v_mode, 0);
+
+	v_mode = 1;
+	assert_result(parse("t.mode=SLOW"), 1, 0, 0, 1);
+	assert_true(host_log_contains("cmdline: bad value 'SLOW' for 't.mode' (expected one of: fast slow off); keeping the default"));
+	assert_result(parse("t.mode=fas"), 1, 0, 0, 1);
+	assert_result(parse("t.mode="), 1, 0, 0, 1);
+	assert_result(parse("t.mode"), 1, 0, 0, 1);
+	assert_true(host_log_contains("cmdline: 't.mode' needs a value (one of: fast slow off)"));
+	assert_int_equal(v_mode, 1);
+}
+
+static void test_string(void **state)
+{
+	assert_result(parse("t.name=hello"), 1, 1, 0, 0);
+	assert_string_equal(v_name, "hello");
+	assert_result(parse("t.name=123456789012345"), 1, 1, 0, 0);   /* 15 */
+	assert_string_equal(v_name, "123456789012345");
+	assert_result(parse("t.name=a=b"), 1, 1, 0, 0);   /* first '=' splits */
+	assert_string_equal(v_name, "a=b");
+
+	assert_result(parse("t.name=1234567890123456"), 1, 0, 0, 1);  /* 16 */
+	assert_true(host_log_contains("cmdline: bad value '1234567890123456' for 't.name' (expected a string of at most 15 bytes); keeping the default"));
+	assert_string_equal(v_name, "a=b");
+	assert_result(parse("t.name"), 1, 0, 0, 1);
+	assert_true(host_log_contains("cmdline: 't.name' needs a value (a string of at most 15 bytes)"));
+
+	assert_result(parse("t.name="), 1, 1, 0, 0);
+	assert_string_equal(v_name, "");
+}
+
+static void test_func(void **state)
+{
+	assert_result(parse("t.even=10"), 1, 1, 0, 0);
+	assert_int_equal(v_even, 10);
+	assert_result(parse("t.even=7"), 1, 0, 0, 1);
+	assert_true(host_log_contains("cmdline: bad value '7' for 't.even' (expected an even number, not 7); keeping the default"));
+	assert_int_equal(v_even, 10);
+	assert_result(parse("t.even"), 1, 0, 0, 1);
+	assert_true(host_log_contains("cmdline: 't.even' needs a value (an even number); keeping the default"));
+	assert_int_equal(v_even, 10);
+}
+
+/* ---- words, quotes, counts -------------------------------------------- */
+
+static void test_quotes(void **state)
+{
+	assert_result(parse("t.name=\"a b\" t.flag"), 2, 2, 0, 0);
+	assert_string_equal(v_name, "a b");
+	assert_true(v_flag);
+	assert_result(parse("\"t.name=c d\""), 1, 1, 0, 0);
+	assert_string_equal(v_name, "c d");
+	assert_result(parse("t.name=a\"b c\"d"), 1, 1, 0, 0);
+	assert_string_equal(v_name, "ab cd");
+	assert_result(parse("t.name=\"\""), 1, 1, 0, 0);
+	assert_string_equal(v_name, "");
+	/* An unterminated quote runs to the end of the line. */
+	assert_result(parse("t.name=\"x  y t.flag"), 1, 1, 0, 0);
+	assert_string_equal(v_name, "x  y t.flag");
+	assert_int_equal(host_log_count(LOG_WARN) + host_log_count(LOG_ERR), 0);
+}
+
+static void test_unknown_key(void **state)
+{
+	assert_result(parse("BOOT_IMAGE=/boot/memboot.elf t.count=5 quiet t.nope=1"), 4, 1, 3, 0);
+	assert_true(host_log_contains("cmdline: unknown parameter 'BOOT_IMAGE' ignored"));
+	assert_true(host_log_contains("cmdline: unknown parameter 'quiet' ignored"));
+	assert_true(host_log_contains("cmdline: unknown parameter 't.nope' ignored"));
+	assert_int_equal(host_log_count(LOG_WARN), 3);
+	assert_int_equal(host_log_count(LOG_ERR), 0);
+	assert_int_equal(v_count, 5);
+	/* Keys match whole: no prefixes, no case folding. */
+	assert_result(parse("t.coun=5 T.COUNT=6 t.count2=7 =8"), 4, 0, 4, 0);
+	assert_true(host_log_contains("cmdline: unknown parameter '' ignored"));
+	assert_int_equal(v_count, 5);
+}
+
+static void test_last_wins(void **state)
+{
+	assert_result(parse("t.count=5 t.count=7"), 2, 2, 0, 0);
+	assert_int_equal(v_count, 7);
+	/* A bad value later keeps the last good one. */
+	assert_result(parse("t.count=9 t.count=1000"), 2, 1, 0, 1);
+	assert_int_equal(v_count, 9);
+	assert_result(parse("t.mode=slow t.mode=off t.mode=fast"), 3, 3, 0, 0);
+	assert_int_equal(v_mode, 0);
+}
+
+static void test_empty_lines(void **state)
+{
+	assert_result(parse(""), 0, 0, 0, 0);
+	assert_result(parse(NULL), 0, 0, 0, 0);
+	assert_result(parse("   "), 0, 0, 0, 0);
+	assert_result(parse(" \t\r\n \t"), 0, 0, 0, 0);
+	assert_result(parse("\"\""), 0, 0, 0, 0);
+	assert_int_equal(host_log_count(LOG_WARN) + host_log_count(LOG_ERR), 0);
+	/* Any whitespace separates words. */
+	assert_result(parse("\tt.flag\nt.count=3\r\n t.mode=off  "), 3, 3, 0, 0);
+	assert_true(v_flag);
+	assert_int_equal(v_count, 3);
+	assert_int_equal(v_mode, 2);
+}
+
+static void test_long_word(void **state)
+{
+	char line[700];
+	int n = snprintf(line, sizeof(line), "t.name=");
+	memset(line + n, 'a', 600 - n);
+	snprintf(line + 600, sizeof(line) - 600, " t.count=42");
+
+	/* 600 bytes: a cut value would be another value, so the whole word is
+	 * refused with an error, and the word after it is still read. */
+	assert_result(parse(line), 2, 1, 0, 1);
+	assert_true(host_log_contains("cmdline: word longer than 511 bytes ignored: 't.name=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...'"));
+	assert_int_equal(host_log_count(LOG_WARN), 0);
+	assert_int_equal(host_log_count(LOG_ERR), 1);
+	assert_string_equal(v_name, "default");
+	assert_int_equal(v_count, 42);
+
+	/* A 600-byte key is refused the same way, before any lookup. */
+	host_log_reset();
+	memset(line, 'k', 600);
+	line[600] = '\0';
+	assert_result(parse(line), 1, 0, 0, 1);
+	assert_true(host_log_contains("cmdline: word longer than 511 bytes ignored: 'kkkkkkkkkk"));
+
+	/* Exactly 511 bytes: no warning, accepted whole by a big string. */
+	host_log_reset();
+	n = snprintf(line, sizeof(line), "t.long=");
+	memset(line + n, 'b', 511 - n);
+	line[511] = '\0';
+	assert_result(parse(line), 1, 1, 0, 0);
+	assert_int_equal(host_log_count(LOG_WARN), 0);
+	assert_int_equal(strlen(v_long), 511 - 7);
+}
+
+static void test_mixed_counts(void **state)
+{
+	struct cmdline_result r =
+		parse("t.flag t.count=0 x=1 t.mode=slow t.name=\"two words\" t.even=3 t.mem=1G");
+	assert_result(r, 7, 4, 1, 2);
+	assert_int_equal(host_log_count(LOG_WARN), 1);
+	assert_int_equal(host_log_count(LOG_ERR), 2);
+	assert_true(v_flag);
+	assert_int_equal(v_count, 10);
+	assert_int_equal(v_mode, 1);
+	assert_string_equal(v_name, "two words");
+	assert_int_equal(v_even, 2);
+	assert_int_equal(v_mem, 1ULL << 30);
+}
+
+/* ---- the kernel's own table ------------------------------------------- */
+
+static void test_kernel_defaults(void **state)
+{
+	assert_int_equal(kparams.selftests, 0);
+	assert_int_equal(kparams.clock_ms, 1000);
+	assert_int_equal(kparams.fault, FAULT_NONE);
+	assert_int_equal(kparams.exit, EXIT_METHOD_AUTO);
+	assert_false(kparams.dump_mmap);
+	assert_false(kparams.dump_bootinfo);
+	struct cmdline_result r = params_parse("");
+	assert_result(r, 0, 0, 0, 0);
+	assert_int_equal(exit_method, EXIT_METHOD_AUTO);
+}
+
+static void test_kernel_selftest(void **state)
+{
+	assert_result(params_parse("memboot.selftest=clock"), 1, 1, 0, 0);
+	assert_int_equal(kparams.selftests, SELFTEST_CLOCK);
+
+	kparams.selftests = 0;
+	assert_result(params_parse("memboot.selftest=clock,clock"), 1, 1, 0, 0);
+	assert_int_equal(kparams.selftests, SELFTEST_CLOCK);
+
+	kparams.selftests = 0;
+	assert_result(params_parse("memboot.selftest=clock,bogus"), 1, 0, 0, 1);
+	/* The message is the table's own; it names the bad list item. */
+	assert_true(host_log_contains("cmdline: bad value 'clock,bogus' for 'memboot.selftest' (expected "));
+	assert_true(host_log_contains("'bogus' is not one); keeping the default"));
+	assert_int_equal(kparams.selftests, 0);
+
+	assert_result(params_parse("memboot.selftest=clk"), 1, 0, 0, 1);
+	assert_result(params_parse("memboot.selftest=clocks"), 1, 0, 0, 1);
+	assert_result(params_parse("memboot.selftest=,clock"), 1, 0, 0, 1);
+	assert_true(host_log_contains("'' is not one"));
+	host_log_reset();
+	assert_result(params_parse("memboot.selftest="), 1, 0, 0, 1);
+	assert_true(host_log_contains("cmdline: bad value '' for 'memboot.selftest' (expected "));
+	assert_result(params_parse("memboot.selftest"), 1, 0, 0, 1);
+	assert_true(host_log_contains("cmdline: 'memboot.selftest' needs a value ("));
+	assert_int_equal(kparams.selftests, 0);
+}
+
+static void test_kernel_clock_ms(void **state)
+{
+	assert_result(params_parse("memboot.clock_ms=5"), 1, 0, 0, 1);
+	assert_true(host_log_contains("cmdline: bad value '5' for 'memboot.clock_ms' (expected an integer in 10..60000); keeping the default"));
+	assert_int_equal(kparams.clock_ms, 1000);
+	assert_result(params_parse("memboot.clock_ms=60001"), 1, 0, 0, 1);
+	assert_int_equal(kparams.clock_ms, 1000);
+	assert_result(params_parse("memboot.clock_ms=10"), 1, 1, 0, 0);
+	assert_int_equal(kparams.clock_ms, 10);
+	assert_result(params_parse("memboot.clock_ms=60000"), 1, 1, 0, 0);
+	assert_int_equal(kparams.clock_ms, 60000);
+}
+
+static void test_kernel_exit_and_fault(void **state)
+{
+	assert_result(params_parse("memboot.exit=halt"), 1, 1, 0, 0);
+	assert_int_equal(kparams.exit, EXIT_METHOD_HALT);
+	assert_int_equal(exit_method, EXIT_METHOD_HALT);
+	assert_result(params_parse("memboot.exit=qemu"), 1, 1, 0, 0);
+	assert_int_equal(exit_method, EXIT_METHOD_QEMU);
+	assert_result(params_parse("memboot.exit=reboot"), 1, 0, 0, 1);
+	assert_true(host_log_contains("(expected one of: auto qemu halt)"));
+	assert_int_equal(exit_method, EXIT_METHOD_QEMU);
+
+	assert_result(params_parse("memboot.fault=pf memboot.dump_mmap memboot.dump_bootinfo=1"),
+		      3, 3, 0, 0);
+	assert_int_equal(kparams.fault, FAULT_PF);
+	assert_true(kparams.dump_mmap);
+	assert_true(kparams.dump_bootinfo);
+	assert_result(params_parse("memboot.fault=assert"), 1, 1, 0, 0);
+	assert_int_equal(kparams.fault, FAULT_ASSERT);
+}
+
+static void test_kernel_table_sane(void **state)
+{
+	assert_true(kernel_param_count >= 6);
+	for (size_t i = 0; i < kernel_param_count; i++) {
+		const struct param *p = &kernel_param_table[i];
+		assert_non_null(p->key);
+		assert_non_null(p->ptr);
+		assert_non_null(p->help);
+		assert_true(p->key[0] != '\0');
+		assert_null(strchr(p->key, '='));
+		assert_null(strchr(p->key, ' '));
+		if (p->type == PARAM_ENUM)
+			assert_non_null(p->choices);
+		if (p->type == PARAM_FUNC)
+			assert_non_null(p->fn);
+		if (p->type == PARAM_U64 || p->type == PARAM_SIZE)
+			assert_true(p->min <= p->max);
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(p->key, kernel_param_table[j].key) == 0)
+				fail_msg("key %s appears twice", p->key);
+	}
+}
+
+/* docs/cmdline.md must name every key the kernel accepts. */
+static void test_kernel_keys_documented(void **state)
+{
+	const char *path = "docs/cmdline.md";
+	size_t len;
+	char *doc;
+
+	if (access(path, R_OK) != 0) {
+		print_message("%s does not exist yet; skipping the documentation check\n", path);
+		skip();
+	}
+	doc = host_read_file(path, &len);
+	doc = realloc(doc, len + 1);
+	assert_non_null(doc);
+	doc[len] = '\0';
+	char missing[512] = "";
+	for (size_t i = 0; i < kernel_param_count; i++) {
+		const char *key = kernel_param_table[i].key;
+		const char *at = doc;
+		bool found = false;
+		/* A whole key: not a prefix of a longer one. */
+		while ((at = strstr(at, key)) != NULL) {
+			char next = at[strlen(key)];
+			char prev = at > doc ? at[-1] : ' ';
+			bool word_char_before = prev == '_' || prev == '.' ||
+				(prev >= 'a' && prev <= 'z') || (prev >= '0' && prev <= '9');
+			if (!word_char_before &&
+			    !(next == '_' || next == '.' || (next >= 'a' && next <= 'z') ||
+			      (next >= '0' && next <= '9'))) {
+				found = true;
+				break;
+			}
+			at++;
+		}
+		if (!found)
+			snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing),
+				 " %s", key);
+	}
+	free(doc);
+	if (missing[0])
+		fail_msg("%s does not document:%s", path, missing);
+}
+
+int main(void)
+{
+	kparams_default = kparams;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_bool, setup),
+		cmocka_unit_test_setup(test_bool_bad, setup),
+		cmocka_unit_test_setup(test_u64_parser, setup),
+		cmocka_unit_test_setup(test_u64_param, setup),
+		cmocka_unit_test_setup(test_size_parser, setup),
+		cmocka_unit_test_setup(test_size_param, setup),
+		cmocka_unit_test_setup(test_enum, setup),
+		cmocka_unit_test_setup(test_string, setup),
+		cmocka_unit_test_setup(test_func, setup),
+		cmocka_unit_test_setup(test_quotes, setup),
+		cmocka_unit_test_setup(test_unknown_key, setup),
+		cmocka_unit_test_setup(test_last_wins, setup),
+		cmocka_unit_test_setup(test_empty_lines, setup),
+		cmocka_unit_test_setup(test_long_word, setup),
+		cmocka_unit_test_setup(test_mixed_counts, setup),
+		cmocka_unit_test_setup(test_kernel_defaults, setup),
+		cmocka_unit_test_setup(test_kernel_selftest, setup),
+		cmocka_unit_test_setup(test_kernel_clock_ms, setup),
+		cmocka_unit_test_setup(test_kernel_exit_and_fault, setup),
+		cmocka_unit_test_setup(test_kernel_table_sane, setup),
+		cmocka_unit_test_setup(test_kernel_keys_documented, setup),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,585 @@
+/*
+ * test_record.c: the JSON record builder (kernel/record.c).
+ *
+ * Whole lines are compared byte for byte; records that overflow the buffer
+ * are checked with a small strict JSON validator written here, at every
+ * possible cut point of a few record shapes.
+ */
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kernel/record.h"
+#include "tests/host/host_support.h"
+
+#define PREFIX_LEN (sizeof(RECORD_PREFIX) - 1)
+#define TRUNC_MARK ",\"truncated\":true}"
+
+static struct record r;
+
+/* ---- a strict JSON validator (RFC 8259 grammar, no extensions) --------- */
+
+struct js {
+	const char *p;
+	int depth;
+};
+
+static bool js_value(struct js *j);
+
+static void js_ws(struct js *j)
+{
+	while (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r')
+		j->p++;
+}
+
+static bool is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static bool js_string(struct js *j)
+{
+	if (*j->p != '"')
+		return false;
+	j->p++;
+	for (;;) {
+		unsigned char c = (unsigned char)*j->p;
+		if (c == '"') {
+			j->p++;
+			return true;
+		}
+		if (c < 0x20)   /* also the terminating NUL */
+			return false;
+		if (c >= 0x80)  /* the builder promises ASCII only */
+			return false;
+		if (c == '\\') {
+			j->p++;
+			switch (*j->p) {
+			case '"': case '\\': case '/': case 'b': case 'f':
+			case 'n': case 'r': case 't':
+				j->p++;
+				break;
+			case 'u':
+				for (int i = 1; i <= 4; i++)
+					if (!is_hex(j->p[i]))
+						return false;
+				j->p += 5;
+				break;
+			default:
+				return false;
+			}
+			continue;
+		}
+		j->p++;
+	}
+}
+
+static bool js_digits(struct js *j)
+{
+	if (!(*j->p >= '0' && *j->p <= '9'))
+		return false;
+	while (*j->p >= '0' && *j->p <= '9')
+		j->p++;
+	return true;
+}
+
+static bool js_number(struct js *j)
+{
+	if (*j->p == '-')
+		j->p++;
+	if (*j->p == '0')
+		j->p++;
+	else if (!js_digits(j))
+		return false;
+	if (*j->p == '.') {
+		j->p++;
+		if (!js_digits(j))
+			return false;
+	}
+	if (*j->p == 'e' || *j->p == 'E') {
+		j->p++;
+		if (*j->p == '+' || *j->p == '-')
+			j->p++;
+		if (!js_digits(j))
+			return false;
+	}
+	return true;
+}
+
+static bool js_word(struct js *j, const char *w)
+{
+	size_t n = strlen(w);
+	if (strncmp(j->p, w, n) != 0)
+		return false;
+	j->p += n;
+	return true;
+}
+
+static bool js_container(struct js *j, char close, bool object)
+{
+	j->p++;
+	if (++j->depth > 64)
+		return false;
+	js_ws(j);
+	if (*j->p == close) {
+		j->p++;
+		j->depth--;
+		return true;
+	}
+	for (;;) {
+		js_ws(j);
+		if (object) {
+			if (!js_string(j))
+				return false;
+			js_ws(j);
+			if (*j->p++ != ':')
+				return false;
+		}
+		if (!js_value(j))
+			return false;
+		js_ws(j);
+		if (*j->p == ',') {
+			j->p++;
+			continue;
+		}
+		if (*j->p != close)
+			return false;
+		j->p++;
+		j->depth--;
+		return true;
+	}
+}
+
+static bool js_value(struct js *j)
+{
+	js_ws(j);
+	switch (*j->p) {
+	case '{': return js_container(j, '}', true);
+	case '[': return js_container(j, ']', false);
+	case '"': return js_string(j);
+	case 't': return js_word(j, "true");
+	case 'f': return js_word(j, "false");
+	case 'n': return js_word(j, "null");
+	default:  return js_number(j);
+	}
+}
+
+/* True if @s is exactly one JSON object and nothing else. */
+static bool json_object_valid(const char *s)
+{
+	struct js j = { .p = s, .depth = 0 };
+	js_ws(&j);
+	if (*j.p != '{' || !js_value(&j))
+		return false;
+	js_ws(&j);
+	return *j.p == '\0';
+}
+
+static void test_validator_itself(void **state)
+{
+	assert_true(json_object_valid("{}"));
+	assert_true(json_object_valid("{\"a\":[1,-2,3.5e+2,\"x\\u00e9\",true,false,null,{}]}"));
+	assert_false(json_object_valid("{,\"a\":1}"));
+	assert_false(json_object_valid("{\"a\":[1,\"b\":2}"));
+	assert_false(json_object_valid("{\"a\":1,}"));
+	assert_false(json_object_valid("{\"a\":[1,]}"));
+	assert_false(json_object_valid("{\"a\":01}"));
+	assert_false(json_object_valid("{\"a\":\"\\x\"}"));
+	assert_false(json_object_valid("{\"a\":\"\x01\"}"));
+	assert_false(json_object_valid("{\"a\":1}}"));
+	assert_false(json_object_valid("{\"a\":1"));
+	assert_false(json_object_valid("[1]"));
+}
+
+/* Finish @r and check the line: prefix, valid JSON, within the buffer. */
+static const char *finish_checked(struct record *rec)
+{
+	const char *line = rec_finish(rec);
+	size_t len = strlen(line);
+
+	assert_ptr_equal(line, rec->buf);
+	assert_int_equal(len, rec->len);
+	assert_true(len < RECORD_MAX_BYTES);
+	assert_memory_equal(line, RECORD_PREFIX, PREFIX_LEN);
+	if (!json_object_valid(line + PREFIX_LEN))
+		fail_msg("not valid JSON (%zu bytes): ...%s", len,
+			 len > 120 ? line + len - 120 : line);
+	return line;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* ---- exact output ----------------------------------------------------- */
+
+static void test_simple_record(void **state)
+{
+	rec_begin(&r, "mem_range");
+	rec_hex(&r, "start", 0x100000);
+	rec_hex(&r, "end", 0x7ffdf000);
+	rec_str(&r, "type", "usable");
+	assert_string_equal(finish_checked(&r),
+		"MEMBOOT {\"event\":\"mem_range\",\"start\":\"0x100000\",\"end\":\"0x7ffdf000\",\"type\":\"usable\"}");
+	assert_false(r.truncated);
+}
+
+static void test_every_kind_and_nesting(void **state)
+{
+	rec_begin(&r, "all");
+	rec_str(&r, "s", "hi");
+	rec_str(&r, "empty", "");
+	rec_str(&r, "null", NULL);
+	rec_u64(&r, "u0", 0);
+	rec_u64(&r, "umax", UINT64_MAX);
+	rec_i64(&r, "imin", INT64_MIN);
+	rec_i64(&r, "imax", INT64_MAX);
+	rec_i64(&r, "ineg", -1);
+	rec_hex(&r, "h0", 0);
+	rec_hex(&r, "hmax", UINT64_MAX);
+	rec_bool(&r, "t", true);
+	rec_bool(&r, "f", false);
+	rec_key(&r, "arr");
+	rec_open(&r, '[');
+	rec_v_u64(&r, 1);
+	rec_v_str(&r, "x");
+	rec_v_hex(&r, 0xabc);
+	rec_v_bool(&r, false);
+	rec_v_i64(&r, -5);
+	rec_open(&r, '{');
+	rec_u64(&r, "a", 1);
+	rec_close(&r);
+	rec_open(&r, '[');
+	rec_close(&r);
+	rec_open(&r, '[');
+	rec_open(&r, '[');
+	rec_v_u64(&r, 2);
+	rec_close(&r);
+	rec_close(&r);
+	rec_close(&r);
+	rec_key(&r, "obj");
+	rec_open(&r, '{');
+	rec_key(&r, "inner");
+	rec_open(&r, '{');
+	rec_str(&r, "k", "v");
+	rec_close(&r);
+	rec_key(&r, "e");
+	rec_open(&r, '{');
+	rec_close(&r);
+	rec_close(&r);
+	rec_u64(&r, "after", 7);
+	assert_string_equal(finish_checked(&r),
+		"MEMBOOT {\"event\":\"all\",\"s\":\"hi\",\"empty\":\"\",\"null\":\"\","
+		"\"u0\":0,\"umax\":18446744073709551615,"
+		"\"imin\":-9223372036854775808,\"imax\":9223372036854775807,\"ineg\":-1,"
+		"\"h0\":\"0x0\",\"hmax\":\"0xffffffffffffffff\",\"t\":true,\"f\":false,"
+		"\"arr\":[1,\"x\",\"0xabc\",false,-5,{\"a\":1},[],[[2]]],"
+		"\"obj\":{\"inner\":{\"k\":\"v\"},\"e\":{}},\"after\":7}");
+	assert_int_equal(r.depth, 0);
+	assert_false(r.truncated);
+}
+
+static void test_finish_closes_open_containers(void **state)
+{
+	rec_begin(&r, "open");
+	rec_key(&r, "a");
+	rec_open(&r, '[');
+	rec_v_u64(&r, 1);
+	rec_open(&r, '{');
+	rec_bool(&r, "b", true);
+	assert_string_equal(finish_checked(&r),
+			    "MEMBOOT {\"event\":\"open\",\"a\":[1,{\"b\":true}]}");
+
+	/* An extra close at top level is ignored. */
+	rec_begin(&r, "x");
+	rec_close(&r);
+	rec_close(&r);
+	assert_string_equal(finish_checked(&r), "MEMBOOT {\"event\":\"x\"}");
+}
+
+static void test_begin_resets(void **state)
+{
+	memset(&r, 0x5a, sizeof(r));
+	rec_begin(&r, "a");
+	rec_key(&r, "l");
+	rec_open(&r, '[');
+	rec_begin(&r, "b");
+	rec_u64(&r, "n", 3);
+	assert_string_equal(finish_checked(&r), "MEMBOOT {\"event\":\"b\",\"n\":3}");
+}
+
+static void test_escaping(void **state)
+{
+	rec_begin(&r, "esc");
+	rec_str(&r, "q", "say \"hi\"");
+	rec_str(&r, "b", "C:\\path\\");
+	rec_str(&r, "c", "\n\t\r\x01\x1f");
+	rec_str(&r, "d", "\x7f");
+	rec_str(&r, "u", "caf\xc3\xa9 \xff");
+	rec_str(&r, "k\"ey\\", "v");
+	rec_str(&r, "slash", "a/b");
+	assert_string_equal(finish_checked(&r),
+		"MEMBOOT {\"event\":\"esc\",\"q\":\"say \\\"hi\\\"\",\"b\":\"C:\\\\path\\\\\","
+		"\"c\":\"\\u000a\\u0009\\u000d\\u0001\\u001f\",\"d\":\"\\u007f\","
+		"\"u\":\"caf\\u00c3\\u00a9 \\u00ff\",\"k\\\"ey\\\\\":\"v\",\"slash\":\"a/b\"}");
+
+	/* Every byte value 1..255 in one string: valid JSON, ASCII only. */
+	char all[256];
+	for (int i = 1; i < 256; i++)
+		all[i - 1] = (char)i;
+	all[255] = '\0';
+	rec_begin(&r, "bytes");
+	rec_str(&r, "all", all);
+	const char *line = finish_checked(&r);
+	assert_false(r.truncated);
+	for (const char *p = line; *p; p++)
+		assert_true(*p >= 0x20 && *p < 0x7f);
+}
+
+/* ---- overflow --------------------------------------------------------- */
+
+static void test_overflow_many_fields(void **state)
+{
+	char key[16];
+	rec_begin(&r, "big");
+	for (int i = 0; i < 400; i++) {
+		snprintf(key, sizeof(key), "k%d", i);
+		rec_u64(&r, key, 1000000 + i);
+	}
+	const char *line = finish_checked(&r);
+	assert_true(r.truncated);
+	assert_true(ends_with(line, "," TRUNC_MARK + 1) || ends_with(line, TRUNC_MARK));
+	assert_true(ends_with(line, TRUNC_MARK));
+	/* Only whole fields are kept: the last one is complete. */
+	const char *last = strrchr(line, ',');
+	assert_non_null(last);
+	assert_memory_equal(last, ",\"truncated\":true}", 18);
+	assert_true(strlen(line) > RECORD_MAX_BYTES - 100);
+	/* k0 .. kN in order, nothing after the cut. */
+	assert_non_null(strstr(line, "\"k0\":1000000,\"k1\":1000001"));
+	assert_null(strstr(line, "\"k399\""));
+}
+
+static void test_overflow_long_string(void **state)
+{
+	char *s = malloc(5000);
+	assert_non_null(s);
+	memset(s, 'x', 4999);
+	s[4999] = '\0';
+
+	rec_begin(&r, "long");
+	rec_u64(&r, "before", 1);
+	rec_str(&r, "s", s);
+	rec_u64(&r, "after", 2);
+	/* The string does not fit: it is dropped whole, with its key. */
+	assert_string_equal(finish_checked(&r),
+			    "MEMBOOT {\"event\":\"long\",\"before\":1" TRUNC_MARK);
+
+	/* A string of escapes: each \u00XX is six bytes. */
+	memset(s, '\x01', 4999);
+	rec_begin(&r, "esc");
+	rec_str(&r, "s", s);
+	assert_string_equal(finish_checked(&r), "MEMBOOT {\"event\":\"esc\"" TRUNC_MARK);
+
+	/* A long key. */
+	memset(s, 'k', 4999);
+	rec_begin(&r, "key");
+	rec_key(&r, s);
+	rec_open(&r, '[');
+	rec_v_u64(&r, 1);
+	rec_close(&r);
+	assert_string_equal(finish_checked(&r), "MEMBOOT {\"event\":\"key\"" TRUNC_MARK);
+	free(s);
+}
+
+static void test_overflow_inside_nesting(void **state)
+{
+	rec_begin(&r, "nest");
+	rec_key(&r, "a");
+	rec_open(&r, '[');
+	rec_open(&r, '{');
+	rec_key(&r, "b");
+	rec_open(&r, '[');
+	for (int i = 0; i < 1000; i++)
+		rec_v_hex(&r, 0x1000 * (uint64_t)i);
+	const char *line = finish_checked(&r);
+	assert_true(r.truncated);
+	assert_true(ends_with(line, "\"]}]" TRUNC_MARK));
+}
+
+static void test_depth_limit(void **state)
+{
+	rec_begin(&r, "deep");
+	rec_key(&r, "d");
+	for (int i = 0; i < RECORD_MAX_DEPTH; i++)
+		rec_open(&r, '[');
+	rec_v_u64(&r, 1);
+	assert_false(r.truncated);
+	rec_open(&r, '[');   /* one too many */
+	assert_true(r.truncated);
+	assert_string_equal(finish_checked(&r),
+			    "MEMBOOT {\"event\":\"deep\",\"d\":[[[[[[[[1]]]]]]]]" TRUNC_MARK);
+
+	/* Objects as deep as allowed, all closed by hand: not truncated. */
+	rec_begin(&r, "deep");
+	for (int i = 0; i < RECORD_MAX_DEPTH; i++) {
+		rec_key(&r, "o");
+		rec_open(&r, '{');
+	}
+	for (int i = 0; i < RECORD_MAX_DEPTH; i++)
+		rec_close(&r);
+	assert_string_equal(finish_checked(&r),
+		"MEMBOOT {\"event\":\"deep\",\"o\":{\"o\":{\"o\":{\"o\":{\"o\":{\"o\":{\"o\":{\"o\":{}}}}}}}}}");
+	assert_false(r.truncated);
+}
+
+/*
+ * Every cut point: a filler string of each length from 1900 up to past the
+ * buffer, followed by a few shapes of value. Whatever the builder had to
+ * drop, the line is valid JSON, ends with the marker when cut, and stays in
+ * the buffer.
+ */
+static void build_shape(int shape, size_t filler, char *fill)
+{
+	memset(fill, 'f', filler);
+	fill[filler] = '\0';
+	rec_begin(&r, "sweep");
+	switch (shape) {
+	case 0:   /* filler inside an array, then close it */
+		rec_key(&r, "a");
+		rec_open(&r, '[');
+		rec_v_str(&r, fill);
+		rec_close(&r);
+		rec_u64(&r, "n", 1);
+		break;
+	case 1:   /* filler at top level, then a nested object */
+		rec_str(&r, "s", fill);
+		rec_key(&r, "o");
+		rec_open(&r, '{');
+		rec_bool(&r, "b", true);
+		rec_close(&r);
+		break;
+	case 2:   /* two levels, closing both */
+		rec_key(&r, "o");
+		rec_open(&r, '{');
+		rec_key(&r, "a");
+		rec_open(&r, '[');
+		rec_v_str(&r, fill);
+		rec_close(&r);
+		rec_close(&r);
+		break;
+	case 3:   /* filler then numbers inside an array */
+		rec_str(&r, "s", fill);
+		rec_key(&r, "a");
+		rec_open(&r, '[');
+		for (int i = 0; i < 10; i++)
+			rec_v_u64(&r, (uint64_t)i);
+		rec_close(&r);
+		break;
+	}
+}
+
+static void check_sweep(int shape)
+{
+	static char fill[RECORD_MAX_BYTES + 64];
+	unsigned cut = 0;
+	for (size_t filler = 1900; filler < RECORD_MAX_BYTES + 40; filler++) {
+		build_shape(shape, filler, fill);
+		const char *line = rec_finish(&r);
+		size_t len = strlen(line);
+		if (len >= RECORD_MAX_BYTES || len != r.len)
+			fail_msg("shape %d filler %zu: length %zu", shape, filler, len);
+		if (!json_object_valid(line + PREFIX_LEN))
+			fail_msg("shape %d filler %zu: not valid JSON: ...%s", shape, filler,
+				 line + (len > 60 ? len - 60 : 0));
+		if (r.truncated) {
+			cut++;
+			if (!ends_with(line, TRUNC_MARK))
+				fail_msg("shape %d filler %zu: cut without the marker", shape, filler);
+		} else if (strstr(line, "truncated")) {
+			fail_msg("shape %d filler %zu: marker without a cut", shape, filler);
+		}
+	}
+	assert_true(cut > 0);
+}
+
+static void test_sweep_array_close(void **state) { check_sweep(0); }
+static void test_sweep_top_level(void **state) { check_sweep(1); }
+static void test_sweep_two_levels(void **state) { check_sweep(2); }
+static void test_sweep_numbers(void **state) { check_sweep(3); }
+
+/*
+ * The close of a container that comes exactly at the limit: the array's last
+ * string ends where the usable room ends, so only the ']' does not fit.
+ */
+static void test_close_at_limit(void **state)
+{
+	/* "MEMBOOT {" 9 + "\"event\":\"e\"" 11 + ",\"a\":" 5 + "[" 1 + string + 2 */
+	size_t room = RECORD_MAX_BYTES - (RECORD_MAX_DEPTH + 24);
+	size_t n = room - (9 + 11 + 5 + 1 + 2);
+	char *s = malloc(n + 1);
+	assert_non_null(s);
+	memset(s, 's', n);
+	s[n] = '\0';
+	rec_begin(&r, "e");
+	rec_key(&r, "a");
+	rec_open(&r, '[');
+	rec_v_str(&r, s);
+	assert_false(r.truncated);
+	assert_int_equal(r.len, room);
+	rec_close(&r);
+	const char *line = rec_finish(&r);
+	free(s);
+	if (!json_object_valid(line + PREFIX_LEN))
+		fail_msg("not valid JSON: ...%s", line + strlen(line) - 40);
+	assert_true(ends_with(line, "\"]" TRUNC_MARK) || ends_with(line, "\"]}"));
+}
+
+/* An event name too long for the buffer: still one valid JSON object. */
+static void test_event_too_long(void **state)
+{
+	char *ev = malloc(3000);
+	assert_non_null(ev);
+	memset(ev, 'e', 2999);
+	ev[2999] = '\0';
+	rec_begin(&r, ev);
+	rec_u64(&r, "n", 1);
+	const char *line = rec_finish(&r);
+	free(ev);
+	assert_true(r.truncated);
+	assert_true(ends_with(line, "\"truncated\":true}"));
+	if (!json_object_valid(line + PREFIX_LEN))
+		fail_msg("not valid JSON: %s", line);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_validator_itself),
+		cmocka_unit_test(test_simple_record),
+		cmocka_unit_test(test_every_kind_and_nesting),
+		cmocka_unit_test(test_finish_closes_open_containers),
+		cmocka_unit_test(test_begin_resets),
+		cmocka_unit_test(test_escaping),
+		cmocka_unit_test(test_overflow_many_fields),
+		cmocka_unit_test(test_overflow_long_string),
+		cmocka_unit_test(test_overflow_inside_nesting),
+		cmocka_unit_test(test_depth_limit),
+		cmocka_unit_test(test_sweep_array_close),
+		cmocka_unit_test(test_sweep_top_level),
+		cmocka_unit_test(test_sweep_two_levels),
+		cmocka_unit_test(test_sweep_numbers),
+		cmocka_unit_test(test_close_at_limit),
+		cmocka_unit_test(test_event_too_long),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
