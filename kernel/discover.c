@@ -8,6 +8,7 @@
 #include "kernel/log.h"
 #include "kernel/params.h"
 #include "kernel/smp.h"
+#include "mm/numa.h"
 #include "mm/physmem.h"
 
 struct discovered_acpi acpi;
@@ -61,23 +62,37 @@ void discover_acpi(const struct bootinfo *bi, bool dump)
 		pr_warn("ACPI: no usable MADT: the boot CPU only");
 }
 
+struct numa_topology numa_topo;
+
 void discover_numa(const struct bootinfo *bi, struct physmem *pm)
 {
-	/* One node until the topology builder lands. */
-	physmem_set_distance(pm, 1, NULL);
+	struct numa_input in = {
+		.map = bi,
+		.madt = acpi.have_madt ? &acpi.madt : NULL,
+		.srat = acpi.have_srat ? &acpi.srat : NULL,
+		.slit = acpi.have_slit ? &acpi.slit : NULL,
+		.boot_apic_id = cpuid_apic_id(),
+	};
+
+	numa_build(&numa_topo, &in);
+	numa_print(&numa_topo);
+	physmem_set_distance(pm, numa_topo.nr_nodes, numa_topo.distance);
+	for (uint32_t i = 0; i < numa_topo.nr_ranges; i++)
+		physmem_set_node(pm, numa_topo.ranges[i].start, numa_topo.ranges[i].end,
+				 numa_topo.ranges[i].node);
 }
 
+/* Start the topology's present CPUs in logical order: cpu i is numa cpus[i]. */
 void discover_smp(struct physmem *pm)
 {
 	static struct smp_cpu_desc cpus[MAX_CPUS];
-	uint32_t n = 1, boot_apic = cpuid_apic_id();
+	uint32_t n = 0;
 
-	cpus[0] = (struct smp_cpu_desc){ .apic_id = boot_apic };
-	for (uint32_t i = 0; acpi.have_madt && i < acpi.madt.nr_cpus && n < MAX_CPUS; i++) {
-		const struct acpi_cpu *c = &acpi.madt.cpus[i];
-		if (!c->enabled || c->apic_id == boot_apic)
-			continue;
-		cpus[n++] = (struct smp_cpu_desc){ .apic_id = c->apic_id };
+	for (uint32_t i = 0; i < numa_topo.nr_cpus && n < MAX_CPUS; i++) {
+		const struct numa_cpu *c = &numa_topo.cpus[i];
+		cpus[n++] = (struct smp_cpu_desc){
+			.apic_id = c->apic_id, .node = c->node, .present = c->present,
+			.mem_node = numa_topo.nodes[c->node].mem_node };
 	}
 	smp_boot(pm, cpus, n, kparams.nosmp ? 1 : (uint32_t)kparams.maxcpus,
 		 kparams.smp_timeout_ms * 1000000ULL, (uint32_t)kparams.smp_skip_apic);

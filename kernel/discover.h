@@ -12,6 +12,7 @@
 
 #include "boot/bootinfo.h"
 #include "kernel/acpi/acpi.h"
+#include "mm/numa.h"
 
 struct discovered_acpi {
 	struct acpi_tables dir;
@@ -22,6 +23,7 @@ struct discovered_acpi {
 };
 
 extern struct discovered_acpi acpi;
+extern struct numa_topology numa_topo;
 
 struct physmem;
 

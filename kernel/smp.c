@@ -92,12 +92,15 @@ struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 	res.online = 1;
 	if (max_cpus == 0)
 		max_cpus = 1;
-	if (n > max_cpus) {
-		res.skipped = n - max_cpus;
-		pr_info("smp: maxcpus=%u: leaving %u of %u CPUs down", max_cpus, res.skipped, n);
-		n = max_cpus;
+	uint32_t present = 0, wanted = 0;
+	for (uint32_t i = 0; i < n; i++)
+		present += cpus[i].present || i == 0;
+	if (present > max_cpus) {
+		res.skipped = present - max_cpus;
+		pr_info("smp: maxcpus=%u: leaving %u of %u CPUs down", max_cpus, res.skipped,
+			present);
 	}
-	if (n == 1)
+	if (present == 1 || max_cpus == 1)
 		goto report;
 
 	/* The SIPI vector is a page number below 1 MiB (SDM vol. 3A 9.4.4). */
@@ -112,6 +115,8 @@ struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 	arch_smp_prepare(trampoline);
 
 	for (uint32_t i = 1; i < n; i++) {
+		if (!cpus[i].present || ++wanted >= max_cpus)
+			continue;
 		struct percpu *pc = alloc_cpu(pm, &cpus[i], i);
 		if (!pc) {
 			res.failed++;
@@ -174,6 +179,20 @@ report:
 			(unsigned long long)(res.ns / 1000 % 1000));
 	}
 	struct record r;
+	for (uint32_t i = 0; i < MAX_CPUS; i++) {
+		const struct percpu *pc = percpu_of[i];
+		if (!pc || !pc->online)
+			continue;
+		rec_begin(&r, "cpu_up");
+		rec_u64(&r, "cpu", pc->cpu);
+		rec_u64(&r, "apic_id", pc->apic_id);
+		rec_u64(&r, "node", pc->node);
+		rec_u64(&r, "mem_node", pc->mem_node);
+		rec_hex(&r, "percpu", (uint64_t)(uintptr_t)pc);
+		rec_hex(&r, "stack_bottom", pc->stack_bottom);
+		rec_hex(&r, "stack_top", pc->stack_top);
+		record_emit(&r);
+	}
 	rec_begin(&r, "smp");
 	rec_u64(&r, "cpus", res.online);
 	rec_u64(&r, "failed", res.failed);

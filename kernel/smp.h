@@ -21,6 +21,7 @@ struct smp_cpu_desc {
 	uint32_t apic_id;
 	uint32_t node;
 	uint32_t mem_node;     /* where its memory comes from */
+	bool present;          /* false: listed (online-capable) but not started */
 };
 
 struct smp_result {
@@ -35,8 +36,8 @@ extern struct percpu boot_percpu;
 void smp_init_boot_cpu(void);
 
 /*
- * Bring up cpus[1..n) (cpus[0] is the running boot CPU, logical id 0),
- * at most @max_cpus in all. Logical ids follow the array order.
+ * Bring up the present CPUs of cpus[1..n) (cpus[0] is the running boot CPU,
+ * logical id 0), at most @max_cpus in all. Logical ids are array indices.
  */
 struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 			   uint32_t n, uint32_t max_cpus, uint64_t timeout_ns,

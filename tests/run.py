@@ -145,13 +145,21 @@ def run_guest(tally, pattern, jobs):
         except Exception:  # noqa: BLE001 - report every failure the same way
             return name, traceback.format_exc(), time.monotonic() - start
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        for name, err, secs in pool.map(one, tests):
+    def report(results):
+        for name, err, secs in results:
             label = f"{name} ({secs:.1f} s)"
             if err is None:
                 tally.ok(label)
             else:
                 tally.fail(label, err)
+
+    # Tests marked `serial = True` (timing checks) run alone, after the rest,
+    # so another QEMU does not compete with them for the host's cores.
+    shared = [t for t in tests if not getattr(t[1], "serial", False)]
+    alone = [t for t in tests if getattr(t[1], "serial", False)]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        report(pool.map(one, shared))
+    report(map(one, alone))
 
 
 def main():

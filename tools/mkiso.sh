@@ -21,12 +21,13 @@ menuentry "memboot" {
 	boot
 }
 CFG
-if ! grub-mkrescue -o "$out.tmp" "$stage" >"$stage.log" 2>&1; then
+tmp_iso="$stage.iso"
+if ! grub-mkrescue -o "$tmp_iso" "$stage" >"$stage.log" 2>&1; then
 	cat "$stage.log" >&2
-	rm -f "$stage.log" "$out.tmp"
+	rm -f "$stage.log" "$tmp_iso"
 	echo "mkiso: grub-mkrescue failed" >&2
 	exit 1
 fi
 rm -f "$stage.log"
-mv "$out.tmp" "$out"
+mv "$tmp_iso" "$out"
 echo "  ISO     $out"

@@ -217,7 +217,7 @@ struct acpi_srat_info {
 	uint32_t nr_cpus;
 	uint32_t nr_mems;
 	uint32_t nr_disabled;   /* affinity entries without the enabled bit */
-	uint32_t nr_ignored;    /* enabled but empty memory, duplicate APIC ID */
+	uint32_t nr_ignored;    /* empty memory range, duplicate APIC ID */
 	uint32_t nr_dropped_cpus;   /* beyond ACPI_SRAT_MAX_CPUS */
 	uint32_t nr_dropped_mems;   /* beyond ACPI_SRAT_MAX_MEMS */
 	bool truncated;         /* a malformed entry ended the parse */

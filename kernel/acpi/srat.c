@@ -52,6 +52,12 @@ static void add_mem(struct acpi_srat_info *out, const struct acpi_srat_mem_affin
 		return;
 	}
 	if (e->length > UINT64_MAX - e->base) {
+		if (e->base == UINT64_MAX) {
+			pr_warn(PREFIX "memory affinity at offset 0x%x (PXM %u) starts at 0x%llx, the last byte of the address space; ignored",
+				off, pxm, (unsigned long long)e->base);
+			out->nr_ignored++;
+			return;
+		}
 		end = UINT64_MAX;
 		pr_warn(PREFIX "memory affinity at offset 0x%x (PXM %u): base 0x%llx + length 0x%llx wraps; clipped to end at 0x%llx",
 			off, pxm, (unsigned long long)e->base,

@@ -1,0 +1,226 @@
+/*
+ * numa.h: the NUMA topology: nodes, their CPUs, their memory, distances.
+ *
+ * Overview
+ *  numa_build() turns what firmware said (the normalized memory map, the
+ *  parsed MADT, SRAT and SLIT) into one struct numa_topology that the rest of
+ *  the kernel trusts without checking again:
+ *   - logical CPU numbers: the boot CPU is cpu 0, the other MADT processors
+ *     (enabled, or online-capable: listed but not present) follow in MADT
+ *     order;
+ *   - nodes: SRAT proximity domains renumbered densely in order of first
+ *     appearance (PXM 7 and 200 become nodes 0 and 1): CPU affinity entries
+ *     first, then memory affinity entries, each in table order (struct
+ *     acpi_srat_info keeps the two kinds apart, so their interleaving in the
+ *     table is not known; Linux reads them in this order too). An SRAT CPU
+ *     entry whose APIC ID the MADT does not list makes no domain;
+ *   - memory: each usable byte of the map, on exactly one node: SRAT ranges
+ *     are intersected with usable memory; usable memory no SRAT range covers
+ *     goes to the node of the nearest SRAT range below it (else above);
+ *   - distances from the SLIT when it matches the domains, else 10 and 20;
+ *   - mem_node: where a node's allocations come from (itself, or for a
+ *     memoryless node the nearest node with memory).
+ *  Firmware mistakes are expected. What can be repaired is repaired with a
+ *  warning naming the table and field: a CPU the SRAT forgot (node 0), an
+ *  SRAT CPU the MADT lacks (ignored), SRAT memory beyond the map (clipped),
+ *  usable memory in no SRAT range (nearest node), a SLIT that does not fit
+ *  (default distances). What makes the SRAT untrustworthy (memory ranges of
+ *  different domains overlapping, no CPU placed, no memory entry or none
+ *  covering usable memory, more than NUMA_MAX_NODES domains or
+ *  NUMA_MAX_RANGES pieces) falls back to one node with one warning that says
+ *  why, and no other SRAT warning. Without an SRAT there is one node and no
+ *  warning. numa_build() always yields a usable topology and asserts
+ *  numa_check() on it before returning.
+ *
+ * Use (kernel, phase "numa", after the ACPI tables are parsed):
+ *   static struct numa_topology topo;
+ *   struct numa_input in = { .map = bi, .madt = &madt or NULL,
+ *           .srat = &srat or NULL, .slit = &slit or NULL,
+ *           .boot_apic_id = cpuid_apic_id() };
+ *   (a table that was found but failed to parse: pass NULL for the MADT and
+ *   SRAT; the SLIT may be passed all the same, it is then ignored with a
+ *   warning)
+ *   numa_build(&topo, &in);
+ *   numa_print(&topo);
+ *   physmem_set_distance(pm, topo.nr_nodes, topo.distance);
+ *   for each i < topo.nr_ranges:
+ *           physmem_set_node(pm, topo.ranges[i].start, topo.ranges[i].end,
+ *                            topo.ranges[i].node);
+ *   SMP: start the CPUs with cpus[i].present, i >= 1; a started CPU finds
+ *   its logical number with numa_cpu_of_apic_id().
+ *
+ * Nothing here allocates, keeps globals or touches hardware: the same file
+ * builds into the kernel and into the host tests. Log prefix "NUMA: ", plus
+ * Linux's own "SRAT: " and "Initmem setup" lines in numa_print().
+ */
+#ifndef MEMBOOT_MM_NUMA_H
+#define MEMBOOT_MM_NUMA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct bootinfo;
+struct acpi_madt_info;
+struct acpi_srat_info;
+struct acpi_slit_info;
+
+#define NUMA_MAX_NODES 64
+#define NUMA_MAX_CPUS 256
+/* Usable memory ranges, all nodes together: as many as the normalized map
+ * may hold (BOOTINFO_MAX_RANGES), so that one node can always take it all. */
+#define NUMA_MAX_RANGES 512
+#define NUMA_MAX_SRAT_RANGES 256   /* SRAT memory affinity ranges kept for printing */
+
+#define NUMA_NO_NODE 0xffffffffu
+#define NUMA_NO_CPU 0xffffffffu
+#define NUMA_NO_PXM 0xffffffffu    /* node not from the SRAT (no SRAT, fallback) */
+
+#define NUMA_LOCAL_DISTANCE 10     /* SLIT: a node to itself */
+#define NUMA_REMOTE_DISTANCE 20    /* default between two nodes */
+
+/* Where the topology came from. */
+enum numa_source {
+	NUMA_SOURCE_NONE = 0,      /* no SRAT: one node */
+	NUMA_SOURCE_SRAT,          /* nodes from the SRAT */
+	NUMA_SOURCE_FALLBACK,      /* the SRAT was not trusted: one node */
+};
+
+/* One logical CPU; cpus[0] is the boot CPU. */
+struct numa_cpu {
+	uint32_t apic_id;          /* xAPIC or x2APIC ID */
+	uint32_t acpi_uid;         /* MADT processor UID; 0 if the MADT lacks it */
+	uint32_t node;             /* < nr_nodes */
+	bool present;              /* enabled now; false: online-capable only */
+	bool from_srat;            /* node given by an SRAT CPU affinity entry */
+};
+
+/* Usable memory [start, end) on one node. */
+struct numa_mem_range {
+	uint64_t start;            /* bytes, page aligned (the map is) */
+	uint64_t end;              /* exclusive */
+	uint32_t node;
+};
+
+/* An SRAT memory affinity entry, as firmware gave it (for printing). */
+struct numa_srat_range {
+	uint64_t start;            /* [start, end), bytes */
+	uint64_t end;
+	uint32_t pxm;
+	uint32_t node;
+	bool hotplug;
+	bool nonvolatile;
+};
+
+struct numa_node {
+	uint32_t pxm;              /* proximity domain, or NUMA_NO_PXM */
+	uint32_t mem_node;         /* itself if it has memory, else the nearest
+				      node with memory (distance, then lower
+				      id), else 0 */
+	uint32_t nr_cpus;          /* CPUs on the node, present or not */
+	uint32_t nr_present_cpus;
+	uint32_t nr_ranges;        /* entries of ranges[] on this node */
+	uint64_t mem_bytes;        /* usable bytes on this node */
+	uint64_t span_start;       /* first usable byte; 0 if memoryless */
+	uint64_t span_end;         /* last usable byte + 1; 0 if memoryless */
+	uint64_t cpu_mask[NUMA_MAX_CPUS / 64];   /* bit i: logical cpu i */
+};
+
+/*
+ * The topology. Invariants (numa_check() verifies them all):
+ *  - 1 <= nr_nodes <= NUMA_MAX_NODES; 1 <= nr_cpus <= NUMA_MAX_CPUS;
+ *    cpus[0] is the boot CPU and present;
+ *  - ranges[0..nr_ranges) are sorted, disjoint, non-empty, each inside one
+ *    usable range of the map, and together cover every usable byte of the
+ *    map: every usable byte is on exactly one node; two touching ranges are
+ *    on different nodes (same-node neighbours are merged);
+ *  - every CPU is on exactly one node: cpus[i].node < nr_nodes and bit i is
+ *    set in that node's cpu_mask and no other; APIC IDs are distinct;
+ *  - per-node counts, bytes and spans agree with cpus[] and ranges[];
+ *  - distance is row-major with stride nr_nodes: distance[from * nr_nodes +
+ *    to]; 10 on the diagonal, above 10 elsewhere;
+ *  - mem_node < nr_nodes and has memory (unless no node has any: then 0).
+ */
+struct numa_topology {
+	uint32_t source;           /* enum numa_source */
+	const char *fallback_reason; /* short key when source is FALLBACK, e.g.
+					"srat-overlap"; NULL otherwise */
+	bool slit;                 /* distances came from the SLIT */
+	uint32_t nr_warnings;      /* warning lines numa_build() printed */
+
+	uint32_t nr_nodes;
+	uint32_t nr_cpus;          /* logical CPUs, present or online-capable */
+	uint32_t nr_present_cpus;
+	uint32_t nr_ranges;
+	uint32_t nr_srat_ranges;   /* 0 unless source is SRAT */
+	uint64_t mem_bytes;        /* usable bytes, all nodes */
+
+	struct numa_node nodes[NUMA_MAX_NODES];
+	struct numa_cpu cpus[NUMA_MAX_CPUS];
+	struct numa_mem_range ranges[NUMA_MAX_RANGES];
+	struct numa_srat_range srat[NUMA_MAX_SRAT_RANGES]; /* table order */
+	uint8_t distance[NUMA_MAX_NODES * NUMA_MAX_NODES];
+};
+
+/* What numa_build() reads; only @map is required. */
+struct numa_input {
+	const struct bootinfo *map;             /* normalized memory map */
+	const struct acpi_madt_info *madt;      /* NULL: only the boot CPU */
+	const struct acpi_srat_info *srat;      /* NULL: no SRAT, one node */
+	const struct acpi_slit_info *slit;      /* NULL: default distances, no
+						   warning; used only with an SRAT */
+	uint32_t boot_apic_id;                  /* the CPU running this */
+};
+
+/*
+ * Build @topo from @in (see the overview). Always produces a topology that
+ * satisfies numa_check() (asserted). Prints warnings only; numa_print()
+ * prints the result. Returns the number of warning lines printed (also in
+ * topo->nr_warnings).
+ */
+int numa_build(struct numa_topology *topo, const struct numa_input *in);
+
+/*
+ * Check every invariant of struct numa_topology against @map; logs the first
+ * violation with pr_err and returns false, or returns true.
+ */
+bool numa_check(const struct numa_topology *topo, const struct bootinfo *map);
+
+/* Node of the usable byte at @addr, or NUMA_NO_NODE if it is not usable RAM. */
+uint32_t numa_node_of_addr(const struct numa_topology *topo, uint64_t addr);
+
+/* Node of logical CPU @cpu, or NUMA_NO_NODE if there is no such CPU. */
+uint32_t numa_node_of_cpu(const struct numa_topology *topo, uint32_t cpu);
+
+/* Logical number of the CPU with @apic_id, or NUMA_NO_CPU. */
+uint32_t numa_cpu_of_apic_id(const struct numa_topology *topo, uint32_t apic_id);
+
+/* Distance from node @from to node @to; both must be < nr_nodes. */
+uint8_t numa_distance(const struct numa_topology *topo, uint32_t from, uint32_t to);
+
+/*
+ * Print the topology the way Linux does, then the records (docs/records.md):
+ *   NUMA: no SRAT: one node, 4 CPUs, 2047 MiB       without an SRAT, or
+ *   NUMA: fallback (srat-overlap): one node, 4 CPUs, 2047 MiB, or
+ *   SRAT: PXM 0 -> APIC 0x00 -> Node 0              per CPU the SRAT placed
+ *   SRAT: Node 0 PXM 0 [mem 0x00000000-0x0009ffff]  per SRAT memory range
+ *   NUMA: SRAT: 2 nodes, 4 CPUs, 2047 MiB
+ *   NUMA: 2 more CPUs are online-capable, not present   (if any)
+ *   Initmem setup node 0 [mem 0x0000000000000000-0x000000003fffffff]
+ *   Initmem setup node 1: memoryless, allocations from node 0
+ *   NUMA: node distances (SLIT):                    then the table:
+ *   node   0   1
+ *     0:  10  21
+ *     1:  21  10
+ * Records: one "cpu" per logical CPU {cpu, apic_id, node, present}; one
+ * "node" per node {node, pxm (absent without SRAT), cpus (logical ids), mem
+ * (list of [start, end) hex pairs), mem_bytes, mem_node, distance (the
+ * node's row)}; one "numa" {nodes, cpus (present), possible_cpus, mem_bytes,
+ * source ("srat", "none", "fallback"), reason (fallback only), slit,
+ * warnings}.
+ */
+void numa_print(const struct numa_topology *topo);
+
+/* "srat", "none", "fallback". */
+const char *numa_source_name(uint32_t source);
+
+#endif
