@@ -65,7 +65,7 @@ HOST_CFLAGS := -std=gnu11 -g -O1 -I. -Wall -Wextra -Wno-unused-parameter \
 HOST_TESTS := $(patsubst tests/host/%.c,$(HOST_O)/%,$(wildcard tests/host/test_*.c))
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_O)/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all kernel iso run test host-tests fuzz-build fuzz bench clean distclean deps newlib
+.PHONY: all kernel iso run test topo host-tests fuzz-build fuzz bench clean distclean deps newlib
 
 all: $(O)/memboot.iso
 
@@ -116,7 +116,17 @@ $(FUZZ_O)/fuzz_%: tests/fuzz/fuzz_%.c $(PURE_SRCS) $(HOST_SUPPORT) | $(DEPS)
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-o $@ $< $(PURE_SRCS) $(HOST_SUPPORT)
 
-host-tests: $(HOST_TESTS)
+# tools/memboot topo: the kernel's ACPI and NUMA code on the host.
+TOPO_SRCS := tools/topo/memboot-topo.c boot/bootinfo.c kernel/record.c \
+	$(wildcard kernel/acpi/*.c) mm/numa.c
+$(HOST_O)/memboot-topo: $(TOPO_SRCS) $(wildcard kernel/acpi/*.h) mm/numa.h | $(DEPS)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  HOSTCC  $@")
+	$(Q)$(CC) -std=gnu11 -O2 -g -I. -Wall -Wextra -Wno-unused-parameter -DMEMBOOT_HOST \
+		-o $@ $(TOPO_SRCS)
+topo: $(HOST_O)/memboot-topo
+
+host-tests: $(HOST_TESTS) $(HOST_O)/memboot-topo
 fuzz-build: $(FUZZ_TARGETS)
 
 test: all host-tests fuzz-build

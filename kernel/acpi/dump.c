@@ -238,7 +238,13 @@ long acpi_parse_acpidump_text(const char *text, size_t text_len, uint8_t *buf,
 			r.in_table = true;
 			continue;
 		}
-		if (!r.in_table || s == end || hex_value(*s) < 0)
+		if (s == end) {
+			/* A blank line ends a table in acpidump's layout: what
+			 * follows (more log text) is not part of it. */
+			flush_table(&r);
+			continue;
+		}
+		if (!r.in_table || hex_value(*s) < 0)
 			continue;
 		{
 			const char *q = s;

@@ -1,0 +1,29 @@
+/*
+ * fuzz_acpi_madt.c: acpi_madt_parse() on one table (the whole input).
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel/acpi/acpi.h"
+#include "tests/host/host_support.h"
+
+#define CHECK(cond) do { if (!(cond)) __builtin_trap(); } while (0)
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct acpi_madt_info m;
+
+	host_log_reset();
+	if (!acpi_madt_parse(data, size, &m)) {
+		CHECK(m.nr_cpus == 0 && m.nr_entries == 0);
+		return 0;
+	}
+	CHECK(m.nr_cpus <= ACPI_MADT_MAX_CPUS);
+	CHECK(m.nr_cpus + m.nr_disabled + m.nr_ignored + m.nr_dropped <= m.nr_entries);
+	for (uint32_t i = 0; i < m.nr_cpus; i++) {
+		CHECK(m.cpus[i].enabled || m.cpus[i].online_capable);
+		for (uint32_t j = 0; j < i; j++)
+			CHECK(m.cpus[j].apic_id != m.cpus[i].apic_id);
+	}
+	return 0;
+}

@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""Write the seed corpora of the ACPI fuzz targets into tests/fuzz/seeds/.
+
+    tests/fuzz/make_seeds.py
+
+Seeds come from the tables QEMU's firmware built (the .acpidump fixtures in
+tests/host/fixtures/acpi/) and from a few tables built here for what QEMU
+never produces (x2APIC entries, online-capable processors, hot-pluggable
+memory, a 4 x 4 SLIT). Each file is one input; the set stays a few KB.
+Rerunning the script rewrites the same files.
+"""
+import os
+import re
+import struct
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FIXTURES = os.path.join(ROOT, "tests", "host", "fixtures", "acpi")
+SEEDS = os.path.join(ROOT, "tests", "fuzz", "seeds")
+
+
+def read_acpidump(name):
+    """{signature: [(phys, bytes)]} from an acpidump text file."""
+    tables, sig, phys, data = {}, None, 0, bytearray()
+    for line in open(os.path.join(FIXTURES, name)):
+        m = re.match(r"^(\S{4}) @ 0x([0-9A-Fa-f]+)$", line.strip())
+        if m:
+            if sig:
+                tables.setdefault(sig, []).append((phys, bytes(data)))
+            sig, phys, data = m.group(1), int(m.group(2), 16), bytearray()
+            continue
+        m = re.match(r"^\s+[0-9A-Fa-f]+: ((?:[0-9A-Fa-f]{2} )+)", line)
+        if m and sig:
+            data += bytes(int(b, 16) for b in m.group(1).split())
+    if sig:
+        tables.setdefault(sig, []).append((phys, bytes(data)))
+    return tables
+
+
+def checksum_fix(t, at=9):
+    t = bytearray(t)
+    t[at] = 0
+    t[at] = (-sum(t)) & 0xFF
+    return bytes(t)
+
+
+def sdt(sig, rev, body):
+    hdr = struct.pack("<4sIBB6s8sI4sI", sig.encode(), 36 + len(body), rev, 0,
+                      b"BOCHS ", b"BXPC    ", 1, b"BXPC", 1)
+    return checksum_fix(hdr + body)
+
+
+def madt(rev, entries):
+    return sdt("APIC", rev, struct.pack("<II", 0xFEE00000, 1) + b"".join(entries))
+
+
+def lapic(uid, apic, flags):
+    return struct.pack("<BBBBI", 0, 8, uid, apic, flags)
+
+
+def x2apic(apic, flags, uid):
+    return struct.pack("<BBHIII", 9, 16, 0, apic, flags, uid)
+
+
+def srat(rev, entries):
+    return sdt("SRAT", rev, struct.pack("<IQ", 1, 0) + b"".join(entries))
+
+
+def srat_cpu(pxm, apic, flags):
+    return struct.pack("<BBBBIB3sI", 0, 16, pxm & 0xFF, apic, flags, 0,
+                       (pxm >> 8).to_bytes(3, "little"), 0)
+
+
+def srat_x2apic(pxm, apic, flags):
+    return struct.pack("<BBHIIIII", 2, 24, 0, pxm, apic, flags, 0, 0)
+
+
+def srat_mem(pxm, base, length, flags):
+    return struct.pack("<BBIHQQIIQ", 1, 40, pxm, 0, base, length, 0, flags, 0)
+
+
+def slit(rows):
+    n = len(rows)
+    return sdt("SLIT", 1, struct.pack("<Q", n) + bytes(d for r in rows for d in r))
+
+
+def rsdp(rev, rsdt, xsdt):
+    r = bytearray(struct.pack("<8sB6sBI", b"RSD PTR ", 0, b"BOCHS ", rev, rsdt))
+    r[8] = (-sum(r)) & 0xFF
+    if rev >= 2:
+        r += struct.pack("<IQB3s", 36, xsdt, 0, b"\0\0\0")
+        r[32] = (-sum(r)) & 0xFF
+    return bytes(r)
+
+
+def walk_image(control, rev, tables):
+    """Control byte, then memory: RSDP at 0, root table, then @tables."""
+    mem = bytearray(64)                        # RSDP goes here, padded
+    placed = []
+    # DSDT and FACS first, so the FADT can point at them.
+    dsdt_at = len(mem)
+    mem += sdt("DSDT", 1, b"\x10\x05\\_SB_")
+    facs_at = len(mem) + 1                     # odd, like SeaBIOS
+    mem += b"\0" + b"FACS" + struct.pack("<I", 64) + bytes(56)
+    fadt = bytearray(244)
+    struct.pack_into("<II", fadt, 36, facs_at, dsdt_at)
+    struct.pack_into("<Q", fadt, 140, dsdt_at)
+    tables = [sdt("FACP", 3, bytes(fadt[36:]))] + tables
+    for t in tables:
+        mem += b"\0" * 3                       # unaligned on purpose
+        placed.append(len(mem))
+        mem += t
+    width = 8 if rev >= 2 else 4
+    root_at = len(mem) + 1
+    body = b"".join(a.to_bytes(width, "little") for a in placed)
+    mem += b"\0" + sdt("XSDT" if rev >= 2 else "RSDT", 1, body)
+    r = rsdp(rev, root_at if rev < 2 else 0, root_at if rev >= 2 else 0)
+    mem[0:len(r)] = r
+    return bytes([control]) + bytes(mem)
+
+
+def dump_text(tables, prefix=""):
+    out = []
+    for sig, phys, b in tables:
+        out.append("%s%s @ 0x%016X" % (prefix, sig, phys))
+        for off in range(0, len(b), 16):
+            chunk = b[off:off + 16]
+            hexpart = "".join("%02X " % c for c in chunk).ljust(48)
+            text = "".join(chr(c) if 0x20 <= c < 0x7F else "." for c in chunk)
+            out.append("%s    %04X: %s %s" % (prefix, off, hexpart, text))
+        out.append(prefix)
+    return ("\n".join(out) + "\n").encode()
+
+
+def write(target, name, data):
+    d = os.path.join(SEEDS, target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+
+def main():
+    slit_fx = read_acpidump("q35-numa2-slit.acpidump")
+    smp6 = read_acpidump("q35-numa2-smp6.acpidump")
+    maxcpus = read_acpidump("q35-maxcpus4.acpidump")
+    pc = read_acpidump("pc-1node.acpidump")
+
+    write("fuzz_acpi_madt", "qemu-q35-smp6", smp6["APIC"][0][1])
+    write("fuzz_acpi_madt", "qemu-q35-maxcpus4", maxcpus["APIC"][0][1])
+    write("fuzz_acpi_madt", "qemu-pc", pc["APIC"][0][1])
+    write("fuzz_acpi_madt", "x2apic-online-capable",
+          madt(5, [lapic(0, 0, 1), lapic(1, 1, 2), x2apic(0x100, 1, 2), x2apic(0x101, 2, 3),
+                   struct.pack("<BBHQ", 5, 12, 0, 0xFEE00000)]))
+
+    write("fuzz_acpi_srat", "qemu-q35-numa2", slit_fx["SRAT"][0][1])
+    write("fuzz_acpi_srat", "qemu-q35-smp6", smp6["SRAT"][0][1])
+    write("fuzz_acpi_srat", "x2apic-hotplug-rev3",
+          srat(3, [srat_cpu(0x101, 1, 1), srat_x2apic(2, 0x100, 1),
+                   srat_mem(0, 0, 0xA0000, 1), srat_mem(0x101, 1 << 32, 1 << 30, 3),
+                   srat_mem(2, 0xFFFFFFFF00000000, 1 << 33, 5), srat_mem(0, 0, 0, 0)]))
+
+    write("fuzz_acpi_slit", "qemu-2x2", slit_fx["SLIT"][0][1])
+    write("fuzz_acpi_slit", "4x4", slit([[10, 16, 21, 21], [16, 10, 21, 21],
+                                         [21, 21, 10, 16], [21, 21, 16, 10]]))
+
+    apic = madt(1, [lapic(i, i, 1) for i in range(4)])
+    srat2 = srat(1, [srat_cpu(i // 2, i, 1) for i in range(4)] +
+                 [srat_mem(0, 0, 0xA0000, 1), srat_mem(1, 1 << 32, 1 << 31, 1)])
+    slit2 = slit([[10, 21], [21, 10]])
+    write("fuzz_acpi_walk", "rsdt-q35", walk_image(2, 0, [apic, srat2, slit2]))
+    write("fuzz_acpi_walk", "xsdt-q35", walk_image(0, 2, [apic, srat2, slit2]))
+    write("fuzz_acpi_walk", "xsdt-nocheck-dump", walk_image(5, 2, [apic, srat2]))
+
+    write("fuzz_acpi_dump_text", "slit-apic",
+          dump_text([("SLIT", slit_fx["SLIT"][0][0], slit_fx["SLIT"][0][1]),
+                     ("APIC", 0x7FFE229F, apic)]))
+    write("fuzz_acpi_dump_text", "serial-log",
+          b"[    0.001000] ACPI: RSDP 0x00000000000F5970 000014 (v00 BOCHS )\r\n" +
+          dump_text([("RSDP", 0xF5970, rsdp(0, 0x7FFE250B, 0))], "[    0.002000] "))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,260 @@
+/*
+ * memboot-topo: the NUMA topology memboot would build from a machine's ACPI
+ * tables, printed with the kernel's own lines and records, from the kernel's
+ * own parsers (kernel/acpi/, mm/numa.c) built for the host.
+ *
+ *   memboot-topo [--json] FILE   acpidump text (Linux `acpidump`, or a memboot
+ *                                console log of a memboot.dump_acpi boot)
+ *   memboot-topo [--json] DIR    binary tables from `acpixtract -a` (*.dat)
+ *
+ * Without a memory map, the usable memory is taken to be the enabled SRAT
+ * memory ranges, and the CPUs that exist are the enabled ones of the MADT; the
+ * boot CPU is the first of them. Exit status: 0 ok, 1 unreadable input or no
+ * MADT, 64 bad usage.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "boot/bootinfo.h"
+#include "kernel/acpi/acpi.h"
+#include "kernel/log.h"
+#include "kernel/panic.h"
+#include "kernel/record.h"
+#include "mm/numa.h"
+
+static bool json_only;
+
+void log_printf(enum log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (json_only)
+		return;
+	va_start(ap, fmt);
+	vfprintf(level <= LOG_WARN ? stderr : stdout, fmt, ap);
+	va_end(ap);
+	fputc('\n', level <= LOG_WARN ? stderr : stdout);
+	fflush(NULL);
+}
+
+void record_emit(struct record *r)
+{
+	const char *line = rec_finish(r);
+	puts(json_only ? line + strlen(RECORD_PREFIX) : line);
+}
+
+void panic(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "memboot-topo: internal error: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(70);
+}
+
+/* The tables we need, copied out of the input. */
+struct table {
+	uint8_t *bytes;
+	size_t len;
+};
+static struct table madt, srat, slit;
+static unsigned nr_tables;
+
+static void keep(const char *sig, const uint8_t *bytes, size_t len)
+{
+	struct table *t = strncmp(sig, "APIC", 4) == 0 ? &madt :
+			  strncmp(sig, "SRAT", 4) == 0 ? &srat :
+			  strncmp(sig, "SLIT", 4) == 0 ? &slit : NULL;
+
+	nr_tables++;
+	if (!t)
+		return;
+	if (t->bytes) {
+		fprintf(stderr, "memboot-topo: a second %.4s table is ignored (the first wins)\n", sig);
+		return;
+	}
+	if (len >= ACPI_SDT_HEADER_BYTES && acpi_checksum(bytes, len) != 0)
+		fprintf(stderr, "memboot-topo: warning: %.4s checksum is wrong; parsing it anyway\n", sig);
+	t->bytes = malloc(len ? len : 1);
+	if (!t->bytes) {
+		perror("memboot-topo");
+		exit(1);
+	}
+	memcpy(t->bytes, bytes, len);
+	t->len = len;
+}
+
+static void on_text_table(void *ctx, const char *sig, uint64_t phys, const uint8_t *bytes,
+			  size_t len)
+{
+	keep(sig, bytes, len);
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (n + 65536 + 1 > cap) {
+			cap = (n + 65536 + 1) * 2;
+			char *grown = realloc(buf, cap);
+			if (!grown) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = grown;
+		}
+		size_t got = fread(buf + n, 1, cap - n - 1, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+static int read_text(const char *path)
+{
+	static uint8_t table_buf[1 << 20];
+	size_t len;
+	char *text = read_all(path, &len);
+
+	if (!text) {
+		fprintf(stderr, "memboot-topo: cannot read %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	long n = acpi_parse_acpidump_text(text, len, table_buf, sizeof(table_buf),
+					  on_text_table, NULL);
+	free(text);
+	if (n < 0) {
+		fprintf(stderr, "memboot-topo: %s is not valid acpidump text (see the warning above)\n",
+			path);
+		return -1;
+	}
+	return 0;
+}
+
+static int read_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+
+	if (!d) {
+		fprintf(stderr, "memboot-topo: cannot open %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while ((e = readdir(d))) {
+		size_t nlen = strlen(e->d_name), len;
+		char file[4096];
+		char *bytes;
+
+		if (nlen < 5 || strcmp(e->d_name + nlen - 4, ".dat") != 0)
+			continue;
+		snprintf(file, sizeof(file), "%s/%s", path, e->d_name);
+		bytes = read_all(file, &len);
+		if (!bytes) {
+			fprintf(stderr, "memboot-topo: cannot read %s: %s\n", file, strerror(errno));
+			continue;
+		}
+		if (len >= 8 && memcmp(bytes, "RSD PTR ", 8) == 0) {
+			nr_tables++;   /* the RSDP: nothing in it we need */
+		} else if (len < ACPI_SDT_HEADER_BYTES) {
+			fprintf(stderr, "memboot-topo: %s: %zu bytes, too short for an ACPI table; skipped\n",
+				file, len);
+		} else {
+			keep(bytes, (const uint8_t *)bytes, len);
+		}
+		free(bytes);
+	}
+	closedir(d);
+	return 0;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: memboot-topo [--json] FILE|DIR\n"
+			"  FILE: acpidump text (also a memboot.dump_acpi console log)\n"
+			"  DIR:  binary tables (*.dat) from acpixtract -a\n");
+	return 64;
+}
+
+int main(int argc, char **argv)
+{
+	static struct acpi_madt_info madt_info;
+	static struct acpi_srat_info srat_info;
+	static struct acpi_slit_info slit_info;
+	static struct bootinfo map;
+	static struct numa_topology topo;
+	const char *path = NULL;
+	struct stat st;
+	bool have_srat = false, have_slit = false;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0)
+			json_only = true;
+		else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+			return usage() & 0;
+		else if (!path && argv[i][0] != '-')
+			path = argv[i];
+		else
+			return usage();
+	}
+	if (!path)
+		return usage();
+	if (stat(path, &st) != 0) {
+		fprintf(stderr, "memboot-topo: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	if ((S_ISDIR(st.st_mode) ? read_dir(path) : read_text(path)) != 0)
+		return 1;
+	if (!madt.bytes || !acpi_madt_parse(madt.bytes, madt.len, &madt_info)) {
+		fprintf(stderr, "memboot-topo: no usable MADT (APIC) among the %u tables of %s\n",
+			nr_tables, path);
+		return 1;
+	}
+	if (srat.bytes)
+		have_srat = acpi_srat_parse(srat.bytes, srat.len, &srat_info);
+	if (slit.bytes)
+		have_slit = acpi_slit_parse(slit.bytes, slit.len, &slit_info);
+
+	/* No memory map: the enabled SRAT memory ranges are the usable RAM. */
+	bootinfo_init(&map, BOOT_PATH_UNKNOWN);
+	for (uint32_t i = 0; have_srat && i < srat_info.nr_mems; i++)
+		bootinfo_add_raw(&map, srat_info.mems[i].start,
+				 srat_info.mems[i].end - srat_info.mems[i].start, MEM_USABLE);
+	bootinfo_normalize(&map);
+
+	uint32_t boot_apic = 0;
+	for (uint32_t i = 0; i < madt_info.nr_cpus; i++) {
+		if (madt_info.cpus[i].enabled) {
+			boot_apic = madt_info.cpus[i].apic_id;
+			break;
+		}
+	}
+	struct numa_input in = {
+		.map = &map,
+		.madt = &madt_info,
+		.srat = have_srat ? &srat_info : NULL,
+		.slit = have_slit ? &slit_info : NULL,
+		.boot_apic_id = boot_apic,
+	};
+	numa_build(&topo, &in);
+	numa_print(&topo);
+	return 0;
+}
