@@ -20,7 +20,7 @@ struct discovered_acpi acpi;
  */
 static const void *map_identity(void *ctx, uint64_t phys, size_t len)
 {
-	if (phys == 0 || len > BOOT_MAP_BYTES || phys > BOOT_MAP_BYTES - len)
+	if (phys == 0 || len > arch_mapped_top() || phys > arch_mapped_top() - len)
 		return NULL;
 	return (const void *)(uintptr_t)phys;
 }

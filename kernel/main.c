@@ -69,6 +69,7 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 	PHASE("physmem", memory_init_physmem(&bootinfo, kparams.dump_mmap));
 	PHASE("acpi", discover_acpi(&bootinfo, kparams.dump_acpi));
 	PHASE("numa", discover_numa(&bootinfo, &physmem));
+	PHASE("pagetables", memory_direct_map(&bootinfo));
 	PHASE("smp", discover_smp(&physmem));
 	fault_inject();
 	PHASE("selftest", tests_ok = selftests_run());

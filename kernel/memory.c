@@ -4,7 +4,9 @@
 #include "kernel/memory.h"
 
 #include "arch/paging.h"
+#include "kernel/exit.h"
 #include "kernel/log.h"
+#include "kernel/record.h"
 
 struct physmem physmem;
 
@@ -18,15 +20,32 @@ void memory_init_physmem(const struct bootinfo *bi, bool dump)
 			physmem_add(&physmem, bi->ranges[i].start, bi->ranges[i].end);
 	physmem_reserve(&physmem, 0, PAGE_SIZE_BYTES, "page0");
 	physmem_reserve(&physmem, (uint64_t)__kernel_start, (uint64_t)__kernel_end, "kernel");
-	/* Until the direct map covers all RAM, memory past the boot identity
-	 * map cannot be touched: keep allocations out of it. */
-	if (physmem_total_bytes(&physmem, PHYSMEM_ANY_NODE) &&
-	    physmem.mem[physmem.nr_mem - 1].end > BOOT_MAP_BYTES) {
-		pr_warn("physmem: RAM above %llu GiB is not mapped yet; reserved as 'unmapped'",
-			(unsigned long long)(BOOT_MAP_BYTES >> 30));
-		physmem_reserve(&physmem, BOOT_MAP_BYTES, physmem.mem[physmem.nr_mem - 1].end,
-				"unmapped");
-	}
 	if (dump)
 		physmem_dump(&physmem);
+}
+
+uint64_t memory_alloc_pagetable(void *ctx)
+{
+	uint32_t node = ctx ? *(const uint32_t *)ctx : PHYSMEM_ANY_NODE;
+	return physmem_alloc_range(&physmem, 4096, 4096, 0, 1ULL << 32, node, false,
+				   "pagetable");
+}
+
+void memory_direct_map(const struct bootinfo *bi)
+{
+	struct direct_map_stats st;
+	struct record r;
+
+	if (!arch_direct_map(bi, memory_alloc_pagetable, NULL, &st))
+		kernel_exit(EXIT_PANIC, "no memory below 4 GiB for the kernel's page tables");
+	pr_info("DirectMap4k: %llu kB, DirectMap2M: %llu kB, DirectMap1G: %llu kB, %u tables",
+		(unsigned long long)(st.bytes_4k >> 10), (unsigned long long)(st.bytes_2m >> 10),
+		(unsigned long long)(st.bytes_1g >> 10), st.tables);
+	rec_begin(&r, "direct_map");
+	rec_u64(&r, "bytes_4k", st.bytes_4k);
+	rec_u64(&r, "bytes_2m", st.bytes_2m);
+	rec_u64(&r, "bytes_1g", st.bytes_1g);
+	rec_u64(&r, "tables", st.tables);
+	rec_hex(&r, "top", st.top);
+	record_emit(&r);
 }

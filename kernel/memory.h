@@ -18,4 +18,10 @@ extern struct physmem physmem;
  */
 void memory_init_physmem(const struct bootinfo *bi, bool dump);
 
+/* A zeroed-on-use 4 KiB page for a page table, below 4 GiB ("pagetable"). */
+uint64_t memory_alloc_pagetable(void *ctx);
+
+/* Build the kernel's identity map of all RAM, W^X, and switch to it. */
+void memory_direct_map(const struct bootinfo *bi);
+
 #endif

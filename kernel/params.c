@@ -24,7 +24,8 @@ struct kernel_params kparams = {
 
 static const char *const selftest_names[] = { "clock", "jobs", NULL };
 static const char *const fault_names[] = {
-	"none", "de", "ud", "gp", "pf", "df", "panic", "assert", "ap-ud", "ap-guard", NULL };
+	"none", "de", "ud", "gp", "pf", "df", "panic", "assert", "ap-ud", "ap-guard", "write-text",
+	"exec-data", NULL };
 static const char *const exit_names[] = { "auto", "qemu", "halt", NULL };
 
 /* memboot.selftest=a,b,c: a comma-separated list of self-test names. */

@@ -161,6 +161,19 @@ void fault_inject(void)
 	case FAULT_AP_GUARD:
 		fault_inject_ap();
 		break;
+	case FAULT_WRITE_TEXT:
+		/* Kernel text is mapped read-only, and CR0.WP makes that bind
+		 * ring 0 too. */
+		pr_info("fault: writing to kernel text at %p on purpose", (void *)fault_inject);
+		*(volatile uint8_t *)(uintptr_t)fault_inject = 0xc3;
+		break;
+	case FAULT_EXEC_DATA: {
+		/* .data is mapped no-execute: a fetch from it faults. */
+		static uint8_t ret_insn[16] = { 0xc3 };
+		pr_info("fault: executing from kernel data at %p on purpose", (void *)ret_insn);
+		((void (*)(void))(uintptr_t)ret_insn)();
+		break;
+	}
 	case FAULT_ASSERT:
 		ASSERT(kparams.fault == FAULT_NONE, "fault=%u requested on the command line",
 		       kparams.fault);

@@ -11,6 +11,7 @@
 #include "arch/paging.h"
 #include "arch/smp.h"
 #include "kernel/log.h"
+#include "kernel/memory.h"
 #include "kernel/panic.h"
 #include "kernel/record.h"
 #include "kernel/time.h"
@@ -36,24 +37,12 @@ void smp_init_boot_cpu(void)
 	nr_cpus_online = 1;
 }
 
-struct table_alloc {
-	struct physmem *pm;
-	uint32_t node;
-};
-
-static uint64_t alloc_page_table(void *ctx)
-{
-	struct table_alloc *t = ctx;
-	return physmem_alloc(t->pm, 4096, 4096, t->node, false, "pagetable");
-}
-
 /* Guard page + stack + struct percpu for one AP, on @desc->mem_node. */
 static struct percpu *alloc_cpu(struct physmem *pm, const struct smp_cpu_desc *desc,
 				uint32_t cpu)
 {
 	const uint64_t pc_bytes = (sizeof(struct percpu) + 4095) & ~4095ULL;
 	const uint64_t bytes = CPU_GUARD_BYTES + CPU_STACK_BYTES + pc_bytes;
-	struct table_alloc ta = { .pm = pm, .node = desc->mem_node };
 	uint64_t base = physmem_alloc(pm, bytes, 4096, desc->mem_node, false, "percpu");
 	struct percpu *pc;
 
@@ -62,7 +51,7 @@ static struct percpu *alloc_cpu(struct physmem *pm, const struct smp_cpu_desc *d
 		       cpu, desc->apic_id, desc->mem_node);
 		return NULL;
 	}
-	if (!arch_unmap_page(base, alloc_page_table, &ta))
+	if (!arch_unmap_page(base, memory_alloc_pagetable, (void *)&desc->mem_node))
 		pr_warn("smp: CPU %u: could not unmap the stack guard page at 0x%llx",
 			cpu, (unsigned long long)base);
 	pc = (struct percpu *)(uintptr_t)(base + CPU_GUARD_BYTES + CPU_STACK_BYTES);

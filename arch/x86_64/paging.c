@@ -1,67 +1,226 @@
 /*
- * paging.c: split a 2 MiB identity mapping and unmap one 4 KiB page.
+ * paging.c: the kernel's identity map and changes to it.
  */
 #include "arch/paging.h"
 
 #include <stddef.h>
+#include <string.h>
 
-#define PTE_PRESENT (1ULL << 0)
-#define PTE_WRITE (1ULL << 1)
-#define PTE_LARGE (1ULL << 7)      /* PS: a 2 MiB page in a PD entry */
-#define PTE_ADDR_MASK 0x000ffffffffff000ULL
-#define PTE_FLAGS_MASK (~PTE_ADDR_MASK)
+#include "arch/cpu.h"
+
+#define PTE_P (1ULL << 0)
+#define PTE_W (1ULL << 1)
+#define PTE_PS (1ULL << 7)       /* a 1 GiB (PDPT) or 2 MiB (PD) page */
+#define PTE_G (1ULL << 8)
+#define PTE_NX (1ULL << 63)
+#define PTE_ADDR 0x000ffffffffff000ULL
+#define LARGE_PAT (1ULL << 12)   /* PAT bit of a large page; bit 7 in a 4 KiB PTE */
+
+#define SZ_4K (1ULL << 12)
+#define SZ_2M (1ULL << 21)
+#define SZ_1G (1ULL << 30)
+#define SZ_4G (1ULL << 32)
 
 extern uint64_t boot_pml4[512];
+extern char __kernel_start[], __text_end[], __rodata_end[], __kernel_end[];
 
-static uint64_t *pd_entry(uint64_t addr)
+static uint64_t mapped_top = BOOT_MAP_BYTES;
+
+static uint64_t *table_of(uint64_t entry)
 {
-	uint64_t pml4e = boot_pml4[(addr >> 39) & 511];
-	if (!(pml4e & PTE_PRESENT))
-		return NULL;
-	uint64_t *pdpt = (uint64_t *)(uintptr_t)(pml4e & PTE_ADDR_MASK);
-	uint64_t pdpte = pdpt[(addr >> 30) & 511];
-	if (!(pdpte & PTE_PRESENT) || (pdpte & PTE_LARGE))
-		return NULL;
-	uint64_t *pd = (uint64_t *)(uintptr_t)(pdpte & PTE_ADDR_MASK);
-	return &pd[(addr >> 21) & 511];
+	return (uint64_t *)(uintptr_t)(entry & PTE_ADDR);
 }
 
-bool arch_unmap_page(uint64_t addr, uint64_t (*alloc_table)(void *ctx), void *ctx)
+static uint64_t *current_pml4(void)
 {
-	uint64_t *pde = pd_entry(addr);
-	uint64_t *pt;
+	return (uint64_t *)(uintptr_t)(read_cr3() & PTE_ADDR);
+}
 
-	if (!pde || !(*pde & PTE_PRESENT))
-		return false;
-	if (*pde & PTE_LARGE) {
-		uint64_t table = alloc_table(ctx);
-		uint64_t base = *pde & PTE_ADDR_MASK & ~((1ULL << 21) - 1);
-		/* Keep the 2 MiB page's attributes, without PS (bit 7 means PAT
-		 * in a 4 KiB entry) and without the large-page PAT bit 12. */
-		uint64_t flags = *pde & PTE_FLAGS_MASK & ~(PTE_LARGE | (1ULL << 12));
+static uint64_t *new_table(pt_alloc_fn alloc, void *ctx, struct direct_map_stats *st)
+{
+	uint64_t phys = alloc(ctx);
+	if (!phys)
+		return NULL;
+	memset((void *)(uintptr_t)phys, 0, SZ_4K);
+	if (st)
+		st->tables++;
+	return (uint64_t *)(uintptr_t)phys;
+}
 
-		if (!table)
-			return false;
-		pt = (uint64_t *)(uintptr_t)table;
-		for (int i = 0; i < 512; i++)
-			pt[i] = (base + ((uint64_t)i << 12)) | flags;
-		*pde = table | PTE_PRESENT | PTE_WRITE;
-		__asm__ volatile("mov %%cr3, %%rax; mov %%rax, %%cr3" ::: "rax", "memory");
+/* The next-level table under @entry, created if absent. */
+static uint64_t *descend(uint64_t *entry, pt_alloc_fn alloc, void *ctx,
+			 struct direct_map_stats *st)
+{
+	if (!(*entry & PTE_P)) {
+		uint64_t *t = new_table(alloc, ctx, st);
+		if (!t)
+			return NULL;
+		/* Upper levels allow everything; leaves decide. */
+		*entry = (uint64_t)(uintptr_t)t | PTE_P | PTE_W;
 	}
-	pt = (uint64_t *)(uintptr_t)(*pde & PTE_ADDR_MASK);
-	pt[(addr >> 12) & 511] = 0;
+	return table_of(*entry);
+}
+
+/*
+ * Permissions of the 4 KiB page at @addr. The kernel image is W^X; the first
+ * MiB stays executable because the SMP trampoline runs there (it is copied
+ * to a free page below 1 MiB and executes in 64-bit mode before it jumps
+ * into the kernel); everything else is data.
+ */
+static uint64_t flags_4k(uint64_t addr, uint64_t nx)
+{
+	if (addr >= (uint64_t)__kernel_start && addr < (uint64_t)__text_end)
+		return PTE_P | PTE_G;                       /* text: read, execute */
+	if (addr >= (uint64_t)__text_end && addr < (uint64_t)__rodata_end)
+		return PTE_P | PTE_G | nx;                  /* rodata: read only */
+	if (addr < 0x100000)
+		return PTE_P | PTE_W;                       /* trampoline area */
+	return PTE_P | PTE_W | nx;
+}
+
+/* The region mapped with 4 KiB pages: 2 MiB-aligned around the kernel. */
+static void small_zone(uint64_t *start, uint64_t *end)
+{
+	*start = 0;
+	*end = ((uint64_t)__kernel_end + SZ_2M - 1) & ~(SZ_2M - 1);
+}
+
+static bool map_range(uint64_t *pml4, uint64_t start, uint64_t end, bool huge_1g,
+		      pt_alloc_fn alloc, void *ctx, struct direct_map_stats *st)
+{
+	const uint64_t nx = cpu_features.nx ? PTE_NX : 0;
+	uint64_t zs, ze;
+
+	small_zone(&zs, &ze);
+	while (start < end) {
+		uint64_t *pdpt = descend(&pml4[(start >> 39) & 511], alloc, ctx, st);
+		if (!pdpt)
+			return false;
+		uint64_t *pdpte = &pdpt[(start >> 30) & 511];
+		bool in_zone = start < ze && start + SZ_1G > zs;
+
+		if (huge_1g && !(start & (SZ_1G - 1)) && end - start >= SZ_1G && !in_zone &&
+		    !(*pdpte & PTE_P)) {
+			*pdpte = start | PTE_P | PTE_W | PTE_PS | PTE_G | nx;
+			st->bytes_1g += SZ_1G;
+			start += SZ_1G;
+			continue;
+		}
+		uint64_t *pd = descend(pdpte, alloc, ctx, st);
+		if (!pd)
+			return false;
+		uint64_t *pde = &pd[(start >> 21) & 511];
+		in_zone = start < ze && start + SZ_2M > zs;
+		if (!(start & (SZ_2M - 1)) && end - start >= SZ_2M && !in_zone && !(*pde & PTE_P)) {
+			*pde = start | PTE_P | PTE_W | PTE_PS | PTE_G | nx;
+			st->bytes_2m += SZ_2M;
+			start += SZ_2M;
+			continue;
+		}
+		uint64_t *pt = descend(pde, alloc, ctx, st);
+		if (!pt)
+			return false;
+		pt[(start >> 12) & 511] = start | flags_4k(start, nx);
+		st->bytes_4k += SZ_4K;
+		start += SZ_4K;
+	}
+	return true;
+}
+
+bool arch_direct_map(const struct bootinfo *bi, pt_alloc_fn alloc, void *ctx,
+		     struct direct_map_stats *st)
+{
+	uint64_t *pml4;
+
+	memset(st, 0, sizeof(*st));
+	pml4 = new_table(alloc, ctx, st);
+	if (!pml4 || !map_range(pml4, 0, SZ_4G, cpu_features.pdpe1gb, alloc, ctx, st))
+		return false;
+	st->top = SZ_4G;
+	for (uint32_t i = 0; i < bi->nr_ranges; i++) {
+		const struct mem_range *r = &bi->ranges[i];
+		uint64_t s = r->start < SZ_4G ? SZ_4G : r->start;
+
+		if (r->type == MEM_RESERVED || r->type == MEM_UNUSABLE || r->end <= s)
+			continue;
+		if (!map_range(pml4, s, r->end, cpu_features.pdpe1gb, alloc, ctx, st))
+			return false;
+		if (r->end > st->top)
+			st->top = r->end;
+	}
+	/* CR4.PGE for the global bit, CR0.WP so that read-only binds ring 0
+	 * too (SDM vol. 3A 4.6), then the switch. */
+	__asm__ volatile("mov %%cr4, %%rax; or $0x80, %%rax; mov %%rax, %%cr4\n\t"
+			 "mov %%cr0, %%rax; or $0x10000, %%rax; mov %%rax, %%cr0\n\t"
+			 "mov %0, %%cr3"
+			 : : "r"((uint64_t)(uintptr_t)pml4) : "rax", "memory");
+	mapped_top = st->top;
+	return true;
+}
+
+uint64_t arch_mapped_top(void)
+{
+	return mapped_top;
+}
+
+static void flush_all(void)
+{
+	/* Toggling CR4.PGE flushes global entries too. */
+	__asm__ volatile("mov %%cr4, %%rax; mov %%rax, %%rdx; xor $0x80, %%rdx\n\t"
+			 "mov %%rdx, %%cr4; mov %%rax, %%cr4" ::: "rax", "rdx", "memory");
+}
+
+/* Replace the large page in @entry (of @size) by a table of smaller ones. */
+static bool split(uint64_t *entry, uint64_t size, pt_alloc_fn alloc, void *ctx)
+{
+	uint64_t *t = new_table(alloc, ctx, NULL);
+	uint64_t base = *entry & PTE_ADDR & ~(size - 1);
+	uint64_t flags = *entry & ~PTE_ADDR;
+	uint64_t sub = size >> 9;
+
+	if (!t)
+		return false;
+	if (sub == SZ_4K)
+		flags &= ~(PTE_PS | LARGE_PAT);   /* bit 7 means PAT in a 4 KiB PTE */
+	for (int i = 0; i < 512; i++)
+		t[i] = (base + (uint64_t)i * sub) | flags;
+	*entry = (uint64_t)(uintptr_t)t | PTE_P | PTE_W;
+	flush_all();
+	return true;
+}
+
+bool arch_unmap_page(uint64_t addr, pt_alloc_fn alloc, void *ctx)
+{
+	uint64_t *e = &current_pml4()[(addr >> 39) & 511];
+
+	if (!(*e & PTE_P))
+		return false;
+	e = &table_of(*e)[(addr >> 30) & 511];
+	if (!(*e & PTE_P) || ((*e & PTE_PS) && !split(e, SZ_1G, alloc, ctx)))
+		return false;
+	e = &table_of(*e)[(addr >> 21) & 511];
+	if (!(*e & PTE_P) || ((*e & PTE_PS) && !split(e, SZ_2M, alloc, ctx)))
+		return false;
+	table_of(*e)[(addr >> 12) & 511] = 0;
 	__asm__ volatile("invlpg (%0)" : : "r"(addr) : "memory");
 	return true;
 }
 
-bool arch_is_mapped(uint64_t addr)
+bool arch_is_mapped(uint64_t addr, bool *writable, bool *executable)
 {
-	uint64_t *pde = pd_entry(addr);
+	uint64_t e = current_pml4()[(addr >> 39) & 511];
 
-	if (!pde || !(*pde & PTE_PRESENT))
+	if (!(e & PTE_P))
 		return false;
-	if (*pde & PTE_LARGE)
-		return true;
-	uint64_t *pt = (uint64_t *)(uintptr_t)(*pde & PTE_ADDR_MASK);
-	return pt[(addr >> 12) & 511] & PTE_PRESENT;
+	e = table_of(e)[(addr >> 30) & 511];                 /* PDPT entry */
+	if ((e & PTE_P) && !(e & PTE_PS)) {
+		e = table_of(e)[(addr >> 21) & 511];         /* PD entry */
+		if ((e & PTE_P) && !(e & PTE_PS))
+			e = table_of(e)[(addr >> 12) & 511]; /* PT entry */
+	}
+	if (!(e & PTE_P))
+		return false;
+	*writable = e & PTE_W;
+	*executable = !(e & PTE_NX);
+	return true;
 }

@@ -1,6 +1,14 @@
 /*
- * arch/paging.h: changes to the boot identity map (4-level paging; Intel SDM
- * vol. 3A, 4.5). The boot map covers the first 64 GiB with 2 MiB pages.
+ * arch/paging.h: the kernel's page tables (4-level paging; Intel SDM vol. 3A,
+ * 4.5).
+ *
+ * Boot runs on a temporary identity map of the first 64 GiB with 2 MiB pages
+ * (entry32.S). The "pagetables" phase replaces it with the kernel's own
+ * identity map, built from the memory map: the first 4 GiB (RAM, firmware
+ * and MMIO such as the local APIC) and every RAM and ACPI range above, with
+ * the largest pages that fit (1 GiB where the CPU has them), and the kernel
+ * image W^X in 4 KiB pages: text read-execute, rodata read-only, data and
+ * .bss read-write no-execute.
  */
 #ifndef MEMBOOT_ARCH_PAGING_H
 #define MEMBOOT_ARCH_PAGING_H
@@ -8,17 +16,39 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "boot/bootinfo.h"
+
 #define BOOT_MAP_BYTES (64ULL << 30)
 
+/* Returns the physical address of a fresh 4 KiB page for a table, below
+ * 4 GiB (the SMP trampoline loads CR3 in 32-bit mode), or 0. */
+typedef uint64_t (*pt_alloc_fn)(void *ctx);
+
+struct direct_map_stats {
+	uint64_t bytes_1g, bytes_2m, bytes_4k;
+	uint32_t tables;
+	uint64_t top;            /* highest mapped address + 1 */
+};
+
 /*
- * Make the 4 KiB page at @addr not present (a guard page), splitting its
- * 2 MiB mapping into 4 KiB entries first if needed; @alloc_table returns the
- * physical address of a fresh 4 KiB page for the new table (0 if none).
+ * Build the kernel's identity map of [0, 4 GiB) and of the usable, ACPI and
+ * NVS ranges of @bi, and switch this CPU to it. Returns false (and keeps the
+ * boot map) if a table could not be allocated.
+ */
+bool arch_direct_map(const struct bootinfo *bi, pt_alloc_fn alloc, void *ctx,
+		     struct direct_map_stats *st);
+
+/* Highest address + 1 of the current identity map. */
+uint64_t arch_mapped_top(void);
+
+/*
+ * Make the 4 KiB page at @addr not present (a guard page), splitting a 1 GiB
+ * or 2 MiB mapping into smaller entries first if needed.
  * Only for use before other CPUs run on these tables (no TLB shootdown).
  */
-bool arch_unmap_page(uint64_t addr, uint64_t (*alloc_table)(void *ctx), void *ctx);
+bool arch_unmap_page(uint64_t addr, pt_alloc_fn alloc, void *ctx);
 
-/* True if @addr is mapped (for tests of the guard page). */
-bool arch_is_mapped(uint64_t addr);
+/* True if @addr is mapped; *@writable and *@executable describe it. */
+bool arch_is_mapped(uint64_t addr, bool *writable, bool *executable);
 
 #endif
