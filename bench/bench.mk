@@ -1,0 +1,47 @@
+# Host benchmarks (included by the top Makefile).
+#
+#   make bench                         every benchmark; refreshes docs/results.md
+#   make bench BENCH_ARGS='--threads 1,2,4,8,16'
+#
+# memmap: mm/memmap.c, mm/buddy.c and kernel/job_plan.c built natively,
+# once per descriptor size (16, 32, 64 bytes), with the kernel's code
+# generation where it matters for speed (-O2 -mgeneral-regs-only: 8-byte
+# general-register stores, as in the kernel) and without sanitizers; the
+# driver (bench/memmap_bench.c, which needs floating point and SSE for
+# clflush) is built apart and linked with them. bench/memmap_results.py runs
+# the three binaries with BENCH_ARGS and rewrites its own section of
+# docs/results.md.
+
+BENCH_O := build/bench
+BENCH_DESC_SIZES := 16 32 64
+BENCH_ARGS ?=
+MEMMAP_BENCH_KSRCS := mm/memmap.c mm/buddy.c kernel/job_plan.c
+MEMMAP_BENCH_HDRS := mm/page.h mm/memmap.h mm/buddy.h kernel/job_plan.h kernel/spinlock.h \
+	kernel/panic.h kernel/log.h
+MEMMAP_BENCH_BINS := $(addprefix $(BENCH_O)/memmap_bench_,$(BENCH_DESC_SIZES))
+BENCH_CFLAGS := -std=gnu11 -O2 -g -I. -Wall -Wextra -Wno-unused-parameter -Werror -DNDEBUG
+BENCH_KCFLAGS := $(BENCH_CFLAGS) -mgeneral-regs-only -ffreestanding -fno-builtin-printf
+
+# build/bench/16/mm/memmap.o ...: kernel sources, one set per descriptor size.
+$(BENCH_O)/%/k.o: $(MEMMAP_BENCH_KSRCS) $(MEMMAP_BENCH_HDRS) bench/bench.mk
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  BENCHCC $@")
+	$(Q)for f in $(MEMMAP_BENCH_KSRCS); do \
+		$(CC) $(BENCH_KCFLAGS) -DMEMMAP_DESC_BYTES=$* -c $$f \
+			-o $(@D)/$$(basename $$f .c).o || exit 1; \
+	done
+	$(Q)ld -r -o $@ $(addprefix $(@D)/,$(notdir $(MEMMAP_BENCH_KSRCS:.c=.o)))
+
+$(BENCH_O)/memmap_bench_%: $(BENCH_O)/%/k.o bench/memmap_bench.c bench/bench_support.c \
+		$(MEMMAP_BENCH_HDRS) bench/bench.mk
+	@$(if $(Q),echo "  BENCHLD $@")
+	$(Q)$(CC) $(BENCH_CFLAGS) -pthread -DMEMMAP_DESC_BYTES=$* -o $@ \
+		bench/memmap_bench.c bench/bench_support.c $(BENCH_O)/$*/k.o
+
+.PRECIOUS: $(BENCH_O)/%/k.o
+.PHONY: bench-build
+bench-build: $(MEMMAP_BENCH_BINS)
+
+bench: $(MEMMAP_BENCH_BINS)
+	@python3 bench/memmap_results.py --bin-dir $(BENCH_O) --results docs/results.md \
+		--command "make bench$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')" -- $(BENCH_ARGS)

@@ -1,0 +1,604 @@
+/*
+ * memmap_bench.c: descriptor init and buddy boot-free speed on the host.
+ *
+ * The kernel's own mm/memmap.c and mm/buddy.c, built natively (-O2, no
+ * sanitizers) once per descriptor size (-DMEMMAP_DESC_BYTES=16/32/64, one
+ * binary each), run over simulated RAM: an anonymous MAP_NORESERVE arena of
+ * --pages pages split into --nodes nodes, the first starting at 1 MiB. The
+ * default, 64 GiB, gives 256 MiB of 16-byte descriptors: eight times a
+ * 32 MiB L3, so memory is timed, not the cache (at 8 GiB the 32 MiB array
+ * fits the L3 of the machine measured and dirty lines leave it only after
+ * the clock stops). Each
+ * node's descriptor array is carved from the top of the node's own memory,
+ * as the kernel does, and is the only part of the arena ever touched. It is
+ * pre-faulted (with transparent huge pages where the host gives them, like
+ * the kernel's 2 MiB direct map) so page faults are not measured, and
+ * flushed from the caches (clflush) before every repetition, so each
+ * repetition writes cold memory as the boot does.
+ *
+ * Work is cut like the kernel's job runner cuts it (kernel/job_plan.c:
+ * aligned to the max-order block, about four chunks per thread) and the
+ * chunks are claimed from a shared counter by --threads threads, the
+ * calling thread included, each pinned to a CPU. A measurement is the wall
+ * time of one whole job (all nodes), the median of --reps repetitions.
+ *
+ * What is measured, per page of simulated RAM (the descriptor array's own
+ * pages excluded):
+ *   init        memmap_init_range(): plain stores
+ *   init_nt     memmap_init_range_store(MEMMAP_STORE_NT): non-temporal stores
+ *   heads       memmap_init_heads(): heads of max-order blocks only (lazy)
+ *   lim_memset  memset() of the same descriptor bytes     \
+ *   lim_store   a plain 8-byte store loop over them        > the store limit
+ *   lim_nt      a movnti loop over them                   /   (the best of them)
+ *   free        buddy_free_range() of descriptors already initialised
+ *   boot_eager  memmap_init_range() + buddy_free_range() per chunk
+ *   boot_lazy   memmap_init_heads() + buddy_free_range() per chunk
+ * Output: one "memmap-bench ..." line per measurement on stdout
+ * (bench/memmap_results.py turns them into docs/results.md tables).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <emmintrin.h>
+
+#include "kernel/job_plan.h"
+#include "mm/buddy.h"
+#include "mm/memmap.h"
+#include "mm/page.h"
+
+#define MAX_NODES 8
+#define MAX_THREADS 256
+#define MAX_CHUNKS 4096
+#define MAX_REPS 31
+#define FIRST_PFN 256               /* RAM starts at 1 MiB */
+#define ARRAY_ALIGN_PAGES 512       /* arrays start on a 2 MiB boundary */
+
+enum what {
+	W_INIT, W_INIT_NT, W_HEADS, W_LIM_MEMSET, W_LIM_STORE, W_LIM_NT,
+	W_FREE, W_BOOT_EAGER, W_BOOT_LAZY, W_NR
+};
+static const char *const what_names[W_NR] = {
+	"init", "init_nt", "heads", "lim_memset", "lim_store", "lim_nt",
+	"free", "boot_eager", "boot_lazy",
+};
+
+struct node_sim {
+	struct memmap_node map;
+	uint64_t start_pfn, end_pfn;    /* the span */
+	uint64_t array_pfn;             /* the array's own pages: [array_pfn, end_pfn) */
+	struct buddy_zone zones[PAGE_NR_ZONES];
+	bool has_zone[PAGE_NR_ZONES];
+};
+
+struct chunk {
+	uint32_t node;
+	uint64_t start, end;
+};
+
+static struct {
+	uint64_t pages;
+	uint32_t nr_nodes;
+	uint32_t threads[32], nr_threads;
+	uint32_t reps;
+	bool want[W_NR];
+	struct node_sim nodes[MAX_NODES];
+	uint64_t measured_pages;        /* sum over nodes of array_pfn - start_pfn */
+	long ncpu;
+} B;
+
+/* ---- the job: chunks claimed from a counter ---- */
+
+static struct {
+	enum what what;
+	struct chunk chunks[MAX_CHUNKS];
+	uint32_t nr_chunks;
+	uint32_t next;                  /* atomic */
+} J;
+
+/* Run fn on the zone of [s, e) (run_chunk() never lets it cross 4 GiB). */
+static void on_zone(struct node_sim *n, uint64_t s, uint64_t e,
+		       void (*fn)(struct buddy_zone *z, uint64_t s, uint64_t e))
+{
+	fn(&n->zones[page_zone_of_pfn(s)], s, e);
+}
+
+static void do_free(struct buddy_zone *z, uint64_t s, uint64_t e)
+{
+	buddy_free_range(z, s, e);
+}
+
+static void do_boot_eager(struct buddy_zone *z, uint64_t s, uint64_t e)
+{
+	memmap_init_range(z->map, s, e, PAGE_RESERVED, z->zone);
+	buddy_free_range(z, s, e);
+}
+
+static void do_boot_lazy(struct buddy_zone *z, uint64_t s, uint64_t e)
+{
+	memmap_init_heads(z->map, s, e, PAGE_RESERVED, z->zone, BUDDY_MAX_ORDER);
+	buddy_free_range(z, s, e);
+}
+
+static void do_init(struct buddy_zone *z, uint64_t s, uint64_t e)
+{
+	memmap_init_range(z->map, s, e, PAGE_RESERVED, z->zone);
+}
+
+static void do_init_nt(struct buddy_zone *z, uint64_t s, uint64_t e)
+{
+	memmap_init_range_store(z->map, s, e, PAGE_RESERVED, z->zone, MEMMAP_STORE_NT);
+}
+
+static void do_heads(struct buddy_zone *z, uint64_t s, uint64_t e)
+{
+	memmap_init_heads(z->map, s, e, PAGE_RESERVED, z->zone, BUDDY_MAX_ORDER);
+}
+
+/* The limits: the same bytes, one 64-byte line per iteration, 8-byte
+ * general-register stores as the kernel's code can use. */
+#define PATTERN 0x0123456789abcdefULL   /* not one repeated byte: no memset */
+
+static void store_loop(uint64_t *p, uint64_t *end)
+{
+	for (; p + 8 <= end; p += 8)
+		__asm__ volatile("mov %1, 0(%0); mov %1, 8(%0); mov %1, 16(%0); mov %1, 24(%0);"
+				 "mov %1, 32(%0); mov %1, 40(%0); mov %1, 48(%0); mov %1, 56(%0)"
+				 : : "r"(p), "r"(PATTERN) : "memory");
+	for (; p < end; p++)
+		*p = PATTERN;
+}
+
+static void nt_loop(uint64_t *p, uint64_t *end)
+{
+	for (; p + 8 <= end; p += 8)
+		__asm__ volatile("movnti %1, 0(%0); movnti %1, 8(%0); movnti %1, 16(%0);"
+				 "movnti %1, 24(%0); movnti %1, 32(%0); movnti %1, 40(%0);"
+				 "movnti %1, 48(%0); movnti %1, 56(%0)"
+				 : : "r"(p), "r"(PATTERN) : "memory");
+	for (; p < end; p++)
+		__asm__ volatile("movnti %1, %0" : "=m"(*p) : "r"(PATTERN));
+	__asm__ volatile("sfence" ::: "memory");
+}
+
+static void run_chunk(const struct chunk *c)
+{
+	struct node_sim *n = &B.nodes[c->node];
+
+	/* Like the kernel, never let one call cross the 4 GiB zone boundary. */
+	if (c->start < PAGE_ZONE_DMA32_END_PFN && c->end > PAGE_ZONE_DMA32_END_PFN) {
+		struct chunk lo = { c->node, c->start, PAGE_ZONE_DMA32_END_PFN };
+		struct chunk hi = { c->node, PAGE_ZONE_DMA32_END_PFN, c->end };
+		run_chunk(&lo);
+		run_chunk(&hi);
+		return;
+	}
+	struct page *first = &n->map.pages[c->start - n->map.base_pfn];
+	struct page *last = &n->map.pages[c->end - n->map.base_pfn];
+
+	switch (J.what) {
+	case W_INIT:
+		on_zone(n, c->start, c->end, do_init);
+		break;
+	case W_INIT_NT:
+		on_zone(n, c->start, c->end, do_init_nt);
+		break;
+	case W_HEADS:
+		on_zone(n, c->start, c->end, do_heads);
+		break;
+	case W_LIM_MEMSET:
+		memset(first, 0, (size_t)((char *)last - (char *)first));
+		break;
+	case W_LIM_STORE:
+		store_loop((uint64_t *)first, (uint64_t *)last);
+		break;
+	case W_LIM_NT:
+		nt_loop((uint64_t *)first, (uint64_t *)last);
+		break;
+	case W_FREE:
+		on_zone(n, c->start, c->end, do_free);
+		break;
+	case W_BOOT_EAGER:
+		on_zone(n, c->start, c->end, do_boot_eager);
+		break;
+	case W_BOOT_LAZY:
+		on_zone(n, c->start, c->end, do_boot_lazy);
+		break;
+	case W_NR:
+		break;
+	}
+}
+
+static void work(void)
+{
+	uint32_t i;
+
+	while ((i = __atomic_fetch_add(&J.next, 1, __ATOMIC_RELAXED)) < J.nr_chunks)
+		run_chunk(&J.chunks[i]);
+}
+
+/* ---- a pool of pinned threads ---- */
+
+/*
+ * Between jobs the workers sleep (so they take no CPU time from the
+ * untimed preparation); to start a job they are woken, check in, and spin
+ * until the caller starts the clock and releases them all at once, so no
+ * wake-up latency (milliseconds on a virtual machine) is timed. Then every
+ * thread claims chunks until none is left, as the kernel's job runner does.
+ */
+static struct {
+	pthread_t th[MAX_THREADS];
+	uint32_t n;                     /* threads including the caller */
+	pthread_barrier_t wake;
+	uint32_t ready;                 /* atomic: workers checked in */
+	uint32_t go;                    /* atomic: job number released */
+	uint32_t done;                  /* atomic: workers finished */
+	bool quit;
+} P;
+
+static void pin(uint32_t i)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET((int)(i % (uint32_t)B.ncpu), &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+static void *worker(void *arg)
+{
+	uint32_t job = 0;
+
+	pin((uint32_t)(uintptr_t)arg);
+	for (;;) {
+		pthread_barrier_wait(&P.wake);
+		if (P.quit)
+			break;
+		job++;
+		__atomic_fetch_add(&P.ready, 1, __ATOMIC_RELEASE);
+		while (__atomic_load_n(&P.go, __ATOMIC_ACQUIRE) != job)
+			__builtin_ia32_pause();
+		work();
+		__atomic_fetch_add(&P.done, 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+static void pool_start(uint32_t n)
+{
+	P.n = n;
+	P.quit = false;
+	P.go = 0;
+	pthread_barrier_init(&P.wake, NULL, n);
+	pin(0);
+	for (uint32_t i = 1; i < n; i++)
+		if (pthread_create(&P.th[i], NULL, worker, (void *)(uintptr_t)i)) {
+			perror("pthread_create");
+			exit(1);
+		}
+}
+
+static void pool_stop(void)
+{
+	P.quit = true;
+	pthread_barrier_wait(&P.wake);
+	for (uint32_t i = 1; i < P.n; i++)
+		pthread_join(P.th[i], NULL);
+	pthread_barrier_destroy(&P.wake);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Run the job on every thread of the pool; wall time in ns. */
+static uint64_t pool_run(enum what what)
+{
+	uint64_t t0, t1;
+
+	J.what = what;
+	J.next = 0;
+	P.ready = 0;
+	P.done = 0;
+	pthread_barrier_wait(&P.wake);
+	while (__atomic_load_n(&P.ready, __ATOMIC_ACQUIRE) != P.n - 1)
+		__builtin_ia32_pause();
+	t0 = now_ns();
+	__atomic_fetch_add(&P.go, 1, __ATOMIC_RELEASE);
+	work();
+	while (__atomic_load_n(&P.done, __ATOMIC_ACQUIRE) != P.n - 1)
+		__builtin_ia32_pause();
+	t1 = now_ns();
+	return t1 - t0;
+}
+
+/* ---- set-up ---- */
+
+static void plan_chunks(uint32_t threads)
+{
+	J.nr_chunks = 0;
+	for (uint32_t nd = 0; nd < B.nr_nodes; nd++) {
+		struct node_sim *n = &B.nodes[nd];
+		struct job_plan p;
+
+		if (!job_plan_make(&p, n->start_pfn, n->array_pfn - n->start_pfn,
+				   BUDDY_MAX_ORDER_PAGES, 8 * BUDDY_MAX_ORDER_PAGES, threads, 0))
+			continue;
+		for (uint32_t i = 0; i < p.nr_chunks; i++) {
+			struct chunk *c = &J.chunks[J.nr_chunks++];
+			if (J.nr_chunks > MAX_CHUNKS) {
+				fprintf(stderr, "too many chunks\n");
+				exit(1);
+			}
+			c->node = nd;
+			job_plan_chunk(&p, i, &c->start, &c->end);
+		}
+	}
+}
+
+static void zones_reset(void);
+
+static void *arena_map(uint64_t bytes)
+{
+	uint64_t align = 2u << 20;
+	char *p = mmap(NULL, bytes + align, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		exit(1);
+	}
+	return (void *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
+}
+
+static void setup(void)
+{
+	uint64_t per_node = B.pages / B.nr_nodes;
+	uint64_t max_pfn = FIRST_PFN + per_node * B.nr_nodes;
+	char *arena = arena_map(max_pfn << PAGE_SIZE_SHIFT);
+
+	B.measured_pages = 0;
+	for (uint32_t nd = 0; nd < B.nr_nodes; nd++) {
+		struct node_sim *n = &B.nodes[nd];
+		uint64_t bytes;
+		char *array;
+
+		n->start_pfn = FIRST_PFN + nd * per_node;
+		n->end_pfn = n->start_pfn + per_node;
+		bytes = memmap_desc_bytes(per_node);
+		n->array_pfn = (n->end_pfn - ((bytes + 4095) >> PAGE_SIZE_SHIFT)) &
+			       ~(uint64_t)(ARRAY_ALIGN_PAGES - 1);
+		if (n->array_pfn <= n->start_pfn) {
+			fprintf(stderr, "node too small for its array\n");
+			exit(1);
+		}
+		array = arena + (n->array_pfn << PAGE_SIZE_SHIFT);
+		madvise(array, bytes, MADV_HUGEPAGE);
+		memset(array, 0, bytes);                 /* pre-fault */
+		memmap_node_init(&n->map, nd, n->start_pfn, per_node, (struct page *)array);
+		/* The array's own pages, as the kernel marks them. */
+		memmap_init_range(&n->map, n->array_pfn, n->end_pfn, PAGE_MEMMAP,
+				  page_zone_of_pfn(n->array_pfn));
+		B.measured_pages += n->array_pfn - n->start_pfn;
+	}
+	zones_reset();
+}
+
+static void zones_reset(void)
+{
+	for (uint32_t nd = 0; nd < B.nr_nodes; nd++) {
+		struct node_sim *n = &B.nodes[nd];
+		for (unsigned z = 0; z < PAGE_NR_ZONES; z++) {
+			uint64_t s = n->start_pfn, e = n->array_pfn;
+			uint64_t zs = z == PAGE_ZONE_DMA32 ? 0 : PAGE_ZONE_DMA32_END_PFN;
+			uint64_t ze = z == PAGE_ZONE_DMA32 ? PAGE_ZONE_DMA32_END_PFN : UINT64_MAX;
+			if (s < zs)
+				s = zs;
+			if (e > ze)
+				e = ze;
+			n->has_zone[z] = s < e;
+			if (s < e)
+				buddy_zone_init(&n->zones[z], &n->map, (enum page_zone)z, s, e);
+		}
+	}
+}
+
+static void flush_arrays(void)
+{
+	for (uint32_t nd = 0; nd < B.nr_nodes; nd++) {
+		const char *p = (const char *)B.nodes[nd].map.pages;
+		const char *end = p + memmap_desc_bytes(B.nodes[nd].map.nr_pages);
+		for (; p < end; p += 64)
+			_mm_clflush(p);
+	}
+	_mm_mfence();
+}
+
+/* Untimed preparation of one repetition. */
+static void prepare(enum what what)
+{
+	if (what == W_FREE || what == W_BOOT_EAGER || what == W_BOOT_LAZY)
+		zones_reset();
+	if (what == W_FREE) {
+		/* Descriptors initialised, as the eager policies leave them. */
+		pool_run(W_INIT);
+	}
+	flush_arrays();
+}
+
+/* Census and list checks after a boot-style run: every measured page free,
+ * lists consistent. */
+static bool check_boot(const char *what)
+{
+	uint64_t free_pages = 0;
+	bool ok = true;
+
+	for (uint32_t nd = 0; nd < B.nr_nodes; nd++) {
+		struct node_sim *n = &B.nodes[nd];
+		for (unsigned z = 0; z < PAGE_NR_ZONES; z++) {
+			if (!n->has_zone[z])
+				continue;
+			ok &= buddy_check_zone(&n->zones[z]);
+			ok &= buddy_count_free(&n->zones[z]) == n->zones[z].free_pages;
+			free_pages += n->zones[z].free_pages;
+		}
+		uint64_t counts[PAGE_NR_TYPES] = { 0 };
+		struct memmap_range all = { n->start_pfn, n->end_pfn };
+		ok &= memmap_count_types(&n->map, &all, 1, counts) == 0;
+		ok &= counts[PAGE_FREE] == n->array_pfn - n->start_pfn;
+		ok &= counts[PAGE_MEMMAP] == n->end_pfn - n->array_pfn;
+	}
+	ok &= free_pages == B.measured_pages;
+	if (!ok)
+		fprintf(stderr, "memmap-bench: check after %s FAILED\n", what);
+	return ok;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static bool measure(uint32_t threads)
+{
+	static uint64_t t[W_NR][MAX_REPS];
+	bool ok = true;
+
+	plan_chunks(threads);
+	pool_start(threads);
+	/* Repetition by repetition, every measurement in turn, so a slow
+	 * spell of the machine hits them all alike rather than one. */
+	for (uint32_t r = 0; r < B.reps; r++)
+		for (int w = 0; w < W_NR; w++) {
+			if (!B.want[w])
+				continue;
+			prepare((enum what)w);
+			t[w][r] = pool_run((enum what)w);
+			if (w == W_BOOT_EAGER || w == W_BOOT_LAZY)
+				ok &= check_boot(what_names[w]);
+		}
+	for (int w = 0; w < W_NR; w++) {
+		double ns_per_page, gbps;
+
+		if (!B.want[w])
+			continue;
+		qsort(t[w], B.reps, sizeof(t[w][0]), cmp_u64);
+		ns_per_page = (double)t[w][B.reps / 2] / (double)B.measured_pages;
+		/* Descriptor bytes written per page of RAM; the head-only steps
+		 * write one descriptor per block, so no rate is given. */
+		gbps = (w == W_HEADS || w == W_FREE || w == W_BOOT_LAZY ? 0.0 : MEMMAP_DESC_BYTES) /
+		       ns_per_page;
+		printf("memmap-bench desc=%d threads=%u what=%s ns_per_page=%.4f gbps=%.3f "
+		       "min_ns_per_page=%.4f max_ns_per_page=%.4f pages=%llu nodes=%u chunks=%u reps=%u\n",
+		       MEMMAP_DESC_BYTES, threads, what_names[w], ns_per_page, gbps,
+		       (double)t[w][0] / (double)B.measured_pages,
+		       (double)t[w][B.reps - 1] / (double)B.measured_pages,
+		       (unsigned long long)B.measured_pages, B.nr_nodes, J.nr_chunks, B.reps);
+	}
+	fflush(stdout);
+	pool_stop();
+	return ok;
+}
+
+static void usage(const char *argv0)
+{
+	fprintf(stderr,
+		"usage: %s [--pages N] [--nodes N] [--threads 1,2,...] [--reps N] [--what a,b,...]\n"
+		"  --pages N     simulated RAM in 4 KiB pages (default 16777216 = 64 GiB)\n"
+		"  --nodes N     nodes to split it into (default 2, at most %d)\n"
+		"  --threads L   thread counts to measure (default 1 and every CPU)\n"
+		"  --reps N      repetitions, the median is reported (default 5, odd, <= %d)\n"
+		"  --what L      measurements (default all):", argv0, MAX_NODES, MAX_REPS);
+	for (int w = 0; w < W_NR; w++)
+		fprintf(stderr, " %s", what_names[w]);
+	fprintf(stderr, "\n");
+	exit(2);
+}
+
+static bool parse_list(const char *s, uint32_t *out, uint32_t *n, uint32_t cap)
+{
+	*n = 0;
+	while (*s) {
+		char *end;
+		unsigned long v = strtoul(s, &end, 10);
+		if (end == s || v == 0 || v > MAX_THREADS || *n == cap)
+			return false;
+		out[(*n)++] = (uint32_t)v;
+		s = *end == ',' ? end + 1 : end;
+		if (*end && *end != ',')
+			return false;
+	}
+	return *n > 0;
+}
+
+int main(int argc, char **argv)
+{
+	bool ok = true;
+
+	B.pages = 16777216;
+	B.nr_nodes = 2;
+	B.reps = 5;
+	B.ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	if (B.ncpu < 1)
+		B.ncpu = 1;
+	B.threads[0] = 1;
+	B.nr_threads = 1;
+	if (B.ncpu > 1)
+		B.threads[B.nr_threads++] = (uint32_t)B.ncpu;
+	for (int w = 0; w < W_NR; w++)
+		B.want[w] = true;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--pages") && v) {
+			B.pages = strtoull(v, NULL, 0);
+		} else if (!strcmp(a, "--nodes") && v) {
+			B.nr_nodes = (uint32_t)strtoul(v, NULL, 0);
+		} else if (!strcmp(a, "--threads") && v) {
+			if (!parse_list(v, B.threads, &B.nr_threads, 32))
+				usage(argv[0]);
+		} else if (!strcmp(a, "--reps") && v) {
+			B.reps = (uint32_t)strtoul(v, NULL, 0);
+		} else if (!strcmp(a, "--what") && v) {
+			char buf[256], *tok, *save;
+			snprintf(buf, sizeof(buf), "%s", v);
+			memset(B.want, 0, sizeof(B.want));
+			for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+				int w;
+				for (w = 0; w < W_NR && strcmp(tok, what_names[w]); w++)
+					;
+				if (w == W_NR)
+					usage(argv[0]);
+				B.want[w] = true;
+			}
+		} else {
+			usage(argv[0]);
+		}
+		i++;
+	}
+	if (B.nr_nodes < 1 || B.nr_nodes > MAX_NODES || B.reps < 1 || B.reps > MAX_REPS ||
+	    B.pages / B.nr_nodes < 4 * BUDDY_MAX_ORDER_PAGES)
+		usage(argv[0]);
+
+	setup();
+	fprintf(stderr, "memmap-bench: %d-byte descriptors, %llu pages (%llu MiB of descriptors) "
+		"on %u nodes, %ld CPUs\n", MEMMAP_DESC_BYTES, (unsigned long long)B.measured_pages,
+		(unsigned long long)(memmap_desc_bytes(B.measured_pages) >> 20), B.nr_nodes, B.ncpu);
+	for (uint32_t i = 0; i < B.nr_threads; i++)
+		ok &= measure(B.threads[i]);
+	return ok ? 0 : 1;
+}

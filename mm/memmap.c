@@ -1,0 +1,289 @@
+/*
+ * memmap.c: per-node descriptor arrays, the pfn -> node table, and the
+ * routines that fill descriptors (see memmap.h).
+ *
+ * Pure C: builds for the kernel (-mgeneral-regs-only) and for the host tests
+ * and benchmark. The only inline assembly is the non-temporal store
+ * (movnti, general registers) and sfence, both plain x86_64.
+ */
+#include "mm/memmap.h"
+
+#include "kernel/log.h"
+
+typedef unsigned long long ull;   /* for printf */
+
+/* A 64-bit store target that may alias a struct page. */
+typedef uint64_t __attribute__((may_alias)) desc_word;
+
+#define DESC_WORDS (MEMMAP_DESC_BYTES / 8)
+
+const char *page_type_name(unsigned type)
+{
+	static const char *const names[PAGE_NR_TYPES] = {
+		[PAGE_UNINIT] = "uninit",     [PAGE_FREE] = "free",
+		[PAGE_TAIL] = "tail",         [PAGE_RESERVED] = "reserved",
+		[PAGE_MEMMAP] = "memmap",     [PAGE_PAGETABLE] = "pagetable",
+		[PAGE_HUGE] = "huge",         [PAGE_ALLOCATED] = "allocated",
+		[PAGE_HOLE] = "hole",
+	};
+	return type < PAGE_NR_TYPES ? names[type] : "?";
+}
+
+void memmap_node_init(struct memmap_node *n, uint32_t nid, uint64_t base_pfn,
+		      uint64_t nr_pages, struct page *pages)
+{
+	ASSERT(pages != 0, "node %u: no array", nid);
+	ASSERT(((uintptr_t)pages & (MEMMAP_DESC_BYTES - 1)) == 0,
+	       "node %u: array %p not aligned to %d", nid, (void *)pages, MEMMAP_DESC_BYTES);
+	ASSERT(nr_pages > 0 && nr_pages < MEMMAP_NONE, "node %u: %llu pages", nid, (ull)nr_pages);
+	ASSERT(base_pfn + nr_pages > base_pfn, "node %u: span overflows", nid);
+	ASSERT(nid < MEMMAP_MAX_NODES, "node %u", nid);
+	n->pages = pages;
+	n->base_pfn = base_pfn;
+	n->nr_pages = nr_pages;
+	n->nid = nid;
+}
+
+/* ---- the pfn -> node table ---- */
+
+void memmap_init(struct memmap *mm, uint8_t *nid_table, uint64_t max_pfn)
+{
+	uint64_t bytes = memmap_nid_table_bytes(max_pfn);
+
+	ASSERT(nid_table != 0 || bytes == 0, "no table for max_pfn %#llx", (ull)max_pfn);
+	for (uint32_t i = 0; i < MEMMAP_MAX_NODES; i++)
+		mm->nodes[i] = (struct memmap_node){ .nid = i };
+	mm->nr_nodes = 0;
+	mm->nid_of_2m = nid_table;
+	mm->max_pfn = max_pfn;
+	for (uint64_t i = 0; i < bytes; i++)
+		nid_table[i] = MEMMAP_NID_NONE;
+}
+
+void memmap_add_node(struct memmap *mm, const struct memmap_node *n)
+{
+	ASSERT(n->nid < MEMMAP_MAX_NODES && n->nr_pages > 0, "node %u, %llu pages",
+	       n->nid, (ull)n->nr_pages);
+	ASSERT(mm->nodes[n->nid].nr_pages == 0, "node %u added twice", n->nid);
+	mm->nodes[n->nid] = *n;
+	if (n->nid >= mm->nr_nodes)
+		mm->nr_nodes = n->nid + 1;
+}
+
+void memmap_set_nid(struct memmap *mm, uint64_t start_pfn, uint64_t end_pfn, uint32_t nid)
+{
+	ASSERT(start_pfn < end_pfn && end_pfn <= mm->max_pfn,
+	       "range [%#llx, %#llx) max_pfn %#llx", (ull)start_pfn, (ull)end_pfn, (ull)mm->max_pfn);
+	ASSERT(nid < MEMMAP_MAX_NODES && mm->nodes[nid].nr_pages > 0, "node %u has no array", nid);
+	ASSERT(memmap_in_span(&mm->nodes[nid], start_pfn) &&
+	       memmap_in_span(&mm->nodes[nid], end_pfn - 1),
+	       "range [%#llx, %#llx) outside node %u's span", (ull)start_pfn, (ull)end_pfn, nid);
+	for (uint64_t g = start_pfn >> MEMMAP_NID_SHIFT; g <= (end_pfn - 1) >> MEMMAP_NID_SHIFT; g++) {
+		uint8_t *e = &mm->nid_of_2m[g];
+		if (*e == MEMMAP_NID_NONE)
+			*e = (uint8_t)nid;
+		else if (*e != nid)
+			*e = MEMMAP_NID_MIXED;
+	}
+}
+
+uint32_t memmap_nid_of_pfn_mixed(const struct memmap *mm, uint64_t pfn)
+{
+	for (uint32_t i = 0; i < mm->nr_nodes; i++)
+		if (mm->nodes[i].nr_pages && memmap_in_span(&mm->nodes[i], pfn))
+			return i;
+	return MEMMAP_NO_NODE;
+}
+
+/* ---- filling ---- */
+
+static void check_range(const struct memmap_node *n, uint64_t start_pfn, uint64_t end_pfn,
+			const char *who)
+{
+	ASSERT(start_pfn <= end_pfn && (start_pfn == end_pfn ||
+	       (memmap_in_span(n, start_pfn) && memmap_in_span(n, end_pfn - 1))),
+	       "%s: [%#llx, %#llx) outside node %u span [%#llx, %#llx)", who, (ull)start_pfn,
+	       (ull)end_pfn, n->nid, (ull)n->base_pfn, (ull)(n->base_pfn + n->nr_pages));
+}
+
+/* The descriptor memmap_init_range() writes, as 64-bit words (little endian:
+ * type, order, zone, flags, word; next, prev; padding). */
+static void template_words(uint64_t w[DESC_WORDS], unsigned type, unsigned zone)
+{
+	struct page t;
+
+	memmap_write_head(&t, type, 0, zone, 0, 0);
+	for (unsigned i = 0; i < DESC_WORDS; i++)
+		w[i] = ((const desc_word *)&t)[i];
+}
+
+static void store_plain(struct page *p, struct page *end, const uint64_t w[DESC_WORDS])
+{
+	/* A struct copy of a constant: the compiler emits its widest plain
+	 * stores (two 8-byte moves per 16-byte descriptor in the kernel). */
+	struct page t;
+
+	for (unsigned i = 0; i < DESC_WORDS; i++)
+		((desc_word *)&t)[i] = w[i];
+	for (; p < end; p++)
+		*p = t;
+}
+
+static inline void movnti(desc_word *dst, uint64_t v)
+{
+	__asm__ volatile("movnti %1, %0" : "=m"(*dst) : "r"(v));
+}
+
+static void store_nt(struct page *p, struct page *end, const uint64_t w[DESC_WORDS])
+{
+	const uint64_t w0 = w[0], w1 = w[1];
+
+	/* Four descriptors (one or more whole lines) per iteration. */
+	while (end - p >= 4) {
+		desc_word *d = (desc_word *)p;
+		for (unsigned k = 0; k < 4; k++) {
+			movnti(&d[k * DESC_WORDS + 0], w0);
+			movnti(&d[k * DESC_WORDS + 1], w1);
+			for (unsigned i = 2; i < DESC_WORDS; i++)
+				movnti(&d[k * DESC_WORDS + i], 0);
+		}
+		p += 4;
+	}
+	for (; p < end; p++) {
+		desc_word *d = (desc_word *)p;
+		movnti(&d[0], w0);
+		movnti(&d[1], w1);
+		for (unsigned i = 2; i < DESC_WORDS; i++)
+			movnti(&d[i], 0);
+	}
+	/* Non-temporal stores are weakly ordered: fence them before whoever
+	 * waits for this chunk reads the descriptors. */
+	__asm__ volatile("sfence" ::: "memory");
+}
+
+void memmap_init_range_store(const struct memmap_node *n, uint64_t start_pfn, uint64_t end_pfn,
+			     enum page_type type, enum page_zone zone, enum memmap_store how)
+{
+	uint64_t w[DESC_WORDS];
+	struct page *p, *end;
+
+	check_range(n, start_pfn, end_pfn, __func__);
+	ASSERT((unsigned)type < PAGE_NR_TYPES && (unsigned)zone < PAGE_NR_ZONES &&
+	       (how == MEMMAP_STORE_PLAIN || how == MEMMAP_STORE_NT),
+	       "type %u zone %u store %u", (unsigned)type, (unsigned)zone, (unsigned)how);
+	if (start_pfn == end_pfn)
+		return;
+	template_words(w, type, zone);
+	p = &n->pages[start_pfn - n->base_pfn];
+	end = p + (end_pfn - start_pfn);
+	if (how == MEMMAP_STORE_NT)
+		store_nt(p, end, w);
+	else
+		store_plain(p, end, w);
+}
+
+void memmap_init_range(const struct memmap_node *n, uint64_t start_pfn, uint64_t end_pfn,
+		       enum page_type type, enum page_zone zone)
+{
+	memmap_init_range_store(n, start_pfn, end_pfn, type, zone, MEMMAP_STORE_PLAIN);
+}
+
+uint64_t memmap_init_heads(const struct memmap_node *n, uint64_t start_pfn, uint64_t end_pfn,
+			   enum page_type type, enum page_zone zone, unsigned max_order)
+{
+	uint64_t heads = 0;
+
+	check_range(n, start_pfn, end_pfn, __func__);
+	ASSERT((unsigned)type < PAGE_NR_TYPES && (unsigned)zone < PAGE_NR_ZONES &&
+	       max_order <= PAGE_ORDER_LIMIT, "type %u zone %u max_order %u",
+	       (unsigned)type, (unsigned)zone, max_order);
+	for (uint64_t pfn = start_pfn; pfn < end_pfn; heads++) {
+		unsigned order = memmap_block_order(pfn, end_pfn, max_order);
+		memmap_write_head(&n->pages[pfn - n->base_pfn], type, order, zone,
+				  order ? PAGE_F_LAZY_UNINIT : 0, 0);
+		pfn += 1ULL << order;
+	}
+	return heads;
+}
+
+uint64_t memmap_lazy_fill(const struct memmap_node *n, uint64_t head_pfn, unsigned order)
+{
+	struct page *head, *p, *end;
+	unsigned zone;
+
+	ASSERT(order <= PAGE_ORDER_LIMIT && (head_pfn & ((1ULL << order) - 1)) == 0,
+	       "head %#llx order %u", (ull)head_pfn, order);
+	check_range(n, head_pfn, head_pfn + (1ULL << order), __func__);
+	head = &n->pages[head_pfn - n->base_pfn];
+	zone = head->zone;
+	end = head + (1ULL << order);
+	for (p = head + 1; p < end; p++)
+		memmap_write_head(p, PAGE_TAIL, 0, zone, 0, PAGE_POISON_TAIL);
+	head->flags &= (uint8_t)~PAGE_F_LAZY_UNINIT;
+	return (1ULL << order) - 1;
+}
+
+uint64_t memmap_mark_hole(const struct memmap_node *n, uint64_t start_pfn, uint64_t end_pfn,
+			  unsigned max_order)
+{
+	uint64_t written = 0, last = UINT64_MAX;   /* last pfn written, to skip repeats */
+
+	check_range(n, start_pfn, end_pfn, __func__);
+	ASSERT(max_order <= PAGE_ORDER_LIMIT, "max_order %u", max_order);
+	if (start_pfn == end_pfn)
+		return 0;
+	/* A block of order k below the hole can only have its buddy at
+	 * start_pfn; one above it, only at the multiple of 2^k just below
+	 * end_pfn. These are visited from high to low pfn as k grows, except
+	 * start_pfn, which is written first. */
+	memmap_write_head(memmap_page(n, start_pfn), PAGE_HOLE, 0,
+			  page_zone_of_pfn(start_pfn), 0, 0);
+	written++;
+	for (unsigned k = 0; k < max_order; k++) {
+		uint64_t b = (end_pfn - 1) & ~((1ULL << k) - 1);
+		if (b <= start_pfn)
+			break;                  /* larger k only go lower */
+		if (b == last)
+			continue;
+		memmap_write_head(memmap_page(n, b), PAGE_HOLE, 0, page_zone_of_pfn(b), 0, 0);
+		last = b;
+		written++;
+	}
+	return written;
+}
+
+/* ---- census ---- */
+
+uint64_t memmap_count_types(const struct memmap_node *n, const struct memmap_range *ranges,
+			    uint32_t nr_ranges, uint64_t counts[PAGE_NR_TYPES])
+{
+	uint64_t bad = 0;
+
+	for (uint32_t r = 0; r < nr_ranges; r++) {
+		uint64_t pfn = ranges[r].start_pfn, end = ranges[r].end_pfn;
+
+		check_range(n, pfn, end, __func__);
+		while (pfn < end) {
+			const struct page *p = &n->pages[pfn - n->base_pfn];
+			uint64_t span;
+
+			if (p->type >= PAGE_NR_TYPES || p->order > PAGE_ORDER_LIMIT ||
+			    p->zone >= PAGE_NR_ZONES) {
+				if (bad++ == 0)
+					pr_err("memmap: node %u pfn %#llx: bad descriptor type %u order %u zone %u",
+					       n->nid, (ull)pfn, p->type, p->order, p->zone);
+				counts[PAGE_UNINIT]++;
+				pfn++;
+				continue;
+			}
+			span = 1ULL << p->order;
+			if (span > end - pfn)
+				span = end - pfn;
+			counts[p->type] += span;
+			pfn += span;
+		}
+	}
+	if (bad > 1)
+		pr_err("memmap: node %u: %llu bad descriptors in all", n->nid, (ull)bad);
+	return bad;
+}

@@ -1,0 +1,302 @@
+/*
+ * memmap.h: per-node page descriptor arrays and the routines that fill them.
+ *
+ * Overview
+ *  Each node has one array of struct page (mm/page.h) covering its span
+ *  [base_pfn, base_pfn + nr_pages), from its first usable page to its last,
+ *  allocated from the node's own memory (physmem_alloc(..., node, exact,
+ *  "memmap")). A descriptor is found from a pfn in O(1): the global
+ *  nid_of_2m byte table gives the node of each 2 MiB granule, the node's
+ *  array gives the descriptor (memmap_pfn_to_page: two dependent loads).
+ *  Links in descriptors are node-relative indices, so 32 bits address a
+ *  node of 2^32 pages (16 TiB).
+ *
+ * Filling (every routine works on a chunk [start_pfn, end_pfn) of one node
+ * and may run on any CPU at the same time as the others, on other chunks:
+ * two chunks never share a descriptor. They are shaped for the job runner,
+ * fn(arg, start_pfn, end_pfn)):
+ *  memmap_init_range()  writes every descriptor of the chunk (the eager
+ *                       policies' hot loop: a 16-byte template stored in a
+ *                       tight loop; see "Plain or streaming stores");
+ *  memmap_init_heads()  writes only the head of each naturally aligned block
+ *                       of up to 2^max_order pages, flagged
+ *                       PAGE_F_LAZY_UNINIT when it has tails (the lazy
+ *                       policy); memmap_lazy_fill() writes the tails later,
+ *                       when the block (or a part of it) is allocated;
+ *  memmap_mark_hole()   writes PAGE_HOLE only at the few descriptors of a
+ *                       hole that a buddy merge can read (see below).
+ *
+ * What must be written before the buddy allocator runs on a node
+ *  The buddy allocator reads a descriptor it did not write only when it
+ *  looks at the buddy of a block being freed: the head of an aligned block of
+ *  order < max_order next to it. So, over the zone's span, every pfn must be
+ *  one of: written by memmap_init_range(); inside a block whose head
+ *  memmap_init_heads() wrote (its tails are never buddy heads of a block
+ *  outside it); inside a naturally aligned huge page whose head says
+ *  PAGE_HUGE; or inside a hole passed to memmap_mark_hole(). Descriptors left
+ *  unwritten read as garbage, never as PAGE_UNINIT: the census
+ *  (memmap_count_types) is only ever given ranges the caller initialised.
+ *  Parallel init followed by a parallel free is safe per chunk when chunk
+ *  boundaries are multiples of 2^max_order (no merge leaves a max-order
+ *  block); with other boundaries, finish the init of the whole range before
+ *  any chunk frees (a merge may read the next chunk).
+ *
+ * Plain or streaming stores
+ *  A descriptor array is far larger than the caches and is written once.
+ *  Ordinary stores may pay a read of each cache line before writing it (the
+ *  read-for-ownership); non-temporal stores (movnti: a general-register
+ *  instruction, fine for kernel code built -mgeneral-regs-only) never do,
+ *  but bypass the cache. On the machine this project is measured on (AMD
+ *  EPYC, docs/results.md) the two are within the noise of each other, both
+ *  at about the rate one core issues 8-byte stores. memmap_init_range()
+ *  uses plain stores, which also leave the chunk's last lines in the cache
+ *  for the buddy_free_range() that follows; memmap_init_range_store() lets
+ *  the kernel choose streaming stores where make bench shows they win.
+ */
+#ifndef MEMBOOT_MM_MEMMAP_H
+#define MEMBOOT_MM_MEMMAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/panic.h"
+#include "mm/page.h"
+
+#define MEMMAP_MAX_NODES 64
+#define MEMMAP_NO_NODE 0xffffffffu   /* memmap_nid_of_pfn(): not in any node */
+
+/* The node table: one byte per 2 MiB granule of physical memory. */
+#define MEMMAP_NID_SHIFT 9           /* pages per granule: 2^9 (2 MiB) */
+#define MEMMAP_NID_NONE 0xffu        /* granule holds no node's memory */
+#define MEMMAP_NID_MIXED 0xfeu       /* granule shared by two nodes: look at spans */
+
+/*
+ * One node's descriptor array.
+ * Invariants: pages != NULL, aligned to MEMMAP_DESC_BYTES;
+ * 0 < nr_pages < MEMMAP_NONE (node-relative indices fit 32 bits with one
+ * value left for "none"); base_pfn + nr_pages does not overflow;
+ * nid < MEMMAP_MAX_NODES. pages[i] describes pfn base_pfn + i.
+ */
+struct memmap_node {
+	struct page *pages;
+	uint64_t base_pfn;
+	uint64_t nr_pages;           /* the span, holes included */
+	uint32_t nid;
+};
+
+/*
+ * All nodes and the pfn -> node table.
+ * Invariants: nodes[i].nr_pages == 0 for a node with no array, else
+ * nodes[i].nid == i; nr_nodes <= MEMMAP_MAX_NODES and every node id in use
+ * is < nr_nodes; nid_of_2m has (max_pfn + 511) >> 9 entries, each a node id
+ * < nr_nodes, MEMMAP_NID_NONE or MEMMAP_NID_MIXED; pfns >= max_pfn have no
+ * node.
+ */
+struct memmap {
+	struct memmap_node nodes[MEMMAP_MAX_NODES];
+	uint32_t nr_nodes;
+	uint8_t *nid_of_2m;
+	uint64_t max_pfn;
+};
+
+/* A range of pfns, [start_pfn, end_pfn). */
+struct memmap_range {
+	uint64_t start_pfn;
+	uint64_t end_pfn;
+};
+
+/* How memmap_init_range_store() writes. */
+enum memmap_store {
+	MEMMAP_STORE_PLAIN = 0,      /* ordinary stores (what memmap_init_range uses) */
+	MEMMAP_STORE_NT,             /* non-temporal stores, then sfence */
+};
+
+/* ---- arrays and lookups ---- */
+
+/* Bytes of descriptors for @nr_pages pages. */
+static inline uint64_t memmap_desc_bytes(uint64_t nr_pages)
+{
+	return nr_pages * sizeof(struct page);
+}
+
+/* Set up @n for the span [base_pfn, base_pfn + nr_pages) with the array
+ * @pages (memmap_desc_bytes(nr_pages) bytes). Writes no descriptor. */
+void memmap_node_init(struct memmap_node *n, uint32_t nid, uint64_t base_pfn,
+		      uint64_t nr_pages, struct page *pages);
+
+static inline bool memmap_in_span(const struct memmap_node *n, uint64_t pfn)
+{
+	return pfn - n->base_pfn < n->nr_pages;   /* unsigned: pfn < base wraps */
+}
+
+/* Descriptor of @pfn, which must be in the node's span. */
+static inline struct page *memmap_page(const struct memmap_node *n, uint64_t pfn)
+{
+	DEBUG_ASSERT(memmap_in_span(n, pfn), "pfn %#llx outside node %u",
+		     (unsigned long long)pfn, n->nid);
+	return &n->pages[pfn - n->base_pfn];
+}
+
+/* Pfn of a descriptor of this node's array. */
+static inline uint64_t memmap_pfn(const struct memmap_node *n, const struct page *p)
+{
+	DEBUG_ASSERT(p >= n->pages && (uint64_t)(p - n->pages) < n->nr_pages,
+		     "descriptor %p not in node %u", (const void *)p, n->nid);
+	return n->base_pfn + (uint64_t)(p - n->pages);
+}
+
+/* Node-relative index (the value stored in links) <-> pfn. */
+static inline uint32_t memmap_index(const struct memmap_node *n, uint64_t pfn)
+{
+	DEBUG_ASSERT(memmap_in_span(n, pfn), "pfn %#llx outside node %u",
+		     (unsigned long long)pfn, n->nid);
+	return (uint32_t)(pfn - n->base_pfn);
+}
+
+static inline uint64_t memmap_index_pfn(const struct memmap_node *n, uint32_t index)
+{
+	return n->base_pfn + index;
+}
+
+/* Bytes of the pfn -> node table for pfns [0, max_pfn). */
+static inline uint64_t memmap_nid_table_bytes(uint64_t max_pfn)
+{
+	return (max_pfn + (1u << MEMMAP_NID_SHIFT) - 1) >> MEMMAP_NID_SHIFT;
+}
+
+/* Empty: no nodes; @nid_table (memmap_nid_table_bytes(max_pfn) bytes) is
+ * filled with MEMMAP_NID_NONE. */
+void memmap_init(struct memmap *mm, uint8_t *nid_table, uint64_t max_pfn);
+
+/* Register a node's array (copied into mm->nodes[n->nid]). The table is not
+ * touched: call memmap_set_nid() for each usable range of the node. */
+void memmap_add_node(struct memmap *mm, const struct memmap_node *n);
+
+/* Record that the usable pages [start_pfn, end_pfn) (< max_pfn) are on
+ * @nid. A granule already given to another node becomes MEMMAP_NID_MIXED. */
+void memmap_set_nid(struct memmap *mm, uint64_t start_pfn, uint64_t end_pfn, uint32_t nid);
+
+/* Slow path of memmap_nid_of_pfn() for a mixed granule: the first node whose
+ * span holds @pfn (exact unless two nodes' spans overlap at a node edge that
+ * is not 2 MiB aligned). */
+uint32_t memmap_nid_of_pfn_mixed(const struct memmap *mm, uint64_t pfn);
+
+/* Node of @pfn, or MEMMAP_NO_NODE. One load for a granule of one node. */
+static inline uint32_t memmap_nid_of_pfn(const struct memmap *mm, uint64_t pfn)
+{
+	uint8_t nid;
+
+	if (pfn >= mm->max_pfn)
+		return MEMMAP_NO_NODE;
+	nid = mm->nid_of_2m[pfn >> MEMMAP_NID_SHIFT];
+	if (__builtin_expect(nid < MEMMAP_NID_MIXED, 1))
+		return nid;
+	return nid == MEMMAP_NID_NONE ? MEMMAP_NO_NODE : memmap_nid_of_pfn_mixed(mm, pfn);
+}
+
+/* Descriptor of @pfn, or NULL when no node's span holds it. Whether it was
+ * initialised is the caller's knowledge (holes and huge-page insides are
+ * not). */
+static inline struct page *memmap_pfn_to_page(const struct memmap *mm, uint64_t pfn)
+{
+	uint32_t nid = memmap_nid_of_pfn(mm, pfn);
+	const struct memmap_node *n;
+
+	if (nid == MEMMAP_NO_NODE)
+		return 0;
+	n = &mm->nodes[nid];
+	return memmap_in_span(n, pfn) ? &n->pages[pfn - n->base_pfn] : 0;
+}
+
+/* ---- blocks ---- */
+
+/*
+ * Order of the block starting at @pfn when [pfn, end_pfn) is cut into the
+ * largest naturally aligned blocks of at most 2^max_order pages, low to
+ * high: the most that @pfn's alignment, the room left and @max_order allow.
+ * pfn < end_pfn.
+ */
+static inline unsigned memmap_block_order(uint64_t pfn, uint64_t end_pfn, unsigned max_order)
+{
+	unsigned order = max_order;
+	uint64_t room = end_pfn - pfn;
+
+	if (pfn && (unsigned)__builtin_ctzll(pfn) < order)
+		order = (unsigned)__builtin_ctzll(pfn);
+	if ((unsigned)(63 - __builtin_clzll(room)) < order)
+		order = (unsigned)(63 - __builtin_clzll(room));
+	return order;
+}
+
+/* Write a whole descriptor as a head: the given fields, links MEMMAP_NONE,
+ * padding zero. */
+static inline void memmap_write_head(struct page *p, unsigned type, unsigned order,
+				     unsigned zone, unsigned flags, uint32_t word)
+{
+	*p = (struct page){
+		.type = (uint8_t)type, .order = (uint8_t)order, .zone = (uint8_t)zone,
+		.flags = (uint8_t)flags, .word = word,
+		.next = MEMMAP_NONE, .prev = MEMMAP_NONE,
+	};
+}
+
+/* ---- filling ---- */
+
+/*
+ * Write every descriptor of [start_pfn, end_pfn) (inside the node's span):
+ * type @type, order 0, zone @zone, no flags, word 0, no links, padding 0.
+ * For memory about to be freed to the buddy allocator use PAGE_RESERVED
+ * (buddy_free_range() turns heads into PAGE_FREE). Plain stores.
+ */
+void memmap_init_range(const struct memmap_node *n, uint64_t start_pfn, uint64_t end_pfn,
+		       enum page_type type, enum page_zone zone);
+
+/* memmap_init_range() with the kind of store chosen. MEMMAP_STORE_NT ends
+ * with sfence, so the descriptors are visible to whoever the caller then
+ * tells that the chunk is done. */
+void memmap_init_range_store(const struct memmap_node *n, uint64_t start_pfn, uint64_t end_pfn,
+			     enum page_type type, enum page_zone zone, enum memmap_store how);
+
+/*
+ * Write only the head of each block of [start_pfn, end_pfn) cut as
+ * memmap_block_order() does with @max_order (<= PAGE_ORDER_LIMIT): type
+ * @type, the block's order, zone @zone, PAGE_F_LAZY_UNINIT if the block has
+ * tails, word 0, no links. Tails are not touched. Returns the heads written.
+ * buddy_free_range() over the same range (or one cut at multiples of
+ * 2^max_order) frees these blocks and keeps the flag.
+ */
+uint64_t memmap_init_heads(const struct memmap_node *n, uint64_t start_pfn, uint64_t end_pfn,
+			   enum page_type type, enum page_zone zone, unsigned max_order);
+
+/*
+ * Write the tails of the block of 2^order pages headed by @head_pfn as
+ * PAGE_TAIL (the head's zone, word PAGE_POISON_TAIL, no links) and clear the
+ * head's PAGE_F_LAZY_UNINIT. Returns the descriptors written (2^order - 1).
+ * The caller owns the block (it is on no free list).
+ */
+uint64_t memmap_lazy_fill(const struct memmap_node *n, uint64_t head_pfn, unsigned order);
+
+/*
+ * Mark the hole [start_pfn, end_pfn) (inside the span, not RAM): write
+ * PAGE_HOLE only where a buddy merge of blocks of order < @max_order can
+ * read, i.e. at start_pfn and at the last multiple of 2^k below end_pfn for
+ * each k < max_order that falls inside the hole. At most max_order + 1
+ * descriptors however large the hole. Returns the descriptors written.
+ */
+uint64_t memmap_mark_hole(const struct memmap_node *n, uint64_t start_pfn, uint64_t end_pfn,
+			  unsigned max_order);
+
+/* ---- census ---- */
+
+/*
+ * Add to counts[type] the pages of each range in @ranges (initialised by the
+ * caller, each inside the node's span): walking heads only, a head of order
+ * k accounts for 2^k pages (cut at the range end) and its tails are skipped
+ * unread. A descriptor with a type, order or zone out of range counts one
+ * page under PAGE_UNINIT and is logged. Returns the number of such bad
+ * descriptors (0 when the census is clean).
+ */
+uint64_t memmap_count_types(const struct memmap_node *n, const struct memmap_range *ranges,
+			    uint32_t nr_ranges, uint64_t counts[PAGE_NR_TYPES]);
+
+#endif
