@@ -42,10 +42,13 @@ static void work_on(struct job_state *st)
 		job_plan_chunk(&st->plan, i, &s, &e);
 		t0 = rdtsc();
 		j->fn(j->arg, s, e);
+		uint64_t t1 = rdtsc(), seen = st->end_tsc;
 		if (j->times && i < j->times_cap)
 			j->times[i] = (struct job_chunk_time){
-				.cpu = cpu, .start = s, .end = e,
-				.ns = tsc_cycles_to_ns(rdtsc() - t0) };
+				.cpu = cpu, .start = s, .end = e, .ns = tsc_cycles_to_ns(t1 - t0) };
+		while (seen < t1 && !__atomic_compare_exchange_n(&st->end_tsc, &seen, t1, false,
+								 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			;
 	}
 }
 
@@ -60,21 +63,25 @@ static void job_worker(void *arg)
 void job_start(struct job *job, struct job_state *st)
 {
 	struct percpu *self = this_cpu();
-	uint32_t avail = job_cpus_of_node(job->node);
+	uint32_t avail = 0;
 
 	memset(st, 0, sizeof(*st));
 	st->job = job;
 	st->start_tsc = rdtsc();
-	/* The caller always takes part, so count it even if it is not on the
-	 * job's node (a CPU-less node's memory still gets one thread). */
-	if (!cpu_in(self, job->node))
-		avail++;
+	/* Idle CPUs of the node, the caller not counted. */
+	for (uint32_t i = 0; i < MAX_CPUS; i++) {
+		const struct percpu *pc = percpu_of[i];
+		avail += pc != self && cpu_in(pc, job->node) && !pc->work_fn;
+	}
+	/* The caller helps a job of its own node, and any job nobody else can
+	 * run (a CPU-less node's memory still gets one thread). */
+	st->caller_helps = cpu_in(self, job->node) || avail == 0;
 	if (!job_plan_make(&st->plan, job->start, job->size, job->align ? job->align : 1,
-			   job->min_chunk, avail, job->max_threads)) {
+			   job->min_chunk, avail + st->caller_helps, job->max_threads)) {
 		st->empty = true;
 		return;
 	}
-	st->threads = 1;
+	st->threads = st->caller_helps;
 	for (uint32_t i = 0; i < MAX_CPUS && st->threads < st->plan.threads; i++) {
 		struct percpu *pc = percpu_of[i];
 		if (pc == self || !cpu_in(pc, job->node) || pc->work_fn)
@@ -91,10 +98,11 @@ void job_wait(struct job_state *st)
 {
 	if (st->empty)
 		return;
-	work_on(st);
+	if (st->caller_helps)
+		work_on(st);
 	while (__atomic_load_n(&st->workers_done, __ATOMIC_ACQUIRE) < st->workers)
 		cpu_relax();
-	st->ns = tsc_cycles_to_ns(rdtsc() - st->start_tsc);
+	st->ns = tsc_cycles_to_ns((st->end_tsc ? st->end_tsc : rdtsc()) - st->start_tsc);
 }
 
 uint32_t job_run(struct job *job, struct job_state *st)

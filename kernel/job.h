@@ -4,8 +4,9 @@
  *
  * A job is a range [start, start + size) of units, cut into aligned chunks
  * (kernel/job_plan.h), run by fn(arg, chunk_start, chunk_end) on the online
- * CPUs of one node (or all), the calling CPU taking part. Chunks are claimed
- * from a shared counter, so a slow CPU simply takes fewer.
+ * CPUs of one node (or all), the calling CPU taking part when it is one of
+ * them (or when the node has no CPU of its own). Chunks are claimed from a
+ * shared counter, so a slow CPU simply takes fewer.
  *
  * job_start() hands the job to idle CPUs and returns; job_wait() makes the
  * caller work on it too until every chunk is done. Several jobs (one per
@@ -47,9 +48,11 @@ struct job_state {
 	volatile uint32_t next_chunk;
 	volatile uint32_t workers_done;
 	uint32_t workers;        /* CPUs other than the caller */
-	uint32_t threads;        /* workers + the caller */
+	uint32_t threads;        /* workers, + the caller if it helps */
+	bool caller_helps;
 	uint64_t start_tsc;
-	uint64_t ns;             /* set by job_wait */
+	volatile uint64_t end_tsc;   /* when the last chunk finished */
+	uint64_t ns;             /* start to last chunk, set by job_wait */
 	bool empty;
 };
 

@@ -17,6 +17,7 @@
 #include "kernel/exit.h"
 #include "kernel/log.h"
 #include "kernel/memory.h"
+#include "kernel/meminit.h"
 #include "kernel/params.h"
 #include "kernel/phase.h"
 #include "kernel/selftest.h"
@@ -56,7 +57,7 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info);
 
 void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 {
-	bool boot_ok = false, tests_ok = true;
+	bool boot_ok = false, tests_ok = true, census_ok = true;
 
 	PHASE("early", early_init());
 	PHASE("bootinfo", boot_ok = boot_collect(boot_magic, boot_info, &bootinfo));
@@ -71,7 +72,12 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 	PHASE("numa", discover_numa(&bootinfo, &physmem));
 	PHASE("pagetables", memory_direct_map(&bootinfo));
 	PHASE("smp", discover_smp(&physmem));
+	PHASE("memmap", meminit_arrays());
+	PHASE("meminit", meminit_run());
+	PHASE("census", census_ok = census_run("boot"));
 	fault_inject();
 	PHASE("selftest", tests_ok = selftests_run());
+	if (!census_ok || !census_run("end"))
+		kernel_exit(EXIT_CENSUS, "pages unaccounted for");
 	kernel_exit(tests_ok ? EXIT_OK : EXIT_SELFTEST, tests_ok ? NULL : "a self-test failed");
 }

@@ -6,6 +6,7 @@
 #include "arch/paging.h"
 #include "kernel/exit.h"
 #include "kernel/log.h"
+#include "kernel/pagealloc.h"
 #include "kernel/record.h"
 
 struct physmem physmem;
@@ -24,9 +25,28 @@ void memory_init_physmem(const struct bootinfo *bi, bool dump)
 		physmem_dump(&physmem);
 }
 
+static bool retired;
+static uint64_t retired_reserved_pages;
+
+void memory_retire_physmem(void)
+{
+	retired = true;
+	retired_reserved_pages = physmem_reserved_bytes(&physmem, PHYSMEM_ANY_NODE) >> PAGE_SHIFT;
+}
+
+uint64_t memory_retired_reserved_pages(void)
+{
+	return retired_reserved_pages;
+}
+
 uint64_t memory_alloc_pagetable(void *ctx)
 {
 	uint32_t node = ctx ? *(const uint32_t *)ctx : PHYSMEM_ANY_NODE;
+
+	if (retired) {
+		uint64_t pfn = page_alloc(node == PHYSMEM_ANY_NODE ? 0 : node, 0, NULL);
+		return pfn == PAGE_NO_PFN ? 0 : pfn << PAGE_SHIFT;
+	}
 	return physmem_alloc_range(&physmem, 4096, 4096, 0, 1ULL << 32, node, false,
 				   "pagetable");
 }

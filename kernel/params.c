@@ -20,9 +20,35 @@ struct kernel_params kparams = {
 	.nosmp = false,
 	.smp_timeout_ms = 2000,
 	.smp_skip_apic = 0xffffffff,
+	.init_policy = 1,                  /* deferred */
+	.init_threads_mode = INIT_THREADS_NODE,
+	.init_threads = 0,
+	.early_pages = 32768,              /* one 128 MiB section, as Linux starts */
+	.early_alloc_pages = 0,
+	.trace = false,
 };
 
-static const char *const selftest_names[] = { "clock", "jobs", NULL };
+static const char *const selftest_names[] = { "clock", "jobs", "alloc", NULL };
+static const char *const init_names[] = { "serial", "deferred", "lazy", NULL };
+
+/* memboot.init_threads=1|node|all|N */
+static bool parse_init_threads(const char *value, void *ptr, char *err, size_t err_bytes)
+{
+	uint64_t n;
+
+	if (value && strcmp(value, "node") == 0) {
+		kparams.init_threads_mode = INIT_THREADS_NODE;
+	} else if (value && strcmp(value, "all") == 0) {
+		kparams.init_threads_mode = INIT_THREADS_ALL;
+	} else if (value && cmdline_parse_u64(value, &n) && n >= 1 && n <= 256) {
+		kparams.init_threads_mode = n == 1 ? INIT_THREADS_ONE : INIT_THREADS_N;
+		kparams.init_threads = n;
+	} else {
+		snprintf(err, err_bytes, "1, node, all, or a thread count 1..256");
+		return false;
+	}
+	return true;
+}
 static const char *const fault_names[] = {
 	"none", "de", "ud", "gp", "pf", "df", "panic", "assert", "ap-ud", "ap-guard", "write-text",
 	"exec-data", NULL };
@@ -35,7 +61,7 @@ static bool parse_selftests(const char *value, void *ptr, char *err, size_t err_
 	const char *s = value;
 
 	if (!value || !*value) {
-		snprintf(err, err_bytes, "a comma-separated list of names from: clock, jobs");
+		snprintf(err, err_bytes, "a comma-separated list of names from: clock, jobs, alloc");
 		return false;
 	}
 	while (*s) {
@@ -48,7 +74,7 @@ static bool parse_selftests(const char *value, void *ptr, char *err, size_t err_
 			}
 		}
 		if (!found) {
-			snprintf(err, err_bytes, "names from: clock, jobs; '%.*s' is not one",
+			snprintf(err, err_bytes, "names from: clock, jobs, alloc; '%.*s' is not one",
 				 (int)n, s);
 			return false;
 		}
@@ -62,7 +88,7 @@ static bool parse_selftests(const char *value, void *ptr, char *err, size_t err_
 
 const struct param kernel_param_table[] = {
 	{ .key = "memboot.selftest", .type = PARAM_FUNC, .ptr = &kparams.selftests,
-	  .fn = parse_selftests, .help = "self-tests to run: clock, jobs" },
+	  .fn = parse_selftests, .help = "self-tests to run: clock, jobs, alloc" },
 	{ .key = "memboot.clock_ms", .type = PARAM_U64, .ptr = &kparams.clock_ms,
 	  .min = 10, .max = 60000, .help = "length of the clock self-test busy-wait" },
 	{ .key = "memboot.fault", .type = PARAM_ENUM, .ptr = &kparams.fault,
@@ -81,6 +107,16 @@ const struct param kernel_param_table[] = {
 	  .min = 1, .max = 60000, .help = "how long to wait for CPUs to answer" },
 	{ .key = "memboot.smp_skip_apic", .type = PARAM_U64, .ptr = &kparams.smp_skip_apic,
 	  .min = 0, .max = 0xffffffff, .help = "debug: never start this APIC ID" },
+	{ .key = "memboot.init", .type = PARAM_ENUM, .ptr = &kparams.init_policy,
+	  .choices = init_names, .help = "how page descriptors are initialised" },
+	{ .key = "memboot.init_threads", .type = PARAM_FUNC, .ptr = &kparams.init_threads,
+	  .fn = parse_init_threads, .help = "threads per node for the parallel init" },
+	{ .key = "memboot.early_pages", .type = PARAM_U64, .ptr = &kparams.early_pages,
+	  .min = 0, .max = 1ULL << 40, .help = "pages the boot CPU initialises before the parallel part" },
+	{ .key = "memboot.early_alloc_pages", .type = PARAM_U64, .ptr = &kparams.early_alloc_pages,
+	  .min = 0, .max = 1ULL << 40, .help = "debug: early page allocations before the parallel part" },
+	{ .key = "memboot.trace", .type = PARAM_BOOL, .ptr = &kparams.trace,
+	  .help = "print a record per chunk of the parallel init" },
 	{ .key = "memboot.dump_bootinfo", .type = PARAM_BOOL, .ptr = &kparams.dump_bootinfo,
 	  .help = "print the loader's boot information bytes as blob records" },
 };

@@ -14,7 +14,10 @@
 enum selftest_bits {
 	SELFTEST_CLOCK = 1u << 0,
 	SELFTEST_JOBS = 1u << 1,
+	SELFTEST_ALLOC = 1u << 2,
 };
+
+enum init_threads_mode { INIT_THREADS_ONE, INIT_THREADS_NODE, INIT_THREADS_ALL, INIT_THREADS_N };
 
 enum fault_kind {
 	FAULT_NONE, FAULT_DE, FAULT_UD, FAULT_GP, FAULT_PF, FAULT_DF,
@@ -34,6 +37,12 @@ struct kernel_params {
 	bool nosmp;
 	uint64_t smp_timeout_ms;
 	uint64_t smp_skip_apic;    /* debug: never start this APIC ID */
+	unsigned init_policy;      /* enum meminit_policy */
+	unsigned init_threads_mode;
+	uint64_t init_threads;     /* with INIT_THREADS_N */
+	uint64_t early_pages;      /* deferred/lazy: filled by the boot CPU first */
+	uint64_t early_alloc_pages;   /* debug: early allocations before the parallel part */
+	bool trace;
 };
 
 extern struct kernel_params kparams;

@@ -11,6 +11,8 @@
 #include "kernel/job.h"
 #include "kernel/log.h"
 #include "kernel/memory.h"
+#include "kernel/meminit.h"
+#include "kernel/pagealloc.h"
 #include "kernel/panic.h"
 #include "kernel/params.h"
 #include "kernel/record.h"
@@ -60,18 +62,16 @@ static void selftest_result(const char *name, bool ok)
 /* Jobs of odd sizes on every node and on all CPUs: each unit exactly once. */
 static bool selftest_jobs(void)
 {
-	const uint64_t units = 1 << 20;
-	uint64_t scratch = physmem_alloc(&physmem, units, 4096, PHYSMEM_ANY_NODE, false,
-					 "selftest");
+	const unsigned order = 8;                 /* 1 MiB of counters */
+	uint64_t pfn = page_alloc(this_cpu()->mem_node, order, NULL);
 	bool ok;
 
-	if (!scratch) {
-		pr_err("selftest jobs: no memory for %llu bytes of scratch",
-		       (unsigned long long)units);
+	if (pfn == PAGE_NO_PFN) {
+		pr_err("selftest jobs: no memory for 1 MiB of scratch");
 		return false;
 	}
-	ok = job_selftest((uint8_t *)(uintptr_t)scratch, units, physmem.nr_nodes);
-	physmem_free(&physmem, scratch, scratch + units);
+	ok = job_selftest((uint8_t *)(uintptr_t)(pfn << 12), 4096ULL << order, physmem.nr_nodes);
+	page_free(pfn, order);
 	return ok;
 }
 
@@ -87,6 +87,11 @@ bool selftests_run(void)
 	if (kparams.selftests & SELFTEST_JOBS) {
 		bool ok = selftest_jobs();
 		selftest_result("jobs", ok);
+		all_ok &= ok;
+	}
+	if (kparams.selftests & SELFTEST_ALLOC) {
+		bool ok = meminit_alloc_selftest();
+		selftest_result("alloc", ok);
 		all_ok &= ok;
 	}
 	return all_ok;

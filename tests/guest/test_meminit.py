@@ -1,0 +1,139 @@
+"""Memory initialisation: every policy on every test topology, the census
+after each boot, descriptor arrays on their own node, the allocation
+self-test. Correctness only; speed is measured by benchmarks."""
+from guest import boot
+
+FOUR_NODES = ["-m", "3G",
+              "-object", "memory-backend-ram,id=m0,size=1G",
+              "-object", "memory-backend-ram,id=m2,size=1G",
+              "-object", "memory-backend-ram,id=m3,size=1G"]
+
+
+def _four_nodes(cpus_per_node):
+    c = cpus_per_node
+    # PXM 1 has CPUs and no memory, PXM 2 memory and no CPUs.
+    return FOUR_NODES + [
+        "-smp", f"{3 * c},sockets=3,cores={c}",
+        "-numa", f"node,nodeid=0,cpus=0-{c - 1},memdev=m0",
+        "-numa", f"node,nodeid=1,cpus={c}-{2 * c - 1}",
+        "-numa", "node,nodeid=2,memdev=m2",
+        "-numa", f"node,nodeid=3,cpus={2 * c}-{3 * c - 1},memdev=m3"]
+
+
+def check_meminit(b, policy):
+    b.expect_ok()
+    nodes = {n["node"]: n for n in b.all("node")}
+    inits = {i["node"]: i for i in b.all("node_init")}
+    with_memory = {k for k, n in nodes.items() if n["mem_bytes"]}
+    assert set(inits) == with_memory, (inits, nodes)
+    for nid, init in inits.items():
+        assert init["policy"] == policy, init
+        assert init["free_pages"] > 0 and init["threads"] >= 1, init
+        if policy == "serial":
+            assert init["early_pages"] == 0 and init["pages"] == init["free_pages"], init
+        else:
+            assert init["pages"] + init["early_pages"] == init["free_pages"], init
+        assert init["desc_bytes"] == 16 * next(m["pages"] for m in b.all("memmap")
+                                                if m["node"] == nid)
+    # Each node's descriptors live in that node's own memory.
+    for m in b.all("memmap"):
+        s, e = int(m["start"], 16), int(m["end"], 16)
+        own = [(int(a, 16), int(z, 16)) for a, z in nodes[m["node"]]["mem"]]
+        assert any(a <= s and e <= z for a, z in own), (m, own)
+    # Every page accounted for, at boot and at the end.
+    censuses = b.all("census")
+    assert [c["when"] for c in censuses][0] == "boot" and censuses[-1]["when"] == "end"
+    for c in censuses:
+        assert c["lost"] == 0, c
+        parts = sum(c[k] for k in ("free", "reserved", "memmap", "pagetable", "huge",
+                                   "allocated", "hole"))
+        assert parts == c["pages"], c
+    # The census's free pages are the memory physmem left free.
+    assert censuses[0]["free"] == sum(i["free_pages"] for i in inits.values())
+    return inits
+
+
+def _make(policy, topo, cpus):
+    def test():
+        if topo == 1:
+            b = boot(cpus_per_node=cpus, mem_per_node="1G", append=f"memboot.init={policy}")
+        elif topo == 2:
+            b = boot(nodes=2, cpus_per_node=cpus, mem_per_node="1G",
+                     append=f"memboot.init={policy}")
+        else:
+            b = boot(append=f"memboot.init={policy}", qemu_args=_four_nodes(cpus))
+        inits = check_meminit(b, policy)
+        if policy != "serial" and topo != 4:
+            # Each node's memory was initialised by the node's own CPUs.
+            assert all(i["threads"] == cpus for i in inits.values()), inits
+    test.__name__ = f"test_{policy}_{topo}_nodes_{cpus}_cpus"
+    return test
+
+
+for _policy in ("serial", "deferred", "lazy"):
+    for _topo, _cpus in ((1, 1), (1, 4), (2, 2), (2, 1), (4, 2), (4, 1)):
+        _t = _make(_policy, _topo, _cpus)
+        globals()[_t.__name__] = _t
+
+
+def test_deferred_two_nodes_of_2g_four_cpus_each():
+    b = boot(nodes=2, cpus_per_node=4, mem_per_node="2G")
+    inits = check_meminit(b, "deferred")
+    assert inits[0]["early_pages"] >= 32768
+
+
+def test_early_allocations_grow_the_early_section():
+    # 50000 early pages do not fit the first 32768-page section: the
+    # allocator grows it on demand, and the parallel part does the rest.
+    b = boot(nodes=2, cpus_per_node=2, mem_per_node="1G",
+             append="memboot.early_alloc_pages=50000")
+    inits = check_meminit(b, "deferred")
+    assert inits[0]["early_pages"] >= 50000 + 1000, inits[0]
+
+
+def test_init_threads_one_and_all():
+    b = boot(nodes=2, cpus_per_node=2, mem_per_node="1G", append="memboot.init_threads=1")
+    assert all(i["threads"] == 1 for i in check_meminit(b, "deferred").values())
+    b = boot(nodes=2, cpus_per_node=2, mem_per_node="1G", append="memboot.init_threads=all")
+    assert all(i["threads"] == 4 for i in check_meminit(b, "deferred").values())
+
+
+def test_trace_prints_every_chunk_on_node_cpus():
+    b = boot(nodes=2, cpus_per_node=2, mem_per_node="1G", append="memboot.trace")
+    inits = check_meminit(b, "deferred")
+    cpu_node = {c["cpu"]: c["node"] for c in b.all("cpu")}
+    chunks = b.all("chunk")
+    assert chunks
+    for c in chunks:
+        assert cpu_node[c["cpu"]] == c["node"], c          # node-local CPUs only
+    for nid, init in inits.items():
+        done = sum(c["end_pfn"] - c["start_pfn"] for c in chunks if c["node"] == nid)
+        # Chunks cover the node's deferred range, holes and reserved parts
+        # included: at least the pages initialised.
+        assert done >= init["pages"], (nid, done, init)
+
+
+def test_lazy_reports_first_allocation_cost():
+    b = boot(nodes=2, cpus_per_node=2, mem_per_node="1G", append="memboot.init=lazy")
+    check_meminit(b, "lazy")
+    lz = b.one("lazy")
+    assert lz["allocs"] == 64 and lz["fill_allocs"] >= 1 and lz["filled_pages"] >= 511, lz
+    assert lz["first_alloc_ns"] > 0
+
+
+def test_allocation_selftest_on_every_cpu():
+    b = boot(nodes=2, cpus_per_node=2, mem_per_node="1G", append="memboot.selftest=alloc")
+    check_meminit(b, "deferred")
+    t = b.one("alloc_test")
+    assert t["failures"] == 0 and t["threads"] == 4, t
+    assert t["free_after"] == t["free_before"] and t["pages"] > 4096, t
+    assert t["cross_cpu_frees"] > 0, t
+    assert [c["when"] for c in b.all("census")] == ["boot", "alloc", "end"]
+    assert b.one("selftest") == {"event": "selftest", "name": "alloc", "ok": True}
+
+
+def test_bad_init_values_keep_defaults():
+    b = boot(append="memboot.init=eager memboot.init_threads=zero")
+    done = b.expect_ok()
+    assert done["errors"] == 2, done
+    check_meminit(b, "deferred")
