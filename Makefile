@@ -58,6 +58,7 @@ KERNEL_OBJS := $(patsubst %.c,$(O)/%.o,$(KERNEL_C)) $(patsubst %.S,$(O)/%.o,$(KE
 # Pure C that also builds on the host: the same files the kernel links.
 PURE_SRCS := boot/bootinfo.c boot/efi_map.c boot/mb2/mb2.c kernel/cmdline.c \
 	kernel/record.c kernel/job_plan.c $(wildcard kernel/acpi/*.c) $(wildcard mm/*.c)
+PURE_SRCS += boot/handoff.c boot/pvh/pvh.c boot/efi/kelf.c
 HOST_SUPPORT := tests/host/host_support.c
 HOST_CFLAGS := -std=gnu11 -g -O1 -I. -Wall -Wextra -Wno-unused-parameter \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
@@ -104,7 +105,10 @@ $(O)/memboot.iso: $(O)/memboot.elf tools/mkiso.sh
 run: all
 	tools/memboot run --iso $(O)/memboot.iso --nodes 2 --cpus-per-node 2 --mem-per-node 1G $(RUN_ARGS)
 
-$(HOST_O)/test_%: tests/host/test_%.c $(PURE_SRCS) $(HOST_SUPPORT) $(wildcard tests/host/*.h) | $(DEPS)
+# Headers anywhere, and kernel/params.c (test_cmdline includes the real table).
+HOST_TEST_DEPS := $(PURE_SRCS) $(HOST_SUPPORT) kernel/params.c \
+	$(wildcard tests/host/*.h boot/*.h boot/*/*.h kernel/*.h kernel/acpi/*.h mm/*.h)
+$(HOST_O)/test_%: tests/host/test_%.c $(HOST_TEST_DEPS) | $(DEPS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  HOSTCC  $@")
 	$(Q)$(CC) $(HOST_CFLAGS) -o $@ $< $(PURE_SRCS) $(HOST_SUPPORT) -lcmocka
