@@ -15,6 +15,7 @@
 #include "kernel/console.h"
 #include "kernel/discover.h"
 #include "kernel/exit.h"
+#include "kernel/hugetlb.h"
 #include "kernel/log.h"
 #include "kernel/memory.h"
 #include "kernel/meminit.h"
@@ -70,10 +71,12 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 	PHASE("physmem", memory_init_physmem(&bootinfo, kparams.dump_mmap));
 	PHASE("acpi", discover_acpi(&bootinfo, kparams.dump_acpi));
 	PHASE("numa", discover_numa(&bootinfo, &physmem));
+	PHASE("hugetlb1g", hugetlb_reserve_gigantic(&physmem));
 	PHASE("pagetables", memory_direct_map(&bootinfo));
 	PHASE("smp", discover_smp(&physmem));
 	PHASE("memmap", meminit_arrays());
 	PHASE("meminit", meminit_run());
+	PHASE("hugetlb", hugetlb_init_pools());
 	PHASE("census", census_ok = census_run("boot"));
 	fault_inject();
 	PHASE("selftest", tests_ok = selftests_run());

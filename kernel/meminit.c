@@ -9,6 +9,7 @@
 #include "arch/percpu.h"
 #include "kernel/discover.h"
 #include "kernel/exit.h"
+#include "kernel/hugetlb.h"
 #include "kernel/job.h"
 #include "kernel/log.h"
 #include "kernel/memory.h"
@@ -160,7 +161,8 @@ static void init_fixed(uint32_t nid)
 
 	for (uint32_t i = 0; i < physmem.nr_resv; i++) {
 		const struct physmem_resv *r = &physmem.resv[i];
-		if (r->node != nid)
+		/* 1 GiB pool pages: a head each, never their tails. */
+		if (r->node != nid || strcmp(r->name, "hugetlb") == 0)
 			continue;
 		uint64_t s = PFN(r->start), e = PFN(r->end);
 		if (s < PAGE_ZONE_DMA32_END_PFN)
@@ -171,6 +173,7 @@ static void init_fixed(uint32_t nid)
 					  PAGE_ZONE_DMA32_END_PFN, e, resv_type(r->name),
 					  PAGE_ZONE_NORMAL);
 	}
+	hugetlb_mark_gigantic(nid);
 	for (uint32_t i = 0; i < numa_topo.nr_ranges; i++) {
 		const struct numa_mem_range *m = &numa_topo.ranges[i];
 		if (m->node != nid)
@@ -544,7 +547,8 @@ bool census_run(const char *when)
 		lost += counts[PAGE_FREE] > free_by_zones ? counts[PAGE_FREE] - free_by_zones
 							  : free_by_zones - counts[PAGE_FREE];
 	}
-	uint64_t fixed = counts[PAGE_RESERVED] + counts[PAGE_MEMMAP] + counts[PAGE_PAGETABLE];
+	uint64_t fixed = counts[PAGE_RESERVED] + counts[PAGE_MEMMAP] + counts[PAGE_PAGETABLE] +
+			 hugetlb_gigantic_pages();
 	if (fixed != memory_retired_reserved_pages()) {
 		pr_err("census: %llu pages reserved by their descriptors, %llu by the early allocator",
 		       (unsigned long long)fixed, (unsigned long long)memory_retired_reserved_pages());

@@ -26,9 +26,26 @@ struct kernel_params kparams = {
 	.early_pages = 32768,              /* one 128 MiB section, as Linux starts */
 	.early_alloc_pages = 0,
 	.trace = false,
+	.huge = { .current = -1, .default_size = HUGETLB_2M },
+	.hugetlb_zero = false,
 };
 
-static const char *const selftest_names[] = { "clock", "jobs", "alloc", NULL };
+static const char *const selftest_names[] = { "clock", "jobs", "alloc", "hugetlb", NULL };
+
+static bool parse_hugepagesz(const char *value, void *ptr, char *err, size_t err_bytes)
+{
+	return hugetlb_parse_pagesz(ptr, value, err, err_bytes);
+}
+
+static bool parse_default_hugepagesz(const char *value, void *ptr, char *err, size_t err_bytes)
+{
+	return hugetlb_parse_default(ptr, value, err, err_bytes);
+}
+
+static bool parse_hugepages(const char *value, void *ptr, char *err, size_t err_bytes)
+{
+	return hugetlb_parse_pages(ptr, value, err, err_bytes);
+}
 static const char *const init_names[] = { "serial", "deferred", "lazy", NULL };
 
 /* memboot.init_threads=1|node|all|N */
@@ -61,7 +78,7 @@ static bool parse_selftests(const char *value, void *ptr, char *err, size_t err_
 	const char *s = value;
 
 	if (!value || !*value) {
-		snprintf(err, err_bytes, "a comma-separated list of names from: clock, jobs, alloc");
+		snprintf(err, err_bytes, "a comma-separated list of names from: clock, jobs, alloc, hugetlb");
 		return false;
 	}
 	while (*s) {
@@ -74,7 +91,7 @@ static bool parse_selftests(const char *value, void *ptr, char *err, size_t err_
 			}
 		}
 		if (!found) {
-			snprintf(err, err_bytes, "names from: clock, jobs, alloc; '%.*s' is not one",
+			snprintf(err, err_bytes, "names from: clock, jobs, alloc, hugetlb; '%.*s' is not one",
 				 (int)n, s);
 			return false;
 		}
@@ -88,7 +105,7 @@ static bool parse_selftests(const char *value, void *ptr, char *err, size_t err_
 
 const struct param kernel_param_table[] = {
 	{ .key = "memboot.selftest", .type = PARAM_FUNC, .ptr = &kparams.selftests,
-	  .fn = parse_selftests, .help = "self-tests to run: clock, jobs, alloc" },
+	  .fn = parse_selftests, .help = "self-tests to run: clock, jobs, alloc, hugetlb" },
 	{ .key = "memboot.clock_ms", .type = PARAM_U64, .ptr = &kparams.clock_ms,
 	  .min = 10, .max = 60000, .help = "length of the clock self-test busy-wait" },
 	{ .key = "memboot.fault", .type = PARAM_ENUM, .ptr = &kparams.fault,
@@ -117,6 +134,14 @@ const struct param kernel_param_table[] = {
 	  .min = 0, .max = 1ULL << 40, .help = "debug: early page allocations before the parallel part" },
 	{ .key = "memboot.trace", .type = PARAM_BOOL, .ptr = &kparams.trace,
 	  .help = "print a record per chunk of the parallel init" },
+	{ .key = "hugepagesz", .type = PARAM_FUNC, .ptr = &kparams.huge,
+	  .fn = parse_hugepagesz, .help = "huge page size for the hugepages= that follow" },
+	{ .key = "default_hugepagesz", .type = PARAM_FUNC, .ptr = &kparams.huge,
+	  .fn = parse_default_hugepagesz, .help = "size for hugepages= without hugepagesz=" },
+	{ .key = "hugepages", .type = PARAM_FUNC, .ptr = &kparams.huge,
+	  .fn = parse_hugepages, .help = "pages in the pool: N spread over nodes, or node:N,..." },
+	{ .key = "memboot.hugetlb_zero", .type = PARAM_BOOL, .ptr = &kparams.hugetlb_zero,
+	  .help = "zero huge pool pages at boot" },
 	{ .key = "memboot.dump_bootinfo", .type = PARAM_BOOL, .ptr = &kparams.dump_bootinfo,
 	  .help = "print the loader's boot information bytes as blob records" },
 };

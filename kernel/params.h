@@ -10,11 +10,13 @@
 #include <stdint.h>
 
 #include "kernel/cmdline.h"
+#include "mm/hugetlb.h"
 
 enum selftest_bits {
 	SELFTEST_CLOCK = 1u << 0,
 	SELFTEST_JOBS = 1u << 1,
 	SELFTEST_ALLOC = 1u << 2,
+	SELFTEST_HUGETLB = 1u << 3,
 };
 
 enum init_threads_mode { INIT_THREADS_ONE, INIT_THREADS_NODE, INIT_THREADS_ALL, INIT_THREADS_N };
@@ -43,6 +45,8 @@ struct kernel_params {
 	uint64_t early_pages;      /* deferred/lazy: filled by the boot CPU first */
 	uint64_t early_alloc_pages;   /* debug: early allocations before the parallel part */
 	bool trace;
+	struct hugetlb_config huge;   /* hugepagesz=, hugepages=, default_hugepagesz= */
+	bool hugetlb_zero;
 };
 
 extern struct kernel_params kparams;

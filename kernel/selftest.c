@@ -8,6 +8,7 @@
 #include "arch/cpu.h"
 #include "arch/io.h"
 #include "arch/percpu.h"
+#include "kernel/hugetlb.h"
 #include "kernel/job.h"
 #include "kernel/log.h"
 #include "kernel/memory.h"
@@ -87,6 +88,11 @@ bool selftests_run(void)
 	if (kparams.selftests & SELFTEST_JOBS) {
 		bool ok = selftest_jobs();
 		selftest_result("jobs", ok);
+		all_ok &= ok;
+	}
+	if (kparams.selftests & SELFTEST_HUGETLB) {
+		bool ok = hugetlb_selftest() && census_run("hugetlb");
+		selftest_result("hugetlb", ok);
 		all_ok &= ok;
 	}
 	if (kparams.selftests & SELFTEST_ALLOC) {

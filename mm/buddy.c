@@ -326,6 +326,28 @@ uint64_t buddy_alloc(struct buddy_zone *z, unsigned order)
 	return buddy_alloc_ex(z, order, 0);
 }
 
+uint64_t buddy_alloc_head_only(struct buddy_zone *z, unsigned order, enum page_type type)
+{
+	bool lazy;
+	uint64_t pfn;
+	struct page *p;
+
+	ASSERT(order <= BUDDY_MAX_ORDER, "order %u", order);
+	spin_lock(&z->lock);
+	pfn = take_locked(z, order, &lazy);
+	if (pfn != BUDDY_NO_PFN && lazy) {
+		/* Not paying for the tails after all. */
+		z->lazy_fill_allocs--;
+		z->lazy_filled_pages -= (1ULL << order) - 1;
+	}
+	spin_unlock(&z->lock);
+	if (pfn == BUDDY_NO_PFN)
+		return pfn;
+	p = memmap_page(z->map, pfn);
+	memmap_write_head(p, type, order, z->zone, lazy ? PAGE_F_LAZY_UNINIT : 0, 1);
+	return pfn;
+}
+
 /* ---- checks ---- */
 
 bool buddy_check_free_head(const struct buddy_zone *z, uint64_t pfn, unsigned order)

@@ -4,8 +4,8 @@ from guest import boot, check_map_invariants, usable_bytes
 
 GIB = 1 << 30
 MIB = 1 << 20
-PHASES = ["early", "bootinfo", "cmdline", "report", "physmem", "acpi", "numa", "pagetables", "smp",
-          "memmap", "meminit", "census",
+PHASES = ["early", "bootinfo", "cmdline", "report", "physmem", "acpi", "numa", "hugetlb1g",
+          "pagetables", "smp", "memmap", "meminit", "hugetlb", "census",
           "selftest"]
 
 

@@ -1,0 +1,148 @@
+/*
+ * hugetlb.c: huge page requests: parsing and per-node planning.
+ */
+#include "mm/hugetlb.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "kernel/cmdline.h"
+
+void hugetlb_config_init(struct hugetlb_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->current = -1;
+	c->default_size = HUGETLB_2M;
+}
+
+uint64_t hugetlb_size_bytes(enum hugetlb_size s)
+{
+	return s == HUGETLB_1G ? 1ULL << 30 : 1ULL << 21;
+}
+
+const char *hugetlb_size_name(enum hugetlb_size s)
+{
+	return s == HUGETLB_1G ? "1.00 GiB" : "2.00 MiB";
+}
+
+bool hugetlb_parse_size(const char *s, enum hugetlb_size *out, char *err, size_t err_bytes)
+{
+	uint64_t bytes;
+
+	if (!s || !cmdline_parse_size(s, &bytes) ||
+	    (bytes != (1ULL << 21) && bytes != (1ULL << 30))) {
+		snprintf(err, err_bytes, "a huge page size: 2M or 1G");
+		return false;
+	}
+	*out = bytes == (1ULL << 30) ? HUGETLB_1G : HUGETLB_2M;
+	return true;
+}
+
+bool hugetlb_parse_pagesz(struct hugetlb_config *c, const char *value, char *err,
+			  size_t err_bytes)
+{
+	enum hugetlb_size s;
+
+	if (!hugetlb_parse_size(value, &s, err, err_bytes))
+		return false;
+	c->current = (int)s;
+	return true;
+}
+
+bool hugetlb_parse_default(struct hugetlb_config *c, const char *value, char *err,
+			   size_t err_bytes)
+{
+	enum hugetlb_size s;
+
+	if (!hugetlb_parse_size(value, &s, err, err_bytes))
+		return false;
+	c->default_size = (int)s;
+	return true;
+}
+
+bool hugetlb_parse_pages(struct hugetlb_config *c, const char *value, char *err,
+			 size_t err_bytes)
+{
+	struct hugetlb_request r = { .set = true };
+	int size = c->current >= 0 ? c->current : c->default_size;
+	char buf[512];
+
+	if (!value || !*value || strlen(value) >= sizeof(buf)) {
+		snprintf(err, err_bytes, "a count, or node:count pairs separated by commas");
+		return false;
+	}
+	if (!strchr(value, ':')) {
+		if (!cmdline_parse_u64(value, &r.total) || r.total > (1ULL << 32)) {
+			snprintf(err, err_bytes, "a page count up to 2^32, or node:count pairs");
+			return false;
+		}
+	} else {
+		memcpy(buf, value, strlen(value) + 1);
+		r.per_node = true;
+		for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+		     tok = strtok_r(NULL, ",", &save)) {
+			char *colon = strchr(tok, ':');
+			uint64_t node, count;
+			if (!colon) {
+				snprintf(err, err_bytes, "node:count pairs; '%s' has no ':'", tok);
+				return false;
+			}
+			*colon = '\0';
+			if (!cmdline_parse_u64(tok, &node) || !cmdline_parse_u64(colon + 1, &count) ||
+			    count > (1ULL << 32)) {
+				snprintf(err, err_bytes, "node:count pairs of numbers; '%s:%s' is not",
+					 tok, colon + 1);
+				return false;
+			}
+			if (node >= HUGETLB_MAX_NODES) {
+				snprintf(err, err_bytes, "node numbers below %d; node %llu is not",
+					 HUGETLB_MAX_NODES, (unsigned long long)node);
+				return false;
+			}
+			r.node_count[node] = count;
+		}
+	}
+	c->req[size] = r;
+	return true;
+}
+
+uint64_t hugetlb_plan(const struct hugetlb_request *r, uint32_t nr_nodes,
+		      const bool *node_has_memory, uint64_t out[HUGETLB_MAX_NODES],
+		      int *bad_node)
+{
+	uint64_t total = 0;
+	uint32_t with_memory = 0;
+
+	memset(out, 0, sizeof(uint64_t) * HUGETLB_MAX_NODES);
+	*bad_node = -1;
+	if (!r->set)
+		return 0;
+	if (r->per_node) {
+		for (uint32_t n = 0; n < HUGETLB_MAX_NODES; n++) {
+			if (!r->node_count[n])
+				continue;
+			if (n >= nr_nodes) {
+				if (*bad_node < 0)
+					*bad_node = (int)n;
+				continue;
+			}
+			out[n] = r->node_count[n];
+			total += out[n];
+		}
+		return total;
+	}
+	for (uint32_t n = 0; n < nr_nodes; n++)
+		with_memory += node_has_memory[n];
+	if (!with_memory)
+		return 0;
+	/* Round-robin: each node with memory gets total / k, the lowest
+	 * nodes one more for the remainder. */
+	for (uint32_t n = 0, k = 0; n < nr_nodes; n++) {
+		if (!node_has_memory[n])
+			continue;
+		out[n] = r->total / with_memory + (k < r->total % with_memory);
+		total += out[n];
+		k++;
+	}
+	return total;
+}
