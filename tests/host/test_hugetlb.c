@@ -1,0 +1,129 @@
+/*
+ * test_hugetlb.c: huge page request parsing and per-node planning.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "mm/hugetlb.h"
+#include "tests/host/host_support.h"
+
+static char err[160];
+
+static void test_sizes(void **state)
+{
+	enum hugetlb_size s;
+
+	assert_true(hugetlb_parse_size("2M", &s, err, sizeof(err)));
+	assert_int_equal(s, HUGETLB_2M);
+	assert_true(hugetlb_parse_size("2048K", &s, err, sizeof(err)));
+	assert_int_equal(s, HUGETLB_2M);
+	assert_true(hugetlb_parse_size("1G", &s, err, sizeof(err)));
+	assert_int_equal(s, HUGETLB_1G);
+	assert_true(hugetlb_parse_size("1073741824", &s, err, sizeof(err)));
+	assert_int_equal(s, HUGETLB_1G);
+	assert_false(hugetlb_parse_size("4M", &s, err, sizeof(err)));
+	assert_string_equal(err, "a huge page size: 2M or 1G");
+	assert_false(hugetlb_parse_size("", &s, err, sizeof(err)));
+	assert_false(hugetlb_parse_size(NULL, &s, err, sizeof(err)));
+	assert_int_equal(hugetlb_size_bytes(HUGETLB_1G), 1ULL << 30);
+	assert_string_equal(hugetlb_size_name(HUGETLB_2M), "2.00 MiB");
+}
+
+static void test_sequence_of_words(void **state)
+{
+	struct hugetlb_config c;
+
+	hugetlb_config_init(&c);
+	/* hugepages= before any hugepagesz= counts for the default size. */
+	assert_true(hugetlb_parse_pages(&c, "8", err, sizeof(err)));
+	assert_true(c.req[HUGETLB_2M].set && c.req[HUGETLB_2M].total == 8);
+	assert_true(hugetlb_parse_pagesz(&c, "1G", err, sizeof(err)));
+	assert_true(hugetlb_parse_pages(&c, "0:2,1:3", err, sizeof(err)));
+	assert_true(c.req[HUGETLB_1G].per_node);
+	assert_int_equal(c.req[HUGETLB_1G].node_count[0], 2);
+	assert_int_equal(c.req[HUGETLB_1G].node_count[1], 3);
+	assert_int_equal(c.req[HUGETLB_2M].total, 8);     /* untouched */
+	/* The last request for a size wins. */
+	assert_true(hugetlb_parse_pages(&c, "5", err, sizeof(err)));
+	assert_false(c.req[HUGETLB_1G].per_node);
+	assert_int_equal(c.req[HUGETLB_1G].total, 5);
+
+	hugetlb_config_init(&c);
+	assert_true(hugetlb_parse_default(&c, "1G", err, sizeof(err)));
+	assert_true(hugetlb_parse_pages(&c, "3", err, sizeof(err)));
+	assert_int_equal(c.req[HUGETLB_1G].total, 3);
+	assert_false(c.req[HUGETLB_2M].set);
+}
+
+static void test_bad_counts(void **state)
+{
+	struct hugetlb_config c;
+
+	hugetlb_config_init(&c);
+	assert_false(hugetlb_parse_pages(&c, "", err, sizeof(err)));
+	assert_false(hugetlb_parse_pages(&c, "x", err, sizeof(err)));
+	assert_false(hugetlb_parse_pages(&c, "0:2,1", err, sizeof(err)));
+	assert_string_equal(err, "node:count pairs; '1' has no ':'");
+	assert_false(hugetlb_parse_pages(&c, "0:a", err, sizeof(err)));
+	assert_string_equal(err, "node:count pairs of numbers; '0:a' is not");
+	assert_false(hugetlb_parse_pages(&c, "64:1", err, sizeof(err)));
+	assert_string_equal(err, "node numbers below 64; node 64 is not");
+	assert_false(hugetlb_parse_pages(&c, "99999999999", err, sizeof(err)));
+	assert_false(c.req[HUGETLB_2M].set);                 /* nothing half applied */
+}
+
+static void test_plan_spread_round_robin(void **state)
+{
+	struct hugetlb_request r = { .set = true, .total = 7 };
+	bool mem[4] = { true, false, true, true };
+	uint64_t out[HUGETLB_MAX_NODES];
+	int bad;
+
+	/* 7 over the three nodes with memory: 3, 2, 2, lowest first. */
+	assert_int_equal(hugetlb_plan(&r, 4, mem, out, &bad), 7);
+	assert_int_equal(bad, -1);
+	assert_int_equal(out[0], 3);
+	assert_int_equal(out[1], 0);
+	assert_int_equal(out[2], 2);
+	assert_int_equal(out[3], 2);
+
+	bool none[2] = { false, false };
+	assert_int_equal(hugetlb_plan(&r, 2, none, out, &bad), 0);
+	r.set = false;
+	assert_int_equal(hugetlb_plan(&r, 4, mem, out, &bad), 0);
+}
+
+static void test_plan_per_node_and_unknown_node(void **state)
+{
+	struct hugetlb_request r = { .set = true, .per_node = true };
+	bool mem[2] = { true, false };
+	uint64_t out[HUGETLB_MAX_NODES];
+	int bad;
+
+	r.node_count[0] = 2;
+	r.node_count[1] = 4;       /* no memory: planned, the kernel reports the failure */
+	r.node_count[5] = 1;       /* no such node */
+	r.node_count[9] = 1;
+	assert_int_equal(hugetlb_plan(&r, 2, mem, out, &bad), 6);
+	assert_int_equal(bad, 5);
+	assert_int_equal(out[0], 2);
+	assert_int_equal(out[1], 4);
+	assert_int_equal(out[5], 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_sequence_of_words),
+		cmocka_unit_test(test_bad_counts),
+		cmocka_unit_test(test_plan_spread_round_robin),
+		cmocka_unit_test(test_plan_per_node_and_unknown_node),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
