@@ -1,6 +1,7 @@
 # Host benchmarks (included by the top Makefile).
 #
-#   make bench                         every benchmark; refreshes docs/results.md
+#   make bench                         host benchmarks; refreshes docs/results.md
+#   make bench-qemu                    per-node init in QEMU boots, medians of 5
 #   make bench BENCH_ARGS='--threads 1,2,4,8,16'
 #
 # memmap: mm/memmap.c, mm/buddy.c and kernel/job_plan.c built natively,
@@ -45,3 +46,8 @@ bench-build: $(MEMMAP_BENCH_BINS)
 bench: $(MEMMAP_BENCH_BINS)
 	@python3 bench/memmap_results.py --bin-dir $(BENCH_O) --results docs/results.md \
 		--command "make bench$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')" -- $(BENCH_ARGS)
+
+# Per-node init figures from real boots (QEMU, 2 nodes x 2 CPUs x 2 GiB).
+.PHONY: bench-qemu
+bench-qemu: all
+	@python3 bench/qemu_meminit.py --iso $(O)/memboot.iso --results docs/results.md
