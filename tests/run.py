@@ -92,8 +92,8 @@ def run_fuzz_regress(tally, pattern):
 
 def run_tools(tally, pattern):
     loader = unittest.TestLoader()
-    suite = loader.discover(os.path.join(ROOT, "tests", "tools"), pattern="test_*.py",
-                            top_level_dir=ROOT)
+    tools_dir = os.path.join(ROOT, "tests", "tools")
+    suite = loader.discover(tools_dir, pattern="test_*.py", top_level_dir=tools_dir)
 
     def flatten(s):
         for t in s:

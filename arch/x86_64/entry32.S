@@ -151,7 +151,7 @@ boot_arg_info:
 
 	.section .bss
 	.balign 4096
-	.globl boot_pml4
+	.globl boot_pml4, boot_pdpt, boot_pd   /* also filled by entry64.S */
 boot_pml4:
 	.skip 4096
 boot_pdpt:

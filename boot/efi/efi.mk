@@ -23,7 +23,7 @@ EFI_CFLAGS := -std=gnu11 -O2 -g -I$(EFI_INC) -I$(EFI_INC)/x86_64 -I$(EFI_INC)/pr
 	-mno-red-zone -maccumulate-outgoing-args -mgeneral-regs-only \
 	-Wall -Wextra -Wno-unused-parameter -Werror \
 	-DMEMBOOT_EFI_LOADER -DMEMBOOT_VERSION='"$(VERSION)"' -MMD -MP
-EFI_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc -L$(EFI_LIB) \
+EFI_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined -L$(EFI_LIB) \
 	-T $(EFI_LIB)/elf_x86_64_efi.lds
 EFI_SRCS := boot/efi/loader.c boot/efi/kelf.c
 EFI_OBJS := $(patsubst %.c,$(EFI_O)/%.o,$(EFI_SRCS))

@@ -36,6 +36,7 @@
 #endif
 
 #define KERNEL_PATH L"\\EFI\\memboot\\memboot.elf"
+#define KERNEL_NAME L"EFI/memboot/memboot.elf"   /* for messages: no backslashes */
 #define CMDLINE_PATH L"\\EFI\\memboot\\cmdline.txt"
 #define LOADER_NAME "memboot-efi " MEMBOOT_VERSION
 #define LOADER_WORD_PREFIX "efiloader."
@@ -44,6 +45,19 @@
 #define PAGE 4096ULL
 #define QEMU_EXIT_PORT 0xf4
 #define QEMU_EXIT_BOOTINFO (0x10 + 3)   /* kernel status 3: bad boot information */
+
+/* gnu-efi's library has memset and memcpy for the compiler but no memcmp,
+ * which kelf.c uses. */
+int memcmp(const void *a, const void *b, __SIZE_TYPE__ n);
+int memcmp(const void *a, const void *b, __SIZE_TYPE__ n)
+{
+	const unsigned char *x = a, *y = b;
+
+	for (__SIZE_TYPE__ i = 0; i < n; i++)
+		if (x[i] != y[i])
+			return x[i] < y[i] ? -1 : 1;
+	return 0;
+}
 
 static EFI_GUID acpi20_guid = ACPI_20_TABLE_GUID;
 static EFI_GUID acpi10_guid = ACPI_TABLE_GUID;
@@ -68,16 +82,29 @@ static void cpuid(UINT32 leaf, UINT32 r[4])
 }
 
 /*
- * A fatal problem before ExitBootServices: say what it is, then give control
- * back. Under a hypervisor, end the run the way the kernel would with
- * "bad boot information" (QEMU's isa-debug-exit), so a test fails at once
- * instead of waiting in the firmware's boot menu.
+ * A fatal problem before ExitBootServices: say what it is, for people and as
+ * the `done` record the kernel would have printed for status 3 (bad boot
+ * information), so that every boot still ends with `done` (docs/records.md).
+ * Then give control back. Under a hypervisor, end the run the way the kernel
+ * would (QEMU's isa-debug-exit), so that a test fails at once instead of
+ * waiting in the firmware's boot menu.
  */
-static EFI_STATUS fail(EFI_STATUS st)
+static EFI_STATUS fail(EFI_STATUS st, const CHAR16 *fmt, ...)
 {
+	CHAR16 msg[256];
+	va_list ap;
 	UINT32 r[4];
 
-	Print(L"memboot-efi: cannot boot the kernel (%r)\n", st);
+	va_start(ap, fmt);
+	UnicodeVSPrint(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	Print(L"memboot-efi: %s (%r)\n", msg, st);
+	for (UINTN i = 0; msg[i]; i++)   /* keep the record valid JSON */
+		if (msg[i] == L'"' || msg[i] == L'\\' || msg[i] < 0x20 || msg[i] > 0x7e)
+			msg[i] = L'/';
+	Print(L"MEMBOOT {\"event\":\"done\",\"ok\":false,\"status\":%d,"
+	      L"\"reason\":\"loader: %s\",\"warnings\":0,\"errors\":1,\"total_ns\":0}\n",
+	      QEMU_EXIT_BOOTINFO - 0x10, msg);
 	cpuid(1, r);
 	if (r[2] & (1u << 31)) {
 		UINT32 v = QEMU_EXIT_BOOTINFO;
@@ -160,12 +187,10 @@ static EFI_STATUS load_segments(const struct kelf_image *img, const UINT8 *file)
 					       (s->flags & KELF_PF_X) ? EfiLoaderCode : EfiLoaderData,
 					       (end - start) / PAGE, &addr);
 			if (EFI_ERROR(st)) {
-				Print(L"memboot-efi: kernel segment %d (program header %d) needs "
-				      L"[0x%lx-0x%lx), which the firmware does not give (%r): "
-				      L"it collides with memory the firmware uses\n",
-				      i, s->phdr, s->paddr, s->paddr + s->memsz, st);
 				show_collisions(start, end);
-				return st;
+				return fail(st, L"kernel segment %d (program header %d) at [0x%lx-0x%lx) "
+					    L"collides with memory the firmware uses",
+					    i, s->phdr, s->paddr, s->paddr + s->memsz);
 			}
 			prev_end = end;
 		}
@@ -269,7 +294,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	UINTN cmdline_len = 0;
 	BOOLEAN stale_map = FALSE;
 	const UINT8 *rsdp;
-	UINT32 rsdp_bytes = 0, flags = 0;
+	UINT32 rsdp_bytes = 0, rsdp_flag = 0, flags = 0;
 	UINTN map_size = 0, map_key, desc_size = 0, total, map_cap, map_off, pages;
 	UINT32 desc_version = 0, tries;
 	EFI_PHYSICAL_ADDRESS block = 0xffffffffULL;
@@ -281,26 +306,19 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	      ST->FirmwareVendor ? ST->FirmwareVendor : L"?", ST->FirmwareRevision);
 
 	if (read_cr4() & (1ULL << 12)) {
-		Print(L"memboot-efi: the firmware runs with 5-level paging (CR4.LA57); "
-		      L"memboot's 64-bit entry needs 4-level paging\n");
-		return fail(EFI_UNSUPPORTED);
+		return fail(EFI_UNSUPPORTED, L"the firmware runs with 5-level paging (CR4.LA57); "
+			    L"the kernel's 64-bit entry needs 4-level paging");
 	}
 
 	st = uefi_call_wrapper(BS->HandleProtocol, 3, image, &LoadedImageProtocol, (void **)&li);
-	if (EFI_ERROR(st) || !li) {
-		Print(L"memboot-efi: no loaded-image protocol for this image: %r\n", st);
-		return fail(st);
-	}
+	if (EFI_ERROR(st) || !li)
+		return fail(st, L"no loaded-image protocol for this image");
 	root = LibOpenRoot(li->DeviceHandle);
-	if (!root) {
-		Print(L"memboot-efi: cannot open the volume this loader came from\n");
-		return fail(EFI_NOT_FOUND);
-	}
+	if (!root)
+		return fail(EFI_NOT_FOUND, L"cannot open the volume this loader came from");
 	st = read_file(root, KERNEL_PATH, &elf, &elf_len);
-	if (EFI_ERROR(st)) {
-		Print(L"memboot-efi: cannot read %s from the boot volume: %r\n", KERNEL_PATH, st);
-		return fail(st);
-	}
+	if (EFI_ERROR(st))
+		return fail(st, L"cannot read the kernel %s from the boot volume", KERNEL_NAME);
 	if (!EFI_ERROR(read_file(root, CMDLINE_PATH, &cmdfile, &cmd_len))) {
 		cmdline_len = clean_cmdline(cmdfile, cmd_len, cmdline, &stale_map);
 		flags |= HANDOFF_F_CMDLINE_FILE;
@@ -312,24 +330,23 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 
 	kst = kelf_check(elf, elf_len, &img);
 	if (kst != KELF_OK) {
-		Print(L"memboot-efi: %s is not a kernel this loader can start: %a",
-		      KERNEL_PATH, kelf_status_name(kst));
 		if (kst >= KELF_ERR_SEGMENT && kst <= KELF_ERR_TOO_MANY)
-			Print(L" (program header %d, [0x%lx-0x%lx))", img.bad_phdr,
-			      img.bad_start, img.bad_end);
-		Print(L"\n");
-		return fail(EFI_LOAD_ERROR);
+			return fail(EFI_LOAD_ERROR, L"kernel %s refused: %a (program header %d, "
+				    L"[0x%lx-0x%lx))", KERNEL_NAME, kelf_status_name(kst),
+				    img.bad_phdr, img.bad_start, img.bad_end);
+		return fail(EFI_LOAD_ERROR, L"kernel %s refused: %a", KERNEL_NAME,
+			    kelf_status_name(kst));
 	}
 	if (img.handoff_version < HANDOFF_VERSION) {
-		Print(L"memboot-efi: the kernel reads hand-off version %d; this loader writes %d\n",
-		      img.handoff_version, HANDOFF_VERSION);
-		return fail(EFI_INCOMPATIBLE_VERSION);
+		return fail(EFI_INCOMPATIBLE_VERSION, L"the kernel reads hand-off version %d; "
+			    L"this loader writes %d", img.handoff_version, HANDOFF_VERSION);
 	}
 	st = load_segments(&img, elf);
 	if (EFI_ERROR(st))
-		return fail(st);
+		return st;
 
-	rsdp = find_rsdp(&rsdp_bytes, &flags);
+	rsdp = find_rsdp(&rsdp_bytes, &rsdp_flag);
+	flags |= rsdp_flag;
 	if (!rsdp)
 		Print(L"memboot-efi: no ACPI RSDP in the configuration table\n");
 
@@ -337,22 +354,17 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	 * room for the descriptors that allocating the block itself adds. */
 	st = uefi_call_wrapper(BS->GetMemoryMap, 5, &map_size, NULL, &map_key, &desc_size,
 			       &desc_version);
-	if (st != EFI_BUFFER_TOO_SMALL || desc_size < sizeof(EFI_MEMORY_DESCRIPTOR)) {
-		Print(L"memboot-efi: GetMemoryMap(size 0) gave %r, descriptor size %d\n",
-		      st, desc_size);
-		return fail(EFI_ERROR(st) ? st : EFI_DEVICE_ERROR);
-	}
+	if (st != EFI_BUFFER_TOO_SMALL || desc_size < sizeof(EFI_MEMORY_DESCRIPTOR))
+		return fail(EFI_ERROR(st) ? st : EFI_DEVICE_ERROR,
+			    L"GetMemoryMap(size 0) gave %r and descriptor size %d", st, desc_size);
 	map_off = (sizeof(*h) + 36 + (CMDLINE_MAX + 1) + sizeof(LOADER_NAME) + 7) & ~7ULL;
 	map_cap = map_size + 32 * desc_size;
 	total = map_off + map_cap;
 	pages = (total + PAGE - 1) / PAGE;
 	st = uefi_call_wrapper(BS->AllocatePages, 4, AllocateMaxAddress, EfiLoaderData,
 			       pages, &block);
-	if (EFI_ERROR(st)) {
-		Print(L"memboot-efi: no %d pages below 4 GiB for the hand-off block: %r\n",
-		      pages, st);
-		return fail(st);
-	}
+	if (EFI_ERROR(st))
+		return fail(st, L"no %d pages below 4 GiB for the hand-off block", pages);
 	h = (struct handoff_header *)(UINTN)block;
 	SetMem(h, pages * PAGE, 0);
 	h->magic = HANDOFF_MAGIC;
@@ -396,8 +408,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	}
 	if (EFI_ERROR(st)) {
 		/* Boot services may be half gone; ConOut is the best left. */
-		Print(L"memboot-efi: ExitBootServices failed after %d tries: %r\n", tries, st);
-		return fail(st);
+		return fail(st, L"ExitBootServices failed after %d tries", tries);
 	}
 
 	h->map_bytes = map_size;

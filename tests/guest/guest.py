@@ -75,8 +75,10 @@ class Boot:
 
 
 def boot(nodes=1, cpus_per_node=1, mem_per_node="1G", firmware="bios", machine=None,
-         append="", qemu_args=(), host_times=False, timeout=90, cpu=None):
-    """Boot the ISO (env MEMBOOT_ISO, set by tests/run.py) and return a Boot."""
+         append="", qemu_args=(), host_times=False, timeout=90, cpu=None, boot_path=None):
+    """Boot the ISO (env MEMBOOT_ISO, set by tests/run.py) and return a Boot.
+    boot_path="efi" or "pvh" passes `--boot` to tools/memboot (efi needs
+    firmware="uefi"); the default is GRUB from the ISO."""
     argv = [MEMBOOT, "run", "--nodes", str(nodes), "--cpus-per-node", str(cpus_per_node),
             "--mem-per-node", mem_per_node, "--firmware", firmware,
             "--timeout", str(timeout)]
@@ -88,6 +90,8 @@ def boot(nodes=1, cpus_per_node=1, mem_per_node="1G", firmware="bios", machine=N
         argv += ["--append", append]
     if host_times:
         argv += ["--host-times"]
+    if boot_path:
+        argv += ["--boot", boot_path]
     with tempfile.TemporaryDirectory(prefix="memboot-test-") as tmp:
         log = os.path.join(tmp, "console.log")
         argv += ["--log", log]

@@ -565,5 +565,101 @@ class EndToEnd(unittest.TestCase):
             self.assertIn(b"usage: memboot", r.stdout)
 
 
+class BootPaths(unittest.TestCase):
+    """--boot grub|efi|pvh: the media, firmware and command line each path
+    gets."""
+
+    def test_grub_is_the_default(self):
+        self.assertEqual(build()[:len(BASE)], BASE)
+        self.assertEqual(build("--boot", "grub"), build())
+
+    def test_efi_esp_on_virtio_and_ovmf(self):
+        cmd = build("--boot", "efi")
+        self.assertNotIn("-cdrom", cmd)
+        self.assertEqual(cmd[:len(BASE) - 4], BASE[:-4])
+        self.assertEqual(cmd[len(BASE) - 4:len(BASE) - 2], [
+            "-drive", "format=raw,if=virtio,readonly=on,"
+                      "file=/x/memboot-esp.img"])
+        self.assertIn("if=pflash,format=raw,unit=0,readonly=on,"
+                      "file=/usr/share/OVMF/OVMF_CODE_4M.fd", cmd)
+        self.assertEqual(build("--boot", "efi"),
+                         build("--boot", "efi", "--firmware", "uefi"))
+
+    def test_efi_append_still_fw_cfg(self):
+        with mock.patch.dict(os.environ, CLEAN_ENV, clear=True):
+            args = mb.parse_args(["run", "--iso", "/x/memboot.iso",
+                                  "--boot", "efi", "--append", "a=1"])
+            cmd = mb.build_qemu_command(args, "/tmp/r")
+        self.assertEqual(cmd[-2:], [
+            "-fw_cfg", "name=opt/memboot/cmdline,file=/tmp/r/cmdline"])
+
+    def test_pvh_kernel_and_append(self):
+        cmd = build("--boot", "pvh", "--append", "a=1 b")
+        self.assertEqual(cmd[len(BASE) - 4:len(BASE) - 2],
+                         ["-kernel", "/x/memboot.elf"])
+        self.assertNotIn("-cdrom", cmd)
+        self.assertNotIn("-fw_cfg", cmd)
+        self.assertNotIn("-drive", cmd)           # SeaBIOS, no pflash
+        self.assertEqual(cmd[-2:], ["-append", "a=1 b"])
+        self.assertNotIn("-append", build("--boot", "pvh"))
+
+    def test_pvh_writes_no_cmdline_file(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            with mock.patch.dict(os.environ, CLEAN_ENV, clear=True):
+                args = mb.parse_args(["run", "--boot", "pvh", "--append", "x"])
+            mb.prepare_tmpdir(args, tmp)
+            self.assertEqual(os.listdir(tmp), [])
+
+    def test_paths_env_and_options(self):
+        env = dict(CLEAN_ENV, MEMBOOT_ESP="/e/esp.img", MEMBOOT_ELF="/e/k.elf")
+        with mock.patch.dict(os.environ, env, clear=True):
+            efi = mb.parse_args(["run", "--boot", "efi"])
+            pvh = mb.parse_args(["run", "--boot", "pvh", "--elf", "/o/k.elf"])
+        self.assertEqual(efi.esp, "/e/esp.img")
+        self.assertEqual(pvh.elf, "/o/k.elf")
+        with mock.patch.dict(os.environ, CLEAN_ENV, clear=True):
+            args = mb.parse_args(["run", "--iso", "/r/build/release/memboot.iso",
+                                  "--boot", "pvh"])
+        self.assertEqual(args.elf, "/r/build/release/memboot.elf")
+        self.assertEqual(args.esp, "/r/build/release/memboot-esp.img")
+
+    def test_firmware_conflicts(self):
+        for argv, want in ((["--boot", "efi", "--firmware", "bios"], "uefi"),
+                           (["--boot", "pvh", "--firmware", "uefi"], "bios")):
+            with self.subTest(argv=argv):
+                code, err = usage_error(["run"] + argv)
+                self.assertEqual(code, 64)
+                self.assertIn("--firmware " + want, err)
+        code, err = usage_error(["run", "--boot", "uefi"])
+        self.assertEqual(code, 64)
+        self.assertIn("--boot", err)
+
+    def test_missing_esp_and_elf(self):
+        for argv, text in ((["--boot", "efi", "--esp", "/nonexistent/e.img"],
+                            "no ESP image at /nonexistent/e.img; run 'make esp' first"),
+                           (["--boot", "pvh", "--elf", "/nonexistent/k.elf"],
+                            "no kernel ELF at /nonexistent/k.elf; run 'make' first")):
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                with mock.patch.dict(os.environ, CLEAN_ENV, clear=True):
+                    code = mb.main(["run", "--iso", "/nonexistent/m.iso"] + argv)
+            self.assertEqual(code, 64)
+            self.assertEqual(err.getvalue(), "memboot: %s\n" % text)
+
+    def test_dry_run_pvh(self):
+        env = dict(CLEAN_ENV, MEMBOOT_QEMU="/q/qemu")
+        r = subprocess.run([sys.executable, TOOL, "run", "--dry-run", "--boot", "pvh",
+                            "--elf", "/k/memboot.elf", "--append", "a b"],
+                           env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=30)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.decode(), (
+            "/q/qemu -machine q35 -cpu max -display none -monitor none "
+            "-no-reboot -net none -serial stdio "
+            "-device isa-debug-exit,iobase=0xf4,iosize=0x04 "
+            "-kernel /k/memboot.elf -m 1G -smp 1,sockets=1,cores=1,threads=1 "
+            "-append 'a b'\n"))
+
+
 if __name__ == "__main__":
     unittest.main()
