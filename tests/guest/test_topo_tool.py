@@ -10,14 +10,15 @@ import tempfile
 from guest import ROOT, boot
 
 TOPO = os.path.join(ROOT, "build", "host", "memboot-topo")
+MEMBOOT = os.path.join(ROOT, "tools", "memboot")
 
 
 def _topo(console):
     with tempfile.NamedTemporaryFile("w", suffix=".log", delete=False) as f:
         f.write(console)
     try:
-        proc = subprocess.run([TOPO, "--json", f.name], capture_output=True, text=True,
-                              timeout=30)
+        proc = subprocess.run([MEMBOOT, "topo", "--json", f.name], capture_output=True,
+                              text=True, timeout=30)
     finally:
         os.unlink(f.name)
     assert proc.returncode == 0, proc.stderr
