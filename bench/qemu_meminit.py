@@ -25,10 +25,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BEGIN, END = "<!-- qemu-meminit begin -->", "<!-- qemu-meminit end -->"
 
 
-def boot(args, policy):
+HUGE_REQUEST = "hugepagesz=1G hugepages=1:1 hugepagesz=2M hugepages=512"
+
+
+def boot(args, policy, extra=""):
     argv = [os.path.join(ROOT, "tools", "memboot"), "run", "--json",
             "--nodes", str(args.nodes), "--cpus-per-node", str(args.cpus_per_node),
-            "--mem-per-node", args.mem_per_node, "--append", f"memboot.init={policy}"]
+            "--mem-per-node", args.mem_per_node,
+            "--append", f"memboot.init={policy} {extra}".strip()]
     if args.iso:
         argv += ["--iso", args.iso]
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=300)
@@ -71,6 +75,24 @@ def main():
             print(f"{policy:9s} node {node}: {nspp:7.2f} ns/page (median of {len(samples)})",
                   flush=True)
 
+    # Huge page pools: 1 GiB pages reserved on node 1, 2 MiB pages spread,
+    # without and with zeroing.
+    huge = {}
+    for zero in (False, True):
+        extra = HUGE_REQUEST + (" memboot.hugetlb_zero" if zero else "")
+        for _ in range(args.boots):
+            for r in boot(args, "deferred", extra):
+                if r["event"] == "hugetlb" and r["allocated"]:
+                    huge.setdefault((zero, r["node"], r["size_bytes"]), []).append(
+                        (r["ns"], r["allocated"]))
+    huge_rows = []
+    for (zero, node, size), samples in sorted(huge.items()):
+        ms = statistics.median(s[0] for s in samples) / 1e6
+        per_page = statistics.median(s[0] / s[1] for s in samples) / 1e3
+        huge_rows.append((size, node, zero, samples[0][1], ms, per_page))
+        print(f"hugetlb {size >> 20:5d} MiB node {node} zero={zero}: {ms:.3f} ms, "
+              f"{per_page:.1f} us/page", flush=True)
+
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
                 if l.startswith("model name")), platform.processor())
     out = [BEGIN, "## Per-node memory init under QEMU (qemu-meminit)", "",
@@ -92,6 +114,15 @@ def main():
         out += ["", f"Lazy: time from the end of init to the first page in hand, median "
                     f"{statistics.median(lazy_first) / 1000:.1f} us over {len(lazy_first)} boots "
                     f"(the first allocation also runs code TCG has not translated yet)."]
+    if huge_rows:
+        out += ["", f"Huge page pools (`{HUGE_REQUEST}`, with and without "
+                    "`memboot.hugetlb_zero`), medians of the `hugetlb` records' `ns`:", "",
+                "| page size | node | zeroed | pages | ms (median) | us per page (median) |",
+                "|---|---|---|---|---|---|"]
+        for size, node, zero, pages, ms, per_page in huge_rows:
+            name = "1 GiB" if size == 1 << 30 else "2 MiB"
+            out.append(f"| {name} | {node} | {'yes' if zero else 'no'} | {pages} | {ms:.3f} | "
+                       f"{per_page:.1f} |")
     out.append(END)
     text = open(args.results).read() if os.path.exists(args.results) else "# Results\n"
     if BEGIN in text and END in text:

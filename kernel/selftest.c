@@ -50,6 +50,8 @@ static void selftest_result(const char *name, bool ok)
 {
 	struct record r;
 
+	/* Every page accounted for after every self-test, not only at the end. */
+	ok = census_run(name) && ok;
 	if (ok)
 		pr_info("selftest %s: passed", name);
 	else
@@ -91,7 +93,7 @@ bool selftests_run(void)
 		all_ok &= ok;
 	}
 	if (kparams.selftests & SELFTEST_HUGETLB) {
-		bool ok = hugetlb_selftest() && census_run("hugetlb");
+		bool ok = hugetlb_selftest();
 		selftest_result("hugetlb", ok);
 		all_ok &= ok;
 	}
