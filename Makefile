@@ -78,7 +78,7 @@ HOST_CFLAGS := -std=gnu11 -g -O1 -I. -Wall -Wextra -Wno-unused-parameter \
 HOST_TESTS := $(patsubst tests/host/%.c,$(HOST_O)/%,$(wildcard tests/host/test_*.c))
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_O)/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all kernel iso run test topo host-tests fuzz-build fuzz bench clean distclean deps newlib
+.PHONY: all kernel iso run test topo release-check host-tests fuzz-build fuzz bench clean distclean deps newlib
 
 all: $(O)/memboot.iso
 
@@ -145,7 +145,11 @@ topo: $(HOST_O)/memboot-topo
 host-tests: $(HOST_TESTS) $(HOST_O)/memboot-topo
 fuzz-build: $(FUZZ_TARGETS)
 
-test: all host-tests fuzz-build
+# The release kernel must build too (warnings are errors in both modes).
+release-check:
+	@$(MAKE) --no-print-directory MODE=release kernel
+
+test: all host-tests fuzz-build release-check
 	@python3 tests/run.py --iso $(O)/memboot.iso --elf $(O)/memboot.elf $(TEST_ARGS)
 
 fuzz: fuzz-build

@@ -24,8 +24,6 @@ void pagealloc_init(uint32_t nr_nodes, const uint8_t *distance)
 uint64_t page_alloc(uint32_t node, unsigned order, uint64_t *lazy_filled)
 {
 	uint64_t pfn, filled = 0;
-	struct buddy_zone *z;
-
 	ASSERT(node < buddy_set.nr_nodes && order <= BUDDY_MAX_ORDER, "node %u order %u",
 	       node, order);
 	for (;;) {
@@ -36,7 +34,6 @@ uint64_t page_alloc(uint32_t node, unsigned order, uint64_t *lazy_filled)
 		if (pfn != BUDDY_NO_PFN || !pagealloc_grow || !pagealloc_grow(node))
 			break;
 	}
-	(void)z;
 	if (lazy_filled)
 		*lazy_filled = filled;
 	return pfn;
@@ -66,6 +63,7 @@ uint64_t pagealloc_free_pages(void)
  * allocation that finds the pattern's first word on a page checks the whole
  * page, so a write to a free page is caught at its next allocation. */
 
+#ifdef MEMBOOT_DEBUG
 #define POISON_WORD 0x6b6b6b6b6b6b6b6bULL
 
 static void poison_on_free(const struct buddy_zone *z, uint64_t pfn, unsigned order)
@@ -85,6 +83,8 @@ static void poison_on_alloc(const struct buddy_zone *z, uint64_t pfn, unsigned o
 			       (unsigned long long)(p << 12), i * 8, (unsigned long long)w[i]);
 	}
 }
+
+#endif
 
 void pagealloc_enable_poison(void)
 {
