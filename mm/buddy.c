@@ -136,33 +136,30 @@ static void check_block(const struct buddy_zone *z, uint64_t pfn, unsigned order
 	       order, z->nid, z->zone, (ull)z->start_pfn, (ull)z->end_pfn);
 }
 
-void buddy_free_locked(struct buddy_zone *z, uint64_t pfn, unsigned order)
+/* What every free of one block checks and announces before it links it. */
+static void free_prologue(struct buddy_zone *z, uint64_t pfn, unsigned order, const char *who)
 {
-	struct page *p;
+	const struct page *p;
 	buddy_page_hook h = get_hook(&hook_on_free);
 
-	check_block(z, pfn, order, __func__);
+	check_block(z, pfn, order, who);
 	p = memmap_page(z->map, pfn);
 	DEBUG_ASSERT(freeable_type(p->type) && (p->type != PAGE_ALLOCATED || p->order == order),
 		     "node %u pfn %#llx: freeing a %s head of order %u as order %u (double free?)",
 		     z->nid, (ull)pfn, page_type_name(p->type), p->order, order);
 	if (h)
 		h(z, pfn, order);
+}
+
+void buddy_free_locked(struct buddy_zone *z, uint64_t pfn, unsigned order)
+{
+	free_prologue(z, pfn, order, __func__);
 	free_one_locked(z, pfn, order, 0);
 }
 
 void buddy_free(struct buddy_zone *z, uint64_t pfn, unsigned order)
 {
-	struct page *p;
-	buddy_page_hook h = get_hook(&hook_on_free);
-
-	check_block(z, pfn, order, __func__);
-	p = memmap_page(z->map, pfn);
-	DEBUG_ASSERT(freeable_type(p->type) && (p->type != PAGE_ALLOCATED || p->order == order),
-		     "node %u pfn %#llx: freeing a %s head of order %u as order %u (double free?)",
-		     z->nid, (ull)pfn, page_type_name(p->type), p->order, order);
-	if (h)
-		h(z, pfn, order);
+	free_prologue(z, pfn, order, __func__);
 	spin_lock(&z->lock);
 	free_one_locked(z, pfn, order, 0);
 	spin_unlock(&z->lock);
