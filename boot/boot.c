@@ -43,13 +43,32 @@ static const void *pvh_map_identity(void *ctx, uint64_t phys, size_t len)
 	return (const void *)(uintptr_t)phys;
 }
 
+/*
+ * Test facility, QEMU only: a fw_cfg file of this name replaces the
+ * Multiboot2 information GRUB passed, so that the kernel's handling of
+ * corrupted information (truncated tags, bad sizes) is tested end to end,
+ * not only in the host tests of the parser.
+ */
+#define FWCFG_MB2_OVERRIDE_FILE "opt/memboot/mb2-override"
+static uint8_t mb2_override[64 << 10] __attribute__((aligned(8)));
+
 bool boot_collect(uint32_t magic, uint32_t info, struct bootinfo *bi)
 {
 	bool ok;
 
 	if (magic == MB2_BOOTLOADER_MAGIC) {
-		enum mb2_status st = mb2_parse(magic, (const void *)(uintptr_t)info,
-					       MB2_INFO_MAX_BYTES, bi);
+		const void *mbi = (const void *)(uintptr_t)info;
+		size_t avail = MB2_INFO_MAX_BYTES, len;
+
+		if (cpu_features.has_hypervisor &&
+		    fwcfg_read_file(FWCFG_MB2_OVERRIDE_FILE, (char *)mb2_override,
+				    sizeof(mb2_override), &len)) {
+			pr_warn("boot: parsing %zu bytes from fw_cfg %s instead of the loader's Multiboot2 information",
+				len, FWCFG_MB2_OVERRIDE_FILE);
+			mbi = mb2_override;
+			avail = len;
+		}
+		enum mb2_status st = mb2_parse(magic, mbi, avail, bi);
 		ok = st == MB2_OK;
 		if (!ok)
 			pr_err("boot: Multiboot2 information at 0x%x unusable (%s)",

@@ -68,7 +68,7 @@ static bool parse_init_threads(const char *value, void *ptr, char *err, size_t e
 }
 static const char *const fault_names[] = {
 	"none", "de", "ud", "gp", "pf", "df", "panic", "assert", "ap-ud", "ap-guard", "write-text",
-	"exec-data", NULL };
+	"exec-data", "lose-page", NULL };
 static const char *const exit_names[] = { "auto", "qemu", "halt", NULL };
 
 /* memboot.selftest=a,b,c: a comma-separated list of self-test names. */

@@ -187,6 +187,17 @@ void fault_inject(void)
 		((void (*)(void))(uintptr_t)ret_insn)();
 		break;
 	}
+	case FAULT_LOSE_PAGE: {
+		/* A page leaves the allocator and its descriptor is wiped, as a
+		 * bug that forgot a page would leave it: the census must say so. */
+		uint64_t pfn = page_alloc(0, 0, NULL);
+		struct page *p = pfn == PAGE_NO_PFN ? NULL : memmap_pfn_to_page(&memmap, pfn);
+		if (p) {
+			pr_info("fault: losing pfn 0x%llx on purpose", (unsigned long long)pfn);
+			p->type = PAGE_UNINIT;
+		}
+		return;
+	}
 	case FAULT_ASSERT:
 		ASSERT(kparams.fault == FAULT_NONE, "fault=%u requested on the command line",
 		       kparams.fault);

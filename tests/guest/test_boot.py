@@ -109,3 +109,39 @@ def test_halt_exit_prints_done_then_halts():
     assert b.status == 124, b
     done = b.records[-1]
     assert done["event"] == "done" and done["ok"] and done["status"] == 0
+
+
+def _mb2_override(data, tmp_path):
+    with open(tmp_path, "wb") as f:
+        f.write(data)
+    return ["-fw_cfg", f"name=opt/memboot/mb2-override,file={tmp_path}"]
+
+
+def test_corrupted_multiboot2_information_fails_cleanly():
+    # The real information GRUB gave a q35 512M boot (a host-test fixture),
+    # fed back to the kernel through the fw_cfg override, first intact, then
+    # truncated and with an impossible tag size: a clear error, status 3,
+    # a done record, never a hang.
+    import os
+    import struct
+    import tempfile
+    from guest import ROOT
+    fixture = os.path.join(ROOT, "tests", "host", "fixtures", "mb2", "seabios-q35-512m.bin")
+    good = open(fixture, "rb").read()
+    bad_size = bytearray(good)
+    struct.pack_into("<I", bad_size, 12, 0x7fffffff)      # first tag's size
+    cases = [(good, 0, None),
+             (good[:len(good) // 2], 3, "implausible"),
+             (bytes(bad_size), 3, "running past total_size")]
+    with tempfile.TemporaryDirectory() as d:
+        for i, (data, status, message) in enumerate(cases):
+            b = boot(mem_per_node="512M", timeout=30,
+                     qemu_args=_mb2_override(data, os.path.join(d, f"mbi{i}")))
+            done = b.expect_status(status)
+            assert "instead of the loader's Multiboot2 information" in b.console
+            if message:
+                assert message in b.console, b.tail()
+                assert done["reason"] == "boot information missing or corrupt"
+                assert b.all("mem_range") == []
+            else:
+                assert len(b.all("mem_range")) == 9

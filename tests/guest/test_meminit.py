@@ -137,3 +137,15 @@ def test_bad_init_values_keep_defaults():
     done = b.expect_ok()
     assert done["errors"] == 2, done
     check_meminit(b, "deferred")
+
+
+def test_a_lost_page_fails_the_boot_and_is_named():
+    b = boot(append="memboot.fault=lose-page")
+    done = b.expect_status(5)
+    assert done["reason"] == "pages unaccounted for"
+    end = b.all("census")[-1]
+    assert end["when"] == "end" and end["lost"] == 1, end
+    import re
+    m = re.search(r"losing pfn (0x[0-9a-f]+) on purpose", b.console)
+    pfn = int(m.group(1), 16)
+    assert f"pfns [{pfn:#x}-{pfn + 1:#x}) not accounted for" in b.console, b.tail()
