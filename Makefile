@@ -120,10 +120,12 @@ run: all
 # Headers anywhere, and kernel/params.c (test_cmdline includes the real table).
 HOST_TEST_DEPS := $(PURE_SRCS) $(HOST_SUPPORT) kernel/params.c \
 	$(wildcard tests/host/*.h boot/*.h boot/*/*.h kernel/*.h kernel/acpi/*.h mm/*.h)
-$(HOST_O)/test_%: tests/host/test_%.c $(HOST_TEST_DEPS) | $(DEPS)
+# Shared by the unit tests (cmocka), not by the fuzzers.
+HOST_TEST_HELPERS := tests/host/map_check.c
+$(HOST_O)/test_%: tests/host/test_%.c $(HOST_TEST_DEPS) $(HOST_TEST_HELPERS) | $(DEPS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  HOSTCC  $@")
-	$(Q)$(CC) $(HOST_CFLAGS) -o $@ $< $(PURE_SRCS) $(HOST_SUPPORT) -lcmocka
+	$(Q)$(CC) $(HOST_CFLAGS) -o $@ $< $(PURE_SRCS) $(HOST_SUPPORT) $(HOST_TEST_HELPERS) -lcmocka
 
 $(FUZZ_O)/fuzz_%: tests/fuzz/fuzz_%.c $(PURE_SRCS) $(HOST_SUPPORT) | $(DEPS)
 	@mkdir -p $(@D)

@@ -20,6 +20,7 @@
 #include "boot/bootinfo.h"
 #include "boot/efi_map.h"
 #include "tests/host/host_support.h"
+#include "tests/host/map_check.h"
 
 #define P PAGE_SIZE_BYTES
 #define TOP_ALIGNED_END 0xfffffffffffff000ULL
@@ -32,22 +33,6 @@ static int setup(void **state)
 	host_log_reset();
 	bootinfo_init(&bi, BOOT_PATH_MB2_BIOS);
 	return 0;
-}
-
-static void check_invariants(const struct bootinfo *b)
-{
-	assert_true(b->nr_ranges <= BOOTINFO_MAX_RANGES);
-	for (uint32_t i = 0; i < b->nr_ranges; i++) {
-		const struct mem_range *r = &b->ranges[i];
-		if (!(r->start < r->end) || r->start % P || r->end % P ||
-		    r->type <= MEM_NONE || r->type >= MEM_TYPE_COUNT)
-			fail_msg("range %u [0x%" PRIx64 ", 0x%" PRIx64 ") type %u is malformed",
-				 i, r->start, r->end, r->type);
-		if (i > 0 && (b->ranges[i - 1].end > r->start ||
-			      (b->ranges[i - 1].end == r->start &&
-			       b->ranges[i - 1].type == r->type)))
-			fail_msg("ranges %u and %u: unsorted, overlapping or unmerged", i - 1, i);
-	}
 }
 
 static void assert_range(uint32_t i, uint64_t start, uint64_t end, enum mem_type type)
@@ -66,7 +51,7 @@ static uint32_t normalize(void)
 {
 	uint32_t n = bootinfo_normalize(&bi);
 	assert_int_equal(n, bi.nr_ranges);
-	check_invariants(&bi);
+	check_map_invariants(&bi);
 	return n;
 }
 

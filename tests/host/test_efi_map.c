@@ -26,6 +26,7 @@
 #include "boot/efi_map.h"
 #include "boot/handoff.h"
 #include "tests/host/host_support.h"
+#include "tests/host/map_check.h"
 
 #define FIXTURE_DIR "tests/host/fixtures/efi/"
 #define PAGE PAGE_SIZE_BYTES
@@ -38,20 +39,6 @@ static int reset(void **state)
 	host_log_reset();
 	bootinfo_init(&bi, BOOT_PATH_EFI);
 	return 0;
-}
-
-static void check_invariants(const struct bootinfo *b)
-{
-	for (uint32_t i = 0; i < b->nr_ranges; i++) {
-		const struct mem_range *r = &b->ranges[i];
-		if (!(r->start < r->end) || r->start % PAGE || r->end % PAGE ||
-		    r->type <= MEM_NONE || r->type >= MEM_TYPE_COUNT)
-			fail_msg("range %u [0x%" PRIx64 ", 0x%" PRIx64 ") type %u malformed",
-				 i, r->start, r->end, r->type);
-		if (i && (b->ranges[i - 1].end > r->start ||
-			  (b->ranges[i - 1].end == r->start && b->ranges[i - 1].type == r->type)))
-			fail_msg("ranges %u and %u overlap, are unsorted or unmerged", i - 1, i);
-	}
 }
 
 static bool has_range(const struct bootinfo *b, uint64_t start, uint64_t end,
@@ -73,22 +60,12 @@ struct captured {
 	uint32_t map_bytes, desc_size;
 };
 
-static void *load(const char *name, const char *ext, size_t *len)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), FIXTURE_DIR "%s%s", name, ext);
-	if (access(path, R_OK) != 0)
-		fail_msg("fixture %s missing (run the tests from the repository root)", path);
-	return host_read_file(path, len);
-}
-
 static struct captured load_map(const char *name)
 {
 	struct captured c;
 	struct handoff_header h;
 
-	c.block = load(name, ".bin", &c.block_len);
+	c.block = fixture_load(FIXTURE_DIR, name, ".bin", &c.block_len);
 	assert_true(c.block_len >= sizeof(h));
 	memcpy(&h, c.block, sizeof(h));
 	assert_true(h.map_offset + (size_t)h.map_bytes <= c.block_len);
@@ -98,41 +75,10 @@ static struct captured load_map(const char *name)
 	return c;
 }
 
-static enum mem_type type_by_name(const char *name)
-{
-	for (int t = MEM_USABLE; t < MEM_TYPE_COUNT; t++)
-		if (strcmp(mem_type_name((enum mem_type)t), name) == 0)
-			return (enum mem_type)t;
-	fail_msg("unknown type name '%s'", name);
-	return MEM_NONE;
-}
-
-static uint32_t load_expected(const char *name, struct mem_range *out, uint32_t cap)
-{
-	size_t len;
-	char *text = load(name, ".txt", &len), *save = NULL;
-	uint32_t n = 0;
-
-	text = realloc(text, len + 1);
-	assert_non_null(text);
-	text[len] = '\0';
-	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		uint64_t start, end;
-		char type[16];
-		if (sscanf(line, "{\"event\":\"mem_range\",\"start\":\"0x%" SCNx64
-			   "\",\"end\":\"0x%" SCNx64 "\",\"type\":\"%15[a-z]\"}", &start, &end, type) != 3)
-			fail_msg("%s.txt: cannot read '%s'", name, line);
-		assert_true(n < cap);
-		out[n++] = (struct mem_range){ start, end, type_by_name(type) };
-	}
-	free(text);
-	return n;
-}
-
 static void expect_fixture_map(const char *name, const struct bootinfo *b)
 {
 	struct mem_range want[64];
-	uint32_t n = load_expected(name, want, 64);
+	uint32_t n = fixture_load_ranges(FIXTURE_DIR, name, ".txt", want, 64);
 
 	if (b->nr_ranges != n)
 		fail_msg("%s: %u ranges, the kernel printed %u", name, b->nr_ranges, n);
@@ -155,7 +101,7 @@ static void run_captured(const char *name, uint32_t descriptors)
 	assert_int_equal(bi.raw.nr_entries, descriptors);
 	bootinfo_normalize(&bi);
 	assert_int_equal(host_log_count(LOG_WARN) + host_log_count(LOG_ERR), 0);
-	check_invariants(&bi);
+	check_map_invariants(&bi);
 	expect_fixture_map(name, &bi);
 	free(c.block);
 }
@@ -286,7 +232,7 @@ static void test_unknown_types_in_a_map(void **state)
 	put_desc(m + 144, 0x6fffffff, 0x400000, 0x1);
 	assert_int_equal(efi_map_add(&bi, m, sizeof(m), 48), 4);
 	bootinfo_normalize(&bi);
-	check_invariants(&bi);
+	check_map_invariants(&bi);
 	assert_true(has_range(&bi, 0x100000, 0x200000, MEM_USABLE));
 	assert_true(has_range(&bi, 0x200000, 0x210000, MEM_RESERVED));
 	assert_true(has_range(&bi, 0x210000, 0x400000, MEM_USABLE));
@@ -304,7 +250,7 @@ static void test_unaligned_ranges(void **state)
 	put_desc(m + 48, EFI_ACPI_RECLAIM_MEMORY, 0x200801, 1);
 	assert_int_equal(efi_map_add(&bi, m, sizeof(m), 48), 2);
 	bootinfo_normalize(&bi);
-	check_invariants(&bi);
+	check_map_invariants(&bi);
 	assert_true(has_range(&bi, 0x101000, 0x104000, MEM_USABLE));
 	assert_true(has_range(&bi, 0x200000, 0x202000, MEM_ACPI));
 }
@@ -318,7 +264,7 @@ static void test_page_count_overflow(void **state)
 	assert_int_equal(efi_map_add(&bi, m, sizeof(m), 48), 2);
 	assert_true(host_log_contains("clipped"));
 	bootinfo_normalize(&bi);
-	check_invariants(&bi);
+	check_map_invariants(&bi);
 	assert_true(bi.nr_ranges >= 1);
 	assert_int_equal(bi.ranges[0].start, 0x100000);
 }
@@ -351,7 +297,7 @@ static void test_too_many_descriptors(void **state)
 	assert_int_equal(bi.raw.nr_dropped, 8);
 	assert_int_equal(host_log_count(LOG_ERR), 1);
 	bootinfo_normalize(&bi);
-	check_invariants(&bi);
+	check_map_invariants(&bi);
 	free(m);
 }
 

@@ -28,6 +28,7 @@
 #include "boot/handoff.h"
 #include "boot/mb2/mb2.h"
 #include "tests/host/host_support.h"
+#include "tests/host/map_check.h"
 
 #define FIXTURE_DIR "tests/host/fixtures/"
 #define PAGE PAGE_SIZE_BYTES
@@ -47,58 +48,6 @@ static size_t warnings_and_errors(void)
 	return host_log_count(LOG_WARN) + host_log_count(LOG_ERR);
 }
 
-static void check_invariants(const struct bootinfo *b)
-{
-	for (uint32_t i = 0; i < b->nr_ranges; i++) {
-		const struct mem_range *r = &b->ranges[i];
-		if (!(r->start < r->end) || r->start % PAGE || r->end % PAGE ||
-		    r->type <= MEM_NONE || r->type >= MEM_TYPE_COUNT)
-			fail_msg("range %u [0x%" PRIx64 ", 0x%" PRIx64 ") type %u malformed",
-				 i, r->start, r->end, r->type);
-		if (i && (b->ranges[i - 1].end > r->start ||
-			  (b->ranges[i - 1].end == r->start && b->ranges[i - 1].type == r->type)))
-			fail_msg("ranges %u and %u overlap, are unsorted or unmerged", i - 1, i);
-	}
-}
-
-static void *load(const char *path, size_t *len)
-{
-	if (access(path, R_OK) != 0)
-		fail_msg("fixture %s missing (run the tests from the repository root)", path);
-	return host_read_file(path, len);
-}
-
-static enum mem_type type_by_name(const char *name)
-{
-	for (int t = MEM_USABLE; t < MEM_TYPE_COUNT; t++)
-		if (strcmp(mem_type_name((enum mem_type)t), name) == 0)
-			return (enum mem_type)t;
-	fail_msg("unknown type name '%s'", name);
-	return MEM_NONE;
-}
-
-static uint32_t load_expected(const char *path, struct mem_range *out, uint32_t cap)
-{
-	size_t len;
-	char *text = load(path, &len), *save = NULL;
-	uint32_t n = 0;
-
-	text = realloc(text, len + 1);
-	assert_non_null(text);
-	text[len] = '\0';
-	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		uint64_t start, end;
-		char type[16];
-		if (sscanf(line, "{\"event\":\"mem_range\",\"start\":\"0x%" SCNx64
-			   "\",\"end\":\"0x%" SCNx64 "\",\"type\":\"%15[a-z]\"}", &start, &end, type) != 3)
-			fail_msg("%s: cannot read '%s'", path, line);
-		assert_true(n < cap);
-		out[n++] = (struct mem_range){ start, end, type_by_name(type) };
-	}
-	free(text);
-	return n;
-}
-
 /* ---- captured blocks --------------------------------------------------- */
 
 static unsigned char *parse_fixture(const char *name, size_t *len, uint32_t descriptors)
@@ -109,9 +58,9 @@ static unsigned char *parse_fixture(const char *name, size_t *len, uint32_t desc
 	uint32_t n;
 
 	snprintf(path, sizeof(path), FIXTURE_DIR "efi/%s.bin", name);
-	blk = load(path, len);
+	blk = fixture_load("", path, "", len);
 	snprintf(path, sizeof(path), FIXTURE_DIR "efi/%s.txt", name);
-	n = load_expected(path, want, 64);
+	n = fixture_load_ranges("", path, "", want, 64);
 
 	assert_int_equal(handoff_parse(HANDOFF_ENTRY_MAGIC, blk, *len, &bi), HANDOFF_OK);
 	assert_int_equal(warnings_and_errors(), 0);   /* real firmware: no complaints */
@@ -132,7 +81,7 @@ static unsigned char *parse_fixture(const char *name, size_t *len, uint32_t desc
 		if (bi.ranges[i].start != want[i].start || bi.ranges[i].end != want[i].end ||
 		    bi.ranges[i].type != want[i].type)
 			fail_msg("%s: range %u differs from the kernel's", name, i);
-	check_invariants(&bi);
+	check_map_invariants(&bi);
 	return blk;
 }
 
@@ -175,9 +124,9 @@ static void agree_with_grub(const char *name)
 	unsigned char *blk, *mbi;
 
 	snprintf(path, sizeof(path), FIXTURE_DIR "efi/%s.bin", name);
-	blk = load(path, &len);
+	blk = fixture_load("", path, "", &len);
 	snprintf(path, sizeof(path), FIXTURE_DIR "mb2/%s.bin", name);
-	mbi = load(path, &mlen);
+	mbi = fixture_load("", path, "", &mlen);
 	assert_int_equal(handoff_parse(HANDOFF_ENTRY_MAGIC, blk, len, &bi), HANDOFF_OK);
 	assert_int_equal(mb2_parse(MB2_BOOTLOADER_MAGIC, mbi, mlen, &grub), MB2_OK);
 	assert_int_equal(bootinfo_total_bytes(&bi, MEM_USABLE),
@@ -197,7 +146,7 @@ static void test_fixture_truncations(void **state)
 {
 	char path[] = FIXTURE_DIR "efi/ovmf-q35-512m.bin";
 	size_t len;
-	unsigned char *blk = load(path, &len);
+	unsigned char *blk = fixture_load("", path, "", &len);
 
 	for (size_t n = 0; n < len; n += (n < 128 ? 1 : 97)) {
 		unsigned char *cut = malloc(n ? n : 1);

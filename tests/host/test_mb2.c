@@ -26,6 +26,7 @@
 #include "boot/efi_map.h"
 #include "boot/mb2/mb2.h"
 #include "tests/host/host_support.h"
+#include "tests/host/map_check.h"
 
 #define FIXTURE_DIR "tests/host/fixtures/mb2/"
 #define GRUB_NAME "GRUB 2.06-13+deb12u2"
@@ -42,25 +43,6 @@ static int reset_log(void **state)
 }
 
 /* ---- invariants of every normalized map ------------------------------- */
-
-static void check_invariants(const struct bootinfo *b)
-{
-	assert_true(b->nr_ranges <= BOOTINFO_MAX_RANGES);
-	for (uint32_t i = 0; i < b->nr_ranges; i++) {
-		const struct mem_range *r = &b->ranges[i];
-		if (!(r->start < r->end) || r->start % PAGE || r->end % PAGE ||
-		    r->type <= MEM_NONE || r->type >= MEM_TYPE_COUNT)
-			fail_msg("range %u [0x%" PRIx64 ", 0x%" PRIx64 ") type %u is malformed",
-				 i, r->start, r->end, r->type);
-		if (i > 0) {
-			const struct mem_range *p = &b->ranges[i - 1];
-			if (p->end > r->start)
-				fail_msg("ranges %u and %u overlap or are unsorted", i - 1, i);
-			if (p->end == r->start && p->type == r->type)
-				fail_msg("ranges %u and %u touch with one type: not merged", i - 1, i);
-		}
-	}
-}
 
 /* Index of the normalized range containing @addr, or -1. */
 static int range_at(const struct bootinfo *b, uint64_t addr)
@@ -97,52 +79,7 @@ static bool has_range(const struct bootinfo *b, uint64_t start, uint64_t end,
 
 /* ---- fixtures --------------------------------------------------------- */
 
-static void *load(const char *name, const char *ext, size_t *len)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), FIXTURE_DIR "%s%s", name, ext);
-	if (access(path, R_OK) != 0)
-		fail_msg("fixture %s missing (run the tests from the repository root)", path);
-	return host_read_file(path, len);
-}
-
-static enum mem_type type_by_name(const char *name)
-{
-	for (int t = MEM_USABLE; t < MEM_TYPE_COUNT; t++)
-		if (strcmp(mem_type_name((enum mem_type)t), name) == 0)
-			return (enum mem_type)t;
-	fail_msg("unknown type name '%s' in a fixture", name);
-	return MEM_NONE;
-}
-
 /* Parse NAME.txt (the kernel's mem_range records) into @out. */
-static uint32_t load_expected(const char *name, struct mem_range *out, uint32_t cap)
-{
-	size_t len;
-	char *text = load(name, ".txt", &len);
-	uint32_t n = 0;
-	char *save = NULL;
-
-	text = realloc(text, len + 1);
-	assert_non_null(text);
-	text[len] = '\0';
-	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		uint64_t start, end;
-		char type[16];
-		int used = 0;
-		if (sscanf(line, "{\"event\":\"mem_range\",\"start\":\"0x%" SCNx64
-			   "\",\"end\":\"0x%" SCNx64 "\",\"type\":\"%15[a-z]\"}%n",
-			   &start, &end, type, &used) != 3 || used != (int)strlen(line))
-			fail_msg("%s.txt: cannot read line '%s'", name, line);
-		assert_true(n < cap);
-		out[n++] = (struct mem_range){ .start = start, .end = end,
-					       .type = type_by_name(type) };
-	}
-	free(text);
-	return n;
-}
-
 struct fixture {
 	const char *name;
 	enum boot_path path;
@@ -177,8 +114,8 @@ static void parse_fixture(const char *name)
 	const struct fixture *f = fixture_named(name);
 	struct mem_range want[64];
 	size_t len;
-	void *buf = load(name, ".bin", &len);
-	uint32_t n = load_expected(name, want, 64);
+	void *buf = fixture_load(FIXTURE_DIR, name, ".bin", &len);
+	uint32_t n = fixture_load_ranges(FIXTURE_DIR, name, ".txt", want, 64);
 
 	assert_int_equal(len, f->total_size);
 	host_log_reset();
@@ -206,7 +143,7 @@ static void parse_fixture(const char *name)
 		fail_msg("%s: %u ranges, the kernel printed %u", name, bi.nr_ranges, n);
 	for (uint32_t i = 0; i < n; i++)
 		assert_range(&bi, i, want[i].start, want[i].end, (enum mem_type)want[i].type);
-	check_invariants(&bi);
+	check_map_invariants(&bi);
 	free(buf);
 }
 
@@ -264,7 +201,7 @@ static void check_ovmf_usable_against_seabios(const char *machine)
 	void *buf;
 
 	snprintf(name, sizeof(name), "seabios-%s-512m", machine);
-	buf = load(name, ".bin", &len);
+	buf = fixture_load(FIXTURE_DIR, name, ".bin", &len);
 	static struct bootinfo other;
 	assert_int_equal(mb2_parse(MB2_BOOTLOADER_MAGIC, buf, len, &other), MB2_OK);
 	seabios = bootinfo_total_bytes(&other, MEM_USABLE);
@@ -321,7 +258,7 @@ static size_t find_tag(const uint8_t *buf, uint32_t type)
 static void test_fixture_ovmf_tag6_fallback(void **state)
 {
 	size_t len;
-	uint8_t *buf = load("ovmf-q35-512m", ".bin", &len);
+	uint8_t *buf = fixture_load(FIXTURE_DIR, "ovmf-q35-512m", ".bin", &len);
 	size_t efi = find_tag(buf, MB2_TAG_EFI_MMAP), mm = find_tag(buf, MB2_TAG_MMAP);
 	uint32_t unknown = 0x7fff, entry_type;
 
@@ -337,13 +274,13 @@ static void test_fixture_ovmf_tag6_fallback(void **state)
 	assert_int_equal(bi.path, BOOT_PATH_MB2_UEFI);   /* tag 12 says EFI */
 	assert_int_equal(bi.raw.nr_entries, 18);
 	assert_int_equal(host_log_count(LOG_WARN) + host_log_count(LOG_ERR), 0);
-	check_invariants(&bi);
+	check_map_invariants(&bi);
 	assert_true(has_range(&bi, 0x1f4ec000, 0x1f76c000, MEM_RESERVED));
 	assert_int_equal(bi.ranges[range_at(&bi, 0x1f5ec000)].type, MEM_RESERVED);
 
 	/* GRUB derived tag 6 from the same EFI map: same normalized map. */
 	struct mem_range want[64];
-	uint32_t n = load_expected("ovmf-q35-512m", want, 64);
+	uint32_t n = fixture_load_ranges(FIXTURE_DIR, "ovmf-q35-512m", ".txt", want, 64);
 	assert_int_equal(bi.nr_ranges, n);
 	for (uint32_t i = 0; i < n; i++)
 		assert_range(&bi, i, want[i].start, want[i].end, (enum mem_type)want[i].type);
@@ -354,7 +291,7 @@ static void test_fixture_ovmf_tag6_fallback(void **state)
 static void test_fixture_avail_bounds(void **state)
 {
 	size_t len;
-	uint8_t *buf = load("seabios-pc-512m", ".bin", &len);
+	uint8_t *buf = fixture_load(FIXTURE_DIR, "seabios-pc-512m", ".bin", &len);
 	uint8_t *big = calloc(1, len + 64);
 
 	assert_int_equal(mb2_parse(MB2_BOOTLOADER_MAGIC, buf, len - 1, &bi), MB2_ERR_HEADER);
@@ -854,7 +791,7 @@ static void test_efi_desc_size_48(void **state)
 	assert_int_equal(bi.path, BOOT_PATH_MB2_UEFI);
 	assert_string_equal(bi.map_source, "mb2-efi-mmap");
 	assert_int_equal(bi.raw.nr_entries, 11);
-	check_invariants(&bi);
+	check_map_invariants(&bi);
 	assert_int_equal(bi.nr_ranges, 7);
 	assert_range(&bi, 0, 0x0, 0xa0000, MEM_USABLE);
 	assert_range(&bi, 1, 0x100000, 0x300000, MEM_USABLE);
@@ -880,7 +817,7 @@ static void test_efi_pages_huge(void **state)
 	assert_true(host_log_contains("efi: descriptor 1 at 0x100000 claims 0x1000000000000000 pages; clipped"));
 	assert_true(host_log_contains("e820: range at 0x100000 of length 0xffffffffffffffff wraps past 2^64; clipped"));
 	assert_int_equal(host_log_count(LOG_WARN), 2);
-	check_invariants(&bi);
+	check_map_invariants(&bi);
 	assert_int_equal(bi.nr_ranges, 2);
 	assert_range(&bi, 0, 0, 0xa0000, MEM_USABLE);
 	assert_range(&bi, 1, 0x100000, TOP_ALIGNED_END, MEM_RESERVED);
@@ -1026,7 +963,7 @@ static void test_mmap_entry_wraps(void **state)
 	assert_int_equal(parse_mb(&b), MB2_OK);
 	assert_true(host_log_contains("e820: range at 0xfffffffffff00000 of length 0x200000 wraps past 2^64; clipped"));
 	assert_int_equal(host_log_count(LOG_WARN), 1);
-	check_invariants(&bi);
+	check_map_invariants(&bi);
 	assert_int_equal(bi.nr_ranges, 2);
 	assert_range(&bi, 0, 0x100000, 0x1100000, MEM_USABLE);
 	assert_range(&bi, 1, 0xfffffffffff00000ULL, TOP_ALIGNED_END, MEM_USABLE);
@@ -1053,7 +990,7 @@ static void test_absurd_entry_count(void **state)
 	assert_true(host_log_contains("e820: more than 1024 distinct firmware ranges; dropping [0x400000-0x401000) and any after it"));
 	assert_true(host_log_contains("e820: normalized map needs more than 512 ranges; 512 dropped (treated as holes)"));
 	assert_int_equal(host_log_count(LOG_ERR), 2);   /* each said once */
-	check_invariants(&bi);
+	check_map_invariants(&bi);
 	assert_int_equal(bi.nr_ranges, BOOTINFO_MAX_RANGES);
 	assert_range(&bi, 0, 0, PAGE, MEM_USABLE);
 	assert_range(&bi, 511, 511 * PAGE, 512 * PAGE, MEM_RESERVED);
@@ -1135,7 +1072,7 @@ static void test_status_names(void **state)
 static void test_fixture_byte_flips(void **state)
 {
 	size_t len;
-	uint8_t *orig = load("seabios-q35-8g", ".bin", &len);
+	uint8_t *orig = fixture_load(FIXTURE_DIR, "seabios-q35-8g", ".bin", &len);
 	uint8_t *buf = malloc(len);
 	unsigned ok = 0;
 
@@ -1145,7 +1082,7 @@ static void test_fixture_byte_flips(void **state)
 		buf[i] ^= 0x80;
 		enum mb2_status st = mb2_parse(MB2_BOOTLOADER_MAGIC, buf, len, &bi);
 		if (st == MB2_OK) {
-			check_invariants(&bi);
+			check_map_invariants(&bi);
 			ok++;
 		}
 	}

@@ -25,6 +25,7 @@
 #include "boot/bootinfo.h"
 #include "boot/pvh/pvh.h"
 #include "tests/host/host_support.h"
+#include "tests/host/map_check.h"
 
 #define FIXTURE_DIR "tests/host/fixtures/pvh/"
 #define PAGE PAGE_SIZE_BYTES
@@ -107,20 +108,6 @@ static size_t warnings_and_errors(void)
 	return host_log_count(LOG_WARN) + host_log_count(LOG_ERR);
 }
 
-static void check_invariants(const struct bootinfo *b)
-{
-	for (uint32_t i = 0; i < b->nr_ranges; i++) {
-		const struct mem_range *r = &b->ranges[i];
-		if (!(r->start < r->end) || r->start % PAGE || r->end % PAGE ||
-		    r->type <= MEM_NONE || r->type >= MEM_TYPE_COUNT)
-			fail_msg("range %u [0x%" PRIx64 ", 0x%" PRIx64 ") type %u malformed",
-				 i, r->start, r->end, r->type);
-		if (i && (b->ranges[i - 1].end > r->start ||
-			  (b->ranges[i - 1].end == r->start && b->ranges[i - 1].type == r->type)))
-			fail_msg("ranges %u and %u overlap, are unsorted or unmerged", i - 1, i);
-	}
-}
-
 static bool has_range(uint64_t start, uint64_t end, enum mem_type type)
 {
 	for (uint32_t i = 0; i < bi.nr_ranges; i++)
@@ -132,21 +119,11 @@ static bool has_range(uint64_t start, uint64_t end, enum mem_type type)
 
 /* ---- captured snapshots ------------------------------------------------ */
 
-static void *load(const char *name, const char *ext, size_t *len)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), FIXTURE_DIR "%s%s", name, ext);
-	if (access(path, R_OK) != 0)
-		fail_msg("fixture %s missing (run the tests from the repository root)", path);
-	return host_read_file(path, len);
-}
-
 /* Load snapshot NAME.bin into fake memory; returns the start info address. */
 static uint64_t load_snapshot(const char *name)
 {
 	size_t len, off = 24;
-	unsigned char *s = load(name, ".bin", &len);
+	unsigned char *s = fixture_load(FIXTURE_DIR, name, ".bin", &len);
 	uint64_t si;
 	uint32_t count;
 
@@ -167,19 +144,10 @@ static uint64_t load_snapshot(const char *name)
 	return si;
 }
 
-static enum mem_type type_by_name(const char *name)
-{
-	for (int t = MEM_USABLE; t < MEM_TYPE_COUNT; t++)
-		if (strcmp(mem_type_name((enum mem_type)t), name) == 0)
-			return (enum mem_type)t;
-	fail_msg("unknown type name '%s'", name);
-	return MEM_NONE;
-}
-
 static void expect_fixture_map(const char *name)
 {
 	size_t len;
-	char *text = load(name, ".txt", &len), *save = NULL;
+	char *text = fixture_load(FIXTURE_DIR, name, ".txt", &len), *save = NULL;
 	uint32_t n = 0;
 
 	text = realloc(text, len + 1);
@@ -192,7 +160,7 @@ static void expect_fixture_map(const char *name)
 			   "\",\"end\":\"0x%" SCNx64 "\",\"type\":\"%15[a-z]\"}", &start, &end, type) != 3)
 			fail_msg("%s.txt: cannot read '%s'", name, line);
 		if (n >= bi.nr_ranges || bi.ranges[n].start != start || bi.ranges[n].end != end ||
-		    bi.ranges[n].type != (uint32_t)type_by_name(type))
+		    bi.ranges[n].type != (uint32_t)fixture_mem_type(type))
 			fail_msg("%s: range %u differs from the kernel's '%s'", name, n, line);
 	}
 	assert_int_equal(bi.nr_ranges, n);
@@ -216,7 +184,7 @@ static void parse_fixture(const char *name, uint32_t entries, const char *cmdlin
 	assert_memory_equal(bi.rsdp, "RSD PTR ", 8);
 	assert_int_equal(bi.loader_info_phys, si);
 	assert_int_equal(bi.loader_info_bytes, PVH_START_INFO_V1_BYTES);
-	check_invariants(&bi);
+	check_map_invariants(&bi);
 	expect_fixture_map(name);
 }
 
@@ -310,7 +278,7 @@ static void test_basic(void **state)
 	assert_true(has_range(0x9f000, 0xa0000, MEM_RESERVED));
 	assert_true(has_range(0x20000000, 0x20010000, MEM_ACPI));
 	assert_true(has_range(0x20010000, 0x20020000, MEM_NVS));
-	check_invariants(&bi);
+	check_map_invariants(&bi);
 }
 
 static void test_magics(void **state)
@@ -417,7 +385,7 @@ static void test_entry_types_and_alignment(void **state)
 
 	add_standard(&si, map, sizeof(map), "");
 	assert_int_equal(parse(SI_PHYS), PVH_OK);
-	check_invariants(&bi);
+	check_map_invariants(&bi);
 	assert_true(has_range(0x2000, 0x11000, MEM_USABLE));
 	assert_true(has_range(0x100000, 0x103000, MEM_RESERVED));
 	assert_true(has_range(0x103000, 0x104000, MEM_UNUSABLE));
