@@ -33,16 +33,6 @@ static void append_fwcfg_cmdline(struct bootinfo *bi)
 	bootinfo_append_cmdline(bi, extra);
 }
 
-/* PVH: physical addresses in hvm_start_info are read through the boot
- * identity map; anything claimed beyond it is refused, not faulted on. */
-static const void *pvh_map_identity(void *ctx, uint64_t phys, size_t len)
-{
-	(void)ctx;
-	if (phys == 0 || len > BOOT_MAP_BYTES || phys > BOOT_MAP_BYTES - len)
-		return NULL;
-	return (const void *)(uintptr_t)phys;
-}
-
 /*
  * Test facility, QEMU only: a fw_cfg file of this name replaces the
  * Multiboot2 information GRUB passed, so that the kernel's handling of
@@ -81,7 +71,7 @@ bool boot_collect(uint32_t magic, uint32_t info, struct bootinfo *bi)
 			pr_err("boot: UEFI loader hand-off at 0x%x unusable (%s)",
 			       info, handoff_status_name(st));
 	} else if (magic == PVH_BOOT_MAGIC) {          /* QEMU -kernel (PVH) */
-		enum pvh_status st = pvh_parse(magic, info, pvh_map_identity, NULL, bi);
+		enum pvh_status st = pvh_parse(magic, info, arch_map_phys, NULL, bi);
 		ok = st == PVH_OK;
 		if (!ok)
 			pr_err("boot: PVH start info at 0x%x unusable (%s)",

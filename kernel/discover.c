@@ -13,18 +13,6 @@
 
 struct discovered_acpi acpi;
 
-/*
- * Tables are reached through the boot identity map, which covers the first
- * 64 GiB: firmware puts ACPI tables below 4 GiB, and anything claimed
- * beyond the map is refused rather than faulted on.
- */
-static const void *map_identity(void *ctx, uint64_t phys, size_t len)
-{
-	if (phys == 0 || len > arch_mapped_top() || phys > arch_mapped_top() - len)
-		return NULL;
-	return (const void *)(uintptr_t)phys;
-}
-
 static const void *table_bytes(const char *sig, uint32_t *len)
 {
 	const struct acpi_table_info *t = acpi_tables_find(&acpi.dir, sig);
@@ -32,7 +20,7 @@ static const void *table_bytes(const char *sig, uint32_t *len)
 	if (!t)
 		return NULL;
 	*len = t->length;
-	return map_identity(NULL, t->phys, t->length);
+	return arch_map_phys(NULL, t->phys, t->length);
 }
 
 void discover_acpi(const struct bootinfo *bi, bool dump)
@@ -44,7 +32,7 @@ void discover_acpi(const struct bootinfo *bi, bool dump)
 		pr_warn("ACPI: no RSDP: no tables, one node, the boot CPU only");
 		return;
 	}
-	if (acpi_walk(&acpi.dir, bi->rsdp, bi->rsdp_len, 0, map_identity, NULL, 0) != ACPI_OK) {
+	if (acpi_walk(&acpi.dir, bi->rsdp, bi->rsdp_len, 0, arch_map_phys, NULL, 0) != ACPI_OK) {
 		pr_warn("ACPI: tables unusable: one node, the boot CPU only");
 		return;
 	}

@@ -163,6 +163,14 @@ uint64_t arch_mapped_top(void)
 	return mapped_top;
 }
 
+const void *arch_map_phys(void *ctx, uint64_t phys, size_t len)
+{
+	(void)ctx;
+	if (phys == 0 || len > mapped_top || phys > mapped_top - len)
+		return NULL;
+	return (const void *)(uintptr_t)phys;
+}
+
 static void flush_all(void)
 {
 	/* Toggling CR4.PGE flushes global entries too. */

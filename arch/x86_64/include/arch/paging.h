@@ -14,6 +14,7 @@
 #define MEMBOOT_ARCH_PAGING_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "boot/bootinfo.h"
@@ -40,6 +41,14 @@ bool arch_direct_map(const struct bootinfo *bi, pt_alloc_fn alloc, void *ctx,
 
 /* Highest address + 1 of the current identity map. */
 uint64_t arch_mapped_top(void);
+
+/*
+ * @len bytes at physical address @phys through the identity map (the boot
+ * map, then the kernel's own), or NULL if any of them lies beyond it: for
+ * parsers that reach firmware data through a callback (ACPI tables, PVH
+ * start info), so a bad address is refused instead of faulted on.
+ */
+const void *arch_map_phys(void *ctx, uint64_t phys, size_t len);
 
 /*
  * Make the 4 KiB page at @addr not present (a guard page), splitting a 1 GiB
