@@ -78,9 +78,31 @@ HOST_CFLAGS := -std=gnu11 -g -O1 -I. -Wall -Wextra -Wno-unused-parameter \
 HOST_TESTS := $(patsubst tests/host/%.c,$(HOST_O)/%,$(wildcard tests/host/test_*.c))
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_O)/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all kernel iso run test topo release-check host-tests fuzz-build fuzz bench clean distclean deps newlib
+.PHONY: all kernel iso run test topo release-check host-tests fuzz-build fuzz bench clean distclean deps newlib help
 
 all: $(O)/memboot.iso
+
+# `make help`: every target a user runs, with the variables that change them.
+help:
+	@echo 'memboot make targets:'
+	@echo '  make                  debug kernel $(O)/memboot.elf and hybrid BIOS+UEFI ISO $(O)/memboot.iso'
+	@echo '  make kernel | iso     only the kernel ELF | the ISO'
+	@echo '  make esp              UEFI loader and ESP image $(O)/memboot-esp.img (boot without GRUB)'
+	@echo '  make run              boot the ISO in QEMU: 2 nodes x 2 CPUs x 1 GiB (RUN_ARGS="..." for tools/memboot run)'
+	@echo '  make test             host unit tests, fuzz regressions, tool tests, guest boots; ends "N passed, N failed"'
+	@echo '  make host-tests       build the cmocka unit tests (ASan/UBSan) in build/host/'
+	@echo '  make topo             build/host/memboot-topo, behind `tools/memboot topo`'
+	@echo '  make fuzz             run every libFuzzer target for FUZZ_SECONDS (default 60)'
+	@echo '  make bench            host benchmark of descriptor init; make bench-qemu: per-node init in QEMU'
+	@echo '  make release-check    build the release kernel (warnings are errors)'
+	@echo '  make clean | distclean  remove build/ | also the newlib cache'
+	@echo '  make help             this list'
+	@echo 'variables:'
+	@echo '  MODE=debug|release    build flavour, in build/MODE/ (default debug)'
+	@echo '  DESC_BYTES=16|32|64   page descriptor size (default 16)'
+	@echo '  MEMBOOT_CMDLINE="..." kernel command line baked into the ISO and the ESP (real hardware)'
+	@echo '  V=1                   show every command'
+	@echo 'debugging: tools/memboot run --gdb [PORT] starts QEMU halted with a gdb stub (docs/tools.md)'
 
 kernel: $(O)/memboot.elf
 iso: $(O)/memboot.iso
@@ -111,7 +133,19 @@ $(O)/memboot.elf: $(KERNEL_OBJS) linker/kernel.ld $(NEWLIB)/.stamp
 		$(shell $(CC) -print-libgcc-file-name)
 	@grub-file --is-x86-multiboot2 $@ || { echo "$@: no valid Multiboot2 header" >&2; rm -f $@; exit 1; }
 
-$(O)/memboot.iso: $(O)/memboot.elf tools/mkiso.sh
+# The command line baked into the ISO's grub.cfg (and the ESP's cmdline.txt)
+# is a prerequisite through a stamp that changes only when the line does, so
+# `make MEMBOOT_CMDLINE="..."` on a built tree rebuilds both and a plain `make`
+# afterwards rebuilds them back. The value travels through the environment
+# (make exports command-line variables), never through shell quoting.
+$(O)/cmdline.stamp: cmdline-always
+	@mkdir -p $(@D)
+	@printf '%s\n' "$$MEMBOOT_CMDLINE" | cmp -s - $@ || printf '%s\n' "$$MEMBOOT_CMDLINE" > $@
+
+.PHONY: cmdline-always
+cmdline-always:
+
+$(O)/memboot.iso: $(O)/memboot.elf tools/mkiso.sh $(O)/cmdline.stamp
 	@tools/mkiso.sh $< $@
 
 run: all

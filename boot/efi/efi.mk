@@ -49,25 +49,19 @@ $(EFI_O)/BOOTX64.EFI: $(EFI_O)/loader.so
 
 # The image is rebuilt from scratch each time (under 0.1 s), so that a file
 # removed from the recipe does not linger in it. The command line is baked in
-# only on request; its value is a prerequisite through a stamp file.
-$(EFI_O)/cmdline.stamp: esp-always
-	@mkdir -p $(@D)
-	@echo '$(MEMBOOT_CMDLINE)' | cmp -s - $@ || echo '$(MEMBOOT_CMDLINE)' > $@
-
-$(ESP_IMG): $(EFI_O)/BOOTX64.EFI $(O)/memboot.elf $(EFI_O)/cmdline.stamp
+# only on request; its value is a prerequisite through the stamp file the ISO
+# shares (top Makefile).
+$(ESP_IMG): $(EFI_O)/BOOTX64.EFI $(O)/memboot.elf $(O)/cmdline.stamp
 	@$(if $(Q),echo "  ESP     $@")
 	$(Q)rm -f $@.tmp && truncate -s $(ESP_MIB)M $@.tmp && \
 		mformat -i $@.tmp -v MEMBOOT :: && \
 		mmd -i $@.tmp ::/EFI ::/EFI/BOOT ::/EFI/memboot && \
 		mcopy -i $@.tmp $(EFI_O)/BOOTX64.EFI ::/EFI/BOOT/BOOTX64.EFI && \
 		mcopy -i $@.tmp $(O)/memboot.elf ::/EFI/memboot/memboot.elf
-	$(Q)if [ -n '$(MEMBOOT_CMDLINE)' ]; then \
-		printf '%s\n' '$(MEMBOOT_CMDLINE)' > $(EFI_O)/cmdline.txt && \
+	$(Q)if [ -n "$$MEMBOOT_CMDLINE" ]; then \
+		printf '%s\n' "$$MEMBOOT_CMDLINE" > $(EFI_O)/cmdline.txt && \
 		mcopy -i $@.tmp $(EFI_O)/cmdline.txt ::/EFI/memboot/cmdline.txt; fi
 	$(Q)mv $@.tmp $@
-
-.PHONY: esp-always
-esp-always:
 
 -include $(EFI_OBJS:.o=.d)
 

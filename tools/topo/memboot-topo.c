@@ -5,13 +5,18 @@
  *
  *   memboot-topo [--json] FILE   acpidump text (Linux `acpidump`, or a memboot
  *                                console log of a memboot.dump_acpi boot)
- *   memboot-topo [--json] DIR    binary tables from `acpixtract -a` (*.dat)
+ *   memboot-topo [--json] DIR    binary tables: Linux's /sys/firmware/acpi/tables
+ *                                (files named by signature: APIC, SRAT, SSDT1)
+ *                                or `acpixtract -a` output (apic.dat, ...)
  *
+ * It names the format it recognised on stderr ("format: ..."), or says that it
+ * recognised none, so a user who points it at the wrong thing learns why.
  * Without a memory map, the usable memory is taken to be the enabled SRAT
  * memory ranges, and the CPUs that exist are the enabled ones of the MADT; the
  * boot CPU is the first of them. Exit status: 0 ok, 1 unreadable input or no
  * MADT, 64 bad usage.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -129,11 +134,33 @@ static char *read_all(const char *path, size_t *len)
 	return buf;
 }
 
+/* The format line leads the human output; with --json it goes to stderr so
+ * stdout stays records only. */
+static void note_format(const char *fmt, ...)
+{
+	FILE *out = json_only ? stderr : stdout;
+	va_list ap;
+
+	fputs("memboot-topo: format: ", out);
+	va_start(ap, fmt);
+	vfprintf(out, fmt, ap);
+	va_end(ap);
+	fflush(out);
+}
+
+/* A memboot console log has its records; plain acpidump text has none. */
+static const char *text_format(const char *text)
+{
+	return strstr(text, "MEMBOOT {") ? "memboot console log (memboot.dump_acpi)" :
+					   "acpidump text";
+}
+
 static int read_text(const char *path)
 {
 	static uint8_t table_buf[1 << 20];
 	size_t len;
 	char *text = read_all(path, &len);
+	unsigned before = nr_tables;
 
 	if (!text) {
 		fprintf(stderr, "memboot-topo: cannot read %s: %s\n", path, strerror(errno));
@@ -141,35 +168,76 @@ static int read_text(const char *path)
 	}
 	long n = acpi_parse_acpidump_text(text, len, table_buf, sizeof(table_buf),
 					  on_text_table, NULL);
+	const char *format = text_format(text);
 	free(text);
 	if (n < 0) {
 		fprintf(stderr, "memboot-topo: %s is not valid acpidump text (see the warning above)\n",
 			path);
 		return -1;
 	}
+	if (nr_tables == before)
+		note_format("none recognised in %s (expected acpidump "
+				"text, a memboot.dump_acpi console log, or a directory of tables)\n",
+			path);
+	else
+		note_format("%s, %u tables\n", format,
+			nr_tables - before);
 	return 0;
+}
+
+/*
+ * Linux's /sys/firmware/acpi/tables names each table file by its signature,
+ * with a number from the second table of a signature on (SSDT, SSDT1, SSDT2);
+ * acpixtract -a writes lower-case names with a .dat extension. Returns the
+ * kind of name, or NULL for anything else (the data/ and dynamic/ folders,
+ * stray files).
+ */
+static const char *table_file_kind(const char *name)
+{
+	size_t n = strlen(name), i;
+
+	if (n >= 5 && strcmp(name + n - 4, ".dat") == 0)
+		return "acpixtract";
+	if (n < 4)
+		return NULL;
+	for (i = 0; i < 4; i++)
+		if (!((name[i] >= 'A' && name[i] <= 'Z') || (name[i] >= '0' && name[i] <= '9') ||
+		      name[i] == '_'))
+			return NULL;
+	for (; i < n; i++)
+		if (name[i] < '0' || name[i] > '9')
+			return NULL;
+	return "sysfs";
 }
 
 static int read_dir(const char *path)
 {
 	DIR *d = opendir(path);
 	struct dirent *e;
+	unsigned nr_sysfs = 0, nr_dat = 0;
 
 	if (!d) {
 		fprintf(stderr, "memboot-topo: cannot open %s: %s\n", path, strerror(errno));
 		return -1;
 	}
 	while ((e = readdir(d))) {
-		size_t nlen = strlen(e->d_name), len;
+		size_t len;
 		char file[4096];
+		const char *kind = table_file_kind(e->d_name);
 		char *bytes;
+		struct stat fst;
 
-		if (nlen < 5 || strcmp(e->d_name + nlen - 4, ".dat") != 0)
+		if (!kind)
 			continue;
 		snprintf(file, sizeof(file), "%s/%s", path, e->d_name);
+		if (stat(file, &fst) != 0 || !S_ISREG(fst.st_mode))
+			continue;
 		bytes = read_all(file, &len);
 		if (!bytes) {
-			fprintf(stderr, "memboot-topo: cannot read %s: %s\n", file, strerror(errno));
+			/* sysfs tables are readable by root only. */
+			fprintf(stderr, "memboot-topo: cannot read %s: %s%s\n", file, strerror(errno),
+				errno == EACCES ? " (the tables in /sys are root's: run as root, or "
+						  "copy them with sudo cp -r)" : "");
 			continue;
 		}
 		if (len >= 8 && memcmp(bytes, "RSD PTR ", 8) == 0) {
@@ -177,12 +245,30 @@ static int read_dir(const char *path)
 		} else if (len < ACPI_SDT_HEADER_BYTES) {
 			fprintf(stderr, "memboot-topo: %s: %zu bytes, too short for an ACPI table; skipped\n",
 				file, len);
+		} else if (kind[0] == 's' && memcmp(bytes, e->d_name, 4) != 0) {
+			/* A sysfs name is the table's own signature; anything else is not
+			 * a table we should trust. */
+			fprintf(stderr, "memboot-topo: %s: signature '%.4s' does not match its name; skipped\n",
+				file, isprint((unsigned char)bytes[0]) ? bytes : "????");
 		} else {
 			keep(bytes, (const uint8_t *)bytes, len);
+			if (kind[0] == 's')
+				nr_sysfs++;
+			else
+				nr_dat++;
 		}
 		free(bytes);
 	}
 	closedir(d);
+	if (nr_sysfs + nr_dat == 0)
+		note_format("none recognised in %s (expected files named by "
+				"signature as in /sys/firmware/acpi/tables, or acpixtract *.dat files)\n",
+			path);
+	else
+		note_format("%s, %u tables\n",
+			nr_sysfs >= nr_dat ? "ACPI tables by signature (/sys/firmware/acpi/tables)"
+					   : "acpixtract -a files (*.dat)",
+			nr_sysfs + nr_dat);
 	return 0;
 }
 
@@ -190,7 +276,8 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: memboot-topo [--json] FILE|DIR\n"
 			"  FILE: acpidump text (also a memboot.dump_acpi console log)\n"
-			"  DIR:  binary tables (*.dat) from acpixtract -a\n");
+			"  DIR:  binary tables: /sys/firmware/acpi/tables (or a copy), or\n"
+			"        acpixtract -a output (*.dat)\n");
 	return 64;
 }
 
