@@ -64,8 +64,10 @@ class GdbOption(unittest.TestCase):
             os.chmod(qemu, stat.S_IRWXU)
             iso = os.path.join(d, "memboot.iso")
             elf = os.path.join(d, "memboot.elf")
-            for path in (iso, elf):
-                open(path, "w").close()
+            open(elf, "w").close()
+            # The tool checks the ISO 9660 volume descriptor first.
+            with open(iso, "wb") as f:
+                f.write(b"\0" * 0x8001 + b"CD001")
             err = io.StringIO()
             env = dict(CLEAN_ENV, MEMBOOT_QEMU=qemu)
             with mock.patch.dict(os.environ, env, clear=True), \

@@ -19,12 +19,14 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "boot/bootinfo.h"
 #include "kernel/acpi/acpi.h"
@@ -104,15 +106,57 @@ static void on_text_table(void *ctx, const char *sig, uint64_t phys, const uint8
 	keep(sig, bytes, len);
 }
 
-static char *read_all(const char *path, size_t *len)
+/*
+ * The largest input file read: acpidump text of a big server is a few MiB;
+ * anything past this is not ACPI tables (e.g. /dev/zero would grow without
+ * end).
+ */
+#define TOPO_MAX_FILE_BYTES (64u << 20)
+
+/*
+ * Read a whole regular file. Anything else is refused before a byte is read:
+ * a FIFO would block (open itself blocks without O_NONBLOCK until a writer
+ * comes), a device may never end. Returns NULL with errno set, or with *why
+ * set to a message of our own.
+ */
+static char *read_all(const char *path, size_t *len, const char **why)
 {
-	FILE *f = fopen(path, "rb");
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	FILE *f;
 	char *buf = NULL;
 	size_t cap = 0, n = 0;
 
-	if (!f)
+	*why = NULL;
+	if (fd < 0)
 		return NULL;
+	if (fstat(fd, &st) != 0) {
+		close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		*why = "not a regular file";
+		return NULL;
+	}
+	if ((unsigned long long)st.st_size > TOPO_MAX_FILE_BYTES) {
+		close(fd);
+		*why = "larger than 64 MiB, too large for ACPI tables";
+		return NULL;
+	}
+	f = fdopen(fd, "rb");
+	if (!f) {
+		close(fd);
+		return NULL;
+	}
 	for (;;) {
+		if (n > TOPO_MAX_FILE_BYTES) {
+			/* It grew while being read. */
+			free(buf);
+			fclose(f);
+			*why = "larger than 64 MiB, too large for ACPI tables";
+			return NULL;
+		}
 		if (n + 65536 + 1 > cap) {
 			cap = (n + 65536 + 1) * 2;
 			char *grown = realloc(buf, cap);
@@ -159,11 +203,13 @@ static int read_text(const char *path)
 {
 	static uint8_t table_buf[1 << 20];
 	size_t len;
-	char *text = read_all(path, &len);
+	const char *why;
+	char *text = read_all(path, &len, &why);
 	unsigned before = nr_tables;
 
 	if (!text) {
-		fprintf(stderr, "memboot-topo: cannot read %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "memboot-topo: cannot read %s: %s\n", path,
+			why ? why : strerror(errno));
 		return -1;
 	}
 	long n = acpi_parse_acpidump_text(text, len, table_buf, sizeof(table_buf),
@@ -224,20 +270,23 @@ static int read_dir(const char *path)
 		size_t len;
 		char file[4096];
 		const char *kind = table_file_kind(e->d_name);
+		const char *why;
 		char *bytes;
 		struct stat fst;
 
 		if (!kind)
 			continue;
 		snprintf(file, sizeof(file), "%s/%s", path, e->d_name);
-		if (stat(file, &fst) != 0 || !S_ISREG(fst.st_mode))
+		if (stat(file, &fst) != 0 || S_ISDIR(fst.st_mode))
 			continue;
-		bytes = read_all(file, &len);
+		bytes = read_all(file, &len, &why);
 		if (!bytes) {
 			/* sysfs tables are readable by root only. */
-			fprintf(stderr, "memboot-topo: cannot read %s: %s%s\n", file, strerror(errno),
-				errno == EACCES ? " (the tables in /sys are root's: run as root, or "
-						  "copy them with sudo cp -r)" : "");
+			fprintf(stderr, "memboot-topo: cannot read %s: %s%s; skipped\n", file,
+				why ? why : strerror(errno),
+				!why && errno == EACCES ?
+					" (the tables in /sys are root's: run as root, or "
+					"copy them with sudo cp -r)" : "");
 			continue;
 		}
 		if (len >= 8 && memcmp(bytes, "RSD PTR ", 8) == 0) {

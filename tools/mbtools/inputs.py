@@ -1,0 +1,126 @@
+"""Checks of what a user hands the tools, made before QEMU starts.
+
+Every check returns None when the input is fine, else one sentence naming the
+problem, so the caller can turn it into a usage error (exit 64) without
+starting a guest that would only fail or wait for its timeout.
+"""
+
+import os
+import re
+import stat
+
+# ASCII digits only: Python's int() and float() also take "1_0" and digits of
+# other scripts (e.g. Arabic-Indic), which no user means as a count.
+ASCII_UINT_RE = re.compile(r"[0-9]+", re.ASCII)
+ASCII_SECONDS_RE = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)", re.ASCII)
+
+# A timeout is handed to select() in milliseconds as a C int: more than
+# about 24 days overflows it. A week is more than any boot needs.
+MAX_TIMEOUT_S = 7 * 24 * 3600
+
+# ISO 9660: the primary volume descriptor is at sector 16 (byte 0x8000); its
+# standard identifier "CD001" follows the type byte.
+ISO9660_ID_OFFSET = 0x8001
+ISO9660_ID = b"CD001"
+# A FAT boot sector and an MBR (or the protective MBR of GPT) both end their
+# first sector with the signature 0x55 0xAA at byte 510.
+BOOT_SIGNATURE_OFFSET = 510
+BOOT_SIGNATURE = b"\x55\xaa"
+ELF_MAGIC = b"\x7fELF"
+
+
+def parse_uint(text):
+    """A decimal count of ASCII digits, or None."""
+    if not ASCII_UINT_RE.fullmatch(text):
+        return None
+    return int(text, 10)
+
+
+def parse_seconds(text):
+    """Seconds as ASCII decimal (fractions allowed), or None."""
+    if not ASCII_SECONDS_RE.fullmatch(text):
+        return None
+    return float(text)
+
+
+def cmdline_problem(text):
+    """Why a kernel command-line string cannot be passed on, or None.
+
+    The words travel as a file (fw_cfg) or a C string (-append): they must
+    be valid UTF-8 (bytes that are not arrive from the shell as surrogate
+    escapes) and hold no NUL, which would end the string early."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        bad = text[e.start]
+        code = ord(bad)
+        byte = code - 0xdc00 if 0xdc80 <= code <= 0xdcff else code
+        return "byte 0x%02x at offset %d is not valid UTF-8" % (byte, e.start)
+    if "\0" in text:
+        return "a NUL byte at offset %d would end the command line" \
+            % text.index("\0")
+    return None
+
+
+def _head(path, offset, length):
+    with open(path, "rb") as f:
+        f.seek(offset)
+        return f.read(length)
+
+
+def regular_file_problem(path, what):
+    """None if path is a readable regular file, else why not."""
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        return "%s %s: %s" % (what, path, e.strerror)
+    if not stat.S_ISREG(st.st_mode):
+        return "%s %s is not a regular file" % (what, path)
+    if not os.access(path, os.R_OK):
+        return "%s %s is not readable" % (what, path)
+    return None
+
+
+def iso_problem(path):
+    """None if path looks like an ISO 9660 image."""
+    problem = regular_file_problem(path, "ISO")
+    if problem:
+        return problem
+    if _head(path, ISO9660_ID_OFFSET, len(ISO9660_ID)) != ISO9660_ID:
+        return ("%s is not an ISO 9660 image (no CD001 volume descriptor "
+                "at byte 0x8001)" % path)
+    return None
+
+
+def esp_problem(path):
+    """None if path looks like a FAT image or a partitioned disk."""
+    problem = regular_file_problem(path, "ESP image")
+    if problem:
+        return problem
+    if _head(path, BOOT_SIGNATURE_OFFSET, 2) != BOOT_SIGNATURE:
+        return ("%s is not a FAT image or a disk image (no boot signature "
+                "0x55AA at byte 510)" % path)
+    return None
+
+
+def elf_problem(path):
+    """None if path starts like an ELF file."""
+    problem = regular_file_problem(path, "kernel ELF")
+    if problem:
+        return problem
+    if _head(path, 0, 4) != ELF_MAGIC:
+        return "%s is not an ELF file" % path
+    return None
+
+
+def output_problem(path):
+    """None if a file can be created at path (its directory exists and is
+    writable), so a long run does not end in a write error."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        return "cannot write %s: directory %s does not exist" % (path, folder)
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return "cannot write %s: directory %s is not writable" % (path, folder)
+    if os.path.isdir(path):
+        return "cannot write %s: it is a directory" % path
+    return None
