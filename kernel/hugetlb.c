@@ -12,12 +12,13 @@
 #include "kernel/exit.h"
 #include "kernel/job.h"
 #include "kernel/log.h"
-#include "kernel/pagealloc.h"
 #include "kernel/panic.h"
 #include "kernel/params.h"
 #include "kernel/record.h"
 #include "kernel/spinlock.h"
 #include "kernel/time.h"
+#include "kernel/meminit.h"
+#include "mm/alloc.h"
 #include "mm/physmem.h"
 
 #define GIGANTIC_ORDER 18          /* 1 GiB in 4 KiB pages */
@@ -118,12 +119,12 @@ static bool pool_alloc_array(struct pool *p, uint64_t entries)
 {
 	unsigned order = 0;
 
-	while ((4096ULL << order) < entries * sizeof(uint64_t) && order < BUDDY_MAX_ORDER)
+	while ((4096ULL << order) < entries * sizeof(uint64_t) && order < ALLOC_MAX_ORDER)
 		order++;
 	if ((4096ULL << order) < entries * sizeof(uint64_t))
 		return false;
-	uint64_t pfn = page_alloc(0, order, NULL);
-	if (pfn == PAGE_NO_PFN)
+	uint64_t pfn = alloc_pages(0, order, 0);
+	if (pfn == ALLOC_NO_PFN)
 		return false;
 	p->pfns = (uint64_t *)(uintptr_t)(pfn << PAGE_SHIFT);
 	p->cap = (4096ULL << order) / sizeof(uint64_t);
@@ -140,7 +141,7 @@ static void pool_push(struct pool *p, uint64_t pfn)
 
 static uint64_t pool_pop(struct pool *p)
 {
-	uint64_t pfn = PAGE_NO_PFN;
+	uint64_t pfn = ALLOC_NO_PFN;
 
 	spin_lock(&p->lock);
 	if (p->nr_free)
@@ -156,14 +157,12 @@ static void alloc_huge_chunk(void *arg, uint64_t s, uint64_t e)
 	struct pool *p = &pools[nid][HUGETLB_2M];
 
 	for (uint64_t i = s; i < e; i++) {
-		uint64_t pfn = PAGE_NO_PFN;
-		/* This node only: a pool page on another node is a wrong answer. */
-		for (int z = PAGE_NR_ZONES - 1; z >= 0 && pfn == PAGE_NO_PFN; z--)
-			if (buddy_set.zones[nid][z])
-				pfn = buddy_alloc_head_only(buddy_set.zones[nid][z], HUGE_ORDER,
-							    PAGE_HUGE);
-		if (pfn == PAGE_NO_PFN)
+		/* This node only: a pool page on another node is a wrong answer.
+		 * Nobody reads a pool page's tails: the head alone is written. */
+		uint64_t pfn = alloc_pages(nid, HUGE_ORDER, ALLOC_THISNODE | ALLOC_NO_TAILS);
+		if (pfn == ALLOC_NO_PFN)
 			return;   /* the node is full: the count tells */
+		memmap_page(&memmap.nodes[nid], pfn)->type = PAGE_HUGE;
 		if (kparams.hugetlb_zero)
 			memset((void *)(uintptr_t)(pfn << PAGE_SHIFT), 0, 2u << 20);
 		pool_push(p, pfn);
@@ -295,7 +294,7 @@ static void take_chunk(void *arg, uint64_t s, uint64_t e)
 			uint32_t slot = (uint32_t)((u + k) % (numa_topo.nr_nodes * HUGETLB_NR_SIZES));
 			uint32_t n = slot / HUGETLB_NR_SIZES, sz = slot % HUGETLB_NR_SIZES;
 			uint64_t pfn = pool_pop(&pools[n][sz]);
-			if (pfn == PAGE_NO_PFN)
+			if (pfn == ALLOC_NO_PFN)
 				continue;
 			const struct page *pg = memmap_pfn_to_page(&memmap, pfn);
 			if (!pg || pg->type != PAGE_HUGE || pg->order != size_order[sz] ||
@@ -325,10 +324,10 @@ bool hugetlb_selftest(void)
 		for (int s = 0; s < HUGETLB_NR_SIZES; s++)
 			total += pools[n][s].total;
 	unsigned order = 0;
-	while ((4096ULL << order) < (total + 1) * sizeof(struct taken) && order < BUDDY_MAX_ORDER)
+	while ((4096ULL << order) < (total + 1) * sizeof(struct taken) && order < ALLOC_MAX_ORDER)
 		order++;
-	uint64_t pfn = page_alloc(0, order, NULL);
-	if (pfn == PAGE_NO_PFN)
+	uint64_t pfn = alloc_pages(0, order, 0);
+	if (pfn == ALLOC_NO_PFN)
 		return false;
 	taken = (struct taken *)(uintptr_t)(pfn << PAGE_SHIFT);
 	nr_taken = selftest_errors = 0;
@@ -345,7 +344,7 @@ bool hugetlb_selftest(void)
 	for (uint32_t n = 0; n < numa_topo.nr_nodes; n++)
 		for (int s = 0; s < HUGETLB_NR_SIZES; s++)
 			free_after += pools[n][s].nr_free;
-	page_free(pfn, order);
+	alloc_free(pfn, order);
 	rec_begin(&r, "hugetlb_test");
 	rec_u64(&r, "pages", total);
 	rec_u64(&r, "taken", got);

@@ -13,11 +13,11 @@
 #include "kernel/job.h"
 #include "kernel/log.h"
 #include "kernel/memory.h"
-#include "kernel/pagealloc.h"
 #include "kernel/panic.h"
 #include "kernel/params.h"
 #include "kernel/record.h"
 #include "kernel/time.h"
+#include "mm/alloc.h"
 
 #define PFN(addr) ((addr) >> PAGE_SHIFT)
 #define MAX_FREE_RANGES 256
@@ -38,6 +38,7 @@ struct node_work {
 	uint64_t ns;
 };
 
+struct memmap memmap;
 static struct node_work work[MEMMAP_MAX_NODES];
 static void early_allocations(uint32_t node);
 static struct spinlock grow_lock;
@@ -118,24 +119,22 @@ static enum page_type resv_type(const char *name)
 	return PAGE_RESERVED;
 }
 
-/* Call @fn on the parts of [s, e) (pfns) on each side of the 4 GiB line. */
-static void by_zone(uint64_t s, uint64_t e, void (*fn)(uint32_t nid, enum page_zone z,
-						     uint64_t s, uint64_t e), uint32_t nid)
+/* Fill and free [s, e) of one zone of node @ctx: the unit of all policies. */
+static void fill_and_free(void *ctx, enum page_zone z, uint64_t s, uint64_t e)
 {
-	if (s < PAGE_ZONE_DMA32_END_PFN)
-		fn(nid, PAGE_ZONE_DMA32, s, e < PAGE_ZONE_DMA32_END_PFN ? e : PAGE_ZONE_DMA32_END_PFN);
-	if (e > PAGE_ZONE_DMA32_END_PFN)
-		fn(nid, PAGE_ZONE_NORMAL, s > PAGE_ZONE_DMA32_END_PFN ? s : PAGE_ZONE_DMA32_END_PFN, e);
-}
+	uint32_t nid = (uint32_t)(uintptr_t)ctx;
 
-/* Fill and free [s, e) of one zone: the unit of all policies. */
-static void fill_and_free(uint32_t nid, enum page_zone z, uint64_t s, uint64_t e)
-{
 	if (lazy)
-		memmap_init_heads(node_map(nid), s, e, PAGE_RESERVED, z, BUDDY_MAX_ORDER);
+		memmap_init_heads(node_map(nid), s, e, PAGE_RESERVED, z, ALLOC_MAX_ORDER);
 	else
 		memmap_init_range(node_map(nid), s, e, PAGE_RESERVED, z);
-	buddy_free_range(&buddy_zones[nid][z], s, e);
+	alloc_current()->free_range(nid, z, s, e);
+}
+
+/* Fill and free [s, e) of node @nid, on both sides of the 4 GiB line. */
+static void fill_and_free_range(uint32_t nid, uint64_t s, uint64_t e)
+{
+	page_zone_split(s, e, fill_and_free, (void *)(uintptr_t)nid);
 }
 
 static bool collect_free(void *ctx, uint64_t start, uint64_t end, uint32_t node)
@@ -152,6 +151,18 @@ static bool collect_free(void *ctx, uint64_t start, uint64_t end, uint32_t node)
 	return true;
 }
 
+struct fixed_ctx {
+	const struct memmap_node *map;
+	enum page_type type;
+};
+
+static void init_reserved(void *ctx, enum page_zone z, uint64_t s, uint64_t e)
+{
+	const struct fixed_ctx *c = ctx;
+
+	memmap_init_range(c->map, s, e, c->type, z);
+}
+
 /* Everything a buddy merge could read must be written before any chunk
  * frees: reserved ranges in full, and the markers of the holes. */
 static void init_fixed(uint32_t nid)
@@ -164,14 +175,8 @@ static void init_fixed(uint32_t nid)
 		/* 1 GiB pool pages: a head each, never their tails. */
 		if (r->node != nid || strcmp(r->name, "hugetlb") == 0)
 			continue;
-		uint64_t s = PFN(r->start), e = PFN(r->end);
-		if (s < PAGE_ZONE_DMA32_END_PFN)
-			memmap_init_range(node_map(nid), s, e < PAGE_ZONE_DMA32_END_PFN ? e :
-					  PAGE_ZONE_DMA32_END_PFN, resv_type(r->name), PAGE_ZONE_DMA32);
-		if (e > PAGE_ZONE_DMA32_END_PFN)
-			memmap_init_range(node_map(nid), s > PAGE_ZONE_DMA32_END_PFN ? s :
-					  PAGE_ZONE_DMA32_END_PFN, e, resv_type(r->name),
-					  PAGE_ZONE_NORMAL);
+		struct fixed_ctx c = { node_map(nid), resv_type(r->name) };
+		page_zone_split(PFN(r->start), PFN(r->end), init_reserved, &c);
 	}
 	hugetlb_mark_gigantic(nid);
 	for (uint32_t i = 0; i < numa_topo.nr_ranges; i++) {
@@ -179,7 +184,7 @@ static void init_fixed(uint32_t nid)
 		if (m->node != nid)
 			continue;
 		if (PFN(m->start) > prev_end)
-			memmap_mark_hole(node_map(nid), prev_end, PFN(m->start), BUDDY_MAX_ORDER);
+			memmap_mark_hole(node_map(nid), prev_end, PFN(m->start), ALLOC_MAX_ORDER);
 		prev_end = PFN(m->end);
 	}
 }
@@ -198,11 +203,11 @@ static uint64_t take_front(uint32_t nid, uint64_t want)
 			/* Stop on a max-order boundary so that later chunks, cut
 			 * at such boundaries, never share a block with this part. */
 			end = r->start_pfn + (want - done);
-			end = (end + BUDDY_MAX_ORDER_PAGES - 1) & ~(BUDDY_MAX_ORDER_PAGES - 1);
+			end = (end + ALLOC_MAX_ORDER_PAGES - 1) & ~(ALLOC_MAX_ORDER_PAGES - 1);
 			if (end > r->end_pfn)
 				end = r->end_pfn;
 		}
-		by_zone(r->start_pfn, end, fill_and_free, nid);
+		fill_and_free_range(nid, r->start_pfn, end);
 		done += end - r->start_pfn;
 		r->start_pfn = end;
 		if (r->start_pfn == r->end_pfn) {
@@ -216,7 +221,7 @@ static uint64_t take_front(uint32_t nid, uint64_t want)
 
 /* deferred_grow_zone's counterpart: an allocation found nothing free while
  * deferred memory remains; give it one more section. */
-static bool grow(uint32_t node)
+static bool grow(void *ctx, uint32_t node)
 {
 	bool grew = false;
 
@@ -241,7 +246,7 @@ static void node_chunk(void *arg, uint64_t s, uint64_t e)
 		uint64_t a = w->todo[i].start_pfn > s ? w->todo[i].start_pfn : s;
 		uint64_t b = w->todo[i].end_pfn < e ? w->todo[i].end_pfn : e;
 		if (a < b)
-			by_zone(a, b, fill_and_free, nid);
+			fill_and_free_range(nid, a, b);
 	}
 }
 
@@ -284,7 +289,7 @@ static void parallel_init(void)
 			w->parallel_pages += w->todo[i].end_pfn - w->todo[i].start_pfn;
 		jobs[nid] = (struct job){
 			.name = "meminit", .start = s, .size = e - s,
-			.align = BUDDY_MAX_ORDER_PAGES, .min_chunk = MIN_CHUNK_PAGES,
+			.align = ALLOC_MAX_ORDER_PAGES, .min_chunk = MIN_CHUNK_PAGES,
 			.max_threads = (uint32_t)max_threads,
 			.node = all ? JOB_ALL_NODES : nid,
 			.fn = node_chunk, .arg = (void *)(uintptr_t)nid,
@@ -359,9 +364,11 @@ static void lazy_measure(uint64_t init_end_tsc, struct lazy_stats *ls)
 	memset(ls, 0, sizeof(*ls));
 	for (int i = 0; i < N; i++) {
 		unsigned order = i % 4 == 3 ? 9 : 0;
-		uint64_t filled, t0 = rdtsc();
-		pfns[i] = page_alloc(node, order, &filled);
+		/* Only this CPU allocates now: the counter's change is ours. */
+		uint64_t before = alloc_counters.lazy_filled_pages, t0 = rdtsc();
+		pfns[i] = alloc_pages(node, order, 0);
 		uint64_t t1 = rdtsc(), ns = tsc_cycles_to_ns(t1 - t0);
+		uint64_t filled = alloc_counters.lazy_filled_pages - before;
 		if (i == 0)
 			ls->first_alloc_ns = tsc_cycles_to_ns(t1 - init_end_tsc);
 		ls->allocs++;
@@ -375,8 +382,8 @@ static void lazy_measure(uint64_t init_end_tsc, struct lazy_stats *ls)
 		}
 	}
 	for (int i = 0; i < N; i++)
-		if (pfns[i] != PAGE_NO_PFN)
-			page_free(pfns[i], i % 4 == 3 ? 9 : 0);
+		if (pfns[i] != ALLOC_NO_PFN)
+			alloc_free(pfns[i], i % 4 == 3 ? 9 : 0);
 }
 
 static void lazy_report(const struct lazy_stats *ls)
@@ -401,6 +408,37 @@ static void lazy_report(const struct lazy_stats *ls)
 	record_emit(&r);
 }
 
+/* The allocator's own structures come from physmem while it still owns
+ * free memory: reserved for good, counted by the census as reserved. */
+static uint64_t reserve_for_alloc(void *ctx, uint64_t bytes, uint32_t node)
+{
+	return physmem_alloc(&physmem, bytes, 4096, node, false, "alloc");
+}
+
+/* memboot.alloc= chooses the allocator behind the seam; an unknown name is
+ * reported and the default used. */
+static void alloc_start(void)
+{
+	const struct alloc_ops *ops = alloc_find(kparams.alloc);
+	struct alloc_setup setup = {
+		.mm = &memmap, .nr_nodes = numa_topo.nr_nodes,
+		.reserve = reserve_for_alloc,
+	};
+	struct record r;
+
+	if (!ops) {
+		ops = alloc_table[0];
+		pr_warn("alloc: memboot.alloc=%s is not an allocator; using %s", kparams.alloc,
+			ops->name);
+	}
+	if (!alloc_init(ops, &setup, numa_topo.distance))
+		kernel_exit(EXIT_PANIC, "the page allocator could not start");
+	pr_info("alloc: %s (%s)", ops->name, ops->summary);
+	rec_begin(&r, "alloc");
+	rec_str(&r, "name", ops->name);
+	record_emit(&r);
+}
+
 void meminit_run(void)
 {
 	enum meminit_policy policy = (enum meminit_policy)kparams.init_policy;
@@ -408,27 +446,11 @@ void meminit_run(void)
 	uint64_t t0;
 
 	lazy = policy == MEMINIT_LAZY;
-	buddy_set.mm = &memmap;
-	buddy_set.nr_nodes = numa_topo.nr_nodes;
-	for (uint32_t nid = 0; nid < numa_topo.nr_nodes; nid++) {
-		const struct memmap_node *n = node_map(nid);
-		if (!has_memory(nid))
-			continue;
-		uint64_t s = n->base_pfn, e = n->base_pfn + n->nr_pages;
-		if (s < PAGE_ZONE_DMA32_END_PFN) {
-			buddy_zone_init(&buddy_zones[nid][PAGE_ZONE_DMA32], n, PAGE_ZONE_DMA32, s,
-					e < PAGE_ZONE_DMA32_END_PFN ? e : PAGE_ZONE_DMA32_END_PFN);
-			buddy_set.zones[nid][PAGE_ZONE_DMA32] = &buddy_zones[nid][PAGE_ZONE_DMA32];
-		}
-		if (e > PAGE_ZONE_DMA32_END_PFN) {
-			buddy_zone_init(&buddy_zones[nid][PAGE_ZONE_NORMAL], n, PAGE_ZONE_NORMAL,
-					s > PAGE_ZONE_DMA32_END_PFN ? s : PAGE_ZONE_DMA32_END_PFN, e);
-			buddy_set.zones[nid][PAGE_ZONE_NORMAL] = &buddy_zones[nid][PAGE_ZONE_NORMAL];
-		}
-		physmem_for_each_free(&physmem, nid, collect_free, NULL);
-	}
-	pagealloc_init(numa_topo.nr_nodes, numa_topo.distance);
-	/* From here on physmem's free memory belongs to the buddy lists. */
+	alloc_start();
+	for (uint32_t nid = 0; nid < numa_topo.nr_nodes; nid++)
+		if (has_memory(nid))
+			physmem_for_each_free(&physmem, nid, collect_free, NULL);
+	/* From here on physmem's free memory belongs to the allocator. */
 	memory_retire_physmem();
 
 	for (uint32_t nid = 0; nid < numa_topo.nr_nodes; nid++)
@@ -444,11 +466,11 @@ void meminit_run(void)
 		}
 	} else {
 		take_front(boot_node, kparams.early_pages);
-		pagealloc_grow = grow;
+		alloc_set_grow(grow, NULL);
 		if (kparams.early_alloc_pages)
 			early_allocations(boot_node);
 		parallel_init();
-		pagealloc_grow = NULL;
+		alloc_set_grow(NULL, NULL);
 	}
 	struct lazy_stats ls;
 	if (lazy)
@@ -458,7 +480,7 @@ void meminit_run(void)
 			report(nid, policy);
 	if (lazy)
 		lazy_report(&ls);
-	pagealloc_enable_poison();
+	alloc_enable_poison();
 }
 
 /* --- memboot.early_alloc_pages: early boot outgrowing its section ---------- */
@@ -468,20 +490,20 @@ void meminit_run(void)
  * them back. The pages are chained through their first word. */
 static void early_allocations(uint32_t node)
 {
-	uint64_t head = PAGE_NO_PFN, n = 0;
+	uint64_t head = ALLOC_NO_PFN, n = 0;
 
 	for (; n < kparams.early_alloc_pages; n++) {
-		uint64_t pfn = page_alloc(node, 0, NULL);
-		if (pfn == PAGE_NO_PFN)
+		uint64_t pfn = alloc_pages(node, 0, 0);
+		if (pfn == ALLOC_NO_PFN)
 			break;
 		*(uint64_t *)(uintptr_t)(pfn << PAGE_SHIFT) = head;
 		head = pfn;
 	}
 	pr_info("meminit: %llu early allocations; the boot CPU has initialised %llu pages",
 		(unsigned long long)n, (unsigned long long)work[node].early_pages);
-	while (head != PAGE_NO_PFN) {
+	while (head != ALLOC_NO_PFN) {
 		uint64_t next = *(uint64_t *)(uintptr_t)(head << PAGE_SHIFT);
-		page_free(head, 0);
+		alloc_free(head, 0);
 		head = next;
 	}
 }
@@ -512,7 +534,7 @@ static uint32_t print_lost(uint32_t nid, uint64_t s, uint64_t e, uint32_t budget
 		}
 		if (!p)
 			break;
-		pfn += bad || p->order > BUDDY_MAX_ORDER ? 1 : 1ULL << p->order;
+		pfn += bad || p->order > ALLOC_MAX_ORDER ? 1 : 1ULL << p->order;
 	}
 	return printed;
 }
@@ -539,7 +561,8 @@ bool census_run(const char *when)
 		if (nr)
 			bad += memmap_count_types(node_map(nid), ranges, nr, counts);
 	}
-	free_by_zones = pagealloc_free_pages();
+	alloc_drain();
+	free_by_zones = alloc_free_count();
 	lost = counts[PAGE_UNINIT] + counts[PAGE_TAIL] + counts[PAGE_HOLE];
 	if (counts[PAGE_FREE] != free_by_zones) {
 		pr_err("census: %llu pages are free by their descriptors, %llu by the free lists",
@@ -608,9 +631,9 @@ static void alloc_chunk(void *arg, uint64_t s, uint64_t e)
 	for (uint64_t i = s; i < e; i++) {
 		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
 		unsigned order = (unsigned)(seed >> 60) % 4;     /* 0..3 */
-		uint64_t pfn = page_alloc(pc->mem_node, order, NULL);
+		uint64_t pfn = alloc_pages(pc->mem_node, order, 0);
 		slots[i] = (struct alloc_slot){ .pfn = pfn, .order = order, .cpu = pc->cpu };
-		if (pfn == PAGE_NO_PFN) {
+		if (pfn == ALLOC_NO_PFN) {
 			__atomic_fetch_add(&alloc_failures, 1, __ATOMIC_RELAXED);
 			continue;
 		}
@@ -624,12 +647,12 @@ static void free_chunk(void *arg, uint64_t s, uint64_t e)
 {
 	for (uint64_t i = e; i-- > s;) {
 		uint64_t j = ALLOC_SLOTS - 1 - i;
-		if (slots[j].pfn == PAGE_NO_PFN)
+		if (slots[j].pfn == ALLOC_NO_PFN)
 			continue;
 		if (*(uint64_t *)(uintptr_t)(slots[j].pfn << PAGE_SHIFT) != j)
 			__atomic_fetch_add(&alloc_failures, 1, __ATOMIC_RELAXED);
 		slots[j].freed_by = this_cpu()->cpu;
-		page_free(slots[j].pfn, slots[j].order);
+		alloc_free(slots[j].pfn, slots[j].order);
 	}
 }
 
@@ -640,17 +663,17 @@ bool meminit_alloc_selftest(void)
 	struct job f = { .name = "free", .start = 0, .size = ALLOC_SLOTS, .min_chunk = 64,
 			 .node = JOB_ALL_NODES, .fn = free_chunk };
 	struct job_state st;
-	uint64_t free_before = pagealloc_free_pages(), cross = 0;
+	uint64_t free_before = alloc_free_count(), cross = 0;
 	struct record r;
 
 	alloc_failures = 0;
 	job_run(&a, &st);
 	uint32_t threads = st.threads;
-	uint64_t allocated = free_before - pagealloc_free_pages();
+	uint64_t allocated = free_before - alloc_free_count();
 	job_run(&f, &st);
 	for (uint32_t i = 0; i < ALLOC_SLOTS; i++)
-		cross += slots[i].pfn != PAGE_NO_PFN && slots[i].cpu != slots[i].freed_by;
-	bool ok = alloc_failures == 0 && pagealloc_free_pages() == free_before;
+		cross += slots[i].pfn != ALLOC_NO_PFN && slots[i].cpu != slots[i].freed_by;
+	bool ok = alloc_failures == 0 && alloc_free_count() == free_before;
 	rec_begin(&r, "alloc_test");
 	rec_u64(&r, "blocks", ALLOC_SLOTS);
 	rec_u64(&r, "pages", allocated);
@@ -658,7 +681,7 @@ bool meminit_alloc_selftest(void)
 	rec_u64(&r, "failures", alloc_failures);
 	rec_u64(&r, "cross_cpu_frees", cross);
 	rec_u64(&r, "free_before", free_before);
-	rec_u64(&r, "free_after", pagealloc_free_pages());
+	rec_u64(&r, "free_after", alloc_free_count());
 	record_emit(&r);
 	return ok;
 }

@@ -22,6 +22,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "mm/memmap.h"
+
+/* Every node's page descriptors (phase "memmap"). */
+extern struct memmap memmap;
+
 enum meminit_policy { MEMINIT_SERIAL, MEMINIT_DEFERRED, MEMINIT_LAZY };
 
 /* Allocate each node's descriptor array from its own memory (phase "memmap"). */

@@ -6,8 +6,8 @@
 #include "arch/paging.h"
 #include "kernel/exit.h"
 #include "kernel/log.h"
-#include "kernel/pagealloc.h"
 #include "kernel/record.h"
+#include "mm/alloc.h"
 
 struct physmem physmem;
 
@@ -44,8 +44,8 @@ uint64_t memory_alloc_pagetable(void *ctx)
 	uint32_t node = ctx ? *(const uint32_t *)ctx : PHYSMEM_ANY_NODE;
 
 	if (retired) {
-		uint64_t pfn = page_alloc(node == PHYSMEM_ANY_NODE ? 0 : node, 0, NULL);
-		return pfn == PAGE_NO_PFN ? 0 : pfn << PAGE_SHIFT;
+		uint64_t pfn = alloc_pages(node == PHYSMEM_ANY_NODE ? 0 : node, 0, 0);
+		return pfn == ALLOC_NO_PFN ? 0 : pfn << PAGE_SHIFT;
 	}
 	return physmem_alloc_range(&physmem, 4096, 4096, 0, 1ULL << 32, node, false,
 				   "pagetable");

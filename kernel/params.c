@@ -28,6 +28,7 @@ struct kernel_params kparams = {
 	.trace = false,
 	.huge = { .current = -1, .default_size = HUGETLB_2M },
 	.hugetlb_zero = false,
+	.alloc = "buddy",
 };
 
 static const char *const selftest_names[] = { "clock", "jobs", "alloc", "hugetlb", NULL };
@@ -142,6 +143,8 @@ const struct param kernel_param_table[] = {
 	  .fn = parse_hugepages, .help = "pages in the pool: N spread over nodes, or node:N,..." },
 	{ .key = "memboot.hugetlb_zero", .type = PARAM_BOOL, .ptr = &kparams.hugetlb_zero,
 	  .help = "zero huge pool pages at boot" },
+	{ .key = "memboot.alloc", .type = PARAM_STR, .ptr = kparams.alloc,
+	  .max = sizeof(kparams.alloc), .help = "the page allocator behind the seam (docs/allocators.md)" },
 	{ .key = "memboot.dump_bootinfo", .type = PARAM_BOOL, .ptr = &kparams.dump_bootinfo,
 	  .help = "print the loader's boot information bytes as blob records" },
 };

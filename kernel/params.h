@@ -47,6 +47,7 @@ struct kernel_params {
 	bool trace;
 	struct hugetlb_config huge;   /* hugepagesz=, hugepages=, default_hugepagesz= */
 	bool hugetlb_zero;
+	char alloc[16];             /* memboot.alloc: the allocator behind the seam */
 };
 
 extern struct kernel_params kparams;

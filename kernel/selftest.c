@@ -13,11 +13,11 @@
 #include "kernel/log.h"
 #include "kernel/memory.h"
 #include "kernel/meminit.h"
-#include "kernel/pagealloc.h"
 #include "kernel/panic.h"
 #include "kernel/params.h"
 #include "kernel/record.h"
 #include "kernel/time.h"
+#include "mm/alloc.h"
 
 /*
  * Clock self-test: busy-wait memboot.clock_ms by the TSC between two records.
@@ -66,15 +66,15 @@ static void selftest_result(const char *name, bool ok)
 static bool selftest_jobs(void)
 {
 	const unsigned order = 8;                 /* 1 MiB of counters */
-	uint64_t pfn = page_alloc(this_cpu()->mem_node, order, NULL);
+	uint64_t pfn = alloc_pages(this_cpu()->mem_node, order, 0);
 	bool ok;
 
-	if (pfn == PAGE_NO_PFN) {
+	if (pfn == ALLOC_NO_PFN) {
 		pr_err("selftest jobs: no memory for 1 MiB of scratch");
 		return false;
 	}
 	ok = job_selftest((uint8_t *)(uintptr_t)(pfn << 12), 4096ULL << order, physmem.nr_nodes);
-	page_free(pfn, order);
+	alloc_free(pfn, order);
 	return ok;
 }
 
@@ -190,8 +190,8 @@ void fault_inject(void)
 	case FAULT_LOSE_PAGE: {
 		/* A page leaves the allocator and its descriptor is wiped, as a
 		 * bug that forgot a page would leave it: the census must say so. */
-		uint64_t pfn = page_alloc(0, 0, NULL);
-		struct page *p = pfn == PAGE_NO_PFN ? NULL : memmap_pfn_to_page(&memmap, pfn);
+		uint64_t pfn = alloc_pages(0, 0, 0);
+		struct page *p = pfn == ALLOC_NO_PFN ? NULL : memmap_pfn_to_page(&memmap, pfn);
 		if (p) {
 			pr_info("fault: losing pfn 0x%llx on purpose", (unsigned long long)pfn);
 			p->type = PAGE_UNINIT;

@@ -468,60 +468,173 @@ bool buddy_check_zone(struct buddy_zone *z)
 	return ok;
 }
 
-/* ---- several zones and nodes ---- */
+/* ---- behind the allocator seam (mm/alloc.h) ----
+ * One zone per node and address class, over the node's whole span; the
+ * front chooses the node, this picks the zone: the node's highest first,
+ * only DMA32 when asked. */
 
-void buddy_fallback_build(struct buddy_fallback *fb, const struct buddy_set *set, uint32_t node,
-			  const uint8_t *distance, enum page_zone highest_zone)
+_Static_assert(BUDDY_MAX_ORDER == ALLOC_MAX_ORDER, "the seam's largest block is buddy's");
+
+static struct buddy_zone zones[BUDDY_MAX_NODES][PAGE_NR_ZONES];
+static bool zone_used[BUDDY_MAX_NODES][PAGE_NR_ZONES];
+static const struct memmap *seam_mm;
+static uint32_t seam_nodes;
+
+struct zone_init_ctx {
+	const struct memmap_node *map;
+};
+
+static void init_zone_part(void *ctx, enum page_zone zone, uint64_t s, uint64_t e)
 {
-	uint32_t n = set->nr_nodes, order[BUDDY_MAX_NODES];
+	const struct memmap_node *map = ((struct zone_init_ctx *)ctx)->map;
 
-	ASSERT(n >= 1 && n <= BUDDY_MAX_NODES && node < n, "node %u of %u", node, n);
-	ASSERT((unsigned)highest_zone < PAGE_NR_ZONES, "zone %u", (unsigned)highest_zone);
-	/* Insertion sort of node ids by (distance, id); the node itself is
-	 * closest by definition. */
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t j = i;
-		unsigned di = i == node ? 0 : distance ? distance[node * n + i] : 20;
-		while (j > 0) {
-			uint32_t o = order[j - 1];
-			unsigned dj = o == node ? 0 : distance ? distance[node * n + o] : 20;
-			if (dj <= di)
-				break;
-			order[j] = o;
-			j--;
-		}
-		order[j] = i;
-	}
-	fb->nr = 0;
-	for (uint32_t i = 0; i < n; i++)
-		for (int zone = (int)highest_zone; zone >= 0; zone--)
-			if (set->zones[order[i]][zone])
-				fb->zones[fb->nr++] = set->zones[order[i]][zone];
+	buddy_zone_init(&zones[map->nid][zone], map, zone, s, e);
+	zone_used[map->nid][zone] = true;
 }
 
-uint64_t buddy_alloc_fallback(const struct buddy_fallback *fb, unsigned order,
-			      struct buddy_zone **got)
+static bool ops_init(const struct alloc_setup *setup)
 {
-	for (uint32_t i = 0; i < fb->nr; i++) {
-		uint64_t pfn = buddy_alloc(fb->zones[i], order);
-		if (pfn != BUDDY_NO_PFN) {
-			if (got)
-				*got = fb->zones[i];
+	seam_mm = setup->mm;
+	seam_nodes = setup->nr_nodes;
+	for (uint32_t n = 0; n < BUDDY_MAX_NODES; n++)
+		for (int z = 0; z < PAGE_NR_ZONES; z++)
+			zone_used[n][z] = false;
+	for (uint32_t n = 0; n < seam_nodes; n++) {
+		struct zone_init_ctx c = { &seam_mm->nodes[n] };
+		if (c.map->nr_pages)
+			page_zone_split(c.map->base_pfn, c.map->base_pfn + c.map->nr_pages,
+					init_zone_part, &c);
+	}
+	return true;
+}
+
+static struct buddy_zone *zone_of(uint32_t node, enum page_zone zone)
+{
+	return node < seam_nodes && zone_used[node][zone] ? &zones[node][zone] : 0;
+}
+
+static void ops_free_range(uint32_t node, enum page_zone zone, uint64_t s, uint64_t e)
+{
+	struct buddy_zone *z = zone_of(node, zone);
+
+	ASSERT(z, "node %u has no zone %u", node, zone);
+	buddy_free_range(z, s, e);
+}
+
+static uint64_t ops_alloc(uint32_t node, unsigned order, unsigned flags)
+{
+	int top = flags & ALLOC_DMA32 ? PAGE_ZONE_DMA32 : PAGE_NR_ZONES - 1;
+
+	for (int zone = top; zone >= 0; zone--) {
+		struct buddy_zone *z = zone_of(node, (enum page_zone)zone);
+		uint64_t pfn, filled = 0;
+		if (!z)
+			continue;
+		if (flags & ALLOC_NO_TAILS) {
+			pfn = buddy_alloc_head_only(z, order, PAGE_ALLOCATED);
+		} else {
+			pfn = buddy_alloc_ex(z, order, &filled);
+			alloc_count_lazy(filled);
+		}
+		if (pfn != BUDDY_NO_PFN)
 			return pfn;
-		}
 	}
-	if (got)
-		*got = 0;
-	return BUDDY_NO_PFN;
+	return ALLOC_NO_PFN;
 }
 
-struct buddy_zone *buddy_zone_of_pfn(const struct buddy_set *set, uint64_t pfn)
+static struct buddy_zone *zone_of_pfn(uint64_t pfn)
 {
-	uint32_t nid = memmap_nid_of_pfn(set->mm, pfn);
+	uint32_t nid = memmap_nid_of_pfn(seam_mm, pfn);
 	struct buddy_zone *z;
 
-	if (nid == MEMMAP_NO_NODE || nid >= set->nr_nodes)
+	if (nid == MEMMAP_NO_NODE)
 		return 0;
-	z = set->zones[nid][page_zone_of_pfn(pfn)];
+	z = zone_of(nid, page_zone_of_pfn(pfn));
 	return z && pfn >= z->start_pfn && pfn < z->end_pfn ? z : 0;
 }
+
+static void ops_free(uint64_t pfn, unsigned order)
+{
+	struct buddy_zone *z = zone_of_pfn(pfn);
+
+	ASSERT(z, "pfn %#llx belongs to no zone", (ull)pfn);
+	buddy_free(z, pfn, order);
+}
+
+/* Many blocks of one zone under one lock hold: what a per-CPU list refill
+ * costs one lock round trip for. */
+static uint32_t ops_alloc_bulk(uint32_t node, unsigned order, unsigned flags, uint32_t count,
+			       uint64_t *pfns)
+{
+	int top = flags & ALLOC_DMA32 ? PAGE_ZONE_DMA32 : PAGE_NR_ZONES - 1;
+	uint32_t got = 0;
+
+	if (flags & ALLOC_NO_TAILS) {
+		while (got < count) {
+			uint64_t pfn = ops_alloc(node, order, flags);
+			if (pfn == ALLOC_NO_PFN)
+				break;
+			pfns[got++] = pfn;
+		}
+		return got;
+	}
+	for (int zone = top; zone >= 0 && got < count; zone--) {
+		struct buddy_zone *z = zone_of(node, (enum page_zone)zone);
+		if (!z)
+			continue;
+		spin_lock(&z->lock);
+		while (got < count) {
+			uint64_t filled = 0, pfn = buddy_alloc_locked(z, order, &filled);
+			if (pfn == BUDDY_NO_PFN)
+				break;
+			alloc_count_lazy(filled);
+			pfns[got++] = pfn;
+		}
+		spin_unlock(&z->lock);
+	}
+	return got;
+}
+
+static uint64_t ops_free_pages(uint32_t node)
+{
+	uint64_t total = 0;
+
+	for (int zone = 0; zone < PAGE_NR_ZONES; zone++)
+		if (zone_of(node, (enum page_zone)zone))
+			total += buddy_free_pages(&zones[node][zone]);
+	return total;
+}
+
+static uint64_t ops_count_free(uint32_t node)
+{
+	uint64_t total = 0;
+
+	for (int zone = 0; zone < PAGE_NR_ZONES; zone++)
+		if (zone_of(node, (enum page_zone)zone))
+			total += buddy_count_free(&zones[node][zone]);
+	return total;
+}
+
+static bool ops_check(void)
+{
+	bool ok = true;
+
+	for (uint32_t n = 0; n < seam_nodes; n++)
+		for (int zone = 0; zone < PAGE_NR_ZONES; zone++)
+			if (zone_of(n, (enum page_zone)zone))
+				ok &= buddy_check_zone(&zones[n][zone]);
+	return ok;
+}
+
+const struct alloc_ops buddy_alloc_ops = {
+	.name = "buddy",
+	.summary = "binary buddy: per-order free lists per node and zone, merging on free",
+	.init = ops_init,
+	.free_range = ops_free_range,
+	.alloc = ops_alloc,
+	.free = ops_free,
+	.free_pages = ops_free_pages,
+	.count_free = ops_count_free,
+	.check = ops_check,
+	.alloc_bulk = ops_alloc_bulk,
+};

@@ -42,11 +42,10 @@
  *  installs functions called for each block leaving (on_alloc) or entering
  *  (on_free) the free lists, e.g. to poison and check pages in debug builds.
  *
- * Fallback
- *  buddy_fallback_build() lists the zones to try for one node: its own zones
- *  from high to low, then those of the other nodes by distance (SLIT), ties
- *  to the lower node id. buddy_alloc_fallback() takes the first that can
- *  serve the request.
+ * Behind the seam
+ *  buddy_alloc_ops (the default of memboot.alloc=) keeps one zone per node
+ *  and address class; the seam's front (mm/alloc.h) picks the node by
+ *  distance, the ops pick the zone, highest first.
  */
 #ifndef MEMBOOT_MM_BUDDY_H
 #define MEMBOOT_MM_BUDDY_H
@@ -55,6 +54,7 @@
 #include <stdint.h>
 
 #include "kernel/spinlock.h"
+#include "mm/alloc.h"
 #include "mm/memmap.h"
 #include "mm/page.h"
 
@@ -68,7 +68,6 @@ _Static_assert(BUDDY_MAX_ORDER >= 1 && BUDDY_MAX_ORDER <= PAGE_ORDER_LIMIT,
 #define BUDDY_MAX_ORDER_PAGES (1ULL << BUDDY_MAX_ORDER)
 #define BUDDY_NO_PFN UINT64_MAX
 #define BUDDY_MAX_NODES MEMMAP_MAX_NODES
-#define BUDDY_MAX_FALLBACK (BUDDY_MAX_NODES * PAGE_NR_ZONES)
 
 /*
  * One node's zone.
@@ -164,38 +163,8 @@ bool buddy_check_zone(struct buddy_zone *z);
 /* Install hooks (NULL: none). Global; set them before the CPUs allocate. */
 void buddy_set_page_hooks(buddy_page_hook on_free, buddy_page_hook on_alloc);
 
-/* ---- several zones and nodes ---- */
-
-/* Every zone of every node; NULL where a node has no memory in a zone. */
-struct buddy_set {
-	const struct memmap *mm;
-	uint32_t nr_nodes;
-	struct buddy_zone *zones[BUDDY_MAX_NODES][PAGE_NR_ZONES];
-};
-
-/* Zones to try, in order. */
-struct buddy_fallback {
-	uint32_t nr;
-	struct buddy_zone *zones[BUDDY_MAX_FALLBACK];
-};
-
-/*
- * The fallback list of @node: for each node by distance from @node
- * (distance[node * nr_nodes + other], SLIT style, NULL: 10 local, 20
- * remote; ties to the lower id, @node itself first), its zones from
- * @highest_zone down to PAGE_ZONE_DMA32. @highest_zone PAGE_ZONE_DMA32 makes
- * a list for memory that must sit below 4 GiB.
- */
-void buddy_fallback_build(struct buddy_fallback *fb, const struct buddy_set *set, uint32_t node,
-			  const uint8_t *distance, enum page_zone highest_zone);
-
-/* The first zone of @fb that has a block of 2^order pages gives it; *got
- * (if not NULL) is that zone. BUDDY_NO_PFN (and *got NULL) if none has. */
-uint64_t buddy_alloc_fallback(const struct buddy_fallback *fb, unsigned order,
-			      struct buddy_zone **got);
-
-/* The zone a pfn belongs to (its node by the pfn table, its zone by
- * address), or NULL. */
-struct buddy_zone *buddy_zone_of_pfn(const struct buddy_set *set, uint64_t pfn);
+/* The buddy allocator behind the seam (mm/alloc.h): zones for every node
+ * with memory, nodes chosen by the seam's front. */
+extern const struct alloc_ops buddy_alloc_ops;
 
 #endif

@@ -119,6 +119,24 @@ static inline enum page_zone page_zone_of_pfn(uint64_t pfn)
 	return pfn < PAGE_ZONE_DMA32_END_PFN ? PAGE_ZONE_DMA32 : PAGE_ZONE_NORMAL;
 }
 
+/*
+ * Call fn(ctx, zone, s, e) for the parts of [start_pfn, end_pfn) below and
+ * above the 4 GiB line, low part first: the one place the zone split is
+ * written. Nothing is called for an empty range.
+ */
+typedef void (*page_zone_fn)(void *ctx, enum page_zone zone, uint64_t start_pfn,
+			     uint64_t end_pfn);
+static inline void page_zone_split(uint64_t start_pfn, uint64_t end_pfn, page_zone_fn fn,
+				   void *ctx)
+{
+	if (start_pfn < PAGE_ZONE_DMA32_END_PFN && start_pfn < end_pfn)
+		fn(ctx, PAGE_ZONE_DMA32, start_pfn,
+		   end_pfn < PAGE_ZONE_DMA32_END_PFN ? end_pfn : PAGE_ZONE_DMA32_END_PFN);
+	if (end_pfn > PAGE_ZONE_DMA32_END_PFN && start_pfn < end_pfn)
+		fn(ctx, PAGE_ZONE_NORMAL,
+		   start_pfn > PAGE_ZONE_DMA32_END_PFN ? start_pfn : PAGE_ZONE_DMA32_END_PFN, end_pfn);
+}
+
 /* A short name for logs ("free", "reserved", ...); "?" when out of range. */
 const char *page_type_name(unsigned type);
 

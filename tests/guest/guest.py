@@ -86,6 +86,11 @@ def boot(nodes=1, cpus_per_node=1, mem_per_node="1G", firmware="bios", machine=N
         argv += ["--machine", machine]
     if cpu:
         argv += ["--cpu", cpu]
+    # MEMBOOT_APPEND adds words to every boot's command line, e.g. to run
+    # the whole guest suite with another allocator (docs/allocators.md).
+    extra = os.environ.get("MEMBOOT_APPEND", "").strip()
+    if extra:
+        append = f"{append} {extra}".strip()
     if append:
         argv += ["--append", append]
     if host_times:

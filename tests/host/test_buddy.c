@@ -1,8 +1,9 @@
 /*
- * test_buddy.c: the buddy allocator: exact free lists after splits, merges
- * and range frees, zone and span edges, concurrent range frees, fallback
- * across zones and nodes, lazy blocks, hooks, the debug checks, and a
- * randomized run checked against a bitmap model.
+ * test_buddy.c: the buddy allocator's own structure: exact free lists after
+ * splits, merges and range frees, zone and span edges, concurrent range
+ * frees, lazy blocks, hooks, the debug checks, and a randomized run checked
+ * against a bitmap model. What every allocator must do behind the seam
+ * (node fallback included) is in test_alloc.c.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -520,83 +521,6 @@ static void test_concurrent_alloc_free(void **state)
 	fix_free(&f);
 }
 
-/* ---- several zones and nodes ---- */
-
-static void test_fallback_order(void **state)
-{
-	/* Node 0 across 4 GiB (DMA32 and Normal), nodes 1 and 2 above. */
-	static const uint8_t dist[9] = { 10, 30, 20, 30, 10, 20, 20, 20, 10 };
-	struct fix f[3];
-	struct buddy_zone z0d, z0n, z1n, z2n, *got;
-	struct buddy_set set = { .nr_nodes = 3 };
-	struct buddy_fallback fb;
-	struct memmap mm;
-	uint64_t max_pfn = 0x102000;
-	uint8_t *table = malloc(memmap_nid_table_bytes(max_pfn));
-
-	fix_make(&f[0], 0, 0xff000, 0x2000);
-	fix_make(&f[1], 1, 0x101000, 0x800);
-	fix_make(&f[2], 2, 0x101800, 0x800);
-	memmap_init(&mm, table, max_pfn);
-	for (int i = 0; i < 3; i++) {
-		memmap_add_node(&mm, &f[i].node);
-		memmap_set_nid(&mm, f[i].node.base_pfn, f[i].node.base_pfn + f[i].node.nr_pages,
-			       (uint32_t)i);
-	}
-	set.mm = &mm;
-	buddy_zone_init(&z0d, &f[0].node, PAGE_ZONE_DMA32, 0xff000, 0x100000);
-	buddy_zone_init(&z0n, &f[0].node, PAGE_ZONE_NORMAL, 0x100000, 0x101000);
-	buddy_zone_init(&z1n, &f[1].node, PAGE_ZONE_NORMAL, 0x101000, 0x101800);
-	buddy_zone_init(&z2n, &f[2].node, PAGE_ZONE_NORMAL, 0x101800, 0x102000);
-	set.zones[0][PAGE_ZONE_DMA32] = &z0d;
-	set.zones[0][PAGE_ZONE_NORMAL] = &z0n;
-	set.zones[1][PAGE_ZONE_NORMAL] = &z1n;
-	set.zones[2][PAGE_ZONE_NORMAL] = &z2n;
-
-	buddy_fallback_build(&fb, &set, 0, dist, PAGE_ZONE_NORMAL);
-	assert_int_equal(fb.nr, 4);
-	assert_ptr_equal(fb.zones[0], &z0n);
-	assert_ptr_equal(fb.zones[1], &z0d);
-	assert_ptr_equal(fb.zones[2], &z2n);
-	assert_ptr_equal(fb.zones[3], &z1n);
-	buddy_fallback_build(&fb, &set, 1, dist, PAGE_ZONE_DMA32);
-	assert_int_equal(fb.nr, 1);
-	assert_ptr_equal(fb.zones[0], &z0d);
-	buddy_fallback_build(&fb, &set, 2, NULL, PAGE_ZONE_NORMAL);   /* 20 to all: by id */
-	assert_int_equal(fb.nr, 4);
-	assert_ptr_equal(fb.zones[0], &z2n);
-	assert_ptr_equal(fb.zones[1], &z0n);
-	assert_ptr_equal(fb.zones[2], &z0d);
-	assert_ptr_equal(fb.zones[3], &z1n);
-
-	/* Allocations from node 1 walk its list as zones run dry. */
-	boot_eager(&z0d, 0xff000, 0x100000);
-	boot_eager(&z0n, 0x100000, 0x101000);
-	boot_eager(&z1n, 0x101000, 0x101800);
-	boot_eager(&z2n, 0x101800, 0x102000);
-	buddy_fallback_build(&fb, &set, 1, dist, PAGE_ZONE_NORMAL);
-	assert_ptr_equal(fb.zones[0], &z1n);
-	assert_ptr_equal(fb.zones[1], &z2n);
-	assert_ptr_equal(fb.zones[2], &z0n);
-	assert_ptr_equal(fb.zones[3], &z0d);
-	const struct buddy_zone *want[] = { &z1n, &z1n, &z2n, &z2n, &z0n, &z0n, &z0n, &z0n,
-					    &z0d, &z0d, &z0d, &z0d };
-	for (int i = 0; i < 12; i++) {
-		uint64_t pfn = buddy_alloc_fallback(&fb, 10, &got);
-		assert_int_not_equal(pfn, BUDDY_NO_PFN);
-		assert_ptr_equal(got, want[i]);
-		assert_ptr_equal(buddy_zone_of_pfn(&set, pfn), want[i]);
-	}
-	assert_int_equal(buddy_alloc_fallback(&fb, 10, &got), BUDDY_NO_PFN);
-	assert_null(got);
-	assert_int_equal(buddy_alloc_fallback(&fb, 0, NULL), BUDDY_NO_PFN);
-	assert_null(buddy_zone_of_pfn(&set, 0x50));
-	assert_null(buddy_zone_of_pfn(&set, 0x102000));
-	for (int i = 0; i < 3; i++)
-		fix_free(&f[i]);
-	free(table);
-}
-
 static void test_exhaustion(void **state)
 {
 	struct fix f;
@@ -1010,7 +934,6 @@ int main(void)
 		cmocka_unit_test(test_free_range_largest_aligned_blocks),
 		cmocka_unit_test(test_concurrent_free_range_merges_across_chunks),
 		cmocka_unit_test(test_concurrent_alloc_free),
-		cmocka_unit_test(test_fallback_order),
 		cmocka_unit_test(test_exhaustion),
 		cmocka_unit_test(test_lazy_blocks),
 		cmocka_unit_test(test_hooks),

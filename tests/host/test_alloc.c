@@ -1,0 +1,546 @@
+/*
+ * test_alloc.c: the conformance suite of the allocator seam (mm/alloc.h).
+ *
+ * Every allocator in alloc_table runs every test: alloc and free of every
+ * order, exhaustion, lazy-initialised memory, cross-node fallback by
+ * distance, the DMA32 and this-node flags, bulk entry points, growth on
+ * demand, frees from other threads than the allocating ones, and a random
+ * run checked against a model of who owns each page. After each, the
+ * allocator's invariants hold and the census of the descriptors
+ * (memmap_count_types) agrees with its free-page counters.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pthread.h>
+
+#include <cmocka.h>
+
+#include "mm/alloc.h"
+#include "mm/memmap.h"
+#include "mm/page.h"
+#include "tests/host/host_support.h"
+
+/*
+ * The machine: node 0 across the 4 GiB line ([0xff000, 0x101000): 16 MiB
+ * in DMA32, 16 MiB above), nodes 1 and 2 above it (8 MiB each). The first
+ * 16 pages of node 0 are reserved (written, never freed). Distances: node 1
+ * is nearer to node 2 than to node 0; node 0 is nearer to node 2.
+ */
+#define BASE_PFN 0xff000ULL
+#define TOP_PFN 0x102000ULL
+#define NR_PAGES (TOP_PFN - BASE_PFN)
+#define RESERVED_PAGES 16
+#define NR_NODES 3
+
+static const struct { uint64_t start, end; } span[NR_NODES] = {
+	{ 0xff000, 0x101000 }, { 0x101000, 0x101800 }, { 0x101800, 0x102000 },
+};
+static const uint8_t distance[NR_NODES * NR_NODES] = {
+	10, 30, 20,
+	30, 10, 20,
+	20, 20, 10,
+};
+
+struct world {
+	const struct alloc_ops *ops;
+	struct memmap mm;
+	uint8_t *table;
+	struct page *arrays[NR_NODES];
+	void *reserved[64];
+	uint32_t nr_reserved;
+	uint64_t free_at_start;
+};
+
+static struct world W;
+
+static uint64_t host_reserve(void *ctx, uint64_t bytes, uint32_t node)
+{
+	struct world *w = ctx;
+	void *p;
+
+	assert_true(node < NR_NODES && w->nr_reserved < 64);
+	p = aligned_alloc(4096, (bytes + 4095) & ~4095ULL);
+	assert_non_null(p);
+	memset(p, 0x5a, bytes);   /* the allocator must not rely on zeroed memory */
+	w->reserved[w->nr_reserved++] = p;
+	return (uint64_t)(uintptr_t)p;
+}
+
+/* Build the machine and start @ops on it with nothing free yet. */
+static void world_start(const struct alloc_ops *ops, const uint8_t *dist)
+{
+	memset(&W, 0, sizeof(W));
+	W.ops = ops;
+	W.table = malloc(memmap_nid_table_bytes(TOP_PFN));
+	assert_non_null(W.table);
+	memmap_init(&W.mm, W.table, TOP_PFN);
+	for (uint32_t n = 0; n < NR_NODES; n++) {
+		struct memmap_node node;
+		uint64_t pages = span[n].end - span[n].start;
+		W.arrays[n] = aligned_alloc(64, memmap_desc_bytes(pages));
+		assert_non_null(W.arrays[n]);
+		memset(W.arrays[n], 0xa5, memmap_desc_bytes(pages));   /* garbage */
+		memmap_node_init(&node, n, span[n].start, pages, W.arrays[n]);
+		memmap_add_node(&W.mm, &node);
+		memmap_set_nid(&W.mm, span[n].start, span[n].end, n);
+	}
+	W.mm.nr_nodes = NR_NODES;
+	struct alloc_setup setup = {
+		.mm = &W.mm, .nr_nodes = NR_NODES, .reserve = host_reserve, .reserve_ctx = &W,
+	};
+	assert_true(alloc_init(ops, &setup, dist));
+	assert_ptr_equal(alloc_current(), ops);
+	assert_int_equal(alloc_free_count(), 0);
+}
+
+struct fill_ctx {
+	uint32_t nid;
+	bool lazy;
+};
+
+static void fill_zone(void *ctx, enum page_zone zone, uint64_t s, uint64_t e)
+{
+	const struct fill_ctx *c = ctx;
+	const struct memmap_node *n = &W.mm.nodes[c->nid];
+
+	if (c->lazy)
+		memmap_init_heads(n, s, e, PAGE_RESERVED, zone, ALLOC_MAX_ORDER);
+	else
+		memmap_init_range(n, s, e, PAGE_RESERVED, zone);
+}
+
+/* What memory init does: write [s, e) of @nid, then hand it over. */
+static void give(uint32_t nid, uint64_t s, uint64_t e, bool lazy)
+{
+	struct fill_ctx c = { nid, lazy };
+
+	page_zone_split(s, e, fill_zone, &c);
+	alloc_free_range(nid, s, e);
+}
+
+/* Everything but the reserved pages of node 0, eagerly or lazily. */
+static void world_fill(bool lazy)
+{
+	memmap_init_range(&W.mm.nodes[0], BASE_PFN, BASE_PFN + RESERVED_PAGES, PAGE_RESERVED,
+			  PAGE_ZONE_DMA32);
+	give(0, BASE_PFN + RESERVED_PAGES, span[0].end, lazy);
+	give(1, span[1].start, span[1].end, lazy);
+	give(2, span[2].start, span[2].end, lazy);
+	W.free_at_start = alloc_free_count();
+	assert_int_equal(W.free_at_start, NR_PAGES - RESERVED_PAGES);
+}
+
+static void world_end(void)
+{
+	for (uint32_t n = 0; n < NR_NODES; n++)
+		free(W.arrays[n]);
+	for (uint32_t i = 0; i < W.nr_reserved; i++)
+		free(W.reserved[i]);
+	free(W.table);
+}
+
+/* The census over every node: descriptors against the allocator. */
+static void assert_census(uint64_t allocated_pages)
+{
+	uint64_t counts[PAGE_NR_TYPES] = { 0 };
+
+	for (uint32_t n = 0; n < NR_NODES; n++) {
+		struct memmap_range r = { span[n].start, span[n].end };
+		assert_int_equal(memmap_count_types(&W.mm.nodes[n], &r, 1, counts), 0);
+	}
+	assert_true(alloc_check());
+	alloc_drain();
+	assert_int_equal(alloc_free_count(), alloc_count_free());
+	assert_int_equal(counts[PAGE_FREE], alloc_free_count());
+	assert_int_equal(counts[PAGE_RESERVED], RESERVED_PAGES);
+	assert_int_equal(counts[PAGE_UNINIT] + counts[PAGE_TAIL] + counts[PAGE_HOLE], 0);
+	assert_int_equal(counts[PAGE_FREE] + allocated_pages + RESERVED_PAGES, NR_PAGES);
+}
+
+static uint32_t node_of(uint64_t pfn)
+{
+	return memmap_nid_of_pfn(&W.mm, pfn);
+}
+
+/* A block as handed out: aligned, on a node, head (and tails) written. */
+static void assert_block(uint64_t pfn, unsigned order, bool tails)
+{
+	uint32_t nid;
+	const struct page *p;
+
+	assert_int_not_equal(pfn, ALLOC_NO_PFN);
+	assert_int_equal(pfn & ((1ULL << order) - 1), 0);
+	assert_true(pfn >= BASE_PFN + RESERVED_PAGES && pfn + (1ULL << order) <= TOP_PFN);
+	nid = node_of(pfn);
+	assert_true(nid < NR_NODES);
+	assert_true(pfn + (1ULL << order) <= span[nid].end);
+	p = memmap_page(&W.mm.nodes[nid], pfn);
+	assert_int_equal(p->type, PAGE_ALLOCATED);
+	assert_int_equal(p->order, order);
+	assert_int_equal(p->zone, page_zone_of_pfn(pfn));
+	/* Tails were written, by the init or by the allocator (what they say
+	 * is not the head's business; garbage is 0xa5 everywhere). */
+	if (tails) {
+		assert_int_equal(p->flags & PAGE_F_LAZY_UNINIT, 0);
+		for (uint64_t t = 1; t < (1ULL << order); t++)
+			assert_true(memmap_page(&W.mm.nodes[nid], pfn + t)->type < PAGE_NR_TYPES);
+	}
+}
+
+#define OPS ((const struct alloc_ops *)*state)
+
+/* ---- the tests ---- */
+
+static void test_every_order(void **state)
+{
+	for (int lazy = 0; lazy <= 1; lazy++) {
+		world_start(OPS, distance);
+		world_fill(lazy);
+		for (unsigned order = 0; order <= ALLOC_MAX_ORDER; order++) {
+			uint64_t pfn = alloc_pages(1, order, 0);
+			assert_block(pfn, order, true);
+			assert_int_equal(node_of(pfn), 1);
+			assert_int_equal(alloc_free_count(), W.free_at_start - (1ULL << order));
+			assert_census(1ULL << order);
+			alloc_free(pfn, order);
+			assert_int_equal(alloc_free_count(), W.free_at_start);
+			assert_census(0);
+		}
+		assert_int_equal(alloc_counters.allocs, ALLOC_MAX_ORDER + 1);
+		assert_int_equal(alloc_counters.frees, ALLOC_MAX_ORDER + 1);
+		assert_int_equal(alloc_counters.remote_allocs, 0);
+		world_end();
+	}
+}
+
+/* Node 0's order-0 pages, one by one, until none is left anywhere. */
+static void test_exhaustion(void **state)
+{
+	static uint64_t pfns[NR_PAGES];
+	static uint8_t seen[NR_PAGES];
+	uint64_t n = 0;
+
+	for (int order = 0; order <= ALLOC_MAX_ORDER; order += ALLOC_MAX_ORDER) {
+		world_start(OPS, distance);
+		world_fill(order != 0);
+		memset(seen, 0, sizeof(seen));
+		for (n = 0;; n++) {
+			uint64_t pfn = alloc_pages(0, (unsigned)order, 0);
+			if (pfn == ALLOC_NO_PFN)
+				break;
+			assert_true(n < NR_PAGES);
+			assert_block(pfn, (unsigned)order, order == 0);
+			for (uint64_t p = pfn; p < pfn + (1ULL << order); p++) {
+				assert_int_equal(seen[p - BASE_PFN], 0);
+				seen[p - BASE_PFN] = 1;
+			}
+			pfns[n] = pfn;
+		}
+		/* Order 0: every free page; order 10: every whole aligned 4 MiB
+		 * block (node 0's first one holds the reserved pages). */
+		assert_int_equal(n, order == 0 ? NR_PAGES - RESERVED_PAGES
+					       : NR_PAGES / ALLOC_MAX_ORDER_PAGES - 1);
+		assert_int_equal(alloc_counters.failures, 1);
+		assert_census(n << order);
+		for (uint64_t i = 0; i < n; i++)
+			alloc_free(pfns[(i * 7919) % n], (unsigned)order);   /* shuffled */
+		assert_int_equal(alloc_free_count(), W.free_at_start);
+		assert_census(0);
+		/* Everything merged back: whole blocks again. */
+		assert_int_equal(alloc_pages(2, ALLOC_MAX_ORDER, 0) != ALLOC_NO_PFN, 1);
+		world_end();
+	}
+}
+
+/* Node order by distance, then by id; zones highest first on a node. */
+static void test_fallback_by_distance(void **state)
+{
+	uint32_t order[NR_NODES];
+
+	world_start(OPS, distance);
+	assert_int_equal(alloc_fallback_order(0, order), 3);
+	assert_int_equal(order[0], 0);
+	assert_int_equal(order[1], 2);
+	assert_int_equal(order[2], 1);
+	assert_int_equal(alloc_fallback_order(1, order), 3);
+	assert_int_equal(order[0], 1);
+	assert_int_equal(order[1], 2);
+	assert_int_equal(order[2], 0);
+	world_end();
+
+	world_start(OPS, NULL);   /* no SLIT: 20 to every other node, by id */
+	assert_int_equal(alloc_fallback_order(2, order), 3);
+	assert_int_equal(order[0], 2);
+	assert_int_equal(order[1], 0);
+	assert_int_equal(order[2], 1);
+	world_end();
+
+	/* Node 1 asks for 4 MiB blocks: its 2, node 2's 2, then node 0's
+	 * Normal zone (4), then its DMA32 zone (3: the first holds the
+	 * reserved pages), then nothing. */
+	world_start(OPS, distance);
+	world_fill(false);
+	static const uint32_t want_node[] = { 1, 1, 2, 2, 0, 0, 0, 0, 0, 0, 0 };
+	for (unsigned i = 0; i < 11; i++) {
+		uint64_t pfn = alloc_pages(1, ALLOC_MAX_ORDER, 0);
+		assert_block(pfn, ALLOC_MAX_ORDER, true);
+		assert_int_equal(node_of(pfn), want_node[i]);
+		if (i >= 4)
+			assert_int_equal(page_zone_of_pfn(pfn), i < 8 ? PAGE_ZONE_NORMAL
+								      : PAGE_ZONE_DMA32);
+	}
+	assert_int_equal(alloc_pages(1, ALLOC_MAX_ORDER, 0), ALLOC_NO_PFN);
+	assert_int_equal(alloc_counters.remote_allocs, 9);
+	assert_census(11 * ALLOC_MAX_ORDER_PAGES);
+	world_end();
+}
+
+static void test_flags(void **state)
+{
+	world_start(OPS, distance);
+	world_fill(false);
+	/* DMA32: only node 0 has memory below 4 GiB, wherever one asks. */
+	for (int i = 0; i < 4; i++) {
+		uint64_t pfn = alloc_pages(2, 3, ALLOC_DMA32);
+		assert_block(pfn, 3, true);
+		assert_true(pfn + 8 <= PAGE_ZONE_DMA32_END_PFN);
+	}
+	/* This node only: node 1's 2048 pages and not one more. */
+	uint64_t got = 0;
+	while (alloc_pages(1, 0, ALLOC_THISNODE) != ALLOC_NO_PFN)
+		got++;
+	assert_int_equal(got, span[1].end - span[1].start);
+	assert_int_equal(alloc_counters.remote_allocs, 4);
+	/* No tails: the head alone is written, the caller types it. */
+	uint64_t pfn = alloc_pages(2, 9, ALLOC_THISNODE | ALLOC_NO_TAILS);
+	assert_block(pfn, 9, false);
+	assert_int_equal(node_of(pfn), 2);
+	memmap_page(&W.mm.nodes[2], pfn)->type = PAGE_HUGE;
+	assert_census(4 * 8 + got + 512);
+	alloc_free(pfn, 9);   /* a retyped head goes back too */
+	assert_census(4 * 8 + got);
+	world_end();
+}
+
+static void test_bulk(void **state)
+{
+	static uint64_t pfns[4096];
+
+	world_start(OPS, distance);
+	world_fill(true);
+	/* More than node 2 has: the rest comes from the next node by distance. */
+	uint32_t want = (uint32_t)(span[2].end - span[2].start) / 2 + 100;
+	assert_int_equal(alloc_pages_bulk(2, 1, 0, want, pfns), want);
+	for (uint32_t i = 0; i < want; i++) {
+		assert_block(pfns[i], 1, true);
+		assert_int_equal(node_of(pfns[i]), i < want - 100 ? 2 : 0);
+	}
+	assert_int_equal(alloc_counters.remote_allocs, 100);
+	assert_census(2ULL * want);
+	alloc_free_bulk(pfns, want, 1);
+	assert_census(0);
+	/* This node only: stops short. */
+	assert_int_equal(alloc_pages_bulk(1, 10, ALLOC_THISNODE, 10, pfns), 2);
+	alloc_free_bulk(pfns, 2, 10);
+	assert_census(0);
+	world_end();
+}
+
+/* Deferred init: an empty allocator asks the grow hook for more. */
+static uint64_t grow_next;
+static bool grow_one_block(void *ctx, uint32_t node)
+{
+	if (grow_next >= span[1].end)
+		return false;
+	give(1, grow_next, grow_next + ALLOC_MAX_ORDER_PAGES, false);
+	grow_next += ALLOC_MAX_ORDER_PAGES;
+	return true;
+}
+
+static void test_grow(void **state)
+{
+	world_start(OPS, distance);
+	memmap_init_range(&W.mm.nodes[0], BASE_PFN, BASE_PFN + RESERVED_PAGES, PAGE_RESERVED,
+			  PAGE_ZONE_DMA32);
+	give(0, BASE_PFN + RESERVED_PAGES, span[0].end, false);
+	give(2, span[2].start, span[2].end, false);
+	/* Node 1's memory is "deferred"; nodes 0 and 2 are full. */
+	while (alloc_pages(0, ALLOC_MAX_ORDER, 0) != ALLOC_NO_PFN)
+		;
+	while (alloc_pages(0, 0, 0) != ALLOC_NO_PFN)
+		;
+	grow_next = span[1].start;
+	alloc_set_grow(grow_one_block, NULL);
+	for (int i = 0; i < 2 * 1024; i++)
+		assert_int_equal(node_of(alloc_pages(2, 0, 0)), 1);
+	assert_int_equal(alloc_counters.grows, 2);
+	assert_int_equal(alloc_pages(2, 0, 0), ALLOC_NO_PFN);
+	alloc_set_grow(NULL, NULL);
+	assert_int_equal(alloc_free_count(), 0);
+	world_end();
+}
+
+/* ---- threads: blocks allocated on one thread, freed on another ---- */
+
+#define THREADS 4
+#define PER_THREAD 256
+static uint64_t thread_pfns[THREADS][PER_THREAD];
+static unsigned thread_orders[THREADS][PER_THREAD];
+static pthread_barrier_t barrier;
+
+static void *cross_thread(void *arg)
+{
+	uint32_t t = (uint32_t)(uintptr_t)arg;
+	uint64_t seed = t + 1;
+
+	for (int round = 0; round < 4; round++) {
+		for (int i = 0; i < PER_THREAD; i++) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			thread_orders[t][i] = (unsigned)(seed >> 61) % 4;
+			thread_pfns[t][i] = alloc_pages(t % NR_NODES, thread_orders[t][i], 0);
+			if (thread_pfns[t][i] != ALLOC_NO_PFN)
+				*(volatile uint8_t *)&thread_orders[t][i];   /* keep */
+		}
+		pthread_barrier_wait(&barrier);
+		/* Free the next thread's blocks. */
+		uint32_t o = (t + 1) % THREADS;
+		for (int i = 0; i < PER_THREAD; i++)
+			if (thread_pfns[o][i] != ALLOC_NO_PFN)
+				alloc_free(thread_pfns[o][i], thread_orders[o][i]);
+		pthread_barrier_wait(&barrier);
+	}
+	return NULL;
+}
+
+static void test_cross_thread_frees(void **state)
+{
+	pthread_t th[THREADS];
+
+	world_start(OPS, distance);
+	world_fill(true);
+	pthread_barrier_init(&barrier, NULL, THREADS);
+	for (uint32_t t = 0; t < THREADS; t++)
+		assert_int_equal(pthread_create(&th[t], NULL, cross_thread, (void *)(uintptr_t)t), 0);
+	for (uint32_t t = 0; t < THREADS; t++)
+		pthread_join(th[t], NULL);
+	pthread_barrier_destroy(&barrier);
+	assert_int_equal(alloc_counters.failures, 0);
+	assert_int_equal(alloc_counters.allocs, 4 * THREADS * PER_THREAD);
+	assert_int_equal(alloc_counters.frees, alloc_counters.allocs);
+	assert_int_equal(alloc_free_count(), W.free_at_start);
+	assert_census(0);
+	world_end();
+}
+
+/* ---- a random run against a model ---- */
+
+struct held {
+	uint64_t pfn;
+	unsigned order;
+};
+
+static void test_random_model(void **state)
+{
+	static uint8_t owner[NR_PAGES];     /* 1: handed out */
+	static struct held held[NR_PAGES];
+	uint32_t nr_held = 0;
+	uint64_t seed = 12345, owned = 0;
+
+	world_start(OPS, distance);
+	world_fill(true);
+	memset(owner, 0, sizeof(owner));
+	for (int step = 0; step < 20000; step++) {
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		unsigned r = (unsigned)(seed >> 33);
+		if (nr_held && (r % 100 < 45 || owned > NR_PAGES * 3 / 4)) {
+			uint32_t i = (r >> 8) % nr_held;
+			struct held h = held[i];
+			held[i] = held[--nr_held];
+			for (uint64_t p = h.pfn; p < h.pfn + (1ULL << h.order); p++) {
+				assert_int_equal(owner[p - BASE_PFN], 1);
+				owner[p - BASE_PFN] = 0;
+			}
+			owned -= 1ULL << h.order;
+			alloc_free(h.pfn, h.order);
+		} else {
+			/* Mostly small blocks, now and then a large one. */
+			unsigned order = r % 16 < 12 ? (r >> 4) % 4 : (r >> 4) % (ALLOC_MAX_ORDER + 1);
+			uint32_t node = (r >> 12) % NR_NODES;
+			uint64_t pfn = alloc_pages(node, order, 0);
+			if (pfn == ALLOC_NO_PFN) {
+				/* Only when no node has a free aligned block that large:
+				 * order 0 must then be impossible too. */
+				if (order == 0)
+					assert_int_equal(alloc_free_count(), 0);
+				continue;
+			}
+			assert_block(pfn, order, true);
+			for (uint64_t p = pfn; p < pfn + (1ULL << order); p++) {
+				assert_int_equal(owner[p - BASE_PFN], 0);
+				owner[p - BASE_PFN] = 1;
+			}
+			owned += 1ULL << order;
+			held[nr_held++] = (struct held){ pfn, order };
+		}
+		assert_int_equal(alloc_free_count(), W.free_at_start - owned);
+		if (step % 2000 == 0)
+			assert_census(owned);
+	}
+	assert_census(owned);
+	while (nr_held) {
+		nr_held--;
+		alloc_free(held[nr_held].pfn, held[nr_held].order);
+	}
+	assert_census(0);
+	/* Merged back completely: every 4 MiB block but the reserved one. */
+	uint64_t big = 0;
+	while (alloc_pages(0, ALLOC_MAX_ORDER, 0) != ALLOC_NO_PFN)
+		big++;
+	assert_int_equal(big, NR_PAGES / ALLOC_MAX_ORDER_PAGES - 1);
+	world_end();
+}
+
+static void test_table(void **state)
+{
+	assert_non_null(alloc_table[0]);
+	assert_string_equal(alloc_table[0]->name, "buddy");
+	for (unsigned i = 0; alloc_table[i]; i++) {
+		const struct alloc_ops *o = alloc_table[i];
+		assert_ptr_equal(alloc_find(o->name), o);
+		assert_non_null(o->summary);
+		assert_true(o->init && o->free_range && o->alloc && o->free && o->free_pages &&
+			    o->count_free && o->check);
+	}
+	assert_null(alloc_find("nosuch"));
+	assert_null(alloc_find(NULL));
+}
+
+int main(void)
+{
+	int failed = 0;
+
+	const struct CMUnitTest common[] = { cmocka_unit_test(test_table) };
+	failed += cmocka_run_group_tests_name("alloc_table", common, NULL, NULL);
+	for (unsigned i = 0; alloc_table[i]; i++) {
+		void *ops = (void *)alloc_table[i];
+		const struct CMUnitTest tests[] = {
+			cmocka_unit_test_prestate(test_every_order, ops),
+			cmocka_unit_test_prestate(test_exhaustion, ops),
+			cmocka_unit_test_prestate(test_fallback_by_distance, ops),
+			cmocka_unit_test_prestate(test_flags, ops),
+			cmocka_unit_test_prestate(test_bulk, ops),
+			cmocka_unit_test_prestate(test_grow, ops),
+			cmocka_unit_test_prestate(test_cross_thread_frees, ops),
+			cmocka_unit_test_prestate(test_random_model, ops),
+		};
+		failed += _cmocka_run_group_tests(alloc_table[i]->name, tests,
+						  sizeof(tests) / sizeof(tests[0]), NULL, NULL);
+	}
+	return failed;
+}
