@@ -63,7 +63,7 @@ KLDFLAGS := -nostdlib -static -no-pie -z max-page-size=0x1000 \
 	-z noexecstack --no-warn-rwx-segments -T linker/kernel.ld
 
 KERNEL_C := $(wildcard boot/*.c boot/mb2/*.c kernel/*.c kernel/acpi/*.c \
-	arch/x86_64/*.c mm/*.c)
+	kernel/console/*.c arch/x86_64/*.c mm/*.c)
 KERNEL_S := $(wildcard boot/mb2/*.S arch/x86_64/*.S)
 KERNEL_OBJS := $(patsubst %.c,$(O)/%.o,$(KERNEL_C)) $(patsubst %.S,$(O)/%.o,$(KERNEL_S))
 
@@ -71,6 +71,8 @@ KERNEL_OBJS := $(patsubst %.c,$(O)/%.o,$(KERNEL_C)) $(patsubst %.S,$(O)/%.o,$(KE
 PURE_SRCS := boot/bootinfo.c boot/efi_map.c boot/mb2/mb2.c kernel/cmdline.c \
 	kernel/record.c kernel/job_plan.c $(wildcard kernel/acpi/*.c) $(wildcard mm/*.c)
 PURE_SRCS += boot/handoff.c boot/pvh/pvh.c boot/efi/kelf.c
+# The consoles' drawing and option parsing (no hardware in them).
+PURE_SRCS += $(wildcard kernel/console/*.c)
 HOST_SUPPORT := tests/host/host_support.c
 HOST_CFLAGS := -std=gnu11 -g -O1 -I. -Wall -Wextra -Wno-unused-parameter \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
@@ -153,7 +155,7 @@ run: all
 
 # Headers anywhere, and kernel/params.c (test_cmdline includes the real table).
 HOST_TEST_DEPS := $(PURE_SRCS) $(HOST_SUPPORT) kernel/params.c \
-	$(wildcard tests/host/*.h boot/*.h boot/*/*.h kernel/*.h kernel/acpi/*.h mm/*.h)
+	$(wildcard tests/host/*.h boot/*.h boot/*/*.h kernel/*.h kernel/acpi/*.h kernel/console/*.h mm/*.h)
 # Shared by the unit tests (cmocka), not by the fuzzers.
 HOST_TEST_HELPERS := tests/host/map_check.c
 $(HOST_O)/test_%: tests/host/test_%.c $(HOST_TEST_DEPS) $(HOST_TEST_HELPERS) | $(DEPS)

@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel/console/fb.h"
+
 #define PAGE_SIZE_BYTES 4096ULL
 #define PAGE_SHIFT 12
 
@@ -78,6 +80,10 @@ struct bootinfo {
 	uint8_t rsdp_revision;
 
 	struct mem_map_raw raw;
+
+	/* The screen the loader set up (Multiboot2 tag 8, UEFI GOP); phys 0 if
+	 * none. The console draws on it. */
+	struct fb_info fb;
 
 	/* Where the loader's own information block lies, for debug dumps
 	 * (memboot.dump_bootinfo); nothing interprets it outside boot/. */

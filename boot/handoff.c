@@ -122,6 +122,16 @@ enum handoff_status handoff_parse(uint32_t entry_magic, const void *block,
 			    h.cmdline_bytes, "command line");
 	if (h.rsdp_bytes)
 		read_rsdp(bi, base + h.rsdp_offset, h.rsdp_bytes);
+	if (h.header_bytes >= HANDOFF_FB_OFFSET + sizeof(struct handoff_fb)) {
+		struct handoff_fb fb;
+		memcpy(&fb, base + HANDOFF_FB_OFFSET, sizeof(fb));
+		bi->fb = (struct fb_info){
+			.phys = fb.phys, .width_px = fb.width_px, .height_px = fb.height_px,
+			.pitch_bytes = fb.pitch_bytes, .bpp = fb.bpp,
+			.red_pos = fb.red_pos, .red_bits = fb.red_bits,
+			.green_pos = fb.green_pos, .green_bits = fb.green_bits,
+			.blue_pos = fb.blue_pos, .blue_bits = fb.blue_bits };
+	}
 
 	if (h.map_bytes == 0) {
 		pr_err("handoff: the block carries no memory map");

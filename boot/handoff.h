@@ -92,6 +92,24 @@ _Static_assert(sizeof(struct handoff_header) == 72, "hand-off header layout");
 _Static_assert(offsetof(struct handoff_header, map_offset) == 16, "layout");
 _Static_assert(offsetof(struct handoff_header, system_table) == 56, "layout");
 
+/*
+ * The screen: the Graphics Output Protocol's linear framebuffer, appended to
+ * the header (header_bytes >= 72 + 32); a block without it has no screen.
+ * Pixel layout as Multiboot2's tag 8 gives it: bits per pixel, and the
+ * position and width of each colour field.
+ */
+struct handoff_fb {
+	uint64_t phys;             /* 0: no framebuffer (GOP absent or blt-only) */
+	uint32_t width_px, height_px;
+	uint32_t pitch_bytes;
+	uint8_t bpp;
+	uint8_t red_pos, red_bits, green_pos, green_bits, blue_pos, blue_bits;
+	uint8_t reserved0;
+	uint32_t reserved1;
+};
+_Static_assert(sizeof(struct handoff_fb) == 32, "hand-off framebuffer layout");
+#define HANDOFF_FB_OFFSET ((uint32_t)sizeof(struct handoff_header))
+
 #ifndef MEMBOOT_EFI_LOADER
 #include "boot/bootinfo.h"
 

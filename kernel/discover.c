@@ -3,11 +3,16 @@
  */
 #include "kernel/discover.h"
 
+#include <stdio.h>
+
 #include "arch/apic.h"
 #include "arch/paging.h"
+#include "kernel/acpi/spcr.h"
+#include "kernel/console.h"
 #include "kernel/log.h"
 #include "kernel/params.h"
 #include "kernel/smp.h"
+#include "kernel/summary.h"
 #include "mm/numa.h"
 #include "mm/physmem.h"
 
@@ -48,6 +53,40 @@ void discover_acpi(const struct bootinfo *bi, bool dump)
 		acpi.have_slit = acpi_slit_parse(bytes, len, &acpi.slit);
 	if (!acpi.have_madt)
 		pr_warn("ACPI: no usable MADT: the boot CPU only");
+	if ((bytes = table_bytes("SPCR", &len)))
+		discover_spcr(bytes, len);
+}
+
+/* The firmware's console port (a BMC's serial over LAN): a console too,
+ * unless console= chose the consoles. */
+void discover_spcr(const void *bytes, uint32_t len)
+{
+	struct acpi_spcr_info spcr;
+	struct uart u;
+	char name[32];
+
+	if (!acpi_spcr_parse(bytes, len, &spcr))
+		return;
+	u = (struct uart){ .base = spcr.address, .mmio_bytes = spcr.io_port ? 0 : spcr.access_bytes };
+	snprintf(name, sizeof(name), "spcr@%s0x%llx", spcr.io_port ? "io" : "mmio",
+		 (unsigned long long)spcr.address);
+	if (spcr.baud)
+		pr_info("ACPI: SPCR: console UART at %s 0x%llx, %u baud",
+			spcr.io_port ? "I/O port" : "MMIO", (unsigned long long)spcr.address, spcr.baud);
+	else
+		pr_info("ACPI: SPCR: console UART at %s 0x%llx, at the speed the firmware set",
+			spcr.io_port ? "I/O port" : "MMIO", (unsigned long long)spcr.address);
+	if (kparams.console.given) {
+		pr_info("ACPI: SPCR: console= chose the consoles; the SPCR port is not added");
+		return;
+	}
+	if (!spcr.io_port && !arch_map_phys(NULL, spcr.address, 32)) {
+		pr_warn("ACPI: SPCR: UART at 0x%llx is not mapped; not used",
+			(unsigned long long)spcr.address);
+		return;
+	}
+	if (console_add_uart(&u, spcr.baud, name))
+		console_print_list();
 }
 
 struct numa_topology numa_topo;
@@ -64,6 +103,9 @@ void discover_numa(const struct bootinfo *bi, struct physmem *pm)
 
 	numa_build(&numa_topo, &in);
 	numa_print(&numa_topo);
+	for (uint32_t i = 0; i < numa_topo.nr_nodes; i++)
+		summary_node_topology(i, numa_topo.nodes[i].nr_present_cpus,
+				      numa_topo.nodes[i].mem_bytes);
 	physmem_set_distance(pm, numa_topo.nr_nodes, numa_topo.distance);
 	for (uint32_t i = 0; i < numa_topo.nr_ranges; i++)
 		physmem_set_node(pm, numa_topo.ranges[i].start, numa_topo.ranges[i].end,

@@ -9,9 +9,45 @@
 #include "kernel/console.h"
 #include "kernel/log.h"
 #include "kernel/record.h"
+#include "kernel/summary.h"
 #include "kernel/time.h"
 
 enum exit_method exit_method = EXIT_METHOD_AUTO;
+struct exit_acpi_s5 exit_s5;
+
+/*
+ * Reset the machine: the PCI reset control register at 0xcf9 (a full reset,
+ * bits 1-3, on every Intel and AMD chipset since the PIIX), then the 8042
+ * keyboard controller's pulse-reset command 0xfe, then a triple fault
+ * (an empty IDT and an interrupt) as the last resort.
+ */
+static __attribute__((noreturn)) void exit_reboot(void)
+{
+	static const struct { uint16_t limit; uint64_t base; } __attribute__((packed)) no_idt;
+
+	outb(0xcf9, 0x02);
+	outb(0xcf9, 0x0e);
+	for (volatile int i = 0; i < 1000000; i++)
+		;
+	outb(0x64, 0xfe);
+	for (volatile int i = 0; i < 1000000; i++)
+		;
+	__asm__ volatile("lidt %0; int3" : : "m"(no_idt));
+	cpu_halt_forever();
+}
+
+/* ACPI 6.5 section 7.4.2 and 4.8.3.2.1: write SLP_TYP (bits 10-12) with
+ * SLP_EN (bit 13) to PM1a_CNT, and to PM1b_CNT if the FADT has one. */
+static void exit_poweroff(void)
+{
+	if (!exit_s5.valid)
+		return;
+	outw(exit_s5.pm1a_cnt_port, (uint16_t)((exit_s5.slp_typa & 7) << 10 | 1 << 13));
+	if (exit_s5.pm1b_cnt_port)
+		outw(exit_s5.pm1b_cnt_port, (uint16_t)((exit_s5.slp_typb & 7) << 10 | 1 << 13));
+	for (volatile int i = 0; i < 10000000; i++)
+		;
+}
 
 const char *exit_status_name(enum exit_status status)
 {
@@ -33,6 +69,10 @@ void exit_now(enum exit_status status)
 	if (exit_method == EXIT_METHOD_QEMU ||
 	    (exit_method == EXIT_METHOD_AUTO && cpu_features.has_hypervisor))
 		outl(EXIT_QEMU_PORT, EXIT_QEMU_BASE + (uint32_t)status);
+	if (exit_method == EXIT_METHOD_REBOOT)
+		exit_reboot();
+	if (exit_method == EXIT_METHOD_POWEROFF)
+		exit_poweroff();
 	cpu_halt_forever();
 }
 
@@ -45,6 +85,7 @@ void kernel_exit(enum exit_status status, const char *why)
 		exit_now(status);   /* a failure while exiting */
 	if (why)
 		pr_err("memboot: %s", why);
+	summary_print();
 	pr_info("memboot: boot %s, status %d (%s), %u warnings, %u errors",
 		status == EXIT_OK ? "done" : "FAILED", status, exit_status_name(status),
 		console_warnings(), console_errors());
@@ -58,6 +99,14 @@ void kernel_exit(enum exit_status status, const char *why)
 	record_emit(&r);
 	if (exit_method == EXIT_METHOD_HALT ||
 	    (exit_method == EXIT_METHOD_AUTO && !cpu_features.has_hypervisor))
-		pr_info("memboot: halting with status %d", status);
+		pr_info("memboot: halting with status %d (%s); the machine can be switched off",
+			status, exit_status_name(status));
+	else if (exit_method == EXIT_METHOD_REBOOT)
+		pr_info("memboot: rebooting, status %d (%s)", status, exit_status_name(status));
+	else if (exit_method == EXIT_METHOD_POWEROFF && !exit_s5.valid)
+		pr_warn("memboot: cannot power off (no ACPI S5 found); halting with status %d (%s)",
+			status, exit_status_name(status));
+	else if (exit_method == EXIT_METHOD_POWEROFF)
+		pr_info("memboot: powering off, status %d (%s)", status, exit_status_name(status));
 	exit_now(status);
 }

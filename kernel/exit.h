@@ -10,6 +10,9 @@
 #ifndef MEMBOOT_KERNEL_EXIT_H
 #define MEMBOOT_KERNEL_EXIT_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 enum exit_status {
 	EXIT_OK = 0,
 	EXIT_PANIC = 1,       /* assertion or fatal kernel error */
@@ -25,8 +28,19 @@ enum exit_status {
 enum exit_method {
 	EXIT_METHOD_AUTO,     /* isa-debug-exit under a hypervisor, else halt */
 	EXIT_METHOD_QEMU,
-	EXIT_METHOD_HALT,
+	EXIT_METHOD_HALT,     /* the status stays on the screen */
+	EXIT_METHOD_REBOOT,
+	EXIT_METHOD_POWEROFF, /* ACPI S5 where the tables say how, else halt */
 };
+
+/* ACPI soft-off (S5): PM1a/PM1b control ports from the FADT and the SLP_TYP
+ * values of the DSDT's \_S5 package; filled by discover_acpi(). */
+struct exit_acpi_s5 {
+	bool valid;
+	uint16_t pm1a_cnt_port, pm1b_cnt_port;   /* 0: no PM1b block */
+	uint8_t slp_typa, slp_typb;
+};
+extern struct exit_acpi_s5 exit_s5;
 
 extern enum exit_method exit_method;
 

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "arch/cpu.h"
+#include "arch/paging.h"
 #include "arch/tsc.h"
 #include "boot/boot.h"
 #include "kernel/bootreport.h"
@@ -54,6 +55,13 @@ static void early_init(void)
 		(unsigned long long)(hz / 1000000), (unsigned long long)(hz / 1000 % 1000));
 }
 
+/* VGA text exists where a BIOS set the machine up: Multiboot2 under BIOS
+ * and PVH (SeaBIOS). UEFI machines may have no legacy VGA at all. */
+static bool boot_has_legacy_vga(const struct bootinfo *bi)
+{
+	return bi->path == BOOT_PATH_MB2_BIOS || bi->path == BOOT_PATH_PVH;
+}
+
 void kernel_main(uint32_t boot_magic, uint32_t boot_info);
 
 void kernel_main(uint32_t boot_magic, uint32_t boot_info)
@@ -63,6 +71,8 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 	PHASE("early", early_init());
 	PHASE("bootinfo", boot_ok = boot_collect(boot_magic, boot_info, &bootinfo));
 	PHASE("cmdline", params_parse(bootinfo.cmdline));
+	PHASE("console", console_setup(&kparams.console, &bootinfo.fb, boot_has_legacy_vga(&bootinfo),
+				       arch_mapped_top()));
 	PHASE("report", bootreport_print(&bootinfo, kparams.dump_mmap));
 	if (kparams.dump_bootinfo)
 		bootreport_dump_loader_info(&bootinfo);

@@ -16,6 +16,7 @@
 #include "kernel/panic.h"
 #include "kernel/params.h"
 #include "kernel/record.h"
+#include "kernel/summary.h"
 #include "kernel/time.h"
 #include "mm/alloc.h"
 
@@ -341,6 +342,8 @@ static void report(uint32_t nid, enum meminit_policy policy)
 	rec_u64(&r, "desc_bytes", w->desc_bytes);
 	rec_u64(&r, "ns", w->ns);
 	record_emit(&r);
+	summary_node_init(nid, policy_names[policy], w->threads,
+			  policy == MEMINIT_SERIAL ? pages : w->parallel_pages, w->ns);
 }
 
 /*

@@ -70,7 +70,13 @@ static bool parse_init_threads(const char *value, void *ptr, char *err, size_t e
 static const char *const fault_names[] = {
 	"none", "de", "ud", "gp", "pf", "df", "panic", "assert", "ap-ud", "ap-guard", "write-text",
 	"exec-data", "lose-page", NULL };
-static const char *const exit_names[] = { "auto", "qemu", "halt", NULL };
+static const char *const exit_names[] = { "auto", "qemu", "halt", "reboot", "poweroff", NULL };
+
+/* console=: each word adds a console (kernel/console/options.h). */
+static bool parse_console(const char *value, void *ptr, char *err, size_t err_bytes)
+{
+	return console_parse_option(ptr, value, err, err_bytes);
+}
 
 /* memboot.selftest=a,b,c: a comma-separated list of self-test names. */
 static bool parse_selftests(const char *value, void *ptr, char *err, size_t err_bytes)
@@ -112,7 +118,9 @@ const struct param kernel_param_table[] = {
 	{ .key = "memboot.fault", .type = PARAM_ENUM, .ptr = &kparams.fault,
 	  .choices = fault_names, .help = "raise a fault on purpose, to test reporting" },
 	{ .key = "memboot.exit", .type = PARAM_ENUM, .ptr = &kparams.exit,
-	  .choices = exit_names, .help = "how to leave: QEMU exit device or halt" },
+	  .choices = exit_names, .help = "how to leave: QEMU exit device, halt, reboot or poweroff" },
+	{ .key = "console", .type = PARAM_FUNC, .ptr = &kparams.console,
+	  .fn = parse_console, .help = "a console: ttyS0..ttyS3[,BAUD], fb, vga or tty0" },
 	{ .key = "memboot.dump_mmap", .type = PARAM_BOOL, .ptr = &kparams.dump_mmap,
 	  .help = "print the firmware memory map as read, before normalization" },
 	{ .key = "memboot.dump_acpi", .type = PARAM_BOOL, .ptr = &kparams.dump_acpi,

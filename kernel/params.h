@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "kernel/cmdline.h"
+#include "kernel/console/options.h"
 #include "mm/hugetlb.h"
 
 enum selftest_bits {
@@ -48,6 +49,7 @@ struct kernel_params {
 	struct hugetlb_config huge;   /* hugepagesz=, hugepages=, default_hugepagesz= */
 	bool hugetlb_zero;
 	char alloc[16];             /* memboot.alloc: the allocator behind the seam */
+	struct console_options console;   /* console=, one word per console */
 };
 
 extern struct kernel_params kparams;

@@ -6,6 +6,7 @@
 
 #include "kernel/log.h"
 #include "kernel/record.h"
+#include "kernel/summary.h"
 #include "kernel/time.h"
 
 void phase_end(const char *name, uint64_t start_tsc)
@@ -22,4 +23,5 @@ void phase_end(const char *name, uint64_t start_tsc)
 	rec_u64(&r, "start_ns", start_ns);
 	rec_u64(&r, "ns", ns);
 	record_emit(&r);
+	summary_phase(name, ns);
 }

@@ -16,6 +16,9 @@ cp "$kernel" "$stage/boot/memboot.elf"
 cat >"$stage/boot/grub/grub.cfg" <<CFG
 set timeout=0
 set default=0
+# Video drivers (VBE under BIOS, GOP under UEFI), so GRUB can set the
+# framebuffer mode the kernel's Multiboot2 header asks for.
+insmod all_video
 menuentry "memboot" {
 	multiboot2 /boot/memboot.elf ${MEMBOOT_CMDLINE:-}
 	boot

@@ -220,6 +220,74 @@ static const UINT8 *find_rsdp(UINT32 *bytes, UINT32 *flag)
 	return NULL;
 }
 
+/* The block's header: version 1's fields, then the framebuffer. */
+#define HDR_BYTES (HANDOFF_FB_OFFSET + sizeof(struct handoff_fb))
+
+/* Number of the lowest set bit and count of set bits of a GOP colour mask. */
+static void mask_field(UINT32 mask, UINT8 *pos, UINT8 *bits)
+{
+	*pos = 0;
+	*bits = 0;
+	if (!mask)
+		return;
+	while (!(mask & 1)) {
+		mask >>= 1;
+		(*pos)++;
+	}
+	while (mask & 1) {
+		mask >>= 1;
+		(*bits)++;
+	}
+}
+
+/*
+ * The screen, from the Graphics Output Protocol (UEFI 2.10 section 12.9):
+ * the current mode's linear framebuffer, 32 bits a pixel for the two
+ * 8-bit-per-colour formats, PixelInformation's masks for PixelBitMask. A
+ * blt-only mode has no framebuffer to draw on; the kernel then has no screen.
+ */
+static void find_gop(struct handoff_fb *fb)
+{
+	EFI_GUID guid = EFI_GRAPHICS_OUTPUT_PROTOCOL_GUID;
+	EFI_GRAPHICS_OUTPUT_PROTOCOL *gop = NULL;
+	EFI_GRAPHICS_OUTPUT_MODE_INFORMATION *info;
+	EFI_STATUS st;
+
+	SetMem(fb, sizeof(*fb), 0);
+	st = uefi_call_wrapper(BS->LocateProtocol, 3, &guid, NULL, (void **)&gop);
+	if (EFI_ERROR(st) || !gop || !gop->Mode || !gop->Mode->Info) {
+		Print(L"memboot-efi: no graphics output protocol; no screen console\n");
+		return;
+	}
+	info = gop->Mode->Info;
+	switch (info->PixelFormat) {
+	case PixelRedGreenBlueReserved8BitPerColor:
+		fb->bpp = 32;
+		fb->red_pos = 0; fb->green_pos = 8; fb->blue_pos = 16;
+		fb->red_bits = fb->green_bits = fb->blue_bits = 8;
+		break;
+	case PixelBlueGreenRedReserved8BitPerColor:
+		fb->bpp = 32;
+		fb->blue_pos = 0; fb->green_pos = 8; fb->red_pos = 16;
+		fb->red_bits = fb->green_bits = fb->blue_bits = 8;
+		break;
+	case PixelBitMask:
+		fb->bpp = 32;
+		mask_field(info->PixelInformation.RedMask, &fb->red_pos, &fb->red_bits);
+		mask_field(info->PixelInformation.GreenMask, &fb->green_pos, &fb->green_bits);
+		mask_field(info->PixelInformation.BlueMask, &fb->blue_pos, &fb->blue_bits);
+		break;
+	default:
+		Print(L"memboot-efi: graphics mode is blt-only; no screen console\n");
+		return;
+	}
+	fb->phys = gop->Mode->FrameBufferBase;
+	fb->width_px = info->HorizontalResolution;
+	fb->height_px = info->VerticalResolution;
+	fb->pitch_bytes = info->PixelsPerScanLine * 4;
+	Print(L"memboot-efi: screen %dx%d at 0x%lx\n", fb->width_px, fb->height_px, fb->phys);
+}
+
 static UINTN ascii_len(const char *s)
 {
 	UINTN n = 0;
@@ -357,7 +425,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	if (st != EFI_BUFFER_TOO_SMALL || desc_size < sizeof(EFI_MEMORY_DESCRIPTOR))
 		return fail(EFI_ERROR(st) ? st : EFI_DEVICE_ERROR,
 			    L"GetMemoryMap(size 0) gave %r and descriptor size %d", st, desc_size);
-	map_off = (sizeof(*h) + 36 + (CMDLINE_MAX + 1) + sizeof(LOADER_NAME) + 7) & ~7ULL;
+	map_off = (HDR_BYTES + 36 + (CMDLINE_MAX + 1) + sizeof(LOADER_NAME) + 7) & ~7ULL;
 	map_cap = map_size + 32 * desc_size;
 	total = map_off + map_cap;
 	pages = (total + PAGE - 1) / PAGE;
@@ -369,15 +437,16 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	SetMem(h, pages * PAGE, 0);
 	h->magic = HANDOFF_MAGIC;
 	h->version = HANDOFF_VERSION;
-	h->header_bytes = sizeof(*h);
+	h->header_bytes = HDR_BYTES;
+	find_gop((struct handoff_fb *)((UINT8 *)h + HANDOFF_FB_OFFSET));
 	h->flags = flags;
 	h->system_table = (UINT64)(UINTN)ST;
 	if (rsdp) {
-		h->rsdp_offset = sizeof(*h);
+		h->rsdp_offset = HDR_BYTES;
 		h->rsdp_bytes = rsdp_bytes;
 		CopyMem((UINT8 *)h + h->rsdp_offset, (void *)rsdp, rsdp_bytes);
 	}
-	h->cmdline_offset = sizeof(*h) + 36;
+	h->cmdline_offset = HDR_BYTES + 36;
 	h->cmdline_bytes = cmdline_len + 1;
 	CopyMem((UINT8 *)h + h->cmdline_offset, cmdline, cmdline_len + 1);
 	h->loader_offset = h->cmdline_offset + CMDLINE_MAX + 1;

@@ -29,6 +29,49 @@ static enum mem_type mb2_mem_type(uint32_t type)
 	}
 }
 
+/*
+ * Tag 8, Multiboot2 1.6 section 3.6.12: address (u64), pitch, width, height
+ * (u32 each), bpp and type (u8), two reserved bytes, then for type 1 (direct
+ * RGB) the position and size of the red, green and blue fields. Type 2 is
+ * EGA text, its width and height in characters; type 0 (a palette) is not
+ * drawn on and is left out.
+ */
+static void read_framebuffer(struct bootinfo *bi, const unsigned char *tag, uint32_t size)
+{
+	struct fb_info fb = { 0 };
+	uint8_t type;
+
+	if (size < 32) {
+		pr_warn("mb2: framebuffer tag of %u bytes is shorter than its 32-byte header; ignored",
+			size);
+		return;
+	}
+	memcpy(&fb.phys, tag + 8, 8);
+	memcpy(&fb.pitch_bytes, tag + 16, 4);
+	memcpy(&fb.width_px, tag + 20, 4);
+	memcpy(&fb.height_px, tag + 24, 4);
+	fb.bpp = tag[28];
+	type = tag[29];
+	if (type == 1) {
+		if (size < 38) {
+			pr_warn("mb2: RGB framebuffer tag of %u bytes has no colour fields; ignored", size);
+			return;
+		}
+		fb.red_pos = tag[32];
+		fb.red_bits = tag[33];
+		fb.green_pos = tag[34];
+		fb.green_bits = tag[35];
+		fb.blue_pos = tag[36];
+		fb.blue_bits = tag[37];
+	} else if (type == 2) {
+		fb.text = true;
+	} else {
+		pr_warn("mb2: framebuffer type %u (indexed colour) is not drawn on; ignored", type);
+		return;
+	}
+	bi->fb = fb;
+}
+
 /* Copy a string tag's payload, which should be NUL-terminated inside it. */
 static void copy_string(char *dst, size_t dst_bytes, const unsigned char *src,
 			size_t src_bytes, const char *what)
@@ -190,6 +233,10 @@ enum mb2_status mb2_parse(uint32_t magic, const void *info, size_t avail_bytes,
 			efi = true;
 			if (!efi_mmap_off) { efi_mmap_off = off; efi_mmap_size = tag.size; }
 			else pr_warn("mb2: second EFI memory map tag at offset %zu ignored", off);
+			break;
+		case MB2_TAG_FRAMEBUFFER:
+			if (!bi->fb.phys)
+				read_framebuffer(bi, base + off, tag.size);
 			break;
 		case MB2_TAG_ACPI_OLD:
 			if (!rsdp_old_off) { rsdp_old_off = off; rsdp_old_size = tag.size; }

@@ -1,0 +1,76 @@
+/*
+ * options.c: console= values (options.h).
+ */
+#include "kernel/console/options.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "kernel/cmdline.h"
+
+/* The PC's serial ports, as every BIOS since the IBM PC assigns them. */
+const uint16_t console_serial_io[CONSOLE_SERIAL_PORTS] = { 0x3f8, 0x2f8, 0x3e8, 0x2e8 };
+
+uint32_t console_baud_divisor(uint32_t baud)
+{
+	/* A 16550 divides its 1.8432 MHz clock by 16 and by the divisor. */
+	if (baud == 0 || baud > 115200 || 115200 % baud != 0)
+		return 0;
+	return 115200 / baud;
+}
+
+/* ",BAUD" optionally followed by Linux's "n8" (no parity, 8 bits). */
+static bool parse_serial_opts(const char *s, uint32_t *baud, char *err, size_t err_bytes)
+{
+	char digits[16];
+	size_t n = strspn(s, "0123456789");
+	uint64_t v;
+
+	*baud = CONSOLE_DEFAULT_BAUD;
+	if (*s == '\0')
+		return true;
+	if (n == 0 || n >= sizeof(digits)) {
+		snprintf(err, err_bytes, "ttyS0..ttyS3 with an optional ,BAUD[n8] (e.g. ttyS0,115200)");
+		return false;
+	}
+	memcpy(digits, s, n);
+	digits[n] = '\0';
+	if (!cmdline_parse_u64(digits, &v) || v > 115200 || !console_baud_divisor((uint32_t)v)) {
+		snprintf(err, err_bytes,
+			 "a speed that divides 115200 exactly (115200, 57600, 38400, 19200, 9600...)");
+		return false;
+	}
+	if (s[n] != '\0' && strcmp(s + n, "n8") != 0) {
+		snprintf(err, err_bytes, "8 data bits, no parity ('n8'): memboot drives 8N1 only");
+		return false;
+	}
+	*baud = (uint32_t)v;
+	return true;
+}
+
+bool console_parse_option(struct console_options *o, const char *value, char *err,
+			  size_t err_bytes)
+{
+	if (!value || !*value) {
+		snprintf(err, err_bytes, "ttyS0..ttyS3[,BAUD], fb, vga or tty0");
+		return false;
+	}
+	if (strncmp(value, "ttyS", 4) == 0 && value[4] >= '0' && value[4] <= '3' &&
+	    (value[5] == '\0' || value[5] == ',')) {
+		uint32_t baud;
+		if (!parse_serial_opts(value[5] ? value + 6 : "", &baud, err, err_bytes))
+			return false;
+		o->baud[value[4] - '0'] = baud;
+	} else if (strcmp(value, "fb") == 0) {
+		o->fb = true;
+	} else if (strcmp(value, "vga") == 0) {
+		o->vga = true;
+	} else if (strcmp(value, "tty0") == 0) {
+		o->screen = true;
+	} else {
+		snprintf(err, err_bytes, "ttyS0..ttyS3[,BAUD], fb, vga or tty0");
+		return false;
+	}
+	o->given = true;
+	return true;
+}

@@ -1,0 +1,25 @@
+/*
+ * summary.h: the closing table of a boot, on every console: per node, its
+ * CPUs, memory and descriptor init; then every phase's time. Made for a
+ * person looking at the screen of a real machine at the end of a boot; the
+ * same figures are in the node_init and phase records for tools.
+ *
+ * Subsystems report as they go (fixed tables, no allocation), kernel_exit()
+ * prints it.
+ */
+#ifndef MEMBOOT_KERNEL_SUMMARY_H
+#define MEMBOOT_KERNEL_SUMMARY_H
+
+#include <stdint.h>
+
+#define SUMMARY_MAX_NODES 64
+#define SUMMARY_MAX_PHASES 32
+
+void summary_node_topology(uint32_t node, uint32_t cpus, uint64_t mem_bytes);
+void summary_node_init(uint32_t node, const char *policy, uint32_t threads, uint64_t pages,
+		       uint64_t ns);
+void summary_phase(const char *name, uint64_t ns);
+/* Print the table (pr_info lines "summary: ..."). */
+void summary_print(void);
+
+#endif
