@@ -7,8 +7,10 @@
 
 #include "arch/apic.h"
 #include "arch/paging.h"
+#include "kernel/acpi/sleep.h"
 #include "kernel/acpi/spcr.h"
 #include "kernel/console.h"
+#include "kernel/exit.h"
 #include "kernel/log.h"
 #include "kernel/params.h"
 #include "kernel/smp.h"
@@ -55,6 +57,27 @@ void discover_acpi(const struct bootinfo *bi, bool dump)
 		pr_warn("ACPI: no usable MADT: the boot CPU only");
 	if ((bytes = table_bytes("SPCR", &len)))
 		discover_spcr(bytes, len);
+	discover_s5();
+}
+
+/* What memboot.exit=poweroff writes where (kernel/acpi/sleep.h). */
+void discover_s5(void)
+{
+	struct acpi_s5 s5 = { 0 };
+	const void *fadt, *dsdt;
+	uint32_t fadt_len, dsdt_len;
+
+	if (!(fadt = table_bytes("FACP", &fadt_len)) || !(dsdt = table_bytes("DSDT", &dsdt_len)))
+		return;
+	if (!acpi_fadt_pm1(fadt, fadt_len, &s5))
+		return;
+	if (!acpi_find_s5((const uint8_t *)dsdt + ACPI_SDT_HEADER_BYTES,
+			  dsdt_len > ACPI_SDT_HEADER_BYTES ? dsdt_len - ACPI_SDT_HEADER_BYTES : 0,
+			  &s5))
+		return;
+	exit_s5 = (struct exit_acpi_s5){ .valid = true, .pm1a_cnt_port = s5.pm1a_cnt_port,
+					 .pm1b_cnt_port = s5.pm1b_cnt_port,
+					 .slp_typa = s5.slp_typa, .slp_typb = s5.slp_typb };
 }
 
 /* The firmware's console port (a BMC's serial over LAN): a console too,

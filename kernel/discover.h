@@ -30,6 +30,8 @@ struct physmem;
 /* Walk and parse the ACPI tables (phase "acpi"); @dump prints them all. */
 /* Add the serial port the ACPI SPCR table names as a console. */
 void discover_spcr(const void *bytes, uint32_t len);
+/* Find how to power off (ACPI S5) for memboot.exit=poweroff. */
+void discover_s5(void);
 void discover_acpi(const struct bootinfo *bi, bool dump);
 /* Build the NUMA topology and give physmem its nodes and distances. */
 void discover_numa(const struct bootinfo *bi, struct physmem *pm);

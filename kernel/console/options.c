@@ -58,6 +58,11 @@ bool console_parse_option(struct console_options *o, const char *value, char *er
 	if (strncmp(value, "ttyS", 4) == 0 && value[4] >= '0' && value[4] <= '3' &&
 	    (value[5] == '\0' || value[5] == ',')) {
 		uint32_t baud;
+		/* "ttyS0," with nothing after the comma is a typo, not a default. */
+		if (value[5] == ',' && value[6] == '\0') {
+			snprintf(err, err_bytes, "a speed after the comma (e.g. ttyS0,115200)");
+			return false;
+		}
 		if (!parse_serial_opts(value[5] ? value + 6 : "", &baud, err, err_bytes))
 			return false;
 		o->baud[value[4] - '0'] = baud;

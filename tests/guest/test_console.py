@@ -1,0 +1,178 @@
+"""Consoles a person sees on a real machine: a boot without a serial port
+still ends with its status; the screen (read back with QEMU's monitor
+`screendump` and decoded glyph by glyph against the kernel's own font) shows
+the closing summary; console= moves the output; the ACPI SPCR table adds the
+firmware's port; the boot paths find their screens; memboot.exit ends the
+boot as asked."""
+import os
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+from guest import MEMBOOT, ROOT, Boot, boot
+
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from mbtools import screen  # noqa: E402
+
+
+def test_no_serial_boot_reaches_done():
+    """-serial none: nothing on any serial line, the status still comes back."""
+    b = boot(nodes=2, cpus_per_node=1, mem_per_node="512M", qemu_args=["-serial", "none"])
+    assert b.status == 0, b.tail()
+    assert b.records == [] and b.console == "", b.console[-500:]
+
+
+class Monitor:
+    """QEMU's human monitor on a unix socket."""
+
+    def __init__(self, path, timeout=30):
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self.sock = socket.socket(socket.AF_UNIX)
+                self.sock.connect(path)
+                break
+            except OSError:
+                self.sock.close()
+                assert time.monotonic() < deadline, "QEMU monitor never came up"
+                time.sleep(0.2)
+        self.sock.settimeout(30)
+        self.read_prompt()
+
+    def read_prompt(self):
+        data = b""
+        while not data.endswith(b"(qemu) "):
+            chunk = self.sock.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+        return data
+
+    def command(self, line):
+        self.sock.sendall(line.encode() + b"\n")
+        return self.read_prompt()
+
+    def close(self):
+        try:
+            self.sock.sendall(b"quit\n")
+        except OSError:
+            pass
+        self.sock.close()
+
+
+def test_screen_shows_the_summary():
+    """No serial port, memboot.exit=halt: the boot is only on the screen,
+    which must end with the per-node table, the phases and the status."""
+    with tempfile.TemporaryDirectory(prefix="memboot-screen-") as tmp:
+        sock, ppm = os.path.join(tmp, "monitor"), os.path.join(tmp, "screen.ppm")
+        run = subprocess.Popen(
+            [MEMBOOT, "run", "--nodes", "2", "--cpus-per-node", "1", "--mem-per-node", "512M",
+             "--append", "memboot.exit=halt", "--timeout", "150",
+             "--", "-serial", "none", "-monitor", "unix:%s,server,nowait" % sock],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        lines = []
+        try:
+            mon = Monitor(sock)
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                mon.command("screendump " + ppm)
+                if os.path.exists(ppm):
+                    with open(ppm, "rb") as f:
+                        lines = screen.decode(f.read())
+                    if any("halting with status 0" in l for l in lines):
+                        break
+                time.sleep(1)
+            mon.close()
+        finally:
+            try:
+                run.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                run.kill()
+                run.wait()
+    text = "\n".join(lines)
+    assert "halting with status 0 (ok)" in text, text
+    assert "memboot: boot done, status 0 (ok)" in text, text
+    heads = [l for l in lines if "summary: node cpus" in l]
+    assert len(heads) == 1, text
+    rows = [l.split("summary:", 1)[1].split() for l in lines if "summary:" in l]
+    nodes = [r for r in rows if r and r[0].isdigit()]
+    assert [(r[0], r[1], r[3]) for r in nodes] == [("0", "1", "deferred"), ("1", "1", "deferred")], text
+    assert any("meminit" in l and "ms" in l for l in lines), text
+    assert any("phases total" in l for l in lines), text
+    # Records are for tools: the screen has none, and no undecodable cell.
+    assert "MEMBOOT {" not in text and "\ufffd" not in text, text
+
+
+def test_console_option_moves_output_to_com2():
+    with tempfile.TemporaryDirectory(prefix="memboot-com2-") as tmp:
+        com2 = os.path.join(tmp, "com2.log")
+        b = boot(boot_path="pvh", append="console=ttyS1,9600",
+                 qemu_args=["-serial", "stdio", "-serial", "file:" + com2])
+        with open(com2, encoding="utf-8", errors="replace") as f:
+            b2 = Boot(b.argv, b.status, f.read(), "")
+    assert b.status == 0, b.tail()
+    # COM1 stopped when the command line was read: the phases up to then,
+    # nothing after.
+    assert [r["name"] for r in b.all("phase")] == ["early", "bootinfo", "cmdline"], b.tail()
+    assert not b.all("console") and not b.all("done"), b.tail()
+    # COM2 has the whole boot: the early lines replayed, then the rest.
+    b2.expect_ok()
+    assert b2.one("boot")["boot_path"] == "pvh"
+    con = b2.one("console")
+    assert (con["serial"], con["screen"]) == (["ttyS1"], "none"), con
+
+
+def test_bad_console_value_is_an_error_not_a_stop():
+    b = boot(boot_path="pvh", append="console=ttyS9 console=ttyS0,12345")
+    done = b.expect_ok()
+    assert done["errors"] >= 2, done
+    assert b.one("console")["serial"] == ["ttyS0"]
+
+
+def _spcr_body(io_port, baud_code):
+    """SPCR bytes after the 36-byte header (QEMU's -acpitable adds it)."""
+    body = bytearray(80 - 36)
+    body[0] = 0                                   # interface type: 16550
+    body[4:16] = struct.pack("<BBBBQ", 1, 8, 0, 1, io_port)   # GAS: I/O space
+    body[22] = baud_code
+    return bytes(body)
+
+
+def test_spcr_port_becomes_a_console():
+    with tempfile.TemporaryDirectory(prefix="memboot-spcr-") as tmp:
+        body, com2 = os.path.join(tmp, "spcr.bin"), os.path.join(tmp, "com2.log")
+        with open(body, "wb") as f:
+            f.write(_spcr_body(0x2f8, 7))
+        b = boot(boot_path="pvh", qemu_args=["-serial", "stdio", "-serial", "file:" + com2,
+                                             "-acpitable", "sig=SPCR,rev=2,data=" + body])
+        with open(com2, encoding="utf-8", errors="replace") as f:
+            b2 = Boot(b.argv, b.status, f.read(), "")
+    b.expect_ok()
+    assert b.all("console")[-1]["serial"] == ["ttyS0", "spcr@io0x2f8"], b.all("console")
+    # The SPCR port got the lines before ACPI was read, then everything.
+    b2.expect_ok()
+    assert b2.one("boot")["boot_path"] == "pvh"
+    assert len(b2.records) == len(b.records)
+
+
+def test_screens_per_boot_path():
+    pvh = boot(boot_path="pvh")
+    pvh.expect_ok()
+    assert {k: pvh.one("console")[k] for k in ("screen", "cols", "rows")} == \
+        {"screen": "vga", "cols": 80, "rows": 25}
+    efi = boot(boot_path="efi", firmware="uefi", mem_per_node="512M")
+    efi.expect_ok()
+    con = efi.one("console")
+    assert con["screen"] == "fb" and con["cols"] >= 80 and con["rows"] >= 25, con
+
+
+def test_exit_poweroff_and_reboot_leave_qemu():
+    # Both end QEMU without its exit device (status 126 from the tool)
+    # right after the done record; a halt would have run into the timeout.
+    for how in ("poweroff", "reboot"):
+        b = boot(boot_path="pvh", append="memboot.exit=" + how, timeout=60)
+        assert b.status == 126, (how, b.tail())
+        assert b.records[-1]["event"] == "done" and b.records[-1]["ok"], (how, b.tail())
