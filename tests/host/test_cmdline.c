@@ -485,9 +485,22 @@ static void test_kernel_exit_and_fault(void **state)
 	assert_int_equal(exit_method, EXIT_METHOD_HALT);
 	assert_result(params_parse("memboot.exit=qemu"), 1, 1, 0, 0);
 	assert_int_equal(exit_method, EXIT_METHOD_QEMU);
-	assert_result(params_parse("memboot.exit=reboot"), 1, 0, 0, 1);
-	assert_true(host_log_contains("(expected one of: auto qemu halt)"));
-	assert_int_equal(exit_method, EXIT_METHOD_QEMU);
+	assert_result(params_parse("memboot.exit=reboot"), 1, 1, 0, 0);
+	assert_int_equal(exit_method, EXIT_METHOD_REBOOT);
+	assert_result(params_parse("memboot.exit=poweroff"), 1, 1, 0, 0);
+	assert_int_equal(exit_method, EXIT_METHOD_POWEROFF);
+	assert_result(params_parse("memboot.exit=suspend"), 1, 0, 0, 1);
+	assert_true(host_log_contains("(expected one of: auto qemu halt reboot poweroff)"));
+	assert_int_equal(exit_method, EXIT_METHOD_POWEROFF);
+
+	/* console=: every word adds a console; a bad one is refused alone. */
+	memset(&kparams.console, 0, sizeof(kparams.console));
+	assert_result(params_parse("console=ttyS0,9600 console=fb console=ttyS7 console=ttyS2"),
+		      4, 3, 0, 1);
+	assert_true(kparams.console.given && kparams.console.fb);
+	assert_int_equal(kparams.console.baud[0], 9600);
+	assert_int_equal(kparams.console.baud[2], 115200);
+	assert_true(host_log_contains("'ttyS7'"));
 
 	assert_result(params_parse("memboot.fault=pf memboot.dump_mmap memboot.dump_bootinfo=1"),
 		      3, 3, 0, 0);
