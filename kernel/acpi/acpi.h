@@ -287,6 +287,23 @@ void acpi_dump_table(const char *sig, uint64_t phys, const void *bytes, size_t l
 /* acpi_dump_table() for the RSDP copy and every table of @dir. */
 void acpi_dump_tables(const struct acpi_tables *dir);
 
+/* ---- FADT ("FACP"): the ACPI PM timer ---- */
+
+#define ACPI_PM_TIMER_HZ 3579545ULL
+
+struct acpi_pm_timer {
+	uint16_t port;          /* I/O port of the 32-bit read */
+	uint8_t bits;           /* 24 or 32: the counter wraps at 2^bits */
+};
+
+/*
+ * The PM timer of the FADT in @table (@len bytes), from X_PM_TMR_BLK when it
+ * is a nonzero I/O address, else PM_TMR_BLK. Returns false with @out zeroed
+ * when there is none (hardware-reduced ACPI, zero block) or the fields are
+ * unusable (warned: length not 4, not an I/O port).
+ */
+bool acpi_fadt_pm_timer(const void *table, size_t len, struct acpi_pm_timer *out);
+
 /* One table read back from acpidump text. */
 typedef void (*acpi_dump_table_fn)(void *ctx, const char *sig, uint64_t phys,
 				   const uint8_t *bytes, size_t len);

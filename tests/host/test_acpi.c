@@ -1707,11 +1707,96 @@ static void test_fixture_ovmf_xsdt(void **state)
 	free(img);
 }
 
+/* ---- FADT: the PM timer ---- */
+
+static void test_fadt_pm_timer_fixtures(void **state)
+{
+	static struct acpi_tables dir;
+	struct acpi_pm_timer pm;
+	const struct acpi_table_info *t;
+	struct image *img = fixture_walk("q35-numa2-slit.acpidump", &dir, 11);
+
+	/* q35 (ICH9): PM base 0x600, timer at +8; revision 3 with X_PM_TMR_BLK. */
+	t = must_find(&dir, "FACP");
+	assert_true(acpi_fadt_pm_timer(t->bytes, t->length, &pm));
+	assert_int_equal(pm.port, 0x608);
+	assert_int_equal(pm.bits, 24);
+	free(img);
+	/* i440fx (PIIX4, QEMU puts its PM block at 0x600 too): revision 1, 116 bytes, no X_ fields. */
+	img = fixture_walk("pc-1node.acpidump", &dir, 8);
+	t = must_find(&dir, "FACP");
+	assert_true(acpi_fadt_pm_timer(t->bytes, t->length, &pm));
+	assert_int_equal(pm.port, 0x608);
+	assert_int_equal(pm.bits, 24);
+	assert_int_equal(host_log_count(LOG_WARN), 0);
+	free(img);
+}
+
+/* A revision 3 FADT of 244 bytes with the timer fields given. */
+static struct table *fadt_pm(uint32_t blk, uint8_t blk_len, uint32_t flags, uint8_t x_space,
+			     uint64_t x_addr)
+{
+	struct table *t = table_new();
+	sdt_begin(t, "FACP", 3, 244);
+	put32(t->b, 76, blk);
+	t->b[91] = blk_len;
+	put32(t->b, 112, flags);
+	t->b[208] = x_space;
+	t->b[209] = 32;
+	put64(t->b, 212, x_addr);
+	return sdt_finish(t);
+}
+
+static void test_fadt_pm_timer_bad(void **state)
+{
+	struct acpi_pm_timer pm;
+	struct table *t;
+
+	/* 32-bit timer through X_PM_TMR_BLK only. */
+	t = fadt_pm(0, 0, 1u << 8, 1, 0x408);
+	assert_true(acpi_fadt_pm_timer(t->b, t->len, &pm));
+	assert_int_equal(pm.port, 0x408);
+	assert_int_equal(pm.bits, 32);
+	free(t);
+	/* Hardware-reduced: none, silently. */
+	t = fadt_pm(0x608, 4, 1u << 20, 1, 0x608);
+	assert_false(acpi_fadt_pm_timer(t->b, t->len, &pm));
+	assert_int_equal(pm.port, 0);
+	assert_int_equal(host_log_count(LOG_WARN), 0);
+	free(t);
+	/* Wrong length. */
+	t = fadt_pm(0x608, 2, 0, 0, 0);
+	assert_false(acpi_fadt_pm_timer(t->b, t->len, &pm));
+	assert_true(host_log_contains("ACPI: FADT: PM_TMR_LEN (offset 0x5b) is 2, expected 4; no PM timer"));
+	free(t);
+	/* X_PM_TMR_BLK in memory space: fall back to the I/O port. */
+	host_log_reset();
+	t = fadt_pm(0x608, 4, 0, 0, 0xfed00000);
+	assert_true(acpi_fadt_pm_timer(t->b, t->len, &pm));
+	assert_int_equal(pm.port, 0x608);
+	assert_true(host_log_contains("is in address space 0, not I/O; using PM_TMR_BLK"));
+	free(t);
+	/* An I/O address beyond the 64 KiB port space. */
+	t = fadt_pm(0, 0, 0, 1, 0x12345);
+	assert_false(acpi_fadt_pm_timer(t->b, t->len, &pm));
+	assert_true(host_log_contains("X_PM_TMR_BLK 0x12345 is not an I/O port"));
+	free(t);
+	/* No timer at all, and a table too short for the flags. */
+	t = fadt_pm(0, 0, 0, 1, 0);
+	assert_false(acpi_fadt_pm_timer(t->b, t->len, &pm));
+	free(t);
+	t = fadt_build(1, 100, 0, 0, 0);
+	assert_false(acpi_fadt_pm_timer(t->b, t->len, &pm));
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 #define T(f) cmocka_unit_test_setup(f, reset_log)
 		T(test_checksum),
+		T(test_fadt_pm_timer_fixtures),
+		T(test_fadt_pm_timer_bad),
 		T(test_rsdp_v1_and_v2),
 		T(test_rsdp_bad),
 		T(test_walk_rsdt_q35),

@@ -1,0 +1,118 @@
+/*
+ * clockcal.c: sample rejection and the median estimate (kernel/clockcal.h).
+ */
+#include "kernel/clockcal.h"
+
+#include <stddef.h>
+
+uint64_t clockcal_median(uint64_t *v, uint32_t n)
+{
+	/* Insertion sort: n is at most a few thousand and this runs once a boot. */
+	for (uint32_t i = 1; i < n; i++) {
+		uint64_t x = v[i];
+		uint32_t j = i;
+		while (j > 0 && v[j - 1] > x) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = x;
+	}
+	return v[n / 2];
+}
+
+uint32_t clockcal_ppm_diff(uint64_t a, uint64_t b)
+{
+	uint64_t d = a > b ? a - b : b - a;
+	unsigned __int128 ppm = (unsigned __int128)d * 1000000u / b;
+
+	return ppm > UINT32_MAX ? UINT32_MAX : (uint32_t)ppm;
+}
+
+uint64_t clockcal_unwrap(uint64_t delta_raw, unsigned bits, uint64_t predicted_ticks)
+{
+	uint64_t period = 1ULL << bits;
+	uint64_t k;
+
+	if (predicted_ticks <= delta_raw)
+		return delta_raw;
+	/* Nearest k: round((predicted - raw) / period). */
+	k = (predicted_ticks - delta_raw + period / 2) / period;
+	return delta_raw + k * period;
+}
+
+static uint64_t width_of(const struct clockcal_sample *s)
+{
+	return s->tsc_after >= s->tsc_before ? s->tsc_after - s->tsc_before : UINT64_MAX;
+}
+
+/* Index of the @k-th kept sample (0-based), or @n if there are not that many. */
+static uint32_t nth_kept(const struct clockcal_sample *s, uint32_t n, uint64_t limit, uint32_t k)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (width_of(&s[i]) <= limit && k-- == 0)
+			return i;
+	return n;
+}
+
+bool clockcal_estimate(const struct clockcal_sample *s, uint32_t n, uint64_t ref_hz,
+		       uint64_t *scratch, struct clockcal_result *out)
+{
+	uint64_t limit, p25, worst_ppm = 0;
+	uint32_t kept = 0, third, pairs = 0;
+
+	*out = (struct clockcal_result){ 0 };
+	if (n < CLOCKCAL_MIN_SAMPLES || ref_hz == 0)
+		return false;
+	for (uint32_t i = 0; i < n; i++)
+		scratch[i] = width_of(&s[i]);
+	clockcal_median(scratch, n);   /* sorts */
+	p25 = scratch[n / 4];
+	if (p25 == UINT64_MAX)
+		return false;
+	/* Twice the lower quartile: a clean bracket varies by a few cycles of
+	 * port I/O, a descheduled one by the host's time slice (milliseconds). */
+	limit = p25 > UINT64_MAX / 2 ? UINT64_MAX - 1 : 2 * p25 + 1;
+	for (uint32_t i = 0; i < n; i++)
+		kept += width_of(&s[i]) <= limit;
+	out->kept = kept;
+	out->rejected = n - kept;
+	out->bracket_limit = limit;
+	if (kept < CLOCKCAL_MIN_SAMPLES)
+		return false;
+
+	/* Pair the j-th sample of the first third with the j-th of the last
+	 * third: every pair spans at least a third of the run, and no sample
+	 * is used twice. */
+	third = kept / 3;
+	for (uint32_t j = 0; j < CLOCKCAL_PAIRS && j < third; j++) {
+		uint32_t ka = (uint32_t)((uint64_t)j * third / (CLOCKCAL_PAIRS < third ? CLOCKCAL_PAIRS : third));
+		uint32_t a = nth_kept(s, n, limit, ka);
+		uint32_t b = nth_kept(s, n, limit, kept - third + ka);
+		uint64_t twice_dt, dref, hz, bound_ppm;
+
+		if (a >= n || b >= n || s[b].ref <= s[a].ref)
+			continue;
+		/* Midpoints, doubled to stay in integers. */
+		twice_dt = (s[b].tsc_before + s[b].tsc_after) - (s[a].tsc_before + s[a].tsc_after);
+		if ((int64_t)twice_dt <= 0)
+			continue;
+		dref = s[b].ref - s[a].ref;
+		hz = (uint64_t)((unsigned __int128)twice_dt * ref_hz / (2 * (unsigned __int128)dref));
+		/* Each end is off by at most half its bracket; the reference's
+		 * reading by less than one tick. */
+		bound_ppm = (uint64_t)((unsigned __int128)(width_of(&s[a]) + width_of(&s[b])) *
+				       1000000u / twice_dt) +
+			    (1000000u + dref - 1) / dref;
+		if (bound_ppm > worst_ppm)
+			worst_ppm = bound_ppm;
+		scratch[pairs++] = hz;
+		if (s[b].ref - s[a].ref > out->span_ref)
+			out->span_ref = s[b].ref - s[a].ref;
+	}
+	if (pairs == 0)
+		return false;
+	out->pairs = pairs;
+	out->hz = clockcal_median(scratch, pairs);
+	out->uncertainty_ppm = worst_ppm > UINT32_MAX ? UINT32_MAX : (uint32_t)worst_ppm;
+	return out->hz != 0;
+}

@@ -1,0 +1,74 @@
+/*
+ * clockcal.h: the arithmetic of clock calibration, with no I/O, so the host
+ * tests can feed it samples from a simulated busy host.
+ *
+ * A sample is one reading of a reference counter (PIT, ACPI PM timer)
+ * bracketed by two TSC reads: tsc_before, ref, tsc_after. The reference was
+ * read at some instant inside [tsc_before, tsc_after]; a bracket that is wide
+ * means the vCPU was descheduled (or an SMI hit) between the reads, and the
+ * sample's time is uncertain by up to the bracket's width. Linux's
+ * quick_pit_calibrate() and pit_hpet_ptimer_calibrate_cpu() reason the same
+ * way: the error of a calibration is the uncertainty of its end points
+ * divided by its length.
+ *
+ * clockcal_estimate() drops wide brackets, forms several estimates from pairs
+ * of kept samples that each span about half of the run, and keeps their
+ * median, so a few bad pairs cannot move the answer. The uncertainty it
+ * reports is the bound implied by the median pair's brackets and the
+ * reference's tick, or the spread of the estimates if that is larger.
+ */
+#ifndef MEMBOOT_KERNEL_CLOCKCAL_H
+#define MEMBOOT_KERNEL_CLOCKCAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct clockcal_sample {
+	uint64_t tsc_before;
+	uint64_t tsc_after;
+	uint64_t ref;          /* reference ticks, unwrapped (monotonic) */
+};
+
+/* How many pair estimates the median is taken over. */
+#define CLOCKCAL_PAIRS 9
+/* Fewer kept samples than this: no estimate. */
+#define CLOCKCAL_MIN_SAMPLES 8
+
+struct clockcal_result {
+	uint64_t hz;               /* 0: no estimate */
+	uint32_t uncertainty_ppm;  /* estimated relative error bound, parts per million */
+	uint32_t kept;             /* samples whose bracket passed */
+	uint32_t rejected;         /* samples dropped for a wide bracket */
+	uint32_t pairs;            /* estimates the median was taken over */
+	uint64_t bracket_limit;    /* TSC cycles: the widest bracket kept */
+	uint64_t span_ref;         /* reference ticks spanned by the kept samples */
+};
+
+/*
+ * Estimate the TSC frequency from @n samples (in time order) of a reference
+ * that ticks @ref_hz times a second. A sample is kept if its bracket is no
+ * wider than twice the narrowest quarter's width (the 25th percentile), so a
+ * host that deschedules the vCPU in some brackets costs those samples only.
+ * Returns false (with out->hz 0) if fewer than CLOCKCAL_MIN_SAMPLES are kept
+ * or they span no reference time. @scratch holds @n uint64_t.
+ */
+bool clockcal_estimate(const struct clockcal_sample *s, uint32_t n, uint64_t ref_hz,
+		       uint64_t *scratch, struct clockcal_result *out);
+
+/*
+ * The true forward distance of a wrapping counter of @bits bits, given the
+ * raw forward difference @delta_raw (already reduced modulo 2^bits) and a
+ * prediction @predicted_ticks from elapsed TSC time (0 when there is none
+ * yet): the value delta_raw + k * 2^bits, k >= 0, nearest the prediction.
+ * A vCPU descheduled for longer than the counter's period (55 ms for the
+ * PIT) would otherwise make the reference look as if almost no time passed.
+ */
+uint64_t clockcal_unwrap(uint64_t delta_raw, unsigned bits, uint64_t predicted_ticks);
+
+/* The median of @n values; sorts @v in place. @n must be at least 1. */
+uint64_t clockcal_median(uint64_t *v, uint32_t n);
+
+/* |a - b| / b in parts per million, saturated at UINT32_MAX; b > 0. */
+uint32_t clockcal_ppm_diff(uint64_t a, uint64_t b);
+
+#endif
