@@ -62,6 +62,8 @@ void bootreport_print(const struct bootinfo *bi, bool dump_raw)
 	rec_str(&r, "loader", bi->loader);
 	rec_str(&r, "cmdline", bi->cmdline);
 	rec_u64(&r, "tsc_hz", tsc_hz);
+	rec_str(&r, "tsc_method", tsc_method);
+	rec_u64(&r, "tsc_uncertainty_ppm", tsc_uncertainty_ppm);
 	rec_str(&r, "map_source", bi->map_source);
 	rec_u64(&r, "map_entries", bi->raw.nr_entries);
 	rec_u64(&r, "rsdp_revision", bi->rsdp_len ? bi->rsdp_revision : 0);

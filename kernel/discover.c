@@ -7,6 +7,7 @@
 
 #include "arch/apic.h"
 #include "arch/paging.h"
+#include "arch/tsc.h"
 #include "kernel/acpi/sleep.h"
 #include "kernel/acpi/spcr.h"
 #include "kernel/console.h"
@@ -15,6 +16,7 @@
 #include "kernel/params.h"
 #include "kernel/smp.h"
 #include "kernel/summary.h"
+#include "kernel/time.h"
 #include "mm/numa.h"
 #include "mm/physmem.h"
 
@@ -28,6 +30,20 @@ static const void *table_bytes(const char *sig, uint32_t *len)
 		return NULL;
 	*len = t->length;
 	return arch_map_phys(NULL, t->phys, t->length);
+}
+
+/*
+ * The PM timer is a second fixed-rate reference, independent of the PIT the
+ * TSC was calibrated against (or of CPUID's figure): measure the TSC against
+ * it and say whether the two agree (Linux cross-checks the same way in
+ * pit_hpet_ptimer_calibrate_cpu()).
+ */
+static void crosscheck_clock(void)
+{
+	struct clockcal_result res;
+
+	arch_tsc_measure_pm_timer(acpi.pm_timer.port, acpi.pm_timer.bits, &res);
+	time_crosscheck("pm_timer", acpi.pm_timer.port, &res);
 }
 
 void discover_acpi(const struct bootinfo *bi, bool dump)
@@ -57,6 +73,8 @@ void discover_acpi(const struct bootinfo *bi, bool dump)
 		pr_warn("ACPI: no usable MADT: the boot CPU only");
 	if ((bytes = table_bytes("SPCR", &len)))
 		discover_spcr(bytes, len);
+	if ((bytes = table_bytes("FACP", &len)) && acpi_fadt_pm_timer(bytes, len, &acpi.pm_timer))
+		crosscheck_clock();
 	discover_s5();
 }
 

@@ -20,6 +20,7 @@ struct discovered_acpi {
 	struct acpi_madt_info madt;
 	struct acpi_srat_info srat;
 	struct acpi_slit_info slit;
+	struct acpi_pm_timer pm_timer;   /* port 0: none */
 };
 
 extern struct discovered_acpi acpi;

@@ -22,16 +22,46 @@
 #include "kernel/meminit.h"
 #include "kernel/params.h"
 #include "kernel/phase.h"
+#include "kernel/record.h"
 #include "kernel/selftest.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
 
 static struct bootinfo bootinfo;
 
+/* The calibration as a line and a `tsc` record (docs/records.md). */
+static void tsc_report(const struct tsc_calibration *cal)
+{
+	struct record r;
+	uint64_t us = tsc_cycles_to_ns(cal->cycles) / 1000;
+
+	pr_info("tsc: Detected %llu.%03llu MHz processor (%s, +-%u.%04u%%, %llu us; PIT: %u of %u "
+		"samples kept)", (unsigned long long)(cal->hz / 1000000),
+		(unsigned long long)(cal->hz / 1000 % 1000), cal->method,
+		cal->uncertainty_ppm / 10000, cal->uncertainty_ppm % 10000, (unsigned long long)us,
+		cal->pit.kept, cal->pit_samples);
+	rec_begin(&r, "tsc");
+	rec_u64(&r, "hz", cal->hz);
+	rec_str(&r, "method", cal->method);
+	rec_u64(&r, "uncertainty_ppm", cal->uncertainty_ppm);
+	rec_u64(&r, "cpuid_hz", cal->cpuid_hz);
+	rec_str(&r, "cpuid_leaf", cal->cpuid_leaf);
+	rec_u64(&r, "pit_hz", cal->pit.hz);
+	rec_u64(&r, "pit_uncertainty_ppm", cal->pit.uncertainty_ppm);
+	rec_u64(&r, "pit_samples", cal->pit_samples);
+	rec_u64(&r, "pit_kept", cal->pit.kept);
+	rec_u64(&r, "pit_pairs", cal->pit.pairs);
+	rec_u64(&r, "bracket_limit_cycles", cal->pit.bracket_limit);
+	if (cal->cpuid_hz && cal->pit.hz)
+		rec_u64(&r, "cpuid_vs_pit_ppm", cal->cpuid_vs_pit_ppm);
+	rec_u64(&r, "ns", tsc_cycles_to_ns(cal->cycles));
+	record_emit(&r);
+}
+
 /* COM1, CPU identity, this CPU's descriptor tables, TSC calibration. */
 static void early_init(void)
 {
-	uint64_t hz;
+	struct tsc_calibration cal;
 
 	console_init();
 	arch_cpu_identify();
@@ -45,14 +75,15 @@ static void early_init(void)
 		cpu_features.brand[0] ? cpu_features.brand : cpu_features.vendor);
 	if (cpu_features.has_hypervisor)
 		pr_info("Hypervisor detected: %s", cpu_features.hypervisor);
-	hz = arch_tsc_calibrate();
-	if (hz == 0) {
-		hz = 1000000000ULL;
-		pr_warn("tsc: PIT did not count; assuming 1 GHz, all timings are unreliable");
+	arch_tsc_calibrate(&cal);
+	if (cal.hz == 0) {
+		cal.hz = 1000000000ULL;
+		cal.uncertainty_ppm = UINT32_MAX;
+		pr_warn("tsc: no CPUID frequency and the PIT did not count; assuming 1 GHz, "
+			"all timings are unreliable");
 	}
-	time_init(hz);
-	pr_info("tsc: Detected %llu.%03llu MHz processor (PIT calibration)",
-		(unsigned long long)(hz / 1000000), (unsigned long long)(hz / 1000 % 1000));
+	time_init(cal.hz, cal.method, cal.uncertainty_ppm);
+	tsc_report(&cal);
 }
 
 /* VGA text exists where a BIOS set the machine up: Multiboot2 under BIOS

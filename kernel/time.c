@@ -5,13 +5,20 @@
 #include "kernel/time.h"
 
 #include "arch/cpu.h"
+#include "kernel/clockcal.h"
+#include "kernel/log.h"
+#include "kernel/record.h"
 
 uint64_t tsc_hz;
+const char *tsc_method = "none";
+uint32_t tsc_uncertainty_ppm;
 static uint64_t ns_per_cycle_q32;   /* (1e9 << 32) / tsc_hz */
 
-void time_init(uint64_t hz)
+void time_init(uint64_t hz, const char *method, uint32_t uncertainty_ppm)
 {
 	tsc_hz = hz;
+	tsc_method = method;
+	tsc_uncertainty_ppm = uncertainty_ppm;
 	ns_per_cycle_q32 = hz ? (uint64_t)(((unsigned __int128)1000000000ULL << 32) / hz) : 0;
 }
 
@@ -41,4 +48,41 @@ uint64_t time_delay_ns(uint64_t ns)
 		now = rdtsc();
 	} while (now - start < cycles);
 	return now - start;
+}
+
+void time_crosscheck(const char *reference, uint64_t port, const struct clockcal_result *res)
+{
+	struct record r;
+	uint32_t diff_ppm = res->hz && tsc_hz ? clockcal_ppm_diff(res->hz, tsc_hz) : 0;
+	uint64_t allowed_ppm = (uint64_t)tsc_uncertainty_ppm + res->uncertainty_ppm + 1000;
+	bool agree = res->hz && diff_ppm <= allowed_ppm;
+
+	if (!res->hz)
+		pr_warn("tsc: %s at port 0x%llx gave no measurement (%u samples kept); "
+			"the TSC is not cross-checked", reference, (unsigned long long)port, res->kept);
+	else if (agree)
+		pr_info("tsc: %s cross-check: %llu.%03llu MHz, %u.%04u%% from the %s figure "
+			"(both good to %llu.%04llu%%)", reference,
+			(unsigned long long)(res->hz / 1000000),
+			(unsigned long long)(res->hz / 1000 % 1000), diff_ppm / 10000, diff_ppm % 10000,
+			tsc_method, (unsigned long long)(allowed_ppm / 10000),
+			(unsigned long long)(allowed_ppm % 10000));
+	else
+		pr_warn("tsc: %s measures %llu.%03llu MHz, %u.%04u%% from the %s figure "
+			"%llu.%03llu MHz: the references disagree, timings may be off by that much",
+			reference, (unsigned long long)(res->hz / 1000000),
+			(unsigned long long)(res->hz / 1000 % 1000), diff_ppm / 10000, diff_ppm % 10000,
+			tsc_method, (unsigned long long)(tsc_hz / 1000000),
+			(unsigned long long)(tsc_hz / 1000 % 1000));
+	rec_begin(&r, "clock_check");
+	rec_str(&r, "reference", reference);
+	rec_hex(&r, "port", port);
+	rec_u64(&r, "hz", res->hz);
+	rec_u64(&r, "uncertainty_ppm", res->uncertainty_ppm);
+	rec_u64(&r, "tsc_hz", tsc_hz);
+	rec_u64(&r, "diff_ppm", diff_ppm);
+	rec_bool(&r, "agree", agree);
+	rec_u64(&r, "kept", res->kept);
+	rec_u64(&r, "rejected", res->rejected);
+	record_emit(&r);
 }

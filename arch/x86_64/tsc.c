@@ -1,64 +1,202 @@
 /*
- * tsc.c: TSC calibration against PIT channel 2.
+ * tsc.c: the TSC frequency.
  *
- * Channel 2's gate is bit 0 of port 0x61 and its output is readable as bit 5
- * of the same port, so a one-shot count (mode 0) can be timed without
- * interrupts: arm the counter, raise the gate, spin until OUT2 goes high.
- * Three 10 ms windows are measured and the median kept, which rejects one
- * window stretched by the host (QEMU's vCPU thread can be descheduled).
+ * Two sources, as in Linux's arch/x86/kernel/tsc.c:
+ *  - what the CPU reports: the hypervisor timing leaf 0x40000010 (EAX = TSC
+ *    kHz; VMware's convention, also QEMU/KVM's with vmware-cpuid-freq), CPUID
+ *    0x15 (TSC/crystal ratio EBX/EAX times the crystal ECX Hz; Intel SDM vol.
+ *    2A, CPUID leaf 15H) and, when 0x15 has no crystal, 0x16 (EAX = base MHz,
+ *    which Linux's native_calibrate_tsc() uses the same way);
+ *  - a measurement against a fixed-rate reference: PIT channel 2 here
+ *    (1.193182 MHz on every PC since the 8254), the ACPI PM timer later
+ *    (3.579545 MHz, its port known once the FADT is read).
+ *
+ * The measurement is what makes a busy host harmless. Every reference read
+ * is bracketed by two TSC reads; a vCPU descheduled between them shows up as
+ * a wide bracket and that sample is dropped (kernel/clockcal.c), instead of
+ * silently stretching a whole window as a single read per window did. The
+ * samples run for about 3 ms; estimates from pairs of kept samples are
+ * combined by their median.
+ *
+ * PIT channel 2's gate is bit 0 of port 0x61 (bit 1 drives the speaker and
+ * stays off). Mode 0 with a reload of 0 (65536) makes the counter a free
+ * 16-bit down-counter; the latch command (0x80 to port 0x43) freezes it for
+ * a consistent low/high byte read (8254 data sheet, "Counter Latch Command").
  */
 #include "arch/tsc.h"
 
+#include <string.h>
+
 #include "arch/cpu.h"
 #include "arch/io.h"
+#include "kernel/log.h"
 
 #define PIT_HZ 1193182ULL
 #define PIT_CH2 0x42
 #define PIT_CMD 0x43
 #define PORT_61 0x61
-#define WINDOW_MS 10
-#define WINDOWS 3
+#define PIT_SPAN_TICKS (PIT_HZ * 3 / 1000)      /* 3 ms */
+#define PM_SPAN_TICKS (3579545ULL * 2 / 1000)   /* 2 ms */
+#define MAX_SAMPLES 2048
+/* Beyond this the CPUID figure and the measurement disagree (ppm). */
+#define CPUID_TRUST_PPM 5000
 
-static uint64_t measure_window(void)
+static struct clockcal_sample samples[MAX_SAMPLES];
+static uint64_t scratch[MAX_SAMPLES];
+
+static uint16_t pit_read(void)
 {
-	const uint16_t count = (uint16_t)(PIT_HZ * WINDOW_MS / 1000);
-	uint8_t v = inb(PORT_61);
-	uint64_t t0, t1;
-	unsigned long spins = 0;
+	uint8_t lo, hi;
 
-	outb(PORT_61, (v & ~0x02) | 0x01);   /* speaker off, gate on */
-	outb(PIT_CMD, 0xb0);                 /* channel 2, lo/hi byte, mode 0 */
-	outb(PIT_CH2, count & 0xff);
-	outb(PIT_CH2, count >> 8);
-	/* Mode 0 starts counting on the gate's rising edge. */
-	v = inb(PORT_61);
-	outb(PORT_61, v & ~0x01);
-	outb(PORT_61, v | 0x01);
-	t0 = rdtsc();
-	while (!(inb(PORT_61) & 0x20)) {
-		if (++spins > 200000000UL)
-			return 0;   /* no PIT */
-	}
-	t1 = rdtsc();
-	return (t1 - t0) * PIT_HZ / count;
+	outb(PIT_CMD, 0x80);    /* latch channel 2 */
+	lo = inb(PIT_CH2);
+	hi = inb(PIT_CH2);
+	return (uint16_t)(lo | hi << 8);
 }
 
-uint64_t arch_tsc_calibrate(void)
+static uint32_t pm_read(uint16_t port)
 {
-	uint64_t hz[WINDOWS];
+	return inl(port);
+}
 
-	for (int i = 0; i < WINDOWS; i++) {
-		hz[i] = measure_window();
-		if (hz[i] == 0)
-			return 0;
-	}
-	/* median of three */
-	for (int i = 0; i < WINDOWS; i++)
-		for (int j = i + 1; j < WINDOWS; j++)
-			if (hz[j] < hz[i]) {
-				uint64_t t = hz[i];
-				hz[i] = hz[j];
-				hz[j] = t;
+/*
+ * Take bracketed samples of a counter until it has advanced @span_ticks.
+ * Reads run back to back, but a sample is kept only once the counter has
+ * moved span/MAX_SAMPLES ticks past the last kept one, so the samples cover
+ * the whole span however fast the port answers. @down: the counter counts
+ * down. Wraps are undone with a prediction from the TSC rate seen so far
+ * (clockcal_unwrap), so a vCPU descheduled for longer than the counter's
+ * period is no worse than any other pause between samples. Gives up after
+ * 64 reads per kept sample with no progress (a counter that does not count).
+ */
+static uint32_t take_samples(uint16_t pm_port, unsigned bits, bool down, uint64_t span_ticks)
+{
+	const uint64_t mask = (1ULL << bits) - 1;
+	const uint64_t stride = span_ticks / (MAX_SAMPLES - 1) + 1;
+	uint64_t prev_raw = 0, prev_tsc = 0, total = 0;
+	uint64_t reads = 0, max_reads = 64ULL * MAX_SAMPLES;
+	uint32_t n = 0;
+
+	while (n < MAX_SAMPLES && reads++ < max_reads) {
+		struct clockcal_sample *s = &samples[n];
+		uint64_t raw, delta, predicted = 0;
+
+		s->tsc_before = rdtsc();
+		raw = pm_port ? pm_read(pm_port) : pit_read();
+		s->tsc_after = rdtsc();
+		raw &= mask;
+		if (reads > 1) {
+			delta = (down ? prev_raw - raw : raw - prev_raw) & mask;
+			/* Predict from the TSC once 256 ticks give a rough rate. */
+			if (total >= 256) {
+				uint64_t run = prev_tsc - samples[0].tsc_before;
+				uint64_t gap = s->tsc_after - prev_tsc;
+				predicted = (uint64_t)((unsigned __int128)gap * total / (run ? run : 1));
 			}
-	return hz[WINDOWS / 2];
+			total += clockcal_unwrap(delta, bits, predicted);
+		}
+		prev_raw = raw;
+		prev_tsc = s->tsc_after;
+		s->ref = total;
+		if (n == 0 || total - samples[n - 1].ref >= stride) {
+			n++;
+			if (total >= span_ticks)
+				break;
+		}
+	}
+	return n;
+}
+
+/* PIT channel 2 free-running, gate on, speaker off. */
+static void pit_start(void)
+{
+	uint8_t v = inb(PORT_61);
+
+	outb(PORT_61, (v & ~0x02) | 0x01);
+	outb(PIT_CMD, 0xb0);    /* channel 2, low then high byte, mode 0, binary */
+	outb(PIT_CH2, 0);
+	outb(PIT_CH2, 0);       /* reload 0: 65536 */
+}
+
+static uint64_t cpuid_frequency(const char **leaf)
+{
+	uint32_t r[4], max_leaf;
+
+	*leaf = "";
+	if (cpu_features.has_hypervisor) {
+		cpuid(0x40000000, 0, r);
+		if (r[0] >= 0x40000010 && r[0] < 0x40010000) {
+			cpuid(0x40000010, 0, r);
+			if (r[0]) {
+				*leaf = "0x40000010";
+				return (uint64_t)r[0] * 1000;
+			}
+		}
+	}
+	cpuid(0, 0, r);
+	max_leaf = r[0];
+	if (max_leaf >= 0x15) {
+		cpuid(0x15, 0, r);
+		if (r[0] && r[1] && r[2]) {
+			*leaf = "0x15";
+			return (uint64_t)r[2] * r[1] / r[0];
+		}
+		if (r[0] && r[1] && max_leaf >= 0x16) {
+			uint32_t f[4];
+			cpuid(0x16, 0, f);
+			if (f[0] & 0xffff) {
+				*leaf = "0x16";
+				return (uint64_t)(f[0] & 0xffff) * 1000000;
+			}
+		}
+	}
+	return 0;
+}
+
+void arch_tsc_calibrate(struct tsc_calibration *out)
+{
+	uint64_t t0 = rdtsc();
+
+	memset(out, 0, sizeof(*out));
+	out->method = "none";
+	out->cpuid_hz = cpuid_frequency(&out->cpuid_leaf);
+
+	pit_start();
+	out->pit_samples = take_samples(0, 16, true, PIT_SPAN_TICKS);
+	clockcal_estimate(samples, out->pit_samples, PIT_HZ, scratch, &out->pit);
+
+	if (out->cpuid_hz) {
+		out->hz = out->cpuid_hz;
+		out->method = !strcmp(out->cpuid_leaf, "0x40000010") ? "hypervisor"
+			      : !strcmp(out->cpuid_leaf, "0x15") ? "cpuid15" : "cpuid16";
+		/* 0x40000010 is in kHz, 0x16 in MHz: their rounding is the error. */
+		out->uncertainty_ppm = !strcmp(out->cpuid_leaf, "0x15") ? 0
+				       : (uint32_t)((!strcmp(out->cpuid_leaf, "0x16") ? 500000000ULL
+										 : 500000ULL) /
+						    (out->cpuid_hz / 1000));
+		if (out->pit.hz) {
+			out->cpuid_vs_pit_ppm = clockcal_ppm_diff(out->pit.hz, out->cpuid_hz);
+			if (out->cpuid_vs_pit_ppm > out->pit.uncertainty_ppm + CPUID_TRUST_PPM) {
+				pr_warn("tsc: CPUID leaf %s says %llu kHz but the PIT measures %llu kHz "
+					"(%u ppm apart); using the measurement",
+					out->cpuid_leaf, (unsigned long long)(out->cpuid_hz / 1000),
+					(unsigned long long)(out->pit.hz / 1000), out->cpuid_vs_pit_ppm);
+				out->hz = out->pit.hz;
+				out->method = "pit";
+				out->uncertainty_ppm = out->pit.uncertainty_ppm;
+			}
+		}
+	} else if (out->pit.hz) {
+		out->hz = out->pit.hz;
+		out->method = "pit";
+		out->uncertainty_ppm = out->pit.uncertainty_ppm;
+	}
+	out->cycles = rdtsc() - t0;
+}
+
+bool arch_tsc_measure_pm_timer(uint16_t port, unsigned bits, struct clockcal_result *out)
+{
+	uint32_t n = take_samples(port, bits, false, PM_SPAN_TICKS);
+
+	return clockcal_estimate(samples, n, 3579545ULL, scratch, out);
 }

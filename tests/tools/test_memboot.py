@@ -343,8 +343,12 @@ class EndToEnd(unittest.TestCase):
         os.chmod(path, 0o755)
         return path
 
-    def run_tool(self, qemu, *argv, timeout=30):
+    def run_tool(self, qemu, *argv, timeout=30, host_notes=False):
+        # Host notes depend on the machine running the tests: off unless a
+        # test is about them.
         env = dict(CLEAN_ENV, MEMBOOT_QEMU=qemu)
+        if not host_notes:
+            env["MEMBOOT_HOST_NOTES"] = "off"
         return subprocess.run(
             [sys.executable, TOOL, "run", "--iso", self.iso] + list(argv),
             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -453,6 +457,20 @@ class EndToEnd(unittest.TestCase):
         self.assertEqual(r.returncode, 0)
         self.assertEqual(r.stdout, b'{"event":"done","ok":true,"status":0}\n')
         self.assertEqual(r.stderr, b"")
+
+    def test_host_notes_when_vcpus_outnumber_host_cpus(self):
+        fake = self.fake("okqemu", """\
+            import sys
+            print('MEMBOOT {"event":"done","ok":true,"status":0}')
+            sys.exit(33)
+            """)
+        vcpus = (os.cpu_count() or 1) * 4
+        r = self.run_tool(fake, "--json", "--nodes", "2", "--cpus-per-node",
+                          str(vcpus // 2), host_notes=True)
+        self.assertEqual(r.returncode, 0)
+        self.assertEqual(r.stdout, b'{"event":"done","ok":true,"status":0}\n')
+        self.assertIn(b"memboot: note: %d vCPUs on " % vcpus, r.stderr)
+        self.assertIn(b"per-CPU and parallel timings", r.stderr)
 
     def test_timeout_kills_qemu(self):
         # A shell child (sleep) that shares the pipe must die too, or the

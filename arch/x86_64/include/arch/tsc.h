@@ -1,15 +1,40 @@
 /*
- * arch/tsc.h: TSC frequency calibration.
+ * arch/tsc.h: the TSC frequency, from what the CPU says and from measuring it
+ * against the PIT (and later the ACPI PM timer) with bracketed reads.
  */
 #ifndef MEMBOOT_ARCH_TSC_H
 #define MEMBOOT_ARCH_TSC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/clockcal.h"
+
+struct tsc_calibration {
+	uint64_t hz;                /* what the kernel uses; 0: nothing worked */
+	const char *method;         /* "hypervisor", "cpuid15", "cpuid16", "pit", "none" */
+	uint32_t uncertainty_ppm;   /* estimated bound on hz's relative error */
+	uint64_t cpuid_hz;          /* from CPUID (0x40000010, 0x15 or 0x16); 0 if none */
+	const char *cpuid_leaf;     /* which one, or "" */
+	struct clockcal_result pit; /* the PIT measurement (pit.hz 0: failed) */
+	uint32_t pit_samples;
+	uint32_t cpuid_vs_pit_ppm;  /* disagreement, when both exist */
+	uint64_t cycles;            /* TSC cycles the calibration took */
+};
+
 /*
- * Measure the TSC frequency against PIT channel 2 (1.193182 MHz, the same on
- * every PC since the 8254). Returns Hz, or 0 if the PIT does not count.
+ * Find the TSC frequency: take CPUID's figure where the CPU (or hypervisor)
+ * gives one, and always measure against PIT channel 2 in about 3 ms; when the
+ * two disagree by more than the measurement's uncertainty plus 0.5 %, warn
+ * and trust the measurement (a TCG guest's CPUID may report a frequency the
+ * emulated TSC does not run at).
  */
-uint64_t arch_tsc_calibrate(void);
+void arch_tsc_calibrate(struct tsc_calibration *out);
+
+/*
+ * Measure @tsc_hz's counterpart against the ACPI PM timer at I/O port @port
+ * (@bits 24 or 32) for about 2 ms. Returns false if the timer does not count.
+ */
+bool arch_tsc_measure_pm_timer(uint16_t port, unsigned bits, struct clockcal_result *out);
 
 #endif
