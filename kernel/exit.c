@@ -80,12 +80,14 @@ void kernel_exit(enum exit_status status, const char *why)
 {
 	static volatile int exiting;
 	struct record r;
+	uint64_t total_ns;
 
 	if (exiting++)
 		exit_now(status);   /* a failure while exiting */
 	if (why)
 		pr_err("memboot: %s", why);
-	summary_print();
+	total_ns = ktime_ns();
+	summary_print(total_ns);
 	pr_info("memboot: boot %s, status %d (%s), %u warnings, %u errors",
 		status == EXIT_OK ? "done" : "FAILED", status, exit_status_name(status),
 		console_warnings(), console_errors());
@@ -95,7 +97,7 @@ void kernel_exit(enum exit_status status, const char *why)
 	rec_str(&r, "reason", why ? why : exit_status_name(status));
 	rec_u64(&r, "warnings", console_warnings());
 	rec_u64(&r, "errors", console_errors());
-	rec_u64(&r, "total_ns", ktime_ns());
+	rec_u64(&r, "total_ns", total_ns);
 	record_emit(&r);
 	if (exit_method == EXIT_METHOD_HALT ||
 	    (exit_method == EXIT_METHOD_AUTO && !cpu_features.has_hypervisor))

@@ -50,6 +50,8 @@ static void tsc_report(const struct tsc_calibration *cal)
 	rec_u64(&r, "pit_uncertainty_ppm", cal->pit.uncertainty_ppm);
 	rec_u64(&r, "pit_samples", cal->pit_samples);
 	rec_u64(&r, "pit_kept", cal->pit.kept);
+	rec_u64(&r, "pit_reads", cal->pit_reads);
+	rec_u64(&r, "pit_ticks", cal->pit_ticks);
 	rec_u64(&r, "pit_pairs", cal->pit.pairs);
 	rec_u64(&r, "bracket_limit_cycles", cal->pit.bracket_limit);
 	if (cal->cpuid_hz && cal->pit.hz)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "kernel/log.h"
+#include "kernel/record.h"
 
 struct node_row {
 	bool known, inited;
@@ -50,10 +51,12 @@ void summary_phase(const char *name, uint64_t ns)
 		phases[nr_phases++] = (typeof(phases[0])){ name, ns };
 }
 
-void summary_print(void)
+void summary_print(uint64_t total_ns)
 {
 	char line[160];
-	uint64_t total_ns = 0;
+	uint64_t in_phases_ns = 0, outside_ns;
+	unsigned order[SUMMARY_MAX_PHASES];
+	struct record rec;
 	size_t n = 0;
 
 	pr_info("summary: node cpus     MiB init     thr     pages    init ms");
@@ -70,18 +73,47 @@ void summary_print(void)
 			pr_info("summary: %4u %4u %7llu (no init)", i, r->cpus,
 				(unsigned long long)(r->mem_bytes >> 20));
 	}
-	/* Phases two to a line, so a line fits the 80 columns of VGA text. */
+	/* Longest first (insertion sort; ties keep boot order). */
 	for (unsigned i = 0; i < nr_phases; i++) {
-		total_ns += phases[i].ns;
-		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%-10s %6llu.%03llu ms",
-				      n ? "  " : "", phases[i].name,
-				      (unsigned long long)(phases[i].ns / 1000000),
-				      (unsigned long long)(phases[i].ns / 1000 % 1000));
-		if (i % 2 == 1 || i + 1 == nr_phases || n >= sizeof(line)) {
+		unsigned j = i;
+		in_phases_ns += phases[i].ns;
+		while (j > 0 && phases[order[j - 1]].ns < phases[i].ns) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = i;
+	}
+	/* Phases two to a line, so a line fits the 80 columns of VGA text. */
+	for (unsigned k = 0; k < nr_phases; k++) {
+		uint64_t ns = phases[order[k]].ns;
+		uint64_t permille = total_ns ? ns * 1000 / total_ns : 0;
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%-10s %4llu.%03llu ms %2llu%%",
+				      n ? "  " : "", phases[order[k]].name,
+				      (unsigned long long)(ns / 1000000),
+				      (unsigned long long)(ns / 1000 % 1000),
+				      (unsigned long long)((permille + 5) / 10));
+		if (k % 2 == 1 || k + 1 == nr_phases || n >= sizeof(line)) {
 			pr_info("summary: %s", line);
 			n = 0;
 		}
 	}
-	pr_info("summary: phases total %llu.%03llu ms", (unsigned long long)(total_ns / 1000000),
-		(unsigned long long)(total_ns / 1000 % 1000));
+	outside_ns = total_ns > in_phases_ns ? total_ns - in_phases_ns : 0;
+	pr_info("summary: phases total %llu.%03llu ms, boot %llu.%03llu ms",
+		(unsigned long long)(in_phases_ns / 1000000),
+		(unsigned long long)(in_phases_ns / 1000 % 1000),
+		(unsigned long long)(total_ns / 1000000), (unsigned long long)(total_ns / 1000 % 1000));
+	rec_begin(&rec, "summary");
+	rec_u64(&rec, "total_ns", total_ns);
+	rec_u64(&rec, "outside_ns", outside_ns);
+	rec_key(&rec, "phases");
+	rec_open(&rec, '[');
+	for (unsigned k = 0; k < nr_phases; k++) {
+		rec_open(&rec, '{');
+		rec_str(&rec, "name", phases[order[k]].name);
+		rec_u64(&rec, "ns", phases[order[k]].ns);
+		rec_u64(&rec, "permille", total_ns ? phases[order[k]].ns * 1000 / total_ns : 0);
+		rec_close(&rec);
+	}
+	rec_close(&rec);
+	record_emit(&rec);
 }

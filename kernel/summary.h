@@ -19,7 +19,12 @@ void summary_node_topology(uint32_t node, uint32_t cpus, uint64_t mem_bytes);
 void summary_node_init(uint32_t node, const char *policy, uint32_t threads, uint64_t pages,
 		       uint64_t ns);
 void summary_phase(const char *name, uint64_t ns);
-/* Print the table (pr_info lines "summary: ..."). */
-void summary_print(void);
+/*
+ * Print the table (pr_info lines "summary: ..."): the nodes, then the phases
+ * longest first with their share of @total_ns (the time since the first
+ * instruction), like systemd-analyze blame; and the phases as a `summary`
+ * record.
+ */
+void summary_print(uint64_t total_ns);
 
 #endif

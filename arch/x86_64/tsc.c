@@ -43,6 +43,7 @@
 
 static struct clockcal_sample samples[MAX_SAMPLES];
 static uint64_t scratch[MAX_SAMPLES];
+static uint64_t last_reads;   /* reads of the last take_samples() */
 
 static uint16_t pit_read(void)
 {
@@ -104,6 +105,7 @@ static uint32_t take_samples(uint16_t pm_port, unsigned bits, bool down, uint64_
 				break;
 		}
 	}
+	last_reads = reads;
 	return n;
 }
 
@@ -163,6 +165,8 @@ void arch_tsc_calibrate(struct tsc_calibration *out)
 
 	pit_start();
 	out->pit_samples = take_samples(0, 16, true, PIT_SPAN_TICKS);
+	out->pit_reads = last_reads;
+	out->pit_ticks = out->pit_samples ? samples[out->pit_samples - 1].ref : 0;
 	clockcal_estimate(samples, out->pit_samples, PIT_HZ, scratch, &out->pit);
 
 	if (out->cpuid_hz) {

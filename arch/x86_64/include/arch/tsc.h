@@ -17,7 +17,9 @@ struct tsc_calibration {
 	uint64_t cpuid_hz;          /* from CPUID (0x40000010, 0x15 or 0x16); 0 if none */
 	const char *cpuid_leaf;     /* which one, or "" */
 	struct clockcal_result pit; /* the PIT measurement (pit.hz 0: failed) */
-	uint32_t pit_samples;
+	uint32_t pit_samples;       /* kept for the estimate, of pit_reads */
+	uint64_t pit_reads;
+	uint64_t pit_ticks;         /* PIT ticks the samples span */
 	uint32_t cpuid_vs_pit_ppm;  /* disagreement, when both exist */
 	uint64_t cycles;            /* TSC cycles the calibration took */
 };
