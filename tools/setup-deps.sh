@@ -16,6 +16,7 @@ packages=(
 	ovmf                                 # UEFI firmware for QEMU
 	gnu-efi                              # the direct UEFI loader
 	acpica-tools                         # iasl/acpidump formats for ACPI tests
+	python3-matplotlib                   # tools/memboot plot
 )
 
 missing=()

@@ -1,0 +1,142 @@
+"""tools/memboot trace: a boot's records as a Chrome trace (Perfetto, chrome://tracing).
+
+    tools/memboot trace LOG -o trace.json
+
+LOG is a console log (`tools/memboot run --log`, or the output of run, with or
+without --host-times prefixes). One track per CPU; on each, nested slices:
+the boot phases on the boot CPU, each node's init job on every CPU that did
+a chunk of it, its chunks inside, and the huge page pools. Times are the
+kernel's own (ns since its first instruction), shown in microseconds.
+
+Records used (docs/records.md): cpu_up (which node a CPU is on), phase
+(start_ns, ns), node_init (start_ns, end_ns, early_ns), chunk (cpu, start_ns,
+ns) and hugetlb (cpu, start_ns, ns). Older logs without start times give
+what can be placed: phases only.
+"""
+import json
+import sys
+import re
+
+RECORD = re.compile(r"MEMBOOT (\{.*\})\s*$")
+
+
+def read_records(path):
+    """Every MEMBOOT record of a console log, in order. Malformed lines are
+    skipped: a log cut short by a crash still gives what it has."""
+    records = []
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            m = RECORD.search(line.rstrip("\r\n"))
+            if not m:
+                continue
+            try:
+                rec = json.loads(m.group(1))
+            except json.JSONDecodeError:
+                continue
+            if isinstance(rec, dict) and "event" in rec:
+                records.append(rec)
+    return records
+
+
+def _us(ns):
+    return ns / 1000.0
+
+
+def _slice(name, cat, cpu, start_ns, ns, args=None):
+    ev = {"name": name, "cat": cat, "ph": "X", "pid": 0, "tid": cpu,
+          "ts": _us(start_ns), "dur": _us(max(ns, 0))}
+    if args:
+        ev["args"] = args
+    return ev
+
+
+def cpu_nodes(records):
+    """{cpu: node} from the cpu_up records (the boot CPU included)."""
+    return {r["cpu"]: r["node"] for r in records if r["event"] == "cpu_up"}
+
+
+def node_chunks(records):
+    """{node: [chunk records with start_ns]}."""
+    out = {}
+    for r in records:
+        if r["event"] == "chunk" and "start_ns" in r:
+            out.setdefault(r["node"], []).append(r)
+    return out
+
+
+def build(records):
+    """The Chrome trace (a dict) of one boot's records."""
+    events = []
+    nodes_of = cpu_nodes(records)
+    cpus = set(nodes_of) | {0}
+    for r in records:
+        if r["event"] == "phase" and "start_ns" in r:
+            events.append(_slice(r["name"], "phase", 0, r["start_ns"], r["ns"]))
+    chunks = node_chunks(records)
+    for r in records:
+        if r["event"] != "node_init" or "start_ns" not in r:
+            continue
+        node = r["node"]
+        start, end = r["start_ns"], r.get("end_ns", r["start_ns"] + r["ns"])
+        args = {k: r[k] for k in ("node", "policy", "pages", "threads", "cpus", "early_ns")
+                if k in r}
+        workers = sorted({c["cpu"] for c in chunks.get(node, [])}) or [0]
+        if r.get("early_ns"):
+            events.append(_slice(f"node {node} early", "node", 0,
+                                 start - r["early_ns"], r["early_ns"], {"node": node}))
+        for cpu in workers:
+            cpus.add(cpu)
+            events.append(_slice(f"node {node} init", "node", cpu, start, end - start, args))
+    for node, cs in chunks.items():
+        for c in cs:
+            cpus.add(c["cpu"])
+            events.append(_slice(f"chunk n{node}", "chunk", c["cpu"], c["start_ns"], c["ns"],
+                                 {"node": node, "start_pfn": c.get("start_pfn"),
+                                  "end_pfn": c.get("end_pfn")}))
+    for r in records:
+        if r["event"] == "hugetlb" and "start_ns" in r:
+            cpu = r.get("cpu", 0)
+            cpus.add(cpu)
+            size = "1G" if r["size_bytes"] >= 1 << 30 else "2M"
+            events.append(_slice(f"hugetlb {size} n{r['node']}", "hugetlb", cpu,
+                                 r["start_ns"], r["ns"],
+                                 {"node": r["node"], "allocated": r.get("allocated"),
+                                  "zeroed": r.get("zeroed")}))
+    meta = [{"name": "process_name", "ph": "M", "pid": 0, "args": {"name": "memboot"}}]
+    for cpu in sorted(cpus):
+        label = f"CPU {cpu}" + (f" (node {nodes_of[cpu]})" if cpu in nodes_of else "")
+        meta.append({"name": "thread_name", "ph": "M", "pid": 0, "tid": cpu,
+                     "args": {"name": label}})
+        meta.append({"name": "thread_sort_index", "ph": "M", "pid": 0, "tid": cpu,
+                     "args": {"sort_index": cpu}})
+    # Longer slices first at equal start, so viewers nest them correctly.
+    events.sort(key=lambda e: (e["tid"], e["ts"], -e["dur"]))
+    return {"traceEvents": meta + events, "displayTimeUnit": "ms"}
+
+
+def add_parser(sub):
+    p = sub.add_parser(
+        "trace", help="write a boot's timeline as Chrome trace JSON",
+        description="Read the records of a console log and write Chrome trace "
+                    "JSON (open it in https://ui.perfetto.dev or chrome://tracing): "
+                    "one track per CPU, a slice per phase, node job and chunk.")
+    p.add_argument("log", metavar="LOG", help="console log of one boot")
+    p.add_argument("-o", "--output", metavar="FILE", required=True,
+                   help="where to write the JSON")
+    p.set_defaults(func=cmd_trace)
+
+
+def cmd_trace(args):
+    records = read_records(args.log)
+    if not records:
+        print(f"memboot trace: no MEMBOOT records in {args.log}", file=sys.stderr)
+        return 1
+    trace = build(records)
+    with open(args.output, "w", encoding="utf-8") as f:
+        json.dump(trace, f, indent=None, separators=(",", ":"))
+        f.write("\n")
+    slices = sum(1 for e in trace["traceEvents"] if e["ph"] == "X")
+    print(f"memboot trace: {slices} slices on "
+          f"{sum(1 for e in trace['traceEvents'] if e['name'] == 'thread_name')} CPU tracks "
+          f"-> {args.output}")
+    return 0
