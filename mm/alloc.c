@@ -11,9 +11,10 @@
 
 /* The table memboot.alloc= chooses from; [0] is the default. Each
  * allocator's file defines its ops. */
-extern const struct alloc_ops buddy_alloc_ops;
+extern const struct alloc_ops buddy_alloc_ops, bitmap_alloc_ops;
 const struct alloc_ops *const alloc_table[] = {
 	&buddy_alloc_ops,
+	&bitmap_alloc_ops,
 	NULL,
 };
 

@@ -3,7 +3,7 @@ passes the allocation and huge page self-tests with every page accounted for;
 an unknown name is a warning and the default runs."""
 from guest import boot
 
-ALLOCATORS = ["buddy"]
+ALLOCATORS = ["buddy", "bitmap"]
 
 
 def check_allocator(name):
