@@ -44,6 +44,66 @@ void memmap_node_init(struct memmap_node *n, uint32_t nid, uint64_t base_pfn,
 	n->nid = nid;
 }
 
+/* ---- sparse storage ---- */
+
+uint32_t memmap_backing_runs(const struct memmap_range *present, uint32_t nr,
+			     uint64_t span_start_pfn, uint64_t span_end_pfn, unsigned max_order,
+			     struct memmap_range *runs, uint32_t cap)
+{
+	/* Pages whose descriptors fill one backing unit; a power of two. */
+	const uint64_t unit_pages = MEMMAP_BACKING_ALIGN_BYTES / sizeof(struct page);
+	uint64_t align = 1ULL << max_order;
+	uint32_t count = 0;
+	struct memmap_range cur = { 0, 0 };
+
+	ASSERT(max_order <= PAGE_ORDER_LIMIT && span_start_pfn <= span_end_pfn,
+	       "max_order %u span [%#llx, %#llx)", max_order, (ull)span_start_pfn,
+	       (ull)span_end_pfn);
+	if (unit_pages > align)
+		align = unit_pages;
+	for (uint32_t i = 0; i < nr; i++) {
+		const struct memmap_range *r = &present[i];
+		uint64_t s, e, rel_s, rel_e;
+
+		ASSERT(r->start_pfn < r->end_pfn && r->start_pfn >= span_start_pfn &&
+		       r->end_pfn <= span_end_pfn && (i == 0 || r->start_pfn >= present[i - 1].end_pfn),
+		       "range %u [%#llx, %#llx) not sorted inside the span [%#llx, %#llx)", i,
+		       (ull)r->start_pfn, (ull)r->end_pfn, (ull)span_start_pfn, (ull)span_end_pfn);
+		/* Blocks are aligned on absolute pfns (buddies are), descriptor
+		 * pages on the node-relative index (the array's own offsets):
+		 * round for both, then clamp to the span. */
+		s = r->start_pfn & ~(align - 1);
+		e = (r->end_pfn + align - 1) & ~(align - 1);
+		if (e < r->end_pfn)                     /* wrapped at the top */
+			e = span_end_pfn;
+		s = s < span_start_pfn ? span_start_pfn : s;
+		e = e > span_end_pfn ? span_end_pfn : e;
+		rel_s = (s - span_start_pfn) & ~(unit_pages - 1);
+		rel_e = (e - span_start_pfn + unit_pages - 1) & ~(unit_pages - 1);
+		s = span_start_pfn + rel_s;
+		e = span_start_pfn + rel_e;
+		if (e > span_end_pfn)
+			e = span_end_pfn;
+		if (cur.end_pfn > cur.start_pfn && s <= cur.end_pfn) {
+			if (e > cur.end_pfn)
+				cur.end_pfn = e;
+			continue;
+		}
+		if (cur.end_pfn > cur.start_pfn) {
+			if (count < cap)
+				runs[count] = cur;
+			count++;
+		}
+		cur = (struct memmap_range){ s, e };
+	}
+	if (cur.end_pfn > cur.start_pfn) {
+		if (count < cap)
+			runs[count] = cur;
+		count++;
+	}
+	return count;
+}
+
 /* ---- the pfn -> node table ---- */
 
 void memmap_init(struct memmap *mm, uint8_t *nid_table, uint64_t max_pfn)
@@ -223,6 +283,18 @@ uint64_t memmap_lazy_fill(const struct memmap_node *n, uint64_t head_pfn, unsign
 	return (1ULL << order) - 1;
 }
 
+/* True when the aligned block of 2^max_order pages around @pfn reaches
+ * outside the hole [start_pfn, end_pfn): only then can a buddy merge of a
+ * present block read @pfn, and only then is its descriptor backed under
+ * sparse storage (memmap_backing_runs). */
+static bool hole_pfn_readable(uint64_t pfn, uint64_t start_pfn, uint64_t end_pfn,
+			      unsigned max_order)
+{
+	uint64_t block_s = pfn & ~((1ULL << max_order) - 1);
+
+	return block_s < start_pfn || end_pfn - block_s < (1ULL << max_order);
+}
+
 uint64_t memmap_mark_hole(const struct memmap_node *n, uint64_t start_pfn, uint64_t end_pfn,
 			  unsigned max_order)
 {
@@ -235,15 +307,20 @@ uint64_t memmap_mark_hole(const struct memmap_node *n, uint64_t start_pfn, uint6
 	/* A block of order k below the hole can only have its buddy at
 	 * start_pfn; one above it, only at the multiple of 2^k just below
 	 * end_pfn. These are visited from high to low pfn as k grows, except
-	 * start_pfn, which is written first. */
-	memmap_write_head(memmap_page(n, start_pfn), PAGE_HOLE, 0,
-			  page_zone_of_pfn(start_pfn), 0, 0);
-	written++;
+	 * start_pfn, which is written first. A pfn whose max-order block lies
+	 * wholly inside the hole is skipped: no present block's merge reads it
+	 * (and sparse storage backs no descriptor there). */
+	if (hole_pfn_readable(start_pfn, start_pfn, end_pfn, max_order)) {
+		memmap_write_head(memmap_page(n, start_pfn), PAGE_HOLE, 0,
+				  page_zone_of_pfn(start_pfn), 0, 0);
+		last = start_pfn;
+		written++;
+	}
 	for (unsigned k = 0; k < max_order; k++) {
 		uint64_t b = (end_pfn - 1) & ~((1ULL << k) - 1);
 		if (b <= start_pfn)
 			break;                  /* larger k only go lower */
-		if (b == last)
+		if (b == last || !hole_pfn_readable(b, start_pfn, end_pfn, max_order))
 			continue;
 		memmap_write_head(memmap_page(n, b), PAGE_HOLE, 0, page_zone_of_pfn(b), 0, 0);
 		last = b;

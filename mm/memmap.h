@@ -158,6 +158,50 @@ static inline uint64_t memmap_index_pfn(const struct memmap_node *n, uint32_t in
 	return n->base_pfn + index;
 }
 
+/*
+ * ---- sparse storage: descriptors only for present memory ----
+ *
+ * A node's span can hold large holes (the PCI hole below 4 GiB, AMD's hole
+ * below 1 TiB, other nodes' memory interleaved in the physical map). The
+ * array stays one virtually contiguous array indexed by node-relative page
+ * number, so every lookup above is unchanged, but only the parts of it that
+ * describe present memory are backed by memory (the kernel maps them into a
+ * window of its address space reserved for the node; the host tests reserve
+ * the window with mmap and back the same parts). A descriptor in an unbacked
+ * part is never read: the buddy allocator reads a descriptor it did not write
+ * only inside the naturally aligned block of 2^max_order pages around a
+ * present page (a buddy of order < max_order lies in the same such block), so
+ * rounding every present range out to those blocks covers every read. This is
+ * Linux's SPARSEMEM_VMEMMAP with the block, not a 128 MiB section, as the
+ * unit: the overhead is at most one block's descriptors at each end of a
+ * range, however large the holes.
+ */
+
+/* Bytes of descriptor memory mapped in one piece (one 4 KiB page). */
+#define MEMMAP_BACKING_ALIGN_BYTES 4096ULL
+
+/*
+ * The runs of a node's array that must be backed, as pfn ranges: each of the
+ * node's @nr present ranges (sorted, disjoint, inside [span_start_pfn,
+ * span_end_pfn)) rounded out to whole aligned blocks of 2^@max_order pages and
+ * to whole MEMMAP_BACKING_ALIGN_BYTES of descriptors, clamped to the span,
+ * overlapping or touching runs merged. Writes at most @cap runs to @runs and
+ * returns how many there are (more than @cap: the caller's array is too
+ * small; nothing past @cap is written).
+ */
+uint32_t memmap_backing_runs(const struct memmap_range *present, uint32_t nr,
+			     uint64_t span_start_pfn, uint64_t span_end_pfn, unsigned max_order,
+			     struct memmap_range *runs, uint32_t cap);
+
+/* Byte offsets in the node's array of the run [start_pfn, end_pfn) of a node
+ * whose span starts at @span_start_pfn: [*off_start, *off_end). */
+static inline void memmap_run_bytes(uint64_t span_start_pfn, const struct memmap_range *run,
+				    uint64_t *off_start, uint64_t *off_end)
+{
+	*off_start = memmap_desc_bytes(run->start_pfn - span_start_pfn);
+	*off_end = memmap_desc_bytes(run->end_pfn - span_start_pfn);
+}
+
 /* Bytes of the pfn -> node table for pfns [0, max_pfn). */
 static inline uint64_t memmap_nid_table_bytes(uint64_t max_pfn)
 {

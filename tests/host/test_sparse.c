@@ -1,0 +1,202 @@
+/*
+ * test_sparse.c: descriptors only for present memory (mm/memmap.h, "sparse
+ * storage"): the backing plan, and a node whose span holds a 1 TiB hole run
+ * end to end (init, holes, buddy frees and allocations, census) over an
+ * array reserved with mmap where only the planned runs are backed. Any read
+ * or write of an unbacked descriptor is a SIGSEGV, so the test fails on it.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <cmocka.h>
+
+#include "mm/buddy.h"
+#include "mm/memmap.h"
+#include "mm/page.h"
+#include "tests/host/host_support.h"
+
+#define GIB_PAGES (1ULL << 18)
+#define TIB_PAGES (1ULL << 28)
+#define UNIT_PAGES (MEMMAP_BACKING_ALIGN_BYTES / sizeof(struct page))
+#define BLOCK (1ULL << BUDDY_MAX_ORDER)
+
+static uint64_t backed_pages(const struct memmap_range *runs, uint32_t n)
+{
+	uint64_t t = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		t += runs[i].end_pfn - runs[i].start_pfn;
+	return t;
+}
+
+static void test_runs_one_aligned_range(void **state)
+{
+	struct memmap_range present[] = { { 0x40000, 0x80000 } }, runs[4];
+
+	(void)state;
+	assert_int_equal(memmap_backing_runs(present, 1, 0x40000, 0x80000, BUDDY_MAX_ORDER, runs, 4), 1);
+	assert_int_equal(runs[0].start_pfn, 0x40000);
+	assert_int_equal(runs[0].end_pfn, 0x80000);
+}
+
+static void test_runs_round_out_and_clamp(void **state)
+{
+	/* Low memory as firmware gives it: [1 page, 0x9f) and [0x100, 0x7ffdf). */
+	struct memmap_range present[] = { { 1, 0x9f }, { 0x100, 0x7ffdf } }, runs[4];
+	uint32_t n;
+
+	(void)state;
+	n = memmap_backing_runs(present, 2, 1, 0x7ffdf, BUDDY_MAX_ORDER, runs, 4);
+	/* Both fall in the first block: one run, clamped to the span. */
+	assert_int_equal(n, 1);
+	assert_int_equal(runs[0].start_pfn, 1);
+	assert_int_equal(runs[0].end_pfn, 0x7ffdf);
+}
+
+static void test_runs_split_at_a_large_hole(void **state)
+{
+	/* QEMU's layout for large guests: [0, 2 GiB) then [1 TiB, 1 TiB + 126 GiB). */
+	struct memmap_range present[] = { { 0x100, 2 * GIB_PAGES },
+					  { TIB_PAGES, TIB_PAGES + 126 * GIB_PAGES } }, runs[4];
+	uint64_t span_end = TIB_PAGES + 126 * GIB_PAGES, present_pages = 0;
+	uint32_t n;
+
+	(void)state;
+	n = memmap_backing_runs(present, 2, 0x100, span_end, BUDDY_MAX_ORDER, runs, 4);
+	assert_int_equal(n, 2);
+	assert_int_equal(runs[0].start_pfn, 0x100);
+	assert_int_equal(runs[0].end_pfn, 2 * GIB_PAGES);
+	assert_int_equal(runs[1].start_pfn, TIB_PAGES);
+	assert_int_equal(runs[1].end_pfn, span_end);
+	for (int i = 0; i < 2; i++)
+		present_pages += present[i].end_pfn - present[i].start_pfn;
+	/* Descriptor bytes within 1% of present pages x descriptor size (the
+	 * dense array would be 8.9 times larger). */
+	assert_true(backed_pages(runs, n) * 100 <= present_pages * 101);
+	assert_true(span_end - 0x100 > 8 * backed_pages(runs, n));
+}
+
+static void test_runs_unaligned_edges_cover_the_blocks(void **state)
+{
+	/* A hole whose edges are not block aligned: the blocks around both
+	 * edges are backed, the whole blocks inside the hole are not. */
+	uint64_t a = 5 * BLOCK + 17, b = 40 * BLOCK + 3;
+	struct memmap_range present[] = { { 0, a }, { b, 64 * BLOCK } }, runs[4];
+	uint32_t n;
+
+	(void)state;
+	n = memmap_backing_runs(present, 2, 0, 64 * BLOCK, BUDDY_MAX_ORDER, runs, 4);
+	assert_int_equal(n, 2);
+	assert_int_equal(runs[0].start_pfn, 0);
+	assert_int_equal(runs[0].end_pfn, 6 * BLOCK);
+	assert_int_equal(runs[1].start_pfn, 40 * BLOCK);
+	assert_int_equal(runs[1].end_pfn, 64 * BLOCK);
+}
+
+static void test_runs_merge_close_ranges_and_count_past_cap(void **state)
+{
+	struct memmap_range present[8], runs[2];
+	uint32_t n;
+
+	(void)state;
+	/* Eight ranges, each in its own block two blocks apart, then a gap of one
+	 * page inside a block, which merges. */
+	for (int i = 0; i < 8; i++)
+		present[i] = (struct memmap_range){ (uint64_t)i * 4 * BLOCK + 1,
+						    (uint64_t)i * 4 * BLOCK + 2 * BLOCK };
+	n = memmap_backing_runs(present, 8, 0, 32 * BLOCK, BUDDY_MAX_ORDER, runs, 2);
+	assert_int_equal(n, 8);                 /* all counted, two written */
+	assert_int_equal(runs[1].start_pfn, 4 * BLOCK);
+	assert_int_equal(runs[1].end_pfn, 6 * BLOCK);
+	present[1].start_pfn = 2 * BLOCK + 1;   /* one page after range 0's block */
+	present[0].end_pfn = 2 * BLOCK;
+	n = memmap_backing_runs(present, 2, 0, 32 * BLOCK, BUDDY_MAX_ORDER, runs, 2);
+	assert_int_equal(n, 1);
+	assert_int_equal(runs[0].end_pfn, 6 * BLOCK);
+}
+
+/*
+ * End to end: node span [0x100, 1 TiB + 2 GiB) with memory at [0x100,
+ * 1 GiB - 0x1c3) and [1 TiB + 0x501, 1 TiB + 2 GiB) (edges inside blocks, so
+ * merges at both edges of the hole read descriptors next to it): the array
+ * is a 4 GiB window of which about 12 MiB is backed.
+ */
+static void test_node_with_a_tib_hole(void **state)
+{
+	const uint64_t span_s = 0x100, span_e = TIB_PAGES + 2 * GIB_PAGES;
+	const uint64_t low_e = GIB_PAGES - 0x1c3, high_s = TIB_PAGES + 0x501;
+	struct memmap_range present[] = { { span_s, low_e }, { high_s, span_e } }, runs[4];
+	uint64_t window = memmap_desc_bytes(span_e - span_s), counts[PAGE_NR_TYPES] = { 0 };
+	struct memmap_node node;
+	struct buddy_zone z_low, z_high;
+	uint32_t n;
+	uint8_t *base;
+
+	(void)state;
+	base = mmap(NULL, window, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	assert_true(base != MAP_FAILED);
+	n = memmap_backing_runs(present, 2, span_s, span_e, BUDDY_MAX_ORDER, runs, 4);
+	assert_int_equal(n, 2);
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t s, e;
+		memmap_run_bytes(span_s, &runs[i], &s, &e);
+		assert_int_equal(s % 4096, 0);
+		assert_int_equal(mprotect(base + s, e - s, PROT_READ | PROT_WRITE), 0);
+	}
+	memmap_node_init(&node, 0, span_s, span_e - span_s, (struct page *)base);
+
+	/* Lazy heads for the low range, full init for the high one; the hole
+	 * between them marked; then everything freed to the buddy zones. */
+	memmap_init_heads(&node, span_s, low_e, PAGE_RESERVED, PAGE_ZONE_DMA32, BUDDY_MAX_ORDER);
+	memmap_mark_hole(&node, low_e, PAGE_ZONE_DMA32_END_PFN, BUDDY_MAX_ORDER);
+	memmap_mark_hole(&node, PAGE_ZONE_DMA32_END_PFN, high_s, BUDDY_MAX_ORDER);
+	memmap_init_range(&node, high_s, span_e, PAGE_RESERVED, PAGE_ZONE_NORMAL);
+	buddy_zone_init(&z_low, &node, PAGE_ZONE_DMA32, span_s, low_e);
+	buddy_zone_init(&z_high, &node, PAGE_ZONE_NORMAL, high_s, span_e);
+	/* Free in pieces, high pfns first, so that merges look both ways. */
+	/* (Lazy heads free only in cuts at multiples of the block size.) */
+	for (uint64_t at = low_e, cut; at > span_s; at = cut) {
+		cut = (at - 1) & ~(4 * BLOCK - 1);
+		cut = cut < span_s ? span_s : cut;
+		buddy_free_range(&z_low, cut, at);
+	}
+	buddy_free_range(&z_high, high_s + 0x777, span_e);
+	buddy_free_range(&z_high, high_s, high_s + 0x777);
+	assert_int_equal(buddy_free_pages(&z_low), low_e - span_s);
+	assert_int_equal(buddy_free_pages(&z_high), span_e - high_s);
+	assert_true(buddy_check_zone(&z_low));
+	assert_true(buddy_check_zone(&z_high));
+
+	/* Take pages of several orders and give them back: the merges read
+	 * buddies right at the hole's edges. */
+	for (int i = 0; i < 3000; i++) {
+		uint64_t p = buddy_alloc(&z_low, (unsigned)(i % 3));
+		uint64_t q = buddy_alloc(&z_high, (unsigned)(i % 4));
+		assert_true(p != BUDDY_NO_PFN && q != BUDDY_NO_PFN);
+		buddy_free(&z_low, p, (unsigned)(i % 3));
+		buddy_free(&z_high, q, (unsigned)(i % 4));
+	}
+	assert_true(buddy_check_zone(&z_low));
+	assert_true(buddy_check_zone(&z_high));
+	assert_int_equal(memmap_count_types(&node, present, 2, counts), 0);
+	assert_int_equal(counts[PAGE_FREE], (low_e - span_s) + (span_e - high_s));
+	assert_int_equal(munmap(base, window), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_runs_one_aligned_range),
+		cmocka_unit_test(test_runs_round_out_and_clamp),
+		cmocka_unit_test(test_runs_split_at_a_large_hole),
+		cmocka_unit_test(test_runs_unaligned_edges_cover_the_blocks),
+		cmocka_unit_test(test_runs_merge_close_ranges_and_count_past_cap),
+		cmocka_unit_test(test_node_with_a_tib_hole),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
