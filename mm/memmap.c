@@ -104,6 +104,76 @@ uint32_t memmap_backing_runs(const struct memmap_range *present, uint32_t nr,
 	return count;
 }
 
+#define SPARSE_4K 4096ULL
+#define SPARSE_2M (2ULL << 20)
+
+/* Back [off_s, off_e) of the window (byte offsets, 4 KiB multiples) with one
+ * allocation at @align. */
+static bool back_piece(const struct memmap_sparse_ops *ops, uintptr_t window, uint32_t nid,
+		       uint64_t off_s, uint64_t off_e, uint64_t align,
+		       struct memmap_sparse_stats *st)
+{
+	uint64_t phys;
+
+	if (off_s == off_e)
+		return true;
+	phys = ops->alloc(ops->ctx, off_e - off_s, align, nid);
+	if (!phys) {
+		pr_err("memmap: node %u: no memory for %llu bytes of descriptors", nid,
+		       (ull)(off_e - off_s));
+		return false;
+	}
+	if (!ops->map(ops->ctx, (uint64_t)window + off_s, phys, off_e - off_s)) {
+		pr_err("memmap: node %u: cannot map descriptors at %#llx", nid,
+		       (ull)((uint64_t)window + off_s));
+		return false;
+	}
+	st->backed_bytes += off_e - off_s;
+	st->pieces++;
+	return true;
+}
+
+bool memmap_node_init_sparse(struct memmap_node *n, uint32_t nid, uint64_t base_pfn,
+			     uint64_t nr_pages, void *window, const struct memmap_range *present,
+			     uint32_t nr_present, unsigned max_order,
+			     const struct memmap_sparse_ops *ops, struct memmap_range *runs,
+			     uint32_t cap, struct memmap_sparse_stats *st)
+{
+	uintptr_t w = (uintptr_t)window;
+	uint32_t nr_runs;
+
+	ASSERT((w & (SPARSE_2M - 1)) == 0, "node %u: window %p not 2 MiB aligned", nid, window);
+	*st = (struct memmap_sparse_stats){ 0 };
+	memmap_node_init(n, nid, base_pfn, nr_pages, (struct page *)window);
+	for (uint32_t i = 0; i < nr_present; i++)
+		st->present_pages += present[i].end_pfn - present[i].start_pfn;
+	nr_runs = memmap_backing_runs(present, nr_present, base_pfn, base_pfn + nr_pages,
+				      max_order, runs, cap);
+	if (nr_runs > cap) {
+		pr_err("memmap: node %u: %u runs of descriptors, room for %u", nid, nr_runs, cap);
+		return false;
+	}
+	for (uint32_t i = 0; i < nr_runs; i++) {
+		uint64_t s, e, mid_s, mid_e;
+
+		memmap_run_bytes(base_pfn, &runs[i], &s, &e);
+		e = (e + SPARSE_4K - 1) & ~(SPARSE_4K - 1);      /* the span's last page */
+		mid_s = (s + SPARSE_2M - 1) & ~(SPARSE_2M - 1);
+		mid_e = e & ~(SPARSE_2M - 1);
+		if (mid_s >= mid_e) {
+			mid_s = mid_e = e;                       /* under 2 MiB: small pages */
+			if (!back_piece(ops, w, nid, s, e, SPARSE_4K, st))
+				return false;
+		} else if (!back_piece(ops, w, nid, s, mid_s, SPARSE_4K, st) ||
+			   !back_piece(ops, w, nid, mid_s, mid_e, SPARSE_2M, st) ||
+			   !back_piece(ops, w, nid, mid_e, e, SPARSE_4K, st)) {
+			return false;
+		}
+		st->runs++;
+	}
+	return true;
+}
+
 /* ---- the pfn -> node table ---- */
 
 void memmap_init(struct memmap *mm, uint8_t *nid_table, uint64_t max_pfn)

@@ -202,6 +202,43 @@ static inline void memmap_run_bytes(uint64_t span_start_pfn, const struct memmap
 	*off_end = memmap_desc_bytes(run->end_pfn - span_start_pfn);
 }
 
+/* Where a sparse array's backing comes from: supplied by the kernel (physmem
+ * and its page tables) or by a host test (mmap). */
+struct memmap_sparse_ops {
+	/* @bytes of memory aligned to @align for node @nid's descriptors, from
+	 * that node if it can, else from any node; 0 if none anywhere. */
+	uint64_t (*alloc)(void *ctx, uint64_t bytes, uint64_t align, uint32_t nid);
+	/* Back [virt, virt + bytes) with [phys, phys + bytes), read-write;
+	 * bytes and both addresses are multiples of 4 KiB; where both are
+	 * 2 MiB aligned the mapper may use 2 MiB pages. */
+	bool (*map)(void *ctx, uint64_t virt, uint64_t phys, uint64_t bytes);
+	void *ctx;
+};
+
+struct memmap_sparse_stats {
+	uint64_t present_pages;      /* pages of the present ranges */
+	uint64_t backed_bytes;       /* descriptor memory allocated and mapped */
+	uint32_t runs;               /* runs of the array backed */
+	uint32_t pieces;             /* allocations made (up to three a run) */
+};
+
+/*
+ * Set up @n (as memmap_node_init) for the span [base_pfn, base_pfn + nr_pages)
+ * with its array at @window, a reserved, unbacked range of virtual addresses
+ * of memmap_desc_bytes(nr_pages) bytes (rounded up to 4 KiB), and back the
+ * runs memmap_backing_runs() gives for the @nr_present present ranges.
+ * Each run is allocated in up to three pieces so that its middle can be
+ * mapped with 2 MiB pages: 4 KiB-aligned head and tail, 2 MiB-aligned middle.
+ * @runs (@cap entries) is scratch space. Returns false, with what was done
+ * so far left in place, when a run does not fit in @runs or memory or a
+ * mapping cannot be had.
+ */
+bool memmap_node_init_sparse(struct memmap_node *n, uint32_t nid, uint64_t base_pfn,
+			     uint64_t nr_pages, void *window, const struct memmap_range *present,
+			     uint32_t nr_present, unsigned max_order,
+			     const struct memmap_sparse_ops *ops, struct memmap_range *runs,
+			     uint32_t cap, struct memmap_sparse_stats *st);
+
 /* Bytes of the pfn -> node table for pfns [0, max_pfn). */
 static inline uint64_t memmap_nid_table_bytes(uint64_t max_pfn)
 {

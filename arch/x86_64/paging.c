@@ -171,6 +171,42 @@ const void *arch_map_phys(void *ctx, uint64_t phys, size_t len)
 	return (const void *)(uintptr_t)phys;
 }
 
+bool arch_map_range(uint64_t virt, uint64_t phys, uint64_t bytes, pt_alloc_fn alloc, void *ctx)
+{
+	const uint64_t nx = cpu_features.nx ? PTE_NX : 0;
+	uint64_t *pml4 = current_pml4();
+
+	if ((virt | phys | bytes) & (SZ_4K - 1))
+		return false;
+	while (bytes) {
+		uint64_t *pdpt = descend(&pml4[(virt >> 39) & 511], alloc, ctx, NULL);
+		if (!pdpt || (pdpt[(virt >> 30) & 511] & PTE_PS))
+			return false;
+		uint64_t *pd = descend(&pdpt[(virt >> 30) & 511], alloc, ctx, NULL);
+		if (!pd)
+			return false;
+		uint64_t *pde = &pd[(virt >> 21) & 511];
+		if (!((virt | phys) & (SZ_2M - 1)) && bytes >= SZ_2M) {
+			if (*pde & PTE_P)
+				return false;
+			*pde = phys | PTE_P | PTE_W | PTE_PS | PTE_G | nx;
+			virt += SZ_2M, phys += SZ_2M, bytes -= SZ_2M;
+			continue;
+		}
+		if (*pde & PTE_PS)
+			return false;
+		uint64_t *pt = descend(pde, alloc, ctx, NULL);
+		if (!pt)
+			return false;
+		uint64_t *pte = &pt[(virt >> 12) & 511];
+		if (*pte & PTE_P)
+			return false;
+		*pte = phys | PTE_P | PTE_W | PTE_G | nx;
+		virt += SZ_4K, phys += SZ_4K, bytes -= SZ_4K;
+	}
+	return true;
+}
+
 static void flush_all(void)
 {
 	/* Toggling CR4.PGE flushes global entries too. */

@@ -120,6 +120,41 @@ static void test_runs_merge_close_ranges_and_count_past_cap(void **state)
 	assert_int_equal(runs[0].end_pfn, 6 * BLOCK);
 }
 
+/* A sparse array's backing on the host: "physical" addresses from a counter
+ * (never dereferenced), mappings as mprotect() of the reserved window. */
+struct fake_backing {
+	uint8_t *window;
+	uint64_t window_bytes;
+	uint64_t next_phys;
+	uint64_t mapped_bytes;
+	uint32_t pieces_2m;
+};
+
+static uint64_t fake_alloc(void *ctx, uint64_t bytes, uint64_t align, uint32_t nid)
+{
+	struct fake_backing *fb = ctx;
+	uint64_t at = (fb->next_phys + align - 1) & ~(align - 1);
+
+	(void)nid;
+	fb->next_phys = at + bytes;
+	return at;
+}
+
+static bool fake_map(void *ctx, uint64_t virt, uint64_t phys, uint64_t bytes)
+{
+	struct fake_backing *fb = ctx;
+	uint8_t *v = (uint8_t *)(uintptr_t)virt;
+
+	assert_true(v >= fb->window && v + bytes <= fb->window + fb->window_bytes + 4096);
+	assert_int_equal(virt % 4096, 0);
+	assert_int_equal(phys % 4096, 0);
+	assert_int_equal(bytes % 4096, 0);
+	if (virt % (2ULL << 20) == 0 && phys % (2ULL << 20) == 0 && bytes >= (2ULL << 20))
+		fb->pieces_2m++;
+	fb->mapped_bytes += bytes;
+	return mprotect(v, bytes, PROT_READ | PROT_WRITE) == 0;
+}
+
 /*
  * End to end: node span [0x100, 1 TiB + 2 GiB) with memory at [0x100,
  * 1 GiB - 0x1c3) and [1 TiB + 0x501, 1 TiB + 2 GiB) (edges inside blocks, so
@@ -130,25 +165,33 @@ static void test_node_with_a_tib_hole(void **state)
 {
 	const uint64_t span_s = 0x100, span_e = TIB_PAGES + 2 * GIB_PAGES;
 	const uint64_t low_e = GIB_PAGES - 0x1c3, high_s = TIB_PAGES + 0x501;
-	struct memmap_range present[] = { { span_s, low_e }, { high_s, span_e } }, runs[4];
+	struct memmap_range present[] = { { span_s, low_e }, { high_s, span_e } };
 	uint64_t window = memmap_desc_bytes(span_e - span_s), counts[PAGE_NR_TYPES] = { 0 };
 	struct memmap_node node;
 	struct buddy_zone z_low, z_high;
-	uint32_t n;
 	uint8_t *base;
+	struct memmap_range runs[4];
 
 	(void)state;
-	base = mmap(NULL, window, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	/* 2 MiB aligned, as the kernel's windows are. */
+	base = mmap(NULL, window + (2ULL << 20), PROT_NONE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	assert_true(base != MAP_FAILED);
-	n = memmap_backing_runs(present, 2, span_s, span_e, BUDDY_MAX_ORDER, runs, 4);
-	assert_int_equal(n, 2);
-	for (uint32_t i = 0; i < n; i++) {
-		uint64_t s, e;
-		memmap_run_bytes(span_s, &runs[i], &s, &e);
-		assert_int_equal(s % 4096, 0);
-		assert_int_equal(mprotect(base + s, e - s, PROT_READ | PROT_WRITE), 0);
-	}
-	memmap_node_init(&node, 0, span_s, span_e - span_s, (struct page *)base);
+	base = (uint8_t *)(((uintptr_t)base + (2ULL << 20) - 1) & ~((2ULL << 20) - 1));
+	struct fake_backing fb = { .window = base, .window_bytes = window, .next_phys = 1ULL << 32 };
+	const struct memmap_sparse_ops ops = { fake_alloc, fake_map, &fb };
+	struct memmap_sparse_stats st;
+
+	assert_true(memmap_node_init_sparse(&node, 0, span_s, span_e - span_s, base, present, 2,
+					    BUDDY_MAX_ORDER, &ops, runs, 4, &st));
+	assert_int_equal(st.runs, 2);
+	assert_int_equal(st.present_pages, (low_e - span_s) + (span_e - high_s));
+	assert_int_equal(st.backed_bytes, fb.mapped_bytes);
+	/* Descriptor bytes within 1% of present pages x descriptor size, and
+	 * the middle of each run in 2 MiB pieces. */
+	assert_true(st.backed_bytes >= memmap_desc_bytes(st.present_pages));
+	assert_true(st.backed_bytes * 100 <= memmap_desc_bytes(st.present_pages) * 101);
+	assert_true(fb.pieces_2m >= 2);
 
 	/* Lazy heads for the low range, full init for the high one; the hole
 	 * between them marked; then everything freed to the buddy zones. */
@@ -185,7 +228,6 @@ static void test_node_with_a_tib_hole(void **state)
 	assert_true(buddy_check_zone(&z_high));
 	assert_int_equal(memmap_count_types(&node, present, 2, counts), 0);
 	assert_int_equal(counts[PAGE_FREE], (low_e - span_s) + (span_e - high_s));
-	assert_int_equal(munmap(base, window), 0);
 }
 
 int main(void)

@@ -39,6 +39,27 @@ struct direct_map_stats {
 bool arch_direct_map(const struct bootinfo *bi, pt_alloc_fn alloc, void *ctx,
 		     struct direct_map_stats *st);
 
+/*
+ * Windows for the page descriptor arrays: node n's array starts at
+ * ARCH_MEMMAP_WINDOW_BASE + n * ARCH_MEMMAP_WINDOW_BYTES, and only the parts
+ * describing present memory are mapped (mm/memmap.h, sparse storage). A
+ * window holds 2^32 descriptors of up to 64 bytes (a node's links are 32-bit
+ * indices); 256 windows end at 0xffffe00000000000, below nothing else the
+ * kernel maps (it runs identity mapped in the low half).
+ */
+#define ARCH_MEMMAP_WINDOW_BASE 0xffffa00000000000ULL
+#define ARCH_MEMMAP_WINDOW_BYTES (1ULL << 38)
+
+/*
+ * Map [virt, virt + bytes) to [phys, phys + bytes) read-write, no-execute,
+ * global, in the kernel's page tables, with 2 MiB pages where both addresses
+ * are 2 MiB aligned and 2 MiB remain, else 4 KiB pages. All three values are
+ * 4 KiB multiples. Refuses (false) to replace an existing mapping. New
+ * entries only fill not-present ones, which no CPU caches (SDM vol. 3A
+ * 4.10.2.3), so CPUs already running on these tables need no flush.
+ */
+bool arch_map_range(uint64_t virt, uint64_t phys, uint64_t bytes, pt_alloc_fn alloc, void *ctx);
+
 /* Highest address + 1 of the current identity map. */
 uint64_t arch_mapped_top(void);
 
