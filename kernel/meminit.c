@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "arch/cpu.h"
+#include "arch/paging.h"
 #include "arch/percpu.h"
 #include "kernel/discover.h"
 #include "kernel/exit.h"
@@ -57,6 +58,39 @@ static bool has_memory(uint32_t nid)
 
 /* --- phase "memmap" ---------------------------------------------------- */
 
+/* Sparse descriptor arrays: memory from physmem on the node (elsewhere
+ * only if it must, with a warning), mapped into the node's window. */
+static uint64_t sparse_alloc(void *ctx, uint64_t bytes, uint64_t align, uint32_t nid)
+{
+	uint64_t at = physmem_alloc(&physmem, bytes, align, nid, true, "memmap");
+
+	(void)ctx;
+	if (!at) {
+		at = physmem_alloc(&physmem, bytes, align, nid, false, "memmap");
+		if (at)
+			pr_warn("memmap: node %u's descriptors do not fit in its own memory; placed on node %u (%llu bytes)",
+				nid, physmem_node_of(&physmem, at), (unsigned long long)bytes);
+	}
+	return at;
+}
+
+static bool sparse_map(void *ctx, uint64_t virt, uint64_t phys, uint64_t bytes)
+{
+	struct record r;
+
+	rec_begin(&r, "memmap_piece");
+	rec_u64(&r, "node", *(const uint32_t *)ctx);
+	rec_hex(&r, "start", phys);
+	rec_hex(&r, "end", phys + bytes);
+	rec_hex(&r, "virt", virt);
+	record_emit(&r);
+	return arch_map_range(virt, phys, bytes, memory_alloc_pagetable, NULL);
+}
+
+static uint32_t sparse_nid;   /* the node being set up, for the records */
+static const struct memmap_sparse_ops sparse_ops = { sparse_alloc, sparse_map, &sparse_nid };
+static struct memmap_range sparse_present[NUMA_MAX_RANGES], sparse_runs[NUMA_MAX_RANGES];
+
 void meminit_arrays(void)
 {
 	uint64_t max_pfn = 0;
@@ -78,30 +112,36 @@ void meminit_arrays(void)
 		if (!has_memory(nid))
 			continue;
 		uint64_t base = PFN(nn->span_start), pages = PFN(nn->span_end) - base;
-		uint64_t bytes = memmap_desc_bytes(pages);
-		/* The node's own memory, 2 MiB aligned so the array could be
-		 * mapped with large pages; elsewhere only if it must. */
-		uint64_t at = physmem_alloc(&physmem, bytes, 1 << 21, nid, true, "memmap");
-		if (!at) {
-			at = physmem_alloc(&physmem, bytes, 4096, nid, false, "memmap");
-			if (!at)
-				kernel_exit(EXIT_PANIC, "no memory for a node's page descriptors");
-			pr_warn("memmap: node %u's descriptors do not fit in its own memory; placed on node %u",
-				nid, physmem_node_of(&physmem, at));
-		}
-		memmap_node_init(&n, nid, base, pages, (struct page *)(uintptr_t)at);
+		struct memmap_sparse_stats st;
+		uint32_t nr_present = 0;
+		void *window = (void *)(uintptr_t)(ARCH_MEMMAP_WINDOW_BASE +
+						   (uint64_t)nid * ARCH_MEMMAP_WINDOW_BYTES);
+
+		for (uint32_t i = 0; i < numa_topo.nr_ranges; i++)
+			if (numa_topo.ranges[i].node == nid)
+				sparse_present[nr_present++] = (struct memmap_range){
+					PFN(numa_topo.ranges[i].start), PFN(numa_topo.ranges[i].end) };
+		/* Descriptors only for present memory: the node's window is
+		 * backed where its ranges are (mm/memmap.h, sparse storage). */
+		sparse_nid = nid;
+		if (!memmap_node_init_sparse(&n, nid, base, pages, window, sparse_present, nr_present,
+					     BUDDY_MAX_ORDER, &sparse_ops, sparse_runs,
+					     NUMA_MAX_RANGES, &st))
+			kernel_exit(EXIT_PANIC, "no memory for a node's page descriptors");
 		memmap_add_node(&memmap, &n);
-		work[nid].desc_bytes = bytes;
-		pr_info("memmap: node %u: %llu pages [mem 0x%016llx-0x%016llx], descriptors at [mem 0x%016llx-0x%016llx] (%u bytes each)",
-			nid, (unsigned long long)pages, (unsigned long long)nn->span_start,
-			(unsigned long long)(nn->span_end - 1), (unsigned long long)at,
-			(unsigned long long)(at + bytes - 1), MEMMAP_DESC_BYTES);
+		work[nid].desc_bytes = st.backed_bytes;
+		pr_info("memmap: node %u: %llu pages present in [mem 0x%016llx-0x%016llx], %llu bytes of descriptors (%u bytes each) in %u runs",
+			nid, (unsigned long long)st.present_pages, (unsigned long long)nn->span_start,
+			(unsigned long long)(nn->span_end - 1), (unsigned long long)st.backed_bytes,
+			MEMMAP_DESC_BYTES, st.runs);
 		rec_begin(&r, "memmap");
 		rec_u64(&r, "node", nid);
-		rec_hex(&r, "start", at);
-		rec_hex(&r, "end", at + bytes);
+		rec_hex(&r, "window", (uint64_t)(uintptr_t)window);
 		rec_u64(&r, "desc_bytes", MEMMAP_DESC_BYTES);
-		rec_u64(&r, "pages", pages);
+		rec_u64(&r, "span_pages", pages);
+		rec_u64(&r, "present_pages", st.present_pages);
+		rec_u64(&r, "bytes", st.backed_bytes);
+		rec_u64(&r, "runs", st.runs);
 		record_emit(&r);
 	}
 	for (uint32_t i = 0; i < numa_topo.nr_ranges; i++)

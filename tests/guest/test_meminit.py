@@ -20,6 +20,25 @@ def _four_nodes(cpus_per_node):
         "-numa", f"node,nodeid=3,cpus={2 * c}-{3 * c - 1},memdev=m3"]
 
 
+def check_memmap(b, nodes):
+    """Descriptors only for present memory, in each node's own memory."""
+    pieces = b.all("memmap_piece")
+    for m in b.all("memmap"):
+        nid = m["node"]
+        own = [(int(a, 16), int(z, 16)) for a, z in nodes[nid]["mem"]]
+        present = sum((z - a) >> 12 for a, z in own)
+        assert m["present_pages"] == present, (m, own)
+        # At least a descriptor per present page; rounding out to 4 MiB
+        # blocks costs at most 2 x 16 KiB a range, plus 1% slack.
+        need = m["desc_bytes"] * present
+        assert need <= m["bytes"] <= need * 1.01 + len(own) * 32768 + 4096, m
+        mine = [p for p in pieces if p["node"] == nid]
+        assert sum(int(p["end"], 16) - int(p["start"], 16) for p in mine) == m["bytes"], m
+        for p in mine:
+            s, e = int(p["start"], 16), int(p["end"], 16)
+            assert any(a <= s and e <= z for a, z in own), (p, own)
+
+
 def check_meminit(b, policy):
     b.expect_ok()
     nodes = {n["node"]: n for n in b.all("node")}
@@ -33,13 +52,9 @@ def check_meminit(b, policy):
             assert init["early_pages"] == 0 and init["pages"] == init["free_pages"], init
         else:
             assert init["pages"] + init["early_pages"] == init["free_pages"], init
-        assert init["desc_bytes"] == 16 * next(m["pages"] for m in b.all("memmap")
-                                                if m["node"] == nid)
-    # Each node's descriptors live in that node's own memory.
-    for m in b.all("memmap"):
-        s, e = int(m["start"], 16), int(m["end"], 16)
-        own = [(int(a, 16), int(z, 16)) for a, z in nodes[m["node"]]["mem"]]
-        assert any(a <= s and e <= z for a, z in own), (m, own)
+        mm = next(m for m in b.all("memmap") if m["node"] == nid)
+        assert init["desc_bytes"] == mm["bytes"], (init, mm)
+    check_memmap(b, nodes)
     # Every page accounted for, at boot and at the end.
     censuses = b.all("census")
     assert [c["when"] for c in censuses][0] == "boot" and censuses[-1]["when"] == "end"
