@@ -100,6 +100,24 @@ class BuildQemuCommand(unittest.TestCase):
                          % (i, i, i)]
         self.assertEqual(cmd, expected)
 
+    def test_large_guests_are_not_reserved_and_get_wide_addresses(self):
+        # 16 x 128 GiB: every backend reserve=off, phys-bits for RAM above
+        # 1 TiB; the routine sizes above keep their plain flags.
+        cmd = build("--nodes", "16", "--mem-per-node", "128G")
+        backends = [cmd[i + 1] for i, a in enumerate(cmd) if a == "-object"]
+        self.assertEqual(len(backends), 16)
+        self.assertTrue(all(b.endswith(",size=128G,reserve=off") for b in backends))
+        self.assertEqual(cmd[cmd.index("-cpu") + 1], "max,phys-bits=44")
+        # One large node: a backend of its own instead of plain -m memory.
+        cmd = build("--mem-per-node", "128G")
+        self.assertIn("memory-backend-ram,id=m0,size=128G,reserve=off", cmd)
+        self.assertIn("memory-backend=m0", cmd)
+        self.assertNotIn("-numa", cmd)
+        self.assertEqual(cmd[cmd.index("-cpu") + 1], "max")
+        # An explicit phys-bits is left alone.
+        cmd = build("--nodes", "8", "--mem-per-node", "128G", "--cpu", "max,phys-bits=46")
+        self.assertEqual(cmd[cmd.index("-cpu") + 1], "max,phys-bits=46")
+
     def test_size_suffixes(self):
         self.assertEqual(mb.parse_size("2M"), 2 << 20)
         self.assertEqual(mb.parse_size("2048K"), 2 << 20)
