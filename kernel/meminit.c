@@ -125,7 +125,7 @@ void meminit_arrays(void)
 		 * backed where its ranges are (mm/memmap.h, sparse storage). */
 		sparse_nid = nid;
 		if (!memmap_node_init_sparse(&n, nid, base, pages, window, sparse_present, nr_present,
-					     BUDDY_MAX_ORDER, &sparse_ops, sparse_runs,
+					     ALLOC_MAX_ORDER, &sparse_ops, sparse_runs,
 					     NUMA_MAX_RANGES, &st))
 			kernel_exit(EXIT_PANIC, "no memory for a node's page descriptors");
 		memmap_add_node(&memmap, &n);
