@@ -74,7 +74,9 @@ PURE_SRCS += boot/handoff.c boot/pvh/pvh.c boot/efi/kelf.c
 # The consoles' drawing and option parsing (no hardware in them).
 PURE_SRCS += $(wildcard kernel/console/*.c)
 HOST_SUPPORT := tests/host/host_support.c
-HOST_CFLAGS := -std=gnu11 -g -O1 -I. -Wall -Wextra -Wno-unused-parameter \
+# arch/pte.h (entry bits, no instructions) is the one arch header pure code
+# includes; the host build uses it as it is.
+HOST_CFLAGS := -std=gnu11 -g -O1 -I. -Iarch/x86_64/include -Wall -Wextra -Wno-unused-parameter \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -DMEMBOOT_HOST
 HOST_TESTS := $(patsubst tests/host/%.c,$(HOST_O)/%,$(wildcard tests/host/test_*.c))
@@ -155,7 +157,8 @@ run: all
 
 # Headers anywhere, and kernel/params.c (test_cmdline includes the real table).
 HOST_TEST_DEPS := $(PURE_SRCS) $(HOST_SUPPORT) kernel/params.c \
-	$(wildcard tests/host/*.h boot/*.h boot/*/*.h kernel/*.h kernel/acpi/*.h kernel/console/*.h mm/*.h)
+	$(wildcard tests/host/*.h boot/*.h boot/*/*.h kernel/*.h kernel/acpi/*.h kernel/console/*.h mm/*.h) \
+	arch/x86_64/include/arch/pte.h
 # Shared by the unit tests (cmocka), not by the fuzzers.
 HOST_TEST_HELPERS := tests/host/map_check.c
 $(HOST_O)/test_%: tests/host/test_%.c $(HOST_TEST_DEPS) $(HOST_TEST_HELPERS) | $(DEPS)
@@ -166,7 +169,7 @@ $(HOST_O)/test_%: tests/host/test_%.c $(HOST_TEST_DEPS) $(HOST_TEST_HELPERS) | $
 $(FUZZ_O)/fuzz_%: tests/fuzz/fuzz_%.c $(PURE_SRCS) $(HOST_SUPPORT) | $(DEPS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  FUZZ    $@")
-	$(Q)clang -std=gnu11 -g -O1 -I. -Wall -Wno-unused-parameter -DMEMBOOT_HOST -DMEMBOOT_FUZZ \
+	$(Q)clang -std=gnu11 -g -O1 -I. -Iarch/x86_64/include -Wall -Wno-unused-parameter -DMEMBOOT_HOST -DMEMBOOT_FUZZ \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-o $@ $< $(PURE_SRCS) $(HOST_SUPPORT)
 
