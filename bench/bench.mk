@@ -51,3 +51,17 @@ bench: $(MEMMAP_BENCH_BINS)
 .PHONY: bench-qemu
 bench-qemu: all
 	@python3 bench/qemu_meminit.py --iso $(O)/memboot.iso --results docs/results.md
+
+# Page-table fault-in (seed 003's thp_memscale shape): mm/pt.c natively with
+# pthreads; prints a table, writes no file.
+#   make bench-pt [PT_BENCH_ARGS='--threads 16 --mib 1024 --reps 5']
+PT_BENCH_ARGS ?=
+$(BENCH_O)/pt_bench: bench/pt_bench.c mm/pt.c mm/pt.h mm/page.h kernel/spinlock.h \
+		arch/x86_64/include/arch/pte.h tests/host/pt_arena.h bench/bench.mk
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  BENCHCC $@")
+	$(Q)$(CC) $(BENCH_CFLAGS) -Iarch/x86_64/include -pthread -o $@ bench/pt_bench.c mm/pt.c
+
+.PHONY: bench-pt
+bench-pt: $(BENCH_O)/pt_bench
+	@$(BENCH_O)/pt_bench $(PT_BENCH_ARGS)
