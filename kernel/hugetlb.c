@@ -353,3 +353,36 @@ bool hugetlb_selftest(void)
 	record_emit(&r);
 	return got == total && selftest_errors == 0 && free_after == total;
 }
+
+/* --- pool pages for page faults (kernel/vm.c) ------------------------------ */
+
+uint64_t hugetlb_pool_take(uint32_t node, enum hugetlb_size size)
+{
+	uint32_t nr = numa_topo.nr_nodes;
+
+	for (uint32_t d = 0; d < nr; d++) {
+		/* node, node + 1, node - 1, node + 2 ... */
+		uint32_t n = (d & 1) ? (node + (d + 1) / 2) % nr : (node + nr - d / 2) % nr;
+		uint64_t pfn = pool_pop(&pools[n][size]);
+		if (pfn != ALLOC_NO_PFN)
+			return pfn;
+	}
+	return ALLOC_NO_PFN;
+}
+
+void hugetlb_pool_give(uint64_t pfn, enum hugetlb_size size)
+{
+	uint32_t n = memmap_nid_of_pfn(&memmap, pfn);
+
+	ASSERT(n < numa_topo.nr_nodes, "pool page 0x%llx on no node", (unsigned long long)pfn);
+	pool_push(&pools[n][size], pfn);
+}
+
+uint64_t hugetlb_pool_free(enum hugetlb_size size)
+{
+	uint64_t n = 0;
+
+	for (uint32_t node = 0; node < numa_topo.nr_nodes; node++)
+		n += __atomic_load_n(&pools[node][size].nr_free, __ATOMIC_RELAXED);
+	return n;
+}

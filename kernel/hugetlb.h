@@ -26,6 +26,13 @@ void hugetlb_mark_gigantic(uint32_t nid);
 uint64_t hugetlb_gigantic_pages(void);
 /* Build the 2 MiB pools, zero if asked, report (phase "hugetlb"). */
 void hugetlb_init_pools(void);
+/* One 2 MiB or 1 GiB pool page, from @node's pool if it has one, else the
+ * nearest node's by id distance; ALLOC_NO_PFN when every pool is empty. */
+uint64_t hugetlb_pool_take(uint32_t node, enum hugetlb_size size);
+/* Free pages of @size in all pools (a racy snapshot). */
+uint64_t hugetlb_pool_free(enum hugetlb_size size);
+/* Give back a page hugetlb_pool_take() returned, to its own node's pool. */
+void hugetlb_pool_give(uint64_t pfn, enum hugetlb_size size);
 /* memboot.selftest=hugetlb: every CPU takes and gives back every pool page. */
 bool hugetlb_selftest(void);
 

@@ -24,6 +24,7 @@
 #include "kernel/phase.h"
 #include "kernel/record.h"
 #include "kernel/selftest.h"
+#include "kernel/vm.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
 
@@ -123,6 +124,8 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 	PHASE("census", census_ok = census_run("boot"));
 	fault_inject();
 	PHASE("selftest", tests_ok = selftests_run());
+	if (kparams.bench_pt)
+		PHASE("bench", vm_bench());
 	if (!census_ok || !census_run("end"))
 		kernel_exit(EXIT_CENSUS, "pages unaccounted for");
 	kernel_exit(tests_ok ? EXIT_OK : EXIT_SELFTEST, tests_ok ? NULL : "a self-test failed");

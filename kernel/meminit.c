@@ -14,6 +14,7 @@
 #include "kernel/job.h"
 #include "kernel/log.h"
 #include "kernel/memory.h"
+#include "kernel/vm.h"
 #include "kernel/panic.h"
 #include "kernel/params.h"
 #include "kernel/record.h"
@@ -613,8 +614,10 @@ bool census_run(const char *when)
 		lost += counts[PAGE_FREE] > free_by_zones ? counts[PAGE_FREE] - free_by_zones
 							  : free_by_zones - counts[PAGE_FREE];
 	}
-	uint64_t fixed = counts[PAGE_RESERVED] + counts[PAGE_MEMMAP] + counts[PAGE_PAGETABLE] +
-			 hugetlb_gigantic_pages();
+	/* Tables of live address spaces came from the allocator after boot:
+	 * they are PAGE_PAGETABLE, but not among the early reservations. */
+	uint64_t fixed = counts[PAGE_RESERVED] + counts[PAGE_MEMMAP] + counts[PAGE_PAGETABLE] -
+			 vm_table_pages() + hugetlb_gigantic_pages();
 	if (fixed != memory_retired_reserved_pages()) {
 		pr_err("census: %llu pages reserved by their descriptors, %llu by the early allocator",
 		       (unsigned long long)fixed, (unsigned long long)memory_retired_reserved_pages());

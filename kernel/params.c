@@ -29,9 +29,15 @@ struct kernel_params kparams = {
 	.huge = { .current = -1, .default_size = HUGETLB_2M },
 	.hugetlb_zero = false,
 	.alloc = "buddy",
+	.ptlock = 0,                       /* split */
+	.pt_zero = true,
+	.bench_pt = false,
+	.ptbench_mib = 64,
+	.ptbench_reps = 3,
 };
 
-static const char *const selftest_names[] = { "clock", "jobs", "alloc", "hugetlb", NULL };
+static const char *const selftest_names[] = { "clock", "jobs", "alloc", "hugetlb", "pt", NULL };
+static const char *const ptlock_names[] = { "split", "global", NULL };
 
 static bool parse_hugepagesz(const char *value, void *ptr, char *err, size_t err_bytes)
 {
@@ -85,7 +91,7 @@ static bool parse_selftests(const char *value, void *ptr, char *err, size_t err_
 	const char *s = value;
 
 	if (!value || !*value) {
-		snprintf(err, err_bytes, "a comma-separated list of names from: clock, jobs, alloc, hugetlb");
+		snprintf(err, err_bytes, "a comma-separated list of names from: clock, jobs, alloc, hugetlb, pt");
 		return false;
 	}
 	while (*s) {
@@ -98,7 +104,7 @@ static bool parse_selftests(const char *value, void *ptr, char *err, size_t err_
 			}
 		}
 		if (!found) {
-			snprintf(err, err_bytes, "names from: clock, jobs, alloc, hugetlb; '%.*s' is not one",
+			snprintf(err, err_bytes, "names from: clock, jobs, alloc, hugetlb, pt; '%.*s' is not one",
 				 (int)n, s);
 			return false;
 		}
@@ -110,9 +116,20 @@ static bool parse_selftests(const char *value, void *ptr, char *err, size_t err_
 	return true;
 }
 
+/* memboot.bench=pt: the benchmarks to run (only one so far). */
+static bool parse_bench(const char *value, void *ptr, char *err, size_t err_bytes)
+{
+	if (!value || strcmp(value, "pt") != 0) {
+		snprintf(err, err_bytes, "unknown benchmark '%s' (known: pt)", value ? value : "");
+		return false;
+	}
+	*(bool *)ptr = true;
+	return true;
+}
+
 const struct param kernel_param_table[] = {
 	{ .key = "memboot.selftest", .type = PARAM_FUNC, .ptr = &kparams.selftests,
-	  .fn = parse_selftests, .help = "self-tests to run: clock, jobs, alloc, hugetlb" },
+	  .fn = parse_selftests, .help = "self-tests to run: clock, jobs, alloc, hugetlb, pt" },
 	{ .key = "memboot.clock_ms", .type = PARAM_U64, .ptr = &kparams.clock_ms,
 	  .min = 10, .max = 60000, .help = "length of the clock self-test busy-wait" },
 	{ .key = "memboot.fault", .type = PARAM_ENUM, .ptr = &kparams.fault,
@@ -155,6 +172,16 @@ const struct param kernel_param_table[] = {
 	  .max = sizeof(kparams.alloc), .help = "the page allocator behind the seam (docs/allocators.md)" },
 	{ .key = "memboot.dump_bootinfo", .type = PARAM_BOOL, .ptr = &kparams.dump_bootinfo,
 	  .help = "print the loader's boot information bytes as blob records" },
+	{ .key = "memboot.ptlock", .type = PARAM_ENUM, .ptr = &kparams.ptlock,
+	  .choices = ptlock_names, .help = "page-table locks: a lock per PMD table, or one per space" },
+	{ .key = "memboot.pt_zero", .type = PARAM_BOOL, .ptr = &kparams.pt_zero,
+	  .help = "zero each page a fault maps (on by default)" },
+	{ .key = "memboot.bench", .type = PARAM_FUNC, .ptr = &kparams.bench_pt,
+	  .fn = parse_bench, .help = "in-guest benchmarks to run: pt" },
+	{ .key = "memboot.ptbench_mib", .type = PARAM_U64, .ptr = &kparams.ptbench_mib,
+	  .min = 2, .max = 65536, .help = "region size of the page-table fault-in benchmark" },
+	{ .key = "memboot.ptbench_reps", .type = PARAM_U64, .ptr = &kparams.ptbench_reps,
+	  .min = 1, .max = 15, .help = "runs per cell of the fault-in benchmark (median)" },
 };
 const size_t kernel_param_count = sizeof(kernel_param_table) / sizeof(kernel_param_table[0]);
 

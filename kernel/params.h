@@ -18,6 +18,7 @@ enum selftest_bits {
 	SELFTEST_JOBS = 1u << 1,
 	SELFTEST_ALLOC = 1u << 2,
 	SELFTEST_HUGETLB = 1u << 3,
+	SELFTEST_PT = 1u << 4,
 };
 
 enum init_threads_mode { INIT_THREADS_ONE, INIT_THREADS_NODE, INIT_THREADS_ALL, INIT_THREADS_N };
@@ -50,6 +51,12 @@ struct kernel_params {
 	bool hugetlb_zero;
 	char alloc[16];             /* memboot.alloc: the allocator behind the seam */
 	struct console_options console;   /* console=, one word per console */
+	/* page tables (kernel/vm.c, docs/pagetables.md) */
+	unsigned ptlock;           /* enum pt_lock_mode: split (default) or global */
+	bool pt_zero;              /* zero each faulted-in frame (as Linux does) */
+	bool bench_pt;             /* memboot.bench=pt: the fault-in benchmark */
+	uint64_t ptbench_mib;
+	uint64_t ptbench_reps;
 };
 
 extern struct kernel_params kparams;

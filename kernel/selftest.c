@@ -18,6 +18,7 @@
 #include "kernel/record.h"
 #include "kernel/time.h"
 #include "mm/alloc.h"
+#include "kernel/vm.h"
 
 /*
  * Clock self-test: busy-wait memboot.clock_ms by the TSC between two records.
@@ -95,6 +96,11 @@ bool selftests_run(void)
 	if (kparams.selftests & SELFTEST_HUGETLB) {
 		bool ok = hugetlb_selftest();
 		selftest_result("hugetlb", ok);
+		all_ok &= ok;
+	}
+	if (kparams.selftests & SELFTEST_PT) {
+		bool ok = vm_selftest();
+		selftest_result("pt", ok);
 		all_ok &= ok;
 	}
 	if (kparams.selftests & SELFTEST_ALLOC) {

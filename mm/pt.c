@@ -155,7 +155,7 @@ static void table_free(struct pt_as *as, uint64_t phys)
 {
 	struct page *pg = as->ops->page_of(as->ctx, phys);
 
-	/* Back to what the allocator handed out (mm/buddy.h: an allocated head
+	/* Back to what the allocator handed out (mm/alloc.h: an allocated head
 	 * has refcount 1 and no links). */
 	pg->type = PAGE_ALLOCATED;
 	pg->refcount = 1;

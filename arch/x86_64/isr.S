@@ -72,10 +72,24 @@ isr_common:
 	pushq %r15
 	cld
 	movq %rsp, %rdi
-	call arch_trap          /* does not return: every exception is fatal */
-1:	cli
-	hlt
-	jmp 1b
+	call arch_trap          /* returns only for a page fault it resolved */
+	popq %r15
+	popq %r14
+	popq %r13
+	popq %r12
+	popq %r11
+	popq %r10
+	popq %r9
+	popq %r8
+	popq %rbp
+	popq %rdi
+	popq %rsi
+	popq %rdx
+	popq %rcx
+	popq %rbx
+	popq %rax
+	addq $16, %rsp          /* vector and error code */
+	iretq
 
 	.section .rodata
 	.balign 8

@@ -55,7 +55,7 @@ tramp_pm32:
 	wrmsr
 	movl %cr0, %eax
 	andl $~((1 << 2) | (1 << 3)), %eax               /* EM off, TS off */
-	orl $((1 << 31) | (1 << 1) | (1 << 0)), %eax     /* PG, MP, PE */
+	orl $((1 << 31) | (1 << 16) | (1 << 1) | (1 << 0)), %eax   /* PG, WP, MP, PE: WP as the boot CPU, so read-only binds ring 0 here too */
 	movl %eax, %cr0
 	leal OFF(tramp_lm64)(%ebx), %eax
 	movl %eax, OFF(tramp_lm64_ptr)(%ebx)

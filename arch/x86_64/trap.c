@@ -78,10 +78,30 @@ void arch_backtrace(uint64_t rip, uint64_t rbp)
 	}
 }
 
+bool (*arch_page_fault_hook)(struct trap_frame *frame, uint64_t addr);
+
+extern const char arch_probe_read_insn[], arch_probe_read_fixup[];
+extern const char arch_probe_write_insn[], arch_probe_write_fixup[];
+
 void arch_trap(struct trap_frame *f)
 {
 	static volatile int depth;
 	const char *name = f->vector < 32 ? exception_names[f->vector] : "unknown";
+
+	if (f->vector == 14) {
+		/* The probes' one faulting instruction each: resume at the
+		 * fixup, which returns false (arch/tlb.h). */
+		if (f->rip == (uint64_t)arch_probe_read_insn) {
+			f->rip = (uint64_t)arch_probe_read_fixup;
+			return;
+		}
+		if (f->rip == (uint64_t)arch_probe_write_insn) {
+			f->rip = (uint64_t)arch_probe_write_fixup;
+			return;
+		}
+		if (arch_page_fault_hook && arch_page_fault_hook(f, read_cr2()))
+			return;
+	}
 
 	if (depth++) {
 		/* A fault while reporting a fault: skip everything that could fault
