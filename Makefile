@@ -160,7 +160,8 @@ HOST_TEST_DEPS := $(PURE_SRCS) $(HOST_SUPPORT) kernel/params.c \
 	$(wildcard tests/host/*.h boot/*.h boot/*/*.h kernel/*.h kernel/acpi/*.h kernel/console/*.h mm/*.h) \
 	arch/x86_64/include/arch/pte.h
 # Shared by the unit tests (cmocka), not by the fuzzers.
-HOST_TEST_HELPERS := tests/host/map_check.c
+# The job runner and everything that runs jobs, on simulated CPUs (pthreads).
+HOST_TEST_HELPERS := tests/host/map_check.c kernel/job.c tests/host/job_host.c
 $(HOST_O)/test_%: tests/host/test_%.c $(HOST_TEST_DEPS) $(HOST_TEST_HELPERS) | $(DEPS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  HOSTCC  $@")

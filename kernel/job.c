@@ -1,29 +1,28 @@
 /*
- * job.c: running a job's chunks on several CPUs.
+ * job.c: running a job's chunks on several CPUs. Portable C: the CPUs, their
+ * mailboxes and the clock come from kernel/job_platform.h (the kernel's
+ * kernel/job_cpu.c, or the host's pthreads in tests/host/job_host.c).
  */
 #include "kernel/job.h"
 
 #include <string.h>
 
-#include "arch/cpu.h"
-#include "arch/io.h"
-#include "arch/percpu.h"
-#include "arch/smp.h"
+#include "kernel/job_platform.h"
 #include "kernel/log.h"
 #include "kernel/panic.h"
 #include "kernel/record.h"
-#include "kernel/time.h"
 
-static bool cpu_in(const struct percpu *pc, uint32_t node)
+static bool cpu_in(uint32_t cpu, uint32_t node)
 {
-	return pc && pc->online && (node == JOB_ALL_NODES || pc->node == node);
+	return job_platform_online(cpu) &&
+	       (node == JOB_ALL_NODES || job_platform_node(cpu) == node);
 }
 
 uint32_t job_cpus_of_node(uint32_t node)
 {
 	uint32_t n = 0;
-	for (uint32_t i = 0; i < MAX_CPUS; i++)
-		n += cpu_in(percpu_of[i], node);
+	for (uint32_t i = 0; i < job_platform_max_cpus(); i++)
+		n += cpu_in(i, node);
 	return n;
 }
 
@@ -31,7 +30,7 @@ uint32_t job_cpus_of_node(uint32_t node)
 static void work_on(struct job_state *st)
 {
 	struct job *j = st->job;
-	uint32_t cpu = this_cpu()->cpu;
+	uint32_t cpu = job_platform_this_cpu();
 
 	for (;;) {
 		uint32_t i = __atomic_fetch_add(&st->next_chunk, 1, __ATOMIC_RELAXED);
@@ -40,12 +39,13 @@ static void work_on(struct job_state *st)
 		if (i >= st->plan.nr_chunks)
 			break;
 		job_plan_chunk(&st->plan, i, &s, &e);
-		t0 = rdtsc();
+		t0 = job_platform_ticks();
 		j->fn(j->arg, s, e);
-		uint64_t t1 = rdtsc(), seen = st->end_tsc;
+		uint64_t t1 = job_platform_ticks(), seen = st->end_tsc;
 		if (j->times && i < j->times_cap)
 			j->times[i] = (struct job_chunk_time){
-				.cpu = cpu, .start = s, .end = e, .ns = tsc_cycles_to_ns(t1 - t0) };
+				.cpu = cpu, .start = s, .end = e,
+				.ns = job_platform_ticks_to_ns(t1 - t0) };
 		while (seen < t1 && !__atomic_compare_exchange_n(&st->end_tsc, &seen, t1, false,
 								 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 			;
@@ -62,17 +62,15 @@ static void job_worker(void *arg)
 
 void job_start(struct job *job, struct job_state *st)
 {
-	struct percpu *self = this_cpu();
+	uint32_t self = job_platform_this_cpu(), max = job_platform_max_cpus();
 	uint32_t avail = 0;
 
 	memset(st, 0, sizeof(*st));
 	st->job = job;
-	st->start_tsc = rdtsc();
+	st->start_tsc = job_platform_ticks();
 	/* Idle CPUs of the node, the caller not counted. */
-	for (uint32_t i = 0; i < MAX_CPUS; i++) {
-		const struct percpu *pc = percpu_of[i];
-		avail += pc != self && cpu_in(pc, job->node) && !pc->work_fn;
-	}
+	for (uint32_t i = 0; i < max; i++)
+		avail += i != self && cpu_in(i, job->node) && !job_platform_busy(i);
 	/* The caller helps a job of its own node, and any job nobody else can
 	 * run (a CPU-less node's memory still gets one thread). */
 	st->caller_helps = cpu_in(self, job->node) || avail == 0;
@@ -82,13 +80,10 @@ void job_start(struct job *job, struct job_state *st)
 		return;
 	}
 	st->threads = st->caller_helps;
-	for (uint32_t i = 0; i < MAX_CPUS && st->threads < st->plan.threads; i++) {
-		struct percpu *pc = percpu_of[i];
-		if (pc == self || !cpu_in(pc, job->node) || pc->work_fn)
+	for (uint32_t i = 0; i < max && st->threads < st->plan.threads; i++) {
+		if (i == self || !cpu_in(i, job->node) || job_platform_busy(i))
 			continue;   /* busy with another job: leave it */
-		pc->work_arg = st;
-		__atomic_store_n(&pc->work_fn, job_worker, __ATOMIC_RELEASE);
-		arch_wake_cpu(pc);
+		job_platform_post(i, job_worker, st);
 		st->workers++;
 		st->threads++;
 	}
@@ -101,8 +96,9 @@ void job_wait(struct job_state *st)
 	if (st->caller_helps)
 		work_on(st);
 	while (__atomic_load_n(&st->workers_done, __ATOMIC_ACQUIRE) < st->workers)
-		cpu_relax();
-	st->ns = tsc_cycles_to_ns((st->end_tsc ? st->end_tsc : rdtsc()) - st->start_tsc);
+		job_platform_relax();
+	st->ns = job_platform_ticks_to_ns((st->end_tsc ? st->end_tsc : job_platform_ticks()) -
+					  st->start_tsc);
 }
 
 uint32_t job_run(struct job *job, struct job_state *st)
