@@ -19,7 +19,10 @@
 
 static void append_fwcfg_cmdline(struct bootinfo *bi)
 {
-	char extra[BOOTINFO_CMDLINE_BYTES];
+	/* One byte more than the command line holds: a file that long is cut
+	 * inside bootinfo_append_cmdline_from(), which then sees the byte after
+	 * the cut and drops a word cut in two. */
+	static char extra[BOOTINFO_CMDLINE_BYTES + 1];
 	size_t len;
 
 	if (!cpu_features.has_hypervisor)
@@ -30,7 +33,7 @@ static void append_fwcfg_cmdline(struct bootinfo *bi)
 	for (size_t i = 0; i < len; i++)
 		if (extra[i] == '\n' || extra[i] == '\r' || extra[i] == '\0')
 			extra[i] = ' ';
-	bootinfo_append_cmdline(bi, extra);
+	bootinfo_append_cmdline_from(bi, extra, "the fw_cfg command line (" FWCFG_CMDLINE_FILE ")");
 }
 
 /*

@@ -163,24 +163,84 @@ uint32_t bootinfo_normalize(struct bootinfo *bi)
 	return out;
 }
 
+static bool cmdline_space(int c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+void bootinfo_put_cmdline(struct bootinfo *bi, size_t at, const char *src, size_t len,
+			  int next, const char *source)
+{
+	size_t room, keep, i, d, whole = len;
+	int after_whole = next;
+	bool quoted = false;
+
+	if (at > sizeof(bi->cmdline) - 1)
+		at = sizeof(bi->cmdline) - 1;
+	room = sizeof(bi->cmdline) - 1 - at;
+	if (len > room) {
+		next = (unsigned char)src[room];
+		len = room;
+	}
+	keep = len;
+	if (next != '\0') {
+		/*
+		 * Cut: keep only words that ended before the cut. A word ends at
+		 * a space outside quotes; the last one kept may end exactly at
+		 * the cut if the byte after it is such a space.
+		 */
+		size_t boundary = 0;
+		for (i = 0; i < len; i++) {
+			if (src[i] == '"')
+				quoted = !quoted;
+			else if (!quoted && cmdline_space((unsigned char)src[i]))
+				boundary = i;
+		}
+		if (!quoted && next >= 0 && cmdline_space(next))
+			boundary = len;
+		keep = boundary;
+		/* The first dropped word, for the message. */
+		for (i = keep; i < whole && cmdline_space((unsigned char)src[i]); i++)
+			;
+		if (!bi->cmdline_cut) {
+			for (d = 0; d + 1 < sizeof(bi->cmdline_dropped) && i + d < whole &&
+				    !cmdline_space((unsigned char)src[i + d]); d++)
+				bi->cmdline_dropped[d] = src[i + d];
+			bi->cmdline_dropped[d] = '\0';
+			pr_warn("cmdline: %s does not fit in %d bytes; its words from '%s%s' on are dropped (a cut word is never applied)",
+				source, BOOTINFO_CMDLINE_BYTES - 1, bi->cmdline_dropped,
+				(i + d < whole && !cmdline_space((unsigned char)src[i + d])) ||
+				(i + d == whole && after_whole != '\0') ? "..." : "");
+		}
+		bi->cmdline_cut = true;
+	}
+	while (keep > 0 && cmdline_space((unsigned char)src[keep - 1]))
+		keep--;
+	memmove(bi->cmdline + at, src, keep);
+	bi->cmdline[at + keep] = '\0';
+}
+
 void bootinfo_append_cmdline(struct bootinfo *bi, const char *s)
 {
+	bootinfo_append_cmdline_from(bi, s, "the command line");
+}
+
+void bootinfo_append_cmdline_from(struct bootinfo *bi, const char *s, const char *source)
+{
 	size_t have = strnlen(bi->cmdline, sizeof(bi->cmdline));
-	size_t room = sizeof(bi->cmdline) - 1 - have;
 	size_t add = strlen(s);
 
 	if (add == 0)
 		return;
-	if (have > 0 && room > 0) {
+	if (bi->cmdline_cut)
+		return;   /* full: its one warning named where the dropping began */
+	if (have > 0 && have < sizeof(bi->cmdline) - 1)
 		bi->cmdline[have++] = ' ';
-		room--;
-	}
-	if (add > room) {
-		pr_warn("cmdline: longer than %d bytes; truncated", BOOTINFO_CMDLINE_BYTES - 1);
-		add = room;
-	}
-	memcpy(bi->cmdline + have, s, add);
-	bi->cmdline[have + add] = '\0';
+	bootinfo_put_cmdline(bi, have, s, add, '\0', source);
+	/* Nothing of @s fitted: no dangling separator. */
+	have = strlen(bi->cmdline);
+	while (have > 0 && bi->cmdline[have - 1] == ' ')
+		bi->cmdline[--have] = '\0';
 }
 
 uint64_t bootinfo_total_bytes(const struct bootinfo *bi, enum mem_type type)

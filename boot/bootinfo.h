@@ -59,6 +59,7 @@ struct mem_range {
 #define BOOTINFO_MAX_SCRATCH (2 * BOOTINFO_MAX_RAW + 1)   /* exact sweep of the raw list */
 #define BOOTINFO_CMDLINE_BYTES 2048
 #define BOOTINFO_LOADER_BYTES 64
+#define BOOTINFO_DROPPED_BYTES 40
 
 /* The raw firmware map as read, before normalization (kept for dumps). */
 struct mem_map_raw {
@@ -73,6 +74,11 @@ struct bootinfo {
 	const char *map_source;           /* "mb2-mmap", "mb2-efi-mmap", ... */
 	char loader[BOOTINFO_LOADER_BYTES];
 	char cmdline[BOOTINFO_CMDLINE_BYTES];
+	/* The command line did not fit: whole words were dropped from here on,
+	 * never a word cut in two. cmdline_dropped holds the start of the
+	 * first word dropped, for the messages and the boot record. */
+	bool cmdline_cut;
+	char cmdline_dropped[BOOTINFO_DROPPED_BYTES];
 
 	/* A copy of the RSDP (36 bytes for v2, 20 for v1); rsdp_len 0 if none. */
 	uint8_t rsdp[36];
@@ -119,6 +125,20 @@ uint32_t bootinfo_normalize(struct bootinfo *bi);
 
 /* Append @s to the command line, separated by one space (truncates safely). */
 void bootinfo_append_cmdline(struct bootinfo *bi, const char *s);
+/* The same, naming where @s came from in the warning if it does not fit. */
+void bootinfo_append_cmdline_from(struct bootinfo *bi, const char *s, const char *source);
+
+/*
+ * Put @len bytes of @src into the command line at byte @at (0: replace it;
+ * strlen: append without a separator). @next is the byte that followed @src
+ * in its source: '\0' if @src is all of it, -1 if more followed but is not
+ * known. What does not fit is dropped by whole words: a word cut in two
+ * would be a different value (maxcpus=30 read as maxcpus=3), so the word
+ * the buffer ends in is dropped too, named in one warning per boot.
+ * Quotes are honoured: a space inside "..." does not end a word.
+ */
+void bootinfo_put_cmdline(struct bootinfo *bi, size_t at, const char *src, size_t len,
+			  int next, const char *source);
 
 /* Total bytes of normalized ranges of @type. */
 uint64_t bootinfo_total_bytes(const struct bootinfo *bi, enum mem_type type);

@@ -117,9 +117,16 @@ enum handoff_status handoff_parse(uint32_t entry_magic, const void *block,
 	if (h.loader_bytes)
 		copy_string(bi->loader, sizeof(bi->loader), base + h.loader_offset,
 			    h.loader_bytes, "loader name");
-	if (h.cmdline_bytes)
-		copy_string(bi->cmdline, sizeof(bi->cmdline), base + h.cmdline_offset,
-			    h.cmdline_bytes, "command line");
+	if (h.cmdline_bytes) {
+		/* Whole words only if it is too long (bootinfo_put_cmdline). */
+		const char *line = (const char *)base + h.cmdline_offset;
+		size_t n = strnlen(line, h.cmdline_bytes);
+
+		if (n == h.cmdline_bytes)
+			pr_warn("handoff: command line is not NUL-terminated within its %u bytes; using them",
+				h.cmdline_bytes);
+		bootinfo_put_cmdline(bi, 0, line, n, '\0', "the loader's command line");
+	}
 	if (h.rsdp_bytes)
 		read_rsdp(bi, base + h.rsdp_offset, h.rsdp_bytes);
 	if (h.header_bytes >= HANDOFF_FB_OFFSET + sizeof(struct handoff_fb)) {

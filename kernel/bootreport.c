@@ -60,7 +60,6 @@ void bootreport_print(const struct bootinfo *bi, bool dump_raw)
 	rec_str(&r, "version", MEMBOOT_VERSION);
 	rec_str(&r, "boot_path", boot_path_name(bi->path));
 	rec_str(&r, "loader", bi->loader);
-	rec_str(&r, "cmdline", bi->cmdline);
 	rec_u64(&r, "tsc_hz", tsc_hz);
 	rec_str(&r, "tsc_method", tsc_method);
 	rec_u64(&r, "tsc_uncertainty_ppm", tsc_uncertainty_ppm);
@@ -68,6 +67,12 @@ void bootreport_print(const struct bootinfo *bi, bool dump_raw)
 	rec_u64(&r, "map_entries", bi->raw.nr_entries);
 	rec_u64(&r, "rsdp_revision", bi->rsdp_len ? bi->rsdp_revision : 0);
 	rec_bool(&r, "rsdp", bi->rsdp_len != 0);
+	if (bi->cmdline_cut)
+		rec_str(&r, "cmdline_dropped", bi->cmdline_dropped);
+	/* Last, and cut to what the record has room for: a long command line
+	 * must not push the keys above out of the record. */
+	if (rec_str_cut(&r, "cmdline", bi->cmdline, sizeof(",\"cmdline_record_cut\":true") - 1))
+		rec_bool(&r, "cmdline_record_cut", true);
 	record_emit(&r);
 
 	if (dump_raw) {

@@ -155,15 +155,22 @@ static bool apply(const struct param *p, const char *value, char *err, size_t er
 	return false;
 }
 
-/* Copy the next word of @s into @word, removing quotes. Returns the rest. */
+/*
+ * Copy the next word of @s into @word, removing quotes. Returns the rest, or
+ * NULL at the end of the line. A word may be empty (`""`): that is not the
+ * end of the line.
+ */
 static const char *next_word(const char *s, char *word, size_t bytes, bool *too_long)
 {
 	size_t n = 0;
 	bool quoted = false;
 
 	*too_long = false;
+	word[0] = '\0';
 	while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
 		s++;
+	if (*s == '\0')
+		return NULL;
 	for (; *s; s++) {
 		if (*s == '"') {
 			quoted = !quoted;
@@ -193,9 +200,16 @@ struct cmdline_result cmdline_parse(const char *cmdline, const struct param *par
 		const struct param *p = NULL;
 
 		s = next_word(s, word, sizeof(word), &too_long);
-		if (word[0] == '\0')
+		if (!s)
 			break;
 		res.words++;
+		if (word[0] == '\0') {
+			/* `""` or a lone `"`: nothing to apply, but the words after
+			 * it still count. */
+			pr_warn("cmdline: empty word (\"\") ignored");
+			res.unknown++;
+			continue;
+		}
 		if (too_long) {
 			/* A cut value would be a different value: refuse it. */
 			pr_err("cmdline: word longer than %d bytes ignored: '%.40s...'",

@@ -260,7 +260,9 @@ void console_line(const char *s)
 
 void log_printf(enum log_level level, const char *fmt, ...)
 {
-	char line[LINE_MAX_BYTES];
+	char text[LINE_MAX_BYTES];
+	/* Escaped, a byte takes up to four ("\x1b"). */
+	static char line[32 + 4 * LINE_MAX_BYTES];
 	uint64_t ns = ktime_ns();
 	va_list ap;
 	int n;
@@ -269,13 +271,31 @@ void log_printf(enum log_level level, const char *fmt, ...)
 		nr_errors++;
 	else if (level == LOG_WARN)
 		nr_warnings++;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	/* One line buffer for every CPU: the console lock keeps lines whole. */
+	spin_lock(&console_lock);
 	n = snprintf(line, sizeof(line), "[%5llu.%06llu] ",
 		     (unsigned long long)(ns / 1000000000ULL),
 		     (unsigned long long)(ns % 1000000000ULL / 1000));
-	va_start(ap, fmt);
-	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
-	va_end(ap);
-	console_line(line);
+	/* Messages quote the command line and firmware strings: their
+	 * control bytes (an ESC, a bell) are shown, never sent raw. */
+	rec_escape_text(line + n, sizeof(line) - (size_t)n, text);
+	serial_write(line, strlen(line));
+	serial_write("\n", 1);
+	if (level <= LOG_WARN) {
+		/* Tools read records, not prose: every warning and error is
+		 * also a record carrying its message (docs/records.md). */
+		static struct record r;
+
+		rec_begin(&r, level <= LOG_ERR ? "error" : "warning");
+		rec_str_cut(&r, "msg", text, 0);
+		rec_finish(&r);
+		serial_write(r.buf, r.len);
+		serial_write("\n", 1);
+	}
+	spin_unlock(&console_lock);
 }
 
 void record_emit(struct record *r)

@@ -84,8 +84,10 @@ void kernel_exit(enum exit_status status, const char *why)
 
 	if (exiting++)
 		exit_now(status);   /* a failure while exiting */
+	/* The failure itself was reported (and counted) where it happened;
+	 * this line and done's reason only repeat it. */
 	if (why)
-		pr_err("memboot: %s", why);
+		pr_detail("memboot: %s", why);
 	total_ns = ktime_ns();
 	summary_print(total_ns);
 	pr_info("memboot: boot %s, status %d (%s), %u warnings, %u errors",

@@ -12,6 +12,8 @@
 enum log_level {
 	LOG_ERR = 3,
 	LOG_WARN = 4,
+	LOG_DETAIL = 5,   /* the registers and call trace of an error already
+			     counted: printed, not counted again */
 	LOG_INFO = 6,
 	LOG_DEBUG = 7,
 };
@@ -21,6 +23,7 @@ void log_printf(enum log_level level, const char *fmt, ...);
 
 #define pr_err(...)   log_printf(LOG_ERR, __VA_ARGS__)
 #define pr_warn(...)  log_printf(LOG_WARN, __VA_ARGS__)
+#define pr_detail(...) log_printf(LOG_DETAIL, __VA_ARGS__)
 #define pr_info(...)  log_printf(LOG_INFO, __VA_ARGS__)
 #define pr_debug(...) log_printf(LOG_DEBUG, __VA_ARGS__)
 

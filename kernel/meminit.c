@@ -63,7 +63,9 @@ static bool has_memory(uint32_t nid)
  * only if it must, with a warning), mapped into the node's window. */
 static uint64_t sparse_alloc(void *ctx, uint64_t bytes, uint64_t align, uint32_t nid)
 {
-	uint64_t at = physmem_alloc(&physmem, bytes, align, nid, true, "memmap");
+	/* The exact attempt has a fallback: its failure is not a warning of
+	 * its own; the fallback's placement is reported below. */
+	uint64_t at = physmem_try_alloc(&physmem, bytes, align, nid, true, "memmap");
 
 	(void)ctx;
 	if (!at) {

@@ -40,25 +40,51 @@ static void value_end(struct record *r)
 		r->safe_len = r->len;
 }
 
-static void put_escaped(struct record *r, const char *s)
+/* The JSON form of byte @c in a string: returns its length in @esc. */
+static size_t escape_byte(unsigned char c, char esc[8])
 {
+	if (c == '"' || c == '\\') {
+		esc[0] = '\\';
+		esc[1] = (char)c;
+		return 2;
+	}
+	if (c < 0x20 || c >= 0x7f) {
+		/* Control and non-ASCII bytes: \u00XX keeps the line valid JSON
+		 * whatever firmware put in a string. */
+		snprintf(esc, 8, "\\u%04x", c);
+		return 6;
+	}
+	esc[0] = (char)c;
+	return 1;
+}
+
+/*
+ * Put @s as a JSON string. With @limit (the length the closing quote must
+ * end at or before), stop before the byte that would pass it and return
+ * true: the string was cut, the record stays whole.
+ */
+static bool put_escaped_upto(struct record *r, const char *s, size_t limit)
+{
+	bool cut = false;
+
 	put(r, "\"", 1);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		char esc[8];
-		if (*p == '"' || *p == '\\') {
-			esc[0] = '\\';
-			esc[1] = (char)*p;
-			put(r, esc, 2);
-		} else if (*p < 0x20 || *p >= 0x7f) {
-			/* Control and non-ASCII bytes: \u00XX keeps the line valid
-			 * JSON whatever firmware put in a string. */
-			snprintf(esc, sizeof(esc), "\\u%04x", *p);
-			put(r, esc, 6);
-		} else {
-			put(r, (const char *)p, 1);
+		size_t n = escape_byte(*p, esc);
+
+		if (limit && r->len + n + 1 > limit) {
+			cut = true;
+			break;
 		}
+		put(r, esc, n);
 	}
 	put(r, "\"", 1);
+	return cut;
+}
+
+static void put_escaped(struct record *r, const char *s)
+{
+	put_escaped_upto(r, s, 0);
 }
 
 void rec_begin(struct record *r, const char *event)
@@ -170,6 +196,56 @@ void rec_hex(struct record *r, const char *key, uint64_t v)
 {
 	rec_key(r, key);
 	rec_v_hex(r, v);
+}
+
+size_t rec_escape_text(char *dst, size_t dst_bytes, const char *src)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = 0;
+
+	if (dst_bytes == 0)
+		return 0;
+	for (const unsigned char *p = (const unsigned char *)src; *p; p++) {
+		char esc[4];
+		size_t len = 1;
+
+		esc[0] = (char)*p;
+		if (*p == '\\') {
+			esc[1] = '\\';
+			len = 2;
+		} else if (*p < 0x20 || *p >= 0x7f) {
+			esc[0] = '\\';
+			esc[1] = 'x';
+			esc[2] = hex[*p >> 4];
+			esc[3] = hex[*p & 15];
+			len = 4;
+		}
+		if (n + len + 1 > dst_bytes)
+			break;
+		memcpy(dst + n, esc, len);
+		n += len;
+	}
+	dst[n] = '\0';
+	return n;
+}
+
+bool rec_str_cut(struct record *r, const char *key, const char *s, size_t reserve_bytes)
+{
+	size_t limit = RECORD_MAX_BYTES - CLOSE_RESERVE;
+	bool cut;
+
+	limit = reserve_bytes < limit ? limit - reserve_bytes : 0;
+	rec_key(r, key);
+	value_start(r);
+	if (r->truncated || r->len + 2 > limit) {
+		/* Not even "" fits before the reserve: the key goes too. */
+		r->truncated = true;
+		r->len = r->safe_len;
+		return true;
+	}
+	cut = put_escaped_upto(r, s ? s : "", limit);
+	value_end(r);
+	return cut;
 }
 
 void rec_bool(struct record *r, const char *key, bool v)

@@ -54,8 +54,24 @@ void rec_i64(struct record *r, const char *key, int64_t v);
 void rec_hex(struct record *r, const char *key, uint64_t v);
 void rec_bool(struct record *r, const char *key, bool v);
 
+/*
+ * A string that may be long (a command line): as much of @s as fits with
+ * @reserve_bytes left for the keys after it; returns true if @s was cut.
+ * The record itself stays whole, so the keys after it are not lost.
+ */
+bool rec_str_cut(struct record *r, const char *key, const char *s, size_t reserve_bytes);
+
 /* Close everything and return the full line "MEMBOOT {...}" (no newline). */
 const char *rec_finish(struct record *r);
+
+/*
+ * Copy @src to @dst (@dst_bytes, NUL included) with every byte that is not
+ * printable ASCII written as \xNN, and a backslash as \\: bytes from the
+ * command line or firmware tables (an ESC, a bell) must not reach a
+ * terminal raw. Stops at a whole escape when @dst is full. Returns the
+ * length written.
+ */
+size_t rec_escape_text(char *dst, size_t dst_bytes, const char *src);
 
 /* Kernel only: finish @r and print it as one console line. */
 void record_emit(struct record *r);

@@ -4,6 +4,7 @@
 #include "kernel/selftest.h"
 
 #include <stdint.h>
+#include <string.h>
 
 #include "arch/cpu.h"
 #include "arch/io.h"
@@ -130,18 +131,28 @@ static void fault_on_ap(void *arg, uint64_t start, uint64_t end)
 	(void)*(volatile uint64_t *)(uintptr_t)(pc->stack_bottom - 8);
 }
 
-static void fault_inject_ap(void)
+/* The command-line name of the fault asked for ("ap-ud"), not its number. */
+static const char *fault_name(void)
+{
+	for (size_t i = 0; i < kernel_param_count; i++)
+		if (strcmp(kernel_param_table[i].key, "memboot.fault") == 0)
+			return kernel_param_table[i].choices[kparams.fault];
+	return "?";
+}
+
+/* Returns false if the fault cannot apply here (one CPU). */
+static bool fault_inject_ap(void)
 {
 	struct job j = { .name = "fault", .start = 0, .size = 2, .min_chunk = 1,
 			 .node = JOB_ALL_NODES, .fn = fault_on_ap };
 	struct job_state st;
 
 	if (job_cpus_of_node(JOB_ALL_NODES) < 2) {
-		pr_err("fault: memboot.fault=%s needs a second CPU",
-		       kparams.fault == FAULT_AP_UD ? "ap-ud" : "ap-guard");
-		return;
+		pr_err("fault: memboot.fault=%s needs a second CPU; nothing injected", fault_name());
+		return false;
 	}
 	job_run(&j, &st);
+	return true;
 }
 
 void fault_inject(void)
@@ -178,7 +189,10 @@ void fault_inject(void)
 		panic("panic requested with memboot.fault=panic");
 	case FAULT_AP_UD:
 	case FAULT_AP_GUARD:
-		fault_inject_ap();
+		/* A request that cannot apply is a user error, reported above,
+		 * not a kernel panic: the boot goes on. */
+		if (!fault_inject_ap())
+			return;
 		break;
 	case FAULT_WRITE_TEXT:
 		/* Kernel text is mapped read-only, and CR0.WP makes that bind
@@ -209,5 +223,5 @@ void fault_inject(void)
 		       kparams.fault);
 		break;
 	}
-	panic("memboot.fault=%u did not fault", kparams.fault);
+	panic("memboot.fault=%s did not fault", fault_name());
 }

@@ -13,6 +13,7 @@
 #include "kernel/log.h"
 #include "kernel/memory.h"
 #include "kernel/panic.h"
+#include "kernel/params.h"
 #include "kernel/record.h"
 #include "kernel/time.h"
 #include "mm/physmem.h"
@@ -86,8 +87,12 @@ struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 		present += cpus[i].present || i == 0;
 	if (present > max_cpus) {
 		res.skipped = present - max_cpus;
-		pr_info("smp: maxcpus=%u: leaving %u of %u CPUs down", max_cpus, res.skipped,
-			present);
+		/* Name what the user wrote: nosmp arrives here as a limit of 1. */
+		if (kparams.nosmp)
+			pr_info("smp: nosmp: leaving %u of %u CPUs down", res.skipped, present);
+		else
+			pr_info("smp: maxcpus=%u: leaving %u of %u CPUs down", max_cpus,
+				res.skipped, present);
 	}
 	if (present == 1 || max_cpus == 1)
 		goto report;

@@ -38,13 +38,30 @@ bool hugetlb_parse_size(const char *s, enum hugetlb_size *out, char *err, size_t
 	return true;
 }
 
+/*
+ * req[] from the words seen so far. A count given before any hugepagesz= is
+ * for the default size, whatever default_hugepagesz= says and wherever it
+ * stands (Linux resolves it after the whole line), and a later pair for that
+ * size does not replace it (Linux: "can not be overwritten").
+ */
+static void resolve(struct hugetlb_config *c)
+{
+	for (int s = 0; s < HUGETLB_NR_SIZES; s++)
+		c->req[s] = c->explicit_req[s];
+	if (c->implicit_req.set)
+		c->req[c->default_size] = c->implicit_req;
+}
+
 bool hugetlb_parse_pagesz(struct hugetlb_config *c, const char *value, char *err,
 			  size_t err_bytes)
 {
 	enum hugetlb_size s;
 
-	if (!hugetlb_parse_size(value, &s, err, err_bytes))
+	if (!hugetlb_parse_size(value, &s, err, err_bytes)) {
+		/* The hugepages= after it must not fall to the previous size. */
+		c->current = HUGETLB_SIZE_INVALID;
 		return false;
+	}
 	c->current = (int)s;
 	return true;
 }
@@ -57,6 +74,7 @@ bool hugetlb_parse_default(struct hugetlb_config *c, const char *value, char *er
 	if (!hugetlb_parse_size(value, &s, err, err_bytes))
 		return false;
 	c->default_size = (int)s;
+	resolve(c);
 	return true;
 }
 
@@ -64,9 +82,12 @@ bool hugetlb_parse_pages(struct hugetlb_config *c, const char *value, char *err,
 			 size_t err_bytes)
 {
 	struct hugetlb_request r = { .set = true };
-	int size = c->current >= 0 ? c->current : c->default_size;
 	char buf[512];
 
+	if (c->current == HUGETLB_SIZE_INVALID) {
+		snprintf(err, err_bytes, "a valid hugepagesz= before it; it follows an invalid one, so it is ignored");
+		return false;
+	}
 	if (!value || !*value || strlen(value) >= sizeof(buf)) {
 		snprintf(err, err_bytes, "a count, or node:count pairs separated by commas");
 		return false;
@@ -102,7 +123,11 @@ bool hugetlb_parse_pages(struct hugetlb_config *c, const char *value, char *err,
 			r.node_count[node] = count;
 		}
 	}
-	c->req[size] = r;
+	if (c->current >= 0)
+		c->explicit_req[c->current] = r;
+	else
+		c->implicit_req = r;
+	resolve(c);
 	return true;
 }
 

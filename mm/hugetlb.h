@@ -6,8 +6,14 @@
  *   hugepagesz=1G hugepages=0:2,1:2      2 on node 0, 2 on node 1
  *   hugepagesz=2M hugepages=512          several sizes on one line
  *   default_hugepagesz=1G hugepages=2    hugepages= before any hugepagesz=
- *                                        counts for the default size (2M)
- * Sizes: 2M and 1G (x86_64). The last request for a size wins.
+ *                                        counts for the default size (2M
+ *                                        unless default_hugepagesz=, which
+ *                                        applies wherever it stands)
+ * Sizes: 2M and 1G (x86_64). The last request for a size wins, except that,
+ * as in Linux, a default-size count given before any hugepagesz= is not
+ * replaced by a hugepagesz=,hugepages= pair for the default size. A
+ * hugepages= after an invalid hugepagesz= is refused (Linux ignores it too):
+ * it must not count for the previous size.
  */
 #ifndef MEMBOOT_MM_HUGETLB_H
 #define MEMBOOT_MM_HUGETLB_H
@@ -28,10 +34,18 @@ struct hugetlb_request {
 	uint64_t node_count[HUGETLB_MAX_NODES];
 };
 
+/* hugetlb_config.current after a hugepagesz= with a bad size. */
+#define HUGETLB_SIZE_INVALID (-2)
+
 struct hugetlb_config {
+	/* What the kernel carries out: recomputed from the fields below after
+	 * every word, so the order of default_hugepagesz= does not matter. */
 	struct hugetlb_request req[HUGETLB_NR_SIZES];
-	int current;                       /* size of the last hugepagesz=, or -1 */
+	int current;                       /* size of the last hugepagesz=, -1 if none,
+					      HUGETLB_SIZE_INVALID if it was bad */
 	int default_size;                  /* default_hugepagesz=, HUGETLB_2M if none */
+	struct hugetlb_request explicit_req[HUGETLB_NR_SIZES];   /* after a hugepagesz= */
+	struct hugetlb_request implicit_req;   /* before any hugepagesz=: the default size */
 };
 
 void hugetlb_config_init(struct hugetlb_config *c);

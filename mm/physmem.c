@@ -12,6 +12,7 @@
  */
 #include "mm/physmem.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "boot/bootinfo.h"
@@ -456,22 +457,31 @@ static uint32_t pick_node(const struct physmem *pm, const uint64_t *best, uint32
 
 static uint64_t alloc_failed(struct physmem *pm, uint64_t size_bytes, uint64_t align_bytes,
 			     uint64_t min_addr, uint64_t max_addr, uint32_t node, bool exact,
-			     const char *name)
+			     const char *name, bool quiet)
 {
+	char where[64] = "";
+
+	if (quiet)
+		return 0;   /* the caller has a fallback and reports the outcome */
 	pm->failed_allocs++;
+	/* A window only when the caller gave one: the whole address space
+	 * printed as [mem 0x0-0xfffffffffffffffe] says nothing. */
+	if (min_addr != 0 || max_addr != PHYSMEM_ADDR_MAX)
+		snprintf(where, sizeof(where), " in [mem 0x%016llx-0x%016llx]",
+			 (ull)min_addr, (ull)max_addr - 1);
 	if (node == PHYSMEM_ANY_NODE)
-		pr_warn("physmem: cannot allocate %llu bytes (align 0x%llx) in [mem 0x%016llx-0x%016llx] on any node for '%s'",
-			(ull)size_bytes, (ull)align_bytes, (ull)min_addr, (ull)max_addr - 1, name);
+		pr_warn("physmem: cannot allocate %llu bytes (align 0x%llx)%s on any node for '%s'",
+			(ull)size_bytes, (ull)align_bytes, where, name);
 	else
-		pr_warn("physmem: cannot allocate %llu bytes (align 0x%llx) in [mem 0x%016llx-0x%016llx] on node %u%s for '%s'",
-			(ull)size_bytes, (ull)align_bytes, (ull)min_addr, (ull)max_addr - 1,
-			node, exact ? " (exact)" : " or another", name);
+		pr_warn("physmem: cannot allocate %llu bytes (align 0x%llx)%s on node %u%s for '%s'",
+			(ull)size_bytes, (ull)align_bytes, where, node,
+			exact ? " (exact)" : " or another", name);
 	return 0;
 }
 
-uint64_t physmem_alloc_range(struct physmem *pm, uint64_t size_bytes, uint64_t align_bytes,
-			     uint64_t min_addr, uint64_t max_addr, uint32_t node, bool exact,
-			     const char *name)
+static uint64_t alloc_range(struct physmem *pm, uint64_t size_bytes, uint64_t align_bytes,
+			    uint64_t min_addr, uint64_t max_addr, uint32_t node, bool exact,
+			    const char *name, bool quiet)
 {
 	uint64_t best[PHYSMEM_MAX_NODES] = { 0 };
 	char owner[PHYSMEM_NAME_BYTES];
@@ -489,7 +499,8 @@ uint64_t physmem_alloc_range(struct physmem *pm, uint64_t size_bytes, uint64_t a
 
 	name_store(owner, name);
 	if (size_bytes > TOP_PAGE_END)
-		return alloc_failed(pm, size_bytes, align_bytes, min_addr, max_addr, node, exact, owner);
+		return alloc_failed(pm, size_bytes, align_bytes, min_addr, max_addr, node, exact, owner,
+				    quiet);
 	size = page_round_up(size_bytes);
 
 	/* One walk finds the highest fit on every node; later ranges lie higher. */
@@ -508,12 +519,29 @@ uint64_t physmem_alloc_range(struct physmem *pm, uint64_t size_bytes, uint64_t a
 
 	pick = pick_node(pm, best, node, exact);
 	if (pick == PHYSMEM_NO_NODE)
-		return alloc_failed(pm, size_bytes, align_bytes, min_addr, max_addr, node, exact, owner);
+		return alloc_failed(pm, size_bytes, align_bytes, min_addr, max_addr, node, exact, owner,
+				    quiet);
 	if (!resv_insert(pm, best[pick], best[pick] + size, pick, owner)) {
 		pr_err("physmem: out of reservation slots (%d used) for '%s'", PHYSMEM_MAX_RESV, owner);
-		return alloc_failed(pm, size_bytes, align_bytes, min_addr, max_addr, node, exact, owner);
+		return alloc_failed(pm, size_bytes, align_bytes, min_addr, max_addr, node, exact, owner,
+				    false);
 	}
 	return best[pick];
+}
+
+uint64_t physmem_alloc_range(struct physmem *pm, uint64_t size_bytes, uint64_t align_bytes,
+			     uint64_t min_addr, uint64_t max_addr, uint32_t node, bool exact,
+			     const char *name)
+{
+	return alloc_range(pm, size_bytes, align_bytes, min_addr, max_addr, node, exact, name,
+			   false);
+}
+
+uint64_t physmem_try_alloc(struct physmem *pm, uint64_t size_bytes, uint64_t align_bytes,
+			   uint32_t node, bool exact, const char *name)
+{
+	return alloc_range(pm, size_bytes, align_bytes, 0, PHYSMEM_ADDR_MAX, node, exact, name,
+			   true);
 }
 
 uint64_t physmem_alloc(struct physmem *pm, uint64_t size_bytes, uint64_t align_bytes,

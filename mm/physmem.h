@@ -149,6 +149,14 @@ uint64_t physmem_alloc_range(struct physmem *pm, uint64_t size_bytes, uint64_t a
 			     uint64_t min_addr, uint64_t max_addr, uint32_t node, bool exact,
 			     const char *name);
 
+/*
+ * physmem_alloc() for a preferred placement that has a fallback (a 2 MiB
+ * aligned block before any block): a failure is not a warning and is not
+ * counted, since the caller goes on to the fallback and reports that.
+ */
+uint64_t physmem_try_alloc(struct physmem *pm, uint64_t size_bytes, uint64_t align_bytes,
+			   uint32_t node, bool exact, const char *name);
+
 /* physmem_alloc_range() over the whole address space. */
 uint64_t physmem_alloc(struct physmem *pm, uint64_t size_bytes, uint64_t align_bytes,
 		       uint32_t node, bool exact, const char *name);

@@ -59,11 +59,11 @@ static unsigned current_cpu_id(void)
 
 void arch_backtrace(uint64_t rip, uint64_t rbp)
 {
-	pr_err("Call Trace (symbolize with: addr2line -f -e memboot.elf ADDR):");
+	pr_detail("Call Trace (symbolize with: addr2line -f -e memboot.elf ADDR):");
 	uint64_t bottom, top;
 
 	stack_bounds(&bottom, &top);
-	pr_err(" [<%016llx>] (faulting instruction)", (unsigned long long)rip);
+	pr_detail(" [<%016llx>] (faulting instruction)", (unsigned long long)rip);
 	/* Walk the frame-pointer chain (the kernel is built with
 	 * -fno-omit-frame-pointer) while it stays on this CPU's stack. */
 	for (int depth = 0; depth < 32; depth++) {
@@ -73,7 +73,7 @@ void arch_backtrace(uint64_t rip, uint64_t rbp)
 		uint64_t ret = frame[1];
 		if (!in_kernel_text(ret))
 			break;
-		pr_err(" [<%016llx>]", (unsigned long long)ret);
+		pr_detail(" [<%016llx>]", (unsigned long long)ret);
 		rbp = frame[0];
 	}
 }
@@ -111,26 +111,27 @@ void arch_trap(struct trap_frame *f)
 	pr_err("exception: vector %llu (%s), error code 0x%llx, at rip 0x%llx on CPU %u",
 	       (unsigned long long)f->vector, name, (unsigned long long)f->error,
 	       (unsigned long long)f->rip, current_cpu_id());
+	/* One exception is one error: what follows are its details. */
 	if (f->vector == 14)
-		pr_err("exception: page fault address (CR2) 0x%llx: %s %s of a %s page",
+		pr_detail("exception: page fault address (CR2) 0x%llx: %s %s of a %s page",
 		       (unsigned long long)read_cr2(),
 		       f->error & 4 ? "user" : "kernel",
 		       f->error & 16 ? "instruction fetch" : f->error & 2 ? "write" : "read",
 		       f->error & 1 ? "present" : "not-present");
-	pr_err("RIP: %04llx:%016llx RFLAGS: %016llx", (unsigned long long)f->cs,
+	pr_detail("RIP: %04llx:%016llx RFLAGS: %016llx", (unsigned long long)f->cs,
 	       (unsigned long long)f->rip, (unsigned long long)f->rflags);
-	pr_err("RSP: %04llx:%016llx CR2: %016llx CR3: %016llx",
+	pr_detail("RSP: %04llx:%016llx CR2: %016llx CR3: %016llx",
 	       (unsigned long long)f->ss, (unsigned long long)f->rsp,
 	       (unsigned long long)read_cr2(), (unsigned long long)read_cr3());
-	pr_err("RAX: %016llx RBX: %016llx RCX: %016llx", (unsigned long long)f->rax,
+	pr_detail("RAX: %016llx RBX: %016llx RCX: %016llx", (unsigned long long)f->rax,
 	       (unsigned long long)f->rbx, (unsigned long long)f->rcx);
-	pr_err("RDX: %016llx RSI: %016llx RDI: %016llx", (unsigned long long)f->rdx,
+	pr_detail("RDX: %016llx RSI: %016llx RDI: %016llx", (unsigned long long)f->rdx,
 	       (unsigned long long)f->rsi, (unsigned long long)f->rdi);
-	pr_err("RBP: %016llx R08: %016llx R09: %016llx", (unsigned long long)f->rbp,
+	pr_detail("RBP: %016llx R08: %016llx R09: %016llx", (unsigned long long)f->rbp,
 	       (unsigned long long)f->r8, (unsigned long long)f->r9);
-	pr_err("R10: %016llx R11: %016llx R12: %016llx", (unsigned long long)f->r10,
+	pr_detail("R10: %016llx R11: %016llx R12: %016llx", (unsigned long long)f->r10,
 	       (unsigned long long)f->r11, (unsigned long long)f->r12);
-	pr_err("R13: %016llx R14: %016llx R15: %016llx", (unsigned long long)f->r13,
+	pr_detail("R13: %016llx R14: %016llx R15: %016llx", (unsigned long long)f->r13,
 	       (unsigned long long)f->r14, (unsigned long long)f->r15);
 	arch_backtrace(f->rip, f->rbp);
 	kernel_exit(EXIT_EXCEPTION, name);

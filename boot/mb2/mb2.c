@@ -217,10 +217,17 @@ enum mb2_status mb2_parse(uint32_t magic, const void *info, size_t avail_bytes,
 		size_t payload_bytes = tag.size - sizeof(tag);
 
 		switch (tag.type) {
-		case MB2_TAG_CMDLINE:
-			copy_string(bi->cmdline, sizeof(bi->cmdline), payload,
-				    payload_bytes, "command line");
+		case MB2_TAG_CMDLINE: {
+			/* Whole words only if it is too long (bootinfo_put_cmdline). */
+			size_t n = strnlen((const char *)payload, payload_bytes);
+
+			if (n == payload_bytes)
+				pr_warn("mb2: command line tag is not NUL-terminated; using its %zu bytes",
+					n);
+			bootinfo_put_cmdline(bi, 0, (const char *)payload, n, '\0',
+					     "the Multiboot2 command line");
 			break;
+		}
 		case MB2_TAG_LOADER_NAME:
 			copy_string(bi->loader, sizeof(bi->loader), payload,
 				    payload_bytes, "loader name");

@@ -55,13 +55,15 @@ static void read_cmdline(struct bootinfo *bi, uint64_t phys, pvh_map_fn map, voi
 			break;
 		bi->cmdline[n] = *c;
 	}
+	bi->cmdline[n] = '\0';
 	if (n == sizeof(bi->cmdline) - 1) {
 		const char *c = cmdline_byte(phys, n, map, ctx);
+		/* Longer than the buffer: drop the word the buffer ends in
+		 * (unless the next byte shows it ended there). */
 		if (c == NULL || *c != '\0')
-			pr_warn("pvh: command line at 0x%llx is longer than %zu bytes; truncated",
-				(unsigned long long)phys, n);
+			bootinfo_put_cmdline(bi, 0, bi->cmdline, n, c ? (unsigned char)*c : -1,
+					     "the PVH command line");
 	}
-	bi->cmdline[n] = '\0';
 }
 
 static void read_rsdp(struct bootinfo *bi, uint64_t phys, pvh_map_fn map, void *ctx)

@@ -107,10 +107,11 @@ def test_halt_exit_prints_done_then_halts():
     # keeps running; the runner stops it shortly after the done record and
     # takes the status from that record.
     b = boot(append="memboot.exit=halt", timeout=60)
-    assert b.status == 0, b
-    assert "halted after its done record" in b.stderr, b.stderr
+    assert b.status == 0, b.tail()
     done = b.records[-1]
     assert done["event"] == "done" and done["ok"] and done["status"] == 0
+    assert "memboot: halting with status 0" in b.console
+    assert "halted after its done record (status 0)" in b.stderr
 
 
 def _mb2_override(data, tmp_path):

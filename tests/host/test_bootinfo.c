@@ -402,23 +402,22 @@ static void test_append_cmdline(void **state)
 	assert_string_equal(bi.cmdline, "a b c");
 	assert_int_equal(host_log_count(LOG_WARN), 0);
 
-	/* Truncated at BOOTINFO_CMDLINE_BYTES - 1, with a warning. */
+	/* A word that does not fit is dropped whole, with one warning. */
 	char big[3000];
 	memset(big, 'x', sizeof(big));
 	big[sizeof(big) - 1] = '\0';
 	bootinfo_append_cmdline(&bi, big);
-	assert_int_equal(strlen(bi.cmdline), BOOTINFO_CMDLINE_BYTES - 1);
-	assert_memory_equal(bi.cmdline, "a b c xxx", 9);
-	assert_int_equal(bi.cmdline[BOOTINFO_CMDLINE_BYTES - 2], 'x');
-	assert_true(host_log_contains("cmdline: longer than 2047 bytes; truncated"));
+	assert_string_equal(bi.cmdline, "a b c");
+	assert_true(bi.cmdline_cut);
+	assert_true(host_log_contains("cmdline: the command line does not fit in 2047 bytes; "
+				      "its words from 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...' on are dropped"));
 	assert_int_equal(host_log_count(LOG_WARN), 1);
 
-	/* Full: nothing more goes in, the NUL stays. */
+	/* Cut once: nothing more goes in, and no second warning. */
 	host_log_reset();
 	bootinfo_append_cmdline(&bi, "more");
-	assert_int_equal(strlen(bi.cmdline), BOOTINFO_CMDLINE_BYTES - 1);
-	assert_int_equal(bi.cmdline[BOOTINFO_CMDLINE_BYTES - 1], '\0');
-	assert_int_equal(host_log_count(LOG_WARN), 1);
+	assert_string_equal(bi.cmdline, "a b c");
+	assert_int_equal(host_log_count(LOG_WARN), 0);
 
 	/* Exactly fitting: no warning. */
 	bootinfo_init(&bi, BOOT_PATH_MB2_BIOS);
@@ -429,6 +428,73 @@ static void test_append_cmdline(void **state)
 	assert_int_equal(strlen(bi.cmdline), BOOTINFO_CMDLINE_BYTES - 1);
 	assert_int_equal(host_log_count(LOG_WARN), 0);
 	assert_memory_equal(bi.cmdline, "y xx", 4);
+}
+
+/* Fill @buf with @pad spaces then @tail; returns the length. */
+static size_t padded(char *buf, size_t pad, const char *tail)
+{
+	memset(buf, ' ', pad);
+	strcpy(buf + pad, tail);
+	return strlen(buf);
+}
+
+static void test_cmdline_cut_drops_whole_words(void **state)
+{
+	static char line[4096];
+	const size_t full = BOOTINFO_CMDLINE_BYTES - 1;
+	size_t n;
+
+	/* "maxcpus=30" straddles the end: "maxcpus=3" must never be kept. */
+	n = padded(line, full - 9 - 6, "nosmp maxcpus=30 memboot.trace");
+	bootinfo_put_cmdline(&bi, 0, line, n, '\0', "the test line");
+	assert_int_equal(strlen(bi.cmdline), full - 10);
+	assert_string_equal(bi.cmdline + full - 15, "nosmp");
+	assert_true(bi.cmdline_cut);
+	assert_string_equal(bi.cmdline_dropped, "maxcpus=30");
+	assert_true(host_log_contains("cmdline: the test line does not fit in 2047 bytes; "
+				      "its words from 'maxcpus=30' on are dropped"));
+	assert_int_equal(host_log_count(LOG_WARN), 1);
+
+	/* A word that ends exactly at the end, a space after it: kept. */
+	bootinfo_init(&bi, BOOT_PATH_MB2_BIOS);
+	host_log_reset();
+	n = padded(line, full - 10, "maxcpus=30 nosmp");
+	bootinfo_put_cmdline(&bi, 0, line, n, '\0', "the test line");
+	assert_int_equal(strlen(bi.cmdline), full);
+	assert_string_equal(bi.cmdline + full - 10, "maxcpus=30");
+	assert_string_equal(bi.cmdline_dropped, "nosmp");
+
+	/* The same, but what follows is unknown: the last word may be cut. */
+	bootinfo_init(&bi, BOOT_PATH_MB2_BIOS);
+	host_log_reset();
+	n = padded(line, full - 10, "maxcpus=30");
+	bootinfo_put_cmdline(&bi, 0, line, n, -1, "the test line");
+	assert_null(strstr(bi.cmdline, "maxcpus"));
+	assert_true(host_log_contains("from 'maxcpus=30...' on"));
+
+	/* A quoted value with spaces straddling the end is dropped whole. */
+	bootinfo_init(&bi, BOOT_PATH_MB2_BIOS);
+	host_log_reset();
+	n = padded(line, full - 12, "x key=\"a b c d\" y");
+	bootinfo_put_cmdline(&bi, 0, line, n, '\0', "the test line");
+	assert_int_equal(strlen(bi.cmdline), full - 11);
+	assert_int_equal(bi.cmdline[full - 12], 'x');
+	assert_string_equal(bi.cmdline_dropped, "key=\"a");
+
+	/* Appending after a cut adds nothing and says nothing more. */
+	host_log_reset();
+	bootinfo_append_cmdline(&bi, "nosmp");
+	assert_int_equal(strlen(bi.cmdline), full - 11);
+	assert_int_equal(host_log_count(LOG_WARN), 0);
+
+	/* Appended words: the first that does not fit and all after it go. */
+	bootinfo_init(&bi, BOOT_PATH_MB2_BIOS);
+	host_log_reset();
+	n = padded(line, full - 8, "a");
+	bootinfo_append_cmdline(&bi, line);
+	bootinfo_append_cmdline_from(&bi, "b=1 maxcpus=30 c", "fw_cfg");
+	assert_string_equal(bi.cmdline + strlen(bi.cmdline) - 5, "a b=1");
+	assert_true(host_log_contains("cmdline: fw_cfg does not fit in 2047 bytes; its words from 'maxcpus=30' on are dropped"));
 }
 
 static void test_efi_mem_type(void **state)
@@ -638,6 +704,7 @@ int main(void)
 		cmocka_unit_test_setup(test_normalize_twice, setup),
 		cmocka_unit_test_setup(test_total_bytes, setup),
 		cmocka_unit_test_setup(test_append_cmdline, setup),
+		cmocka_unit_test_setup(test_cmdline_cut_drops_whole_words, setup),
 		cmocka_unit_test_setup(test_efi_mem_type, setup),
 		cmocka_unit_test_setup(test_efi_map_add, setup),
 		cmocka_unit_test_setup(test_names, setup),

@@ -365,13 +365,30 @@ static void test_empty_lines(void **state)
 	assert_result(parse(NULL), 0, 0, 0, 0);
 	assert_result(parse("   "), 0, 0, 0, 0);
 	assert_result(parse(" \t\r\n \t"), 0, 0, 0, 0);
-	assert_result(parse("\"\""), 0, 0, 0, 0);
 	assert_int_equal(host_log_count(LOG_WARN) + host_log_count(LOG_ERR), 0);
+	/* An empty quoted word is a word: named, and not the end of the line. */
+	assert_result(parse("\"\""), 1, 0, 1, 0);
+	assert_true(host_log_contains("cmdline: empty word (\"\") ignored"));
+	host_log_reset();
 	/* Any whitespace separates words. */
 	assert_result(parse("\tt.flag\nt.count=3\r\n t.mode=off  "), 3, 3, 0, 0);
 	assert_true(v_flag);
 	assert_int_equal(v_count, 3);
 	assert_int_equal(v_mode, 2);
+}
+
+static void test_empty_quoted_word_does_not_end_the_line(void **state)
+{
+	assert_result(parse("t.flag \"\" t.count=7 \"\"\"\" t.mode=off"), 5, 3, 2, 0);
+	assert_true(v_flag);
+	assert_int_equal(v_count, 7);
+	assert_int_equal(v_mode, 2);
+	assert_int_equal(host_log_count(LOG_WARN), 2);
+	assert_true(host_log_contains("cmdline: empty word (\"\") ignored"));
+	/* A lone quote at the end is an empty word too, then the end. */
+	host_log_reset();
+	assert_result(parse("t.count=8 \""), 2, 1, 1, 0);
+	assert_int_equal(v_count, 8);
 }
 
 static void test_long_word(void **state)
@@ -511,6 +528,23 @@ static void test_kernel_exit_and_fault(void **state)
 	assert_int_equal(kparams.fault, FAULT_ASSERT);
 }
 
+static void test_kernel_hugepages_after_invalid_size(void **state)
+{
+	assert_result(params_parse("hugepagesz=1G hugepages=1 hugepagesz=3G hugepages=4"),
+		      4, 2, 0, 2);
+	assert_true(host_log_contains("cmdline: bad value '3G' for 'hugepagesz'"));
+	assert_true(host_log_contains("cmdline: bad value '4' for 'hugepages' (expected a valid "
+				      "hugepagesz= before it; it follows an invalid one, so it is "
+				      "ignored); keeping the default"));
+	assert_int_equal(kparams.huge.req[HUGETLB_1G].total, 1);
+	assert_false(kparams.huge.req[HUGETLB_2M].set);
+
+	hugetlb_config_init(&kparams.huge);      /* a fresh boot */
+	assert_result(params_parse("hugepages=2 default_hugepagesz=1G"), 2, 2, 0, 0);
+	assert_int_equal(kparams.huge.req[HUGETLB_1G].total, 2);
+	assert_false(kparams.huge.req[HUGETLB_2M].set);
+}
+
 static void test_kernel_table_sane(void **state)
 {
 	assert_true(kernel_param_count >= 6);
@@ -594,12 +628,14 @@ int main(void)
 		cmocka_unit_test_setup(test_unknown_key, setup),
 		cmocka_unit_test_setup(test_last_wins, setup),
 		cmocka_unit_test_setup(test_empty_lines, setup),
+		cmocka_unit_test_setup(test_empty_quoted_word_does_not_end_the_line, setup),
 		cmocka_unit_test_setup(test_long_word, setup),
 		cmocka_unit_test_setup(test_mixed_counts, setup),
 		cmocka_unit_test_setup(test_kernel_defaults, setup),
 		cmocka_unit_test_setup(test_kernel_selftest, setup),
 		cmocka_unit_test_setup(test_kernel_clock_ms, setup),
 		cmocka_unit_test_setup(test_kernel_exit_and_fault, setup),
+		cmocka_unit_test_setup(test_kernel_hugepages_after_invalid_size, setup),
 		cmocka_unit_test_setup(test_kernel_table_sane, setup),
 		cmocka_unit_test_setup(test_kernel_keys_documented, setup),
 	};

@@ -60,6 +60,62 @@ static void test_sequence_of_words(void **state)
 	assert_false(c.req[HUGETLB_2M].set);
 }
 
+static void test_invalid_pagesz_makes_next_pages_ignored(void **state)
+{
+	struct hugetlb_config c;
+
+	/* hugepagesz=1G hugepages=1 hugepagesz=3G hugepages=4: four pages of
+	 * 1 GiB would be the previous size's, not the one asked for. */
+	hugetlb_config_init(&c);
+	assert_true(hugetlb_parse_pagesz(&c, "1G", err, sizeof(err)));
+	assert_true(hugetlb_parse_pages(&c, "1", err, sizeof(err)));
+	assert_false(hugetlb_parse_pagesz(&c, "3G", err, sizeof(err)));
+	assert_false(hugetlb_parse_pages(&c, "4", err, sizeof(err)));
+	assert_string_equal(err, "a valid hugepagesz= before it; it follows an invalid one, so it is ignored");
+	assert_int_equal(c.req[HUGETLB_1G].total, 1);
+	assert_false(c.req[HUGETLB_2M].set);
+
+	/* hugepagesz=3G hugepages=1: not one page of the default size. */
+	hugetlb_config_init(&c);
+	assert_false(hugetlb_parse_pagesz(&c, "3G", err, sizeof(err)));
+	assert_false(hugetlb_parse_pages(&c, "1", err, sizeof(err)));
+	assert_false(c.req[HUGETLB_2M].set);
+	assert_false(c.req[HUGETLB_1G].set);
+
+	/* A valid hugepagesz= afterwards opens the way again. */
+	assert_true(hugetlb_parse_pagesz(&c, "2M", err, sizeof(err)));
+	assert_true(hugetlb_parse_pages(&c, "6", err, sizeof(err)));
+	assert_int_equal(c.req[HUGETLB_2M].total, 6);
+}
+
+static void test_default_pagesz_in_any_position(void **state)
+{
+	struct hugetlb_config c;
+
+	/* hugepages=2 default_hugepagesz=1G: two 1 GiB pages, as in Linux. */
+	hugetlb_config_init(&c);
+	assert_true(hugetlb_parse_pages(&c, "2", err, sizeof(err)));
+	assert_true(hugetlb_parse_default(&c, "1G", err, sizeof(err)));
+	assert_int_equal(c.req[HUGETLB_1G].total, 2);
+	assert_false(c.req[HUGETLB_2M].set);
+
+	/* ... also with other sizes' pairs between them. */
+	hugetlb_config_init(&c);
+	assert_true(hugetlb_parse_pages(&c, "3", err, sizeof(err)));
+	assert_true(hugetlb_parse_pagesz(&c, "2M", err, sizeof(err)));
+	assert_true(hugetlb_parse_pages(&c, "7", err, sizeof(err)));
+	assert_true(hugetlb_parse_default(&c, "1G", err, sizeof(err)));
+	assert_int_equal(c.req[HUGETLB_1G].total, 3);
+	assert_int_equal(c.req[HUGETLB_2M].total, 7);
+
+	/* The default-size count is not replaced by a pair for that size. */
+	hugetlb_config_init(&c);
+	assert_true(hugetlb_parse_pages(&c, "3", err, sizeof(err)));
+	assert_true(hugetlb_parse_pagesz(&c, "2M", err, sizeof(err)));
+	assert_true(hugetlb_parse_pages(&c, "9", err, sizeof(err)));
+	assert_int_equal(c.req[HUGETLB_2M].total, 3);
+}
+
 static void test_bad_counts(void **state)
 {
 	struct hugetlb_config c;
@@ -121,6 +177,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_sequence_of_words),
+		cmocka_unit_test(test_invalid_pagesz_makes_next_pages_ignored),
+		cmocka_unit_test(test_default_pagesz_in_any_position),
 		cmocka_unit_test(test_bad_counts),
 		cmocka_unit_test(test_plan_spread_round_robin),
 		cmocka_unit_test(test_plan_per_node_and_unknown_node),

@@ -413,8 +413,25 @@ static void test_cmdline_problems(void **state)
 	add_standard(&si, basic_map, sizeof(basic_map), big);
 	host_log_reset();
 	assert_int_equal(parse(SI_PHYS), PVH_OK);
-	assert_int_equal(strlen(bi.cmdline), BOOTINFO_CMDLINE_BYTES - 1);
-	assert_true(host_log_contains("truncated"));
+	/* One word longer than the buffer: dropped whole, never cut. */
+	assert_string_equal(bi.cmdline, "");
+	assert_true(host_log_contains("the PVH command line does not fit in 2047 bytes"));
+	assert_int_equal(host_log_count(LOG_WARN), 1);
+	free_regions();
+
+	/* Words: the one the buffer ends in is dropped, the ones before stay. */
+	memset(big, ' ', sizeof(big) - 1);
+	/* "maxcpus=3" ends exactly at the cut; "0" is beyond it. */
+	memcpy(big + BOOTINFO_CMDLINE_BYTES - 1 - 15, "nosmp maxcpus=30 memboot.trace", 30);
+	add_standard(&si, basic_map, sizeof(basic_map), big);
+	host_log_reset();
+	assert_int_equal(parse(SI_PHYS), PVH_OK);
+	assert_int_equal(strlen(bi.cmdline), BOOTINFO_CMDLINE_BYTES - 1 - 10);
+	assert_memory_equal(bi.cmdline + strlen(bi.cmdline) - 5, "nosmp", 5);
+	assert_null(strstr(bi.cmdline, "maxcpus"));
+	/* The PVH reader saw only "maxcpus=3" and a byte after it. */
+	assert_true(host_log_contains("from 'maxcpus=3...' on are dropped"));
+	assert_int_equal(host_log_count(LOG_WARN), 1);
 	free_regions();
 
 	/* Exactly the longest that fits: no warning. */

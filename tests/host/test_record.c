@@ -401,6 +401,55 @@ static void test_overflow_long_string(void **state)
 	free(s);
 }
 
+/* A command line of any length in the boot record: cut inside its string,
+ * the keys after it kept, the line valid JSON. */
+static void test_str_cut_keeps_later_keys(void **state)
+{
+	char *s = malloc(5000);
+	const char *line;
+	assert_non_null(s);
+
+	for (int esc = 0; esc < 2; esc++) {
+		memset(s, esc ? '\x1b' : 'c', 4999);
+		s[4999] = '\0';
+		rec_begin(&r, "boot");
+		rec_u64(&r, "tsc_hz", 2100000000);
+		assert_true(rec_str_cut(&r, "cmdline", s, 32));
+		rec_bool(&r, "cmdline_record_cut", true);
+		line = finish_checked(&r);
+		assert_null(strstr(line, "truncated"));
+		assert_true(ends_with(line, ",\"cmdline_record_cut\":true}"));
+		assert_non_null(strstr(line, "\"tsc_hz\":2100000000,\"cmdline\":\""));
+		assert_true(strlen(line) > RECORD_MAX_BYTES - 100);
+		/* No escape cut in two: the string ends on a whole \u001b. */
+		if (esc)
+			assert_non_null(strstr(line, "\\u001b\",\"cmdline_record_cut\""));
+	}
+
+	/* A short one is whole and says so. */
+	rec_begin(&r, "boot");
+	assert_false(rec_str_cut(&r, "cmdline", "a \"b\" c", 32));
+	rec_u64(&r, "after", 1);
+	assert_string_equal(finish_checked(&r),
+			    "MEMBOOT {\"event\":\"boot\",\"cmdline\":\"a \\\"b\\\" c\",\"after\":1}");
+	free(s);
+}
+
+static void test_escape_text_for_the_console(void **state)
+{
+	char out[64];
+
+	assert_int_equal(rec_escape_text(out, sizeof(out), "plain text 0-9 ~"), 16);
+	assert_string_equal(out, "plain text 0-9 ~");
+	rec_escape_text(out, sizeof(out), "a\x1b[2Jb\x07" "c\\d\xff\x7f\te");
+	assert_string_equal(out, "a\\x1b[2Jb\\x07c\\\\d\\xff\\x7f\\x09e");
+	/* A full buffer ends on a whole escape, never half of one. */
+	assert_int_equal(rec_escape_text(out, 6, "ab\x1b"), 2);
+	assert_string_equal(out, "ab");
+	assert_int_equal(rec_escape_text(out, 1, "x"), 0);
+	assert_string_equal(out, "");
+}
+
 static void test_overflow_inside_nesting(void **state)
 {
 	rec_begin(&r, "nest");
@@ -572,6 +621,8 @@ int main(void)
 		cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_overflow_many_fields),
 		cmocka_unit_test(test_overflow_long_string),
+		cmocka_unit_test(test_str_cut_keeps_later_keys),
+		cmocka_unit_test(test_escape_text_for_the_console),
 		cmocka_unit_test(test_overflow_inside_nesting),
 		cmocka_unit_test(test_depth_limit),
 		cmocka_unit_test(test_sweep_array_close),
