@@ -35,6 +35,7 @@ struct uart_console {
 
 static struct spinlock console_lock;
 static unsigned nr_warnings, nr_errors;
+static bool done_emitted;             /* no warning records after done */
 static struct uart_console uarts[MAX_UARTS];
 static unsigned nr_uarts;
 static struct screen screen;
@@ -282,25 +283,31 @@ void log_printf(enum log_level level, const char *fmt, ...)
 	/* Messages quote the command line and firmware strings: their
 	 * control bytes (an ESC, a bell) are shown, never sent raw. */
 	rec_escape_text(line + n, sizeof(line) - (size_t)n, text);
-	serial_write(line, strlen(line));
-	serial_write("\n", 1);
-	if (level <= LOG_WARN) {
+	emit_locked(line, strlen(line), true);
+	emit_locked("\n", 1, true);
+	if (level <= LOG_WARN && !done_emitted) {
 		/* Tools read records, not prose: every warning and error is
-		 * also a record carrying its message (docs/records.md). */
+		 * also a record carrying its message (docs/records.md). After
+		 * done none: done stays the last record. */
 		static struct record r;
 
 		rec_begin(&r, level <= LOG_ERR ? "error" : "warning");
 		rec_str_cut(&r, "msg", text, 0);
 		rec_finish(&r);
-		serial_write(r.buf, r.len);
-		serial_write("\n", 1);
+		emit_locked(r.buf, r.len, false);
+		emit_locked("\n", 1, false);
 	}
 	spin_unlock(&console_lock);
 }
 
 void record_emit(struct record *r)
 {
-	console_line(rec_finish(r));
+	static const char done_start[] = RECORD_PREFIX "{\"event\":\"done\"";
+	const char *line = rec_finish(r);
+
+	if (strncmp(line, done_start, sizeof(done_start) - 1) == 0)
+		done_emitted = true;
+	console_line(line);
 }
 
 unsigned console_warnings(void)
