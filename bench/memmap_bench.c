@@ -368,7 +368,7 @@ static void setup(void)
 {
 	uint64_t per_node = B.pages / B.nr_nodes;
 	uint64_t max_pfn = FIRST_PFN + per_node * B.nr_nodes;
-	char *arena = arena_map(max_pfn << PAGE_SIZE_SHIFT);
+	char *arena = arena_map(max_pfn << PAGE_SHIFT);
 
 	B.measured_pages = 0;
 	for (uint32_t nd = 0; nd < B.nr_nodes; nd++) {
@@ -379,13 +379,13 @@ static void setup(void)
 		n->start_pfn = FIRST_PFN + nd * per_node;
 		n->end_pfn = n->start_pfn + per_node;
 		bytes = memmap_desc_bytes(per_node);
-		n->array_pfn = (n->end_pfn - ((bytes + 4095) >> PAGE_SIZE_SHIFT)) &
+		n->array_pfn = (n->end_pfn - ((bytes + 4095) >> PAGE_SHIFT)) &
 			       ~(uint64_t)(ARRAY_ALIGN_PAGES - 1);
 		if (n->array_pfn <= n->start_pfn) {
 			fprintf(stderr, "node too small for its array\n");
 			exit(1);
 		}
-		array = arena + (n->array_pfn << PAGE_SIZE_SHIFT);
+		array = arena + (n->array_pfn << PAGE_SHIFT);
 		madvise(array, bytes, MADV_HUGEPAGE);
 		memset(array, 0, bytes);                 /* pre-fault */
 		memmap_node_init(&n->map, nd, n->start_pfn, per_node, (struct page *)array);

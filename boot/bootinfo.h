@@ -21,9 +21,7 @@
 #include <stdint.h>
 
 #include "kernel/console/fb.h"
-
-#define PAGE_SIZE_BYTES 4096ULL
-#define PAGE_SHIFT 12
+#include "kernel/limits.h"   /* PAGE_SHIFT, PAGE_SIZE_BYTES */
 
 /* Ordered from least to most restrictive: on overlap the larger value wins. */
 enum mem_type {

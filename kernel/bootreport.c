@@ -51,11 +51,8 @@ void bootreport_dump_loader_info(const struct bootinfo *bi)
 void bootreport_print(const struct bootinfo *bi, bool dump_raw)
 {
 	struct record r;
-	uint64_t usable = bootinfo_total_bytes(bi, MEM_USABLE);
 
 	pr_info("Command line: %s", bi->cmdline);
-	pr_info("boot: path %s, loader '%s', memory map from %s (%u firmware entries)",
-		boot_path_name(bi->path), bi->loader, bi->map_source, bi->raw.nr_entries);
 	rec_begin(&r, "boot");
 	rec_str(&r, "version", MEMBOOT_VERSION);
 	rec_str(&r, "boot_path", boot_path_name(bi->path));
@@ -73,7 +70,8 @@ void bootreport_print(const struct bootinfo *bi, bool dump_raw)
 	 * must not push the keys above out of the record. */
 	if (rec_str_cut(&r, "cmdline", bi->cmdline, sizeof(",\"cmdline_record_cut\":true") - 1))
 		rec_bool(&r, "cmdline_record_cut", true);
-	record_emit(&r);
+	record_report(&r, LOG_INFO, "boot: path {boot_path}, loader '{loader}', memory map from "
+		      "{map_source} ({map_entries} firmware entries)");
 
 	if (dump_raw) {
 		pr_info("firmware memory map as read (%u entries, %u ranges after merging neighbours):",
@@ -85,16 +83,17 @@ void bootreport_print(const struct bootinfo *bi, bool dump_raw)
 	pr_info("BIOS-provided physical RAM map:");
 	for (uint32_t i = 0; i < bi->nr_ranges; i++) {
 		const struct mem_range *m = &bi->ranges[i];
-		print_range("BIOS-e820", m);
+		char line[96];
+
+		/* The record says "acpi", the line Linux's "ACPI data". */
+		snprintf(line, sizeof(line), "BIOS-e820: [mem 0x{start:x16}-0x{end:x16-1}] %s",
+			 mem_type_linux_name((enum mem_type)m->type));
 		rec_begin(&r, "mem_range");
 		rec_hex(&r, "start", m->start);
 		rec_hex(&r, "end", m->end);
 		rec_str(&r, "type", mem_type_name((enum mem_type)m->type));
-		record_emit(&r);
+		record_report(&r, LOG_INFO, line);
 	}
-	pr_info("Memory: %lluK usable (%llu MiB) in %u ranges",
-		(unsigned long long)(usable >> 10), (unsigned long long)(usable >> 20),
-		bi->nr_ranges);
 	rec_begin(&r, "mem_summary");
 	for (int t = MEM_USABLE; t < MEM_TYPE_COUNT; t++) {
 		char key[32];
@@ -102,7 +101,8 @@ void bootreport_print(const struct bootinfo *bi, bool dump_raw)
 		rec_u64(&r, key, bootinfo_total_bytes(bi, (enum mem_type)t));
 	}
 	rec_u64(&r, "ranges", bi->nr_ranges);
-	record_emit(&r);
+	record_report(&r, LOG_INFO, "Memory: {usable_bytes:KiB}K usable ({usable_bytes:MiB} MiB) "
+		      "in {ranges} ranges");
 
 	if (bi->rsdp_len)
 		pr_info("ACPI: RSDP revision %u (OEM '%.6s') from the boot loader (%s)",

@@ -4,6 +4,8 @@
  */
 #include "kernel/exit.h"
 
+#include <stdio.h>
+
 #include "arch/cpu.h"
 #include "arch/io.h"
 #include "kernel/console.h"
@@ -52,13 +54,11 @@ static void exit_poweroff(void)
 const char *exit_status_name(enum exit_status status)
 {
 	switch (status) {
-	case EXIT_OK:        return "ok";
-	case EXIT_PANIC:     return "panic";
-	case EXIT_EXCEPTION: return "exception";
-	case EXIT_BOOTINFO:  return "bad boot information";
-	case EXIT_SELFTEST:  return "self-test failed";
-	case EXIT_CENSUS:    return "pages lost";
-	default:             return "unknown";
+#define EXIT_STATUS_CASE_(value, sym, name) case sym: return name;
+	EXIT_STATUS_TABLE(EXIT_STATUS_CASE_)
+#undef EXIT_STATUS_CASE_
+	default:
+		return "unknown";
 	}
 }
 
@@ -81,6 +81,7 @@ void kernel_exit(enum exit_status status, const char *why)
 	static volatile int exiting;
 	struct record r;
 	uint64_t total_ns;
+	char line[128];
 
 	if (exiting++)
 		exit_now(status);   /* a failure while exiting */
@@ -90,9 +91,6 @@ void kernel_exit(enum exit_status status, const char *why)
 		pr_detail("memboot: %s", why);
 	total_ns = ktime_ns();
 	summary_print(total_ns);
-	pr_info("memboot: boot %s, status %d (%s), %u warnings, %u errors",
-		status == EXIT_OK ? "done" : "FAILED", status, exit_status_name(status),
-		console_warnings(), console_errors());
 	rec_begin(&r, "done");
 	rec_bool(&r, "ok", status == EXIT_OK);
 	rec_u64(&r, "status", status);
@@ -100,7 +98,11 @@ void kernel_exit(enum exit_status status, const char *why)
 	rec_u64(&r, "warnings", console_warnings());
 	rec_u64(&r, "errors", console_errors());
 	rec_u64(&r, "total_ns", total_ns);
-	record_emit(&r);
+	/* The reason may be a panic message; the line names the status. */
+	snprintf(line, sizeof(line),
+		 "memboot: boot %s, status {status} (%s), {warnings} warnings, {errors} errors",
+		 status == EXIT_OK ? "done" : "FAILED", exit_status_name(status));
+	record_report(&r, LOG_INFO, line);
 	if (exit_method == EXIT_METHOD_HALT ||
 	    (exit_method == EXIT_METHOD_AUTO && !cpu_features.has_hypervisor))
 		pr_info("memboot: halting with status %d (%s); the machine can be switched off",

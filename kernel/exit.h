@@ -1,6 +1,7 @@
 /*
  * exit.h: how a boot ends. One status for success and one per failure class;
- * docs/exit-status.md is the table users read, keep the two in step.
+ * docs/exit-status.md is the table users read (a tool test keeps the two in
+ * step).
  *
  * Under QEMU the status leaves through the isa-debug-exit device at port
  * 0xf4: the kernel writes 0x10 + status and QEMU exits with
@@ -13,15 +14,27 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/*
+ * The statuses, one X(value, enum name, name) per line. This table is the
+ * one source: the kernel builds its enum and names from it,
+ * tools/mbtools/facts.py reads these lines for the host tools and tests, and
+ * tests/tools/test_facts.py checks docs/exit-status.md against it.
+ */
+#define EXIT_STATUS_TABLE(X)                                                            \
+	X(0, EXIT_OK,        "ok")                   /* every phase and self-test passed */ \
+	X(1, EXIT_PANIC,     "panic")                /* assertion or fatal kernel error */  \
+	X(2, EXIT_EXCEPTION, "exception")            /* CPU exception */                    \
+	X(3, EXIT_BOOTINFO,  "bad boot information") /* missing or corrupt */               \
+	X(4, EXIT_SELFTEST,  "self-test failed")     /* one chosen on the command line */   \
+	X(5, EXIT_CENSUS,    "pages lost")           /* pages unaccounted for */
+
 enum exit_status {
-	EXIT_OK = 0,
-	EXIT_PANIC = 1,       /* assertion or fatal kernel error */
-	EXIT_EXCEPTION = 2,   /* CPU exception */
-	EXIT_BOOTINFO = 3,    /* boot information missing or corrupt */
-	EXIT_SELFTEST = 4,    /* a self-test chosen on the command line failed */
-	EXIT_CENSUS = 5,      /* pages unaccounted for */
+#define EXIT_STATUS_ENUM_(value, sym, name) sym = value,
+	EXIT_STATUS_TABLE(EXIT_STATUS_ENUM_)
+#undef EXIT_STATUS_ENUM_
 };
 
+/* isa-debug-exit: the kernel writes EXIT_QEMU_BASE + status to this port. */
 #define EXIT_QEMU_PORT 0xf4
 #define EXIT_QEMU_BASE 0x10
 

@@ -16,12 +16,10 @@ void phase_end(const char *name, uint64_t start_tsc)
 	uint64_t ns = tsc_cycles_to_ns(end_tsc - start_tsc);
 	struct record r;
 
-	pr_info("phase %s: %llu.%03llu ms", name, (unsigned long long)(ns / 1000000),
-		(unsigned long long)(ns / 1000 % 1000));
 	rec_begin(&r, "phase");
 	rec_str(&r, "name", name);
 	rec_u64(&r, "start_ns", start_ns);
 	rec_u64(&r, "ns", ns);
-	record_emit(&r);
+	record_report(&r, LOG_INFO, "phase {name}: {ns:ms} ms");
 	summary_phase(name, ns);
 }

@@ -1,10 +1,13 @@
 /*
- * record.c: the JSON record builder (pure C, host-tested).
+ * record.c: the JSON record builder and the line renderer of record_report()
+ * (pure C, host-tested).
  */
 #include "kernel/record.h"
 
 #include <stdio.h>
 #include <string.h>
+
+#include "kernel/record_events.h"
 
 /* Room kept back so closing brackets always fit. */
 #define CLOSE_RESERVE (RECORD_MAX_DEPTH + 24)
@@ -89,6 +92,7 @@ static void put_escaped(struct record *r, const char *s)
 
 void rec_begin(struct record *r, const char *event)
 {
+	r->event = event;
 	r->len = 0;
 	r->safe_len = 0;
 	r->depth = 0;
@@ -275,4 +279,244 @@ const char *rec_finish(struct record *r)
 	r->buf[r->len++] = '}';
 	r->buf[r->len] = '\0';
 	return r->buf;
+}
+
+bool record_event_known(const char *event)
+{
+#define RECORD_EVENT_CMP_(name) if (event && strcmp(event, #name) == 0) return true;
+	RECORD_EVENT_TABLE(RECORD_EVENT_CMP_)
+#undef RECORD_EVENT_CMP_
+	return false;
+}
+
+/* ---- rendering the human line from the record ---- */
+
+/* Index just past the JSON string starting at buf[i] == '"'. */
+static size_t skip_string(const char *buf, size_t i, size_t len)
+{
+	for (i++; i < len; i++) {
+		if (buf[i] == '\\')
+			i++;
+		else if (buf[i] == '"')
+			return i + 1;
+	}
+	return len;
+}
+
+/* Index just past the JSON value starting at buf[i]. */
+static size_t skip_value(const char *buf, size_t i, size_t len)
+{
+	int depth = 0;
+
+	while (i < len) {
+		char c = buf[i];
+		if (c == '"') {
+			i = skip_string(buf, i, len);
+			if (depth == 0)
+				return i;
+			continue;
+		}
+		if (c == '[' || c == '{') {
+			depth++;
+		} else if (c == ']' || c == '}') {
+			if (depth == 0)
+				return i;       /* the record's own closing brace */
+			if (--depth == 0)
+				return i + 1;
+		} else if (c == ',' && depth == 0) {
+			return i;
+		}
+		i++;
+	}
+	return len;
+}
+
+/*
+ * Find top-level @key (@key_len bytes) in the record built so far, finished
+ * or not. The builder writes keys as plain escaped strings, so the raw bytes
+ * between the quotes compare directly.
+ */
+static bool lookup(const struct record *r, const char *key, size_t key_len,
+		   const char **val, size_t *val_len)
+{
+	const char *buf = r->buf;
+	size_t len = r->len;
+	size_t i = sizeof(RECORD_PREFIX "{") - 1;
+
+	while (i < len && buf[i] == '"') {
+		size_t kstart = i + 1, kend = skip_string(buf, i, len) - 1;
+		if (kend >= len || buf[kend + 1] != ':')
+			return false;
+		i = kend + 2;
+		size_t vend = skip_value(buf, i, len);
+		if (kend - kstart == key_len && memcmp(buf + kstart, key, key_len) == 0) {
+			*val = buf + i;
+			*val_len = vend - i;
+			return true;
+		}
+		i = vend;
+		if (i < len && buf[i] == ',')
+			i++;
+	}
+	return false;
+}
+
+/* A JSON integer or a "0x..." hex string as an unsigned number. */
+static bool value_u64(const char *v, size_t n, uint64_t *out)
+{
+	uint64_t x = 0;
+	unsigned base = 10;
+	size_t i = 0;
+
+	if (n >= 2 && v[0] == '"' && v[n - 1] == '"') {
+		v++;
+		n -= 2;
+		if (n < 3 || v[0] != '0' || v[1] != 'x')
+			return false;
+		base = 16;
+		i = 2;
+	}
+	if (i == n)
+		return false;
+	for (; i < n; i++) {
+		char c = v[i];
+		unsigned d;
+		if (c >= '0' && c <= '9')
+			d = (unsigned)(c - '0');
+		else if (base == 16 && c >= 'a' && c <= 'f')
+			d = (unsigned)(c - 'a' + 10);
+		else
+			return false;
+		if (x > (UINT64_MAX - d) / base)
+			return false;
+		x = x * base + d;
+	}
+	*out = x;
+	return true;
+}
+
+struct out {
+	char *buf;
+	size_t cap;   /* bytes usable for text: out_bytes - 1 */
+	size_t len;
+};
+
+static void emit(struct out *o, const char *s, size_t n)
+{
+	if (n > o->cap - o->len)
+		n = o->cap - o->len;
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+}
+
+static void emit_str(struct out *o, const char *s)
+{
+	emit(o, s, strlen(s));
+}
+
+/* A record string as line text: quotes dropped, \" and \\ undone; the
+ * builder's \u00XX escapes (control and non-ASCII bytes from firmware) are
+ * shown as \xXX, never as the raw byte. */
+static void emit_json_string(struct out *o, const char *v, size_t n)
+{
+	for (size_t i = 1; i + 1 < n; i++) {
+		if (v[i] != '\\' || i + 2 >= n) {
+			emit(o, v + i, 1);
+		} else if (v[i + 1] == 'u' && i + 6 < n) {
+			emit(o, "\\x", 2);
+			emit(o, v + i + 4, 2);
+			i += 5;
+		} else {
+			emit(o, v + i + 1, 1);
+			i++;
+		}
+	}
+}
+
+static void render_value(struct out *o, const char *v, size_t n, const char *fmt, size_t fmt_len)
+{
+	char num[48];
+	uint64_t x;
+
+	if (fmt_len == 0) {
+		if (n >= 2 && v[0] == '"')
+			emit_json_string(o, v, n);
+		else
+			emit(o, v, n);
+		return;
+	}
+	if (!value_u64(v, n, &x)) {
+		emit(o, "?", 1);
+		return;
+	}
+	if (fmt_len == 2 && memcmp(fmt, "ms", 2) == 0) {
+		snprintf(num, sizeof(num), "%llu.%03llu", (unsigned long long)(x / 1000000),
+			 (unsigned long long)(x / 1000 % 1000));
+	} else if (fmt_len == 3 && memcmp(fmt, "KiB", 3) == 0) {
+		snprintf(num, sizeof(num), "%llu", (unsigned long long)(x >> 10));
+	} else if (fmt_len == 3 && memcmp(fmt, "MiB", 3) == 0) {
+		snprintf(num, sizeof(num), "%llu", (unsigned long long)(x >> 20));
+	} else if (fmt_len == 1 && fmt[0] == 's') {
+		snprintf(num, sizeof(num), "%s", x == 1 ? "" : "s");
+	} else if (fmt[0] == 'x') {
+		unsigned width = 0;
+		size_t i = 1;
+		while (i < fmt_len && fmt[i] >= '0' && fmt[i] <= '9' && width <= 16)
+			width = width * 10 + (unsigned)(fmt[i++] - '0');
+		bool less_one = fmt_len - i == 2 && fmt[i] == '-' && fmt[i + 1] == '1';
+		if (width < 1 || width > 16 || (i != fmt_len && !less_one)) {
+			emit(o, "?", 1);
+			return;
+		}
+		snprintf(num, sizeof(num), "%0*llx", (int)width,
+			 (unsigned long long)(less_one ? x - 1 : x));
+	} else {
+		emit(o, "?", 1);
+		return;
+	}
+	emit_str(o, num);
+}
+
+size_t rec_render(const struct record *r, const char *tmpl, char *out, size_t out_bytes)
+{
+	struct out o = { .buf = out, .cap = out_bytes ? out_bytes - 1 : 0, .len = 0 };
+
+	if (!out_bytes)
+		return 0;
+	for (const char *p = tmpl; *p;) {
+		if ((p[0] == '{' && p[1] == '{') || (p[0] == '}' && p[1] == '}')) {
+			emit(&o, p, 1);
+			p += 2;
+			continue;
+		}
+		const char *close = p[0] == '{' ? strchr(p, '}') : NULL;
+		if (!close) {
+			emit(&o, p++, 1);
+			continue;
+		}
+		const char *key = p + 1, *colon = memchr(key, ':', (size_t)(close - key));
+		size_t key_len = (size_t)((colon ? colon : close) - key);
+		const char *fmt = colon ? colon + 1 : close;
+		const char *v;
+		size_t n;
+
+		if (lookup(r, key, key_len, &v, &n)) {
+			render_value(&o, v, n, fmt, (size_t)(close - fmt));
+		} else {
+			emit(&o, p, (size_t)(close - p));
+			emit(&o, "?}", 2);
+		}
+		p = close + 1;
+	}
+	out[o.len] = '\0';
+	return o.len;
+}
+
+void record_report(struct record *r, enum log_level level, const char *tmpl)
+{
+	char line[RECORD_LINE_BYTES];
+
+	rec_render(r, tmpl, line, sizeof(line));
+	log_printf(level, "%s", line);
+	record_emit(r);
 }

@@ -16,6 +16,30 @@
  *
  * Arrays and nested objects: rec_key() then rec_open('['), values with the
  * rec_v_*() calls, rec_close(']').
+ *
+ * A measurement people read too is printed with record_report() instead of
+ * record_emit(): one call renders the Linux-style line from the record's own
+ * values, prints it, then prints the record. The values are given once, so
+ * the line and the record cannot disagree:
+ *
+ *   rec_begin(&r, "phase");
+ *   rec_str(&r, "name", name);
+ *   rec_u64(&r, "ns", ns);
+ *   record_report(&r, LOG_INFO, "phase {name}: {ns:ms} ms");
+ *   // [    0.041234] phase acpi: 1.234 ms
+ *   // MEMBOOT {"event":"phase","name":"acpi","ns":1234000}
+ *
+ * The line template names top-level keys of the record in braces:
+ *   {key}        the value as the record holds it (strings without quotes)
+ *   {key:ms}     nanoseconds as milliseconds, three decimals: "1.848"
+ *   {key:KiB}    bytes in KiB, {key:MiB} bytes in MiB (both rounded down)
+ *   {key:xN}     a number or hex string as N zero-padded hex digits (N 1..16)
+ *   {key:xN-1}   the same less one: the inclusive end of a half-open range,
+ *                the way Linux prints [mem start-end]
+ *   {key:s}      "s" unless the value is 1, for plurals
+ *   {{ and }}    literal braces
+ * A key the record does not hold renders as "{key?}" and a value a format
+ * cannot read as "?", so a mistake shows in the line and never stops a boot.
  */
 #ifndef MEMBOOT_KERNEL_RECORD_H
 #define MEMBOOT_KERNEL_RECORD_H
@@ -24,11 +48,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel/log.h"
+
 #define RECORD_PREFIX "MEMBOOT "
 #define RECORD_MAX_BYTES 2048
 #define RECORD_MAX_DEPTH 8
+#define RECORD_LINE_BYTES 512   /* a rendered human line, NUL included */
 
 struct record {
+	const char *event;   /* the name given to rec_begin() */
 	char buf[RECORD_MAX_BYTES];
 	size_t len;          /* bytes used in buf, no NUL counted */
 	size_t safe_len;     /* length at the last complete value */
@@ -75,5 +103,17 @@ size_t rec_escape_text(char *dst, size_t dst_bytes, const char *src);
 
 /* Kernel only: finish @r and print it as one console line. */
 void record_emit(struct record *r);
+
+/*
+ * Render @tmpl (see the top of this file) with @r's values into @out, always
+ * NUL terminated (cut at @out_bytes - 1). Returns the length written.
+ */
+size_t rec_render(const struct record *r, const char *tmpl, char *out, size_t out_bytes);
+
+/* Print the human line rendered from @tmpl at @level, then the record. */
+void record_report(struct record *r, enum log_level level, const char *tmpl);
+
+/* Whether @event is one of kernel/record_events.h. */
+bool record_event_known(const char *event);
 
 #endif

@@ -155,22 +155,16 @@ struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 report:
 	nr_cpus_online = res.online;
 	res.ns = tsc_cycles_to_ns(rdtsc() - t0);
-	{
-		uint32_t nodes_seen[MAX_CPUS], nr_nodes = 0;
-		for (uint32_t i = 0; i < MAX_CPUS; i++) {
-			const struct percpu *pc = percpu_of[i];
-			bool seen = false;
-			if (!pc || !pc->online)
-				continue;
-			for (uint32_t k = 0; k < nr_nodes; k++)
-				seen |= nodes_seen[k] == pc->node;
-			if (!seen)
-				nodes_seen[nr_nodes++] = pc->node;
-		}
-		pr_info("smp: Brought up %u node%s, %u CPU%s in %llu.%03llu ms", nr_nodes,
-			nr_nodes == 1 ? "" : "s", res.online, res.online == 1 ? "" : "s",
-			(unsigned long long)(res.ns / 1000000),
-			(unsigned long long)(res.ns / 1000 % 1000));
+	uint32_t nodes_seen[MAX_CPUS], nr_nodes = 0;
+	for (uint32_t i = 0; i < MAX_CPUS; i++) {
+		const struct percpu *pc = percpu_of[i];
+		bool seen = false;
+		if (!pc || !pc->online)
+			continue;
+		for (uint32_t k = 0; k < nr_nodes; k++)
+			seen |= nodes_seen[k] == pc->node;
+		if (!seen)
+			nodes_seen[nr_nodes++] = pc->node;
 	}
 	struct record r;
 	for (uint32_t i = 0; i < MAX_CPUS; i++) {
@@ -188,6 +182,7 @@ report:
 		record_emit(&r);
 	}
 	rec_begin(&r, "smp");
+	rec_u64(&r, "nodes", nr_nodes);
 	rec_u64(&r, "cpus", res.online);
 	rec_u64(&r, "failed", res.failed);
 	rec_u64(&r, "skipped", res.skipped);
@@ -198,6 +193,7 @@ report:
 		if (percpu_of[i] && percpu_of[i]->online)
 			rec_v_u64(&r, i);
 	rec_close(&r);
-	record_emit(&r);
+	record_report(&r, LOG_INFO, "smp: Brought up {nodes} node{nodes:s}, {cpus} CPU{cpus:s} "
+		      "in {ns:ms} ms");
 	return res;
 }

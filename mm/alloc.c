@@ -51,7 +51,7 @@ static unsigned dist(const uint8_t *distance, uint32_t from, uint32_t to)
 {
 	if (distance)
 		return distance[from * nr_nodes + to];
-	return from == to ? 10 : 20;
+	return from == to ? MEMBOOT_LOCAL_DISTANCE : MEMBOOT_REMOTE_DISTANCE;
 }
 
 bool alloc_init(const struct alloc_ops *new_ops, const struct alloc_setup *setup,

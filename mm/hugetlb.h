@@ -22,7 +22,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HUGETLB_MAX_NODES 64
+#include "kernel/limits.h"
+
+#define HUGETLB_MAX_NODES MEMBOOT_MAX_NODES
 #define HUGETLB_NR_SIZES 2
 
 enum hugetlb_size { HUGETLB_2M = 0, HUGETLB_1G = 1 };

@@ -59,10 +59,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/limits.h"
 #include "kernel/panic.h"
 #include "mm/page.h"
 
-#define MEMMAP_MAX_NODES 64
+#define MEMMAP_MAX_NODES MEMBOOT_MAX_NODES
 #define MEMMAP_NO_NODE 0xffffffffu   /* memmap_nid_of_pfn(): not in any node */
 
 /* The node table: one byte per 2 MiB granule of physical memory. */

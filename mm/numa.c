@@ -36,6 +36,10 @@
 #include "kernel/record.h"
 
 #define PREFIX "NUMA: "
+#define STR_(x) #x
+#define STR(x) STR_(x)
+/* "10/20": the defaults named in warnings, from the one definition. */
+#define DEFAULT_DISTANCES_TEXT STR(NUMA_LOCAL_DISTANCE) "/" STR(NUMA_REMOTE_DISTANCE)
 #define NO_INDEX 0xffffffffu
 /* Orphan ranges warned about one by one; the rest are summed up. */
 #define ORPHAN_WARN_LINES 4
@@ -673,17 +677,17 @@ static void set_distances(struct build *b)
 	if (!slit)
 		return;
 	if (!slit->matrix || slit->nr_localities == 0 || !slit->valid) {
-		NUMA_WARN(t, PREFIX "SLIT is invalid (see the ACPI warning above); default distances 10/20");
+		NUMA_WARN(t, PREFIX "SLIT is invalid (see the ACPI warning above); default distances " DEFAULT_DISTANCES_TEXT);
 		return;
 	}
 	if (slit->nr_localities != n) {
-		NUMA_WARN(t, PREFIX "SLIT has %u localities but the SRAT %u proximity domains; SLIT ignored, default distances 10/20",
+		NUMA_WARN(t, PREFIX "SLIT has %u localities but the SRAT %u proximity domains; SLIT ignored, default distances " DEFAULT_DISTANCES_TEXT,
 			  slit->nr_localities, n);
 		return;
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		if (t->nodes[i].pxm >= slit->nr_localities) {
-			NUMA_WARN(t, PREFIX "SLIT has no locality for PXM %u (localities 0..%u); SLIT ignored, default distances 10/20",
+			NUMA_WARN(t, PREFIX "SLIT has no locality for PXM %u (localities 0..%u); SLIT ignored, default distances " DEFAULT_DISTANCES_TEXT,
 				  t->nodes[i].pxm, slit->nr_localities - 1);
 			return;
 		}
@@ -694,7 +698,7 @@ static void set_distances(struct build *b)
 			bool ok = i == j ? d == NUMA_LOCAL_DISTANCE : d > NUMA_LOCAL_DISTANCE;
 
 			if (!ok) {
-				NUMA_WARN(t, PREFIX "SLIT distance from PXM %u to PXM %u is %u; SLIT ignored, default distances 10/20",
+				NUMA_WARN(t, PREFIX "SLIT distance from PXM %u to PXM %u is %u; SLIT ignored, default distances " DEFAULT_DISTANCES_TEXT,
 					  t->nodes[i].pxm, t->nodes[j].pxm, d);
 				default_distances(t);
 				return;
@@ -991,22 +995,22 @@ static void print_records(const struct numa_topology *t)
 		rec_str(&r, "reason", t->fallback_reason);
 	rec_bool(&r, "slit", t->slit);
 	rec_u64(&r, "warnings", t->nr_warnings);
-	record_emit(&r);
+	/* The summary closes the topology report, after the details. */
+	record_report(&r, LOG_INFO,
+		      t->source == NUMA_SOURCE_NONE ?
+			      PREFIX "no SRAT: one node, {cpus} CPUs, {mem_bytes:MiB} MiB" :
+		      t->source == NUMA_SOURCE_FALLBACK ?
+			      PREFIX "fallback ({reason}): one node, {cpus} CPUs, {mem_bytes:MiB} MiB" :
+			      PREFIX "SRAT: {nodes} nodes, {cpus} CPUs, {mem_bytes:MiB} MiB");
 }
 
 void numa_print(const struct numa_topology *t)
 {
-	unsigned long long mib = (unsigned long long)(t->mem_bytes >> 20);
-
 	ASSERT(t->nr_nodes >= 1 && t->nr_nodes <= NUMA_MAX_NODES, "%u nodes", t->nr_nodes);
 	switch (t->source) {
 	case NUMA_SOURCE_NONE:
-		pr_info(PREFIX "no SRAT: one node, %u CPUs, %llu MiB", t->nr_present_cpus, mib);
-		break;
 	case NUMA_SOURCE_FALLBACK:
-		pr_info(PREFIX "fallback (%s): one node, %u CPUs, %llu MiB",
-			t->fallback_reason ? t->fallback_reason : "?", t->nr_present_cpus, mib);
-		break;
+		break;   /* one node: the summary line says it all */
 	default:
 		for (uint32_t c = 0; c < t->nr_cpus; c++) {
 			const struct numa_cpu *cpu = &t->cpus[c];
@@ -1022,8 +1026,6 @@ void numa_print(const struct numa_topology *t)
 				(unsigned long long)s->start, (unsigned long long)(s->end - 1),
 				s->hotplug ? " hotplug" : "", s->nonvolatile ? " non-volatile" : "");
 		}
-		pr_info(PREFIX "SRAT: %u nodes, %u CPUs, %llu MiB", t->nr_nodes,
-			t->nr_present_cpus, mib);
 		break;
 	}
 	if (t->nr_cpus > t->nr_present_cpus)

@@ -59,13 +59,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/limits.h"
+
 struct bootinfo;
 struct acpi_madt_info;
 struct acpi_srat_info;
 struct acpi_slit_info;
 
-#define NUMA_MAX_NODES 64
-#define NUMA_MAX_CPUS 256
+#define NUMA_MAX_NODES MEMBOOT_MAX_NODES
+#define NUMA_MAX_CPUS MEMBOOT_MAX_CPUS
 /* Usable memory ranges, all nodes together: as many as the normalized map
  * may hold (BOOTINFO_MAX_RANGES), so that one node can always take it all. */
 #define NUMA_MAX_RANGES 512
@@ -75,8 +77,8 @@ struct acpi_slit_info;
 #define NUMA_NO_CPU 0xffffffffu
 #define NUMA_NO_PXM 0xffffffffu    /* node not from the SRAT (no SRAT, fallback) */
 
-#define NUMA_LOCAL_DISTANCE 10     /* SLIT: a node to itself */
-#define NUMA_REMOTE_DISTANCE 20    /* default between two nodes */
+#define NUMA_LOCAL_DISTANCE MEMBOOT_LOCAL_DISTANCE
+#define NUMA_REMOTE_DISTANCE MEMBOOT_REMOTE_DISTANCE
 
 /* Where the topology came from. */
 enum numa_source {

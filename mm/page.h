@@ -32,9 +32,9 @@
 
 #include <stdint.h>
 
+#include "kernel/limits.h"
 #include "kernel/spinlock.h"
 
-#define PAGE_SIZE_SHIFT 12
 
 #ifndef MEMMAP_DESC_BYTES
 #define MEMMAP_DESC_BYTES 16
@@ -73,7 +73,7 @@ enum page_zone {
 	PAGE_ZONE_NORMAL = 1,    /* 4 GiB and above */
 	PAGE_NR_ZONES
 };
-#define PAGE_ZONE_DMA32_END_PFN (1ULL << (32 - PAGE_SIZE_SHIFT))
+#define PAGE_ZONE_DMA32_END_PFN (1ULL << (32 - PAGE_SHIFT))
 
 /* The word of a free head: any other value means someone wrote to a free
  * descriptor (use after free of the descriptor, a stray refcount). */

@@ -32,15 +32,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel/limits.h"
+
 #define PHYSMEM_MAX_MEM 256          /* usable ranges */
 #define PHYSMEM_MAX_RESV 512         /* reservations */
-#define PHYSMEM_MAX_NODES 64
+#define PHYSMEM_MAX_NODES MEMBOOT_MAX_NODES
 #define PHYSMEM_NAME_BYTES 24        /* owner name, NUL included; longer names are cut */
 #define PHYSMEM_NO_NODE 0xffffffffu  /* physmem_node_of(): not usable memory */
 #define PHYSMEM_ANY_NODE 0xfffffffeu /* allocation and sums: every node */
 
-#define PHYSMEM_LOCAL_DISTANCE 10    /* SLIT: a node to itself */
-#define PHYSMEM_REMOTE_DISTANCE 20   /* default between two nodes */
+#define PHYSMEM_LOCAL_DISTANCE MEMBOOT_LOCAL_DISTANCE
+#define PHYSMEM_REMOTE_DISTANCE MEMBOOT_REMOTE_DISTANCE
 #define PHYSMEM_ADDR_MAX UINT64_MAX  /* max_addr meaning "no upper limit" */
 
 struct physmem_range {               /* usable RAM, [start, end) */

@@ -30,6 +30,8 @@
 
 #include "boot/efi/kelf.h"
 #include "boot/handoff.h"
+#include "kernel/limits.h"
+#include "kernel/exit.h"   /* the statuses and QEMU's exit port, shared with the kernel */
 
 #ifndef MEMBOOT_VERSION
 #define MEMBOOT_VERSION "unknown"
@@ -42,9 +44,7 @@
 #define LOADER_WORD_PREFIX "efiloader."
 #define CMDLINE_MAX 2047
 #define MAX_EXIT_TRIES 8
-#define PAGE 4096ULL
-#define QEMU_EXIT_PORT 0xf4
-#define QEMU_EXIT_BOOTINFO (0x10 + 3)   /* kernel status 3: bad boot information */
+#define PAGE PAGE_SIZE_BYTES
 
 /* gnu-efi's library has memset and memcpy for the compiler but no memcmp,
  * which kelf.c uses. */
@@ -104,11 +104,11 @@ static EFI_STATUS fail(EFI_STATUS st, const CHAR16 *fmt, ...)
 			msg[i] = L'/';
 	Print(L"MEMBOOT {\"event\":\"done\",\"ok\":false,\"status\":%d,"
 	      L"\"reason\":\"loader: %s\",\"warnings\":0,\"errors\":1,\"total_ns\":0}\n",
-	      QEMU_EXIT_BOOTINFO - 0x10, msg);
+	      EXIT_BOOTINFO, msg);
 	cpuid(1, r);
 	if (r[2] & (1u << 31)) {
-		UINT32 v = QEMU_EXIT_BOOTINFO;
-		__asm__ volatile("outl %0, %w1" : : "a"(v), "Nd"(QEMU_EXIT_PORT));
+		UINT32 v = EXIT_QEMU_BASE + EXIT_BOOTINFO;
+		__asm__ volatile("outl %0, %w1" : : "a"(v), "Nd"(EXIT_QEMU_PORT));
 	}
 	uefi_call_wrapper(BS->Stall, 1, 10 * 1000 * 1000);
 	return st;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "kernel/acpi/acpi.h"
+#include "kernel/limits.h"
 
 /* Root System Description Pointer, 5.2.5.3. v1 stops after rsdt_address. */
 struct acpi_rsdp {
@@ -188,7 +189,8 @@ struct acpi_slit_header {
 } __attribute__((packed));
 _Static_assert(sizeof(struct acpi_slit_header) == 44, "SLIT fixed part is 44 bytes");
 
-#define ACPI_SLIT_LOCAL_DISTANCE 10
+/* ACPI 6.5, 5.2.17: a locality's distance to itself. */
+#define ACPI_SLIT_LOCAL_DISTANCE MEMBOOT_LOCAL_DISTANCE
 
 /* ---- helpers (tables.c) ---- */
 

@@ -45,6 +45,18 @@ size_t host_log_count(enum log_level level)
 	return count;
 }
 
+size_t host_log_total(void)
+{
+	return nr_lines;
+}
+
+const char *host_log_line(size_t i)
+{
+	if (i >= nr_lines || nr_lines - i > HOST_LOG_LINES)
+		return NULL;
+	return lines[i % HOST_LOG_LINES].text;
+}
+
 bool host_log_contains(const char *needle)
 {
 	size_t n = nr_lines < HOST_LOG_LINES ? nr_lines : HOST_LOG_LINES;

@@ -20,6 +20,10 @@
 void host_log_reset(void);
 /* Lines logged at exactly @level since the last reset. */
 size_t host_log_count(enum log_level level);
+/* Lines logged since the last reset, and the @i-th of them (NULL when it is
+ * out of range or has left the ring). */
+size_t host_log_total(void);
+const char *host_log_line(size_t i);
 /* True if any line since the last reset contains @needle. */
 bool host_log_contains(const char *needle);
 /* Read a whole file into a malloc()ed buffer; aborts on error. */

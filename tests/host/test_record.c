@@ -610,6 +610,133 @@ static void test_event_too_long(void **state)
 		fail_msg("not valid JSON: %s", line);
 }
 
+/* ---- record_report(): the human line rendered from the record ---------- */
+
+static const char *render(const char *tmpl)
+{
+	static char out[RECORD_LINE_BYTES];
+	size_t n = rec_render(&r, tmpl, out, sizeof(out));
+	assert_int_equal(n, strlen(out));
+	return out;
+}
+
+static void test_render_values_and_formats(void **state)
+{
+	rec_begin(&r, "node_init");
+	rec_u64(&r, "node", 1);
+	rec_str(&r, "policy", "deferred");
+	rec_u64(&r, "ns", 4704123);
+	rec_u64(&r, "pages", 261067);
+	rec_u64(&r, "threads", 2);
+	rec_bool(&r, "ok", true);
+	rec_i64(&r, "delta", -5);
+	assert_string_equal(render("node {node} {policy} pages initialised in {ns:ms}ms "
+				   "({pages} pages, {threads} thread{threads:s})"),
+			    "node 1 deferred pages initialised in 4.704ms (261067 pages, 2 threads)");
+	assert_string_equal(render("{ok} {delta} {node} thread{node:s}"), "true -5 1 thread");
+	/* Milliseconds keep three digits, also below one. */
+	rec_begin(&r, "phase");
+	rec_u64(&r, "a", 999);
+	rec_u64(&r, "b", 1000000);
+	rec_u64(&r, "c", 12345678901ULL);
+	assert_string_equal(render("{a:ms} {b:ms} {c:ms}"), "0.000 1.000 12345.678");
+}
+
+static void test_render_sizes_and_hex(void **state)
+{
+	rec_begin(&r, "mem_range");
+	rec_hex(&r, "start", 0x100000);
+	rec_hex(&r, "end", 0x3ffdf000);
+	rec_u64(&r, "bytes", 1073217536ULL);
+	rec_u64(&r, "big", UINT64_MAX);
+	rec_str(&r, "type", "usable");
+	assert_string_equal(render("[mem 0x{start:x16}-0x{end:x16-1}] {type}"),
+			    "[mem 0x0000000000100000-0x000000003ffdefff] usable");
+	assert_string_equal(render("{start} {start:x8} {bytes:KiB}K {bytes:MiB} MiB"),
+			    "0x100000 00100000 1048064K 1023 MiB");
+	assert_string_equal(render("{big:x16} {big}"), "ffffffffffffffff 18446744073709551615");
+	/* A decimal number in hex and a hex string in decimal formats. */
+	assert_string_equal(render("{bytes:x1} {end:KiB}"), "3ff80000 1048444");
+}
+
+static void test_render_mistakes_show(void **state)
+{
+	rec_begin(&r, "phase");
+	rec_str(&r, "name", "acpi");
+	rec_u64(&r, "ns", 5);
+	rec_key(&r, "list");
+	rec_open(&r, '[');
+	rec_v_u64(&r, 1);
+	rec_v_str(&r, "a,b}");
+	rec_close(&r);
+	rec_u64(&r, "after", 7);
+	/* Missing keys, unknown formats and non-numbers never pass silently. */
+	assert_string_equal(render("{nope} {ns:parsecs} {name:ms} {ns:x17} {ns:x4-2} {ns:x}"),
+			    "{nope?} ? ? ? ? ?");
+	/* Values after a nested one are found; the nested one prints as JSON. */
+	assert_string_equal(render("{list} {after}"), "[1,\"a,b}\"] 7");
+	/* Braces: doubled ones are literal, a lone one is copied. */
+	assert_string_equal(render("{{x}} {name} { } }"), "{x} acpi { ?} }");
+	/* A key is matched whole, not as a prefix of another. */
+	assert_string_equal(render("{n} {na}"), "{n?} {na?}");
+}
+
+static void test_render_strings_stay_printable(void **state)
+{
+	rec_begin(&r, "boot");
+	rec_str(&r, "loader", "GRUB \"2\"\\x\x01\xff");
+	assert_string_equal(render("'{loader}'"), "'GRUB \"2\"\\x\\x01\\xff'");
+}
+
+static void test_render_cuts_at_buffer(void **state)
+{
+	char small[8];
+	rec_begin(&r, "phase");
+	rec_str(&r, "name", "a long name");
+	assert_int_equal(rec_render(&r, "phase {name}", small, sizeof(small)), 7);
+	assert_string_equal(small, "phase a");
+	assert_int_equal(rec_render(&r, "x", small, 1), 0);
+	assert_string_equal(small, "");
+}
+
+static void test_render_after_finish_and_truncation(void **state)
+{
+	rec_begin(&r, "phase");
+	rec_u64(&r, "ns", 42);
+	for (int i = 0; i < 400; i++)
+		rec_u64(&r, "filler", (uint64_t)i);
+	rec_u64(&r, "late", 1);   /* cut off: the record is full */
+	rec_finish(&r);
+	assert_true(r.truncated);
+	assert_string_equal(render("{ns} {late} {truncated}"), "42 {late?} true");
+}
+
+static void test_report_prints_line_then_record(void **state)
+{
+	host_log_reset();
+	rec_begin(&r, "phase");
+	rec_str(&r, "name", "acpi");
+	rec_u64(&r, "start_ns", 10);
+	rec_u64(&r, "ns", 1234000);
+	record_report(&r, LOG_WARN, "phase {name}: {ns:ms} ms");
+	assert_int_equal(host_log_total(), 2);
+	assert_string_equal(host_log_line(0), "phase acpi: 1.234 ms");
+	assert_string_equal(host_log_line(1),
+		"MEMBOOT {\"event\":\"phase\",\"name\":\"acpi\",\"start_ns\":10,\"ns\":1234000}");
+	assert_int_equal(host_log_count(LOG_WARN), 1);
+}
+
+static void test_event_names_known(void **state)
+{
+	assert_true(record_event_known("done"));
+	assert_true(record_event_known("node_init"));
+	assert_true(record_event_known("boot"));
+	assert_false(record_event_known("don"));
+	assert_false(record_event_known("done "));
+	assert_false(record_event_known(""));
+	assert_false(record_event_known(NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -631,6 +758,14 @@ int main(void)
 		cmocka_unit_test(test_sweep_numbers),
 		cmocka_unit_test(test_close_at_limit),
 		cmocka_unit_test(test_event_too_long),
+		cmocka_unit_test(test_render_values_and_formats),
+		cmocka_unit_test(test_render_sizes_and_hex),
+		cmocka_unit_test(test_render_mistakes_show),
+		cmocka_unit_test(test_render_strings_stay_printable),
+		cmocka_unit_test(test_render_cuts_at_buffer),
+		cmocka_unit_test(test_render_after_finish_and_truncation),
+		cmocka_unit_test(test_report_prints_line_then_record),
+		cmocka_unit_test(test_event_names_known),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,7 +16,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define MAX_CPUS 256
+#include "kernel/limits.h"
+
+#define MAX_CPUS MEMBOOT_MAX_CPUS
 #define CPU_STACK_BYTES (16 * 1024)
 #define CPU_GUARD_BYTES 4096
 #define CPU_IST_BYTES 4096

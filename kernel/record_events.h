@@ -1,0 +1,41 @@
+/*
+ * record_events.h: every record event name, once.
+ *
+ * One X(name) per line. The kernel warns about a record whose event is not
+ * here (record_event_known()), tools/mbtools/facts.py reads these lines so
+ * the tools and tests know the names, and tests/tools/test_facts.py checks
+ * that docs/records.md documents exactly these events and that every
+ * rec_begin()/record_report() in the sources uses one of them. A new event
+ * is one line here and one section in docs/records.md.
+ */
+#ifndef MEMBOOT_KERNEL_RECORD_EVENTS_H
+#define MEMBOOT_KERNEL_RECORD_EVENTS_H
+
+#define RECORD_EVENT_TABLE(X)                                              \
+	X(boot)          /* how the machine was booted */                   \
+	X(mem_range)     /* one range of the normalized memory map */       \
+	X(mem_summary)   /* totals of the map */                            \
+	X(phase)         /* a boot phase ended */                           \
+	X(cpu)           /* a CPU the firmware lists */                     \
+	X(node)          /* a NUMA node */                                  \
+	X(numa)          /* the topology as a whole */                      \
+	X(direct_map)    /* the kernel's identity map */                    \
+	X(cpu_up)        /* a CPU running after SMP bring-up */             \
+	X(smp)           /* SMP bring-up as a whole */                      \
+	X(job)           /* a job of the job runner's self-test */          \
+	X(memmap)        /* where a node's descriptor array lives */        \
+	X(node_init)     /* a node's page init */                           \
+	X(chunk)         /* one chunk of the parallel init (trace) */       \
+	X(lazy)          /* what the first allocations paid (lazy init) */  \
+	X(census)        /* every page counted once */                      \
+	X(alloc_test)    /* the allocation self-test */                     \
+	X(hugetlb)       /* a node's huge page pool of one size */          \
+	X(huge_page)     /* one pool page (trace) */                        \
+	X(hugetlb_test)  /* the huge page self-test */                      \
+	X(selftest)      /* a self-test's verdict */                        \
+	X(clock_start)   /* the clock self-test starts its wait */          \
+	X(clock)         /* the clock self-test's measured interval */      \
+	X(blob)          /* a piece of the loader's information block */    \
+	X(done)          /* the last record of every boot */
+
+#endif

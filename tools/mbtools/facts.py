@@ -1,0 +1,131 @@
+"""facts: what the kernel and the tools must agree on, read from the kernel's
+own headers so that each fact has one source.
+
+  EXIT_STATUS      {status: name}, from EXIT_STATUS_TABLE in kernel/exit.h
+  EXIT_SYMBOLS     {status: enum name}, e.g. 5: "EXIT_CENSUS"
+  QEMU_EXIT_BASE   the kernel writes QEMU_EXIT_BASE + status to isa-debug-exit
+  EVENTS           record event names, from RECORD_EVENT_TABLE in
+                   kernel/record_events.h, in table order
+  LIMITS           {name: int} from the `#define NAME number` lines of
+                   kernel/limits.h (MEMBOOT_MAX_NODES, PAGE_SHIFT, ...)
+  TOOL_STATUS      statuses of tools/memboot itself (not the kernel's)
+
+tests/tools/test_facts.py checks that docs/exit-status.md and docs/records.md
+agree with these. Standard library only.
+"""
+
+import os
+import re
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+EXIT_H = os.path.join(REPO_ROOT, "kernel", "exit.h")
+EVENTS_H = os.path.join(REPO_ROOT, "kernel", "record_events.h")
+LIMITS_H = os.path.join(REPO_ROOT, "kernel", "limits.h")
+
+# Statuses of tools/memboot that are not kernel statuses. They sit above any
+# kernel status and follow the shell's conventions (124 timeout, 125 could
+# not start, 128 + signal), as timeout(1) does.
+EXIT_USAGE = 64
+EXIT_STRICT = 65         # run --strict: status 0 but warnings or errors
+EXIT_TIMEOUT = 124
+EXIT_QEMU_FAILED = 125
+EXIT_NO_STATUS = 126
+EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143    # 128 + SIGTERM
+TOOL_STATUS = {
+    EXIT_USAGE: "bad usage",
+    EXIT_STRICT: "warnings or errors under --strict",
+    EXIT_TIMEOUT: "timeout",
+    EXIT_QEMU_FAILED: "QEMU could not start",
+    EXIT_NO_STATUS: "QEMU stopped without a kernel status",
+    EXIT_INTERRUPTED: "interrupted",
+    EXIT_TERMINATED: "terminated",
+}
+
+
+class FactsError(Exception):
+    """A kernel header could not be read or does not have the expected form."""
+
+
+def _read(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except OSError as e:
+        raise FactsError("cannot read %s: %s" % (path, e.strerror)) from None
+
+
+def _table(text, macro, path):
+    """The body of `#define MACRO(X) ...` up to its last continued line."""
+    m = re.search(r"^#define\s+%s\(X\)[^\n]*\\\n((?:[^\n]*\\\n)*[^\n]*)" % macro,
+                  text, re.M)
+    if not m:
+        raise FactsError("%s: no #define %s(X)" % (path, macro))
+    return m.group(1)
+
+
+def parse_exit_statuses(text, path=EXIT_H):
+    """[(value, symbol, name)] from the EXIT_STATUS_TABLE of exit.h text."""
+    body = _table(text, "EXIT_STATUS_TABLE", path)
+    rows = [(int(v), sym, name) for v, sym, name in re.findall(
+        r'X\(\s*(\d+)\s*,\s*(\w+)\s*,\s*"([^"]*)"\s*\)', body)]
+    if not rows:
+        raise FactsError("%s: EXIT_STATUS_TABLE has no X(value, NAME, \"name\")"
+                         % path)
+    return rows
+
+
+def parse_events(text, path=EVENTS_H):
+    """Event names, in order, from the RECORD_EVENT_TABLE of record_events.h."""
+    names = re.findall(r"X\(\s*(\w+)\s*\)", _table(text, "RECORD_EVENT_TABLE",
+                                                     path))
+    if not names:
+        raise FactsError("%s: RECORD_EVENT_TABLE has no X(name)" % path)
+    return names
+
+
+def parse_defines(text):
+    """{NAME: int} for each `#define NAME <integer>` line of a header."""
+    return {name: int(value, 0) for name, value in re.findall(
+        r"^#define\s+(\w+)\s+(0x[0-9a-fA-F]+|\d+)[uUlL]*\s*(?:/\*.*)?$",
+        text, re.M)}
+
+
+_exit_rows = parse_exit_statuses(_read(EXIT_H))
+EXIT_STATUS = {v: name for v, _, name in _exit_rows}
+EXIT_SYMBOLS = {v: sym for v, sym, _ in _exit_rows}
+QEMU_EXIT_BASE = parse_defines(_read(EXIT_H))["EXIT_QEMU_BASE"]
+EVENTS = tuple(parse_events(_read(EVENTS_H)))
+LIMITS = parse_defines(_read(LIMITS_H))
+MAX_NODES = LIMITS["MEMBOOT_MAX_NODES"]
+PAGE_SIZE_BYTES = 1 << LIMITS["PAGE_SHIFT"]
+
+
+def qemu_rc(status):
+    """QEMU's exit code when the kernel leaves with @status: the device exits
+    with (value << 1) | 1 for the value written."""
+    return ((QEMU_EXIT_BASE + status) << 1) | 1
+
+
+def decode_exit(rc):
+    """QEMU return code -> (tool exit status, meaning)."""
+    if rc < 0:
+        return (EXIT_NO_STATUS,
+                "QEMU was killed by signal %d without a kernel status" % -rc)
+    if rc == 1:
+        return (EXIT_QEMU_FAILED, "QEMU failed (rc 1)")
+    if rc % 2 == 1 and rc >= qemu_rc(0):
+        status = (rc >> 1) - QEMU_EXIT_BASE
+        return (status,
+                EXIT_STATUS.get(status, "unknown kernel status %d" % status))
+    if rc == 0:
+        return (EXIT_NO_STATUS,
+                "QEMU exited (rc 0) without a kernel status: guest reset, "
+                "triple fault or power-off")
+    if rc % 2 == 1:
+        return (EXIT_NO_STATUS,
+                "QEMU exited (rc %d) with a debug-exit value %#x that is not "
+                "a kernel status" % (rc, rc >> 1))
+    return (EXIT_NO_STATUS,
+            "QEMU exited (rc %d) without a kernel status" % rc)
