@@ -24,6 +24,7 @@
 	X(smp)           /* SMP bring-up as a whole */                      \
 	X(job)           /* a job of the job runner's self-test */          \
 	X(memmap)        /* where a node's descriptor array lives */        \
+	X(alloc)         /* the allocator chosen behind the seam */         \
 	X(node_init)     /* a node's page init */                           \
 	X(chunk)         /* one chunk of the parallel init (trace) */       \
 	X(lazy)          /* what the first allocations paid (lazy init) */  \

@@ -143,19 +143,19 @@ static bool try_grow(uint32_t node)
 
 static void poison_on_free(uint64_t pfn, unsigned order)
 {
-	memset((void *)(uintptr_t)(pfn << PAGE_SIZE_SHIFT), 0x6b, (size_t)4096 << order);
+	memset((void *)(uintptr_t)(pfn << PAGE_SHIFT), 0x6b, (size_t)4096 << order);
 }
 
 static void poison_on_alloc(uint64_t pfn, unsigned order)
 {
 	for (uint64_t p = pfn; p < pfn + (1ULL << order); p++) {
-		const uint64_t *w = (const uint64_t *)(uintptr_t)(p << PAGE_SIZE_SHIFT);
+		const uint64_t *w = (const uint64_t *)(uintptr_t)(p << PAGE_SHIFT);
 		if (w[0] != POISON_WORD)
 			continue;   /* never poisoned: freed at boot */
 		for (unsigned i = 1; i < 512; i++)
 			ASSERT(w[i] == POISON_WORD,
 			       "free page 0x%llx was written at offset %u while free (0x%llx)",
-			       (unsigned long long)(p << PAGE_SIZE_SHIFT), i * 8,
+			       (unsigned long long)(p << PAGE_SHIFT), i * 8,
 			       (unsigned long long)w[i]);
 	}
 }

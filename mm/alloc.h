@@ -149,7 +149,7 @@ bool alloc_check(void);
 void alloc_set_grow(bool (*grow)(void *ctx, uint32_t node), void *ctx);
 
 /* Debug builds: poison pages on free, check the poison on allocation
- * (page contents must be addressable at pfn << PAGE_SIZE_SHIFT). */
+ * (page contents must be addressable at pfn << PAGE_SHIFT). */
 void alloc_enable_poison(void);
 
 /* The node order alloc_pages() tries for @node (for tests and reports). */
