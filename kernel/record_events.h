@@ -16,6 +16,7 @@
 	X(mem_range)     /* one range of the normalized memory map */       \
 	X(mem_summary)   /* totals of the map */                            \
 	X(phase)         /* a boot phase ended */                           \
+	X(console)       /* the consoles being written to */                \
 	X(cpu)           /* a CPU the firmware lists */                     \
 	X(node)          /* a NUMA node */                                  \
 	X(numa)          /* the topology as a whole */                      \

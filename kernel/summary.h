@@ -12,7 +12,9 @@
 
 #include <stdint.h>
 
-#define SUMMARY_MAX_NODES 64
+#include "kernel/limits.h"
+
+#define SUMMARY_MAX_NODES MEMBOOT_MAX_NODES
 #define SUMMARY_MAX_PHASES 32
 
 void summary_node_topology(uint32_t node, uint32_t cpus, uint64_t mem_bytes);
