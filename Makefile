@@ -82,7 +82,7 @@ HOST_CFLAGS := -std=gnu11 -g -O1 -I. -Iarch/x86_64/include -Wall -Wextra -Wno-un
 HOST_TESTS := $(patsubst tests/host/%.c,$(HOST_O)/%,$(wildcard tests/host/test_*.c))
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_O)/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all kernel iso run test topo release-check host-tests fuzz-build fuzz bench clean distclean deps newlib help
+.PHONY: all kernel iso run test check-includes topo release-check host-tests fuzz-build fuzz bench clean distclean deps newlib help
 
 all: $(O)/memboot.iso
 
@@ -95,6 +95,7 @@ help:
 	@echo '  make run              boot the ISO in QEMU: 2 nodes x 2 CPUs x 1 GiB (RUN_ARGS="..." for tools/memboot run)'
 	@echo '  make test             host unit tests, fuzz regressions, tool tests, guest boots; ends "N passed, N failed"'
 	@echo '  make host-tests       build the cmocka unit tests (ASan/UBSan) in build/host/'
+	@echo '  make check-includes   check that includes follow the layering rules (part of make test)'
 	@echo '  make topo             build/host/memboot-topo, behind `tools/memboot topo`'
 	@echo '  make fuzz             run every libFuzzer target for FUZZ_SECONDS (default 60)'
 	@echo '  make bench            host benchmark of descriptor init; make bench-qemu: per-node init in QEMU'
@@ -191,7 +192,11 @@ fuzz-build: $(FUZZ_TARGETS)
 release-check:
 	@$(MAKE) --no-print-directory MODE=release kernel
 
-test: all host-tests fuzz-build release-check
+# The include rules (docs/design.md): dependencies point one way.
+check-includes:
+	@tools/check-includes.py
+
+test: check-includes all host-tests fuzz-build release-check
 	@python3 tests/run.py --iso $(O)/memboot.iso --elf $(O)/memboot.elf $(TEST_ARGS)
 
 fuzz: fuzz-build

@@ -1,0 +1,125 @@
+"""tools/check-includes.py: the repository follows the include rules, and a
+bad include in a small tree of its own is found and named.
+
+    python3 -m unittest tests/tools/test_check_includes.py -v
+"""
+
+import importlib.machinery
+import importlib.util
+import io
+import contextlib
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+SCRIPT = os.path.join(REPO_ROOT, "tools", "check-includes.py")
+
+
+def load():
+    loader = importlib.machinery.SourceFileLoader("check_includes", SCRIPT)
+    spec = importlib.util.spec_from_loader(loader.name, loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+ci = load()
+
+
+class Repository(unittest.TestCase):
+
+    def test_repository_follows_the_rules(self):
+        proc = subprocess.run([sys.executable, SCRIPT], capture_output=True,
+                              text=True, cwd=REPO_ROOT)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertIn("follow the include rules", proc.stdout)
+
+
+class SmallTree(unittest.TestCase):
+    """A tree of a few files, one layer each, checked without git."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="memboot-includes-")
+        self.root = self.tmp.name
+        self.write("kernel/log.h", "#pragma once\n")
+        self.write("kernel/acpi/acpi.h", '#include "kernel/log.h"\n')
+        self.write("boot/bootinfo.h", '#include "kernel/log.h"\n')
+        self.write("mm/page.h", '#include "kernel/log.h"\n#include <stdint.h>\n')
+        self.write("arch/x86_64/include/arch/cpu.h", '#include "kernel/log.h"\n')
+        self.write("kernel/main.c", '#include "boot/bootinfo.h"\n#include "mm/page.h"\n'
+                   '#include "arch/cpu.h"\n#include "kernel/acpi/acpi.h"\n')
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def write(self, rel, text):
+        path = os.path.join(self.root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+
+    def run_check(self):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            code = ci.main(["--root", self.root])
+        return code, out.getvalue()
+
+    def violations(self):
+        found, _ = ci.check(self.root, ci.sources(self.root))
+        return [(path, line, target) for path, line, target, _, _ in found]
+
+    def test_good_tree_passes(self):
+        code, out = self.run_check()
+        # The repository's own exceptions are stale in this tree.
+        self.assertEqual(self.violations(), [])
+        self.assertEqual(code, 1)
+        self.assertIn("no longer needed", out)
+
+    def test_each_rule(self):
+        self.write("kernel/spinlock.h", '#include <stdint.h>\n\n#include "boot/bootinfo.h"\n')
+        self.write("kernel/time.c", '#include "mm/page.h"\n')
+        self.write("mm/memmap.c", '#include "kernel/acpi/acpi.h"\n#include "boot/bootinfo.h"\n')
+        self.write("mm/pt.c", '#include "arch/cpu.h"\n')
+        self.write("arch/x86_64/apic.c", '#include "mm/page.h"\n')
+        self.write("boot/boot.c", '#include "arch/cpu.h"\n#include "mm/page.h"\n')
+        self.write("kernel/acpi/srat.c", '#include "arch/cpu.h"\n')
+        self.write("kernel/console.c", '#include "tools/topo/dump.h"\n')
+        self.write("tools/topo/dump.h", "\n")
+        self.assertEqual(sorted(self.violations()), [
+            ("arch/x86_64/apic.c", 1, "mm/page.h"),
+            ("boot/boot.c", 2, "mm/page.h"),
+            ("kernel/acpi/srat.c", 1, "arch/x86_64/include/arch/cpu.h"),
+            ("kernel/console.c", 1, "tools/topo/dump.h"),
+            ("kernel/spinlock.h", 3, "boot/bootinfo.h"),
+            ("kernel/time.c", 1, "mm/page.h"),
+            ("mm/memmap.c", 2, "boot/bootinfo.h"),
+            ("mm/pt.c", 1, "arch/x86_64/include/arch/cpu.h"),
+        ])
+        code, out = self.run_check()
+        self.assertEqual(code, 1)
+        self.assertIn("kernel/spinlock.h:3: includes boot/bootinfo.h: services code "
+                      "may not include boot code", out)
+
+    def test_phase_files_may_include_anything(self):
+        self.write("kernel/meminit.c", '#include "boot/bootinfo.h"\n#include "mm/page.h"\n')
+        self.assertEqual(self.violations(), [])
+
+    def test_exceptions_are_honoured_and_must_be_used(self):
+        self.write("kernel/params.h", '#include "mm/hugetlb.h"\n')
+        self.write("mm/hugetlb.h", "\n")
+        found, used = ci.check(self.root, ci.sources(self.root))
+        self.assertEqual(found, [])
+        self.assertIn(("kernel/params.h", "mm/hugetlb.h"), used)
+
+    def test_bad_usage(self):
+        with contextlib.redirect_stderr(io.StringIO()):
+            self.assertEqual(ci.main(["--root", os.path.join(self.root, "none")]), 64)
+            self.assertEqual(ci.main(["--bogus"]), 64)
+
+
+if __name__ == "__main__":
+    unittest.main()
