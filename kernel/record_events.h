@@ -13,6 +13,8 @@
 
 #define RECORD_EVENT_TABLE(X)                                              \
 	X(boot)          /* how the machine was booted */                   \
+	X(tsc)           /* how the TSC was calibrated */                   \
+	X(clock_check)   /* the TSC checked against a second clock */       \
 	X(mem_range)     /* one range of the normalized memory map */       \
 	X(mem_summary)   /* totals of the map */                            \
 	X(phase)         /* a boot phase ended */                           \
@@ -38,6 +40,7 @@
 	X(clock_start)   /* the clock self-test starts its wait */          \
 	X(clock)         /* the clock self-test's measured interval */      \
 	X(blob)          /* a piece of the loader's information block */    \
+	X(summary)       /* the closing table of the boot */                \
 	X(done)          /* the last record of every boot */
 
 #endif
