@@ -27,6 +27,7 @@
 	X(smp)           /* SMP bring-up as a whole */                      \
 	X(job)           /* a job of the job runner's self-test */          \
 	X(memmap)        /* where a node's descriptor array lives */        \
+	X(memmap_piece)  /* a piece of a descriptor array */                \
 	X(alloc)         /* the allocator chosen behind the seam */         \
 	X(node_init)     /* a node's page init */                           \
 	X(chunk)         /* one chunk of the parallel init (trace) */       \
@@ -36,11 +37,15 @@
 	X(hugetlb)       /* a node's huge page pool of one size */          \
 	X(huge_page)     /* one pool page (trace) */                        \
 	X(hugetlb_test)  /* the huge page self-test */                      \
+	X(pt_test)       /* the page-table self-test */                     \
+	X(pt_bench)      /* the page-table benchmark */                     \
 	X(selftest)      /* a self-test's verdict */                        \
 	X(clock_start)   /* the clock self-test starts its wait */          \
 	X(clock)         /* the clock self-test's measured interval */      \
 	X(blob)          /* a piece of the loader's information block */    \
 	X(summary)       /* the closing table of the boot */                \
+	X(warning)       /* a warning line, as a record */                  \
+	X(error)         /* an error line, as a record */                   \
 	X(done)          /* the last record of every boot */
 
 #endif

@@ -36,18 +36,18 @@ static uint64_t vm_alloc_table(void *ctx, uint32_t node)
 	if (pfn == ALLOC_NO_PFN)
 		return PT_NO_PHYS;
 	__atomic_fetch_add(&table_pages, 1, __ATOMIC_RELAXED);
-	return pfn << PAGE_SIZE_SHIFT;
+	return pfn << PAGE_SHIFT;
 }
 
 static void vm_free_table(void *ctx, uint64_t phys)
 {
 	__atomic_fetch_sub(&table_pages, 1, __ATOMIC_RELAXED);
-	alloc_free(phys >> PAGE_SIZE_SHIFT, 0);
+	alloc_free(phys >> PAGE_SHIFT, 0);
 }
 
 static struct page *vm_page_of(void *ctx, uint64_t phys)
 {
-	struct page *p = memmap_pfn_to_page(&memmap, phys >> PAGE_SIZE_SHIFT);
+	struct page *p = memmap_pfn_to_page(&memmap, phys >> PAGE_SHIFT);
 
 	ASSERT(p, "page-table page 0x%llx has no descriptor", (unsigned long long)phys);
 	return p;
@@ -91,12 +91,12 @@ uint64_t vm_frame_alloc(enum pt_region_kind kind, uint32_t node)
 	case PT_NR_REGION_KINDS:
 		break;
 	}
-	return pfn == ALLOC_NO_PFN ? PT_NO_PHYS : pfn << PAGE_SIZE_SHIFT;
+	return pfn == ALLOC_NO_PFN ? PT_NO_PHYS : pfn << PAGE_SHIFT;
 }
 
 void vm_frame_free(enum pt_region_kind kind, uint64_t phys)
 {
-	uint64_t pfn = phys >> PAGE_SIZE_SHIFT;
+	uint64_t pfn = phys >> PAGE_SHIFT;
 
 	if (kind == PT_REGION_HUGETLB)
 		hugetlb_pool_give(pfn, HUGETLB_2M);

@@ -161,13 +161,18 @@ def doc_events(text):
     return names
 
 
-REC_BEGIN = re.compile(r'\brec_begin\s*\(\s*[^,]+,\s*"([^"]*)"')
+REC_BEGIN = re.compile(r'\brec_begin\s*\(\s*[^,]+,([^;]*)\)\s*;')
 RAW_EVENT = re.compile(r'MEMBOOT \{\\"event\\":\\"([^\\"]*)\\"')
 
 
 def source_events(text):
-    """Event names a C file begins records with (literal names only)."""
-    return REC_BEGIN.findall(text) + RAW_EVENT.findall(text)
+    """Event names a C file begins records with: the string literals of the
+    name argument of rec_begin() (also both arms of a `?:`) and records
+    written by hand (the UEFI loader's done)."""
+    names = []
+    for arg in REC_BEGIN.findall(text):
+        names += re.findall(r'"([^"]*)"', arg)
+    return names + RAW_EVENT.findall(text)
 
 
 class RecordEvents(unittest.TestCase):
@@ -194,9 +199,10 @@ class RecordEvents(unittest.TestCase):
 
     def test_source_scan_finds_calls(self):
         self.assertEqual(source_events('rec_begin(&r, "node_init");\n'
-                                       'rec_begin(r,"x")\n'
+                                       'rec_begin(r,"x");\n'
+                                       'rec_begin(&r, l < 3 ? "error" : "warning");\n'
                                        'Print(L"MEMBOOT {\\"event\\":\\"done\\",")'),
-                         ["node_init", "x", "done"])
+                         ["node_init", "x", "error", "warning", "done"])
 
 
 # ---- kernel/limits.h ------------------------------------------------------
