@@ -1,8 +1,13 @@
-# Host benchmarks (included by the top Makefile).
+# Benchmarks (included by the top Makefile).
 #
-#   make bench                         host benchmarks; refreshes docs/results.md
-#   make bench-qemu                    per-node init in QEMU boots, medians of 5
-#   make bench BENCH_ARGS='--threads 1,2,4,8,16'
+#   make bench          quick host and guest benchmarks: tables on stdout,
+#                       about 3 minutes, no file in the checkout written
+#   make results        the full host benchmark and the QEMU boots, and
+#                       rewrite their sections of docs/results.md (explicitly)
+#   make seeds          the seed threads' tables beside the seeds' figures
+#   make bench-host BENCH_ARGS='--threads 1,2,4,8,16'   host benchmark, full size
+#   make bench-qemu     per-node init and huge pools from QEMU boots (tables)
+#   make compare-linux  Debian's Linux cloud kernel beside memboot (downloads it once)
 #
 # memmap: mm/memmap.c, mm/buddy.c and kernel/job_plan.c built natively,
 # once per descriptor size (16, 32, 64 bytes), with the kernel's code
@@ -10,8 +15,8 @@
 # general-register stores, as in the kernel) and without sanitizers; the
 # driver (bench/memmap_bench.c, which needs floating point and SSE for
 # clflush) is built apart and linked with them. bench/memmap_results.py runs
-# the three binaries with BENCH_ARGS and rewrites its own section of
-# docs/results.md.
+# the three binaries and prints the tables (with --results it rewrites its
+# own section of docs/results.md).
 
 BENCH_O := build/bench
 BENCH_DESC_SIZES := 16 32 64
@@ -43,14 +48,34 @@ $(BENCH_O)/memmap_bench_%: $(BENCH_O)/%/k.o bench/memmap_bench.c bench/bench_sup
 .PHONY: bench-build
 bench-build: $(MEMMAP_BENCH_BINS)
 
-bench: $(MEMMAP_BENCH_BINS)
-	@python3 bench/memmap_results.py --bin-dir $(BENCH_O) --results docs/results.md \
-		--command "make bench$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')" -- $(BENCH_ARGS)
+BENCH_QUICK_ARGS := --quick --what init,init_plain,init_nt,lim_memset,lim_store,lim_nt
+
+.PHONY: bench bench-host bench-qemu results seeds compare-linux
+bench: $(MEMMAP_BENCH_BINS) all
+	@python3 bench/memmap_results.py --bin-dir $(BENCH_O) --command "make bench" \
+		-- $(BENCH_QUICK_ARGS) $(BENCH_ARGS)
+	@tools/memboot bench --quick
+
+bench-host: $(MEMMAP_BENCH_BINS)
+	@python3 bench/memmap_results.py --bin-dir $(BENCH_O) \
+		--command "make bench-host$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')" -- $(BENCH_ARGS)
 
 # Per-node init figures from real boots (QEMU, 2 nodes x 2 CPUs x 2 GiB).
-.PHONY: bench-qemu
 bench-qemu: all
-	@python3 bench/qemu_meminit.py --iso $(O)/memboot.iso --results docs/results.md
+	@python3 bench/qemu_meminit.py --iso $(O)/memboot.iso
+
+# The only benchmark target that writes a tracked file.
+results: $(MEMMAP_BENCH_BINS) all
+	@python3 bench/memmap_results.py --bin-dir $(BENCH_O) --results docs/results.md \
+		--command "make results$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')" -- $(BENCH_ARGS)
+	@python3 bench/qemu_meminit.py --iso $(O)/memboot.iso --results docs/results.md \
+		--command "make results"
+
+seeds: all
+	@tools/memboot bench --seed all
+
+compare-linux: all
+	@tools/memboot compare-linux
 
 # Page-table fault-in (seed 003's thp_memscale shape): mm/pt.c natively with
 # pthreads; prints a table, writes no file.
@@ -62,6 +87,7 @@ $(BENCH_O)/pt_bench: bench/pt_bench.c mm/pt.c mm/pt.h mm/page.h kernel/spinlock.
 	@$(if $(Q),echo "  BENCHCC $@")
 	$(Q)$(CC) $(BENCH_CFLAGS) -Iarch/x86_64/include -pthread -o $@ bench/pt_bench.c mm/pt.c
 
-.PHONY: bench-pt
+.PHONY: bench-pt bench-pt-build
+bench-pt-build: $(BENCH_O)/pt_bench
 bench-pt: $(BENCH_O)/pt_bench
 	@$(BENCH_O)/pt_bench $(PT_BENCH_ARGS)

@@ -530,7 +530,8 @@ static bool measure(uint32_t threads)
 static void usage(const char *argv0)
 {
 	fprintf(stderr,
-		"usage: %s [--pages N] [--nodes N] [--threads 1,2,...] [--reps N] [--what a,b,...]\n"
+		"usage: %s [--quick] [--pages N] [--nodes N] [--threads 1,2,...] [--reps N] [--what a,b,...]\n"
+		"  --quick       descriptors of four times the last-level cache, 3 repetitions\n"
 		"  --pages N     simulated RAM in 4 KiB pages (default 16777216 = 64 GiB, or\n"
 		"                more: descriptors of four times the last-level cache)\n"
 		"  --nodes N     nodes to split it into (default 2, at most %d)\n"
@@ -561,7 +562,7 @@ static bool parse_list(const char *s, uint32_t *out, uint32_t *n, uint32_t cap)
 
 int main(int argc, char **argv)
 {
-	bool ok = true, pages_given = false;
+	bool ok = true, pages_given = false, quick = false;
 
 	B.pages = 16777216;
 	B.nr_nodes = 2;
@@ -578,6 +579,12 @@ int main(int argc, char **argv)
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--quick")) {
+			/* No value: do not skip the next argument. */
+			quick = true;
+			B.reps = 3;
+			continue;
+		}
 		if (!strcmp(a, "--pages") && v) {
 			B.pages = strtoull(v, NULL, 0);
 			pages_given = true;
@@ -615,8 +622,15 @@ int main(int argc, char **argv)
 		 * 16-byte array of 64 GiB whole). */
 		const struct memmap_cpu_caches *c = memmap_cpu_caches();
 		uint64_t want = 4 * c->llc_bytes / MEMMAP_DESC_BYTES;
-		if (want > B.pages)
+		if (quick) {
+			/* Exactly four times the LLC (or 128 MiB of descriptors if
+			 * it is unknown), for every descriptor size. */
+			B.pages = want ? want : (128ull << 20) / MEMMAP_DESC_BYTES;
+			if (B.pages < 8ull * BUDDY_MAX_ORDER_PAGES * B.nr_nodes)
+				B.pages = 8ull * BUDDY_MAX_ORDER_PAGES * B.nr_nodes;
+		} else if (want > B.pages) {
 			B.pages = want;
+		}
 	}
 	setup();
 	{

@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
-"""Run the memmap benchmark binaries and write their section of docs/results.md.
+"""Run the memmap benchmark binaries and print their tables (markdown).
 
-Usage (make bench does this):
-  bench/memmap_results.py --bin-dir build/bench --results docs/results.md \
-      --command "make bench" -- [memmap_bench options]
+Usage:
+  bench/memmap_results.py --bin-dir build/bench [--results docs/results.md] \
+      [--command "make results"] -- [memmap_bench options]
 
 Runs build/bench/memmap_bench_{16,32,64} with the options after "--", reads
-their "memmap-bench key=value ..." lines, and replaces the text between
-<!-- memmap-bench begin --> and <!-- memmap-bench end --> in the results file
+their "memmap-bench key=value ..." lines and prints the tables. Only with
+--results (`make results`) does it replace the text between
+<!-- memmap-bench begin --> and <!-- memmap-bench end --> in that file
 (appending the section if the markers are missing), leaving every other
-section as it was. Exits non-zero if a binary fails (its self-check included).
+section as it was; `make bench` never writes a tracked file. Exits non-zero
+if a binary fails (its self-check included).
 """
 import argparse
 import datetime
@@ -17,6 +19,7 @@ import os
 import platform
 import subprocess
 import sys
+import time
 
 BEGIN = "<!-- memmap-bench begin -->"
 END = "<!-- memmap-bench end -->"
@@ -27,19 +30,31 @@ LIMITS = ("lim_memset", "lim_store", "lim_nt")
 def run(bin_dir, args):
     rows = {}
     cmds = []
-    for size in SIZES:
+    cpu = {}
+    t0 = time.monotonic()
+    for i, size in enumerate(SIZES):
         cmd = [os.path.join(bin_dir, "memmap_bench_%d" % size)] + args
         cmds.append(" ".join(cmd))
-        print("  RUN     %s" % " ".join(cmd), file=sys.stderr, flush=True)
+        # Larger descriptors take about twice as long as the size before.
+        left = ""
+        if i:
+            spent = time.monotonic() - t0
+            left = ", about %.0f s left" % (spent / (2 ** i - 1) * (2 ** len(SIZES) - 2 ** i))
+        print("  RUN     [%d/%d] %s%s" % (i + 1, len(SIZES), " ".join(cmd), left),
+              file=sys.stderr, flush=True)
         out = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
         if out.returncode != 0:
             sys.exit("%s failed with status %d" % (cmd[0], out.returncode))
         for line in out.stdout.splitlines():
+            if line.startswith("memmap-bench-cpu "):
+                kv = dict(f.split("=", 1) for f in line.split()[1:])
+                cpu[int(kv["desc"])] = kv
             if not line.startswith("memmap-bench "):
                 continue
             kv = dict(f.split("=", 1) for f in line.split()[1:])
             key = (int(kv["desc"]), int(kv["threads"]), kv["what"])
             rows[key] = kv
+    rows["cpu"] = cpu
     return rows, cmds
 
 
@@ -73,6 +88,7 @@ def f(x, digits=2):
 
 
 def section(rows, cmds, command):
+    cpu = rows.pop("cpu", {})
     threads = sorted({t for (_, t, _) in rows})
     sample = next(iter(rows.values()))
     out = [BEGIN, "## Page descriptor init and boot-time buddy free (memmap-bench)", ""]
@@ -89,16 +105,27 @@ def section(rows, cmds, command):
     out.append("")
     out.append("### Descriptor init against the store limit")
     out.append("")
-    out.append("`init` is `memmap_init_range()` (plain 8-byte stores, the kernel's code); "
-               "`init_nt` forces non-temporal stores. The limit is the fastest of "
-               "`memset()` (glibc, vector stores: faster than any general-register "
-               "code can be), a plain 8-byte store loop and a `movnti` loop over the "
-               "same bytes with the same threads. Ratio = init / limit (1.00: init runs "
-               "at the store limit). Medians, with the fastest repetition in brackets.")
+    if cpu:
+        c = next(iter(cpu.values()))
+        out.append("CPU caches (CPUID %s): last-level cache %d MiB, vendor %s. Per-node "
+                   "arrays: %s." % (
+                       c["llc_source"], int(c["llc_bytes"]) >> 20, c["vendor"],
+                       ", ".join("%d B: %d MiB, %s stores" % (
+                           d, int(cpu[d]["node_array_bytes"]) >> 20, cpu[d]["store"])
+                           for d in sorted(cpu))))
+        out.append("")
+    out.append("`init` is `memmap_init_range()`, the kernel's code, with the store "
+               "`memmap_store_choose()` picks (non-temporal for an array larger than the "
+               "last-level cache); `init_plain` and `init_nt` force each kind. The limit "
+               "is the fastest of `memset()` of a non-zero byte (glibc, vector stores), a "
+               "plain 8-byte store loop and a `movnti` loop over the same bytes with the "
+               "same threads, measured in the same run. Ratio = init / limit (1.00: init "
+               "runs at the store limit). Medians, with the fastest repetition in brackets.")
     out.append("")
     out.append("| desc bytes | threads | init ns/page | init GB/s | limit ns/page | limit GB/s "
-               "| init/limit | init_nt ns/page | memset | store loop | movnti loop |")
-    out.append("|---|---|---|---|---|---|---|---|---|---|---|")
+               "| init/limit | init_plain ns/page | init_nt ns/page | memset | store loop "
+               "| movnti loop |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for size in SIZES:
         for t in threads:
             get = lambda w: rows.get((size, t, w))
@@ -115,7 +142,7 @@ def section(rows, cmds, command):
                           f(ns / lim[0])]
             else:
                 cells += ["-", "-", "-"]
-            for w in ("init_nt",) + LIMITS:
+            for w in ("init_plain", "init_nt") + LIMITS:
                 r = get(w)
                 cells.append("%s (%s)" % (f(float(r["ns_per_page"])),
                                           f(float(r["min_ns_per_page"]))) if r else "-")
@@ -172,7 +199,7 @@ def splice(path, text):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin-dir", required=True)
-    ap.add_argument("--results", required=True)
+    ap.add_argument("--results", help="rewrite this file's memmap-bench section")
     ap.add_argument("--command", default="make bench")
     ap.add_argument("args", nargs=argparse.REMAINDER)
     a = ap.parse_args()
@@ -181,7 +208,8 @@ def main():
     if not rows:
         sys.exit("no measurements")
     text = section(rows, cmds, a.command)
-    splice(a.results, text)
+    if a.results:
+        splice(a.results, text)
     sys.stdout.write(text)
 
 

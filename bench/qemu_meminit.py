@@ -7,8 +7,9 @@ Usage (make bench-qemu does this):
                         [--mem-per-node 2G] [--policies serial,deferred,lazy]
                         [--results docs/results.md] [--iso PATH]
 
-Writes its section of the results file between
-<!-- qemu-meminit begin --> and <!-- qemu-meminit end -->, leaving the rest.
+Prints its tables (markdown). Only with --results (`make results`) does it
+write its section of that file between <!-- qemu-meminit begin --> and
+<!-- qemu-meminit end -->, leaving the rest.
 Under TCG the guest TSC runs at host rate; figures are noisy (about +-30 %),
 so compare ratios inside one run and medians of several boots.
 """
@@ -49,7 +50,7 @@ def main():
     ap.add_argument("--cpus-per-node", type=int, default=2)
     ap.add_argument("--mem-per-node", default="2G")
     ap.add_argument("--policies", default="serial,deferred,lazy")
-    ap.add_argument("--results", default=os.path.join(ROOT, "docs", "results.md"))
+    ap.add_argument("--results", help="rewrite this file's qemu-meminit section")
     ap.add_argument("--iso")
     ap.add_argument("--command", default="make bench-qemu")
     args = ap.parse_args()
@@ -102,8 +103,8 @@ def main():
            f"{args.boots} boots per policy",
            f"- Command: `{args.command}`", "",
            "ns per page = the node's `node_init.ns` / `node_init.pages` (pages initialised and "
-           "freed by the node's own CPUs; serial: by the boot CPU). Linux 6.1 on the same kind "
-           "of guest spends about 250 ns per page on node 1 (shared/reference/linux-anchors.md).",
+           "freed by the node's own CPUs; serial: by the boot CPU). Linux beside it: "
+           "`tools/memboot compare-linux` (docs/results.md, compare-linux).",
            "",
            "| policy | node | threads | pages | early pages | ms (median) | ns/page (median) | min | max |",
            "|---|---|---|---|---|---|---|---|---|"]
@@ -124,6 +125,9 @@ def main():
             out.append(f"| {name} | {node} | {'yes' if zero else 'no'} | {pages} | {ms:.3f} | "
                        f"{per_page:.1f} |")
     out.append(END)
+    print("\n".join(out[1:-1]))
+    if not args.results:
+        return
     text = open(args.results).read() if os.path.exists(args.results) else "# Results\n"
     if BEGIN in text and END in text:
         text = text[:text.index(BEGIN)] + "\n".join(out) + text[text.index(END) + len(END):]

@@ -1,0 +1,316 @@
+"""Tests for tools/mbtools bench, seeds, linux (compare-linux) and plots.
+
+Run from the repository root:
+    python3 -m unittest tests/tools/test_bench.py -v
+
+No QEMU, no kernel and no network: the boots are replaced by records and
+the Linux parsing reads a console log captured from Debian's 6.1 cloud
+kernel (tests/tools/fixtures/linux-6.1-2x2x2G.log, trimmed to the lines the
+parser reads plus neighbours it must skip).
+"""
+
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+from unittest import mock
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO_ROOT, "tools"))
+
+from mbtools import bench, linux, plots, seeds  # noqa: E402
+
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+
+
+def fixture(name):
+    with open(os.path.join(FIXTURES, name)) as f:
+        return f.read()
+
+
+def node_init(node, ns, pages=1000, threads=2):
+    return {"event": "node_init", "node": node, "ns": ns, "pages": pages,
+            "threads": threads, "policy": "deferred"}
+
+
+def run(config, status=0, records=(), unknown=()):
+    return {"config": config, "status": status, "records": list(records),
+            "unknown": list(unknown), "wall_s": 1.0, "stderr": ""}
+
+
+class MatrixTest(unittest.TestCase):
+    def test_expand_is_the_product_in_order(self):
+        configs = bench.expand([("topo", ["2x2x1G", "4x1x512M"]), ("init", ["serial", "lazy"]),
+                                ("threads", ["1", "node", "all"])])
+        self.assertEqual(len(configs), 12)
+        self.assertEqual(configs[0], {"topo": "2x2x1G", "init": "serial", "threads": "1"})
+        self.assertEqual(configs[-1], {"topo": "4x1x512M", "init": "lazy", "threads": "all"})
+
+    def test_any_key_is_an_axis_and_dash_leaves_it_out(self):
+        name, vals = bench.parse_axis("memboot.future_key=a,b")
+        self.assertEqual((name, vals), ("memboot.future_key", ["a", "b"]))
+        words = bench.cmdline_words({"topo": "2x2x1G", "desc": "32", "init": "lazy",
+                                     "pcp": "off", "alloc": "-", "memboot.future_key": "a"})
+        self.assertEqual(words, ["memboot.init=lazy", "memboot.pcp=off",
+                                 "memboot.future_key=a"])
+
+    def test_bad_axes_are_named(self):
+        for text, word in (("topo=2x2", "2x2"), ("desc=48", "48"), ("init", "init"),
+                           ("init=", "init=")):
+            with self.assertRaises(bench.BenchError) as cm:
+                bench.parse_axis(text)
+            self.assertIn(word, str(cm.exception))
+
+    def test_boot_argv_uses_the_topology_and_the_descriptor_build(self):
+        argv = bench.boot_argv({"topo": "4x1x512M", "desc": "64", "threads": "1"},
+                               bench.elf_for("64", "/b"))
+        self.assertIn("/b/debug-desc64/memboot.elf", argv)
+        i = argv.index("--nodes")
+        self.assertEqual(argv[i:i + 6], ["--nodes", "4", "--cpus-per-node", "1",
+                                         "--mem-per-node", "512M"])
+        self.assertEqual(argv[-1], "--append=memboot.init_threads=1")
+        self.assertEqual(bench.elf_for("16", "/b"), "/b/debug/memboot.elf")
+
+    def test_plan_replaces_and_adds_axes(self):
+        args = mock.Mock(mode="quick", axis=["init=lazy", "pcp=on,off"], boots=None)
+        axes, boots = bench.plan(args)
+        self.assertEqual(dict(axes)["init"], ["lazy"])
+        self.assertEqual(dict(axes)["pcp"], ["on", "off"])
+        self.assertEqual(boots, bench.QUICK["boots"])
+        # The quick matrix stays near two minutes at about 1-2 s a boot.
+        self.assertLessEqual(len(bench.expand(bench.QUICK["axes"])) * bench.QUICK["boots"], 90)
+
+
+class RecordsTest(unittest.TestCase):
+    def test_console_records_and_unknown_keys(self):
+        records, unknown = bench.parse_console(fixture("memboot-2x2x1G-unknown-keys.log"))
+        self.assertEqual(unknown, ["memboot.pcp", "memboot.alloc"])
+        inits = [r for r in records if r["event"] == "node_init"]
+        self.assertEqual([(r["node"], r["pages"]) for r in inits], [(0, 227312), (1, 261067)])
+        self.assertEqual(records[-1]["event"], "done")
+        self.assertEqual(records[-1]["warnings"], 2)
+
+    def test_broken_record_lines_are_skipped(self):
+        records, unknown = bench.parse_console('MEMBOOT {"event":"x"\nMEMBOOT {"event":"y"}\n')
+        self.assertEqual(records, [{"event": "y"}])
+        self.assertEqual(unknown, [])
+
+
+class SummaryTest(unittest.TestCase):
+    def test_medians_spread_and_failed_boots(self):
+        c = {"topo": "2x2x1G", "init": "deferred"}
+        runs = [run(c, records=[node_init(0, 1e6), node_init(1, 4e6)]),
+                run(c, records=[node_init(0, 3e6), node_init(1, 2e6)]),
+                run(c, records=[node_init(0, 2e6), node_init(1, 9e6)]),
+                run(c, status=124, records=[node_init(0, 99e6)])]
+        rows = bench.summarize(runs)
+        self.assertEqual([r["node"] for r in rows], [0, 1])
+        self.assertEqual(rows[0]["ms_median"], 2.0)
+        self.assertEqual((rows[0]["ms_min"], rows[0]["ms_max"]), (1.0, 3.0))
+        self.assertEqual(rows[1]["ms_median"], 4.0)
+        self.assertEqual(rows[0]["ns_per_page_median"], 2000.0)
+        self.assertEqual((rows[0]["ok_boots"], rows[0]["boots"]), (3, 4))
+
+    def test_unknown_key_marked_in_the_table(self):
+        c = {"topo": "2x2x1G", "pcp": "off"}
+        rows = bench.summarize([run(c, records=[node_init(0, 1e6)], unknown=["memboot.pcp"])])
+        table = bench.markdown_table(rows, ["topo", "pcp"])
+        self.assertIn("off (unknown to kernel)", table)
+        self.assertIn("| 0 | 2 | 1000 | 1.00 | 1.00-1.00 | 1000.00 | 1/1 |", table)
+
+    def test_csv_has_a_row_per_node(self):
+        c = {"topo": "2x2x1G"}
+        rows = bench.summarize([run(c, records=[node_init(0, 1e6), node_init(1, 2e6)])])
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "b.csv")
+            bench.write_csv(path, rows, ["topo"])
+            with open(path) as f:
+                lines = f.read().splitlines()
+        self.assertEqual(len(lines), 3)
+        self.assertTrue(lines[0].startswith("topo,node,threads,pages,ms_median"))
+        self.assertTrue(lines[2].startswith("2x2x1G,1,2,1000,2.0"))
+
+
+class ProgressTest(unittest.TestCase):
+    def test_estimate_from_the_mean_boot(self):
+        now = [100.0]
+        out = io.StringIO()
+        p = bench.Progress(10, stream=out, clock=lambda: now[0])
+        self.assertIsNone(p.estimate_left_s())
+        now[0] = 104.0
+        p.step("a")
+        now[0] = 108.0
+        p.step("b")
+        self.assertAlmostEqual(p.estimate_left_s(), 32.0)
+        self.assertIn("[2/10] b, 8s elapsed, about 32s left", out.getvalue())
+        self.assertEqual(bench.fmt_s(125), "2m05s")
+
+
+class MainTest(unittest.TestCase):
+    def test_quick_prints_a_table_and_writes_json_outside_the_checkout(self):
+        def fake_boot(config, elf, extra_words=(), timeout=120):
+            return run(config, records=[node_init(0, 2e6), node_init(1, 3e6)])
+        with tempfile.TemporaryDirectory() as d, \
+                mock.patch.object(bench, "boot_once", side_effect=fake_boot), \
+                mock.patch.object(bench, "ensure_kernel", return_value="/k.elf"), \
+                mock.patch("sys.stdout", new_callable=io.StringIO) as out, \
+                mock.patch("sys.stderr", new_callable=io.StringIO):
+            args = mock.Mock(seed=None, mode="quick", axis=["topo=2x2x1G", "init=lazy",
+                                                            "threads=1"],
+                             boots=2, csv=None, json=os.path.join(d, "b.json"), dry_run=False)
+            self.assertEqual(bench.main(args), 0)
+            with open(args.json) as f:
+                data = json.load(f)
+        self.assertEqual(len(data["runs"]), 2)
+        self.assertEqual(len(data["rows"]), 2)
+        self.assertIn("| 2x2x1G | lazy | 1 | 1 | 2 | 1000 | 3.00 |", out.getvalue())
+
+
+class LinuxLogTest(unittest.TestCase):
+    def setUp(self):
+        self.facts = linux.parse_linux_log(fixture("linux-6.1-2x2x2G.log"))
+
+    def test_topology(self):
+        f = self.facts
+        self.assertEqual(f["version"], "6.1.0-57-cloud-amd64")
+        self.assertEqual(f["cpus"], {0: [0, 1], 1: [2, 3]})
+        # node 0: [0x1000, 0x9f000) + [0x100000, 0x7ffdf000); node 1: 2 GiB.
+        self.assertEqual(f["mem_bytes"][0], 0x9e000 + 0x7fedf000)
+        self.assertEqual(f["mem_bytes"][1], 2 << 30)
+        self.assertFalse(f["slit"])
+
+    def test_deferred_init_from_trace_and_jiffies(self):
+        f = self.facts
+        self.assertEqual(f["deferred_jiffies_ms"], {0: 60, 1: 36})
+        # pgdatinit0 is pid 36: fork 3906663 us, exit 4107012 us.
+        self.assertAlmostEqual(f["deferred_trace_ms"][0], 200.349)
+        self.assertAlmostEqual(f["deferred_trace_ms"][1], 155.457)
+        # Under TCG the jiffies figure reads low.
+        self.assertGreater(f["deferred_trace_ms"][0], f["deferred_jiffies_ms"][0])
+
+    def test_hugetlb_and_zeroing(self):
+        f = self.facts
+        self.assertAlmostEqual(f["hugetlb_init_ms"], 11512.06)
+        self.assertEqual(f["hugetlb"][0], {"size_bytes": 2 << 20, "allocated": 512})
+        self.assertTrue(f["init_on_alloc"])
+        self.assertTrue(f["panicked"] and f["trace_dumped"])
+
+    def test_log_without_trace_gives_no_trace_times(self):
+        text = "\n".join(l for l in fixture("linux-6.1-2x2x2G.log").splitlines()
+                         if "us : " not in l)
+        f = linux.parse_linux_log(text)
+        self.assertEqual(f["deferred_trace_ms"], {})
+        self.assertIsNone(f["hugetlb_init_ms"])
+
+    def test_side_by_side_report(self):
+        records, _ = bench.parse_console(fixture("memboot-2x2x1G-unknown-keys.log"))
+        m = linux.memboot_facts(records)
+        self.assertEqual(m["cpus"], {0: [0, 1], 1: [2, 3]})
+        self.assertAlmostEqual(m["hugetlb_phase_ms"], 7.900732)
+        text = linux.report([self.facts], [m], "hugepagesz=2M hugepages=0:4,1:4",
+                            "2 nodes x 2 CPUs x 1G", {"CONFIG_HZ": "250"})
+        self.assertIn("| 0 | 200.3 | 60.0 | 0.4 | 491x |", text)
+        self.assertIn("yes: init_on_alloc on", text)
+        self.assertIn("trace_clock=local", text)
+        # 1 GiB nodes against the 2 GiB Linux log: memory disagrees.
+        self.assertIn("| NO |", text)
+
+    def test_offline_fetch_is_a_clear_error(self):
+        with tempfile.TemporaryDirectory() as d:
+            fake = os.path.join(d, "bin")
+            os.mkdir(fake)
+            for tool, body in (("apt-cache", "echo 'linux-image-cloud-amd64\n"
+                                             "  Depends: linux-image-6.1.0-99-cloud-amd64'"),
+                               ("apt-get", "echo 'E: Failed to fetch: Temporary failure "
+                                           "resolving deb.debian.org'; exit 100"),
+                               ("dpkg-deb", "exit 1")):
+                path = os.path.join(fake, tool)
+                with open(path, "w") as f:
+                    f.write("#!/bin/sh\n%s\n" % body)
+                os.chmod(path, 0o755)
+            with mock.patch.dict(os.environ, {"PATH": fake + os.pathsep + os.environ["PATH"]}):
+                with self.assertRaises(linux.LinuxError) as cm:
+                    linux.fetch_kernel(os.path.join(d, "cache"), log=io.StringIO())
+        msg = str(cm.exception)
+        self.assertIn("linux-image-6.1.0-99-cloud-amd64", msg)
+        self.assertIn("offline", msg)
+        self.assertIn("Temporary failure resolving", msg)
+
+
+class SeedsTest(unittest.TestCase):
+    def test_seed_000_change_column(self):
+        c = {"topo": "2x2x2G"}
+        one = [run(c, records=[node_init(0, 8e6, threads=1)])]
+        many = [run(c, records=[node_init(0, 2e6)])]
+        text = seeds.table_000(one, many, "2x2x2G")
+        self.assertIn("| x13s (metal) | 32 GB | 8 | 108 | 24 | -78% |", text)
+        self.assertIn("| 0 | 1 vs 2 | 1000 | 8.00 | 2.00 | -75% |", text)
+        self.assertIn("Comparable: the change column", text)
+
+    def test_seed_001_reads_phase_and_1g_records(self):
+        recs = [{"event": "phase", "name": "hugetlb", "ns": 6e6},
+                {"event": "hugetlb", "node": 1, "size_bytes": 1 << 30, "ns": 1e6}]
+        got = seeds.huge_ms([run({}, records=recs), run({}, status=5, records=recs[:1])])
+        self.assertEqual(got, {"hugetlb": 6.0, "1g_pool": 1.0})
+
+    def test_seed_004_ns_per_page(self):
+        text = seeds.table_004([run({}, records=[node_init(2, 5e6, pages=250000, threads=1)])],
+                               "4x1x1G")
+        self.assertIn("| 9 | 16607461 | 280 | 16.9 |", text)
+        self.assertIn("| 2 | 1 | 250000 | 5.00 | 20.00 |", text)
+
+
+class PlotsTest(unittest.TestCase):
+    def rows(self):
+        out = []
+        for threads, ms in (("1", 4.0), ("node", 2.0)):
+            for topo in ("2x2x1G", "2x2x2G"):
+                out.append({"config": {"topo": topo, "threads": threads}, "node": 0,
+                            "ms_median": ms * (2 if topo.endswith("2G") else 1),
+                            "ms_min": ms, "ms_max": ms * 3})
+        return out
+
+    def test_series_per_axis(self):
+        s = plots.series(self.rows(), "threads")
+        self.assertEqual(s["topo=2x2x1G node 0"], [("1", 4.0, 4.0, 12.0), ("node", 2.0, 2.0, 6.0)])
+        m = plots.series(self.rows(), "mem")
+        self.assertEqual([p[0] for p in m["shape=2x2 threads=1 node 0"]], ["1G", "2G"])
+        self.assertEqual(plots.series(self.rows(), "desc"), {})
+
+    def test_text_and_files(self):
+        self.assertIn("per-node init (ms) against threads", plots.text_series(self.rows()))
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            self.skipTest("python3-matplotlib not installed")
+        with tempfile.TemporaryDirectory() as d:
+            written = plots.plot(self.rows(), os.path.join(d, "b"), "svg")
+            self.assertEqual([os.path.basename(p) for p in written], ["b-threads.svg", "b-mem.svg"])
+            with open(written[0]) as f:
+                self.assertIn("<svg", f.read(2000))
+
+
+class ToolTest(unittest.TestCase):
+    def test_subcommands_are_dispatched(self):
+        tool = os.path.join(REPO_ROOT, "tools", "memboot")
+        for cmd in ("bench", "compare-linux", "plot"):
+            out = subprocess.run([sys.executable, tool, cmd, "--help"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            self.assertEqual(out.returncode, 0, out.stdout)
+            self.assertIn("usage: memboot " + cmd, out.stdout)
+
+    def test_dry_run_lists_the_quick_matrix(self):
+        tool = os.path.join(REPO_ROOT, "tools", "memboot")
+        out = subprocess.run([sys.executable, tool, "bench", "--dry-run"],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.assertEqual(out.returncode, 0, out.stdout)
+        n = len(bench.expand(bench.QUICK["axes"]))
+        self.assertIn("%d configurations x %d boots" % (n, bench.QUICK["boots"]), out.stdout)
+        self.assertIn("'--append=memboot.init=serial memboot.init_threads=1'", out.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()

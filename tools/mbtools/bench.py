@@ -1,0 +1,453 @@
+"""tools/memboot bench: a matrix of QEMU boots, medians and spread per node.
+
+The matrix is data: each axis is a name and a list of values, and every
+combination is booted --boots times. Axes:
+
+  topo     NODESxCPUSxMEM, e.g. 2x2x1G (NUMA nodes, CPUs per node, memory per
+           node): the QEMU topology flags of `tools/memboot run`
+  desc     descriptor bytes 16, 32 or 64: the kernel built with
+           `make DESC_BYTES=N` (build/debug-descN/memboot.elf; 16 is build/debug)
+  any other name is a kernel command-line key (the short names init,
+  threads, alloc and pcp stand for memboot.init, memboot.init_threads,
+  memboot.alloc and memboot.pcp); the value "-" leaves the key out.
+
+A key the kernel does not know yet is still an axis value: the kernel warns
+(`cmdline: unknown parameter 'KEY' ignored`) and boots with its default, and
+the table marks those rows so nobody reads them as a measurement of the key.
+
+Output: a markdown table on stdout; --csv FILE and --json FILE beside it
+(bench/plots and tools/memboot plot read the JSON). Progress with an
+estimate of the time left goes to stderr. Nothing in the checkout is
+written unless --csv/--json name a file there.
+"""
+
+import csv
+import datetime
+import json
+import os
+import platform
+import re
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+
+TOOLS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO_ROOT = os.path.dirname(TOOLS_DIR)
+MEMBOOT = os.path.join(TOOLS_DIR, "memboot")
+
+SHORT_KEYS = {
+    "init": "memboot.init",
+    "threads": "memboot.init_threads",
+    "alloc": "memboot.alloc",
+    "pcp": "memboot.pcp",
+}
+
+# --quick: about 2 minutes on a 2-core host under TCG (a PVH boot of 2 GiB
+# takes about a second). --full: every axis the kernel has, 5 boots each.
+QUICK = {
+    "boots": 5,
+    "axes": [
+        ("topo", ["2x2x1G", "4x1x512M"]),
+        ("init", ["serial", "deferred", "lazy"]),
+        ("threads", ["1", "node"]),
+    ],
+}
+FULL = {
+    "boots": 5,
+    "axes": [
+        ("topo", ["2x2x2G", "4x2x1G"]),
+        ("init", ["serial", "deferred", "lazy"]),
+        ("threads", ["1", "node"]),
+        ("desc", ["16", "32", "64"]),
+        ("alloc", ["-", "buddy", "pcp"]),
+        ("pcp", ["-", "off"]),
+    ],
+}
+
+UNKNOWN_RE = re.compile(r"unknown parameter '([^']+)'")
+TOPO_RE = re.compile(r"^(\d+)x(\d+)x(\d+[KMGT]?)$", re.I)
+
+
+class BenchError(Exception):
+    """A bad axis or a missing build; the message says which."""
+
+
+# ---------------------------------------------------------------------------
+# Records (a small local reader; the records module replaces it when on main)
+# ---------------------------------------------------------------------------
+
+def parse_console(text):
+    """(records, unknown_keys) from a memboot console: every `MEMBOOT {json}`
+    line as a dict, and the keys the kernel called unknown."""
+    records, unknown = [], []
+    for line in text.splitlines():
+        i = line.find("MEMBOOT {")
+        if i >= 0:
+            try:
+                records.append(json.loads(line[i + len("MEMBOOT "):]))
+            except ValueError:
+                pass
+            continue
+        m = UNKNOWN_RE.search(line)
+        if m and m.group(1) not in unknown:
+            unknown.append(m.group(1))
+    return records, unknown
+
+
+# ---------------------------------------------------------------------------
+# The matrix
+# ---------------------------------------------------------------------------
+
+def parse_topo(value):
+    m = TOPO_RE.match(value)
+    if not m:
+        raise BenchError("topo '%s': expected NODESxCPUSxMEM, e.g. 2x2x1G" % value)
+    return int(m.group(1)), int(m.group(2)), m.group(3).upper()
+
+
+def parse_axis(text):
+    """'name=v1,v2' -> (name, [v1, v2])."""
+    if "=" not in text:
+        raise BenchError("axis '%s': expected NAME=V1,V2,..." % text)
+    name, values = text.split("=", 1)
+    vals = [v for v in values.split(",") if v]
+    if not name or not vals:
+        raise BenchError("axis '%s': a name and at least one value" % text)
+    if name == "topo":
+        for v in vals:
+            parse_topo(v)
+    if name == "desc":
+        for v in vals:
+            if v not in ("16", "32", "64"):
+                raise BenchError("desc %s: descriptors are 16, 32 or 64 bytes" % v)
+    return name, vals
+
+
+def expand(axes):
+    """Every combination of the axes' values, as a list of dicts, in order
+    (the first axis varies slowest)."""
+    configs = [{}]
+    for name, values in axes:
+        configs = [dict(c, **{name: v}) for c in configs for v in values]
+    return configs
+
+
+def cmdline_words(config):
+    words = []
+    for name, value in config.items():
+        if name in ("topo", "desc") or value == "-":
+            continue
+        words.append("%s=%s" % (SHORT_KEYS.get(name, name), value))
+    return words
+
+
+def elf_for(desc, build_dir):
+    if desc in (None, "16"):
+        return os.path.join(build_dir, "debug", "memboot.elf")
+    return os.path.join(build_dir, "debug-desc%s" % desc, "memboot.elf")
+
+
+def boot_argv(config, elf, extra_words=(), timeout=120):
+    nodes, cpus, mem = parse_topo(config.get("topo", "2x2x1G"))
+    words = cmdline_words(config) + list(extra_words)
+    argv = [sys.executable, MEMBOOT, "run", "--boot", "pvh", "--elf", elf,
+            "--nodes", str(nodes), "--cpus-per-node", str(cpus),
+            "--mem-per-node", mem, "--timeout", str(timeout)]
+    if words:
+        argv.append("--append=" + " ".join(words))
+    return argv
+
+
+def boot_once(config, elf, extra_words=(), timeout=120):
+    """Boot one configuration; a dict with status, records, unknown keys and
+    the host's wall time."""
+    t0 = time.monotonic()
+    proc = subprocess.run(boot_argv(config, elf, extra_words, timeout),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, errors="replace")
+    records, unknown = parse_console(proc.stdout)
+    return {"status": proc.returncode, "records": records, "unknown": unknown,
+            "wall_s": time.monotonic() - t0,
+            "stderr": proc.stderr.strip()[-400:]}
+
+
+# ---------------------------------------------------------------------------
+# Progress
+# ---------------------------------------------------------------------------
+
+class Progress:
+    """One line per boot on stderr (rewritten in place on a terminal) with
+    the time left, estimated from the mean wall time of the boots so far."""
+
+    def __init__(self, total, stream=None, clock=time.monotonic):
+        self.total = total
+        self.done = 0
+        self.clock = clock
+        self.t0 = clock()
+        self.stream = stream if stream is not None else sys.stderr
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+
+    def estimate_left_s(self):
+        if self.done == 0:
+            return None
+        per = (self.clock() - self.t0) / self.done
+        return per * (self.total - self.done)
+
+    def step(self, what):
+        self.done += 1
+        left = self.estimate_left_s()
+        line = "bench: [%d/%d] %s, %s elapsed, about %s left" % (
+            self.done, self.total, what, fmt_s(self.clock() - self.t0), fmt_s(left))
+        if self.tty:
+            self.stream.write("\r\033[K" + line)
+            if self.done == self.total:
+                self.stream.write("\n")
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def note(self, text):
+        if self.tty:
+            self.stream.write("\r\033[K")
+        self.stream.write(text + "\n")
+        self.stream.flush()
+
+
+def fmt_s(seconds):
+    if seconds is None:
+        return "?"
+    seconds = int(round(seconds))
+    return "%dm%02ds" % divmod(seconds, 60) if seconds >= 60 else "%ds" % seconds
+
+
+# ---------------------------------------------------------------------------
+# Summaries
+# ---------------------------------------------------------------------------
+
+def summarize(runs):
+    """Rows per (configuration, node): medians and spread of node_init over
+    the boots that ended with status 0."""
+    rows = []
+    groups = {}
+    for run in runs:
+        key = json.dumps(run["config"], sort_keys=True)
+        groups.setdefault(key, []).append(run)
+    for key, group in groups.items():
+        config = group[0]["config"]
+        ok = [r for r in group if r["status"] == 0]
+        unknown = sorted({k for r in group for k in r["unknown"]})
+        per_node = {}
+        for r in ok:
+            for rec in r["records"]:
+                if rec.get("event") == "node_init":
+                    per_node.setdefault(rec["node"], []).append(rec)
+        if not per_node:
+            rows.append({"config": config, "node": None, "boots": len(group),
+                         "ok_boots": len(ok), "unknown": unknown})
+            continue
+        for node, recs in sorted(per_node.items()):
+            ms = [r["ns"] / 1e6 for r in recs]
+            nspp = [r["ns"] / r["pages"] for r in recs if r.get("pages")]
+            rows.append({
+                "config": config, "node": node, "boots": len(group),
+                "ok_boots": len(ok), "unknown": unknown,
+                "threads": recs[0].get("threads"), "pages": recs[0].get("pages"),
+                "policy": recs[0].get("policy"),
+                "ms_median": statistics.median(ms), "ms_min": min(ms), "ms_max": max(ms),
+                "ns_per_page_median": statistics.median(nspp) if nspp else None,
+            })
+    return rows
+
+
+def axis_names(runs):
+    names = []
+    for r in runs:
+        for k in r["config"]:
+            if k not in names:
+                names.append(k)
+    return names
+
+
+def markdown_table(rows, names):
+    head = names + ["node", "CPUs used", "pages", "ms (median)", "min-max ms",
+                    "ns/page", "boots ok"]
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        cells = []
+        for n in names:
+            v = r["config"].get(n, "")
+            key = SHORT_KEYS.get(n, n)
+            if key in r["unknown"] and v != "-":
+                v += " (unknown to kernel)"
+            cells.append(v)
+        if r["node"] is None:
+            cells += ["-", "-", "-", "-", "-", "-"]
+        else:
+            cells += [str(r["node"]), str(r["threads"]), str(r["pages"]),
+                      "%.2f" % r["ms_median"], "%.2f-%.2f" % (r["ms_min"], r["ms_max"]),
+                      "%.2f" % r["ns_per_page_median"] if r["ns_per_page_median"] is not None
+                      else "-"]
+        cells.append("%d/%d" % (r["ok_boots"], r["boots"]))
+        out.append("| " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def write_csv(path, rows, names):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(names + ["node", "threads", "pages", "ms_median", "ms_min", "ms_max",
+                            "ns_per_page_median", "ok_boots", "boots", "unknown_keys"])
+        for r in rows:
+            w.writerow([r["config"].get(n, "") for n in names] +
+                       [r["node"], r.get("threads"), r.get("pages"), r.get("ms_median"),
+                        r.get("ms_min"), r.get("ms_max"), r.get("ns_per_page_median"),
+                        r["ok_boots"], r["boots"], " ".join(r["unknown"])])
+
+
+def host_description():
+    model = platform.processor() or "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return {"cpu": model, "cpus": os.cpu_count(), "kernel": platform.release(),
+            "accel": "TCG (no KVM)"}
+
+
+# ---------------------------------------------------------------------------
+# The command
+# ---------------------------------------------------------------------------
+
+def add_parser(sub):
+    p = sub.add_parser(
+        "bench",
+        help="boot a matrix of configurations and print per-node init tables",
+        description=(
+            "Boot every combination of the axes --boots times (QEMU TCG, PVH "
+            "boot) and print per-node init medians and spread as a markdown "
+            "table. --quick (default) takes about 2 minutes; --full boots every "
+            "axis. --seed NNN reproduces a seed thread's table beside its own "
+            "figures instead. Never writes tracked files."))
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--quick", dest="mode", action="store_const", const="quick",
+                      help="a small matrix, 3 boots each, about 2 minutes (default)")
+    mode.add_argument("--full", dest="mode", action="store_const", const="full",
+                      help="every axis (topologies, policies, threads, descriptor "
+                           "sizes, allocator, pcp), 5 boots each")
+    mode.add_argument("--seed", metavar="NNN",
+                      help="reproduce seed NNN's table (000, 001, 004; 'all')")
+    p.add_argument("--axis", action="append", default=[], metavar="NAME=V1,V2",
+                   help="replace or add an axis (topo, desc, init, threads, alloc, "
+                        "pcp or any kernel command-line key; '-' leaves the key out)")
+    p.add_argument("--boots", type=int, metavar="N", help="boots per combination")
+    p.add_argument("--csv", metavar="FILE", help="also write the rows as CSV")
+    p.add_argument("--json", metavar="FILE",
+                   help="also write every boot's records and the rows as JSON")
+    p.add_argument("--build-dir", default=os.path.join(REPO_ROOT, "build"),
+                   metavar="DIR", help="where the kernels are (default: build/)")
+    p.add_argument("--no-build", action="store_true",
+                   help="never run make for a missing kernel; fail instead")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the boots that would run and exit")
+    p.set_defaults(func=main, mode=None)
+    return p
+
+
+def ensure_kernel(desc, args, progress=None):
+    elf = elf_for(desc, args.build_dir)
+    if os.path.exists(elf):
+        return elf
+    if args.no_build or os.path.abspath(args.build_dir) != os.path.join(REPO_ROOT, "build"):
+        raise BenchError("no kernel %s (build it with `make%s`)"
+                         % (elf, "" if desc in (None, "16") else " DESC_BYTES=" + desc))
+    msg = "bench: building the %s-byte-descriptor kernel first (make%s)" % (
+        desc or "16", "" if desc in (None, "16") else " DESC_BYTES=" + desc)
+    (progress.note if progress else lambda t: print(t, file=sys.stderr))(msg)
+    cmd = ["make", "-C", REPO_ROOT, "-j2", "kernel"]
+    if desc not in (None, "16"):
+        cmd.append("DESC_BYTES=" + desc)
+    if subprocess.call(cmd, stdout=subprocess.DEVNULL) != 0 or not os.path.exists(elf):
+        raise BenchError("building %s failed: run `%s`" % (elf, " ".join(cmd)))
+    return elf
+
+
+def plan(args):
+    base = QUICK if args.mode in (None, "quick") else FULL
+    axes = list(base["axes"])
+    for text in args.axis:
+        name, vals = parse_axis(text)
+        axes = [(n, vals if n == name else v) for n, v in axes]
+        if name not in [n for n, _ in axes]:
+            axes.append((name, vals))
+    boots = args.boots or base["boots"]
+    if boots < 1:
+        raise BenchError("--boots must be at least 1")
+    return axes, boots
+
+
+def run_matrix(configs, boots, args, progress, extra_words=()):
+    runs = []
+    for config in configs:
+        elf = ensure_kernel(config.get("desc"), args, progress)
+        for i in range(boots):
+            r = boot_once(config, elf, extra_words)
+            r["config"] = config
+            r["boot"] = i
+            runs.append(r)
+            label = " ".join("%s=%s" % kv for kv in config.items())
+            progress.step("%s boot %d/%d%s" % (label, i + 1, boots,
+                                                "" if r["status"] == 0
+                                                else " (status %d)" % r["status"]))
+            if r["status"] != 0 and r["stderr"]:
+                progress.note("bench: " + r["stderr"].splitlines()[-1])
+    return runs
+
+
+def main(args):
+    try:
+        if args.seed:
+            from mbtools import seeds
+            return seeds.main(args)
+        axes, boots = plan(args)
+        configs = expand(axes)
+        if args.dry_run:
+            for c in configs:
+                print(shlex.join(boot_argv(c, elf_for(c.get("desc"), args.build_dir))[1:]))
+            print("%d configurations x %d boots" % (len(configs), boots))
+            return 0
+        progress = Progress(len(configs) * boots)
+        runs = run_matrix(configs, boots, args, progress)
+    except BenchError as e:
+        print("memboot bench: %s" % e, file=sys.stderr)
+        return 64
+    names = [n for n, _ in axes]
+    rows = summarize(runs)
+    host = host_description()
+    print("## memboot bench (%s): per-node descriptor init, %d boots per row\n"
+          % (args.mode or "quick", boots))
+    print("Host: %s, %s CPUs, QEMU %s; PVH boot. ms = node_init.ns (the node's parallel "
+          "part; serial: the boot CPU's work); spread = min-max over the boots.\n"
+          % (host["cpu"], host["cpus"], host["accel"]))
+    print(markdown_table(rows, names))
+    unknown = sorted({k for r in runs for k in r["unknown"]})
+    if unknown:
+        print("\nThe kernel warned `unknown parameter` for: %s. Those rows ran with the "
+              "kernel's default, not the value named." % ", ".join(unknown))
+    failed = sum(1 for r in runs if r["status"] != 0)
+    if failed:
+        print("\n%d of %d boots failed (their status is in the JSON); the medians use the "
+              "others." % (failed, len(runs)))
+    if args.csv:
+        write_csv(args.csv, rows, names)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+                       "host": host, "axes": axes, "boots": boots, "rows": rows,
+                       "runs": runs}, f, indent=1)
+    return 1 if failed == len(runs) else 0

@@ -1,0 +1,391 @@
+"""tools/memboot compare-linux: Debian's Linux cloud kernel beside memboot.
+
+Both boot in the same QEMU configuration (the command line `tools/memboot
+run --boot pvh --dry-run` prints, with Linux's bzImage in place of memboot's
+ELF: Linux boots through the same PVH entry). Linux has no root file system
+here, so it panics at the root mount, after memory init and the huge page
+pools; `panic=-1` and QEMU's -no-reboot end the run, and
+`ftrace_dump_on_oops` prints the trace buffer first.
+
+Timing. Linux's own "node N deferred pages initialised in Xms" is measured
+in jiffies (HZ=250 on Debian: 4 ms steps). Under TCG the timer interrupts
+that advance jiffies arrive late and are merged, so jiffies run behind the
+wall clock and that figure reads low (up to 4x here). So the table also
+times both steps from trace events stamped with trace_clock=local, the
+per-CPU sched_clock (the TSC, which QEMU derives from the host clock):
+  deferred init: sched_process_fork of the pgdatinitN kthread to its
+                 sched_process_exit (the kthread does only that work)
+  huge pools:    initcall_start to initcall_finish of hugetlb_init (Linux
+                 6.1 allocates the 2 MiB pools there, one node after the
+                 other on one CPU, each page zeroed: init_on_alloc is on in
+                 Debian's config)
+
+The kernel package is fetched on first use with `apt-get download` into
+~/.cache/memboot/linux (or --cache) and unpacked with dpkg-deb; `make test`
+never needs it (tests/tools read captured logs).
+"""
+
+import glob
+import json
+import os
+import re
+import shlex
+import statistics
+import subprocess
+import sys
+
+from mbtools import bench
+
+PACKAGE = "linux-image-cloud-amd64"
+DEFAULT_CACHE = os.path.join(os.path.expanduser("~"), ".cache", "memboot", "linux")
+
+TRACE_WORDS = ("trace_clock=local "
+               "trace_event=sched:sched_process_fork,sched:sched_process_exit,"
+               "initcall:initcall_start,initcall:initcall_finish "
+               "ftrace_dump_on_oops trace_buf_size=1M")
+LINUX_WORDS = "console=ttyS0 panic=-1 " + TRACE_WORDS
+
+
+class LinuxError(Exception):
+    """Fetching or booting Linux failed; the message says what to do."""
+
+
+# ---------------------------------------------------------------------------
+# Fetching the kernel
+# ---------------------------------------------------------------------------
+
+def find_vmlinuz(cache):
+    found = sorted(glob.glob(os.path.join(cache, "root", "boot", "vmlinuz-*")))
+    return found[-1] if found else None
+
+
+def fetch_kernel(cache, log=sys.stderr):
+    """The vmlinuz of Debian's cloud kernel, downloaded on first use."""
+    have = find_vmlinuz(cache)
+    if have:
+        return have
+    os.makedirs(cache, exist_ok=True)
+    for tool in ("apt-get", "apt-cache", "dpkg-deb"):
+        if not any(os.access(os.path.join(d, tool), os.X_OK)
+                   for d in os.environ.get("PATH", "").split(os.pathsep)):
+            raise LinuxError("%s not found: compare-linux needs Debian's apt tools "
+                             "(or pass --kernel VMLINUZ)" % tool)
+    dep = subprocess.run(["apt-cache", "depends", PACKAGE], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    m = re.search(r"Depends: (linux-image-\S+-cloud-amd64)", dep.stdout)
+    if dep.returncode != 0 or not m:
+        raise LinuxError("apt-cache knows no %s (run `apt-get update`, or pass "
+                         "--kernel VMLINUZ): %s" % (PACKAGE, dep.stdout.strip()[-300:]))
+    pkg = m.group(1)
+    print("compare-linux: fetching %s into %s (about 27 MB, once)" % (pkg, cache),
+          file=log, flush=True)
+    dl = subprocess.run(["apt-get", "download", pkg], cwd=cache, stdout=subprocess.PIPE,
+                        stderr=subprocess.STDOUT, text=True)
+    debs = sorted(glob.glob(os.path.join(cache, pkg + "_*.deb")))
+    if dl.returncode != 0 or not debs:
+        raise LinuxError("could not download %s (offline? no apt sources?); apt-get "
+                         "said: %s\nPass --kernel VMLINUZ to use a kernel you have."
+                         % (pkg, dl.stdout.strip()[-400:]))
+    ex = subprocess.run(["dpkg-deb", "-x", debs[-1], os.path.join(cache, "root")],
+                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    have = find_vmlinuz(cache)
+    if ex.returncode != 0 or not have:
+        raise LinuxError("dpkg-deb could not unpack %s: %s" % (debs[-1], ex.stdout[-300:]))
+    return have
+
+
+def kernel_config(vmlinuz):
+    """The CONFIG_ lines that matter here, from the config-* file beside it."""
+    path = os.path.join(os.path.dirname(vmlinuz),
+                        os.path.basename(vmlinuz).replace("vmlinuz-", "config-"))
+    want = ("CONFIG_DEFERRED_STRUCT_PAGE_INIT", "CONFIG_NUMA", "CONFIG_HUGETLB_PAGE",
+            "CONFIG_HUGETLBFS", "CONFIG_INIT_ON_ALLOC_DEFAULT_ON", "CONFIG_HZ",
+            "CONFIG_PADATA", "CONFIG_PVH")
+    found = {k: "not set" for k in want}
+    try:
+        with open(path) as f:
+            for line in f:
+                m = re.match(r"(CONFIG_\w+)=(.*)", line)
+                if m and m.group(1) in found:
+                    found[m.group(1)] = m.group(2)
+    except OSError:
+        return {}
+    return found
+
+
+# ---------------------------------------------------------------------------
+# Parsing a Linux console log
+# ---------------------------------------------------------------------------
+
+# A trace line as ftrace_dump prints it:
+#   [    5.999718] pgdatini-37        2..... 830651us : sched_process_exit: comm=...
+TRACE_RE = re.compile(r"\s(\d+)\.{0,1}[.\w]*\s+(\d+)us\s*:\s*(\w+):\s*(.*)$")
+
+
+def _span_bytes(a, b):
+    return int(b, 16) - int(a, 16) + 1          # Linux prints inclusive ends
+
+
+def parse_linux_log(text):
+    """Everything compare-linux reports, from one Linux console log."""
+    out = {"version": None, "cpus": {}, "mem_bytes": {}, "slit": False,
+           "deferred_jiffies_ms": {}, "deferred_trace_ms": {}, "hugetlb": [],
+           "hugetlb_init_ms": None, "init_on_alloc": None, "panicked": False,
+           "trace_dumped": False}
+    forks, exits, initcalls = {}, {}, {}
+    for line in text.splitlines():
+        m = re.search(r"Linux version (\S+)", line)
+        if m and out["version"] is None:
+            out["version"] = m.group(1)
+        m = re.search(r"SRAT: PXM \d+ -> APIC 0x([0-9a-f]+) -> Node (\d+)", line)
+        if m:
+            out["cpus"].setdefault(int(m.group(2)), []).append(int(m.group(1), 16))
+        m = re.search(r"^\S*\s*(?:\[\s*[\d.]+\]\s*)?\s*node\s+(\d+): \[mem (0x[0-9a-f]+)-(0x[0-9a-f]+)\]",
+                      line)
+        if m:
+            n = int(m.group(1))
+            out["mem_bytes"][n] = out["mem_bytes"].get(n, 0) + _span_bytes(m.group(2), m.group(3))
+        if re.search(r"ACPI: SLIT 0x", line):
+            out["slit"] = True
+        m = re.search(r"node (\d+) deferred pages initialised in (\d+)ms", line)
+        if m:
+            out["deferred_jiffies_ms"][int(m.group(1))] = int(m.group(2))
+        m = re.search(r"HugeTLB: registered ([\d.]+) (MiB|GiB) page size, pre-allocated (\d+) pages",
+                      line)
+        if m:
+            size = float(m.group(1)) * (1 << (20 if m.group(2) == "MiB" else 30))
+            out["hugetlb"].append({"size_bytes": int(size), "allocated": int(m.group(3))})
+        m = re.search(r"mem auto-init: .*heap alloc:(\w+)", line)
+        if m:
+            out["init_on_alloc"] = m.group(1) == "on"
+        if "Kernel panic - not syncing" in line:
+            out["panicked"] = True
+        if "Dumping ftrace buffer" in line:
+            out["trace_dumped"] = True
+        m = TRACE_RE.search(line)
+        if not m:
+            continue
+        ts_us, event, rest = int(m.group(2)), m.group(3), m.group(4)
+        if event == "sched_process_fork":
+            c = re.search(r"child_pid=(\d+)", rest)
+            if c:
+                forks[int(c.group(1))] = ts_us
+        elif event == "sched_process_exit":
+            c = re.search(r"comm=pgdatinit(\d+) pid=(\d+)", rest)
+            if c:
+                exits[int(c.group(2))] = (int(c.group(1)), ts_us)
+        elif event in ("initcall_start", "initcall_finish"):
+            c = re.search(r"func=hugetlb_init\+", rest)
+            if c:
+                initcalls[event] = ts_us
+    for pid, (node, ts) in exits.items():
+        if pid in forks:
+            out["deferred_trace_ms"][node] = (ts - forks[pid]) / 1000.0
+    if "initcall_start" in initcalls and "initcall_finish" in initcalls:
+        out["hugetlb_init_ms"] = (initcalls["initcall_finish"] - initcalls["initcall_start"]) / 1000.0
+    for n in out["cpus"]:
+        out["cpus"][n].sort()
+    return out
+
+
+def memboot_facts(records):
+    """The same facts from a memboot boot's records."""
+    out = {"cpus": {}, "mem_bytes": {}, "distance": {}, "slit": False,
+           "deferred_ms": {}, "hugetlb": {}, "hugetlb_phase_ms": None}
+    for r in records:
+        ev = r.get("event")
+        if ev == "node":
+            out["cpus"][r["node"]] = r.get("cpus", [])
+            out["mem_bytes"][r["node"]] = r.get("mem_bytes", 0)
+            out["distance"][r["node"]] = r.get("distance", [])
+        elif ev == "numa":
+            out["slit"] = bool(r.get("slit"))
+        elif ev == "node_init":
+            out["deferred_ms"][r["node"]] = r["ns"] / 1e6
+        elif ev == "hugetlb":
+            out["hugetlb"][(r["node"], r["size_bytes"])] = (r["allocated"], r["ns"] / 1e6,
+                                                           r.get("zeroed"))
+        elif ev == "phase" and r.get("name") == "hugetlb":
+            out["hugetlb_phase_ms"] = r["ns"] / 1e6
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Booting
+# ---------------------------------------------------------------------------
+
+def qemu_command(nodes, cpus, mem, vmlinuz, words):
+    """memboot's own PVH QEMU command line with Linux in place of memboot."""
+    dry = subprocess.run([sys.executable, bench.MEMBOOT, "run", "--boot", "pvh",
+                          "--elf", vmlinuz, "--nodes", str(nodes), "--cpus-per-node",
+                          str(cpus), "--mem-per-node", mem, "--dry-run"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if dry.returncode != 0:
+        raise LinuxError("tools/memboot run --dry-run failed: %s" % dry.stderr.strip())
+    return shlex.split(dry.stdout.strip()) + ["-append", words]
+
+
+def boot_linux(cmd, timeout):
+    try:
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              timeout=timeout, text=True, errors="replace")
+    except subprocess.TimeoutExpired as e:
+        raise LinuxError("Linux did not reach its root-mount panic in %d s" % timeout) from e
+    return proc.stdout
+
+
+def fmt_mib(b):
+    return "%.0f MiB" % (b / (1 << 20))
+
+
+def median_or_none(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def fmt_ms(x):
+    return "-" if x is None else "%.1f" % x
+
+
+def report(linux_runs, memboot_runs, huge_words, config, kconfig):
+    """The side-by-side markdown tables."""
+    L, M = linux_runs[0], memboot_runs[0]
+    nodes = sorted(set(L["cpus"]) | set(M["cpus"]))
+    out = ["## memboot beside Linux %s" % (L["version"] or "?"), "",
+           "Same QEMU configuration (TCG, %s, PVH entry), `%s`; %d boot(s) each, medians."
+           % (config, huge_words, len(linux_runs)), ""]
+    if kconfig:
+        out.append("Linux config: " + ", ".join("%s=%s" % kv for kv in kconfig.items()) + ".")
+        out.append("")
+    out += ["### Topology", "",
+            "| node | Linux CPUs (APIC IDs) | memboot CPUs | Linux memory | memboot memory | distances | agree |",
+            "|---|---|---|---|---|---|---|"]
+    for n in nodes:
+        lc, mc = L["cpus"].get(n, []), M["cpus"].get(n, [])
+        lm, mm = L["mem_bytes"].get(n, 0), M["mem_bytes"].get(n, 0)
+        dist = M["distance"].get(n, [])
+        lin_dist = "SLIT" if L["slit"] else "no SLIT (10/20)"
+        agree = (len(lc) == len(mc) and abs(lm - mm) <= (1 << 20)
+                 and L["slit"] == M["slit"])
+        out.append("| %d | %s | %s | %s | %s | Linux %s, memboot %s | %s |" % (
+            n, ",".join(map(str, lc)) or "-", ",".join(map(str, mc)) or "-",
+            fmt_mib(lm), fmt_mib(mm), lin_dist, dist, "yes" if agree else "NO"))
+    out += ["", "Memory: usable bytes per node (Linux: its early memory node ranges; "
+            "memboot: `node.mem_bytes`). CPUs agree when the counts do (Linux prints "
+            "APIC IDs, memboot logical ids).", "",
+            "### Deferred descriptor init per node", "",
+            "| node | Linux ms (trace, TSC) | Linux ms (its own line, jiffies) | memboot ms (node_init) | Linux / memboot |",
+            "|---|---|---|---|---|"]
+    for n in nodes:
+        lt = median_or_none([r["deferred_trace_ms"].get(n) for r in linux_runs])
+        lj = median_or_none([r["deferred_jiffies_ms"].get(n) for r in linux_runs])
+        mb = median_or_none([r["deferred_ms"].get(n) for r in memboot_runs])
+        ratio = "%.0fx" % (lt / mb) if lt and mb else "-"
+        out.append("| %d | %s | %s | %s | %s |" % (n, fmt_ms(lt), fmt_ms(lj), fmt_ms(mb), ratio))
+    out += ["", "Linux's own figure counts jiffies (HZ=%s): under TCG late, merged timer "
+            "interrupts leave jiffies behind the real time, so it reads low; the trace "
+            "column is the pgdatinitN kthread's fork-to-exit time stamped with "
+            "trace_clock=local (TSC). Linux 6.1's time includes the kthread start and "
+            "per-page struct page work memboot does not have (16-byte descriptors)."
+            % kconfig.get("CONFIG_HZ", "?"), "",
+            "### Huge page pools", "",
+            "| | Linux | memboot |", "|---|---|---|"]
+    lh = median_or_none([r["hugetlb_init_ms"] for r in linux_runs])
+    mh = median_or_none([r["hugetlb_phase_ms"] for r in memboot_runs])
+    lpages = ", ".join("%d x %s" % (h["allocated"], fmt_mib(h["size_bytes"]))
+                       for h in L["hugetlb"] if h["allocated"])
+    mpages = ", ".join("node %d: %d x %s" % (n, v[0], fmt_mib(s))
+                       for (n, s), v in sorted(M["hugetlb"].items()))
+    zeroed = {v[2] for v in M["hugetlb"].values()}
+    out += ["| pages | %s | %s |" % (lpages or "-", mpages or "-"),
+            "| pool time, ms | %s (hugetlb_init, trace) | %s (phase hugetlb) |" % (fmt_ms(lh), fmt_ms(mh)),
+            "| zeroing | %s | %s |" % (
+                "yes: init_on_alloc on" if L["init_on_alloc"] else
+                "no: init_on_alloc off" if L["init_on_alloc"] is False else "?",
+                "yes: memboot.hugetlb_zero" if zeroed == {True} else "no" if zeroed == {False}
+                else "mixed"),
+            "| who allocates | one CPU, node after node (Linux 6.1) | each node's CPUs in parallel |"]
+    for n in sorted({n for (n, _) in M["hugetlb"]}):
+        per = ["%s: %.2f ms" % (fmt_mib(s), median_or_none(
+            [r["hugetlb"][(n, s)][1] for r in memboot_runs if (n, s) in r["hugetlb"]]))
+            for (nn, s) in sorted(M["hugetlb"]) if nn == n]
+        out.append("| memboot node %d | | %s |" % (n, "; ".join(per)))
+    return "\n".join(out)
+
+
+def add_parser(sub):
+    p = sub.add_parser(
+        "compare-linux",
+        help="boot Debian's Linux cloud kernel in the same QEMU configuration and "
+             "print its memory init beside memboot's",
+        description=(
+            "Fetch Debian's linux-image-cloud-amd64 (apt-get download, cached in "
+            "~/.cache/memboot/linux), boot it and memboot in the same QEMU "
+            "topology, and print topology agreement, per-node deferred init and "
+            "huge page pool times side by side. Linux stops at its root-mount "
+            "panic, after memory init; its times come from trace events with "
+            "trace_clock=local, because its own jiffies figures read low under TCG."))
+    p.add_argument("--nodes", type=int, default=2, metavar="N")
+    p.add_argument("--cpus-per-node", type=int, default=2, metavar="C")
+    p.add_argument("--mem-per-node", default="2G", metavar="SIZE")
+    p.add_argument("--huge", default="hugepagesz=2M hugepages=0:256,1:256", metavar="WORDS",
+                   help="huge page words given to both kernels "
+                        "(default: 'hugepagesz=2M hugepages=0:256,1:256')")
+    p.add_argument("--zero", action="store_true",
+                   help="memboot zeroes its pools too (memboot.hugetlb_zero), as "
+                        "Linux's init_on_alloc does")
+    p.add_argument("--boots", type=int, default=1, metavar="N")
+    p.add_argument("--kernel", metavar="VMLINUZ", help="a Linux kernel to boot instead")
+    p.add_argument("--cache", default=DEFAULT_CACHE, metavar="DIR")
+    p.add_argument("--elf", metavar="PATH", help="memboot kernel (default build/debug)")
+    p.add_argument("--log", metavar="FILE", help="write Linux's last console log here")
+    p.add_argument("--json", metavar="FILE", help="also write the parsed facts as JSON")
+    p.add_argument("--timeout", type=int, default=600, metavar="S")
+    p.set_defaults(func=main)
+    return p
+
+
+def main(args):
+    try:
+        vmlinuz = args.kernel or fetch_kernel(args.cache)
+        config = "%d nodes x %d CPUs x %s" % (args.nodes, args.cpus_per_node, args.mem_per_node)
+        elf = args.elf or bench.elf_for(None, os.path.join(bench.REPO_ROOT, "build"))
+        if not os.path.exists(elf):
+            raise LinuxError("no memboot kernel %s: run `make` first" % elf)
+        words = LINUX_WORDS + " " + args.huge
+        cmd = qemu_command(args.nodes, args.cpus_per_node, args.mem_per_node, vmlinuz, words)
+        linux_runs, memboot_runs = [], []
+        topo = "%dx%dx%s" % (args.nodes, args.cpus_per_node, args.mem_per_node)
+        mwords = args.huge.split() + (["memboot.hugetlb_zero"] if args.zero else [])
+        for i in range(args.boots):
+            print("compare-linux: boot %d/%d: Linux (about 10-60 s under TCG)" % (i + 1, args.boots),
+                  file=sys.stderr, flush=True)
+            text = boot_linux(cmd, args.timeout)
+            if args.log:
+                with open(args.log, "w") as f:
+                    f.write(text)
+            facts = parse_linux_log(text)
+            if not facts["panicked"] or not facts["trace_dumped"]:
+                raise LinuxError("Linux did not end at its root-mount panic with a trace "
+                                 "dump (see --log): the table would be incomplete")
+            linux_runs.append(facts)
+            print("compare-linux: boot %d/%d: memboot" % (i + 1, args.boots),
+                  file=sys.stderr, flush=True)
+            r = bench.boot_once({"topo": topo}, elf, mwords)
+            if r["status"] != 0:
+                raise LinuxError("memboot failed with status %d: %s" % (r["status"], r["stderr"]))
+            memboot_runs.append(memboot_facts(r["records"]))
+    except (LinuxError, bench.BenchError) as e:
+        print("memboot compare-linux: %s" % e, file=sys.stderr)
+        return 1
+    print(report(linux_runs, memboot_runs, args.huge, config, kernel_config(vmlinuz)))
+    if args.json:
+        def keyed(d):
+            return {str(k): v for k, v in d.items()}
+        with open(args.json, "w") as f:
+            json.dump({"linux": [{k: keyed(v) if isinstance(v, dict) else v
+                                  for k, v in r.items()} for r in linux_runs],
+                       "memboot": [{k: keyed(v) if isinstance(v, dict) else v
+                                    for k, v in r.items()} for r in memboot_runs]},
+                      f, indent=1)
+    return 0
