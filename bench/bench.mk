@@ -21,8 +21,8 @@
 BENCH_O := build/bench
 BENCH_DESC_SIZES := 16 32 64
 BENCH_ARGS ?=
-MEMMAP_BENCH_KSRCS := mm/memmap.c mm/buddy.c kernel/job_plan.c
-MEMMAP_BENCH_HDRS := mm/page.h mm/memmap.h mm/buddy.h kernel/job_plan.h kernel/spinlock.h \
+MEMMAP_BENCH_KSRCS := mm/memmap.c mm/buddy.c mm/alloc.c kernel/job_plan.c
+MEMMAP_BENCH_HDRS := mm/page.h mm/memmap.h mm/buddy.h mm/alloc.h kernel/job_plan.h kernel/spinlock.h \
 	kernel/panic.h kernel/log.h
 MEMMAP_BENCH_BINS := $(addprefix $(BENCH_O)/memmap_bench_,$(BENCH_DESC_SIZES))
 BENCH_CFLAGS := -std=gnu11 -O2 -g -I. -Wall -Wextra -Wno-unused-parameter -Werror -DNDEBUG
