@@ -133,10 +133,16 @@ void meminit_arrays(void)
 			kernel_exit(EXIT_PANIC, "no memory for a node's page descriptors");
 		memmap_add_node(&memmap, &n);
 		work[nid].desc_bytes = st.backed_bytes;
-		pr_info("memmap: node %u: %llu pages present in [mem 0x%016llx-0x%016llx], %llu bytes of descriptors (%u bytes each) in %u runs",
+		/* The store memmap_init_range() will use for this array (it
+		 * weighs the span's descriptors against the LLC). */
+		const struct memmap_cpu_caches *cc = memmap_cpu_caches();
+		const char *store = memmap_store_choose(memmap_desc_bytes(pages), cc) ==
+				    MEMMAP_STORE_NT ? "nt" : "plain";
+		pr_info("memmap: node %u: %llu pages present in [mem 0x%016llx-0x%016llx], %llu bytes of descriptors (%u bytes each) in %u runs, %s stores (LLC %llu KiB, CPUID %s)",
 			nid, (unsigned long long)st.present_pages, (unsigned long long)nn->span_start,
 			(unsigned long long)(nn->span_end - 1), (unsigned long long)st.backed_bytes,
-			MEMMAP_DESC_BYTES, st.runs);
+			MEMMAP_DESC_BYTES, st.runs, store, (unsigned long long)(cc->llc_bytes >> 10),
+			cc->llc_source);
 		rec_begin(&r, "memmap");
 		rec_u64(&r, "node", nid);
 		rec_hex(&r, "window", (uint64_t)(uintptr_t)window);
@@ -145,6 +151,8 @@ void meminit_arrays(void)
 		rec_u64(&r, "present_pages", st.present_pages);
 		rec_u64(&r, "bytes", st.backed_bytes);
 		rec_u64(&r, "runs", st.runs);
+		rec_str(&r, "store", store);
+		rec_u64(&r, "llc_bytes", cc->llc_bytes);
 		record_emit(&r);
 	}
 	for (uint32_t i = 0; i < numa_topo.nr_ranges; i++)

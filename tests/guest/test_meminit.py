@@ -55,6 +55,11 @@ def check_meminit(b, policy):
         mm = next(m for m in b.all("memmap") if m["node"] == nid)
         assert init["desc_bytes"] == mm["bytes"], (init, mm)
     check_memmap(b, nodes)
+    for m in b.all("memmap"):
+        # Non-temporal stores exactly for arrays larger than the LLC (or
+        # when its size is unknown); QEMU's CPU models report one.
+        fits = m["llc_bytes"] and m["desc_bytes"] * m["span_pages"] <= m["llc_bytes"]
+        assert m["store"] == ("plain" if fits else "nt"), m
     # Every page accounted for, at boot and at the end.
     censuses = b.all("census")
     assert [c["when"] for c in censuses][0] == "boot" and censuses[-1]["when"] == "end"
@@ -95,6 +100,16 @@ def test_deferred_two_nodes_of_2g_four_cpus_each():
     b = boot(nodes=2, cpus_per_node=4, mem_per_node="2G")
     inits = check_meminit(b, "deferred")
     assert inits[0]["early_pages"] >= 32768
+
+
+def test_arrays_larger_than_the_llc_use_nontemporal_stores():
+    # Without an L3 (QEMU's l3-cache=off) the last-level cache is the L2,
+    # smaller than a 1 GiB node's 4 MiB array: non-temporal stores, and the
+    # descriptors they write must be exactly what plain stores write.
+    b = boot(nodes=2, cpus_per_node=2, mem_per_node="1G", cpu="max,l3-cache=off")
+    check_meminit(b, "deferred")
+    for m in b.all("memmap"):
+        assert m["store"] == "nt" and 0 < m["llc_bytes"] < 4 << 20, m
 
 
 def test_early_allocations_grow_the_early_section():
