@@ -21,7 +21,7 @@ from unittest import mock
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO_ROOT, "tools"))
 
-from mbtools import bench, linux, plots, seeds  # noqa: E402
+from mbtools import bench, benchplot as plots, linux, seeds  # noqa: E402
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 
@@ -296,7 +296,7 @@ class PlotsTest(unittest.TestCase):
 class ToolTest(unittest.TestCase):
     def test_subcommands_are_dispatched(self):
         tool = os.path.join(REPO_ROOT, "tools", "memboot")
-        for cmd in ("bench", "compare-linux", "plot"):
+        for cmd in ("bench", "compare-linux", "bench-plot"):
             out = subprocess.run([sys.executable, tool, cmd, "--help"],
                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             self.assertEqual(out.returncode, 0, out.stdout)

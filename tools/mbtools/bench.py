@@ -16,7 +16,7 @@ A key the kernel does not know yet is still an axis value: the kernel warns
 the table marks those rows so nobody reads them as a measurement of the key.
 
 Output: a markdown table on stdout; --csv FILE and --json FILE beside it
-(bench/plots and tools/memboot plot read the JSON). Progress with an
+(tools/memboot bench-plot reads the JSON). Progress with an
 estimate of the time left goes to stderr. Nothing in the checkout is
 written unless --csv/--json name a file there.
 """

@@ -1,4 +1,4 @@
-"""tools/memboot plot: per-node init time against threads, descriptor size
+"""tools/memboot bench-plot: per-node init time against threads, descriptor size
 and memory size, from the JSON of `tools/memboot bench --json`.
 
 One figure per x axis that varies in the data (threads, desc, memory per
@@ -107,7 +107,7 @@ def plot(rows, out_prefix, fmt):
 
 def add_parser(sub):
     p = sub.add_parser(
-        "plot",
+        "bench-plot",
         help="plot per-node init time against threads, descriptor size and memory "
              "from a bench JSON",
         description="Read `tools/memboot bench --json FILE` output and write one "
@@ -129,18 +129,18 @@ def main(args):
             data = json.load(f)
         rows = data["rows"]
     except (OSError, ValueError, KeyError) as e:
-        print("memboot plot: cannot read bench JSON %s: %s" % (args.json_file, e),
+        print("memboot bench-plot: cannot read bench JSON %s: %s" % (args.json_file, e),
               file=sys.stderr)
         return 64
     text = text_series(rows)
-    print(text or "memboot plot: no axis varies in %s (threads, desc or memory per node)"
+    print(text or "memboot bench-plot: no axis varies in %s (threads, desc or memory per node)"
           % args.json_file)
     if args.text or not text:
         return 0
     try:
         written = plot(rows, args.out, args.format)
     except ImportError:
-        print("memboot plot: python3-matplotlib is missing (tools/setup-deps.sh "
+        print("memboot bench-plot: python3-matplotlib is missing (tools/setup-deps.sh "
               "installs it); printed the series only", file=sys.stderr)
         return 1
     for path in written:
