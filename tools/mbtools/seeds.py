@@ -191,6 +191,7 @@ def main(args):
             return 64
     wanted = [s for s in wanted if s in SEEDS]
     plan = {"000": 2 * n, "001": 4 * n, "004": n}
+    bench.ensure_kernel(None, args)
     progress = bench.Progress(sum(plan[s] for s in wanted))
     tables = []
     if "000" in wanted:
