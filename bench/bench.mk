@@ -21,7 +21,7 @@
 BENCH_O := build/bench
 BENCH_DESC_SIZES := 16 32 64
 BENCH_ARGS ?=
-MEMMAP_BENCH_KSRCS := mm/memmap.c mm/buddy.c mm/alloc.c kernel/job_plan.c
+MEMMAP_BENCH_KSRCS := mm/memmap.c mm/buddy.c mm/alloc.c mm/alloc_bitmap.c kernel/job_plan.c
 MEMMAP_BENCH_HDRS := mm/page.h mm/memmap.h mm/buddy.h mm/alloc.h kernel/job_plan.h kernel/spinlock.h \
 	kernel/panic.h kernel/log.h
 MEMMAP_BENCH_BINS := $(addprefix $(BENCH_O)/memmap_bench_,$(BENCH_DESC_SIZES))
