@@ -168,12 +168,12 @@ $(HOST_O)/test_%: tests/host/test_%.c $(HOST_TEST_DEPS) $(HOST_TEST_HELPERS) | $
 	@$(if $(Q),echo "  HOSTCC  $@")
 	$(Q)$(CC) $(HOST_CFLAGS) -o $@ $< $(PURE_SRCS) $(HOST_SUPPORT) $(HOST_TEST_HELPERS) -lcmocka
 
-$(FUZZ_O)/fuzz_%: tests/fuzz/fuzz_%.c $(PURE_SRCS) $(HOST_SUPPORT) | $(DEPS)
+$(FUZZ_O)/fuzz_%: tests/fuzz/fuzz_%.c $(PURE_SRCS) $(HOST_SUPPORT) kernel/job.c tests/host/job_host.c | $(DEPS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)clang -std=gnu11 -g -O1 -I. -Iarch/x86_64/include -Wall -Wno-unused-parameter -DMEMBOOT_HOST -DMEMBOOT_FUZZ \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-o $@ $< $(PURE_SRCS) $(HOST_SUPPORT)
+		-o $@ $< $(PURE_SRCS) $(HOST_SUPPORT) kernel/job.c tests/host/job_host.c
 
 # tools/memboot topo: the kernel's ACPI and NUMA code on the host.
 TOPO_SRCS := tools/topo/memboot-topo.c boot/bootinfo.c kernel/record.c \

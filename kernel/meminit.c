@@ -21,36 +21,17 @@
 #include "kernel/summary.h"
 #include "kernel/time.h"
 #include "mm/alloc.h"
+#include "mm/census.h"
+#include "mm/init.h"
 
 #define PFN(addr) ((addr) >> PAGE_SHIFT)
-#define MAX_FREE_RANGES 256
-#define GROW_PAGES (32768ULL)          /* one 128 MiB section, as Linux grows */
-#define MIN_CHUNK_PAGES (32768ULL)     /* a chunk worth a thread: 128 MiB */
 
 static const char *const policy_names[] = { "serial", "deferred", "lazy" };
 
-/* Free memory of a node still to be initialised, as pfn ranges. */
-struct node_work {
-	struct memmap_range todo[MAX_FREE_RANGES];
-	uint32_t nr_todo;
-	uint64_t free_pages;          /* all free pages of the node */
-	uint64_t early_pages;         /* filled by the boot CPU before the parallel part */
-	uint64_t parallel_pages;
-	uint64_t desc_bytes;
-	uint32_t threads;
-	uint64_t ns;
-};
-
 struct memmap memmap;
-static struct node_work work[MEMMAP_MAX_NODES];
-static void early_allocations(uint32_t node);
-static struct spinlock grow_lock;
-static bool lazy;
-
-static struct memmap_node *node_map(uint32_t nid)
-{
-	return &memmap.nodes[nid];
-}
+/* The init engine's work and figures (mm/init.h). */
+static struct mminit mi;
+static uint64_t desc_bytes[MEMMAP_MAX_NODES];
 
 static bool has_memory(uint32_t nid)
 {
@@ -132,7 +113,7 @@ void meminit_arrays(void)
 					     NUMA_MAX_RANGES, &st))
 			kernel_exit(EXIT_PANIC, "no memory for a node's page descriptors");
 		memmap_add_node(&memmap, &n);
-		work[nid].desc_bytes = st.backed_bytes;
+		desc_bytes[nid] = st.backed_bytes;
 		/* The store memmap_init_range() will use for this array (it
 		 * weighs the span's descriptors against the LLC). */
 		const struct memmap_cpu_caches *cc = memmap_cpu_caches();
@@ -171,143 +152,40 @@ static enum page_type resv_type(const char *name)
 	return PAGE_RESERVED;
 }
 
-/* Fill and free [s, e) of one zone of node @ctx: the unit of all policies. */
-static void fill_and_free(void *ctx, enum page_zone z, uint64_t s, uint64_t e)
-{
-	uint32_t nid = (uint32_t)(uintptr_t)ctx;
-
-	if (lazy)
-		memmap_init_heads(node_map(nid), s, e, PAGE_RESERVED, z, ALLOC_MAX_ORDER);
-	else
-		memmap_init_range(node_map(nid), s, e, PAGE_RESERVED, z);
-	alloc_current()->free_range(nid, z, s, e);
-}
-
-/* Fill and free [s, e) of node @nid, on both sides of the 4 GiB line. */
-static void fill_and_free_range(uint32_t nid, uint64_t s, uint64_t e)
-{
-	page_zone_split(s, e, fill_and_free, (void *)(uintptr_t)nid);
-}
-
 static bool collect_free(void *ctx, uint64_t start, uint64_t end, uint32_t node)
 {
-	struct node_work *w = &work[node];
-
-	if (w->nr_todo == MAX_FREE_RANGES) {
-		pr_err("meminit: node %u has more than %d free ranges; the rest stays reserved",
-		       node, MAX_FREE_RANGES);
-		return true;
-	}
-	w->todo[w->nr_todo++] = (struct memmap_range){ PFN(start), PFN(end) };
-	w->free_pages += PFN(end) - PFN(start);
+	mminit_add_free(&mi, node, PFN(start), PFN(end));
 	return true;
-}
-
-struct fixed_ctx {
-	const struct memmap_node *map;
-	enum page_type type;
-};
-
-static void init_reserved(void *ctx, enum page_zone z, uint64_t s, uint64_t e)
-{
-	const struct fixed_ctx *c = ctx;
-
-	memmap_init_range(c->map, s, e, c->type, z);
 }
 
 /* Everything a buddy merge could read must be written before any chunk
  * frees: reserved ranges in full, and the markers of the holes. */
 static void init_fixed(uint32_t nid)
 {
-	const struct numa_node *nn = &numa_topo.nodes[nid];
-	uint64_t prev_end = PFN(nn->span_start);
+	struct memmap_range present[NUMA_MAX_RANGES];
+	uint32_t nr = 0;
 
 	for (uint32_t i = 0; i < physmem.nr_resv; i++) {
 		const struct physmem_resv *r = &physmem.resv[i];
 		/* 1 GiB pool pages: a head each, never their tails. */
 		if (r->node != nid || strcmp(r->name, "hugetlb") == 0)
 			continue;
-		struct fixed_ctx c = { node_map(nid), resv_type(r->name) };
-		page_zone_split(PFN(r->start), PFN(r->end), init_reserved, &c);
+		mminit_write_fixed(&mi, nid, PFN(r->start), PFN(r->end), resv_type(r->name));
 	}
 	hugetlb_mark_gigantic(nid);
-	for (uint32_t i = 0; i < numa_topo.nr_ranges; i++) {
-		const struct numa_mem_range *m = &numa_topo.ranges[i];
-		if (m->node != nid)
-			continue;
-		if (PFN(m->start) > prev_end)
-			memmap_mark_hole(node_map(nid), prev_end, PFN(m->start), ALLOC_MAX_ORDER);
-		prev_end = PFN(m->end);
-	}
+	for (uint32_t i = 0; i < numa_topo.nr_ranges; i++)
+		if (numa_topo.ranges[i].node == nid)
+			present[nr++] = (struct memmap_range){ PFN(numa_topo.ranges[i].start),
+							       PFN(numa_topo.ranges[i].end) };
+	mminit_mark_holes(&mi, nid, present, nr);
 }
 
-/* Take up to @want pages (whole max-order blocks at the end) from the front
- * of @nid's work list, fill and free them on this CPU. Returns pages done. */
-static uint64_t take_front(uint32_t nid, uint64_t want)
+static void trace_chunks(uint32_t nid)
 {
-	struct node_work *w = &work[nid];
-	uint64_t done = 0;
+	const struct mminit_node *w = &mi.nodes[nid];
 
-	while (done < want && w->nr_todo) {
-		struct memmap_range *r = &w->todo[0];
-		uint64_t end = r->end_pfn;
-		if (want - done < r->end_pfn - r->start_pfn) {
-			/* Stop on a max-order boundary so that later chunks, cut
-			 * at such boundaries, never share a block with this part. */
-			end = r->start_pfn + (want - done);
-			end = (end + ALLOC_MAX_ORDER_PAGES - 1) & ~(ALLOC_MAX_ORDER_PAGES - 1);
-			if (end > r->end_pfn)
-				end = r->end_pfn;
-		}
-		fill_and_free_range(nid, r->start_pfn, end);
-		done += end - r->start_pfn;
-		r->start_pfn = end;
-		if (r->start_pfn == r->end_pfn) {
-			memmove(&w->todo[0], &w->todo[1], (w->nr_todo - 1) * sizeof(w->todo[0]));
-			w->nr_todo--;
-		}
-	}
-	w->early_pages += done;
-	return done;
-}
-
-/* deferred_grow_zone's counterpart: an allocation found nothing free while
- * deferred memory remains; give it one more section. */
-static bool grow(void *ctx, uint32_t node)
-{
-	bool grew = false;
-
-	spin_lock(&grow_lock);
-	for (uint32_t k = 0; k < numa_topo.nr_nodes && !grew; k++) {
-		uint32_t nid = (node + k) % numa_topo.nr_nodes;
-		grew = work[nid].nr_todo && take_front(nid, GROW_PAGES);
-	}
-	spin_unlock(&grow_lock);
-	return grew;
-}
-
-/* --- the parallel part ----------------------------------------------------- */
-
-/* A chunk of a node job: fill and free the parts of [s, e) still to do. */
-static void node_chunk(void *arg, uint64_t s, uint64_t e)
-{
-	uint32_t nid = (uint32_t)(uintptr_t)arg;
-	const struct node_work *w = &work[nid];
-
-	for (uint32_t i = 0; i < w->nr_todo; i++) {
-		uint64_t a = w->todo[i].start_pfn > s ? w->todo[i].start_pfn : s;
-		uint64_t b = w->todo[i].end_pfn < e ? w->todo[i].end_pfn : e;
-		if (a < b)
-			fill_and_free_range(nid, a, b);
-	}
-}
-
-static struct job_chunk_time chunk_times[MEMMAP_MAX_NODES][256];
-
-static void trace_chunks(uint32_t nid, const struct job_state *st)
-{
-	for (uint32_t i = 0; i < st->plan.nr_chunks && i < 256; i++) {
-		const struct job_chunk_time *t = &chunk_times[nid][i];
+	for (uint32_t i = 0; i < w->nr_chunks && i < MMINIT_TRACE_CHUNKS; i++) {
+		const struct job_chunk_time *t = &w->chunks[i];
 		struct record r;
 		rec_begin(&r, "chunk");
 		rec_u64(&r, "node", nid);
@@ -319,62 +197,11 @@ static void trace_chunks(uint32_t nid, const struct job_state *st)
 	}
 }
 
-static void parallel_init(void)
-{
-	static struct job jobs[MEMMAP_MAX_NODES];
-	static struct job_state states[MEMMAP_MAX_NODES];
-	uint64_t max_threads = 0;
-	bool all = false;
-
-	switch (kparams.init_threads_mode) {
-	case INIT_THREADS_ONE:  max_threads = 1; break;
-	case INIT_THREADS_NODE: max_threads = 0; break;
-	case INIT_THREADS_ALL:  all = true; break;
-	default:                max_threads = kparams.init_threads; break;
-	}
-	for (uint32_t nid = 0; nid < numa_topo.nr_nodes; nid++) {
-		struct node_work *w = &work[nid];
-		if (!w->nr_todo)
-			continue;
-		uint64_t s = w->todo[0].start_pfn, e = w->todo[w->nr_todo - 1].end_pfn;
-		for (uint32_t i = 0; i < w->nr_todo; i++)
-			w->parallel_pages += w->todo[i].end_pfn - w->todo[i].start_pfn;
-		jobs[nid] = (struct job){
-			.name = "meminit", .start = s, .size = e - s,
-			.align = ALLOC_MAX_ORDER_PAGES, .min_chunk = MIN_CHUNK_PAGES,
-			.max_threads = (uint32_t)max_threads,
-			.node = all ? JOB_ALL_NODES : nid,
-			.fn = node_chunk, .arg = (void *)(uintptr_t)nid,
-			.times = kparams.trace ? chunk_times[nid] : NULL,
-			.times_cap = kparams.trace ? 256 : 0,
-		};
-		/* With "all", every CPU works on one node after the other. */
-		job_start(&jobs[nid], &states[nid]);
-		if (all)
-			job_wait(&states[nid]);
-	}
-	/* Wait for the boot CPU's own node first: it helps there. */
-	uint32_t own = this_cpu()->node;
-	for (uint32_t k = 0; k < numa_topo.nr_nodes; k++) {
-		uint32_t nid = (own + k) % numa_topo.nr_nodes;
-		struct node_work *w = &work[nid];
-		if (!jobs[nid].fn)
-			continue;
-		if (!all)
-			job_wait(&states[nid]);
-		w->threads = states[nid].threads;
-		w->ns = states[nid].ns;
-		w->nr_todo = 0;
-		if (kparams.trace)
-			trace_chunks(nid, &states[nid]);
-	}
-}
-
 /* --- phase "meminit" ------------------------------------------------------- */
 
 static void report(uint32_t nid, enum meminit_policy policy)
 {
-	const struct node_work *w = &work[nid];
+	const struct mminit_node *w = &mi.nodes[nid];
 	struct record r;
 	uint64_t pages = w->parallel_pages + w->early_pages;
 
@@ -390,7 +217,7 @@ static void report(uint32_t nid, enum meminit_policy policy)
 	rec_u64(&r, "pages", policy == MEMINIT_SERIAL ? pages : w->parallel_pages);
 	rec_u64(&r, "early_pages", policy == MEMINIT_SERIAL ? 0 : w->early_pages);
 	rec_u64(&r, "free_pages", w->free_pages);
-	rec_u64(&r, "desc_bytes", w->desc_bytes);
+	rec_u64(&r, "desc_bytes", desc_bytes[nid]);
 	rec_u64(&r, "ns", w->ns);
 	record_emit(&r);
 	summary_node_init(nid, policy_names[policy], w->threads,
@@ -493,14 +320,26 @@ static void alloc_start(void)
 	record_emit(&r);
 }
 
+static void early_allocations(void *ctx);
+
 void meminit_run(void)
 {
 	enum meminit_policy policy = (enum meminit_policy)kparams.init_policy;
-	uint32_t boot_node = this_cpu()->mem_node;
-	uint64_t t0;
+	bool lazy = policy == MEMINIT_LAZY;
+	struct mminit_config cfg = {
+		.policy = policy == MEMINIT_SERIAL ? MMINIT_SERIAL :
+			  lazy ? MMINIT_LAZY : MMINIT_DEFERRED,
+		.max_threads = kparams.init_threads_mode == INIT_THREADS_ONE ? 1 :
+			       kparams.init_threads_mode == INIT_THREADS_N ?
+			       (uint32_t)kparams.init_threads : 0,
+		.all_cpus = kparams.init_threads_mode == INIT_THREADS_ALL,
+		.early_pages = kparams.early_pages,
+		.boot_node = this_cpu()->mem_node,
+		.trace = kparams.trace,
+	};
 
-	lazy = policy == MEMINIT_LAZY;
 	alloc_start();
+	mminit_start(&mi, &memmap, numa_topo.nr_nodes, &cfg);
 	for (uint32_t nid = 0; nid < numa_topo.nr_nodes; nid++)
 		if (has_memory(nid))
 			physmem_for_each_free(&physmem, nid, collect_free, NULL);
@@ -510,22 +349,10 @@ void meminit_run(void)
 	for (uint32_t nid = 0; nid < numa_topo.nr_nodes; nid++)
 		if (has_memory(nid))
 			init_fixed(nid);
-
-	if (policy == MEMINIT_SERIAL) {
-		for (uint32_t nid = 0; nid < numa_topo.nr_nodes; nid++) {
-			t0 = rdtsc();
-			take_front(nid, UINT64_MAX);
-			work[nid].ns = tsc_cycles_to_ns(rdtsc() - t0);
-			work[nid].threads = 1;
-		}
-	} else {
-		take_front(boot_node, kparams.early_pages);
-		alloc_set_grow(grow, NULL);
-		if (kparams.early_alloc_pages)
-			early_allocations(boot_node);
-		parallel_init();
-		alloc_set_grow(NULL, NULL);
-	}
+	mminit_run(&mi, kparams.early_alloc_pages ? early_allocations : NULL, NULL);
+	if (kparams.trace)
+		for (uint32_t nid = 0; nid < numa_topo.nr_nodes; nid++)
+			trace_chunks(nid);
 	struct lazy_stats ls;
 	if (lazy)
 		lazy_measure(rdtsc(), &ls);
@@ -542,8 +369,9 @@ void meminit_run(void)
 /* Allocate that many pages one at a time before the parallel part, as early
  * boot code would (a hash table, say), forcing on-demand growth, then give
  * them back. The pages are chained through their first word. */
-static void early_allocations(uint32_t node)
+static void early_allocations(void *ctx)
 {
+	uint32_t node = mi.cfg.boot_node;
 	uint64_t head = ALLOC_NO_PFN, n = 0;
 
 	for (; n < kparams.early_alloc_pages; n++) {
@@ -554,7 +382,7 @@ static void early_allocations(uint32_t node)
 		head = pfn;
 	}
 	pr_info("meminit: %llu early allocations; the boot CPU has initialised %llu pages",
-		(unsigned long long)n, (unsigned long long)work[node].early_pages);
+		(unsigned long long)n, (unsigned long long)mi.nodes[node].early_pages);
 	while (head != ALLOC_NO_PFN) {
 		uint64_t next = *(uint64_t *)(uintptr_t)(head << PAGE_SHIFT);
 		alloc_free(head, 0);
@@ -564,104 +392,24 @@ static void early_allocations(uint32_t node)
 
 /* --- census ---------------------------------------------------------------- */
 
-/* Print the pfn ranges of @nid inside [s, e) whose head is not a valid
- * accounted type. Returns how many ranges were printed. */
-static uint32_t print_lost(uint32_t nid, uint64_t s, uint64_t e, uint32_t budget)
-{
-	const struct memmap_node *n = node_map(nid);
-	uint64_t bad_start = 0;
-	bool in_bad = false;
-	uint32_t printed = 0;
-
-	for (uint64_t pfn = s; pfn <= e && printed < budget;) {
-		const struct page *p = pfn < e ? memmap_page(n, pfn) : NULL;
-		bool bad = p && (p->type == PAGE_UNINIT || p->type == PAGE_TAIL ||
-				 p->type == PAGE_HOLE || p->type >= PAGE_NR_TYPES);
-		if (bad && !in_bad) {
-			bad_start = pfn;
-			in_bad = true;
-		} else if (!bad && in_bad) {
-			pr_err("census: node %u: pfns [0x%llx-0x%llx) not accounted for", nid,
-			       (unsigned long long)bad_start, (unsigned long long)pfn);
-			in_bad = false;
-			printed++;
-		}
-		if (!p)
-			break;
-		pfn += bad || p->order > ALLOC_MAX_ORDER ? 1 : 1ULL << p->order;
-	}
-	return printed;
-}
-
 bool census_run(const char *when)
 {
-	uint64_t counts[PAGE_NR_TYPES] = { 0 };
-	uint64_t top_pfn = 0, usable = 0, bad = 0, lost, free_by_zones;
-	struct record r;
-
-	for (uint32_t nid = 0; nid < numa_topo.nr_nodes; nid++) {
-		struct memmap_range ranges[NUMA_MAX_RANGES];
-		uint32_t nr = 0;
-
-		for (uint32_t i = 0; i < numa_topo.nr_ranges; i++) {
-			const struct numa_mem_range *m = &numa_topo.ranges[i];
-			if (m->node != nid)
-				continue;
-			ranges[nr++] = (struct memmap_range){ PFN(m->start), PFN(m->end) };
-			usable += PFN(m->end) - PFN(m->start);
-			if (PFN(m->end) > top_pfn)
-				top_pfn = PFN(m->end);
-		}
-		if (nr)
-			bad += memmap_count_types(node_map(nid), ranges, nr, counts);
-	}
-	alloc_drain();
-	free_by_zones = alloc_free_count();
-	lost = counts[PAGE_UNINIT] + counts[PAGE_TAIL] + counts[PAGE_HOLE];
-	if (counts[PAGE_FREE] != free_by_zones) {
-		pr_err("census: %llu pages are free by their descriptors, %llu by the free lists",
-		       (unsigned long long)counts[PAGE_FREE], (unsigned long long)free_by_zones);
-		lost += counts[PAGE_FREE] > free_by_zones ? counts[PAGE_FREE] - free_by_zones
-							  : free_by_zones - counts[PAGE_FREE];
-	}
+	static struct mm_node_range ranges[NUMA_MAX_RANGES];
 	/* Tables of live address spaces came from the allocator after boot:
-	 * they are PAGE_PAGETABLE, but not among the early reservations. */
-	uint64_t fixed = counts[PAGE_RESERVED] + counts[PAGE_MEMMAP] + counts[PAGE_PAGETABLE] -
-			 vm_table_pages() + hugetlb_gigantic_pages();
-	if (fixed != memory_retired_reserved_pages()) {
-		pr_err("census: %llu pages reserved by their descriptors, %llu by the early allocator",
-		       (unsigned long long)fixed, (unsigned long long)memory_retired_reserved_pages());
-		lost += fixed > memory_retired_reserved_pages()
-			? fixed - memory_retired_reserved_pages()
-			: memory_retired_reserved_pages() - fixed;
-	}
+	 * they are PAGE_PAGETABLE, but not among the early reservations; the
+	 * 1 GiB pool pages are, with PAGE_HUGE heads. */
+	struct census_input in = {
+		.mm = &memmap, .ranges = ranges, .nr_ranges = numa_topo.nr_ranges,
+		.fixed_pages = memory_retired_reserved_pages() - hugetlb_gigantic_pages() +
+			       vm_table_pages(),
+	};
+	struct census c;
 
-	pr_info("census (%s): %llu pages: %llu free, %llu reserved, %llu memmap, %llu pagetable, %llu huge, %llu allocated, %llu hole, %llu lost",
-		when, (unsigned long long)top_pfn, (unsigned long long)counts[PAGE_FREE],
-		(unsigned long long)counts[PAGE_RESERVED], (unsigned long long)counts[PAGE_MEMMAP],
-		(unsigned long long)counts[PAGE_PAGETABLE], (unsigned long long)counts[PAGE_HUGE],
-		(unsigned long long)counts[PAGE_ALLOCATED], (unsigned long long)(top_pfn - usable),
-		(unsigned long long)lost);
-	rec_begin(&r, "census");
-	rec_str(&r, "when", when);
-	rec_u64(&r, "pages", top_pfn);
-	rec_u64(&r, "free", counts[PAGE_FREE]);
-	rec_u64(&r, "reserved", counts[PAGE_RESERVED]);
-	rec_u64(&r, "memmap", counts[PAGE_MEMMAP]);
-	rec_u64(&r, "pagetable", counts[PAGE_PAGETABLE]);
-	rec_u64(&r, "huge", counts[PAGE_HUGE]);
-	rec_u64(&r, "allocated", counts[PAGE_ALLOCATED]);
-	rec_u64(&r, "hole", top_pfn - usable);
-	rec_u64(&r, "lost", lost);
-	record_emit(&r);
-	if (lost || bad) {
-		uint32_t budget = 16;
-		for (uint32_t i = 0; i < numa_topo.nr_ranges && budget; i++) {
-			const struct numa_mem_range *m = &numa_topo.ranges[i];
-			budget -= print_lost(m->node, PFN(m->start), PFN(m->end), budget);
-		}
-	}
-	return lost == 0 && bad == 0;
+	for (uint32_t i = 0; i < numa_topo.nr_ranges; i++)
+		ranges[i] = (struct mm_node_range){ PFN(numa_topo.ranges[i].start),
+						    PFN(numa_topo.ranges[i].end),
+						    numa_topo.ranges[i].node };
+	return census_take(&in, when, &c);
 }
 
 /* --- memboot.selftest=alloc -------------------------------------------------- */

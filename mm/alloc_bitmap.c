@@ -44,11 +44,6 @@ static uint32_t bm_nodes;
 
 /* ---- bits ---- */
 
-static inline bool bit_free(const uint64_t *bits, uint64_t i)
-{
-	return bits[i >> 6] >> (i & 63) & 1;
-}
-
 /* First index in [i, hi) whose bit is @want, or hi. */
 static uint64_t find_bit(const uint64_t *bits, uint64_t i, uint64_t hi, bool want)
 {

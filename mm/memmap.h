@@ -106,6 +106,14 @@ struct memmap_range {
 	uint64_t end_pfn;
 };
 
+/* A range of pfns on a node: how mm/ is told where memory is, whatever
+ * firmware table it came from. */
+struct mm_node_range {
+	uint64_t start_pfn;
+	uint64_t end_pfn;
+	uint32_t node;
+};
+
 /* How memmap_init_range_store() writes. */
 enum memmap_store {
 	MEMMAP_STORE_PLAIN = 0,      /* ordinary stores */

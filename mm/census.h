@@ -1,0 +1,42 @@
+/*
+ * census.h: every page below the top of usable memory counted exactly once,
+ * from the page descriptors' heads, and cross-checked against the page
+ * allocator (mm/alloc.h) and the early allocator's reservations.
+ *
+ * A page is free, reserved, memmap, pagetable, huge, allocated, a hole (not
+ * RAM), or lost: a descriptor nobody accounts for (unwritten, a tail where a
+ * head should be, a hole marker inside RAM), or a difference between the
+ * descriptors and the allocators' own counts. The census prints a line and
+ * a `census` record, and names the pfn ranges that are wrong.
+ */
+#ifndef MEMBOOT_MM_CENSUS_H
+#define MEMBOOT_MM_CENSUS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mm/memmap.h"
+#include "mm/page.h"
+
+struct census_input {
+	const struct memmap *mm;
+	const struct mm_node_range *ranges;   /* usable memory, sorted per node */
+	uint32_t nr_ranges;
+	/* Pages the early allocator handed out that must now be reserved,
+	 * memmap or pagetable heads. */
+	uint64_t fixed_pages;
+};
+
+struct census {
+	uint64_t counts[PAGE_NR_TYPES];
+	uint64_t pages;              /* the top of usable memory, in pages */
+	uint64_t hole;
+	uint64_t lost;
+	uint64_t bad;                /* descriptors with impossible fields */
+};
+
+/* Count, report as @when, and return true if nothing is lost. Drains the
+ * allocator's per-CPU fronts first (alloc_drain). */
+bool census_take(const struct census_input *in, const char *when, struct census *out);
+
+#endif

@@ -1,0 +1,231 @@
+/*
+ * init.c: the init-policy engine (see init.h).
+ */
+#include "mm/init.h"
+
+#include <string.h>
+
+#include "kernel/job_platform.h"
+#include "kernel/log.h"
+#include "kernel/panic.h"
+#include "mm/alloc.h"
+
+void mminit_start(struct mminit *mi, const struct memmap *mm, uint32_t nr_nodes,
+		  const struct mminit_config *cfg)
+{
+	ASSERT(nr_nodes >= 1 && nr_nodes <= MEMMAP_MAX_NODES, "%u nodes", nr_nodes);
+	memset(mi, 0, sizeof(*mi));
+	mi->mm = mm;
+	mi->nr_nodes = nr_nodes;
+	mi->cfg = *cfg;
+}
+
+bool mminit_add_free(struct mminit *mi, uint32_t node, uint64_t start_pfn, uint64_t end_pfn)
+{
+	struct mminit_node *w = &mi->nodes[node];
+
+	ASSERT(node < mi->nr_nodes && start_pfn < end_pfn, "node %u [%#llx, %#llx)", node,
+	       (unsigned long long)start_pfn, (unsigned long long)end_pfn);
+	if (w->nr_todo == MMINIT_MAX_RANGES) {
+		pr_err("meminit: node %u has more than %d free ranges; the rest stays reserved",
+		       node, MMINIT_MAX_RANGES);
+		return false;
+	}
+	w->todo[w->nr_todo++] = (struct memmap_range){ start_pfn, end_pfn };
+	w->free_pages += end_pfn - start_pfn;
+	return true;
+}
+
+struct fixed_ctx {
+	const struct memmap_node *map;
+	enum page_type type;
+};
+
+static void write_fixed_zone(void *ctx, enum page_zone z, uint64_t s, uint64_t e)
+{
+	const struct fixed_ctx *c = ctx;
+
+	memmap_init_range(c->map, s, e, c->type, z);
+}
+
+void mminit_write_fixed(const struct mminit *mi, uint32_t node, uint64_t start_pfn,
+			uint64_t end_pfn, enum page_type type)
+{
+	struct fixed_ctx c = { &mi->mm->nodes[node], type };
+
+	page_zone_split(start_pfn, end_pfn, write_fixed_zone, &c);
+}
+
+void mminit_mark_holes(const struct mminit *mi, uint32_t node, const struct memmap_range *present,
+		       uint32_t nr_present)
+{
+	const struct memmap_node *map = &mi->mm->nodes[node];
+	uint64_t prev_end = map->base_pfn;
+
+	for (uint32_t i = 0; i < nr_present; i++) {
+		if (present[i].start_pfn > prev_end)
+			memmap_mark_hole(map, prev_end, present[i].start_pfn, ALLOC_MAX_ORDER);
+		prev_end = present[i].end_pfn;
+	}
+}
+
+/* ---- filling and freeing ---- */
+
+struct zone_ctx {
+	const struct mminit *mi;
+	uint32_t node;
+};
+
+/* Fill and free [s, e) of one zone: the unit of all policies. */
+static void fill_and_free(void *ctx, enum page_zone z, uint64_t s, uint64_t e)
+{
+	const struct zone_ctx *c = ctx;
+	const struct memmap_node *map = &c->mi->mm->nodes[c->node];
+
+	if (c->mi->cfg.policy == MMINIT_LAZY)
+		memmap_init_heads(map, s, e, PAGE_RESERVED, z, ALLOC_MAX_ORDER);
+	else
+		memmap_init_range(map, s, e, PAGE_RESERVED, z);
+	alloc_current()->free_range(c->node, z, s, e);
+}
+
+static void fill_and_free_range(const struct mminit *mi, uint32_t node, uint64_t s, uint64_t e)
+{
+	struct zone_ctx c = { mi, node };
+
+	page_zone_split(s, e, fill_and_free, &c);
+}
+
+/* Take up to @want pages (whole max-order blocks at the end) from the front
+ * of @node's work, fill and free them on this CPU. Returns pages done. */
+static uint64_t take_front(struct mminit *mi, uint32_t node, uint64_t want)
+{
+	struct mminit_node *w = &mi->nodes[node];
+	uint64_t done = 0;
+
+	while (done < want && w->nr_todo) {
+		struct memmap_range *r = &w->todo[0];
+		uint64_t end = r->end_pfn;
+		if (want - done < r->end_pfn - r->start_pfn) {
+			/* Stop on a max-order boundary so that later chunks, cut
+			 * at such boundaries, never share a block with this part. */
+			end = r->start_pfn + (want - done);
+			end = (end + ALLOC_MAX_ORDER_PAGES - 1) & ~(ALLOC_MAX_ORDER_PAGES - 1);
+			if (end > r->end_pfn)
+				end = r->end_pfn;
+		}
+		fill_and_free_range(mi, node, r->start_pfn, end);
+		done += end - r->start_pfn;
+		r->start_pfn = end;
+		if (r->start_pfn == r->end_pfn) {
+			memmove(&w->todo[0], &w->todo[1], (w->nr_todo - 1) * sizeof(w->todo[0]));
+			w->nr_todo--;
+		}
+	}
+	w->early_pages += done;
+	return done;
+}
+
+/* deferred_grow_zone's counterpart: an allocation found nothing free while
+ * deferred memory remains; give it one more section, from the asking node
+ * first. */
+static bool grow(void *ctx, uint32_t node)
+{
+	struct mminit *mi = ctx;
+	bool grew = false;
+
+	spin_lock(&mi->grow_lock);
+	for (uint32_t k = 0; k < mi->nr_nodes && !grew; k++) {
+		uint32_t nid = (node + k) % mi->nr_nodes;
+		grew = mi->nodes[nid].nr_todo && take_front(mi, nid, MMINIT_GROW_PAGES);
+	}
+	mi->grows += grew;
+	spin_unlock(&mi->grow_lock);
+	return grew;
+}
+
+/* ---- the parallel part ---- */
+
+struct chunk_arg {
+	struct mminit *mi;
+	uint32_t node;
+};
+
+/* A chunk of a node job: fill and free the parts of [s, e) still to do. */
+static void node_chunk(void *arg, uint64_t s, uint64_t e)
+{
+	const struct chunk_arg *c = arg;
+	const struct mminit_node *w = &c->mi->nodes[c->node];
+
+	for (uint32_t i = 0; i < w->nr_todo; i++) {
+		uint64_t a = w->todo[i].start_pfn > s ? w->todo[i].start_pfn : s;
+		uint64_t b = w->todo[i].end_pfn < e ? w->todo[i].end_pfn : e;
+		if (a < b)
+			fill_and_free_range(c->mi, c->node, a, b);
+	}
+}
+
+static void parallel_init(struct mminit *mi)
+{
+	static struct job jobs[MEMMAP_MAX_NODES];
+	static struct job_state states[MEMMAP_MAX_NODES];
+	static struct chunk_arg args[MEMMAP_MAX_NODES];
+	bool all = mi->cfg.all_cpus;
+
+	for (uint32_t nid = 0; nid < mi->nr_nodes; nid++) {
+		struct mminit_node *w = &mi->nodes[nid];
+		jobs[nid].fn = 0;
+		if (!w->nr_todo)
+			continue;
+		uint64_t s = w->todo[0].start_pfn, e = w->todo[w->nr_todo - 1].end_pfn;
+		for (uint32_t i = 0; i < w->nr_todo; i++)
+			w->parallel_pages += w->todo[i].end_pfn - w->todo[i].start_pfn;
+		args[nid] = (struct chunk_arg){ mi, nid };
+		jobs[nid] = (struct job){
+			.name = "meminit", .start = s, .size = e - s,
+			.align = ALLOC_MAX_ORDER_PAGES, .min_chunk = MMINIT_MIN_CHUNK_PAGES,
+			.max_threads = all ? 0 : mi->cfg.max_threads,
+			.node = all ? JOB_ALL_NODES : nid,
+			.fn = node_chunk, .arg = &args[nid],
+			.times = mi->cfg.trace ? w->chunks : 0,
+			.times_cap = mi->cfg.trace ? MMINIT_TRACE_CHUNKS : 0,
+		};
+		/* With all_cpus, every CPU works on one node after the other. */
+		job_start(&jobs[nid], &states[nid]);
+		if (all)
+			job_wait(&states[nid]);
+	}
+	/* Wait for the caller's own node first: it helps there. */
+	uint32_t own = mi->cfg.boot_node;
+	for (uint32_t k = 0; k < mi->nr_nodes; k++) {
+		uint32_t nid = (own + k) % mi->nr_nodes;
+		struct mminit_node *w = &mi->nodes[nid];
+		if (!jobs[nid].fn)
+			continue;
+		if (!all)
+			job_wait(&states[nid]);
+		w->threads = states[nid].threads;
+		w->ns = states[nid].ns;
+		w->nr_todo = 0;
+		w->nr_chunks = states[nid].plan.nr_chunks;
+	}
+}
+
+void mminit_run(struct mminit *mi, void (*before_parallel)(void *ctx), void *ctx)
+{
+	if (mi->cfg.policy == MMINIT_SERIAL) {
+		for (uint32_t nid = 0; nid < mi->nr_nodes; nid++) {
+			uint64_t t0 = job_platform_ticks();
+			take_front(mi, nid, UINT64_MAX);
+			mi->nodes[nid].ns = job_platform_ticks_to_ns(job_platform_ticks() - t0);
+			mi->nodes[nid].threads = 1;
+		}
+		return;
+	}
+	take_front(mi, mi->cfg.boot_node, mi->cfg.early_pages);
+	alloc_set_grow(grow, mi);
+	if (before_parallel)
+		before_parallel(ctx);
+	parallel_init(mi);
+	alloc_set_grow(0, 0);
+}

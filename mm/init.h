@@ -1,0 +1,100 @@
+/*
+ * init.h: the init-policy engine: fill every node's page descriptors and
+ * hand its free memory to the page allocator (mm/alloc.h), on the node's own
+ * CPUs, under one of three policies.
+ *
+ * Policies:
+ *   serial    the calling CPU fills and frees everything (the baseline);
+ *   deferred  the caller fills a first section of its own node's free
+ *             memory (early_pages), growing that on demand when an
+ *             allocation finds nothing free (the alloc seam's grow hook);
+ *             then each node's CPUs fill and free the rest in parallel;
+ *   lazy      like deferred, but only the head descriptor of each max-order
+ *             block is written; the allocator writes the tails of a block
+ *             when it is handed out.
+ * Threads per node: max_threads (0: all of the node's CPUs), or all_cpus
+ * (every CPU works on each node in turn).
+ *
+ * Use: mminit_start(), mminit_add_free() for each free range, the fixed
+ * descriptors (mminit_write_fixed for reserved ranges, mminit_mark_holes)
+ * before any free, then mminit_run(). The allocator must have been started
+ * (alloc_init) over the same memmap. Chunks of the parallel part are cut at
+ * multiples of ALLOC_MAX_ORDER_PAGES, so init-then-free per chunk needs no
+ * barrier: a merge reads outside its chunk only fixed descriptors, which
+ * are written first.
+ */
+#ifndef MEMBOOT_MM_INIT_H
+#define MEMBOOT_MM_INIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/job.h"
+#include "kernel/spinlock.h"
+#include "mm/memmap.h"
+#include "mm/page.h"
+
+#define MMINIT_MAX_RANGES 256        /* free ranges per node */
+#define MMINIT_TRACE_CHUNKS 256      /* chunk timings kept per node */
+#define MMINIT_GROW_PAGES 32768ULL   /* one 128 MiB section, as Linux grows */
+#define MMINIT_MIN_CHUNK_PAGES 32768ULL   /* a chunk worth a thread: 128 MiB */
+
+enum mminit_policy { MMINIT_SERIAL, MMINIT_DEFERRED, MMINIT_LAZY };
+
+struct mminit_config {
+	enum mminit_policy policy;
+	uint32_t max_threads;        /* per node; 0: all of its CPUs */
+	bool all_cpus;               /* every CPU on each node in turn */
+	uint64_t early_pages;        /* deferred/lazy: the caller's first section */
+	uint32_t boot_node;          /* the node whose memory the caller fills first */
+	bool trace;                  /* keep per-chunk timings */
+};
+
+/* One node's work and what it cost. */
+struct mminit_node {
+	struct memmap_range todo[MMINIT_MAX_RANGES];   /* free memory not yet handed over */
+	uint32_t nr_todo;
+	uint64_t free_pages;         /* all free pages of the node */
+	uint64_t early_pages;        /* filled by the caller before the parallel part */
+	uint64_t parallel_pages;     /* filled by the node's CPUs */
+	uint32_t threads;
+	uint64_t ns;                 /* the parallel part (serial: the caller's work) */
+	uint32_t nr_chunks;
+	struct job_chunk_time chunks[MMINIT_TRACE_CHUNKS];
+};
+
+struct mminit {
+	const struct memmap *mm;
+	uint32_t nr_nodes;
+	struct mminit_config cfg;
+	struct spinlock grow_lock;
+	uint64_t grows;
+	struct mminit_node nodes[MEMMAP_MAX_NODES];
+};
+
+/* Empty work for @nr_nodes nodes of @mm under @cfg. */
+void mminit_start(struct mminit *mi, const struct memmap *mm, uint32_t nr_nodes,
+		  const struct mminit_config *cfg);
+/* Free memory [start_pfn, end_pfn) of @node, in address order. False (and
+ * an error naming the node) when the node has MMINIT_MAX_RANGES already:
+ * that memory stays unused. */
+bool mminit_add_free(struct mminit *mi, uint32_t node, uint64_t start_pfn, uint64_t end_pfn);
+/* Write every descriptor of the reserved [start_pfn, end_pfn) of @node as
+ * @type, on each side of the 4 GiB line. */
+void mminit_write_fixed(const struct mminit *mi, uint32_t node, uint64_t start_pfn,
+			uint64_t end_pfn, enum page_type type);
+/* Mark the holes of @node's span between its present ranges (sorted). */
+void mminit_mark_holes(const struct mminit *mi, uint32_t node, const struct memmap_range *present,
+		       uint32_t nr_present);
+/* Fill and free everything added. Deferred and lazy: @before_parallel (may
+ * be NULL) runs after the caller's first section, while on-demand growth is
+ * possible, before the parallel part (a place for early allocations). */
+void mminit_run(struct mminit *mi, void (*before_parallel)(void *ctx), void *ctx);
+
+/* Pages handed to the allocator on @node so far. */
+static inline uint64_t mminit_done_pages(const struct mminit *mi, uint32_t node)
+{
+	return mi->nodes[node].early_pages + mi->nodes[node].parallel_pages;
+}
+
+#endif

@@ -1,0 +1,290 @@
+/*
+ * test_init.c: the init-policy engine (mm/init.c) and the census
+ * (mm/census.c) on the host, with the kernel's job runner on simulated CPUs
+ * (tests/host/job_host.c): serial, deferred and lazy x threads 1, node, all
+ * and N, on three nodes (one without CPUs) with a hole and reserved ranges;
+ * deferred growth on demand; both allocators; and a census that names a
+ * lost page.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kernel/job.h"
+#include "mm/alloc.h"
+#include "mm/census.h"
+#include "mm/init.h"
+#include "mm/memmap.h"
+#include "tests/host/host_support.h"
+#include "tests/host/job_host.h"
+
+/* Usable memory (pfns): node 0 has a hole, node 2 has no CPUs. */
+static const struct mm_node_range usable[] = {
+	{ 0x100, 0x8000, 0 }, { 0x9000, 0x20000, 0 },
+	{ 0x20000, 0x40000, 1 },
+	{ 0x40000, 0x48000, 2 },
+};
+#define NR_USABLE 4
+#define NR_NODES 3
+/* Early reservations on node 0. */
+#define RESV_PAGES 0x100      /* [0x100, 0x200): reserved */
+#define MEMMAP_PAGES 0x100    /* [0x200, 0x300): descriptors */
+#define TOP 0x48000ULL
+
+/* 4 CPUs: two on node 0 (the caller is CPU 0), two on node 1. */
+static const uint32_t cpu_nodes[4] = { 0, 0, 1, 1 };
+
+static struct memmap mm;
+static uint8_t *table;
+static struct page *arrays[NR_NODES];
+static void *reserved_mem[NR_NODES];
+static uint32_t nr_reserved_mem;
+static struct mminit mi;
+
+static uint64_t reserve(void *ctx, uint64_t bytes, uint32_t node)
+{
+	void *p = malloc(bytes);
+	reserved_mem[nr_reserved_mem++] = p;
+	return (uint64_t)(uintptr_t)p;
+}
+
+static const struct { uint64_t s, e; } span[NR_NODES] = {
+	{ 0x100, 0x20000 }, { 0x20000, 0x40000 }, { 0x40000, 0x48000 },
+};
+
+static uint64_t total_free(void)
+{
+	uint64_t n = 0;
+	for (int i = 0; i < NR_USABLE; i++)
+		n += usable[i].end_pfn - usable[i].start_pfn;
+	return n - RESV_PAGES - MEMMAP_PAGES;
+}
+
+/* The machine, the allocator, and the engine's inputs, as the kernel's
+ * meminit phase gives them. */
+static void start(const char *alloc_name, const struct mminit_config *cfg)
+{
+	table = malloc(memmap_nid_table_bytes(TOP));
+	memmap_init(&mm, table, TOP);
+	for (uint32_t n = 0; n < NR_NODES; n++) {
+		struct memmap_node node;
+		uint64_t pages = span[n].e - span[n].s;
+		arrays[n] = aligned_alloc(64, memmap_desc_bytes(pages));
+		memset(arrays[n], 0xa5, memmap_desc_bytes(pages));
+		memmap_node_init(&node, n, span[n].s, pages, arrays[n]);
+		memmap_add_node(&mm, &node);
+	}
+	for (int i = 0; i < NR_USABLE; i++)
+		memmap_set_nid(&mm, usable[i].start_pfn, usable[i].end_pfn, usable[i].node);
+	mm.nr_nodes = NR_NODES;
+	nr_reserved_mem = 0;
+	struct alloc_setup setup = { .mm = &mm, .nr_nodes = NR_NODES, .reserve = reserve };
+	assert_true(alloc_init(alloc_find(alloc_name), &setup, NULL));
+
+	mminit_start(&mi, &mm, NR_NODES, cfg);
+	for (int i = 0; i < NR_USABLE; i++) {
+		uint64_t s = usable[i].start_pfn;
+		if (s == 0x100)
+			s += RESV_PAGES + MEMMAP_PAGES;
+		assert_true(mminit_add_free(&mi, usable[i].node, s, usable[i].end_pfn));
+	}
+	mminit_write_fixed(&mi, 0, 0x100, 0x200, PAGE_RESERVED);
+	mminit_write_fixed(&mi, 0, 0x200, 0x300, PAGE_MEMMAP);
+	for (uint32_t n = 0; n < NR_NODES; n++) {
+		struct memmap_range present[NR_USABLE];
+		uint32_t nr = 0;
+		for (int i = 0; i < NR_USABLE; i++)
+			if (usable[i].node == n)
+				present[nr++] = (struct memmap_range){ usable[i].start_pfn,
+								       usable[i].end_pfn };
+		mminit_mark_holes(&mi, n, present, nr);
+	}
+}
+
+static void stop(void)
+{
+	for (uint32_t n = 0; n < NR_NODES; n++)
+		free(arrays[n]);
+	for (uint32_t i = 0; i < nr_reserved_mem; i++)
+		free(reserved_mem[i]);
+	free(table);
+}
+
+static bool census(struct census *c)
+{
+	struct census_input in = { .mm = &mm, .ranges = usable, .nr_ranges = NR_USABLE,
+				   .fixed_pages = RESV_PAGES + MEMMAP_PAGES };
+	return census_take(&in, "test", c);
+}
+
+static void check_done(const struct mminit_config *cfg)
+{
+	struct census c;
+
+	assert_true(census(&c));
+	assert_int_equal(c.lost, 0);
+	assert_int_equal(c.counts[PAGE_FREE], total_free());
+	assert_int_equal(c.counts[PAGE_RESERVED], RESV_PAGES);
+	assert_int_equal(c.counts[PAGE_MEMMAP], MEMMAP_PAGES);
+	assert_int_equal(c.hole, 0x100 + 0x1000);
+	assert_int_equal(c.pages, TOP);
+	assert_int_equal(alloc_free_count(), total_free());
+	assert_true(alloc_check());
+	for (uint32_t n = 0; n < NR_NODES; n++) {
+		const struct mminit_node *w = &mi.nodes[n];
+		assert_int_equal(w->nr_todo, 0);
+		assert_int_equal(mminit_done_pages(&mi, n), w->free_pages);
+		if (cfg->policy == MMINIT_SERIAL) {
+			assert_int_equal(w->threads, 1);
+			assert_int_equal(w->parallel_pages, 0);
+		} else if (n != cfg->boot_node) {
+			assert_int_equal(w->early_pages, 0);
+		}
+	}
+	/* Every free page can be had, once. */
+	uint64_t got = 0;
+	while (alloc_pages(0, 0, 0) != ALLOC_NO_PFN)
+		got++;
+	assert_int_equal(got, total_free());
+}
+
+struct matrix_case {
+	enum mminit_policy policy;
+	uint32_t max_threads;
+	bool all;
+	/* threads expected on nodes 0, 1, 2 in the parallel part */
+	uint32_t threads[NR_NODES];
+};
+
+static void run_case(const struct matrix_case *k, const char *alloc_name)
+{
+	struct mminit_config cfg = { .policy = k->policy, .max_threads = k->max_threads,
+				     .all_cpus = k->all, .early_pages = 4096, .boot_node = 0,
+				     .trace = true };
+
+	start(alloc_name, &cfg);
+	mminit_run(&mi, NULL, NULL);
+	for (uint32_t n = 0; n < NR_NODES; n++) {
+		assert_int_equal(mi.nodes[n].threads, k->threads[n]);
+		if (k->policy != MMINIT_SERIAL) {
+			assert_true(mi.nodes[n].nr_chunks >= 1);
+			/* Chunks ran on the node's own CPUs (a CPU-less node: the
+			 * caller), unless every CPU was asked for. */
+			for (uint32_t i = 0; i < mi.nodes[n].nr_chunks; i++) {
+				uint32_t cpu = mi.nodes[n].chunks[i].cpu;
+				if (!k->all)
+					assert_int_equal(n == 2 ? 0 : cpu_nodes[cpu], n == 2 ? cpu : n);
+			}
+		}
+	}
+	/* 4096 pages from 0x300, up to the next 4 MiB boundary. */
+	assert_int_equal(mi.nodes[0].early_pages, k->policy == MMINIT_SERIAL
+						  ? mi.nodes[0].free_pages : 0x1400 - 0x300);
+	check_done(&cfg);
+	stop();
+}
+
+static void test_policies_by_threads(void **state)
+{
+	static const struct matrix_case cases[] = {
+		{ MMINIT_SERIAL, 0, false, { 1, 1, 1 } },
+		{ MMINIT_DEFERRED, 1, false, { 1, 1, 1 } },    /* threads=1 */
+		{ MMINIT_DEFERRED, 0, false, { 2, 2, 1 } },    /* threads=node */
+		{ MMINIT_DEFERRED, 0, true, { 4, 4, 1 } },     /* threads=all: node 2 is small */
+		{ MMINIT_DEFERRED, 3, false, { 2, 2, 1 } },    /* threads=3: a node has 2 */
+		{ MMINIT_LAZY, 1, false, { 1, 1, 1 } },
+		{ MMINIT_LAZY, 0, false, { 2, 2, 1 } },
+		{ MMINIT_LAZY, 0, true, { 4, 4, 1 } },
+		{ MMINIT_LAZY, 3, false, { 2, 2, 1 } },
+	};
+
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		run_case(&cases[i], "buddy");
+		if (cases[i].max_threads == 0 && !cases[i].all)
+			run_case(&cases[i], "bitmap");
+	}
+}
+
+/* Early boot asks for more than the first section: init grows on demand. */
+static uint64_t early_pfns[20000];
+static uint32_t nr_early;
+
+static void early_allocs(void *ctx)
+{
+	for (nr_early = 0; nr_early < 20000; nr_early++) {
+		early_pfns[nr_early] = alloc_pages(0, 0, 0);
+		assert_int_not_equal(early_pfns[nr_early], ALLOC_NO_PFN);
+	}
+}
+
+static void test_deferred_grows_on_demand(void **state)
+{
+	struct mminit_config cfg = { .policy = MMINIT_DEFERRED, .early_pages = 1024,
+				     .boot_node = 0 };
+
+	start("buddy", &cfg);
+	mminit_run(&mi, early_allocs, NULL);
+	/* 1024 pages first (from 0x300 up to a 4 MiB boundary), then one
+	 * section of MMINIT_GROW_PAGES when they ran out. */
+	assert_int_equal(mi.grows, 1);
+	assert_int_equal(alloc_counters.grows, 1);
+	assert_int_equal(mi.nodes[0].early_pages, 0x800 - 0x300 + MMINIT_GROW_PAGES);
+	for (uint32_t i = 0; i < nr_early; i++)
+		alloc_free(early_pfns[i], 0);
+	check_done(&cfg);
+	stop();
+}
+
+/* A page whose descriptor nobody accounts for fails the census, by pfn. */
+static void test_census_names_a_lost_page(void **state)
+{
+	struct mminit_config cfg = { .policy = MMINIT_DEFERRED, .early_pages = 1024 };
+	struct census c;
+	char want[96];
+
+	start("buddy", &cfg);
+	mminit_run(&mi, NULL, NULL);
+	uint64_t pfn = alloc_pages(1, 0, 0);
+	/* As if someone wrote a tail over the head of a page in use. */
+	memmap_pfn_to_page(&mm, pfn)->type = PAGE_TAIL;
+	host_log_reset();
+	assert_false(census(&c));
+	assert_int_equal(c.lost, 1);
+	snprintf(want, sizeof(want), "census: node 1: pfns [0x%llx-0x%llx) not accounted for",
+		 (unsigned long long)pfn, (unsigned long long)pfn + 1);
+	assert_true(host_log_contains(want));
+	/* A free page the allocator does not know about is lost too. */
+	memmap_pfn_to_page(&mm, pfn)->type = PAGE_ALLOCATED;
+	assert_true(census(&c));
+	alloc_free(pfn, 0);
+	assert_true(census(&c));
+	stop();
+}
+
+static int cpus_up(void **state)
+{
+	job_host_start(4, cpu_nodes);
+	return 0;
+}
+
+static int cpus_down(void **state)
+{
+	job_host_stop();
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_policies_by_threads),
+		cmocka_unit_test(test_deferred_grows_on_demand),
+		cmocka_unit_test(test_census_names_a_lost_page),
+	};
+	return cmocka_run_group_tests(tests, cpus_up, cpus_down);
+}
