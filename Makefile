@@ -73,6 +73,8 @@ PURE_SRCS := boot/bootinfo.c boot/efi_map.c boot/mb2/mb2.c kernel/cmdline.c \
 PURE_SRCS += boot/handoff.c boot/pvh/pvh.c boot/efi/kelf.c
 # The consoles' drawing and option parsing (no hardware in them).
 PURE_SRCS += $(wildcard kernel/console/*.c)
+# The local APIC mode decision and ICR encodings.
+PURE_SRCS += arch/x86_64/apic_mode.c
 HOST_SUPPORT := tests/host/host_support.c
 # arch/pte.h (entry bits, no instructions) is the one arch header pure code
 # includes; the host build uses it as it is.
@@ -159,7 +161,7 @@ run: all
 # Headers anywhere, and kernel/params.c (test_cmdline includes the real table).
 HOST_TEST_DEPS := $(PURE_SRCS) $(HOST_SUPPORT) kernel/params.c \
 	$(wildcard tests/host/*.h boot/*.h boot/*/*.h kernel/*.h kernel/acpi/*.h kernel/console/*.h mm/*.h) \
-	arch/x86_64/include/arch/pte.h
+	arch/x86_64/include/arch/pte.h arch/x86_64/include/arch/apic_mode.h
 # Shared by the unit tests (cmocka), not by the fuzzers.
 # The job runner and everything that runs jobs, on simulated CPUs (pthreads).
 HOST_TEST_HELPERS := tests/host/map_check.c kernel/job.c tests/host/job_host.c
@@ -177,8 +179,9 @@ $(FUZZ_O)/fuzz_%: tests/fuzz/fuzz_%.c $(PURE_SRCS) $(HOST_SUPPORT) kernel/job.c 
 
 # tools/memboot topo: the kernel's ACPI and NUMA code on the host.
 TOPO_SRCS := tools/topo/memboot-topo.c boot/bootinfo.c kernel/record.c \
-	$(wildcard kernel/acpi/*.c) mm/numa.c
-$(HOST_O)/memboot-topo: $(TOPO_SRCS) $(wildcard kernel/acpi/*.h) mm/numa.h | $(DEPS)
+	$(wildcard kernel/acpi/*.c) mm/numa.c arch/x86_64/apic_mode.c
+$(HOST_O)/memboot-topo: $(TOPO_SRCS) $(wildcard kernel/acpi/*.h) mm/numa.h \
+	arch/x86_64/include/arch/apic_mode.h | $(DEPS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  HOSTCC  $@")
 	$(Q)$(CC) -std=gnu11 -O2 -g -I. -Wall -Wextra -Wno-unused-parameter -DMEMBOOT_HOST \

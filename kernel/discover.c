@@ -6,6 +6,8 @@
 #include <stdio.h>
 
 #include "arch/apic.h"
+#include "arch/cpu.h"
+#include "arch/x86_64/include/arch/apic_mode.h"
 #include "arch/paging.h"
 #include "arch/tsc.h"
 #include "kernel/acpi/sleep.h"
@@ -13,6 +15,7 @@
 #include "kernel/console.h"
 #include "kernel/exit.h"
 #include "kernel/log.h"
+#include "kernel/record.h"
 #include "kernel/params.h"
 #include "kernel/smp.h"
 #include "kernel/summary.h"
@@ -153,16 +156,67 @@ void discover_numa(const struct bootinfo *bi, struct physmem *pm)
 				 numa_topo.ranges[i].node);
 }
 
+/*
+ * The local APIC mode for every CPU (arch/apic_mode.h): x2APIC when the MADT
+ * lists x2APIC processors or an ID is above 254, as many-core servers need,
+ * or when firmware already switched it on; memboot.apic= may ask for either.
+ * Prints a line and an `apic` record; returns true for x2APIC.
+ */
+bool discover_apic_mode(void)
+{
+	struct apic_mode_input in = {
+		.cpu_x2apic = cpu_features.x2apic,
+		.firmware_x2apic = apic_firmware_x2apic(),
+		.request = (enum apic_request)kparams.apic,
+	};
+	struct apic_mode_choice c;
+	uint32_t unreachable = 0;
+	struct record r;
+
+	for (uint32_t i = 0; acpi.have_madt && i < acpi.madt.nr_cpus; i++)
+		in.madt_x2apic |= acpi.madt.cpus[i].x2apic;
+	for (uint32_t i = 0; i < numa_topo.nr_cpus; i++)
+		if (numa_topo.cpus[i].present && numa_topo.cpus[i].apic_id > in.max_apic_id)
+			in.max_apic_id = numa_topo.cpus[i].apic_id;
+	c = apic_choose_mode(&in);
+	for (uint32_t i = 0; i < numa_topo.nr_cpus; i++)
+		unreachable += numa_topo.cpus[i].present &&
+			       !apic_id_reachable(c.mode, numa_topo.cpus[i].apic_id);
+	if (c.request_refused)
+		pr_warn("apic: %s mode (%s); memboot.apic=%s not honoured", apic_mode_name(c.mode),
+			c.reason, kparams.apic == APIC_REQUEST_XAPIC ? "xapic" : "x2apic");
+	else
+		pr_info("apic: %s mode (%s)", apic_mode_name(c.mode), c.reason);
+	rec_begin(&r, "apic");
+	rec_str(&r, "mode", apic_mode_name(c.mode));
+	rec_str(&r, "reason", c.reason);
+	rec_bool(&r, "cpu_x2apic", in.cpu_x2apic);
+	rec_bool(&r, "firmware_x2apic", in.firmware_x2apic);
+	rec_bool(&r, "madt_x2apic", in.madt_x2apic);
+	rec_u64(&r, "max_apic_id", in.max_apic_id);
+	rec_u64(&r, "unreachable", unreachable);
+	record_emit(&r);
+	apic_set_mode(c.mode == APIC_MODE_X2APIC);
+	return c.mode == APIC_MODE_X2APIC;
+}
+
 /* Start the topology's present CPUs in logical order: cpu i is numa cpus[i]. */
 void discover_smp(struct physmem *pm)
 {
 	static struct smp_cpu_desc cpus[MAX_CPUS];
 	uint32_t n = 0;
 
+	bool x2apic = discover_apic_mode();
+
 	for (uint32_t i = 0; i < numa_topo.nr_cpus && n < MAX_CPUS; i++) {
 		const struct numa_cpu *c = &numa_topo.cpus[i];
+		bool reachable = apic_id_reachable(x2apic ? APIC_MODE_X2APIC : APIC_MODE_XAPIC,
+						   c->apic_id);
+		if (c->present && !reachable && i > 0)
+			pr_warn("smp: APIC ID 0x%x needs x2APIC, which this CPU lacks; CPU %u stays down",
+				c->apic_id, i);
 		cpus[n++] = (struct smp_cpu_desc){
-			.apic_id = c->apic_id, .node = c->node, .present = c->present,
+			.apic_id = c->apic_id, .node = c->node, .present = c->present && reachable,
 			.mem_node = numa_topo.nodes[c->node].mem_node };
 	}
 	smp_boot(pm, cpus, n, kparams.nosmp ? 1 : (uint32_t)kparams.maxcpus,

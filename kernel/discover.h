@@ -31,6 +31,8 @@ struct physmem;
 /* Walk and parse the ACPI tables (phase "acpi"); @dump prints them all. */
 /* Add the serial port the ACPI SPCR table names as a console. */
 void discover_spcr(const void *bytes, uint32_t len);
+/* Choose the local APIC mode for SMP (an `apic` record); true: x2APIC. */
+bool discover_apic_mode(void);
 /* Find how to power off (ACPI S5) for memboot.exit=poweroff. */
 void discover_s5(void);
 void discover_acpi(const struct bootinfo *bi, bool dump);

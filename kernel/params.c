@@ -76,6 +76,7 @@ static bool parse_init_threads(const char *value, void *ptr, char *err, size_t e
 static const char *const fault_names[] = {
 	"none", "de", "ud", "gp", "pf", "df", "panic", "assert", "ap-ud", "ap-guard", "write-text",
 	"exec-data", "lose-page", NULL };
+static const char *const apic_names[] = { "auto", "xapic", "x2apic", NULL };
 static const char *const exit_names[] = { "auto", "qemu", "halt", "reboot", "poweroff", NULL };
 
 /* console=: each word adds a console (kernel/console/options.h). */
@@ -136,6 +137,8 @@ const struct param kernel_param_table[] = {
 	  .choices = fault_names, .help = "raise a fault on purpose, to test reporting" },
 	{ .key = "memboot.exit", .type = PARAM_ENUM, .ptr = &kparams.exit,
 	  .choices = exit_names, .help = "how to leave: QEMU exit device, halt, reboot or poweroff" },
+	{ .key = "memboot.apic", .type = PARAM_ENUM, .ptr = &kparams.apic,
+	  .choices = apic_names, .help = "local APIC mode: auto, xapic or x2apic" },
 	{ .key = "console", .type = PARAM_FUNC, .ptr = &kparams.console,
 	  .fn = parse_console, .help = "a console: ttyS0..ttyS3[,BAUD], fb, vga or tty0" },
 	{ .key = "memboot.dump_mmap", .type = PARAM_BOOL, .ptr = &kparams.dump_mmap,

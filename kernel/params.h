@@ -57,6 +57,7 @@ struct kernel_params {
 	bool bench_pt;             /* memboot.bench=pt: the fault-in benchmark */
 	uint64_t ptbench_mib;
 	uint64_t ptbench_reps;
+	unsigned apic;                    /* memboot.apic: enum apic_request */
 };
 
 extern struct kernel_params kparams;

@@ -3,6 +3,8 @@
  */
 #include "arch/apic.h"
 
+#include "arch/x86_64/include/arch/apic_mode.h"
+
 #include "arch/cpu.h"
 #include "arch/io.h"
 
@@ -20,14 +22,12 @@ enum {
 	APIC_ICR_HIGH = 0x310,
 };
 
-#define ICR_INIT (5u << 8)
-#define ICR_STARTUP (6u << 8)
-#define ICR_ASSERT (1u << 14)
-#define ICR_LEVEL (1u << 15)
 #define ICR_BUSY (1u << 12)
 
 static volatile uint32_t *xapic_mmio;
 static bool x2apic_on;
+/* The mode every CPU is brought up in (apic_set_mode(), before SMP). */
+static bool x2apic_wanted;
 
 static inline uint64_t rdmsr(uint32_t msr)
 {
@@ -54,6 +54,21 @@ static void apic_write(uint32_t reg, uint32_t v)
 		wrmsr(X2APIC_MSR(reg), v);
 	else
 		xapic_mmio[reg / 4] = v;
+}
+
+bool apic_firmware_x2apic(void)
+{
+	return cpu_features.x2apic && (rdmsr(MSR_APIC_BASE) & APIC_BASE_X2APIC);
+}
+
+void apic_set_mode(bool x2apic)
+{
+	x2apic_wanted = x2apic;
+}
+
+void apic_init_this_cpu_in_mode(void)
+{
+	apic_init_this_cpu(x2apic_wanted);
 }
 
 void apic_init_this_cpu(bool x2apic)
@@ -84,31 +99,36 @@ uint32_t apic_read_id(void)
 
 static void send_icr(uint32_t apic_id, uint32_t low)
 {
+	uint32_t high;
+
 	if (x2apic_on) {
 		/* One 64-bit MSR write; no delivery-status bit to poll. */
-		wrmsr(X2APIC_MSR(APIC_ICR_LOW), ((uint64_t)apic_id << 32) | low);
+		wrmsr(X2APIC_MSR(APIC_ICR_LOW), apic_icr_x2apic(apic_id, low));
 		return;
 	}
+	/* An ID that does not fit 8 bits would be cut to another CPU's. */
+	if (!apic_icr_xapic_high(apic_id, &high))
+		return;
 	for (unsigned spins = 0; apic_read(APIC_ICR_LOW) & ICR_BUSY; spins++)
 		if (spins > 1000000)
 			break;
-	apic_write(APIC_ICR_HIGH, apic_id << 24);
+	apic_write(APIC_ICR_HIGH, high);
 	apic_write(APIC_ICR_LOW, low);
 }
 
 void apic_send_init(uint32_t apic_id)
 {
-	send_icr(apic_id, ICR_INIT | ICR_ASSERT | ICR_LEVEL);
+	send_icr(apic_id, apic_icr_init());
 }
 
 void apic_send_sipi(uint32_t apic_id, uint8_t vector)
 {
-	send_icr(apic_id, ICR_STARTUP | ICR_ASSERT | vector);
+	send_icr(apic_id, apic_icr_startup(vector));
 }
 
 void apic_send_ipi(uint32_t apic_id, uint8_t vector)
 {
-	send_icr(apic_id, ICR_ASSERT | vector);
+	send_icr(apic_id, apic_icr_fixed(vector));
 }
 
 void apic_eoi(void)

@@ -67,7 +67,7 @@ void arch_smp_init_boot_cpu(void)
 {
 	arch_idt_set_gate(APIC_WAKE_VECTOR, apic_wake_stub);
 	arch_idt_set_gate(APIC_SPURIOUS_VECTOR, apic_spurious_stub);
-	apic_init_this_cpu(cpu_features.x2apic);
+	apic_init_this_cpu_in_mode();
 }
 
 /*
@@ -122,7 +122,7 @@ void ap_main(struct percpu *pc)
 {
 	__asm__ volatile("fninit");
 	arch_cpu_init_tables(pc);
-	apic_init_this_cpu(cpu_features.x2apic);
+	apic_init_this_cpu_in_mode();
 	if (pc->abandoned)
 		cpu_halt_forever();     /* the boot CPU gave up on us: stay out */
 	__atomic_store_n(&pc->online, 1, __ATOMIC_RELEASE);

@@ -88,6 +88,24 @@ class TopoSources(unittest.TestCase):
         self.assertEqual(proc.returncode, 1)
         self.assertIn("format: none recognised", proc.stdout)
 
+    def test_apic_mode_of_the_tables(self):
+        # QEMU's two-node tables: 8-bit IDs, xAPIC.
+        proc = topo(self.sysfs, json_only=True)
+        apic = [r for r in self.records(proc.stdout) if r["event"] == "apic"]
+        self.assertEqual([(a["mode"], a["madt_x2apic"]) for a in apic], [("xapic", False)])
+        # A MADT with x2APIC processors 0x100 and 0x101: x2APIC.
+        madt = os.path.join(REPO_ROOT, "tests", "fuzz", "seeds", "fuzz_acpi_madt",
+                            "x2apic-online-capable")
+        big = os.path.join(self.tmp, "big")
+        os.mkdir(big)
+        shutil.copyfile(madt, os.path.join(big, "APIC"))
+        proc = topo(big, json_only=True)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        apic = [r for r in self.records(proc.stdout) if r["event"] == "apic"]
+        self.assertEqual(apic, [{"event": "apic", "mode": "x2apic",
+                                 "reason": "APIC IDs above 254", "madt_x2apic": True,
+                                 "max_apic_id": 0x101}])
+
     def test_text_without_tables_says_none_recognised(self):
         path = os.path.join(self.tmp, "notes.txt")
         with open(path, "w") as f:

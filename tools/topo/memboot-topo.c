@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "arch/x86_64/include/arch/apic_mode.h"
 #include "boot/bootinfo.h"
 #include "kernel/acpi/acpi.h"
 #include "kernel/log.h"
@@ -392,5 +393,24 @@ int main(int argc, char **argv)
 	};
 	numa_build(&topo, &in);
 	numa_print(&topo);
+
+	/* The APIC mode the kernel would choose, for a CPU that has x2APIC (all
+	 * server CPUs since 2008; the kernel checks CPUID itself). */
+	struct apic_mode_input ain = { .cpu_x2apic = true, .request = APIC_REQUEST_AUTO };
+	for (uint32_t i = 0; i < madt_info.nr_cpus; i++) {
+		ain.madt_x2apic |= madt_info.cpus[i].x2apic;
+		if (madt_info.cpus[i].apic_id > ain.max_apic_id)
+			ain.max_apic_id = madt_info.cpus[i].apic_id;
+	}
+	struct apic_mode_choice ac = apic_choose_mode(&ain);
+	struct record r;
+	log_printf(LOG_INFO, "apic: %s mode (%s), highest APIC ID 0x%x", apic_mode_name(ac.mode),
+		   ac.reason, ain.max_apic_id);
+	rec_begin(&r, "apic");
+	rec_str(&r, "mode", apic_mode_name(ac.mode));
+	rec_str(&r, "reason", ac.reason);
+	rec_bool(&r, "madt_x2apic", ain.madt_x2apic);
+	rec_u64(&r, "max_apic_id", ain.max_apic_id);
+	record_emit(&r);
 	return 0;
 }

@@ -1,8 +1,9 @@
 /*
  * arch/apic.h: the local APIC, in xAPIC (MMIO) or x2APIC (MSR) mode.
  *
- * x2APIC is used when CPUID offers it (leaf 1 ECX bit 21); TCG does not, so
- * under QEMU without KVM the xAPIC path is the one exercised.
+ * The mode is chosen once, before SMP, from the MADT and the APIC IDs
+ * (arch/apic_mode.h); QEMU 7.2 under TCG has no x2APIC at all, so there the
+ * xAPIC path is the one exercised.
  */
 #ifndef MEMBOOT_ARCH_APIC_H
 #define MEMBOOT_ARCH_APIC_H
@@ -15,6 +16,11 @@
 
 /* Enable this CPU's local APIC (x2APIC mode if @x2apic), accept interrupts. */
 void apic_init_this_cpu(bool x2apic);
+/* The mode every CPU is brought up in, and bringing this CPU up in it. */
+void apic_set_mode(bool x2apic);
+void apic_init_this_cpu_in_mode(void);
+/* Whether firmware left x2APIC mode on (read before the first init). */
+bool apic_firmware_x2apic(void);
 bool apic_x2apic_mode(void);
 uint32_t apic_read_id(void);
 void apic_send_init(uint32_t apic_id);

@@ -1,0 +1,93 @@
+/*
+ * apic_mode.c: the APIC mode decision and ICR encodings (arch/apic_mode.h).
+ */
+#include "arch/x86_64/include/arch/apic_mode.h"
+
+#include <stddef.h>
+
+/* ICR low word fields, SDM vol. 3A figure 11-12. */
+#define ICR_DELIVERY_FIXED (0u << 8)
+#define ICR_DELIVERY_INIT (5u << 8)
+#define ICR_DELIVERY_STARTUP (6u << 8)
+#define ICR_LEVEL_ASSERT (1u << 14)
+#define ICR_TRIGGER_LEVEL (1u << 15)
+
+struct apic_mode_choice apic_choose_mode(const struct apic_mode_input *in)
+{
+	struct apic_mode_choice c = { .mode = APIC_MODE_XAPIC };
+	bool needs_x2apic = in->madt_x2apic || in->max_apic_id > APIC_XAPIC_MAX_ID;
+
+	if (in->firmware_x2apic) {
+		c.mode = APIC_MODE_X2APIC;
+		c.reason = "firmware enabled x2APIC";
+		c.request_refused = in->request == APIC_REQUEST_XAPIC;
+		return c;
+	}
+	switch (in->request) {
+	case APIC_REQUEST_X2APIC:
+		if (in->cpu_x2apic) {
+			c.mode = APIC_MODE_X2APIC;
+			c.reason = "memboot.apic=x2apic";
+		} else {
+			c.reason = "memboot.apic=x2apic, but the CPU has no x2APIC";
+			c.request_refused = true;
+		}
+		break;
+	case APIC_REQUEST_XAPIC:
+		c.reason = "memboot.apic=xapic";
+		break;
+	case APIC_REQUEST_AUTO:
+	default:
+		if (needs_x2apic && in->cpu_x2apic) {
+			c.mode = APIC_MODE_X2APIC;
+			c.reason = in->max_apic_id > APIC_XAPIC_MAX_ID ?
+				   "APIC IDs above 254" : "the MADT lists x2APIC processors";
+		} else if (needs_x2apic) {
+			c.reason = "x2APIC needed but the CPU has none";
+		} else {
+			c.reason = "all APIC IDs fit xAPIC";
+		}
+		break;
+	}
+	c.ids_unreachable = c.mode == APIC_MODE_XAPIC && in->max_apic_id > APIC_XAPIC_MAX_ID;
+	return c;
+}
+
+bool apic_id_reachable(enum apic_mode mode, uint32_t apic_id)
+{
+	/* x2APIC 0xffffffff is its broadcast address. */
+	return mode == APIC_MODE_X2APIC ? apic_id != 0xffffffffu : apic_id <= APIC_XAPIC_MAX_ID;
+}
+
+uint32_t apic_icr_init(void)
+{
+	return ICR_DELIVERY_INIT | ICR_LEVEL_ASSERT | ICR_TRIGGER_LEVEL;
+}
+
+uint32_t apic_icr_startup(uint8_t vector)
+{
+	return ICR_DELIVERY_STARTUP | ICR_LEVEL_ASSERT | vector;
+}
+
+uint32_t apic_icr_fixed(uint8_t vector)
+{
+	return ICR_DELIVERY_FIXED | ICR_LEVEL_ASSERT | vector;
+}
+
+bool apic_icr_xapic_high(uint32_t apic_id, uint32_t *high)
+{
+	if (apic_id > 0xff)
+		return false;
+	*high = apic_id << 24;
+	return true;
+}
+
+uint64_t apic_icr_x2apic(uint32_t apic_id, uint32_t low)
+{
+	return (uint64_t)apic_id << 32 | low;
+}
+
+const char *apic_mode_name(enum apic_mode mode)
+{
+	return mode == APIC_MODE_X2APIC ? "x2apic" : "xapic";
+}
