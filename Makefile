@@ -76,8 +76,9 @@ PURE_SRCS += $(wildcard kernel/console/*.c)
 # The local APIC mode decision and ICR encodings.
 PURE_SRCS += arch/x86_64/apic_mode.c
 HOST_SUPPORT := tests/host/host_support.c
-# arch/pte.h (entry bits, no instructions) is the one arch header pure code
-# includes; the host build uses it as it is.
+# arch/pte.h (entry bits, no instructions) and arch/apic_mode.h (the APIC
+# mode decision) are the arch headers pure code includes; the host build uses
+# them as they are.
 HOST_CFLAGS := -std=gnu11 -g -O1 -I. -Iarch/x86_64/include -Wall -Wextra -Wno-unused-parameter \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -DMEMBOOT_HOST
