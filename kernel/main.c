@@ -1,5 +1,5 @@
 /*
- * main.c: the boot sequence, one phase per line (shared/ARCHITECTURE.md 2).
+ * main.c: the boot sequence, one phase per line (docs/design.md).
  *
  * Every phase is timed (kernel/phase.h). Nothing here knows how the machine
  * was booted: boot_collect() turns the loader's registers into struct
