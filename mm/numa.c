@@ -889,21 +889,6 @@ uint32_t numa_node_of_cpu(const struct numa_topology *t, uint32_t cpu)
 	return cpu < t->nr_cpus ? t->cpus[cpu].node : NUMA_NO_NODE;
 }
 
-uint32_t numa_cpu_of_apic_id(const struct numa_topology *t, uint32_t apic_id)
-{
-	for (uint32_t c = 0; c < t->nr_cpus; c++)
-		if (t->cpus[c].apic_id == apic_id)
-			return c;
-	return NUMA_NO_CPU;
-}
-
-uint8_t numa_distance(const struct numa_topology *t, uint32_t from, uint32_t to)
-{
-	ASSERT(from < t->nr_nodes && to < t->nr_nodes, "from %u to %u of %u nodes", from, to,
-	       t->nr_nodes);
-	return t->distance[from * t->nr_nodes + to];
-}
-
 const char *numa_source_name(uint32_t source)
 {
 	switch (source) {

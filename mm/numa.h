@@ -47,7 +47,7 @@
  *           physmem_set_node(pm, topo.ranges[i].start, topo.ranges[i].end,
  *                            topo.ranges[i].node);
  *   SMP: start the CPUs with cpus[i].present, i >= 1; a started CPU finds
- *   its logical number with numa_cpu_of_apic_id().
+ *   its per-CPU area by its APIC ID in the SMP boot table.
  *
  * Nothing here allocates, keeps globals or touches hardware: the same file
  * builds into the kernel and into the host tests. Log prefix "NUMA: ", plus
@@ -192,12 +192,6 @@ uint32_t numa_node_of_addr(const struct numa_topology *topo, uint64_t addr);
 
 /* Node of logical CPU @cpu, or NUMA_NO_NODE if there is no such CPU. */
 uint32_t numa_node_of_cpu(const struct numa_topology *topo, uint32_t cpu);
-
-/* Logical number of the CPU with @apic_id, or NUMA_NO_CPU. */
-uint32_t numa_cpu_of_apic_id(const struct numa_topology *topo, uint32_t apic_id);
-
-/* Distance from node @from to node @to; both must be < nr_nodes. */
-uint8_t numa_distance(const struct numa_topology *topo, uint32_t from, uint32_t to);
 
 /*
  * Print the topology the way Linux does, then the records (docs/records.md):

@@ -249,22 +249,3 @@ bool arch_unmap_page(uint64_t addr, pt_alloc_fn alloc, void *ctx)
 	__asm__ volatile("invlpg (%0)" : : "r"(addr) : "memory");
 	return true;
 }
-
-bool arch_is_mapped(uint64_t addr, bool *writable, bool *executable)
-{
-	uint64_t e = current_pml4()[(addr >> 39) & 511];
-
-	if (!(e & PTE_P))
-		return false;
-	e = table_of(e)[(addr >> 30) & 511];                 /* PDPT entry */
-	if ((e & PTE_P) && !(e & PTE_PS)) {
-		e = table_of(e)[(addr >> 21) & 511];         /* PD entry */
-		if ((e & PTE_P) && !(e & PTE_PS))
-			e = table_of(e)[(addr >> 12) & 511]; /* PT entry */
-	}
-	if (!(e & PTE_P))
-		return false;
-	*writable = e & PTE_W;
-	*executable = !(e & PTE_NX);
-	return true;
-}

@@ -78,7 +78,4 @@ const void *arch_map_phys(void *ctx, uint64_t phys, size_t len);
  */
 bool arch_unmap_page(uint64_t addr, pt_alloc_fn alloc, void *ctx);
 
-/* True if @addr is mapped; *@writable and *@executable describe it. */
-bool arch_is_mapped(uint64_t addr, bool *writable, bool *executable);
-
 #endif
