@@ -76,6 +76,9 @@ PURE_SRCS += $(wildcard kernel/console/*.c)
 # The local APIC mode decision and ICR encodings.
 PURE_SRCS += arch/x86_64/apic_mode.c
 HOST_SUPPORT := tests/host/host_support.c
+# Host-only code the tests and fuzzers exercise too: the acpidump text reader
+# of tools/memboot topo (the kernel only writes that text).
+HOST_TOOL_SRCS := tools/topo/acpidump_text.c
 # arch/pte.h (entry bits, no instructions) and arch/apic_mode.h (the APIC
 # mode decision) are the arch headers pure code includes; the host build uses
 # them as they are.
@@ -160,8 +163,9 @@ run: all
 	tools/memboot run --iso $(O)/memboot.iso --nodes 2 --cpus-per-node 2 --mem-per-node 1G $(RUN_ARGS)
 
 # Headers anywhere, and kernel/params.c (test_cmdline includes the real table).
-HOST_TEST_DEPS := $(PURE_SRCS) $(HOST_SUPPORT) kernel/params.c \
-	$(wildcard tests/host/*.h boot/*.h boot/*/*.h kernel/*.h kernel/acpi/*.h kernel/console/*.h mm/*.h) \
+HOST_TEST_DEPS := $(PURE_SRCS) $(HOST_TOOL_SRCS) $(HOST_SUPPORT) kernel/params.c \
+	$(wildcard tests/host/*.h boot/*.h boot/*/*.h kernel/*.h kernel/acpi/*.h kernel/console/*.h mm/*.h \
+	tools/topo/*.h) \
 	arch/x86_64/include/arch/pte.h arch/x86_64/include/arch/apic_mode.h
 # Shared by the unit tests (cmocka), not by the fuzzers.
 # The job runner and everything that runs jobs, on simulated CPUs (pthreads).
@@ -169,19 +173,19 @@ HOST_TEST_HELPERS := tests/host/map_check.c kernel/job.c tests/host/job_host.c
 $(HOST_O)/test_%: tests/host/test_%.c $(HOST_TEST_DEPS) $(HOST_TEST_HELPERS) | $(DEPS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  HOSTCC  $@")
-	$(Q)$(CC) $(HOST_CFLAGS) -o $@ $< $(PURE_SRCS) $(HOST_SUPPORT) $(HOST_TEST_HELPERS) -lcmocka
+	$(Q)$(CC) $(HOST_CFLAGS) -o $@ $< $(PURE_SRCS) $(HOST_TOOL_SRCS) $(HOST_SUPPORT) $(HOST_TEST_HELPERS) -lcmocka
 
-$(FUZZ_O)/fuzz_%: tests/fuzz/fuzz_%.c $(PURE_SRCS) $(HOST_SUPPORT) kernel/job.c tests/host/job_host.c | $(DEPS)
+$(FUZZ_O)/fuzz_%: tests/fuzz/fuzz_%.c $(PURE_SRCS) $(HOST_TOOL_SRCS) $(HOST_SUPPORT) kernel/job.c tests/host/job_host.c | $(DEPS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)clang -std=gnu11 -g -O1 -I. -Iarch/x86_64/include -Wall -Wno-unused-parameter -DMEMBOOT_HOST -DMEMBOOT_FUZZ \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-o $@ $< $(PURE_SRCS) $(HOST_SUPPORT) kernel/job.c tests/host/job_host.c
+		-o $@ $< $(PURE_SRCS) $(HOST_TOOL_SRCS) $(HOST_SUPPORT) kernel/job.c tests/host/job_host.c
 
 # tools/memboot topo: the kernel's ACPI and NUMA code on the host.
-TOPO_SRCS := tools/topo/memboot-topo.c boot/bootinfo.c kernel/record.c \
-	$(wildcard kernel/acpi/*.c) mm/numa.c arch/x86_64/apic_mode.c
-$(HOST_O)/memboot-topo: $(TOPO_SRCS) $(wildcard kernel/acpi/*.h) mm/numa.h \
+TOPO_SRCS := tools/topo/memboot-topo.c tools/topo/acpidump_text.c boot/bootinfo.c \
+	kernel/record.c $(wildcard kernel/acpi/*.c) mm/numa.c arch/x86_64/apic_mode.c
+$(HOST_O)/memboot-topo: $(TOPO_SRCS) $(wildcard kernel/acpi/*.h tools/topo/*.h) mm/numa.h \
 	arch/x86_64/include/arch/apic_mode.h | $(DEPS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  HOSTCC  $@")

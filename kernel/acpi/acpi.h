@@ -14,7 +14,7 @@
  *    not the checksum, which is acpi_walk()'s job.
  *  - acpi_print_tables() prints the table list the way Linux does at boot;
  *    acpi_dump_table() prints a table in acpidump's text layout, which
- *    acpixtract and acpi_parse_acpidump_text() read back.
+ *    acpixtract and tools/topo/acpidump_text.c read back.
  *
  * Firmware is expected to be wrong sometimes. Every problem is logged once as
  * a warning that names the table, the offset or address and the field; the
@@ -303,21 +303,5 @@ struct acpi_pm_timer {
  * unusable (warned: length not 4, not an I/O port).
  */
 bool acpi_fadt_pm_timer(const void *table, size_t len, struct acpi_pm_timer *out);
-
-/* One table read back from acpidump text. */
-typedef void (*acpi_dump_table_fn)(void *ctx, const char *sig, uint64_t phys,
-				   const uint8_t *bytes, size_t len);
-
-/*
- * Read acpidump text (from acpidump, or acpi_dump_table() output captured
- * from a serial log, where each line may start with a "[    0.123456] "
- * timestamp) and call @fn once per table with its bytes, decoded into @buf of
- * @cap bytes (reused for each table). Lines that are neither a table header
- * nor a dump line are ignored. Returns the number of tables, or -1 with a
- * warning if a dump line is malformed, out of sequence, or a table does not
- * fit in @buf (tables before it were already delivered).
- */
-long acpi_parse_acpidump_text(const char *text, size_t text_len, uint8_t *buf,
-			      size_t cap, acpi_dump_table_fn fn, void *ctx);
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kernel/acpi/acpi.h"
+#include "tools/topo/acpidump_text.h"
 #include "tests/host/host_support.h"
 
 #define CHECK(cond) do { if (!(cond)) __builtin_trap(); } while (0)

@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "kernel/acpi/acpi.h"
+#include "tools/topo/acpidump_text.h"
 #include "tests/host/host_support.h"
 
 /* ---- table builders ---- */

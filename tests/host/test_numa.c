@@ -28,6 +28,7 @@
 #include "boot/bootinfo.h"
 #include "kernel/acpi/acpi.h"
 #include "mm/numa.h"
+#include "tools/topo/acpidump_text.h"
 #include "tests/host/host_support.h"
 
 #define FIXTURE_DIR "tests/host/fixtures/acpi/"

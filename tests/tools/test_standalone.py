@@ -69,19 +69,25 @@ def missing_docs(path, text, files):
 
 class StandsAlone(unittest.TestCase):
 
-    @classmethod
-    def setUpClass(cls):
-        try:
-            cls.files = tracked()
-        except (OSError, subprocess.CalledProcessError):
-            raise unittest.SkipTest("not a git checkout")
-        cls.texts = {}
-        for path in cls.files:
-            if path == THIS or path.startswith(SKIP_PREFIXES):
-                continue
-            text = text_of(path)
-            if text is not None:
-                cls.texts[path] = text
+    # tests/run.py runs each test on its own (no class fixtures): the tree
+    # is read once per process and kept.
+    _tree = None
+
+    def setUp(self):
+        if StandsAlone._tree is None:
+            try:
+                files = tracked()
+            except (OSError, subprocess.CalledProcessError):
+                raise unittest.SkipTest("not a git checkout")
+            texts = {}
+            for path in files:
+                if path == THIS or path.startswith(SKIP_PREFIXES):
+                    continue
+                text = text_of(path)
+                if text is not None:
+                    texts[path] = text
+            StandsAlone._tree = (files, texts)
+        self.files, self.texts = StandsAlone._tree
 
     def test_nothing_points_outside(self):
         found = []

@@ -35,6 +35,7 @@
 #include "kernel/panic.h"
 #include "kernel/record.h"
 #include "mm/numa.h"
+#include "tools/topo/acpidump_text.h"
 
 static bool json_only;
 
