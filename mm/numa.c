@@ -666,7 +666,17 @@ static void warn_cpu_repairs(struct build *b)
 			  b->nr_missing, t->cpus[b->first_missing].apic_id, b->first_missing);
 }
 
-/* Distances from the SLIT if it fits the domains, else the defaults. */
+/*
+ * Distances from the SLIT if it covers the domains, else the defaults.
+ * The SLIT is indexed by proximity domain, not by node (ACPI 6.5, 5.2.17:
+ * entry [i][j] is the distance from locality i to locality j, and locality
+ * numbers are the SRAT's proximity domains). Real machines list more
+ * localities than they use, e.g. a PXM whose SRAT entries are all
+ * disabled: each node is looked up through its PXM and the localities with
+ * no node are skipped, as Linux and FreeBSD do. What is refused: a SLIT
+ * that breaks the diagonal/off-diagonal rule anywhere (acpi_slit_parse),
+ * or that has no locality for a PXM in use.
+ */
 static void set_distances(struct build *b)
 {
 	struct numa_topology *t = b->t;
@@ -678,11 +688,6 @@ static void set_distances(struct build *b)
 		return;
 	if (!slit->matrix || slit->nr_localities == 0 || !slit->valid) {
 		NUMA_WARN(t, PREFIX "SLIT is invalid (see the ACPI warning above); default distances " DEFAULT_DISTANCES_TEXT);
-		return;
-	}
-	if (slit->nr_localities != n) {
-		NUMA_WARN(t, PREFIX "SLIT has %u localities but the SRAT %u proximity domains; SLIT ignored, default distances " DEFAULT_DISTANCES_TEXT,
-			  slit->nr_localities, n);
 		return;
 	}
 	for (uint32_t i = 0; i < n; i++) {
@@ -706,6 +711,9 @@ static void set_distances(struct build *b)
 			t->distance[i * n + j] = d;
 		}
 	}
+	if (slit->nr_localities > n)
+		pr_info(PREFIX "SLIT has %u localities for %u proximity domains in use; the %u without a node are skipped",
+			slit->nr_localities, n, slit->nr_localities - n);
 	t->slit = true;
 }
 

@@ -888,6 +888,97 @@ static void test_four_nodes_memoryless_cpuless_slit(void **state)
 	expect_log("\"nodes\":4,\"cpus\":6,");
 }
 
+/*
+ * A server's SLIT lists five localities; PXM 0 has only disabled SRAT
+ * entries (a socket that is not populated), PXMs 1-4 are the nodes. The SLIT
+ * is indexed by PXM, so the nodes' distances come from rows and columns
+ * 1-4, the 30s included, and locality 0 is skipped.
+ */
+static void five_localities_four_nodes(void)
+{
+	map_q35(2 * GiB);
+	for (uint32_t a = 0; a < 4; a++) {
+		cpu(a);
+		cpu_aff(a + 1, a);
+	}
+	cpu_aff_flags(0, 0x40, 0);                        /* disabled */
+	mem_aff_flags(0, 0x80000000, 0x90000000, 0);      /* disabled */
+	mem_aff(1, 0, 0x20000000);
+	mem_aff(2, 0x20000000, 0x40000000);
+	mem_aff(3, 0x40000000, 0x60000000);
+	mem_aff(4, 0x60000000, 0x80000000);
+}
+
+static void test_slit_with_more_localities_than_nodes(void **state)
+{
+	(void)state;
+	five_localities_four_nodes();
+	/* by PXM:  0   1   2   3   4 */
+	SLIT(5,    10, 40, 40, 40, 40,
+		   40, 10, 21, 30, 31,
+		   40, 21, 10, 31, 30,
+		   40, 30, 31, 10, 21,
+		   40, 31, 30, 21, 10);
+	assert_int_equal(build(), 0);
+	EXPECT_PXMS(1, 2, 3, 4);
+	assert_true(topo.slit);
+	EXPECT_DISTANCES(10, 21, 30, 31,
+			 21, 10, 31, 30,
+			 30, 31, 10, 21,
+			 31, 30, 21, 10);
+	expect_warnings(0, 0);
+	expect_log("SLIT has 5 localities for 4 proximity domains in use; the 1 without a node are skipped");
+	expect_log("\"slit\":true");
+
+	/* The same with bytes after the matrix (the header's length is
+	 * larger than 44 + N * N): the entries are read, the rest ignored. */
+	reset(NULL);
+	five_localities_four_nodes();
+	SLIT(5,    10, 40, 40, 40, 40,
+		   40, 10, 21, 30, 31,
+		   40, 21, 10, 31, 30,
+		   40, 30, 31, 10, 21,
+		   40, 31, 30, 21, 10);
+	memset(tb_grow(&slit_tb, 7), 0xee, 7);
+	assert_int_equal(build(), 0);
+	assert_true(topo.slit);
+	EXPECT_DISTANCES(10, 21, 30, 31,
+			 21, 10, 31, 30,
+			 30, 31, 10, 21,
+			 31, 30, 21, 10);
+	expect_warnings(0, 0);
+}
+
+static void test_slit_refusals_by_pxm(void **state)
+{
+	(void)state;
+	/* Four localities cannot cover PXM 4. */
+	five_localities_four_nodes();
+	SLIT(4, 10, 20, 20, 20,
+		20, 10, 20, 20,
+		20, 20, 10, 20,
+		20, 20, 20, 10);
+	assert_int_equal(build(), 1);
+	assert_false(topo.slit);
+	expect_log("SLIT has no locality for PXM 4 (localities 0..3); SLIT ignored, default distances 10/20");
+	EXPECT_DISTANCES(10, 20, 20, 20,
+			 20, 10, 20, 20,
+			 20, 20, 10, 20,
+			 20, 20, 20, 10);
+
+	/* A broken entry in the unused locality still makes the table invalid. */
+	reset(NULL);
+	five_localities_four_nodes();
+	SLIT(5,    10, 40, 40, 40,  5,
+		   40, 10, 21, 30, 31,
+		   40, 21, 10, 31, 30,
+		   40, 30, 31, 10, 21,
+		   40, 31, 30, 21, 10);
+	assert_int_equal(build(), 1);
+	assert_false(topo.slit);
+	expect_log("distance[0][4] is 5, not above 10; SLIT invalid");
+}
+
 /* Equal distances to two nodes with memory: the lower node id wins; without
  * a SLIT every remote node is at 20, so that is node 0. */
 static void test_memoryless_ties(void **state)
@@ -1399,18 +1490,19 @@ static void two_nodes_for_slit(void)
 	mem_aff(1, 0x40000000, 0x80000000);
 }
 
+/* More localities than domains in use: the extra one is skipped, the SLIT
+ * is used (it was ignored before, losing the real distances). */
 static void test_slit_wrong_count(void **state)
 {
 	(void)state;
 	two_nodes_for_slit();
 	SLIT(3, 10, 21, 31, 21, 10, 31, 31, 31, 10);
-	assert_int_equal(build(), 1);
-	assert_false(topo.slit);
-	EXPECT_DISTANCES(10, 20, 20, 10);
-	expect_warnings(1, 1);
-	expect_log("NUMA: SLIT has 3 localities but the SRAT 2 proximity domains; SLIT ignored, "
-		   "default distances 10/20");
-	expect_log("NUMA: node distances (default):");
+	assert_int_equal(build(), 0);
+	assert_true(topo.slit);
+	EXPECT_DISTANCES(10, 21, 21, 10);
+	expect_warnings(0, 0);
+	expect_log("NUMA: SLIT has 3 localities for 2 proximity domains in use; the 1 without a node are skipped");
+	expect_log("NUMA: node distances (SLIT):");
 }
 
 static void test_slit_invalid(void **state)
@@ -1518,6 +1610,8 @@ int main(void)
 		cmocka_unit_test_setup(test_pxm_7_and_200, reset),
 		cmocka_unit_test_setup(test_x2apic_wide_pxm, reset),
 		cmocka_unit_test_setup(test_four_nodes_memoryless_cpuless_slit, reset),
+		cmocka_unit_test_setup(test_slit_with_more_localities_than_nodes, reset),
+		cmocka_unit_test_setup(test_slit_refusals_by_pxm, reset),
 		cmocka_unit_test_setup(test_memoryless_ties, reset),
 		cmocka_unit_test_setup(test_boot_cpu_not_first, reset),
 		cmocka_unit_test_setup(test_boot_cpu_not_in_madt, reset),
