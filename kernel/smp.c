@@ -73,6 +73,7 @@ struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 {
 	struct smp_result res = { 0 };
 	uint32_t kick_ids[MAX_CPUS], nr_kick = 0;
+	bool kicked[MAX_CPUS] = { false };
 	uint64_t t0 = rdtsc(), trampoline, deadline_ns;
 
 	ASSERT(n >= 1 && n <= MAX_CPUS, "n=%u", n);
@@ -123,34 +124,69 @@ struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 			continue;
 		}
 		kick_ids[nr_kick++] = cpus[i].apic_id;
+		kicked[i] = true;
 	}
 	arch_smp_kick(kick_ids, nr_kick, trampoline);
 
+	/*
+	 * The handshake with each AP, correct by construction:
+	 *
+	 * - One word decides, pc->boot_state, moved away from SMP_AP_WAITING
+	 *   only by a compare-and-swap: the AP's (to ONLINE, ap_main()) or
+	 *   ours (to ABANDONED, at the timeout). A compare-and-swap is one
+	 *   atomic read-modify-write (LOCK CMPXCHG, a full barrier on x86,
+	 *   SDM vol. 3A 9.2.3.2 "locked instructions have a total order");
+	 *   both act on the same word, so exactly one succeeds and both sides
+	 *   see the same winner. There is no separate read of one flag and
+	 *   write of another, hence no window in which each side misses the
+	 *   other's store (the store-buffer race of a flag pair).
+	 * - An AP that lost halts at once (cpu_halt_forever) and never reads
+	 *   work. Until it reaches that compare-and-swap it runs the
+	 *   trampoline page, then kernel text, smp_boot_table (static), its
+	 *   stack and its struct percpu: none of these is ever freed for a
+	 *   CPU we kicked and did not see come online. Its percpu block stays
+	 *   reserved ("percpu" in the census) and so does the trampoline.
+	 * - The trampoline page is given back only when every CPU we kicked
+	 *   won its compare-and-swap: each of them has left the page (the
+	 *   trampoline jumps to ap_entry64 in kernel text before any C code),
+	 *   and a running CPU ignores a further STARTUP IPI (SDM vol. 3A
+	 *   10.4.7.3). CPUs not kicked (memboot.smp_skip_apic) were sent
+	 *   neither INIT nor STARTUP and cannot run it.
+	 * - pc->online is written only after the AP's win is known (by the AP,
+	 *   and by us below with the same value), with release order, so the
+	 *   job runner (acquire) never sees a CPU online that halted.
+	 */
+	uint32_t nr_abandoned = 0;
 	deadline_ns = ktime_ns() + timeout_ns;
 	for (uint32_t i = 1; i < n; i++) {
 		struct percpu *pc = percpu_of[i];
+		uint32_t waiting = SMP_AP_WAITING;
+
 		if (!pc)
 			continue;
-		while (!__atomic_load_n(&pc->online, __ATOMIC_ACQUIRE) && ktime_ns() < deadline_ns)
+		while (__atomic_load_n(&pc->boot_state, __ATOMIC_ACQUIRE) != SMP_AP_ONLINE &&
+		       ktime_ns() < deadline_ns)
 			cpu_relax();
-		if (__atomic_load_n(&pc->online, __ATOMIC_ACQUIRE)) {
+		if (!__atomic_compare_exchange_n(&pc->boot_state, &waiting, SMP_AP_ABANDONED,
+						 false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			/* waiting now holds the winner's value: ONLINE. */
+			__atomic_store_n(&pc->online, 1, __ATOMIC_RELEASE);
 			res.online++;
-			continue;
-		}
-		/* Too late: make sure it stays out if it ever starts. */
-		pc->abandoned = 1;
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		if (__atomic_load_n(&pc->online, __ATOMIC_ACQUIRE)) {
-			res.online++;   /* it made it after all */
-			pc->abandoned = 0;
 			continue;
 		}
 		percpu_of[i] = NULL;
 		res.failed++;
+		if (kicked[i])
+			nr_abandoned++;
 		pr_err("smp: CPU %u (APIC 0x%x) did not answer within %llu ms; left out",
 		       i, cpus[i].apic_id, (unsigned long long)(timeout_ns / 1000000));
 	}
-	physmem_free(pm, trampoline, trampoline + 4096);
+	if (nr_abandoned == 0)
+		physmem_free(pm, trampoline, trampoline + 4096);
+	else
+		pr_info("smp: the trampoline page [mem 0x%016llx-0x%016llx] stays reserved: %u CPU%s we gave up on may still start and run it",
+			(unsigned long long)trampoline, (unsigned long long)trampoline + 4095,
+			nr_abandoned, nr_abandoned == 1 ? "" : "s");
 
 report:
 	nr_cpus_online = res.online;

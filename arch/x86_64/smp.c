@@ -123,8 +123,13 @@ void ap_main(struct percpu *pc)
 	__asm__ volatile("fninit");
 	arch_cpu_init_tables(pc);
 	apic_init_this_cpu_in_mode();
-	if (pc->abandoned)
-		cpu_halt_forever();     /* the boot CPU gave up on us: stay out */
+	/* The handshake (kernel/smp.c, smp_boot()): if the boot CPU already
+	 * gave up on this CPU, it must stay out for good. Everything it has
+	 * touched up to here stays allocated for that case. */
+	uint32_t waiting = SMP_AP_WAITING;
+	if (!__atomic_compare_exchange_n(&pc->boot_state, &waiting, SMP_AP_ONLINE, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		cpu_halt_forever();
 	__atomic_store_n(&pc->online, 1, __ATOMIC_RELEASE);
 
 	for (;;) {

@@ -35,14 +35,25 @@ struct tss64 {
 } __attribute__((packed));
 _Static_assert(sizeof(struct tss64) == 104, "64-bit TSS is 104 bytes (SDM vol. 3A 8.7)");
 
+/*
+ * Start-up handshake between the boot CPU and one AP: both try to move
+ * boot_state away from WAITING with a compare-and-swap; the first wins.
+ */
+enum smp_ap_state {
+	SMP_AP_WAITING = 0,     /* kicked, not heard from */
+	SMP_AP_ONLINE = 1,      /* the AP won: it runs and takes work */
+	SMP_AP_ABANDONED = 2,   /* the boot CPU won (timeout): the AP halts */
+};
+
 struct percpu {
 	struct percpu *self;            /* must stay first: %gs:0 */
 	uint32_t cpu;                   /* logical id; 0 is the boot CPU */
 	uint32_t apic_id;
 	uint32_t node;                  /* NUMA node of this CPU */
 	uint32_t mem_node;              /* node it allocates from (nearest with memory) */
-	volatile uint32_t online;       /* set by the CPU itself once running */
-	volatile uint32_t abandoned;    /* set by the boot CPU when it gave up on it */
+	volatile uint32_t online;       /* set once boot_state is SMP_AP_ONLINE */
+	uint32_t boot_state;            /* enum smp_ap_state: one compare-and-swap
+					   from WAITING decides, see kernel/smp.c */
 	uint64_t stack_bottom;          /* [stack_bottom, stack_top) */
 	uint64_t stack_top;
 
