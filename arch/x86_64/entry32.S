@@ -46,6 +46,17 @@ arch_entry32:
 	jz no_long_mode
 	movl %edx, %ebp                 /* bit 20: NX */
 
+	/* FXSR, SSE and SSE2 (CPUID 1 EDX bits 24-26): newlib's code uses
+	 * SSE registers, and CR4.OSFXSR below needs FXSR. Every 64-bit CPU
+	 * has them architecturally, but a virtual one can be configured
+	 * without (QEMU -cpu max,-sse,-sse2): refuse it here with a message
+	 * instead of dying on the first SSE instruction with a bare #UD. */
+	movl $1, %eax
+	cpuid
+	andl $(7 << 24), %edx
+	cmpl $(7 << 24), %edx
+	jne no_sse
+
 	/* PML4[0] -> PDPT; PDPT[i] -> PD page i. */
 	movl $boot_pdpt, %eax
 	orl $0x3, %eax                  /* present, writable */
@@ -93,20 +104,43 @@ arch_entry32:
 	ljmp $0x08, $long_mode_entry
 
 no_long_mode:
-	/* No 64-bit CPU: say so on COM1, exit QEMU with status 1, halt. */
 	movl $no_lm_msg, %esi
-4:	movb (%esi), %al
-	testb %al, %al
-	jz 5f
-	movw $COM1, %dx
-	outb %al, %dx
-	incl %esi
-	jmp 4b
-5:	movw $0xf4, %dx
-	movl $0x11, %eax
+	movl $no_lm_done, %edi
+	jmp cpu_unusable
+no_sse:
+	movl $no_sse_msg, %esi
+	movl $no_sse_done, %edi
+
+	/*
+	 * This CPU cannot run the kernel: say so on COM1 as a line and as the
+	 * done record (docs/records.md: done is always last, also here), then
+	 * leave with status 1 like kernel_exit(): QEMU's isa-debug-exit only
+	 * under a hypervisor (CPUID 1 ECX bit 31), else halt.
+	 */
+cpu_unusable:
+	call com1_puts
+	movl %edi, %esi
+	call com1_puts
+	movl $1, %eax
+	cpuid
+	testl $(1 << 31), %ecx
+	jz 6f
+	movw $0xf4, %dx
+	movl $0x11, %eax                /* 0x10 + status 1 */
 	outl %eax, %dx
 6:	hlt
 	jmp 6b
+
+/* Write the NUL-terminated string at ESI to COM1. */
+com1_puts:
+	movw $COM1, %dx
+4:	movb (%esi), %al
+	testb %al, %al
+	jz 5f
+	outb %al, %dx
+	incl %esi
+	jmp 4b
+5:	ret
 
 	.code64
 long_mode_entry:
@@ -130,6 +164,12 @@ long_mode_entry:
 	.section .rodata
 no_lm_msg:
 	.asciz "memboot: this CPU has no 64-bit long mode; cannot boot\r\n"
+no_lm_done:
+	.asciz "MEMBOOT {\"event\":\"done\",\"ok\":false,\"status\":1,\"reason\":\"cpu: no 64-bit long mode\",\"warnings\":0,\"errors\":1,\"total_ns\":0}\r\n"
+no_sse_msg:
+	.asciz "memboot: this CPU has no FXSR/SSE/SSE2 (CPUID 1 EDX bits 24-26); cannot boot\r\n"
+no_sse_done:
+	.asciz "MEMBOOT {\"event\":\"done\",\"ok\":false,\"status\":1,\"reason\":\"cpu: no SSE2\",\"warnings\":0,\"errors\":1,\"total_ns\":0}\r\n"
 
 	.section .data
 	.balign 8

@@ -121,3 +121,14 @@ def test_smp_timeout_of_1ms_leaves_a_consistent_machine():
     assert all(c["lost"] == 0 for c in b.all("census"))
     kept = "stays reserved" in b.console
     assert kept == (smp["failed"] > 0), b.tail()
+
+
+def test_cpu_without_long_mode_or_sse_ends_with_done():
+    for cpu, reason, line in (
+            ("qemu32", "cpu: no 64-bit long mode", "has no 64-bit long mode"),
+            ("max,-sse,-sse2", "cpu: no SSE2", "has no FXSR/SSE/SSE2")):
+        b = boot(cpu=cpu)
+        done = b.expect_status(1)
+        assert done["reason"] == reason, done
+        assert b.records == [done], b.records       # the only record, the last
+        assert line in b.console, b.tail()
