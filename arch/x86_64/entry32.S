@@ -14,6 +14,9 @@
 #define BOOT_MAP_GIB 64
 #define EFER_MSR 0xc0000080
 #define COM1 0x3f8
+#define MB2_MAGIC 0x36d76289            /* boot/mb2/mb2.h */
+#define PVH_MAGIC 0x336ec578            /* boot/pvh/pvh.h */
+#define MB2_TAG_MMAP 6
 
 	.section .text.boot32, "ax"
 	.code32
@@ -27,6 +30,8 @@ arch_entry32:
 	movl %eax, boot_tsc_at_entry
 	movl %edx, boot_tsc_at_entry + 4
 
+	jmp image_check
+image_ok:
 	movl $__bss_start, %edi
 	movl $__bss_end, %ecx
 	subl %edi, %ecx
@@ -103,6 +108,147 @@ arch_entry32:
 	lgdt boot_gdt_ptr
 	ljmp $0x08, $long_mode_entry
 
+/*
+ * Before the first write to the image beyond what the loader wrote (the
+ * .bss clear, the boot page tables and stack live in .bss): the loader
+ * placed the image where the memory map may say it must not be. With
+ * QEMU -kernel and a few MiB of RAM, SeaBIOS puts the ACPI tables in
+ * reserved memory where .bss lies, or .bss runs past the end of RAM; clearing
+ * it would wipe the tables or write to nothing. Checked here, from the map
+ * the loader passed (Multiboot2 tag 6, PVH hvm_start_info v1 memmap):
+ *  - every byte of [__kernel_start, __kernel_end) must be RAM (type 1),
+ *  - no entry of another type may overlap it,
+ *  - the boot information itself must not lie inside it.
+ * The UEFI loader checks its segments against the UEFI map itself
+ * (boot/efi/kelf.c). Registers only, no stack: the stack is in .bss.
+ * EDI = magic and ESI = info must survive (boot_arg_* hold them too).
+ */
+image_check:
+	/*
+	 * The boot information where .bss will be cleared. Loaders may put
+	 * it in the padding between the image's segments (GRUB does, after
+	 * .text): harmless, since only [__bss_start, __kernel_end) is written.
+	 * Its length: Multiboot2's total_size, PVH's 56-byte hvm_start_info.
+	 */
+	movl $56, %eax
+	cmpl $PVH_MAGIC, %edi
+	je 9f
+	cmpl $MB2_MAGIC, %edi
+	jne 10f
+	movl (%esi), %eax
+9:	addl %esi, %eax                 /* end of the information */
+	jc 8f
+	cmpl $__bss_start, %eax
+	jbe 10f
+	cmpl $__kernel_end, %esi
+	jae 10f
+8:	movl $info_in_image_msg, %esi
+	jmp bad_boot_info
+10:	movl $0, image_ram_bytes
+	cmpl $PVH_MAGIC, %edi
+	je image_check_pvh
+	cmpl $MB2_MAGIC, %edi
+	jne image_ok                    /* no map to check here: C reports it */
+
+	/* Multiboot2: tags from info + 8, each 8-aligned; type 0 ends them. */
+	movl boot_arg_info, %ebx
+	movl (%ebx), %ecx               /* total_size */
+	addl %ebx, %ecx                 /* end of the information */
+	addl $8, %ebx
+11:	leal 8(%ebx), %eax
+	cmpl %ecx, %eax
+	ja image_check_done             /* no room for a tag header */
+	movl (%ebx), %eax               /* type */
+	testl %eax, %eax
+	jz image_check_done
+	cmpl $MB2_TAG_MMAP, %eax
+	je 12f
+	movl 4(%ebx), %eax              /* size */
+	cmpl $8, %eax
+	jb image_check_done
+	addl $7, %eax
+	andl $~7, %eax
+	addl %eax, %ebx
+	jmp 11b
+12:	/* Memory map: entry_size at +8, entries from +16 to +size. */
+	movl 4(%ebx), %eax
+	addl %ebx, %eax
+	movl %eax, image_map_end
+	movl 8(%ebx), %eax
+	cmpl $24, %eax
+	jb image_check_done             /* implausible: C reports it */
+	movl %eax, image_map_stride
+	leal 16(%ebx), %ebx
+	jmp image_check_entries
+
+image_check_pvh:
+	movl boot_arg_info, %ebx
+	cmpl $1, 4(%ebx)                /* version 1 has the memory map */
+	jb image_ok
+	cmpl $0, 44(%ebx)               /* memmap_paddr above 4 GiB */
+	jne image_ok
+	movl 48(%ebx), %eax             /* memmap_entries */
+	cmpl $4096, %eax
+	ja image_ok                     /* implausible: C reports it */
+	imull $24, %eax
+	movl 40(%ebx), %ebx             /* memmap_paddr */
+	addl %ebx, %eax
+	movl %eax, image_map_end
+	movl $24, image_map_stride
+
+	/*
+	 * Both maps have base (u64) at +0, length (u64) at +8, type (u32) at
+	 * +16; type 1 is RAM in both. For each entry [base, base + len) below
+	 * 4 GiB, its overlap with the image: RAM adds to image_ram_bytes,
+	 * anything else is a refusal.
+	 */
+image_check_entries:
+13:	movl image_map_stride, %eax
+	addl %ebx, %eax
+	cmpl image_map_end, %eax
+	ja image_check_done
+	cmpl $0, 4(%ebx)                /* base above 4 GiB: not the image's */
+	jne 16f
+	movl (%ebx), %eax               /* start = max(base, kernel_start) */
+	movl 8(%ebx), %edx              /* end = base + len, clipped to 4 GiB */
+	addl %eax, %edx
+	jc 14f
+	cmpl $0, 12(%ebx)
+	je 15f
+14:	movl $0xfffff000, %edx
+15:	cmpl $__kernel_start, %eax
+	jae 17f
+	movl $__kernel_start, %eax
+17:	cmpl $__kernel_end, %edx
+	jbe 18f
+	movl $__kernel_end, %edx
+18:	cmpl %edx, %eax
+	jae 16f                         /* no overlap */
+	cmpl $1, 16(%ebx)
+	jne 19f
+	subl %eax, %edx
+	addl %edx, image_ram_bytes
+	jmp 16f
+19:	movl $image_reserved_msg, %esi
+	jmp bad_boot_info
+16:	addl image_map_stride, %ebx
+	jmp 13b
+
+image_check_done:
+	cmpl $0, image_map_stride
+	je image_ok                     /* no map found: C reports it */
+	movl $__kernel_end, %eax
+	subl $__kernel_start, %eax
+	cmpl %eax, image_ram_bytes
+	jae image_ok
+	movl $image_no_ram_msg, %esi
+
+	/* Status 3, bad boot information: the message, then a done record. */
+bad_boot_info:
+	movl $bad_info_done, %edi
+	movl $0x13, image_exit_value
+	jmp cpu_unusable_with
+
 no_long_mode:
 	movl $no_lm_msg, %esi
 	movl $no_lm_done, %edi
@@ -118,21 +264,9 @@ no_sse:
 	 * under a hypervisor (CPUID 1 ECX bit 31), else halt.
 	 */
 cpu_unusable:
-	call com1_puts
-	movl %edi, %esi
-	call com1_puts
-	movl $1, %eax
-	cpuid
-	testl $(1 << 31), %ecx
-	jz 6f
-	movw $0xf4, %dx
-	movl $0x11, %eax                /* 0x10 + status 1 */
-	outl %eax, %dx
-6:	hlt
-	jmp 6b
-
-/* Write the NUL-terminated string at ESI to COM1. */
-com1_puts:
+	movl $0x11, image_exit_value    /* 0x10 + status 1 */
+	/* No stack (it is in .bss, maybe not RAM): the strings inline. */
+cpu_unusable_with:
 	movw $COM1, %dx
 4:	movb (%esi), %al
 	testb %al, %al
@@ -140,7 +274,21 @@ com1_puts:
 	outb %al, %dx
 	incl %esi
 	jmp 4b
-5:	ret
+5:	movb (%edi), %al
+	testb %al, %al
+	jz 7f
+	outb %al, %dx
+	incl %edi
+	jmp 5b
+7:	movl $1, %eax
+	cpuid
+	testl $(1 << 31), %ecx
+	jz 6f
+	movw $0xf4, %dx
+	movl image_exit_value, %eax
+	outl %eax, %dx
+6:	hlt
+	jmp 6b
 
 	.code64
 long_mode_entry:
@@ -168,6 +316,14 @@ no_lm_done:
 	.asciz "MEMBOOT {\"event\":\"done\",\"ok\":false,\"status\":1,\"reason\":\"cpu: no 64-bit long mode\",\"warnings\":0,\"errors\":1,\"total_ns\":0}\r\n"
 no_sse_msg:
 	.asciz "memboot: this CPU has no FXSR/SSE/SSE2 (CPUID 1 EDX bits 24-26); cannot boot\r\n"
+info_in_image_msg:
+	.asciz "memboot: the loader put its boot information where the kernel's .bss is, which clearing it would overwrite; cannot boot\r\n"
+image_reserved_msg:
+	.asciz "memboot: the kernel image overlaps memory the memory map reserves (firmware data such as ACPI tables); the loader put it there and clearing .bss would overwrite it; cannot boot\r\n"
+image_no_ram_msg:
+	.asciz "memboot: the kernel image (through .bss) is not all RAM in the memory map: too little memory for the kernel (give the guest more, e.g. -m 16M); cannot boot\r\n"
+bad_info_done:
+	.asciz "MEMBOOT {\"event\":\"done\",\"ok\":false,\"status\":3,\"reason\":\"boot: the kernel image does not fit the memory map\",\"warnings\":0,\"errors\":1,\"total_ns\":0}\r\n"
 no_sse_done:
 	.asciz "MEMBOOT {\"event\":\"done\",\"ok\":false,\"status\":1,\"reason\":\"cpu: no SSE2\",\"warnings\":0,\"errors\":1,\"total_ns\":0}\r\n"
 
@@ -187,6 +343,15 @@ boot_tsc_at_entry:
 boot_arg_magic:
 	.long 0
 boot_arg_info:
+	.long 0
+/* image_check's working values: .data, since .bss is not usable yet. */
+image_ram_bytes:
+	.long 0
+image_map_end:
+	.long 0
+image_map_stride:
+	.long 0
+image_exit_value:
 	.long 0
 
 	.section .bss

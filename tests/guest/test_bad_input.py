@@ -132,3 +132,15 @@ def test_cpu_without_long_mode_or_sse_ends_with_done():
         assert done["reason"] == reason, done
         assert b.records == [done], b.records       # the only record, the last
         assert line in b.console, b.tail()
+
+
+def test_kernel_image_against_the_memory_map():
+    # QEMU -kernel with a few MiB: SeaBIOS's ACPI tables sit in reserved
+    # memory where .bss would be cleared (4M), or .bss runs past RAM (3M).
+    # Refused before the first write, with a message and status 3.
+    for mem in ("4M", "3M"):
+        b = boot(boot_path="pvh", qemu_args=["-m", mem])
+        done = b.expect_status(3)
+        assert done["reason"] == "boot: the kernel image does not fit the memory map", done
+        assert b.records == [done]
+        assert "cannot boot" in b.console, b.tail()
