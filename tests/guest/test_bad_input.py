@@ -144,3 +144,21 @@ def test_kernel_image_against_the_memory_map():
         assert done["reason"] == "boot: the kernel image does not fit the memory map", done
         assert b.records == [done]
         assert "cannot boot" in b.console, b.tail()
+
+
+def test_selftests_sized_to_free_memory():
+    # hugepages=110 of 256 MiB left about 30 MiB: the allocation test takes
+    # a share of what is free, instead of failing on 'out of memory'.
+    b = boot(mem_per_node="256M", append="hugepages=110 memboot.selftest=alloc,jobs")
+    b.expect_ok()
+    t = b.one("alloc_test")
+    assert t["failures"] == 0 and t["free_after"] == t["free_before"], t
+    assert t["pages"] <= t["free_before"] // 2, t
+    # Nearly everything in the pool: too little to run it is a skip.
+    b = boot(mem_per_node="256M", append="hugepages=200 memboot.selftest=alloc")
+    b.expect_ok()
+    assert b.one("selftest") == {"event": "selftest", "name": "alloc", "ok": True,
+                                 "skipped": True, "reason": "not enough memory"}
+    assert "selftest alloc: skipped: not enough memory" in b.console
+    b = boot(append="memboot.selftest=alloc", qemu_args=["-m", "48M"])
+    b.expect_ok()
