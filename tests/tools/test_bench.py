@@ -93,6 +93,13 @@ class RecordsTest(unittest.TestCase):
         self.assertEqual(records[-1]["event"], "done")
         self.assertEqual(records[-1]["warnings"], 2)
 
+    def test_unknown_key_from_a_warning_record_alone(self):
+        text = ('MEMBOOT {"event":"warning","msg":"cmdline: unknown parameter '
+                '\'memboot.alloc\' ignored"}\n')
+        records, unknown = bench.parse_console(text)
+        self.assertEqual(unknown, ["memboot.alloc"])
+        self.assertEqual(records[0]["event"], "warning")
+
     def test_broken_record_lines_are_skipped(self):
         records, unknown = bench.parse_console('MEMBOOT {"event":"x"\nMEMBOOT {"event":"y"}\n')
         self.assertEqual(records, [{"event": "y"}])

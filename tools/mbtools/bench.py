@@ -33,6 +33,8 @@ import subprocess
 import sys
 import time
 
+from mbtools.records import iter_records
+
 TOOLS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO_ROOT = os.path.dirname(TOOLS_DIR)
 MEMBOOT = os.path.join(TOOLS_DIR, "memboot")
@@ -75,21 +77,17 @@ class BenchError(Exception):
 
 
 # ---------------------------------------------------------------------------
-# Records (a small local reader; the records module replaces it when on main)
+# Records
 # ---------------------------------------------------------------------------
 
 def parse_console(text):
-    """(records, unknown_keys) from a memboot console: every `MEMBOOT {json}`
-    line as a dict, and the keys the kernel called unknown."""
-    records, unknown = [], []
-    for line in text.splitlines():
-        i = line.find("MEMBOOT {")
-        if i >= 0:
-            try:
-                records.append(json.loads(line[i + len("MEMBOOT "):]))
-            except ValueError:
-                pass
-            continue
+    """(records, unknown_keys) from a memboot console: every record (through
+    mbtools.records, the project's one record parser) and the keys the
+    kernel called unknown, from its warning lines or `warning` records."""
+    records = [rec for _, rec in iter_records(text)]
+    unknown = []
+    for line in [l for l in text.splitlines() if "MEMBOOT {" not in l] + \
+            [r.get("msg", "") for r in records if r.get("event") == "warning"]:
         m = UNKNOWN_RE.search(line)
         if m and m.group(1) not in unknown:
             unknown.append(m.group(1))
