@@ -7,9 +7,9 @@
 #   bench/device.sh [THREADS]        THREADS default: 1,2,4,8,16
 #
 # Benchmarks: memmap (descriptor init, the store the kernel picks, and the
-# store limit), and the per-CPU page list (pcp) and page-table (pt)
-# benchmarks when this tree has them (`make bench-pcp-build`,
-# `make bench-pt-build`); a missing one is named and skipped. Thread counts
+# store limit), pt (page-table fault-in, one lock against split locks, 1 GiB
+# region) and the per-CPU page list benchmark (pcp) when this tree has one
+# (`make bench-pcp-build`); a missing one is named and skipped. Thread counts
 # above the machine's CPUs are skipped. Writes nothing in the checkout
 # except build/.
 set -uo pipefail
@@ -38,18 +38,27 @@ timeout "$(left)" build/bench/memmap_bench_16 --quick --threads "$threads" \
 	--what init,lim_memset,lim_store,lim_nt >"$out/memmap.txt" 2>"$out/memmap.err" ||
 	echo "device: memmap bench failed or ran out of time: $(tail -1 "$out/memmap.err")"
 
-for b in pcp pt; do
-	if make -n "bench-$b-build" >/dev/null 2>&1; then
-		make -j"$ncpu" "bench-$b-build" >>"$out/build.log" 2>&1 &&
-		timeout "$(left)" "build/bench/${b}_bench" --threads "$threads" >"$out/$b.txt" 2>"$out/$b.err" ||
-			echo "device: $b bench failed or ran out of time"
-	else
-		echo "device: no $b benchmark in this tree (make bench-$b-build), skipped"
-	fi
-done
+# pt (seed 003's fault-in): one run per thread count, the same region.
+if make -n bench-pt-build >/dev/null 2>&1; then
+	make -j"$ncpu" bench-pt-build >>"$out/build.log" 2>&1
+	for t in "${keep[@]}"; do
+		timeout "$(left)" build/bench/pt_bench --threads "$t" --mib 1024 --reps 3 \
+			>"$out/pt-$t.table" 2>&1 || echo "device: pt bench at $t threads failed or ran out of time"
+	done
+else
+	echo "device: no pt benchmark in this tree (make bench-pt-build), skipped"
+fi
+# pcp: the per-CPU page list benchmark, when the tree has one.
+if make -n bench-pcp-build >/dev/null 2>&1; then
+	make -j"$ncpu" bench-pcp-build >>"$out/build.log" 2>&1 &&
+	timeout "$(left)" build/bench/pcp_bench --threads "$threads" >"$out/pcp.txt" 2>"$out/pcp.err" ||
+		echo "device: pcp bench failed or ran out of time"
+else
+	echo "device: no pcp benchmark in this tree (make bench-pcp-build), skipped"
+fi
 
 python3 - "$out" <<'PY'
-import glob, os, sys
+import glob, os, re, sys
 out = sys.argv[1]
 rows = {}
 for path in sorted(glob.glob(os.path.join(out, "*.txt"))):
@@ -64,6 +73,16 @@ for path in sorted(glob.glob(os.path.join(out, "*.txt"))):
         what = "%s %s" % (name, kv.get("what", ""))
         per = float(kv.get("ns_per_page", kv.get("ns_per_op")))
         rows.setdefault(what, {})[int(kv["threads"])] = per
+# pt_bench prints a table per thread count: "ROW | global|split | ms | ..."
+for path in sorted(glob.glob(os.path.join(out, "pt-*.table"))):
+    t = int(os.path.basename(path)[3:-6])
+    row = None
+    for line in open(path):
+        m = re.match(r"^(.*?)\s*\|\s*(global|split)\s*\|\s*([\d.]+)\s*\|", line)
+        if not m:
+            continue
+        row = m.group(1).strip() or row
+        rows.setdefault("pt %s %s lock (ms)" % (row, m.group(2)), {})[t] = float(m.group(3))
 if not rows:
     sys.exit("device: no measurements")
 threads = sorted({t for r in rows.values() for t in r})
@@ -80,5 +99,6 @@ for what, r in sorted(rows.items()):
         else:
             cells.append("%.3f" % r[t])
     print("| %s | %s |" % (what, " | ".join(cells)))
-print("\nns per page (per operation for pcp/pt) of wall time; efficiency = T1 / (n x Tn).")
+print("\nmemmap: ns per page of wall time; pt: ms to fault in the region; "
+      "efficiency = T1 / (n x Tn), the same total work at every thread count.")
 PY
