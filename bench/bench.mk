@@ -8,6 +8,8 @@
 #   make bench-host BENCH_ARGS='--threads 1,2,4,8,16'   host benchmark, full size
 #   make bench-qemu     per-node init and huge pools from QEMU boots (tables)
 #   make compare-linux  Debian's Linux cloud kernel beside memboot (downloads it once)
+#   make bench-pt       seed 003's page-table fault-in benchmark (below)
+#   bench/device.sh     all host benchmarks at 1-16 threads on a many-core machine
 #
 # memmap: mm/memmap.c, mm/buddy.c and kernel/job_plan.c built natively,
 # once per descriptor size (16, 32, 64 bytes), with the kernel's code
