@@ -78,9 +78,10 @@ def text_series(rows):
 
 
 def plot(rows, out_prefix, fmt):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from mbtools.plot import import_pyplot   # finds Debian's matplotlib too
+    plt = import_pyplot()
+    if plt is None:
+        raise ImportError("matplotlib")
     written = []
     for axis in X_AXES:
         s = series(rows, axis)
