@@ -579,8 +579,13 @@ uint64_t pcp_drain(struct pcp_list *l)
 
 	if (l->pz->cfg.policy == PCP_OFF)
 		return 0;
-	while (l->count > 0)
-		done += (uint64_t)bulk_free(l, l->count, PCP_MAX_ORDER);
+	while (l->count > 0) {
+		int n = bulk_free(l, l->count, PCP_MAX_ORDER);
+
+		if (n <= 0)
+			break;   /* inconsistent count, reported by bulk_free() */
+		done += (uint64_t)n;
+	}
 	l->count_min = 0;
 	return done;
 }
