@@ -93,3 +93,23 @@ $(BENCH_O)/pt_bench: bench/pt_bench.c mm/pt.c mm/pt.h mm/page.h kernel/spinlock.
 bench-pt-build: $(BENCH_O)/pt_bench
 bench-pt: $(BENCH_O)/pt_bench
 	@$(BENCH_O)/pt_bench $(PT_BENCH_ARGS)
+
+# Per-CPU page lists: mm/pcp.c and the churn workload (mm/churn.c) in front
+# of mm/buddy.c, on pthreads; prints seed 002's table, one row per step set
+# of Linux's PCP auto-tuning series. Writes no file.
+#   make bench-pcp PCP_BENCH_ARGS='--threads 16 --mix all'
+PCP_BENCH_KSRCS := mm/pcp.c mm/churn.c mm/buddy.c mm/memmap.c
+PCP_BENCH_ARGS ?= --mix all
+$(BENCH_O)/pcp_bench: $(PCP_BENCH_KSRCS) bench/pcp_bench.c bench/bench_support.c \
+		mm/pcp.h mm/churn.h $(MEMMAP_BENCH_HDRS) bench/bench.mk
+	@mkdir -p $(@D)/pcpk
+	@$(if $(Q),echo "  BENCHCC $@")
+	$(Q)for f in $(PCP_BENCH_KSRCS); do \
+		$(CC) $(BENCH_KCFLAGS) -c $$f -o $(@D)/pcpk/$$(basename $$f .c).o || exit 1; \
+	done
+	$(Q)$(CC) $(BENCH_CFLAGS) -pthread -o $@ bench/pcp_bench.c bench/bench_support.c \
+		$(addprefix $(@D)/pcpk/,$(notdir $(PCP_BENCH_KSRCS:.c=.o)))
+
+.PHONY: bench-pcp
+bench-pcp: $(BENCH_O)/pcp_bench
+	@$(BENCH_O)/pcp_bench $(PCP_BENCH_ARGS)
