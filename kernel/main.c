@@ -21,6 +21,7 @@
 #include "kernel/memory.h"
 #include "kernel/meminit.h"
 #include "kernel/params.h"
+#include "kernel/pcp_setup.h"
 #include "kernel/phase.h"
 #include "kernel/record.h"
 #include "kernel/selftest.h"
@@ -121,6 +122,7 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 	PHASE("memmap", meminit_arrays());
 	PHASE("meminit", meminit_run());
 	PHASE("hugetlb", hugetlb_init_pools());
+	PHASE("pcp", pcp_setup_init());
 	PHASE("census", census_ok = census_run("boot"));
 	fault_inject();
 	PHASE("selftest", tests_ok = selftests_run());

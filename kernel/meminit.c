@@ -23,6 +23,7 @@
 #include "mm/alloc.h"
 #include "mm/census.h"
 #include "mm/init.h"
+#include "mm/alloc_pcp.h"
 
 #define PFN(addr) ((addr) >> PAGE_SHIFT)
 
@@ -471,6 +472,7 @@ static void free_chunk(void *arg, uint64_t s, uint64_t e)
 
 bool meminit_alloc_selftest(bool *skipped)
 {
+	alloc_drain();   /* per-CPU lists back, so the free counts compare */
 	uint64_t free_before = alloc_free_count(), cross = 0;
 	uint64_t budget = free_before / ALLOC_SHARE / ALLOC_MAX_BLOCK_PAGES;
 	uint64_t n = budget < ALLOC_SLOTS ? budget : ALLOC_SLOTS;
@@ -491,6 +493,7 @@ bool meminit_alloc_selftest(bool *skipped)
 	uint32_t threads = st.threads;
 	uint64_t allocated = free_before - alloc_free_count();
 	job_run(&f, &st);
+	alloc_drain();   /* per-CPU lists back, so the free counts compare */
 	for (uint32_t i = 0; i < n; i++)
 		cross += slots[i].pfn != ALLOC_NO_PFN && slots[i].cpu != slots[i].freed_by;
 	bool ok = alloc_failures == 0 && alloc_free_count() == free_before;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kernel/exit.h"
+#include "kernel/pcp_setup.h"
 
 struct kernel_params kparams = {
 	.selftests = 0,
@@ -36,7 +37,7 @@ struct kernel_params kparams = {
 	.ptbench_reps = 3,
 };
 
-static const char *const selftest_names[] = { "clock", "jobs", "alloc", "hugetlb", "pt", NULL };
+static const char *const selftest_names[] = { "clock", "jobs", "alloc", "hugetlb", "pt", "churn", NULL };
 static const char *const ptlock_names[] = { "split", "global", NULL };
 
 static bool parse_hugepagesz(const char *value, void *ptr, char *err, size_t err_bytes)
@@ -92,7 +93,7 @@ static bool parse_selftests(const char *value, void *ptr, char *err, size_t err_
 	const char *s = value;
 
 	if (!value || !*value) {
-		snprintf(err, err_bytes, "a comma-separated list of names from: clock, jobs, alloc, hugetlb, pt");
+		snprintf(err, err_bytes, "a comma-separated list of names from: clock, jobs, alloc, hugetlb, pt, churn");
 		return false;
 	}
 	while (*s) {
@@ -105,7 +106,7 @@ static bool parse_selftests(const char *value, void *ptr, char *err, size_t err_
 			}
 		}
 		if (!found) {
-			snprintf(err, err_bytes, "names from: clock, jobs, alloc, hugetlb, pt; '%.*s' is not one",
+			snprintf(err, err_bytes, "names from: clock, jobs, alloc, hugetlb, pt, churn; '%.*s' is not one",
 				 (int)n, s);
 			return false;
 		}
@@ -130,7 +131,7 @@ static bool parse_bench(const char *value, void *ptr, char *err, size_t err_byte
 
 const struct param kernel_param_table[] = {
 	{ .key = "memboot.selftest", .type = PARAM_FUNC, .ptr = &kparams.selftests,
-	  .fn = parse_selftests, .help = "self-tests to run: clock, jobs, alloc, hugetlb, pt" },
+	  .fn = parse_selftests, .help = "self-tests to run: clock, jobs, alloc, hugetlb, pt, churn" },
 	{ .key = "memboot.clock_ms", .type = PARAM_U64, .ptr = &kparams.clock_ms,
 	  .min = 10, .max = 60000, .help = "length of the clock self-test busy-wait" },
 	{ .key = "memboot.fault", .type = PARAM_ENUM, .ptr = &kparams.fault,
@@ -173,6 +174,16 @@ const struct param kernel_param_table[] = {
 	  .help = "zero huge pool pages at boot" },
 	{ .key = "memboot.alloc", .type = PARAM_STR, .ptr = kparams.alloc,
 	  .max = sizeof(kparams.alloc), .help = "the page allocator behind the seam (docs/allocators.md)" },
+	{ .key = "memboot.pcp", .type = PARAM_FUNC, .ptr = &pcp_params.policy,
+	  .fn = pcp_setup_parse_policy, .help = "per-CPU page lists: off, fixed or auto (docs/pcp.md)" },
+	{ .key = "memboot.pcp_steps", .type = PARAM_FUNC, .ptr = &pcp_params.steps,
+	  .fn = pcp_setup_parse_steps, .help = "steps of Linux's PCP auto-tuning series to apply" },
+	{ .key = "memboot.pcp_high_fraction", .type = PARAM_U64, .ptr = &pcp_params.high_fraction,
+	  .min = 0, .max = 1000000, .help = "high = node pages / fraction / CPUs (0: low watermark)" },
+	{ .key = "memboot.churn_mix", .type = PARAM_STR, .ptr = pcp_params.churn_mix,
+	  .max = sizeof(pcp_params.churn_mix), .help = "churn self-test load: kbuild, deep or net" },
+	{ .key = "memboot.churn_allocs", .type = PARAM_U64, .ptr = &pcp_params.churn_allocs,
+	  .min = 1, .max = 1ULL << 32, .help = "allocations per CPU in the churn self-test" },
 	{ .key = "memboot.dump_bootinfo", .type = PARAM_BOOL, .ptr = &kparams.dump_bootinfo,
 	  .help = "print the loader's boot information bytes as blob records" },
 	{ .key = "memboot.ptlock", .type = PARAM_ENUM, .ptr = &kparams.ptlock,

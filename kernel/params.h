@@ -19,6 +19,7 @@ enum selftest_bits {
 	SELFTEST_ALLOC = 1u << 2,
 	SELFTEST_HUGETLB = 1u << 3,
 	SELFTEST_PT = 1u << 4,
+	SELFTEST_CHURN = 1u << 5,
 };
 
 enum init_threads_mode { INIT_THREADS_ONE, INIT_THREADS_NODE, INIT_THREADS_ALL, INIT_THREADS_N };

@@ -16,6 +16,7 @@
 #include "kernel/meminit.h"
 #include "kernel/panic.h"
 #include "kernel/params.h"
+#include "kernel/pcp_setup.h"
 #include "kernel/record.h"
 #include "kernel/time.h"
 #include "mm/alloc.h"
@@ -141,6 +142,11 @@ bool selftests_run(void)
 			selftest_skipped("alloc", "not enough memory");
 		else
 			selftest_result("alloc", ok);
+		all_ok &= ok;
+	}
+	if (kparams.selftests & SELFTEST_CHURN) {
+		bool ok = pcp_setup_churn_selftest();
+		selftest_result("churn", ok);
 		all_ok &= ok;
 	}
 	return all_ok;

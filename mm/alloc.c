@@ -8,6 +8,7 @@
 
 #include "kernel/log.h"
 #include "kernel/panic.h"
+#include "mm/alloc_pcp.h"
 
 /* The table memboot.alloc= chooses from; [0] is the default. Each
  * allocator's file defines its ops. */
@@ -21,6 +22,7 @@ const struct alloc_ops *const alloc_table[] = {
 struct alloc_counters alloc_counters;
 
 static const struct alloc_ops *ops;
+static const struct memmap *the_mm;
 static uint32_t nr_nodes;
 static uint32_t order_of[ALLOC_MAX_NODES][ALLOC_MAX_NODES];   /* fallback node order */
 static uint32_t nr_order[ALLOC_MAX_NODES];
@@ -62,6 +64,8 @@ bool alloc_init(const struct alloc_ops *new_ops, const struct alloc_setup *setup
 	ASSERT(new_ops && setup->nr_nodes >= 1 && setup->nr_nodes <= ALLOC_MAX_NODES,
 	       "%u nodes", setup->nr_nodes);
 	ops = NULL;
+	alloc_pcp_reset();
+	the_mm = setup->mm;
 	grow_fn = NULL;
 	poison = false;
 	memset(&alloc_counters, 0, sizeof(alloc_counters));
@@ -180,15 +184,28 @@ uint64_t alloc_pages(uint32_t node, unsigned order, unsigned flags)
 
 	ASSERT(ops && node < nr_nodes && order <= ALLOC_MAX_ORDER, "node %u order %u", node,
 	       order);
+	/* Per-CPU lists serve small blocks without placement flags. */
+	bool lists = order <= PCP_MAX_ORDER && !(flags & ~ALLOC_THISNODE) && alloc_pcp_active();
+	bool drained = false;
+
 	for (;;) {
 		uint32_t tries = flags & ALLOC_THISNODE ? 1 : nr_order[node];
 		for (uint32_t i = 0; i < tries && pfn == ALLOC_NO_PFN; i++) {
 			uint32_t n = flags & ALLOC_THISNODE ? node : order_of[node][i];
-			pfn = ops->alloc(n, order, flags);
+			pfn = lists ? alloc_pcp_alloc(n, order) : ops->alloc(n, order, flags);
 			if (pfn != ALLOC_NO_PFN && n != node)
 				COUNT(remote_allocs, 1);
 		}
-		if (pfn != ALLOC_NO_PFN || !try_grow(node))
+		if (pfn != ALLOC_NO_PFN)
+			break;
+		/* Blocks of other orders on this CPU's lists may be what is
+		 * missing: give them back once before growing or failing (Linux
+		 * drains the lists before it declares a zone out of memory). */
+		if (lists && !drained && alloc_pcp_drain_this_cpu()) {
+			drained = true;
+			continue;
+		}
+		if (!try_grow(node))
 			break;
 	}
 	if (pfn == ALLOC_NO_PFN) {
@@ -207,6 +224,8 @@ void alloc_free(uint64_t pfn, unsigned order)
 	if (poison)
 		poison_on_free(pfn, order);
 	COUNT(frees, 1);
+	if (alloc_pcp_free(pfn, order))
+		return;
 	ops->free(pfn, order);
 }
 
@@ -262,6 +281,7 @@ void alloc_free_bulk(const uint64_t *pfns, uint32_t count, unsigned order)
 
 void alloc_drain(void)
 {
+	alloc_pcp_drain_all();
 	if (ops && ops->drain)
 		ops->drain();
 }
@@ -287,4 +307,46 @@ uint64_t alloc_count_free(void)
 bool alloc_check(void)
 {
 	return ops && ops->check();
+}
+
+/* --- for the per-CPU lists (mm/alloc_pcp.c) -------------------------------- */
+
+uint32_t alloc_raw_bulk(uint32_t node, unsigned order, uint32_t count, uint64_t *pfns)
+{
+	uint32_t got = 0;
+
+	if (ops->alloc_bulk)
+		return ops->alloc_bulk(node, order, 0, count, pfns);
+	while (got < count) {
+		uint64_t pfn = ops->alloc(node, order, 0);
+		if (pfn == ALLOC_NO_PFN)
+			break;
+		pfns[got++] = pfn;
+	}
+	return got;
+}
+
+void alloc_raw_free_bulk(const uint64_t *pfns, uint32_t count, unsigned order)
+{
+	if (ops->free_bulk) {
+		ops->free_bulk(pfns, count, order);
+		return;
+	}
+	for (uint32_t i = 0; i < count; i++)
+		ops->free(pfns[i], order);
+}
+
+uint64_t alloc_raw_free_pages(uint32_t node)
+{
+	return ops->free_pages(node);
+}
+
+const struct memmap *alloc_memmap(void)
+{
+	return the_mm;
+}
+
+uint32_t alloc_nr_nodes(void)
+{
+	return nr_nodes;
 }

@@ -155,4 +155,13 @@ void alloc_enable_poison(void);
 /* The node order alloc_pages() tries for @node (for tests and reports). */
 uint32_t alloc_fallback_order(uint32_t node, uint32_t *nodes);
 
+/* ---- for the per-CPU lists in front (mm/alloc_pcp.c) ----
+ * The allocator itself, one node, no growth, no counters, no poisoning:
+ * the lists count and poison at their own front door. */
+uint32_t alloc_raw_bulk(uint32_t node, unsigned order, uint32_t count, uint64_t *pfns);
+void alloc_raw_free_bulk(const uint64_t *pfns, uint32_t count, unsigned order);
+uint64_t alloc_raw_free_pages(uint32_t node);
+const struct memmap *alloc_memmap(void);
+uint32_t alloc_nr_nodes(void);
+
 #endif

@@ -8,6 +8,7 @@
 #include "kernel/log.h"
 #include "kernel/record.h"
 #include "mm/alloc.h"
+#include "mm/alloc_pcp.h"
 
 typedef unsigned long long ull;   /* for printf */
 
@@ -46,10 +47,15 @@ static uint64_t diff(uint64_t a, uint64_t b)
 
 bool census_take(const struct census_input *in, const char *when, struct census *c)
 {
-	uint64_t usable = 0, free_by_alloc;
+	uint64_t usable = 0, free_by_alloc, pcp_pages;
 	struct record r;
 
 	memset(c, 0, sizeof(*c));
+	/* The other CPUs are idle at every census: their per-CPU lists go
+	 * back first (Linux drains every CPU's lists before it declares memory
+	 * gone). A block that left a list any other way still shows: heads
+	 * typed PAGE_PCP must match the lists' counters, 0 after the drain. */
+	alloc_drain();
 	for (uint32_t nid = 0; nid < MEMMAP_MAX_NODES; nid++) {
 		struct memmap_range ranges[64];
 		uint32_t nr = 0;
@@ -71,9 +77,14 @@ bool census_take(const struct census_input *in, const char *when, struct census 
 			c->bad += memmap_count_types(&in->mm->nodes[nid], ranges, nr, c->counts);
 	}
 	c->hole = c->pages - usable;
-	alloc_drain();
 	free_by_alloc = alloc_free_count();
+	pcp_pages = alloc_pcp_pages();
 	c->lost = c->counts[PAGE_UNINIT] + c->counts[PAGE_TAIL] + c->counts[PAGE_HOLE];
+	if (c->counts[PAGE_PCP] != pcp_pages) {
+		pr_err("census: %llu pages are on per-CPU lists by their descriptors, %llu by the lists",
+		       (ull)c->counts[PAGE_PCP], (ull)pcp_pages);
+		c->lost += diff(c->counts[PAGE_PCP], pcp_pages);
+	}
 	if (c->counts[PAGE_FREE] != free_by_alloc) {
 		pr_err("census: %llu pages are free by their descriptors, %llu by the allocator",
 		       (ull)c->counts[PAGE_FREE], (ull)free_by_alloc);
@@ -87,8 +98,9 @@ bool census_take(const struct census_input *in, const char *when, struct census 
 		c->lost += diff(fixed, in->fixed_pages);
 	}
 
-	pr_info("census (%s): %llu pages: %llu free, %llu reserved, %llu memmap, %llu pagetable, %llu huge, %llu allocated, %llu hole, %llu lost",
-		when, (ull)c->pages, (ull)c->counts[PAGE_FREE], (ull)c->counts[PAGE_RESERVED],
+	pr_info("census (%s): %llu pages: %llu free, %llu pcp, %llu reserved, %llu memmap, %llu pagetable, %llu huge, %llu allocated, %llu hole, %llu lost",
+		when, (ull)c->pages, (ull)c->counts[PAGE_FREE], (ull)c->counts[PAGE_PCP],
+		(ull)c->counts[PAGE_RESERVED],
 		(ull)c->counts[PAGE_MEMMAP], (ull)c->counts[PAGE_PAGETABLE],
 		(ull)c->counts[PAGE_HUGE], (ull)c->counts[PAGE_ALLOCATED], (ull)c->hole,
 		(ull)c->lost);
@@ -96,6 +108,7 @@ bool census_take(const struct census_input *in, const char *when, struct census 
 	rec_str(&r, "when", when);
 	rec_u64(&r, "pages", c->pages);
 	rec_u64(&r, "free", c->counts[PAGE_FREE]);
+	rec_u64(&r, "pcp", c->counts[PAGE_PCP]);
 	rec_u64(&r, "reserved", c->counts[PAGE_RESERVED]);
 	rec_u64(&r, "memmap", c->counts[PAGE_MEMMAP]);
 	rec_u64(&r, "pagetable", c->counts[PAGE_PAGETABLE]);

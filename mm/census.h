@@ -3,7 +3,8 @@
  * from the page descriptors' heads, and cross-checked against the page
  * allocator (mm/alloc.h) and the early allocator's reservations.
  *
- * A page is free, reserved, memmap, pagetable, huge, allocated, a hole (not
+ * A page is free, pcp (on a per-CPU list), reserved, memmap, pagetable,
+ * huge, allocated, a hole (not
  * RAM), or lost: a descriptor nobody accounts for (unwritten, a tail where a
  * head should be, a hole marker inside RAM), or a difference between the
  * descriptors and the allocators' own counts. The census prints a line and

@@ -24,7 +24,7 @@ const char *page_type_name(unsigned type)
 		[PAGE_TAIL] = "tail",         [PAGE_RESERVED] = "reserved",
 		[PAGE_MEMMAP] = "memmap",     [PAGE_PAGETABLE] = "pagetable",
 		[PAGE_HUGE] = "huge",         [PAGE_ALLOCATED] = "allocated",
-		[PAGE_HOLE] = "hole",
+		[PAGE_HOLE] = "hole",         [PAGE_PCP] = "pcp",
 	};
 	return type < PAGE_NR_TYPES ? names[type] : "?";
 }
