@@ -23,7 +23,8 @@
 BENCH_O := build/bench
 BENCH_DESC_SIZES := 16 32 64
 BENCH_ARGS ?=
-MEMMAP_BENCH_KSRCS := mm/memmap.c mm/buddy.c mm/alloc.c mm/alloc_bitmap.c kernel/job_plan.c
+MEMMAP_BENCH_KSRCS := mm/memmap.c mm/buddy.c mm/alloc.c mm/alloc_bitmap.c kernel/job_plan.c \
+	mm/alloc_pcp.c mm/pcp.c
 MEMMAP_BENCH_HDRS := mm/page.h mm/memmap.h mm/buddy.h mm/alloc.h kernel/job_plan.h kernel/spinlock.h \
 	kernel/panic.h kernel/log.h
 MEMMAP_BENCH_BINS := $(addprefix $(BENCH_O)/memmap_bench_,$(BENCH_DESC_SIZES))
@@ -98,7 +99,7 @@ bench-pt: $(BENCH_O)/pt_bench
 # of mm/buddy.c, on pthreads; prints seed 002's table, one row per step set
 # of Linux's PCP auto-tuning series. Writes no file.
 #   make bench-pcp PCP_BENCH_ARGS='--threads 16 --mix all'
-PCP_BENCH_KSRCS := mm/pcp.c mm/churn.c mm/buddy.c mm/memmap.c
+PCP_BENCH_KSRCS := mm/pcp.c mm/churn.c mm/buddy.c mm/memmap.c mm/alloc.c mm/alloc_pcp.c
 PCP_BENCH_ARGS ?= --mix all
 $(BENCH_O)/pcp_bench: $(PCP_BENCH_KSRCS) bench/pcp_bench.c bench/bench_support.c \
 		mm/pcp.h mm/churn.h $(MEMMAP_BENCH_HDRS) bench/bench.mk

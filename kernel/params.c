@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "kernel/exit.h"
-#include "kernel/pcp_setup.h"
 
 struct kernel_params kparams = {
 	.selftests = 0,
@@ -35,7 +34,24 @@ struct kernel_params kparams = {
 	.bench_pt = false,
 	.ptbench_mib = 64,
 	.ptbench_reps = 3,
+	.pcp = { .policy = PCP_AUTO, .steps = PCP_STEPS_MAINLINE, .high_fraction = 0,
+		 .churn_mix = "kbuild", .churn_allocs = 20000, .churn_seed = 1 },
 };
+
+static bool parse_pcp(const char *value, void *ptr, char *err, size_t err_bytes)
+{
+	enum pcp_policy p;
+
+	if (!pcp_parse_policy(value, &p, err, err_bytes))
+		return false;
+	*(unsigned *)ptr = p;
+	return true;
+}
+
+static bool parse_pcp_steps(const char *value, void *ptr, char *err, size_t err_bytes)
+{
+	return pcp_parse_steps(value, ptr, err, err_bytes);
+}
 
 static const char *const selftest_names[] = { "clock", "jobs", "alloc", "hugetlb", "pt", "churn", NULL };
 static const char *const ptlock_names[] = { "split", "global", NULL };
@@ -174,15 +190,15 @@ const struct param kernel_param_table[] = {
 	  .help = "zero huge pool pages at boot" },
 	{ .key = "memboot.alloc", .type = PARAM_STR, .ptr = kparams.alloc,
 	  .max = sizeof(kparams.alloc), .help = "the page allocator behind the seam (docs/allocators.md)" },
-	{ .key = "memboot.pcp", .type = PARAM_FUNC, .ptr = &pcp_params.policy,
-	  .fn = pcp_setup_parse_policy, .help = "per-CPU page lists: off, fixed or auto (docs/pcp.md)" },
-	{ .key = "memboot.pcp_steps", .type = PARAM_FUNC, .ptr = &pcp_params.steps,
-	  .fn = pcp_setup_parse_steps, .help = "steps of Linux's PCP auto-tuning series to apply" },
-	{ .key = "memboot.pcp_high_fraction", .type = PARAM_U64, .ptr = &pcp_params.high_fraction,
+	{ .key = "memboot.pcp", .type = PARAM_FUNC, .ptr = &kparams.pcp.policy,
+	  .fn = parse_pcp, .help = "per-CPU page lists: off, fixed or auto (docs/pcp.md)" },
+	{ .key = "memboot.pcp_steps", .type = PARAM_FUNC, .ptr = &kparams.pcp.steps,
+	  .fn = parse_pcp_steps, .help = "steps of Linux's PCP auto-tuning series to apply" },
+	{ .key = "memboot.pcp_high_fraction", .type = PARAM_U64, .ptr = &kparams.pcp.high_fraction,
 	  .min = 0, .max = 1000000, .help = "high = node pages / fraction / CPUs (0: low watermark)" },
-	{ .key = "memboot.churn_mix", .type = PARAM_STR, .ptr = pcp_params.churn_mix,
-	  .max = sizeof(pcp_params.churn_mix), .help = "churn self-test load: kbuild, deep or net" },
-	{ .key = "memboot.churn_allocs", .type = PARAM_U64, .ptr = &pcp_params.churn_allocs,
+	{ .key = "memboot.churn_mix", .type = PARAM_STR, .ptr = kparams.pcp.churn_mix,
+	  .max = sizeof(kparams.pcp.churn_mix), .help = "churn self-test load: kbuild, deep or net" },
+	{ .key = "memboot.churn_allocs", .type = PARAM_U64, .ptr = &kparams.pcp.churn_allocs,
 	  .min = 1, .max = 1ULL << 32, .help = "allocations per CPU in the churn self-test" },
 	{ .key = "memboot.dump_bootinfo", .type = PARAM_BOOL, .ptr = &kparams.dump_bootinfo,
 	  .help = "print the loader's boot information bytes as blob records" },

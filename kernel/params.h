@@ -12,6 +12,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/console/options.h"
 #include "mm/hugetlb.h"
+#include "mm/pcp.h"
 
 enum selftest_bits {
 	SELFTEST_CLOCK = 1u << 0,
@@ -20,6 +21,16 @@ enum selftest_bits {
 	SELFTEST_HUGETLB = 1u << 3,
 	SELFTEST_PT = 1u << 4,
 	SELFTEST_CHURN = 1u << 5,
+};
+
+/* Per-CPU page lists (kernel/pcp_setup.h, docs/pcp.md). */
+struct pcp_params {
+	unsigned policy;           /* enum pcp_policy: memboot.pcp */
+	uint32_t steps;            /* PCP_STEP() bits: memboot.pcp_steps */
+	uint64_t high_fraction;    /* memboot.pcp_high_fraction */
+	char churn_mix[16];        /* memboot.churn_mix */
+	uint64_t churn_allocs;     /* memboot.churn_allocs */
+	uint64_t churn_seed;
 };
 
 enum init_threads_mode { INIT_THREADS_ONE, INIT_THREADS_NODE, INIT_THREADS_ALL, INIT_THREADS_N };
@@ -59,6 +70,7 @@ struct kernel_params {
 	uint64_t ptbench_mib;
 	uint64_t ptbench_reps;
 	unsigned apic;                    /* memboot.apic: enum apic_request */
+	struct pcp_params pcp;
 };
 
 extern struct kernel_params kparams;

@@ -13,19 +13,8 @@
 
 #include "mm/pcp.h"
 
-struct pcp_params {
-	enum pcp_policy policy;
-	uint32_t steps;
-	uint64_t high_fraction;
-	char churn_mix[16];
-	uint64_t churn_allocs;
-	uint64_t churn_seed;
-};
-extern struct pcp_params pcp_params;
-
-/* Command-line parsers for kernel/params.c's table. */
-bool pcp_setup_parse_policy(const char *value, void *ptr, char *err, size_t err_bytes);
-bool pcp_setup_parse_steps(const char *value, void *ptr, char *err, size_t err_bytes);
+/* Keys (kernel/params.c, kparams.pcp): memboot.pcp, memboot.pcp_steps,
+ * memboot.pcp_high_fraction, memboot.churn_mix, memboot.churn_allocs. */
 
 /* Put the lists in front of the allocator (after memory init and the huge
  * page pools); logs a line and a "pcp" record. */
