@@ -215,6 +215,22 @@ bool pcp_setup_churn_selftest(void)
 	ns = ktime_ns() - t0;
 	job_run(&fin, &st);
 
+	/* One record per node and CPU: the counters behind the totals, as
+	 * the run left them (before the drain below). */
+	for (uint32_t c = 0; c < alloc_pcp_nr_cpus(); c++) {
+		for (uint32_t n = 0; n < alloc_nr_nodes(); n++) {
+			const struct pcp_list *l = alloc_pcp_list(c, n);
+			if (!l || !(l->st.lock_acquired | l->st.alloc_pcp))
+				continue;
+			rec_begin(&r, "pcp_cpu");
+			rec_u64(&r, "cpu", c);
+			rec_u64(&r, "node", n);
+			emit_stats(&r, &l->st);
+			rec_u64(&r, "high_final", (uint64_t)l->high);
+			record_emit(&r);
+		}
+	}
+
 	struct pcp_stats total;
 	alloc_pcp_stats(ALLOC_PCP_ALL_NODES, &total);
 	uint64_t on_lists = alloc_pcp_pages();
@@ -273,19 +289,5 @@ bool pcp_setup_churn_selftest(void)
 	rec_u64(&r, "lost", lost);
 	rec_u64(&r, "sink", sink & 0xffff);
 	record_emit(&r);
-	/* One line per node and CPU: the counters behind the totals. */
-	for (uint32_t c = 0; c < alloc_pcp_nr_cpus(); c++) {
-		for (uint32_t n = 0; n < alloc_nr_nodes(); n++) {
-			const struct pcp_list *l = alloc_pcp_list(c, n);
-			if (!l || !(l->st.lock_acquired | l->st.alloc_pcp))
-				continue;
-			rec_begin(&r, "pcp_cpu");
-			rec_u64(&r, "cpu", c);
-			rec_u64(&r, "node", n);
-			emit_stats(&r, &l->st);
-			rec_u64(&r, "high_final", (uint64_t)l->high);
-			record_emit(&r);
-		}
-	}
 	return ok;
 }

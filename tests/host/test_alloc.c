@@ -8,6 +8,10 @@
  * run checked against a model of who owns each page. After each, the
  * allocator's invariants hold and the census of the descriptors
  * (memmap_count_types) agrees with its free-page counters.
+ *
+ * Each allocator runs the suite twice: alone, and with the per-CPU lists
+ * (mm/alloc_pcp.h, policy auto, every step) in front of it, each test
+ * thread a CPU of its own. Free counts are then read after a drain.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +26,7 @@
 #include <cmocka.h>
 
 #include "mm/alloc.h"
+#include "mm/alloc_pcp.h"
 #include "mm/memmap.h"
 #include "mm/page.h"
 #include "tests/host/host_support.h"
@@ -58,6 +63,57 @@ struct world {
 };
 
 static struct world W;
+
+/* Per-CPU lists in front (the second run of each allocator): each thread
+ * takes the next CPU id; CPU i lives on node i % NR_NODES. */
+#define PCP_CPUS 16
+static bool with_pcp;
+static uint32_t next_cpu;
+static __thread int my_cpu = -1;
+static uint32_t cpu_nodes[PCP_CPUS];
+static void *pcp_mem[PCP_CPUS * NR_NODES];
+static uint32_t nr_pcp_mem;
+
+static uint32_t host_cpu(void)
+{
+	if (my_cpu < 0 || (uint32_t)my_cpu >= PCP_CPUS)
+		my_cpu = (int)(__atomic_fetch_add(&next_cpu, 1, __ATOMIC_RELAXED) % PCP_CPUS);
+	return (uint32_t)my_cpu;
+}
+
+static void *host_list_mem(void *ctx, size_t bytes, uint32_t node)
+{
+	void *p = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+
+	assert_non_null(p);
+	assert_true(node < NR_NODES && nr_pcp_mem < PCP_CPUS * NR_NODES);
+	memset(p, 0x5a, bytes);
+	pcp_mem[nr_pcp_mem++] = p;
+	return p;
+}
+
+static void pcp_start(void)
+{
+	struct alloc_pcp_setup s = {
+		.nr_cpus = PCP_CPUS, .cpu_node = cpu_nodes, .this_cpu = host_cpu,
+		.mem = host_list_mem,
+		.cfg = { .policy = PCP_AUTO, .steps = PCP_STEPS_KNOWN, .cache_bytes = 64 << 20 },
+	};
+	for (uint32_t c = 0; c < PCP_CPUS; c++)
+		cpu_nodes[c] = c % NR_NODES;
+	next_cpu = 0;
+	my_cpu = -1;
+	nr_pcp_mem = 0;
+	assert_true(alloc_pcp_init(&s));
+	assert_true(alloc_pcp_active());
+}
+
+/* The allocator's free pages with nothing left on the lists. */
+static uint64_t free_now(void)
+{
+	alloc_drain();
+	return alloc_free_count();
+}
 
 static uint64_t host_reserve(void *ctx, uint64_t bytes, uint32_t node)
 {
@@ -97,6 +153,8 @@ static void world_start(const struct alloc_ops *ops, const uint8_t *dist)
 	assert_true(alloc_init(ops, &setup, dist));
 	assert_ptr_equal(alloc_current(), ops);
 	assert_int_equal(alloc_free_count(), 0);
+	if (with_pcp)
+		pcp_start();
 }
 
 struct fill_ctx {
@@ -138,6 +196,11 @@ static void world_fill(bool lazy)
 
 static void world_end(void)
 {
+	alloc_drain();
+	alloc_pcp_reset();
+	for (uint32_t i = 0; i < nr_pcp_mem; i++)
+		free(pcp_mem[i]);
+	nr_pcp_mem = 0;
 	for (uint32_t n = 0; n < NR_NODES; n++)
 		free(W.arrays[n]);
 	for (uint32_t i = 0; i < W.nr_reserved; i++)
@@ -155,7 +218,17 @@ static void assert_census(uint64_t allocated_pages)
 		assert_int_equal(memmap_count_types(&W.mm.nodes[n], &r, 1, counts), 0);
 	}
 	assert_true(alloc_check());
+	/* Blocks on per-CPU lists are their own kind in the census. */
+	assert_int_equal(counts[PAGE_PCP], alloc_pcp_pages());
+	assert_int_equal(counts[PAGE_FREE], alloc_free_count());
 	alloc_drain();
+	memset(counts, 0, sizeof(counts));
+	for (uint32_t n = 0; n < NR_NODES; n++) {
+		struct memmap_range r = { span[n].start, span[n].end };
+		assert_int_equal(memmap_count_types(&W.mm.nodes[n], &r, 1, counts), 0);
+	}
+	assert_int_equal(counts[PAGE_PCP], 0);
+	assert_int_equal(alloc_pcp_pages(), 0);
 	assert_int_equal(alloc_free_count(), alloc_count_free());
 	assert_int_equal(counts[PAGE_FREE], alloc_free_count());
 	assert_int_equal(counts[PAGE_RESERVED], RESERVED_PAGES);
@@ -206,10 +279,10 @@ static void test_every_order(void **state)
 			uint64_t pfn = alloc_pages(1, order, 0);
 			assert_block(pfn, order, true);
 			assert_int_equal(node_of(pfn), 1);
-			assert_int_equal(alloc_free_count(), W.free_at_start - (1ULL << order));
+			assert_int_equal(free_now(), W.free_at_start - (1ULL << order));
 			assert_census(1ULL << order);
 			alloc_free(pfn, order);
-			assert_int_equal(alloc_free_count(), W.free_at_start);
+			assert_int_equal(free_now(), W.free_at_start);
 			assert_census(0);
 		}
 		assert_int_equal(alloc_counters.allocs, ALLOC_MAX_ORDER + 1);
@@ -250,7 +323,7 @@ static void test_exhaustion(void **state)
 		assert_census(n << order);
 		for (uint64_t i = 0; i < n; i++)
 			alloc_free(pfns[(i * 7919) % n], (unsigned)order);   /* shuffled */
-		assert_int_equal(alloc_free_count(), W.free_at_start);
+		assert_int_equal(free_now(), W.free_at_start);
 		assert_census(0);
 		/* Everything merged back: whole blocks again. */
 		assert_int_equal(alloc_pages(2, ALLOC_MAX_ORDER, 0) != ALLOC_NO_PFN, 1);
@@ -382,7 +455,7 @@ static void test_grow(void **state)
 	assert_int_equal(alloc_counters.grows, 2);
 	assert_int_equal(alloc_pages(2, 0, 0), ALLOC_NO_PFN);
 	alloc_set_grow(NULL, NULL);
-	assert_int_equal(alloc_free_count(), 0);
+	assert_int_equal(free_now(), 0);
 	world_end();
 }
 
@@ -433,7 +506,7 @@ static void test_cross_thread_frees(void **state)
 	assert_int_equal(alloc_counters.failures, 0);
 	assert_int_equal(alloc_counters.allocs, 4 * THREADS * PER_THREAD);
 	assert_int_equal(alloc_counters.frees, alloc_counters.allocs);
-	assert_int_equal(alloc_free_count(), W.free_at_start);
+	assert_int_equal(free_now(), W.free_at_start);
 	assert_census(0);
 	world_end();
 }
@@ -477,7 +550,7 @@ static void test_random_model(void **state)
 				/* Only when no node has a free aligned block that large:
 				 * order 0 must then be impossible too. */
 				if (order == 0)
-					assert_int_equal(alloc_free_count(), 0);
+					assert_int_equal(free_now(), 0);
 				continue;
 			}
 			assert_block(pfn, order, true);
@@ -488,7 +561,7 @@ static void test_random_model(void **state)
 			owned += 1ULL << order;
 			held[nr_held++] = (struct held){ pfn, order };
 		}
-		assert_int_equal(alloc_free_count(), W.free_at_start - owned);
+		assert_int_equal(free_now(), W.free_at_start - owned);
 		if (step % 2000 == 0)
 			assert_census(owned);
 	}
@@ -527,20 +600,26 @@ int main(void)
 
 	const struct CMUnitTest common[] = { cmocka_unit_test(test_table) };
 	failed += cmocka_run_group_tests_name("alloc_table", common, NULL, NULL);
-	for (unsigned i = 0; alloc_table[i]; i++) {
-		void *ops = (void *)alloc_table[i];
-		const struct CMUnitTest tests[] = {
-			cmocka_unit_test_prestate(test_every_order, ops),
-			cmocka_unit_test_prestate(test_exhaustion, ops),
-			cmocka_unit_test_prestate(test_fallback_by_distance, ops),
-			cmocka_unit_test_prestate(test_flags, ops),
-			cmocka_unit_test_prestate(test_bulk, ops),
-			cmocka_unit_test_prestate(test_grow, ops),
-			cmocka_unit_test_prestate(test_cross_thread_frees, ops),
-			cmocka_unit_test_prestate(test_random_model, ops),
-		};
-		failed += _cmocka_run_group_tests(alloc_table[i]->name, tests,
-						  sizeof(tests) / sizeof(tests[0]), NULL, NULL);
+	for (int pcp = 0; pcp <= 1; pcp++) {
+		with_pcp = pcp;
+		for (unsigned i = 0; alloc_table[i]; i++) {
+			void *ops = (void *)alloc_table[i];
+			char name[64];
+			const struct CMUnitTest tests[] = {
+				cmocka_unit_test_prestate(test_every_order, ops),
+				cmocka_unit_test_prestate(test_exhaustion, ops),
+				cmocka_unit_test_prestate(test_fallback_by_distance, ops),
+				cmocka_unit_test_prestate(test_flags, ops),
+				cmocka_unit_test_prestate(test_bulk, ops),
+				cmocka_unit_test_prestate(test_grow, ops),
+				cmocka_unit_test_prestate(test_cross_thread_frees, ops),
+				cmocka_unit_test_prestate(test_random_model, ops),
+			};
+			snprintf(name, sizeof(name), "%s%s", alloc_table[i]->name,
+				 pcp ? " with pcp in front" : "");
+			failed += _cmocka_run_group_tests(name, tests, sizeof(tests) / sizeof(tests[0]),
+							  NULL, NULL);
+		}
 	}
 	return failed;
 }
