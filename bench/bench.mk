@@ -114,3 +114,10 @@ $(BENCH_O)/pcp_bench: $(PCP_BENCH_KSRCS) bench/pcp_bench.c bench/bench_support.c
 .PHONY: bench-pcp
 bench-pcp: $(BENCH_O)/pcp_bench
 	@$(BENCH_O)/pcp_bench $(PCP_BENCH_ARGS)
+
+# The same rows from guest boots (memboot.selftest=churn, 2 nodes x 4 CPUs):
+#   make bench-pcp-guest PCP_GUEST_ARGS='--repeats 5 --mix deep'
+PCP_GUEST_ARGS ?=
+.PHONY: bench-pcp-guest
+bench-pcp-guest: $(O)/memboot.elf
+	@python3 bench/pcp_guest.py --elf $(O)/memboot.elf $(PCP_GUEST_ARGS)

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""The churn table from guest boots: memboot.selftest=churn once per step set
+of Linux's PCP auto-tuning series (the same rows as build/bench/pcp_bench),
+each booted --repeats times; medians of the `churn` records. Prints a
+table, writes no file.
+
+  python3 bench/pcp_guest.py [--nodes 2] [--cpus-per-node 4] [--mem-per-node 1G]
+                             [--repeats 3] [--mix kbuild] [--allocs 8000] [--iso ISO]
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# name, memboot.pcp, memboot.pcp_steps, memboot.pcp_high_fraction
+ROWS = [
+    ("off", "off", "mainline", 0),
+    ("fixed", "fixed", "1,3,4,5,10", 8),
+    ("base", "auto", "none", 0),
+    ("patch1", "auto", "1", 0),
+    ("patch3", "auto", "1,3", 0),
+    ("patch5", "auto", "1,3,4,5", 0),
+    ("patch7", "auto", "1,3,4,5,7", 0),
+    ("patch8", "auto", "1,3,4,5,7,8", 0),
+    ("patch9", "auto", "1,3,4,5,7,8,9", 0),
+    ("patch10", "auto", "all", 0),
+    ("mainline", "auto", "mainline", 0),
+]
+
+
+def boot(args, policy, steps, fraction):
+    append = (f"memboot.selftest=churn memboot.churn_mix={args.mix} "
+              f"memboot.churn_allocs={args.allocs} memboot.pcp={policy} "
+              f"memboot.pcp_steps={steps} memboot.pcp_high_fraction={fraction}")
+    argv = [os.path.join(ROOT, "tools", "memboot"), "run", "--json", "--boot", "pvh",
+            "--nodes", str(args.nodes), "--cpus-per-node", str(args.cpus_per_node),
+            "--mem-per-node", args.mem_per_node, "--append", append]
+    if args.elf:
+        argv += ["--elf", args.elf]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        sys.exit(f"pcp_guest: boot failed (status {proc.returncode}): {append}\n{proc.stderr}")
+    recs = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+    churn = [r for r in recs if r.get("event") == "churn"]
+    if len(churn) != 1 or churn[0]["lost"] or churn[0]["left_on_lists"]:
+        sys.exit(f"pcp_guest: {append}: no clean churn record: {churn}")
+    return churn[0]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--nodes", type=int, default=2)
+    ap.add_argument("--cpus-per-node", type=int, default=4)
+    ap.add_argument("--mem-per-node", default="1G")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--mix", default="kbuild")
+    ap.add_argument("--allocs", type=int, default=8000)
+    ap.add_argument("--elf", help="kernel ELF (default: the debug build)")
+    args = ap.parse_args()
+    if args.repeats < 1 or args.nodes < 1 or args.cpus_per_node < 1 or args.allocs < 1:
+        sys.exit("pcp_guest: --repeats, --nodes, --cpus-per-node and --allocs must be >= 1")
+
+    runs = {name: [] for name, *_ in ROWS}
+    for _ in range(args.repeats):          # interleaved, as on the host
+        for name, policy, steps, fraction in ROWS:
+            runs[name].append(boot(args, policy, steps, fraction))
+
+    def med(name, key):
+        return statistics.median(r[key] for r in runs[name])
+
+    def lock_pct(r):
+        return 100.0 * r["spin_ns"] / (r["ns"] * r["threads"]) if r["ns"] else 0.0
+
+    base = {k: med("base", k) for k in ("ns", "free_high", "alloc_zone_pages")}
+    print(f"churn mix {args.mix} in the guest: {args.nodes} nodes x {args.cpus_per_node} CPUs x "
+          f"{args.mem_per_node}, {args.allocs} allocations per CPU, median of {args.repeats} boots\n")
+    print("| step | steps | time | lock contend% | free_high | alloc_zone | ms | zone lock acq "
+          "| contended | free_high n | alloc_zone pages | high min/max |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for name, policy, steps, fraction in ROWS:
+        rs = runs[name]
+        shown = "-" if policy == "off" else steps + (f" f={fraction}" if fraction else "")
+        rel = lambda k: 100.0 * med(name, k) / base[k] if base[k] else 0.0
+        print(f"| {name} | {shown} | {rel('ns'):.1f} | "
+              f"{statistics.median(lock_pct(r) for r in rs):.1f} | {rel('free_high'):.1f} | "
+              f"{rel('alloc_zone_pages'):.1f} | {med(name, 'ns') / 1e6:.0f} | "
+              f"{med(name, 'lock_acquired'):.0f} | {med(name, 'lock_contended'):.0f} | "
+              f"{med(name, 'free_high'):.0f} | {med(name, 'alloc_zone_pages'):.0f} | "
+              f"{med(name, 'high_min'):.0f}/{med(name, 'high_max'):.0f} |")
+    ml, p9 = runs["mainline"], runs["patch10"]
+    print(f"\npatch 9 on top of mainline (patch10 row vs mainline row): alloc_zone "
+          f"{100.0 * (med('patch10', 'alloc_zone_pages') / med('mainline', 'alloc_zone_pages') - 1):+.1f}%, "
+          f"time {100.0 * (med('patch10', 'ns') / med('mainline', 'ns') - 1):+.1f}%")
+
+
+if __name__ == "__main__":
+    main()
