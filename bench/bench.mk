@@ -99,7 +99,8 @@ bench-pt: $(BENCH_O)/pt_bench
 # of mm/buddy.c, on pthreads; prints seed 002's table, one row per step set
 # of Linux's PCP auto-tuning series. Writes no file.
 #   make bench-pcp PCP_BENCH_ARGS='--threads 16 --mix all'
-PCP_BENCH_KSRCS := mm/pcp.c mm/churn.c mm/buddy.c mm/memmap.c mm/alloc.c mm/alloc_pcp.c
+PCP_BENCH_KSRCS := mm/pcp.c mm/churn.c mm/buddy.c mm/memmap.c mm/alloc.c mm/alloc_bitmap.c \
+	mm/alloc_pcp.c
 PCP_BENCH_ARGS ?= --mix all
 $(BENCH_O)/pcp_bench: $(PCP_BENCH_KSRCS) bench/pcp_bench.c bench/bench_support.c \
 		mm/pcp.h mm/churn.h $(MEMMAP_BENCH_HDRS) bench/bench.mk
