@@ -6,7 +6,7 @@ GIB = 1 << 30
 MIB = 1 << 20
 PHASES = ["early", "bootinfo", "cmdline", "console", "report", "physmem", "acpi", "numa", "hugetlb1g",
           "pagetables", "smp", "memmap", "meminit", "hugetlb", "census",
-          "selftest"]
+          "pcp", "selftest"]
 
 
 def _common(b, boot_path):
