@@ -24,6 +24,7 @@
 #include "mm/census.h"
 #include "mm/init.h"
 #include "mm/alloc_pcp.h"
+#include "kernel/pcp_setup.h"
 
 #define PFN(addr) ((addr) >> PAGE_SHIFT)
 
@@ -297,6 +298,11 @@ static uint64_t reserve_for_alloc(void *ctx, uint64_t bytes, uint32_t node)
 	return physmem_alloc(&physmem, bytes, 4096, node, false, "alloc");
 }
 
+static uint64_t reserve_for_pcp(uint64_t bytes, uint32_t node)
+{
+	return physmem_alloc(&physmem, bytes, 4096, node, false, "pcp");
+}
+
 /* memboot.alloc= chooses the allocator behind the seam; an unknown name is
  * reported and the default used. */
 static void alloc_start(void)
@@ -340,6 +346,7 @@ void meminit_run(void)
 	};
 
 	alloc_start();
+	pcp_setup_reserve(reserve_for_pcp);
 	mminit_start(&mi, &memmap, numa_topo.nr_nodes, &cfg);
 	for (uint32_t nid = 0; nid < numa_topo.nr_nodes; nid++)
 		if (has_memory(nid))

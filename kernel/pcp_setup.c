@@ -23,20 +23,23 @@ static uint32_t cpu_id(void)
 	return this_cpu()->cpu;
 }
 
-/* A CPU's list memory: whole pages on its node, never given back. */
-static void *list_mem(void *ctx, size_t bytes, uint32_t node)
-{
-	unsigned order = 0;
-	uint64_t pfn;
+/* Each CPU's lists live in one block of its node's memory, reserved from
+ * physmem before memory init hands the rest to the allocator (as the
+ * allocator's own structures are): counted by the census as reserved, and
+ * the boot census still counts exactly what memory init left free. */
+static uint64_t list_base[MAX_CPUS], list_used[MAX_CPUS], list_bytes_per_cpu;
+static uint32_t cpu_node[MAX_CPUS];
 
-	while ((4096ULL << order) < bytes && order < ALLOC_MAX_ORDER)
-		order++;
-	if ((4096ULL << order) < bytes)
+static void *list_mem(void *ctx, size_t bytes, uint32_t cpu, uint32_t node)
+{
+	void *p;
+
+	bytes = (bytes + 63) & ~(size_t)63;
+	if (cpu >= MAX_CPUS || !list_base[cpu] || list_used[cpu] + bytes > list_bytes_per_cpu)
 		return NULL;
-	pfn = alloc_pages(node, order, ALLOC_THISNODE);
-	if (pfn == ALLOC_NO_PFN)
-		pfn = alloc_pages(node, order, 0);   /* a node without memory left */
-	return pfn == ALLOC_NO_PFN ? NULL : (void *)(uintptr_t)(pfn << PAGE_SIZE_SHIFT);
+	p = (void *)(uintptr_t)(list_base[cpu] + list_used[cpu]);
+	list_used[cpu] += bytes;
+	return p;
 }
 
 /* The per-CPU data cache slice Linux's patch 2 of the series computes
@@ -67,9 +70,8 @@ static uint64_t cache_slice_bytes(void)
 	return total;
 }
 
-void pcp_setup_init(void)
+static struct alloc_pcp_setup setup_of_params(void)
 {
-	static uint32_t cpu_node[MAX_CPUS];
 	struct alloc_pcp_setup s = {
 		.nr_cpus = nr_cpus_online, .cpu_node = cpu_node, .this_cpu = cpu_id,
 		.now_ns = ktime_ns, .mem = list_mem,
@@ -77,11 +79,34 @@ void pcp_setup_init(void)
 			 .high_fraction = (uint32_t)kparams.pcp.high_fraction,
 			 .cache_bytes = cache_slice_bytes() },
 	};
-	struct record r;
-	char steps[48];
 
 	for (uint32_t c = 0; c < nr_cpus_online; c++)
 		cpu_node[c] = percpu_of[c] ? percpu_of[c]->mem_node : 0;
+	return s;
+}
+
+void pcp_setup_reserve(uint64_t (*reserve)(uint64_t bytes, uint32_t node))
+{
+	struct alloc_pcp_setup s = setup_of_params();
+	/* Every list rounded to 64 bytes, as list_mem() carves them. */
+	uint64_t bytes = alloc_pcp_bytes_per_cpu(&s) + 64 * ALLOC_MAX_NODES;
+
+	list_bytes_per_cpu = (bytes + 4095) & ~4095ULL;
+	for (uint32_t c = 0; c < nr_cpus_online; c++) {
+		list_used[c] = 0;
+		list_base[c] = reserve(list_bytes_per_cpu, cpu_node[c]);
+		if (!list_base[c])
+			pr_warn("pcp: no %llu bytes on node %u for cpu %u's lists",
+				(unsigned long long)list_bytes_per_cpu, cpu_node[c], c);
+	}
+}
+
+void pcp_setup_init(void)
+{
+	struct alloc_pcp_setup s = setup_of_params();
+	struct record r;
+	char steps[48];
+
 	pcp_format_steps(s.cfg.steps, steps, sizeof(steps));
 	if (!alloc_pcp_init(&s)) {
 		pr_warn("pcp: per-CPU lists not set up; every allocation goes to the allocator");

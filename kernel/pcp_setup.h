@@ -16,8 +16,13 @@
 /* Keys (kernel/params.c, kparams.pcp): memboot.pcp, memboot.pcp_steps,
  * memboot.pcp_high_fraction, memboot.churn_mix, memboot.churn_allocs. */
 
-/* Put the lists in front of the allocator (after memory init and the huge
- * page pools); logs a line and a "pcp" record. */
+/* Reserve each CPU's list memory on its node through @reserve (physmem,
+ * before memory init hands free memory to the allocator, after the
+ * allocator started: it sizes the lists from the nodes). */
+void pcp_setup_reserve(uint64_t (*reserve)(uint64_t bytes, uint32_t node));
+
+/* Put the lists in front of the allocator (after the boot census), in the
+ * memory reserved above; logs a line and a "pcp" record per node. */
 void pcp_setup_init(void);
 
 /* memboot.selftest=churn: the churn workload on every online CPU, then

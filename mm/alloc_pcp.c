@@ -76,10 +76,50 @@ bool alloc_pcp_active(void)
 	return __atomic_load_n(&active, __ATOMIC_ACQUIRE);
 }
 
+/* Each node's sizing, from its span and the CPUs on it. */
+static void size_nodes(const struct alloc_pcp_setup *s, const struct memmap *mm,
+		       uint32_t nnodes, struct node_lists *out)
+{
+	uint64_t total = 0;
+
+	for (uint32_t n = 0; n < nnodes; n++)
+		total += mm->nodes[n].nr_pages;
+	for (uint32_t n = 0; n < nnodes; n++) {
+		uint32_t cpus_here = 0;
+
+		if (!mm->nodes[n].nr_pages)
+			continue;
+		for (uint32_t c = 0; c < s->nr_cpus; c++)
+			cpus_here += s->cpu_node[c] == n;
+		out[n].node = n;
+		/* Linux splits a zone's high over the CPUs of its node; a
+		 * CPU-less node's memory is shared by every CPU. */
+		pcp_zone_init(&out[n].pz, &backend, &out[n], &out[n].lock, &s->cfg,
+			      mm->nodes[n].nr_pages, total, cpus_here ? cpus_here : s->nr_cpus);
+		out[n].pz.now_ns = s->now_ns;
+	}
+}
+
+size_t alloc_pcp_bytes_per_cpu(const struct alloc_pcp_setup *s)
+{
+	static struct node_lists tmp[ALLOC_MAX_NODES];
+	const struct memmap *mm = alloc_memmap();
+	uint32_t nnodes = alloc_nr_nodes();
+	size_t bytes = 0;
+
+	if (!mm || !s->nr_cpus || s->nr_cpus > MAX_LIST_CPUS)
+		return 0;
+	memset(tmp, 0, sizeof(tmp));
+	size_nodes(s, mm, nnodes, tmp);
+	for (uint32_t n = 0; n < nnodes; n++)
+		if (mm->nodes[n].nr_pages)
+			bytes += pcp_list_bytes(&tmp[n].pz);
+	return bytes;
+}
+
 bool alloc_pcp_init(const struct alloc_pcp_setup *s)
 {
 	const struct memmap *mm = alloc_memmap();
-	uint64_t total = 0;
 
 	alloc_pcp_reset();
 	if (!mm || !s->nr_cpus || s->nr_cpus > MAX_LIST_CPUS || !s->this_cpu || !s->mem) {
@@ -88,29 +128,14 @@ bool alloc_pcp_init(const struct alloc_pcp_setup *s)
 		return false;
 	}
 	nr_nodes = alloc_nr_nodes();
-	for (uint32_t n = 0; n < nr_nodes; n++)
-		total += mm->nodes[n].nr_pages;
-	for (uint32_t n = 0; n < nr_nodes; n++) {
-		uint32_t cpus_here = 0;
-
-		if (!mm->nodes[n].nr_pages)
-			continue;
-		for (uint32_t c = 0; c < s->nr_cpus; c++)
-			cpus_here += s->cpu_node[c] == n;
-		nodes[n].node = n;
-		/* Linux splits a zone's high over the CPUs of its node; a
-		 * CPU-less node's memory is shared by every CPU. */
-		pcp_zone_init(&nodes[n].pz, &backend, &nodes[n], &nodes[n].lock, &s->cfg,
-			      mm->nodes[n].nr_pages, total, cpus_here ? cpus_here : s->nr_cpus);
-		nodes[n].pz.now_ns = s->now_ns;
-	}
+	size_nodes(s, mm, nr_nodes, nodes);
 	for (uint32_t c = 0; c < s->nr_cpus; c++) {
 		for (uint32_t n = 0; n < nr_nodes; n++) {
 			void *mem;
 
 			if (!mm->nodes[n].nr_pages)
 				continue;
-			mem = s->mem(s->mem_ctx, pcp_list_bytes(&nodes[n].pz), s->cpu_node[c]);
+			mem = s->mem(s->mem_ctx, pcp_list_bytes(&nodes[n].pz), c, n);
 			if (!mem) {
 				pr_err("pcp: no memory on node %u for cpu %u's list of node %u (%zu bytes): no per-CPU lists",
 				       s->cpu_node[c], c, n, pcp_list_bytes(&nodes[n].pz));

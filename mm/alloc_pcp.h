@@ -33,8 +33,9 @@ struct alloc_pcp_setup {
 	const uint32_t *cpu_node;          /* each CPU's node (where its lists live) */
 	uint32_t (*this_cpu)(void);        /* the caller's id, < nr_cpus */
 	uint64_t (*now_ns)(void);          /* for lock spin time (may be NULL) */
-	/* Memory on @node for a CPU's list (kept for good); NULL if none. */
-	void *(*mem)(void *ctx, size_t bytes, uint32_t node);
+	/* Memory for @cpu's list of @node (kept for good), on cpu_node[cpu];
+	 * NULL if none. */
+	void *(*mem)(void *ctx, size_t bytes, uint32_t cpu, uint32_t node);
 	void *mem_ctx;
 	struct pcp_config cfg;
 };
@@ -45,6 +46,10 @@ struct alloc_pcp_setup {
  * still installs them: every request then goes to the allocator under the
  * node lock, so the counters compare. */
 bool alloc_pcp_init(const struct alloc_pcp_setup *s);
+
+/* Bytes alloc_pcp_init() will ask @s->mem for, per CPU (all its lists):
+ * to reserve them before memory goes to the allocator. Needs alloc_init(). */
+size_t alloc_pcp_bytes_per_cpu(const struct alloc_pcp_setup *s);
 
 /* Lists gone (without draining: call alloc_pcp_drain_all first). */
 void alloc_pcp_reset(void);

@@ -81,12 +81,12 @@ static uint32_t host_cpu(void)
 	return (uint32_t)my_cpu;
 }
 
-static void *host_list_mem(void *ctx, size_t bytes, uint32_t node)
+static void *host_list_mem(void *ctx, size_t bytes, uint32_t cpu, uint32_t node)
 {
 	void *p = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
 
 	assert_non_null(p);
-	assert_true(node < NR_NODES && nr_pcp_mem < PCP_CPUS * NR_NODES);
+	assert_true(cpu < PCP_CPUS && node < NR_NODES && nr_pcp_mem < PCP_CPUS * NR_NODES);
 	memset(p, 0x5a, bytes);
 	pcp_mem[nr_pcp_mem++] = p;
 	return p;
@@ -104,6 +104,7 @@ static void pcp_start(void)
 	next_cpu = 0;
 	my_cpu = -1;
 	nr_pcp_mem = 0;
+	assert_true(alloc_pcp_bytes_per_cpu(&s) > 0);
 	assert_true(alloc_pcp_init(&s));
 	assert_true(alloc_pcp_active());
 }
