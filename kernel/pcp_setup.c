@@ -222,7 +222,7 @@ bool pcp_setup_churn_selftest(void)
 				alloc_free(mem_pfn[k], mem_order[k]);
 			return true;
 		}
-		churn_mem[i] = (void *)(uintptr_t)(mem_pfn[i] << PAGE_SIZE_SHIFT);
+		churn_mem[i] = (void *)(uintptr_t)(mem_pfn[i] << PAGE_SHIFT);
 	}
 	if (!churn_init(&churn, &p, &churn_ops, churn_mem))
 		return false;
