@@ -35,6 +35,9 @@
 	X(lazy)          /* what the first allocations paid (lazy init) */  \
 	X(census)        /* every page counted once */                      \
 	X(alloc_test)    /* the allocation self-test */                     \
+	X(pcp)           /* a node's per-CPU lists at boot */               \
+	X(churn)         /* the churn self-test through the lists */        \
+	X(pcp_cpu)       /* one CPU's list of one node after churn */       \
 	X(hugetlb)       /* a node's huge page pool of one size */          \
 	X(huge_page)     /* one pool page (trace) */                        \
 	X(hugetlb_test)  /* the huge page self-test */                      \

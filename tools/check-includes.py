@@ -43,6 +43,7 @@ PHASE_FILES = {
     "kernel/hugetlb.c", "kernel/hugetlb.h",
     "kernel/meminit.c", "kernel/meminit.h",
     "kernel/memory.c", "kernel/memory.h",
+    "kernel/pcp_setup.c", "kernel/pcp_setup.h",
     "kernel/pagealloc.c", "kernel/pagealloc.h",
     "kernel/selftest.c", "kernel/selftest.h",
     "kernel/smp.c", "kernel/smp.h",
@@ -64,6 +65,9 @@ EXCEPTIONS = {
     ("kernel/params.h", "mm/hugetlb.h"):
         "the parameter table holds the huge page requests; hugetlb should "
         "declare and parse its own keys",
+    ("kernel/params.h", "mm/pcp.h"):
+        "the parameter table holds the per-CPU list keys (policy and step "
+        "values); pcp should declare and parse its own keys",
     ("mm/numa.c", "boot/bootinfo.h"):
         "numa takes a whole struct bootinfo as its map; it should get ranges",
     ("mm/physmem.c", "boot/bootinfo.h"):
