@@ -8,13 +8,6 @@
 
 #include "kernel/cmdline.h"
 
-void hugetlb_config_init(struct hugetlb_config *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->current = -1;
-	c->default_size = HUGETLB_2M;
-}
-
 uint64_t hugetlb_size_bytes(enum hugetlb_size s)
 {
 	return s == HUGETLB_1G ? 1ULL << 30 : 1ULL << 21;

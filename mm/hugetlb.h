@@ -50,7 +50,6 @@ struct hugetlb_config {
 	struct hugetlb_request implicit_req;   /* before any hugepagesz=: the default size */
 };
 
-void hugetlb_config_init(struct hugetlb_config *c);
 uint64_t hugetlb_size_bytes(enum hugetlb_size s);
 const char *hugetlb_size_name(enum hugetlb_size s);   /* "2.00 MiB", "1.00 GiB" */
 

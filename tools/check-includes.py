@@ -44,7 +44,6 @@ PHASE_FILES = {
     "kernel/meminit.c", "kernel/meminit.h",
     "kernel/memory.c", "kernel/memory.h",
     "kernel/pcp_setup.c", "kernel/pcp_setup.h",
-    "kernel/pagealloc.c", "kernel/pagealloc.h",
     "kernel/selftest.c", "kernel/selftest.h",
     "kernel/smp.c", "kernel/smp.h",
     "kernel/vm.c", "kernel/vm.h", "kernel/vm_test.c",

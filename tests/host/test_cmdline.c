@@ -539,7 +539,8 @@ static void test_kernel_hugepages_after_invalid_size(void **state)
 	assert_int_equal(kparams.huge.req[HUGETLB_1G].total, 1);
 	assert_false(kparams.huge.req[HUGETLB_2M].set);
 
-	hugetlb_config_init(&kparams.huge);      /* a fresh boot */
+	kparams.huge = (struct hugetlb_config){ .current = -1, .default_size = HUGETLB_2M };
+						 /* a fresh boot */
 	assert_result(params_parse("hugepages=2 default_hugepagesz=1G"), 2, 2, 0, 0);
 	assert_int_equal(kparams.huge.req[HUGETLB_1G].total, 2);
 	assert_false(kparams.huge.req[HUGETLB_2M].set);

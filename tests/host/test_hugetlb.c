@@ -14,6 +14,12 @@
 
 static char err[160];
 
+/* The configuration of a command line without huge page keys. */
+static struct hugetlb_config fresh_config(void)
+{
+	return (struct hugetlb_config){ .current = -1, .default_size = HUGETLB_2M };
+}
+
 static void test_sizes(void **state)
 {
 	enum hugetlb_size s;
@@ -38,7 +44,7 @@ static void test_sequence_of_words(void **state)
 {
 	struct hugetlb_config c;
 
-	hugetlb_config_init(&c);
+	c = fresh_config();
 	/* hugepages= before any hugepagesz= counts for the default size. */
 	assert_true(hugetlb_parse_pages(&c, "8", err, sizeof(err)));
 	assert_true(c.req[HUGETLB_2M].set && c.req[HUGETLB_2M].total == 8);
@@ -53,7 +59,7 @@ static void test_sequence_of_words(void **state)
 	assert_false(c.req[HUGETLB_1G].per_node);
 	assert_int_equal(c.req[HUGETLB_1G].total, 5);
 
-	hugetlb_config_init(&c);
+	c = fresh_config();
 	assert_true(hugetlb_parse_default(&c, "1G", err, sizeof(err)));
 	assert_true(hugetlb_parse_pages(&c, "3", err, sizeof(err)));
 	assert_int_equal(c.req[HUGETLB_1G].total, 3);
@@ -66,7 +72,7 @@ static void test_invalid_pagesz_makes_next_pages_ignored(void **state)
 
 	/* hugepagesz=1G hugepages=1 hugepagesz=3G hugepages=4: four pages of
 	 * 1 GiB would be the previous size's, not the one asked for. */
-	hugetlb_config_init(&c);
+	c = fresh_config();
 	assert_true(hugetlb_parse_pagesz(&c, "1G", err, sizeof(err)));
 	assert_true(hugetlb_parse_pages(&c, "1", err, sizeof(err)));
 	assert_false(hugetlb_parse_pagesz(&c, "3G", err, sizeof(err)));
@@ -76,7 +82,7 @@ static void test_invalid_pagesz_makes_next_pages_ignored(void **state)
 	assert_false(c.req[HUGETLB_2M].set);
 
 	/* hugepagesz=3G hugepages=1: not one page of the default size. */
-	hugetlb_config_init(&c);
+	c = fresh_config();
 	assert_false(hugetlb_parse_pagesz(&c, "3G", err, sizeof(err)));
 	assert_false(hugetlb_parse_pages(&c, "1", err, sizeof(err)));
 	assert_false(c.req[HUGETLB_2M].set);
@@ -93,14 +99,14 @@ static void test_default_pagesz_in_any_position(void **state)
 	struct hugetlb_config c;
 
 	/* hugepages=2 default_hugepagesz=1G: two 1 GiB pages, as in Linux. */
-	hugetlb_config_init(&c);
+	c = fresh_config();
 	assert_true(hugetlb_parse_pages(&c, "2", err, sizeof(err)));
 	assert_true(hugetlb_parse_default(&c, "1G", err, sizeof(err)));
 	assert_int_equal(c.req[HUGETLB_1G].total, 2);
 	assert_false(c.req[HUGETLB_2M].set);
 
 	/* ... also with other sizes' pairs between them. */
-	hugetlb_config_init(&c);
+	c = fresh_config();
 	assert_true(hugetlb_parse_pages(&c, "3", err, sizeof(err)));
 	assert_true(hugetlb_parse_pagesz(&c, "2M", err, sizeof(err)));
 	assert_true(hugetlb_parse_pages(&c, "7", err, sizeof(err)));
@@ -109,7 +115,7 @@ static void test_default_pagesz_in_any_position(void **state)
 	assert_int_equal(c.req[HUGETLB_2M].total, 7);
 
 	/* The default-size count is not replaced by a pair for that size. */
-	hugetlb_config_init(&c);
+	c = fresh_config();
 	assert_true(hugetlb_parse_pages(&c, "3", err, sizeof(err)));
 	assert_true(hugetlb_parse_pagesz(&c, "2M", err, sizeof(err)));
 	assert_true(hugetlb_parse_pages(&c, "9", err, sizeof(err)));
@@ -120,7 +126,7 @@ static void test_bad_counts(void **state)
 {
 	struct hugetlb_config c;
 
-	hugetlb_config_init(&c);
+	c = fresh_config();
 	assert_false(hugetlb_parse_pages(&c, "", err, sizeof(err)));
 	assert_false(hugetlb_parse_pages(&c, "x", err, sizeof(err)));
 	assert_false(hugetlb_parse_pages(&c, "0:2,1", err, sizeof(err)));
