@@ -46,7 +46,31 @@ static void crosscheck_clock(void)
 	struct clockcal_result res;
 
 	arch_tsc_measure_pm_timer(acpi.pm_timer.port, acpi.pm_timer.bits, &res);
-	time_crosscheck("pm_timer", acpi.pm_timer.port, &res);
+	time_crosscheck("pm_timer", "port", acpi.pm_timer.port, &res);
+}
+
+/* The HPET too, where the firmware lists one and its registers are mapped. */
+static void crosscheck_clock_hpet(const void *bytes, uint32_t len)
+{
+	struct acpi_hpet_info h;
+	struct clockcal_result res;
+	const volatile void *regs;
+	uint64_t hpet_hz;
+
+	if (!acpi_hpet_parse(bytes, len, &h))
+		return;
+	regs = arch_map_phys(NULL, h.address, 1024);
+	if (!regs) {
+		pr_warn("ACPI: HPET: registers at 0x%llx are not mapped; no HPET cross-check",
+			(unsigned long long)h.address);
+		return;
+	}
+	if (!arch_tsc_measure_hpet(regs, &res, &hpet_hz) && hpet_hz == 0) {
+		pr_warn("ACPI: HPET: counter period out of range (above 100 ns or zero); "
+			"no HPET cross-check");
+		return;
+	}
+	time_crosscheck("hpet", "address", h.address, &res);
 }
 
 void discover_acpi(const struct bootinfo *bi, bool dump)
@@ -78,6 +102,8 @@ void discover_acpi(const struct bootinfo *bi, bool dump)
 		discover_spcr(bytes, len);
 	if ((bytes = table_bytes("FACP", &len)) && acpi_fadt_pm_timer(bytes, len, &acpi.pm_timer))
 		crosscheck_clock();
+	if ((bytes = table_bytes("HPET", &len)))
+		crosscheck_clock_hpet(bytes, len);
 	discover_s5();
 }
 

@@ -50,7 +50,8 @@ uint64_t time_delay_ns(uint64_t ns)
 	return now - start;
 }
 
-void time_crosscheck(const char *reference, uint64_t port, const struct clockcal_result *res)
+void time_crosscheck(const char *reference, const char *where_key, uint64_t where,
+		     const struct clockcal_result *res)
 {
 	struct record r;
 	uint32_t diff_ppm = res->hz && tsc_hz ? clockcal_ppm_diff(res->hz, tsc_hz) : 0;
@@ -58,8 +59,9 @@ void time_crosscheck(const char *reference, uint64_t port, const struct clockcal
 	bool agree = res->hz && diff_ppm <= allowed_ppm;
 
 	if (!res->hz)
-		pr_warn("tsc: %s at port 0x%llx gave no measurement (%u samples kept); "
-			"the TSC is not cross-checked", reference, (unsigned long long)port, res->kept);
+		pr_warn("tsc: %s at %s 0x%llx gave no measurement (%u samples kept); "
+			"the TSC is not cross-checked against it", reference, where_key,
+			(unsigned long long)where, res->kept);
 	else if (agree)
 		pr_info("tsc: %s cross-check: %llu.%03llu MHz, %u.%04u%% from the %s figure "
 			"(both good to %llu.%04llu%%)", reference,
@@ -76,7 +78,7 @@ void time_crosscheck(const char *reference, uint64_t port, const struct clockcal
 			(unsigned long long)(tsc_hz / 1000 % 1000));
 	rec_begin(&r, "clock_check");
 	rec_str(&r, "reference", reference);
-	rec_hex(&r, "port", port);
+	rec_hex(&r, where_key, where);
 	rec_u64(&r, "hz", res->hz);
 	rec_u64(&r, "uncertainty_ppm", res->uncertainty_ppm);
 	rec_u64(&r, "tsc_hz", tsc_hz);

@@ -16,12 +16,14 @@ extern uint32_t tsc_uncertainty_ppm;
 
 void time_init(uint64_t hz, const char *method, uint32_t uncertainty_ppm);
 /*
- * A second reference measured the TSC at @res: print how far it is from
+ * A second reference (at I/O port or address @where, recorded under
+ * @where_key) measured the TSC at @res: print how far it is from
  * tsc_hz, emit a `clock_check` record, and warn if the two disagree by more
  * than both uncertainties plus 0.1 %. Never changes tsc_hz: timestamps
  * already printed keep their meaning.
  */
-void time_crosscheck(const char *reference, uint64_t port, const struct clockcal_result *res);
+void time_crosscheck(const char *reference, const char *where_key, uint64_t where,
+		     const struct clockcal_result *res);
 uint64_t tsc_cycles_to_ns(uint64_t cycles);
 /* Nanoseconds from boot entry to the TSC value @tsc. */
 uint64_t tsc_to_boot_ns(uint64_t tsc);

@@ -55,9 +55,19 @@ static uint16_t pit_read(void)
 	return (uint16_t)(lo | hi << 8);
 }
 
-static uint32_t pm_read(uint16_t port)
+/* What take_samples() reads: the PIT, a PM timer port, or HPET's counter. */
+struct ref_counter {
+	uint16_t pm_port;               /* nonzero: ACPI PM timer */
+	const volatile uint32_t *mmio;  /* nonzero: HPET main counter, low half */
+};
+
+static uint64_t ref_read(const struct ref_counter *c)
 {
-	return inl(port);
+	if (c->pm_port)
+		return inl(c->pm_port);
+	if (c->mmio)
+		return *c->mmio;
+	return pit_read();
 }
 
 /*
@@ -70,7 +80,8 @@ static uint32_t pm_read(uint16_t port)
  * period is no worse than any other pause between samples. Gives up after
  * 64 reads per kept sample with no progress (a counter that does not count).
  */
-static uint32_t take_samples(uint16_t pm_port, unsigned bits, bool down, uint64_t span_ticks)
+static uint32_t take_samples(const struct ref_counter *c, unsigned bits, bool down,
+			     uint64_t span_ticks)
 {
 	const uint64_t mask = (1ULL << bits) - 1;
 	const uint64_t stride = span_ticks / (MAX_SAMPLES - 1) + 1;
@@ -83,7 +94,7 @@ static uint32_t take_samples(uint16_t pm_port, unsigned bits, bool down, uint64_
 		uint64_t raw, delta, predicted = 0;
 
 		s->tsc_before = rdtsc();
-		raw = pm_port ? pm_read(pm_port) : pit_read();
+		raw = ref_read(c);
 		s->tsc_after = rdtsc();
 		raw &= mask;
 		if (reads > 1) {
@@ -164,7 +175,9 @@ void arch_tsc_calibrate(struct tsc_calibration *out)
 	out->cpuid_hz = cpuid_frequency(&out->cpuid_leaf);
 
 	pit_start();
-	out->pit_samples = take_samples(0, 16, true, PIT_SPAN_TICKS);
+	const struct ref_counter pit = { 0 };
+
+	out->pit_samples = take_samples(&pit, 16, true, PIT_SPAN_TICKS);
 	out->pit_reads = last_reads;
 	out->pit_ticks = out->pit_samples ? samples[out->pit_samples - 1].ref : 0;
 	clockcal_estimate(samples, out->pit_samples, PIT_HZ, scratch, &out->pit);
@@ -200,7 +213,39 @@ void arch_tsc_calibrate(struct tsc_calibration *out)
 
 bool arch_tsc_measure_pm_timer(uint16_t port, unsigned bits, struct clockcal_result *out)
 {
-	uint32_t n = take_samples(port, bits, false, PM_SPAN_TICKS);
+	const struct ref_counter c = { .pm_port = port };
+	uint32_t n = take_samples(&c, bits, false, PM_SPAN_TICKS);
 
 	return clockcal_estimate(samples, n, 3579545ULL, scratch, out);
+}
+
+/*
+ * HPET (IA-PC HPET specification 1.0a, 2.3): General Capabilities at 0x000
+ * give the counter's period in femtoseconds in bits 63:32 (at most
+ * 100 ns); bit 0 of General Configuration (0x010) makes the main counter
+ * (0x0f0) run. Linux enables it the same way and leaves it running, and so
+ * does memboot: nothing else uses it. The low 32 bits are read, unwrapped
+ * like the other counters.
+ */
+bool arch_tsc_measure_hpet(const volatile void *regs, struct clockcal_result *out,
+			   uint64_t *ref_hz)
+{
+	const volatile uint8_t *base = regs;
+	uint64_t cap = *(const volatile uint64_t *)base;
+	volatile uint64_t *config = (volatile uint64_t *)(base + 0x10);
+	uint32_t period_fs = (uint32_t)(cap >> 32);
+	const struct ref_counter c = { .mmio = (const volatile uint32_t *)(base + 0xf0) };
+	uint64_t span;
+	uint32_t n;
+
+	memset(out, 0, sizeof(*out));
+	*ref_hz = 0;
+	if (period_fs == 0 || period_fs > 100000000u)
+		return false;
+	*ref_hz = (1000000000000000ULL + period_fs / 2) / period_fs;
+	if (!(*config & 1))
+		*config |= 1;
+	span = *ref_hz * 2 / 1000;   /* 2 ms */
+	n = take_samples(&c, 32, false, span);
+	return clockcal_estimate(samples, n, *ref_hz, scratch, out);
 }

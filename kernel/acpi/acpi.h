@@ -304,4 +304,18 @@ struct acpi_pm_timer {
  */
 bool acpi_fadt_pm_timer(const void *table, size_t len, struct acpi_pm_timer *out);
 
+/* ---- HPET: the event timer block ---- */
+
+struct acpi_hpet_info {
+	uint64_t address;       /* physical base of the 1 KiB register block */
+	uint32_t block_id;      /* Event Timer Block ID: vendor, revision, timers */
+};
+
+/*
+ * The HPET table in @table (@len bytes). Returns false with @out zeroed if
+ * it is unusable (short, registers not in memory space, a base that is zero
+ * or not 1 KiB aligned; warned).
+ */
+bool acpi_hpet_parse(const void *table, size_t len, struct acpi_hpet_info *out);
+
 #endif

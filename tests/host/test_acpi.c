@@ -1733,6 +1733,38 @@ static void test_fadt_pm_timer_fixtures(void **state)
 	free(img);
 }
 
+static void test_hpet_fixture_and_bad(void **state)
+{
+	static struct acpi_tables dir;
+	struct acpi_hpet_info h;
+	const struct acpi_table_info *t;
+	struct image *img = fixture_walk("q35-numa2-slit.acpidump", &dir, 11);
+	struct table *b;
+
+	t = must_find(&dir, "HPET");
+	assert_true(acpi_hpet_parse(t->bytes, t->length, &h));
+	assert_int_equal(h.address, 0xfed00000);
+	assert_int_equal(h.block_id, 0x8086a201);
+	free(img);
+	/* Registers in I/O space, a misaligned base, a zero base, too short. */
+	b = table_new();
+	sdt_begin(b, "HPET", 1, 56);
+	b->b[40] = 1;
+	put64(b->b, 44, 0xfed00000);
+	sdt_finish(b);
+	assert_false(acpi_hpet_parse(b->b, b->len, &h));
+	assert_true(host_log_contains("ACPI: HPET: registers in address space 1 (offset 0x28), not memory"));
+	b->b[40] = 0;
+	put64(b->b, 44, 0xfed00100);
+	assert_false(acpi_hpet_parse(b->b, b->len, &h));
+	assert_true(host_log_contains("register base 0xfed00100 (offset 0x2c) is not a 1 KiB aligned"));
+	put64(b->b, 44, 0);
+	assert_false(acpi_hpet_parse(b->b, b->len, &h));
+	assert_int_equal(h.address, 0);
+	assert_false(acpi_hpet_parse(b->b, 40, &h));
+	free(b);
+}
+
 /* A revision 3 FADT of 244 bytes with the timer fields given. */
 static struct table *fadt_pm(uint32_t blk, uint8_t blk_len, uint32_t flags, uint8_t x_space,
 			     uint64_t x_addr)
@@ -1798,6 +1830,7 @@ int main(void)
 		T(test_checksum),
 		T(test_fadt_pm_timer_fixtures),
 		T(test_fadt_pm_timer_bad),
+		T(test_hpet_fixture_and_bad),
 		T(test_rsdp_v1_and_v2),
 		T(test_rsdp_bad),
 		T(test_walk_rsdt_q35),

@@ -39,4 +39,12 @@ void arch_tsc_calibrate(struct tsc_calibration *out);
  */
 bool arch_tsc_measure_pm_timer(uint16_t port, unsigned bits, struct clockcal_result *out);
 
+/*
+ * The same against the HPET whose 1 KiB register block is mapped at @regs:
+ * enables its main counter if it is stopped, measures for about 2 ms, and
+ * sets @ref_hz to the HPET's own rate (0 if its period is out of spec).
+ */
+bool arch_tsc_measure_hpet(const volatile void *regs, struct clockcal_result *out,
+			   uint64_t *ref_hz);
+
 #endif
