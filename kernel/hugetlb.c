@@ -33,7 +33,10 @@ struct pool {
 	uint64_t cap;
 	uint64_t total, nr_free;
 	uint64_t requested;
-	uint64_t ns;
+	uint64_t ns;               /* reserving (1 GiB) plus this pool's own job */
+	uint64_t job_ns;           /* the job alone (zeroing 1 GiB pages, allocating 2 MiB) */
+	uint64_t start_ns, end_ns; /* the job: first chunk's start, last chunk's end */
+	uint32_t threads, cpus;    /* CPUs that ran its chunks, CPUs offered */
 	bool zeroed;
 };
 
@@ -180,11 +183,47 @@ static void zero_gigantic_chunk(void *arg, uint64_t s, uint64_t e)
 	}
 }
 
+#define POOL_CHUNK_TIMES 64
+static struct job_chunk_time pool_times[HUGETLB_MAX_NODES][HUGETLB_NR_SIZES][POOL_CHUNK_TIMES];
+static uint32_t nr_pool_times[HUGETLB_MAX_NODES][HUGETLB_NR_SIZES];
+
+/* A pool job done: its own time (first chunk to last, not the time it
+ * queued behind the node's other work) and who ran it. */
+static void pool_job_done(struct pool *p, uint32_t n, enum hugetlb_size size,
+			  const struct job_state *st)
+{
+	p->ns += st->ns;
+	p->job_ns = st->ns;
+	p->start_ns = st->first_tsc ? tsc_to_boot_ns(st->first_tsc) : 0;
+	p->end_ns = st->end_tsc ? tsc_to_boot_ns(st->end_tsc) : p->start_ns;
+	p->threads = st->threads;
+	p->cpus = st->cpus;
+	nr_pool_times[n][size] = st->plan.nr_chunks < POOL_CHUNK_TIMES ? st->plan.nr_chunks
+									 : POOL_CHUNK_TIMES;
+}
+
+static void trace_pool_chunks(uint32_t n, enum hugetlb_size size)
+{
+	for (uint32_t i = 0; i < nr_pool_times[n][size]; i++) {
+		const struct job_chunk_time *t = &pool_times[n][size][i];
+		struct record r;
+		rec_begin(&r, "chunk");
+		rec_str(&r, "job", size == HUGETLB_1G ? "hugetlb-zero" : "hugetlb");
+		rec_u64(&r, "node", n);
+		rec_u64(&r, "cpu", t->cpu);
+		rec_u64(&r, "start", t->start);
+		rec_u64(&r, "end", t->end);
+		rec_u64(&r, "start_ns", tsc_to_boot_ns(t->start_ticks));
+		rec_u64(&r, "ns", t->ns);
+		record_emit(&r);
+	}
+}
+
 static void report(uint32_t n)
 {
 	struct record r;
 	char line[160] = "";
-	uint64_t ns = 0;
+	uint64_t ns = 0, first_ns = UINT64_MAX, last_ns = 0;
 	size_t used = 0;
 
 	for (int s = HUGETLB_NR_SIZES - 1; s >= 0; s--) {
@@ -196,6 +235,10 @@ static void report(uint32_t n)
 					 (unsigned long long)p->requested,
 					 hugetlb_size_name((enum hugetlb_size)s));
 		ns += p->ns;
+		if (nr_pool_times[n][s]) {
+			first_ns = p->start_ns < first_ns ? p->start_ns : first_ns;
+			last_ns = p->end_ns > last_ns ? p->end_ns : last_ns;
+		}
 		rec_begin(&r, "hugetlb");
 		rec_u64(&r, "node", n);
 		rec_u64(&r, "size_bytes", hugetlb_size_bytes((enum hugetlb_size)s));
@@ -203,7 +246,16 @@ static void report(uint32_t n)
 		rec_u64(&r, "allocated", p->total);
 		rec_u64(&r, "ns", p->ns);
 		rec_bool(&r, "zeroed", p->zeroed);
+		if (nr_pool_times[n][s]) {
+			rec_u64(&r, "job_ns", p->job_ns);
+			rec_u64(&r, "start_ns", p->start_ns);
+			rec_u64(&r, "end_ns", p->end_ns);
+			rec_u64(&r, "threads", p->threads);
+			rec_u64(&r, "cpus", p->cpus);
+		}
 		record_emit(&r);
+		if (kparams.trace)
+			trace_pool_chunks(n, (enum hugetlb_size)s);
 		if (kparams.trace) {
 			for (uint64_t i = 0; i < p->total; i++) {
 				rec_begin(&r, "huge_page");
@@ -214,6 +266,11 @@ static void report(uint32_t n)
 			}
 		}
 	}
+	/* The node's jobs run one after the other on its CPUs, or overlap when
+	 * one CPU starts the next job while another finishes the last chunk of
+	 * the first: their span, not their sum, is the node's time. */
+	if (last_ns)
+		ns = last_ns - first_ns;
 	if (used)
 		pr_info("HugeTLB: node %u: %s in %llu.%03llums", n, line,
 			(unsigned long long)(ns / 1000000), (unsigned long long)(ns / 1000 % 1000));
@@ -239,7 +296,9 @@ void hugetlb_init_pools(void)
 			if (kparams.hugetlb_zero) {
 				zero_jobs[n] = (struct job){ .name = "hugetlb-zero", .start = 0,
 					.size = g->total << 9, .min_chunk = 64, .node = n,
-					.fn = zero_gigantic_chunk, .arg = (void *)(uintptr_t)n };
+					.fn = zero_gigantic_chunk, .arg = (void *)(uintptr_t)n,
+					.times = pool_times[n][HUGETLB_1G],
+					.times_cap = POOL_CHUNK_TIMES };
 				job_start(&zero_jobs[n], &zst[n]);
 				g->zeroed = true;
 			}
@@ -255,18 +314,19 @@ void hugetlb_init_pools(void)
 		h->zeroed = kparams.hugetlb_zero;
 		jobs[n] = (struct job){ .name = "hugetlb", .start = 0, .size = want[n],
 			.min_chunk = 16, .node = n, .fn = alloc_huge_chunk,
-			.arg = (void *)(uintptr_t)n };
+			.arg = (void *)(uintptr_t)n, .times = pool_times[n][HUGETLB_2M],
+			.times_cap = POOL_CHUNK_TIMES };
 		job_start(&jobs[n], &st[n]);
 	}
 	for (uint32_t n = 0; n < numa_topo.nr_nodes; n++) {
 		struct pool *g = &pools[n][HUGETLB_1G], *h = &pools[n][HUGETLB_2M];
 		if (zero_jobs[n].fn) {
 			job_wait(&zst[n]);
-			g->ns += zst[n].ns;
+			pool_job_done(g, n, HUGETLB_1G, &zst[n]);
 		}
 		if (jobs[n].fn) {
 			job_wait(&st[n]);
-			h->ns = st[n].ns;
+			pool_job_done(h, n, HUGETLB_2M, &st[n]);
 			h->total = h->nr_free;
 			if (h->total < h->requested)
 				failed_line(n, h, HUGETLB_2M);

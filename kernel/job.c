@@ -26,6 +26,61 @@ uint32_t job_cpus_of_node(uint32_t node)
 	return n;
 }
 
+bool job_cpu_ran(const struct job_state *st, uint32_t cpu)
+{
+	return cpu < JOB_MAX_CPUS && (st->ran[cpu / 64] >> (cpu % 64) & 1);
+}
+
+/* Per-node queues of started jobs. The lock is a plain test-and-set: held
+ * for a few loads and stores, by the starter and by the node's CPUs. */
+static struct node_queue {
+	volatile uint32_t lock;
+	struct job_state *head;
+} queues[JOB_MAX_NODES];
+
+static void queue_lock(struct node_queue *q)
+{
+	while (__atomic_exchange_n(&q->lock, 1, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(&q->lock, __ATOMIC_RELAXED))
+			job_platform_relax();
+}
+
+static void queue_unlock(struct node_queue *q)
+{
+	__atomic_store_n(&q->lock, 0, __ATOMIC_RELEASE);
+}
+
+/* Unlink @st (queue locked). */
+static void queue_remove_locked(struct node_queue *q, struct job_state *st)
+{
+	for (struct job_state **pp = &q->head; *pp; pp = &(*pp)->next) {
+		if (*pp == st) {
+			*pp = st->next;
+			st->queued = false;
+			return;
+		}
+	}
+}
+
+/* Lower @v to @t unless it is set and already lower (0: unset). */
+static void ticks_min(volatile uint64_t *v, uint64_t t)
+{
+	uint64_t seen = __atomic_load_n(v, __ATOMIC_RELAXED);
+
+	while ((seen == 0 || t < seen) &&
+	       !__atomic_compare_exchange_n(v, &seen, t, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+static void ticks_max(volatile uint64_t *v, uint64_t t)
+{
+	uint64_t seen = __atomic_load_n(v, __ATOMIC_RELAXED);
+
+	while (seen < t &&
+	       !__atomic_compare_exchange_n(v, &seen, t, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
 /* Claim and run chunks until none are left. */
 static void work_on(struct job_state *st)
 {
@@ -34,71 +89,173 @@ static void work_on(struct job_state *st)
 
 	for (;;) {
 		uint32_t i = __atomic_fetch_add(&st->next_chunk, 1, __ATOMIC_RELAXED);
-		uint64_t s, e, t0;
+		uint64_t s, e, t0, t1;
 
 		if (i >= st->plan.nr_chunks)
 			break;
 		job_plan_chunk(&st->plan, i, &s, &e);
 		t0 = job_platform_ticks();
+		ticks_min(&st->first_tsc, t0);
 		j->fn(j->arg, s, e);
-		uint64_t t1 = job_platform_ticks(), seen = st->end_tsc;
+		t1 = job_platform_ticks();
 		if (j->times && i < j->times_cap)
 			j->times[i] = (struct job_chunk_time){
-				.cpu = cpu, .start = s, .end = e,
+				.cpu = cpu, .start = s, .end = e, .start_ticks = t0,
 				.ns = job_platform_ticks_to_ns(t1 - t0) };
-		while (seen < t1 && !__atomic_compare_exchange_n(&st->end_tsc, &seen, t1, false,
-								 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-			;
+		if (cpu < JOB_MAX_CPUS)
+			__atomic_fetch_or(&st->ran[cpu / 64], 1ULL << (cpu % 64), __ATOMIC_RELAXED);
+		ticks_max(&st->end_tsc, t1);
+		__atomic_fetch_add(&st->chunks_done, 1, __ATOMIC_RELEASE);
 	}
 }
 
+/* A job for all nodes, posted to an idle CPU. */
 static void job_worker(void *arg)
 {
 	struct job_state *st = arg;
 
 	work_on(st);
-	__atomic_fetch_add(&st->workers_done, 1, __ATOMIC_RELEASE);
+	__atomic_fetch_sub(&st->active, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * What a node's CPU runs when woken: take the first queued job with chunks
+ * left and room for one more CPU, work on it, and look again, until the
+ * node's queue has nothing left to claim.
+ */
+static void node_worker(void *arg)
+{
+	struct node_queue *q = arg;
+
+	for (;;) {
+		struct job_state *st = NULL, **pp;
+
+		queue_lock(q);
+		for (pp = &q->head; *pp;) {
+			struct job_state *c = *pp;
+			if (c->next_chunk >= c->plan.nr_chunks) {
+				/* Every chunk claimed: nothing here for anyone. */
+				*pp = c->next;
+				c->queued = false;
+				continue;
+			}
+			if (c->joined < c->plan.threads) {
+				st = c;
+				break;
+			}
+			pp = &c->next;
+		}
+		if (st) {
+			st->joined++;
+			__atomic_fetch_add(&st->active, 1, __ATOMIC_ACQUIRE);
+		}
+		queue_unlock(q);
+		if (!st)
+			return;
+		work_on(st);
+		__atomic_fetch_sub(&st->active, 1, __ATOMIC_RELEASE);
+	}
+}
+
+/* Wake the idle CPUs of @node (not the caller) to look at its queue. */
+static void kick_node(uint32_t node, uint32_t self)
+{
+	for (uint32_t i = 0; i < job_platform_max_cpus(); i++)
+		if (i != self && cpu_in(i, node) && !job_platform_busy(i))
+			job_platform_post(i, node_worker, &queues[node]);
+}
+
+static void start_all_nodes(struct job *job, struct job_state *st, uint32_t self)
+{
+	uint32_t max = job_platform_max_cpus(), avail = 0;
+
+	/* Idle CPUs, the caller not counted; the caller always helps. */
+	for (uint32_t i = 0; i < max; i++)
+		avail += i != self && cpu_in(i, job->node) && !job_platform_busy(i);
+	st->caller_helps = true;
+	st->cpus = avail + 1;
+	if (!job_plan_make(&st->plan, job->start, job->size, job->align ? job->align : 1,
+			   job->min_chunk, st->cpus, job->max_threads)) {
+		st->empty = true;
+		return;
+	}
+	st->joined = 1;
+	for (uint32_t i = 0; i < max && st->joined < st->plan.threads; i++) {
+		if (i == self || !cpu_in(i, job->node) || job_platform_busy(i))
+			continue;   /* busy with another job: leave it */
+		__atomic_fetch_add(&st->active, 1, __ATOMIC_ACQUIRE);
+		st->joined++;
+		job_platform_post(i, job_worker, st);
+	}
 }
 
 void job_start(struct job *job, struct job_state *st)
 {
-	uint32_t self = job_platform_this_cpu(), max = job_platform_max_cpus();
-	uint32_t avail = 0;
+	uint32_t self = job_platform_this_cpu();
+	uint32_t node_cpus;
+	struct node_queue *q;
 
 	memset(st, 0, sizeof(*st));
 	st->job = job;
 	st->start_tsc = job_platform_ticks();
-	/* Idle CPUs of the node, the caller not counted. */
-	for (uint32_t i = 0; i < max; i++)
-		avail += i != self && cpu_in(i, job->node) && !job_platform_busy(i);
-	/* The caller helps a job of its own node, and any job nobody else can
-	 * run (a CPU-less node's memory still gets one thread). */
-	st->caller_helps = cpu_in(self, job->node) || avail == 0;
+	if (job->node == JOB_ALL_NODES || job->node >= JOB_MAX_NODES) {
+		start_all_nodes(job, st, self);
+		return;
+	}
+	/* The node's CPUs, busy or not: a busy one comes to the queue when it
+	 * finishes. The caller helps a job of its own node, and a job no CPU of
+	 * its node can run (a CPU-less node's memory still gets one thread). */
+	node_cpus = job_cpus_of_node(job->node) - cpu_in(self, job->node);
+	st->caller_helps = cpu_in(self, job->node) || node_cpus == 0;
+	st->cpus = node_cpus + st->caller_helps;
 	if (!job_plan_make(&st->plan, job->start, job->size, job->align ? job->align : 1,
-			   job->min_chunk, avail + st->caller_helps, job->max_threads)) {
+			   job->min_chunk, st->cpus, job->max_threads)) {
 		st->empty = true;
 		return;
 	}
-	st->threads = st->caller_helps;
-	for (uint32_t i = 0; i < max && st->threads < st->plan.threads; i++) {
-		if (i == self || !cpu_in(i, job->node) || job_platform_busy(i))
-			continue;   /* busy with another job: leave it */
-		job_platform_post(i, job_worker, st);
-		st->workers++;
-		st->threads++;
+	st->joined = st->caller_helps;   /* the caller's place is kept */
+	if (node_cpus == 0)
+		return;
+	q = &queues[job->node];
+	queue_lock(q);
+	{
+		struct job_state **pp = &q->head;
+		while (*pp)
+			pp = &(*pp)->next;
+		*pp = st;
+		st->queued = true;
 	}
+	queue_unlock(q);
+	kick_node(job->node, self);
 }
 
 void job_wait(struct job_state *st)
 {
+	uint32_t self = job_platform_this_cpu(), spins = 0, node = st->job->node;
+
 	if (st->empty)
 		return;
 	if (st->caller_helps)
 		work_on(st);
-	while (__atomic_load_n(&st->workers_done, __ATOMIC_ACQUIRE) < st->workers)
+	while (__atomic_load_n(&st->chunks_done, __ATOMIC_ACQUIRE) < st->plan.nr_chunks ||
+	       __atomic_load_n(&st->active, __ATOMIC_ACQUIRE) != 0) {
+		/* A CPU that went idle just as the job was queued missed it:
+		 * wake the node's idle CPUs again now and then. */
+		if (__atomic_load_n(&st->queued, __ATOMIC_RELAXED) && ++spins % 4096 == 0 &&
+		    st->next_chunk < st->plan.nr_chunks)
+			kick_node(node, self);
 		job_platform_relax();
-	st->ns = job_platform_ticks_to_ns((st->end_tsc ? st->end_tsc : job_platform_ticks()) -
-					  st->start_tsc);
+	}
+	if (node < JOB_MAX_NODES && st->queued) {
+		queue_lock(&queues[node]);
+		if (st->queued)
+			queue_remove_locked(&queues[node], st);
+		queue_unlock(&queues[node]);
+	}
+	for (uint32_t w = 0; w < JOB_MAX_CPUS / 64; w++)
+		st->threads += (uint32_t)__builtin_popcountll(st->ran[w]);
+	st->ns = st->first_tsc && st->end_tsc > st->first_tsc
+		 ? job_platform_ticks_to_ns(st->end_tsc - st->first_tsc) : 0;
 }
 
 uint32_t job_run(struct job *job, struct job_state *st)

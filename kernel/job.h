@@ -8,9 +8,15 @@
  * them (or when the node has no CPU of its own). Chunks are claimed from a
  * shared counter, so a slow CPU simply takes fewer.
  *
- * job_start() hands the job to idle CPUs and returns; job_wait() makes the
- * caller work on it too until every chunk is done. Several jobs (one per
- * node, say) can be started before waiting on any. job_run() is both.
+ * A job for one node goes on that node's queue: the node's CPUs take its
+ * chunks as soon as they finish earlier work, in queue order, so a node's
+ * work is never done remotely while its own CPUs are busy elsewhere (a
+ * CPU-less node's jobs are the caller's). A job for all nodes goes to the
+ * CPUs idle when it starts. job_start() queues the job and wakes the node's
+ * idle CPUs; job_wait() makes the caller work on it too (own node only)
+ * until every chunk is done. Several jobs (one per node, say, or two on one
+ * node) can be started before waiting on any. job_run() is both. Jobs are
+ * started and waited for by one CPU at a time.
  */
 #ifndef MEMBOOT_KERNEL_JOB_H
 #define MEMBOOT_KERNEL_JOB_H
@@ -22,9 +28,13 @@
 
 #define JOB_ALL_NODES 0xffffffffu
 
+#define JOB_MAX_NODES 64
+#define JOB_MAX_CPUS 256     /* CPUs a job_state can tell apart (ran[]) */
+
 struct job_chunk_time {
 	uint32_t cpu;
 	uint64_t start, end;     /* units */
+	uint64_t start_ticks;    /* platform clock when the chunk began */
 	uint64_t ns;
 };
 
@@ -46,23 +56,32 @@ struct job_state {
 	struct job *job;
 	struct job_plan plan;
 	volatile uint32_t next_chunk;
-	volatile uint32_t workers_done;
-	uint32_t workers;        /* CPUs other than the caller */
-	uint32_t threads;        /* workers, + the caller if it helps */
+	volatile uint32_t chunks_done;
+	volatile uint32_t joined;    /* CPUs that took part, at most plan.threads */
+	volatile uint32_t active;    /* CPUs holding a pointer to this state */
+	uint32_t cpus;           /* CPUs offered: the node's (+ the caller if it helps) */
+	uint32_t threads;        /* CPUs that ran at least one chunk (after job_wait) */
 	bool caller_helps;
-	uint64_t start_tsc;
+	bool queued;             /* on its node's queue (under the queue's lock) */
+	struct job_state *next;  /* queue link */
+	volatile uint64_t ran[JOB_MAX_CPUS / 64];   /* a bit per CPU that ran a chunk */
+	uint64_t start_tsc;          /* job_start() */
+	volatile uint64_t first_tsc; /* when the first chunk began */
 	volatile uint64_t end_tsc;   /* when the last chunk finished */
-	uint64_t ns;             /* start to last chunk, set by job_wait */
+	uint64_t ns;             /* first chunk's start to last chunk's end: this job's own
+				  * time, not the time it queued behind others */
 	bool empty;
 };
 
 void job_start(struct job *job, struct job_state *st);
 void job_wait(struct job_state *st);
-/* Start and wait. Returns the number of threads that took part. */
+/* Start and wait. Returns the number of CPUs that ran chunks. */
 uint32_t job_run(struct job *job, struct job_state *st);
 
 /* Online CPUs of @node (JOB_ALL_NODES: all). */
 uint32_t job_cpus_of_node(uint32_t node);
+/* Whether @cpu ran a chunk of the job of @st. */
+bool job_cpu_ran(const struct job_state *st, uint32_t cpu);
 
 /* Self-test: jobs of odd sizes and alignments on every node; each unit must
  * be done exactly once. Needs scratch memory of @units bytes at @scratch. */

@@ -3,6 +3,7 @@
  */
 #include "kernel/meminit.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "arch/cpu.h"
@@ -190,10 +191,12 @@ static void trace_chunks(uint32_t nid)
 		const struct job_chunk_time *t = &w->chunks[i];
 		struct record r;
 		rec_begin(&r, "chunk");
+		rec_str(&r, "job", "meminit");
 		rec_u64(&r, "node", nid);
 		rec_u64(&r, "cpu", t->cpu);
 		rec_u64(&r, "start_pfn", t->start);
 		rec_u64(&r, "end_pfn", t->end);
+		rec_u64(&r, "start_ns", tsc_to_boot_ns(t->start_ticks));
 		rec_u64(&r, "ns", t->ns);
 		record_emit(&r);
 	}
@@ -201,25 +204,93 @@ static void trace_chunks(uint32_t nid)
 
 /* --- phase "meminit" ------------------------------------------------------- */
 
+/* Was @pc offered node @nid's job? */
+static bool cpu_offered(uint32_t nid, const struct percpu *pc)
+{
+	if (!pc || !pc->online)
+		return false;
+	if (mi.cfg.all_cpus)
+		return true;
+	if (pc == this_cpu())
+		return mi.nodes[nid].caller_offered;
+	return pc->node == nid;
+}
+
+/*
+ * One node_cpu record per CPU offered the node's job: how long it worked on
+ * the node's chunks (busy) and how much of the node's interval it spent on
+ * anything else (wait: waking up, queueing behind other work, idle once the
+ * chunks ran out). Also the human line's "busy 3.1+3.0 ms".
+ */
+static void report_cpus(uint32_t nid, uint64_t span_ns, char *busy_text, size_t cap)
+{
+	const struct mminit_node *w = &mi.nodes[nid];
+	uint32_t nr = w->nr_chunks < MMINIT_TRACE_CHUNKS ? w->nr_chunks : MMINIT_TRACE_CHUNKS;
+	size_t used = 0;
+
+	busy_text[0] = '\0';
+	for (uint32_t c = 0; c < MAX_CPUS; c++) {
+		const struct percpu *pc = percpu_of[c];
+		uint64_t busy_ns = 0;
+		uint32_t chunks = 0;
+		struct record r;
+
+		if (!cpu_offered(nid, pc))
+			continue;
+		for (uint32_t i = 0; i < nr; i++) {
+			if (w->chunks[i].cpu != c)
+				continue;
+			busy_ns += w->chunks[i].ns;
+			chunks++;
+		}
+		rec_begin(&r, "node_cpu");
+		rec_u64(&r, "node", nid);
+		rec_u64(&r, "cpu", c);
+		rec_u64(&r, "chunks", chunks);
+		rec_u64(&r, "busy_ns", busy_ns);
+		rec_u64(&r, "wait_ns", span_ns > busy_ns ? span_ns - busy_ns : 0);
+		record_emit(&r);
+		if (used < cap)
+			used += (size_t)snprintf(busy_text + used, cap - used, "%s%llu.%llu",
+						 used ? "+" : "",
+						 (unsigned long long)(busy_ns / 1000000),
+						 (unsigned long long)(busy_ns / 100000 % 10));
+	}
+}
+
 static void report(uint32_t nid, enum meminit_policy policy)
 {
 	const struct mminit_node *w = &mi.nodes[nid];
 	struct record r;
 	uint64_t pages = w->parallel_pages + w->early_pages;
+	uint64_t start_ns = w->start_ticks ? tsc_to_boot_ns(w->start_ticks) : 0;
+	uint64_t end_ns = w->end_ticks ? tsc_to_boot_ns(w->end_ticks) : start_ns;
+	char busy[96];
 
-	pr_info("node %u %s pages initialised in %llu.%03llums (%llu pages, %u thread%s)", nid,
-		policy == MEMINIT_SERIAL ? "serial" : policy_names[policy],
-		(unsigned long long)(w->ns / 1000000), (unsigned long long)(w->ns / 1000 % 1000),
-		(unsigned long long)(policy == MEMINIT_SERIAL ? pages : w->parallel_pages),
-		w->threads, w->threads == 1 ? "" : "s");
+	if (policy == MEMINIT_SERIAL) {
+		pr_info("node %u serial pages initialised in %llu.%03llums (%llu pages, 1 CPU)", nid,
+			(unsigned long long)(w->ns / 1000000), (unsigned long long)(w->ns / 1000 % 1000),
+			(unsigned long long)pages);
+	} else {
+		report_cpus(nid, end_ns - start_ns, busy, sizeof(busy));
+		pr_info("node %u %s pages initialised in %llu.%03llums (%llu pages, %u of %u CPU%s, "
+			"busy %s ms)", nid, policy_names[policy],
+			(unsigned long long)(w->ns / 1000000), (unsigned long long)(w->ns / 1000 % 1000),
+			(unsigned long long)w->parallel_pages, w->threads, w->cpus,
+			w->cpus == 1 ? "" : "s", busy);
+	}
 	rec_begin(&r, "node_init");
 	rec_u64(&r, "node", nid);
 	rec_str(&r, "policy", policy_names[policy]);
 	rec_u64(&r, "threads", w->threads);
+	rec_u64(&r, "cpus", w->cpus);
 	rec_u64(&r, "pages", policy == MEMINIT_SERIAL ? pages : w->parallel_pages);
 	rec_u64(&r, "early_pages", policy == MEMINIT_SERIAL ? 0 : w->early_pages);
+	rec_u64(&r, "early_ns", w->early_ns);
 	rec_u64(&r, "free_pages", w->free_pages);
 	rec_u64(&r, "desc_bytes", desc_bytes[nid]);
+	rec_u64(&r, "start_ns", start_ns);
+	rec_u64(&r, "end_ns", end_ns);
 	rec_u64(&r, "ns", w->ns);
 	record_emit(&r);
 	summary_node_init(nid, policy_names[policy], w->threads,

@@ -187,8 +187,7 @@ static void parallel_init(struct mminit *mi)
 			.max_threads = all ? 0 : mi->cfg.max_threads,
 			.node = all ? JOB_ALL_NODES : nid,
 			.fn = node_chunk, .arg = &args[nid],
-			.times = mi->cfg.trace ? w->chunks : 0,
-			.times_cap = mi->cfg.trace ? MMINIT_TRACE_CHUNKS : 0,
+			.times = w->chunks, .times_cap = MMINIT_TRACE_CHUNKS,
 		};
 		/* With all_cpus, every CPU works on one node after the other. */
 		job_start(&jobs[nid], &states[nid]);
@@ -205,7 +204,11 @@ static void parallel_init(struct mminit *mi)
 		if (!all)
 			job_wait(&states[nid]);
 		w->threads = states[nid].threads;
+		w->cpus = states[nid].cpus;
+		w->caller_offered = states[nid].caller_helps;
 		w->ns = states[nid].ns;
+		w->start_ticks = states[nid].first_tsc;
+		w->end_ticks = states[nid].end_tsc;
 		w->nr_todo = 0;
 		w->nr_chunks = states[nid].plan.nr_chunks;
 	}
@@ -215,17 +218,23 @@ void mminit_run(struct mminit *mi, void (*before_parallel)(void *ctx), void *ctx
 {
 	if (mi->cfg.policy == MMINIT_SERIAL) {
 		for (uint32_t nid = 0; nid < mi->nr_nodes; nid++) {
-			uint64_t t0 = job_platform_ticks();
+			uint64_t t0 = job_platform_ticks(), t1;
 			take_front(mi, nid, UINT64_MAX);
-			mi->nodes[nid].ns = job_platform_ticks_to_ns(job_platform_ticks() - t0);
-			mi->nodes[nid].threads = 1;
+			t1 = job_platform_ticks();
+			mi->nodes[nid].ns = job_platform_ticks_to_ns(t1 - t0);
+			mi->nodes[nid].start_ticks = t0;
+			mi->nodes[nid].end_ticks = t1;
+			mi->nodes[nid].threads = mi->nodes[nid].cpus = 1;
 		}
 		return;
 	}
+	/* The caller's early section, timed: before the node's CPUs start. */
+	uint64_t t0 = job_platform_ticks();
 	take_front(mi, mi->cfg.boot_node, mi->cfg.early_pages);
 	alloc_set_grow(grow, mi);
 	if (before_parallel)
 		before_parallel(ctx);
+	mi->nodes[mi->cfg.boot_node].early_ns = job_platform_ticks_to_ns(job_platform_ticks() - t0);
 	parallel_init(mi);
 	alloc_set_grow(0, 0);
 }

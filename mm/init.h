@@ -57,9 +57,14 @@ struct mminit_node {
 	uint64_t free_pages;         /* all free pages of the node */
 	uint64_t early_pages;        /* filled by the caller before the parallel part */
 	uint64_t parallel_pages;     /* filled by the node's CPUs */
-	uint32_t threads;
+	uint32_t threads;            /* CPUs that ran at least one chunk */
+	uint32_t cpus;               /* CPUs offered the node's job */
+	bool caller_offered;         /* the caller helped (its node, or a CPU-less one) */
+	uint64_t early_ns;           /* the caller's first section (its node only) */
+	uint64_t start_ticks, end_ticks;   /* first chunk's start, last chunk's end */
 	uint64_t ns;                 /* the parallel part (serial: the caller's work) */
 	uint32_t nr_chunks;
+	/* Always kept (not only with cfg.trace): they say which CPU did what. */
 	struct job_chunk_time chunks[MMINIT_TRACE_CHUNKS];
 };
 

@@ -100,3 +100,26 @@ def test_zeroing_and_selftest_on_every_cpu():
     assert t == {"event": "hugetlb_test", "pages": 65, "taken": 65, "errors": 0,
                  "free_after": 65}, t
     assert "hugetlb" in [c["when"] for c in b.all("census")]
+    # Each node's pools were built by the node's own CPUs: node 1's 1 GiB
+    # page zeroed and both nodes' 2 MiB pages allocated and zeroed.
+    cpu_node = {c["cpu"]: c["node"] for c in b.all("cpu_up")}
+    pool_chunks = [c for c in b.all("chunk") if c.get("job") in ("hugetlb", "hugetlb-zero")]
+    assert {(c["job"], c["node"]) for c in pool_chunks} == \
+        {("hugetlb-zero", 1), ("hugetlb", 0), ("hugetlb", 1)}, pool_chunks
+    for c in pool_chunks:
+        assert cpu_node[c["cpu"]] == c["node"], c
+    # A pool's time is its own job's, inside the phase; a node's jobs span
+    # no more than the phase.
+    phase = [p for p in b.all("phase") if p["name"] == "hugetlb"][0]
+    p0, p1 = phase["start_ns"], phase["start_ns"] + phase["ns"]
+    for node in (0, 1):
+        pools = [h for h in b.all("hugetlb") if h["node"] == node and "start_ns" in h]
+        assert pools, node
+        for h in pools:
+            assert p0 <= h["start_ns"] <= h["end_ns"] <= p1, (h, phase)
+            # (ns and the boot-relative times round separately: 2 ns slack)
+            assert abs(h["job_ns"] - (h["end_ns"] - h["start_ns"])) <= 2, h
+            assert h["job_ns"] <= phase["ns"], (h, phase)
+            assert 1 <= h["threads"] <= h["cpus"] == 2, h
+        span = max(h["end_ns"] for h in pools) - min(h["start_ns"] for h in pools)
+        assert span <= phase["ns"], (pools, phase)

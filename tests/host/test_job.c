@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <time.h>
+
 #include <cmocka.h>
 
 #include "kernel/job.h"
@@ -54,45 +56,122 @@ static void count(void *arg, uint64_t s, uint64_t e)
 		__atomic_fetch_add(&counts[u], 1, __ATOMIC_RELAXED);
 }
 
+/* A chunk that takes a while, so every CPU offered has time to join. */
+static void count_slowly(void *arg, uint64_t s, uint64_t e)
+{
+	struct timespec ts = { 0, 2000000 };   /* 2 ms */
+
+	count(arg, s, e);
+	nanosleep(&ts, NULL);
+}
+
 /* Run a job of 2^16 units on @node; check every unit once and return the
  * set of CPUs (a bit each) that ran chunks. */
-static uint64_t run_on(uint32_t node, uint32_t max_threads, uint32_t *threads)
+static uint64_t run_on(uint32_t node, uint32_t max_threads, struct job_state *st)
 {
 	static struct job_chunk_time times[256];
 	struct job j = { .name = "t", .start = 0, .size = 1 << 16, .align = 64, .min_chunk = 256,
-			 .max_threads = max_threads, .node = node, .fn = count,
+			 .max_threads = max_threads, .node = node, .fn = count_slowly,
 			 .times = times, .times_cap = 256 };
-	struct job_state st;
 	uint64_t cpus = 0;
+	uint32_t ran;
 
 	memset(counts, 0, sizeof(counts));
-	*threads = job_run(&j, &st);
+	ran = job_run(&j, st);
+	assert_int_equal(ran, st->threads);
 	for (uint32_t u = 0; u < (1 << 16); u++)
 		assert_int_equal(counts[u], 1);
-	for (uint32_t i = 0; i < st.plan.nr_chunks && i < 256; i++)
+	for (uint32_t i = 0; i < st->plan.nr_chunks && i < 256; i++) {
 		cpus |= 1ULL << times[i].cpu;
+		assert_true(job_cpu_ran(st, times[i].cpu));
+	}
+	/* threads is the CPUs that ran chunks, no more, no less. */
+	assert_int_equal((uint32_t)__builtin_popcountll(cpus), st->threads);
 	return cpus;
 }
 
 static void test_caller_helps_only_its_node(void **state)
 {
-	uint32_t threads;
+	struct job_state st;
 	uint64_t cpus;
 
-	cpus = run_on(0, 0, &threads);          /* the caller is CPU 0, node 0 */
-	assert_int_equal(threads, 3);
+	cpus = run_on(0, 0, &st);               /* the caller is CPU 0, node 0 */
+	assert_int_equal(st.cpus, 3);
+	assert_true(st.caller_helps);
 	assert_int_equal(cpus & ~0x7ULL, 0);
-	cpus = run_on(1, 0, &threads);          /* node 1: its CPUs, not the caller */
-	assert_int_equal(threads, 3);
+	cpus = run_on(1, 0, &st);               /* node 1: its CPUs, not the caller */
+	assert_int_equal(st.cpus, 3);
+	assert_false(st.caller_helps);
 	assert_int_equal(cpus & ~0x38ULL, 0);
-	cpus = run_on(2, 0, &threads);          /* no CPUs: the caller alone */
-	assert_int_equal(threads, 1);
+	assert_true(st.threads >= 2);
+	cpus = run_on(2, 0, &st);               /* no CPUs: the caller alone */
+	assert_int_equal(st.cpus, 1);
+	assert_int_equal(st.threads, 1);
 	assert_int_equal(cpus, 1);
-	cpus = run_on(JOB_ALL_NODES, 0, &threads);
-	assert_int_equal(threads, 6);
-	cpus = run_on(1, 2, &threads);          /* max_threads */
-	assert_int_equal(threads, 2);
+	cpus = run_on(JOB_ALL_NODES, 0, &st);
+	assert_int_equal(st.cpus, 6);
+	assert_true(st.threads >= 2);
+	cpus = run_on(1, 2, &st);               /* max_threads */
+	assert_true(st.threads >= 1 && st.threads <= 2);
 	assert_int_equal(cpus & ~0x38ULL, 0);
+}
+
+/* One chunk: three CPUs offered, one ran it. */
+static void test_threads_are_cpus_that_ran(void **state)
+{
+	static struct job_chunk_time times[4];
+	struct job j = { .name = "one", .start = 0, .size = 100, .align = 1, .min_chunk = 1000,
+			 .node = 1, .fn = count, .times = times, .times_cap = 4 };
+	struct job_state st;
+
+	memset(counts, 0, sizeof(counts));
+	job_run(&j, &st);
+	assert_int_equal(st.plan.nr_chunks, 1);
+	assert_int_equal(st.cpus, 3);
+	assert_int_equal(st.threads, 1);
+	assert_true(times[0].cpu >= 3 && times[0].cpu <= 5);
+	assert_true(job_cpu_ran(&st, times[0].cpu));
+	assert_false(job_cpu_ran(&st, 0));
+}
+
+/*
+ * Two jobs on node 1, the second started while the first keeps all of node
+ * 1's CPUs busy: the second waits on node 1's queue and runs on node 1's
+ * CPUs once they are free, never on the caller (node 0); its time counts
+ * only its own chunks, not the wait.
+ */
+static void test_second_job_queues_on_its_node(void **state)
+{
+	static struct job_chunk_time ta[64], tb[64];
+	struct job a = { .name = "slow", .start = 0, .size = 1 << 12, .align = 1, .min_chunk = 1,
+			 .max_threads = 0, .node = 1, .fn = count_slowly, .times = ta, .times_cap = 64 };
+	struct job b = { .name = "next", .start = 1 << 12, .size = 1 << 12, .align = 1,
+			 .min_chunk = 1, .node = 1, .fn = count, .times = tb, .times_cap = 64 };
+	struct job_state sa, sb;
+	uint64_t a_first_end = UINT64_MAX;
+
+	memset(counts, 0, sizeof(counts));
+	job_start(&a, &sa);
+	job_start(&b, &sb);
+	assert_false(sb.caller_helps);
+	job_wait(&sb);
+	job_wait(&sa);
+	for (uint32_t u = 0; u < (1 << 13); u++)
+		assert_int_equal(counts[u], 1);
+	for (uint32_t i = 0; i < sb.plan.nr_chunks; i++)
+		assert_true(tb[i].cpu >= 3 && tb[i].cpu <= 5);
+	for (uint32_t i = 0; i < sa.plan.nr_chunks; i++) {
+		assert_true(ta[i].cpu >= 3 && ta[i].cpu <= 5);
+		uint64_t end = ta[i].start_ticks + ta[i].ns;
+		if (end < a_first_end)
+			a_first_end = end;
+	}
+	/* b began only once a CPU of node 1 was through with a's chunks. */
+	assert_true(sb.first_tsc >= a_first_end);
+	assert_true(sb.first_tsc > sb.start_tsc);
+	assert_int_equal(sb.ns, sb.end_tsc - sb.first_tsc);
+	assert_true(sb.ns < sb.end_tsc - sb.start_tsc);
+	assert_true(sb.threads >= 1 && sb.threads <= 3);
 }
 
 static uint8_t counts2[1 << 16];
@@ -118,9 +197,9 @@ static void test_two_nodes_at_once(void **state)
 	job_start(&b, &sb);
 	job_wait(&sb);
 	job_wait(&sa);
-	assert_int_equal(sa.threads, 3);
+	assert_int_equal(sa.cpus, 3);
 	assert_false(sa.caller_helps);
-	assert_int_equal(sb.threads, 3);
+	assert_int_equal(sb.cpus, 3);
 	assert_true(sb.caller_helps);
 	for (uint32_t u = 0; u < (1 << 16); u++) {
 		assert_int_equal(counts[u], 1);
@@ -135,6 +214,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_selftest_shapes, up, down),
 		cmocka_unit_test_setup_teardown(test_caller_helps_only_its_node, up, down),
 		cmocka_unit_test_setup_teardown(test_two_nodes_at_once, up, down),
+		cmocka_unit_test_setup_teardown(test_threads_are_cpus_that_ran, up, down),
+		cmocka_unit_test_setup_teardown(test_second_job_queues_on_its_node, up, down),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -55,11 +55,12 @@ def cpu_nodes(records):
     return {r["cpu"]: r["node"] for r in records if r["event"] == "cpu_up"}
 
 
-def node_chunks(records):
-    """{node: [chunk records with start_ns]}."""
+def node_chunks(records, job="meminit"):
+    """{node: [chunk records of @job with start_ns]} (a chunk without a job
+    key is memory init's, as older logs print them)."""
     out = {}
     for r in records:
-        if r["event"] == "chunk" and "start_ns" in r:
+        if r["event"] == "chunk" and "start_ns" in r and r.get("job", "meminit") == job:
             out.setdefault(r["node"], []).append(r)
     return out
 
@@ -87,19 +88,28 @@ def build(records):
         for cpu in workers:
             cpus.add(cpu)
             events.append(_slice(f"node {node} init", "node", cpu, start, end - start, args))
-    for node, cs in chunks.items():
-        for c in cs:
-            cpus.add(c["cpu"])
-            events.append(_slice(f"chunk n{node}", "chunk", c["cpu"], c["start_ns"], c["ns"],
-                                 {"node": node, "start_pfn": c.get("start_pfn"),
-                                  "end_pfn": c.get("end_pfn")}))
+    for job in ("meminit", "hugetlb-zero", "hugetlb"):
+        for node, cs in node_chunks(records, job).items():
+            for c in cs:
+                cpus.add(c["cpu"])
+                args = {"node": node, "job": job}
+                for k in ("start_pfn", "end_pfn", "start", "end"):
+                    if k in c:
+                        args[k] = c[k]
+                events.append(_slice(f"chunk n{node}" if job == "meminit" else f"{job} n{node}",
+                                     "chunk", c["cpu"], c["start_ns"], c["ns"], args))
+    # A pool's job on each CPU that ran its chunks (the boot CPU if none is known).
     for r in records:
-        if r["event"] == "hugetlb" and "start_ns" in r:
-            cpu = r.get("cpu", 0)
+        if r["event"] != "hugetlb" or "start_ns" not in r:
+            continue
+        size = "1G" if r["size_bytes"] >= 1 << 30 else "2M"
+        job = "hugetlb-zero" if size == "1G" else "hugetlb"
+        ran = sorted({c["cpu"] for c in node_chunks(records, job).get(r["node"], [])})
+        for cpu in ran or [r.get("cpu", 0)]:
             cpus.add(cpu)
-            size = "1G" if r["size_bytes"] >= 1 << 30 else "2M"
             events.append(_slice(f"hugetlb {size} n{r['node']}", "hugetlb", cpu,
-                                 r["start_ns"], r["ns"],
+                                 r["start_ns"], r.get("end_ns", r["start_ns"] + r["ns"]) -
+                                 r["start_ns"],
                                  {"node": r["node"], "allocated": r.get("allocated"),
                                   "zeroed": r.get("zeroed")}))
     meta = [{"name": "process_name", "ph": "M", "pid": 0, "args": {"name": "memboot"}}]
