@@ -31,7 +31,8 @@
 	X(memmap_piece)  /* a piece of a descriptor array */                \
 	X(alloc)         /* the allocator chosen behind the seam */         \
 	X(node_init)     /* a node's page init */                           \
-	X(chunk)         /* one chunk of the parallel init (trace) */       \
+	X(node_cpu)      /* one CPU's busy and wait time in a node's init */ \
+	X(chunk)         /* one chunk of a job (trace) */                   \
 	X(lazy)          /* what the first allocations paid (lazy init) */  \
 	X(census)        /* every page counted once */                      \
 	X(alloc_test)    /* the allocation self-test */                     \

@@ -15,27 +15,16 @@ what can be placed: phases only.
 """
 import json
 import sys
-import re
 
-RECORD = re.compile(r"MEMBOOT (\{.*\})\s*$")
+from mbtools import records
 
 
 def read_records(path):
-    """Every MEMBOOT record of a console log, in order. Malformed lines are
-    skipped: a log cut short by a crash still gives what it has."""
-    records = []
+    """Every MEMBOOT record of a console log, in order (mbtools.records, the
+    one parser). Malformed lines are skipped: a log cut short by a crash
+    still gives what it has."""
     with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            m = RECORD.search(line.rstrip("\r\n"))
-            if not m:
-                continue
-            try:
-                rec = json.loads(m.group(1))
-            except json.JSONDecodeError:
-                continue
-            if isinstance(rec, dict) and "event" in rec:
-                records.append(rec)
-    return records
+        return [rec for _, rec in records.iter_records(f.read())]
 
 
 def _us(ns):
