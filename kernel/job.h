@@ -25,11 +25,12 @@
 #include <stdint.h>
 
 #include "kernel/job_plan.h"
+#include "kernel/limits.h"
 
 #define JOB_ALL_NODES 0xffffffffu
 
-#define JOB_MAX_NODES 64
-#define JOB_MAX_CPUS 256     /* CPUs a job_state can tell apart (ran[]) */
+#define JOB_MAX_NODES MEMBOOT_MAX_NODES   /* node queues */
+#define JOB_MAX_CPUS MEMBOOT_MAX_CPUS     /* CPUs a job_state can tell apart (ran[]) */
 
 struct job_chunk_time {
 	uint32_t cpu;
