@@ -151,8 +151,8 @@ struct chunk_arg {
 	uint32_t node;
 };
 
-/* A chunk of a node job: fill and free the parts of [s, e) still to do. */
-static void node_chunk(void *arg, uint64_t s, uint64_t e)
+/* Fill and free the parts of the pfns [s, e) still to do. */
+static void node_chunk_pfns(void *arg, uint64_t s, uint64_t e)
 {
 	const struct chunk_arg *c = arg;
 	const struct mminit_node *w = &c->mi->nodes[c->node];
@@ -162,6 +162,28 @@ static void node_chunk(void *arg, uint64_t s, uint64_t e)
 		uint64_t b = w->todo[i].end_pfn < e ? w->todo[i].end_pfn : e;
 		if (a < b)
 			fill_and_free_range(c->mi, c->node, a, b);
+	}
+}
+
+/* A chunk of a node job: the packed units [s, e). */
+static void node_chunk(void *arg, uint64_t s, uint64_t e)
+{
+	const struct chunk_arg *c = arg;
+	const struct mminit_node *w = &c->mi->nodes[c->node];
+
+	memmap_packed_for_each(w->seg, w->nr_seg, s, e, node_chunk_pfns, arg);
+}
+
+/* Chunk timings are kept in packed units; give them as the pfns they
+ * start and end at. */
+static void chunks_to_pfns(struct mminit_node *w)
+{
+	for (uint32_t i = 0; i < w->nr_chunks && i < MMINIT_TRACE_CHUNKS; i++) {
+		struct job_chunk_time *t = &w->chunks[i];
+		if (t->end <= t->start)
+			continue;
+		t->end = memmap_packed_pfn(w->seg, w->nr_seg, t->end - 1) + 1;
+		t->start = memmap_packed_pfn(w->seg, w->nr_seg, t->start);
 	}
 }
 
@@ -177,12 +199,13 @@ static void parallel_init(struct mminit *mi)
 		jobs[nid].fn = 0;
 		if (!w->nr_todo)
 			continue;
-		uint64_t s = w->todo[0].start_pfn, e = w->todo[w->nr_todo - 1].end_pfn;
 		for (uint32_t i = 0; i < w->nr_todo; i++)
 			w->parallel_pages += w->todo[i].end_pfn - w->todo[i].start_pfn;
+		w->nr_seg = memmap_pack_segments(w->todo, w->nr_todo, ALLOC_MAX_ORDER, w->seg);
 		args[nid] = (struct chunk_arg){ mi, nid };
 		jobs[nid] = (struct job){
-			.name = "meminit", .start = s, .size = e - s,
+			.name = "meminit", .start = 0,
+			.size = memmap_packed_pages(w->seg, w->nr_seg),
 			.align = ALLOC_MAX_ORDER_PAGES, .min_chunk = MMINIT_MIN_CHUNK_PAGES,
 			.max_threads = all ? 0 : mi->cfg.max_threads,
 			.node = all ? JOB_ALL_NODES : nid,
@@ -211,6 +234,7 @@ static void parallel_init(struct mminit *mi)
 		w->end_ticks = states[nid].end_tsc;
 		w->nr_todo = 0;
 		w->nr_chunks = states[nid].plan.nr_chunks;
+		chunks_to_pfns(w);
 	}
 }
 

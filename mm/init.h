@@ -54,6 +54,10 @@ struct mminit_config {
 struct mminit_node {
 	struct memmap_range todo[MMINIT_MAX_RANGES];   /* free memory not yet handed over */
 	uint32_t nr_todo;
+	/* The parallel job's units: todo packed (mm/memmap.h, "parallel work
+	 * over present memory"), so holes in the span cost no chunk. */
+	struct memmap_range seg[MMINIT_MAX_RANGES];
+	uint32_t nr_seg;
 	uint64_t free_pages;         /* all free pages of the node */
 	uint64_t early_pages;        /* filled by the caller before the parallel part */
 	uint64_t parallel_pages;     /* filled by the node's CPUs */
@@ -64,7 +68,8 @@ struct mminit_node {
 	uint64_t start_ticks, end_ticks;   /* first chunk's start, last chunk's end */
 	uint64_t ns;                 /* the parallel part (serial: the caller's work) */
 	uint32_t nr_chunks;
-	/* Always kept (not only with cfg.trace): they say which CPU did what. */
+	/* Always kept (not only with cfg.trace): they say which CPU did what.
+	 * start/end are pfns (the job's packed units, converted back). */
 	struct job_chunk_time chunks[MMINIT_TRACE_CHUNKS];
 };
 

@@ -174,6 +174,70 @@ bool memmap_node_init_sparse(struct memmap_node *n, uint32_t nid, uint64_t base_
 	return true;
 }
 
+/* ---- packed units ---- */
+
+uint32_t memmap_pack_segments(const struct memmap_range *ranges, uint32_t nr, unsigned order,
+			      struct memmap_range *seg)
+{
+	const uint64_t align = 1ULL << order;
+	uint32_t n = 0;
+
+	ASSERT(order <= PAGE_ORDER_LIMIT, "order %u", order);
+	for (uint32_t i = 0; i < nr; i++) {
+		uint64_t s = ranges[i].start_pfn & ~(align - 1);
+		uint64_t e = (ranges[i].end_pfn + align - 1) & ~(align - 1);
+
+		ASSERT(ranges[i].start_pfn < ranges[i].end_pfn &&
+		       (i == 0 || ranges[i].start_pfn >= ranges[i - 1].end_pfn),
+		       "range %u [%#llx, %#llx) empty or out of order", i,
+		       (ull)ranges[i].start_pfn, (ull)ranges[i].end_pfn);
+		if (n && s <= seg[n - 1].end_pfn) {
+			if (e > seg[n - 1].end_pfn)
+				seg[n - 1].end_pfn = e;
+			continue;
+		}
+		seg[n++] = (struct memmap_range){ s, e };
+	}
+	return n;
+}
+
+uint64_t memmap_packed_pages(const struct memmap_range *seg, uint32_t nseg)
+{
+	uint64_t total = 0;
+
+	for (uint32_t i = 0; i < nseg; i++)
+		total += seg[i].end_pfn - seg[i].start_pfn;
+	return total;
+}
+
+void memmap_packed_for_each(const struct memmap_range *seg, uint32_t nseg, uint64_t s,
+			    uint64_t e, void (*fn)(void *arg, uint64_t s_pfn, uint64_t e_pfn),
+			    void *arg)
+{
+	uint64_t base = 0;   /* packed offset of seg[i] */
+
+	for (uint32_t i = 0; i < nseg && base < e; i++) {
+		uint64_t len = seg[i].end_pfn - seg[i].start_pfn;
+		uint64_t a = s > base ? s - base : 0, b = e - base < len ? e - base : len;
+
+		if (a < b)
+			fn(arg, seg[i].start_pfn + a, seg[i].start_pfn + b);
+		base += len;
+	}
+}
+
+uint64_t memmap_packed_pfn(const struct memmap_range *seg, uint32_t nseg, uint64_t off)
+{
+	for (uint32_t i = 0; i < nseg; i++) {
+		uint64_t len = seg[i].end_pfn - seg[i].start_pfn;
+		if (off < len)
+			return seg[i].start_pfn + off;
+		off -= len;
+	}
+	ASSERT(false, "packed offset past the end by %llu", (ull)off);
+	return 0;
+}
+
 /* ---- the pfn -> node table ---- */
 
 void memmap_init(struct memmap *mm, uint8_t *nid_table, uint64_t max_pfn)

@@ -263,6 +263,37 @@ bool memmap_node_init_sparse(struct memmap_node *n, uint32_t nid, uint64_t base_
 			     const struct memmap_sparse_ops *ops, struct memmap_range *runs,
 			     uint32_t cap, struct memmap_sparse_stats *st);
 
+/*
+ * ---- parallel work over present memory only ----
+ *
+ * A job over a node's span would cut the holes into chunks too: node 0 of a
+ * 1 TiB guest spans 1.12 TiB for 128 GiB of memory, so most chunks would be
+ * empty and the memory would fall to a few threads. Instead a job runs over
+ * "packed" units: the node's ranges, each rounded out to aligned blocks of
+ * 2^order pages, laid end to end. Ranges whose blocks touch become one
+ * segment, so an aligned block is never split between two segments, and a
+ * packed offset that is a multiple of 2^order is a pfn that is one: chunks
+ * cut at such multiples keep every block in one chunk, exactly as chunks of
+ * the span did.
+ */
+
+/* Merge @nr sorted disjoint ranges, rounded out to 2^@order blocks, into
+ * segments (at most @nr, written to @seg). Returns how many. */
+uint32_t memmap_pack_segments(const struct memmap_range *ranges, uint32_t nr, unsigned order,
+			      struct memmap_range *seg);
+
+/* Packed units of @nseg segments. */
+uint64_t memmap_packed_pages(const struct memmap_range *seg, uint32_t nseg);
+
+/* Call fn(arg, s_pfn, e_pfn) for the pfn ranges of the packed units [s, e),
+ * in order. */
+void memmap_packed_for_each(const struct memmap_range *seg, uint32_t nseg, uint64_t s,
+			    uint64_t e, void (*fn)(void *arg, uint64_t s_pfn, uint64_t e_pfn),
+			    void *arg);
+
+/* The pfn of packed unit @off (@off < memmap_packed_pages()). */
+uint64_t memmap_packed_pfn(const struct memmap_range *seg, uint32_t nseg, uint64_t off);
+
 /* Bytes of the pfn -> node table for pfns [0, max_pfn). */
 static inline uint64_t memmap_nid_table_bytes(uint64_t max_pfn)
 {

@@ -230,6 +230,68 @@ static void test_node_with_a_tib_hole(void **state)
 	assert_int_equal(counts[PAGE_FREE], (low_e - span_s) + (span_e - high_s));
 }
 
+/* ---- packed units for parallel jobs ---- */
+
+struct collect {
+	struct memmap_range got[16];
+	uint32_t n;
+};
+
+static void collect_fn(void *arg, uint64_t s, uint64_t e)
+{
+	struct collect *c = arg;
+
+	assert_true(c->n < 16 && s < e);
+	c->got[c->n++] = (struct memmap_range){ s, e };
+}
+
+static void test_packed_units_skip_holes(void **state)
+{
+	/* Node 0 of a 1 TiB guest: [1 MiB, 2 GiB - 34 pages) and [1 TiB, 1 TiB +
+	 * 2 GiB), with a reserved gap inside one block of the first range. */
+	struct memmap_range r[] = { { 0x100, 0x2000 }, { 0x2003, 2 * GIB_PAGES - 34 },
+				    { TIB_PAGES, TIB_PAGES + 2 * GIB_PAGES } }, seg[3];
+	struct collect c = { .n = 0 };
+	uint32_t n;
+
+	(void)state;
+	n = memmap_pack_segments(r, 3, BUDDY_MAX_ORDER, seg);
+	assert_int_equal(n, 2);                  /* the gap's block joins them */
+	assert_int_equal(seg[0].start_pfn, 0);
+	assert_int_equal(seg[0].end_pfn, 2 * GIB_PAGES);
+	assert_int_equal(seg[1].start_pfn, TIB_PAGES);
+	assert_int_equal(memmap_packed_pages(seg, n), 4 * GIB_PAGES);
+	/* A chunk across the two segments maps to two pfn ranges; aligned packed
+	 * offsets are aligned pfns. */
+	memmap_packed_for_each(seg, n, 2 * GIB_PAGES - BLOCK, 2 * GIB_PAGES + 3 * BLOCK,
+			       collect_fn, &c);
+	assert_int_equal(c.n, 2);
+	assert_int_equal(c.got[0].start_pfn, 2 * GIB_PAGES - BLOCK);
+	assert_int_equal(c.got[0].end_pfn, 2 * GIB_PAGES);
+	assert_int_equal(c.got[1].start_pfn, TIB_PAGES);
+	assert_int_equal(c.got[1].end_pfn, TIB_PAGES + 3 * BLOCK);
+	for (uint64_t off = 0; off < 4 * GIB_PAGES; off += 977 * BLOCK)
+		assert_int_equal(memmap_packed_pfn(seg, n, off) % BLOCK, 0);
+	assert_int_equal(memmap_packed_pfn(seg, n, 2 * GIB_PAGES + 5), TIB_PAGES + 5);
+	/* Cut the whole packed space in uneven chunks: every pfn of every
+	 * segment comes out exactly once, in order. */
+	uint64_t next = 0;
+	uint32_t si = 0;
+	for (uint64_t s = 0; s < 4 * GIB_PAGES;) {
+		uint64_t e = s + 37 * BLOCK > 4 * GIB_PAGES ? 4 * GIB_PAGES : s + 37 * BLOCK;
+		c.n = 0;
+		memmap_packed_for_each(seg, n, s, e, collect_fn, &c);
+		for (uint32_t k = 0; k < c.n; k++) {
+			if (next == seg[si].end_pfn)
+				next = seg[++si].start_pfn;
+			assert_int_equal(c.got[k].start_pfn, next == 0 && si == 0 ? 0 : next);
+			next = c.got[k].end_pfn;
+		}
+		s = e;
+	}
+	assert_int_equal(next, TIB_PAGES + 2 * GIB_PAGES);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -239,6 +301,7 @@ int main(void)
 		cmocka_unit_test(test_runs_unaligned_edges_cover_the_blocks),
 		cmocka_unit_test(test_runs_merge_close_ranges_and_count_past_cap),
 		cmocka_unit_test(test_node_with_a_tib_hole),
+		cmocka_unit_test(test_packed_units_skip_holes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
