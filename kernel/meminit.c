@@ -89,7 +89,7 @@ void meminit_arrays(void)
 				       numa_topo.nodes[0].mem_node, false, "memmap");
 	if (!table)
 		kernel_exit(EXIT_PANIC, "no memory for the pfn-to-node table");
-	memmap_init(&memmap, (uint8_t *)(uintptr_t)table, max_pfn);
+	memmap_init(&memmap, (memmap_nid_t *)(uintptr_t)table, max_pfn);
 
 	for (uint32_t nid = 0; nid < numa_topo.nr_nodes; nid++) {
 		const struct numa_node *nn = &numa_topo.nodes[nid];

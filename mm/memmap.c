@@ -240,17 +240,17 @@ uint64_t memmap_packed_pfn(const struct memmap_range *seg, uint32_t nseg, uint64
 
 /* ---- the pfn -> node table ---- */
 
-void memmap_init(struct memmap *mm, uint8_t *nid_table, uint64_t max_pfn)
+void memmap_init(struct memmap *mm, memmap_nid_t *nid_table, uint64_t max_pfn)
 {
-	uint64_t bytes = memmap_nid_table_bytes(max_pfn);
+	uint64_t entries = memmap_nid_table_bytes(max_pfn) / sizeof(memmap_nid_t);
 
-	ASSERT(nid_table != 0 || bytes == 0, "no table for max_pfn %#llx", (ull)max_pfn);
+	ASSERT(nid_table != 0 || entries == 0, "no table for max_pfn %#llx", (ull)max_pfn);
 	for (uint32_t i = 0; i < MEMMAP_MAX_NODES; i++)
 		mm->nodes[i] = (struct memmap_node){ .nid = i };
 	mm->nr_nodes = 0;
 	mm->nid_of_2m = nid_table;
 	mm->max_pfn = max_pfn;
-	for (uint64_t i = 0; i < bytes; i++)
+	for (uint64_t i = 0; i < entries; i++)
 		nid_table[i] = MEMMAP_NID_NONE;
 }
 
@@ -273,9 +273,9 @@ void memmap_set_nid(struct memmap *mm, uint64_t start_pfn, uint64_t end_pfn, uin
 	       memmap_in_span(&mm->nodes[nid], end_pfn - 1),
 	       "range [%#llx, %#llx) outside node %u's span", (ull)start_pfn, (ull)end_pfn, nid);
 	for (uint64_t g = start_pfn >> MEMMAP_NID_SHIFT; g <= (end_pfn - 1) >> MEMMAP_NID_SHIFT; g++) {
-		uint8_t *e = &mm->nid_of_2m[g];
+		memmap_nid_t *e = &mm->nid_of_2m[g];
 		if (*e == MEMMAP_NID_NONE)
-			*e = (uint8_t)nid;
+			*e = (memmap_nid_t)nid;
 		else if (*e != nid)
 			*e = MEMMAP_NID_MIXED;
 	}

@@ -6,7 +6,7 @@
  *  [base_pfn, base_pfn + nr_pages), from its first usable page to its last,
  *  allocated from the node's own memory (physmem_alloc(..., node, exact,
  *  "memmap")). A descriptor is found from a pfn in O(1): the global
- *  nid_of_2m byte table gives the node of each 2 MiB granule, the node's
+ *  nid_of_2m table gives the node of each 2 MiB granule, the node's
  *  array gives the descriptor (memmap_pfn_to_page: two dependent loads).
  *  Links in descriptors are node-relative indices, so 32 bits address a
  *  node of 2^32 pages (16 TiB).
@@ -68,8 +68,11 @@
 
 /* The node table: one byte per 2 MiB granule of physical memory. */
 #define MEMMAP_NID_SHIFT 9           /* pages per granule: 2^9 (2 MiB) */
-#define MEMMAP_NID_NONE 0xffu        /* granule holds no node's memory */
-#define MEMMAP_NID_MIXED 0xfeu       /* granule shared by two nodes: look at spans */
+/* An entry of the node table: 16 bits, so that every node id below
+ * MEMMAP_MAX_NODES (up to 65534) fits beside the two markers. */
+typedef uint16_t memmap_nid_t;
+#define MEMMAP_NID_NONE 0xffffu      /* granule holds no node's memory */
+#define MEMMAP_NID_MIXED 0xfffeu     /* granule shared by two nodes: look at spans */
 
 /*
  * One node's descriptor array.
@@ -96,7 +99,7 @@ struct memmap_node {
 struct memmap {
 	struct memmap_node nodes[MEMMAP_MAX_NODES];
 	uint32_t nr_nodes;
-	uint8_t *nid_of_2m;
+	memmap_nid_t *nid_of_2m;
 	uint64_t max_pfn;
 };
 
@@ -297,12 +300,12 @@ uint64_t memmap_packed_pfn(const struct memmap_range *seg, uint32_t nseg, uint64
 /* Bytes of the pfn -> node table for pfns [0, max_pfn). */
 static inline uint64_t memmap_nid_table_bytes(uint64_t max_pfn)
 {
-	return (max_pfn + (1u << MEMMAP_NID_SHIFT) - 1) >> MEMMAP_NID_SHIFT;
+	return ((max_pfn + (1u << MEMMAP_NID_SHIFT) - 1) >> MEMMAP_NID_SHIFT) * sizeof(memmap_nid_t);
 }
 
 /* Empty: no nodes; @nid_table (memmap_nid_table_bytes(max_pfn) bytes) is
  * filled with MEMMAP_NID_NONE. */
-void memmap_init(struct memmap *mm, uint8_t *nid_table, uint64_t max_pfn);
+void memmap_init(struct memmap *mm, memmap_nid_t *nid_table, uint64_t max_pfn);
 
 /* Register a node's array (copied into mm->nodes[n->nid]). The table is not
  * touched: call memmap_set_nid() for each usable range of the node. */
@@ -320,7 +323,7 @@ uint32_t memmap_nid_of_pfn_mixed(const struct memmap *mm, uint64_t pfn);
 /* Node of @pfn, or MEMMAP_NO_NODE. One load for a granule of one node. */
 static inline uint32_t memmap_nid_of_pfn(const struct memmap *mm, uint64_t pfn)
 {
-	uint8_t nid;
+	memmap_nid_t nid;
 
 	if (pfn >= mm->max_pfn)
 		return MEMMAP_NO_NODE;

@@ -55,7 +55,7 @@ static const uint8_t distance[NR_NODES * NR_NODES] = {
 struct world {
 	const struct alloc_ops *ops;
 	struct memmap mm;
-	uint8_t *table;
+	memmap_nid_t *table;
 	struct page *arrays[NR_NODES];
 	void *reserved[64];
 	uint32_t nr_reserved;

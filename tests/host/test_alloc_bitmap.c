@@ -28,7 +28,7 @@
 #define PAGES 0x800ULL
 
 static struct memmap mm;
-static uint8_t *table;
+static memmap_nid_t *table;
 static struct page *array;
 static void *bitmap_mem;
 

@@ -151,11 +151,11 @@ static void test_nid_table(void **state)
 	struct memmap mm;
 	struct memmap_node n;
 	uint64_t max_pfn = 0x200000;
-	uint8_t *table = malloc(memmap_nid_table_bytes(max_pfn));
+	memmap_nid_t *table = malloc(memmap_nid_table_bytes(max_pfn));
 
-	assert_int_equal(memmap_nid_table_bytes(max_pfn), 0x1000);
-	assert_int_equal(memmap_nid_table_bytes(1), 1);
-	assert_int_equal(memmap_nid_table_bytes(513), 2);
+	assert_int_equal(memmap_nid_table_bytes(max_pfn), 0x2000);   /* 2 bytes a granule */
+	assert_int_equal(memmap_nid_table_bytes(1), 2);
+	assert_int_equal(memmap_nid_table_bytes(513), 4);
 	memmap_init(&mm, table, max_pfn);
 	assert_int_equal(mm.nr_nodes, 0);
 	assert_int_equal(memmap_nid_of_pfn(&mm, 0x100), MEMMAP_NO_NODE);
