@@ -118,9 +118,9 @@ void meminit_arrays(void)
 		memmap_add_node(&memmap, &n);
 		desc_bytes[nid] = st.backed_bytes;
 		/* The store memmap_init_range() will use for this array (it
-		 * weighs the span's descriptors against the LLC). */
+		 * weighs the present pages' descriptors against the LLC). */
 		const struct memmap_cpu_caches *cc = memmap_cpu_caches();
-		const char *store = memmap_store_choose(memmap_desc_bytes(pages), cc) ==
+		const char *store = memmap_store_choose(memmap_desc_bytes(st.present_pages), cc) ==
 				    MEMMAP_STORE_NT ? "nt" : "plain";
 		pr_info("memmap: node %u: %llu pages present in [mem 0x%016llx-0x%016llx], %llu bytes of descriptors (%u bytes each) in %u runs, %s stores (LLC %llu KiB, CPUID %s)",
 			nid, (unsigned long long)st.present_pages, (unsigned long long)nn->span_start,

@@ -41,6 +41,7 @@ void memmap_node_init(struct memmap_node *n, uint32_t nid, uint64_t base_pfn,
 	n->pages = pages;
 	n->base_pfn = base_pfn;
 	n->nr_pages = nr_pages;
+	n->present_pages = nr_pages;
 	n->nid = nid;
 }
 
@@ -147,6 +148,7 @@ bool memmap_node_init_sparse(struct memmap_node *n, uint32_t nid, uint64_t base_
 	memmap_node_init(n, nid, base_pfn, nr_pages, (struct page *)window);
 	for (uint32_t i = 0; i < nr_present; i++)
 		st->present_pages += present[i].end_pfn - present[i].start_pfn;
+	n->present_pages = st->present_pages;
 	nr_runs = memmap_backing_runs(present, nr_present, base_pfn, base_pfn + nr_pages,
 				      max_order, runs, cap);
 	if (nr_runs > cap) {
@@ -463,7 +465,7 @@ void memmap_init_range_store(const struct memmap_node *n, uint64_t start_pfn, ui
 	if (start_pfn == end_pfn)
 		return;
 	if (how == MEMMAP_STORE_AUTO)
-		how = memmap_store_choose(memmap_desc_bytes(n->nr_pages), memmap_cpu_caches());
+		how = memmap_store_choose(memmap_desc_bytes(n->present_pages), memmap_cpu_caches());
 	template_words(w, type, zone);
 	p = &n->pages[start_pfn - n->base_pfn];
 	end = p + (end_pfn - start_pfn);

@@ -85,6 +85,7 @@ struct memmap_node {
 	struct page *pages;
 	uint64_t base_pfn;
 	uint64_t nr_pages;           /* the span, holes included */
+	uint64_t present_pages;      /* pages with backed descriptors (sparse), else nr_pages */
 	uint32_t nid;
 };
 

@@ -186,6 +186,7 @@ static void test_node_with_a_tib_hole(void **state)
 					    BUDDY_MAX_ORDER, &ops, runs, 4, &st));
 	assert_int_equal(st.runs, 2);
 	assert_int_equal(st.present_pages, (low_e - span_s) + (span_e - high_s));
+	assert_int_equal(node.present_pages, st.present_pages);
 	assert_int_equal(st.backed_bytes, fb.mapped_bytes);
 	/* Descriptor bytes within 1% of present pages x descriptor size, and
 	 * the middle of each run in 2 MiB pieces. */
