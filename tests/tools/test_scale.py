@@ -87,6 +87,38 @@ class ScaleTests(unittest.TestCase):
             os.unlink(f.name)
         self.assertIsNone(scale.mem_available_bytes("/nonexistent/meminfo"))
 
+    def test_run_prints_tables_and_skips_seed004_without_room(self):
+        import argparse
+        import io
+        booter = FakeBooter(lambda gib, n: 2.0 + gib / 64)
+        orig = scale.Booter, scale.mem_available_bytes
+        scale.Booter = lambda memboot, elf=None: booter
+        scale.mem_available_bytes = lambda: 4 * scale.GIB
+        try:
+            p = argparse.ArgumentParser()
+            p.add_argument("--boots", type=int)
+            p.add_argument("--json")
+            scale.add_arguments(p)
+            with tempfile.TemporaryDirectory() as d:
+                js = os.path.join(d, "s.json")
+                args = p.parse_args(["--scale-sizes", "2,128", "--scale-policies", "lazy",
+                                     "--boots", "2", "--json", js])
+                out, err = io.StringIO(), io.StringIO()
+                self.assertEqual(scale.run(args, "memboot", out=out, err=err), 0)
+                with open(js) as f:
+                    saved = json.load(f)
+            text = out.getvalue()
+            self.assertIn("| lazy | 128 GiB | 33554332 | 4.00 | 4.00 | 2 of 2 |", text)
+            self.assertIn("skipped: the descriptors need 8.0 GiB", text)
+            self.assertIsNone(saved["seed004"])
+            self.assertEqual([r["node_gib"] for r in saved["scale"]], [2, 128])
+            self.assertEqual(booter.calls, [(1, 2, "lazy")] * 2 + [(1, 128, "lazy")] * 2)
+            bad = p.parse_args(["--scale-sizes", "2,0"])
+            self.assertEqual(scale.run(bad, "memboot", out=out, err=err), 64)
+            self.assertIn("node sizes are 1 to 1024 GiB", err.getvalue())
+        finally:
+            scale.Booter, scale.mem_available_bytes = orig
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -340,6 +340,9 @@ def add_parser(sub):
                            "sizes, allocator, pcp), 5 boots each")
     mode.add_argument("--seed", metavar="NNN",
                       help="reproduce seed NNN's table (000, 001, 004; 'all')")
+    mode.add_argument("--scale", dest="mode", action="store_const", const="scale",
+                      help="ns/page against node size (1 node of 2 to 128 GiB) and seed "
+                           "004's 16 x 128 GiB shape, in guests larger than the host")
     p.add_argument("--axis", action="append", default=[], metavar="NAME=V1,V2",
                    help="replace or add an axis (topo, desc, init, threads, alloc, "
                         "pcp or any kernel command-line key; '-' leaves the key out)")
@@ -353,6 +356,8 @@ def add_parser(sub):
                    help="never run make for a missing kernel; fail instead")
     p.add_argument("--dry-run", action="store_true",
                    help="print the boots that would run and exit")
+    from mbtools import scale
+    scale.add_arguments(p)
     p.set_defaults(func=main, mode=None)
     return p
 
@@ -412,6 +417,9 @@ def main(args):
         if args.seed:
             from mbtools import seeds
             return seeds.main(args)
+        if args.mode == "scale":
+            from mbtools import scale
+            return scale.run(args, MEMBOOT, elf=ensure_kernel(None, args))
         axes, boots = plan(args)
         configs = expand(axes)
         if args.dry_run:

@@ -218,10 +218,12 @@ CAVEATS = (
 
 
 def plot(rows, path):
-    """ns/page against node size, one line per policy (PNG or SVG)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    """ns/page against node size, one line per policy (PNG or SVG). False
+    when matplotlib is missing."""
+    from mbtools.plot import import_pyplot
+    plt = import_pyplot()
+    if plt is None:
+        return False
 
     fig, ax = plt.subplots(figsize=(6, 4))
     for policy in sorted({r["policy"] for r in rows}):
@@ -239,19 +241,38 @@ def plot(rows, path):
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
+    return True
 
 
-def run(args, memboot, out=sys.stdout, err=sys.stderr):
+def parse_list(text, conv, what):
+    try:
+        values = [conv(v) for v in text.split(",") if v]
+    except ValueError:
+        raise ValueError("%s: %r is not a comma-separated list" % (what, text))
+    if not values:
+        raise ValueError("%s: empty list" % what)
+    return values
+
+
+def run(args, memboot, elf=None, out=sys.stdout, err=sys.stderr):
     """The --scale benchmark. Returns an exit status."""
     def progress(msg):
         print(msg, file=err, flush=True)
 
-    booter = Booter(memboot, elf=getattr(args, "elf", None))
-    policies = [p for p in args.scale_policies.split(",") if p]
-    sizes = [int(s) for s in args.scale_sizes.split(",") if s]
-    result = {"scale": scale_table(booter, sizes, policies, args.repeat, progress)}
+    try:
+        policies = parse_list(args.scale_policies, str, "--scale-policies")
+        sizes = parse_list(args.scale_sizes, int, "--scale-sizes")
+    except ValueError as e:
+        print("memboot bench: %s" % e, file=err)
+        return 64
+    if any(s < 1 or s > 1024 for s in sizes):
+        print("memboot bench: --scale-sizes: node sizes are 1 to 1024 GiB", file=err)
+        return 64
+    repeat = args.boots or 3
+    booter = Booter(memboot, elf=elf)
+    result = {"scale": scale_table(booter, sizes, policies, repeat, progress)}
     print("## ns/page against node size (1 node, PVH, min and median of %d boots)\n"
-          % args.repeat, file=out)
+          % repeat, file=out)
     print(format_scale(result["scale"]), file=out)
     avail = mem_available_bytes()
     if args.seed004:
@@ -265,24 +286,23 @@ def run(args, memboot, out=sys.stdout, err=sys.stderr):
                      "unknown" if avail is None else "%.1f GiB" % (avail / GIB)), file=out)
             result["seed004"] = None
         else:
-            result["seed004"] = seed004_table(booter, args.seed004_policy, args.repeat,
-                                              progress)
+            result["seed004"] = seed004_table(booter, args.seed004_policy, repeat, progress)
             print(format_seed004(result["seed004"]), file=out)
     print("\n" + CAVEATS, file=out)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(result, f, indent=1)
-    if args.plot:
-        plot(result["scale"], args.plot)
+    if args.scale_plot and not plot(result["scale"], args.scale_plot):
+        print("memboot bench: python3-matplotlib is missing (tools/setup-deps.sh installs "
+              "it); no plot written", file=err)
+        return 1
     failed = any(r["boots"] == 0 for r in result["scale"])
     return 1 if failed else 0
 
 
 def add_arguments(p):
-    """The --scale options, for the bench subcommand's parser."""
-    p.add_argument("--scale", action="store_true",
-                   help="per-page init cost against node size (1 node of 2 to 128 GiB) "
-                        "and seed 004's 16 x 128 GiB shape")
+    """The --scale options, for the bench subcommand's parser (--scale itself
+    is one of its modes; --boots and --json are shared)."""
     p.add_argument("--scale-sizes", default=",".join(str(s) for s in SCALE_SIZES_GIB),
                    help="node sizes in GiB, comma separated (default: %(default)s)")
     p.add_argument("--scale-policies", default="deferred,lazy",
@@ -291,3 +311,5 @@ def add_arguments(p):
                    help="leave out the 16 x 128 GiB boots")
     p.add_argument("--seed004-policy", default="deferred",
                    help="policy of the 16-node boots (default: %(default)s)")
+    p.add_argument("--scale-plot", metavar="FILE",
+                   help="also draw ns/page against node size (.png or .svg)")
