@@ -41,7 +41,7 @@ static const struct mm_node_range usable[] = {
 static const uint32_t cpu_nodes[4] = { 0, 0, 1, 1 };
 
 static struct memmap mm;
-static uint8_t *table;
+static memmap_nid_t *table;
 static struct page *arrays[NR_NODES];
 static void *reserved_mem[NR_NODES];
 static uint32_t nr_reserved_mem;
