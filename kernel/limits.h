@@ -16,7 +16,7 @@
 
 /* NUMA nodes the kernel tracks: node masks and per-node tables are sized by
  * it. A SRAT naming more proximity domains falls back to one node. */
-#define MEMBOOT_MAX_NODES 64
+#define MEMBOOT_MAX_NODES 256
 
 /* Logical CPUs the kernel tracks (per-CPU areas, the SMP boot table). */
 #define MEMBOOT_MAX_CPUS 256

@@ -418,7 +418,13 @@ void meminit_run(void)
 
 	alloc_start();
 	pcp_setup_reserve(reserve_for_pcp);
-	mminit_start(&mi, &memmap, numa_topo.nr_nodes, &cfg);
+	/* The engine's per-node work lists, sized by the nodes there are. */
+	uint64_t work_bytes = numa_topo.nr_nodes * sizeof(struct mminit_node);
+	uint64_t work = physmem_alloc(&physmem, work_bytes, 4096, cfg.boot_node, false, "meminit");
+	if (!work)
+		kernel_exit(EXIT_PANIC, "no memory for the init engine's work lists");
+	mminit_start(&mi, (struct mminit_node *)(uintptr_t)work, &memmap, numa_topo.nr_nodes,
+		     &cfg);
 	for (uint32_t nid = 0; nid < numa_topo.nr_nodes; nid++)
 		if (has_memory(nid))
 			physmem_for_each_free(&physmem, nid, collect_free, NULL);

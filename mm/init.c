@@ -10,11 +10,14 @@
 #include "kernel/panic.h"
 #include "mm/alloc.h"
 
-void mminit_start(struct mminit *mi, const struct memmap *mm, uint32_t nr_nodes,
-		  const struct mminit_config *cfg)
+void mminit_start(struct mminit *mi, struct mminit_node *nodes, const struct memmap *mm,
+		  uint32_t nr_nodes, const struct mminit_config *cfg)
 {
-	ASSERT(nr_nodes >= 1 && nr_nodes <= MEMMAP_MAX_NODES, "%u nodes", nr_nodes);
+	ASSERT(nr_nodes >= 1 && nr_nodes <= MEMMAP_MAX_NODES && nodes, "%u nodes at %p",
+	       nr_nodes, (void *)nodes);
 	memset(mi, 0, sizeof(*mi));
+	memset(nodes, 0, nr_nodes * sizeof(*nodes));
+	mi->nodes = nodes;
 	mi->mm = mm;
 	mi->nr_nodes = nr_nodes;
 	mi->cfg = *cfg;

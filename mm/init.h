@@ -79,12 +79,15 @@ struct mminit {
 	struct mminit_config cfg;
 	struct spinlock grow_lock;
 	uint64_t grows;
-	struct mminit_node nodes[MEMMAP_MAX_NODES];
+	/* nr_nodes entries, the caller's memory: sized by the machine's nodes,
+	 * not by MEMMAP_MAX_NODES (256 nodes of it would be 4 MiB). */
+	struct mminit_node *nodes;
 };
 
-/* Empty work for @nr_nodes nodes of @mm under @cfg. */
-void mminit_start(struct mminit *mi, const struct memmap *mm, uint32_t nr_nodes,
-		  const struct mminit_config *cfg);
+/* Empty work for @nr_nodes nodes of @mm under @cfg, kept in @nodes
+ * (@nr_nodes entries; cleared here). */
+void mminit_start(struct mminit *mi, struct mminit_node *nodes, const struct memmap *mm,
+		  uint32_t nr_nodes, const struct mminit_config *cfg);
 /* Free memory [start_pfn, end_pfn) of @node, in address order. False (and
  * an error naming the node) when the node has MMINIT_MAX_RANGES already:
  * that memory stays unused. */

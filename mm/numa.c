@@ -913,12 +913,31 @@ const char *numa_source_name(uint32_t source)
 
 /* ---- printing ----------------------------------------------------------- */
 
+/* Matrices up to this size are printed whole (Linux prints them whole, but
+ * 256 rows of 1 KiB would cost seconds on a serial line); larger ones are
+ * summed up, and every `node` record still carries its row. */
+#define PRINT_MATRIX_MAX_NODES 16
+
 static void print_distances(const struct numa_topology *t)
 {
 	/* "node" or "%3u:", then "%4u" per node. */
-	char line[8 + 4 * NUMA_MAX_NODES + 1];
+	char line[8 + 4 * PRINT_MATRIX_MAX_NODES + 1];
 	size_t len;
 
+	if (t->nr_nodes > PRINT_MATRIX_MAX_NODES) {
+		uint8_t lo = 255, hi = 0;
+		for (uint32_t i = 0; i < t->nr_nodes; i++)
+			for (uint32_t j = 0; j < t->nr_nodes; j++) {
+				uint8_t d = t->distance[i * t->nr_nodes + j];
+				if (i != j && d < lo)
+					lo = d;
+				if (d > hi)
+					hi = d;
+			}
+		pr_info(PREFIX "node distances (%s): %u nodes, 10 local, %u to %u remote (each node record has its row)",
+			t->slit ? "SLIT" : "default", t->nr_nodes, lo, hi);
+		return;
+	}
 	pr_info(PREFIX "node distances (%s):", t->slit ? "SLIT" : "default");
 	len = (size_t)snprintf(line, sizeof(line), "node");
 	for (uint32_t j = 0; j < t->nr_nodes; j++)

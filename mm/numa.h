@@ -71,7 +71,7 @@ struct acpi_slit_info;
 /* Usable memory ranges, all nodes together: as many as the normalized map
  * may hold (BOOTINFO_MAX_RANGES), so that one node can always take it all. */
 #define NUMA_MAX_RANGES 512
-#define NUMA_MAX_SRAT_RANGES 256   /* SRAT memory affinity ranges kept for printing */
+#define NUMA_MAX_SRAT_RANGES 1024  /* SRAT memory affinity ranges kept for printing */
 
 #define NUMA_NO_NODE 0xffffffffu
 #define NUMA_NO_CPU 0xffffffffu

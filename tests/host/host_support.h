@@ -15,7 +15,7 @@
 
 #include "kernel/log.h"
 
-#define HOST_LOG_LINES 256
+#define HOST_LOG_LINES 1024
 
 void host_log_reset(void);
 /* Lines logged at exactly @level since the last reset. */

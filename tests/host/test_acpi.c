@@ -28,7 +28,7 @@
 
 /* ---- table builders ---- */
 
-#define TABLE_CAP (96 * 1024)
+#define TABLE_CAP (160 * 1024)
 
 struct table {
 	uint8_t b[TABLE_CAP];
@@ -1173,21 +1173,25 @@ static void test_srat_1000_domains(void **state)
 	static struct acpi_srat_info s;
 	struct table *t = srat_begin(3);
 
+	/* 1000 CPUs in 1000 domains, and twice ACPI_SRAT_MAX_MEMS (1024)
+	 * memory entries: the ones past the limit are dropped, with a warning. */
 	for (uint32_t i = 0; i < 1000; i++)
 		srat_x2apic(t, i, i, 1);
-	for (uint32_t i = 0; i < 1000; i++)
+	for (uint32_t i = 0; i < 2048; i++)
 		srat_mem(t, i, (uint64_t)(i + 1) << 30, 1ULL << 30, 1);
 	sdt_finish(t);
-	assert_int_equal(t->len, 48 + 1000 * 24 + 1000 * 40);
+	assert_int_equal(t->len, 48 + 1000 * 24 + 2048 * 40);
 	assert_true(acpi_srat_parse(t->b, t->len, &s));
 	assert_int_equal(s.nr_cpus, 1000);
 	assert_int_equal(s.cpus[999].apic_id, 999);
 	assert_int_equal(s.cpus[999].pxm, 999);
+	assert_int_equal(ACPI_SRAT_MAX_MEMS, 1024);
 	assert_int_equal(s.nr_mems, ACPI_SRAT_MAX_MEMS);
-	assert_int_equal(s.nr_dropped_mems, 1000 - ACPI_SRAT_MAX_MEMS);
-	assert_mem(&s.mems[255], 255, 256ULL << 30, 257ULL << 30, false, false);
+	assert_int_equal(s.nr_dropped_mems, 2048 - ACPI_SRAT_MAX_MEMS);
+	assert_mem(&s.mems[1023], 1023, 1024ULL << 30, 1025ULL << 30, false, false);
 	assert_int_equal(host_log_count(LOG_WARN), 1);
-	assert_true(host_log_contains("ACPI: SRAT: more than 256 memory affinities; [mem 0x4040000000-0x407fffffff] (offset 0x85f0) and later ones dropped"));
+	/* The first dropped entry: [1025 GiB, 1026 GiB) at 48 + 24000 + 1024 * 40. */
+	assert_true(host_log_contains("ACPI: SRAT: more than 1024 memory affinities; [mem 0x10040000000-0x1007fffffff] (offset 0xfdf0) and later ones dropped"));
 	free(t);
 }
 

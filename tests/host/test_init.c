@@ -46,6 +46,7 @@ static struct page *arrays[NR_NODES];
 static void *reserved_mem[NR_NODES];
 static uint32_t nr_reserved_mem;
 static struct mminit mi;
+static struct mminit_node mi_nodes[NR_NODES];
 
 static uint64_t reserve(void *ctx, uint64_t bytes, uint32_t node)
 {
@@ -87,7 +88,7 @@ static void start(const char *alloc_name, const struct mminit_config *cfg)
 	struct alloc_setup setup = { .mm = &mm, .nr_nodes = NR_NODES, .reserve = reserve };
 	assert_true(alloc_init(alloc_find(alloc_name), &setup, NULL));
 
-	mminit_start(&mi, &mm, NR_NODES, cfg);
+	mminit_start(&mi, mi_nodes, &mm, NR_NODES, cfg);
 	for (int i = 0; i < NR_USABLE; i++) {
 		uint64_t s = usable[i].start_pfn;
 		if (s == 0x100)

@@ -1417,7 +1417,7 @@ static void test_many_ranges(void **state)
 
 /* ---- domain counts ----------------------------------------------------- */
 
-/* 64 domains fit; the 65th makes the SRAT untrusted. */
+/* 256 domains fit; the 257th makes the SRAT untrusted. */
 static void check_memory_domains(uint32_t nr_domains)
 {
 	map(0, nr_domains * 16 * MiB, MEM_USABLE);
@@ -1430,28 +1430,27 @@ static void check_memory_domains(uint32_t nr_domains)
 	build();
 }
 
-static void test_64_domains(void **state)
+/* MEMBOOT_MAX_NODES domains: every one becomes a node. */
+static void test_256_domains(void **state)
 {
 	(void)state;
-	check_memory_domains(64);
+	check_memory_domains(256);
 	assert_int_equal(topo.source, NUMA_SOURCE_SRAT);
-	assert_int_equal(topo.nr_nodes, 64);
-	EXPECT_MEM(63, 63 * 16 * MiB, 64 * 16 * MiB);
-	EXPECT_MEM_NODES(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
-			 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37,
-			 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55,
-			 56, 57, 58, 59, 60, 61, 62, 63);
-	assert_int_equal(distance_of(&topo, 63, 0), 20);
+	assert_int_equal(topo.nr_nodes, 256);
+	for (uint32_t n = 0; n < 256; n++)
+		EXPECT_MEM(n, n * 16 * MiB, (n + 1) * 16 * MiB);
+	assert_int_equal(distance_of(&topo, 255, 0), 20);
+	assert_int_equal(distance_of(&topo, 200, 200), 10);
 	expect_warnings(0, 0);
-	expect_log("node   0   1   2");
+	expect_log("NUMA: node distances (default): 256 nodes, 10 local, 20 to 20 remote");
 }
 
-static void test_65_domains(void **state)
+static void test_257_domains(void **state)
 {
 	(void)state;
-	check_memory_domains(65);
+	check_memory_domains(257);
 	expect_one_node(NUMA_SOURCE_FALLBACK, "too-many-domains");
-	expect_log("NUMA: SRAT names 65 proximity domains, more than 64 nodes; "
+	expect_log("NUMA: SRAT names 257 proximity domains, more than 256 nodes; "
 		   "SRAT not trusted, falling back to one node");
 	expect_warnings(1, 1);
 }
@@ -1472,7 +1471,7 @@ static void test_1000_domains(void **state)
 	assert_int_equal(topo.nr_cpus, NUMA_MAX_CPUS);
 	EXPECT_MEM(0, Q35_LOW);
 	expect_warnings(2, 2);
-	expect_log("NUMA: SRAT names 1000 proximity domains, more than 64 nodes; "
+	expect_log("NUMA: SRAT names 1000 proximity domains, more than 256 nodes; "
 		   "SRAT not trusted, falling back to one node");
 	expect_log("NUMA: MADT: 744 processors beyond the first 256 CPUs");
 }
@@ -1629,8 +1628,8 @@ int main(void)
 		cmocka_unit_test_setup(test_srat_without_usable_memory, reset),
 		cmocka_unit_test_setup(test_too_many_ranges_falls_back, reset),
 		cmocka_unit_test_setup(test_many_ranges, reset),
-		cmocka_unit_test_setup(test_64_domains, reset),
-		cmocka_unit_test_setup(test_65_domains, reset),
+		cmocka_unit_test_setup(test_256_domains, reset),
+		cmocka_unit_test_setup(test_257_domains, reset),
 		cmocka_unit_test_setup(test_1000_domains, reset),
 		cmocka_unit_test_setup(test_slit_wrong_count, reset),
 		cmocka_unit_test_setup(test_slit_invalid, reset),

@@ -218,7 +218,7 @@ SECOND_LIMIT = re.compile(
 class Limits(unittest.TestCase):
 
     def test_values(self):
-        self.assertEqual(facts.LIMITS["MEMBOOT_MAX_NODES"], 64)
+        self.assertEqual(facts.LIMITS["MEMBOOT_MAX_NODES"], 256)
         self.assertEqual(facts.PAGE_SIZE_BYTES, 4096)
         self.assertLess(facts.LIMITS["MEMBOOT_LOCAL_DISTANCE"],
                         facts.LIMITS["MEMBOOT_REMOTE_DISTANCE"])
