@@ -916,15 +916,15 @@ const char *numa_source_name(uint32_t source)
 /* Matrices up to this size are printed whole (Linux prints them whole, but
  * 256 rows of 1 KiB would cost seconds on a serial line); larger ones are
  * summed up, and every `node` record still carries its row. */
-#define PRINT_MATRIX_MAX_NODES 16
+#define DISTANCE_MATRIX_PRINT_LIMIT 16
 
 static void print_distances(const struct numa_topology *t)
 {
 	/* "node" or "%3u:", then "%4u" per node. */
-	char line[8 + 4 * PRINT_MATRIX_MAX_NODES + 1];
+	char line[8 + 4 * DISTANCE_MATRIX_PRINT_LIMIT + 1];
 	size_t len;
 
-	if (t->nr_nodes > PRINT_MATRIX_MAX_NODES) {
+	if (t->nr_nodes > DISTANCE_MATRIX_PRINT_LIMIT) {
 		uint8_t lo = 255, hi = 0;
 		for (uint32_t i = 0; i < t->nr_nodes; i++)
 			for (uint32_t j = 0; j < t->nr_nodes; j++) {
