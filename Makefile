@@ -105,6 +105,7 @@ help:
 	@echo '  make topo             build/host/memboot-topo, behind `tools/memboot topo`'
 	@echo '  make fuzz             run every libFuzzer target for FUZZ_SECONDS (default 60)'
 	@echo '  make bench            host benchmark of descriptor init; make bench-qemu: per-node init in QEMU'
+	@echo '  make bench-pt         page-fault benchmark of the page-table locks (PT_BENCH_ARGS="--threads N")'
 	@echo '  make release-check    build the release kernel (warnings are errors)'
 	@echo '  make clean | distclean  remove build/ | also the newlib cache'
 	@echo '  make help             this list'
