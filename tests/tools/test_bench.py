@@ -318,5 +318,25 @@ class ToolTest(unittest.TestCase):
         self.assertIn("'--append=memboot.init=serial memboot.init_threads=1'", out.stdout)
 
 
+class HostSeeds(unittest.TestCase):
+
+    def test_002_and_003_run_their_host_benchmarks_beside_the_seed(self):
+        import contextlib
+        import io
+        calls = []
+        orig = seeds.subprocess.call
+        seeds.subprocess.call = lambda argv: calls.append(argv) or 0
+        try:
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                self.assertEqual(seeds.host_seed("002"), 0)
+                self.assertEqual(seeds.host_seed("003"), 0)
+        finally:
+            seeds.subprocess.call = orig
+        self.assertEqual([c[-1] for c in calls], ["bench-pcp", "bench-pt"])
+        text = out.getvalue()
+        self.assertIn("| patch9 | 94.9 | 0.6 | 2.7 | 15.0 |", text)
+        self.assertIn("| THP on (2M) | 42.16 s | 8.40 s |", text)
+
 if __name__ == "__main__":
     unittest.main()
