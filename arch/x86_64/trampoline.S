@@ -17,6 +17,8 @@
 
 	.section .rodata
 	.balign 16
+#include "arch/irq_stub.h"
+
 	.globl trampoline_start, trampoline_end
 	.code16
 trampoline_start:
@@ -145,28 +147,7 @@ ap_entry64:
 
 /* Wake-up IPI: nothing to do but acknowledge; the idle loop looks at the
  * mailbox after hlt returns. */
-	.globl apic_wake_stub, apic_spurious_stub
-apic_wake_stub:
-	pushq %rax
-	pushq %rcx
-	pushq %rdx
-	pushq %rsi
-	pushq %rdi
-	pushq %r8
-	pushq %r9
-	pushq %r10
-	pushq %r11
-	cld
-	call apic_eoi
-	popq %r11
-	popq %r10
-	popq %r9
-	popq %r8
-	popq %rdi
-	popq %rsi
-	popq %rdx
-	popq %rcx
-	popq %rax
-	iretq
+	IRQ_STUB apic_wake_stub, apic_eoi
+	.globl apic_spurious_stub
 apic_spurious_stub:
 	iretq                           /* spurious interrupts need no EOI */
