@@ -187,8 +187,28 @@ static const char *next_word(const char *s, char *word, size_t bytes, bool *too_
 	return s;
 }
 
+static const struct param *find_param(const struct param_table *const *tables, size_t ntables,
+				      const char *key)
+{
+	for (size_t t = 0; t < ntables; t++)
+		for (size_t i = 0; i < tables[t]->count; i++)
+			if (strcmp(tables[t]->params[i].key, key) == 0)
+				return &tables[t]->params[i];
+	return NULL;
+}
+
 struct cmdline_result cmdline_parse(const char *cmdline, const struct param *params,
 				    size_t count)
+{
+	const struct param_table one = { .owner = "", .params = params, .count = count };
+	const struct param_table *const tables[] = { &one };
+
+	return cmdline_parse_tables(cmdline, tables, 1);
+}
+
+struct cmdline_result cmdline_parse_tables(const char *cmdline,
+					   const struct param_table *const *tables,
+					   size_t ntables)
 {
 	struct cmdline_result res = { 0 };
 	char word[WORD_MAX];
@@ -220,12 +240,7 @@ struct cmdline_result cmdline_parse(const char *cmdline, const struct param *par
 		value = strchr(word, '=');
 		if (value)
 			*value++ = '\0';
-		for (size_t i = 0; i < count; i++) {
-			if (strcmp(params[i].key, word) == 0) {
-				p = &params[i];
-				break;
-			}
-		}
+		p = find_param(tables, ntables, word);
 		if (!p) {
 			pr_warn("cmdline: unknown parameter '%s' ignored", word);
 			res.unknown++;

@@ -3,8 +3,10 @@
  *
  * Words are separated by spaces; a word is `key=value` or a bare `flag`.
  * Double quotes group spaces into one word (`key="a b"`), as in Linux.
- * Every key the kernel knows is declared once, in a table of struct param
- * (kernel/params.c, documented in docs/cmdline.md). Parsing never fails the
+ * Every key is declared once, by the subsystem that reads it, in a table of
+ * struct param wrapped in a struct param_table (PARAM_TABLE below). main.c
+ * lists the tables; docs/cmdline.md documents every key (a tools test checks
+ * the two agree and that no key is declared twice). Parsing never fails the
  * boot:
  *   - an unknown key prints a warning naming it and is ignored;
  *   - a bad value prints an error naming key and value and keeps the default;
@@ -37,6 +39,18 @@ struct param {
 	const char *help;                   /* one line, for docs and errors */
 };
 
+/* One subsystem's keys. */
+struct param_table {
+	const char *owner;                  /* the subsystem, e.g. "hugetlb" */
+	const struct param *params;
+	size_t count;
+};
+
+/* Declare @name as the table of the param array @array, owned by @owner_. */
+#define PARAM_TABLE(name, owner_, array) \
+	const struct param_table name = { .owner = (owner_), .params = (array), \
+					  .count = sizeof(array) / sizeof((array)[0]) }
+
 struct cmdline_result {
 	unsigned words;      /* words seen */
 	unsigned applied;    /* values accepted */
@@ -45,9 +59,15 @@ struct cmdline_result {
 };
 
 /*
- * Parse @cmdline against @params[0..count). Values are stored through each
- * param's ptr; rejected values leave the previous (default) value in place.
+ * Parse @cmdline against every key of @tables[0..ntables). Values are stored
+ * through each param's ptr; rejected values leave the previous (default)
+ * value in place. A key is looked up in table order: the first match wins.
  */
+struct cmdline_result cmdline_parse_tables(const char *cmdline,
+					   const struct param_table *const *tables,
+					   size_t ntables);
+
+/* The same against one array of params. */
 struct cmdline_result cmdline_parse(const char *cmdline, const struct param *params,
 				    size_t count);
 

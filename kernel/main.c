@@ -31,6 +31,11 @@
 
 static struct bootinfo bootinfo;
 
+/* Every subsystem's command-line keys (docs/cmdline.md), in lookup order. */
+static const struct param_table *const cmdline_tables[] = {
+	&kernel_params_table,
+};
+
 /* The calibration as a line and a `tsc` record (docs/records.md). */
 static void tsc_report(const struct tsc_calibration *cal)
 {
@@ -105,7 +110,9 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 
 	PHASE("early", early_init());
 	PHASE("bootinfo", boot_ok = boot_collect(boot_magic, boot_info, &bootinfo));
-	PHASE("cmdline", params_parse(bootinfo.cmdline));
+	PHASE("cmdline", cmdline_parse_tables(bootinfo.cmdline, cmdline_tables,
+					      sizeof(cmdline_tables) / sizeof(cmdline_tables[0])));
+	exit_method = (enum exit_method)kparams.exit;
 	PHASE("console", console_setup(&kparams.console, &bootinfo.fb, boot_has_legacy_vga(&bootinfo),
 				       arch_mapped_top()));
 	PHASE("report", bootreport_print(&bootinfo, kparams.dump_mmap));

@@ -214,11 +214,4 @@ const struct param kernel_param_table[] = {
 	  .min = 1, .max = 15, .help = "runs per cell of the fault-in benchmark (median)" },
 };
 const size_t kernel_param_count = sizeof(kernel_param_table) / sizeof(kernel_param_table[0]);
-
-struct cmdline_result params_parse(const char *cmdline)
-{
-	struct cmdline_result res = cmdline_parse(cmdline, kernel_param_table,
-						  kernel_param_count);
-	exit_method = (enum exit_method)kparams.exit;
-	return res;
-}
+PARAM_TABLE(kernel_params_table, "kernel", kernel_param_table);

@@ -76,8 +76,6 @@ struct kernel_params {
 extern struct kernel_params kparams;
 extern const struct param kernel_param_table[];
 extern const size_t kernel_param_count;
-
-/* Parse @cmdline into kparams, printing what was wrong with it. */
-struct cmdline_result params_parse(const char *cmdline);
+extern const struct param_table kernel_params_table;
 
 #endif

@@ -61,6 +61,16 @@ static const struct param table[] = {
 
 static struct kernel_params kparams_default;
 
+/* The kernel's tables, as main.c parses them. */
+static struct cmdline_result params_parse(const char *line)
+{
+	const struct param_table *const tables[] = { &kernel_params_table };
+	struct cmdline_result r = cmdline_parse_tables(line, tables, 1);
+
+	exit_method = (enum exit_method)kparams.exit;
+	return r;
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -95,6 +105,31 @@ static void assert_result(struct cmdline_result r, unsigned words, unsigned appl
 }
 
 /* ---- BOOL ------------------------------------------------------------- */
+
+/* Keys spread over several subsystems' tables: each reaches its own table,
+ * and a key unknown to all of them is still reported once. */
+static void test_tables_of_several_subsystems(void **state)
+{
+	static bool a_on;
+	static uint64_t b_n = 3;
+	static const struct param a_params[] = {
+		{ .key = "a.on", .type = PARAM_BOOL, .ptr = &a_on, .help = "a" },
+	};
+	static const struct param b_params[] = {
+		{ .key = "b.n", .type = PARAM_U64, .ptr = &b_n, .min = 1, .max = 9, .help = "b" },
+	};
+	static PARAM_TABLE(a_table, "a", a_params);
+	static PARAM_TABLE(b_table, "b", b_params);
+	const struct param_table *const tables[] = { &a_table, &b_table };
+
+	a_on = false;
+	b_n = 3;
+	assert_result(cmdline_parse_tables("b.n=7 a.on c.x=1 b.n=10", tables, 2), 4, 2, 1, 1);
+	assert_true(a_on);
+	assert_int_equal(b_n, 7);
+	assert_int_equal(a_table.count, 1);
+	assert_string_equal(b_table.owner, "b");
+}
 
 static void test_bool(void **state)
 {
@@ -638,6 +673,7 @@ int main(void)
 		cmocka_unit_test_setup(test_kernel_exit_and_fault, setup),
 		cmocka_unit_test_setup(test_kernel_hugepages_after_invalid_size, setup),
 		cmocka_unit_test_setup(test_kernel_table_sane, setup),
+		cmocka_unit_test_setup(test_tables_of_several_subsystems, setup),
 		cmocka_unit_test_setup(test_kernel_keys_documented, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
