@@ -30,10 +30,14 @@
 #include "kernel/time.h"
 
 static struct bootinfo bootinfo;
+/* The huge page pools: reserved (1 GiB) before the page tables, built
+ * (2 MiB) after memory init, used by the self-tests and the fault path. */
+static struct hugetlb_pools hugetlb_pools;
 
 /* Every subsystem's command-line keys (docs/cmdline.md), in lookup order. */
 static const struct param_table *const cmdline_tables[] = {
 	&kernel_params_table,
+	&hugetlb_param_table,
 };
 
 /* The calibration as a line and a `tsc` record (docs/records.md). */
@@ -123,20 +127,21 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 	PHASE("physmem", memory_init_physmem(&bootinfo, kparams.dump_mmap));
 	PHASE("acpi", discover_acpi(&bootinfo, kparams.dump_acpi));
 	PHASE("numa", discover_numa(&bootinfo, &physmem));
-	PHASE("hugetlb1g", hugetlb_reserve_gigantic(&physmem));
+	PHASE("hugetlb1g", hugetlb_boot_reserve(&hugetlb_pools, &hugetlb_params, &numa_topo, &physmem));
 	PHASE("pagetables", memory_direct_map(&bootinfo));
 	PHASE("smp", discover_smp(&physmem));
 	PHASE("memmap", meminit_arrays());
-	PHASE("meminit", meminit_run());
-	PHASE("hugetlb", hugetlb_init_pools());
+	PHASE("meminit", meminit_run(&hugetlb_pools));
+	PHASE("hugetlb", hugetlb_boot_pools(&hugetlb_pools, &hugetlb_params, &numa_topo, &memmap,
+					    kparams.trace));
 	PHASE("census", census_ok = census_run("boot"));
 	/* After the boot census, which thus counts exactly what memory init
 	 * left free; the lists' own memory shows as allocated from here on. */
 	PHASE("pcp", pcp_setup_init());
 	fault_inject();
-	PHASE("selftest", tests_ok = selftests_run());
+	PHASE("selftest", tests_ok = selftests_run(&hugetlb_pools));
 	if (kparams.bench_pt)
-		PHASE("bench", vm_bench());
+		PHASE("bench", vm_bench(&hugetlb_pools));
 	if (!census_ok || !census_run("end"))
 		kernel_exit(EXIT_CENSUS, "pages unaccounted for");
 	kernel_exit(tests_ok ? EXIT_OK : EXIT_SELFTEST, tests_ok ? NULL : "a self-test failed");

@@ -163,7 +163,7 @@ static bool collect_free(void *ctx, uint64_t start, uint64_t end, uint32_t node)
 
 /* Everything a buddy merge could read must be written before any chunk
  * frees: reserved ranges in full, and the markers of the holes. */
-static void init_fixed(uint32_t nid)
+static void init_fixed(uint32_t nid, const struct hugetlb_pools *hp)
 {
 	struct memmap_range present[NUMA_MAX_RANGES];
 	uint32_t nr = 0;
@@ -175,7 +175,7 @@ static void init_fixed(uint32_t nid)
 			continue;
 		mminit_write_fixed(&mi, nid, PFN(r->start), PFN(r->end), resv_type(r->name));
 	}
-	hugetlb_mark_gigantic(nid);
+	hugetlb_mark_gigantic(hp, &memmap.nodes[nid], nid);
 	for (uint32_t i = 0; i < numa_topo.nr_ranges; i++)
 		if (numa_topo.ranges[i].node == nid)
 			present[nr++] = (struct memmap_range){ PFN(numa_topo.ranges[i].start),
@@ -400,7 +400,11 @@ static void alloc_start(void)
 
 static void early_allocations(void *ctx);
 
-void meminit_run(void)
+/* Pages physmem reserved for 1 GiB pool pages: PAGE_HUGE heads, not
+ * reserved ones, in the census. */
+static uint64_t gigantic_pages;
+
+void meminit_run(const struct hugetlb_pools *hp)
 {
 	enum meminit_policy policy = (enum meminit_policy)kparams.init_policy;
 	bool lazy = policy == MEMINIT_LAZY;
@@ -430,10 +434,11 @@ void meminit_run(void)
 			physmem_for_each_free(&physmem, nid, collect_free, NULL);
 	/* From here on physmem's free memory belongs to the allocator. */
 	memory_retire_physmem();
+	gigantic_pages = hp->gigantic_pages;
 
 	for (uint32_t nid = 0; nid < numa_topo.nr_nodes; nid++)
 		if (has_memory(nid))
-			init_fixed(nid);
+			init_fixed(nid, hp);
 	mminit_run(&mi, kparams.early_alloc_pages ? early_allocations : NULL, NULL);
 	if (kparams.trace)
 		for (uint32_t nid = 0; nid < numa_topo.nr_nodes; nid++)
@@ -485,7 +490,7 @@ bool census_run(const char *when)
 	 * 1 GiB pool pages are, with PAGE_HUGE heads. */
 	struct census_input in = {
 		.mm = &memmap, .ranges = ranges, .nr_ranges = numa_topo.nr_ranges,
-		.fixed_pages = memory_retired_reserved_pages() - hugetlb_gigantic_pages() +
+		.fixed_pages = memory_retired_reserved_pages() - gigantic_pages +
 			       vm_table_pages(),
 	};
 	struct census c;

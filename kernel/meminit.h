@@ -31,8 +31,11 @@ enum meminit_policy { MEMINIT_SERIAL, MEMINIT_DEFERRED, MEMINIT_LAZY };
 
 /* Allocate each node's descriptor array from its own memory (phase "memmap"). */
 void meminit_arrays(void);
-/* Fill descriptors and free memory to the buddy lists (phase "meminit"). */
-void meminit_run(void);
+struct hugetlb_pools;
+
+/* Fill descriptors and free memory to the buddy lists (phase "meminit");
+ * the 1 GiB pool pages of @hp get their heads. */
+void meminit_run(const struct hugetlb_pools *hp);
 /* Count every page below the top of usable memory; false if any is lost. */
 bool census_run(const char *when);
 /* Allocation self-test on every CPU at once (memboot.selftest=alloc). */

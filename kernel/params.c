@@ -26,8 +26,6 @@ struct kernel_params kparams = {
 	.early_pages = 32768,              /* one 128 MiB section, as Linux starts */
 	.early_alloc_pages = 0,
 	.trace = false,
-	.huge = { .current = -1, .default_size = HUGETLB_2M },
-	.hugetlb_zero = false,
 	.alloc = "buddy",
 	.ptlock = 0,                       /* split */
 	.pt_zero = true,
@@ -56,20 +54,6 @@ static bool parse_pcp_steps(const char *value, void *ptr, char *err, size_t err_
 static const char *const selftest_names[] = { "clock", "jobs", "alloc", "hugetlb", "pt", "churn", NULL };
 static const char *const ptlock_names[] = { "split", "global", NULL };
 
-static bool parse_hugepagesz(const char *value, void *ptr, char *err, size_t err_bytes)
-{
-	return hugetlb_parse_pagesz(ptr, value, err, err_bytes);
-}
-
-static bool parse_default_hugepagesz(const char *value, void *ptr, char *err, size_t err_bytes)
-{
-	return hugetlb_parse_default(ptr, value, err, err_bytes);
-}
-
-static bool parse_hugepages(const char *value, void *ptr, char *err, size_t err_bytes)
-{
-	return hugetlb_parse_pages(ptr, value, err, err_bytes);
-}
 static const char *const init_names[] = { "serial", "deferred", "lazy", NULL };
 
 /* memboot.init_threads=1|node|all|N */
@@ -180,14 +164,6 @@ const struct param kernel_param_table[] = {
 	  .min = 0, .max = 1ULL << 40, .help = "debug: early page allocations before the parallel part" },
 	{ .key = "memboot.trace", .type = PARAM_BOOL, .ptr = &kparams.trace,
 	  .help = "print a record per chunk of the parallel init" },
-	{ .key = "hugepagesz", .type = PARAM_FUNC, .ptr = &kparams.huge,
-	  .fn = parse_hugepagesz, .help = "huge page size for the hugepages= that follow" },
-	{ .key = "default_hugepagesz", .type = PARAM_FUNC, .ptr = &kparams.huge,
-	  .fn = parse_default_hugepagesz, .help = "size for hugepages= without hugepagesz=" },
-	{ .key = "hugepages", .type = PARAM_FUNC, .ptr = &kparams.huge,
-	  .fn = parse_hugepages, .help = "pages in the pool: N spread over nodes, or node:N,..." },
-	{ .key = "memboot.hugetlb_zero", .type = PARAM_BOOL, .ptr = &kparams.hugetlb_zero,
-	  .help = "zero huge pool pages at boot" },
 	{ .key = "memboot.alloc", .type = PARAM_STR, .ptr = kparams.alloc,
 	  .max = sizeof(kparams.alloc), .help = "the page allocator behind the seam (docs/allocators.md)" },
 	{ .key = "memboot.pcp", .type = PARAM_FUNC, .ptr = &kparams.pcp.policy,

@@ -11,7 +11,6 @@
 
 #include "kernel/cmdline.h"
 #include "kernel/console/options.h"
-#include "mm/hugetlb.h"
 #include "mm/pcp.h"
 
 enum selftest_bits {
@@ -59,8 +58,6 @@ struct kernel_params {
 	uint64_t early_pages;      /* deferred/lazy: filled by the boot CPU first */
 	uint64_t early_alloc_pages;   /* debug: early allocations before the parallel part */
 	bool trace;
-	struct hugetlb_config huge;   /* hugepagesz=, hugepages=, default_hugepagesz= */
-	bool hugetlb_zero;
 	char alloc[16];             /* memboot.alloc: the allocator behind the seam */
 	struct console_options console;   /* console=, one word per console */
 	/* page tables (kernel/vm.c, docs/pagetables.md) */

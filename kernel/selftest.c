@@ -109,7 +109,7 @@ static bool selftest_jobs(bool *skipped)
 	return ok;
 }
 
-bool selftests_run(void)
+bool selftests_run(struct hugetlb_pools *pools)
 {
 	bool all_ok = true;
 
@@ -127,12 +127,12 @@ bool selftests_run(void)
 		all_ok &= ok;
 	}
 	if (kparams.selftests & SELFTEST_HUGETLB) {
-		bool ok = hugetlb_selftest();
+		bool ok = hugetlb_boot_selftest(pools);
 		selftest_result("hugetlb", ok);
 		all_ok &= ok;
 	}
 	if (kparams.selftests & SELFTEST_PT) {
-		bool ok = vm_selftest();
+		bool ok = vm_selftest(pools);
 		selftest_result("pt", ok);
 		all_ok &= ok;
 	}

@@ -7,8 +7,11 @@
 
 #include <stdbool.h>
 
-/* Run the self-tests named in kparams; false if any failed. */
-bool selftests_run(void);
+struct hugetlb_pools;
+
+/* Run the self-tests named in kparams (hugetlb and pt on @pools); false if
+ * any failed. */
+bool selftests_run(struct hugetlb_pools *pools);
 
 /* Raise the fault named by memboot.fault, if any (does not return then). */
 void fault_inject(void);

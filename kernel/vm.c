@@ -25,6 +25,7 @@ static struct cpu_stats stats[MAX_CPUS];
 static struct vm_space *volatile current_space[MAX_CPUS];
 static volatile uint64_t table_pages;
 static uint64_t kernel_cr3;          /* the identity map's root, what CPUs run on */
+static struct hugetlb_pools *huge_pools;   /* frames of PT_REGION_HUGETLB regions */
 
 /* ---- what mm/pt.c needs ---- */
 
@@ -86,7 +87,7 @@ uint64_t vm_frame_alloc(enum pt_region_kind kind, uint32_t node)
 		pfn = alloc_pages(node, HUGE_ORDER, 0);
 		break;
 	case PT_REGION_HUGETLB:
-		pfn = hugetlb_pool_take(node, HUGETLB_2M);
+		pfn = huge_pools ? hugetlb_pool_take(huge_pools, node, HUGETLB_2M) : ALLOC_NO_PFN;
 		break;
 	case PT_NR_REGION_KINDS:
 		break;
@@ -99,7 +100,7 @@ void vm_frame_free(enum pt_region_kind kind, uint64_t phys)
 	uint64_t pfn = phys >> PAGE_SHIFT;
 
 	if (kind == PT_REGION_HUGETLB)
-		hugetlb_pool_give(pfn, HUGETLB_2M);
+		hugetlb_pool_give(huge_pools, pfn, HUGETLB_2M);
 	else
 		alloc_free(pfn, kind == PT_REGION_2M ? HUGE_ORDER : 0);
 }
@@ -226,8 +227,9 @@ static bool vm_page_fault(struct trap_frame *f, uint64_t addr)
 	return true;
 }
 
-void vm_init(void)
+void vm_init(struct hugetlb_pools *pools)
 {
+	huge_pools = pools;
 	if (kernel_cr3)
 		return;
 	kernel_cr3 = read_cr3();

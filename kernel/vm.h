@@ -39,8 +39,11 @@ struct vm_space {
 	uint64_t orphans;                  /* leaves outside regions found by destroy */
 };
 
-/* Install the #PF handler and the shootdown vector (boot CPU, once). */
-void vm_init(void);
+struct hugetlb_pools;
+
+/* Install the #PF handler and the shootdown vector (boot CPU, once); 2 MiB
+ * pool-page regions take their frames from @pools. */
+void vm_init(struct hugetlb_pools *pools);
 
 int vm_space_create(struct vm_space *s, enum pt_lock_mode mode, uint32_t node);
 /* Unmap everything (giving each region's frames back to where they came
@@ -68,7 +71,7 @@ void vm_frame_free(enum pt_region_kind kind, uint64_t phys);
 uint64_t vm_table_pages(void);
 
 /* memboot.selftest=pt and memboot.bench=pt (kernel/vm_test.c). */
-bool vm_selftest(void);
-void vm_bench(void);
+bool vm_selftest(struct hugetlb_pools *pools);
+void vm_bench(struct hugetlb_pools *pools);
 
 #endif

@@ -316,7 +316,7 @@ static uint32_t popcount_mask(const volatile uint64_t *m)
 	return n;
 }
 
-bool vm_selftest(void)
+bool vm_selftest(struct hugetlb_pools *pools)
 {
 	struct job_state js;
 	struct record r;
@@ -325,7 +325,7 @@ bool vm_selftest(void)
 	enum pt_lock_mode mode = (enum pt_lock_mode)kparams.ptlock;
 	struct pt_stats sum = { 0 };
 
-	vm_init();
+	vm_init(pools);
 	memset(&stress, 0, sizeof(stress));
 	arrived = bar_count = 0;
 	bar_gen = 0;
@@ -465,6 +465,8 @@ struct cell {
 	const char *skip;
 };
 
+static struct hugetlb_pools *bench_pools;
+
 /* One run of row @k under @mode: NULL, or why it could not run. */
 static const char *bench_once(enum pt_region_kind k, enum pt_lock_mode mode, uint64_t bytes,
 			      struct cell *c)
@@ -473,7 +475,7 @@ static const char *bench_once(enum pt_region_kind k, enum pt_lock_mode mode, uin
 	struct job_state js;
 	uint32_t cpus = nr_cpus_online;
 
-	if (k == PT_REGION_HUGETLB && hugetlb_pool_free(HUGETLB_2M) < bytes / SZ_2M)
+	if (k == PT_REGION_HUGETLB && hugetlb_pool_free(bench_pools, HUGETLB_2M) < bytes / SZ_2M)
 		return "too few 2 MiB pool pages (hugepages=)";
 	if (vm_space_create(&brun.space, mode, this_cpu()->mem_node) != PT_OK)
 		return "no memory for a root";
@@ -502,8 +504,9 @@ static const char *bench_once(enum pt_region_kind k, enum pt_lock_mode mode, uin
 	return NULL;
 }
 
-void vm_bench(void)
+void vm_bench(struct hugetlb_pools *pools)
 {
+	bench_pools = pools;
 	static const char *const rows[PT_NR_REGION_KINDS] = { "4K (THP off)", "2M (THP on)",
 								"HUGETLB" };
 	static struct cell cells[2];
@@ -511,7 +514,7 @@ void vm_bench(void)
 	uint64_t bytes = kparams.ptbench_mib << 20;
 	unsigned reps = (unsigned)kparams.ptbench_reps;
 
-	vm_init();
+	vm_init(pools);
 	/* Each CPU's part a whole number of 2 MiB pages. */
 	brun.part_bytes = bytes / cpus / SZ_2M * SZ_2M;
 	if (!brun.part_bytes) {

@@ -1,5 +1,6 @@
 /*
- * hugetlb.c: huge page requests: parsing and per-node planning.
+ * hugetlb.c: huge page requests: the keys, their parsing and the per-node
+ * plan (the pools are mm/hugetlb_pool.c).
  */
 #include "mm/hugetlb.h"
 
@@ -7,6 +8,40 @@
 #include <string.h>
 
 #include "kernel/cmdline.h"
+
+struct hugetlb_params hugetlb_params = {
+	.config = HUGETLB_CONFIG_INIT,
+	.zero = false,
+};
+
+static bool parse_hugepagesz(const char *value, void *ptr, char *err, size_t err_bytes)
+{
+	return hugetlb_parse_pagesz(ptr, value, err, err_bytes);
+}
+
+static bool parse_default_hugepagesz(const char *value, void *ptr, char *err, size_t err_bytes)
+{
+	return hugetlb_parse_default(ptr, value, err, err_bytes);
+}
+
+static bool parse_hugepages(const char *value, void *ptr, char *err, size_t err_bytes)
+{
+	return hugetlb_parse_pages(ptr, value, err, err_bytes);
+}
+
+/* The three request keys share one config: their order on the line matters
+ * (hugepages= counts for the hugepagesz= before it). */
+static const struct param hugetlb_params_list[] = {
+	{ .key = "hugepagesz", .type = PARAM_FUNC, .ptr = &hugetlb_params.config,
+	  .fn = parse_hugepagesz, .help = "huge page size for the hugepages= that follow" },
+	{ .key = "default_hugepagesz", .type = PARAM_FUNC, .ptr = &hugetlb_params.config,
+	  .fn = parse_default_hugepagesz, .help = "size for hugepages= without hugepagesz=" },
+	{ .key = "hugepages", .type = PARAM_FUNC, .ptr = &hugetlb_params.config,
+	  .fn = parse_hugepages, .help = "pages in the pool: N spread over nodes, or node:N,..." },
+	{ .key = "memboot.hugetlb_zero", .type = PARAM_BOOL, .ptr = &hugetlb_params.zero,
+	  .help = "zero huge pool pages at boot" },
+};
+PARAM_TABLE(hugetlb_param_table, "hugetlb", hugetlb_params_list);
 
 uint64_t hugetlb_size_bytes(enum hugetlb_size s)
 {

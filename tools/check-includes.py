@@ -61,9 +61,6 @@ ALLOWED = {
 # (including file, included file): why it is still allowed. Remove a line
 # when its include goes; the check then keeps it out.
 EXCEPTIONS = {
-    ("kernel/params.h", "mm/hugetlb.h"):
-        "the parameter table holds the huge page requests; hugetlb should "
-        "declare and parse its own keys",
     ("kernel/params.h", "mm/pcp.h"):
         "the parameter table holds the per-CPU list keys (policy and step "
         "values); pcp should declare and parse its own keys",

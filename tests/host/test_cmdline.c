@@ -563,24 +563,6 @@ static void test_kernel_exit_and_fault(void **state)
 	assert_int_equal(kparams.fault, FAULT_ASSERT);
 }
 
-static void test_kernel_hugepages_after_invalid_size(void **state)
-{
-	assert_result(params_parse("hugepagesz=1G hugepages=1 hugepagesz=3G hugepages=4"),
-		      4, 2, 0, 2);
-	assert_true(host_log_contains("cmdline: bad value '3G' for 'hugepagesz'"));
-	assert_true(host_log_contains("cmdline: bad value '4' for 'hugepages' (expected a valid "
-				      "hugepagesz= before it; it follows an invalid one, so it is "
-				      "ignored); keeping the default"));
-	assert_int_equal(kparams.huge.req[HUGETLB_1G].total, 1);
-	assert_false(kparams.huge.req[HUGETLB_2M].set);
-
-	kparams.huge = (struct hugetlb_config){ .current = -1, .default_size = HUGETLB_2M };
-						 /* a fresh boot */
-	assert_result(params_parse("hugepages=2 default_hugepagesz=1G"), 2, 2, 0, 0);
-	assert_int_equal(kparams.huge.req[HUGETLB_1G].total, 2);
-	assert_false(kparams.huge.req[HUGETLB_2M].set);
-}
-
 static void test_kernel_table_sane(void **state)
 {
 	assert_true(kernel_param_count >= 6);
@@ -671,7 +653,6 @@ int main(void)
 		cmocka_unit_test_setup(test_kernel_selftest, setup),
 		cmocka_unit_test_setup(test_kernel_clock_ms, setup),
 		cmocka_unit_test_setup(test_kernel_exit_and_fault, setup),
-		cmocka_unit_test_setup(test_kernel_hugepages_after_invalid_size, setup),
 		cmocka_unit_test_setup(test_kernel_table_sane, setup),
 		cmocka_unit_test_setup(test_tables_of_several_subsystems, setup),
 		cmocka_unit_test_setup(test_kernel_keys_documented, setup),
