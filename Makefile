@@ -75,6 +75,8 @@ PURE_SRCS += boot/handoff.c boot/pvh/pvh.c boot/efi/kelf.c
 PURE_SRCS += $(wildcard kernel/console/*.c)
 # The local APIC mode decision and ICR encodings.
 PURE_SRCS += arch/x86_64/apic_mode.c
+# Each subsystem's command-line keys and their parsing (kernel/cmdline.h).
+PURE_SRCS += $(wildcard kernel/*_keys.c)
 HOST_SUPPORT := tests/host/host_support.c
 # Host-only code the tests and fuzzers exercise too: the acpidump text reader
 # of tools/memboot topo (the kernel only writes that text).
@@ -163,8 +165,8 @@ $(O)/memboot.iso: $(O)/memboot.elf tools/mkiso.sh $(O)/cmdline.stamp
 run: all
 	tools/memboot run --iso $(O)/memboot.iso --nodes 2 --cpus-per-node 2 --mem-per-node 1G $(RUN_ARGS)
 
-# Headers anywhere, and kernel/params.c (test_cmdline includes the real table).
-HOST_TEST_DEPS := $(PURE_SRCS) $(HOST_TOOL_SRCS) $(HOST_SUPPORT) kernel/params.c \
+# Headers anywhere.
+HOST_TEST_DEPS := $(PURE_SRCS) $(HOST_TOOL_SRCS) $(HOST_SUPPORT) \
 	$(wildcard tests/host/*.h boot/*.h boot/*/*.h kernel/*.h kernel/acpi/*.h kernel/console/*.h mm/*.h \
 	tools/topo/*.h) \
 	arch/x86_64/include/arch/pte.h arch/x86_64/include/arch/apic_mode.h

@@ -13,11 +13,12 @@
 #include "kernel/acpi/sleep.h"
 #include "kernel/acpi/spcr.h"
 #include "kernel/console.h"
+#include "kernel/console/options.h"
 #include "kernel/exit.h"
 #include "kernel/log.h"
 #include "kernel/record.h"
-#include "kernel/params.h"
 #include "kernel/smp.h"
+#include "kernel/smp_keys.h"
 #include "kernel/summary.h"
 #include "kernel/time.h"
 #include "mm/numa.h"
@@ -146,7 +147,7 @@ void discover_spcr(const void *bytes, uint32_t len)
 	else
 		pr_info("ACPI: SPCR: console UART at %s 0x%llx, at the speed the firmware set",
 			spcr.io_port ? "I/O port" : "MMIO", (unsigned long long)spcr.address);
-	if (kparams.console.given) {
+	if (console_cmdline.given) {
 		pr_info("ACPI: SPCR: console= chose the consoles; the SPCR port is not added");
 		return;
 	}
@@ -193,7 +194,7 @@ bool discover_apic_mode(void)
 	struct apic_mode_input in = {
 		.cpu_x2apic = cpu_features.x2apic,
 		.firmware_x2apic = apic_firmware_x2apic(),
-		.request = (enum apic_request)kparams.apic,
+		.request = (enum apic_request)smp_settings.apic,
 	};
 	struct apic_mode_choice c;
 	uint32_t unreachable = 0;
@@ -210,7 +211,7 @@ bool discover_apic_mode(void)
 			       !apic_id_reachable(c.mode, numa_topo.cpus[i].apic_id);
 	if (c.request_refused)
 		pr_warn("apic: %s mode (%s); memboot.apic=%s not honoured", apic_mode_name(c.mode),
-			c.reason, kparams.apic == APIC_REQUEST_XAPIC ? "xapic" : "x2apic");
+			c.reason, smp_settings.apic == APIC_REQUEST_XAPIC ? "xapic" : "x2apic");
 	else
 		pr_info("apic: %s mode (%s)", apic_mode_name(c.mode), c.reason);
 	rec_begin(&r, "apic");
@@ -245,6 +246,6 @@ void discover_smp(struct physmem *pm)
 			.apic_id = c->apic_id, .node = c->node, .present = c->present && reachable,
 			.mem_node = numa_topo.nodes[c->node].mem_node };
 	}
-	smp_boot(pm, cpus, n, kparams.nosmp ? 1 : (uint32_t)kparams.maxcpus,
-		 kparams.smp_timeout_ms * 1000000ULL, (uint32_t)kparams.smp_skip_apic);
+	smp_boot(pm, cpus, n, smp_settings.nosmp ? 1 : (uint32_t)smp_settings.maxcpus,
+		 smp_settings.timeout_ms * 1000000ULL, (uint32_t)smp_settings.skip_apic);
 }

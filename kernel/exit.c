@@ -14,7 +14,6 @@
 #include "kernel/summary.h"
 #include "kernel/time.h"
 
-enum exit_method exit_method = EXIT_METHOD_AUTO;
 struct exit_acpi_s5 exit_s5;
 
 /*

@@ -55,7 +55,10 @@ struct exit_acpi_s5 {
 };
 extern struct exit_acpi_s5 exit_s5;
 
+/* memboot.exit=, parsed by exit_param_table (kernel/exit_keys.c). */
 extern enum exit_method exit_method;
+struct param_table;
+extern const struct param_table exit_param_table;
 
 /*
  * Print the closing `done` record (and @why, if not NULL, as an error line)

@@ -13,31 +13,48 @@
 #include "arch/tsc.h"
 #include "boot/boot.h"
 #include "kernel/bootreport.h"
+#include "kernel/bootreport_keys.h"
+#include "kernel/cmdline.h"
 #include "kernel/console.h"
+#include "kernel/console/options.h"
 #include "kernel/discover.h"
 #include "kernel/exit.h"
 #include "kernel/hugetlb.h"
 #include "kernel/log.h"
 #include "kernel/memory.h"
 #include "kernel/meminit.h"
-#include "kernel/params.h"
+#include "kernel/meminit_keys.h"
+#include "kernel/pcp_keys.h"
 #include "kernel/pcp_setup.h"
 #include "kernel/phase.h"
 #include "kernel/record.h"
 #include "kernel/selftest.h"
-#include "kernel/vm.h"
+#include "kernel/selftest_keys.h"
 #include "kernel/smp.h"
+#include "kernel/smp_keys.h"
+#include "kernel/vm.h"
+#include "kernel/vm_keys.h"
 #include "kernel/time.h"
+#include "mm/alloc.h"
 
 static struct bootinfo bootinfo;
 /* The huge page pools: reserved (1 GiB) before the page tables, built
  * (2 MiB) after memory init, used by the self-tests and the fault path. */
 static struct hugetlb_pools hugetlb_pools;
 
-/* Every subsystem's command-line keys (docs/cmdline.md), in lookup order. */
+/* Every subsystem's command-line keys (docs/cmdline.md), in lookup order:
+ * a subsystem with keys adds its table here, once. */
 static const struct param_table *const cmdline_tables[] = {
-	&kernel_params_table,
+	&console_param_table,
+	&exit_param_table,
+	&bootreport_param_table,
+	&smp_param_table,
+	&alloc_param_table,
+	&meminit_param_table,
 	&hugetlb_param_table,
+	&pcp_param_table,
+	&selftest_param_table,
+	&vm_param_table,
 };
 
 /* The calibration as a line and a `tsc` record (docs/records.md). */
@@ -116,16 +133,15 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 	PHASE("bootinfo", boot_ok = boot_collect(boot_magic, boot_info, &bootinfo));
 	PHASE("cmdline", cmdline_parse_tables(bootinfo.cmdline, cmdline_tables,
 					      sizeof(cmdline_tables) / sizeof(cmdline_tables[0])));
-	exit_method = (enum exit_method)kparams.exit;
-	PHASE("console", console_setup(&kparams.console, &bootinfo.fb, boot_has_legacy_vga(&bootinfo),
+	PHASE("console", console_setup(&console_cmdline, &bootinfo.fb, boot_has_legacy_vga(&bootinfo),
 				       arch_mapped_top()));
-	PHASE("report", bootreport_print(&bootinfo, kparams.dump_mmap));
-	if (kparams.dump_bootinfo)
+	PHASE("report", bootreport_print(&bootinfo, bootreport_settings.dump_mmap));
+	if (bootreport_settings.dump_bootinfo)
 		bootreport_dump_loader_info(&bootinfo);
 	if (!boot_ok)
 		kernel_exit(EXIT_BOOTINFO, "boot information missing or corrupt");
-	PHASE("physmem", memory_init_physmem(&bootinfo, kparams.dump_mmap));
-	PHASE("acpi", discover_acpi(&bootinfo, kparams.dump_acpi));
+	PHASE("physmem", memory_init_physmem(&bootinfo, bootreport_settings.dump_mmap));
+	PHASE("acpi", discover_acpi(&bootinfo, bootreport_settings.dump_acpi));
 	PHASE("numa", discover_numa(&bootinfo, &physmem));
 	PHASE("hugetlb1g", hugetlb_boot_reserve(&hugetlb_pools, &hugetlb_params, &numa_topo, &physmem));
 	PHASE("pagetables", memory_direct_map(&bootinfo));
@@ -133,14 +149,14 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 	PHASE("memmap", meminit_arrays());
 	PHASE("meminit", meminit_run(&hugetlb_pools));
 	PHASE("hugetlb", hugetlb_boot_pools(&hugetlb_pools, &hugetlb_params, &numa_topo, &memmap,
-					    kparams.trace));
+					    meminit_settings.trace));
 	PHASE("census", census_ok = census_run("boot"));
 	/* After the boot census, which thus counts exactly what memory init
 	 * left free; the lists' own memory shows as allocated from here on. */
 	PHASE("pcp", pcp_setup_init());
 	fault_inject();
 	PHASE("selftest", tests_ok = selftests_run(&hugetlb_pools));
-	if (kparams.bench_pt)
+	if (vm_settings.bench_pt)
 		PHASE("bench", vm_bench(&hugetlb_pools));
 	if (!census_ok || !census_run("end"))
 		kernel_exit(EXIT_CENSUS, "pages unaccounted for");

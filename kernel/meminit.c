@@ -17,7 +17,7 @@
 #include "kernel/memory.h"
 #include "kernel/vm.h"
 #include "kernel/panic.h"
-#include "kernel/params.h"
+#include "kernel/meminit_keys.h"
 #include "kernel/record.h"
 #include "kernel/summary.h"
 #include "kernel/time.h"
@@ -378,7 +378,7 @@ static uint64_t reserve_for_pcp(uint64_t bytes, uint32_t node)
  * reported and the default used. */
 static void alloc_start(void)
 {
-	const struct alloc_ops *ops = alloc_find(kparams.alloc);
+	const struct alloc_ops *ops = alloc_find(alloc_requested());
 	struct alloc_setup setup = {
 		.mm = &memmap, .nr_nodes = numa_topo.nr_nodes,
 		.reserve = reserve_for_alloc,
@@ -387,7 +387,7 @@ static void alloc_start(void)
 
 	if (!ops) {
 		ops = alloc_table[0];
-		pr_warn("alloc: memboot.alloc=%s is not an allocator; using %s", kparams.alloc,
+		pr_warn("alloc: memboot.alloc=%s is not an allocator; using %s", alloc_requested(),
 			ops->name);
 	}
 	if (!alloc_init(ops, &setup, numa_topo.distance))
@@ -406,18 +406,18 @@ static uint64_t gigantic_pages;
 
 void meminit_run(const struct hugetlb_pools *hp)
 {
-	enum meminit_policy policy = (enum meminit_policy)kparams.init_policy;
+	enum meminit_policy policy = (enum meminit_policy)meminit_settings.policy;
 	bool lazy = policy == MEMINIT_LAZY;
 	struct mminit_config cfg = {
 		.policy = policy == MEMINIT_SERIAL ? MMINIT_SERIAL :
 			  lazy ? MMINIT_LAZY : MMINIT_DEFERRED,
-		.max_threads = kparams.init_threads_mode == INIT_THREADS_ONE ? 1 :
-			       kparams.init_threads_mode == INIT_THREADS_N ?
-			       (uint32_t)kparams.init_threads : 0,
-		.all_cpus = kparams.init_threads_mode == INIT_THREADS_ALL,
-		.early_pages = kparams.early_pages,
+		.max_threads = meminit_settings.threads_mode == INIT_THREADS_ONE ? 1 :
+			       meminit_settings.threads_mode == INIT_THREADS_N ?
+			       (uint32_t)meminit_settings.threads : 0,
+		.all_cpus = meminit_settings.threads_mode == INIT_THREADS_ALL,
+		.early_pages = meminit_settings.early_pages,
 		.boot_node = this_cpu()->mem_node,
-		.trace = kparams.trace,
+		.trace = meminit_settings.trace,
 	};
 
 	alloc_start();
@@ -439,8 +439,8 @@ void meminit_run(const struct hugetlb_pools *hp)
 	for (uint32_t nid = 0; nid < numa_topo.nr_nodes; nid++)
 		if (has_memory(nid))
 			init_fixed(nid, hp);
-	mminit_run(&mi, kparams.early_alloc_pages ? early_allocations : NULL, NULL);
-	if (kparams.trace)
+	mminit_run(&mi, meminit_settings.early_alloc_pages ? early_allocations : NULL, NULL);
+	if (meminit_settings.trace)
 		for (uint32_t nid = 0; nid < numa_topo.nr_nodes; nid++)
 			trace_chunks(nid);
 	struct lazy_stats ls;
@@ -464,7 +464,7 @@ static void early_allocations(void *ctx)
 	uint32_t node = mi.cfg.boot_node;
 	uint64_t head = ALLOC_NO_PFN, n = 0;
 
-	for (; n < kparams.early_alloc_pages; n++) {
+	for (; n < meminit_settings.early_alloc_pages; n++) {
 		uint64_t pfn = alloc_pages(node, 0, 0);
 		if (pfn == ALLOC_NO_PFN)
 			break;

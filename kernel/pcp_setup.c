@@ -10,7 +10,7 @@
 #include "arch/percpu.h"
 #include "kernel/job.h"
 #include "kernel/log.h"
-#include "kernel/params.h"
+#include "kernel/pcp_keys.h"
 #include "kernel/record.h"
 #include "kernel/time.h"
 #include "mm/alloc.h"
@@ -75,8 +75,8 @@ static struct alloc_pcp_setup setup_of_params(void)
 	struct alloc_pcp_setup s = {
 		.nr_cpus = nr_cpus_online, .cpu_node = cpu_node, .this_cpu = cpu_id,
 		.now_ns = ktime_ns, .mem = list_mem,
-		.cfg = { .policy = (enum pcp_policy)kparams.pcp.policy, .steps = kparams.pcp.steps,
-			 .high_fraction = (uint32_t)kparams.pcp.high_fraction,
+		.cfg = { .policy = (enum pcp_policy)pcp_settings.policy, .steps = pcp_settings.steps,
+			 .high_fraction = (uint32_t)pcp_settings.high_fraction,
 			 .cache_bytes = cache_slice_bytes() },
 	};
 
@@ -185,7 +185,7 @@ static void emit_stats(struct record *r, const struct pcp_stats *st)
 
 bool pcp_setup_churn_selftest(void)
 {
-	const struct churn_mix *mix = churn_find_mix(kparams.pcp.churn_mix);
+	const struct churn_mix *mix = churn_find_mix(pcp_settings.churn_mix);
 	uint32_t workers = nr_cpus_online;
 	struct churn_params p;
 	struct record r;
@@ -196,7 +196,7 @@ bool pcp_setup_churn_selftest(void)
 	bool ok = true;
 
 	if (!mix) {
-		pr_err("churn: unknown mix '%s' (%s)", kparams.pcp.churn_mix, churn_mix_names());
+		pr_err("churn: unknown mix '%s' (%s)", pcp_settings.churn_mix, churn_mix_names());
 		return false;
 	}
 	if (workers > CHURN_MAX_WORKERS)
@@ -205,9 +205,9 @@ bool pcp_setup_churn_selftest(void)
 	free_before = alloc_free_count();
 	/* Half of the free memory, shared by the workers (sized to the
 	 * memory present, as on the host). */
-	p = (struct churn_params){ .seed = kparams.pcp.churn_seed, .nr_workers = workers,
+	p = (struct churn_params){ .seed = pcp_settings.churn_seed, .nr_workers = workers,
 				   .pages_per_worker = free_before / 2 / workers,
-				   .allocs_per_worker = kparams.pcp.churn_allocs, .mix = mix };
+				   .allocs_per_worker = pcp_settings.churn_allocs, .mix = mix };
 	for (uint32_t i = 0; i < workers; i++) {
 		size_t bytes = churn_worker_bytes(&p);
 		unsigned order = 0;
@@ -292,10 +292,10 @@ bool pcp_setup_churn_selftest(void)
 		(unsigned long long)lost);
 	rec_begin(&r, "churn");
 	rec_str(&r, "mix", mix->name);
-	rec_str(&r, "policy", pcp_policy_name((enum pcp_policy)kparams.pcp.policy));
+	rec_str(&r, "policy", pcp_policy_name((enum pcp_policy)pcp_settings.policy));
 	{
 		char steps[48];
-		pcp_format_steps(kparams.pcp.steps, steps, sizeof(steps));
+		pcp_format_steps(pcp_settings.steps, steps, sizeof(steps));
 		rec_str(&r, "steps", steps);
 	}
 	rec_u64(&r, "workers", workers);

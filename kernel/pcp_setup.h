@@ -13,7 +13,7 @@
 
 #include "mm/pcp.h"
 
-/* Keys (kernel/params.c, kparams.pcp): memboot.pcp, memboot.pcp_steps,
+/* Keys (kernel/pcp_keys.h): memboot.pcp, memboot.pcp_steps,
  * memboot.pcp_high_fraction, memboot.churn_mix, memboot.churn_allocs. */
 
 /* Reserve each CPU's list memory on its node through @reserve (physmem,

@@ -15,9 +15,9 @@
 #include "kernel/memory.h"
 #include "kernel/meminit.h"
 #include "kernel/panic.h"
-#include "kernel/params.h"
 #include "kernel/pcp_setup.h"
 #include "kernel/record.h"
+#include "kernel/selftest_keys.h"
 #include "kernel/time.h"
 #include "mm/alloc.h"
 #include "kernel/vm.h"
@@ -31,11 +31,11 @@
 static bool selftest_clock(void)
 {
 	struct record r;
-	uint64_t want_ns = kparams.clock_ms * 1000000ULL;
+	uint64_t want_ns = selftest_settings.clock_ms * 1000000ULL;
 	uint64_t t0, cycles;
 
 	pr_info("clock: busy-waiting %llu ms by the TSC (%llu Hz)",
-		(unsigned long long)kparams.clock_ms, (unsigned long long)tsc_hz);
+		(unsigned long long)selftest_settings.clock_ms, (unsigned long long)tsc_hz);
 	rec_begin(&r, "clock_start");
 	rec_u64(&r, "requested_ns", want_ns);
 	record_emit(&r);
@@ -113,12 +113,12 @@ bool selftests_run(struct hugetlb_pools *pools)
 {
 	bool all_ok = true;
 
-	if (kparams.selftests & SELFTEST_CLOCK) {
+	if (selftest_settings.selftests & SELFTEST_CLOCK) {
 		bool ok = selftest_clock();
 		selftest_result("clock", ok);
 		all_ok &= ok;
 	}
-	if (kparams.selftests & SELFTEST_JOBS) {
+	if (selftest_settings.selftests & SELFTEST_JOBS) {
 		bool skipped, ok = selftest_jobs(&skipped);
 		if (skipped)
 			selftest_skipped("jobs", "not enough memory");
@@ -126,17 +126,17 @@ bool selftests_run(struct hugetlb_pools *pools)
 			selftest_result("jobs", ok);
 		all_ok &= ok;
 	}
-	if (kparams.selftests & SELFTEST_HUGETLB) {
+	if (selftest_settings.selftests & SELFTEST_HUGETLB) {
 		bool ok = hugetlb_boot_selftest(pools);
 		selftest_result("hugetlb", ok);
 		all_ok &= ok;
 	}
-	if (kparams.selftests & SELFTEST_PT) {
+	if (selftest_settings.selftests & SELFTEST_PT) {
 		bool ok = vm_selftest(pools);
 		selftest_result("pt", ok);
 		all_ok &= ok;
 	}
-	if (kparams.selftests & SELFTEST_ALLOC) {
+	if (selftest_settings.selftests & SELFTEST_ALLOC) {
 		bool skipped, ok = meminit_alloc_selftest(&skipped);
 		if (skipped)
 			selftest_skipped("alloc", "not enough memory");
@@ -144,7 +144,7 @@ bool selftests_run(struct hugetlb_pools *pools)
 			selftest_result("alloc", ok);
 		all_ok &= ok;
 	}
-	if (kparams.selftests & SELFTEST_CHURN) {
+	if (selftest_settings.selftests & SELFTEST_CHURN) {
 		bool ok = pcp_setup_churn_selftest();
 		selftest_result("churn", ok);
 		all_ok &= ok;
@@ -162,7 +162,7 @@ static void fault_on_ap(void *arg, uint64_t start, uint64_t end)
 		for (;;)
 			cpu_relax();
 	}
-	if (kparams.fault == FAULT_AP_UD) {
+	if (selftest_settings.fault == FAULT_AP_UD) {
 		pr_info("fault: executing ud2 on CPU %u on purpose", pc->cpu);
 		__asm__ volatile("ud2");
 	}
@@ -174,10 +174,7 @@ static void fault_on_ap(void *arg, uint64_t start, uint64_t end)
 /* The command-line name of the fault asked for ("ap-ud"), not its number. */
 static const char *fault_name(void)
 {
-	for (size_t i = 0; i < kernel_param_count; i++)
-		if (strcmp(kernel_param_table[i].key, "memboot.fault") == 0)
-			return kernel_param_table[i].choices[kparams.fault];
-	return "?";
+	return selftest_fault_name(selftest_settings.fault);
 }
 
 /* Returns false if the fault cannot apply here (one CPU). */
@@ -197,7 +194,7 @@ static bool fault_inject_ap(void)
 
 void fault_inject(void)
 {
-	switch ((enum fault_kind)kparams.fault) {
+	switch ((enum fault_kind)selftest_settings.fault) {
 	case FAULT_NONE:
 		return;
 	case FAULT_DE: {
@@ -259,8 +256,8 @@ void fault_inject(void)
 		return;
 	}
 	case FAULT_ASSERT:
-		ASSERT(kparams.fault == FAULT_NONE, "fault=%u requested on the command line",
-		       kparams.fault);
+		ASSERT(selftest_settings.fault == FAULT_NONE, "fault=%u requested on the command line",
+		       selftest_settings.fault);
 		break;
 	}
 	panic("memboot.fault=%s did not fault", fault_name());

@@ -9,8 +9,8 @@
 
 struct hugetlb_pools;
 
-/* Run the self-tests named in kparams (hugetlb and pt on @pools); false if
- * any failed. */
+/* Run the self-tests memboot.selftest names (kernel/selftest_keys.h), the
+ * hugetlb and pt ones on @pools; false if any failed. */
 bool selftests_run(struct hugetlb_pools *pools);
 
 /* Raise the fault named by memboot.fault, if any (does not return then). */

@@ -13,8 +13,8 @@
 #include "kernel/log.h"
 #include "kernel/memory.h"
 #include "kernel/panic.h"
-#include "kernel/params.h"
 #include "kernel/record.h"
+#include "kernel/smp_keys.h"
 #include "kernel/time.h"
 #include "mm/physmem.h"
 
@@ -89,7 +89,7 @@ struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 	if (present > max_cpus) {
 		res.skipped = present - max_cpus;
 		/* Name what the user wrote: nosmp arrives here as a limit of 1. */
-		if (kparams.nosmp)
+		if (smp_settings.nosmp)
 			pr_info("smp: nosmp: leaving %u of %u CPUs down", res.skipped, present);
 		else
 			pr_info("smp: maxcpus=%u: leaving %u of %u CPUs down", max_cpus,

@@ -16,9 +16,9 @@
 #include "kernel/log.h"
 #include "kernel/meminit.h"
 #include "kernel/panic.h"
-#include "kernel/params.h"
 #include "kernel/record.h"
 #include "kernel/time.h"
+#include "kernel/vm_keys.h"
 
 #define SZ_4K (1ULL << 12)
 #define SZ_2M (1ULL << 21)
@@ -322,7 +322,7 @@ bool vm_selftest(struct hugetlb_pools *pools)
 	struct record r;
 	uint64_t base = VM_WINDOW_START + SZ_1G;     /* PDPT entry 1: one PD for all */
 	uint64_t ipis0 = arch_tlb_ipis_received();
-	enum pt_lock_mode mode = (enum pt_lock_mode)kparams.ptlock;
+	enum pt_lock_mode mode = (enum pt_lock_mode)vm_settings.ptlock;
 	struct pt_stats sum = { 0 };
 
 	vm_init(pools);
@@ -483,7 +483,7 @@ static const char *bench_once(enum pt_region_kind k, enum pt_lock_mode mode, uin
 	brun.page_bytes = k == PT_REGION_4K ? SZ_4K : SZ_2M;
 	brun.units = cpus;
 	vm_region_add(&brun.space, brun.start, brun.start + bytes, k, PT_PROT_WRITE,
-		      kparams.pt_zero);
+		      vm_settings.pt_zero);
 	vm_reset_stats();
 	struct job j = { .name = "pt-bench", .start = 0, .size = cpus, .min_chunk = 1,
 			 .node = JOB_ALL_NODES, .fn = bench_chunk };
@@ -511,20 +511,20 @@ void vm_bench(struct hugetlb_pools *pools)
 								"HUGETLB" };
 	static struct cell cells[2];
 	uint32_t cpus = nr_cpus_online;
-	uint64_t bytes = kparams.ptbench_mib << 20;
-	unsigned reps = (unsigned)kparams.ptbench_reps;
+	uint64_t bytes = vm_settings.ptbench_mib << 20;
+	unsigned reps = (unsigned)vm_settings.ptbench_reps;
 
 	vm_init(pools);
 	/* Each CPU's part a whole number of 2 MiB pages. */
 	brun.part_bytes = bytes / cpus / SZ_2M * SZ_2M;
 	if (!brun.part_bytes) {
 		pr_err("bench pt: memboot.ptbench_mib=%llu is less than 2 MiB per CPU (%u CPUs)",
-		       (unsigned long long)kparams.ptbench_mib, cpus);
+		       (unsigned long long)vm_settings.ptbench_mib, cpus);
 		return;
 	}
 	bytes = brun.part_bytes * cpus;
 	pr_info("bench pt: %u CPUs fault in %llu MiB, zeroing %s, medians of %u",
-		cpus, (unsigned long long)(bytes >> 20), kparams.pt_zero ? "on" : "off", reps);
+		cpus, (unsigned long long)(bytes >> 20), vm_settings.pt_zero ? "on" : "off", reps);
 	pr_info("bench pt: %-13s %-6s %10s %8s %10s %10s %10s", "row", "locks", "ms", "faults",
 		"acquired", "contended", "spin ms");
 	for (int k = 0; k < PT_NR_REGION_KINDS; k++) {
@@ -548,7 +548,7 @@ void vm_bench(struct hugetlb_pools *pools)
 			rec_str(&r, "locks", mode == PT_LOCK_SPLIT ? "split" : "global");
 			rec_u64(&r, "cpus", cpus);
 			rec_u64(&r, "bytes", bytes);
-			rec_bool(&r, "zero", kparams.pt_zero);
+			rec_bool(&r, "zero", vm_settings.pt_zero);
 			rec_u64(&r, "runs", c->done);
 			if (skip || !c->done) {
 				rec_str(&r, "skipped", skip ? skip : "no run");

@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "kernel/cmdline.h"
 #include "kernel/log.h"
 #include "kernel/panic.h"
 #include "mm/alloc_pcp.h"
@@ -38,6 +39,21 @@ const struct alloc_ops *alloc_find(const char *name)
 		if (strcmp(alloc_table[i]->name, name) == 0)
 			return alloc_table[i];
 	return NULL;
+}
+
+/* memboot.alloc=: the name asked for, looked up when memory init starts the
+ * allocator (an unknown name is reported there, and the default used). */
+static char alloc_name[16] = "buddy";
+
+static const struct param alloc_params[] = {
+	{ .key = "memboot.alloc", .type = PARAM_STR, .ptr = alloc_name,
+	  .max = sizeof(alloc_name), .help = "the page allocator behind the seam (docs/allocators.md)" },
+};
+PARAM_TABLE(alloc_param_table, "alloc", alloc_params);
+
+const char *alloc_requested(void)
+{
+	return alloc_name;
 }
 
 void alloc_count_lazy(uint64_t pages)

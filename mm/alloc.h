@@ -93,6 +93,12 @@ extern const struct alloc_ops *const alloc_table[];
 /* The allocator called @name, or NULL. */
 const struct alloc_ops *alloc_find(const char *name);
 
+/* The name memboot.alloc= asked for ("buddy" without it), parsed by
+ * alloc_param_table; not checked against alloc_table[]. */
+const char *alloc_requested(void);
+struct param_table;
+extern const struct param_table alloc_param_table;
+
 /* Statistics beside the seam (relaxed atomics; snapshots). */
 struct alloc_counters {
 	uint64_t allocs;              /* blocks handed out */

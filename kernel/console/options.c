@@ -79,3 +79,17 @@ bool console_parse_option(struct console_options *o, const char *value, char *er
 	o->given = true;
 	return true;
 }
+
+/* console=: each word adds a console. */
+struct console_options console_cmdline;
+
+static bool parse_console(const char *value, void *ptr, char *err, size_t err_bytes)
+{
+	return console_parse_option(ptr, value, err, err_bytes);
+}
+
+static const struct param console_params[] = {
+	{ .key = "console", .type = PARAM_FUNC, .ptr = &console_cmdline,
+	  .fn = parse_console, .help = "a console: ttyS0..ttyS3[,BAUD], fb, vga or tty0" },
+};
+PARAM_TABLE(console_param_table, "console", console_params);

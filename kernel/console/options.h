@@ -26,6 +26,12 @@ struct console_options {
 	bool fb, vga, screen;                     /* screen: tty0, either one */
 };
 
+/* The console= words of the command line, parsed by console_param_table
+ * (the console subsystem's keys); main.c hands them to console_setup(). */
+extern struct console_options console_cmdline;
+struct param_table;
+extern const struct param_table console_param_table;
+
 /* The legacy I/O ports of ttyS0..ttyS3 (COM1..COM4). */
 extern const uint16_t console_serial_io[CONSOLE_SERIAL_PORTS];
 

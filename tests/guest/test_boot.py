@@ -99,7 +99,7 @@ def test_panic_and_assert_exit_with_panic_status():
     b = boot(append="memboot.fault=panic")
     assert b.expect_status(1)["reason"] == "panic requested with memboot.fault=panic"
     b = boot(append="memboot.fault=assert")
-    assert "assertion 'kparams.fault == FAULT_NONE' failed" in b.expect_status(1)["reason"]
+    assert "assertion 'selftest_settings.fault == FAULT_NONE' failed" in b.expect_status(1)["reason"]
 
 
 def test_halt_exit_prints_done_then_halts():

@@ -1,7 +1,8 @@
 /*
  * test_cmdline.c: the command-line parser (kernel/cmdline.c) against a local
- * table with one parameter of every type, and the kernel's own table
- * (kernel/params.c, compiled into this test since it is not a pure source).
+ * table with one parameter of every type, and every subsystem's own table of
+ * keys (kernel/<subsystem>_keys.c, kernel/console/options.c, mm/alloc.c,
+ * mm/hugetlb.c), all pure sources the kernel links too.
  */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -15,12 +16,22 @@
 
 #include <cmocka.h>
 
+#include "arch/apic_mode.h"
+#include "kernel/bootreport_keys.h"
 #include "kernel/cmdline.h"
+#include "kernel/console/options.h"
+#include "kernel/exit.h"
+#include "kernel/meminit.h"
+#include "kernel/meminit_keys.h"
+#include "kernel/pcp_keys.h"
+#include "kernel/selftest_keys.h"
+#include "kernel/smp_keys.h"
+#include "kernel/vm_keys.h"
+#include "mm/alloc.h"
+#include "mm/hugetlb.h"
+#include "mm/pcp.h"
+#include "mm/pt.h"
 #include "tests/host/host_support.h"
-
-/* The kernel's table, with the one variable it needs from kernel/exit.c. */
-#include "kernel/params.c"
-enum exit_method exit_method;
 
 /* ---- a local table of every type -------------------------------------- */
 
@@ -59,16 +70,28 @@ static const struct param table[] = {
 };
 #define NT (sizeof(table) / sizeof(table[0]))
 
-static struct kernel_params kparams_default;
+/* Every subsystem's settings as the kernel starts, restored before each test. */
+static struct hugetlb_params hugetlb_default;
+static struct console_options console_default;
+static struct selftest_settings selftest_default;
+static struct smp_settings smp_default;
+static struct meminit_settings meminit_default;
+static struct pcp_settings pcp_default;
+static struct vm_settings vm_default;
+static struct bootreport_settings bootreport_default;
+
+/* Every table of keys, as main.c's cmdline_tables[] lists them. */
+static const struct param_table *const all_tables[] = {
+	&console_param_table, &exit_param_table, &bootreport_param_table, &smp_param_table,
+	&alloc_param_table, &meminit_param_table, &hugetlb_param_table, &pcp_param_table,
+	&selftest_param_table, &vm_param_table,
+};
+#define NTABLES (sizeof(all_tables) / sizeof(all_tables[0]))
 
 /* The kernel's tables, as main.c parses them. */
 static struct cmdline_result params_parse(const char *line)
 {
-	const struct param_table *const tables[] = { &kernel_params_table };
-	struct cmdline_result r = cmdline_parse_tables(line, tables, 1);
-
-	exit_method = (enum exit_method)kparams.exit;
-	return r;
+	return cmdline_parse_tables(line, all_tables, NTABLES);
 }
 
 static int setup(void **state)
@@ -84,8 +107,18 @@ static int setup(void **state)
 	v_mode = 0;
 	strcpy(v_name, "default");
 	strcpy(v_long, "default");
-	kparams = kparams_default;
+	hugetlb_params = hugetlb_default;
+	console_cmdline = console_default;
+	selftest_settings = selftest_default;
+	smp_settings = smp_default;
+	meminit_settings = meminit_default;
+	pcp_settings = pcp_default;
+	vm_settings = vm_default;
+	bootreport_settings = bootreport_default;
 	exit_method = EXIT_METHOD_AUTO;
+	/* memboot.alloc's name is private to mm/alloc.c: set it back through its key. */
+	cmdline_parse_tables("memboot.alloc=buddy", all_tables, NTABLES);
+	host_log_reset();
 	return 0;
 }
 
@@ -474,36 +507,50 @@ static void test_mixed_counts(void **state)
 	assert_int_equal(v_mem, 1ULL << 30);
 }
 
-/* ---- the kernel's own table ------------------------------------------- */
+/* ---- every subsystem's own table -------------------------------------- */
 
 static void test_kernel_defaults(void **state)
 {
-	assert_int_equal(kparams.selftests, 0);
-	assert_int_equal(kparams.clock_ms, 1000);
-	assert_int_equal(kparams.fault, FAULT_NONE);
-	assert_int_equal(kparams.exit, EXIT_METHOD_AUTO);
-	assert_false(kparams.dump_mmap);
-	assert_false(kparams.dump_bootinfo);
+	assert_int_equal(selftest_settings.selftests, 0);
+	assert_int_equal(selftest_settings.clock_ms, 1000);
+	assert_int_equal(selftest_settings.fault, FAULT_NONE);
+	assert_false(bootreport_settings.dump_mmap);
+	assert_false(bootreport_settings.dump_bootinfo);
+	assert_false(bootreport_settings.dump_acpi);
+	assert_int_equal(smp_settings.maxcpus, 256);
+	assert_int_equal(meminit_settings.policy, MEMINIT_DEFERRED);
+	assert_int_equal(meminit_settings.threads_mode, INIT_THREADS_NODE);
+	assert_int_equal(pcp_settings.policy, PCP_AUTO);
+	assert_int_equal(vm_settings.ptlock, PT_LOCK_SPLIT);
+	assert_true(vm_settings.pt_zero);
+	assert_string_equal(alloc_requested(), "buddy");
+	assert_false(console_cmdline.given);
 	struct cmdline_result r = params_parse("");
 	assert_result(r, 0, 0, 0, 0);
 	assert_int_equal(exit_method, EXIT_METHOD_AUTO);
+	/* hugetlb's table is reached too (its values: tests/host/test_hugetlb.c). */
+	assert_false(hugetlb_params.zero);
+	assert_result(params_parse("memboot.hugetlb_zero"), 1, 1, 0, 0);
+	assert_true(hugetlb_params.zero);
 }
 
 static void test_kernel_selftest(void **state)
 {
 	assert_result(params_parse("memboot.selftest=clock"), 1, 1, 0, 0);
-	assert_int_equal(kparams.selftests, SELFTEST_CLOCK);
+	assert_int_equal(selftest_settings.selftests, SELFTEST_CLOCK);
+	assert_result(params_parse("memboot.selftest=churn,jobs,pt"), 1, 1, 0, 0);
+	assert_int_equal(selftest_settings.selftests, SELFTEST_CHURN | SELFTEST_JOBS | SELFTEST_PT);
 
-	kparams.selftests = 0;
+	selftest_settings.selftests = 0;
 	assert_result(params_parse("memboot.selftest=clock,clock"), 1, 1, 0, 0);
-	assert_int_equal(kparams.selftests, SELFTEST_CLOCK);
+	assert_int_equal(selftest_settings.selftests, SELFTEST_CLOCK);
 
-	kparams.selftests = 0;
+	selftest_settings.selftests = 0;
 	assert_result(params_parse("memboot.selftest=clock,bogus"), 1, 0, 0, 1);
 	/* The message is the table's own; it names the bad list item. */
 	assert_true(host_log_contains("cmdline: bad value 'clock,bogus' for 'memboot.selftest' (expected "));
 	assert_true(host_log_contains("'bogus' is not one); keeping the default"));
-	assert_int_equal(kparams.selftests, 0);
+	assert_int_equal(selftest_settings.selftests, 0);
 
 	assert_result(params_parse("memboot.selftest=clk"), 1, 0, 0, 1);
 	assert_result(params_parse("memboot.selftest=clocks"), 1, 0, 0, 1);
@@ -514,26 +561,26 @@ static void test_kernel_selftest(void **state)
 	assert_true(host_log_contains("cmdline: bad value '' for 'memboot.selftest' (expected "));
 	assert_result(params_parse("memboot.selftest"), 1, 0, 0, 1);
 	assert_true(host_log_contains("cmdline: 'memboot.selftest' needs a value ("));
-	assert_int_equal(kparams.selftests, 0);
+	assert_int_equal(selftest_settings.selftests, 0);
 }
 
 static void test_kernel_clock_ms(void **state)
 {
 	assert_result(params_parse("memboot.clock_ms=5"), 1, 0, 0, 1);
 	assert_true(host_log_contains("cmdline: bad value '5' for 'memboot.clock_ms' (expected an integer in 10..60000); keeping the default"));
-	assert_int_equal(kparams.clock_ms, 1000);
+	assert_int_equal(selftest_settings.clock_ms, 1000);
 	assert_result(params_parse("memboot.clock_ms=60001"), 1, 0, 0, 1);
-	assert_int_equal(kparams.clock_ms, 1000);
+	assert_int_equal(selftest_settings.clock_ms, 1000);
 	assert_result(params_parse("memboot.clock_ms=10"), 1, 1, 0, 0);
-	assert_int_equal(kparams.clock_ms, 10);
+	assert_int_equal(selftest_settings.clock_ms, 10);
 	assert_result(params_parse("memboot.clock_ms=60000"), 1, 1, 0, 0);
-	assert_int_equal(kparams.clock_ms, 60000);
+	assert_int_equal(selftest_settings.clock_ms, 60000);
 }
 
 static void test_kernel_exit_and_fault(void **state)
 {
+	/* memboot.exit lands in exit_method itself: nothing copies it. */
 	assert_result(params_parse("memboot.exit=halt"), 1, 1, 0, 0);
-	assert_int_equal(kparams.exit, EXIT_METHOD_HALT);
 	assert_int_equal(exit_method, EXIT_METHOD_HALT);
 	assert_result(params_parse("memboot.exit=qemu"), 1, 1, 0, 0);
 	assert_int_equal(exit_method, EXIT_METHOD_QEMU);
@@ -541,49 +588,172 @@ static void test_kernel_exit_and_fault(void **state)
 	assert_int_equal(exit_method, EXIT_METHOD_REBOOT);
 	assert_result(params_parse("memboot.exit=poweroff"), 1, 1, 0, 0);
 	assert_int_equal(exit_method, EXIT_METHOD_POWEROFF);
+	assert_result(params_parse("memboot.exit=auto"), 1, 1, 0, 0);
+	assert_int_equal(exit_method, EXIT_METHOD_AUTO);
+	exit_method = EXIT_METHOD_POWEROFF;
 	assert_result(params_parse("memboot.exit=suspend"), 1, 0, 0, 1);
 	assert_true(host_log_contains("(expected one of: auto qemu halt reboot poweroff)"));
 	assert_int_equal(exit_method, EXIT_METHOD_POWEROFF);
 
 	/* console=: every word adds a console; a bad one is refused alone. */
-	memset(&kparams.console, 0, sizeof(kparams.console));
 	assert_result(params_parse("console=ttyS0,9600 console=fb console=ttyS7 console=ttyS2"),
 		      4, 3, 0, 1);
-	assert_true(kparams.console.given && kparams.console.fb);
-	assert_int_equal(kparams.console.baud[0], 9600);
-	assert_int_equal(kparams.console.baud[2], 115200);
+	assert_true(console_cmdline.given && console_cmdline.fb);
+	assert_false(console_cmdline.vga);
+	assert_int_equal(console_cmdline.baud[0], 9600);
+	assert_int_equal(console_cmdline.baud[1], 0);
+	assert_int_equal(console_cmdline.baud[2], 115200);
 	assert_true(host_log_contains("'ttyS7'"));
 
 	assert_result(params_parse("memboot.fault=pf memboot.dump_mmap memboot.dump_bootinfo=1"),
 		      3, 3, 0, 0);
-	assert_int_equal(kparams.fault, FAULT_PF);
-	assert_true(kparams.dump_mmap);
-	assert_true(kparams.dump_bootinfo);
+	assert_int_equal(selftest_settings.fault, FAULT_PF);
+	assert_true(bootreport_settings.dump_mmap);
+	assert_true(bootreport_settings.dump_bootinfo);
+	assert_false(bootreport_settings.dump_acpi);
 	assert_result(params_parse("memboot.fault=assert"), 1, 1, 0, 0);
-	assert_int_equal(kparams.fault, FAULT_ASSERT);
+	assert_int_equal(selftest_settings.fault, FAULT_ASSERT);
+	assert_string_equal(selftest_fault_name(FAULT_ASSERT), "assert");
+
+	/* Every fault's name parses back to its number. */
+	for (unsigned f = FAULT_NONE; f <= FAULT_LOSE_PAGE; f++) {
+		char line[64];
+		snprintf(line, sizeof(line), "memboot.fault=%s", selftest_fault_name(f));
+		assert_result(params_parse(line), 1, 1, 0, 0);
+		assert_int_equal(selftest_settings.fault, f);
+	}
+	assert_string_equal(selftest_fault_name(FAULT_LOSE_PAGE), "lose-page");
+	assert_string_equal(selftest_fault_name(FAULT_LOSE_PAGE + 1), "?");
+	assert_result(params_parse("memboot.fault=oops"), 1, 0, 0, 1);
+	assert_int_equal(selftest_settings.fault, FAULT_LOSE_PAGE);
 }
 
+/* memboot.init_threads fills two fields of memory init's settings. */
+static void test_kernel_meminit_keys(void **state)
+{
+	static const struct { const char *word; bool ok; unsigned mode; uint64_t n; } cases[] = {
+		{ "memboot.init_threads=1", true, INIT_THREADS_ONE, 1 },
+		{ "memboot.init_threads=node", true, INIT_THREADS_NODE, 0 },
+		{ "memboot.init_threads=all", true, INIT_THREADS_ALL, 0 },
+		{ "memboot.init_threads=7", true, INIT_THREADS_N, 7 },
+		{ "memboot.init_threads=256", true, INIT_THREADS_N, 256 },
+		{ "memboot.init_threads=0", false, INIT_THREADS_NODE, 0 },
+		{ "memboot.init_threads=257", false, INIT_THREADS_NODE, 0 },
+		{ "memboot.init_threads=Node", false, INIT_THREADS_NODE, 0 },
+		{ "memboot.init_threads", false, INIT_THREADS_NODE, 0 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		meminit_settings = meminit_default;
+		struct cmdline_result r = params_parse(cases[i].word);
+		if (r.applied != cases[i].ok || meminit_settings.threads_mode != cases[i].mode ||
+		    meminit_settings.threads != cases[i].n)
+			fail_msg("'%s': applied %u, mode %u, threads %" PRIu64, cases[i].word,
+				 r.applied, meminit_settings.threads_mode, meminit_settings.threads);
+	}
+	assert_true(host_log_contains("cmdline: bad value '257' for 'memboot.init_threads' (expected 1, node, all, or a thread count 1..256)"));
+
+	assert_result(params_parse("memboot.init=lazy memboot.early_pages=0x1000 memboot.trace "
+				   "memboot.early_alloc_pages=5"), 4, 4, 0, 0);
+	assert_int_equal(meminit_settings.policy, MEMINIT_LAZY);
+	assert_int_equal(meminit_settings.early_pages, 4096);
+	assert_int_equal(meminit_settings.early_alloc_pages, 5);
+	assert_true(meminit_settings.trace);
+	assert_result(params_parse("memboot.init=serial memboot.init=eager"), 2, 1, 0, 1);
+	assert_int_equal(meminit_settings.policy, MEMINIT_SERIAL);
+}
+
+/* CPU bring-up, the allocator's name, per-CPU lists and page tables. */
+static void test_kernel_smp_alloc_pcp_vm_keys(void **state)
+{
+	assert_result(params_parse("maxcpus=4 nosmp memboot.smp_timeout_ms=50 "
+				   "memboot.smp_skip_apic=3 memboot.apic=x2apic"), 5, 5, 0, 0);
+	assert_int_equal(smp_settings.maxcpus, 4);
+	assert_true(smp_settings.nosmp);
+	assert_int_equal(smp_settings.timeout_ms, 50);
+	assert_int_equal(smp_settings.skip_apic, 3);
+	assert_int_equal(smp_settings.apic, APIC_REQUEST_X2APIC);
+	assert_result(params_parse("maxcpus=257 memboot.smp_timeout_ms=0 memboot.apic=x3apic"),
+		      3, 0, 0, 3);
+	assert_int_equal(smp_settings.maxcpus, 4);
+	assert_int_equal(smp_settings.timeout_ms, 50);
+	assert_int_equal(smp_settings.apic, APIC_REQUEST_X2APIC);
+	assert_result(params_parse("memboot.apic=xapic"), 1, 1, 0, 0);
+	assert_int_equal(smp_settings.apic, APIC_REQUEST_XAPIC);
+
+	/* The name is kept as given; memory init checks it against the table. */
+	assert_result(params_parse("memboot.alloc=bitmap"), 1, 1, 0, 0);
+	assert_string_equal(alloc_requested(), "bitmap");
+	assert_result(params_parse("memboot.alloc=nosuch"), 1, 1, 0, 0);
+	assert_string_equal(alloc_requested(), "nosuch");
+	assert_null(alloc_find(alloc_requested()));
+	assert_result(params_parse("memboot.alloc=a_name_far_too_long"), 1, 0, 0, 1);
+	assert_string_equal(alloc_requested(), "nosuch");
+
+	assert_result(params_parse("memboot.pcp=fixed memboot.pcp_steps=none "
+				   "memboot.pcp_high_fraction=8 memboot.churn_mix=net "
+				   "memboot.churn_allocs=99"), 5, 5, 0, 0);
+	assert_int_equal(pcp_settings.policy, PCP_FIXED);
+	assert_int_equal(pcp_settings.steps, 0);
+	assert_int_equal(pcp_settings.high_fraction, 8);
+	assert_string_equal(pcp_settings.churn_mix, "net");
+	assert_int_equal(pcp_settings.churn_allocs, 99);
+	assert_result(params_parse("memboot.pcp=sometimes memboot.pcp_steps=mainline"), 2, 1, 0, 1);
+	assert_int_equal(pcp_settings.policy, PCP_FIXED);
+	assert_int_equal(pcp_settings.steps, PCP_STEPS_MAINLINE);
+
+	assert_result(params_parse("memboot.ptlock=global memboot.pt_zero=0 memboot.bench=pt "
+				   "memboot.ptbench_mib=128 memboot.ptbench_reps=5"), 5, 5, 0, 0);
+	assert_int_equal(vm_settings.ptlock, PT_LOCK_GLOBAL);
+	assert_false(vm_settings.pt_zero);
+	assert_true(vm_settings.bench_pt);
+	assert_int_equal(vm_settings.ptbench_mib, 128);
+	assert_int_equal(vm_settings.ptbench_reps, 5);
+	vm_settings.bench_pt = false;
+	assert_result(params_parse("memboot.bench=fs memboot.ptbench_reps=16 memboot.ptbench_mib=1"),
+		      3, 0, 0, 3);
+	assert_true(host_log_contains("(expected unknown benchmark 'fs' (known: pt))"));
+	assert_false(vm_settings.bench_pt);
+	assert_int_equal(vm_settings.ptbench_reps, 5);
+	assert_int_equal(vm_settings.ptbench_mib, 128);
+}
+
+/* Every table: keys, types, bounds and help in order, and no key in two
+ * tables (the parser would take the first and never reach the second). */
 static void test_kernel_table_sane(void **state)
 {
-	assert_true(kernel_param_count >= 6);
-	for (size_t i = 0; i < kernel_param_count; i++) {
-		const struct param *p = &kernel_param_table[i];
-		assert_non_null(p->key);
-		assert_non_null(p->ptr);
-		assert_non_null(p->help);
-		assert_true(p->key[0] != '\0');
-		assert_null(strchr(p->key, '='));
-		assert_null(strchr(p->key, ' '));
-		if (p->type == PARAM_ENUM)
-			assert_non_null(p->choices);
-		if (p->type == PARAM_FUNC)
-			assert_non_null(p->fn);
-		if (p->type == PARAM_U64 || p->type == PARAM_SIZE)
-			assert_true(p->min <= p->max);
-		for (size_t j = 0; j < i; j++)
-			if (strcmp(p->key, kernel_param_table[j].key) == 0)
-				fail_msg("key %s appears twice", p->key);
+	size_t keys = 0;
+
+	for (size_t t = 0; t < NTABLES; t++) {
+		const struct param_table *tab = all_tables[t];
+		assert_non_null(tab->owner);
+		assert_true(tab->owner[0] != '\0');
+		assert_true(tab->count >= 1);
+		for (size_t i = 0; i < tab->count; i++, keys++) {
+			const struct param *p = &tab->params[i];
+			assert_non_null(p->key);
+			assert_non_null(p->ptr);
+			assert_non_null(p->help);
+			assert_true(p->key[0] != '\0');
+			assert_null(strchr(p->key, '='));
+			assert_null(strchr(p->key, ' '));
+			if (p->type == PARAM_ENUM)
+				assert_non_null(p->choices);
+			if (p->type == PARAM_FUNC)
+				assert_non_null(p->fn);
+			if (p->type == PARAM_U64 || p->type == PARAM_SIZE)
+				assert_true(p->min <= p->max);
+			if (p->type == PARAM_STR)
+				assert_true(p->max >= 2);
+			for (size_t u = 0; u <= t; u++)
+				for (size_t j = 0; j < (u == t ? i : all_tables[u]->count); j++)
+					if (strcmp(p->key, all_tables[u]->params[j].key) == 0)
+						fail_msg("key %s is in table %s and table %s", p->key,
+							 all_tables[u]->owner, tab->owner);
+		}
 	}
+	/* At least the 33 keys memboot had when they moved to their subsystems
+	 * (tests/tools/test_cmdline_keys.py checks every table is listed here). */
+	assert_true(keys >= 33);
 }
 
 /* docs/cmdline.md must name every key the kernel accepts. */
@@ -602,27 +772,29 @@ static void test_kernel_keys_documented(void **state)
 	assert_non_null(doc);
 	doc[len] = '\0';
 	char missing[512] = "";
-	for (size_t i = 0; i < kernel_param_count; i++) {
-		const char *key = kernel_param_table[i].key;
-		const char *at = doc;
-		bool found = false;
-		/* A whole key: not a prefix of a longer one. */
-		while ((at = strstr(at, key)) != NULL) {
-			char next = at[strlen(key)];
-			char prev = at > doc ? at[-1] : ' ';
-			bool word_char_before = prev == '_' || prev == '.' ||
-				(prev >= 'a' && prev <= 'z') || (prev >= '0' && prev <= '9');
-			if (!word_char_before &&
-			    !(next == '_' || next == '.' || (next >= 'a' && next <= 'z') ||
-			      (next >= '0' && next <= '9'))) {
-				found = true;
-				break;
+	for (size_t t = 0; t < NTABLES; t++) {
+		for (size_t i = 0; i < all_tables[t]->count; i++) {
+			const char *key = all_tables[t]->params[i].key;
+			const char *at = doc;
+			bool found = false;
+			/* A whole key: not a prefix of a longer one. */
+			while ((at = strstr(at, key)) != NULL) {
+				char next = at[strlen(key)];
+				char prev = at > doc ? at[-1] : ' ';
+				bool word_char_before = prev == '_' || prev == '.' ||
+					(prev >= 'a' && prev <= 'z') || (prev >= '0' && prev <= '9');
+				if (!word_char_before &&
+				    !(next == '_' || next == '.' || (next >= 'a' && next <= 'z') ||
+				      (next >= '0' && next <= '9'))) {
+					found = true;
+					break;
+				}
+				at++;
 			}
-			at++;
+			if (!found)
+				snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing),
+					 " %s", key);
 		}
-		if (!found)
-			snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing),
-				 " %s", key);
 	}
 	free(doc);
 	if (missing[0])
@@ -631,7 +803,14 @@ static void test_kernel_keys_documented(void **state)
 
 int main(void)
 {
-	kparams_default = kparams;
+	hugetlb_default = hugetlb_params;
+	console_default = console_cmdline;
+	selftest_default = selftest_settings;
+	smp_default = smp_settings;
+	meminit_default = meminit_settings;
+	pcp_default = pcp_settings;
+	vm_default = vm_settings;
+	bootreport_default = bootreport_settings;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_bool, setup),
 		cmocka_unit_test_setup(test_bool_bad, setup),
@@ -653,6 +832,8 @@ int main(void)
 		cmocka_unit_test_setup(test_kernel_selftest, setup),
 		cmocka_unit_test_setup(test_kernel_clock_ms, setup),
 		cmocka_unit_test_setup(test_kernel_exit_and_fault, setup),
+		cmocka_unit_test_setup(test_kernel_meminit_keys, setup),
+		cmocka_unit_test_setup(test_kernel_smp_alloc_pcp_vm_keys, setup),
 		cmocka_unit_test_setup(test_kernel_table_sane, setup),
 		cmocka_unit_test_setup(test_tables_of_several_subsystems, setup),
 		cmocka_unit_test_setup(test_kernel_keys_documented, setup),

@@ -29,6 +29,35 @@ def declared_keys(root=ROOT):
     return found
 
 
+TABLE_RE = re.compile(r"\bPARAM_TABLE\(\s*(\w+)\s*,")
+
+
+def declared_tables(root=ROOT):
+    """{table name: path} for every PARAM_TABLE(...) in the kernel's sources
+    (the macro's own definition in kernel/cmdline.h is not one)."""
+    found = {}
+    for top in SOURCE_DIRS:
+        for dirpath, _, files in os.walk(os.path.join(root, top)):
+            for name in sorted(files):
+                if not name.endswith(".c"):
+                    continue
+                path = os.path.join(dirpath, name)
+                with open(path, encoding="utf-8") as f:
+                    for table in TABLE_RE.findall(f.read()):
+                        found[table] = os.path.relpath(path, root)
+    return found
+
+
+def listed_tables(path, array):
+    """The `&name` entries of the C array @array in @path."""
+    with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+        text = f.read()
+    m = re.search(re.escape(array) + r"\[\]\s*=\s*\{(.*?)\};", text, re.S)
+    if not m:
+        return None
+    return set(re.findall(r"&\s*(\w+)", re.sub(r"/\*.*?\*/", "", m.group(1), flags=re.S)))
+
+
 def documented(doc, key):
     """True when @doc names @key as a whole word (not inside a longer key)."""
     for m in re.finditer(re.escape(key), doc):
@@ -58,9 +87,31 @@ class CmdlineKeys(unittest.TestCase):
         missing = sorted({k for k, _ in declared_keys() if not documented(doc, k)})
         self.assertEqual(missing, [], "docs/cmdline.md does not document these keys")
 
+    def test_every_table_is_parsed(self):
+        # A table main.c does not list is never parsed: its keys would be
+        # reported as unknown at every boot.
+        tables = declared_tables()
+        self.assertIn("console_param_table", tables)
+        self.assertIn("selftest_param_table", tables)
+        listed = listed_tables("kernel/main.c", "cmdline_tables")
+        self.assertIsNotNone(listed, "no cmdline_tables[] in kernel/main.c")
+        self.assertEqual(sorted(set(tables) - listed), [],
+                         "PARAM_TABLEs missing from cmdline_tables[] in kernel/main.c")
+        self.assertEqual(sorted(listed - set(tables)), [],
+                         "cmdline_tables[] lists tables no source declares")
+
+    def test_every_table_is_host_tested(self):
+        # The host test checks every table's entries (types, bounds, help).
+        tables = declared_tables()
+        listed = listed_tables("tests/host/test_cmdline.c", "all_tables")
+        self.assertIsNotNone(listed, "no all_tables[] in tests/host/test_cmdline.c")
+        self.assertEqual(sorted(set(tables) - listed), [],
+                         "PARAM_TABLEs missing from all_tables[] in tests/host/test_cmdline.c")
+
     def test_scan_can_fail(self):
         self.assertFalse(documented("memboot.pcp_steps=", "memboot.pcp"))
         self.assertTrue(documented("`memboot.pcp=auto`", "memboot.pcp"))
+        self.assertIsNone(listed_tables("kernel/main.c", "no_such_array"))
 
 
 if __name__ == "__main__":
