@@ -245,11 +245,7 @@ void bootinfo_append_cmdline_from(struct bootinfo *bi, const char *s, const char
 
 uint64_t bootinfo_total_bytes(const struct bootinfo *bi, enum mem_type type)
 {
-	uint64_t total = 0;
-	for (uint32_t i = 0; i < bi->nr_ranges; i++)
-		if (bi->ranges[i].type == type)
-			total += bi->ranges[i].end - bi->ranges[i].start;
-	return total;
+	return mem_ranges_bytes(bi->ranges, bi->nr_ranges, type);
 }
 
 const char *mem_type_name(enum mem_type type)

@@ -4,8 +4,10 @@
  * Every boot path (Multiboot2 under BIOS or UEFI, later the gnu-efi loader and
  * PVH) fills one struct bootinfo and nothing past boot/ knows which firmware
  * format it came from. The memory map in it is normalized: page-aligned,
- * sorted, disjoint, half-open [start, end) ranges, each with one type. Where
- * firmware ranges overlap, the more restrictive type wins (see enum mem_type);
+ * sorted, disjoint, half-open [start, end) ranges, each with one type
+ * (struct mem_range, kernel/mem_range.h: the form in which mm/ and arch/ take
+ * the map, without a copy). Where firmware ranges overlap, the more
+ * restrictive type wins (see enum mem_type);
  * usable ranges shrink inward to page boundaries, all others grow outward, so
  * no partial page is ever handed out as RAM.
  *
@@ -21,18 +23,8 @@
 #include <stdint.h>
 
 #include "kernel/console/fb.h"
-#include "kernel/limits.h"   /* PAGE_SHIFT, PAGE_SIZE_BYTES */
-
-/* Ordered from least to most restrictive: on overlap the larger value wins. */
-enum mem_type {
-	MEM_NONE = 0,   /* a hole: not described by firmware */
-	MEM_USABLE,     /* RAM free for the kernel */
-	MEM_ACPI,       /* ACPI reclaimable: RAM once the tables are parsed */
-	MEM_NVS,        /* ACPI NVS: firmware keeps state here across sleep */
-	MEM_UNUSABLE,   /* RAM with detected errors */
-	MEM_RESERVED,   /* firmware, MMIO, or a type we do not know */
-	MEM_TYPE_COUNT,
-};
+#include "kernel/limits.h"   /* PAGE_SHIFT, PAGE_SIZE_BYTES, MEMBOOT_MAX_MAP_RANGES */
+#include "kernel/mem_range.h"  /* struct mem_range, enum mem_type */
 
 enum boot_path {
 	BOOT_PATH_UNKNOWN = 0,
@@ -42,18 +34,12 @@ enum boot_path {
 	BOOT_PATH_PVH,
 };
 
-struct mem_range {
-	uint64_t start;  /* inclusive, bytes */
-	uint64_t end;    /* exclusive, bytes; start < end */
-	uint32_t type;   /* enum mem_type */
-};
-
 /*
  * Capacities. OVMF hands out 120-135 EFI descriptors; adjacent descriptors of
  * one type are merged as they are added, so the raw list stays far below this.
  */
 #define BOOTINFO_MAX_RAW 1024
-#define BOOTINFO_MAX_RANGES 512
+#define BOOTINFO_MAX_RANGES MEMBOOT_MAX_MAP_RANGES
 #define BOOTINFO_MAX_SCRATCH (2 * BOOTINFO_MAX_RAW + 1)   /* exact sweep of the raw list */
 #define BOOTINFO_CMDLINE_BYTES 2048
 #define BOOTINFO_LOADER_BYTES 64

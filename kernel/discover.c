@@ -165,7 +165,8 @@ struct numa_topology numa_topo;
 void discover_numa(const struct bootinfo *bi, struct physmem *pm)
 {
 	struct numa_input in = {
-		.map = bi,
+		.map = bi->ranges,
+		.nr_map = bi->nr_ranges,
 		.madt = acpi.have_madt ? &acpi.madt : NULL,
 		.srat = acpi.have_srat ? &acpi.srat : NULL,
 		.slit = acpi.have_slit ? &acpi.slit : NULL,

@@ -16,7 +16,8 @@ static void *table_from_physmem(void *ctx, size_t bytes, uint32_t node)
 {
 	uint64_t size = (bytes + PAGE_SIZE_BYTES - 1) & ~(PAGE_SIZE_BYTES - 1);
 	uint64_t at = physmem_alloc_range(ctx, size, PAGE_SIZE_BYTES, 0, TABLE_LIMIT_BYTES,
-					  PHYSMEM_ANY_NODE, false, "hugetlb-tables");
+					  PHYSMEM_ANY_NODE, false,
+					  PHYSMEM_RESV_HUGETLB_TABLES);
 	return at ? (void *)(uintptr_t)at : NULL;
 }
 

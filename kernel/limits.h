@@ -18,6 +18,10 @@
  * it. A SRAT naming more proximity domains falls back to one node. */
 #define MEMBOOT_MAX_NODES 256
 
+/* Ranges of the normalized memory map (struct bootinfo) and so of usable
+ * memory that numa places on nodes: a map is at most this long. */
+#define MEMBOOT_MAX_MAP_RANGES 512
+
 /* Logical CPUs the kernel tracks (per-CPU areas, the SMP boot table). */
 #define MEMBOOT_MAX_CPUS 256
 

@@ -49,11 +49,11 @@ static uint64_t sparse_alloc(void *ctx, uint64_t bytes, uint64_t align, uint32_t
 {
 	/* The exact attempt has a fallback: its failure is not a warning of
 	 * its own; the fallback's placement is reported below. */
-	uint64_t at = physmem_try_alloc(&physmem, bytes, align, nid, true, "memmap");
+	uint64_t at = physmem_try_alloc(&physmem, bytes, align, nid, true, PHYSMEM_RESV_MEMMAP);
 
 	(void)ctx;
 	if (!at) {
-		at = physmem_alloc(&physmem, bytes, align, nid, false, "memmap");
+		at = physmem_alloc(&physmem, bytes, align, nid, false, PHYSMEM_RESV_MEMMAP);
 		if (at)
 			pr_warn("memmap: node %u's descriptors do not fit in its own memory; placed on node %u (%llu bytes)",
 				nid, physmem_node_of(&physmem, at), (unsigned long long)bytes);
@@ -86,7 +86,7 @@ void meminit_arrays(void)
 		if (PFN(numa_topo.ranges[i].end) > max_pfn)
 			max_pfn = PFN(numa_topo.ranges[i].end);
 	uint64_t table = physmem_alloc(&physmem, memmap_nid_table_bytes(max_pfn), 4096,
-				       numa_topo.nodes[0].mem_node, false, "memmap");
+				       numa_topo.nodes[0].mem_node, false, PHYSMEM_RESV_MEMMAP);
 	if (!table)
 		kernel_exit(EXIT_PANIC, "no memory for the pfn-to-node table");
 	memmap_init(&memmap, (memmap_nid_t *)(uintptr_t)table, max_pfn);
@@ -146,13 +146,14 @@ void meminit_arrays(void)
 
 /* --- the boot CPU's part --------------------------------------------------- */
 
-static enum page_type resv_type(const char *name)
+/* The page type memory init writes for a reservation's pages. */
+static enum page_type resv_page_type(uint32_t type)
 {
-	if (strcmp(name, "memmap") == 0)
-		return PAGE_MEMMAP;
-	if (strcmp(name, "pagetable") == 0)
-		return PAGE_PAGETABLE;
-	return PAGE_RESERVED;
+	switch (type) {
+	case PHYSMEM_RESV_MEMMAP:    return PAGE_MEMMAP;
+	case PHYSMEM_RESV_PAGETABLE: return PAGE_PAGETABLE;
+	default:                     return PAGE_RESERVED;
+	}
 }
 
 static bool collect_free(void *ctx, uint64_t start, uint64_t end, uint32_t node)
@@ -171,9 +172,9 @@ static void init_fixed(uint32_t nid, const struct hugetlb_pools *hp)
 	for (uint32_t i = 0; i < physmem.nr_resv; i++) {
 		const struct physmem_resv *r = &physmem.resv[i];
 		/* 1 GiB pool pages: a head each, never their tails. */
-		if (r->node != nid || strcmp(r->name, "hugetlb") == 0)
+		if (r->node != nid || r->type == PHYSMEM_RESV_HUGETLB_1G)
 			continue;
-		mminit_write_fixed(&mi, nid, PFN(r->start), PFN(r->end), resv_type(r->name));
+		mminit_write_fixed(&mi, nid, PFN(r->start), PFN(r->end), resv_page_type(r->type));
 	}
 	hugetlb_mark_gigantic(hp, &memmap.nodes[nid], nid);
 	for (uint32_t i = 0; i < numa_topo.nr_ranges; i++)
@@ -366,12 +367,12 @@ static void lazy_report(const struct lazy_stats *ls)
  * free memory: reserved for good, counted by the census as reserved. */
 static uint64_t reserve_for_alloc(void *ctx, uint64_t bytes, uint32_t node)
 {
-	return physmem_alloc(&physmem, bytes, 4096, node, false, "alloc");
+	return physmem_alloc(&physmem, bytes, 4096, node, false, PHYSMEM_RESV_ALLOC);
 }
 
 static uint64_t reserve_for_pcp(uint64_t bytes, uint32_t node)
 {
-	return physmem_alloc(&physmem, bytes, 4096, node, false, "pcp");
+	return physmem_alloc(&physmem, bytes, 4096, node, false, PHYSMEM_RESV_PCP);
 }
 
 /* memboot.alloc= chooses the allocator behind the seam; an unknown name is
@@ -424,7 +425,8 @@ void meminit_run(const struct hugetlb_pools *hp)
 	pcp_setup_reserve(reserve_for_pcp);
 	/* The engine's per-node work lists, sized by the nodes there are. */
 	uint64_t work_bytes = numa_topo.nr_nodes * sizeof(struct mminit_node);
-	uint64_t work = physmem_alloc(&physmem, work_bytes, 4096, cfg.boot_node, false, "meminit");
+	uint64_t work = physmem_alloc(&physmem, work_bytes, 4096, cfg.boot_node, false,
+				      PHYSMEM_RESV_MEMINIT);
 	if (!work)
 		kernel_exit(EXIT_PANIC, "no memory for the init engine's work lists");
 	mminit_start(&mi, (struct mminit_node *)(uintptr_t)work, &memmap, numa_topo.nr_nodes,

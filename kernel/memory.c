@@ -16,11 +16,10 @@ extern char __kernel_start[], __kernel_end[];
 void memory_init_physmem(const struct bootinfo *bi, bool dump)
 {
 	physmem_init(&physmem);
-	for (uint32_t i = 0; i < bi->nr_ranges; i++)
-		if (bi->ranges[i].type == MEM_USABLE)
-			physmem_add(&physmem, bi->ranges[i].start, bi->ranges[i].end);
-	physmem_reserve(&physmem, 0, PAGE_SIZE_BYTES, "page0");
-	physmem_reserve(&physmem, (uint64_t)__kernel_start, (uint64_t)__kernel_end, "kernel");
+	physmem_add_map(&physmem, bi->ranges, bi->nr_ranges);
+	physmem_reserve(&physmem, 0, PAGE_SIZE_BYTES, PHYSMEM_RESV_PAGE0);
+	physmem_reserve(&physmem, (uint64_t)__kernel_start, (uint64_t)__kernel_end,
+			PHYSMEM_RESV_KERNEL);
 	if (dump)
 		physmem_dump(&physmem);
 }
@@ -48,7 +47,7 @@ uint64_t memory_alloc_pagetable(void *ctx)
 		return pfn == ALLOC_NO_PFN ? 0 : pfn << PAGE_SHIFT;
 	}
 	return physmem_alloc_range(&physmem, 4096, 4096, 0, 1ULL << 32, node, false,
-				   "pagetable");
+				   PHYSMEM_RESV_PAGETABLE);
 }
 
 void memory_direct_map(const struct bootinfo *bi)
@@ -56,7 +55,7 @@ void memory_direct_map(const struct bootinfo *bi)
 	struct direct_map_stats st;
 	struct record r;
 
-	if (!arch_direct_map(bi, memory_alloc_pagetable, NULL, &st))
+	if (!arch_direct_map(bi->ranges, bi->nr_ranges, memory_alloc_pagetable, NULL, &st))
 		kernel_exit(EXIT_PANIC, "no memory below 4 GiB for the kernel's page tables");
 	pr_info("DirectMap4k: %llu kB, DirectMap2M: %llu kB, DirectMap1G: %llu kB, %u tables",
 		(unsigned long long)(st.bytes_4k >> 10), (unsigned long long)(st.bytes_2m >> 10),

@@ -44,7 +44,7 @@ static struct percpu *alloc_cpu(struct physmem *pm, const struct smp_cpu_desc *d
 {
 	const uint64_t pc_bytes = (sizeof(struct percpu) + 4095) & ~4095ULL;
 	const uint64_t bytes = CPU_GUARD_BYTES + CPU_STACK_BYTES + pc_bytes;
-	uint64_t base = physmem_alloc(pm, bytes, 4096, desc->mem_node, false, "percpu");
+	uint64_t base = physmem_alloc(pm, bytes, 4096, desc->mem_node, false, PHYSMEM_RESV_PERCPU);
 	struct percpu *pc;
 
 	if (!base) {
@@ -100,7 +100,7 @@ struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 
 	/* The SIPI vector is a page number below 1 MiB (SDM vol. 3A 9.4.4). */
 	trampoline = physmem_alloc_range(pm, 4096, 4096, 0x1000, 0x100000,
-					 PHYSMEM_ANY_NODE, false, "trampoline");
+					 PHYSMEM_ANY_NODE, false, PHYSMEM_RESV_TRAMPOLINE);
 	if (!trampoline) {
 		pr_err("smp: no free page below 1 MiB for the trampoline; running on 1 CPU");
 		res.failed = n - 1;

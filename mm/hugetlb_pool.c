@@ -131,7 +131,8 @@ bool hugetlb_reserve_gigantic(struct hugetlb_pools *hp, const struct hugetlb_con
 		}
 		while (p->total < cap) {
 			/* Exact node, naturally aligned: never another node's page. */
-			uint64_t at = physmem_alloc(pm, 1ULL << 30, 1ULL << 30, n, true, "hugetlb");
+			uint64_t at = physmem_alloc(pm, 1ULL << 30, 1ULL << 30, n, true,
+						    PHYSMEM_RESV_HUGETLB_1G);
 			if (!at)
 				break;
 			p->pfns[p->total++] = at >> PAGE_SHIFT;

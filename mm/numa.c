@@ -29,7 +29,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "boot/bootinfo.h"
 #include "kernel/acpi/acpi.h"
 #include "kernel/log.h"
 #include "kernel/panic.h"
@@ -49,8 +48,9 @@
 _Static_assert(NUMA_MAX_SRAT_RANGES >= ACPI_SRAT_MAX_MEMS,
 	       "every SRAT memory affinity entry fits");
 /* Every range of a normalized map may be usable (holes separate them): the
- * whole map must fit on one node, whatever the SRAT says. */
-_Static_assert(NUMA_MAX_RANGES >= BOOTINFO_MAX_RANGES, "the usable ranges of any map fit");
+ * whole map must fit on one node, whatever the SRAT says. numa_build()
+ * asserts the map is no longer than that. */
+_Static_assert(NUMA_MAX_RANGES >= MEMBOOT_MAX_MAP_RANGES, "the usable ranges of any map fit");
 _Static_assert(NUMA_MAX_CPUS % 64 == 0, "cpu_mask is whole words");
 _Static_assert(NUMA_MAX_SRAT_RANGES <= 0xffff, "srat order indices are 16 bits");
 
@@ -186,14 +186,9 @@ static bool append_range(struct numa_topology *t, uint64_t start, uint64_t end,
 	return true;
 }
 
-static uint64_t usable_bytes(const struct bootinfo *map)
+static uint64_t usable_bytes(const struct mem_range *map, uint32_t nr_map)
 {
-	uint64_t sum = 0;
-
-	for (uint32_t i = 0; i < map->nr_ranges; i++)
-		if (map->ranges[i].type == MEM_USABLE)
-			sum += map->ranges[i].end - map->ranges[i].start;
-	return sum;
+	return mem_ranges_bytes(map, nr_map, MEM_USABLE);
 }
 
 /* ---- CPUs --------------------------------------------------------------- */
@@ -295,7 +290,7 @@ static void finish(struct build *b)
 		}
 		n->mem_node = best;
 	}
-	ASSERT(numa_check(t, b->in->map), "topology from source %u breaks an invariant",
+	ASSERT(numa_check(t, b->in->map, b->in->nr_map), "topology from source %u breaks an invariant",
 	       t->source);
 }
 
@@ -303,7 +298,7 @@ static void finish(struct build *b)
 static void single_node(struct build *b, uint32_t source, const char *reason)
 {
 	struct numa_topology *t = b->t;
-	const struct bootinfo *map = b->in->map;
+	const struct mem_range *map = b->in->map;
 
 	t->source = source;
 	t->fallback_reason = reason;
@@ -317,8 +312,8 @@ static void single_node(struct build *b, uint32_t source, const char *reason)
 	}
 	t->nr_srat_ranges = 0;
 	t->nr_ranges = 0;
-	for (uint32_t i = 0; i < map->nr_ranges; i++) {
-		const struct mem_range *r = &map->ranges[i];
+	for (uint32_t i = 0; i < b->in->nr_map; i++) {
+		const struct mem_range *r = &map[i];
 
 		if (r->type == MEM_USABLE) {
 			bool ok = append_range(t, r->start, r->end, 0);
@@ -518,13 +513,14 @@ static bool append_orphan(struct build *b, uint64_t start, uint64_t end)
 static bool intersect_map(struct build *b)
 {
 	struct numa_topology *t = b->t;
-	const struct bootinfo *map = b->in->map;
+	const struct mem_range *map = b->in->map;
+	uint32_t nr_map = b->in->nr_map;
 	uint64_t covered = 0;
 	bool fits = true;
 
 	t->nr_ranges = 0;
-	for (uint32_t i = 0; i < map->nr_ranges && fits; i++) {
-		const struct mem_range *u = &map->ranges[i];
+	for (uint32_t i = 0; i < nr_map && fits; i++) {
+		const struct mem_range *u = &map[i];
 		uint64_t cur = u->start;
 
 		if (u->type != MEM_USABLE)
@@ -554,10 +550,10 @@ static bool intersect_map(struct build *b)
 			  "SRAT splits usable memory into more than %u ranges", NUMA_MAX_RANGES);
 		return false;
 	}
-	if (covered == 0 && usable_bytes(map) > 0) {
+	if (covered == 0 && usable_bytes(map, nr_map) > 0) {
 		fall_back(b, "srat-no-usable-memory",
 			  "SRAT memory affinity covers none of the %llu MiB of usable memory",
-			  (unsigned long long)(usable_bytes(map) >> 20));
+			  (unsigned long long)(usable_bytes(map, nr_map) >> 20));
 		return false;
 	}
 	return true;
@@ -585,7 +581,8 @@ static void warn_orphans(struct build *b)
  * first MiB (firmware commonly leaves the legacy VGA and ROM window out of
  * the map while the SRAT covers it).
  */
-static uint64_t bytes_beyond_map(const struct bootinfo *map, uint64_t start, uint64_t end)
+static uint64_t bytes_beyond_map(const struct mem_range *map, uint32_t nr_map,
+				 uint64_t start, uint64_t end)
 {
 	uint64_t missing;
 
@@ -594,8 +591,8 @@ static uint64_t bytes_beyond_map(const struct bootinfo *map, uint64_t start, uin
 	if (start >= end)
 		return 0;
 	missing = end - start;
-	for (uint32_t i = 0; i < map->nr_ranges; i++) {
-		const struct mem_range *m = &map->ranges[i];
+	for (uint32_t i = 0; i < nr_map; i++) {
+		const struct mem_range *m = &map[i];
 		uint64_t lo = m->start > start ? m->start : start;
 		uint64_t hi = min_u64(m->end, end);
 
@@ -622,7 +619,7 @@ static void warn_beyond_map(struct build *b)
 
 		if (r->hotplug || r->start >= r->end)
 			continue;
-		missing = bytes_beyond_map(b->in->map, r->start, r->end);
+		missing = bytes_beyond_map(b->in->map, b->in->nr_map, r->start, r->end);
 		if (missing && count++ == 0)
 			first = k;
 		total += missing;
@@ -744,7 +741,12 @@ int numa_build(struct numa_topology *topo, const struct numa_input *in)
 {
 	struct build b;
 
-	ASSERT(topo && in && in->map, "topo %p, in %p", (void *)topo, (const void *)in);
+	ASSERT(topo && in && (in->map || in->nr_map == 0), "topo %p, in %p", (void *)topo,
+	       (const void *)in);
+	/* A normalized map is at most MEMBOOT_MAX_MAP_RANGES long, so all its
+	 * usable ranges fit in ranges[] even on one node. */
+	ASSERT(in->nr_map <= NUMA_MAX_RANGES, "map of %u ranges, more than %u", in->nr_map,
+	       NUMA_MAX_RANGES);
 	memset(topo, 0, sizeof(*topo));
 	memset(&b, 0, sizeof(b));
 	b.t = topo;
@@ -766,7 +768,7 @@ int numa_build(struct numa_topology *topo, const struct numa_input *in)
 		}                                              \
 	} while (0)
 
-bool numa_check(const struct numa_topology *t, const struct bootinfo *map)
+bool numa_check(const struct numa_topology *t, const struct mem_range *map, uint32_t nr_map)
 {
 	uint64_t sum = 0;
 	uint32_t m = 0;
@@ -792,16 +794,16 @@ bool numa_check(const struct numa_topology *t, const struct bootinfo *map)
 			CHECK(p->end < r->start || p->node != r->node,
 			      "ranges %u and %u touch on node %u: not merged", i - 1, i, r->node);
 		}
-		while (m < map->nr_ranges && map->ranges[m].end <= r->start)
+		while (m < nr_map && map[m].end <= r->start)
 			m++;
-		CHECK(m < map->nr_ranges && map->ranges[m].type == MEM_USABLE &&
-		      map->ranges[m].start <= r->start && r->end <= map->ranges[m].end,
+		CHECK(m < nr_map && map[m].type == MEM_USABLE &&
+		      map[m].start <= r->start && r->end <= map[m].end,
 		      "range %u [0x%llx, 0x%llx) is not inside one usable range of the map", i,
 		      (unsigned long long)r->start, (unsigned long long)r->end);
 		sum += r->end - r->start;
 	}
-	CHECK(sum == usable_bytes(map), "nodes hold 0x%llx bytes, the map 0x%llx usable",
-	      (unsigned long long)sum, (unsigned long long)usable_bytes(map));
+	CHECK(sum == usable_bytes(map, nr_map), "nodes hold 0x%llx bytes, the map 0x%llx usable",
+	      (unsigned long long)sum, (unsigned long long)usable_bytes(map, nr_map));
 	CHECK(sum == t->mem_bytes, "mem_bytes 0x%llx, ranges sum to 0x%llx",
 	      (unsigned long long)t->mem_bytes, (unsigned long long)sum);
 

@@ -34,7 +34,8 @@
  *
  * Use (kernel, phase "numa", after the ACPI tables are parsed):
  *   static struct numa_topology topo;
- *   struct numa_input in = { .map = bi, .madt = &madt or NULL,
+ *   struct numa_input in = { .map = bi->ranges, .nr_map = bi->nr_ranges,
+ *           .madt = &madt or NULL,
  *           .srat = &srat or NULL, .slit = &slit or NULL,
  *           .boot_apic_id = cpuid_apic_id() };
  *   (a table that was found but failed to parse: pass NULL for the MADT and
@@ -60,8 +61,8 @@
 #include <stdint.h>
 
 #include "kernel/limits.h"
+#include "kernel/mem_range.h"
 
-struct bootinfo;
 struct acpi_madt_info;
 struct acpi_srat_info;
 struct acpi_slit_info;
@@ -69,8 +70,8 @@ struct acpi_slit_info;
 #define NUMA_MAX_NODES MEMBOOT_MAX_NODES
 #define NUMA_MAX_CPUS MEMBOOT_MAX_CPUS
 /* Usable memory ranges, all nodes together: as many as the normalized map
- * may hold (BOOTINFO_MAX_RANGES), so that one node can always take it all. */
-#define NUMA_MAX_RANGES 512
+ * may hold, so that one node can always take it all. */
+#define NUMA_MAX_RANGES MEMBOOT_MAX_MAP_RANGES
 #define NUMA_MAX_SRAT_RANGES 1024  /* SRAT memory affinity ranges kept for printing */
 
 #define NUMA_NO_NODE 0xffffffffu
@@ -163,9 +164,12 @@ struct numa_topology {
 	uint8_t distance[NUMA_MAX_NODES * NUMA_MAX_NODES];
 };
 
-/* What numa_build() reads; only @map is required. */
+/* What numa_build() reads; only the map is required. */
 struct numa_input {
-	const struct bootinfo *map;             /* normalized memory map */
+	/* The normalized memory map (page aligned, sorted, disjoint; boot/'s
+	 * bootinfo_normalize() makes one), at most NUMA_MAX_RANGES long. */
+	const struct mem_range *map;
+	uint32_t nr_map;
 	const struct acpi_madt_info *madt;      /* NULL: only the boot CPU */
 	const struct acpi_srat_info *srat;      /* NULL: no SRAT, one node */
 	const struct acpi_slit_info *slit;      /* NULL: default distances, no
@@ -182,10 +186,11 @@ struct numa_input {
 int numa_build(struct numa_topology *topo, const struct numa_input *in);
 
 /*
- * Check every invariant of struct numa_topology against @map; logs the first
- * violation with pr_err and returns false, or returns true.
+ * Check every invariant of struct numa_topology against the normalized map
+ * map[0, nr_map); logs the first violation with pr_err and returns false, or
+ * returns true.
  */
-bool numa_check(const struct numa_topology *topo, const struct bootinfo *map);
+bool numa_check(const struct numa_topology *topo, const struct mem_range *map, uint32_t nr_map);
 
 /* Node of the usable byte at @addr, or NUMA_NO_NODE if it is not usable RAM. */
 uint32_t numa_node_of_addr(const struct numa_topology *topo, uint64_t addr);

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "boot/bootinfo.h"
 #include "kernel/log.h"
 #include "kernel/panic.h"
 
@@ -41,18 +40,34 @@ static uint64_t page_round_up(uint64_t x)
 	return x > TOP_PAGE_END ? TOP_PAGE_END : (x + PAGE_MASK) & ~PAGE_MASK;
 }
 
-/* Copy @src into a stored name: cut to PHYSMEM_NAME_BYTES - 1, zero padded. */
-static void name_store(char *dst, const char *src)
+static bool type_valid(uint32_t type)
 {
-	size_t n = strnlen(src, PHYSMEM_NAME_BYTES - 1);
-
-	memcpy(dst, src, n);
-	memset(dst + n, 0, PHYSMEM_NAME_BYTES - n);
+	return type > PHYSMEM_RESV_NONE && type < PHYSMEM_RESV_TYPE_COUNT;
 }
 
-static bool same_owner(const struct physmem_resv *r, uint32_t node, const char *name)
+const char *physmem_resv_type_name(uint32_t type)
 {
-	return r->node == node && strncmp(r->name, name, PHYSMEM_NAME_BYTES) == 0;
+	static const char *const names[PHYSMEM_RESV_TYPE_COUNT] = {
+		[PHYSMEM_RESV_NONE] = "none",
+		[PHYSMEM_RESV_PAGE0] = "page0",
+		[PHYSMEM_RESV_KERNEL] = "kernel",
+		[PHYSMEM_RESV_TRAMPOLINE] = "trampoline",
+		[PHYSMEM_RESV_PAGETABLE] = "pagetable",
+		[PHYSMEM_RESV_PERCPU] = "percpu",
+		[PHYSMEM_RESV_HUGETLB_1G] = "hugetlb",
+		[PHYSMEM_RESV_HUGETLB_TABLES] = "hugetlb-tables",
+		[PHYSMEM_RESV_MEMMAP] = "memmap",
+		[PHYSMEM_RESV_ALLOC] = "alloc",
+		[PHYSMEM_RESV_PCP] = "pcp",
+		[PHYSMEM_RESV_MEMINIT] = "meminit",
+	};
+
+	return type < PHYSMEM_RESV_TYPE_COUNT && names[type] ? names[type] : "?";
+}
+
+static bool same_owner(const struct physmem_resv *r, uint32_t node, uint32_t type)
+{
+	return r->node == node && r->type == type;
 }
 
 /* Index of the first memory range ending after @addr (nr_mem if none). */
@@ -141,7 +156,7 @@ static bool free_iter_next(const struct physmem *pm, struct free_iter *it,
  * range must overlap no reservation.
  */
 static void resv_place(const struct physmem *pm, uint64_t start, uint64_t end, uint32_t node,
-		       const char *name, uint32_t *at, bool *join_left, bool *join_right)
+		       uint32_t type, uint32_t *at, bool *join_left, bool *join_right)
 {
 	uint32_t k = resv_search(pm, start);
 
@@ -149,33 +164,33 @@ static void resv_place(const struct physmem *pm, uint64_t start, uint64_t end, u
 		     "[0x%llx-0x%llx) overlaps reservation %u", (ull)start, (ull)end, k);
 	*at = k;
 	*join_left = k > 0 && pm->resv[k - 1].end == start &&
-		     same_owner(&pm->resv[k - 1], node, name);
+		     same_owner(&pm->resv[k - 1], node, type);
 	*join_right = k < pm->nr_resv && pm->resv[k].start == end &&
-		      same_owner(&pm->resv[k], node, name);
+		      same_owner(&pm->resv[k], node, type);
 }
 
 static bool resv_needs_slot(const struct physmem *pm, uint64_t start, uint64_t end,
-			    uint32_t node, const char *name)
+			    uint32_t node, uint32_t type)
 {
 	uint32_t at;
 	bool join_left, join_right;
 
-	resv_place(pm, start, end, node, name, &at, &join_left, &join_right);
+	resv_place(pm, start, end, node, type, &at, &join_left, &join_right);
 	return !join_left && !join_right;
 }
 
 /*
  * Record free pages [start, end), inside one memory range of @node, as
- * reserved by @name (a stored name). False if a new slot was needed and none
+ * reserved for @type. False if a new slot was needed and none
  * is left; nothing changes then.
  */
 static bool resv_insert(struct physmem *pm, uint64_t start, uint64_t end, uint32_t node,
-			const char *name)
+			uint32_t type)
 {
 	uint32_t k;
 	bool join_left, join_right;
 
-	resv_place(pm, start, end, node, name, &k, &join_left, &join_right);
+	resv_place(pm, start, end, node, type, &k, &join_left, &join_right);
 	if (join_left && join_right) {
 		pm->resv[k - 1].end = pm->resv[k].end;
 		memmove(&pm->resv[k], &pm->resv[k + 1],
@@ -195,7 +210,7 @@ static bool resv_insert(struct physmem *pm, uint64_t start, uint64_t end, uint32
 		r->start = start;
 		r->end = end;
 		r->node = node;
-		memcpy(r->name, name, PHYSMEM_NAME_BYTES);
+		r->type = type;
 	}
 	return true;
 }
@@ -223,7 +238,7 @@ static void resv_merge(struct physmem *pm)
 	for (uint32_t i = 0; i < pm->nr_resv; i++) {
 		struct physmem_resv *prev = w ? &pm->resv[w - 1] : NULL;
 		const struct physmem_resv *r = &pm->resv[i];
-		if (prev && prev->end == r->start && same_owner(prev, r->node, r->name))
+		if (prev && prev->end == r->start && same_owner(prev, r->node, r->type))
 			prev->end = r->end;
 		else
 			pm->resv[w++] = *r;
@@ -279,6 +294,17 @@ bool physmem_add(struct physmem *pm, uint64_t start, uint64_t end)
 		pm->mem[i] = (struct physmem_range){ .start = start, .end = end, .node = 0 };
 	}
 	return true;
+}
+
+uint32_t physmem_add_map(struct physmem *pm, const struct mem_range *map, uint32_t nr_map)
+{
+	uint32_t failed = 0;
+
+	ASSERT(map || nr_map == 0, "no map but %u ranges", nr_map);
+	for (uint32_t i = 0; i < nr_map; i++)
+		if (map[i].type == MEM_USABLE && !physmem_add(pm, map[i].start, map[i].end))
+			failed++;
+	return failed;
 }
 
 /* Split the memory range strictly containing @at, unless it is already on @node. */
@@ -377,28 +403,29 @@ void physmem_set_distance(struct physmem *pm, uint32_t nr_nodes, const uint8_t *
 	pm->nr_nodes = nr_nodes;
 }
 
-static void print_resv_overlap(const char *name, uint64_t s, uint64_t e,
+static void print_resv_overlap(uint32_t type, uint64_t s, uint64_t e,
 			       const struct physmem_resv *r)
 {
 	uint64_t os = s > r->start ? s : r->start;
 	uint64_t oe = e < r->end ? e : r->end;
+	const char *old = physmem_resv_type_name(r->type);
 
 	pr_warn("physmem: reserve [mem 0x%016llx-0x%016llx] '%s' overlaps '%s' at [mem 0x%016llx-0x%016llx]; the overlap stays with '%s'",
-		(ull)s, (ull)e - 1, name, r->name, (ull)os, (ull)oe - 1, r->name);
+		(ull)s, (ull)e - 1, physmem_resv_type_name(type), old, (ull)os, (ull)oe - 1, old);
 }
 
-bool physmem_reserve(struct physmem *pm, uint64_t start, uint64_t end, const char *name)
+bool physmem_reserve(struct physmem *pm, uint64_t start, uint64_t end,
+		     enum physmem_resv_type type)
 {
-	char owner[PHYSMEM_NAME_BYTES];
+	const char *owner = physmem_resv_type_name(type);
 	struct free_iter it;
 	uint64_t s, e, ps, pe;
 	uint32_t pn, need = 0;
 
 	ASSERT(start < end, "empty range [0x%llx-0x%llx)", (ull)start, (ull)end);
-	ASSERT(name && name[0], "reservation without a name");
+	ASSERT(type_valid(type), "reservation of type %u", (unsigned)type);
 	DEBUG_ASSERT(physmem_check(pm), "physmem corrupted");
 
-	name_store(owner, name);
 	s = page_round_down(start);
 	e = page_round_up(end);
 	if (s >= e)
@@ -407,7 +434,7 @@ bool physmem_reserve(struct physmem *pm, uint64_t start, uint64_t end, const cha
 	/* Each free piece of [s, e) becomes one entry unless it joins a neighbour. */
 	free_iter_seek(pm, &it, s);
 	while (free_iter_next(pm, &it, &ps, &pe, &pn) && ps < e)
-		need += resv_needs_slot(pm, ps, pe < e ? pe : e, pn, owner);
+		need += resv_needs_slot(pm, ps, pe < e ? pe : e, pn, type);
 	if (need > PHYSMEM_MAX_RESV - pm->nr_resv) {
 		pr_err("physmem: out of reservation slots (%u of %d used, %u more needed); [mem 0x%016llx-0x%016llx] '%s' not reserved",
 		       pm->nr_resv, PHYSMEM_MAX_RESV, need, (ull)s, (ull)e - 1, owner);
@@ -415,13 +442,13 @@ bool physmem_reserve(struct physmem *pm, uint64_t start, uint64_t end, const cha
 	}
 
 	for (uint32_t i = resv_search(pm, s); i < pm->nr_resv && pm->resv[i].start < e; i++)
-		print_resv_overlap(owner, s, e, &pm->resv[i]);
+		print_resv_overlap(type, s, e, &pm->resv[i]);
 
 	free_iter_seek(pm, &it, s);
 	while (free_iter_next(pm, &it, &ps, &pe, &pn) && ps < e) {
 		if (pe > e)
 			pe = e;
-		bool inserted = resv_insert(pm, ps, pe, pn, owner);
+		bool inserted = resv_insert(pm, ps, pe, pn, type);
 
 		ASSERT(inserted, "[0x%llx-0x%llx): slot count was checked", (ull)ps, (ull)pe);
 		free_iter_seek(pm, &it, pe);   /* the arrays moved under the iterator */
@@ -481,23 +508,22 @@ static uint64_t alloc_failed(struct physmem *pm, uint64_t size_bytes, uint64_t a
 
 static uint64_t alloc_range(struct physmem *pm, uint64_t size_bytes, uint64_t align_bytes,
 			    uint64_t min_addr, uint64_t max_addr, uint32_t node, bool exact,
-			    const char *name, bool quiet)
+			    uint32_t type, bool quiet)
 {
 	uint64_t best[PHYSMEM_MAX_NODES] = { 0 };
-	char owner[PHYSMEM_NAME_BYTES];
+	const char *owner = physmem_resv_type_name(type);
 	struct free_iter it;
 	uint64_t size, fs, fe;
 	uint32_t fn, pick;
 
-	ASSERT(size_bytes > 0, "size 0 for '%s'", name ? name : "?");
+	ASSERT(size_bytes > 0, "size 0 for '%s'", owner);
 	ASSERT(align_bytes >= PAGE_SIZE_BYTES && (align_bytes & (align_bytes - 1)) == 0,
 	       "align 0x%llx", (ull)align_bytes);
 	ASSERT(min_addr < max_addr, "empty window [0x%llx-0x%llx)", (ull)min_addr, (ull)max_addr);
-	ASSERT(name && name[0], "allocation without a name");
+	ASSERT(type_valid(type), "allocation of type %u", type);
 	DEBUG_ASSERT(physmem_check(pm), "physmem corrupted");
 	ASSERT(node == PHYSMEM_ANY_NODE || node < pm->nr_nodes, "node %u of %u", node, pm->nr_nodes);
 
-	name_store(owner, name);
 	if (size_bytes > TOP_PAGE_END)
 		return alloc_failed(pm, size_bytes, align_bytes, min_addr, max_addr, node, exact, owner,
 				    quiet);
@@ -521,7 +547,7 @@ static uint64_t alloc_range(struct physmem *pm, uint64_t size_bytes, uint64_t al
 	if (pick == PHYSMEM_NO_NODE)
 		return alloc_failed(pm, size_bytes, align_bytes, min_addr, max_addr, node, exact, owner,
 				    quiet);
-	if (!resv_insert(pm, best[pick], best[pick] + size, pick, owner)) {
+	if (!resv_insert(pm, best[pick], best[pick] + size, pick, type)) {
 		pr_err("physmem: out of reservation slots (%d used) for '%s'", PHYSMEM_MAX_RESV, owner);
 		return alloc_failed(pm, size_bytes, align_bytes, min_addr, max_addr, node, exact, owner,
 				    false);
@@ -531,24 +557,24 @@ static uint64_t alloc_range(struct physmem *pm, uint64_t size_bytes, uint64_t al
 
 uint64_t physmem_alloc_range(struct physmem *pm, uint64_t size_bytes, uint64_t align_bytes,
 			     uint64_t min_addr, uint64_t max_addr, uint32_t node, bool exact,
-			     const char *name)
+			     enum physmem_resv_type type)
 {
-	return alloc_range(pm, size_bytes, align_bytes, min_addr, max_addr, node, exact, name,
+	return alloc_range(pm, size_bytes, align_bytes, min_addr, max_addr, node, exact, type,
 			   false);
 }
 
 uint64_t physmem_try_alloc(struct physmem *pm, uint64_t size_bytes, uint64_t align_bytes,
-			   uint32_t node, bool exact, const char *name)
+			   uint32_t node, bool exact, enum physmem_resv_type type)
 {
-	return alloc_range(pm, size_bytes, align_bytes, 0, PHYSMEM_ADDR_MAX, node, exact, name,
+	return alloc_range(pm, size_bytes, align_bytes, 0, PHYSMEM_ADDR_MAX, node, exact, type,
 			   true);
 }
 
 uint64_t physmem_alloc(struct physmem *pm, uint64_t size_bytes, uint64_t align_bytes,
-		       uint32_t node, bool exact, const char *name)
+		       uint32_t node, bool exact, enum physmem_resv_type type)
 {
 	return physmem_alloc_range(pm, size_bytes, align_bytes, 0, PHYSMEM_ADDR_MAX, node, exact,
-				   name);
+				   type);
 }
 
 bool physmem_free(struct physmem *pm, uint64_t start, uint64_t end)
@@ -572,7 +598,7 @@ bool physmem_free(struct physmem *pm, uint64_t start, uint64_t end)
 		/* A hole in the middle of one reservation: it becomes two. */
 		if (pm->nr_resv >= PHYSMEM_MAX_RESV) {
 			pr_err("physmem: out of reservation slots; cannot free [mem 0x%016llx-0x%016llx] from '%s'",
-			       (ull)s, (ull)e - 1, pm->resv[i].name);
+			       (ull)s, (ull)e - 1, physmem_resv_type_name(pm->resv[i].type));
 			return false;
 		}
 		memmove(&pm->resv[i + 1], &pm->resv[i], (pm->nr_resv - i) * sizeof(pm->resv[0]));
@@ -664,15 +690,12 @@ void physmem_for_each_free(const struct physmem *pm, uint32_t node,
 			return;
 }
 
-uint64_t physmem_reserved_bytes_named(const struct physmem *pm, const char *name)
+uint64_t physmem_reserved_bytes_of(const struct physmem *pm, enum physmem_resv_type type)
 {
-	char owner[PHYSMEM_NAME_BYTES];
 	uint64_t sum = 0;
 
-	ASSERT(name, "NULL name");
-	name_store(owner, name);
 	for (uint32_t i = 0; i < pm->nr_resv; i++)
-		if (strncmp(pm->resv[i].name, owner, PHYSMEM_NAME_BYTES) == 0)
+		if (pm->resv[i].type == (uint32_t)type)
 			sum += pm->resv[i].end - pm->resv[i].start;
 	return sum;
 }
@@ -701,7 +724,7 @@ void physmem_dump(const struct physmem *pm)
 	for (uint32_t i = 0; i < pm->nr_resv; i++)
 		pr_info("physmem: reserved [mem 0x%016llx-0x%016llx] node %u '%s'",
 			(ull)pm->resv[i].start, (ull)pm->resv[i].end - 1, pm->resv[i].node,
-			pm->resv[i].name);
+			physmem_resv_type_name(pm->resv[i].type));
 	for (uint32_t n = 0; n < pm->nr_nodes; n++)
 		print_totals(pm, n);
 	print_totals(pm, PHYSMEM_ANY_NODE);
@@ -753,9 +776,9 @@ bool physmem_check(const struct physmem *pm)
 	for (uint32_t i = 0; i < pm->nr_resv; i++) {
 		const struct physmem_resv *r = &pm->resv[i];
 		const struct physmem_resv *prev = i ? &pm->resv[i - 1] : NULL;
-		bool named = memchr(r->name, '\0', PHYSMEM_NAME_BYTES) != NULL && r->name[0];
+		bool typed = type_valid(r->type);
 
-		CHECK(named, "reservation[%u] at 0x%llx has no NUL terminated name", i, (ull)r->start);
+		CHECK(typed, "reservation[%u] at 0x%llx has type %u", i, (ull)r->start, r->type);
 		CHECK(r->start < r->end && page_aligned(r->start) && page_aligned(r->end),
 		      "reservation[%u] [0x%llx-0x%llx) empty or not page aligned", i,
 		      (ull)r->start, (ull)r->end);
@@ -763,9 +786,9 @@ bool physmem_check(const struct physmem *pm)
 			CHECK(prev->end <= r->start,
 			      "reservation[%u] [0x%llx-0x%llx) not after [0x%llx-0x%llx)", i,
 			      (ull)r->start, (ull)r->end, (ull)prev->start, (ull)prev->end);
-			CHECK(!named || prev->end != r->start || !same_owner(prev, r->node, r->name),
-			      "reservation[%u] at 0x%llx not merged with its neighbour '%.*s'", i,
-			      (ull)r->start, PHYSMEM_NAME_BYTES, r->name);
+			CHECK(prev->end != r->start || !same_owner(prev, r->node, r->type),
+			      "reservation[%u] at 0x%llx not merged with its neighbour '%s'", i,
+			      (ull)r->start, physmem_resv_type_name(r->type));
 		}
 		/* Memory is sorted too: the range holding r is at or after the last one found. */
 		while (mi < pm->nr_mem && pm->mem[mi].end <= r->start)

@@ -3,16 +3,20 @@
  *
  * From the normalized boot map until the buddy allocator takes over, physical
  * memory is two sorted arrays: usable RAM ranges, each on a NUMA node, and
- * reservations (kernel image, boot data, ACPI tables, early allocations), each
- * with an owner name. Free memory is usable minus reserved; it is never
- * stored, only computed by walking both arrays side by side.
+ * reservations (page 0, the kernel image, early allocations), each with a
+ * type (enum physmem_resv_type) saying what the pages hold. Free memory is
+ * usable minus reserved; it is never stored, only computed by walking both
+ * arrays side by side.
  *
  *   physmem_init(pm);
- *   physmem_add(pm, start, end);              each MEM_USABLE range of bootinfo
- *   physmem_reserve(pm, start, end, "kernel");  image, boot data, ACPI, ...
+ *   physmem_add_map(pm, map, nr_map);         the MEM_USABLE ranges of the map
+ *   physmem_reserve(pm, start, end, PHYSMEM_RESV_KERNEL);
  *   physmem_set_distance(pm, nr_nodes, slit);   numa: SLIT (or NULL)
  *   physmem_set_node(pm, start, end, node);     numa: each SRAT memory range
- *   addr = physmem_alloc(pm, size, align, node, exact, "memmap");
+ *   addr = physmem_alloc(pm, size, align, node, exact, PHYSMEM_RESV_MEMMAP);
+ *
+ * The map comes as (struct mem_range *, count) (kernel/mem_range.h), never as
+ * a boot hand-off: physmem knows no boot protocol.
  *
  * Every range is half-open [start, end) in bytes and page aligned; log lines
  * print inclusive ends ("[mem 0x...-0x...fff]") like Linux. There are no
@@ -33,11 +37,11 @@
 #include <stdint.h>
 
 #include "kernel/limits.h"
+#include "kernel/mem_range.h"
 
 #define PHYSMEM_MAX_MEM 256          /* usable ranges */
 #define PHYSMEM_MAX_RESV 512         /* reservations */
 #define PHYSMEM_MAX_NODES MEMBOOT_MAX_NODES
-#define PHYSMEM_NAME_BYTES 24        /* owner name, NUL included; longer names are cut */
 #define PHYSMEM_NO_NODE 0xffffffffu  /* physmem_node_of(): not usable memory */
 #define PHYSMEM_ANY_NODE 0xfffffffeu /* allocation and sums: every node */
 
@@ -51,11 +55,35 @@ struct physmem_range {               /* usable RAM, [start, end) */
 	uint32_t node;
 };
 
+/*
+ * What reserved pages hold. The type, not a name, decides what memory init
+ * writes into their page descriptors (kernel/meminit.c: memmap and page-table
+ * pages get their own page types; 1 GiB pool pages are left to the pool) and
+ * what the census counts them as; physmem_resv_type_name() gives the word
+ * for messages. Adding an owner of early memory means adding a type here and
+ * its name in physmem.c.
+ */
+enum physmem_resv_type {
+	PHYSMEM_RESV_NONE = 0,       /* never stored: a zeroed entry is invalid */
+	PHYSMEM_RESV_PAGE0,          /* page 0: real-mode IVT and BIOS data, and NULL */
+	PHYSMEM_RESV_KERNEL,         /* the kernel image with its .bss (boot data included) */
+	PHYSMEM_RESV_TRAMPOLINE,     /* the SMP start-up page below 1 MiB */
+	PHYSMEM_RESV_PAGETABLE,      /* the kernel's page tables */
+	PHYSMEM_RESV_PERCPU,         /* per-CPU areas and stacks */
+	PHYSMEM_RESV_HUGETLB_1G,     /* 1 GiB huge pages, taken before anything large */
+	PHYSMEM_RESV_HUGETLB_TABLES, /* the huge page pools' per-node tables */
+	PHYSMEM_RESV_MEMMAP,         /* page descriptor arrays and the PFN-to-node table */
+	PHYSMEM_RESV_ALLOC,          /* the page allocator's own tables */
+	PHYSMEM_RESV_PCP,            /* the per-CPU page lists */
+	PHYSMEM_RESV_MEMINIT,        /* memory init's work area (chunks, timings) */
+	PHYSMEM_RESV_TYPE_COUNT,
+};
+
 struct physmem_resv {                /* reserved RAM, [start, end) */
 	uint64_t start;
 	uint64_t end;
 	uint32_t node;               /* always the node of the memory range holding it */
-	char name[PHYSMEM_NAME_BYTES];   /* owner, NUL terminated, never empty */
+	uint32_t type;               /* enum physmem_resv_type, never NONE */
 };
 
 /*
@@ -71,9 +99,10 @@ struct physmem_resv {                /* reserved RAM, [start, end) */
  *                    that range's node (parts of a request outside usable
  *                    memory are never recorded, and a request spanning two
  *                    nodes becomes one entry per node); two touching
- *                    reservations differ in name or node (same-owner
- *                    neighbours are merged); name is NUL terminated and not
- *                    empty. nr_resv <= PHYSMEM_MAX_RESV.
+ *                    reservations differ in type or node (same-type
+ *                    neighbours are merged); type is a valid
+ *                    enum physmem_resv_type other than NONE.
+ *                    nr_resv <= PHYSMEM_MAX_RESV.
  *  nodes:            1 <= nr_nodes <= PHYSMEM_MAX_NODES; for i, j < nr_nodes
  *                    distance[i][i] == PHYSMEM_LOCAL_DISTANCE and
  *                    distance[i][j] > PHYSMEM_LOCAL_DISTANCE when i != j.
@@ -104,6 +133,14 @@ void physmem_init(struct physmem *pm);
 bool physmem_add(struct physmem *pm, uint64_t start, uint64_t end);
 
 /*
+ * physmem_add() for every MEM_USABLE range of map[0, nr_map), a normalized
+ * memory map (sorted, disjoint, page aligned); other types are not RAM the
+ * kernel may use and are skipped. Returns the number of ranges that could
+ * not be added (0: all of them), each with its error logged.
+ */
+uint32_t physmem_add_map(struct physmem *pm, const struct mem_range *map, uint32_t nr_map);
+
+/*
  * Give the usable memory inside [start, end) (page aligned) to @node
  * (< PHYSMEM_MAX_NODES), splitting memory ranges and reservations that cross
  * start or end; reservations inside follow their memory. Holes inside the
@@ -122,20 +159,21 @@ bool physmem_set_node(struct physmem *pm, uint64_t start, uint64_t end, uint32_t
 void physmem_set_distance(struct physmem *pm, uint32_t nr_nodes, const uint8_t *matrix);
 
 /*
- * Reserve [start, end) (start < end; rounded outward to pages) for @name.
+ * Reserve [start, end) (start < end; rounded outward to pages) for @type.
  * Only the part inside usable memory is recorded; the rest (firmware tables
  * in reserved memory, MMIO) is silently not needed. A part already reserved
  * keeps its first owner and a warning names both, so nothing is counted
  * twice. Returns false, with an error logged and nothing changed, if the new
  * entries do not fit in the table.
  */
-bool physmem_reserve(struct physmem *pm, uint64_t start, uint64_t end, const char *name);
+bool physmem_reserve(struct physmem *pm, uint64_t start, uint64_t end,
+		     enum physmem_resv_type type);
 
 /*
  * Allocate @size_bytes (> 0; rounded up to pages) aligned to @align_bytes (a
  * power of two, >= 4096) from free memory inside [min_addr, max_addr)
  * (min_addr < max_addr; neither needs to be aligned), and record it as a
- * reservation named @name.
+ * reservation of @type.
  *
  * Node choice: @node itself first. With @exact, nothing else. Otherwise the
  * other nodes in order of distance[node][other], ties to the lower node id.
@@ -145,11 +183,11 @@ bool physmem_reserve(struct physmem *pm, uint64_t start, uint64_t end, const cha
  *
  * Returns the physical address, or 0 on failure: address 0 is never handed
  * out. A failure increments failed_allocs and logs a warning naming size,
- * node and name.
+ * node and type.
  */
 uint64_t physmem_alloc_range(struct physmem *pm, uint64_t size_bytes, uint64_t align_bytes,
 			     uint64_t min_addr, uint64_t max_addr, uint32_t node, bool exact,
-			     const char *name);
+			     enum physmem_resv_type type);
 
 /*
  * physmem_alloc() for a preferred placement that has a fallback (a 2 MiB
@@ -157,11 +195,11 @@ uint64_t physmem_alloc_range(struct physmem *pm, uint64_t size_bytes, uint64_t a
  * counted, since the caller goes on to the fallback and reports that.
  */
 uint64_t physmem_try_alloc(struct physmem *pm, uint64_t size_bytes, uint64_t align_bytes,
-			   uint32_t node, bool exact, const char *name);
+			   uint32_t node, bool exact, enum physmem_resv_type type);
 
 /* physmem_alloc_range() over the whole address space. */
 uint64_t physmem_alloc(struct physmem *pm, uint64_t size_bytes, uint64_t align_bytes,
-		       uint32_t node, bool exact, const char *name);
+		       uint32_t node, bool exact, enum physmem_resv_type type);
 
 /*
  * Give back the reserved pages in [start, end) (start < end; rounded outward
@@ -191,8 +229,11 @@ void physmem_for_each_free(const struct physmem *pm, uint32_t node,
 			   bool (*cb)(void *ctx, uint64_t start, uint64_t end, uint32_t node),
 			   void *ctx);
 
-/* Bytes reserved under @name (cut to PHYSMEM_NAME_BYTES - 1 like stored names), all nodes. */
-uint64_t physmem_reserved_bytes_named(const struct physmem *pm, const char *name);
+/* Bytes reserved as @type, all nodes. */
+uint64_t physmem_reserved_bytes_of(const struct physmem *pm, enum physmem_resv_type type);
+
+/* The word for @type in messages ("kernel", "memmap", ...); "?" if invalid. */
+const char *physmem_resv_type_name(uint32_t type);
 
 /*
  * Log every memory range and reservation, one line each, then one totals line

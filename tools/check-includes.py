@@ -69,12 +69,6 @@ ALLOWED = {
 # (including file, included file): why it is still allowed. Remove a line
 # when its include goes; the check then keeps it out.
 EXCEPTIONS = {
-    ("mm/numa.c", "boot/bootinfo.h"):
-        "numa takes a whole struct bootinfo as its map; it should get ranges",
-    ("mm/physmem.c", "boot/bootinfo.h"):
-        "physmem is filled from struct bootinfo; it should get ranges",
-    ("arch/x86_64/include/arch/paging.h", "boot/bootinfo.h"):
-        "arch_direct_map() takes a struct bootinfo; it should get ranges",
 }
 
 INCLUDE_RE = re.compile(r'^[ \t]*#[ \t]*include[ \t]+"([^"]+)"', re.M)

@@ -127,8 +127,8 @@ static bool map_range(uint64_t *pml4, uint64_t start, uint64_t end, bool huge_1g
 	return true;
 }
 
-bool arch_direct_map(const struct bootinfo *bi, pt_alloc_fn alloc, void *ctx,
-		     struct direct_map_stats *st)
+bool arch_direct_map(const struct mem_range *map, uint32_t nr_map, pt_alloc_fn alloc,
+		     void *ctx, struct direct_map_stats *st)
 {
 	uint64_t *pml4;
 
@@ -137,8 +137,8 @@ bool arch_direct_map(const struct bootinfo *bi, pt_alloc_fn alloc, void *ctx,
 	if (!pml4 || !map_range(pml4, 0, SZ_4G, cpu_features.pdpe1gb, alloc, ctx, st))
 		return false;
 	st->top = SZ_4G;
-	for (uint32_t i = 0; i < bi->nr_ranges; i++) {
-		const struct mem_range *r = &bi->ranges[i];
+	for (uint32_t i = 0; i < nr_map; i++) {
+		const struct mem_range *r = &map[i];
 		uint64_t s = r->start < SZ_4G ? SZ_4G : r->start;
 
 		if (r->type == MEM_RESERVED || r->type == MEM_UNUSABLE || r->end <= s)

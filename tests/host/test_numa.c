@@ -306,7 +306,7 @@ static void verify(const struct numa_topology *t, const struct bootinfo *m)
 {
 	uint64_t usable = 0, placed = 0, node_sum[NUMA_MAX_NODES] = { 0 };
 
-	assert_true(numa_check(t, m));
+	assert_true(numa_check(t, m->ranges, m->nr_ranges));
 	assert_true(t->nr_nodes >= 1 && t->nr_nodes <= NUMA_MAX_NODES);
 
 	for (uint32_t i = 0; i < t->nr_ranges; i++) {
@@ -366,10 +366,10 @@ static void verify(const struct numa_topology *t, const struct bootinfo *m)
  */
 static int build_(bool print)
 {
-	struct numa_input in = { .map = &bi, .boot_apic_id = boot_apic };
+	struct numa_input in = { .map = bi.ranges, .boot_apic_id = boot_apic };
 	int warnings;
 
-	bootinfo_normalize(&bi);
+	in.nr_map = bootinfo_normalize(&bi);
 	if (madt_tb.used) {
 		tb_end(&madt_tb);
 		assert_true(acpi_madt_parse(madt_tb.b, madt_tb.len, &madt));
@@ -573,11 +573,11 @@ static void test_no_srat_one_node(void **state)
 /* No MADT either: the boot CPU alone; no memory at all is still one node. */
 static void test_no_madt_no_memory(void **state)
 {
-	struct numa_input in = { .map = &bi, .boot_apic_id = 5 };
+	struct numa_input in = { .map = bi.ranges, .boot_apic_id = 5 };
 
 	(void)state;
 	map(0, 0x100000, MEM_RESERVED);
-	bootinfo_normalize(&bi);
+	in.nr_map = bootinfo_normalize(&bi);
 	assert_int_equal(numa_build(&topo, &in), 0);
 	verify(&topo, &bi);
 	numa_print(&topo);
@@ -1569,7 +1569,7 @@ static void test_check_catches_breakage(void **state)
 		broken = topo;                          \
 		what;                                   \
 		host_log_reset();                       \
-		assert_false(numa_check(&broken, &bi)); \
+		assert_false(numa_check(&broken, bi.ranges, bi.nr_ranges)); \
 		assert_int_equal(host_log_count(LOG_ERR), 1); \
 	} while (0)
 
@@ -1591,7 +1591,7 @@ static void test_check_catches_breakage(void **state)
 	BREAK(broken.nr_nodes = 0);
 	BREAK(broken.nr_cpus = NUMA_MAX_CPUS + 1);
 #undef BREAK
-	assert_true(numa_check(&topo, &bi));
+	assert_true(numa_check(&topo, bi.ranges, bi.nr_ranges));
 }
 
 int main(void)

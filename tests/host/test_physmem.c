@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,13 +63,14 @@ static void assert_mem(uint32_t i, uint64_t start, uint64_t end, uint32_t node)
 	assert_int_equal(pm.mem[i].node, node);
 }
 
-static void assert_resv(uint32_t i, uint64_t start, uint64_t end, uint32_t node, const char *name)
+static void assert_resv(uint32_t i, uint64_t start, uint64_t end, uint32_t node,
+			enum physmem_resv_type type)
 {
 	assert_true(i < pm.nr_resv);
 	assert_int_equal(pm.resv[i].start, start);
 	assert_int_equal(pm.resv[i].end, end);
 	assert_int_equal(pm.resv[i].node, node);
-	assert_string_equal(pm.resv[i].name, name);
+	assert_int_equal(pm.resv[i].type, type);
 }
 
 /* Free ranges collected by physmem_for_each_free(). */
@@ -108,9 +110,9 @@ static void test_init_empty(void **state)
 	assert_int_equal(physmem_total_bytes(&pm, PHYSMEM_ANY_NODE), 0);
 	assert_int_equal(physmem_free_bytes(&pm, 0), 0);
 	assert_int_equal(physmem_node_of(&pm, 0), PHYSMEM_NO_NODE);
-	assert_int_equal(physmem_alloc(&pm, K4, K4, PHYSMEM_ANY_NODE, false, "x"), 0);
+	assert_int_equal(physmem_alloc(&pm, K4, K4, PHYSMEM_ANY_NODE, false, PHYSMEM_RESV_KERNEL), 0);
 	assert_int_equal(pm.failed_allocs, 1);
-	assert_true(host_log_contains("physmem: cannot allocate 4096 bytes (align 0x1000) on any node for 'x'"));
+	assert_true(host_log_contains("physmem: cannot allocate 4096 bytes (align 0x1000) on any node for 'kernel'"));
 	assert_consistent(&pm);
 }
 
@@ -121,15 +123,15 @@ static void test_try_alloc_is_quiet(void **state)
 	assert_true(physmem_add(&pm, MiB(1), MiB(3)));
 	host_log_reset();
 	/* 2 MiB aligned 2 MiB: [1M, 3M) holds no aligned 2 MiB block. */
-	assert_int_equal(physmem_try_alloc(&pm, MiB(2), MiB(2), 0, true, "memmap"), 0);
+	assert_int_equal(physmem_try_alloc(&pm, MiB(2), MiB(2), 0, true, PHYSMEM_RESV_MEMMAP), 0);
 	assert_int_equal(pm.failed_allocs, 0);
 	assert_int_equal(host_log_count(LOG_WARN) + host_log_count(LOG_ERR), 0);
 	/* The fallback succeeds, and says nothing either. */
-	assert_int_equal(physmem_alloc(&pm, MiB(2), K4, 0, false, "memmap"), MiB(1));
+	assert_int_equal(physmem_alloc(&pm, MiB(2), K4, 0, false, PHYSMEM_RESV_MEMMAP), MiB(1));
 	assert_int_equal(host_log_count(LOG_WARN) + host_log_count(LOG_ERR), 0);
 	/* A window is named only when there is one. */
-	assert_int_equal(physmem_alloc_range(&pm, K4, K4, MiB(1), MiB(2), 0, true, "w"), 0);
-	assert_true(host_log_contains("physmem: cannot allocate 4096 bytes (align 0x1000) in [mem 0x0000000000100000-0x00000000001fffff] on node 0 (exact) for 'w'"));
+	assert_int_equal(physmem_alloc_range(&pm, K4, K4, MiB(1), MiB(2), 0, true, PHYSMEM_RESV_KERNEL), 0);
+	assert_true(host_log_contains("physmem: cannot allocate 4096 bytes (align 0x1000) in [mem 0x0000000000100000-0x00000000001fffff] on node 0 (exact) for 'kernel'"));
 	assert_consistent(&pm);
 }
 
@@ -220,7 +222,7 @@ static void test_set_node_splits_ranges(void **state)
 {
 	(void)state;
 	assert_true(physmem_add(&pm, 0, GiB(4)));
-	assert_true(physmem_reserve(&pm, GiB(1) - 2 * K4, GiB(1) + 2 * K4, "boot"));
+	assert_true(physmem_reserve(&pm, GiB(1) - 2 * K4, GiB(1) + 2 * K4, PHYSMEM_RESV_KERNEL));
 	assert_int_equal(pm.nr_resv, 1);
 
 	/*
@@ -235,11 +237,11 @@ static void test_set_node_splits_ranges(void **state)
 	assert_mem(1, GiB(1), GiB(3), 1);
 	assert_mem(2, GiB(3), GiB(4), 0);
 	assert_int_equal(pm.nr_resv, 2);
-	assert_resv(0, GiB(1) - 2 * K4, GiB(1), 0, "boot");
-	assert_resv(1, GiB(1), GiB(1) + 2 * K4, 1, "boot");
+	assert_resv(0, GiB(1) - 2 * K4, GiB(1), 0, PHYSMEM_RESV_KERNEL);
+	assert_resv(1, GiB(1), GiB(1) + 2 * K4, 1, PHYSMEM_RESV_KERNEL);
 	assert_int_equal(physmem_reserved_bytes(&pm, 0), 2 * K4);
 	assert_int_equal(physmem_reserved_bytes(&pm, 1), 2 * K4);
-	assert_int_equal(physmem_reserved_bytes_named(&pm, "boot"), 4 * K4);
+	assert_int_equal(physmem_reserved_bytes_of(&pm, PHYSMEM_RESV_KERNEL), 4 * K4);
 	assert_int_equal(physmem_total_bytes(&pm, 0), GiB(2));
 	assert_int_equal(physmem_total_bytes(&pm, 1), GiB(2));
 	assert_int_equal(physmem_free_bytes(&pm, 0), GiB(2) - 2 * K4);
@@ -256,12 +258,12 @@ static void test_set_node_splits_ranges(void **state)
 	assert_mem(0, 0, GiB(1), 0);
 	assert_mem(1, GiB(1), GiB(4), 1);
 
-	/* Everything on node 1: one range, and the two halves of 'boot' merge. */
+	/* Everything on node 1: one range, and the two halves of 'kernel' merge. */
 	assert_true(physmem_set_node(&pm, 0, GiB(1), 1));
 	assert_int_equal(pm.nr_mem, 1);
 	assert_mem(0, 0, GiB(4), 1);
 	assert_int_equal(pm.nr_resv, 1);
-	assert_resv(0, GiB(1) - 2 * K4, GiB(1) + 2 * K4, 1, "boot");
+	assert_resv(0, GiB(1) - 2 * K4, GiB(1) + 2 * K4, 1, PHYSMEM_RESV_KERNEL);
 	assert_int_equal(physmem_total_bytes(&pm, 0), 0);
 	assert_int_equal(physmem_total_bytes(&pm, 1), GiB(4));
 	assert_int_equal(pm.nr_nodes, 2);
@@ -274,7 +276,7 @@ static void test_set_node_over_holes(void **state)
 	assert_true(physmem_add(&pm, 0, MiB(1)));
 	assert_true(physmem_add(&pm, MiB(2), MiB(3)));
 	assert_true(physmem_add(&pm, MiB(5), MiB(6)));
-	assert_true(physmem_reserve(&pm, KiB(256), MiB(6), "wide"));
+	assert_true(physmem_reserve(&pm, KiB(256), MiB(6), PHYSMEM_RESV_KERNEL));
 	assert_int_equal(pm.nr_resv, 3);
 
 	assert_true(physmem_set_node(&pm, KiB(512), MiB(5), 2));
@@ -285,10 +287,10 @@ static void test_set_node_over_holes(void **state)
 	assert_mem(2, MiB(2), MiB(3), 2);
 	assert_mem(3, MiB(5), MiB(6), 0);
 	assert_int_equal(pm.nr_resv, 4);
-	assert_resv(0, KiB(256), KiB(512), 0, "wide");
-	assert_resv(1, KiB(512), MiB(1), 2, "wide");
-	assert_resv(2, MiB(2), MiB(3), 2, "wide");
-	assert_resv(3, MiB(5), MiB(6), 0, "wide");
+	assert_resv(0, KiB(256), KiB(512), 0, PHYSMEM_RESV_KERNEL);
+	assert_resv(1, KiB(512), MiB(1), 2, PHYSMEM_RESV_KERNEL);
+	assert_resv(2, MiB(2), MiB(3), 2, PHYSMEM_RESV_KERNEL);
+	assert_resv(3, MiB(5), MiB(6), 0, PHYSMEM_RESV_KERNEL);
 	assert_int_equal(physmem_total_bytes(&pm, 1), 0);
 	assert_int_equal(physmem_total_bytes(&pm, 2), KiB(1536));
 	assert_int_equal(physmem_reserved_bytes(&pm, 2), KiB(1536));
@@ -327,16 +329,16 @@ static void test_set_node_no_reservation_slot(void **state)
 	(void)state;
 	assert_true(physmem_add(&pm, 0, MiB(64)));
 	for (uint32_t i = 0; i < PHYSMEM_MAX_RESV - 1; i++)
-		assert_true(physmem_reserve(&pm, 2 * i * K4, (2 * i + 1) * K4, "r"));
-	assert_true(physmem_reserve(&pm, MiB(8), MiB(8) + 2 * K4, "big"));
+		assert_true(physmem_reserve(&pm, 2 * i * K4, (2 * i + 1) * K4, PHYSMEM_RESV_KERNEL));
+	assert_true(physmem_reserve(&pm, MiB(8), MiB(8) + 2 * K4, PHYSMEM_RESV_MEMMAP));
 	assert_int_equal(pm.nr_resv, 512);
 
-	/* The memory split fits, the split of 'big' does not: nothing changes. */
+	/* The memory split fits, the split of 'memmap' does not: nothing changes. */
 	assert_false(physmem_set_node(&pm, MiB(8) + K4, MiB(16), 1));
 	assert_int_equal(pm.nr_mem, 1);
 	assert_int_equal(pm.nr_nodes, 1);
 	assert_int_equal(pm.nr_resv, 512);
-	assert_resv(511, MiB(8), MiB(8) + 2 * K4, 0, "big");
+	assert_resv(511, MiB(8), MiB(8) + 2 * K4, 0, PHYSMEM_RESV_MEMMAP);
 
 	/* A boundary between reservations only splits memory. */
 	assert_true(physmem_set_node(&pm, MiB(8) + 2 * K4, MiB(64), 1));
@@ -395,34 +397,34 @@ static void test_reserve_outside_memory(void **state)
 	assert_true(physmem_add(&pm, MiB(3), MiB(4)));
 
 	/* Wholly outside (firmware data below 1 MiB, MMIO): nothing to record. */
-	assert_true(physmem_reserve(&pm, 0, K4, "bios"));
-	assert_true(physmem_reserve(&pm, MiB(5), MiB(6), "mmio"));
-	assert_true(physmem_reserve(&pm, UINT64_MAX - 10, UINT64_MAX, "top"));
+	assert_true(physmem_reserve(&pm, 0, K4, PHYSMEM_RESV_PAGE0));
+	assert_true(physmem_reserve(&pm, MiB(5), MiB(6), PHYSMEM_RESV_KERNEL));
+	assert_true(physmem_reserve(&pm, UINT64_MAX - 10, UINT64_MAX, PHYSMEM_RESV_MEMMAP));
 	assert_int_equal(pm.nr_resv, 0);
 
 	/* Partly outside: only the usable part. */
-	assert_true(physmem_reserve(&pm, MiB(1) - K4, MiB(1) + K4, "acpi"));
+	assert_true(physmem_reserve(&pm, MiB(1) - K4, MiB(1) + K4, PHYSMEM_RESV_ALLOC));
 	assert_int_equal(pm.nr_resv, 1);
-	assert_resv(0, MiB(1), MiB(1) + K4, 0, "acpi");
+	assert_resv(0, MiB(1), MiB(1) + K4, 0, PHYSMEM_RESV_ALLOC);
 
 	/* Across a hole: one entry per side. */
-	assert_true(physmem_reserve(&pm, KiB(1536), KiB(3584), "span"));
+	assert_true(physmem_reserve(&pm, KiB(1536), KiB(3584), PHYSMEM_RESV_PAGETABLE));
 	assert_int_equal(pm.nr_resv, 3);
-	assert_resv(1, KiB(1536), MiB(2), 0, "span");
-	assert_resv(2, MiB(3), KiB(3584), 0, "span");
+	assert_resv(1, KiB(1536), MiB(2), 0, PHYSMEM_RESV_PAGETABLE);
+	assert_resv(2, MiB(3), KiB(3584), 0, PHYSMEM_RESV_PAGETABLE);
 
 	/* Rounded outward to whole pages. */
-	assert_true(physmem_reserve(&pm, MiB(1) + 0x2010, MiB(1) + 0x2020, "tiny"));
-	assert_resv(1, MiB(1) + 0x2000, MiB(1) + 0x3000, 0, "tiny");
-	assert_true(physmem_reserve(&pm, MiB(1) + 0x4fff, MiB(1) + 0x6001, "odd"));
-	assert_resv(2, MiB(1) + 0x4000, MiB(1) + 0x7000, 0, "odd");
+	assert_true(physmem_reserve(&pm, MiB(1) + 0x2010, MiB(1) + 0x2020, PHYSMEM_RESV_PERCPU));
+	assert_resv(1, MiB(1) + 0x2000, MiB(1) + 0x3000, 0, PHYSMEM_RESV_PERCPU);
+	assert_true(physmem_reserve(&pm, MiB(1) + 0x4fff, MiB(1) + 0x6001, PHYSMEM_RESV_PCP));
+	assert_resv(2, MiB(1) + 0x4000, MiB(1) + 0x7000, 0, PHYSMEM_RESV_PCP);
 
 	assert_int_equal(pm.nr_resv, 5);
 	assert_int_equal(physmem_reserved_bytes(&pm, 0), K4 + KiB(1024) + K4 + 3 * K4);
-	assert_int_equal(physmem_reserved_bytes_named(&pm, "span"), MiB(1));
-	assert_int_equal(physmem_reserved_bytes_named(&pm, "acpi"), K4);
-	assert_int_equal(physmem_reserved_bytes_named(&pm, "bios"), 0);
-	assert_int_equal(physmem_reserved_bytes_named(&pm, "mmio"), 0);
+	assert_int_equal(physmem_reserved_bytes_of(&pm, PHYSMEM_RESV_PAGETABLE), MiB(1));
+	assert_int_equal(physmem_reserved_bytes_of(&pm, PHYSMEM_RESV_ALLOC), K4);
+	assert_int_equal(physmem_reserved_bytes_of(&pm, PHYSMEM_RESV_PAGE0), 0);
+	assert_int_equal(physmem_reserved_bytes_of(&pm, PHYSMEM_RESV_KERNEL), 0);
 	assert_int_equal(physmem_free_bytes(&pm, 0), MiB(2) - MiB(1) - 5 * K4);
 	assert_int_equal(host_log_count(LOG_WARN), 0);
 	assert_int_equal(host_log_count(LOG_ERR), 0);
@@ -433,41 +435,41 @@ static void test_reserve_overlap_keeps_first_owner(void **state)
 {
 	(void)state;
 	assert_true(physmem_add(&pm, MiB(1), MiB(2)));
-	assert_true(physmem_reserve(&pm, MiB(1), MiB(1) + KiB(16), "a"));
+	assert_true(physmem_reserve(&pm, MiB(1), MiB(1) + KiB(16), PHYSMEM_RESV_KERNEL));
 	host_log_reset();
 
-	assert_true(physmem_reserve(&pm, MiB(1) + KiB(8), MiB(1) + KiB(24), "b"));
-	assert_true(host_log_contains("physmem: reserve [mem 0x0000000000102000-0x0000000000105fff] 'b' overlaps 'a' at [mem 0x0000000000102000-0x0000000000103fff]; the overlap stays with 'a'"));
+	assert_true(physmem_reserve(&pm, MiB(1) + KiB(8), MiB(1) + KiB(24), PHYSMEM_RESV_MEMMAP));
+	assert_true(host_log_contains("physmem: reserve [mem 0x0000000000102000-0x0000000000105fff] 'memmap' overlaps 'kernel' at [mem 0x0000000000102000-0x0000000000103fff]; the overlap stays with 'kernel'"));
 	assert_int_equal(host_log_count(LOG_WARN), 1);
 	assert_int_equal(pm.nr_resv, 2);
-	assert_resv(0, MiB(1), MiB(1) + KiB(16), 0, "a");
-	assert_resv(1, MiB(1) + KiB(16), MiB(1) + KiB(24), 0, "b");
+	assert_resv(0, MiB(1), MiB(1) + KiB(16), 0, PHYSMEM_RESV_KERNEL);
+	assert_resv(1, MiB(1) + KiB(16), MiB(1) + KiB(24), 0, PHYSMEM_RESV_MEMMAP);
 	assert_int_equal(physmem_reserved_bytes(&pm, 0), KiB(24));
-	assert_int_equal(physmem_reserved_bytes_named(&pm, "a"), KiB(16));
-	assert_int_equal(physmem_reserved_bytes_named(&pm, "b"), KiB(8));
+	assert_int_equal(physmem_reserved_bytes_of(&pm, PHYSMEM_RESV_KERNEL), KiB(16));
+	assert_int_equal(physmem_reserved_bytes_of(&pm, PHYSMEM_RESV_MEMMAP), KiB(8));
 	assert_int_equal(physmem_free_bytes(&pm, 0), MiB(1) - KiB(24));
 
-	/* Wholly inside 'a': a warning, nothing recorded. */
+	/* Wholly inside 'kernel': a warning, nothing recorded. */
 	host_log_reset();
-	assert_true(physmem_reserve(&pm, MiB(1) + K4, MiB(1) + 2 * K4, "c"));
-	assert_true(host_log_contains("'c' overlaps 'a' at [mem 0x0000000000101000-0x0000000000101fff]"));
-	assert_int_equal(physmem_reserved_bytes_named(&pm, "c"), 0);
+	assert_true(physmem_reserve(&pm, MiB(1) + K4, MiB(1) + 2 * K4, PHYSMEM_RESV_PAGETABLE));
+	assert_true(host_log_contains("'pagetable' overlaps 'kernel' at [mem 0x0000000000101000-0x0000000000101fff]"));
+	assert_int_equal(physmem_reserved_bytes_of(&pm, PHYSMEM_RESV_PAGETABLE), 0);
 	assert_int_equal(pm.nr_resv, 2);
 
 	/* Covering both and more, partly below memory: two warnings, only new pages recorded. */
 	host_log_reset();
-	assert_true(physmem_reserve(&pm, MiB(1) - K4, MiB(1) + KiB(32), "d"));
+	assert_true(physmem_reserve(&pm, MiB(1) - K4, MiB(1) + KiB(32), PHYSMEM_RESV_PERCPU));
 	assert_int_equal(host_log_count(LOG_WARN), 2);
-	assert_true(host_log_contains("'d' overlaps 'a'"));
-	assert_true(host_log_contains("'d' overlaps 'b'"));
+	assert_true(host_log_contains("'percpu' overlaps 'kernel'"));
+	assert_true(host_log_contains("'percpu' overlaps 'memmap'"));
 	assert_int_equal(pm.nr_resv, 3);
-	assert_resv(2, MiB(1) + KiB(24), MiB(1) + KiB(32), 0, "d");
+	assert_resv(2, MiB(1) + KiB(24), MiB(1) + KiB(32), 0, PHYSMEM_RESV_PERCPU);
 	assert_int_equal(physmem_reserved_bytes(&pm, 0), KiB(32));
-	assert_int_equal(physmem_reserved_bytes_named(&pm, "d"), KiB(8));
+	assert_int_equal(physmem_reserved_bytes_of(&pm, PHYSMEM_RESV_PERCPU), KiB(8));
 
 	/* Same owner again: still a warning (a double reservation), no double count. */
 	host_log_reset();
-	assert_true(physmem_reserve(&pm, MiB(1), MiB(1) + KiB(16), "a"));
+	assert_true(physmem_reserve(&pm, MiB(1), MiB(1) + KiB(16), PHYSMEM_RESV_KERNEL));
 	assert_int_equal(host_log_count(LOG_WARN), 1);
 	assert_int_equal(physmem_reserved_bytes(&pm, 0), KiB(32));
 	assert_int_equal(pm.nr_resv, 3);
@@ -478,67 +480,164 @@ static void test_reserve_merges_same_owner(void **state)
 {
 	(void)state;
 	assert_true(physmem_add(&pm, 0, MiB(16)));
-	assert_true(physmem_reserve(&pm, MiB(1), MiB(1) + K4, "pt"));
-	assert_true(physmem_reserve(&pm, MiB(1) + K4, MiB(1) + 2 * K4, "pt"));
+	assert_true(physmem_reserve(&pm, MiB(1), MiB(1) + K4, PHYSMEM_RESV_PAGETABLE));
+	assert_true(physmem_reserve(&pm, MiB(1) + K4, MiB(1) + 2 * K4, PHYSMEM_RESV_PAGETABLE));
 	assert_int_equal(pm.nr_resv, 1);
-	assert_resv(0, MiB(1), MiB(1) + 2 * K4, 0, "pt");
+	assert_resv(0, MiB(1), MiB(1) + 2 * K4, 0, PHYSMEM_RESV_PAGETABLE);
 
 	/* Right-hand neighbour of the same name. */
-	assert_true(physmem_reserve(&pm, MiB(1) - K4, MiB(1), "pt"));
+	assert_true(physmem_reserve(&pm, MiB(1) - K4, MiB(1), PHYSMEM_RESV_PAGETABLE));
 	assert_int_equal(pm.nr_resv, 1);
-	assert_resv(0, MiB(1) - K4, MiB(1) + 2 * K4, 0, "pt");
+	assert_resv(0, MiB(1) - K4, MiB(1) + 2 * K4, 0, PHYSMEM_RESV_PAGETABLE);
 
 	/* A different name touching stays separate. */
-	assert_true(physmem_reserve(&pm, MiB(1) + 2 * K4, MiB(1) + 3 * K4, "other"));
+	assert_true(physmem_reserve(&pm, MiB(1) + 2 * K4, MiB(1) + 3 * K4, PHYSMEM_RESV_KERNEL));
 	assert_int_equal(pm.nr_resv, 2);
 
 	/* Filling the gap between two of one name joins them into one. */
-	assert_true(physmem_reserve(&pm, MiB(2), MiB(2) + K4, "x"));
-	assert_true(physmem_reserve(&pm, MiB(2) + 2 * K4, MiB(2) + 3 * K4, "x"));
+	assert_true(physmem_reserve(&pm, MiB(2), MiB(2) + K4, PHYSMEM_RESV_MEMMAP));
+	assert_true(physmem_reserve(&pm, MiB(2) + 2 * K4, MiB(2) + 3 * K4, PHYSMEM_RESV_MEMMAP));
 	assert_int_equal(pm.nr_resv, 4);
-	assert_true(physmem_reserve(&pm, MiB(2) + K4, MiB(2) + 2 * K4, "x"));
+	assert_true(physmem_reserve(&pm, MiB(2) + K4, MiB(2) + 2 * K4, PHYSMEM_RESV_MEMMAP));
 	assert_int_equal(pm.nr_resv, 3);
-	assert_resv(2, MiB(2), MiB(2) + 3 * K4, 0, "x");
+	assert_resv(2, MiB(2), MiB(2) + 3 * K4, 0, PHYSMEM_RESV_MEMMAP);
 
 	/* A reservation over gaps between others joins them where names agree. */
-	assert_true(physmem_reserve(&pm, MiB(3), MiB(3) + K4, "y"));
-	assert_true(physmem_reserve(&pm, MiB(3) + 2 * K4, MiB(3) + 3 * K4, "z"));
-	assert_true(physmem_reserve(&pm, MiB(3) + 4 * K4, MiB(3) + 5 * K4, "y"));
+	assert_true(physmem_reserve(&pm, MiB(3), MiB(3) + K4, PHYSMEM_RESV_PERCPU));
+	assert_true(physmem_reserve(&pm, MiB(3) + 2 * K4, MiB(3) + 3 * K4, PHYSMEM_RESV_ALLOC));
+	assert_true(physmem_reserve(&pm, MiB(3) + 4 * K4, MiB(3) + 5 * K4, PHYSMEM_RESV_PERCPU));
 	assert_int_equal(pm.nr_resv, 6);
 	host_log_reset();
-	assert_true(physmem_reserve(&pm, MiB(3), MiB(3) + 6 * K4, "y"));
+	assert_true(physmem_reserve(&pm, MiB(3), MiB(3) + 6 * K4, PHYSMEM_RESV_PERCPU));
 	assert_int_equal(host_log_count(LOG_WARN), 3);
 	/* y[0,1) + new[1,2) | z[2,3) | new[3,4) + y[4,5) + new[5,6) */
 	assert_int_equal(pm.nr_resv, 6);
-	assert_resv(3, MiB(3), MiB(3) + 2 * K4, 0, "y");
-	assert_resv(4, MiB(3) + 2 * K4, MiB(3) + 3 * K4, 0, "z");
-	assert_resv(5, MiB(3) + 3 * K4, MiB(3) + 6 * K4, 0, "y");
+	assert_resv(3, MiB(3), MiB(3) + 2 * K4, 0, PHYSMEM_RESV_PERCPU);
+	assert_resv(4, MiB(3) + 2 * K4, MiB(3) + 3 * K4, 0, PHYSMEM_RESV_ALLOC);
+	assert_resv(5, MiB(3) + 3 * K4, MiB(3) + 6 * K4, 0, PHYSMEM_RESV_PERCPU);
 
 	/* Same name on two nodes: one entry per node. */
 	assert_true(physmem_set_node(&pm, MiB(8), MiB(16), 1));
-	assert_true(physmem_reserve(&pm, MiB(8) - K4, MiB(8) + K4, "y"));
+	assert_true(physmem_reserve(&pm, MiB(8) - K4, MiB(8) + K4, PHYSMEM_RESV_PERCPU));
 	assert_int_equal(pm.nr_resv, 8);
-	assert_resv(6, MiB(8) - K4, MiB(8), 0, "y");
-	assert_resv(7, MiB(8), MiB(8) + K4, 1, "y");
-	assert_int_equal(physmem_reserved_bytes_named(&pm, "y"), 7 * K4);
+	assert_resv(6, MiB(8) - K4, MiB(8), 0, PHYSMEM_RESV_PERCPU);
+	assert_resv(7, MiB(8), MiB(8) + K4, 1, PHYSMEM_RESV_PERCPU);
+	assert_int_equal(physmem_reserved_bytes_of(&pm, PHYSMEM_RESV_PERCPU), 7 * K4);
 	assert_consistent(&pm);
 }
 
-static void test_reserve_long_name_is_cut(void **state)
+/* Every type has its own word for messages; anything else is "?". */
+static void test_resv_type_names(void **state)
 {
-	const char *longname = "a-very-long-owner-name-that-is-cut";
+	(void)state;
+	assert_string_equal(physmem_resv_type_name(PHYSMEM_RESV_PAGE0), "page0");
+	assert_string_equal(physmem_resv_type_name(PHYSMEM_RESV_KERNEL), "kernel");
+	assert_string_equal(physmem_resv_type_name(PHYSMEM_RESV_TRAMPOLINE), "trampoline");
+	assert_string_equal(physmem_resv_type_name(PHYSMEM_RESV_PAGETABLE), "pagetable");
+	assert_string_equal(physmem_resv_type_name(PHYSMEM_RESV_PERCPU), "percpu");
+	assert_string_equal(physmem_resv_type_name(PHYSMEM_RESV_HUGETLB_1G), "hugetlb");
+	assert_string_equal(physmem_resv_type_name(PHYSMEM_RESV_HUGETLB_TABLES), "hugetlb-tables");
+	assert_string_equal(physmem_resv_type_name(PHYSMEM_RESV_MEMMAP), "memmap");
+	assert_string_equal(physmem_resv_type_name(PHYSMEM_RESV_ALLOC), "alloc");
+	assert_string_equal(physmem_resv_type_name(PHYSMEM_RESV_PCP), "pcp");
+	assert_string_equal(physmem_resv_type_name(PHYSMEM_RESV_MEMINIT), "meminit");
+	assert_string_equal(physmem_resv_type_name(PHYSMEM_RESV_NONE), "none");
+	assert_string_equal(physmem_resv_type_name(PHYSMEM_RESV_TYPE_COUNT), "?");
+	assert_string_equal(physmem_resv_type_name(0xffffffffu), "?");
+	/* No two types share a word: messages name exactly one owner. */
+	for (uint32_t i = 1; i < PHYSMEM_RESV_TYPE_COUNT; i++) {
+		assert_string_not_equal(physmem_resv_type_name(i), "?");
+		for (uint32_t j = i + 1; j < PHYSMEM_RESV_TYPE_COUNT; j++)
+			assert_string_not_equal(physmem_resv_type_name(i), physmem_resv_type_name(j));
+	}
+}
+
+/*
+ * The type is what a reservation is: stored with each entry, kept by
+ * splits, summed by physmem_reserved_bytes_of(), and the one thing (with
+ * the node) that decides whether touching neighbours merge.
+ */
+static void test_resv_types_kept(void **state)
+{
+	uint64_t at;
 
 	(void)state;
-	assert_true(physmem_add(&pm, 0, MiB(1)));
-	assert_true(physmem_reserve(&pm, K4, 2 * K4, longname));
-	assert_string_equal(pm.resv[0].name, "a-very-long-owner-name-");
-	assert_int_equal(strlen(pm.resv[0].name), PHYSMEM_NAME_BYTES - 1);
-	assert_int_equal(physmem_reserved_bytes_named(&pm, longname), K4);
-	assert_int_equal(physmem_reserved_bytes_named(&pm, "a-very-long-owner-name-"), K4);
-	assert_int_equal(physmem_reserved_bytes_named(&pm, "a-very-long"), 0);
-	/* Another long name with the same first 23 bytes is the same owner. */
-	assert_true(physmem_reserve(&pm, 2 * K4, 3 * K4, "a-very-long-owner-name-XYZ"));
-	assert_int_equal(pm.nr_resv, 1);
+	assert_true(physmem_add(&pm, 0, MiB(4)));
+	assert_true(physmem_reserve(&pm, 0, K4, PHYSMEM_RESV_PAGE0));
+	assert_true(physmem_reserve(&pm, MiB(1), MiB(2), PHYSMEM_RESV_KERNEL));
+	/* Touching the kernel but of another type: its own entry. */
+	assert_true(physmem_reserve(&pm, MiB(2), MiB(2) + K4, PHYSMEM_RESV_PAGETABLE));
+	/* Touching a page-table page of the same type: merged. */
+	assert_true(physmem_reserve(&pm, MiB(2) + K4, MiB(2) + 2 * K4, PHYSMEM_RESV_PAGETABLE));
+	assert_int_equal(pm.nr_resv, 3);
+	assert_resv(0, 0, K4, 0, PHYSMEM_RESV_PAGE0);
+	assert_resv(1, MiB(1), MiB(2), 0, PHYSMEM_RESV_KERNEL);
+	assert_resv(2, MiB(2), MiB(2) + 2 * K4, 0, PHYSMEM_RESV_PAGETABLE);
+
+	/* Allocations carry their type; top down, so the highest free page. */
+	at = physmem_alloc(&pm, K4, K4, 0, true, PHYSMEM_RESV_MEMMAP);
+	assert_int_equal(at, MiB(4) - K4);
+	assert_resv(3, MiB(4) - K4, MiB(4), 0, PHYSMEM_RESV_MEMMAP);
+	at = physmem_alloc_range(&pm, K4, K4, 0x1000, 0x100000, 0, false,
+				 PHYSMEM_RESV_TRAMPOLINE);
+	assert_int_equal(at, 0x100000 - K4);
+	assert_int_equal(pm.resv[1].type, PHYSMEM_RESV_TRAMPOLINE);
+
+	/* A type that is not there sums to 0; the others to their bytes. */
+	assert_int_equal(physmem_reserved_bytes_of(&pm, PHYSMEM_RESV_PAGE0), K4);
+	assert_int_equal(physmem_reserved_bytes_of(&pm, PHYSMEM_RESV_KERNEL), MiB(1));
+	assert_int_equal(physmem_reserved_bytes_of(&pm, PHYSMEM_RESV_PAGETABLE), 2 * K4);
+	assert_int_equal(physmem_reserved_bytes_of(&pm, PHYSMEM_RESV_MEMMAP), K4);
+	assert_int_equal(physmem_reserved_bytes_of(&pm, PHYSMEM_RESV_TRAMPOLINE), K4);
+	assert_int_equal(physmem_reserved_bytes_of(&pm, PHYSMEM_RESV_HUGETLB_1G), 0);
+
+	/* Freeing the middle of the kernel's range: both halves stay "kernel". */
+	assert_true(physmem_free(&pm, MiB(1) + K4, MiB(1) + 2 * K4));
+	assert_resv(2, MiB(1), MiB(1) + K4, 0, PHYSMEM_RESV_KERNEL);
+	assert_resv(3, MiB(1) + 2 * K4, MiB(2), 0, PHYSMEM_RESV_KERNEL);
+	/* Splitting by node keeps the type on both sides too. */
+	assert_true(physmem_set_node(&pm, MiB(1) + MiB(1) / 2, MiB(4), 1));
+	for (uint32_t i = 0; i < pm.nr_resv; i++)
+		if (pm.resv[i].start >= MiB(1) + 2 * K4 && pm.resv[i].end <= MiB(2))
+			assert_int_equal(pm.resv[i].type, PHYSMEM_RESV_KERNEL);
+	assert_int_equal(physmem_reserved_bytes_of(&pm, PHYSMEM_RESV_KERNEL), MiB(1) - K4);
+
+	/* An overlap keeps the first type; the warning names both. */
+	host_log_reset();
+	assert_true(physmem_reserve(&pm, MiB(1), MiB(1) + K4, PHYSMEM_RESV_PERCPU));
+	assert_true(host_log_contains("'percpu' overlaps 'kernel'"));
+	assert_int_equal(physmem_reserved_bytes_of(&pm, PHYSMEM_RESV_PERCPU), 0);
+	assert_consistent(&pm);
+}
+
+/* Only the usable ranges of a map become memory; the rest is not RAM. */
+static void test_add_map_takes_usable_only(void **state)
+{
+	const struct mem_range map[] = {
+		{ 0, 0x9f000, MEM_USABLE },
+		{ 0x9f000, 0x100000, MEM_RESERVED },
+		{ 0x100000, MiB(8), MEM_USABLE },
+		{ MiB(8), MiB(9), MEM_ACPI },
+		{ MiB(9), MiB(10), MEM_NVS },
+		{ MiB(10), MiB(11), MEM_UNUSABLE },
+		{ MiB(11), MiB(16), MEM_USABLE },
+	};
+
+	(void)state;
+	assert_int_equal(physmem_add_map(&pm, NULL, 0), 0);
+	assert_int_equal(pm.nr_mem, 0);
+	assert_int_equal(physmem_add_map(&pm, map, 7), 0);
+	assert_int_equal(pm.nr_mem, 3);
+	assert_mem(0, 0, 0x9f000, 0);
+	assert_mem(1, 0x100000, MiB(8), 0);
+	assert_mem(2, MiB(11), MiB(16), 0);
+	assert_int_equal(physmem_total_bytes(&pm, PHYSMEM_ANY_NODE), 0x9f000 + MiB(7) + MiB(5));
+	assert_int_equal(pm.nr_resv, 0);
+	/* The same map again: each usable range overlaps, is refused and counted. */
+	host_log_reset();
+	assert_int_equal(physmem_add_map(&pm, map, 7), 3);
+	assert_int_equal(host_log_count(LOG_ERR), 3);
+	assert_int_equal(pm.nr_mem, 3);
 	assert_consistent(&pm);
 }
 
@@ -548,53 +647,53 @@ static void test_reserve_slot_exhaustion(void **state)
 	assert_true(physmem_add(&pm, 0, GiB(1)));
 	/* Pages 1, 3, 5, ..., 1023: 512 entries, none touching. */
 	for (uint32_t i = 0; i < PHYSMEM_MAX_RESV; i++)
-		assert_true(physmem_reserve(&pm, (2 * i + 1) * K4, (2 * i + 2) * K4, "r"));
+		assert_true(physmem_reserve(&pm, (2 * i + 1) * K4, (2 * i + 2) * K4, PHYSMEM_RESV_KERNEL));
 	assert_int_equal(pm.nr_resv, 512);
 	assert_int_equal(physmem_reserved_bytes(&pm, 0), MiB(2));
 	host_log_reset();
 
-	assert_false(physmem_reserve(&pm, MiB(8), MiB(8) + K4, "new"));
-	assert_true(host_log_contains("physmem: out of reservation slots (512 of 512 used, 1 more needed); [mem 0x0000000000800000-0x0000000000800fff] 'new' not reserved"));
+	assert_false(physmem_reserve(&pm, MiB(8), MiB(8) + K4, PHYSMEM_RESV_MEMMAP));
+	assert_true(host_log_contains("physmem: out of reservation slots (512 of 512 used, 1 more needed); [mem 0x0000000000800000-0x0000000000800fff] 'memmap' not reserved"));
 	assert_int_equal(pm.nr_resv, 512);
 	assert_int_equal(physmem_reserved_bytes(&pm, 0), MiB(2));
-	assert_int_equal(physmem_reserved_bytes_named(&pm, "new"), 0);
+	assert_int_equal(physmem_reserved_bytes_of(&pm, PHYSMEM_RESV_MEMMAP), 0);
 	assert_consistent(&pm);
 
 	/* Spanning several gaps: refused whole, nothing half done. */
-	assert_false(physmem_reserve(&pm, 0, MiB(8) + K4, "wide"));
+	assert_false(physmem_reserve(&pm, 0, MiB(8) + K4, PHYSMEM_RESV_PAGETABLE));
 	assert_int_equal(pm.nr_resv, 512);
 	assert_int_equal(physmem_reserved_bytes(&pm, 0), MiB(2));
 
 	/* Joining both neighbours frees a slot; touching one needs none. */
-	assert_true(physmem_reserve(&pm, 2 * K4, 3 * K4, "r"));
+	assert_true(physmem_reserve(&pm, 2 * K4, 3 * K4, PHYSMEM_RESV_KERNEL));
 	assert_int_equal(pm.nr_resv, 511);
-	assert_resv(0, K4, 4 * K4, 0, "r");
-	assert_true(physmem_reserve(&pm, MiB(4), MiB(8), "r"));
+	assert_resv(0, K4, 4 * K4, 0, PHYSMEM_RESV_KERNEL);
+	assert_true(physmem_reserve(&pm, MiB(4), MiB(8), PHYSMEM_RESV_KERNEL));
 	assert_int_equal(pm.nr_resv, 511);
-	assert_resv(510, MiB(4) - K4, MiB(8), 0, "r");
-	assert_true(physmem_reserve(&pm, MiB(9), MiB(10), "q"));
+	assert_resv(510, MiB(4) - K4, MiB(8), 0, PHYSMEM_RESV_KERNEL);
+	assert_true(physmem_reserve(&pm, MiB(9), MiB(10), PHYSMEM_RESV_PERCPU));
 	assert_int_equal(pm.nr_resv, 512);
 
 	/* Allocation with no slot: a clear failure. */
 	host_log_reset();
-	assert_int_equal(physmem_alloc(&pm, K4, K4, 0, true, "new"), 0);
+	assert_int_equal(physmem_alloc(&pm, K4, K4, 0, true, PHYSMEM_RESV_MEMMAP), 0);
 	assert_int_equal(pm.failed_allocs, 1);
-	assert_true(host_log_contains("physmem: out of reservation slots (512 used) for 'new'"));
-	assert_true(host_log_contains("physmem: cannot allocate 4096 bytes (align 0x1000) on node 0 (exact) for 'new'"));
+	assert_true(host_log_contains("physmem: out of reservation slots (512 used) for 'memmap'"));
+	assert_true(host_log_contains("physmem: cannot allocate 4096 bytes (align 0x1000) on node 0 (exact) for 'memmap'"));
 	assert_int_equal(pm.nr_resv, 512);
 	/* ...but one that joins its owner still works. */
-	assert_int_equal(physmem_alloc_range(&pm, K4, K4, 0, MiB(10) + K4, 0, true, "q"), MiB(10));
+	assert_int_equal(physmem_alloc_range(&pm, K4, K4, 0, MiB(10) + K4, 0, true, PHYSMEM_RESV_PERCPU), MiB(10));
 	assert_int_equal(pm.nr_resv, 512);
-	assert_resv(511, MiB(9), MiB(10) + K4, 0, "q");
+	assert_resv(511, MiB(9), MiB(10) + K4, 0, PHYSMEM_RESV_PERCPU);
 
 	/* A hole in the middle needs a slot; trimming an end does not. */
 	host_log_reset();
 	assert_false(physmem_free(&pm, MiB(9) + K4, MiB(9) + 2 * K4));
-	assert_true(host_log_contains("physmem: out of reservation slots; cannot free [mem 0x0000000000901000-0x0000000000901fff] from 'q'"));
+	assert_true(host_log_contains("physmem: out of reservation slots; cannot free [mem 0x0000000000901000-0x0000000000901fff] from 'percpu'"));
 	assert_int_equal(pm.nr_resv, 512);
-	assert_resv(511, MiB(9), MiB(10) + K4, 0, "q");
+	assert_resv(511, MiB(9), MiB(10) + K4, 0, PHYSMEM_RESV_PERCPU);
 	assert_true(physmem_free(&pm, MiB(9), MiB(9) + K4));
-	assert_resv(511, MiB(9) + K4, MiB(10) + K4, 0, "q");
+	assert_resv(511, MiB(9) + K4, MiB(10) + K4, 0, PHYSMEM_RESV_PERCPU);
 	assert_int_equal(physmem_reserved_bytes(&pm, 0), MiB(7) + K4);
 	assert_consistent(&pm);
 }
@@ -607,28 +706,28 @@ static void test_alloc_exact_node(void **state)
 	assert_true(physmem_add(&pm, MiB(1), MiB(128)));
 	assert_true(physmem_set_node(&pm, MiB(64), MiB(128), 1));
 
-	assert_int_equal(physmem_alloc(&pm, K4, K4, 1, true, "n1"), MiB(128) - K4);
+	assert_int_equal(physmem_alloc(&pm, K4, K4, 1, true, PHYSMEM_RESV_KERNEL), MiB(128) - K4);
 	assert_int_equal(physmem_node_of(&pm, MiB(128) - K4), 1);
 
 	/* Too big for node 1: exact never spills over to node 0. */
-	assert_int_equal(physmem_alloc(&pm, MiB(64), K4, 1, true, "big"), 0);
+	assert_int_equal(physmem_alloc(&pm, MiB(64), K4, 1, true, PHYSMEM_RESV_MEMMAP), 0);
 	assert_int_equal(pm.failed_allocs, 1);
-	assert_true(host_log_contains("physmem: cannot allocate 67108864 bytes (align 0x1000) on node 1 (exact) for 'big'"));
+	assert_true(host_log_contains("physmem: cannot allocate 67108864 bytes (align 0x1000) on node 1 (exact) for 'memmap'"));
 	assert_int_equal(physmem_reserved_bytes(&pm, 0), 0);
 
 	/* Fill node 1, then ask once more. */
-	assert_int_equal(physmem_alloc(&pm, MiB(64) - K4, K4, 1, true, "fill"), MiB(64));
+	assert_int_equal(physmem_alloc(&pm, MiB(64) - K4, K4, 1, true, PHYSMEM_RESV_PAGETABLE), MiB(64));
 	assert_int_equal(physmem_free_bytes(&pm, 1), 0);
-	assert_int_equal(physmem_alloc(&pm, K4, K4, 1, true, "more"), 0);
+	assert_int_equal(physmem_alloc(&pm, K4, K4, 1, true, PHYSMEM_RESV_PERCPU), 0);
 	assert_int_equal(pm.failed_allocs, 2);
 	assert_int_equal(physmem_free_bytes(&pm, 0), MiB(63));
 	assert_int_equal(physmem_reserved_bytes(&pm, 0), 0);
 
 	/* Without exact the nearest other node serves it. */
-	assert_int_equal(physmem_alloc(&pm, K4, K4, 1, false, "more"), MiB(64) - K4);
+	assert_int_equal(physmem_alloc(&pm, K4, K4, 1, false, PHYSMEM_RESV_PERCPU), MiB(64) - K4);
 	assert_int_equal(physmem_node_of(&pm, MiB(64) - K4), 0);
 	assert_int_equal(pm.failed_allocs, 2);
-	assert_int_equal(physmem_reserved_bytes_named(&pm, "more"), K4);
+	assert_int_equal(physmem_reserved_bytes_of(&pm, PHYSMEM_RESV_PERCPU), K4);
 	assert_consistent(&pm);
 }
 
@@ -648,28 +747,28 @@ static void test_alloc_nearest_node_fallback(void **state)
 	physmem_set_distance(&pm, 3, slit);
 
 	/* Node 0 has room: its own top. */
-	assert_int_equal(physmem_alloc(&pm, MiB(2), MiB(2), 0, false, "a"), MiB(254));
+	assert_int_equal(physmem_alloc(&pm, MiB(2), MiB(2), 0, false, PHYSMEM_RESV_KERNEL), MiB(254));
 
-	assert_true(physmem_reserve(&pm, 0, MiB(256), "full0"));
+	assert_true(physmem_reserve(&pm, 0, MiB(256), PHYSMEM_RESV_MEMMAP));
 	assert_int_equal(physmem_free_bytes(&pm, 0), 0);
-	assert_int_equal(physmem_alloc(&pm, MiB(2), MiB(2), 0, true, "x"), 0);
-	assert_int_equal(physmem_alloc(&pm, MiB(2), MiB(2), 0, false, "x"), MiB(766));
+	assert_int_equal(physmem_alloc(&pm, MiB(2), MiB(2), 0, true, PHYSMEM_RESV_PAGETABLE), 0);
+	assert_int_equal(physmem_alloc(&pm, MiB(2), MiB(2), 0, false, PHYSMEM_RESV_PAGETABLE), MiB(766));
 	assert_int_equal(physmem_node_of(&pm, MiB(766)), 2);
-	assert_int_equal(physmem_alloc(&pm, MiB(2), MiB(2), 1, false, "y"), MiB(510));
+	assert_int_equal(physmem_alloc(&pm, MiB(2), MiB(2), 1, false, PHYSMEM_RESV_PERCPU), MiB(510));
 
 	/* Node 2 full as well: node 0 falls back to node 1. */
-	assert_true(physmem_reserve(&pm, MiB(512), MiB(768), "full2"));
+	assert_true(physmem_reserve(&pm, MiB(512), MiB(768), PHYSMEM_RESV_ALLOC));
 	assert_int_equal(physmem_free_bytes(&pm, 2), 0);
-	assert_int_equal(physmem_alloc(&pm, MiB(2), MiB(2), 0, false, "x"), MiB(508));
-	assert_int_equal(physmem_reserved_bytes_named(&pm, "x"), MiB(4));
+	assert_int_equal(physmem_alloc(&pm, MiB(2), MiB(2), 0, false, PHYSMEM_RESV_PAGETABLE), MiB(508));
+	assert_int_equal(physmem_reserved_bytes_of(&pm, PHYSMEM_RESV_PAGETABLE), MiB(4));
 	assert_int_equal(physmem_node_of(&pm, MiB(508)), 1);
 
 	/* Node 1 full too: every request fails, exact or not. */
-	assert_true(physmem_reserve(&pm, MiB(256), MiB(512), "full1"));
-	assert_int_equal(physmem_alloc(&pm, K4, K4, 2, false, "z"), 0);
-	assert_int_equal(physmem_alloc(&pm, K4, K4, PHYSMEM_ANY_NODE, false, "z"), 0);
+	assert_true(physmem_reserve(&pm, MiB(256), MiB(512), PHYSMEM_RESV_PCP));
+	assert_int_equal(physmem_alloc(&pm, K4, K4, 2, false, PHYSMEM_RESV_MEMINIT), 0);
+	assert_int_equal(physmem_alloc(&pm, K4, K4, PHYSMEM_ANY_NODE, false, PHYSMEM_RESV_MEMINIT), 0);
 	assert_int_equal(pm.failed_allocs, 3);
-	assert_true(host_log_contains("on node 2 or another for 'z'"));
+	assert_true(host_log_contains("on node 2 or another for 'meminit'"));
 	assert_consistent(&pm);
 }
 
@@ -681,16 +780,16 @@ static void test_alloc_distance_ties_and_any_node(void **state)
 	assert_true(physmem_set_node(&pm, MiB(512), MiB(768), 2));
 
 	/* PHYSMEM_ANY_NODE: the lowest node first, top down within it. */
-	assert_int_equal(physmem_alloc(&pm, MiB(2), MiB(2), PHYSMEM_ANY_NODE, false, "any"), MiB(254));
-	assert_int_equal(physmem_alloc(&pm, MiB(2), MiB(2), PHYSMEM_ANY_NODE, true, "any"), MiB(252));
+	assert_int_equal(physmem_alloc(&pm, MiB(2), MiB(2), PHYSMEM_ANY_NODE, false, PHYSMEM_RESV_KERNEL), MiB(254));
+	assert_int_equal(physmem_alloc(&pm, MiB(2), MiB(2), PHYSMEM_ANY_NODE, true, PHYSMEM_RESV_KERNEL), MiB(252));
 
 	/* Default distances tie: node 2 falls back to node 0, the lower id. */
-	assert_true(physmem_reserve(&pm, MiB(512), MiB(768), "full2"));
-	assert_int_equal(physmem_alloc(&pm, K4, K4, 2, false, "tie"), MiB(252) - K4);
+	assert_true(physmem_reserve(&pm, MiB(512), MiB(768), PHYSMEM_RESV_MEMMAP));
+	assert_int_equal(physmem_alloc(&pm, K4, K4, 2, false, PHYSMEM_RESV_PAGETABLE), MiB(252) - K4);
 	/* And node 0 to node 1. */
-	assert_true(physmem_reserve(&pm, 0, MiB(256), "full0"));
-	assert_int_equal(physmem_alloc(&pm, K4, K4, 0, false, "tie"), MiB(512) - K4);
-	assert_int_equal(physmem_alloc(&pm, K4, K4, PHYSMEM_ANY_NODE, false, "any"), MiB(512) - 2 * K4);
+	assert_true(physmem_reserve(&pm, 0, MiB(256), PHYSMEM_RESV_PERCPU));
+	assert_int_equal(physmem_alloc(&pm, K4, K4, 0, false, PHYSMEM_RESV_PAGETABLE), MiB(512) - K4);
+	assert_int_equal(physmem_alloc(&pm, K4, K4, PHYSMEM_ANY_NODE, false, PHYSMEM_RESV_KERNEL), MiB(512) - 2 * K4);
 	assert_consistent(&pm);
 }
 
@@ -700,30 +799,30 @@ static void test_alloc_alignment(void **state)
 
 	(void)state;
 	assert_true(physmem_add(&pm, MiB(1), GiB(1) + MiB(1)));
-	a = physmem_alloc(&pm, MiB(2), MiB(2), 0, true, "huge2m");
+	a = physmem_alloc(&pm, MiB(2), MiB(2), 0, true, PHYSMEM_RESV_KERNEL);
 	assert_int_equal(a, GiB(1) - MiB(2));
 	assert_int_equal(a % MiB(2), 0);
 	/* The 1 MiB above it is too small for 2 MiB but holds an aligned page. */
-	assert_int_equal(physmem_alloc(&pm, K4, MiB(2), 0, true, "aligned"), GiB(1));
+	assert_int_equal(physmem_alloc(&pm, K4, MiB(2), 0, true, PHYSMEM_RESV_MEMMAP), GiB(1));
 	/* Size is rounded up to whole pages. */
-	assert_int_equal(physmem_alloc(&pm, 1, K4, 0, true, "byte"), GiB(1) + MiB(1) - K4);
-	assert_int_equal(physmem_reserved_bytes_named(&pm, "byte"), K4);
+	assert_int_equal(physmem_alloc(&pm, 1, K4, 0, true, PHYSMEM_RESV_PAGETABLE), GiB(1) + MiB(1) - K4);
+	assert_int_equal(physmem_reserved_bytes_of(&pm, PHYSMEM_RESV_PAGETABLE), K4);
 
 	/* Node 1 holds exactly one aligned GiB: [3G, 4G) inside [3G-2M, 4G+2M). */
 	assert_true(physmem_add(&pm, GiB(3) - MiB(2), GiB(4) + MiB(2)));
 	assert_true(physmem_set_node(&pm, GiB(3) - MiB(2), GiB(4) + MiB(2), 1));
-	assert_int_equal(physmem_alloc(&pm, GiB(1), GiB(1), 1, true, "gigantic"), GiB(3));
+	assert_int_equal(physmem_alloc(&pm, GiB(1), GiB(1), 1, true, PHYSMEM_RESV_HUGETLB_1G), GiB(3));
 	assert_int_equal(physmem_free_bytes(&pm, 1), MiB(4));
-	assert_int_equal(physmem_alloc(&pm, GiB(1), GiB(1), 1, true, "gigantic"), 0);
-	assert_int_equal(physmem_alloc(&pm, MiB(2), MiB(2), 1, true, "huge2m"), GiB(4));
-	assert_int_equal(physmem_alloc(&pm, MiB(2), MiB(2), 1, true, "huge2m"), GiB(3) - MiB(2));
+	assert_int_equal(physmem_alloc(&pm, GiB(1), GiB(1), 1, true, PHYSMEM_RESV_HUGETLB_1G), 0);
+	assert_int_equal(physmem_alloc(&pm, MiB(2), MiB(2), 1, true, PHYSMEM_RESV_KERNEL), GiB(4));
+	assert_int_equal(physmem_alloc(&pm, MiB(2), MiB(2), 1, true, PHYSMEM_RESV_KERNEL), GiB(3) - MiB(2));
 	assert_int_equal(physmem_free_bytes(&pm, 1), 0);
 
 	/* A whole GiB of memory that straddles a GiB boundary holds no aligned GiB. */
 	assert_true(physmem_add(&pm, GiB(5) + K4, GiB(6) + K4));
 	assert_true(physmem_set_node(&pm, GiB(5) + K4, GiB(6) + K4, 2));
-	assert_int_equal(physmem_alloc(&pm, GiB(1), GiB(1), 2, true, "gigantic"), 0);
-	assert_int_equal(physmem_alloc(&pm, GiB(1), K4, 2, true, "unaligned"), GiB(5) + K4);
+	assert_int_equal(physmem_alloc(&pm, GiB(1), GiB(1), 2, true, PHYSMEM_RESV_HUGETLB_1G), 0);
+	assert_int_equal(physmem_alloc(&pm, GiB(1), K4, 2, true, PHYSMEM_RESV_PERCPU), GiB(5) + K4);
 	assert_int_equal(pm.failed_allocs, 2);
 	assert_consistent(&pm);
 }
@@ -732,26 +831,26 @@ static void test_alloc_top_down(void **state)
 {
 	(void)state;
 	assert_true(physmem_add(&pm, MiB(1), MiB(16)));
-	assert_int_equal(physmem_alloc(&pm, K4, K4, 0, true, "pt"), MiB(16) - K4);
-	assert_int_equal(physmem_alloc(&pm, K4, K4, 0, true, "pt"), MiB(16) - 2 * K4);
-	assert_int_equal(physmem_alloc(&pm, K4, K4, 0, true, "pt"), MiB(16) - 3 * K4);
+	assert_int_equal(physmem_alloc(&pm, K4, K4, 0, true, PHYSMEM_RESV_PAGETABLE), MiB(16) - K4);
+	assert_int_equal(physmem_alloc(&pm, K4, K4, 0, true, PHYSMEM_RESV_PAGETABLE), MiB(16) - 2 * K4);
+	assert_int_equal(physmem_alloc(&pm, K4, K4, 0, true, PHYSMEM_RESV_PAGETABLE), MiB(16) - 3 * K4);
 	/* Repeated small allocations of one owner share one slot. */
 	assert_int_equal(pm.nr_resv, 1);
-	assert_resv(0, MiB(16) - 3 * K4, MiB(16), 0, "pt");
+	assert_resv(0, MiB(16) - 3 * K4, MiB(16), 0, PHYSMEM_RESV_PAGETABLE);
 
-	assert_int_equal(physmem_alloc(&pm, 2 * K4, K4, 0, true, "stack"), MiB(16) - 5 * K4);
-	assert_int_equal(physmem_alloc(&pm, 100, K4, 0, true, "pt"), MiB(16) - 6 * K4);
+	assert_int_equal(physmem_alloc(&pm, 2 * K4, K4, 0, true, PHYSMEM_RESV_PERCPU), MiB(16) - 5 * K4);
+	assert_int_equal(physmem_alloc(&pm, 100, K4, 0, true, PHYSMEM_RESV_PAGETABLE), MiB(16) - 6 * K4);
 	assert_int_equal(pm.nr_resv, 3);
 
 	/* A reservation in the way: the next allocation goes below it. */
-	assert_true(physmem_reserve(&pm, MiB(8), MiB(16) - 6 * K4, "mid"));
-	assert_int_equal(physmem_alloc(&pm, K4, K4, 0, true, "low"), MiB(8) - K4);
+	assert_true(physmem_reserve(&pm, MiB(8), MiB(16) - 6 * K4, PHYSMEM_RESV_KERNEL));
+	assert_int_equal(physmem_alloc(&pm, K4, K4, 0, true, PHYSMEM_RESV_MEMMAP), MiB(8) - K4);
 
 	/* A higher range of the same node wins. */
 	assert_true(physmem_add(&pm, MiB(32), MiB(33)));
-	assert_int_equal(physmem_alloc(&pm, K4, K4, 0, true, "high"), MiB(33) - K4);
+	assert_int_equal(physmem_alloc(&pm, K4, K4, 0, true, PHYSMEM_RESV_ALLOC), MiB(33) - K4);
 	/* No room for 1 MiB left up there: the lower range serves it. */
-	assert_int_equal(physmem_alloc(&pm, MiB(1), K4, 0, true, "span"), MiB(8) - K4 - MiB(1));
+	assert_int_equal(physmem_alloc(&pm, MiB(1), K4, 0, true, PHYSMEM_RESV_PCP), MiB(8) - K4 - MiB(1));
 	assert_consistent(&pm);
 }
 
@@ -763,29 +862,29 @@ static void test_alloc_address_limits(void **state)
 
 	/* SMP trampoline: below 1 MiB. */
 	assert_int_equal(physmem_alloc_range(&pm, K4, K4, 0, MiB(1), PHYSMEM_ANY_NODE, false,
-					     "trampoline"), KiB(640) - K4);
+					     PHYSMEM_RESV_TRAMPOLINE), KiB(640) - K4);
 	/* 32-bit DMA: below 4 GiB. */
-	assert_int_equal(physmem_alloc_range(&pm, KiB(64), KiB(64), 0, GiB(4), 0, true, "dma32"),
+	assert_int_equal(physmem_alloc_range(&pm, KiB(64), KiB(64), 0, GiB(4), 0, true, PHYSMEM_RESV_KERNEL),
 			 GiB(4) - KiB(64));
 	/* A small window: two pages, then nothing. */
-	assert_int_equal(physmem_alloc_range(&pm, K4, K4, GiB(6), GiB(6) + 2 * K4, 0, true, "win"),
+	assert_int_equal(physmem_alloc_range(&pm, K4, K4, GiB(6), GiB(6) + 2 * K4, 0, true, PHYSMEM_RESV_MEMMAP),
 			 GiB(6) + K4);
-	assert_int_equal(physmem_alloc_range(&pm, K4, K4, GiB(6), GiB(6) + 2 * K4, 0, true, "win"),
+	assert_int_equal(physmem_alloc_range(&pm, K4, K4, GiB(6), GiB(6) + 2 * K4, 0, true, PHYSMEM_RESV_MEMMAP),
 			 GiB(6));
-	assert_int_equal(physmem_alloc_range(&pm, K4, K4, GiB(6), GiB(6) + 2 * K4, 0, true, "win"), 0);
+	assert_int_equal(physmem_alloc_range(&pm, K4, K4, GiB(6), GiB(6) + 2 * K4, 0, true, PHYSMEM_RESV_MEMMAP), 0);
 	assert_int_equal(pm.failed_allocs, 1);
-	assert_true(host_log_contains("physmem: cannot allocate 4096 bytes (align 0x1000) in [mem 0x0000000180000000-0x0000000180001fff] on node 0 (exact) for 'win'"));
+	assert_true(host_log_contains("physmem: cannot allocate 4096 bytes (align 0x1000) in [mem 0x0000000180000000-0x0000000180001fff] on node 0 (exact) for 'memmap'"));
 
 	/* Unaligned limits are honoured byte for byte. */
 	assert_int_equal(physmem_alloc_range(&pm, K4, K4, MiB(1) + 1, MiB(1) + 2 * K4 + 100, 0, true,
-					     "odd"), MiB(1) + K4);
+					     PHYSMEM_RESV_PAGETABLE), MiB(1) + K4);
 	assert_int_equal(physmem_alloc_range(&pm, K4, K4, MiB(1) + 1, MiB(1) + 2 * K4 + 100, 0, true,
-					     "odd"), 0);
+					     PHYSMEM_RESV_PAGETABLE), 0);
 	/* Above all memory. */
-	assert_int_equal(physmem_alloc_range(&pm, K4, K4, GiB(8), PHYSMEM_ADDR_MAX, 0, false, "up"), 0);
+	assert_int_equal(physmem_alloc_range(&pm, K4, K4, GiB(8), PHYSMEM_ADDR_MAX, 0, false, PHYSMEM_RESV_PERCPU), 0);
 	assert_int_equal(pm.failed_allocs, 3);
 	/* Unlimited: the top of memory. */
-	assert_int_equal(physmem_alloc(&pm, K4, K4, 0, true, "top"), GiB(8) - K4);
+	assert_int_equal(physmem_alloc(&pm, K4, K4, 0, true, PHYSMEM_RESV_ALLOC), GiB(8) - K4);
 	assert_consistent(&pm);
 }
 
@@ -793,16 +892,16 @@ static void test_alloc_never_returns_zero(void **state)
 {
 	(void)state;
 	assert_true(physmem_add(&pm, 0, 2 * K4));
-	assert_int_equal(physmem_alloc(&pm, K4, K4, 0, true, "a"), K4);
-	assert_int_equal(physmem_alloc(&pm, K4, K4, 0, true, "a"), 0);
+	assert_int_equal(physmem_alloc(&pm, K4, K4, 0, true, PHYSMEM_RESV_KERNEL), K4);
+	assert_int_equal(physmem_alloc(&pm, K4, K4, 0, true, PHYSMEM_RESV_KERNEL), 0);
 	assert_int_equal(pm.failed_allocs, 1);
 	assert_int_equal(physmem_free_bytes(&pm, 0), K4);   /* page 0 stays free */
 
 	physmem_init(&pm);
 	assert_true(physmem_add(&pm, 0, 4 * K4));
-	assert_int_equal(physmem_alloc(&pm, K4, 2 * K4, 0, true, "b"), 2 * K4);
-	assert_int_equal(physmem_alloc(&pm, K4, 2 * K4, 0, true, "b"), 0);
-	assert_int_equal(physmem_alloc(&pm, K4, K4, 0, true, "b"), 3 * K4);
+	assert_int_equal(physmem_alloc(&pm, K4, 2 * K4, 0, true, PHYSMEM_RESV_MEMMAP), 2 * K4);
+	assert_int_equal(physmem_alloc(&pm, K4, 2 * K4, 0, true, PHYSMEM_RESV_MEMMAP), 0);
+	assert_int_equal(physmem_alloc(&pm, K4, K4, 0, true, PHYSMEM_RESV_MEMMAP), 3 * K4);
 	assert_consistent(&pm);
 }
 
@@ -814,43 +913,43 @@ static void test_free_and_realloc(void **state)
 
 	(void)state;
 	assert_true(physmem_add(&pm, MiB(1), MiB(16)));
-	a = physmem_alloc(&pm, KiB(64), K4, 0, true, "buf");
+	a = physmem_alloc(&pm, KiB(64), K4, 0, true, PHYSMEM_RESV_KERNEL);
 	assert_int_equal(a, MiB(16) - KiB(64));
 	assert_true(physmem_free(&pm, a, a + KiB(64)));
 	assert_int_equal(pm.nr_resv, 0);
 	assert_int_equal(physmem_reserved_bytes(&pm, 0), 0);
-	assert_int_equal(physmem_alloc(&pm, KiB(64), K4, 0, true, "buf"), a);
+	assert_int_equal(physmem_alloc(&pm, KiB(64), K4, 0, true, PHYSMEM_RESV_KERNEL), a);
 
 	/* A hole in the middle splits the reservation... */
 	assert_true(physmem_free(&pm, a + KiB(16), a + KiB(32)));
 	assert_int_equal(pm.nr_resv, 2);
-	assert_resv(0, a, a + KiB(16), 0, "buf");
-	assert_resv(1, a + KiB(32), a + KiB(64), 0, "buf");
+	assert_resv(0, a, a + KiB(16), 0, PHYSMEM_RESV_KERNEL);
+	assert_resv(1, a + KiB(32), a + KiB(64), 0, PHYSMEM_RESV_KERNEL);
 	assert_int_equal(physmem_reserved_bytes(&pm, 0), KiB(48));
 	/* ...and is the highest fit for the next allocation, which rejoins them. */
-	assert_int_equal(physmem_alloc(&pm, KiB(16), K4, 0, true, "buf"), a + KiB(16));
+	assert_int_equal(physmem_alloc(&pm, KiB(16), K4, 0, true, PHYSMEM_RESV_KERNEL), a + KiB(16));
 	assert_int_equal(pm.nr_resv, 1);
-	assert_resv(0, a, a + KiB(64), 0, "buf");
+	assert_resv(0, a, a + KiB(64), 0, PHYSMEM_RESV_KERNEL);
 
 	/* Trimming either end. */
 	assert_true(physmem_free(&pm, a, a + K4));
 	assert_true(physmem_free(&pm, a + KiB(60), a + KiB(64)));
 	assert_int_equal(pm.nr_resv, 1);
-	assert_resv(0, a + K4, a + KiB(60), 0, "buf");
+	assert_resv(0, a + K4, a + KiB(60), 0, PHYSMEM_RESV_KERNEL);
 	/* Unaligned arguments round outward, like reserve. */
 	assert_true(physmem_free(&pm, a + K4 + 1, a + K4 + 2));
-	assert_resv(0, a + 2 * K4, a + KiB(60), 0, "buf");
-	assert_int_equal(physmem_reserved_bytes_named(&pm, "buf"), KiB(52));
+	assert_resv(0, a + 2 * K4, a + KiB(60), 0, PHYSMEM_RESV_KERNEL);
+	assert_int_equal(physmem_reserved_bytes_of(&pm, PHYSMEM_RESV_KERNEL), KiB(52));
 
 	/* Across several owners. */
-	assert_true(physmem_reserve(&pm, MiB(2), MiB(2) + 2 * K4, "x"));
-	assert_true(physmem_reserve(&pm, MiB(2) + 2 * K4, MiB(2) + 4 * K4, "y"));
-	assert_true(physmem_reserve(&pm, MiB(2) + 4 * K4, MiB(2) + 6 * K4, "z"));
+	assert_true(physmem_reserve(&pm, MiB(2), MiB(2) + 2 * K4, PHYSMEM_RESV_MEMMAP));
+	assert_true(physmem_reserve(&pm, MiB(2) + 2 * K4, MiB(2) + 4 * K4, PHYSMEM_RESV_PAGETABLE));
+	assert_true(physmem_reserve(&pm, MiB(2) + 4 * K4, MiB(2) + 6 * K4, PHYSMEM_RESV_PERCPU));
 	assert_true(physmem_free(&pm, MiB(2) + K4, MiB(2) + 5 * K4));
 	assert_int_equal(pm.nr_resv, 3);
-	assert_resv(0, MiB(2), MiB(2) + K4, 0, "x");
-	assert_resv(1, MiB(2) + 5 * K4, MiB(2) + 6 * K4, 0, "z");
-	assert_int_equal(physmem_reserved_bytes_named(&pm, "y"), 0);
+	assert_resv(0, MiB(2), MiB(2) + K4, 0, PHYSMEM_RESV_MEMMAP);
+	assert_resv(1, MiB(2) + 5 * K4, MiB(2) + 6 * K4, 0, PHYSMEM_RESV_PERCPU);
+	assert_int_equal(physmem_reserved_bytes_of(&pm, PHYSMEM_RESV_PAGETABLE), 0);
 
 	/* Nothing reserved there: a warning, nothing changes. */
 	host_log_reset();
@@ -871,11 +970,11 @@ static void test_for_each_free_exact(void **state)
 	assert_true(physmem_add(&pm, 0, MiB(2)));
 	assert_true(physmem_set_node(&pm, MiB(1), MiB(2), 1));
 	assert_true(physmem_add(&pm, MiB(4), MiB(8)));
-	assert_true(physmem_reserve(&pm, 0, K4, "bios"));
-	assert_true(physmem_reserve(&pm, KiB(512), KiB(516), "x"));
-	assert_true(physmem_reserve(&pm, MiB(1) - K4, MiB(1) + K4, "edge"));
-	assert_true(physmem_reserve(&pm, MiB(4), MiB(5), "kernel"));
-	assert_true(physmem_reserve(&pm, MiB(8) - K4, MiB(8), "top"));
+	assert_true(physmem_reserve(&pm, 0, K4, PHYSMEM_RESV_PAGE0));
+	assert_true(physmem_reserve(&pm, KiB(512), KiB(516), PHYSMEM_RESV_MEMMAP));
+	assert_true(physmem_reserve(&pm, MiB(1) - K4, MiB(1) + K4, PHYSMEM_RESV_PAGETABLE));
+	assert_true(physmem_reserve(&pm, MiB(4), MiB(5), PHYSMEM_RESV_KERNEL));
+	assert_true(physmem_reserve(&pm, MiB(8) - K4, MiB(8), PHYSMEM_RESV_PERCPU));
 
 	memset(&f, 0, sizeof(f));
 	physmem_for_each_free(&pm, PHYSMEM_ANY_NODE, collect, &f);
@@ -951,8 +1050,8 @@ static void overlap_resv(struct physmem *p)      { p->resv[1].start = MiB(2) + K
 static void resv_outside(struct physmem *p)      { p->resv[0].start = 0; }
 static void resv_across_nodes(struct physmem *p) { p->resv[2].start = MiB(8) - K4; }
 static void resv_wrong_node(struct physmem *p)   { p->resv[2].node = 0; }
-static void resv_no_nul(struct physmem *p)       { memset(p->resv[1].name, 'x', PHYSMEM_NAME_BYTES); }
-static void resv_empty_name(struct physmem *p)   { p->resv[1].name[0] = '\0'; }
+static void resv_bad_type(struct physmem *p)     { p->resv[1].type = PHYSMEM_RESV_TYPE_COUNT; }
+static void resv_no_type(struct physmem *p)      { p->resv[1].type = PHYSMEM_RESV_NONE; }
 static void unsorted_resv(struct physmem *p)
 {
 	struct physmem_resv t = p->resv[0];
@@ -963,7 +1062,7 @@ static void unmerged_resv(struct physmem *p)
 {
 	p->resv[1].start = MiB(2) + 2 * K4;
 	p->resv[1].end = MiB(2) + 3 * K4;
-	strcpy(p->resv[1].name, "a");
+	p->resv[1].type = p->resv[0].type;
 }
 static void bad_distance(struct physmem *p)      { p->distance[0][1] = 10; }
 static void bad_local_distance(struct physmem *p) { p->distance[1][1] = 20; }
@@ -976,9 +1075,9 @@ static void test_check_catches_corruption(void **state)
 	(void)state;
 	assert_true(physmem_add(&pm, MiB(1), MiB(16)));
 	assert_true(physmem_set_node(&pm, MiB(8), MiB(16), 1));
-	assert_true(physmem_reserve(&pm, MiB(2), MiB(2) + 2 * K4, "a"));
-	assert_true(physmem_reserve(&pm, MiB(3), MiB(3) + K4, "b"));
-	assert_true(physmem_reserve(&pm, MiB(9), MiB(9) + K4, "c"));
+	assert_true(physmem_reserve(&pm, MiB(2), MiB(2) + 2 * K4, PHYSMEM_RESV_KERNEL));
+	assert_true(physmem_reserve(&pm, MiB(3), MiB(3) + K4, PHYSMEM_RESV_MEMMAP));
+	assert_true(physmem_reserve(&pm, MiB(9), MiB(9) + K4, PHYSMEM_RESV_PAGETABLE));
 	assert_true(physmem_check(&pm));
 	assert_int_equal(host_log_count(LOG_ERR), 0);
 
@@ -993,9 +1092,13 @@ static void test_check_catches_corruption(void **state)
 	corrupt_expect(resv_outside, "physmem: check: reservation[0] [0x0-0x202000) not inside one memory range");
 	corrupt_expect(resv_across_nodes, "physmem: check: reservation[2] [0x7ff000-0x901000) not inside one memory range");
 	corrupt_expect(resv_wrong_node, "physmem: check: reservation[2] [0x900000-0x901000) on node 0, its memory on node 1");
-	corrupt_expect(resv_no_nul, "physmem: check: reservation[1] at 0x300000 has no NUL terminated name");
-	corrupt_expect(resv_empty_name, "physmem: check: reservation[1] at 0x300000 has no NUL terminated name");
-	corrupt_expect(unmerged_resv, "physmem: check: reservation[1] at 0x202000 not merged with its neighbour 'a'");
+	char bad_type[96];
+
+	snprintf(bad_type, sizeof(bad_type), "physmem: check: reservation[1] at 0x300000 has type %u",
+		 (unsigned)PHYSMEM_RESV_TYPE_COUNT);
+	corrupt_expect(resv_bad_type, bad_type);
+	corrupt_expect(resv_no_type, "physmem: check: reservation[1] at 0x300000 has type 0");
+	corrupt_expect(unmerged_resv, "physmem: check: reservation[1] at 0x202000 not merged with its neighbour 'kernel'");
 	corrupt_expect(bad_distance, "physmem: check: distance[0][1] = 10");
 	corrupt_expect(bad_local_distance, "physmem: check: distance[1][1] = 20");
 	corrupt_expect(too_many_resv, "physmem: check: nr_resv 600 > 512");
@@ -1012,7 +1115,7 @@ static void test_dump_lines(void **state)
 {
 	(void)state;
 	assert_true(physmem_add(&pm, MiB(1), GiB(1)));
-	assert_true(physmem_reserve(&pm, MiB(1), MiB(3), "kernel"));
+	assert_true(physmem_reserve(&pm, MiB(1), MiB(3), PHYSMEM_RESV_KERNEL));
 	host_log_reset();
 	physmem_dump(&pm);
 	assert_true(host_log_contains("physmem: 1 memory ranges, 1 reservations, 1 nodes, 0 failed allocations"));
@@ -1024,8 +1127,8 @@ static void test_dump_lines(void **state)
 
 	/* Two nodes: a line per range, reservation and node. */
 	assert_true(physmem_set_node(&pm, KiB(524288), GiB(1), 1));
-	assert_int_equal(physmem_alloc(&pm, MiB(2), MiB(2), 1, true, "memmap"), GiB(1) - MiB(2));
-	assert_int_equal(physmem_alloc(&pm, GiB(2), K4, 1, true, "huge"), 0);
+	assert_int_equal(physmem_alloc(&pm, MiB(2), MiB(2), 1, true, PHYSMEM_RESV_MEMMAP), GiB(1) - MiB(2));
+	assert_int_equal(physmem_alloc(&pm, GiB(2), K4, 1, true, PHYSMEM_RESV_HUGETLB_1G), 0);
 	host_log_reset();
 	physmem_dump(&pm);
 	assert_int_equal(host_log_count(LOG_INFO), 1 + 2 + 2 + 2 + 1);
@@ -1044,15 +1147,17 @@ static void test_dump_lines(void **state)
 #define R_CHUNK 16u            /* memory is added and assigned to nodes in 64 KiB chunks */
 #define R_MAX_USABLE 480u      /* keeps every table below its limit */
 #define R_NODES 3u
-#define R_NAMES 4u
+#define R_TYPES 4u
 #define R_OPS 10000u
 
-static const char *const r_names[R_NAMES] = { "alpha", "beta", "gamma", "delta" };
+static const enum physmem_resv_type r_types[R_TYPES] = {
+	PHYSMEM_RESV_KERNEL, PHYSMEM_RESV_MEMMAP, PHYSMEM_RESV_PAGETABLE, PHYSMEM_RESV_PERCPU,
+};
 
 struct model {
 	bool usable[R_PAGES];
 	uint8_t node[R_PAGES];
-	uint8_t owner[R_PAGES];   /* 0: free, else 1 + index into r_names */
+	uint8_t owner[R_PAGES];   /* 0: free, else 1 + index into r_types */
 };
 
 static uint64_t rng = 0x6d656d626f6f74ULL;   /* fixed seed */
@@ -1132,7 +1237,7 @@ static uint64_t model_alloc(const struct model *m, const struct physmem *p, uint
 static void model_compare(const struct model *m, const struct physmem *p)
 {
 	static struct franges f;
-	uint64_t total[R_NODES] = { 0 }, reserved[R_NODES] = { 0 }, named[R_NAMES] = { 0 };
+	uint64_t total[R_NODES] = { 0 }, reserved[R_NODES] = { 0 }, named[R_TYPES] = { 0 };
 	uint32_t nr_mem = 0, nr_resv = 0, nr_free = 0;
 
 	assert_true(physmem_check(p));
@@ -1175,8 +1280,8 @@ static void model_compare(const struct model *m, const struct physmem *p)
 		assert_int_equal(physmem_reserved_bytes(p, n), reserved[n]);
 		assert_int_equal(physmem_free_bytes(p, n), total[n] - reserved[n]);
 	}
-	for (uint32_t i = 0; i < R_NAMES; i++)
-		assert_int_equal(physmem_reserved_bytes_named(p, r_names[i]), named[i]);
+	for (uint32_t i = 0; i < R_TYPES; i++)
+		assert_int_equal(physmem_reserved_bytes_of(p, r_types[i]), named[i]);
 	assert_consistent(p);
 }
 
@@ -1250,7 +1355,7 @@ static void test_random_against_model(void **state)
 			set_nodes++;
 		} else if (kind < 35) {
 			/* Reserve: pages already reserved keep their owner, with a warning. */
-			uint32_t who = (uint32_t)rnd_below(R_NAMES);
+			uint32_t who = (uint32_t)rnd_below(R_TYPES);
 			bool overlap = false;
 
 			random_bytes(32, &start, &end);
@@ -1261,7 +1366,7 @@ static void test_random_against_model(void **state)
 				else if (m.usable[q])
 					m.owner[q] = (uint8_t)(who + 1);
 			}
-			assert_true(physmem_reserve(&pm, start, end, r_names[who]));
+			assert_true(physmem_reserve(&pm, start, end, r_types[who]));
 			if (overlap)
 				assert_true(host_log_contains("overlaps"));
 			else
@@ -1274,7 +1379,7 @@ static void test_random_against_model(void **state)
 			uint64_t align = K4 << rnd_below(9);
 			uint64_t lo = 0, hi = PHYSMEM_ADDR_MAX, want, got;
 			uint32_t node = (uint32_t)rnd_below(R_NODES + 1);
-			uint32_t who = (uint32_t)rnd_below(R_NAMES);
+			uint32_t who = (uint32_t)rnd_below(R_TYPES);
 			bool exact = rnd_below(2);
 			uint32_t failed = pm.failed_allocs;
 
@@ -1285,7 +1390,7 @@ static void test_random_against_model(void **state)
 				hi = lo + 1 + rnd_below(R_PAGES * K4);
 			}
 			want = model_alloc(&m, &pm, size, align, lo, hi, node, exact);
-			got = physmem_alloc_range(&pm, size, align, lo, hi, node, exact, r_names[who]);
+			got = physmem_alloc_range(&pm, size, align, lo, hi, node, exact, r_types[who]);
 			assert_int_equal(got, want);
 			if (got) {
 				assert_int_equal(got % align, 0);
@@ -1355,7 +1460,9 @@ int main(void)
 		cmocka_unit_test_setup(test_reserve_outside_memory, setup),
 		cmocka_unit_test_setup(test_reserve_overlap_keeps_first_owner, setup),
 		cmocka_unit_test_setup(test_reserve_merges_same_owner, setup),
-		cmocka_unit_test_setup(test_reserve_long_name_is_cut, setup),
+		cmocka_unit_test_setup(test_resv_type_names, setup),
+		cmocka_unit_test_setup(test_resv_types_kept, setup),
+		cmocka_unit_test_setup(test_add_map_takes_usable_only, setup),
 		cmocka_unit_test_setup(test_reserve_slot_exhaustion, setup),
 		cmocka_unit_test_setup(test_alloc_exact_node, setup),
 		cmocka_unit_test_setup(test_alloc_nearest_node_fallback, setup),

@@ -386,7 +386,8 @@ int main(int argc, char **argv)
 		}
 	}
 	struct numa_input in = {
-		.map = &map,
+		.map = map.ranges,
+		.nr_map = map.nr_ranges,
 		.madt = &madt_info,
 		.srat = have_srat ? &srat_info : NULL,
 		.slit = have_slit ? &slit_info : NULL,

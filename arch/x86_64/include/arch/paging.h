@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "boot/bootinfo.h"
+#include "kernel/mem_range.h"
 
 #define BOOT_MAP_BYTES (64ULL << 30)
 
@@ -33,11 +33,12 @@ struct direct_map_stats {
 
 /*
  * Build the kernel's identity map of [0, 4 GiB) and of the usable, ACPI and
- * NVS ranges of @bi, and switch this CPU to it. Returns false (and keeps the
- * boot map) if a table could not be allocated.
+ * NVS ranges of the memory map map[0, nr_map) (struct mem_range, byte
+ * addresses), and switch this CPU to it. Returns false (and keeps the boot
+ * map) if a table could not be allocated.
  */
-bool arch_direct_map(const struct bootinfo *bi, pt_alloc_fn alloc, void *ctx,
-		     struct direct_map_stats *st);
+bool arch_direct_map(const struct mem_range *map, uint32_t nr_map, pt_alloc_fn alloc,
+		     void *ctx, struct direct_map_stats *st);
 
 /*
  * Windows for the page descriptor arrays: node n's array starts at
