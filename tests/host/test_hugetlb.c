@@ -285,8 +285,9 @@ static void gigantic_machine(void)
 	assert_true(physmem_set_node(&pm, 0, GiB(2), 0));
 	assert_true(physmem_set_node(&pm, GiB(4), GiB(6), 1));
 	assert_true(physmem_set_node(&pm, GiB(6), GiB(6) + MiB(512), 2));
-	assert_true(physmem_reserve(&pm, 0, 4096, "page0"));
-	assert_true(physmem_reserve(&pm, GiB(1) + MiB(512), GiB(1) + MiB(512) + 4096, "firmware"));
+	assert_true(physmem_reserve(&pm, 0, 4096, PHYSMEM_RESV_PAGE0));
+	assert_true(physmem_reserve(&pm, GiB(1) + MiB(512), GiB(1) + MiB(512) + 4096,
+				    PHYSMEM_RESV_KERNEL));
 	free_tables();
 }
 
@@ -313,7 +314,7 @@ static void test_gigantic_on_exact_node_and_refusals(void **state)
 	assert_int_equal(p1->nr_free, 2);
 	uint64_t a = p1->pfns[0] << 12, b = p1->pfns[1] << 12;
 	assert_true((a == GiB(4) && b == GiB(5)) || (a == GiB(5) && b == GiB(4)));
-	assert_int_equal(physmem_reserved_bytes_named(&pm, "hugetlb"), GiB(2));
+	assert_int_equal(physmem_reserved_bytes_of(&pm, PHYSMEM_RESV_HUGETLB_1G), GiB(2));
 	assert_int_equal(physmem_free_bytes(&pm, 1), 0);
 	assert_int_equal(hp.gigantic_pages, 2ULL << 18);
 	assert_true(host_log_contains("HugeTLB: allocating 1 of page size 1.00 GiB failed node0.  "
@@ -363,7 +364,7 @@ static void test_gigantic_without_cpu_support_or_tables(void **state)
 	assert_true(hugetlb_reserve_gigantic(&hp, &c, three_with_mem, false, &pm, table_alloc, NULL));
 	assert_true(host_log_contains("this CPU has no 1 GiB pages"));
 	assert_int_equal(hp.nodes[1].pool[HUGETLB_1G].total, 0);
-	assert_int_equal(physmem_reserved_bytes_named(&pm, "hugetlb"), 0);
+	assert_int_equal(physmem_reserved_bytes_of(&pm, PHYSMEM_RESV_HUGETLB_1G), 0);
 	assert_int_equal(hp.gigantic_pages, 0);
 	free_tables();
 
@@ -375,7 +376,7 @@ static void test_gigantic_without_cpu_support_or_tables(void **state)
 	assert_false(hugetlb_reserve_gigantic(&hp, &c, three_with_mem, true, &pm, table_alloc, NULL));
 	assert_null(hp.nodes);
 	assert_true(host_log_contains("no memory for the pool tables"));
-	assert_int_equal(physmem_reserved_bytes_named(&pm, "hugetlb"), 0);
+	assert_int_equal(physmem_reserved_bytes_of(&pm, PHYSMEM_RESV_HUGETLB_1G), 0);
 	assert_int_equal(hugetlb_pool_take(&hp, 1, HUGETLB_1G), ALLOC_NO_PFN);
 	assert_int_equal(hugetlb_pool_total(&hp), 0);
 	free_tables();
