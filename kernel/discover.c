@@ -4,6 +4,7 @@
 #include "kernel/discover.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "arch/apic.h"
 #include "arch/cpu.h"
@@ -24,11 +25,10 @@
 #include "mm/numa.h"
 #include "mm/physmem.h"
 
-struct discovered_acpi acpi;
-
-static const void *table_bytes(const char *sig, uint32_t *len)
+static const void *table_bytes(const struct discovered_acpi *acpi, const char *sig,
+			       uint32_t *len)
 {
-	const struct acpi_table_info *t = acpi_tables_find(&acpi.dir, sig);
+	const struct acpi_table_info *t = acpi_tables_find(&acpi->dir, sig);
 
 	if (!t)
 		return NULL;
@@ -42,12 +42,12 @@ static const void *table_bytes(const char *sig, uint32_t *len)
  * it and say whether the two agree (Linux cross-checks the same way in
  * pit_hpet_ptimer_calibrate_cpu()).
  */
-static void crosscheck_clock(void)
+static void crosscheck_clock(const struct acpi_pm_timer *pm_timer)
 {
 	struct clockcal_result res;
 
-	arch_tsc_measure_pm_timer(acpi.pm_timer.port, acpi.pm_timer.bits, &res);
-	time_crosscheck("pm_timer", "port", acpi.pm_timer.port, &res);
+	arch_tsc_measure_pm_timer(pm_timer->port, pm_timer->bits, &res);
+	time_crosscheck("pm_timer", "port", pm_timer->port, &res);
 }
 
 /* The HPET too, where the firmware lists one and its registers are mapped. */
@@ -74,48 +74,51 @@ static void crosscheck_clock_hpet(const void *bytes, uint32_t len)
 	time_crosscheck("hpet", "address", h.address, &res);
 }
 
-void discover_acpi(const struct bootinfo *bi, bool dump)
+void discover_acpi(const struct bootinfo *bi, bool dump, struct discovered_acpi *acpi)
 {
 	const void *bytes;
 	uint32_t len;
 
+	memset(acpi, 0, sizeof(*acpi));
 	if (bi->rsdp_len == 0) {
 		pr_warn("ACPI: no RSDP: no tables, one node, the boot CPU only");
 		return;
 	}
-	if (acpi_walk(&acpi.dir, bi->rsdp, bi->rsdp_len, 0, arch_map_phys, NULL, 0) != ACPI_OK) {
+	if (acpi_walk(&acpi->dir, bi->rsdp, bi->rsdp_len, 0, arch_map_phys, NULL, 0) != ACPI_OK) {
 		pr_warn("ACPI: tables unusable: one node, the boot CPU only");
 		return;
 	}
-	acpi_print_tables(&acpi.dir);
+	acpi_print_tables(&acpi->dir);
 	if (dump)
-		acpi_dump_tables(&acpi.dir);
+		acpi_dump_tables(&acpi->dir);
 
-	if ((bytes = table_bytes("APIC", &len)))
-		acpi.have_madt = acpi_madt_parse(bytes, len, &acpi.madt);
-	if ((bytes = table_bytes("SRAT", &len)))
-		acpi.have_srat = acpi_srat_parse(bytes, len, &acpi.srat);
-	if ((bytes = table_bytes("SLIT", &len)))
-		acpi.have_slit = acpi_slit_parse(bytes, len, &acpi.slit);
-	if (!acpi.have_madt)
+	if ((bytes = table_bytes(acpi, "APIC", &len)))
+		acpi->have_madt = acpi_madt_parse(bytes, len, &acpi->madt);
+	if ((bytes = table_bytes(acpi, "SRAT", &len)))
+		acpi->have_srat = acpi_srat_parse(bytes, len, &acpi->srat);
+	if ((bytes = table_bytes(acpi, "SLIT", &len)))
+		acpi->have_slit = acpi_slit_parse(bytes, len, &acpi->slit);
+	if (!acpi->have_madt)
 		pr_warn("ACPI: no usable MADT: the boot CPU only");
-	if ((bytes = table_bytes("SPCR", &len)))
+	if ((bytes = table_bytes(acpi, "SPCR", &len)))
 		discover_spcr(bytes, len);
-	if ((bytes = table_bytes("FACP", &len)) && acpi_fadt_pm_timer(bytes, len, &acpi.pm_timer))
-		crosscheck_clock();
-	if ((bytes = table_bytes("HPET", &len)))
+	if ((bytes = table_bytes(acpi, "FACP", &len)) &&
+	    acpi_fadt_pm_timer(bytes, len, &acpi->pm_timer))
+		crosscheck_clock(&acpi->pm_timer);
+	if ((bytes = table_bytes(acpi, "HPET", &len)))
 		crosscheck_clock_hpet(bytes, len);
-	discover_s5();
+	discover_s5(acpi);
 }
 
 /* What memboot.exit=poweroff writes where (kernel/acpi/sleep.h). */
-void discover_s5(void)
+void discover_s5(const struct discovered_acpi *acpi)
 {
 	struct acpi_s5 s5 = { 0 };
 	const void *fadt, *dsdt;
 	uint32_t fadt_len, dsdt_len;
 
-	if (!(fadt = table_bytes("FACP", &fadt_len)) || !(dsdt = table_bytes("DSDT", &dsdt_len)))
+	if (!(fadt = table_bytes(acpi, "FACP", &fadt_len)) ||
+	    !(dsdt = table_bytes(acpi, "DSDT", &dsdt_len)))
 		return;
 	if (!acpi_fadt_pm1(fadt, fadt_len, &s5))
 		return;
@@ -160,28 +163,26 @@ void discover_spcr(const void *bytes, uint32_t len)
 		console_print_list();
 }
 
-struct numa_topology numa_topo;
-
-void discover_numa(const struct bootinfo *bi, struct physmem *pm)
+void discover_numa(const struct bootinfo *bi, const struct discovered_acpi *acpi,
+		   struct physmem *pm, struct numa_topology *topo)
 {
 	struct numa_input in = {
 		.map = bi->ranges,
 		.nr_map = bi->nr_ranges,
-		.madt = acpi.have_madt ? &acpi.madt : NULL,
-		.srat = acpi.have_srat ? &acpi.srat : NULL,
-		.slit = acpi.have_slit ? &acpi.slit : NULL,
+		.madt = acpi->have_madt ? &acpi->madt : NULL,
+		.srat = acpi->have_srat ? &acpi->srat : NULL,
+		.slit = acpi->have_slit ? &acpi->slit : NULL,
 		.boot_apic_id = cpuid_apic_id(),
 	};
 
-	numa_build(&numa_topo, &in);
-	numa_print(&numa_topo);
-	for (uint32_t i = 0; i < numa_topo.nr_nodes; i++)
-		summary_node_topology(i, numa_topo.nodes[i].nr_present_cpus,
-				      numa_topo.nodes[i].mem_bytes);
-	physmem_set_distance(pm, numa_topo.nr_nodes, numa_topo.distance);
-	for (uint32_t i = 0; i < numa_topo.nr_ranges; i++)
-		physmem_set_node(pm, numa_topo.ranges[i].start, numa_topo.ranges[i].end,
-				 numa_topo.ranges[i].node);
+	numa_build(topo, &in);
+	numa_print(topo);
+	for (uint32_t i = 0; i < topo->nr_nodes; i++)
+		summary_node_topology(i, topo->nodes[i].nr_present_cpus, topo->nodes[i].mem_bytes);
+	physmem_set_distance(pm, topo->nr_nodes, topo->distance);
+	for (uint32_t i = 0; i < topo->nr_ranges; i++)
+		physmem_set_node(pm, topo->ranges[i].start, topo->ranges[i].end,
+				 topo->ranges[i].node);
 }
 
 /*
@@ -190,7 +191,7 @@ void discover_numa(const struct bootinfo *bi, struct physmem *pm)
  * or when firmware already switched it on; memboot.apic= may ask for either.
  * Prints a line and an `apic` record; returns true for x2APIC.
  */
-bool discover_apic_mode(void)
+bool discover_apic_mode(const struct discovered_acpi *acpi, const struct numa_topology *topo)
 {
 	struct apic_mode_input in = {
 		.cpu_x2apic = cpu_features.x2apic,
@@ -201,15 +202,15 @@ bool discover_apic_mode(void)
 	uint32_t unreachable = 0;
 	struct record r;
 
-	for (uint32_t i = 0; acpi.have_madt && i < acpi.madt.nr_cpus; i++)
-		in.madt_x2apic |= acpi.madt.cpus[i].x2apic;
-	for (uint32_t i = 0; i < numa_topo.nr_cpus; i++)
-		if (numa_topo.cpus[i].present && numa_topo.cpus[i].apic_id > in.max_apic_id)
-			in.max_apic_id = numa_topo.cpus[i].apic_id;
+	for (uint32_t i = 0; acpi->have_madt && i < acpi->madt.nr_cpus; i++)
+		in.madt_x2apic |= acpi->madt.cpus[i].x2apic;
+	for (uint32_t i = 0; i < topo->nr_cpus; i++)
+		if (topo->cpus[i].present && topo->cpus[i].apic_id > in.max_apic_id)
+			in.max_apic_id = topo->cpus[i].apic_id;
 	c = apic_choose_mode(&in);
-	for (uint32_t i = 0; i < numa_topo.nr_cpus; i++)
-		unreachable += numa_topo.cpus[i].present &&
-			       !apic_id_reachable(c.mode, numa_topo.cpus[i].apic_id);
+	for (uint32_t i = 0; i < topo->nr_cpus; i++)
+		unreachable += topo->cpus[i].present &&
+			       !apic_id_reachable(c.mode, topo->cpus[i].apic_id);
 	if (c.request_refused)
 		pr_warn("apic: %s mode (%s); memboot.apic=%s not honoured", apic_mode_name(c.mode),
 			c.reason, smp_settings.apic == APIC_REQUEST_XAPIC ? "xapic" : "x2apic");
@@ -229,15 +230,16 @@ bool discover_apic_mode(void)
 }
 
 /* Start the topology's present CPUs in logical order: cpu i is numa cpus[i]. */
-void discover_smp(struct physmem *pm)
+void discover_smp(const struct discovered_acpi *acpi, const struct numa_topology *topo,
+		  struct physmem *pm)
 {
 	static struct smp_cpu_desc cpus[MAX_CPUS];
 	uint32_t n = 0;
 
-	bool x2apic = discover_apic_mode();
+	bool x2apic = discover_apic_mode(acpi, topo);
 
-	for (uint32_t i = 0; i < numa_topo.nr_cpus && n < MAX_CPUS; i++) {
-		const struct numa_cpu *c = &numa_topo.cpus[i];
+	for (uint32_t i = 0; i < topo->nr_cpus && n < MAX_CPUS; i++) {
+		const struct numa_cpu *c = &topo->cpus[i];
 		bool reachable = apic_id_reachable(x2apic ? APIC_MODE_X2APIC : APIC_MODE_XAPIC,
 						   c->apic_id);
 		if (c->present && !reachable && i > 0)
@@ -245,7 +247,7 @@ void discover_smp(struct physmem *pm)
 				c->apic_id, i);
 		cpus[n++] = (struct smp_cpu_desc){
 			.apic_id = c->apic_id, .node = c->node, .present = c->present && reachable,
-			.mem_node = numa_topo.nodes[c->node].mem_node };
+			.mem_node = topo->nodes[c->node].mem_node };
 	}
 	smp_boot(pm, cpus, n, smp_settings.nosmp ? 1 : (uint32_t)smp_settings.maxcpus,
 		 smp_settings.timeout_ms * 1000000ULL, (uint32_t)smp_settings.skip_apic);

@@ -2,8 +2,9 @@
  * discover.h: the machine as its firmware describes it: ACPI tables, then
  * the NUMA topology built from them and the memory map.
  *
- * The parsed tables and the topology live here (one instance each, in .bss);
- * the parsers themselves are pure (kernel/acpi/, mm/numa.c).
+ * The parsed tables and the topology are filled into structures the caller
+ * owns (kernel/main.c's boot state); the parsers themselves are pure
+ * (kernel/acpi/, mm/numa.c).
  */
 #ifndef MEMBOOT_KERNEL_DISCOVER_H
 #define MEMBOOT_KERNEL_DISCOVER_H
@@ -23,22 +24,26 @@ struct discovered_acpi {
 	struct acpi_pm_timer pm_timer;   /* port 0: none */
 };
 
-extern struct discovered_acpi acpi;
-extern struct numa_topology numa_topo;
-
 struct physmem;
 
-/* Walk and parse the ACPI tables (phase "acpi"); @dump prints them all. */
+/* Phase "acpi": walk the tables from the RSDP of @bi, parse MADT, SRAT,
+ * SLIT into @acpi (emptied first: no RSDP leaves it empty, one node follows);
+ * cross-check the clock against the PM timer and HPET, find S5 and SPCR.
+ * @dump prints every table. */
+void discover_acpi(const struct bootinfo *bi, bool dump, struct discovered_acpi *acpi);
 /* Add the serial port the ACPI SPCR table names as a console. */
 void discover_spcr(const void *bytes, uint32_t len);
-/* Choose the local APIC mode for SMP (an `apic` record); true: x2APIC. */
-bool discover_apic_mode(void);
 /* Find how to power off (ACPI S5) for memboot.exit=poweroff. */
-void discover_s5(void);
-void discover_acpi(const struct bootinfo *bi, bool dump);
-/* Build the NUMA topology and give physmem its nodes and distances. */
-void discover_numa(const struct bootinfo *bi, struct physmem *pm);
-/* Bring up the CPUs of the topology (maxcpus=, nosmp honoured). */
-void discover_smp(struct physmem *pm);
+void discover_s5(const struct discovered_acpi *acpi);
+/* Phase "numa": build @topo from the memory map of @bi and the tables in
+ * @acpi, and give @pm its nodes and distances. */
+void discover_numa(const struct bootinfo *bi, const struct discovered_acpi *acpi,
+		   struct physmem *pm, struct numa_topology *topo);
+/* Choose the local APIC mode for SMP (an `apic` record); true: x2APIC. */
+bool discover_apic_mode(const struct discovered_acpi *acpi, const struct numa_topology *topo);
+/* Phase "smp": bring up the CPUs of @topo (maxcpus=, nosmp honoured), each
+ * one's stack and per-CPU area from @pm on its node. */
+void discover_smp(const struct discovered_acpi *acpi, const struct numa_topology *topo,
+		  struct physmem *pm);
 
 #endif

@@ -4,6 +4,27 @@
  * Every phase is timed (kernel/phase.h). Nothing here knows how the machine
  * was booted: boot_collect() turns the loader's registers into struct
  * bootinfo, and everything after reads only that.
+ *
+ * main.c owns the boot state (struct boot_state below) and hands each phase
+ * pointers to what it reads (const) and what it fills; no phase reaches
+ * another's globals. Phase -> takes -> builds:
+ *
+ *   bootinfo    the loader's registers      -> bs.bootinfo
+ *   cmdline     bs.bootinfo.cmdline         -> the parameters
+ *   physmem     bs.bootinfo (usable ranges) -> bs.physmem (page 0, kernel image reserved)
+ *   acpi        bs.bootinfo (RSDP)          -> bs.acpi (MADT, SRAT, SLIT, PM timer)
+ *   numa        bs.bootinfo, bs.acpi        -> bs.topo; bs.physmem learns nodes, distances
+ *   hugetlb1g   bs.topo, bs.physmem         -> bs.hugetlb's 1 GiB pages, reserved in physmem
+ *   pagetables  bs.bootinfo, bs.physmem     -> the kernel's page tables
+ *   smp         bs.acpi, bs.topo, physmem   -> every CPU up, its stack on its node
+ *   memmap      bs.topo, bs.physmem         -> bs.memmap: descriptor arrays, node-local
+ *   meminit     bs.topo, bs.hugetlb,        -> the allocator owns all free memory;
+ *               bs.physmem, bs.memmap          bs.physmem retires
+ *   hugetlb     bs.topo, bs.memmap          -> bs.hugetlb's 2 MiB pools, from the allocator
+ *   census      bs.topo, bs.memmap          -> every page counted (false: one is lost)
+ *   pcp         the allocator               -> per-CPU page lists in front of it
+ *   selftest    bs.topo, bs.memmap,         -> the self-tests the command line asks for,
+ *               bs.hugetlb                     each followed by a census
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -37,10 +58,19 @@
 #include "kernel/time.h"
 #include "mm/alloc.h"
 
-static struct bootinfo bootinfo;
-/* The huge page pools: reserved (1 GiB) before the page tables, built
- * (2 MiB) after memory init, used by the self-tests and the fault path. */
-static struct hugetlb_pools hugetlb_pools;
+/* Everything one phase builds and a later one reads. */
+struct boot_state {
+	struct bootinfo bootinfo;        /* the loader's hand-off, normalized */
+	struct physmem physmem;          /* early ranges and reservations, until meminit */
+	struct discovered_acpi acpi;     /* the parsed ACPI tables */
+	struct numa_topology topo;       /* nodes, CPUs, each range's node, distances */
+	struct memmap memmap;            /* every node's page descriptors */
+	/* The huge page pools: 1 GiB pages reserved before the page tables,
+	 * 2 MiB pages after memory init; used by self-tests and faults. */
+	struct hugetlb_pools hugetlb;
+};
+
+static struct boot_state bs;
 
 /* Every subsystem's command-line keys (docs/cmdline.md), in lookup order:
  * a subsystem with keys adds its table here, once. */
@@ -130,35 +160,37 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 	bool boot_ok = false, tests_ok = true, census_ok = true;
 
 	PHASE("early", early_init());
-	PHASE("bootinfo", boot_ok = boot_collect(boot_magic, boot_info, &bootinfo));
-	PHASE("cmdline", cmdline_parse_tables(bootinfo.cmdline, cmdline_tables,
+	PHASE("bootinfo", boot_ok = boot_collect(boot_magic, boot_info, &bs.bootinfo));
+	PHASE("cmdline", cmdline_parse_tables(bs.bootinfo.cmdline, cmdline_tables,
 					      sizeof(cmdline_tables) / sizeof(cmdline_tables[0])));
-	PHASE("console", console_setup(&console_cmdline, &bootinfo.fb, boot_has_legacy_vga(&bootinfo),
-				       arch_mapped_top()));
-	PHASE("report", bootreport_print(&bootinfo, bootreport_settings.dump_mmap));
+	PHASE("console", console_setup(&console_cmdline, &bs.bootinfo.fb,
+				       boot_has_legacy_vga(&bs.bootinfo), arch_mapped_top()));
+	PHASE("report", bootreport_print(&bs.bootinfo, bootreport_settings.dump_mmap));
 	if (bootreport_settings.dump_bootinfo)
-		bootreport_dump_loader_info(&bootinfo);
+		bootreport_dump_loader_info(&bs.bootinfo);
 	if (!boot_ok)
 		kernel_exit(EXIT_BOOTINFO, "boot information missing or corrupt");
-	PHASE("physmem", memory_init_physmem(&bootinfo, bootreport_settings.dump_mmap));
-	PHASE("acpi", discover_acpi(&bootinfo, bootreport_settings.dump_acpi));
-	PHASE("numa", discover_numa(&bootinfo, &physmem));
-	PHASE("hugetlb1g", hugetlb_boot_reserve(&hugetlb_pools, &hugetlb_params, &numa_topo, &physmem));
-	PHASE("pagetables", memory_direct_map(&bootinfo));
-	PHASE("smp", discover_smp(&physmem));
-	PHASE("memmap", meminit_arrays());
-	PHASE("meminit", meminit_run(&hugetlb_pools));
-	PHASE("hugetlb", hugetlb_boot_pools(&hugetlb_pools, &hugetlb_params, &numa_topo, &memmap,
+	PHASE("physmem", memory_init_physmem(&bs.bootinfo, bootreport_settings.dump_mmap,
+					     &bs.physmem));
+	PHASE("acpi", discover_acpi(&bs.bootinfo, bootreport_settings.dump_acpi, &bs.acpi));
+	PHASE("numa", discover_numa(&bs.bootinfo, &bs.acpi, &bs.physmem, &bs.topo));
+	PHASE("hugetlb1g", hugetlb_boot_reserve(&bs.hugetlb, &hugetlb_params, &bs.topo,
+						&bs.physmem));
+	PHASE("pagetables", memory_direct_map(&bs.bootinfo, &bs.physmem));
+	PHASE("smp", discover_smp(&bs.acpi, &bs.topo, &bs.physmem));
+	PHASE("memmap", meminit_arrays(&bs.topo, &bs.physmem, &bs.memmap));
+	PHASE("meminit", meminit_run(&bs.topo, &bs.hugetlb, &bs.physmem, &bs.memmap));
+	PHASE("hugetlb", hugetlb_boot_pools(&bs.hugetlb, &hugetlb_params, &bs.topo, &bs.memmap,
 					    meminit_settings.trace));
-	PHASE("census", census_ok = census_run("boot"));
+	PHASE("census", census_ok = census_run(&bs.topo, &bs.memmap, "boot"));
 	/* After the boot census, which thus counts exactly what memory init
 	 * left free; the lists' own memory shows as allocated from here on. */
 	PHASE("pcp", pcp_setup_init());
-	fault_inject();
-	PHASE("selftest", tests_ok = selftests_run(&hugetlb_pools));
+	fault_inject(&bs.memmap);
+	PHASE("selftest", tests_ok = selftests_run(&bs.topo, &bs.memmap, &bs.hugetlb));
 	if (vm_settings.bench_pt)
-		PHASE("bench", vm_bench(&hugetlb_pools));
-	if (!census_ok || !census_run("end"))
+		PHASE("bench", vm_bench(&bs.memmap, &bs.hugetlb));
+	if (!census_ok || !census_run(&bs.topo, &bs.memmap, "end"))
 		kernel_exit(EXIT_CENSUS, "pages unaccounted for");
 	kernel_exit(tests_ok ? EXIT_OK : EXIT_SELFTEST, tests_ok ? NULL : "a self-test failed");
 }

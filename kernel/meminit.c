@@ -31,72 +31,79 @@
 
 static const char *const policy_names[] = { "serial", "deferred", "lazy" };
 
-struct memmap memmap;
 /* The init engine's work and figures (mm/init.h). */
 static struct mminit mi;
 static uint64_t desc_bytes[MEMMAP_MAX_NODES];
 
-static bool has_memory(uint32_t nid)
+static bool has_memory(const struct numa_topology *topo, uint32_t nid)
 {
-	return numa_topo.nodes[nid].mem_bytes != 0;
+	return topo->nodes[nid].mem_bytes != 0;
 }
 
 /* --- phase "memmap" ---------------------------------------------------- */
+
+/* The node whose descriptors are being set up, and where their memory and
+ * page tables come from. */
+struct sparse_ctx {
+	struct memory_pt_source pt;     /* .pm: physmem */
+	uint32_t nid;
+};
 
 /* Sparse descriptor arrays: memory from physmem on the node (elsewhere
  * only if it must, with a warning), mapped into the node's window. */
 static uint64_t sparse_alloc(void *ctx, uint64_t bytes, uint64_t align, uint32_t nid)
 {
+	struct physmem *pm = ((struct sparse_ctx *)ctx)->pt.pm;
 	/* The exact attempt has a fallback: its failure is not a warning of
 	 * its own; the fallback's placement is reported below. */
-	uint64_t at = physmem_try_alloc(&physmem, bytes, align, nid, true, PHYSMEM_RESV_MEMMAP);
+	uint64_t at = physmem_try_alloc(pm, bytes, align, nid, true, PHYSMEM_RESV_MEMMAP);
 
-	(void)ctx;
 	if (!at) {
-		at = physmem_alloc(&physmem, bytes, align, nid, false, PHYSMEM_RESV_MEMMAP);
+		at = physmem_alloc(pm, bytes, align, nid, false, PHYSMEM_RESV_MEMMAP);
 		if (at)
 			pr_warn("memmap: node %u's descriptors do not fit in its own memory; placed on node %u (%llu bytes)",
-				nid, physmem_node_of(&physmem, at), (unsigned long long)bytes);
+				nid, physmem_node_of(pm, at), (unsigned long long)bytes);
 	}
 	return at;
 }
 
 static bool sparse_map(void *ctx, uint64_t virt, uint64_t phys, uint64_t bytes)
 {
+	struct sparse_ctx *sc = ctx;
 	struct record r;
 
 	rec_begin(&r, "memmap_piece");
-	rec_u64(&r, "node", *(const uint32_t *)ctx);
+	rec_u64(&r, "node", sc->nid);
 	rec_hex(&r, "start", phys);
 	rec_hex(&r, "end", phys + bytes);
 	rec_hex(&r, "virt", virt);
 	record_emit(&r);
-	return arch_map_range(virt, phys, bytes, memory_alloc_pagetable, NULL);
+	return arch_map_range(virt, phys, bytes, memory_alloc_pagetable, &sc->pt);
 }
 
-static uint32_t sparse_nid;   /* the node being set up, for the records */
-static const struct memmap_sparse_ops sparse_ops = { sparse_alloc, sparse_map, &sparse_nid };
 static struct memmap_range sparse_present[NUMA_MAX_RANGES], sparse_runs[NUMA_MAX_RANGES];
 
-void meminit_arrays(void)
+void meminit_arrays(const struct numa_topology *topo, struct physmem *pm, struct memmap *mm)
 {
+	struct sparse_ctx sc = { .pt = { pm, PHYSMEM_ANY_NODE } };
+	const struct memmap_sparse_ops sparse_ops = { sparse_alloc, sparse_map, &sc };
 	uint64_t max_pfn = 0;
 
-	for (uint32_t i = 0; i < numa_topo.nr_ranges; i++)
-		if (PFN(numa_topo.ranges[i].end) > max_pfn)
-			max_pfn = PFN(numa_topo.ranges[i].end);
-	uint64_t table = physmem_alloc(&physmem, memmap_nid_table_bytes(max_pfn), 4096,
-				       numa_topo.nodes[0].mem_node, false, PHYSMEM_RESV_MEMMAP);
+	for (uint32_t i = 0; i < topo->nr_ranges; i++)
+		if (PFN(topo->ranges[i].end) > max_pfn)
+			max_pfn = PFN(topo->ranges[i].end);
+	uint64_t table = physmem_alloc(pm, memmap_nid_table_bytes(max_pfn), 4096,
+				       topo->nodes[0].mem_node, false, PHYSMEM_RESV_MEMMAP);
 	if (!table)
 		kernel_exit(EXIT_PANIC, "no memory for the pfn-to-node table");
-	memmap_init(&memmap, (memmap_nid_t *)(uintptr_t)table, max_pfn);
+	memmap_init(mm, (memmap_nid_t *)(uintptr_t)table, max_pfn);
 
-	for (uint32_t nid = 0; nid < numa_topo.nr_nodes; nid++) {
-		const struct numa_node *nn = &numa_topo.nodes[nid];
+	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++) {
+		const struct numa_node *nn = &topo->nodes[nid];
 		struct memmap_node n;
 		struct record r;
 
-		if (!has_memory(nid))
+		if (!has_memory(topo, nid))
 			continue;
 		uint64_t base = PFN(nn->span_start), pages = PFN(nn->span_end) - base;
 		struct memmap_sparse_stats st;
@@ -104,18 +111,18 @@ void meminit_arrays(void)
 		void *window = (void *)(uintptr_t)(ARCH_MEMMAP_WINDOW_BASE +
 						   (uint64_t)nid * ARCH_MEMMAP_WINDOW_BYTES);
 
-		for (uint32_t i = 0; i < numa_topo.nr_ranges; i++)
-			if (numa_topo.ranges[i].node == nid)
+		for (uint32_t i = 0; i < topo->nr_ranges; i++)
+			if (topo->ranges[i].node == nid)
 				sparse_present[nr_present++] = (struct memmap_range){
-					PFN(numa_topo.ranges[i].start), PFN(numa_topo.ranges[i].end) };
+					PFN(topo->ranges[i].start), PFN(topo->ranges[i].end) };
 		/* Descriptors only for present memory: the node's window is
 		 * backed where its ranges are (mm/memmap.h, sparse storage). */
-		sparse_nid = nid;
+		sc.nid = nid;
 		if (!memmap_node_init_sparse(&n, nid, base, pages, window, sparse_present, nr_present,
 					     ALLOC_MAX_ORDER, &sparse_ops, sparse_runs,
 					     NUMA_MAX_RANGES, &st))
 			kernel_exit(EXIT_PANIC, "no memory for a node's page descriptors");
-		memmap_add_node(&memmap, &n);
+		memmap_add_node(mm, &n);
 		desc_bytes[nid] = st.backed_bytes;
 		/* The store memmap_init_range() will use for this array (it
 		 * weighs the present pages' descriptors against the LLC). */
@@ -139,9 +146,9 @@ void meminit_arrays(void)
 		rec_u64(&r, "llc_bytes", cc->llc_bytes);
 		record_emit(&r);
 	}
-	for (uint32_t i = 0; i < numa_topo.nr_ranges; i++)
-		memmap_set_nid(&memmap, PFN(numa_topo.ranges[i].start), PFN(numa_topo.ranges[i].end),
-			       numa_topo.ranges[i].node);
+	for (uint32_t i = 0; i < topo->nr_ranges; i++)
+		memmap_set_nid(mm, PFN(topo->ranges[i].start), PFN(topo->ranges[i].end),
+			       topo->ranges[i].node);
 }
 
 /* --- the boot CPU's part --------------------------------------------------- */
@@ -164,23 +171,24 @@ static bool collect_free(void *ctx, uint64_t start, uint64_t end, uint32_t node)
 
 /* Everything a buddy merge could read must be written before any chunk
  * frees: reserved ranges in full, and the markers of the holes. */
-static void init_fixed(uint32_t nid, const struct hugetlb_pools *hp)
+static void init_fixed(const struct numa_topology *topo, const struct hugetlb_pools *hp,
+		       const struct physmem *pm, struct memmap *mm, uint32_t nid)
 {
 	struct memmap_range present[NUMA_MAX_RANGES];
 	uint32_t nr = 0;
 
-	for (uint32_t i = 0; i < physmem.nr_resv; i++) {
-		const struct physmem_resv *r = &physmem.resv[i];
+	for (uint32_t i = 0; i < pm->nr_resv; i++) {
+		const struct physmem_resv *r = &pm->resv[i];
 		/* 1 GiB pool pages: a head each, never their tails. */
 		if (r->node != nid || r->type == PHYSMEM_RESV_HUGETLB_1G)
 			continue;
 		mminit_write_fixed(&mi, nid, PFN(r->start), PFN(r->end), resv_page_type(r->type));
 	}
-	hugetlb_mark_gigantic(hp, &memmap.nodes[nid], nid);
-	for (uint32_t i = 0; i < numa_topo.nr_ranges; i++)
-		if (numa_topo.ranges[i].node == nid)
-			present[nr++] = (struct memmap_range){ PFN(numa_topo.ranges[i].start),
-							       PFN(numa_topo.ranges[i].end) };
+	hugetlb_mark_gigantic(hp, &mm->nodes[nid], nid);
+	for (uint32_t i = 0; i < topo->nr_ranges; i++)
+		if (topo->ranges[i].node == nid)
+			present[nr++] = (struct memmap_range){ PFN(topo->ranges[i].start),
+							       PFN(topo->ranges[i].end) };
 	mminit_mark_holes(&mi, nid, present, nr);
 }
 
@@ -367,22 +375,23 @@ static void lazy_report(const struct lazy_stats *ls)
  * free memory: reserved for good, counted by the census as reserved. */
 static uint64_t reserve_for_alloc(void *ctx, uint64_t bytes, uint32_t node)
 {
-	return physmem_alloc(&physmem, bytes, 4096, node, false, PHYSMEM_RESV_ALLOC);
+	return physmem_alloc(ctx, bytes, 4096, node, false, PHYSMEM_RESV_ALLOC);
 }
 
-static uint64_t reserve_for_pcp(uint64_t bytes, uint32_t node)
+static uint64_t reserve_for_pcp(void *ctx, uint64_t bytes, uint32_t node)
 {
-	return physmem_alloc(&physmem, bytes, 4096, node, false, PHYSMEM_RESV_PCP);
+	return physmem_alloc(ctx, bytes, 4096, node, false, PHYSMEM_RESV_PCP);
 }
 
 /* memboot.alloc= chooses the allocator behind the seam; an unknown name is
  * reported and the default used. */
-static void alloc_start(void)
+static void alloc_start(const struct numa_topology *topo, struct physmem *pm,
+			const struct memmap *mm)
 {
 	const struct alloc_ops *ops = alloc_find(alloc_requested());
 	struct alloc_setup setup = {
-		.mm = &memmap, .nr_nodes = numa_topo.nr_nodes,
-		.reserve = reserve_for_alloc,
+		.mm = mm, .nr_nodes = topo->nr_nodes,
+		.reserve = reserve_for_alloc, .reserve_ctx = pm,
 	};
 	struct record r;
 
@@ -391,7 +400,7 @@ static void alloc_start(void)
 		pr_warn("alloc: memboot.alloc=%s is not an allocator; using %s", alloc_requested(),
 			ops->name);
 	}
-	if (!alloc_init(ops, &setup, numa_topo.distance))
+	if (!alloc_init(ops, &setup, topo->distance))
 		kernel_exit(EXIT_PANIC, "the page allocator could not start");
 	pr_info("alloc: %s (%s)", ops->name, ops->summary);
 	rec_begin(&r, "alloc");
@@ -405,7 +414,8 @@ static void early_allocations(void *ctx);
  * reserved ones, in the census. */
 static uint64_t gigantic_pages;
 
-void meminit_run(const struct hugetlb_pools *hp)
+void meminit_run(const struct numa_topology *topo, const struct hugetlb_pools *hp,
+		 struct physmem *pm, struct memmap *mm)
 {
 	enum meminit_policy policy = (enum meminit_policy)meminit_settings.policy;
 	bool lazy = policy == MEMINIT_LAZY;
@@ -421,35 +431,34 @@ void meminit_run(const struct hugetlb_pools *hp)
 		.trace = meminit_settings.trace,
 	};
 
-	alloc_start();
-	pcp_setup_reserve(reserve_for_pcp);
+	alloc_start(topo, pm, mm);
+	pcp_setup_reserve(reserve_for_pcp, pm);
 	/* The engine's per-node work lists, sized by the nodes there are. */
-	uint64_t work_bytes = numa_topo.nr_nodes * sizeof(struct mminit_node);
-	uint64_t work = physmem_alloc(&physmem, work_bytes, 4096, cfg.boot_node, false,
+	uint64_t work_bytes = topo->nr_nodes * sizeof(struct mminit_node);
+	uint64_t work = physmem_alloc(pm, work_bytes, 4096, cfg.boot_node, false,
 				      PHYSMEM_RESV_MEMINIT);
 	if (!work)
 		kernel_exit(EXIT_PANIC, "no memory for the init engine's work lists");
-	mminit_start(&mi, (struct mminit_node *)(uintptr_t)work, &memmap, numa_topo.nr_nodes,
-		     &cfg);
-	for (uint32_t nid = 0; nid < numa_topo.nr_nodes; nid++)
-		if (has_memory(nid))
-			physmem_for_each_free(&physmem, nid, collect_free, NULL);
+	mminit_start(&mi, (struct mminit_node *)(uintptr_t)work, mm, topo->nr_nodes, &cfg);
+	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++)
+		if (has_memory(topo, nid))
+			physmem_for_each_free(pm, nid, collect_free, NULL);
 	/* From here on physmem's free memory belongs to the allocator. */
-	memory_retire_physmem();
+	memory_retire_physmem(pm);
 	gigantic_pages = hp->gigantic_pages;
 
-	for (uint32_t nid = 0; nid < numa_topo.nr_nodes; nid++)
-		if (has_memory(nid))
-			init_fixed(nid, hp);
+	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++)
+		if (has_memory(topo, nid))
+			init_fixed(topo, hp, pm, mm, nid);
 	mminit_run(&mi, meminit_settings.early_alloc_pages ? early_allocations : NULL, NULL);
 	if (meminit_settings.trace)
-		for (uint32_t nid = 0; nid < numa_topo.nr_nodes; nid++)
+		for (uint32_t nid = 0; nid < topo->nr_nodes; nid++)
 			trace_chunks(nid);
 	struct lazy_stats ls;
 	if (lazy)
 		lazy_measure(rdtsc(), &ls);
-	for (uint32_t nid = 0; nid < numa_topo.nr_nodes; nid++)
-		if (has_memory(nid))
+	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++)
+		if (has_memory(topo, nid))
 			report(nid, policy);
 	if (lazy)
 		lazy_report(&ls);
@@ -484,23 +493,22 @@ static void early_allocations(void *ctx)
 
 /* --- census ---------------------------------------------------------------- */
 
-bool census_run(const char *when)
+bool census_run(const struct numa_topology *topo, const struct memmap *mm, const char *when)
 {
 	static struct mm_node_range ranges[NUMA_MAX_RANGES];
 	/* Tables of live address spaces came from the allocator after boot:
 	 * they are PAGE_PAGETABLE, but not among the early reservations; the
 	 * 1 GiB pool pages are, with PAGE_HUGE heads. */
 	struct census_input in = {
-		.mm = &memmap, .ranges = ranges, .nr_ranges = numa_topo.nr_ranges,
+		.mm = mm, .ranges = ranges, .nr_ranges = topo->nr_ranges,
 		.fixed_pages = memory_retired_reserved_pages() - gigantic_pages +
 			       vm_table_pages(),
 	};
 	struct census c;
 
-	for (uint32_t i = 0; i < numa_topo.nr_ranges; i++)
-		ranges[i] = (struct mm_node_range){ PFN(numa_topo.ranges[i].start),
-						    PFN(numa_topo.ranges[i].end),
-						    numa_topo.ranges[i].node };
+	for (uint32_t i = 0; i < topo->nr_ranges; i++)
+		ranges[i] = (struct mm_node_range){ PFN(topo->ranges[i].start),
+						    PFN(topo->ranges[i].end), topo->ranges[i].node };
 	return census_take(&in, when, &c);
 }
 

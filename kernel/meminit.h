@@ -24,20 +24,23 @@
 
 #include "mm/memmap.h"
 
-/* Every node's page descriptors (phase "memmap"). */
-extern struct memmap memmap;
+struct numa_topology;
+struct physmem;
 
 enum meminit_policy { MEMINIT_SERIAL, MEMINIT_DEFERRED, MEMINIT_LAZY };
 
-/* Allocate each node's descriptor array from its own memory (phase "memmap"). */
-void meminit_arrays(void);
 struct hugetlb_pools;
 
-/* Fill descriptors and free memory to the buddy lists (phase "meminit");
- * the 1 GiB pool pages of @hp get their heads. */
-void meminit_run(const struct hugetlb_pools *hp);
-/* Count every page below the top of usable memory; false if any is lost. */
-bool census_run(const char *when);
+/* Phase "memmap": fill @mm with one descriptor array per node of @topo,
+ * each in its own node's memory, taken from @pm. */
+void meminit_arrays(const struct numa_topology *topo, struct physmem *pm, struct memmap *mm);
+/* Phase "meminit": start the allocator, fill the descriptors of @mm (the
+ * 1 GiB pool pages of @hp get their heads) and hand @pm's free memory to
+ * the allocator; @pm retires. */
+void meminit_run(const struct numa_topology *topo, const struct hugetlb_pools *hp,
+		 struct physmem *pm, struct memmap *mm);
+/* Count every page of @topo's ranges in @mm; false if any is lost. */
+bool census_run(const struct numa_topology *topo, const struct memmap *mm, const char *when);
 /* Allocation self-test on every CPU at once (memboot.selftest=alloc). */
 /* *skipped: too little free memory to run it; not a failure. */
 bool meminit_alloc_selftest(bool *skipped);

@@ -9,28 +9,26 @@
 #include "kernel/record.h"
 #include "mm/alloc.h"
 
-struct physmem physmem;
-
 extern char __kernel_start[], __kernel_end[];
 
-void memory_init_physmem(const struct bootinfo *bi, bool dump)
+void memory_init_physmem(const struct bootinfo *bi, bool dump, struct physmem *pm)
 {
-	physmem_init(&physmem);
-	physmem_add_map(&physmem, bi->ranges, bi->nr_ranges);
-	physmem_reserve(&physmem, 0, PAGE_SIZE_BYTES, PHYSMEM_RESV_PAGE0);
-	physmem_reserve(&physmem, (uint64_t)__kernel_start, (uint64_t)__kernel_end,
+	physmem_init(pm);
+	physmem_add_map(pm, bi->ranges, bi->nr_ranges);
+	physmem_reserve(pm, 0, PAGE_SIZE_BYTES, PHYSMEM_RESV_PAGE0);
+	physmem_reserve(pm, (uint64_t)__kernel_start, (uint64_t)__kernel_end,
 			PHYSMEM_RESV_KERNEL);
 	if (dump)
-		physmem_dump(&physmem);
+		physmem_dump(pm);
 }
 
 static bool retired;
 static uint64_t retired_reserved_pages;
 
-void memory_retire_physmem(void)
+void memory_retire_physmem(const struct physmem *pm)
 {
 	retired = true;
-	retired_reserved_pages = physmem_reserved_bytes(&physmem, PHYSMEM_ANY_NODE) >> PAGE_SHIFT;
+	retired_reserved_pages = physmem_reserved_bytes(pm, PHYSMEM_ANY_NODE) >> PAGE_SHIFT;
 }
 
 uint64_t memory_retired_reserved_pages(void)
@@ -40,22 +38,23 @@ uint64_t memory_retired_reserved_pages(void)
 
 uint64_t memory_alloc_pagetable(void *ctx)
 {
-	uint32_t node = ctx ? *(const uint32_t *)ctx : PHYSMEM_ANY_NODE;
+	const struct memory_pt_source *src = ctx;
 
 	if (retired) {
-		uint64_t pfn = alloc_pages(node == PHYSMEM_ANY_NODE ? 0 : node, 0, 0);
+		uint64_t pfn = alloc_pages(src->node == PHYSMEM_ANY_NODE ? 0 : src->node, 0, 0);
 		return pfn == ALLOC_NO_PFN ? 0 : pfn << PAGE_SHIFT;
 	}
-	return physmem_alloc_range(&physmem, 4096, 4096, 0, 1ULL << 32, node, false,
+	return physmem_alloc_range(src->pm, 4096, 4096, 0, 1ULL << 32, src->node, false,
 				   PHYSMEM_RESV_PAGETABLE);
 }
 
-void memory_direct_map(const struct bootinfo *bi)
+void memory_direct_map(const struct bootinfo *bi, struct physmem *pm)
 {
+	struct memory_pt_source src = { pm, PHYSMEM_ANY_NODE };
 	struct direct_map_stats st;
 	struct record r;
 
-	if (!arch_direct_map(bi->ranges, bi->nr_ranges, memory_alloc_pagetable, NULL, &st))
+	if (!arch_direct_map(bi->ranges, bi->nr_ranges, memory_alloc_pagetable, &src, &st))
 		kernel_exit(EXIT_PANIC, "no memory below 4 GiB for the kernel's page tables");
 	pr_info("DirectMap4k: %llu kB, DirectMap2M: %llu kB, DirectMap1G: %llu kB, %u tables",
 		(unsigned long long)(st.bytes_4k >> 10), (unsigned long long)(st.bytes_2m >> 10),

@@ -9,16 +9,24 @@
 #include "boot/bootinfo.h"
 #include "mm/physmem.h"
 
-extern struct physmem physmem;
-
 /*
- * Feed the usable ranges of @bi to physmem and reserve what is already in
- * use: page 0 (real-mode IVT and BIOS data, and a NULL that must never be a
- * valid allocation), the kernel image with its .bss.
+ * Phase "physmem": fill @pm with the usable ranges of @bi and reserve what
+ * is already in use: page 0 (real-mode IVT and BIOS data, and a NULL that
+ * must never be a valid allocation), the kernel image with its .bss. Page
+ * tables come from @pm from here until memory_retire_physmem().
  */
-void memory_init_physmem(const struct bootinfo *bi, bool dump);
+void memory_init_physmem(const struct bootinfo *bi, bool dump, struct physmem *pm);
 
-/* A zeroed-on-use 4 KiB page for a page table, below 4 GiB ("pagetable"). */
+/* Where memory_alloc_pagetable() takes a page: from @pm on @node
+ * (PHYSMEM_ANY_NODE: any node), until physmem retires; then from the page
+ * allocator (on @node, or node 0). */
+struct memory_pt_source {
+	struct physmem *pm;
+	uint32_t node;
+};
+
+/* A 4 KiB page for a page table, below 4 GiB ("pagetable"); @ctx is a
+ * struct memory_pt_source (a pt_alloc_fn, arch/paging.h). */
 uint64_t memory_alloc_pagetable(void *ctx);
 
 /*
@@ -26,10 +34,11 @@ uint64_t memory_alloc_pagetable(void *ctx);
  * over (page tables come from the page allocator). Remembers how many pages
  * physmem had reserved, for the census.
  */
-void memory_retire_physmem(void);
+void memory_retire_physmem(const struct physmem *pm);
 uint64_t memory_retired_reserved_pages(void);
 
-/* Build the kernel's identity map of all RAM, W^X, and switch to it. */
-void memory_direct_map(const struct bootinfo *bi);
+/* Phase "pagetables": build the kernel's identity map of the ranges of
+ * @bi, W^X, its tables from @pm, and switch to it. */
+void memory_direct_map(const struct bootinfo *bi, struct physmem *pm);
 
 #endif

@@ -85,7 +85,7 @@ static struct alloc_pcp_setup setup_of_params(void)
 	return s;
 }
 
-void pcp_setup_reserve(uint64_t (*reserve)(uint64_t bytes, uint32_t node))
+void pcp_setup_reserve(uint64_t (*reserve)(void *ctx, uint64_t bytes, uint32_t node), void *ctx)
 {
 	struct alloc_pcp_setup s = setup_of_params();
 	/* Every list rounded to 64 bytes, as list_mem() carves them. */
@@ -94,7 +94,7 @@ void pcp_setup_reserve(uint64_t (*reserve)(uint64_t bytes, uint32_t node))
 	list_bytes_per_cpu = (bytes + 4095) & ~4095ULL;
 	for (uint32_t c = 0; c < nr_cpus_online; c++) {
 		list_used[c] = 0;
-		list_base[c] = reserve(list_bytes_per_cpu, cpu_node[c]);
+		list_base[c] = reserve(ctx, list_bytes_per_cpu, cpu_node[c]);
 		if (!list_base[c])
 			pr_warn("pcp: no %llu bytes on node %u for cpu %u's lists",
 				(unsigned long long)list_bytes_per_cpu, cpu_node[c], c);

@@ -16,10 +16,10 @@
 /* Keys (kernel/pcp_keys.h): memboot.pcp, memboot.pcp_steps,
  * memboot.pcp_high_fraction, memboot.churn_mix, memboot.churn_allocs. */
 
-/* Reserve each CPU's list memory on its node through @reserve (physmem,
- * before memory init hands free memory to the allocator, after the
- * allocator started: it sizes the lists from the nodes). */
-void pcp_setup_reserve(uint64_t (*reserve)(uint64_t bytes, uint32_t node));
+/* Reserve each CPU's list memory on its node through @reserve(@ctx, ...)
+ * (physmem, before memory init hands free memory to the allocator, after
+ * the allocator started: it sizes the lists from the nodes). */
+void pcp_setup_reserve(uint64_t (*reserve)(void *ctx, uint64_t bytes, uint32_t node), void *ctx);
 
 /* Put the lists in front of the allocator (after the boot census), in the
  * memory reserved above; logs a line and a "pcp" record per node. */

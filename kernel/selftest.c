@@ -12,7 +12,6 @@
 #include "kernel/hugetlb.h"
 #include "kernel/job.h"
 #include "kernel/log.h"
-#include "kernel/memory.h"
 #include "kernel/meminit.h"
 #include "kernel/panic.h"
 #include "kernel/pcp_setup.h"
@@ -21,6 +20,7 @@
 #include "kernel/time.h"
 #include "mm/alloc.h"
 #include "kernel/vm.h"
+#include "mm/numa.h"
 
 /*
  * Clock self-test: busy-wait memboot.clock_ms by the TSC between two records.
@@ -64,12 +64,13 @@ static void selftest_skipped(const char *name, const char *why)
 	record_emit(&r);
 }
 
-static void selftest_result(const char *name, bool ok)
+static void selftest_result(const struct numa_topology *topo, const struct memmap *mm,
+			    const char *name, bool ok)
 {
 	struct record r;
 
 	/* Every page accounted for after every self-test, not only at the end. */
-	ok = census_run(name) && ok;
+	ok = census_run(topo, mm, name) && ok;
 	if (ok)
 		pr_info("selftest %s: passed", name);
 	else
@@ -86,7 +87,7 @@ static void selftest_result(const char *name, bool ok)
  * the largest block there is run (job_selftest() skips the others), and
  * with not even a page the test is skipped: no memory is not a failure.
  */
-static bool selftest_jobs(bool *skipped)
+static bool selftest_jobs(uint32_t nr_nodes, bool *skipped)
 {
 	unsigned order = 8;                       /* 1 MiB of counters */
 	uint64_t pfn = ALLOC_NO_PFN;
@@ -104,36 +105,37 @@ static bool selftest_jobs(bool *skipped)
 	if (order < 8)
 		pr_info("selftest jobs: %llu KiB of scratch, not 1 MiB: the larger shapes are skipped",
 			(unsigned long long)(4ULL << order));
-	ok = job_selftest((uint8_t *)(uintptr_t)(pfn << 12), 4096ULL << order, physmem.nr_nodes);
+	ok = job_selftest((uint8_t *)(uintptr_t)(pfn << 12), 4096ULL << order, nr_nodes);
 	alloc_free(pfn, order);
 	return ok;
 }
 
-bool selftests_run(struct hugetlb_pools *pools)
+bool selftests_run(const struct numa_topology *topo, struct memmap *mm,
+		   struct hugetlb_pools *pools)
 {
 	bool all_ok = true;
 
 	if (selftest_settings.selftests & SELFTEST_CLOCK) {
 		bool ok = selftest_clock();
-		selftest_result("clock", ok);
+		selftest_result(topo, mm, "clock", ok);
 		all_ok &= ok;
 	}
 	if (selftest_settings.selftests & SELFTEST_JOBS) {
-		bool skipped, ok = selftest_jobs(&skipped);
+		bool skipped, ok = selftest_jobs(topo->nr_nodes, &skipped);
 		if (skipped)
 			selftest_skipped("jobs", "not enough memory");
 		else
-			selftest_result("jobs", ok);
+			selftest_result(topo, mm, "jobs", ok);
 		all_ok &= ok;
 	}
 	if (selftest_settings.selftests & SELFTEST_HUGETLB) {
 		bool ok = hugetlb_boot_selftest(pools);
-		selftest_result("hugetlb", ok);
+		selftest_result(topo, mm, "hugetlb", ok);
 		all_ok &= ok;
 	}
 	if (selftest_settings.selftests & SELFTEST_PT) {
-		bool ok = vm_selftest(pools);
-		selftest_result("pt", ok);
+		bool ok = vm_selftest(topo, mm, pools);
+		selftest_result(topo, mm, "pt", ok);
 		all_ok &= ok;
 	}
 	if (selftest_settings.selftests & SELFTEST_ALLOC) {
@@ -141,12 +143,12 @@ bool selftests_run(struct hugetlb_pools *pools)
 		if (skipped)
 			selftest_skipped("alloc", "not enough memory");
 		else
-			selftest_result("alloc", ok);
+			selftest_result(topo, mm, "alloc", ok);
 		all_ok &= ok;
 	}
 	if (selftest_settings.selftests & SELFTEST_CHURN) {
 		bool ok = pcp_setup_churn_selftest();
-		selftest_result("churn", ok);
+		selftest_result(topo, mm, "churn", ok);
 		all_ok &= ok;
 	}
 	return all_ok;
@@ -192,7 +194,7 @@ static bool fault_inject_ap(void)
 	return true;
 }
 
-void fault_inject(void)
+void fault_inject(struct memmap *mm)
 {
 	switch ((enum fault_kind)selftest_settings.fault) {
 	case FAULT_NONE:
@@ -248,7 +250,7 @@ void fault_inject(void)
 		/* A page leaves the allocator and its descriptor is wiped, as a
 		 * bug that forgot a page would leave it: the census must say so. */
 		uint64_t pfn = alloc_pages(0, 0, 0);
-		struct page *p = pfn == ALLOC_NO_PFN ? NULL : memmap_pfn_to_page(&memmap, pfn);
+		struct page *p = pfn == ALLOC_NO_PFN ? NULL : memmap_pfn_to_page(mm, pfn);
 		if (p) {
 			pr_info("fault: losing pfn 0x%llx on purpose", (unsigned long long)pfn);
 			p->type = PAGE_UNINIT;

@@ -8,12 +8,17 @@
 #include <stdbool.h>
 
 struct hugetlb_pools;
+struct memmap;
+struct numa_topology;
 
 /* Run the self-tests memboot.selftest names (kernel/selftest_keys.h), the
- * hugetlb and pt ones on @pools; false if any failed. */
-bool selftests_run(struct hugetlb_pools *pools);
+ * hugetlb and pt ones on @pools, each followed by a census of the pages of
+ * @topo in @mm; false if any failed. */
+bool selftests_run(const struct numa_topology *topo, struct memmap *mm,
+		   struct hugetlb_pools *pools);
 
-/* Raise the fault named by memboot.fault, if any (does not return then). */
-void fault_inject(void);
+/* Raise the fault named by memboot.fault, if any (does not return then);
+ * memboot.fault=lose-page wipes a descriptor in @mm. */
+void fault_inject(struct memmap *mm);
 
 #endif

@@ -45,6 +45,7 @@ static struct percpu *alloc_cpu(struct physmem *pm, const struct smp_cpu_desc *d
 	const uint64_t pc_bytes = (sizeof(struct percpu) + 4095) & ~4095ULL;
 	const uint64_t bytes = CPU_GUARD_BYTES + CPU_STACK_BYTES + pc_bytes;
 	uint64_t base = physmem_alloc(pm, bytes, 4096, desc->mem_node, false, PHYSMEM_RESV_PERCPU);
+	struct memory_pt_source src = { pm, desc->mem_node };
 	struct percpu *pc;
 
 	if (!base) {
@@ -52,7 +53,7 @@ static struct percpu *alloc_cpu(struct physmem *pm, const struct smp_cpu_desc *d
 		       cpu, desc->apic_id, desc->mem_node);
 		return NULL;
 	}
-	if (!arch_unmap_page(base, memory_alloc_pagetable, (void *)&desc->mem_node))
+	if (!arch_unmap_page(base, memory_alloc_pagetable, &src))
 		pr_warn("smp: CPU %u: could not unmap the stack guard page at 0x%llx",
 			cpu, (unsigned long long)base);
 	pc = (struct percpu *)(uintptr_t)(base + CPU_GUARD_BYTES + CPU_STACK_BYTES);

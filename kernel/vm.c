@@ -11,9 +11,9 @@
 #include "arch/trap.h"
 #include "kernel/hugetlb.h"
 #include "kernel/log.h"
-#include "kernel/meminit.h"
 #include "kernel/panic.h"
 #include "mm/alloc.h"
+#include "mm/memmap.h"
 
 #define HUGE_ORDER 9
 
@@ -25,6 +25,7 @@ static struct cpu_stats stats[MAX_CPUS];
 static struct vm_space *volatile current_space[MAX_CPUS];
 static volatile uint64_t table_pages;
 static uint64_t kernel_cr3;          /* the identity map's root, what CPUs run on */
+static struct memmap *vm_memmap;     /* handed over by vm_init() */
 static struct hugetlb_pools *huge_pools;   /* frames of PT_REGION_HUGETLB regions */
 
 /* ---- what mm/pt.c needs ---- */
@@ -48,7 +49,7 @@ static void vm_free_table(void *ctx, uint64_t phys)
 
 static struct page *vm_page_of(void *ctx, uint64_t phys)
 {
-	struct page *p = memmap_pfn_to_page(&memmap, phys >> PAGE_SHIFT);
+	struct page *p = memmap_pfn_to_page(vm_memmap, phys >> PAGE_SHIFT);
 
 	ASSERT(p, "page-table page 0x%llx has no descriptor", (unsigned long long)phys);
 	return p;
@@ -227,8 +228,9 @@ static bool vm_page_fault(struct trap_frame *f, uint64_t addr)
 	return true;
 }
 
-void vm_init(struct hugetlb_pools *pools)
+void vm_init(struct memmap *mm, struct hugetlb_pools *pools)
 {
+	vm_memmap = mm;
 	huge_pools = pools;
 	if (kernel_cr3)
 		return;

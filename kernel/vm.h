@@ -40,10 +40,13 @@ struct vm_space {
 };
 
 struct hugetlb_pools;
+struct memmap;
+struct numa_topology;
 
-/* Install the #PF handler and the shootdown vector (boot CPU, once); 2 MiB
- * pool-page regions take their frames from @pools. */
-void vm_init(struct hugetlb_pools *pools);
+/* Install the #PF handler and the shootdown vector (boot CPU, once); page
+ * tables are typed in @mm, 2 MiB pool-page regions take their frames from
+ * @pools; vm keeps both. */
+void vm_init(struct memmap *mm, struct hugetlb_pools *pools);
 
 int vm_space_create(struct vm_space *s, enum pt_lock_mode mode, uint32_t node);
 /* Unmap everything (giving each region's frames back to where they came
@@ -70,8 +73,11 @@ void vm_frame_free(enum pt_region_kind kind, uint64_t phys);
  * the allocator after boot: the census sets them apart). */
 uint64_t vm_table_pages(void);
 
-/* memboot.selftest=pt and memboot.bench=pt (kernel/vm_test.c). */
-bool vm_selftest(struct hugetlb_pools *pools);
-void vm_bench(struct hugetlb_pools *pools);
+/* memboot.selftest=pt and memboot.bench=pt (kernel/vm_test.c): on the
+ * descriptors @mm and the pools @pools; the self-test takes a census of
+ * @topo's pages while its tables are still held. */
+bool vm_selftest(const struct numa_topology *topo, struct memmap *mm,
+		 struct hugetlb_pools *pools);
+void vm_bench(struct memmap *mm, struct hugetlb_pools *pools);
 
 #endif

@@ -316,7 +316,8 @@ static uint32_t popcount_mask(const volatile uint64_t *m)
 	return n;
 }
 
-bool vm_selftest(struct hugetlb_pools *pools)
+bool vm_selftest(const struct numa_topology *topo, struct memmap *mm,
+		 struct hugetlb_pools *pools)
 {
 	struct job_state js;
 	struct record r;
@@ -325,7 +326,7 @@ bool vm_selftest(struct hugetlb_pools *pools)
 	enum pt_lock_mode mode = (enum pt_lock_mode)vm_settings.ptlock;
 	struct pt_stats sum = { 0 };
 
-	vm_init(pools);
+	vm_init(mm, pools);
 	memset(&stress, 0, sizeof(stress));
 	arrived = bar_count = 0;
 	bar_gen = 0;
@@ -375,7 +376,7 @@ bool vm_selftest(struct hugetlb_pools *pools)
 		pt_stats_add(&sum, vm_cpu_stats(c));
 	/* Everything is unmapped; the tables wait on the deferred list. */
 	uint64_t held = stress.space.as.nr_tables;
-	bool census_live = census_run("pt-live");
+	bool census_live = census_run(topo, mm, "pt-live");
 	uint64_t reclaimed = pt_reclaim(&stress.space.as);
 	uint64_t after = stress.space.as.nr_tables;
 	vm_space_destroy(&stress.space);
@@ -504,7 +505,7 @@ static const char *bench_once(enum pt_region_kind k, enum pt_lock_mode mode, uin
 	return NULL;
 }
 
-void vm_bench(struct hugetlb_pools *pools)
+void vm_bench(struct memmap *mm, struct hugetlb_pools *pools)
 {
 	bench_pools = pools;
 	static const char *const rows[PT_NR_REGION_KINDS] = { "4K (THP off)", "2M (THP on)",
@@ -514,7 +515,7 @@ void vm_bench(struct hugetlb_pools *pools)
 	uint64_t bytes = vm_settings.ptbench_mib << 20;
 	unsigned reps = (unsigned)vm_settings.ptbench_reps;
 
-	vm_init(pools);
+	vm_init(mm, pools);
 	/* Each CPU's part a whole number of 2 MiB pages. */
 	brun.part_bytes = bytes / cpus / SZ_2M * SZ_2M;
 	if (!brun.part_bytes) {
