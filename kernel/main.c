@@ -10,13 +10,13 @@
  * another's globals. Phase -> takes -> builds:
  *
  *   bootinfo    the loader's registers      -> bs.bootinfo
- *   cmdline     bs.bootinfo.cmdline         -> the parameters
+ *   cmdline     bs.bootinfo.cmdline         -> each subsystem's settings (cmdline_tables)
  *   physmem     bs.bootinfo (usable ranges) -> bs.physmem (page 0, kernel image reserved)
  *   acpi        bs.bootinfo (RSDP)          -> bs.acpi (MADT, SRAT, SLIT, PM timer)
  *   numa        bs.bootinfo, bs.acpi        -> bs.topo; bs.physmem learns nodes, distances
  *   hugetlb1g   bs.topo, bs.physmem         -> bs.hugetlb's 1 GiB pages, reserved in physmem
  *   pagetables  bs.bootinfo, bs.physmem     -> the kernel's page tables
- *   smp         bs.acpi, bs.topo, physmem   -> every CPU up, its stack on its node
+ *   smp         bs.acpi, bs.topo, bs.physmem -> every CPU up, its stack on its node
  *   memmap      bs.topo, bs.physmem         -> bs.memmap: descriptor arrays, node-local
  *   meminit     bs.topo, bs.hugetlb,        -> the allocator owns all free memory;
  *               bs.physmem, bs.memmap          bs.physmem retires
