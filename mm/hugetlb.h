@@ -125,9 +125,12 @@ struct hugetlb_pool {
 	struct job_chunk_time times[HUGETLB_CHUNK_TIMES];
 };
 
-/* One node's pools, by enum hugetlb_size. */
+/* One node's pools, by enum hugetlb_size, and what their jobs read. */
 struct hugetlb_node {
 	struct hugetlb_pool pool[HUGETLB_NR_SIZES];
+	struct hugetlb_pools *pools;
+	uint32_t nid;
+	bool zero;
 };
 
 /*

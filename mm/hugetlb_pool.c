@@ -44,17 +44,19 @@ static bool any_request(const struct hugetlb_config *cfg)
 	return false;
 }
 
-/* The per-node table, once, for the nodes that exist. */
-static bool take_tables(struct hugetlb_pools *hp, hugetlb_table_fn table, void *ctx)
+/* The per-node table, once, for the nodes that exist, with @extra_bytes
+ * after it for the caller (cleared: the node part only). */
+static bool take_tables(struct hugetlb_pools *hp, size_t extra_bytes, hugetlb_table_fn table,
+			void *ctx)
 {
 	size_t bytes = sizeof(struct hugetlb_node) * hp->nr_nodes;
 
 	if (hp->nodes || !hp->nr_nodes)
 		return true;
-	hp->nodes = table(ctx, bytes, 0);
+	hp->nodes = table(ctx, bytes + extra_bytes, 0);
 	if (!hp->nodes) {
 		pr_err("HugeTLB: no memory for the pool tables (%llu bytes); every pool stays empty",
-		       (unsigned long long)bytes);
+		       (unsigned long long)(bytes + extra_bytes));
 		return false;
 	}
 	memset(hp->nodes, 0, bytes);
@@ -94,24 +96,37 @@ static void failed_line(uint32_t node, const struct hugetlb_pool *p, enum hugetl
 
 /* --- 1 GiB pages (phase "hugetlb1g") --------------------------------------- */
 
+static uint64_t gigantic_cap(uint64_t requested)
+{
+	return requested < HUGETLB_MAX_GIGANTIC_PER_NODE ? requested
+							 : HUGETLB_MAX_GIGANTIC_PER_NODE;
+}
+
 bool hugetlb_reserve_gigantic(struct hugetlb_pools *hp, const struct hugetlb_config *cfg,
 			      const bool *node_has_memory, bool cpu_has_1g, struct physmem *pm,
 			      hugetlb_table_fn table, void *ctx)
 {
-	uint64_t want[HUGETLB_MAX_NODES];
+	uint64_t want[HUGETLB_MAX_NODES] = { 0 };
+	uint64_t list_entries = 0;
+	bool gigantic = cfg->req[HUGETLB_1G].set;
 
 	if (!any_request(cfg))
 		return true;
-	if (!take_tables(hp, table, ctx))
-		return false;
-	if (!cfg->req[HUGETLB_1G].set)
-		return true;
-	if (!cpu_has_1g) {
+	if (gigantic && !cpu_has_1g) {
 		pr_err("HugeTLB: unsupported hugepagesz=1G: this CPU has no 1 GiB pages (CPUID pdpe1gb); that pool stays empty");
-		return true;
+		gigantic = false;
 	}
-	plan_size(hp, cfg, HUGETLB_1G, node_has_memory, want);
-	for (uint32_t n = 0; n < hp->nr_nodes; n++) {
+	if (gigantic) {
+		plan_size(hp, cfg, HUGETLB_1G, node_has_memory, want);
+		for (uint32_t n = 0; n < hp->nr_nodes; n++)
+			list_entries += gigantic_cap(want[n]);
+	}
+	/* One table, taken before the 1 GiB pages (its memory never competes
+	 * with them): the nodes' pools, then each 1 GiB pool's list. */
+	if (!take_tables(hp, list_entries * sizeof(uint64_t), table, ctx))
+		return false;
+	uint64_t *list = (uint64_t *)(hp->nodes + hp->nr_nodes);
+	for (uint32_t n = 0; gigantic && n < hp->nr_nodes; n++) {
 		struct hugetlb_pool *p = &hp->nodes[n].pool[HUGETLB_1G];
 		uint64_t t0 = job_platform_ticks();
 
@@ -121,15 +136,10 @@ bool hugetlb_reserve_gigantic(struct hugetlb_pools *hp, const struct hugetlb_con
 		if (p->requested > HUGETLB_MAX_GIGANTIC_PER_NODE)
 			pr_err("HugeTLB: at most %d pages of 1 GiB per node; node %u asked %llu",
 			       HUGETLB_MAX_GIGANTIC_PER_NODE, n, (unsigned long long)p->requested);
-		/* The list first: its memory never competes with a 1 GiB page. */
-		uint64_t cap = p->requested < HUGETLB_MAX_GIGANTIC_PER_NODE
-			       ? p->requested : HUGETLB_MAX_GIGANTIC_PER_NODE;
-		if (!take_list(p, cap, n, table, ctx)) {
-			pr_err("HugeTLB: no memory for node %u's 1 GiB pool list", n);
-			failed_line(n, p, HUGETLB_1G);
-			continue;
-		}
-		while (p->total < cap) {
+		p->pfns = list;
+		p->cap = gigantic_cap(p->requested);
+		list += p->cap;
+		while (p->total < p->cap) {
 			/* Exact node, naturally aligned: never another node's page. */
 			uint64_t at = physmem_alloc(pm, 1ULL << 30, 1ULL << 30, n, true,
 						    PHYSMEM_RESV_HUGETLB_1G);
@@ -180,19 +190,12 @@ static uint64_t pool_pop(struct hugetlb_pool *p)
 	return pfn;
 }
 
-/* What a pool job's chunk needs: the pools and the node. */
-struct pool_job_arg {
-	struct hugetlb_pools *hp;
-	uint32_t nid;
-	bool zero;
-};
-
 /* A chunk of a node's 2 MiB job: [s, e) are page numbers of the request. */
 static void alloc_huge_chunk(void *arg, uint64_t s, uint64_t e)
 {
-	const struct pool_job_arg *a = arg;
-	struct hugetlb_pool *p = &a->hp->nodes[a->nid].pool[HUGETLB_2M];
-	const struct memmap_node *map = &a->hp->mm->nodes[a->nid];
+	struct hugetlb_node *a = arg;
+	struct hugetlb_pool *p = &a->pool[HUGETLB_2M];
+	const struct memmap_node *map = &a->pools->mm->nodes[a->nid];
 
 	for (uint64_t i = s; i < e; i++) {
 		/* This node only: a pool page on another node is a wrong answer.
@@ -202,7 +205,7 @@ static void alloc_huge_chunk(void *arg, uint64_t s, uint64_t e)
 			return;   /* the node is full: the count tells */
 		memmap_page(map, pfn)->type = PAGE_HUGE;
 		if (a->zero)
-			memset(page_addr(a->hp, pfn), 0, 2u << 20);
+			memset(page_addr(a->pools, pfn), 0, 2u << 20);
 		pool_push(p, pfn);
 	}
 }
@@ -210,12 +213,12 @@ static void alloc_huge_chunk(void *arg, uint64_t s, uint64_t e)
 /* A chunk of zeroing 1 GiB pages: [s, e) in 2 MiB units of the node's pages. */
 static void zero_gigantic_chunk(void *arg, uint64_t s, uint64_t e)
 {
-	const struct pool_job_arg *a = arg;
-	const struct hugetlb_pool *p = &a->hp->nodes[a->nid].pool[HUGETLB_1G];
+	const struct hugetlb_node *a = arg;
+	const struct hugetlb_pool *p = &a->pool[HUGETLB_1G];
 
 	for (uint64_t u = s; u < e; u++) {
 		uint64_t pfn = p->pfns[u >> 9] + ((u & 511) << HUGETLB_HUGE_ORDER);
-		memset(page_addr(a->hp, pfn), 0, 2u << 20);
+		memset(page_addr(a->pools, pfn), 0, 2u << 20);
 	}
 }
 
@@ -247,13 +250,17 @@ void hugetlb_build_pools(struct hugetlb_pools *hp, const struct hugetlb_config *
 	if (cfg->req[HUGETLB_2M].set)
 		plan_size(hp, cfg, HUGETLB_2M, node_has_memory, want);
 	for (uint32_t n = 0; n < hp->nr_nodes; n++) {
-		struct hugetlb_pool *g = &hp->nodes[n].pool[HUGETLB_1G];
-		struct hugetlb_pool *h = &hp->nodes[n].pool[HUGETLB_2M];
+		struct hugetlb_node *node = &hp->nodes[n];
+		struct hugetlb_pool *g = &node->pool[HUGETLB_1G];
+		struct hugetlb_pool *h = &node->pool[HUGETLB_2M];
 
+		node->pools = hp;
+		node->nid = n;
+		node->zero = zero;
 		if (g->total && zero) {
 			g->job = (struct job){ .name = "hugetlb-zero", .start = 0,
 				.size = g->total << 9, .min_chunk = 64, .node = n,
-				.fn = zero_gigantic_chunk, .arg = NULL, .times = g->times,
+				.fn = zero_gigantic_chunk, .arg = node, .times = g->times,
 				.times_cap = HUGETLB_CHUNK_TIMES };
 			g->zeroed = true;
 			g->has_job = true;
@@ -266,34 +273,18 @@ void hugetlb_build_pools(struct hugetlb_pools *hp, const struct hugetlb_config *
 				h->zeroed = zero;
 				h->job = (struct job){ .name = "hugetlb", .start = 0, .size = want[n],
 					.min_chunk = 16, .node = n, .fn = alloc_huge_chunk,
-					.arg = NULL, .times = h->times,
+					.arg = node, .times = h->times,
 					.times_cap = HUGETLB_CHUNK_TIMES };
 				h->has_job = true;
 			}
 		}
 	}
-	/* One argument per node, alive until the last job is waited for: the
-	 * jobs of every node are started before any is waited for. */
-	struct pool_job_arg *job_args = NULL;
-	size_t args_bytes = sizeof(*job_args) * hp->nr_nodes;
-	bool any_job = false;
-	for (uint32_t n = 0; n < hp->nr_nodes; n++)
-		for (int s = 0; s < HUGETLB_NR_SIZES; s++)
-			any_job |= hp->nodes[n].pool[s].has_job;
-	if (!any_job)
-		return;
-	job_args = table(ctx, args_bytes, 0);
-	if (!job_args) {
-		pr_err("HugeTLB: no memory for the pool jobs; the pools stay as they are");
-		return;
-	}
+	/* Every node's jobs are started before any is waited for. */
 	for (uint32_t n = 0; n < hp->nr_nodes; n++) {
-		job_args[n] = (struct pool_job_arg){ .hp = hp, .nid = n, .zero = zero };
 		for (int s = HUGETLB_NR_SIZES - 1; s >= 0; s--) {
 			struct hugetlb_pool *p = &hp->nodes[n].pool[s];
 			if (!p->has_job)
 				continue;
-			p->job.arg = &job_args[n];
 			job_start(&p->job, &p->st);
 		}
 	}
