@@ -389,6 +389,43 @@ static void test_gigantic_without_cpu_support_or_tables(void **state)
 	assert_int_equal(nr_tables, 0);
 }
 
+static bool all_bytes(const void *p, uint8_t v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (((const uint8_t *)p)[i] != v)
+			return false;
+	return true;
+}
+
+static void test_gigantic_heads_only(void **state)
+{
+	struct hugetlb_pools hp;
+	struct hugetlb_config c = config_of("hugepagesz=1G hugepages=1:2");
+	struct memmap_node node1;
+	const uint64_t start_pfn = GiB(4) >> 12, pages = GiB(2) >> 12;
+	void *desc = malloc(memmap_desc_bytes(pages));
+
+	gigantic_machine();
+	hugetlb_pools_init(&hp, 3, 0, 0);
+	assert_true(hugetlb_reserve_gigantic(&hp, &c, three_with_mem, true, &pm, table_alloc, NULL));
+	assert_int_equal(hp.nodes[1].pool[HUGETLB_1G].total, 2);
+	memset(desc, 0xa5, memmap_desc_bytes(pages));
+	memmap_node_init(&node1, 1, start_pfn, pages, desc);
+	hugetlb_mark_gigantic(&hp, &node1, 1);
+	hugetlb_mark_gigantic(&hp, &node1, 0);     /* node 0's pool is empty: nothing */
+	hugetlb_mark_gigantic(&hp, &node1, 9);     /* no such node: nothing */
+	for (uint64_t pfn = start_pfn; pfn < start_pfn + pages; pfn += 1ULL << 18) {
+		const struct page *head = memmap_page(&node1, pfn);
+		assert_int_equal(head->type, PAGE_HUGE);
+		assert_int_equal(head->order, HUGETLB_GIGANTIC_ORDER);
+		/* The 262143 tails are never written. */
+		assert_true(all_bytes(memmap_page(&node1, pfn + 1), 0xa5,
+				      memmap_desc_bytes((1ULL << 18) - 1)));
+	}
+	free(desc);
+	free_tables();
+}
+
 /* --- 2 MiB pools on simulated nodes -------------------------------------------- */
 
 /* As tests/host/test_init.c: node 0 has a hole, node 2 has no CPUs. */
@@ -668,6 +705,7 @@ int main(void)
 		cmocka_unit_test(test_gigantic_on_exact_node_and_refusals),
 		cmocka_unit_test(test_gigantic_spread_and_unknown_node),
 		cmocka_unit_test(test_gigantic_without_cpu_support_or_tables),
+		cmocka_unit_test(test_gigantic_heads_only),
 		cmocka_unit_test(test_2m_pools_in_parallel_per_node),
 		cmocka_unit_test(test_take_give_round_trip),
 		cmocka_unit_test(test_more_than_fits_takes_what_fits_on_that_node),
