@@ -1,7 +1,7 @@
 /*
  * job_cpu.c: the job runner's platform in the kernel (kernel/job_platform.h):
- * logical CPUs from the per-CPU areas, the per-CPU mailbox the idle loop
- * polls (arch/x86_64/smp.c), a wake-up IPI, and the TSC.
+ * logical CPUs from the per-CPU state, the per-CPU mailbox an AP's work
+ * loop polls (kernel/percpu.c), a wake-up IPI, and the TSC.
  */
 #include "kernel/job_platform.h"
 
@@ -9,6 +9,7 @@
 #include "arch/io.h"
 #include "arch/percpu.h"
 #include "arch/smp.h"
+#include "kernel/percpu.h"
 #include "kernel/time.h"
 
 uint32_t job_platform_max_cpus(void)
@@ -23,28 +24,28 @@ uint32_t job_platform_this_cpu(void)
 
 bool job_platform_online(uint32_t cpu)
 {
-	const struct percpu *pc = cpu < MAX_CPUS ? percpu_of[cpu] : 0;
-	return pc && pc->online;
+	const struct cpu_state *cs = cpu_state_of(cpu);
+	return cs && cs->online;
 }
 
 uint32_t job_platform_node(uint32_t cpu)
 {
-	return percpu_of[cpu]->node;
+	return cpu_states[cpu]->node;
 }
 
 bool job_platform_busy(uint32_t cpu)
 {
-	return __atomic_load_n(&percpu_of[cpu]->work_fn, __ATOMIC_ACQUIRE) != 0;
+	return __atomic_load_n(&cpu_states[cpu]->work_fn, __ATOMIC_ACQUIRE) != 0;
 }
 
 void job_platform_post(uint32_t cpu, void (*fn)(void *arg), void *arg)
 {
-	struct percpu *pc = percpu_of[cpu];
+	struct cpu_state *cs = cpu_states[cpu];
 
-	pc->work_arg = arg;
+	cs->work_arg = arg;
 	/* work_fn last: the CPU reads the argument after it sees the function. */
-	__atomic_store_n(&pc->work_fn, fn, __ATOMIC_RELEASE);
-	arch_wake_cpu(pc);
+	__atomic_store_n(&cs->work_fn, fn, __ATOMIC_RELEASE);
+	arch_wake_cpu(percpu_of[cpu]);
 }
 
 uint64_t job_platform_ticks(void)

@@ -15,6 +15,7 @@
 #include "kernel/job.h"
 #include "kernel/log.h"
 #include "kernel/memory.h"
+#include "kernel/percpu.h"
 #include "kernel/vm.h"
 #include "kernel/panic.h"
 #include "kernel/meminit_keys.h"
@@ -214,15 +215,17 @@ static void trace_chunks(uint32_t nid)
 /* --- phase "meminit" ------------------------------------------------------- */
 
 /* Was @pc offered node @nid's job? */
-static bool cpu_offered(uint32_t nid, const struct percpu *pc)
+static bool cpu_offered(uint32_t nid, uint32_t cpu)
 {
-	if (!pc || !pc->online)
+	const struct cpu_state *cs = cpu_state_of(cpu);
+
+	if (!cs || !cs->online)
 		return false;
 	if (mi.cfg.all_cpus)
 		return true;
-	if (pc == this_cpu())
+	if (cs == this_cpu_state())
 		return mi.nodes[nid].caller_offered;
-	return pc->node == nid;
+	return cs->node == nid;
 }
 
 /*
@@ -239,12 +242,11 @@ static void report_cpus(uint32_t nid, uint64_t span_ns, char *busy_text, size_t 
 
 	busy_text[0] = '\0';
 	for (uint32_t c = 0; c < MAX_CPUS; c++) {
-		const struct percpu *pc = percpu_of[c];
 		uint64_t busy_ns = 0;
 		uint32_t chunks = 0;
 		struct record r;
 
-		if (!cpu_offered(nid, pc))
+		if (!cpu_offered(nid, c))
 			continue;
 		for (uint32_t i = 0; i < nr; i++) {
 			if (w->chunks[i].cpu != c)
@@ -322,7 +324,7 @@ static void lazy_measure(uint64_t init_end_tsc, struct lazy_stats *ls)
 {
 	enum { N = 64 };
 	static uint64_t pfns[N];
-	uint32_t node = this_cpu()->mem_node;
+	uint32_t node = this_cpu_state()->mem_node;
 
 	memset(ls, 0, sizeof(*ls));
 	for (int i = 0; i < N; i++) {
@@ -427,7 +429,7 @@ void meminit_run(const struct numa_topology *topo, const struct hugetlb_pools *h
 			       (uint32_t)meminit_settings.threads : 0,
 		.all_cpus = meminit_settings.threads_mode == INIT_THREADS_ALL,
 		.early_pages = meminit_settings.early_pages,
-		.boot_node = this_cpu()->mem_node,
+		.boot_node = this_cpu_state()->mem_node,
 		.trace = meminit_settings.trace,
 	};
 
@@ -536,14 +538,14 @@ static uint64_t alloc_nr_slots;
  * pattern the freeing CPU checks. */
 static void alloc_chunk(void *arg, uint64_t s, uint64_t e)
 {
-	const struct percpu *pc = this_cpu();
-	uint64_t seed = s * 2654435761u + pc->cpu;
+	uint32_t cpu = this_cpu()->cpu, node = this_cpu_state()->mem_node;
+	uint64_t seed = s * 2654435761u + cpu;
 
 	for (uint64_t i = s; i < e; i++) {
 		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
 		unsigned order = (unsigned)(seed >> 60) % 4;     /* 0..3 */
-		uint64_t pfn = alloc_pages(pc->mem_node, order, 0);
-		slots[i] = (struct alloc_slot){ .pfn = pfn, .order = order, .cpu = pc->cpu };
+		uint64_t pfn = alloc_pages(node, order, 0);
+		slots[i] = (struct alloc_slot){ .pfn = pfn, .order = order, .cpu = cpu };
 		if (pfn == ALLOC_NO_PFN) {
 			/* Out of memory (or of blocks that large) is an allowed
 			 * answer of an allocator, counted, not a failure. */

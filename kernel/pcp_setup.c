@@ -11,6 +11,7 @@
 #include "kernel/job.h"
 #include "kernel/log.h"
 #include "kernel/pcp_keys.h"
+#include "kernel/percpu.h"
 #include "kernel/record.h"
 #include "kernel/time.h"
 #include "mm/alloc.h"
@@ -81,7 +82,7 @@ static struct alloc_pcp_setup setup_of_params(void)
 	};
 
 	for (uint32_t c = 0; c < nr_cpus_online; c++)
-		cpu_node[c] = percpu_of[c] ? percpu_of[c]->mem_node : 0;
+		cpu_node[c] = cpu_states[c] ? cpu_states[c]->mem_node : 0;
 	return s;
 }
 
@@ -143,7 +144,7 @@ static void *churn_mem[CHURN_MAX_WORKERS];
 
 static uint64_t churn_alloc(void *ctx, unsigned order)
 {
-	return alloc_pages(this_cpu()->mem_node, order, 0);
+	return alloc_pages(this_cpu_state()->mem_node, order, 0);
 }
 
 static void churn_free(void *ctx, uint64_t pfn, unsigned order)

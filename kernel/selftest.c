@@ -14,6 +14,7 @@
 #include "kernel/log.h"
 #include "kernel/meminit.h"
 #include "kernel/panic.h"
+#include "kernel/percpu.h"
 #include "kernel/pcp_setup.h"
 #include "kernel/record.h"
 #include "kernel/selftest_keys.h"
@@ -94,7 +95,7 @@ static bool selftest_jobs(uint32_t nr_nodes, bool *skipped)
 	bool ok;
 
 	for (;;) {
-		pfn = alloc_pages(this_cpu()->mem_node, order, 0);
+		pfn = alloc_pages(this_cpu_state()->mem_node, order, 0);
 		if (pfn != ALLOC_NO_PFN || order == 0)
 			break;
 		order--;

@@ -12,6 +12,7 @@
 #include "kernel/hugetlb.h"
 #include "kernel/log.h"
 #include "kernel/panic.h"
+#include "kernel/percpu.h"
 #include "mm/alloc.h"
 #include "mm/memmap.h"
 
@@ -218,7 +219,7 @@ static bool vm_page_fault(struct trap_frame *f, uint64_t addr)
 	 * a page-table lock. iretq restores the flags afterwards. */
 	if (f->rflags & (1u << 9))
 		__asm__ volatile("sti" ::: "memory");
-	int err = pt_fault(&s->as, r, addr, this_cpu()->mem_node, &stats[cpu].s);
+	int err = pt_fault(&s->as, r, addr, this_cpu_state()->mem_node, &stats[cpu].s);
 	__asm__ volatile("cli" ::: "memory");
 	if (err != PT_OK) {
 		pr_err("vm: fault at 0x%llx in a %s region: %s", (unsigned long long)addr,

@@ -16,6 +16,7 @@
 #include "kernel/log.h"
 #include "kernel/meminit.h"
 #include "kernel/panic.h"
+#include "kernel/percpu.h"
 #include "kernel/record.h"
 #include "kernel/time.h"
 #include "kernel/vm_keys.h"
@@ -150,14 +151,14 @@ static void slot_map(uint32_t w, struct slot *sl, struct pt_stats *st)
 			return;
 		phys = 0;
 	} else {
-		phys = vm_frame_alloc(slot_kind(sl), this_cpu()->mem_node);
+		phys = vm_frame_alloc(slot_kind(sl), this_cpu_state()->mem_node);
 		if (phys == PT_NO_PHYS)
 			return;                  /* memory is short: the test goes on */
 		*(volatile uint64_t *)(uintptr_t)phys = stamp(sl->va, phys);
 	}
 	slot_begin(sl);
 	int err = pt_map(&stress.space.as, sl->va, phys, sl->size,
-			 (sl->size == PT_SIZE_1G ? 0 : PT_PROT_WRITE) | prot_x, this_cpu()->mem_node, st);
+			 (sl->size == PT_SIZE_1G ? 0 : PT_PROT_WRITE) | prot_x, this_cpu_state()->mem_node, st);
 	if (err != PT_OK) {
 		stress_error(pt_strerror(err), w, sl->va, 0, 0);
 		if (sl->size != PT_SIZE_1G)
@@ -336,7 +337,7 @@ bool vm_selftest(const struct numa_topology *topo, struct memmap *mm,
 		stress.workers = 2;     /* one CPU plays both neighbours */
 	stress.big_ok = cpu_features.pdpe1gb;
 	prot_x = cpu_features.nx ? 0 : PT_PROT_EXEC;
-	if (vm_space_create(&stress.space, mode, this_cpu()->mem_node) != PT_OK) {
+	if (vm_space_create(&stress.space, mode, this_cpu_state()->mem_node) != PT_OK) {
 		pr_err("selftest pt: no memory for a page-table root");
 		return false;
 	}
@@ -478,7 +479,7 @@ static const char *bench_once(enum pt_region_kind k, enum pt_lock_mode mode, uin
 
 	if (k == PT_REGION_HUGETLB && hugetlb_pool_free(bench_pools, HUGETLB_2M) < bytes / SZ_2M)
 		return "too few 2 MiB pool pages (hugepages=)";
-	if (vm_space_create(&brun.space, mode, this_cpu()->mem_node) != PT_OK)
+	if (vm_space_create(&brun.space, mode, this_cpu_state()->mem_node) != PT_OK)
 		return "no memory for a root";
 	brun.start = VM_WINDOW_START;
 	brun.page_bytes = k == PT_REGION_4K ? SZ_4K : SZ_2M;

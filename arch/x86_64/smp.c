@@ -8,6 +8,7 @@
 #include "arch/apic.h"
 #include "arch/cpu.h"
 #include "arch/io.h"
+#include "kernel/percpu.h"
 #include "kernel/time.h"
 
 struct smp_boot_entry {
@@ -117,34 +118,12 @@ void arch_wake_cpu(const struct percpu *pc)
 	apic_send_ipi(pc->apic_id, APIC_WAKE_VECTOR);
 }
 
-/* First C code on an AP: descriptor tables, local APIC, then idle. */
+/* First C code on an AP: descriptor tables and local APIC, then the
+ * kernel's side (the start-up handshake and the work loop). */
 void ap_main(struct percpu *pc)
 {
 	__asm__ volatile("fninit");
 	arch_cpu_init_tables(pc);
 	apic_init_this_cpu_in_mode();
-	/* The handshake (kernel/smp.c, smp_boot()): if the boot CPU already
-	 * gave up on this CPU, it must stay out for good. Everything it has
-	 * touched up to here stays allocated for that case. */
-	uint32_t waiting = SMP_AP_WAITING;
-	if (!__atomic_compare_exchange_n(&pc->boot_state, &waiting, SMP_AP_ONLINE, false,
-					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		cpu_halt_forever();
-	__atomic_store_n(&pc->online, 1, __ATOMIC_RELEASE);
-
-	for (;;) {
-		void (*fn)(void *);
-
-		__asm__ volatile("cli" ::: "memory");
-		fn = __atomic_load_n(&pc->work_fn, __ATOMIC_ACQUIRE);
-		if (!fn) {
-			/* sti's one-instruction shadow makes "sti; hlt" atomic: a
-			 * wake-up IPI cannot slip in between and be lost. */
-			__asm__ volatile("sti; hlt" ::: "memory");
-			continue;
-		}
-		fn(pc->work_arg);
-		__atomic_store_n(&pc->work_fn, NULL, __ATOMIC_RELEASE);
-		pc->works_done++;
-	}
+	percpu_ap_main();
 }

@@ -47,6 +47,21 @@ static inline void cpu_relax(void)
 	__asm__ volatile("pause" ::: "memory");
 }
 
+static inline void cpu_irq_disable(void)
+{
+	__asm__ volatile("cli" ::: "memory");
+}
+
+/*
+ * Enable interrupts and halt until one arrives. sti delays interrupt
+ * recognition by one instruction (SDM vol. 2B, STI), so "sti; hlt" cannot
+ * lose an interrupt that arrives between the two.
+ */
+static inline void cpu_irq_enable_and_halt(void)
+{
+	__asm__ volatile("sti; hlt" ::: "memory");
+}
+
 __attribute__((noreturn)) static inline void cpu_halt_forever(void)
 {
 	for (;;)

@@ -1,14 +1,18 @@
 /*
- * arch/percpu.h: per-CPU data, reached through %gs.
+ * arch/percpu.h: per-CPU data the hardware needs, reached through %gs.
  *
- * Each CPU's struct percpu holds its identity, its descriptor tables (GDT,
- * TSS with interrupt stacks) and the mailbox the job runner uses to hand it
- * work. The boot CPU's lives in .bss; every other CPU's is allocated from its
- * own node's memory, right above its kernel stack, which sits above an
- * unmapped guard page (a stack overflow faults instead of corrupting memory).
+ * Each CPU's struct percpu holds its identity (logical and APIC ids), its
+ * stacks and its descriptor tables (GDT, TSS with interrupt stacks), and a
+ * pointer to the kernel's generic per-CPU state (struct cpu_state,
+ * kernel/percpu.h: node, start-up handshake, job mailbox), which arch never
+ * looks into. The boot CPU's lives in .bss; every other CPU's is allocated
+ * from its own node's memory, right above its kernel stack, which sits above
+ * an unmapped guard page (a stack overflow faults instead of corrupting
+ * memory).
  *
  * Invariant: %gs base points at the CPU's own struct percpu, whose first
- * field points at itself, so this_cpu() is one load.
+ * field points at itself, so this_cpu() is one load, and whose second field
+ * points at its struct cpu_state, so arch_this_cpu_state() is one load too.
  */
 #ifndef MEMBOOT_ARCH_PERCPU_H
 #define MEMBOOT_ARCH_PERCPU_H
@@ -22,7 +26,6 @@
 #define CPU_STACK_BYTES (16 * 1024)
 #define CPU_GUARD_BYTES 4096
 #define CPU_IST_BYTES 4096
-#define CPU_NO_NODE 0xffffffffu
 
 struct tss64 {
 	uint32_t reserved0;
@@ -35,38 +38,22 @@ struct tss64 {
 } __attribute__((packed));
 _Static_assert(sizeof(struct tss64) == 104, "64-bit TSS is 104 bytes (SDM vol. 3A 8.7)");
 
-/*
- * Start-up handshake between the boot CPU and one AP: both try to move
- * boot_state away from WAITING with a compare-and-swap; the first wins.
- */
-enum smp_ap_state {
-	SMP_AP_WAITING = 0,     /* kicked, not heard from */
-	SMP_AP_ONLINE = 1,      /* the AP won: it runs and takes work */
-	SMP_AP_ABANDONED = 2,   /* the boot CPU won (timeout): the AP halts */
-};
+struct cpu_state;   /* kernel/percpu.h */
 
 struct percpu {
 	struct percpu *self;            /* must stay first: %gs:0 */
+	struct cpu_state *state;        /* must stay second: %gs:8 */
 	uint32_t cpu;                   /* logical id; 0 is the boot CPU */
 	uint32_t apic_id;
-	uint32_t node;                  /* NUMA node of this CPU */
-	uint32_t mem_node;              /* node it allocates from (nearest with memory) */
-	volatile uint32_t online;       /* set once boot_state is SMP_AP_ONLINE */
-	uint32_t boot_state;            /* enum smp_ap_state: one compare-and-swap
-					   from WAITING decides, see kernel/smp.c */
 	uint64_t stack_bottom;          /* [stack_bottom, stack_top) */
 	uint64_t stack_top;
-
-	/* Job runner mailbox: the boot CPU writes work_fn last; the CPU runs
-	 * it and clears it. */
-	void (*volatile work_fn)(void *arg);
-	void *volatile work_arg;
-	volatile uint64_t works_done;
 
 	uint64_t gdt[5] __attribute__((aligned(16)));
 	struct tss64 tss __attribute__((aligned(16)));
 	uint8_t ist_stacks[3][CPU_IST_BYTES] __attribute__((aligned(16)));
 };
+_Static_assert(__builtin_offsetof(struct percpu, state) == 8,
+	       "arch_this_cpu_state() loads %gs:8");
 
 extern struct percpu *percpu_of[MAX_CPUS];   /* by logical id */
 extern uint32_t nr_cpus_online;              /* logical ids [0, nr_cpus_online) */
@@ -76,6 +63,14 @@ static inline struct percpu *this_cpu(void)
 	struct percpu *p;
 	__asm__ volatile("movq %%gs:0, %0" : "=r"(p));
 	return p;
+}
+
+/* The kernel's state of this CPU: one %gs-relative load, as this_cpu(). */
+static inline struct cpu_state *arch_this_cpu_state(void)
+{
+	struct cpu_state *s;
+	__asm__ volatile("movq %%gs:8, %0" : "=r"(s));
+	return s;
 }
 
 #endif
