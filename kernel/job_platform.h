@@ -16,8 +16,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define JOB_NO_CPU 0xffffffffu
-
 /* One past the highest logical CPU id that may be online. */
 uint32_t job_platform_max_cpus(void);
 /* The calling CPU's logical id. */

@@ -14,7 +14,6 @@
 #define X2APIC_MSR(reg) (0x800 + ((reg) >> 4))
 
 enum {
-	APIC_ID = 0x20,
 	APIC_TPR = 0x80,
 	APIC_EOI = 0xb0,
 	APIC_SVR = 0xf0,
@@ -66,12 +65,8 @@ void apic_set_mode(bool x2apic)
 	x2apic_wanted = x2apic;
 }
 
-void apic_init_this_cpu_in_mode(void)
-{
-	apic_init_this_cpu(x2apic_wanted);
-}
-
-void apic_init_this_cpu(bool x2apic)
+/* Enable this CPU's local APIC (x2APIC mode if @x2apic), accept interrupts. */
+static void apic_init_this_cpu(bool x2apic)
 {
 	uint64_t base = rdmsr(MSR_APIC_BASE);
 
@@ -86,15 +81,9 @@ void apic_init_this_cpu(bool x2apic)
 	apic_write(APIC_SVR, 0x100 | APIC_SPURIOUS_VECTOR);   /* software enable */
 }
 
-bool apic_x2apic_mode(void)
+void apic_init_this_cpu_in_mode(void)
 {
-	return x2apic_on;
-}
-
-uint32_t apic_read_id(void)
-{
-	uint32_t id = apic_read(APIC_ID);
-	return x2apic_on ? id : id >> 24;
+	apic_init_this_cpu(x2apic_wanted);
 }
 
 static void send_icr(uint32_t apic_id, uint32_t low)

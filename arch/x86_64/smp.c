@@ -82,7 +82,7 @@ void arch_smp_init_boot_cpu(void)
  * default CPU models (qemu64: AMD family 0xF; max: the host's family) fall
  * on the fast side.
  */
-bool arch_smp_init_delay_needed(void)
+static bool init_delay_needed(void)
 {
 	const struct cpu_features *f = &cpu_features;
 
@@ -98,7 +98,7 @@ bool arch_smp_init_delay_needed(void)
 void arch_smp_kick(const uint32_t *apic_ids, unsigned n, uint64_t page_phys)
 {
 	uint8_t vector = (uint8_t)(page_phys >> 12);
-	bool legacy = arch_smp_init_delay_needed();
+	bool legacy = init_delay_needed();
 
 	for (unsigned i = 0; i < n; i++)
 		apic_send_init(apic_ids[i]);

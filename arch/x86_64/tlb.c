@@ -17,7 +17,7 @@ static struct {
 	volatile uint32_t pending;
 } req;
 
-static volatile uint64_t ipis_received, ipis_sent;
+static volatile uint64_t ipis_received;
 
 void arch_tlb_init(void)
 {
@@ -27,7 +27,10 @@ void arch_tlb_init(void)
 	arch_idt_set_gate(APIC_TLB_VECTOR, apic_tlb_stub);
 }
 
-void arch_flush_local(uint64_t va, uint64_t bytes)
+/* Invalidate one page of any size at @va on this CPU (INVLPG also drops
+ * every paging-structure cache entry), or everything non-global when
+ * @bytes is 0 (a CR3 reload). */
+static void flush_local(uint64_t va, uint64_t bytes)
 {
 	if (bytes == 0) {
 		uint64_t cr3 = read_cr3();
@@ -50,7 +53,7 @@ void arch_tlb_ipi(void)
 	/* A CPU that has left the space since the mask was read has nothing
 	 * of it cached: a CR3 load drops non-global translations. */
 	if ((read_cr3() & ~0xfffULL) == req.cr3)
-		arch_flush_local(req.va, req.bytes);
+		flush_local(req.va, req.bytes);
 	__atomic_fetch_add(&ipis_received, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_sub(&req.pending, 1, __ATOMIC_RELEASE);
 	apic_eoi();
@@ -59,10 +62,9 @@ void arch_tlb_ipi(void)
 void arch_tlb_shootdown(struct arch_cpumask *mask, uint64_t cr3, uint64_t va, uint64_t bytes)
 {
 	uint32_t self = this_cpu()->cpu;
-	uint32_t targets = 0;
 
 	if ((read_cr3() & ~0xfffULL) == cr3)
-		arch_flush_local(va, bytes);
+		flush_local(va, bytes);
 	if (!mask)
 		return;
 	spin_lock(&req.lock);
@@ -75,14 +77,12 @@ void arch_tlb_shootdown(struct arch_cpumask *mask, uint64_t cr3, uint64_t va, ui
 		if (cpu == self || !(w & (1ULL << (cpu % 64))))
 			continue;
 		__atomic_fetch_add(&req.pending, 1, __ATOMIC_RELAXED);
-		targets++;
 		send_shootdown_ipi(percpu_of[cpu]->apic_id);
 	}
 	/* Interrupts are on (arch/tlb.h): a target that is itself waiting
 	 * here for the lock still answers. */
 	while (__atomic_load_n(&req.pending, __ATOMIC_ACQUIRE))
 		cpu_relax();
-	__atomic_fetch_add(&ipis_sent, targets, __ATOMIC_RELAXED);
 	spin_unlock(&req.lock);
 }
 
@@ -109,9 +109,4 @@ void arch_switch_space(uint64_t cr3, struct arch_cpumask *mask, struct arch_cpum
 uint64_t arch_tlb_ipis_received(void)
 {
 	return ipis_received;
-}
-
-uint64_t arch_tlb_ipis_sent(void)
-{
-	return ipis_sent;
 }

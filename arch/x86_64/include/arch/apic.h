@@ -14,15 +14,11 @@
 #define APIC_WAKE_VECTOR 0xf0       /* job runner wake-up IPI */
 #define APIC_SPURIOUS_VECTOR 0xff
 
-/* Enable this CPU's local APIC (x2APIC mode if @x2apic), accept interrupts. */
-void apic_init_this_cpu(bool x2apic);
 /* The mode every CPU is brought up in, and bringing this CPU up in it. */
 void apic_set_mode(bool x2apic);
 void apic_init_this_cpu_in_mode(void);
 /* Whether firmware left x2APIC mode on (read before the first init). */
 bool apic_firmware_x2apic(void);
-bool apic_x2apic_mode(void);
-uint32_t apic_read_id(void);
 void apic_send_init(uint32_t apic_id);
 void apic_send_sipi(uint32_t apic_id, uint8_t vector);
 void apic_send_ipi(uint32_t apic_id, uint8_t vector);

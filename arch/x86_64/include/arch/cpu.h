@@ -35,13 +35,6 @@ static inline uint64_t read_cr3(void)
 	return v;
 }
 
-static inline uint64_t read_cr0(void)
-{
-	uint64_t v;
-	__asm__ volatile("mov %%cr0, %0" : "=r"(v));
-	return v;
-}
-
 static inline uint64_t read_cr4(void)
 {
 	uint64_t v;

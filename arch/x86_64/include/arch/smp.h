@@ -25,8 +25,6 @@ void arch_smp_register(uint32_t apic_id, uint64_t stack_top, struct percpu *pc);
  * 9.4.4.1): all INITs, one 10 ms wait, all first SIPIs, 200 us, all second
  * SIPIs. CPUs already running ignore the second SIPI.
  */
-/* True if this CPU model wants the MP specification's 10 ms INIT delay. */
-bool arch_smp_init_delay_needed(void);
 void arch_smp_kick(const uint32_t *apic_ids, unsigned n, uint64_t page_phys);
 /* Enable the boot CPU's local APIC and install the wake-up vector. */
 void arch_smp_init_boot_cpu(void);

@@ -36,11 +36,6 @@ struct arch_cpumask {
  * on vector 8, which is #DF's. */
 void arch_tlb_init(void);
 
-/* Invalidate one page of any size at @va on this CPU (INVLPG also drops
- * every paging-structure cache entry), or everything non-global when
- * @bytes is 0 (a CR3 reload). */
-void arch_flush_local(uint64_t va, uint64_t bytes);
-
 /*
  * Flush [va, va + bytes) (one page, or all with @bytes 0) of the space whose
  * root is @cr3 on this CPU if it runs on it and on every other CPU of @mask,
@@ -55,7 +50,6 @@ void arch_switch_space(uint64_t cr3, struct arch_cpumask *mask, struct arch_cpum
 
 /* Shootdowns this CPU answered (for the self-test's record). */
 uint64_t arch_tlb_ipis_received(void);
-uint64_t arch_tlb_ipis_sent(void);
 
 /*
  * Read (write) 8 bytes at @va; false instead of a fault if it is not mapped
