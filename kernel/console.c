@@ -219,16 +219,8 @@ bool console_add_uart(const struct uart *u, uint32_t baud, const char *name)
 
 void console_print_list(void)
 {
-	char list[160];
-	size_t n = 0;
 	struct record r;
 
-	list[0] = '\0';
-	for (unsigned i = 0; i < nr_uarts && n < sizeof(list); i++)
-		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", n ? " " : "", uarts[i].name);
-	if (have_screen && n < sizeof(list))
-		snprintf(list + n, sizeof(list) - n, "%s%s", n ? " " : "", screen_name);
-	pr_info("console: writing to %s", list[0] ? list : "nothing");
 	rec_begin(&r, "console");
 	rec_key(&r, "serial");
 	rec_open(&r, '[');
@@ -238,7 +230,10 @@ void console_print_list(void)
 	rec_str(&r, "screen", have_screen ? screen_name : "none");
 	rec_u64(&r, "cols", have_screen ? screen.cols : 0);
 	rec_u64(&r, "rows", have_screen ? screen.rows : 0);
-	record_emit(&r);
+	record_report(&r, LOG_INFO, nr_uarts && have_screen ? "console: writing to {serial:[ ]} {screen}" :
+				    nr_uarts ? "console: writing to {serial:[ ]}" :
+				    have_screen ? "console: writing to {screen}" :
+				    "console: writing to nothing");
 }
 
 void console_write(const char *s, size_t len)

@@ -211,11 +211,6 @@ bool discover_apic_mode(const struct discovered_acpi *acpi, const struct numa_to
 	for (uint32_t i = 0; i < topo->nr_cpus; i++)
 		unreachable += topo->cpus[i].present &&
 			       !apic_id_reachable(c.mode, topo->cpus[i].apic_id);
-	if (c.request_refused)
-		pr_warn("apic: %s mode (%s); memboot.apic=%s not honoured", apic_mode_name(c.mode),
-			c.reason, smp_settings.apic == APIC_REQUEST_XAPIC ? "xapic" : "x2apic");
-	else
-		pr_info("apic: %s mode (%s)", apic_mode_name(c.mode), c.reason);
 	rec_begin(&r, "apic");
 	rec_str(&r, "mode", apic_mode_name(c.mode));
 	rec_str(&r, "reason", c.reason);
@@ -224,7 +219,13 @@ bool discover_apic_mode(const struct discovered_acpi *acpi, const struct numa_to
 	rec_bool(&r, "madt_x2apic", in.madt_x2apic);
 	rec_u64(&r, "max_apic_id", in.max_apic_id);
 	rec_u64(&r, "unreachable", unreachable);
-	record_emit(&r);
+	if (c.request_refused) {
+		rec_str(&r, "requested", smp_settings.apic == APIC_REQUEST_XAPIC ? "xapic" : "x2apic");
+		record_report(&r, LOG_WARN, "apic: {mode} mode ({reason}); memboot.apic={requested} "
+			      "not honoured");
+	} else {
+		record_report(&r, LOG_INFO, "apic: {mode} mode ({reason})");
+	}
 	apic_set_mode(c.mode == APIC_MODE_X2APIC);
 	return c.mode == APIC_MODE_X2APIC;
 }

@@ -130,22 +130,23 @@ void meminit_arrays(const struct numa_topology *topo, struct physmem *pm, struct
 		const struct memmap_cpu_caches *cc = memmap_cpu_caches();
 		const char *store = memmap_store_choose(memmap_desc_bytes(st.present_pages), cc) ==
 				    MEMMAP_STORE_NT ? "nt" : "plain";
-		pr_info("memmap: node %u: %llu pages present in [mem 0x%016llx-0x%016llx], %llu bytes of descriptors (%u bytes each) in %u runs, %s stores (LLC %llu KiB, CPUID %s)",
-			nid, (unsigned long long)st.present_pages, (unsigned long long)nn->span_start,
-			(unsigned long long)(nn->span_end - 1), (unsigned long long)st.backed_bytes,
-			MEMMAP_DESC_BYTES, st.runs, store, (unsigned long long)(cc->llc_bytes >> 10),
-			cc->llc_source);
 		rec_begin(&r, "memmap");
 		rec_u64(&r, "node", nid);
 		rec_hex(&r, "window", (uint64_t)(uintptr_t)window);
 		rec_u64(&r, "desc_bytes", MEMMAP_DESC_BYTES);
+		rec_hex(&r, "span_start", nn->span_start);
+		rec_hex(&r, "span_end", nn->span_end);
 		rec_u64(&r, "span_pages", pages);
 		rec_u64(&r, "present_pages", st.present_pages);
 		rec_u64(&r, "bytes", st.backed_bytes);
 		rec_u64(&r, "runs", st.runs);
 		rec_str(&r, "store", store);
 		rec_u64(&r, "llc_bytes", cc->llc_bytes);
-		record_emit(&r);
+		rec_str(&r, "llc_source", cc->llc_source);
+		record_report(&r, LOG_INFO, "memmap: node {node}: {present_pages} pages present in "
+			      "[mem 0x{span_start:x16}-0x{span_end:x16-1}], {bytes} bytes of descriptors "
+			      "({desc_bytes} bytes each) in {runs} runs, {store} stores "
+			      "(LLC {llc_bytes:KiB} KiB, CPUID {llc_source})");
 	}
 	for (uint32_t i = 0; i < topo->nr_ranges; i++)
 		memmap_set_nid(mm, PFN(topo->ranges[i].start), PFN(topo->ranges[i].end),
@@ -232,15 +233,16 @@ static bool cpu_offered(uint32_t nid, uint32_t cpu)
  * One node_cpu record per CPU offered the node's job: how long it worked on
  * the node's chunks (busy) and how much of the node's interval it spent on
  * anything else (wait: waking up, queueing behind other work, idle once the
- * chunks ran out). Also the human line's "busy 3.1+3.0 ms".
+ * chunks ran out). The first MEMINIT_BUSY_LIST busy times, in CPU order, go
+ * into @busy_ns for the node_init record (its line's "busy 3.1+3.0 ms").
  */
-static void report_cpus(uint32_t nid, uint64_t span_ns, char *busy_text, size_t cap)
+#define MEMINIT_BUSY_LIST 32
+static uint32_t report_cpus(uint32_t nid, uint64_t span_ns, uint64_t *busy_list)
 {
 	const struct mminit_node *w = &mi.nodes[nid];
 	uint32_t nr = w->nr_chunks < MMINIT_TRACE_CHUNKS ? w->nr_chunks : MMINIT_TRACE_CHUNKS;
-	size_t used = 0;
+	uint32_t listed = 0;
 
-	busy_text[0] = '\0';
 	for (uint32_t c = 0; c < MAX_CPUS; c++) {
 		uint64_t busy_ns = 0;
 		uint32_t chunks = 0;
@@ -261,12 +263,10 @@ static void report_cpus(uint32_t nid, uint64_t span_ns, char *busy_text, size_t 
 		rec_u64(&r, "busy_ns", busy_ns);
 		rec_u64(&r, "wait_ns", span_ns > busy_ns ? span_ns - busy_ns : 0);
 		record_emit(&r);
-		if (used < cap)
-			used += (size_t)snprintf(busy_text + used, cap - used, "%s%llu.%llu",
-						 used ? "+" : "",
-						 (unsigned long long)(busy_ns / 1000000),
-						 (unsigned long long)(busy_ns / 100000 % 10));
+		if (listed < MEMINIT_BUSY_LIST)
+			busy_list[listed++] = busy_ns;
 	}
+	return listed;
 }
 
 static void report(uint32_t nid, enum meminit_policy policy)
@@ -276,20 +276,11 @@ static void report(uint32_t nid, enum meminit_policy policy)
 	uint64_t pages = w->parallel_pages + w->early_pages;
 	uint64_t start_ns = w->start_ticks ? tsc_to_boot_ns(w->start_ticks) : 0;
 	uint64_t end_ns = w->end_ticks ? tsc_to_boot_ns(w->end_ticks) : start_ns;
-	char busy[96];
+	uint64_t busy[MEMINIT_BUSY_LIST];
+	uint32_t nr_busy = 0;
 
-	if (policy == MEMINIT_SERIAL) {
-		pr_info("node %u serial pages initialised in %llu.%03llums (%llu pages, 1 CPU)", nid,
-			(unsigned long long)(w->ns / 1000000), (unsigned long long)(w->ns / 1000 % 1000),
-			(unsigned long long)pages);
-	} else {
-		report_cpus(nid, end_ns - start_ns, busy, sizeof(busy));
-		pr_info("node %u %s pages initialised in %llu.%03llums (%llu pages, %u of %u CPU%s, "
-			"busy %s ms)", nid, policy_names[policy],
-			(unsigned long long)(w->ns / 1000000), (unsigned long long)(w->ns / 1000 % 1000),
-			(unsigned long long)w->parallel_pages, w->threads, w->cpus,
-			w->cpus == 1 ? "" : "s", busy);
-	}
+	if (policy != MEMINIT_SERIAL)
+		nr_busy = report_cpus(nid, end_ns - start_ns, busy);
 	rec_begin(&r, "node_init");
 	rec_u64(&r, "node", nid);
 	rec_str(&r, "policy", policy_names[policy]);
@@ -303,7 +294,19 @@ static void report(uint32_t nid, enum meminit_policy policy)
 	rec_u64(&r, "start_ns", start_ns);
 	rec_u64(&r, "end_ns", end_ns);
 	rec_u64(&r, "ns", w->ns);
-	record_emit(&r);
+	if (policy == MEMINIT_SERIAL) {
+		record_report(&r, LOG_INFO, "node {node} serial pages initialised in {ns:ms}ms "
+			      "({pages} pages, 1 CPU)");
+	} else {
+		/* Last: a long list can only cut itself short, never a key. */
+		rec_key(&r, "busy_ns");
+		rec_open(&r, '[');
+		for (uint32_t i = 0; i < nr_busy; i++)
+			rec_v_u64(&r, busy[i]);
+		rec_close(&r);
+		record_report(&r, LOG_INFO, "node {node} {policy} pages initialised in {ns:ms}ms "
+			      "({pages} pages, {threads} of {cpus} CPU{cpus:s}, busy {busy_ns:ms1[+]} ms)");
+	}
 	summary_node_init(nid, policy_names[policy], w->threads,
 			  policy == MEMINIT_SERIAL ? pages : w->parallel_pages, w->ns);
 }
@@ -358,10 +361,6 @@ static void lazy_report(const struct lazy_stats *ls)
 	uint64_t plain_avg = plains ? ls->plain_ns / plains : 0;
 	struct record r;
 
-	pr_info("meminit: lazy: first page %llu ns after init; %u of %u allocations wrote tail descriptors (avg %llu ns, max %llu ns), the others avg %llu ns",
-		(unsigned long long)ls->first_alloc_ns, ls->fill_allocs, ls->allocs,
-		(unsigned long long)fill_avg, (unsigned long long)ls->fill_max_ns,
-		(unsigned long long)plain_avg);
 	rec_begin(&r, "lazy");
 	rec_u64(&r, "first_alloc_ns", ls->first_alloc_ns);
 	rec_u64(&r, "allocs", ls->allocs);
@@ -370,7 +369,10 @@ static void lazy_report(const struct lazy_stats *ls)
 	rec_u64(&r, "fill_alloc_avg_ns", fill_avg);
 	rec_u64(&r, "fill_alloc_max_ns", ls->fill_max_ns);
 	rec_u64(&r, "plain_alloc_avg_ns", plain_avg);
-	record_emit(&r);
+	record_report(&r, LOG_INFO, "meminit: lazy: first page {first_alloc_ns} ns after init; "
+		      "{fill_allocs} of {allocs} allocations wrote tail descriptors "
+		      "(avg {fill_alloc_avg_ns} ns, max {fill_alloc_max_ns} ns), "
+		      "the others avg {plain_alloc_avg_ns} ns");
 }
 
 /* The allocator's own structures come from physmem while it still owns
@@ -404,10 +406,10 @@ static void alloc_start(const struct numa_topology *topo, struct physmem *pm,
 	}
 	if (!alloc_init(ops, &setup, topo->distance))
 		kernel_exit(EXIT_PANIC, "the page allocator could not start");
-	pr_info("alloc: %s (%s)", ops->name, ops->summary);
 	rec_begin(&r, "alloc");
 	rec_str(&r, "name", ops->name);
-	record_emit(&r);
+	rec_str(&r, "summary", ops->summary);
+	record_report(&r, LOG_INFO, "alloc: {name} ({summary})");
 }
 
 static void early_allocations(void *ctx);

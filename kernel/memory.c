@@ -56,14 +56,12 @@ void memory_direct_map(const struct bootinfo *bi, struct physmem *pm)
 
 	if (!arch_direct_map(bi->ranges, bi->nr_ranges, memory_alloc_pagetable, &src, &st))
 		kernel_exit(EXIT_PANIC, "no memory below 4 GiB for the kernel's page tables");
-	pr_info("DirectMap4k: %llu kB, DirectMap2M: %llu kB, DirectMap1G: %llu kB, %u tables",
-		(unsigned long long)(st.bytes_4k >> 10), (unsigned long long)(st.bytes_2m >> 10),
-		(unsigned long long)(st.bytes_1g >> 10), st.tables);
 	rec_begin(&r, "direct_map");
 	rec_u64(&r, "bytes_4k", st.bytes_4k);
 	rec_u64(&r, "bytes_2m", st.bytes_2m);
 	rec_u64(&r, "bytes_1g", st.bytes_1g);
 	rec_u64(&r, "tables", st.tables);
 	rec_hex(&r, "top", st.top);
-	record_emit(&r);
+	record_report(&r, LOG_INFO, "DirectMap4k: {bytes_4k:KiB} kB, DirectMap2M: {bytes_2m:KiB} kB, "
+		      "DirectMap1G: {bytes_1g:KiB} kB, {tables} tables");
 }

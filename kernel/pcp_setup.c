@@ -117,11 +117,6 @@ void pcp_setup_init(void)
 		const struct pcp_zone *pz = alloc_pcp_zone(n);
 		if (!pz)
 			continue;
-		pr_info("pcp: node %u: %s, steps %s, batch %d, high %d..%d for %u CPUs, watermarks %llu/%llu/%llu, %zu bytes a list",
-			n, pcp_policy_name(pz->cfg.policy), steps, pz->batch, pz->high_min,
-			pz->high_max, pz->nr_cpus, (unsigned long long)pz->wmark_min,
-			(unsigned long long)pz->wmark_low, (unsigned long long)pz->wmark_high,
-			pcp_list_bytes(pz));
 		rec_begin(&r, "pcp");
 		rec_u64(&r, "node", n);
 		rec_str(&r, "policy", pcp_policy_name(pz->cfg.policy));
@@ -133,7 +128,12 @@ void pcp_setup_init(void)
 		rec_u64(&r, "cpus", pz->nr_cpus);
 		rec_u64(&r, "cache_bytes", pz->cfg.cache_bytes);
 		rec_u64(&r, "list_bytes", pcp_list_bytes(pz));
-		record_emit(&r);
+		rec_u64(&r, "wmark_min", pz->wmark_min);
+		rec_u64(&r, "wmark_low", pz->wmark_low);
+		rec_u64(&r, "wmark_high", pz->wmark_high);
+		record_report(&r, LOG_INFO, "pcp: node {node}: {policy}, steps {steps}, batch {batch}, "
+			      "high {high_min}..{high_max} for {cpus} CPUs, watermarks "
+			      "{wmark_min}/{wmark_low}/{wmark_high}, {list_bytes} bytes a list");
 	}
 }
 
@@ -281,16 +281,6 @@ bool pcp_setup_churn_selftest(void)
 	/* lock contention: share of the workers' time spent waiting for a
 	 * node's list lock (Linux's zone lock) */
 	uint64_t lock_pct_x100 = ns && threads ? total.spin_ns * 10000 / (ns * threads) : 0;
-	pr_info("churn: %llu allocations (%llu pages) by %u CPUs in %llu.%03llu ms, %llu processes, %llu remote frees, %llu failed; zone lock %llu acquired, %llu contended, %llu.%02llu%% of time spinning; alloc_zone %llu pages, free_high %llu, high %d..%d; %llu pages on lists at the end, %llu drained, %llu left, %llu lost",
-		(unsigned long long)sum.allocs, (unsigned long long)sum.alloc_pages, threads,
-		(unsigned long long)(ns / 1000000), (unsigned long long)(ns / 1000 % 1000),
-		(unsigned long long)sum.processes, (unsigned long long)sum.remote_frees,
-		(unsigned long long)sum.failed, (unsigned long long)total.lock_acquired,
-		(unsigned long long)total.lock_contended, (unsigned long long)(lock_pct_x100 / 100),
-		(unsigned long long)(lock_pct_x100 % 100), (unsigned long long)total.alloc_zone_pages,
-		(unsigned long long)total.free_high, total.high_min_seen, total.high_max_seen,
-		(unsigned long long)on_lists, (unsigned long long)drained, (unsigned long long)left,
-		(unsigned long long)lost);
 	rec_begin(&r, "churn");
 	rec_str(&r, "mix", mix->name);
 	rec_str(&r, "policy", pcp_policy_name((enum pcp_policy)pcp_settings.policy));
@@ -314,6 +304,12 @@ bool pcp_setup_churn_selftest(void)
 	rec_u64(&r, "left_on_lists", left);
 	rec_u64(&r, "lost", lost);
 	rec_u64(&r, "sink", sink & 0xffff);
-	record_emit(&r);
+	rec_u64(&r, "spin_permyriad", lock_pct_x100);
+	record_report(&r, LOG_INFO, "churn: {allocs} allocations ({alloc_pages} pages) by {threads} CPUs "
+		      "in {ns:ms} ms, {processes} processes, {remote_frees} remote frees, {failed} failed; "
+		      "zone lock {lock_acquired} acquired, {lock_contended} contended, "
+		      "{spin_permyriad:.2}% of time spinning; alloc_zone {alloc_zone_pages} pages, "
+		      "free_high {free_high}, high {high_min}..{high_max}; {pcp_pages_end} pages on lists "
+		      "at the end, {drained} drained, {left_on_lists} left, {lost} lost");
 	return ok;
 }

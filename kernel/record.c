@@ -433,11 +433,43 @@ static void emit_json_string(struct out *o, const char *v, size_t n)
 	}
 }
 
+static void render_value(struct out *o, const char *v, size_t n, const char *fmt, size_t fmt_len);
+
+/*
+ * An array as text: each element rendered with @fmt (@fmt_len bytes; none:
+ * as the record holds it), @sep (@sep_len bytes) between two. A value that
+ * is not an array renders as "?".
+ */
+static void render_list(struct out *o, const char *v, size_t n, const char *fmt, size_t fmt_len,
+			const char *sep, size_t sep_len)
+{
+	if (n < 2 || v[0] != '[' || v[n - 1] != ']') {
+		emit(o, "?", 1);
+		return;
+	}
+	for (size_t i = 1; i < n - 1;) {
+		/* skip_value() stops at the comma after the element, or at the
+		 * array's own closing bracket. */
+		size_t end = skip_value(v, i, n - 1);
+		render_value(o, v + i, end - i, fmt, fmt_len);
+		if (end >= n - 1 || v[end] != ',')
+			break;
+		emit(o, sep, sep_len);
+		i = end + 1;
+	}
+}
+
 static void render_value(struct out *o, const char *v, size_t n, const char *fmt, size_t fmt_len)
 {
 	char num[48];
 	uint64_t x;
+	const char *lb = fmt_len ? memchr(fmt, '[', fmt_len) : NULL;
 
+	if (lb && fmt[fmt_len - 1] == ']') {
+		render_list(o, v, n, fmt, (size_t)(lb - fmt), lb + 1,
+			    (size_t)(fmt + fmt_len - 1 - (lb + 1)));
+		return;
+	}
 	if (fmt_len == 0) {
 		if (n >= 2 && v[0] == '"')
 			emit_json_string(o, v, n);
@@ -450,6 +482,19 @@ static void render_value(struct out *o, const char *v, size_t n, const char *fmt
 		return;
 	}
 	if (fmt_len == 2 && memcmp(fmt, "ms", 2) == 0) {
+		snprintf(num, sizeof(num), "%llu.%03llu", (unsigned long long)(x / 1000000),
+			 (unsigned long long)(x / 1000 % 1000));
+	} else if (fmt_len == 3 && memcmp(fmt, "ms1", 3) == 0) {
+		snprintf(num, sizeof(num), "%llu.%llu", (unsigned long long)(x / 1000000),
+			 (unsigned long long)(x / 100000 % 10));
+	} else if (fmt_len == 2 && fmt[0] == '.' && fmt[1] >= '1' && fmt[1] <= '9') {
+		unsigned digits = (unsigned)(fmt[1] - '0');
+		uint64_t unit = 1;
+		for (unsigned d = 0; d < digits; d++)
+			unit *= 10;
+		snprintf(num, sizeof(num), "%llu.%0*llu", (unsigned long long)(x / unit), (int)digits,
+			 (unsigned long long)(x % unit));
+	} else if (fmt_len == 3 && memcmp(fmt, "MHz", 3) == 0) {
 		snprintf(num, sizeof(num), "%llu.%03llu", (unsigned long long)(x / 1000000),
 			 (unsigned long long)(x / 1000 % 1000));
 	} else if (fmt_len == 3 && memcmp(fmt, "KiB", 3) == 0) {
@@ -477,6 +522,53 @@ static void render_value(struct out *o, const char *v, size_t n, const char *fmt
 	emit_str(o, num);
 }
 
+/*
+ * A column width at the end of a format, ",W" (right-aligned) or ",-W"
+ * (left-aligned), W 1..RECORD_LINE_BYTES: stored in @width and @left; returns
+ * the length of the format without it.
+ */
+static size_t take_width(const char *fmt, size_t fmt_len, unsigned *width, bool *left)
+{
+	size_t i = fmt_len;
+	unsigned w = 0, scale = 1;
+
+	while (i > 0 && fmt[i - 1] >= '0' && fmt[i - 1] <= '9' && scale <= 1000) {
+		w += (unsigned)(fmt[i - 1] - '0') * scale;
+		scale *= 10;
+		i--;
+	}
+	if (i == fmt_len || w == 0 || w > RECORD_LINE_BYTES)
+		return fmt_len;
+	bool minus = i > 0 && fmt[i - 1] == '-';
+	if (minus)
+		i--;
+	if (i == 0 || fmt[i - 1] != ',')
+		return fmt_len;
+	*width = w;
+	*left = minus;
+	return i - 1;
+}
+
+/* Pad the text written since @from to @width columns, with spaces after it
+ * (@left) or before it; cut at the end of the buffer as printf would be. */
+static void pad(struct out *o, size_t from, unsigned width, bool left)
+{
+	size_t len = o->len - from;
+
+	if (len >= width)
+		return;
+	size_t spaces = width - len, room = o->cap - from;
+	size_t total = width < room ? width : room;
+	if (left) {
+		memset(o->buf + o->len, ' ', total - len);
+	} else {
+		size_t kept = total > spaces ? total - spaces : 0;
+		memmove(o->buf + from + spaces, o->buf + from, kept);
+		memset(o->buf + from, ' ', total < spaces ? total : spaces);
+	}
+	o->len = from + total;
+}
+
 size_t rec_render(const struct record *r, const char *tmpl, char *out, size_t out_bytes)
 {
 	struct out o = { .buf = out, .cap = out_bytes ? out_bytes - 1 : 0, .len = 0 };
@@ -500,8 +592,14 @@ size_t rec_render(const struct record *r, const char *tmpl, char *out, size_t ou
 		const char *v;
 		size_t n;
 
+		size_t fmt_len = (size_t)(close - fmt);
+		unsigned width = 0;
+		bool left = false;
+		fmt_len = take_width(fmt, fmt_len, &width, &left);
 		if (lookup(r, key, key_len, &v, &n)) {
-			render_value(&o, v, n, fmt, (size_t)(close - fmt));
+			size_t from = o.len;
+			render_value(&o, v, n, fmt, fmt_len);
+			pad(&o, from, width, left);
 		} else {
 			emit(&o, p, (size_t)(close - p));
 			emit(&o, "?}", 2);

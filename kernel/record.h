@@ -32,11 +32,22 @@
  * The line template names top-level keys of the record in braces:
  *   {key}        the value as the record holds it (strings without quotes)
  *   {key:ms}     nanoseconds as milliseconds, three decimals: "1.848"
+ *   {key:ms1}    the same with one decimal (cut, not rounded): "1.8"
+ *   {key:.N}     the value over 10^N with N decimals (N 1..9): {x:.2} of
+ *                1234 gives "12.34", {ppm:.4} a share in parts per million
+ *                as a percentage
+ *   {key:MHz}    hertz as MHz, three decimals: "2596.142"
  *   {key:KiB}    bytes in KiB, {key:MiB} bytes in MiB (both rounded down)
  *   {key:xN}     a number or hex string as N zero-padded hex digits (N 1..16)
  *   {key:xN-1}   the same less one: the inclusive end of a half-open range,
  *                the way Linux prints [mem start-end]
  *   {key:s}      "s" unless the value is 1, for plurals
+ *   {key:F[SEP]} an array: each element with format F (empty: as held),
+ *                SEP between two, e.g. {busy_ns:ms1[+]} gives "3.1+3.0";
+ *                an empty array gives "", a value not an array "?"
+ *   {key:F,W}    any of the above (F may be empty) in a column of W
+ *                characters, right-aligned; {key:F,-W} left-aligned
+ *                (printf's %Ws and %-Ws): "{row:,-13} {ns:ms,10}"
  *   {{ and }}    literal braces
  * A key the record does not hold renders as "{key?}" and a value a format
  * cannot read as "?", so a mistake shows in the line and never stops a boot.

@@ -56,13 +56,12 @@ static void selftest_skipped(const char *name, const char *why)
 {
 	struct record r;
 
-	pr_info("selftest %s: skipped: %s", name, why);
 	rec_begin(&r, "selftest");
 	rec_str(&r, "name", name);
 	rec_bool(&r, "ok", true);
 	rec_bool(&r, "skipped", true);
 	rec_str(&r, "reason", why);
-	record_emit(&r);
+	record_report(&r, LOG_INFO, "selftest {name}: skipped: {reason}");
 }
 
 static void selftest_result(const struct numa_topology *topo, const struct memmap *mm,
@@ -72,14 +71,13 @@ static void selftest_result(const struct numa_topology *topo, const struct memma
 
 	/* Every page accounted for after every self-test, not only at the end. */
 	ok = census_run(topo, mm, name) && ok;
-	if (ok)
-		pr_info("selftest %s: passed", name);
-	else
-		pr_err("selftest %s: FAILED", name);
 	rec_begin(&r, "selftest");
 	rec_str(&r, "name", name);
 	rec_bool(&r, "ok", ok);
-	record_emit(&r);
+	if (ok)
+		record_report(&r, LOG_INFO, "selftest {name}: passed");
+	else
+		record_report(&r, LOG_ERR, "selftest {name}: FAILED");
 }
 
 /*

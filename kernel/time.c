@@ -4,6 +4,8 @@
  */
 #include "kernel/time.h"
 
+#include <stdio.h>
+
 #include "arch/cpu.h"
 #include "kernel/clockcal.h"
 #include "kernel/log.h"
@@ -58,33 +60,32 @@ void time_crosscheck(const char *reference, const char *where_key, uint64_t wher
 	uint64_t allowed_ppm = (uint64_t)tsc_uncertainty_ppm + res->uncertainty_ppm + 1000;
 	bool agree = res->hz && diff_ppm <= allowed_ppm;
 
-	if (!res->hz)
-		pr_warn("tsc: %s at %s 0x%llx gave no measurement (%u samples kept); "
-			"the TSC is not cross-checked against it", reference, where_key,
-			(unsigned long long)where, res->kept);
-	else if (agree)
-		pr_info("tsc: %s cross-check: %llu.%03llu MHz, %u.%04u%% from the %s figure "
-			"(both good to %llu.%04llu%%)", reference,
-			(unsigned long long)(res->hz / 1000000),
-			(unsigned long long)(res->hz / 1000 % 1000), diff_ppm / 10000, diff_ppm % 10000,
-			tsc_method, (unsigned long long)(allowed_ppm / 10000),
-			(unsigned long long)(allowed_ppm % 10000));
-	else
-		pr_warn("tsc: %s measures %llu.%03llu MHz, %u.%04u%% from the %s figure "
-			"%llu.%03llu MHz: the references disagree, timings may be off by that much",
-			reference, (unsigned long long)(res->hz / 1000000),
-			(unsigned long long)(res->hz / 1000 % 1000), diff_ppm / 10000, diff_ppm % 10000,
-			tsc_method, (unsigned long long)(tsc_hz / 1000000),
-			(unsigned long long)(tsc_hz / 1000 % 1000));
 	rec_begin(&r, "clock_check");
 	rec_str(&r, "reference", reference);
 	rec_hex(&r, where_key, where);
 	rec_u64(&r, "hz", res->hz);
 	rec_u64(&r, "uncertainty_ppm", res->uncertainty_ppm);
 	rec_u64(&r, "tsc_hz", tsc_hz);
+	rec_str(&r, "tsc_method", tsc_method);
 	rec_u64(&r, "diff_ppm", diff_ppm);
+	rec_u64(&r, "allowed_ppm", allowed_ppm);
 	rec_bool(&r, "agree", agree);
 	rec_u64(&r, "kept", res->kept);
 	rec_u64(&r, "rejected", res->rejected);
-	record_emit(&r);
+	/* The key naming where the reference is differs by reference, so its
+	 * line is made here; everything else comes from the record. */
+	char tmpl[160];
+	if (!res->hz) {
+		snprintf(tmpl, sizeof(tmpl), "tsc: {reference} at %s {%s} gave no measurement "
+			 "({kept} samples kept); the TSC is not cross-checked against it",
+			 where_key, where_key);
+		record_report(&r, LOG_WARN, tmpl);
+	} else if (agree) {
+		record_report(&r, LOG_INFO, "tsc: {reference} cross-check: {hz:MHz} MHz, {diff_ppm:.4}% "
+			      "from the {tsc_method} figure (both good to {allowed_ppm:.4}%)");
+	} else {
+		record_report(&r, LOG_WARN, "tsc: {reference} measures {hz:MHz} MHz, {diff_ppm:.4}% from "
+			      "the {tsc_method} figure {tsc_hz:MHz} MHz: the references disagree, "
+			      "timings may be off by that much");
+	}
 }

@@ -384,12 +384,6 @@ bool vm_selftest(const struct numa_topology *topo, struct memmap *mm,
 	uint64_t ipis = arch_tlb_ipis_received() - ipis0;
 	uint32_t cpus = popcount_mask(stress.cpus_seen);
 
-	pr_info("selftest pt: %u workers on %u CPUs, %s locks: %llu maps, %llu unmaps, %llu protects, %llu probes (%llu faulted as they must), %llu shootdown IPIs, %llu errors in %llu ms",
-		stress.workers, cpus, mode == PT_LOCK_SPLIT ? "split" : "global",
-		(unsigned long long)stress.maps, (unsigned long long)stress.unmaps,
-		(unsigned long long)stress.protects, (unsigned long long)stress.probes,
-		(unsigned long long)stress.probe_faults, (unsigned long long)ipis,
-		(unsigned long long)stress.errors, (unsigned long long)(ns / 1000000));
 	rec_begin(&r, "pt_test");
 	rec_str(&r, "locks", mode == PT_LOCK_SPLIT ? "split" : "global");
 	rec_u64(&r, "cpus", cpus);
@@ -410,7 +404,10 @@ bool vm_selftest(const struct numa_topology *topo, struct memmap *mm,
 	rec_u64(&r, "tables_live", vm_table_pages());
 	rec_u64(&r, "errors", stress.errors);
 	rec_u64(&r, "ns", ns);
-	record_emit(&r);
+	record_report(&r, LOG_INFO, "selftest pt: {workers} workers on {cpus} CPUs, {locks} locks: "
+		      "{maps} maps, {unmaps} unmaps, {protects} protects, {probes} probes "
+		      "({probe_faults} faulted as they must), {ipis} shootdown IPIs, {errors} errors "
+		      "in {ns:ms} ms");
 	return stress.errors == 0 && census_live && after == 1 && vm_table_pages() == 0 &&
 	       stress.maps > 0 && stress.maps == stress.unmaps &&
 	       (nr_cpus_online < 2 || ipis > 0);
@@ -552,11 +549,11 @@ void vm_bench(struct memmap *mm, struct hugetlb_pools *pools)
 			rec_u64(&r, "bytes", bytes);
 			rec_bool(&r, "zero", vm_settings.pt_zero);
 			rec_u64(&r, "runs", c->done);
+			/* The table's row label on the first of its two lines only. */
+			rec_str(&r, "label", m == 0 ? rows[k] : "");
 			if (skip || !c->done) {
 				rec_str(&r, "skipped", skip ? skip : "no run");
-				record_emit(&r);
-				pr_info("bench pt: %-13s %-6s skipped: %s", m == 0 ? rows[k] : "",
-					m == 0 ? "global" : "split", skip ? skip : "no run");
+				record_report(&r, LOG_INFO, "bench pt: {label:,-13} {locks:,-6} skipped: {skipped}");
 				continue;
 			}
 			uint64_t mns = median_u64(c->ns, c->done), ma = median_u64(c->acq, c->done);
@@ -566,13 +563,8 @@ void vm_bench(struct memmap *mm, struct hugetlb_pools *pools)
 			rec_u64(&r, "acquisitions", ma);
 			rec_u64(&r, "contended", mc);
 			rec_u64(&r, "spin_ns", ms);
-			record_emit(&r);
-			pr_info("bench pt: %-13s %-6s %6llu.%03llu %8llu %10llu %10llu %6llu.%03llu",
-				m == 0 ? rows[k] : "", m == 0 ? "global" : "split",
-				(unsigned long long)(mns / 1000000), (unsigned long long)(mns / 1000 % 1000),
-				(unsigned long long)c->faults, (unsigned long long)ma,
-				(unsigned long long)mc, (unsigned long long)(ms / 1000000),
-				(unsigned long long)(ms / 1000 % 1000));
+			record_report(&r, LOG_INFO, "bench pt: {label:,-13} {locks:,-6} {ns:ms,10} "
+				      "{faults:,8} {acquisitions:,10} {contended:,10} {spin_ns:ms,10}");
 		}
 	}
 }

@@ -98,12 +98,6 @@ bool census_take(const struct census_input *in, const char *when, struct census 
 		c->lost += diff(fixed, in->fixed_pages);
 	}
 
-	pr_info("census (%s): %llu pages: %llu free, %llu pcp, %llu reserved, %llu memmap, %llu pagetable, %llu huge, %llu allocated, %llu hole, %llu lost",
-		when, (ull)c->pages, (ull)c->counts[PAGE_FREE], (ull)c->counts[PAGE_PCP],
-		(ull)c->counts[PAGE_RESERVED],
-		(ull)c->counts[PAGE_MEMMAP], (ull)c->counts[PAGE_PAGETABLE],
-		(ull)c->counts[PAGE_HUGE], (ull)c->counts[PAGE_ALLOCATED], (ull)c->hole,
-		(ull)c->lost);
 	rec_begin(&r, "census");
 	rec_str(&r, "when", when);
 	rec_u64(&r, "pages", c->pages);
@@ -116,7 +110,9 @@ bool census_take(const struct census_input *in, const char *when, struct census 
 	rec_u64(&r, "allocated", c->counts[PAGE_ALLOCATED]);
 	rec_u64(&r, "hole", c->hole);
 	rec_u64(&r, "lost", c->lost);
-	record_emit(&r);
+	record_report(&r, LOG_INFO, "census ({when}): {pages} pages: {free} free, {pcp} pcp, "
+		      "{reserved} reserved, {memmap} memmap, {pagetable} pagetable, {huge} huge, "
+		      "{allocated} allocated, {hole} hole, {lost} lost");
 	if (c->lost || c->bad) {
 		uint32_t budget = 16;
 		for (uint32_t i = 0; i < in->nr_ranges && budget; i++) {

@@ -267,6 +267,19 @@ static void test_census_names_a_lost_page(void **state)
 	snprintf(want, sizeof(want), "census: node 1: pfns [0x%llx-0x%llx) not accounted for",
 		 (unsigned long long)pfn, (unsigned long long)pfn + 1);
 	assert_true(host_log_contains(want));
+	/* The human line is rendered from the census record (one call): its
+	 * counts are the census's own, the lost page included. */
+	char line[256];
+	snprintf(line, sizeof(line), "census (test): %llu pages: %llu free, 0 pcp, %llu reserved, "
+		 "%llu memmap, 0 pagetable, 0 huge, %llu allocated, %llu hole, 1 lost",
+		 (unsigned long long)c.pages, (unsigned long long)c.counts[PAGE_FREE],
+		 (unsigned long long)c.counts[PAGE_RESERVED], (unsigned long long)c.counts[PAGE_MEMMAP],
+		 (unsigned long long)c.counts[PAGE_ALLOCATED], (unsigned long long)c.hole);
+	assert_true(host_log_contains(line));
+	snprintf(line, sizeof(line), "\"event\":\"census\",\"when\":\"test\",\"pages\":%llu,",
+		 (unsigned long long)c.pages);
+	assert_true(host_log_contains(line));
+	assert_true(host_log_contains("\"hole\":4352,\"lost\":1}"));
 	/* A free page the allocator does not know about is lost too. */
 	memmap_pfn_to_page(&mm, pfn)->type = PAGE_ALLOCATED;
 	assert_true(census(&c));

@@ -640,6 +640,12 @@ static void test_render_values_and_formats(void **state)
 	rec_u64(&r, "b", 1000000);
 	rec_u64(&r, "c", 12345678901ULL);
 	assert_string_equal(render("{a:ms} {b:ms} {c:ms}"), "0.000 1.000 12345.678");
+	/* Hundredths (a share in 1/10000 as a percentage) and one-decimal ms. */
+	assert_string_equal(render("{a:.2}% {b:.2} {a:ms1} {c:ms1}"),
+			    "9.99% 10000.00 0.0 12345.6");
+	assert_string_equal(render("{a:.4}% {c:.9} {a:.1} {c:MHz} MHz"),
+			    "0.0999% 12.345678901 99.9 12345.678 MHz");
+	assert_string_equal(render("{a:.0} {a:.10} {a:.}"), "? ? ?");
 }
 
 static void test_render_sizes_and_hex(void **state)
@@ -657,6 +663,59 @@ static void test_render_sizes_and_hex(void **state)
 	assert_string_equal(render("{big:x16} {big}"), "ffffffffffffffff 18446744073709551615");
 	/* A decimal number in hex and a hex string in decimal formats. */
 	assert_string_equal(render("{bytes:x1} {end:KiB}"), "3ff80000 1048444");
+}
+
+static void test_render_lists(void **state)
+{
+	rec_begin(&r, "node_init");
+	rec_u64(&r, "ns", 1848999);
+	rec_key(&r, "busy_ns");
+	rec_open(&r, '[');
+	rec_v_u64(&r, 3199999);
+	rec_v_u64(&r, 40000);
+	rec_v_u64(&r, 12000000);
+	rec_close(&r);
+	rec_key(&r, "none");
+	rec_open(&r, '[');
+	rec_close(&r);
+	rec_key(&r, "names");
+	rec_open(&r, '[');
+	rec_v_str(&r, "a,b");
+	rec_v_str(&r, "c]");
+	rec_close(&r);
+	rec_hex(&r, "addr", 0x1000);
+	/* One decimal, cut: 3.19 ms is "3.1", as the busy times always were. */
+	assert_string_equal(render("{ns:ms1} busy {busy_ns:ms1[+]} ms"), "1.8 busy 3.1+0.0+12.0 ms");
+	assert_string_equal(render("{busy_ns:[, ]}|{none:ms[+]}|{names:[ / ]}"),
+			    "3199999, 40000, 12000000||a,b / c]");
+	assert_string_equal(render("{busy_ns:x4[ ]}"), "30d3ff 9c40 b71b00");
+	/* Not an array, or elements a format cannot read: "?", never a crash. */
+	assert_string_equal(render("{ns:[+]} {names:ms[+]} {addr:ms1[+]}"), "? ?+? ?");
+}
+
+static void test_render_columns(void **state)
+{
+	rec_begin(&r, "pt_bench");
+	rec_str(&r, "label", "4K (THP off)");
+	rec_str(&r, "locks", "split");
+	rec_u64(&r, "ns", 12345678);
+	rec_u64(&r, "faults", 512);
+	rec_key(&r, "l");
+	rec_open(&r, '[');
+	rec_v_u64(&r, 1);
+	rec_v_u64(&r, 2);
+	rec_close(&r);
+	/* As printf's "%-13s %-6s %10s %8llu" would set them. */
+	assert_string_equal(render("|{label:,-13}|{locks:,-6}|{ns:ms,10}|{faults:,8}|"),
+			    "|4K (THP off) |split |    12.345|     512|");
+	/* A value wider than its column is never cut; a list takes one. */
+	assert_string_equal(render("{label:,3}|{l:[+],5}|{l:[,]}"), "4K (THP off)|  1+2|1,2");
+	/* Not a width: a comma without digits, zero, or no comma. */
+	assert_string_equal(render("{faults:,} {faults:,0} {faults:-3}"), "? ? ?");
+	/* Padding stops at the end of the buffer. */
+	char small[8];
+	assert_int_equal(rec_render(&r, "{faults:,20}", small, sizeof(small)), 7);
+	assert_string_equal(small, "       ");
 }
 
 static void test_render_mistakes_show(void **state)
@@ -760,6 +819,8 @@ int main(void)
 		cmocka_unit_test(test_event_too_long),
 		cmocka_unit_test(test_render_values_and_formats),
 		cmocka_unit_test(test_render_sizes_and_hex),
+		cmocka_unit_test(test_render_lists),
+		cmocka_unit_test(test_render_columns),
 		cmocka_unit_test(test_render_mistakes_show),
 		cmocka_unit_test(test_render_strings_stay_printable),
 		cmocka_unit_test(test_render_cuts_at_buffer),
