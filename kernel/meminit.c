@@ -215,7 +215,7 @@ static void trace_chunks(uint32_t nid)
 
 /* --- phase "meminit" ------------------------------------------------------- */
 
-/* Was @pc offered node @nid's job? */
+/* Was CPU @cpu offered node @nid's job? */
 static bool cpu_offered(uint32_t nid, uint32_t cpu)
 {
 	const struct cpu_state *cs = cpu_state_of(cpu);
@@ -234,7 +234,7 @@ static bool cpu_offered(uint32_t nid, uint32_t cpu)
  * the node's chunks (busy) and how much of the node's interval it spent on
  * anything else (wait: waking up, queueing behind other work, idle once the
  * chunks ran out). The first MEMINIT_BUSY_LIST busy times, in CPU order, go
- * into @busy_ns for the node_init record (its line's "busy 3.1+3.0 ms").
+ * into @busy_list for the node_init record (its line's "busy 3.1+3.0 ms").
  */
 #define MEMINIT_BUSY_LIST 32
 static uint32_t report_cpus(uint32_t nid, uint64_t span_ns, uint64_t *busy_list)
