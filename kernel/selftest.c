@@ -4,7 +4,6 @@
 #include "kernel/selftest.h"
 
 #include <stdint.h>
-#include <string.h>
 
 #include "arch/cpu.h"
 #include "arch/io.h"

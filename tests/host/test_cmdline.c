@@ -517,12 +517,26 @@ static void test_kernel_defaults(void **state)
 	assert_false(bootreport_settings.dump_mmap);
 	assert_false(bootreport_settings.dump_bootinfo);
 	assert_false(bootreport_settings.dump_acpi);
+	/* The defaults docs/cmdline.md gives. */
 	assert_int_equal(smp_settings.maxcpus, 256);
+	assert_false(smp_settings.nosmp);
+	assert_int_equal(smp_settings.timeout_ms, 2000);
+	assert_int_equal(smp_settings.apic, APIC_REQUEST_AUTO);
 	assert_int_equal(meminit_settings.policy, MEMINIT_DEFERRED);
 	assert_int_equal(meminit_settings.threads_mode, INIT_THREADS_NODE);
+	assert_int_equal(meminit_settings.early_pages, 32768);
+	assert_int_equal(meminit_settings.early_alloc_pages, 0);
+	assert_false(meminit_settings.trace);
 	assert_int_equal(pcp_settings.policy, PCP_AUTO);
+	assert_int_equal(pcp_settings.steps, PCP_STEPS_MAINLINE);
+	assert_int_equal(pcp_settings.high_fraction, 0);
+	assert_string_equal(pcp_settings.churn_mix, "kbuild");
+	assert_int_equal(pcp_settings.churn_allocs, 20000);
 	assert_int_equal(vm_settings.ptlock, PT_LOCK_SPLIT);
 	assert_true(vm_settings.pt_zero);
+	assert_false(vm_settings.bench_pt);
+	assert_int_equal(vm_settings.ptbench_mib, 64);
+	assert_int_equal(vm_settings.ptbench_reps, 3);
 	assert_string_equal(alloc_requested(), "buddy");
 	assert_false(console_cmdline.given);
 	struct cmdline_result r = params_parse("");
