@@ -600,6 +600,21 @@ static void test_2m_pools_in_parallel_per_node(void **state)
 	assert_true(host_log_contains("MEMBOOT {\"event\":\"hugetlb\",\"node\":2,"
 				      "\"size_bytes\":2097152,\"requested\":6,\"allocated\":6,"));
 	assert_int_equal(host_log_total(), 6);
+
+	/* memboot.trace: each pool's chunks and pages too. */
+	host_log_reset();
+	hugetlb_report(&hp, true);
+	size_t chunks = 0, pages = 0;
+	for (size_t i = 0; i < host_log_total(); i++) {
+		const char *l = host_log_line(i);
+		chunks += strstr(l, "{\"event\":\"chunk\",\"job\":\"hugetlb\",") != NULL;
+		pages += strstr(l, "{\"event\":\"huge_page\",") != NULL;
+	}
+	assert_int_equal(pages, 20);
+	assert_int_equal(chunks, hp.nodes[0].pool[HUGETLB_2M].nr_times +
+				 hp.nodes[1].pool[HUGETLB_2M].nr_times +
+				 hp.nodes[2].pool[HUGETLB_2M].nr_times);
+	assert_true(chunks >= 3);
 	machine_stop();
 }
 
