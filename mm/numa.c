@@ -86,6 +86,9 @@ struct build {
 	uint64_t orphan_bytes;                  /* beyond the first few */
 	struct orphan orphans[ORPHAN_WARN_LINES];
 
+	/* SRAT memory entries with a boundary inside a page (rounded down). */
+	uint32_t nr_unaligned, first_unaligned; /* first: index in srat->mems */
+
 	/* srat[] indices sorted by start address. */
 	uint16_t order[NUMA_MAX_SRAT_RANGES];
 };
@@ -419,15 +422,24 @@ static bool check_srat_ranges(struct build *b)
 		const struct acpi_srat_mem *m = &srat->mems[i];
 		uint32_t k = i;
 
+		/* Node ranges must be whole pages (physmem and the page
+		 * descriptors work in pages), but firmware may put an SRAT
+		 * boundary inside one: both ends round down, so the page
+		 * holding a boundary goes to the range starting in it, and
+		 * ranges that did not overlap still do not. */
+		if (((m->start | m->end) & (PAGE_SIZE_BYTES - 1)) && b->nr_unaligned++ == 0)
+			b->first_unaligned = i;
 		t->srat[i] = (struct numa_srat_range){
-			.start = m->start, .end = m->end, .pxm = m->pxm,
+			.start = m->start & ~(PAGE_SIZE_BYTES - 1),
+			.end = m->end & ~(PAGE_SIZE_BYTES - 1), .pxm = m->pxm,
 			.node = node_of_pxm(t, m->pxm),
 			.hotplug = m->hotplug, .nonvolatile = m->nonvolatile };
 		/* Insertion sort by start, then end: at most 256 entries. */
 		while (k > 0) {
 			const struct numa_srat_range *p = &t->srat[b->order[k - 1]];
 
-			if (p->start < m->start || (p->start == m->start && p->end <= m->end))
+			if (p->start < t->srat[i].start ||
+			    (p->start == t->srat[i].start && p->end <= t->srat[i].end))
 				break;
 			b->order[k] = b->order[k - 1];
 			k--;
@@ -632,6 +644,20 @@ static void warn_beyond_map(struct build *b)
 		  count > 1 ? " and others" : "", (unsigned long long)(total >> 10));
 }
 
+/* SRAT boundaries inside a page, rounded down (check_srat_ranges()). */
+static void warn_unaligned(struct build *b)
+{
+	const struct acpi_srat_mem *m;
+
+	if (b->nr_unaligned == 0)
+		return;
+	m = &b->in->srat->mems[b->first_unaligned];
+	NUMA_WARN(b->t, PREFIX "SRAT: memory affinity [mem 0x%08llx-0x%08llx] of PXM %u%s is not page aligned; boundaries rounded down to %llu KiB pages",
+		  (unsigned long long)m->start, (unsigned long long)(m->end - 1), m->pxm,
+		  b->nr_unaligned > 1 ? " and others" : "",
+		  (unsigned long long)(PAGE_SIZE_BYTES >> 10));
+}
+
 /* Repairs decided while the SRAT was still on trial. */
 static void warn_cpu_repairs(struct build *b)
 {
@@ -730,6 +756,7 @@ static void build_from_srat(struct build *b)
 	/* ...then the repairs, each reported once. */
 	warn_cpu_repairs(b);
 	warn_orphans(b);
+	warn_unaligned(b);
 	warn_beyond_map(b);
 	set_distances(b);
 	finish(b);
@@ -784,6 +811,9 @@ bool numa_check(const struct numa_topology *t, const struct mem_range *map, uint
 		const struct numa_mem_range *r = &t->ranges[i];
 
 		CHECK(r->start < r->end, "range %u [0x%llx, 0x%llx) is empty", i,
+		      (unsigned long long)r->start, (unsigned long long)r->end);
+		CHECK(((r->start | r->end) & (PAGE_SIZE_BYTES - 1)) == 0,
+		      "range %u [0x%llx, 0x%llx) is not page aligned", i,
 		      (unsigned long long)r->start, (unsigned long long)r->end);
 		CHECK(r->node < t->nr_nodes, "range %u is on node %u of %u", i, r->node,
 		      t->nr_nodes);
@@ -1036,6 +1066,8 @@ void numa_print(const struct numa_topology *t)
 		for (uint32_t k = 0; k < t->nr_srat_ranges; k++) {
 			const struct numa_srat_range *s = &t->srat[k];
 
+			if (s->start >= s->end)
+				continue;   /* less than a page, rounded away (warned) */
 			pr_info("SRAT: Node %u PXM %u [mem 0x%08llx-0x%08llx]%s%s", s->node, s->pxm,
 				(unsigned long long)s->start, (unsigned long long)(s->end - 1),
 				s->hotplug ? " hotplug" : "", s->nonvolatile ? " non-volatile" : "");

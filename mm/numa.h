@@ -23,8 +23,9 @@
  *  Firmware mistakes are expected. What can be repaired is repaired with a
  *  warning naming the table and field: a CPU the SRAT forgot (node 0), an
  *  SRAT CPU the MADT lacks (ignored), SRAT memory beyond the map (clipped),
- *  usable memory in no SRAT range (nearest node), a SLIT that does not fit
- *  (default distances). What makes the SRAT untrustworthy (memory ranges of
+ *  an SRAT boundary inside a page (rounded down: node ranges are whole
+ *  pages), usable memory in no SRAT range (nearest node), a SLIT that does
+ *  not fit (default distances). What makes the SRAT untrustworthy (memory ranges of
  *  different domains overlapping, no CPU placed, no memory entry or none
  *  covering usable memory, more than NUMA_MAX_NODES domains or
  *  NUMA_MAX_RANGES pieces) falls back to one node with one warning that says
@@ -99,14 +100,16 @@ struct numa_cpu {
 
 /* Usable memory [start, end) on one node. */
 struct numa_mem_range {
-	uint64_t start;            /* bytes, page aligned (the map is) */
+	uint64_t start;            /* bytes, page aligned (numa_check() checks) */
 	uint64_t end;              /* exclusive */
 	uint32_t node;
 };
 
-/* An SRAT memory affinity entry, as firmware gave it (for printing). */
+/* An SRAT memory affinity entry as firmware gave it, but for its ends
+ * rounded down to pages (a warning says so when they were not). */
 struct numa_srat_range {
-	uint64_t start;            /* [start, end), bytes */
+	uint64_t start;            /* [start, end), bytes, page aligned; empty
+				      if firmware's range lay within a page */
 	uint64_t end;
 	uint32_t pxm;
 	uint32_t node;

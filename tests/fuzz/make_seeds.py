@@ -132,6 +132,18 @@ def dump_text(tables, prefix=""):
     return ("\n".join(out) + "\n").encode()
 
 
+def numa_input(cpus, entries, slit_rows, srat_table):
+    """An input of fuzz_numa: counts, CPU bytes (APIC ID, bit 7 online-capable
+    only), raw map entries (start, length, type: 1 usable, 2 acpi, 3 nvs,
+    4 unusable, 5 reserved), the SLIT matrix, then the SRAT table."""
+    n = len(slit_rows)
+    out = bytes([len(entries), len(cpus) - 1, n]) + bytes(cpus)
+    for start, length, kind in entries:
+        out += struct.pack("<QQB", start, length, kind - 1)
+    out += bytes(d for r in slit_rows for d in r)
+    return out + srat_table
+
+
 def write(target, name, data):
     d = os.path.join(SEEDS, target)
     os.makedirs(d, exist_ok=True)
@@ -170,6 +182,24 @@ def main():
     write("fuzz_acpi_walk", "rsdt-q35", walk_image(2, 0, [apic, srat2, slit2]))
     write("fuzz_acpi_walk", "xsdt-q35", walk_image(0, 2, [apic, srat2, slit2]))
     write("fuzz_acpi_walk", "xsdt-nocheck-dump", walk_image(5, 2, [apic, srat2]))
+
+    # A q35 map of 4 GiB (2 GiB below the PCI hole, 2 GiB above 4 GiB).
+    q35 = [(0, 0x9FC00, 1), (0x9FC00, 0x400, 5), (0xF0000, 0x10000, 5),
+           (0x100000, 0x7FEE0000 - 0x100000, 1), (0x7FEE0000, 0x20000, 2),
+           (0xB0000000, 0x10000000, 5), (0xFEFFC000, 0x4000, 5), (1 << 32, 1 << 31, 1)]
+    write("fuzz_numa", "q35-two-nodes-slit",
+          numa_input([0, 1, 2, 3], q35, [[10, 21], [21, 10]],
+                     srat(1, [srat_cpu(i // 2, i, 1) for i in range(4)] +
+                          [srat_mem(0, 0, 0xA0000, 1), srat_mem(0, 0x100000, 0x7FF00000, 1),
+                           srat_mem(1, 1 << 32, 1 << 31, 1)])))
+    write("fuzz_numa", "q35-no-srat", numa_input([0, 1], q35, [], b""))
+    write("fuzz_numa", "qemu-srat-online-capable",
+          numa_input([0, 1, 0x82, 0x83], q35, [], slit_fx["SRAT"][0][1]))
+    write("fuzz_numa", "memoryless-node-and-hole",
+          numa_input([0, 1, 2], q35[:4] + [(1 << 32, 1 << 30, 1), (5 << 30, 1 << 30, 1)],
+                     [[10, 20, 30], [20, 10, 20], [30, 20, 10]],
+                     srat(1, [srat_cpu(i, i, 1) for i in range(3)] +
+                          [srat_mem(0, 0, 1 << 31, 1), srat_mem(2, 1 << 32, 2 << 30, 1)])))
 
     write("fuzz_acpi_dump_text", "slit-apic",
           dump_text([("SLIT", slit_fx["SLIT"][0][0], slit_fx["SLIT"][0][1]),

@@ -665,6 +665,45 @@ static void test_q35_two_nodes(void **state)
 		   "\"mem_bytes\":2146951168,\"source\":\"srat\",\"slit\":false,\"warnings\":0}");
 }
 
+/*
+ * SRAT boundaries inside a page: node ranges must still be whole pages
+ * (physmem and the page descriptors work in pages; physmem_set_node()
+ * asserts it). Both ends round down, so the page holding a boundary goes to
+ * the range starting in it; a range within one page is rounded away. One
+ * warning names the first such entry.
+ */
+static void test_srat_boundaries_inside_pages(void **state)
+{
+	(void)state;
+	map_q35(2 * GiB);
+	for (uint32_t a = 0; a < 3; a++) {
+		cpu(a);
+		cpu_aff(a, a);
+	}
+	mem_aff(0, 0, 0x40000800);
+	mem_aff(1, 0x40000800, 0x60000010);
+	mem_aff(2, 0x60000010, 0x80000000);
+	mem_aff(2, 0x70000100, 0x70000200);   /* inside one page of node 2's range */
+	assert_int_equal(build(), 1);
+
+	assert_int_equal(topo.source, NUMA_SOURCE_SRAT);
+	EXPECT_MEM(0, 0x0, 0x9f000, 0x100000, 0x40000000);
+	EXPECT_MEM(1, 0x40000000, 0x60000000);
+	EXPECT_MEM(2, 0x60000000, 0x7ffdf000);
+	for (uint32_t i = 0; i < topo.nr_ranges; i++)
+		assert_int_equal((topo.ranges[i].start | topo.ranges[i].end) & 0xfff, 0);
+	assert_int_equal(numa_node_of_addr(&topo, 0x40000400), 1);
+	assert_int_equal(numa_node_of_addr(&topo, 0x60000008), 2);
+	expect_warnings(1, 1);
+	expect_log("NUMA: SRAT: memory affinity [mem 0x00000000-0x400007ff] of PXM 0 and others is not page aligned; boundaries rounded down to 4 KiB pages");
+	/* The range within a page is not printed as an SRAT range. */
+	expect_log("SRAT: Node 2 PXM 2 [mem 0x60000000-0x7fffffff]");
+	for (size_t i = 0; i < host_log_total(); i++) {
+		const char *line = host_log_line(i);
+		assert_true(line == NULL || strstr(line, "[mem 0x70000000-0x6fffffff]") == NULL);
+	}
+}
+
 /* Captured: -machine q35 -m 4G -smp 4,sockets=2,cores=2, two nodes of 2 GiB,
  * -numa dist,src=0,dst=1,val=21; under SeaBIOS and under OVMF. */
 static void check_q35_numa2_slit(const char *fixture)
@@ -1601,6 +1640,7 @@ int main(void)
 		cmocka_unit_test_setup(test_no_madt_no_memory, reset),
 		cmocka_unit_test_setup(test_fixture_q35_maxcpus4, reset),
 		cmocka_unit_test_setup(test_q35_two_nodes, reset),
+		cmocka_unit_test_setup(test_srat_boundaries_inside_pages, reset),
 		cmocka_unit_test_setup(test_fixture_q35_numa2_slit, reset),
 		cmocka_unit_test_setup(test_fixture_q35_numa2_ovmf, reset),
 		cmocka_unit_test_setup(test_fixture_q35_smp6, reset),
