@@ -126,9 +126,10 @@ void discover_s5(const struct discovered_acpi *acpi)
 			  dsdt_len > ACPI_SDT_HEADER_BYTES ? dsdt_len - ACPI_SDT_HEADER_BYTES : 0,
 			  &s5))
 		return;
-	exit_s5 = (struct exit_acpi_s5){ .valid = true, .pm1a_cnt_port = s5.pm1a_cnt_port,
-					 .pm1b_cnt_port = s5.pm1b_cnt_port,
-					 .slp_typa = s5.slp_typa, .slp_typb = s5.slp_typb };
+	exit_set_poweroff(&(struct exit_acpi_s5){ .valid = true,
+						  .pm1a_cnt_port = s5.pm1a_cnt_port,
+						  .pm1b_cnt_port = s5.pm1b_cnt_port,
+						  .slp_typa = s5.slp_typa, .slp_typb = s5.slp_typb });
 }
 
 /* The firmware's console port (a BMC's serial over LAN): a console too,

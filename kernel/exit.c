@@ -14,7 +14,12 @@
 #include "kernel/summary.h"
 #include "kernel/time.h"
 
-struct exit_acpi_s5 exit_s5;
+static struct exit_acpi_s5 exit_s5;
+
+void exit_set_poweroff(const struct exit_acpi_s5 *s5)
+{
+	exit_s5 = *s5;
+}
 
 /*
  * Reset the machine: the PCI reset control register at 0xcf9 (a full reset,

@@ -47,13 +47,15 @@ enum exit_method {
 };
 
 /* ACPI soft-off (S5): PM1a/PM1b control ports from the FADT and the SLP_TYP
- * values of the DSDT's \_S5 package; filled by discover_acpi(). */
+ * values of the DSDT's \_S5 package, found by discover_acpi(). */
 struct exit_acpi_s5 {
 	bool valid;
 	uint16_t pm1a_cnt_port, pm1b_cnt_port;   /* 0: no PM1b block */
 	uint8_t slp_typa, slp_typb;
 };
-extern struct exit_acpi_s5 exit_s5;
+/* How memboot.exit=poweroff turns the machine off; until called (or with
+ * !s5->valid), poweroff halts instead. */
+void exit_set_poweroff(const struct exit_acpi_s5 *s5);
 
 /* memboot.exit=, parsed by exit_param_table (kernel/exit_keys.c). */
 extern enum exit_method exit_method;
