@@ -148,7 +148,18 @@ bool hugetlb_parse_pages(struct hugetlb_config *c, const char *value, char *err,
 					 HUGETLB_MAX_NODES, (unsigned long long)node);
 				return false;
 			}
-			r.node_count[node] = count;
+			/* A node named twice: the last count wins. */
+			uint32_t i = 0;
+			while (i < r.nr_counts && r.counts[i].node != node)
+				i++;
+			if (i == HUGETLB_MAX_NODE_COUNTS) {
+				snprintf(err, err_bytes, "at most %d node:count pairs",
+					 HUGETLB_MAX_NODE_COUNTS);
+				return false;
+			}
+			r.counts[i] = (struct hugetlb_node_count){ (uint32_t)node, count };
+			if (i == r.nr_counts)
+				r.nr_counts++;
 		}
 	}
 	if (c->current >= 0)
@@ -157,6 +168,14 @@ bool hugetlb_parse_pages(struct hugetlb_config *c, const char *value, char *err,
 		c->implicit_req = r;
 	resolve(c);
 	return true;
+}
+
+uint64_t hugetlb_request_count(const struct hugetlb_request *r, uint32_t node)
+{
+	for (uint32_t i = 0; i < r->nr_counts; i++)
+		if (r->counts[i].node == node)
+			return r->counts[i].count;
+	return 0;
 }
 
 uint64_t hugetlb_plan(const struct hugetlb_request *r, uint32_t nr_nodes,
@@ -171,15 +190,16 @@ uint64_t hugetlb_plan(const struct hugetlb_request *r, uint32_t nr_nodes,
 	if (!r->set)
 		return 0;
 	if (r->per_node) {
-		for (uint32_t n = 0; n < HUGETLB_MAX_NODES; n++) {
-			if (!r->node_count[n])
+		for (uint32_t i = 0; i < r->nr_counts; i++) {
+			uint32_t n = r->counts[i].node;
+			if (!r->counts[i].count)
 				continue;
 			if (n >= nr_nodes) {
-				if (*bad_node < 0)
+				if (*bad_node < 0 || (int)n < *bad_node)
 					*bad_node = (int)n;
 				continue;
 			}
-			out[n] = r->node_count[n];
+			out[n] = r->counts[i].count;
 			total += out[n];
 		}
 		return total;

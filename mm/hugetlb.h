@@ -44,11 +44,21 @@
 
 enum hugetlb_size { HUGETLB_2M = 0, HUGETLB_1G = 1 };
 
+/* node:count pairs one hugepages= may give: the nodes are not known when
+ * the line is read, so the request keeps pairs, not a table of every node. */
+#define HUGETLB_MAX_NODE_COUNTS 32
+
+struct hugetlb_node_count {
+	uint32_t node;
+	uint64_t count;
+};
+
 struct hugetlb_request {
 	bool set;                          /* a hugepages= was given for this size */
 	bool per_node;                     /* node:count form */
 	uint64_t total;                    /* spread form */
-	uint64_t node_count[HUGETLB_MAX_NODES];
+	uint32_t nr_counts;                /* per-node form: counts[0, nr_counts), */
+	struct hugetlb_node_count counts[HUGETLB_MAX_NODE_COUNTS];   /* one per node */
 };
 
 /* hugetlb_config.current after a hugepagesz= with a bad size. */
@@ -89,9 +99,12 @@ bool hugetlb_parse_default(struct hugetlb_config *c, const char *value, char *er
 bool hugetlb_parse_pages(struct hugetlb_config *c, const char *value, char *err,
 			 size_t err_bytes);
 
+/* The count a per-node request gives @node (0 if it names it not). */
+uint64_t hugetlb_request_count(const struct hugetlb_request *r, uint32_t node);
+
 /*
  * Pages wanted per node for one size: per-node requests as given (a node
- * >= @nr_nodes is reported through *@bad_node, the first such node, and
+ * >= @nr_nodes is reported through *@bad_node, the lowest such node, and
  * dropped); a spread request goes round-robin over the nodes that have
  * memory, lowest first. Returns the total planned.
  */

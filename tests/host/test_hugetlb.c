@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -69,8 +70,9 @@ static void test_sequence_of_words(void **state)
 	assert_true(hugetlb_parse_pagesz(&c, "1G", err, sizeof(err)));
 	assert_true(hugetlb_parse_pages(&c, "0:2,1:3", err, sizeof(err)));
 	assert_true(c.req[HUGETLB_1G].per_node);
-	assert_int_equal(c.req[HUGETLB_1G].node_count[0], 2);
-	assert_int_equal(c.req[HUGETLB_1G].node_count[1], 3);
+	assert_int_equal(hugetlb_request_count(&c.req[HUGETLB_1G], 0), 2);
+	assert_int_equal(hugetlb_request_count(&c.req[HUGETLB_1G], 1), 3);
+	assert_int_equal(hugetlb_request_count(&c.req[HUGETLB_1G], 2), 0);
 	assert_int_equal(c.req[HUGETLB_2M].total, 8);     /* untouched */
 	/* The last request for a size wins. */
 	assert_true(hugetlb_parse_pages(&c, "5", err, sizeof(err)));
@@ -157,6 +159,34 @@ static void test_bad_counts(void **state)
 	assert_false(c.req[HUGETLB_2M].set);                 /* nothing half applied */
 }
 
+static void test_node_count_pairs(void **state)
+{
+	struct hugetlb_config c = fresh_config();
+	char line[512];
+	size_t used = 0;
+
+	/* A node named twice: the last count, in one pair. */
+	assert_true(hugetlb_parse_pages(&c, "3:1,0:2,3:7", err, sizeof(err)));
+	assert_int_equal(c.req[HUGETLB_2M].nr_counts, 2);
+	assert_int_equal(hugetlb_request_count(&c.req[HUGETLB_2M], 3), 7);
+	assert_int_equal(hugetlb_request_count(&c.req[HUGETLB_2M], 0), 2);
+
+	/* HUGETLB_MAX_NODE_COUNTS nodes, each twice, fit; one node more does not. */
+	for (int round = 0; round < 2; round++)
+		for (int n = 0; n < HUGETLB_MAX_NODE_COUNTS; n++)
+			used += (size_t)snprintf(line + used, sizeof(line) - used, "%s%d:%d",
+						 used ? "," : "", n * 7, n + round);
+	c = fresh_config();
+	assert_true(hugetlb_parse_pages(&c, line, err, sizeof(err)));
+	assert_int_equal(c.req[HUGETLB_2M].nr_counts, HUGETLB_MAX_NODE_COUNTS);
+	assert_int_equal(hugetlb_request_count(&c.req[HUGETLB_2M], 7 * 31), 32);
+	snprintf(line + used, sizeof(line) - used, ",255:1");
+	c = fresh_config();
+	assert_false(hugetlb_parse_pages(&c, line, err, sizeof(err)));
+	assert_string_equal(err, "at most 32 node:count pairs");
+	assert_false(c.req[HUGETLB_2M].set);
+}
+
 static void test_plan_spread_round_robin(void **state)
 {
 	struct hugetlb_request r = { .set = true, .total = 7 };
@@ -185,10 +215,12 @@ static void test_plan_per_node_and_unknown_node(void **state)
 	uint64_t out[HUGETLB_MAX_NODES];
 	int bad;
 
-	r.node_count[0] = 2;
-	r.node_count[1] = 4;       /* no memory: planned, the kernel reports the failure */
-	r.node_count[5] = 1;       /* no such node */
-	r.node_count[9] = 1;
+	r.counts[0] = (struct hugetlb_node_count){ 9, 1 };   /* no such node */
+	r.counts[1] = (struct hugetlb_node_count){ 0, 2 };
+	r.counts[2] = (struct hugetlb_node_count){ 5, 1 };   /* no such node, the lowest */
+	r.counts[3] = (struct hugetlb_node_count){ 1, 4 };   /* no memory: planned, the pool
+								 reports the failure */
+	r.nr_counts = 4;
 	assert_int_equal(hugetlb_plan(&r, 2, mem, out, &bad), 6);
 	assert_int_equal(bad, 5);
 	assert_int_equal(out[0], 2);
@@ -714,6 +746,7 @@ int main(void)
 		cmocka_unit_test(test_invalid_pagesz_makes_next_pages_ignored),
 		cmocka_unit_test(test_default_pagesz_in_any_position),
 		cmocka_unit_test(test_bad_counts),
+		cmocka_unit_test(test_node_count_pairs),
 		cmocka_unit_test(test_plan_spread_round_robin),
 		cmocka_unit_test(test_plan_per_node_and_unknown_node),
 		cmocka_unit_test(test_keys_in_own_table),
