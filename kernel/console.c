@@ -243,7 +243,8 @@ void console_write(const char *s, size_t len)
 	spin_unlock(&console_lock);
 }
 
-void console_line(const char *s)
+/* Print one line exactly as given (a newline is added). */
+static void console_line(const char *s)
 {
 	size_t len = strlen(s);
 	bool screen_too = !is_record(s, len);

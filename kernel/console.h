@@ -34,8 +34,6 @@ void console_setup(const struct console_options *opt, const struct fb_info *fb,
 bool console_add_uart(const struct uart *u, uint32_t baud, const char *name);
 /* Print the line "console: writing to ttyS0 fb". */
 void console_print_list(void);
-/* Print one line exactly as given (a newline is added). */
-void console_line(const char *s);
 /* Write bytes as they are (libc's write() to stdout/stderr lands here). */
 void console_write(const char *s, size_t len);
 

@@ -91,13 +91,7 @@ static const struct param_table *const cmdline_tables[] = {
 static void tsc_report(const struct tsc_calibration *cal)
 {
 	struct record r;
-	uint64_t us = tsc_cycles_to_ns(cal->cycles) / 1000;
 
-	pr_info("tsc: Detected %llu.%03llu MHz processor (%s, +-%u.%04u%%, %llu us; PIT: %u of %u "
-		"samples kept)", (unsigned long long)(cal->hz / 1000000),
-		(unsigned long long)(cal->hz / 1000 % 1000), cal->method,
-		cal->uncertainty_ppm / 10000, cal->uncertainty_ppm % 10000, (unsigned long long)us,
-		cal->pit.kept, cal->pit_samples);
 	rec_begin(&r, "tsc");
 	rec_u64(&r, "hz", cal->hz);
 	rec_str(&r, "method", cal->method);
@@ -115,7 +109,8 @@ static void tsc_report(const struct tsc_calibration *cal)
 	if (cal->cpuid_hz && cal->pit.hz)
 		rec_u64(&r, "cpuid_vs_pit_ppm", cal->cpuid_vs_pit_ppm);
 	rec_u64(&r, "ns", tsc_cycles_to_ns(cal->cycles));
-	record_emit(&r);
+	record_report(&r, LOG_INFO, "tsc: Detected {hz:MHz} MHz processor ({method}, "
+		      "+-{uncertainty_ppm:.4}%, {ns:us} us; PIT: {pit_kept} of {pit_samples} samples kept)");
 }
 
 /* COM1, CPU identity, this CPU's descriptor tables, TSC calibration. */

@@ -494,6 +494,8 @@ static void render_value(struct out *o, const char *v, size_t n, const char *fmt
 			unit *= 10;
 		snprintf(num, sizeof(num), "%llu.%0*llu", (unsigned long long)(x / unit), (int)digits,
 			 (unsigned long long)(x % unit));
+	} else if (fmt_len == 2 && memcmp(fmt, "us", 2) == 0) {
+		snprintf(num, sizeof(num), "%llu", (unsigned long long)(x / 1000));
 	} else if (fmt_len == 3 && memcmp(fmt, "MHz", 3) == 0) {
 		snprintf(num, sizeof(num), "%llu.%03llu", (unsigned long long)(x / 1000000),
 			 (unsigned long long)(x / 1000 % 1000));

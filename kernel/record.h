@@ -33,6 +33,7 @@
  *   {key}        the value as the record holds it (strings without quotes)
  *   {key:ms}     nanoseconds as milliseconds, three decimals: "1.848"
  *   {key:ms1}    the same with one decimal (cut, not rounded): "1.8"
+ *   {key:us}     nanoseconds as whole microseconds (cut): "4564"
  *   {key:.N}     the value over 10^N with N decimals (N 1..9): {x:.2} of
  *                1234 gives "12.34", {ppm:.4} a share in parts per million
  *                as a percentage

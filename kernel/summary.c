@@ -98,13 +98,10 @@ void summary_print(uint64_t total_ns)
 		}
 	}
 	outside_ns = total_ns > in_phases_ns ? total_ns - in_phases_ns : 0;
-	pr_info("summary: phases total %llu.%03llu ms, boot %llu.%03llu ms",
-		(unsigned long long)(in_phases_ns / 1000000),
-		(unsigned long long)(in_phases_ns / 1000 % 1000),
-		(unsigned long long)(total_ns / 1000000), (unsigned long long)(total_ns / 1000 % 1000));
 	rec_begin(&rec, "summary");
 	rec_u64(&rec, "total_ns", total_ns);
 	rec_u64(&rec, "outside_ns", outside_ns);
+	rec_u64(&rec, "phases_ns", in_phases_ns);
 	rec_key(&rec, "phases");
 	rec_open(&rec, '[');
 	for (unsigned k = 0; k < nr_phases; k++) {
@@ -115,5 +112,5 @@ void summary_print(uint64_t total_ns)
 		rec_close(&rec);
 	}
 	rec_close(&rec);
-	record_emit(&rec);
+	record_report(&rec, LOG_INFO, "summary: phases total {phases_ns:ms} ms, boot {total_ns:ms} ms");
 }

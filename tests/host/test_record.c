@@ -646,6 +646,7 @@ static void test_render_values_and_formats(void **state)
 	assert_string_equal(render("{a:.4}% {c:.9} {a:.1} {c:MHz} MHz"),
 			    "0.0999% 12.345678901 99.9 12345.678 MHz");
 	assert_string_equal(render("{a:.0} {a:.10} {a:.}"), "? ? ?");
+	assert_string_equal(render("{a:us} {b:us} {c:us} us"), "0 1000 12345678 us");
 }
 
 static void test_render_sizes_and_hex(void **state)
