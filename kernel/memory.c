@@ -27,8 +27,23 @@ static uint64_t retired_reserved_pages;
 
 void memory_retire_physmem(const struct physmem *pm)
 {
+	struct record r;
+
 	retired = true;
 	retired_reserved_pages = physmem_reserved_bytes(pm, PHYSMEM_ANY_NODE) >> PAGE_SHIFT;
+	/* What stays reserved for good, by type: the census finds the memmap
+	 * and page-table pages again by the page types these types became. */
+	rec_begin(&r, "physmem_retire");
+	rec_u64(&r, "reserved_bytes", retired_reserved_pages << PAGE_SHIFT);
+	rec_u64(&r, "ranges", pm->nr_resv);
+	rec_key(&r, "types");
+	rec_open(&r, '{');
+	for (uint32_t t = PHYSMEM_RESV_NONE + 1; t < PHYSMEM_RESV_TYPE_COUNT; t++) {
+		rec_key(&r, physmem_resv_type_name(t));
+		rec_v_u64(&r, physmem_reserved_bytes_of(pm, (enum physmem_resv_type)t));
+	}
+	rec_close(&r);
+	record_report(&r, LOG_INFO, "physmem: retired; {reserved_bytes:KiB} KiB in {ranges} ranges stay reserved");
 }
 
 uint64_t memory_retired_reserved_pages(void)

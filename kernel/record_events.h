@@ -23,6 +23,7 @@
 	X(node)          /* a NUMA node */                                  \
 	X(numa)          /* the topology as a whole */                      \
 	X(direct_map)    /* the kernel's identity map */                    \
+	X(physmem_retire) /* early reservations kept when physmem retires */ \
 	X(apic)          /* the local APIC mode chosen for SMP */           \
 	X(cpu_up)        /* a CPU running after SMP bring-up */             \
 	X(smp)           /* SMP bring-up as a whole */                      \

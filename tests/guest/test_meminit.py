@@ -219,3 +219,34 @@ def test_a_lost_page_fails_the_boot_and_is_named():
     m = re.search(r"losing pfn (0x[0-9a-f]+) on purpose", b.console)
     pfn = int(m.group(1), 16)
     assert f"pfns [{pfn:#x}-{pfn + 1:#x}) not accounted for" in b.console, b.tail()
+
+
+def check_reservation_types(alloc):
+    """Page types come from physmem's reservation types, not from names: the
+    census finds each typed reservation again, page for page."""
+    b = boot(nodes=2, cpus_per_node=2, mem_per_node="2G", boot_path="pvh",
+             append=f"memboot.alloc={alloc} hugepagesz=1G hugepages=1:1")
+    b.expect_ok()
+    kept = b.one("physmem_retire")
+    types = kept["types"]
+    assert kept["reserved_bytes"] == sum(types.values()), kept
+    assert types["kernel"] > 0 and types["page0"] == 4096, types
+    assert types["hugetlb"] == 1 << 30, types
+    census = [c for c in b.all("census") if c["when"] == "boot"][0]
+    assert census["lost"] == 0, census
+    # memmap and page-table reservations become their own page types...
+    assert census["memmap"] * 4096 == types["memmap"], (census, types)
+    assert census["pagetable"] * 4096 == types["pagetable"], (census, types)
+    # ...the 1 GiB page is a huge page, never reserved...
+    assert census["huge"] * 4096 == types["hugetlb"], (census, types)
+    # ...and every other type is plain reserved.
+    rest = sum(v for k, v in types.items() if k not in ("memmap", "pagetable", "hugetlb"))
+    assert census["reserved"] * 4096 == rest, (census, types)
+
+
+def test_reservation_types_buddy():
+    check_reservation_types("buddy")
+
+
+def test_reservation_types_bitmap():
+    check_reservation_types("bitmap")
