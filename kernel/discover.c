@@ -74,6 +74,10 @@ static void crosscheck_clock_hpet(const void *bytes, uint32_t len)
 	time_crosscheck("hpet", "address", h.address, &res);
 }
 
+/* Found in the tables discover_acpi() walks; defined below it. */
+static void discover_s5(const struct discovered_acpi *acpi);
+static void discover_spcr(const void *bytes, uint32_t len);
+
 void discover_acpi(const struct bootinfo *bi, bool dump, struct discovered_acpi *acpi)
 {
 	const void *bytes;
@@ -111,7 +115,7 @@ void discover_acpi(const struct bootinfo *bi, bool dump, struct discovered_acpi 
 }
 
 /* What memboot.exit=poweroff writes where (kernel/acpi/sleep.h). */
-void discover_s5(const struct discovered_acpi *acpi)
+static void discover_s5(const struct discovered_acpi *acpi)
 {
 	struct acpi_s5 s5 = { 0 };
 	const void *fadt, *dsdt;
@@ -134,7 +138,7 @@ void discover_s5(const struct discovered_acpi *acpi)
 
 /* The firmware's console port (a BMC's serial over LAN): a console too,
  * unless console= chose the consoles. */
-void discover_spcr(const void *bytes, uint32_t len)
+static void discover_spcr(const void *bytes, uint32_t len)
 {
 	struct acpi_spcr_info spcr;
 	struct uart u;
@@ -192,7 +196,8 @@ void discover_numa(const struct bootinfo *bi, const struct discovered_acpi *acpi
  * or when firmware already switched it on; memboot.apic= may ask for either.
  * Prints a line and an `apic` record; returns true for x2APIC.
  */
-bool discover_apic_mode(const struct discovered_acpi *acpi, const struct numa_topology *topo)
+static bool discover_apic_mode(const struct discovered_acpi *acpi,
+			       const struct numa_topology *topo)
 {
 	struct apic_mode_input in = {
 		.cpu_x2apic = cpu_features.x2apic,

@@ -31,16 +31,10 @@ struct physmem;
  * cross-check the clock against the PM timer and HPET, find S5 and SPCR.
  * @dump prints every table. */
 void discover_acpi(const struct bootinfo *bi, bool dump, struct discovered_acpi *acpi);
-/* Add the serial port the ACPI SPCR table names as a console. */
-void discover_spcr(const void *bytes, uint32_t len);
-/* Find how to power off (ACPI S5) for memboot.exit=poweroff. */
-void discover_s5(const struct discovered_acpi *acpi);
 /* Phase "numa": build @topo from the memory map of @bi and the tables in
  * @acpi, and give @pm its nodes and distances. */
 void discover_numa(const struct bootinfo *bi, const struct discovered_acpi *acpi,
 		   struct physmem *pm, struct numa_topology *topo);
-/* Choose the local APIC mode for SMP (an `apic` record); true: x2APIC. */
-bool discover_apic_mode(const struct discovered_acpi *acpi, const struct numa_topology *topo);
 /* Phase "smp": bring up the CPUs of @topo (maxcpus=, nosmp honoured), each
  * one's stack and per-CPU area from @pm on its node. */
 void discover_smp(const struct discovered_acpi *acpi, const struct numa_topology *topo,

@@ -323,7 +323,10 @@ uint64_t buddy_alloc(struct buddy_zone *z, unsigned order)
 	return buddy_alloc_ex(z, order, 0);
 }
 
-uint64_t buddy_alloc_head_only(struct buddy_zone *z, unsigned order, enum page_type type)
+/* Like buddy_alloc(), for blocks whose tail descriptors nobody reads (a
+ * huge pool page): writes only the head, as @type, keeping a lazy block's
+ * PAGE_F_LAZY_UNINIT. Never calls the allocation hook. */
+static uint64_t buddy_alloc_head_only(struct buddy_zone *z, unsigned order, enum page_type type)
 {
 	bool lazy;
 	uint64_t pfn;

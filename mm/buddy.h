@@ -133,10 +133,6 @@ uint64_t buddy_alloc_locked(struct buddy_zone *z, unsigned order, uint64_t *lazy
 /* Give back the block of 2^order pages at @pfn, merging it with its free
  * buddies. The block must be one buddy_alloc() returned with this order (its
  * head may have been retyped, e.g. PAGE_PAGETABLE), not free. */
-/* Like buddy_alloc(), for blocks whose tail descriptors nobody reads (a
- * huge pool page): writes only the head, as @type, keeping a lazy block's
- * PAGE_F_LAZY_UNINIT. Never calls the allocation hook. */
-uint64_t buddy_alloc_head_only(struct buddy_zone *z, unsigned order, enum page_type type);
 void buddy_free(struct buddy_zone *z, uint64_t pfn, unsigned order);
 void buddy_free_locked(struct buddy_zone *z, uint64_t pfn, unsigned order);
 

@@ -929,7 +929,8 @@ uint32_t numa_node_of_cpu(const struct numa_topology *t, uint32_t cpu)
 	return cpu < t->nr_cpus ? t->cpus[cpu].node : NUMA_NO_NODE;
 }
 
-const char *numa_source_name(uint32_t source)
+/* "srat", "none", "fallback". */
+static const char *numa_source_name(uint32_t source)
 {
 	switch (source) {
 	case NUMA_SOURCE_NONE:

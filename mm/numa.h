@@ -224,7 +224,4 @@ uint32_t numa_node_of_cpu(const struct numa_topology *topo, uint32_t cpu);
  */
 void numa_print(const struct numa_topology *topo);
 
-/* "srat", "none", "fallback". */
-const char *numa_source_name(uint32_t source);
-
 #endif

@@ -32,11 +32,14 @@
 #include "kernel/log.h"
 
 #define PIT_HZ 1193182ULL
+/* The ACPI PM timer counts at 3.579545 MHz on every machine (ACPI 6.5,
+ * 4.8.3.3 "Power Management Timer"); the FADT gives only its port. */
+#define PM_TIMER_HZ 3579545ULL
 #define PIT_CH2 0x42
 #define PIT_CMD 0x43
 #define PORT_61 0x61
 #define PIT_SPAN_TICKS (PIT_HZ * 3 / 1000)      /* 3 ms */
-#define PM_SPAN_TICKS (3579545ULL * 2 / 1000)   /* 2 ms */
+#define PM_SPAN_TICKS (PM_TIMER_HZ * 2 / 1000)  /* 2 ms */
 #define MAX_SAMPLES 2048
 /* Beyond this the CPUID figure and the measurement disagree (ppm). */
 #define CPUID_TRUST_PPM 5000
@@ -216,7 +219,7 @@ bool arch_tsc_measure_pm_timer(uint16_t port, unsigned bits, struct clockcal_res
 	const struct ref_counter c = { .pm_port = port };
 	uint32_t n = take_samples(&c, bits, false, PM_SPAN_TICKS);
 
-	return clockcal_estimate(samples, n, 3579545ULL, scratch, out);
+	return clockcal_estimate(samples, n, PM_TIMER_HZ, scratch, out);
 }
 
 /*

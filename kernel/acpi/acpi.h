@@ -289,8 +289,6 @@ void acpi_dump_tables(const struct acpi_tables *dir);
 
 /* ---- FADT ("FACP"): the ACPI PM timer ---- */
 
-#define ACPI_PM_TIMER_HZ 3579545ULL
-
 struct acpi_pm_timer {
 	uint16_t port;          /* I/O port of the 32-bit read */
 	uint8_t bits;           /* 24 or 32: the counter wraps at 2^bits */
