@@ -11,7 +11,7 @@
 #   \EFI\memboot\memboot.elf       the kernel, the same ELF GRUB and PVH boot
 #   \EFI\memboot\cmdline.txt       only with MEMBOOT_CMDLINE="..." (the loader
 #                                  passes it to the kernel)
-# `make test` needs the image: the guest tests boot it (--boot efi).
+# `make` and `make test` build the image: the guest tests boot it (--boot efi).
 
 EFI_O := $(O)/efi
 ESP_IMG := $(O)/memboot-esp.img
@@ -31,6 +31,10 @@ EFI_OBJS := $(patsubst %.c,$(EFI_O)/%.o,$(EFI_SRCS))
 .PHONY: esp efi
 efi: $(EFI_O)/BOOTX64.EFI
 esp: $(ESP_IMG)
+# A plain `make` builds the image too, so it always holds the kernel just
+# built: guest tests run straight from tests/run.py boot it (--boot efi), and
+# a stale image would boot yesterday's kernel.
+all: esp
 test: esp
 
 $(EFI_O)/%.o: %.c | $(DEPS)
