@@ -172,7 +172,8 @@ HOST_TEST_DEPS := $(PURE_SRCS) $(HOST_TOOL_SRCS) $(HOST_SUPPORT) \
 	arch/x86_64/include/arch/pte.h arch/x86_64/include/arch/apic_mode.h
 # Shared by the unit tests (cmocka), not by the fuzzers.
 # The job runner and everything that runs jobs, on simulated CPUs (pthreads).
-HOST_TEST_HELPERS := tests/host/map_check.c kernel/job.c tests/host/job_host.c
+HOST_TEST_HELPERS := tests/host/map_check.c kernel/job.c tests/host/job_host.c \
+	tests/host/sim_memmap.c
 $(HOST_O)/test_%: tests/host/test_%.c $(HOST_TEST_DEPS) $(HOST_TEST_HELPERS) | $(DEPS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  HOSTCC  $@")

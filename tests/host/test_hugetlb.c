@@ -27,6 +27,7 @@
 #include "mm/physmem.h"
 #include "tests/host/host_support.h"
 #include "tests/host/job_host.h"
+#include "tests/host/sim_memmap.h"
 
 #define MiB(x) ((uint64_t)(x) << 20)
 #define GiB(x) ((uint64_t)(x) << 30)
@@ -469,7 +470,7 @@ static const struct mm_node_range usable[] = {
 #define NR_USABLE 4
 #define NR_NODES 3
 #define TOP 0x48000ULL
-static const struct { uint64_t s, e; } span[NR_NODES] = {
+static const struct memmap_range span[NR_NODES] = {
 	{ 0x100, 0x20000 }, { 0x20000, 0x40000 }, { 0x40000, 0x48000 },
 };
 static const uint32_t cpu_nodes[4] = { 0, 0, 1, 1 };
@@ -496,19 +497,7 @@ static void machine_start(void)
 {
 	struct mminit_config cfg = { .policy = MMINIT_SERIAL, .boot_node = 0 };
 
-	nid_table = malloc(memmap_nid_table_bytes(TOP));
-	memmap_init(&mm, nid_table, TOP);
-	for (uint32_t n = 0; n < NR_NODES; n++) {
-		struct memmap_node node;
-		uint64_t pages = span[n].e - span[n].s;
-		arrays[n] = aligned_alloc(64, memmap_desc_bytes(pages));
-		memset(arrays[n], 0xa5, memmap_desc_bytes(pages));
-		memmap_node_init(&node, n, span[n].s, pages, arrays[n]);
-		memmap_add_node(&mm, &node);
-	}
-	for (int i = 0; i < NR_USABLE; i++)
-		memmap_set_nid(&mm, usable[i].start_pfn, usable[i].end_pfn, usable[i].node);
-	mm.nr_nodes = NR_NODES;
+	sim_memmap_build(&mm, &nid_table, arrays, span, NR_NODES, usable, NR_USABLE, TOP);
 	nr_alloc_mem = 0;
 	struct alloc_setup setup = { .mm = &mm, .nr_nodes = NR_NODES, .reserve = reserve };
 	assert_true(alloc_init(alloc_find("buddy"), &setup, NULL));
@@ -516,15 +505,7 @@ static void machine_start(void)
 	for (int i = 0; i < NR_USABLE; i++)
 		assert_true(mminit_add_free(&mi, usable[i].node, usable[i].start_pfn,
 					    usable[i].end_pfn));
-	for (uint32_t n = 0; n < NR_NODES; n++) {
-		struct memmap_range present[NR_USABLE];
-		uint32_t nr = 0;
-		for (int i = 0; i < NR_USABLE; i++)
-			if (usable[i].node == n)
-				present[nr++] = (struct memmap_range){ usable[i].start_pfn,
-								       usable[i].end_pfn };
-		mminit_mark_holes(&mi, n, present, nr);
-	}
+	sim_memmap_mark_holes(&mi, NR_NODES, usable, NR_USABLE);
 	mminit_run(&mi, NULL, NULL);
 	/* Reserved address space only: the pages the tests write get memory. */
 	ram = mmap(NULL, TOP << 12, PROT_READ | PROT_WRITE,
@@ -536,11 +517,9 @@ static void machine_start(void)
 static void machine_stop(void)
 {
 	munmap(ram, TOP << 12);
-	for (uint32_t n = 0; n < NR_NODES; n++)
-		free(arrays[n]);
 	for (uint32_t i = 0; i < nr_alloc_mem; i++)
 		free(alloc_mem[i]);
-	free(nid_table);
+	sim_memmap_free(nid_table, arrays, NR_NODES);
 	free_tables();
 }
 

@@ -23,6 +23,7 @@
 #include "mm/memmap.h"
 #include "tests/host/host_support.h"
 #include "tests/host/job_host.h"
+#include "tests/host/sim_memmap.h"
 
 /* Usable memory (pfns): node 0 has a hole, node 2 has no CPUs. */
 static const struct mm_node_range usable[] = {
@@ -55,7 +56,7 @@ static uint64_t reserve(void *ctx, uint64_t bytes, uint32_t node)
 	return (uint64_t)(uintptr_t)p;
 }
 
-static const struct { uint64_t s, e; } span[NR_NODES] = {
+static const struct memmap_range span[NR_NODES] = {
 	{ 0x100, 0x20000 }, { 0x20000, 0x40000 }, { 0x40000, 0x48000 },
 };
 
@@ -71,19 +72,7 @@ static uint64_t total_free(void)
  * meminit phase gives them. */
 static void start(const char *alloc_name, const struct mminit_config *cfg)
 {
-	table = malloc(memmap_nid_table_bytes(TOP));
-	memmap_init(&mm, table, TOP);
-	for (uint32_t n = 0; n < NR_NODES; n++) {
-		struct memmap_node node;
-		uint64_t pages = span[n].e - span[n].s;
-		arrays[n] = aligned_alloc(64, memmap_desc_bytes(pages));
-		memset(arrays[n], 0xa5, memmap_desc_bytes(pages));
-		memmap_node_init(&node, n, span[n].s, pages, arrays[n]);
-		memmap_add_node(&mm, &node);
-	}
-	for (int i = 0; i < NR_USABLE; i++)
-		memmap_set_nid(&mm, usable[i].start_pfn, usable[i].end_pfn, usable[i].node);
-	mm.nr_nodes = NR_NODES;
+	sim_memmap_build(&mm, &table, arrays, span, NR_NODES, usable, NR_USABLE, TOP);
 	nr_reserved_mem = 0;
 	struct alloc_setup setup = { .mm = &mm, .nr_nodes = NR_NODES, .reserve = reserve };
 	assert_true(alloc_init(alloc_find(alloc_name), &setup, NULL));
@@ -97,24 +86,14 @@ static void start(const char *alloc_name, const struct mminit_config *cfg)
 	}
 	mminit_write_fixed(&mi, 0, 0x100, 0x200, PAGE_RESERVED);
 	mminit_write_fixed(&mi, 0, 0x200, 0x300, PAGE_MEMMAP);
-	for (uint32_t n = 0; n < NR_NODES; n++) {
-		struct memmap_range present[NR_USABLE];
-		uint32_t nr = 0;
-		for (int i = 0; i < NR_USABLE; i++)
-			if (usable[i].node == n)
-				present[nr++] = (struct memmap_range){ usable[i].start_pfn,
-								       usable[i].end_pfn };
-		mminit_mark_holes(&mi, n, present, nr);
-	}
+	sim_memmap_mark_holes(&mi, NR_NODES, usable, NR_USABLE);
 }
 
 static void stop(void)
 {
-	for (uint32_t n = 0; n < NR_NODES; n++)
-		free(arrays[n]);
 	for (uint32_t i = 0; i < nr_reserved_mem; i++)
 		free(reserved_mem[i]);
-	free(table);
+	sim_memmap_free(table, arrays, NR_NODES);
 }
 
 static bool census(struct census *c)
