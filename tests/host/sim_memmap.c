@@ -8,6 +8,16 @@
 
 #include "kernel/panic.h"
 
+const struct mm_node_range sim3_usable[SIM3_NR_USABLE] = {
+	{ 0x100, 0x8000, 0 }, { 0x9000, 0x20000, 0 },
+	{ 0x20000, 0x40000, 1 },
+	{ 0x40000, 0x48000, 2 },
+};
+const struct memmap_range sim3_span[SIM3_NR_NODES] = {
+	{ 0x100, 0x20000 }, { 0x20000, 0x40000 }, { 0x40000, 0x48000 },
+};
+const uint32_t sim3_cpu_nodes[SIM3_NR_CPUS] = { 0, 0, 1, 1 };
+
 void sim_memmap_build(struct memmap *mm, memmap_nid_t **nid_table, struct page **arrays,
 		      const struct memmap_range *span, uint32_t nr_nodes,
 		      const struct mm_node_range *usable, uint32_t nr_usable, uint64_t top_pfn)

@@ -17,6 +17,19 @@
 #include "mm/memmap.h"
 
 /*
+ * The three-node machine test_init and test_hugetlb share (pfns): node 0
+ * has a hole at [0x8000, 0x9000), node 2 has memory but, in those tests, no
+ * CPUs (CPUs 0-1 on node 0, 2-3 on node 1: sim3_cpu_nodes).
+ */
+#define SIM3_NR_NODES 3
+#define SIM3_NR_USABLE 4
+#define SIM3_NR_CPUS 4
+#define SIM3_TOP_PFN 0x48000ULL
+extern const struct mm_node_range sim3_usable[SIM3_NR_USABLE];
+extern const struct memmap_range sim3_span[SIM3_NR_NODES];
+extern const uint32_t sim3_cpu_nodes[SIM3_NR_CPUS];
+
+/*
  * Fill @mm for @nr_nodes nodes: node n spans @span[n] ([start_pfn, end_pfn)),
  * its descriptor array is malloc'ed into @arrays[n] and poisoned (0xa5) so a
  * descriptor nobody wrote is visible; each @usable range gets its node in the

@@ -461,19 +461,11 @@ static void test_gigantic_heads_only(void **state)
 
 /* --- 2 MiB pools on simulated nodes -------------------------------------------- */
 
-/* As tests/host/test_init.c: node 0 has a hole, node 2 has no CPUs. */
-static const struct mm_node_range usable[] = {
-	{ 0x100, 0x8000, 0 }, { 0x9000, 0x20000, 0 },
-	{ 0x20000, 0x40000, 1 },
-	{ 0x40000, 0x48000, 2 },
-};
-#define NR_USABLE 4
-#define NR_NODES 3
-#define TOP 0x48000ULL
-static const struct memmap_range span[NR_NODES] = {
-	{ 0x100, 0x20000 }, { 0x20000, 0x40000 }, { 0x40000, 0x48000 },
-};
-static const uint32_t cpu_nodes[4] = { 0, 0, 1, 1 };
+/* The three-node machine of test_init (sim_memmap.h): node 0 has a hole,
+ * node 2 has no CPUs. */
+#define NR_USABLE SIM3_NR_USABLE
+#define NR_NODES SIM3_NR_NODES
+#define TOP SIM3_TOP_PFN
 
 static struct memmap mm;
 static memmap_nid_t *nid_table;
@@ -497,15 +489,15 @@ static void machine_start(void)
 {
 	struct mminit_config cfg = { .policy = MMINIT_SERIAL, .boot_node = 0 };
 
-	sim_memmap_build(&mm, &nid_table, arrays, span, NR_NODES, usable, NR_USABLE, TOP);
+	sim_memmap_build(&mm, &nid_table, arrays, sim3_span, NR_NODES, sim3_usable, NR_USABLE, TOP);
 	nr_alloc_mem = 0;
 	struct alloc_setup setup = { .mm = &mm, .nr_nodes = NR_NODES, .reserve = reserve };
 	assert_true(alloc_init(alloc_find("buddy"), &setup, NULL));
 	mminit_start(&mi, mi_nodes, &mm, NR_NODES, &cfg);
 	for (int i = 0; i < NR_USABLE; i++)
-		assert_true(mminit_add_free(&mi, usable[i].node, usable[i].start_pfn,
-					    usable[i].end_pfn));
-	sim_memmap_mark_holes(&mi, NR_NODES, usable, NR_USABLE);
+		assert_true(mminit_add_free(&mi, sim3_usable[i].node, sim3_usable[i].start_pfn,
+					    sim3_usable[i].end_pfn));
+	sim_memmap_mark_holes(&mi, NR_NODES, sim3_usable, NR_USABLE);
 	mminit_run(&mi, NULL, NULL);
 	/* Reserved address space only: the pages the tests write get memory. */
 	ram = mmap(NULL, TOP << 12, PROT_READ | PROT_WRITE,
@@ -527,7 +519,7 @@ static uint64_t usable_pages(void)
 {
 	uint64_t n = 0;
 	for (int i = 0; i < NR_USABLE; i++)
-		n += usable[i].end_pfn - usable[i].start_pfn;
+		n += sim3_usable[i].end_pfn - sim3_usable[i].start_pfn;
 	return n;
 }
 
@@ -561,7 +553,7 @@ static void check_pool_pages(const struct hugetlb_pools *hp)
 
 static void census_check(uint64_t huge_pages)
 {
-	struct census_input in = { .mm = &mm, .ranges = usable, .nr_ranges = NR_USABLE };
+	struct census_input in = { .mm = &mm, .ranges = sim3_usable, .nr_ranges = NR_USABLE };
 	struct census c;
 
 	assert_true(census_take(&in, "test", &c));
@@ -593,7 +585,7 @@ static void test_2m_pools_in_parallel_per_node(void **state)
 			if (n == 2)
 				assert_int_equal(cpu, 0);
 			else
-				assert_int_equal(cpu_nodes[cpu], n);
+				assert_int_equal(sim3_cpu_nodes[cpu], n);
 		}
 		assert_int_equal(hp.nodes[n].pool[HUGETLB_1G].total, 0);
 	}
@@ -706,7 +698,7 @@ static void test_selftest_on_every_cpu(void **state)
 
 static int cpus_up(void **state)
 {
-	job_host_start(4, cpu_nodes);
+	job_host_start(4, sim3_cpu_nodes);
 	table_budget = MAX_TABLES;
 	return 0;
 }

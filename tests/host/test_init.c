@@ -25,21 +25,15 @@
 #include "tests/host/job_host.h"
 #include "tests/host/sim_memmap.h"
 
-/* Usable memory (pfns): node 0 has a hole, node 2 has no CPUs. */
-static const struct mm_node_range usable[] = {
-	{ 0x100, 0x8000, 0 }, { 0x9000, 0x20000, 0 },
-	{ 0x20000, 0x40000, 1 },
-	{ 0x40000, 0x48000, 2 },
-};
-#define NR_USABLE 4
-#define NR_NODES 3
+/* The shared three-node machine (sim_memmap.h): node 0 has a hole, node 2
+ * has no CPUs; 4 CPUs (sim3_cpu_nodes), two on node 0 (the caller is CPU 0)
+ * and two on node 1. */
+#define NR_USABLE SIM3_NR_USABLE
+#define NR_NODES SIM3_NR_NODES
 /* Early reservations on node 0. */
 #define RESV_PAGES 0x100      /* [0x100, 0x200): reserved */
 #define MEMMAP_PAGES 0x100    /* [0x200, 0x300): descriptors */
-#define TOP 0x48000ULL
-
-/* 4 CPUs: two on node 0 (the caller is CPU 0), two on node 1. */
-static const uint32_t cpu_nodes[4] = { 0, 0, 1, 1 };
+#define TOP SIM3_TOP_PFN
 
 static struct memmap mm;
 static memmap_nid_t *table;
@@ -56,15 +50,12 @@ static uint64_t reserve(void *ctx, uint64_t bytes, uint32_t node)
 	return (uint64_t)(uintptr_t)p;
 }
 
-static const struct memmap_range span[NR_NODES] = {
-	{ 0x100, 0x20000 }, { 0x20000, 0x40000 }, { 0x40000, 0x48000 },
-};
 
 static uint64_t total_free(void)
 {
 	uint64_t n = 0;
 	for (int i = 0; i < NR_USABLE; i++)
-		n += usable[i].end_pfn - usable[i].start_pfn;
+		n += sim3_usable[i].end_pfn - sim3_usable[i].start_pfn;
 	return n - RESV_PAGES - MEMMAP_PAGES;
 }
 
@@ -72,21 +63,21 @@ static uint64_t total_free(void)
  * meminit phase gives them. */
 static void start(const char *alloc_name, const struct mminit_config *cfg)
 {
-	sim_memmap_build(&mm, &table, arrays, span, NR_NODES, usable, NR_USABLE, TOP);
+	sim_memmap_build(&mm, &table, arrays, sim3_span, NR_NODES, sim3_usable, NR_USABLE, TOP);
 	nr_reserved_mem = 0;
 	struct alloc_setup setup = { .mm = &mm, .nr_nodes = NR_NODES, .reserve = reserve };
 	assert_true(alloc_init(alloc_find(alloc_name), &setup, NULL));
 
 	mminit_start(&mi, mi_nodes, &mm, NR_NODES, cfg);
 	for (int i = 0; i < NR_USABLE; i++) {
-		uint64_t s = usable[i].start_pfn;
+		uint64_t s = sim3_usable[i].start_pfn;
 		if (s == 0x100)
 			s += RESV_PAGES + MEMMAP_PAGES;
-		assert_true(mminit_add_free(&mi, usable[i].node, s, usable[i].end_pfn));
+		assert_true(mminit_add_free(&mi, sim3_usable[i].node, s, sim3_usable[i].end_pfn));
 	}
 	mminit_write_fixed(&mi, 0, 0x100, 0x200, PAGE_RESERVED);
 	mminit_write_fixed(&mi, 0, 0x200, 0x300, PAGE_MEMMAP);
-	sim_memmap_mark_holes(&mi, NR_NODES, usable, NR_USABLE);
+	sim_memmap_mark_holes(&mi, NR_NODES, sim3_usable, NR_USABLE);
 }
 
 static void stop(void)
@@ -98,7 +89,7 @@ static void stop(void)
 
 static bool census(struct census *c)
 {
-	struct census_input in = { .mm = &mm, .ranges = usable, .nr_ranges = NR_USABLE,
+	struct census_input in = { .mm = &mm, .ranges = sim3_usable, .nr_ranges = NR_USABLE,
 				   .fixed_pages = RESV_PAGES + MEMMAP_PAGES };
 	return census_take(&in, "test", c);
 }
@@ -166,7 +157,7 @@ static void run_case(const struct matrix_case *k, const char *alloc_name)
 			for (uint32_t i = 0; i < mi.nodes[n].nr_chunks; i++) {
 				uint32_t cpu = mi.nodes[n].chunks[i].cpu;
 				if (!k->all)
-					assert_int_equal(n == 2 ? 0 : cpu_nodes[cpu], n == 2 ? cpu : n);
+					assert_int_equal(n == 2 ? 0 : sim3_cpu_nodes[cpu], n == 2 ? cpu : n);
 			}
 		}
 	}
@@ -269,7 +260,7 @@ static void test_census_names_a_lost_page(void **state)
 
 static int cpus_up(void **state)
 {
-	job_host_start(4, cpu_nodes);
+	job_host_start(4, sim3_cpu_nodes);
 	return 0;
 }
 

@@ -14,19 +14,21 @@ SOURCE_DIRS = ("arch", "boot", "kernel", "mm")
 KEY_RE = re.compile(r'\.key\s*=\s*"([^"]+)"')
 
 
+def c_sources(root=ROOT):
+    """(path relative to @root, text) of every .c file of the kernel, sorted."""
+    for top in SOURCE_DIRS:
+        for dirpath, dirs, files in os.walk(os.path.join(root, top)):
+            dirs.sort()
+            for name in sorted(files):
+                if name.endswith(".c"):
+                    path = os.path.join(dirpath, name)
+                    with open(path, encoding="utf-8") as f:
+                        yield os.path.relpath(path, root), f.read()
+
+
 def declared_keys(root=ROOT):
     """[(key, path)] for every param declared in the kernel's C sources."""
-    found = []
-    for top in SOURCE_DIRS:
-        for dirpath, _, files in os.walk(os.path.join(root, top)):
-            for name in sorted(files):
-                if not name.endswith(".c"):
-                    continue
-                path = os.path.join(dirpath, name)
-                with open(path, encoding="utf-8") as f:
-                    for key in KEY_RE.findall(f.read()):
-                        found.append((key, os.path.relpath(path, root)))
-    return found
+    return [(key, path) for path, text in c_sources(root) for key in KEY_RE.findall(text)]
 
 
 TABLE_RE = re.compile(r"\bPARAM_TABLE\(\s*(\w+)\s*,")
@@ -35,17 +37,7 @@ TABLE_RE = re.compile(r"\bPARAM_TABLE\(\s*(\w+)\s*,")
 def declared_tables(root=ROOT):
     """{table name: path} for every PARAM_TABLE(...) in the kernel's sources
     (the macro's own definition in kernel/cmdline.h is not one)."""
-    found = {}
-    for top in SOURCE_DIRS:
-        for dirpath, _, files in os.walk(os.path.join(root, top)):
-            for name in sorted(files):
-                if not name.endswith(".c"):
-                    continue
-                path = os.path.join(dirpath, name)
-                with open(path, encoding="utf-8") as f:
-                    for table in TABLE_RE.findall(f.read()):
-                        found[table] = os.path.relpath(path, root)
-    return found
+    return {table: path for path, text in c_sources(root) for table in TABLE_RE.findall(text)}
 
 
 def listed_tables(path, array):
