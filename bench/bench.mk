@@ -103,7 +103,7 @@ PCP_BENCH_KSRCS := mm/pcp.c mm/churn.c mm/buddy.c mm/memmap.c mm/alloc.c mm/allo
 	mm/alloc_pcp.c
 PCP_BENCH_ARGS ?= --mix all
 $(BENCH_O)/pcp_bench: $(PCP_BENCH_KSRCS) bench/pcp_bench.c bench/bench_support.c \
-		mm/pcp.h mm/churn.h $(MEMMAP_BENCH_HDRS) bench/bench.mk
+		mm/pcp.h mm/churn.h tests/host/pcp_buddy_zone.h $(MEMMAP_BENCH_HDRS) bench/bench.mk
 	@mkdir -p $(@D)/pcpk
 	@$(if $(Q),echo "  BENCHCC $@")
 	$(Q)for f in $(PCP_BENCH_KSRCS); do \

@@ -32,6 +32,7 @@
 #include "mm/churn.h"
 #include "mm/memmap.h"
 #include "mm/pcp.h"
+#include "tests/host/pcp_buddy_zone.h"
 
 static uint64_t clock_ns(clockid_t id)
 {
@@ -48,32 +49,6 @@ static uint64_t now_ns(void)
 
 /* ---- the zone: the kernel's buddy allocator over a descriptor array ---- */
 
-static unsigned bz_take(void *zone, unsigned order, unsigned n, uint64_t *out)
-{
-	unsigned got = 0;
-
-	while (got < n) {
-		uint64_t pfn = buddy_alloc_locked(zone, order, NULL);
-
-		if (pfn == BUDDY_NO_PFN)
-			break;
-		out[got++] = pfn;
-	}
-	return got;
-}
-
-static void bz_give(void *zone, unsigned order, const uint64_t *pfns, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		buddy_free_locked(zone, pfns[i], order);
-}
-
-static uint64_t bz_free_pages(void *zone)
-{
-	return buddy_free_pages(zone);
-}
-
-static const struct pcp_backend backend = { bz_take, bz_give, bz_free_pages };
 
 static uint64_t op_alloc(void *ctx, unsigned order) { return pcp_alloc(ctx, order); }
 static void op_free(void *ctx, uint64_t pfn, unsigned order) { pcp_free(ctx, pfn, order); }
@@ -173,8 +148,8 @@ static bool run_once(const struct row *r, const struct churn_mix *mix, struct ru
 	memmap_init_range(&B.node, base, base + B.zone_pages, PAGE_RESERVED, PAGE_ZONE_NORMAL);
 	buddy_zone_init(&B.zone, &B.node, PAGE_ZONE_NORMAL, base, base + B.zone_pages);
 	buddy_free_range(&B.zone, base, base + B.zone_pages);
-	pcp_zone_init(&B.pz, &backend, &B.zone, &B.zone.lock, &cfg, B.zone_pages, B.zone_pages,
-		      B.threads);
+	pcp_zone_init(&B.pz, &pcp_buddy_zone_backend, &B.zone, &B.zone.lock, &cfg, B.zone_pages,
+		      B.zone_pages, B.threads);
 	B.pz.now_ns = now_ns;
 	for (uint32_t i = 0; i < B.threads; i++) {
 		free(B.list_mem[i]);

@@ -22,6 +22,7 @@
 #include "mm/memmap.h"
 #include "mm/pcp.h"
 #include "tests/host/host_support.h"
+#include "tests/host/pcp_buddy_zone.h"
 
 /* ---- a model zone: blocks of each order in a stack, every block's owner
  * known, so a block taken twice, given twice or lost is caught at once. ---- */
@@ -725,27 +726,6 @@ struct buddy_fix {
 	struct buddy_zone z;
 };
 
-static unsigned bz_take(void *zone, unsigned order, unsigned n, uint64_t *out)
-{
-	unsigned got = 0;
-	while (got < n) {
-		uint64_t pfn = buddy_alloc_locked(zone, order, NULL);
-		if (pfn == BUDDY_NO_PFN)
-			break;
-		out[got++] = pfn;
-	}
-	return got;
-}
-
-static void bz_give(void *zone, unsigned order, const uint64_t *pfns, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		buddy_free_locked(zone, pfns[i], order);
-}
-
-static uint64_t bz_free_pages(void *zone) { return buddy_free_pages(zone); }
-
-static const struct pcp_backend bz_backend = { bz_take, bz_give, bz_free_pages };
 
 static void test_buddy_behind_lists(void **state)
 {
@@ -764,7 +744,7 @@ static void test_buddy_behind_lists(void **state)
 	memmap_init_range(&b->node, base, base + nr, PAGE_RESERVED, PAGE_ZONE_NORMAL);
 	buddy_zone_init(&b->z, &b->node, PAGE_ZONE_NORMAL, base, base + nr);
 	buddy_free_range(&b->z, base, base + nr);
-	pcp_zone_init(&pz, &bz_backend, &b->z, &b->z.lock, &cfg, nr, nr, 2);
+	pcp_zone_init(&pz, &pcp_buddy_zone_backend, &b->z, &b->z.lock, &cfg, nr, nr, 2);
 	for (int c = 0; c < 2; c++) {
 		mem[c] = aligned_alloc(64, pcp_list_bytes(&pz));
 		l[c] = pcp_list_init(&pz, mem[c], (uint32_t)c);
