@@ -21,6 +21,10 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "tools"))
+from mbtools import hostinfo  # noqa: E402  (after the path it lives on)
+
 BEGIN = "<!-- memmap-bench begin -->"
 END = "<!-- memmap-bench end -->"
 SIZES = (16, 32, 64)
@@ -59,15 +63,7 @@ def run(bin_dir, args):
 
 
 def machine():
-    model = "unknown"
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
+    model = hostinfo.cpu_model()
     mem = ""
     try:
         with open("/proc/meminfo") as f:

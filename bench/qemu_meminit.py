@@ -17,12 +17,13 @@ import argparse
 import datetime
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from mbtools import hostinfo  # noqa: E402  (after the path it lives on)
 BEGIN, END = "<!-- qemu-meminit begin -->", "<!-- qemu-meminit end -->"
 
 
@@ -94,8 +95,7 @@ def main():
         print(f"hugetlb {size >> 20:5d} MiB node {node} zero={zero}: {ms:.3f} ms, "
               f"{per_page:.1f} us/page", flush=True)
 
-    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
-                if l.startswith("model name")), platform.processor())
+    cpu = hostinfo.cpu_model()
     out = [BEGIN, "## Per-node memory init under QEMU (qemu-meminit)", "",
            f"- Date: {datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC",
            f"- Host: {os.cpu_count()} CPUs, {cpu}; QEMU TCG (no KVM)",

@@ -33,6 +33,7 @@ import subprocess
 import sys
 import time
 
+from mbtools import hostinfo
 from mbtools.records import iter_records
 
 TOOLS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -305,16 +306,7 @@ def write_csv(path, rows, names):
 
 
 def host_description():
-    model = platform.processor() or "unknown CPU"
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return {"cpu": model, "cpus": os.cpu_count(), "kernel": platform.release(),
+    return {"cpu": hostinfo.cpu_model(), "cpus": os.cpu_count(), "kernel": platform.release(),
             "accel": "TCG (no KVM)"}
 
 
