@@ -197,15 +197,6 @@ static const struct param *find_param(const struct param_table *const *tables, s
 	return NULL;
 }
 
-struct cmdline_result cmdline_parse(const char *cmdline, const struct param *params,
-				    size_t count)
-{
-	const struct param_table one = { .owner = "", .params = params, .count = count };
-	const struct param_table *const tables[] = { &one };
-
-	return cmdline_parse_tables(cmdline, tables, 1);
-}
-
 struct cmdline_result cmdline_parse_tables(const char *cmdline,
 					   const struct param_table *const *tables,
 					   size_t ntables)

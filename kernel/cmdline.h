@@ -67,9 +67,6 @@ struct cmdline_result cmdline_parse_tables(const char *cmdline,
 					   const struct param_table *const *tables,
 					   size_t ntables);
 
-/* The same against one array of params. */
-struct cmdline_result cmdline_parse(const char *cmdline, const struct param *params,
-				    size_t count);
 
 /* Parsers shared with PARAM_FUNC users. Return false on a bad string. */
 bool cmdline_parse_u64(const char *s, uint64_t *out);

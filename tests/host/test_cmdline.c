@@ -122,9 +122,13 @@ static int setup(void **state)
 	return 0;
 }
 
+/* The test table alone, as one subsystem's. */
 static struct cmdline_result parse(const char *line)
 {
-	return cmdline_parse(line, table, NT);
+	static const struct param_table test_table = { .owner = "t", .params = table, .count = NT };
+	const struct param_table *const tables[] = { &test_table };
+
+	return cmdline_parse_tables(line, tables, 1);
 }
 
 static void assert_result(struct cmdline_result r, unsigned words, unsigned applied,
