@@ -11,7 +11,7 @@
 #   make bench-pt       seed 003's page-table fault-in benchmark (below)
 #   bench/device.sh     all host benchmarks at 1-16 threads on a many-core machine
 #
-# memmap: mm/memmap.c, mm/buddy.c and kernel/job_plan.c built natively,
+# memmap: mm/memmap.c, mm/alloc/buddy.c and kernel/job_plan.c built natively,
 # once per descriptor size (16, 32, 64 bytes), with the kernel's code
 # generation where it matters for speed (-O2 -mgeneral-regs-only: 8-byte
 # general-register stores, as in the kernel) and without sanitizers; the
@@ -23,9 +23,9 @@
 BENCH_O := build/bench
 BENCH_DESC_SIZES := 16 32 64
 BENCH_ARGS ?=
-MEMMAP_BENCH_KSRCS := mm/memmap.c mm/buddy.c mm/alloc.c mm/alloc_bitmap.c kernel/job_plan.c \
-	mm/alloc_pcp.c mm/pcp.c
-MEMMAP_BENCH_HDRS := mm/page.h mm/memmap.h mm/buddy.h mm/alloc.h kernel/job_plan.h kernel/spinlock.h \
+MEMMAP_BENCH_KSRCS := mm/memmap.c mm/alloc/buddy.c mm/alloc/alloc.c mm/alloc/bitmap.c kernel/job_plan.c \
+	mm/alloc/alloc_pcp.c mm/alloc/pcp.c
+MEMMAP_BENCH_HDRS := mm/page.h mm/memmap.h mm/alloc/buddy.h mm/alloc/alloc.h kernel/job_plan.h kernel/spinlock.h \
 	kernel/panic.h kernel/log.h
 MEMMAP_BENCH_BINS := $(addprefix $(BENCH_O)/memmap_bench_,$(BENCH_DESC_SIZES))
 BENCH_CFLAGS := -std=gnu11 -O2 -g -I. -Wall -Wextra -Wno-unused-parameter -Werror -DNDEBUG
@@ -80,30 +80,30 @@ seeds: all
 compare-linux: all
 	@tools/memboot compare-linux
 
-# Page-table fault-in (seed 003's thp_memscale shape): mm/pt.c natively with
+# Page-table fault-in (seed 003's thp_memscale shape): mm/pt/pt.c natively with
 # pthreads; prints a table, writes no file.
 #   make bench-pt [PT_BENCH_ARGS='--threads 16 --mib 1024 --reps 5']
 PT_BENCH_ARGS ?=
-$(BENCH_O)/pt_bench: bench/pt_bench.c mm/pt.c mm/pt.h mm/page.h kernel/spinlock.h \
+$(BENCH_O)/pt_bench: bench/pt_bench.c mm/pt/pt.c mm/pt/pt.h mm/page.h kernel/spinlock.h \
 		arch/x86_64/include/arch/pte.h tests/host/pt_arena.h bench/bench.mk
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  BENCHCC $@")
-	$(Q)$(CC) $(BENCH_CFLAGS) -Iarch/x86_64/include -pthread -o $@ bench/pt_bench.c mm/pt.c
+	$(Q)$(CC) $(BENCH_CFLAGS) -Iarch/x86_64/include -pthread -o $@ bench/pt_bench.c mm/pt/pt.c
 
 .PHONY: bench-pt bench-pt-build
 bench-pt-build: $(BENCH_O)/pt_bench
 bench-pt: $(BENCH_O)/pt_bench
 	@$(BENCH_O)/pt_bench $(PT_BENCH_ARGS)
 
-# Per-CPU page lists: mm/pcp.c and the churn workload (mm/churn.c) in front
-# of mm/buddy.c, on pthreads; prints seed 002's table, one row per step set
+# Per-CPU page lists: mm/alloc/pcp.c and the churn workload (mm/alloc/churn.c) in front
+# of mm/alloc/buddy.c, on pthreads; prints seed 002's table, one row per step set
 # of Linux's PCP auto-tuning series. Writes no file.
 #   make bench-pcp PCP_BENCH_ARGS='--threads 16 --mix all'
-PCP_BENCH_KSRCS := mm/pcp.c mm/churn.c mm/buddy.c mm/memmap.c mm/alloc.c mm/alloc_bitmap.c \
-	mm/alloc_pcp.c
+PCP_BENCH_KSRCS := mm/alloc/pcp.c mm/alloc/churn.c mm/alloc/buddy.c mm/memmap.c mm/alloc/alloc.c mm/alloc/bitmap.c \
+	mm/alloc/alloc_pcp.c
 PCP_BENCH_ARGS ?= --mix all
 $(BENCH_O)/pcp_bench: $(PCP_BENCH_KSRCS) bench/pcp_bench.c bench/bench_support.c \
-		mm/pcp.h mm/churn.h tests/host/pcp_buddy_zone.h $(MEMMAP_BENCH_HDRS) bench/bench.mk
+		mm/alloc/pcp.h mm/alloc/churn.h tests/host/pcp_buddy_zone.h $(MEMMAP_BENCH_HDRS) bench/bench.mk
 	@mkdir -p $(@D)/pcpk
 	@$(if $(Q),echo "  BENCHCC $@")
 	$(Q)for f in $(PCP_BENCH_KSRCS); do \

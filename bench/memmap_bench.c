@@ -1,7 +1,7 @@
 /*
  * memmap_bench.c: descriptor init and buddy boot-free speed on the host.
  *
- * The kernel's own mm/memmap.c and mm/buddy.c, built natively (-O2, no
+ * The kernel's own mm/memmap.c and mm/alloc/buddy.c, built natively (-O2, no
  * sanitizers) once per descriptor size (-DMEMMAP_DESC_BYTES=16/32/64, one
  * binary each), run over simulated RAM: an anonymous MAP_NORESERVE arena of
  * --pages pages split into --nodes nodes, the first starting at 1 MiB. The
@@ -54,7 +54,7 @@
 #include <emmintrin.h>
 
 #include "kernel/job_plan.h"
-#include "mm/buddy.h"
+#include "mm/alloc/buddy.h"
 #include "mm/memmap.h"
 #include "mm/page.h"
 

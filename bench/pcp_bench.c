@@ -1,6 +1,6 @@
 /*
- * pcp_bench.c: the churn workload (mm/churn.c) on pthreads, through the
- * per-CPU lists (mm/pcp.c) in front of the buddy allocator (mm/buddy.c),
+ * pcp_bench.c: the churn workload (mm/alloc/churn.c) on pthreads, through the
+ * per-CPU lists (mm/alloc/pcp.c) in front of the buddy allocator (mm/alloc/buddy.c),
  * once per step set of Linux's PCP auto-tuning series: seed 002's table.
  *
  *   build/bench/pcp_bench [--threads N] [--repeats R] [--mix kbuild|deep|net|all]
@@ -28,10 +28,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mm/buddy.h"
-#include "mm/churn.h"
+#include "mm/alloc/buddy.h"
+#include "mm/alloc/churn.h"
 #include "mm/memmap.h"
-#include "mm/pcp.h"
+#include "mm/alloc/pcp.h"
 #include "tests/host/pcp_buddy_zone.h"
 
 static uint64_t clock_ns(clockid_t id)

@@ -1,6 +1,6 @@
 /*
  * pt_bench.c: the fault-in benchmark of seed 003 (thp_memscale) on the host:
- * mm/pt.c built natively, one pthread per CPU calling the fault path
+ * mm/pt/pt.c built natively, one pthread per CPU calling the fault path
  * (pt_fault) directly.
  *
  * All threads populate disjoint, contiguous parts of one region of one
@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "arch/pte.h"
-#include "mm/pt.h"
+#include "mm/pt/pt.h"
 #include "tests/host/pt_arena.h"
 
 #define WIN (1ULL << 39)

@@ -57,7 +57,7 @@ struct exit_acpi_s5 {
  * !s5->valid), poweroff halts instead. */
 void exit_set_poweroff(const struct exit_acpi_s5 *s5);
 
-/* memboot.exit=, parsed by exit_param_table (kernel/exit_keys.c). */
+/* memboot.exit=, parsed by exit_param_table (kernel/exit_method.c). */
 extern enum exit_method exit_method;
 struct param_table;
 extern const struct param_table exit_param_table;

@@ -15,7 +15,7 @@ void percpu_ap_main(void)
 {
 	struct cpu_state *cs = this_cpu_state();
 
-	/* The handshake (kernel/smp.c, smp_boot()): if the boot CPU already
+	/* The handshake (kernel/init/smp.c, smp_boot()): if the boot CPU already
 	 * gave up on this CPU, it must stay out for good. Everything it has
 	 * touched up to here stays allocated for that case. */
 	uint32_t waiting = SMP_AP_WAITING;

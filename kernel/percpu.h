@@ -24,7 +24,7 @@
 /*
  * Start-up handshake between the boot CPU and one AP: both try to move
  * boot_state away from WAITING with a compare-and-swap; the first wins
- * (kernel/smp.c, smp_boot(), says why that is race-free).
+ * (kernel/init/smp.c, smp_boot(), says why that is race-free).
  */
 enum smp_ap_state {
 	SMP_AP_WAITING = 0,     /* kicked, not heard from */

@@ -7,8 +7,8 @@
 
 #include "kernel/log.h"
 #include "kernel/record.h"
-#include "mm/alloc.h"
-#include "mm/alloc_pcp.h"
+#include "mm/alloc/alloc.h"
+#include "mm/alloc/alloc_pcp.h"
 
 typedef unsigned long long ull;   /* for printf */
 

@@ -1,7 +1,7 @@
 /*
  * census.h: every page below the top of usable memory counted exactly once,
  * from the page descriptors' heads, and cross-checked against the page
- * allocator (mm/alloc.h) and the early allocator's reservations.
+ * allocator (mm/alloc/alloc.h) and the early allocator's reservations.
  *
  * A page is free, pcp (on a per-CPU list), reserved, memmap, pagetable,
  * huge, allocated, a hole (not

@@ -1,6 +1,6 @@
 /*
  * init.h: the init-policy engine: fill every node's page descriptors and
- * hand its free memory to the page allocator (mm/alloc.h), on the node's own
+ * hand its free memory to the page allocator (mm/alloc/alloc.h), on the node's own
  * CPUs, under one of three policies.
  *
  * Policies:
@@ -109,5 +109,23 @@ static inline uint64_t mminit_done_pages(const struct mminit *mi, uint32_t node)
 {
 	return mi->nodes[node].early_pages + mi->nodes[node].parallel_pages;
 }
+
+/* --- memory init: command-line keys (docs/cmdline.md) --- */
+
+/* memboot.init_threads=1|node|all|N */
+enum init_threads_mode { INIT_THREADS_ONE, INIT_THREADS_NODE, INIT_THREADS_ALL, INIT_THREADS_N };
+
+struct meminit_settings {
+	unsigned policy;              /* memboot.init: enum mminit_policy */
+	unsigned threads_mode;        /* enum init_threads_mode */
+	uint64_t threads;             /* with INIT_THREADS_N */
+	uint64_t early_pages;         /* deferred/lazy: filled by the boot CPU first */
+	uint64_t early_alloc_pages;   /* debug: early allocations before the parallel part */
+	bool trace;                   /* a record per init chunk and per huge pool page */
+};
+
+extern struct meminit_settings meminit_settings;
+struct param_table;
+extern const struct param_table meminit_param_table;
 
 #endif

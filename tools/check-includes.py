@@ -3,7 +3,7 @@
 
 The dependency arrows point one way (docs/design.md):
 
-    kernel/main.c and the boot phases
+    kernel/init/main.c and the boot phases
         -> boot/, kernel/acpi/, mm/, SMP
             -> kernel runtime services (console, log, panic, records, time, ...)
                 -> arch/
@@ -17,7 +17,7 @@ Rules, by the layer of the including file:
   acpi      kernel/acpi/ (pure parsers) includes only itself and services.
   boot      boot/ includes only boot/, services and arch/: never mm/.
   arch      arch/ includes only arch/ and services.
-  phase     kernel/main.c and the phase files it calls may include anything.
+  phase     kernel/init/main.c and the phase files it calls may include anything.
   any       nothing in the kernel includes tools/ or tests/: code only a
             host tool uses lives with that tool.
 
@@ -34,31 +34,30 @@ import re
 import subprocess
 import sys
 
-# Files of kernel/ that are boot phases (or their reports): main.c runs them
-# and they join the subsystems together, so they may include any layer.
-PHASE_FILES = {
-    "kernel/main.c",
-    "kernel/bootreport.c", "kernel/bootreport.h",
-    "kernel/discover.c", "kernel/discover.h",
-    "kernel/hugetlb.c", "kernel/hugetlb.h",
-    "kernel/meminit.c", "kernel/meminit.h",
-    "kernel/memory.c", "kernel/memory.h",
-    "kernel/pcp_setup.c", "kernel/pcp_setup.h",
-    "kernel/selftest.c", "kernel/selftest.h",
-    "kernel/smp.c", "kernel/smp.h",
-    "kernel/vm.c", "kernel/vm.h", "kernel/vm_test.c",
-    # A phase's command-line keys (kernel/cmdline.h), kept apart so the host
-    # tests parse them, belong to that phase.
-    "kernel/bootreport_keys.c", "kernel/bootreport_keys.h",
-    "kernel/meminit_keys.c", "kernel/meminit_keys.h",
-    "kernel/pcp_keys.c", "kernel/pcp_keys.h",
-    "kernel/selftest_keys.c", "kernel/selftest_keys.h",
-    "kernel/smp_keys.c", "kernel/smp_keys.h",
-    "kernel/vm_keys.c", "kernel/vm_keys.h",
-}
+# The directory is the layer; no file is listed by name.
+#   kernel/init/      main.c and the boot phases: the only code that joins layers
+#   kernel/selftest/  the self-tests and their table
+#   kernel/vm/        the kernel's address spaces: mm/pt tables on this CPU's
+#                     MMU, the #PF handler, TLB shootdowns
+#   kernel/acpi/      pure parsers of ACPI tables
+#   kernel/ (rest)    runtime services: console, records, cmdline, jobs, time, ...
+LAYER_DIRS = (
+    ("kernel/init/", "phase"),
+    ("kernel/selftest/", "selftest"),
+    ("kernel/vm/", "vm"),
+    ("kernel/acpi/", "acpi"),
+    ("kernel/", "services"),
+    ("mm/", "mm"),
+    ("boot/", "boot"),
+    ("arch/", "arch"),
+    ("tools/", "tools"),
+    ("tests/", "tests"),
+)
 
 ALLOWED = {
-    "phase": {"phase", "services", "arch", "boot", "mm", "acpi"},
+    "phase": {"phase", "selftest", "vm", "services", "arch", "boot", "mm", "acpi"},
+    "selftest": {"selftest", "vm", "services", "arch", "mm", "acpi"},
+    "vm": {"vm", "services", "arch", "mm"},
     "services": {"services", "arch"},
     "mm": {"mm", "services", "acpi", "arch"},
     "acpi": {"acpi", "services"},
@@ -77,15 +76,9 @@ SOURCE_DIRS = ("arch", "boot", "kernel", "mm")
 
 def layer_of(path):
     """The layer of a repository path, or None when it has no rule."""
-    if path in PHASE_FILES:
-        return "phase"
-    top = path.split("/", 1)[0]
-    if top == "kernel":
-        return "acpi" if path.startswith("kernel/acpi/") else "services"
-    if top in ("mm", "boot", "arch"):
-        return top
-    if top in ("tools", "tests"):
-        return top
+    for prefix, layer in LAYER_DIRS:
+        if path.startswith(prefix):
+            return layer
     return None
 
 

@@ -93,3 +93,18 @@ static const struct param console_params[] = {
 	  .fn = parse_console, .help = "a console: ttyS0..ttyS3[,BAUD], fb, vga or tty0" },
 };
 PARAM_TABLE(console_param_table, "console", console_params);
+
+/* --- boot report dumps: command-line keys (docs/cmdline.md) --- */
+
+struct bootreport_settings bootreport_settings;   /* every dump off */
+
+static const struct param bootreport_params[] = {
+	{ .key = "memboot.dump_mmap", .type = PARAM_BOOL, .ptr = &bootreport_settings.dump_mmap,
+	  .help = "print the firmware memory map as read, before normalization" },
+	{ .key = "memboot.dump_acpi", .type = PARAM_BOOL, .ptr = &bootreport_settings.dump_acpi,
+	  .help = "print every ACPI table in acpidump's text format" },
+	{ .key = "memboot.dump_bootinfo", .type = PARAM_BOOL,
+	  .ptr = &bootreport_settings.dump_bootinfo,
+	  .help = "print the loader's boot information bytes as blob records" },
+};
+PARAM_TABLE(bootreport_param_table, "bootreport", bootreport_params);

@@ -1,4 +1,4 @@
-"""Page tables (kernel/vm.c, mm/pt.c): the stress self-test on every CPU in
+"""Page tables (kernel/vm/vm.c, mm/pt/pt.c): the stress self-test on every CPU in
 both lock modes, and the fault-in benchmark's records."""
 from guest import boot
 

@@ -2,7 +2,7 @@
  * pcp_buddy_zone.h: a per-CPU list backend over one buddy zone, for the pcp
  * host tests and the pcp host benchmark (bench/pcp_bench.c), which put the
  * lists in front of the kernel's buddy code without the allocator seam.
- * The kernel's own backend goes through the seam (mm/alloc_pcp.c).
+ * The kernel's own backend goes through the seam (mm/alloc/alloc_pcp.c).
  *
  * @zone is a struct buddy_zone *; the caller holds its lock, as struct
  * pcp_backend's _locked members require.
@@ -12,8 +12,8 @@
 
 #include <stdint.h>
 
-#include "mm/buddy.h"
-#include "mm/pcp.h"
+#include "mm/alloc/buddy.h"
+#include "mm/alloc/pcp.h"
 
 static unsigned pcp_buddy_zone_take(void *zone, unsigned order, unsigned n, uint64_t *out)
 {

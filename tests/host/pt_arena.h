@@ -1,5 +1,5 @@
 /*
- * pt_arena.h: page-table pages and frames for mm/pt.c on the host.
+ * pt_arena.h: page-table pages and frames for mm/pt/pt.c on the host.
  *
  * An arena of real 4 KiB pages with a struct page descriptor for each (so a
  * table's lock lives in its descriptor, as in the kernel), cut into
@@ -19,7 +19,7 @@
 
 #include "kernel/spinlock.h"
 #include "mm/page.h"
-#include "mm/pt.h"
+#include "mm/pt/pt.h"
 
 #define PT_ARENA_MAX_LISTS 64
 #define PT_ARENA_2M (2ULL << 20)
@@ -160,7 +160,7 @@ static inline void pt_arena_free_table(void *ctx, uint64_t phys)
 	uint64_t idx = (phys - a->base) / 4096;
 	const struct page *pg = pt_arena_page_of(ctx, phys);
 
-	/* mm/pt.h: a table comes back as the allocator handed it out. */
+	/* mm/pt/pt.h: a table comes back as the allocator handed it out. */
 	if (pg->type != PAGE_ALLOCATED || pg->refcount != 1 || pg->next != MEMMAP_NONE)
 		abort();
 	/* Give it back to the list whose part it lies in. */

@@ -1,5 +1,5 @@
 /*
- * test_alloc.c: the conformance suite of the allocator seam (mm/alloc.h).
+ * test_alloc.c: the conformance suite of the allocator seam (mm/alloc/alloc.h).
  *
  * Every allocator in alloc_table runs every test: alloc and free of every
  * order, exhaustion, lazy-initialised memory, cross-node fallback by
@@ -10,7 +10,7 @@
  * (memmap_count_types) agrees with its free-page counters.
  *
  * Each allocator runs the suite twice: alone, and with the per-CPU lists
- * (mm/alloc_pcp.h, policy auto, every step) in front of it, each test
+ * (mm/alloc/alloc_pcp.h, policy auto, every step) in front of it, each test
  * thread a CPU of its own. Free counts are then read after a drain.
  */
 #include <setjmp.h>
@@ -25,8 +25,8 @@
 
 #include <cmocka.h>
 
-#include "mm/alloc.h"
-#include "mm/alloc_pcp.h"
+#include "mm/alloc/alloc.h"
+#include "mm/alloc/alloc_pcp.h"
 #include "mm/memmap.h"
 #include "mm/page.h"
 #include "tests/host/host_support.h"

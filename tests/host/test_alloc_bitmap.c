@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "mm/alloc.h"
+#include "mm/alloc/alloc.h"
 #include "mm/memmap.h"
 #include "mm/page.h"
 #include "tests/host/host_support.h"

@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include "mm/buddy.h"
+#include "mm/alloc/buddy.h"
 #include "mm/memmap.h"
 #include "mm/page.h"
 #include "tests/host/host_support.h"

@@ -1,8 +1,8 @@
 /*
  * test_cmdline.c: the command-line parser (kernel/cmdline.c) against a local
  * table with one parameter of every type, and every subsystem's own table of
- * keys (kernel/<subsystem>_keys.c, kernel/console/options.c, mm/alloc.c,
- * mm/hugetlb.c), all pure sources the kernel links too.
+ * keys (kernel/<subsystem>_keys.c, kernel/console/options.c, mm/alloc/alloc.c,
+ * mm/hugetlb/hugetlb.c), all pure sources the kernel links too.
  */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -17,20 +17,17 @@
 #include <cmocka.h>
 
 #include "arch/apic_mode.h"
-#include "kernel/bootreport_keys.h"
-#include "kernel/cmdline.h"
 #include "kernel/console/options.h"
+#include "kernel/cmdline.h"
 #include "kernel/exit.h"
-#include "kernel/meminit.h"
-#include "kernel/meminit_keys.h"
-#include "kernel/pcp_keys.h"
-#include "kernel/selftest_keys.h"
-#include "kernel/smp_keys.h"
-#include "kernel/vm_keys.h"
-#include "mm/alloc.h"
-#include "mm/hugetlb.h"
-#include "mm/pcp.h"
-#include "mm/pt.h"
+#include "kernel/init/meminit.h"
+#include "mm/init.h"
+#include "mm/alloc/pcp.h"
+#include "kernel/selftest/select.h"
+#include "kernel/cpus.h"
+#include "mm/pt/pt.h"
+#include "mm/alloc/alloc.h"
+#include "mm/hugetlb/hugetlb.h"
 #include "tests/host/host_support.h"
 
 /* ---- a local table of every type -------------------------------------- */
@@ -116,7 +113,7 @@ static int setup(void **state)
 	vm_settings = vm_default;
 	bootreport_settings = bootreport_default;
 	exit_method = EXIT_METHOD_AUTO;
-	/* memboot.alloc's name is private to mm/alloc.c: set it back through its key. */
+	/* memboot.alloc's name is private to mm/alloc/alloc.c: set it back through its key. */
 	cmdline_parse_tables("memboot.alloc=buddy", all_tables, NTABLES);
 	host_log_reset();
 	return 0;
@@ -526,7 +523,7 @@ static void test_kernel_defaults(void **state)
 	assert_false(smp_settings.nosmp);
 	assert_int_equal(smp_settings.timeout_ms, 2000);
 	assert_int_equal(smp_settings.apic, APIC_REQUEST_AUTO);
-	assert_int_equal(meminit_settings.policy, MEMINIT_DEFERRED);
+	assert_int_equal(meminit_settings.policy, MMINIT_DEFERRED);
 	assert_int_equal(meminit_settings.threads_mode, INIT_THREADS_NODE);
 	assert_int_equal(meminit_settings.early_pages, 32768);
 	assert_int_equal(meminit_settings.early_alloc_pages, 0);
@@ -672,12 +669,12 @@ static void test_kernel_meminit_keys(void **state)
 
 	assert_result(params_parse("memboot.init=lazy memboot.early_pages=0x1000 memboot.trace "
 				   "memboot.early_alloc_pages=5"), 4, 4, 0, 0);
-	assert_int_equal(meminit_settings.policy, MEMINIT_LAZY);
+	assert_int_equal(meminit_settings.policy, MMINIT_LAZY);
 	assert_int_equal(meminit_settings.early_pages, 4096);
 	assert_int_equal(meminit_settings.early_alloc_pages, 5);
 	assert_true(meminit_settings.trace);
 	assert_result(params_parse("memboot.init=serial memboot.init=eager"), 2, 1, 0, 1);
-	assert_int_equal(meminit_settings.policy, MEMINIT_SERIAL);
+	assert_int_equal(meminit_settings.policy, MMINIT_SERIAL);
 }
 
 /* CPU bring-up, the allocator's name, per-CPU lists and page tables. */

@@ -1,5 +1,5 @@
 /*
- * test_hugetlb.c: the huge page pools (mm/hugetlb.c, mm/hugetlb_pool.c):
+ * test_hugetlb.c: the huge page pools (mm/hugetlb/hugetlb.c, mm/hugetlb/pool.c):
  * request parsing through hugetlb's own key table, per-node planning, 1 GiB
  * pages reserved from physmem on their exact node (and the refusals), 2 MiB
  * pools built in parallel on simulated nodes by the kernel's job runner on
@@ -19,9 +19,9 @@
 
 #include "kernel/cmdline.h"
 #include "kernel/job.h"
-#include "mm/alloc.h"
+#include "mm/alloc/alloc.h"
 #include "mm/census.h"
-#include "mm/hugetlb.h"
+#include "mm/hugetlb/hugetlb.h"
 #include "mm/init.h"
 #include "mm/memmap.h"
 #include "mm/physmem.h"

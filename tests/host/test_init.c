@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "kernel/job.h"
-#include "mm/alloc.h"
+#include "mm/alloc/alloc.h"
 #include "mm/census.h"
 #include "mm/init.h"
 #include "mm/memmap.h"

@@ -1,5 +1,5 @@
 /*
- * test_pcp.c: per-CPU page lists (mm/pcp.c): sizing as Linux computes it,
+ * test_pcp.c: per-CPU page lists (mm/alloc/pcp.c): sizing as Linux computes it,
  * refill and drain sizes, each step of the auto-tuning series on its own,
  * the lock counters, a randomized run of every step set checked against an
  * ownership model, and the real buddy allocator behind the lists.
@@ -18,9 +18,9 @@
 
 #include <cmocka.h>
 
-#include "mm/buddy.h"
+#include "mm/alloc/buddy.h"
 #include "mm/memmap.h"
-#include "mm/pcp.h"
+#include "mm/alloc/pcp.h"
 #include "tests/host/host_support.h"
 #include "tests/host/pcp_buddy_zone.h"
 

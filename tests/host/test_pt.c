@@ -1,5 +1,5 @@
 /*
- * test_pt.c: the page-table layer (mm/pt.c): map, unmap, protect and lookup
+ * test_pt.c: the page-table layer (mm/pt/pt.c): map, unmap, protect and lookup
  * of each page size, argument checks, which lock guards which table, empty
  * tables unlinked and given back, TLB flush calls, the fault path, a
  * randomized run checked against a dictionary of mappings in both lock
@@ -19,7 +19,7 @@
 
 #include "arch/pte.h"
 #include "mm/page.h"
-#include "mm/pt.h"
+#include "mm/pt/pt.h"
 #include "tests/host/host_support.h"
 #include "tests/host/pt_arena.h"
 

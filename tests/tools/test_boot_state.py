@@ -1,4 +1,4 @@
-"""One boot state, owned by kernel/main.c (docs/design.md, "The boot state").
+"""One boot state, owned by kernel/init/main.c (docs/design.md, "The boot state").
 
 What one phase builds and a later one reads (the boot information, physmem,
 the parsed ACPI tables, the NUMA topology, the page descriptors, the huge
@@ -17,7 +17,7 @@ import unittest
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 SOURCE_DIRS = ("arch", "boot", "kernel", "mm")
-MAIN = "kernel/main.c"
+MAIN = "kernel/init/main.c"
 
 # The boot state's parts: the type and the member of struct boot_state.
 STATE_TYPES = {
@@ -87,7 +87,7 @@ class TestBootState(unittest.TestCase):
         for path in sources():
             for typ, name in state_instances(read(path)):
                 found.append(f"{path}: struct {typ} {name}")
-        self.assertEqual(found, [], "boot state kept outside kernel/main.c's struct "
+        self.assertEqual(found, [], "boot state kept outside kernel/init/main.c's struct "
                          "boot_state; hand it to the phases as a pointer instead")
 
     def test_main_owns_every_part(self):

@@ -50,7 +50,7 @@ class SmallTree(unittest.TestCase):
         self.write("boot/bootinfo.h", '#include "kernel/log.h"\n')
         self.write("mm/page.h", '#include "kernel/log.h"\n#include <stdint.h>\n')
         self.write("arch/x86_64/include/arch/cpu.h", '#include "kernel/log.h"\n')
-        self.write("kernel/main.c", '#include "boot/bootinfo.h"\n#include "mm/page.h"\n'
+        self.write("kernel/init/main.c", '#include "boot/bootinfo.h"\n#include "mm/page.h"\n'
                    '#include "arch/cpu.h"\n#include "kernel/acpi/acpi.h"\n')
 
     def tearDown(self):
@@ -115,15 +115,15 @@ class SmallTree(unittest.TestCase):
                       "may not include boot code", out)
 
     def test_phase_files_may_include_anything(self):
-        self.write("kernel/meminit.c", '#include "boot/bootinfo.h"\n#include "mm/page.h"\n')
+        self.write("kernel/init/meminit.c", '#include "boot/bootinfo.h"\n#include "mm/page.h"\n')
         self.assertEqual(self.violations(), [])
 
     def test_exceptions_are_honoured_and_must_be_used(self):
         # An exception of its own: the real list shrinks to nothing as the
         # violations are fixed.
-        pair = ("kernel/params.h", "mm/hugetlb.h")
-        self.write("kernel/params.h", '#include "mm/hugetlb.h"\n')
-        self.write("mm/hugetlb.h", "\n")
+        pair = ("kernel/params.h", "mm/hugetlb/hugetlb.h")
+        self.write("kernel/params.h", '#include "mm/hugetlb/hugetlb.h"\n')
+        self.write("mm/hugetlb/hugetlb.h", "\n")
         saved = dict(ci.EXCEPTIONS)
         ci.EXCEPTIONS[pair] = "a test's own exception"
         try:

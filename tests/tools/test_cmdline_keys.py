@@ -85,10 +85,10 @@ class CmdlineKeys(unittest.TestCase):
         tables = declared_tables()
         self.assertIn("console_param_table", tables)
         self.assertIn("selftest_param_table", tables)
-        listed = listed_tables("kernel/main.c", "cmdline_tables")
-        self.assertIsNotNone(listed, "no cmdline_tables[] in kernel/main.c")
+        listed = listed_tables("kernel/init/main.c", "cmdline_tables")
+        self.assertIsNotNone(listed, "no cmdline_tables[] in kernel/init/main.c")
         self.assertEqual(sorted(set(tables) - listed), [],
-                         "PARAM_TABLEs missing from cmdline_tables[] in kernel/main.c")
+                         "PARAM_TABLEs missing from cmdline_tables[] in kernel/init/main.c")
         self.assertEqual(sorted(listed - set(tables)), [],
                          "cmdline_tables[] lists tables no source declares")
 
@@ -103,7 +103,7 @@ class CmdlineKeys(unittest.TestCase):
     def test_scan_can_fail(self):
         self.assertFalse(documented("memboot.pcp_steps=", "memboot.pcp"))
         self.assertTrue(documented("`memboot.pcp=auto`", "memboot.pcp"))
-        self.assertIsNone(listed_tables("kernel/main.c", "no_such_array"))
+        self.assertIsNone(listed_tables("kernel/init/main.c", "no_such_array"))
 
 
 if __name__ == "__main__":

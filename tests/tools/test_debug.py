@@ -90,19 +90,19 @@ class Symbolize(unittest.TestCase):
         # Answers like addr2line -f -i -p: one known address, others unknown.
         with open(self.tool, "w") as f:
             f.write("#!/bin/sh\necho \"$@\" >> %s\n"
-                    "case \"$6\" in 0x1090c0) echo 'fault_inject at /src/kernel/selftest.c:154';;\n"
-                    "0x104f76) echo 'kernel_main at /src/kernel/main.c:81';;\n"
+                    "case \"$6\" in 0x1090c0) echo 'fault_inject at /src/kernel/selftest/selftest.c:154';;\n"
+                    "0x104f76) echo 'kernel_main at /src/kernel/init/main.c:81';;\n"
                     "*) echo '?? ??:0';; esac\n" % self.calls)
         os.chmod(self.tool, stat.S_IRWXU)
         self.sym = debug.Symbolizer("/b/memboot.elf", addr2line=self.tool, root="/src")
 
     def test_faulting_instruction_is_looked_up_as_is(self):
         line = "[    0.06]  [<00000000001090c0>] (faulting instruction)"
-        self.assertEqual(self.sym.line(line), line + " fault_inject at kernel/selftest.c:154")
+        self.assertEqual(self.sym.line(line), line + " fault_inject at kernel/selftest/selftest.c:154")
 
     def test_return_address_is_looked_up_one_byte_back(self):
         line = "[    0.06]  [<0000000000104f77>]"
-        self.assertEqual(self.sym.line(line), line + " kernel_main at kernel/main.c:81")
+        self.assertEqual(self.sym.line(line), line + " kernel_main at kernel/init/main.c:81")
         with open(self.calls) as f:
             self.assertIn("-e /b/memboot.elf 0x104f76", f.read())
 

@@ -1,6 +1,6 @@
 /*
  * arch/pte.h: page-table entry bits of x86_64 4-level paging, for generic
- * page-table code (mm/pt.c). Pure definitions: no instructions, so the host
+ * page-table code (mm/pt/pt.c). Pure definitions: no instructions, so the host
  * build of mm/ includes it as it is.
  *
  * Intel SDM vol. 3A, 4.5 (tables 4-14 to 4-20): a PML4 entry points to a

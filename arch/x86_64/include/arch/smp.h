@@ -2,7 +2,7 @@
  * arch/smp.h: starting application processors and parking them.
  *
  * The policy (which CPUs, where their memory comes from, how long to wait)
- * is kernel/smp.c's; this is the mechanism: the real-mode trampoline, the
+ * is kernel/init/smp.c's; this is the mechanism: the real-mode trampoline, the
  * INIT-SIPI-SIPI sequence, and an AP's first C code, which hands the CPU
  * to the kernel (percpu_ap_main(), kernel/percpu.h).
  */

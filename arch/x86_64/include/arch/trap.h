@@ -22,7 +22,7 @@ _Static_assert(sizeof(struct trap_frame) == 22 * 8, "trap frame matches isr.S");
 void arch_trap(struct trap_frame *frame);
 
 /*
- * Set by the kernel's address spaces (kernel/vm.c): called for a #PF with
+ * Set by the kernel's address spaces (kernel/vm/vm.c): called for a #PF with
  * the faulting address (CR2) and interrupts as the CPU left them (off: an
  * interrupt gate); true if it mapped the page. It may enable interrupts
  * when the faulting context had them on (frame->rflags IF).

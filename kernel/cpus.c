@@ -1,0 +1,35 @@
+/*
+ * cpus.c: which CPUs the boot brings up and how (cpus.h): the bring-up
+ * settings and their keys. Pure C: the host tests parse the same table.
+ */
+#include "kernel/cpus.h"
+
+#include "arch/apic_mode.h"
+#include "kernel/cmdline.h"
+#include "kernel/limits.h"
+
+struct smp_settings smp_settings = {
+	.maxcpus = MEMBOOT_MAX_CPUS,
+	.nosmp = false,
+	.timeout_ms = 2000,
+	.skip_apic = 0xffffffff,   /* no APIC ID is skipped: 0xffffffff is x2APIC broadcast */
+	.apic = APIC_REQUEST_AUTO,
+};
+
+/* In the order of enum apic_request. */
+static const char *const apic_names[] = { "auto", "xapic", "x2apic", NULL };
+
+static const struct param smp_params[] = {
+	{ .key = "maxcpus", .type = PARAM_U64, .ptr = &smp_settings.maxcpus, .min = 0,
+	  .max = MEMBOOT_MAX_CPUS,
+	  .help = "bring up at most this many CPUs, the boot CPU included (0 acts as 1)" },
+	{ .key = "nosmp", .type = PARAM_BOOL, .ptr = &smp_settings.nosmp,
+	  .help = "run on the boot CPU only" },
+	{ .key = "memboot.smp_timeout_ms", .type = PARAM_U64, .ptr = &smp_settings.timeout_ms,
+	  .min = 1, .max = 60000, .help = "how long to wait for CPUs to answer" },
+	{ .key = "memboot.smp_skip_apic", .type = PARAM_U64, .ptr = &smp_settings.skip_apic,
+	  .min = 0, .max = 0xffffffff, .help = "debug: never start this APIC ID" },
+	{ .key = "memboot.apic", .type = PARAM_ENUM, .ptr = &smp_settings.apic,
+	  .choices = apic_names, .help = "local APIC mode: auto, xapic or x2apic" },
+};
+PARAM_TABLE(smp_param_table, "smp", smp_params);

@@ -1,0 +1,25 @@
+/*
+ * cpus.h: the CPU bring-up settings (docs/cmdline.md): maxcpus, nosmp,
+ * memboot.smp_timeout_ms, memboot.smp_skip_apic and memboot.apic. Parsed by
+ * smp_param_table (kernel/cpus.c); read by discover_smp() and
+ * discover_apic_mode() (kernel/init/discover.c) and smp_boot() (kernel/init/smp.c).
+ */
+#ifndef MEMBOOT_KERNEL_CPUS_H
+#define MEMBOOT_KERNEL_CPUS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct smp_settings {
+	uint64_t maxcpus;          /* Linux maxcpus=: CPUs brought up, boot CPU included */
+	bool nosmp;
+	uint64_t timeout_ms;       /* memboot.smp_timeout_ms */
+	uint64_t skip_apic;        /* memboot.smp_skip_apic; debug: never start this APIC ID */
+	unsigned apic;             /* memboot.apic: enum apic_request (arch/apic_mode.h) */
+};
+
+extern struct smp_settings smp_settings;
+struct param_table;
+extern const struct param_table smp_param_table;
+
+#endif

@@ -1,0 +1,261 @@
+/*
+ * discover.c: reading the ACPI tables out of physical memory.
+ */
+#include "kernel/init/discover.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "arch/apic.h"
+#include "arch/cpu.h"
+#include "arch/x86_64/include/arch/apic_mode.h"
+#include "arch/paging.h"
+#include "arch/tsc.h"
+#include "kernel/acpi/sleep.h"
+#include "kernel/acpi/spcr.h"
+#include "kernel/console.h"
+#include "kernel/console/options.h"
+#include "kernel/exit.h"
+#include "kernel/log.h"
+#include "kernel/record.h"
+#include "kernel/init/smp.h"
+#include "kernel/cpus.h"
+#include "kernel/summary.h"
+#include "kernel/time.h"
+#include "mm/numa.h"
+#include "mm/physmem.h"
+
+static const void *table_bytes(const struct discovered_acpi *acpi, const char *sig,
+			       uint32_t *len)
+{
+	const struct acpi_table_info *t = acpi_tables_find(&acpi->dir, sig);
+
+	if (!t)
+		return NULL;
+	*len = t->length;
+	return arch_map_phys(NULL, t->phys, t->length);
+}
+
+/*
+ * The PM timer is a second fixed-rate reference, independent of the PIT the
+ * TSC was calibrated against (or of CPUID's figure): measure the TSC against
+ * it and say whether the two agree (Linux cross-checks the same way in
+ * pit_hpet_ptimer_calibrate_cpu()).
+ */
+static void crosscheck_clock(const struct acpi_pm_timer *pm_timer)
+{
+	struct clockcal_result res;
+
+	arch_tsc_measure_pm_timer(pm_timer->port, pm_timer->bits, &res);
+	time_crosscheck("pm_timer", "port", pm_timer->port, &res);
+}
+
+/* The HPET too, where the firmware lists one and its registers are mapped. */
+static void crosscheck_clock_hpet(const void *bytes, uint32_t len)
+{
+	struct acpi_hpet_info h;
+	struct clockcal_result res;
+	const volatile void *regs;
+	uint64_t hpet_hz;
+
+	if (!acpi_hpet_parse(bytes, len, &h))
+		return;
+	regs = arch_map_phys(NULL, h.address, 1024);
+	if (!regs) {
+		pr_warn("ACPI: HPET: registers at 0x%llx are not mapped; no HPET cross-check",
+			(unsigned long long)h.address);
+		return;
+	}
+	if (!arch_tsc_measure_hpet(regs, &res, &hpet_hz) && hpet_hz == 0) {
+		pr_warn("ACPI: HPET: counter period out of range (above 100 ns or zero); "
+			"no HPET cross-check");
+		return;
+	}
+	time_crosscheck("hpet", "address", h.address, &res);
+}
+
+/* Found in the tables discover_acpi() walks; defined below it. */
+static void discover_s5(const struct discovered_acpi *acpi);
+static void discover_spcr(const void *bytes, uint32_t len);
+
+void discover_acpi(const struct bootinfo *bi, bool dump, struct discovered_acpi *acpi)
+{
+	const void *bytes;
+	uint32_t len;
+
+	memset(acpi, 0, sizeof(*acpi));
+	if (bi->rsdp_len == 0) {
+		pr_warn("ACPI: no RSDP: no tables, one node, the boot CPU only");
+		return;
+	}
+	if (acpi_walk(&acpi->dir, bi->rsdp, bi->rsdp_len, 0, arch_map_phys, NULL, 0) != ACPI_OK) {
+		pr_warn("ACPI: tables unusable: one node, the boot CPU only");
+		return;
+	}
+	acpi_print_tables(&acpi->dir);
+	if (dump)
+		acpi_dump_tables(&acpi->dir);
+
+	if ((bytes = table_bytes(acpi, "APIC", &len)))
+		acpi->have_madt = acpi_madt_parse(bytes, len, &acpi->madt);
+	if ((bytes = table_bytes(acpi, "SRAT", &len)))
+		acpi->have_srat = acpi_srat_parse(bytes, len, &acpi->srat);
+	if ((bytes = table_bytes(acpi, "SLIT", &len)))
+		acpi->have_slit = acpi_slit_parse(bytes, len, &acpi->slit);
+	if (!acpi->have_madt)
+		pr_warn("ACPI: no usable MADT: the boot CPU only");
+	if ((bytes = table_bytes(acpi, "SPCR", &len)))
+		discover_spcr(bytes, len);
+	if ((bytes = table_bytes(acpi, "FACP", &len)) &&
+	    acpi_fadt_pm_timer(bytes, len, &acpi->pm_timer))
+		crosscheck_clock(&acpi->pm_timer);
+	if ((bytes = table_bytes(acpi, "HPET", &len)))
+		crosscheck_clock_hpet(bytes, len);
+	discover_s5(acpi);
+}
+
+/* What memboot.exit=poweroff writes where (kernel/acpi/sleep.h). */
+static void discover_s5(const struct discovered_acpi *acpi)
+{
+	struct acpi_s5 s5 = { 0 };
+	const void *fadt, *dsdt;
+	uint32_t fadt_len, dsdt_len;
+
+	if (!(fadt = table_bytes(acpi, "FACP", &fadt_len)) ||
+	    !(dsdt = table_bytes(acpi, "DSDT", &dsdt_len)))
+		return;
+	if (!acpi_fadt_pm1(fadt, fadt_len, &s5))
+		return;
+	if (!acpi_find_s5((const uint8_t *)dsdt + ACPI_SDT_HEADER_BYTES,
+			  dsdt_len > ACPI_SDT_HEADER_BYTES ? dsdt_len - ACPI_SDT_HEADER_BYTES : 0,
+			  &s5))
+		return;
+	exit_set_poweroff(&(struct exit_acpi_s5){ .valid = true,
+						  .pm1a_cnt_port = s5.pm1a_cnt_port,
+						  .pm1b_cnt_port = s5.pm1b_cnt_port,
+						  .slp_typa = s5.slp_typa, .slp_typb = s5.slp_typb });
+}
+
+/* The firmware's console port (a BMC's serial over LAN): a console too,
+ * unless console= chose the consoles. */
+static void discover_spcr(const void *bytes, uint32_t len)
+{
+	struct acpi_spcr_info spcr;
+	struct uart u;
+	char name[32];
+
+	if (!acpi_spcr_parse(bytes, len, &spcr))
+		return;
+	u = (struct uart){ .base = spcr.address, .mmio_bytes = spcr.io_port ? 0 : spcr.access_bytes };
+	snprintf(name, sizeof(name), "spcr@%s0x%llx", spcr.io_port ? "io" : "mmio",
+		 (unsigned long long)spcr.address);
+	if (spcr.baud)
+		pr_info("ACPI: SPCR: console UART at %s 0x%llx, %u baud",
+			spcr.io_port ? "I/O port" : "MMIO", (unsigned long long)spcr.address, spcr.baud);
+	else
+		pr_info("ACPI: SPCR: console UART at %s 0x%llx, at the speed the firmware set",
+			spcr.io_port ? "I/O port" : "MMIO", (unsigned long long)spcr.address);
+	if (console_cmdline.given) {
+		pr_info("ACPI: SPCR: console= chose the consoles; the SPCR port is not added");
+		return;
+	}
+	if (!spcr.io_port && !arch_map_phys(NULL, spcr.address, 32)) {
+		pr_warn("ACPI: SPCR: UART at 0x%llx is not mapped; not used",
+			(unsigned long long)spcr.address);
+		return;
+	}
+	if (console_add_uart(&u, spcr.baud, name))
+		console_print_list();
+}
+
+void discover_numa(const struct bootinfo *bi, const struct discovered_acpi *acpi,
+		   struct physmem *pm, struct numa_topology *topo)
+{
+	struct numa_input in = {
+		.map = bi->ranges,
+		.nr_map = bi->nr_ranges,
+		.madt = acpi->have_madt ? &acpi->madt : NULL,
+		.srat = acpi->have_srat ? &acpi->srat : NULL,
+		.slit = acpi->have_slit ? &acpi->slit : NULL,
+		.boot_apic_id = cpuid_apic_id(),
+	};
+
+	numa_build(topo, &in);
+	numa_print(topo);
+	for (uint32_t i = 0; i < topo->nr_nodes; i++)
+		summary_node_topology(i, topo->nodes[i].nr_present_cpus, topo->nodes[i].mem_bytes);
+	physmem_set_distance(pm, topo->nr_nodes, topo->distance);
+	for (uint32_t i = 0; i < topo->nr_ranges; i++)
+		physmem_set_node(pm, topo->ranges[i].start, topo->ranges[i].end,
+				 topo->ranges[i].node);
+}
+
+/*
+ * The local APIC mode for every CPU (arch/apic_mode.h): x2APIC when the MADT
+ * lists x2APIC processors or an ID is above 254, as many-core servers need,
+ * or when firmware already switched it on; memboot.apic= may ask for either.
+ * Prints a line and an `apic` record; returns true for x2APIC.
+ */
+static bool discover_apic_mode(const struct discovered_acpi *acpi,
+			       const struct numa_topology *topo)
+{
+	struct apic_mode_input in = {
+		.cpu_x2apic = cpu_features.x2apic,
+		.firmware_x2apic = apic_firmware_x2apic(),
+		.request = (enum apic_request)smp_settings.apic,
+	};
+	struct apic_mode_choice c;
+	uint32_t unreachable = 0;
+	struct record r;
+
+	for (uint32_t i = 0; acpi->have_madt && i < acpi->madt.nr_cpus; i++)
+		in.madt_x2apic |= acpi->madt.cpus[i].x2apic;
+	for (uint32_t i = 0; i < topo->nr_cpus; i++)
+		if (topo->cpus[i].present && topo->cpus[i].apic_id > in.max_apic_id)
+			in.max_apic_id = topo->cpus[i].apic_id;
+	c = apic_choose_mode(&in);
+	for (uint32_t i = 0; i < topo->nr_cpus; i++)
+		unreachable += topo->cpus[i].present &&
+			       !apic_id_reachable(c.mode, topo->cpus[i].apic_id);
+	rec_begin(&r, "apic");
+	rec_str(&r, "mode", apic_mode_name(c.mode));
+	rec_str(&r, "reason", c.reason);
+	rec_bool(&r, "cpu_x2apic", in.cpu_x2apic);
+	rec_bool(&r, "firmware_x2apic", in.firmware_x2apic);
+	rec_bool(&r, "madt_x2apic", in.madt_x2apic);
+	rec_u64(&r, "max_apic_id", in.max_apic_id);
+	rec_u64(&r, "unreachable", unreachable);
+	if (c.request_refused) {
+		rec_str(&r, "requested", smp_settings.apic == APIC_REQUEST_XAPIC ? "xapic" : "x2apic");
+		record_report(&r, LOG_WARN, "apic: {mode} mode ({reason}); memboot.apic={requested} "
+			      "not honoured");
+	} else {
+		record_report(&r, LOG_INFO, "apic: {mode} mode ({reason})");
+	}
+	apic_set_mode(c.mode == APIC_MODE_X2APIC);
+	return c.mode == APIC_MODE_X2APIC;
+}
+
+/* Start the topology's present CPUs in logical order: cpu i is numa cpus[i]. */
+void discover_smp(const struct discovered_acpi *acpi, const struct numa_topology *topo,
+		  struct physmem *pm)
+{
+	static struct smp_cpu_desc cpus[MAX_CPUS];
+	uint32_t n = 0;
+
+	bool x2apic = discover_apic_mode(acpi, topo);
+
+	for (uint32_t i = 0; i < topo->nr_cpus && n < MAX_CPUS; i++) {
+		const struct numa_cpu *c = &topo->cpus[i];
+		bool reachable = apic_id_reachable(x2apic ? APIC_MODE_X2APIC : APIC_MODE_XAPIC,
+						   c->apic_id);
+		if (c->present && !reachable && i > 0)
+			pr_warn("smp: APIC ID 0x%x needs x2APIC, which this CPU lacks; CPU %u stays down",
+				c->apic_id, i);
+		cpus[n++] = (struct smp_cpu_desc){
+			.apic_id = c->apic_id, .node = c->node, .present = c->present && reachable,
+			.mem_node = topo->nodes[c->node].mem_node };
+	}
+	smp_boot(pm, cpus, n, smp_settings.nosmp ? 1 : (uint32_t)smp_settings.maxcpus,
+		 smp_settings.timeout_ms * 1000000ULL, (uint32_t)smp_settings.skip_apic);
+}

@@ -1,0 +1,43 @@
+/*
+ * discover.h: the machine as its firmware describes it: ACPI tables, then
+ * the NUMA topology built from them and the memory map.
+ *
+ * The parsed tables and the topology are filled into structures the caller
+ * owns (kernel/init/main.c's boot state); the parsers themselves are pure
+ * (kernel/acpi/, mm/numa.c).
+ */
+#ifndef MEMBOOT_KERNEL_DISCOVER_H
+#define MEMBOOT_KERNEL_DISCOVER_H
+
+#include <stdbool.h>
+
+#include "boot/bootinfo.h"
+#include "kernel/acpi/acpi.h"
+#include "mm/numa.h"
+
+struct discovered_acpi {
+	struct acpi_tables dir;
+	bool have_madt, have_srat, have_slit;
+	struct acpi_madt_info madt;
+	struct acpi_srat_info srat;
+	struct acpi_slit_info slit;
+	struct acpi_pm_timer pm_timer;   /* port 0: none */
+};
+
+struct physmem;
+
+/* Phase "acpi": walk the tables from the RSDP of @bi, parse MADT, SRAT,
+ * SLIT into @acpi (emptied first: no RSDP leaves it empty, one node follows);
+ * cross-check the clock against the PM timer and HPET, find S5 and SPCR.
+ * @dump prints every table. */
+void discover_acpi(const struct bootinfo *bi, bool dump, struct discovered_acpi *acpi);
+/* Phase "numa": build @topo from the memory map of @bi and the tables in
+ * @acpi, and give @pm its nodes and distances. */
+void discover_numa(const struct bootinfo *bi, const struct discovered_acpi *acpi,
+		   struct physmem *pm, struct numa_topology *topo);
+/* Phase "smp": bring up the CPUs of @topo (maxcpus=, nosmp honoured), each
+ * one's stack and per-CPU area from @pm on its node. */
+void discover_smp(const struct discovered_acpi *acpi, const struct numa_topology *topo,
+		  struct physmem *pm);
+
+#endif

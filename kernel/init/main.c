@@ -1,0 +1,190 @@
+/*
+ * main.c: the boot sequence, one phase per line (docs/design.md).
+ *
+ * Every phase is timed (kernel/init/phase.h). Nothing here knows how the machine
+ * was booted: boot_collect() turns the loader's registers into struct
+ * bootinfo, and everything after reads only that.
+ *
+ * main.c owns the boot state (struct boot_state below) and hands each phase
+ * pointers to what it reads (const) and what it fills; no phase reaches
+ * another's globals. Phase -> takes -> builds:
+ *
+ *   bootinfo    the loader's registers      -> bs.bootinfo
+ *   cmdline     bs.bootinfo.cmdline         -> each subsystem's settings (cmdline_tables)
+ *   physmem     bs.bootinfo (usable ranges) -> bs.physmem (page 0, kernel image reserved)
+ *   acpi        bs.bootinfo (RSDP)          -> bs.acpi (MADT, SRAT, SLIT, PM timer)
+ *   numa        bs.bootinfo, bs.acpi        -> bs.topo; bs.physmem learns nodes, distances
+ *   hugetlb1g   bs.topo, bs.physmem         -> bs.hugetlb's 1 GiB pages, reserved in physmem
+ *   pagetables  bs.bootinfo, bs.physmem     -> the kernel's page tables
+ *   smp         bs.acpi, bs.topo, bs.physmem -> every CPU up, its stack on its node
+ *   memmap      bs.topo, bs.physmem         -> bs.memmap: descriptor arrays, node-local
+ *   meminit     bs.topo, bs.hugetlb,        -> the allocator owns all free memory;
+ *               bs.physmem, bs.memmap          bs.physmem retires
+ *   hugetlb     bs.topo, bs.memmap          -> bs.hugetlb's 2 MiB pools, from the allocator
+ *   census      bs.topo, bs.memmap          -> every page counted (false: one is lost)
+ *   pcp         the allocator               -> per-CPU page lists in front of it
+ *   selftest    bs.topo, bs.memmap,         -> the self-tests the command line asks for,
+ *               bs.hugetlb                     each followed by a census
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arch/cpu.h"
+#include "arch/paging.h"
+#include "arch/tsc.h"
+#include "boot/boot.h"
+#include "kernel/init/bootreport.h"
+#include "kernel/console/options.h"
+#include "kernel/cmdline.h"
+#include "kernel/console.h"
+#include "kernel/init/discover.h"
+#include "kernel/exit.h"
+#include "kernel/init/hugetlb.h"
+#include "kernel/log.h"
+#include "kernel/init/memory.h"
+#include "kernel/init/meminit.h"
+#include "mm/init.h"
+#include "mm/alloc/pcp.h"
+#include "kernel/init/pcp_setup.h"
+#include "kernel/init/phase.h"
+#include "kernel/record.h"
+#include "kernel/selftest/selftest.h"
+#include "kernel/selftest/select.h"
+#include "kernel/init/smp.h"
+#include "kernel/cpus.h"
+#include "kernel/vm/vm.h"
+#include "mm/pt/pt.h"
+#include "kernel/time.h"
+#include "mm/alloc/alloc.h"
+
+/* Everything one phase builds and a later one reads. */
+struct boot_state {
+	struct bootinfo bootinfo;        /* the loader's hand-off, normalized */
+	struct physmem physmem;          /* early ranges and reservations, until meminit */
+	struct discovered_acpi acpi;     /* the parsed ACPI tables */
+	struct numa_topology topo;       /* nodes, CPUs, each range's node, distances */
+	struct memmap memmap;            /* every node's page descriptors */
+	/* The huge page pools: 1 GiB pages reserved before the page tables,
+	 * 2 MiB pages after memory init; used by self-tests and faults. */
+	struct hugetlb_pools hugetlb;
+};
+
+static struct boot_state bs;
+
+/* Every subsystem's command-line keys (docs/cmdline.md), in lookup order:
+ * a subsystem with keys adds its table here, once. */
+static const struct param_table *const cmdline_tables[] = {
+	&console_param_table,
+	&exit_param_table,
+	&bootreport_param_table,
+	&smp_param_table,
+	&alloc_param_table,
+	&meminit_param_table,
+	&hugetlb_param_table,
+	&pcp_param_table,
+	&selftest_param_table,
+	&vm_param_table,
+};
+
+/* The calibration as a line and a `tsc` record (docs/records.md). */
+static void tsc_report(const struct tsc_calibration *cal)
+{
+	struct record r;
+
+	rec_begin(&r, "tsc");
+	rec_u64(&r, "hz", cal->hz);
+	rec_str(&r, "method", cal->method);
+	rec_u64(&r, "uncertainty_ppm", cal->uncertainty_ppm);
+	rec_u64(&r, "cpuid_hz", cal->cpuid_hz);
+	rec_str(&r, "cpuid_leaf", cal->cpuid_leaf);
+	rec_u64(&r, "pit_hz", cal->pit.hz);
+	rec_u64(&r, "pit_uncertainty_ppm", cal->pit.uncertainty_ppm);
+	rec_u64(&r, "pit_samples", cal->pit_samples);
+	rec_u64(&r, "pit_kept", cal->pit.kept);
+	rec_u64(&r, "pit_reads", cal->pit_reads);
+	rec_u64(&r, "pit_ticks", cal->pit_ticks);
+	rec_u64(&r, "pit_pairs", cal->pit.pairs);
+	rec_u64(&r, "bracket_limit_cycles", cal->pit.bracket_limit);
+	if (cal->cpuid_hz && cal->pit.hz)
+		rec_u64(&r, "cpuid_vs_pit_ppm", cal->cpuid_vs_pit_ppm);
+	rec_u64(&r, "ns", tsc_cycles_to_ns(cal->cycles));
+	record_report(&r, LOG_INFO, "tsc: Detected {hz:MHz} MHz processor ({method}, "
+		      "+-{uncertainty_ppm:.4}%, {ns:us} us; PIT: {pit_kept} of {pit_samples} samples kept)");
+}
+
+/* COM1, CPU identity, this CPU's descriptor tables, TSC calibration. */
+static void early_init(void)
+{
+	struct tsc_calibration cal;
+
+	console_init();
+	arch_cpu_identify();
+	smp_init_boot_cpu();
+	pr_info("memboot version %s (%s build) on %s", MEMBOOT_VERSION,
+#ifdef NDEBUG
+		"release",
+#else
+		"debug",
+#endif
+		cpu_features.brand[0] ? cpu_features.brand : cpu_features.vendor);
+	if (cpu_features.has_hypervisor)
+		pr_info("Hypervisor detected: %s", cpu_features.hypervisor);
+	arch_tsc_calibrate(&cal);
+	if (cal.hz == 0) {
+		cal.hz = 1000000000ULL;
+		cal.uncertainty_ppm = UINT32_MAX;
+		pr_warn("tsc: no CPUID frequency and the PIT did not count; assuming 1 GHz, "
+			"all timings are unreliable");
+	}
+	time_init(cal.hz, cal.method, cal.uncertainty_ppm);
+	tsc_report(&cal);
+}
+
+/* VGA text exists where a BIOS set the machine up: Multiboot2 under BIOS
+ * and PVH (SeaBIOS). UEFI machines may have no legacy VGA at all. */
+static bool boot_has_legacy_vga(const struct bootinfo *bi)
+{
+	return bi->path == BOOT_PATH_MB2_BIOS || bi->path == BOOT_PATH_PVH;
+}
+
+void kernel_main(uint32_t boot_magic, uint32_t boot_info);
+
+void kernel_main(uint32_t boot_magic, uint32_t boot_info)
+{
+	bool boot_ok = false, tests_ok = true, census_ok = true;
+
+	PHASE("early", early_init());
+	PHASE("bootinfo", boot_ok = boot_collect(boot_magic, boot_info, &bs.bootinfo));
+	PHASE("cmdline", cmdline_parse_tables(bs.bootinfo.cmdline, cmdline_tables,
+					      sizeof(cmdline_tables) / sizeof(cmdline_tables[0])));
+	PHASE("console", console_setup(&console_cmdline, &bs.bootinfo.fb,
+				       boot_has_legacy_vga(&bs.bootinfo), arch_mapped_top()));
+	PHASE("report", bootreport_print(&bs.bootinfo, bootreport_settings.dump_mmap));
+	if (bootreport_settings.dump_bootinfo)
+		bootreport_dump_loader_info(&bs.bootinfo);
+	if (!boot_ok)
+		kernel_exit(EXIT_BOOTINFO, "boot information missing or corrupt");
+	PHASE("physmem", memory_init_physmem(&bs.bootinfo, bootreport_settings.dump_mmap,
+					     &bs.physmem));
+	PHASE("acpi", discover_acpi(&bs.bootinfo, bootreport_settings.dump_acpi, &bs.acpi));
+	PHASE("numa", discover_numa(&bs.bootinfo, &bs.acpi, &bs.physmem, &bs.topo));
+	PHASE("hugetlb1g", hugetlb_boot_reserve(&bs.hugetlb, &hugetlb_params, &bs.topo,
+						&bs.physmem));
+	PHASE("pagetables", memory_direct_map(&bs.bootinfo, &bs.physmem));
+	PHASE("smp", discover_smp(&bs.acpi, &bs.topo, &bs.physmem));
+	PHASE("memmap", meminit_arrays(&bs.topo, &bs.physmem, &bs.memmap));
+	PHASE("meminit", meminit_run(&bs.topo, &bs.hugetlb, &bs.physmem, &bs.memmap));
+	PHASE("hugetlb", hugetlb_boot_pools(&bs.hugetlb, &hugetlb_params, &bs.topo, &bs.memmap,
+					    meminit_settings.trace));
+	PHASE("census", census_ok = census_run(&bs.topo, &bs.memmap, "boot"));
+	/* After the boot census, which thus counts exactly what memory init
+	 * left free; the lists' own memory shows as allocated from here on. */
+	PHASE("pcp", pcp_setup_init());
+	fault_inject(&bs.memmap);
+	PHASE("selftest", tests_ok = selftests_run(&bs.topo, &bs.memmap, &bs.hugetlb));
+	if (vm_settings.bench_pt)
+		PHASE("bench", vm_bench(&bs.memmap, &bs.hugetlb));
+	if (!census_ok || !census_run(&bs.topo, &bs.memmap, "end"))
+		kernel_exit(EXIT_CENSUS, "pages unaccounted for");
+	kernel_exit(tests_ok ? EXIT_OK : EXIT_SELFTEST, tests_ok ? NULL : "a self-test failed");
+}

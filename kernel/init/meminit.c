@@ -1,0 +1,612 @@
+/*
+ * meminit.c: per-node descriptor arrays, parallel initialisation, census.
+ */
+#include "kernel/init/meminit.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "arch/cpu.h"
+#include "arch/paging.h"
+#include "arch/percpu.h"
+#include "kernel/init/discover.h"
+#include "kernel/exit.h"
+#include "kernel/init/hugetlb.h"
+#include "kernel/job.h"
+#include "kernel/log.h"
+#include "kernel/init/memory.h"
+#include "kernel/percpu.h"
+#include "kernel/vm/vm.h"
+#include "kernel/panic.h"
+#include "mm/init.h"
+#include "kernel/record.h"
+#include "kernel/summary.h"
+#include "kernel/time.h"
+#include "mm/alloc/alloc.h"
+#include "mm/census.h"
+#include "mm/alloc/alloc_pcp.h"
+#include "kernel/init/pcp_setup.h"
+
+#define PFN(addr) ((addr) >> PAGE_SHIFT)
+
+static const char *const policy_names[] = { "serial", "deferred", "lazy" };
+
+/* The init engine's work and figures (mm/init.h). */
+static struct mminit mi;
+static uint64_t desc_bytes[MEMMAP_MAX_NODES];
+
+static bool has_memory(const struct numa_topology *topo, uint32_t nid)
+{
+	return topo->nodes[nid].mem_bytes != 0;
+}
+
+/* --- phase "memmap" ---------------------------------------------------- */
+
+/* The node whose descriptors are being set up, and where their memory and
+ * page tables come from. */
+struct sparse_ctx {
+	struct memory_pt_source pt;     /* .pm: physmem */
+	uint32_t nid;
+};
+
+/* Sparse descriptor arrays: memory from physmem on the node (elsewhere
+ * only if it must, with a warning), mapped into the node's window. */
+static uint64_t sparse_alloc(void *ctx, uint64_t bytes, uint64_t align, uint32_t nid)
+{
+	struct physmem *pm = ((struct sparse_ctx *)ctx)->pt.pm;
+	/* The exact attempt has a fallback: its failure is not a warning of
+	 * its own; the fallback's placement is reported below. */
+	uint64_t at = physmem_try_alloc(pm, bytes, align, nid, true, PHYSMEM_RESV_MEMMAP);
+
+	if (!at) {
+		at = physmem_alloc(pm, bytes, align, nid, false, PHYSMEM_RESV_MEMMAP);
+		if (at)
+			pr_warn("memmap: node %u's descriptors do not fit in its own memory; placed on node %u (%llu bytes)",
+				nid, physmem_node_of(pm, at), (unsigned long long)bytes);
+	}
+	return at;
+}
+
+static bool sparse_map(void *ctx, uint64_t virt, uint64_t phys, uint64_t bytes)
+{
+	struct sparse_ctx *sc = ctx;
+	struct record r;
+
+	rec_begin(&r, "memmap_piece");
+	rec_u64(&r, "node", sc->nid);
+	rec_hex(&r, "start", phys);
+	rec_hex(&r, "end", phys + bytes);
+	rec_hex(&r, "virt", virt);
+	record_emit(&r);
+	return arch_map_range(virt, phys, bytes, memory_alloc_pagetable, &sc->pt);
+}
+
+static struct memmap_range sparse_present[NUMA_MAX_RANGES], sparse_runs[NUMA_MAX_RANGES];
+
+void meminit_arrays(const struct numa_topology *topo, struct physmem *pm, struct memmap *mm)
+{
+	struct sparse_ctx sc = { .pt = { pm, PHYSMEM_ANY_NODE } };
+	const struct memmap_sparse_ops sparse_ops = { sparse_alloc, sparse_map, &sc };
+	uint64_t max_pfn = 0;
+
+	for (uint32_t i = 0; i < topo->nr_ranges; i++)
+		if (PFN(topo->ranges[i].end) > max_pfn)
+			max_pfn = PFN(topo->ranges[i].end);
+	uint64_t table = physmem_alloc(pm, memmap_nid_table_bytes(max_pfn), 4096,
+				       topo->nodes[0].mem_node, false, PHYSMEM_RESV_MEMMAP);
+	if (!table)
+		kernel_exit(EXIT_PANIC, "no memory for the pfn-to-node table");
+	memmap_init(mm, (memmap_nid_t *)(uintptr_t)table, max_pfn);
+
+	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++) {
+		const struct numa_node *nn = &topo->nodes[nid];
+		struct memmap_node n;
+		struct record r;
+
+		if (!has_memory(topo, nid))
+			continue;
+		uint64_t base = PFN(nn->span_start), pages = PFN(nn->span_end) - base;
+		struct memmap_sparse_stats st;
+		uint32_t nr_present = 0;
+		void *window = (void *)(uintptr_t)(ARCH_MEMMAP_WINDOW_BASE +
+						   (uint64_t)nid * ARCH_MEMMAP_WINDOW_BYTES);
+
+		for (uint32_t i = 0; i < topo->nr_ranges; i++)
+			if (topo->ranges[i].node == nid)
+				sparse_present[nr_present++] = (struct memmap_range){
+					PFN(topo->ranges[i].start), PFN(topo->ranges[i].end) };
+		/* Descriptors only for present memory: the node's window is
+		 * backed where its ranges are (mm/memmap.h, sparse storage). */
+		sc.nid = nid;
+		if (!memmap_node_init_sparse(&n, nid, base, pages, window, sparse_present, nr_present,
+					     ALLOC_MAX_ORDER, &sparse_ops, sparse_runs,
+					     NUMA_MAX_RANGES, &st))
+			kernel_exit(EXIT_PANIC, "no memory for a node's page descriptors");
+		memmap_add_node(mm, &n);
+		desc_bytes[nid] = st.backed_bytes;
+		/* The store memmap_init_range() will use for this array (it
+		 * weighs the present pages' descriptors against the LLC). */
+		const struct memmap_cpu_caches *cc = memmap_cpu_caches();
+		const char *store = memmap_store_choose(memmap_desc_bytes(st.present_pages), cc) ==
+				    MEMMAP_STORE_NT ? "nt" : "plain";
+		rec_begin(&r, "memmap");
+		rec_u64(&r, "node", nid);
+		rec_hex(&r, "window", (uint64_t)(uintptr_t)window);
+		rec_u64(&r, "desc_bytes", MEMMAP_DESC_BYTES);
+		rec_hex(&r, "span_start", nn->span_start);
+		rec_hex(&r, "span_end", nn->span_end);
+		rec_u64(&r, "span_pages", pages);
+		rec_u64(&r, "present_pages", st.present_pages);
+		rec_u64(&r, "bytes", st.backed_bytes);
+		rec_u64(&r, "runs", st.runs);
+		rec_str(&r, "store", store);
+		rec_u64(&r, "llc_bytes", cc->llc_bytes);
+		rec_str(&r, "llc_source", cc->llc_source);
+		record_report(&r, LOG_INFO, "memmap: node {node}: {present_pages} pages present in "
+			      "[mem 0x{span_start:x16}-0x{span_end:x16-1}], {bytes} bytes of descriptors "
+			      "({desc_bytes} bytes each) in {runs} runs, {store} stores "
+			      "(LLC {llc_bytes:KiB} KiB, CPUID {llc_source})");
+	}
+	for (uint32_t i = 0; i < topo->nr_ranges; i++)
+		memmap_set_nid(mm, PFN(topo->ranges[i].start), PFN(topo->ranges[i].end),
+			       topo->ranges[i].node);
+}
+
+/* --- the boot CPU's part --------------------------------------------------- */
+
+/* The page type memory init writes for a reservation's pages. */
+static enum page_type resv_page_type(uint32_t type)
+{
+	switch (type) {
+	case PHYSMEM_RESV_MEMMAP:    return PAGE_MEMMAP;
+	case PHYSMEM_RESV_PAGETABLE: return PAGE_PAGETABLE;
+	default:                     return PAGE_RESERVED;
+	}
+}
+
+static bool collect_free(void *ctx, uint64_t start, uint64_t end, uint32_t node)
+{
+	mminit_add_free(&mi, node, PFN(start), PFN(end));
+	return true;
+}
+
+/* Everything a buddy merge could read must be written before any chunk
+ * frees: reserved ranges in full, and the markers of the holes. */
+static void init_fixed(const struct numa_topology *topo, const struct hugetlb_pools *hp,
+		       const struct physmem *pm, struct memmap *mm, uint32_t nid)
+{
+	struct memmap_range present[NUMA_MAX_RANGES];
+	uint32_t nr = 0;
+
+	for (uint32_t i = 0; i < pm->nr_resv; i++) {
+		const struct physmem_resv *r = &pm->resv[i];
+		/* 1 GiB pool pages: a head each, never their tails. */
+		if (r->node != nid || r->type == PHYSMEM_RESV_HUGETLB_1G)
+			continue;
+		mminit_write_fixed(&mi, nid, PFN(r->start), PFN(r->end), resv_page_type(r->type));
+	}
+	hugetlb_mark_gigantic(hp, &mm->nodes[nid], nid);
+	for (uint32_t i = 0; i < topo->nr_ranges; i++)
+		if (topo->ranges[i].node == nid)
+			present[nr++] = (struct memmap_range){ PFN(topo->ranges[i].start),
+							       PFN(topo->ranges[i].end) };
+	mminit_mark_holes(&mi, nid, present, nr);
+}
+
+static void trace_chunks(uint32_t nid)
+{
+	const struct mminit_node *w = &mi.nodes[nid];
+
+	for (uint32_t i = 0; i < w->nr_chunks && i < MMINIT_TRACE_CHUNKS; i++) {
+		const struct job_chunk_time *t = &w->chunks[i];
+		struct record r;
+		rec_begin(&r, "chunk");
+		rec_str(&r, "job", "meminit");
+		rec_u64(&r, "node", nid);
+		rec_u64(&r, "cpu", t->cpu);
+		rec_u64(&r, "start_pfn", t->start);
+		rec_u64(&r, "end_pfn", t->end);
+		rec_u64(&r, "start_ns", tsc_to_boot_ns(t->start_ticks));
+		rec_u64(&r, "ns", t->ns);
+		record_emit(&r);
+	}
+}
+
+/* --- phase "meminit" ------------------------------------------------------- */
+
+/* Was CPU @cpu offered node @nid's job? */
+static bool cpu_offered(uint32_t nid, uint32_t cpu)
+{
+	const struct cpu_state *cs = cpu_state_of(cpu);
+
+	if (!cs || !cs->online)
+		return false;
+	if (mi.cfg.all_cpus)
+		return true;
+	if (cs == this_cpu_state())
+		return mi.nodes[nid].caller_offered;
+	return cs->node == nid;
+}
+
+/*
+ * One node_cpu record per CPU offered the node's job: how long it worked on
+ * the node's chunks (busy) and how much of the node's interval it spent on
+ * anything else (wait: waking up, queueing behind other work, idle once the
+ * chunks ran out). The first MEMINIT_BUSY_LIST busy times, in CPU order, go
+ * into @busy_list for the node_init record (its line's "busy 3.1+3.0 ms").
+ */
+#define MEMINIT_BUSY_LIST 32
+static uint32_t report_cpus(uint32_t nid, uint64_t span_ns, uint64_t *busy_list)
+{
+	const struct mminit_node *w = &mi.nodes[nid];
+	uint32_t nr = w->nr_chunks < MMINIT_TRACE_CHUNKS ? w->nr_chunks : MMINIT_TRACE_CHUNKS;
+	uint32_t listed = 0;
+
+	for (uint32_t c = 0; c < MAX_CPUS; c++) {
+		uint64_t busy_ns = 0;
+		uint32_t chunks = 0;
+		struct record r;
+
+		if (!cpu_offered(nid, c))
+			continue;
+		for (uint32_t i = 0; i < nr; i++) {
+			if (w->chunks[i].cpu != c)
+				continue;
+			busy_ns += w->chunks[i].ns;
+			chunks++;
+		}
+		rec_begin(&r, "node_cpu");
+		rec_u64(&r, "node", nid);
+		rec_u64(&r, "cpu", c);
+		rec_u64(&r, "chunks", chunks);
+		rec_u64(&r, "busy_ns", busy_ns);
+		rec_u64(&r, "wait_ns", span_ns > busy_ns ? span_ns - busy_ns : 0);
+		record_emit(&r);
+		if (listed < MEMINIT_BUSY_LIST)
+			busy_list[listed++] = busy_ns;
+	}
+	return listed;
+}
+
+static void report(uint32_t nid, enum mminit_policy policy)
+{
+	const struct mminit_node *w = &mi.nodes[nid];
+	struct record r;
+	uint64_t pages = w->parallel_pages + w->early_pages;
+	uint64_t start_ns = w->start_ticks ? tsc_to_boot_ns(w->start_ticks) : 0;
+	uint64_t end_ns = w->end_ticks ? tsc_to_boot_ns(w->end_ticks) : start_ns;
+	uint64_t busy[MEMINIT_BUSY_LIST];
+	uint32_t nr_busy = 0;
+
+	if (policy != MMINIT_SERIAL)
+		nr_busy = report_cpus(nid, end_ns - start_ns, busy);
+	rec_begin(&r, "node_init");
+	rec_u64(&r, "node", nid);
+	rec_str(&r, "policy", policy_names[policy]);
+	rec_u64(&r, "threads", w->threads);
+	rec_u64(&r, "cpus", w->cpus);
+	rec_u64(&r, "pages", policy == MMINIT_SERIAL ? pages : w->parallel_pages);
+	rec_u64(&r, "early_pages", policy == MMINIT_SERIAL ? 0 : w->early_pages);
+	rec_u64(&r, "early_ns", w->early_ns);
+	rec_u64(&r, "free_pages", w->free_pages);
+	rec_u64(&r, "desc_bytes", desc_bytes[nid]);
+	rec_u64(&r, "start_ns", start_ns);
+	rec_u64(&r, "end_ns", end_ns);
+	rec_u64(&r, "ns", w->ns);
+	if (policy == MMINIT_SERIAL) {
+		record_report(&r, LOG_INFO, "node {node} serial pages initialised in {ns:ms}ms "
+			      "({pages} pages, 1 CPU)");
+	} else {
+		/* Last: a long list can only cut itself short, never a key. */
+		rec_key(&r, "busy_ns");
+		rec_open(&r, '[');
+		for (uint32_t i = 0; i < nr_busy; i++)
+			rec_v_u64(&r, busy[i]);
+		rec_close(&r);
+		record_report(&r, LOG_INFO, "node {node} {policy} pages initialised in {ns:ms}ms "
+			      "({pages} pages, {threads} of {cpus} CPU{cpus:s}, busy {busy_ns:ms1[+]} ms)");
+	}
+	summary_node_init(nid, policy_names[policy], w->threads,
+			  policy == MMINIT_SERIAL ? pages : w->parallel_pages, w->ns);
+}
+
+/*
+ * Lazy: what the first allocations pay for descriptors not yet written.
+ * Measured right after the init, before anything is printed: a mix of
+ * order-0 allocations (which split lazy blocks, writing a few heads) and
+ * 2 MiB ones (which also write their 511 tails).
+ */
+struct lazy_stats {
+	uint64_t first_alloc_ns;      /* end of init to the first page in hand */
+	uint32_t allocs, fill_allocs;
+	uint64_t fill_ns, fill_max_ns, plain_ns, filled_pages;
+};
+
+static void lazy_measure(uint64_t init_end_tsc, struct lazy_stats *ls)
+{
+	enum { N = 64 };
+	static uint64_t pfns[N];
+	uint32_t node = this_cpu_state()->mem_node;
+
+	memset(ls, 0, sizeof(*ls));
+	for (int i = 0; i < N; i++) {
+		unsigned order = i % 4 == 3 ? 9 : 0;
+		/* Only this CPU allocates now: the counter's change is ours. */
+		uint64_t before = alloc_counters.lazy_filled_pages, t0 = rdtsc();
+		pfns[i] = alloc_pages(node, order, 0);
+		uint64_t t1 = rdtsc(), ns = tsc_cycles_to_ns(t1 - t0);
+		uint64_t filled = alloc_counters.lazy_filled_pages - before;
+		if (i == 0)
+			ls->first_alloc_ns = tsc_cycles_to_ns(t1 - init_end_tsc);
+		ls->allocs++;
+		if (filled) {
+			ls->fill_allocs++;
+			ls->fill_ns += ns;
+			ls->filled_pages += filled;
+			ls->fill_max_ns = ns > ls->fill_max_ns ? ns : ls->fill_max_ns;
+		} else {
+			ls->plain_ns += ns;
+		}
+	}
+	for (int i = 0; i < N; i++)
+		if (pfns[i] != ALLOC_NO_PFN)
+			alloc_free(pfns[i], i % 4 == 3 ? 9 : 0);
+}
+
+static void lazy_report(const struct lazy_stats *ls)
+{
+	uint32_t plains = ls->allocs - ls->fill_allocs;
+	uint64_t fill_avg = ls->fill_allocs ? ls->fill_ns / ls->fill_allocs : 0;
+	uint64_t plain_avg = plains ? ls->plain_ns / plains : 0;
+	struct record r;
+
+	rec_begin(&r, "lazy");
+	rec_u64(&r, "first_alloc_ns", ls->first_alloc_ns);
+	rec_u64(&r, "allocs", ls->allocs);
+	rec_u64(&r, "fill_allocs", ls->fill_allocs);
+	rec_u64(&r, "filled_pages", ls->filled_pages);
+	rec_u64(&r, "fill_alloc_avg_ns", fill_avg);
+	rec_u64(&r, "fill_alloc_max_ns", ls->fill_max_ns);
+	rec_u64(&r, "plain_alloc_avg_ns", plain_avg);
+	record_report(&r, LOG_INFO, "meminit: lazy: first page {first_alloc_ns} ns after init; "
+		      "{fill_allocs} of {allocs} allocations wrote tail descriptors "
+		      "(avg {fill_alloc_avg_ns} ns, max {fill_alloc_max_ns} ns), "
+		      "the others avg {plain_alloc_avg_ns} ns");
+}
+
+/* The allocator's own structures come from physmem while it still owns
+ * free memory: reserved for good, counted by the census as reserved. */
+static uint64_t reserve_for_alloc(void *ctx, uint64_t bytes, uint32_t node)
+{
+	return physmem_alloc(ctx, bytes, 4096, node, false, PHYSMEM_RESV_ALLOC);
+}
+
+static uint64_t reserve_for_pcp(void *ctx, uint64_t bytes, uint32_t node)
+{
+	return physmem_alloc(ctx, bytes, 4096, node, false, PHYSMEM_RESV_PCP);
+}
+
+/* memboot.alloc= chooses the allocator behind the seam; an unknown name is
+ * reported and the default used. */
+static void alloc_start(const struct numa_topology *topo, struct physmem *pm,
+			const struct memmap *mm)
+{
+	const struct alloc_ops *ops = alloc_find(alloc_requested());
+	struct alloc_setup setup = {
+		.mm = mm, .nr_nodes = topo->nr_nodes,
+		.reserve = reserve_for_alloc, .reserve_ctx = pm,
+	};
+	struct record r;
+
+	if (!ops) {
+		ops = alloc_table[0];
+		pr_warn("alloc: memboot.alloc=%s is not an allocator; using %s", alloc_requested(),
+			ops->name);
+	}
+	if (!alloc_init(ops, &setup, topo->distance))
+		kernel_exit(EXIT_PANIC, "the page allocator could not start");
+	rec_begin(&r, "alloc");
+	rec_str(&r, "name", ops->name);
+	rec_str(&r, "summary", ops->summary);
+	record_report(&r, LOG_INFO, "alloc: {name} ({summary})");
+}
+
+static void early_allocations(void *ctx);
+
+/* Pages physmem reserved for 1 GiB pool pages: PAGE_HUGE heads, not
+ * reserved ones, in the census. */
+static uint64_t gigantic_pages;
+
+void meminit_run(const struct numa_topology *topo, const struct hugetlb_pools *hp,
+		 struct physmem *pm, struct memmap *mm)
+{
+	enum mminit_policy policy = (enum mminit_policy)meminit_settings.policy;
+	bool lazy = policy == MMINIT_LAZY;
+	struct mminit_config cfg = {
+		.policy = policy,
+		.max_threads = meminit_settings.threads_mode == INIT_THREADS_ONE ? 1 :
+			       meminit_settings.threads_mode == INIT_THREADS_N ?
+			       (uint32_t)meminit_settings.threads : 0,
+		.all_cpus = meminit_settings.threads_mode == INIT_THREADS_ALL,
+		.early_pages = meminit_settings.early_pages,
+		.boot_node = this_cpu_state()->mem_node,
+		.trace = meminit_settings.trace,
+	};
+
+	alloc_start(topo, pm, mm);
+	pcp_setup_reserve(reserve_for_pcp, pm);
+	/* The engine's per-node work lists, sized by the nodes there are. */
+	uint64_t work_bytes = topo->nr_nodes * sizeof(struct mminit_node);
+	uint64_t work = physmem_alloc(pm, work_bytes, 4096, cfg.boot_node, false,
+				      PHYSMEM_RESV_MEMINIT);
+	if (!work)
+		kernel_exit(EXIT_PANIC, "no memory for the init engine's work lists");
+	mminit_start(&mi, (struct mminit_node *)(uintptr_t)work, mm, topo->nr_nodes, &cfg);
+	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++)
+		if (has_memory(topo, nid))
+			physmem_for_each_free(pm, nid, collect_free, NULL);
+	/* From here on physmem's free memory belongs to the allocator. */
+	memory_retire_physmem(pm);
+	gigantic_pages = hp->gigantic_pages;
+
+	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++)
+		if (has_memory(topo, nid))
+			init_fixed(topo, hp, pm, mm, nid);
+	mminit_run(&mi, meminit_settings.early_alloc_pages ? early_allocations : NULL, NULL);
+	if (meminit_settings.trace)
+		for (uint32_t nid = 0; nid < topo->nr_nodes; nid++)
+			trace_chunks(nid);
+	struct lazy_stats ls;
+	if (lazy)
+		lazy_measure(rdtsc(), &ls);
+	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++)
+		if (has_memory(topo, nid))
+			report(nid, policy);
+	if (lazy)
+		lazy_report(&ls);
+	alloc_enable_poison();
+}
+
+/* --- memboot.early_alloc_pages: early boot outgrowing its section ---------- */
+
+/* Allocate that many pages one at a time before the parallel part, as early
+ * boot code would (a hash table, say), forcing on-demand growth, then give
+ * them back. The pages are chained through their first word. */
+static void early_allocations(void *ctx)
+{
+	uint32_t node = mi.cfg.boot_node;
+	uint64_t head = ALLOC_NO_PFN, n = 0;
+
+	for (; n < meminit_settings.early_alloc_pages; n++) {
+		uint64_t pfn = alloc_pages(node, 0, 0);
+		if (pfn == ALLOC_NO_PFN)
+			break;
+		*(uint64_t *)(uintptr_t)(pfn << PAGE_SHIFT) = head;
+		head = pfn;
+	}
+	pr_info("meminit: %llu early allocations; the boot CPU has initialised %llu pages",
+		(unsigned long long)n, (unsigned long long)mi.nodes[node].early_pages);
+	while (head != ALLOC_NO_PFN) {
+		uint64_t next = *(uint64_t *)(uintptr_t)(head << PAGE_SHIFT);
+		alloc_free(head, 0);
+		head = next;
+	}
+}
+
+/* --- census ---------------------------------------------------------------- */
+
+bool census_run(const struct numa_topology *topo, const struct memmap *mm, const char *when)
+{
+	static struct mm_node_range ranges[NUMA_MAX_RANGES];
+	/* Tables of live address spaces came from the allocator after boot:
+	 * they are PAGE_PAGETABLE, but not among the early reservations; the
+	 * 1 GiB pool pages are, with PAGE_HUGE heads. */
+	struct census_input in = {
+		.mm = mm, .ranges = ranges, .nr_ranges = topo->nr_ranges,
+		.fixed_pages = memory_retired_reserved_pages() - gigantic_pages +
+			       vm_table_pages(),
+	};
+	struct census c;
+
+	for (uint32_t i = 0; i < topo->nr_ranges; i++)
+		ranges[i] = (struct mm_node_range){ PFN(topo->ranges[i].start),
+						    PFN(topo->ranges[i].end), topo->ranges[i].node };
+	return census_take(&in, when, &c);
+}
+
+/* --- memboot.selftest=alloc -------------------------------------------------- */
+
+#define ALLOC_SLOTS 4096
+
+struct alloc_slot {
+	uint64_t pfn;
+	uint32_t order;
+	uint32_t cpu;          /* allocated by */
+	uint32_t freed_by;
+};
+static struct alloc_slot slots[ALLOC_SLOTS];
+static volatile uint64_t alloc_failures, alloc_no_memory;
+/* The test takes at most 1/ALLOC_SHARE of the free pages, at the largest
+ * order it asks for (8 pages a block): it tests the allocator, not how it
+ * runs out. Below ALLOC_MIN_SLOTS blocks it is skipped, not failed. */
+#define ALLOC_SHARE 2
+#define ALLOC_MAX_BLOCK_PAGES 8
+#define ALLOC_MIN_SLOTS 64
+static uint64_t alloc_nr_slots;
+
+/* Allocate mixed orders into slots [s, e), filling each block with a
+ * pattern the freeing CPU checks. */
+static void alloc_chunk(void *arg, uint64_t s, uint64_t e)
+{
+	uint32_t cpu = this_cpu()->cpu, node = this_cpu_state()->mem_node;
+	uint64_t seed = s * 2654435761u + cpu;
+
+	for (uint64_t i = s; i < e; i++) {
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		unsigned order = (unsigned)(seed >> 60) % 4;     /* 0..3 */
+		uint64_t pfn = alloc_pages(node, order, 0);
+		slots[i] = (struct alloc_slot){ .pfn = pfn, .order = order, .cpu = cpu };
+		if (pfn == ALLOC_NO_PFN) {
+			/* Out of memory (or of blocks that large) is an allowed
+			 * answer of an allocator, counted, not a failure. */
+			__atomic_fetch_add(&alloc_no_memory, 1, __ATOMIC_RELAXED);
+			continue;
+		}
+		*(uint64_t *)(uintptr_t)(pfn << PAGE_SHIFT) = i;
+	}
+}
+
+/* Free slots [s, e) in reverse, most of them on another CPU than the one
+ * that allocated them (the job hands chunks out in a different order). */
+static void free_chunk(void *arg, uint64_t s, uint64_t e)
+{
+	for (uint64_t i = e; i-- > s;) {
+		uint64_t j = alloc_nr_slots - 1 - i;
+		if (slots[j].pfn == ALLOC_NO_PFN)
+			continue;
+		if (*(uint64_t *)(uintptr_t)(slots[j].pfn << PAGE_SHIFT) != j)
+			__atomic_fetch_add(&alloc_failures, 1, __ATOMIC_RELAXED);
+		slots[j].freed_by = this_cpu()->cpu;
+		alloc_free(slots[j].pfn, slots[j].order);
+	}
+}
+
+bool meminit_alloc_selftest(bool *skipped)
+{
+	alloc_drain();   /* per-CPU lists back, so the free counts compare */
+	uint64_t free_before = alloc_free_count(), cross = 0;
+	uint64_t budget = free_before / ALLOC_SHARE / ALLOC_MAX_BLOCK_PAGES;
+	uint64_t n = budget < ALLOC_SLOTS ? budget : ALLOC_SLOTS;
+	struct job a = { .name = "alloc", .start = 0, .size = n, .min_chunk = 64,
+			 .node = JOB_ALL_NODES, .fn = alloc_chunk };
+	struct job f = { .name = "free", .start = 0, .size = n, .min_chunk = 64,
+			 .node = JOB_ALL_NODES, .fn = free_chunk };
+	struct job_state st;
+	struct record r;
+
+	*skipped = n < ALLOC_MIN_SLOTS;
+	if (*skipped)
+		return true;   /* the caller says so, as for every self-test */
+	alloc_nr_slots = n;
+	alloc_failures = 0;
+	alloc_no_memory = 0;
+	job_run(&a, &st);
+	uint32_t threads = st.threads;
+	uint64_t allocated = free_before - alloc_free_count();
+	job_run(&f, &st);
+	alloc_drain();   /* per-CPU lists back, so the free counts compare */
+	for (uint32_t i = 0; i < n; i++)
+		cross += slots[i].pfn != ALLOC_NO_PFN && slots[i].cpu != slots[i].freed_by;
+	bool ok = alloc_failures == 0 && alloc_free_count() == free_before;
+	rec_begin(&r, "alloc_test");
+	rec_u64(&r, "blocks", n);
+	rec_u64(&r, "no_memory", alloc_no_memory);
+	rec_u64(&r, "pages", allocated);
+	rec_u64(&r, "threads", threads);
+	rec_u64(&r, "failures", alloc_failures);
+	rec_u64(&r, "cross_cpu_frees", cross);
+	rec_u64(&r, "free_before", free_before);
+	rec_u64(&r, "free_after", alloc_free_count());
+	record_emit(&r);
+	return ok;
+}

@@ -1,0 +1,47 @@
+/*
+ * meminit.h: page descriptors for every node, filled by the node's own CPUs,
+ * and the buddy allocator handed all free memory (phases "memmap" and
+ * "meminit"); then the census that accounts for every page.
+ *
+ * Policies (memboot.init=):
+ *   serial    the boot CPU fills and frees everything (the baseline);
+ *   deferred  the boot CPU fills what must exist before any parallel work
+ *             (reserved ranges, the hole markers) and a first section of
+ *             its node's free memory (memboot.early_pages), growing that on
+ *             demand if early allocations outgrow it; then each node's CPUs
+ *             fill and free the rest in parallel (the default);
+ *   lazy      like deferred, but only the head descriptor of each max-order
+ *             block is written; a block's other descriptors are written when
+ *             it is first split.
+ * Threads per node (memboot.init_threads=): 1, node (all of the node's CPUs,
+ * the default), all (every CPU on each node in turn), or a number.
+ */
+#ifndef MEMBOOT_KERNEL_MEMINIT_H
+#define MEMBOOT_KERNEL_MEMINIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mm/memmap.h"
+
+struct numa_topology;
+struct physmem;
+
+
+struct hugetlb_pools;
+
+/* Phase "memmap": fill @mm with one descriptor array per node of @topo,
+ * each in its own node's memory, taken from @pm. */
+void meminit_arrays(const struct numa_topology *topo, struct physmem *pm, struct memmap *mm);
+/* Phase "meminit": start the allocator, fill the descriptors of @mm (the
+ * 1 GiB pool pages of @hp get their heads) and hand @pm's free memory to
+ * the allocator; @pm retires. */
+void meminit_run(const struct numa_topology *topo, const struct hugetlb_pools *hp,
+		 struct physmem *pm, struct memmap *mm);
+/* Count every page of @topo's ranges in @mm; false if any is lost. */
+bool census_run(const struct numa_topology *topo, const struct memmap *mm, const char *when);
+/* Allocation self-test on every CPU at once (memboot.selftest=alloc). */
+/* *skipped: too little free memory to run it; not a failure. */
+bool meminit_alloc_selftest(bool *skipped);
+
+#endif

@@ -1,0 +1,241 @@
+/*
+ * vm.c: address spaces on mm/pt/pt.c (kernel/vm/vm.h).
+ */
+#include "kernel/vm/vm.h"
+
+#include <string.h>
+
+#include "arch/cpu.h"
+#include "arch/paging.h"
+#include "arch/percpu.h"
+#include "arch/trap.h"
+#include "mm/hugetlb/hugetlb.h"
+#include "kernel/log.h"
+#include "kernel/panic.h"
+#include "kernel/percpu.h"
+#include "mm/alloc/alloc.h"
+#include "mm/memmap.h"
+
+#define HUGE_ORDER 9
+
+struct cpu_stats {
+	struct pt_stats s;
+} __attribute__((aligned(64)));     /* one line each: no false sharing */
+
+static struct cpu_stats stats[MAX_CPUS];
+static struct vm_space *volatile current_space[MAX_CPUS];
+static volatile uint64_t table_pages;
+static uint64_t kernel_cr3;          /* the identity map's root, what CPUs run on */
+static struct memmap *vm_memmap;     /* handed over by vm_init() */
+static struct hugetlb_pools *huge_pools;   /* frames of PT_REGION_HUGETLB regions */
+
+/* ---- what mm/pt/pt.c needs ---- */
+
+static uint64_t vm_alloc_table(void *ctx, uint32_t node)
+{
+	/* Through the allocator seam, on the faulting CPU's node first. */
+	uint64_t pfn = alloc_pages(node, 0, 0);
+
+	if (pfn == ALLOC_NO_PFN)
+		return PT_NO_PHYS;
+	__atomic_fetch_add(&table_pages, 1, __ATOMIC_RELAXED);
+	return pfn << PAGE_SHIFT;
+}
+
+static void vm_free_table(void *ctx, uint64_t phys)
+{
+	__atomic_fetch_sub(&table_pages, 1, __ATOMIC_RELAXED);
+	alloc_free(phys >> PAGE_SHIFT, 0);
+}
+
+static struct page *vm_page_of(void *ctx, uint64_t phys)
+{
+	struct page *p = memmap_pfn_to_page(vm_memmap, phys >> PAGE_SHIFT);
+
+	ASSERT(p, "page-table page 0x%llx has no descriptor", (unsigned long long)phys);
+	return p;
+}
+
+static void vm_tlb_flush(void *ctx, struct pt_as *as, uint64_t va, uint64_t bytes)
+{
+	struct vm_space *s = ctx;
+
+	arch_tlb_shootdown(&s->cpus, as->root_phys, va, bytes);
+}
+
+static const struct pt_ops vm_pt_ops = {
+	.alloc_table = vm_alloc_table,
+	.free_table = vm_free_table,
+	.page_of = vm_page_of,
+	.tlb_flush = vm_tlb_flush,
+};
+
+uint64_t vm_table_pages(void)
+{
+	return __atomic_load_n(&table_pages, __ATOMIC_RELAXED);
+}
+
+/* ---- frames ---- */
+
+uint64_t vm_frame_alloc(enum pt_region_kind kind, uint32_t node)
+{
+	uint64_t pfn = ALLOC_NO_PFN;
+
+	switch (kind) {
+	case PT_REGION_4K:
+		pfn = alloc_pages(node, 0, 0);
+		break;
+	case PT_REGION_2M:
+		pfn = alloc_pages(node, HUGE_ORDER, 0);
+		break;
+	case PT_REGION_HUGETLB:
+		pfn = huge_pools ? hugetlb_pool_take(huge_pools, node, HUGETLB_2M) : ALLOC_NO_PFN;
+		break;
+	case PT_NR_REGION_KINDS:
+		break;
+	}
+	return pfn == ALLOC_NO_PFN ? PT_NO_PHYS : pfn << PAGE_SHIFT;
+}
+
+void vm_frame_free(enum pt_region_kind kind, uint64_t phys)
+{
+	uint64_t pfn = phys >> PAGE_SHIFT;
+
+	if (kind == PT_REGION_HUGETLB)
+		hugetlb_pool_give(huge_pools, pfn, HUGETLB_2M);
+	else
+		alloc_free(pfn, kind == PT_REGION_2M ? HUGE_ORDER : 0);
+}
+
+static uint64_t region_alloc_frame(void *ctx, enum pt_region_kind kind, uint32_t node)
+{
+	return vm_frame_alloc(kind, node);
+}
+
+static void region_free_frame(void *ctx, enum pt_region_kind kind, uint64_t phys)
+{
+	vm_frame_free(kind, phys);
+}
+
+/* ---- spaces ---- */
+
+int vm_space_create(struct vm_space *s, enum pt_lock_mode mode, uint32_t node)
+{
+	const uint64_t *kernel_root = (const uint64_t *)(uintptr_t)(kernel_cr3 & ~0xfffULL);
+
+	memset(s, 0, sizeof(*s));
+	ASSERT(kernel_cr3, "vm_init() first");
+	ASSERT(arch_mapped_top() <= VM_WINDOW_START, "identity map reaches the vm window");
+	return pt_create(&s->as, &vm_pt_ops, s, mode, VM_WINDOW_START, VM_WINDOW_END,
+			 kernel_root, node);
+}
+
+static void destroy_leaf(void *arg, const struct pt_mapping *m)
+{
+	struct vm_space *s = arg;
+
+	for (uint32_t i = 0; i < s->nr_regions; i++) {
+		if (pt_region_contains(&s->regions[i], m->va)) {
+			vm_frame_free(s->regions[i].kind, m->phys);
+			return;
+		}
+	}
+	s->orphans++;       /* mapped by its owner directly: its frame is its own */
+}
+
+void vm_space_destroy(struct vm_space *s)
+{
+	pt_destroy(&s->as, destroy_leaf, s);
+	if (s->orphans)
+		pr_err("vm: %llu mappings outside regions were left at destroy",
+		       (unsigned long long)s->orphans);
+}
+
+int vm_region_add(struct vm_space *s, uint64_t start, uint64_t end, enum pt_region_kind kind,
+		  unsigned prot, bool zero)
+{
+	uint64_t align = kind == PT_REGION_4K ? 4096 : 2ULL << 20;
+
+	if (s->nr_regions == VM_MAX_REGIONS || kind >= PT_NR_REGION_KINDS || start >= end ||
+	    start < VM_WINDOW_START || end > VM_WINDOW_END || (start | end) & (align - 1))
+		return PT_ERR_INVAL;
+	for (uint32_t i = 0; i < s->nr_regions; i++)
+		if (start < s->regions[i].end && s->regions[i].start < end)
+			return PT_ERR_INVAL;
+	/* Without EFER.NXE bit 63 is reserved: every page stays executable. */
+	if (!cpu_features.nx)
+		prot |= PT_PROT_EXEC;
+	s->regions[s->nr_regions++] = (struct pt_region){
+		.start = start, .end = end, .kind = kind, .prot = prot, .zero = zero,
+		.alloc_frame = region_alloc_frame, .free_frame = region_free_frame, .ctx = s };
+	return PT_OK;
+}
+
+void vm_enter(struct vm_space *s)
+{
+	uint32_t cpu = this_cpu()->cpu;
+
+	arch_switch_space(s->as.root_phys, &s->cpus, NULL);
+	current_space[cpu] = s;
+}
+
+void vm_leave(struct vm_space *s)
+{
+	uint32_t cpu = this_cpu()->cpu;
+
+	current_space[cpu] = NULL;
+	arch_switch_space(kernel_cr3, NULL, &s->cpus);
+}
+
+struct pt_stats *vm_cpu_stats(uint32_t cpu)
+{
+	return &stats[cpu].s;
+}
+
+void vm_reset_stats(void)
+{
+	memset(stats, 0, sizeof(stats));
+}
+
+/* ---- the #PF handler ---- */
+
+static bool vm_page_fault(struct trap_frame *f, uint64_t addr)
+{
+	uint32_t cpu = this_cpu()->cpu;
+	struct vm_space *s = current_space[cpu];
+	const struct pt_region *r = NULL;
+
+	/* Only not-present faults of kernel accesses in a region are ours;
+	 * a protection fault is a real error. */
+	if (!s || (f->error & 1))
+		return false;
+	for (uint32_t i = 0; i < s->nr_regions && !r; i++)
+		if (pt_region_contains(&s->regions[i], addr))
+			r = &s->regions[i];
+	if (!r)
+		return false;
+	/* As Linux's exc_page_fault: interrupts back on if the faulting code
+	 * had them, so this CPU keeps answering shootdowns while it waits for
+	 * a page-table lock. iretq restores the flags afterwards. */
+	if (f->rflags & (1u << 9))
+		__asm__ volatile("sti" ::: "memory");
+	int err = pt_fault(&s->as, r, addr, this_cpu_state()->mem_node, &stats[cpu].s);
+	__asm__ volatile("cli" ::: "memory");
+	if (err != PT_OK) {
+		pr_err("vm: fault at 0x%llx in a %s region: %s", (unsigned long long)addr,
+		       pt_region_kind_name(r->kind), pt_strerror(err));
+		return false;
+	}
+	return true;
+}
+
+void vm_init(struct memmap *mm, struct hugetlb_pools *pools)
+{
+	vm_memmap = mm;
+	huge_pools = pools;
+	if (kernel_cr3)
+		return;
+	kernel_cr3 = read_cr3();
+	arch_tlb_init();
+	arch_page_fault_hook = vm_page_fault;
+}

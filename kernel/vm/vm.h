@@ -1,0 +1,83 @@
+/*
+ * vm.h: the kernel's address spaces besides its identity map: mm/pt/pt.c page
+ * tables with the kernel's allocator, TLB shootdowns and a #PF handler.
+ *
+ * A space maps a window of 512 GiB at VM_WINDOW_START (PML4 entry 128, far
+ * above the identity map); every other PML4 entry is the kernel's, so code,
+ * data and stacks stay reachable on a CPU that runs on the space. Table
+ * pages come from page_alloc() on the faulting CPU's node and are typed
+ * PAGE_PAGETABLE while the space holds them (the census counts them).
+ *
+ * Regions: a range of the window with a kind (mm/pt/pt.h: 4 KiB pages, 2 MiB
+ * blocks from the buddy allocator, 2 MiB pages from the hugetlb pools).
+ * A not-present fault in a region of the CPU's current space allocates a
+ * frame, zeroes it (memboot.pt_zero, on by default as Linux clears every
+ * anonymous page it maps) and maps it under the locks of memboot.ptlock.
+ *
+ * Unmap and protect reach every CPU in the space's mask (CPUs that entered
+ * it and have not left) through arch_tlb_shootdown(); code that may unmap
+ * runs with interrupts on (arch/tlb.h).
+ */
+#ifndef MEMBOOT_KERNEL_VM_VM_H
+#define MEMBOOT_KERNEL_VM_VM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arch/tlb.h"
+#include "mm/pt/pt.h"
+
+#define VM_WINDOW_START (1ULL << 46)
+#define VM_WINDOW_END (VM_WINDOW_START + PT_WINDOW_ALIGN)
+#define VM_MAX_REGIONS 4
+
+struct vm_space {
+	struct pt_as as;
+	struct arch_cpumask cpus;          /* CPUs running on it */
+	struct pt_region regions[VM_MAX_REGIONS];
+	uint32_t nr_regions;
+	uint64_t orphans;                  /* leaves outside regions found by destroy */
+};
+
+struct hugetlb_pools;
+struct memmap;
+struct numa_topology;
+
+/* Install the #PF handler and the shootdown vector (boot CPU, once); page
+ * tables are typed in @mm, 2 MiB pool-page regions take their frames from
+ * @pools; vm keeps both. */
+void vm_init(struct memmap *mm, struct hugetlb_pools *pools);
+
+int vm_space_create(struct vm_space *s, enum pt_lock_mode mode, uint32_t node);
+/* Unmap everything (giving each region's frames back to where they came
+ * from), free every table. No CPU may be on the space. */
+void vm_space_destroy(struct vm_space *s);
+/* A region [start, end) of @kind; PT_ERR_INVAL if it overlaps one, lies
+ * outside the window or is not aligned to its page size. */
+int vm_region_add(struct vm_space *s, uint64_t start, uint64_t end, enum pt_region_kind kind,
+		  unsigned prot, bool zero);
+
+/* Run this CPU on @s (its CR3, its mask, its faults), and back. */
+void vm_enter(struct vm_space *s);
+void vm_leave(struct vm_space *s);
+
+/* Each CPU's lock statistics from its faults and operations. */
+struct pt_stats *vm_cpu_stats(uint32_t cpu);
+void vm_reset_stats(void);
+
+/* Frames of regions (4 KiB, 2 MiB, pool pages): PT_NO_PHYS when none. */
+uint64_t vm_frame_alloc(enum pt_region_kind kind, uint32_t node);
+void vm_frame_free(enum pt_region_kind kind, uint64_t phys);
+
+/* Table pages all live spaces hold now (typed PAGE_PAGETABLE, taken from
+ * the allocator after boot: the census sets them apart). */
+uint64_t vm_table_pages(void);
+
+/* memboot.selftest=pt and memboot.bench=pt (kernel/selftest/pt.c): on the
+ * descriptors @mm and the pools @pools; the self-test takes a census of
+ * @topo's pages while its tables are still held. */
+bool vm_selftest(const struct numa_topology *topo, struct memmap *mm,
+		 struct hugetlb_pools *pools);
+void vm_bench(struct memmap *mm, struct hugetlb_pools *pools);
+
+#endif

@@ -1,0 +1,268 @@
+/*
+ * alloc_pcp.c: per-CPU lists in front of the allocator seam
+ * (mm/alloc/alloc_pcp.h has the overview).
+ */
+#include "mm/alloc/alloc_pcp.h"
+
+#include <string.h>
+
+#include "kernel/log.h"
+#include "kernel/panic.h"
+#include "mm/alloc/alloc.h"
+#include "mm/memmap.h"
+
+#define MAX_LIST_CPUS 256
+
+struct node_lists {
+	struct pcp_zone pz;
+	struct spinlock lock;              /* Linux's zone->lock for this node */
+	uint32_t node;
+};
+
+static struct node_lists nodes[ALLOC_MAX_NODES];
+static struct pcp_list *lists[MAX_LIST_CPUS][ALLOC_MAX_NODES];
+static uint32_t nr_cpus, nr_nodes;
+static uint32_t (*this_cpu_fn)(void);
+static bool active;
+
+/* ---- the backend: the allocator behind the seam, one node at a time ---- */
+
+static void retype(uint64_t pfn, enum page_type type)
+{
+	struct page *p = memmap_pfn_to_page(alloc_memmap(), pfn);
+
+	p->type = (uint8_t)type;
+}
+
+static unsigned be_take(void *zone, unsigned order, unsigned n, uint64_t *out)
+{
+	const struct node_lists *nl = zone;
+	uint32_t got = alloc_raw_bulk(nl->node, order, n, out);
+
+	for (uint32_t i = 0; i < got; i++)
+		retype(out[i], PAGE_PCP);
+	return got;
+}
+
+static void be_give(void *zone, unsigned order, const uint64_t *pfns, unsigned n)
+{
+	/* Allocators take back what they handed out: an allocated head. */
+	for (unsigned i = 0; i < n; i++)
+		retype(pfns[i], PAGE_ALLOCATED);
+	alloc_raw_free_bulk(pfns, n, order);
+}
+
+static uint64_t be_free_pages(void *zone)
+{
+	const struct node_lists *nl = zone;
+
+	return alloc_raw_free_pages(nl->node);
+}
+
+static const struct pcp_backend backend = { be_take, be_give, be_free_pages };
+
+/* ---- set-up ---- */
+
+void alloc_pcp_reset(void)
+{
+	__atomic_store_n(&active, false, __ATOMIC_RELEASE);
+	memset(lists, 0, sizeof(lists));
+	memset(nodes, 0, sizeof(nodes));
+	nr_cpus = nr_nodes = 0;
+}
+
+bool alloc_pcp_active(void)
+{
+	return __atomic_load_n(&active, __ATOMIC_ACQUIRE);
+}
+
+/* Each node's sizing, from its span and the CPUs on it. */
+static void size_nodes(const struct alloc_pcp_setup *s, const struct memmap *mm,
+		       uint32_t nnodes, struct node_lists *out)
+{
+	uint64_t total = 0;
+
+	for (uint32_t n = 0; n < nnodes; n++)
+		total += mm->nodes[n].nr_pages;
+	for (uint32_t n = 0; n < nnodes; n++) {
+		uint32_t cpus_here = 0;
+
+		if (!mm->nodes[n].nr_pages)
+			continue;
+		for (uint32_t c = 0; c < s->nr_cpus; c++)
+			cpus_here += s->cpu_node[c] == n;
+		out[n].node = n;
+		/* Linux splits a zone's high over the CPUs of its node; a
+		 * CPU-less node's memory is shared by every CPU. */
+		pcp_zone_init(&out[n].pz, &backend, &out[n], &out[n].lock, &s->cfg,
+			      mm->nodes[n].nr_pages, total, cpus_here ? cpus_here : s->nr_cpus);
+		out[n].pz.now_ns = s->now_ns;
+	}
+}
+
+size_t alloc_pcp_bytes_per_cpu(const struct alloc_pcp_setup *s)
+{
+	static struct node_lists tmp[ALLOC_MAX_NODES];
+	const struct memmap *mm = alloc_memmap();
+	uint32_t nnodes = alloc_nr_nodes();
+	size_t bytes = 0;
+
+	if (!mm || !s->nr_cpus || s->nr_cpus > MAX_LIST_CPUS)
+		return 0;
+	memset(tmp, 0, sizeof(tmp));
+	size_nodes(s, mm, nnodes, tmp);
+	for (uint32_t n = 0; n < nnodes; n++)
+		if (mm->nodes[n].nr_pages)
+			bytes += pcp_list_bytes(&tmp[n].pz);
+	return bytes;
+}
+
+bool alloc_pcp_init(const struct alloc_pcp_setup *s)
+{
+	const struct memmap *mm = alloc_memmap();
+
+	alloc_pcp_reset();
+	if (!mm || !s->nr_cpus || s->nr_cpus > MAX_LIST_CPUS || !s->this_cpu || !s->mem) {
+		pr_err("pcp: cannot set up lists for %u CPUs (at most %u)", s->nr_cpus,
+		       MAX_LIST_CPUS);
+		return false;
+	}
+	nr_nodes = alloc_nr_nodes();
+	size_nodes(s, mm, nr_nodes, nodes);
+	for (uint32_t c = 0; c < s->nr_cpus; c++) {
+		for (uint32_t n = 0; n < nr_nodes; n++) {
+			void *mem;
+
+			if (!mm->nodes[n].nr_pages)
+				continue;
+			mem = s->mem(s->mem_ctx, pcp_list_bytes(&nodes[n].pz), c, n);
+			if (!mem) {
+				pr_err("pcp: no memory on node %u for cpu %u's list of node %u (%zu bytes): no per-CPU lists",
+				       s->cpu_node[c], c, n, pcp_list_bytes(&nodes[n].pz));
+				alloc_pcp_reset();
+				return false;
+			}
+			lists[c][n] = pcp_list_init(&nodes[n].pz, mem, c);
+		}
+	}
+	nr_cpus = s->nr_cpus;
+	this_cpu_fn = s->this_cpu;
+	__atomic_store_n(&active, true, __ATOMIC_RELEASE);
+	return true;
+}
+
+/* ---- the hot paths ---- */
+
+static struct pcp_list *my_list(uint32_t node)
+{
+	uint32_t c = this_cpu_fn();
+
+	if (c >= nr_cpus || node >= nr_nodes)
+		return NULL;
+	return lists[c][node];
+}
+
+uint64_t alloc_pcp_alloc(uint32_t node, unsigned order)
+{
+	struct pcp_list *l;
+	uint64_t pfn;
+
+	if (order > PCP_MAX_ORDER || !alloc_pcp_active() || !(l = my_list(node)))
+		return ALLOC_NO_PFN;
+	pfn = pcp_alloc(l, order);
+	if (pfn != ALLOC_NO_PFN)
+		retype(pfn, PAGE_ALLOCATED);
+	return pfn;
+}
+
+bool alloc_pcp_free(uint64_t pfn, unsigned order)
+{
+	struct pcp_list *l;
+
+	if (order > PCP_MAX_ORDER || !alloc_pcp_active() ||
+	    !(l = my_list(memmap_nid_of_pfn(alloc_memmap(), pfn))))
+		return false;
+	retype(pfn, PAGE_PCP);
+	pcp_free(l, pfn, order);
+	return true;
+}
+
+/* ---- periodic work, drains, reports ---- */
+
+void alloc_pcp_tick(void)
+{
+	for (uint32_t n = 0; alloc_pcp_active() && n < nr_nodes; n++) {
+		struct pcp_list *l = my_list(n);
+		if (l)
+			pcp_tick(l);
+	}
+}
+
+uint64_t alloc_pcp_drain_this_cpu(void)
+{
+	uint64_t done = 0;
+
+	for (uint32_t n = 0; alloc_pcp_active() && n < nr_nodes; n++) {
+		struct pcp_list *l = my_list(n);
+		if (l)
+			done += pcp_drain(l);
+	}
+	return done;
+}
+
+uint64_t alloc_pcp_drain_all(void)
+{
+	uint64_t done = 0;
+
+	for (uint32_t c = 0; alloc_pcp_active() && c < nr_cpus; c++)
+		for (uint32_t n = 0; n < nr_nodes; n++)
+			if (lists[c][n])
+				done += pcp_drain(lists[c][n]);
+	return done;
+}
+
+uint64_t alloc_pcp_pages(void)
+{
+	uint64_t pages = 0;
+
+	for (uint32_t c = 0; alloc_pcp_active() && c < nr_cpus; c++)
+		for (uint32_t n = 0; n < nr_nodes; n++)
+			if (lists[c][n])
+				pages += (uint64_t)__atomic_load_n(&lists[c][n]->count, __ATOMIC_RELAXED);
+	return pages;
+}
+
+const struct pcp_list *alloc_pcp_list(uint32_t cpu, uint32_t node)
+{
+	return cpu < nr_cpus && node < nr_nodes ? lists[cpu][node] : NULL;
+}
+
+const struct pcp_zone *alloc_pcp_zone(uint32_t node)
+{
+	return node < nr_nodes && nodes[node].pz.be ? &nodes[node].pz : NULL;
+}
+
+uint32_t alloc_pcp_nr_cpus(void)
+{
+	return nr_cpus;
+}
+
+void alloc_pcp_stats(uint32_t node, struct pcp_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (uint32_t c = 0; c < nr_cpus; c++)
+		for (uint32_t n = 0; n < nr_nodes; n++)
+			if (lists[c][n] && (node == ALLOC_PCP_ALL_NODES || node == n))
+				pcp_stats_add(out, &lists[c][n]->st);
+}
+
+void alloc_pcp_stats_reset(void)
+{
+	for (uint32_t c = 0; c < nr_cpus; c++)
+		for (uint32_t n = 0; n < nr_nodes; n++)
+			if (lists[c][n]) {
+				memset(&lists[c][n]->st, 0, sizeof(lists[c][n]->st));
+				lists[c][n]->st.high_min_seen = lists[c][n]->high;
+				lists[c][n]->st.high_max_seen = lists[c][n]->high;
+			}
+}
