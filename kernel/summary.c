@@ -22,6 +22,17 @@ static struct {
 	uint64_t ns;
 } phases[SUMMARY_MAX_PHASES];
 static unsigned nr_phases;
+static uint64_t usable_ns;
+
+void summary_usable(uint64_t ns)
+{
+	usable_ns = ns;
+}
+
+uint64_t summary_usable_ns(void)
+{
+	return usable_ns;
+}
 
 void summary_node_topology(uint32_t node, uint32_t cpus, uint64_t mem_bytes)
 {
@@ -102,6 +113,7 @@ void summary_print(uint64_t total_ns)
 	rec_u64(&rec, "total_ns", total_ns);
 	rec_u64(&rec, "outside_ns", outside_ns);
 	rec_u64(&rec, "phases_ns", in_phases_ns);
+	rec_u64(&rec, "usable_ns", usable_ns);
 	rec_key(&rec, "phases");
 	rec_open(&rec, '[');
 	for (unsigned k = 0; k < nr_phases; k++) {
@@ -112,5 +124,6 @@ void summary_print(uint64_t total_ns)
 		rec_close(&rec);
 	}
 	rec_close(&rec);
-	record_report(&rec, LOG_INFO, "summary: phases total {phases_ns:ms} ms, boot {total_ns:ms} ms");
+	record_report(&rec, LOG_INFO, "summary: phases total {phases_ns:ms} ms, boot {total_ns:ms} ms, "
+		      "memory usable at {usable_ns:ms} ms");
 }

@@ -258,14 +258,45 @@ void mminit_run(struct mminit *mi, void (*before_parallel)(void *ctx), void *ctx
 		return;
 	}
 	/* The caller's early section, timed: before the node's CPUs start. */
-	uint64_t t0 = job_platform_ticks();
+	struct mminit_node *own = &mi->nodes[mi->cfg.boot_node];
+	uint64_t t0 = job_platform_ticks(), t1;
 	take_front(mi, mi->cfg.boot_node, mi->cfg.early_pages);
 	alloc_set_grow(grow, mi);
 	if (before_parallel)
 		before_parallel(ctx);
-	mi->nodes[mi->cfg.boot_node].early_ns = job_platform_ticks_to_ns(job_platform_ticks() - t0);
+	t1 = job_platform_ticks();
+	own->early_ns = job_platform_ticks_to_ns(t1 - t0);
+	if (own->early_pages) {
+		own->early_start_ticks = t0;
+		own->early_end_ticks = t1;
+	}
 	parallel_init(mi);
 	alloc_set_grow(0, 0);
+}
+
+void mminit_node_usable(const struct mminit_node *w, uint64_t phase_start_ticks,
+			struct mminit_usable *out)
+{
+	uint64_t first = w->start_ticks, end = w->end_ticks;
+
+	*out = (struct mminit_usable){ 0 };
+	/* The early section comes before any chunk and may have grown while
+	 * they ran (on-demand growth): the earliest start, the latest end. */
+	if (w->early_start_ticks && (!first || w->early_start_ticks < first))
+		first = w->early_start_ticks;
+	if (w->early_end_ticks > end)
+		end = w->early_end_ticks;
+	if (!first || end < first)
+		return;
+	if (first < phase_start_ticks)
+		first = phase_start_ticks;   /* a clock read before the phase's own */
+	if (end < first)
+		end = first;
+	out->first_ticks = first;
+	out->end_ticks = end;
+	out->wait_ticks = first - phase_start_ticks;
+	out->work_ticks = end - first;
+	out->usable_ticks = end - phase_start_ticks;
 }
 
 /* --- memory init: command-line keys (docs/cmdline.md) --- */

@@ -268,9 +268,13 @@ static uint32_t report_cpus(uint32_t nid, uint64_t span_ns, uint64_t *busy_list)
 	return listed;
 }
 
+/* The start of phase meminit: what a node's usable_ns counts from. */
+static uint64_t phase_start_tsc;
+
 static void report(uint32_t nid, enum mminit_policy policy)
 {
 	const struct mminit_node *w = &mi.nodes[nid];
+	struct mminit_usable u;
 	struct record r;
 	uint64_t pages = w->parallel_pages + w->early_pages;
 	uint64_t start_ns = w->start_ticks ? tsc_to_boot_ns(w->start_ticks) : 0;
@@ -280,6 +284,11 @@ static void report(uint32_t nid, enum mminit_policy policy)
 
 	if (policy != MMINIT_SERIAL)
 		nr_busy = report_cpus(nid, end_ns - start_ns, busy);
+	mminit_node_usable(w, phase_start_tsc, &u);
+	/* usable first, then wait: work is their difference, so the three
+	 * add up exactly however the conversion rounds. */
+	uint64_t usable_ns = tsc_cycles_to_ns(u.usable_ticks);
+	uint64_t wait_ns = tsc_cycles_to_ns(u.wait_ticks);
 	rec_begin(&r, "node_init");
 	rec_u64(&r, "node", nid);
 	rec_str(&r, "policy", policy_names[policy]);
@@ -293,9 +302,13 @@ static void report(uint32_t nid, enum mminit_policy policy)
 	rec_u64(&r, "start_ns", start_ns);
 	rec_u64(&r, "end_ns", end_ns);
 	rec_u64(&r, "ns", w->ns);
+	rec_u64(&r, "usable_ns", usable_ns);
+	rec_u64(&r, "wait_ns", wait_ns);
+	rec_u64(&r, "work_ns", usable_ns - wait_ns);
 	if (policy == MMINIT_SERIAL) {
 		record_report(&r, LOG_INFO, "node {node} serial pages initialised in {ns:ms}ms "
-			      "({pages} pages, 1 CPU)");
+			      "({pages} pages, 1 CPU; usable {usable_ns:ms} ms into meminit: "
+			      "waited {wait_ns:ms}, worked {work_ns:ms})");
 	} else {
 		/* Last: a long list can only cut itself short, never a key. */
 		rec_key(&r, "busy_ns");
@@ -304,7 +317,9 @@ static void report(uint32_t nid, enum mminit_policy policy)
 			rec_v_u64(&r, busy[i]);
 		rec_close(&r);
 		record_report(&r, LOG_INFO, "node {node} {policy} pages initialised in {ns:ms}ms "
-			      "({pages} pages, {threads} of {cpus} CPU{cpus:s}, busy {busy_ns:ms1[+]} ms)");
+			      "({pages} pages, {threads} of {cpus} CPU{cpus:s}, busy {busy_ns:ms1[+]} ms; "
+			      "usable {usable_ns:ms} ms into meminit: waited {wait_ns:ms}, "
+			      "worked {work_ns:ms})");
 	}
 	summary_node_init(nid, policy_names[policy], w->threads,
 			  policy == MMINIT_SERIAL ? pages : w->parallel_pages, w->ns);
@@ -433,6 +448,7 @@ void meminit_run(const struct numa_topology *topo, const struct hugetlb_pools *h
 		.trace = meminit_settings.trace,
 	};
 
+	phase_start_tsc = rdtsc();
 	alloc_start(topo, pm, mm);
 	pcp_setup_reserve(reserve_for_pcp, pm);
 	/* The engine's per-node work lists, sized by the nodes there are. */
@@ -459,6 +475,15 @@ void meminit_run(const struct numa_topology *topo, const struct hugetlb_pools *h
 	struct lazy_stats ls;
 	if (lazy)
 		lazy_measure(rdtsc(), &ls);
+	/* Every node's free memory is in the allocator at the end of the
+	 * last node's last piece of work: the boot's usable_ns. */
+	uint64_t usable_end = 0;
+	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++) {
+		struct mminit_usable u;
+		mminit_node_usable(&mi.nodes[nid], phase_start_tsc, &u);
+		usable_end = u.end_ticks > usable_end ? u.end_ticks : usable_end;
+	}
+	summary_usable(tsc_to_boot_ns(usable_end ? usable_end : phase_start_tsc));
 	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++)
 		if (has_memory(topo, nid))
 			report(nid, policy);

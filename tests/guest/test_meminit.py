@@ -70,7 +70,31 @@ def check_meminit(b, policy):
         assert parts == c["pages"], c
     # The census's free pages are the memory physmem left free.
     assert censuses[0]["free"] == sum(i["free_pages"] for i in inits.values())
+    check_usable(b, inits)
     return inits
+
+
+def check_usable(b, inits):
+    """usable_ns (docs/measuring.md): each node's wait + work add up to its
+    usable time; the boot's is after the last node's work and before done."""
+    phase = next(p for p in b.all("phase") if p["name"] == "meminit")
+    done = b.one("done")
+    summary = b.one("summary")
+    assert summary["usable_ns"] == done["usable_ns"], (summary, done)
+    ends = []
+    for init in inits.values():
+        assert init["wait_ns"] + init["work_ns"] == init["usable_ns"], init
+        assert init["work_ns"] >= init["ns"], init
+        assert 0 < init["usable_ns"] <= phase["ns"], (init, phase)
+        # The phase record's clock read comes a few instructions before
+        # meminit's own: the node's end is at phase start + usable_ns.
+        end = phase["start_ns"] + init["usable_ns"]
+        assert init["end_ns"] <= end + 100_000, (init, phase)
+        ends.append(end)
+    last_work = max(i["end_ns"] for i in inits.values())
+    assert last_work <= done["usable_ns"] < done["total_ns"], (last_work, done)
+    assert abs(done["usable_ns"] - max(ends)) <= 100_000, (done, ends)
+    assert done["usable_ns"] <= phase["start_ns"] + phase["ns"], (done, phase)
 
 
 def _make(policy, topo, cpus):
