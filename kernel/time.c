@@ -57,8 +57,16 @@ void time_crosscheck(const char *reference, const char *where_key, uint64_t wher
 {
 	struct record r;
 	uint32_t diff_ppm = res->hz && tsc_hz ? clockcal_ppm_diff(res->hz, tsc_hz) : 0;
-	uint64_t allowed_ppm = (uint64_t)tsc_uncertainty_ppm + res->uncertainty_ppm + 1000;
-	bool agree = res->hz && diff_ppm <= allowed_ppm;
+	uint64_t allowed_ppm;
+	/* An assumed figure (unknown uncertainty) agrees with nothing. */
+	bool agree = res->hz && clockcal_agree(diff_ppm, tsc_uncertainty_ppm, res->uncertainty_ppm,
+					       1000, &allowed_ppm);
+	/* A better reference than the one the TSC was calibrated against (or
+	 * one at all, where the figure was assumed) becomes the clock: a PIT
+	 * too slow to read gives a poor figure, and timeouts from here on
+	 * must hold in real time. */
+	bool adopt = res->hz && tsc_uncertainty_ppm > TIME_ADOPT_PPM &&
+		     (uint64_t)res->uncertainty_ppm * 2 < tsc_uncertainty_ppm;
 
 	rec_begin(&r, "clock_check");
 	rec_str(&r, "reference", reference);
@@ -72,6 +80,7 @@ void time_crosscheck(const char *reference, const char *where_key, uint64_t wher
 	rec_bool(&r, "agree", agree);
 	rec_u64(&r, "kept", res->kept);
 	rec_u64(&r, "rejected", res->rejected);
+	rec_bool(&r, "adopted", adopt);
 	/* The key naming where the reference is differs by reference, so its
 	 * line is made here; everything else comes from the record. */
 	char tmpl[160];
@@ -80,6 +89,12 @@ void time_crosscheck(const char *reference, const char *where_key, uint64_t wher
 			 "({kept} samples kept); the TSC is not cross-checked against it",
 			 where_key, where_key);
 		record_report(&r, LOG_WARN, tmpl);
+	} else if (adopt) {
+		time_init(res->hz, reference, res->uncertainty_ppm);
+		record_report(&r, LOG_WARN, "tsc: {reference} measures {hz:MHz} MHz (+-{uncertainty_ppm:.4}%), "
+			      "{diff_ppm:.4}% from the {tsc_method} figure {tsc_hz:MHz} MHz, which is good "
+			      "only to a wider bound: using the {reference} figure from here on; "
+			      "times before this line are off by up to that much");
 	} else if (agree) {
 		record_report(&r, LOG_INFO, "tsc: {reference} cross-check: {hz:MHz} MHz, {diff_ppm:.4}% "
 			      "from the {tsc_method} figure (both good to {allowed_ppm:.4}%)");

@@ -15,12 +15,18 @@ extern const char *tsc_method;
 extern uint32_t tsc_uncertainty_ppm;
 
 void time_init(uint64_t hz, const char *method, uint32_t uncertainty_ppm);
+/* Beyond this uncertainty (ppm) the TSC figure gives way to a reference
+ * that measures it at less than half its uncertainty. */
+#define TIME_ADOPT_PPM 2000
 /*
  * A second reference (at I/O port or address @where, recorded under
  * @where_key) measured the TSC at @res: print how far it is from
  * tsc_hz, emit a `clock_check` record, and warn if the two disagree by more
- * than both uncertainties plus 0.1 %. Never changes tsc_hz: timestamps
- * already printed keep their meaning.
+ * than both uncertainties plus 0.1 % (a figure of unknown uncertainty, an
+ * assumed one, never agrees). tsc_hz changes only when the figure in use is
+ * poor (uncertainty above TIME_ADOPT_PPM: a reference too slow to read, or
+ * none) and @res is at least twice as good: then @res becomes the clock,
+ * with a warning that times printed before are off by up to the old bound.
  */
 void time_crosscheck(const char *reference, const char *where_key, uint64_t where,
 		     const struct clockcal_result *res);

@@ -106,11 +106,15 @@ void discover_acpi(const struct bootinfo *bi, bool dump, struct discovered_acpi 
 		pr_warn("ACPI: no usable MADT: the boot CPU only");
 	if ((bytes = table_bytes(acpi, "SPCR", &len)))
 		discover_spcr(bytes, len);
+	/* The HPET first: a memory read, the fastest of the references to
+	 * answer where port I/O is slow (TCG with many vCPUs), so the best
+	 * candidate to become the clock when the PIT figure is poor
+	 * (time_crosscheck). */
+	if ((bytes = table_bytes(acpi, "HPET", &len)))
+		crosscheck_clock_hpet(bytes, len);
 	if ((bytes = table_bytes(acpi, "FACP", &len)) &&
 	    acpi_fadt_pm_timer(bytes, len, &acpi->pm_timer))
 		crosscheck_clock(&acpi->pm_timer);
-	if ((bytes = table_bytes(acpi, "HPET", &len)))
-		crosscheck_clock_hpet(bytes, len);
 	discover_s5(acpi);
 }
 

@@ -132,9 +132,10 @@ static void early_init(void)
 	arch_tsc_calibrate(&cal);
 	if (cal.hz == 0) {
 		cal.hz = 1000000000ULL;
-		cal.uncertainty_ppm = UINT32_MAX;
-		pr_warn("tsc: no CPUID frequency and the PIT did not count; assuming 1 GHz, "
-			"all timings are unreliable");
+		cal.method = "assumed";
+		cal.uncertainty_ppm = CLOCKCAL_UNKNOWN_PPM;
+		pr_warn("tsc: no CPUID frequency and the PIT did not count; assuming 1 GHz "
+			"until the ACPI PM timer or HPET measures it");
 	}
 	time_init(cal.hz, cal.method, cal.uncertainty_ppm);
 	tsc_report(&cal);
