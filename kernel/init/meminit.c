@@ -403,15 +403,14 @@ static uint64_t reserve_for_pcp(void *ctx, uint64_t bytes, uint32_t node)
 
 /* memboot.alloc= chooses the allocator behind the seam; an unknown name is
  * reported and the default used. */
-static void alloc_start(const struct numa_topology *topo, struct physmem *pm,
-			const struct memmap *mm)
+static const struct alloc_ops *alloc_start(const struct numa_topology *topo, struct physmem *pm,
+					   const struct memmap *mm)
 {
 	const struct alloc_ops *ops = alloc_find(alloc_requested());
 	struct alloc_setup setup = {
 		.mm = mm, .nr_nodes = topo->nr_nodes,
 		.reserve = reserve_for_alloc, .reserve_ctx = pm,
 	};
-	struct record r;
 
 	if (!ops) {
 		ops = alloc_table[0];
@@ -420,6 +419,16 @@ static void alloc_start(const struct numa_topology *topo, struct physmem *pm,
 	}
 	if (!alloc_init(ops, &setup, topo->distance))
 		kernel_exit(EXIT_PANIC, "the page allocator could not start");
+	return ops;
+}
+
+/* Printed once the nodes' CPUs are done: a console line costs hundreds of
+ * microseconds of the boot CPU's time (a port write a character under
+ * TCG), which would otherwise come before the jobs are posted. */
+static void alloc_report(const struct alloc_ops *ops)
+{
+	struct record r;
+
 	rec_begin(&r, "alloc");
 	rec_str(&r, "name", ops->name);
 	rec_str(&r, "summary", ops->summary);
@@ -449,7 +458,7 @@ void meminit_run(const struct numa_topology *topo, const struct hugetlb_pools *h
 	};
 
 	phase_start_tsc = rdtsc();
-	alloc_start(topo, pm, mm);
+	const struct alloc_ops *ops = alloc_start(topo, pm, mm);
 	pcp_setup_reserve(reserve_for_pcp, pm);
 	/* The engine's per-node work lists, sized by the nodes there are. */
 	uint64_t work_bytes = topo->nr_nodes * sizeof(struct mminit_node);
@@ -469,6 +478,8 @@ void meminit_run(const struct numa_topology *topo, const struct hugetlb_pools *h
 		if (has_memory(topo, nid))
 			init_fixed(topo, hp, pm, mm, nid);
 	mminit_run(&mi, meminit_settings.early_alloc_pages ? early_allocations : NULL, NULL);
+	alloc_report(ops);
+	memory_report_retired(pm);
 	if (meminit_settings.trace)
 		for (uint32_t nid = 0; nid < topo->nr_nodes; nid++)
 			trace_chunks(nid);

@@ -27,10 +27,14 @@ static uint64_t retired_reserved_pages;
 
 void memory_retire_physmem(const struct physmem *pm)
 {
-	struct record r;
-
 	retired = true;
 	retired_reserved_pages = physmem_reserved_bytes(pm, PHYSMEM_ANY_NODE) >> PAGE_SHIFT;
+}
+
+void memory_report_retired(const struct physmem *pm)
+{
+	struct record r;
+
 	/* What stays reserved for good, by type: the census finds the memmap
 	 * and page-table pages again by the page types these types became. */
 	rec_begin(&r, "physmem_retire");

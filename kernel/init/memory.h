@@ -35,6 +35,9 @@ uint64_t memory_alloc_pagetable(void *ctx);
  * physmem had reserved, for the census.
  */
 void memory_retire_physmem(const struct physmem *pm);
+/* Its `physmem_retire` record and line: apart, so the printing can wait
+ * until the time-critical part of memory init is over. */
+void memory_report_retired(const struct physmem *pm);
 uint64_t memory_retired_reserved_pages(void);
 
 /* Phase "pagetables": build the kernel's identity map of the ranges of
