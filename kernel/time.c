@@ -90,8 +90,11 @@ void time_crosscheck(const char *reference, const char *where_key, uint64_t wher
 			 where_key, where_key);
 		record_report(&r, LOG_WARN, tmpl);
 	} else if (adopt) {
+		/* From an assumed figure every earlier time was a guess: warn.
+		 * From a measured but poor one they are off by its bound. */
+		bool was_assumed = tsc_uncertainty_ppm == CLOCKCAL_UNKNOWN_PPM;
 		time_init(res->hz, reference, res->uncertainty_ppm);
-		record_report(&r, LOG_WARN, "tsc: {reference} measures {hz:MHz} MHz (+-{uncertainty_ppm:.4}%), "
+		record_report(&r, was_assumed ? LOG_WARN : LOG_INFO, "tsc: {reference} measures {hz:MHz} MHz (+-{uncertainty_ppm:.4}%), "
 			      "{diff_ppm:.4}% from the {tsc_method} figure {tsc_hz:MHz} MHz, which is good "
 			      "only to a wider bound: using the {reference} figure from here on; "
 			      "times before this line are off by up to that much");

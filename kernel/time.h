@@ -17,7 +17,7 @@ extern uint32_t tsc_uncertainty_ppm;
 void time_init(uint64_t hz, const char *method, uint32_t uncertainty_ppm);
 /* Beyond this uncertainty (ppm) the TSC figure gives way to a reference
  * that measures it at less than half its uncertainty. */
-#define TIME_ADOPT_PPM 2000
+#define TIME_ADOPT_PPM 5000
 /*
  * A second reference (at I/O port or address @where, recorded under
  * @where_key) measured the TSC at @res: print how far it is from

@@ -17,9 +17,11 @@
  *   hugetlb1g   bs.topo, bs.physmem         -> bs.hugetlb's 1 GiB pages, reserved in physmem
  *   pagetables  bs.bootinfo, bs.physmem     -> the kernel's page tables
  *   smp         bs.acpi, bs.topo, bs.physmem -> every CPU up, its stack on its node
+ *               (then an AP cross-checks the clock: bs.clock_checks)
  *   memmap      bs.topo, bs.physmem         -> bs.memmap: descriptor arrays, node-local
  *   meminit     bs.topo, bs.hugetlb,        -> the allocator owns all free memory;
  *               bs.physmem, bs.memmap          bs.physmem retires
+ *   clockcheck  bs.clock_checks             -> the AP's clock_check records
  *   hugetlb     bs.topo, bs.memmap          -> bs.hugetlb's 2 MiB pools, from the allocator
  *   census      bs.topo, bs.memmap          -> every page counted (false: one is lost)
  *   pcp         the allocator               -> per-CPU page lists in front of it
@@ -67,6 +69,7 @@ struct boot_state {
 	/* The huge page pools: 1 GiB pages reserved before the page tables,
 	 * 2 MiB pages after memory init; used by self-tests and faults. */
 	struct hugetlb_pools hugetlb;
+	struct clock_checks clock_checks;   /* PM timer and HPET, on an AP */
 };
 
 static struct boot_state bs;
@@ -173,8 +176,10 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 						&bs.physmem));
 	PHASE("pagetables", memory_direct_map(&bs.bootinfo, &bs.physmem));
 	PHASE("smp", discover_smp(&bs.acpi, &bs.topo, &bs.physmem));
+	clock_checks_start(&bs.acpi, &bs.clock_checks);
 	PHASE("memmap", meminit_arrays(&bs.topo, &bs.physmem, &bs.memmap));
 	PHASE("meminit", meminit_run(&bs.topo, &bs.hugetlb, &bs.physmem, &bs.memmap));
+	PHASE("clockcheck", clock_checks_finish(&bs.clock_checks));
 	PHASE("hugetlb", hugetlb_boot_pools(&bs.hugetlb, &hugetlb_params, &bs.topo, &bs.memmap,
 					    meminit_settings.trace));
 	PHASE("census", census_ok = census_run(&bs.topo, &bs.memmap, "boot"));
