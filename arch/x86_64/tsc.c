@@ -15,8 +15,8 @@
  * is bracketed by two TSC reads; a vCPU descheduled between them shows up as
  * a wide bracket and that sample is dropped (kernel/clockcal.c), instead of
  * silently stretching a whole window as a single read per window did. The
- * samples run for about 3 ms; estimates from pairs of kept samples are
- * combined by their median.
+ * samples run for about 1 ms (longer for a PIT slow to read); estimates
+ * from pairs of kept samples are combined by their median.
  *
  * PIT channel 2's gate is bit 0 of port 0x61 (bit 1 drives the speaker and
  * stays off). Mode 0 with a reload of 0 (65536) makes the counter a free
@@ -42,7 +42,7 @@
  * microseconds is done at the first figure; one slow to read (a millisecond
  * a read: the PIT under TCG with hundreds of vCPU threads) is sampled
  * longer, up to the second, for enough samples to give an estimate. */
-#define PIT_WINDOW { PIT_HZ * 3 / 1000, PIT_HZ * 20 / 1000, 32 }            /* 3..20 ms */
+#define PIT_WINDOW { PIT_HZ * 1 / 1000, PIT_HZ * 20 / 1000, 32 }            /* 1..20 ms */
 #define PM_WINDOW { PM_TIMER_HZ * 2 / 1000, PM_TIMER_HZ * 20 / 1000, 32 }  /* 2..20 ms */
 #define MAX_SAMPLES 2048
 /* Beyond this the CPUID figure and the measurement disagree (ppm). */

@@ -26,7 +26,7 @@ struct tsc_calibration {
 
 /*
  * Find the TSC frequency: take CPUID's figure where the CPU (or hypervisor)
- * gives one, and always measure against PIT channel 2 in about 3 ms; when the
+ * gives one, and always measure against PIT channel 2 in about 1 ms; when the
  * two disagree by more than the measurement's uncertainty plus 0.5 %, warn
  * and trust the measurement (a TCG guest's CPUID may report a frequency the
  * emulated TSC does not run at).
