@@ -13,6 +13,7 @@
 #include "kernel/exit.h"
 #include "kernel/init/hugetlb.h"
 #include "kernel/job.h"
+#include "kernel/job_platform.h"
 #include "kernel/log.h"
 #include "kernel/init/memory.h"
 #include "kernel/percpu.h"
@@ -82,6 +83,90 @@ static bool sparse_map(void *ctx, uint64_t virt, uint64_t phys, uint64_t bytes)
 }
 
 static struct memmap_range sparse_present[NUMA_MAX_RANGES], sparse_runs[NUMA_MAX_RANGES];
+static struct memmap_sparse_stats sparse_stats[MEMMAP_MAX_NODES];
+
+/*
+ * The store probe (mm/memmap.h, memmap_store_probe): plain against
+ * non-temporal stores over the first STORE_PROBE_BYTES of descriptors of
+ * the first node's first present range, on an idle AP of that node while
+ * the boot CPU builds the other arrays (on the boot CPU if there is none).
+ * Three passes of each; the TSC times them; clflush (SDM vol. 2A: writes
+ * a dirty line back and invalidates it) then mfence ends each pass, so
+ * both kinds pay for reaching memory.
+ */
+#define STORE_PROBE_BYTES (2ULL << 20)
+#define STORE_PROBE_REPS 3
+
+struct store_probe_job {
+	const struct memmap_node *node;
+	uint64_t start_pfn, end_pfn;
+	struct memmap_store_probe res;
+	uint32_t cpu;                 /* who ran it; 0: the boot CPU */
+	volatile uint32_t done;
+};
+
+static uint64_t probe_ticks(void)
+{
+	return rdtsc();
+}
+
+static void probe_flush(const void *p, uint64_t bytes)
+{
+	for (const char *c = p, *end = c + bytes; c < end; c += 64)
+		__asm__ volatile("clflush %0" : "+m"(*(volatile char *)c));
+	__asm__ volatile("mfence" ::: "memory");
+}
+
+static void store_probe_run(void *arg)
+{
+	struct store_probe_job *j = arg;
+
+	memmap_store_probe(j->node, j->start_pfn, j->end_pfn, STORE_PROBE_REPS, probe_ticks,
+			   probe_flush, &j->res);
+	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
+}
+
+static void store_probe_start(struct store_probe_job *j, const struct memmap_node *n,
+			      const struct memmap_range *present, uint32_t node)
+{
+	uint64_t pages = STORE_PROBE_BYTES / MEMMAP_DESC_BYTES;
+
+	*j = (struct store_probe_job){ .node = n, .start_pfn = present->start_pfn };
+	if (pages > present->end_pfn - present->start_pfn)
+		pages = present->end_pfn - present->start_pfn;
+	j->end_pfn = j->start_pfn + pages;
+	for (uint32_t cpu = 1; cpu < job_platform_max_cpus(); cpu++) {
+		if (!job_platform_online(cpu) || job_platform_busy(cpu) ||
+		    job_platform_node(cpu) != node)
+			continue;
+		j->cpu = cpu;
+		job_platform_post(cpu, store_probe_run, j);
+		return;
+	}
+}
+
+static void store_probe_finish(struct store_probe_job *j)
+{
+	struct record r;
+
+	if (!j->node)
+		return;
+	if (j->cpu == 0)
+		store_probe_run(j);
+	while (!__atomic_load_n(&j->done, __ATOMIC_ACQUIRE) ||
+	       (j->cpu && job_platform_busy(j->cpu)))
+		job_platform_relax();
+	memmap_store_set(j->res.choice);
+	rec_begin(&r, "store_probe");
+	rec_u64(&r, "cpu", j->cpu);
+	rec_u64(&r, "bytes", j->res.bytes);
+	rec_u64(&r, "plain_ns", tsc_cycles_to_ns(j->res.plain_ticks));
+	rec_u64(&r, "nt_ns", tsc_cycles_to_ns(j->res.nt_ticks));
+	rec_str(&r, "choice", j->res.choice == MEMMAP_STORE_NT ? "nt" : "plain");
+	record_report(&r, LOG_INFO, "memmap: store probe on CPU {cpu}: {bytes:KiB} KiB of descriptors "
+		      "in {plain_ns:us} us with plain stores, {nt_ns:us} us non-temporal: "
+		      "{choice} stores for arrays larger than the LLC");
+}
 
 void meminit_arrays(const struct numa_topology *topo, struct physmem *pm, struct memmap *mm)
 {
@@ -97,16 +182,16 @@ void meminit_arrays(const struct numa_topology *topo, struct physmem *pm, struct
 	if (!table)
 		kernel_exit(EXIT_PANIC, "no memory for the pfn-to-node table");
 	memmap_init(mm, (memmap_nid_t *)(uintptr_t)table, max_pfn);
+	struct store_probe_job probe = { 0 };
 
 	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++) {
 		const struct numa_node *nn = &topo->nodes[nid];
 		struct memmap_node n;
-		struct record r;
 
 		if (!has_memory(topo, nid))
 			continue;
 		uint64_t base = PFN(nn->span_start), pages = PFN(nn->span_end) - base;
-		struct memmap_sparse_stats st;
+		struct memmap_sparse_stats *stp = &sparse_stats[nid], st;
 		uint32_t nr_present = 0;
 		void *window = (void *)(uintptr_t)(ARCH_MEMMAP_WINDOW_BASE +
 						   (uint64_t)nid * ARCH_MEMMAP_WINDOW_BYTES);
@@ -124,8 +209,39 @@ void meminit_arrays(const struct numa_topology *topo, struct physmem *pm, struct
 			kernel_exit(EXIT_PANIC, "no memory for a node's page descriptors");
 		memmap_add_node(mm, &n);
 		desc_bytes[nid] = st.backed_bytes;
+		*stp = st;
+		/* Only an array larger than the LLC needs the measurement (one
+		 * that fits gets plain stores); the largest present range is
+		 * where a few MiB of descriptors lie together. */
+		if (!probe.node && nr_present &&
+		    memmap_store_choose(memmap_desc_bytes(st.present_pages), memmap_cpu_caches()) !=
+			    MEMMAP_STORE_PLAIN) {
+			uint32_t big = 0;
+			for (uint32_t i = 1; i < nr_present; i++)
+				if (sparse_present[i].end_pfn - sparse_present[i].start_pfn >
+				    sparse_present[big].end_pfn - sparse_present[big].start_pfn)
+					big = i;
+			store_probe_start(&probe, &mm->nodes[nid], &sparse_present[big], nid);
+		}
+	}
+	for (uint32_t i = 0; i < topo->nr_ranges; i++)
+		memmap_set_nid(mm, PFN(topo->ranges[i].start), PFN(topo->ranges[i].end),
+			       topo->ranges[i].node);
+	store_probe_finish(&probe);
+
+	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++) {
+		const struct numa_node *nn = &topo->nodes[nid];
+		const struct memmap_sparse_stats st = sparse_stats[nid];
+		struct record r;
+
+		if (!has_memory(topo, nid))
+			continue;
+		uint64_t pages = PFN(nn->span_end) - PFN(nn->span_start);
+		void *window = (void *)(uintptr_t)(ARCH_MEMMAP_WINDOW_BASE +
+						   (uint64_t)nid * ARCH_MEMMAP_WINDOW_BYTES);
 		/* The store memmap_init_range() will use for this array (it
-		 * weighs the present pages' descriptors against the LLC). */
+		 * weighs the present pages' descriptors against the LLC, and
+		 * for a larger array takes the probe's choice). */
 		const struct memmap_cpu_caches *cc = memmap_cpu_caches();
 		const char *store = memmap_store_choose(memmap_desc_bytes(st.present_pages), cc) ==
 				    MEMMAP_STORE_NT ? "nt" : "plain";
@@ -147,9 +263,6 @@ void meminit_arrays(const struct numa_topology *topo, struct physmem *pm, struct
 			      "({desc_bytes} bytes each) in {runs} runs, {store} stores "
 			      "(LLC {llc_bytes:KiB} KiB, CPUID {llc_source})");
 	}
-	for (uint32_t i = 0; i < topo->nr_ranges; i++)
-		memmap_set_nid(mm, PFN(topo->ranges[i].start), PFN(topo->ranges[i].end),
-			       topo->ranges[i].node);
 }
 
 /* --- the boot CPU's part --------------------------------------------------- */
