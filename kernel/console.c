@@ -470,8 +470,8 @@ void console_setup(const struct console_options *opt, const struct fb_info *fb,
 	bool want_vga = !opt->given || opt->vga || opt->screen;
 	struct console_out *com1;
 
-	/* Whatever went before goes out first, to the consoles of then. */
-	console_flush();
+	/* The cmdline phase's end drained everything before this to the
+	 * consoles of then (phase.c), so COM1 has had it all if it stops. */
 	spin_lock(&drain_lock);
 	if (opt->given) {
 		/* console= names every console, as in Linux: COM1 stays only if
