@@ -93,6 +93,10 @@ void kernel_exit(enum exit_status status, const char *why)
 	 * this line and done's reason only repeat it. */
 	if (why)
 		pr_detail("memboot: %s", why);
+	/* Everything out first, then what it cost, each console on its own. */
+	console_report();
+	/* The summary and done reach the consoles whatever quiet says. */
+	console_always_begin();
 	total_ns = ktime_ns();
 	summary_print(total_ns);
 	rec_begin(&r, "done");
@@ -119,5 +123,7 @@ void kernel_exit(enum exit_status status, const char *why)
 			status, exit_status_name(status));
 	else if (exit_method == EXIT_METHOD_POWEROFF)
 		pr_info("memboot: powering off, status %d (%s)", status, exit_status_name(status));
+	console_always_end();
+	console_flush();
 	exit_now(status);
 }

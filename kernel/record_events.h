@@ -19,6 +19,8 @@
 	X(mem_summary)   /* totals of the map */                            \
 	X(phase)         /* a boot phase ended */                           \
 	X(console)       /* the consoles being written to */                \
+	X(console_drain) /* what one console printed and what it cost */    \
+	X(console_ring)  /* the log ring between the kernel and consoles */ \
 	X(cpu)           /* a CPU the firmware lists */                     \
 	X(node)          /* a NUMA node */                                  \
 	X(numa)          /* the topology as a whole */                      \

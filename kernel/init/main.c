@@ -78,6 +78,7 @@ static struct boot_state bs;
  * a subsystem with keys adds its table here, once. */
 static const struct param_table *const cmdline_tables[] = {
 	&console_param_table,
+	&console_levels_param_table,
 	&exit_param_table,
 	&bootreport_param_table,
 	&smp_param_table,
@@ -172,6 +173,7 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 					     &bs.physmem));
 	PHASE("acpi", discover_acpi(&bs.bootinfo, bootreport_settings.dump_acpi, &bs.acpi));
 	PHASE("numa", discover_numa(&bs.bootinfo, &bs.acpi, &bs.physmem, &bs.topo));
+	phase_console_ring(&bs.topo, &bs.physmem);
 	PHASE("hugetlb1g", hugetlb_boot_reserve(&bs.hugetlb, &hugetlb_params, &bs.topo,
 						&bs.physmem));
 	PHASE("pagetables", memory_direct_map(&bs.bootinfo, &bs.physmem));

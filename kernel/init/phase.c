@@ -1,13 +1,21 @@
 /*
  * phase.c: phase records. The start is kept as a raw TSC value and converted
  * at the end, so the first phase (which calibrates the TSC) is timed too.
+ *
+ * The consoles are drained here, after the phase's clock has stopped and
+ * before the next one starts: printing costs console time (reported by
+ * console_report()), never a phase's.
  */
 #include "kernel/init/phase.h"
 
+#include "kernel/console.h"
+#include "kernel/console/ring.h"
 #include "kernel/log.h"
 #include "kernel/record.h"
 #include "kernel/summary.h"
 #include "kernel/time.h"
+#include "mm/numa.h"
+#include "mm/physmem.h"
 
 void phase_end(const char *name, uint64_t start_tsc)
 {
@@ -22,4 +30,24 @@ void phase_end(const char *name, uint64_t start_tsc)
 	rec_u64(&r, "ns", ns);
 	record_report(&r, LOG_INFO, "phase {name}: {ns:ms} ms");
 	summary_phase(name, ns);
+	console_drain();
+}
+
+void phase_console_ring(const struct numa_topology *topo, struct physmem *pm)
+{
+	uint64_t bytes = ring_bytes_for(topo->nr_cpus, topo->nr_nodes);
+	/* Below 4 GiB: mapped from the first instruction on. */
+	uint64_t at = physmem_alloc_range(pm, bytes, 4096, 1ULL << 20, 1ULL << 32,
+					  PHYSMEM_ANY_NODE, false, PHYSMEM_RESV_CONSOLE);
+
+	if (!at) {
+		pr_warn("console: no %llu KiB for the log ring; the %llu KiB early ring stays "
+			"(a full ring makes the writer wait for the consoles)",
+			(unsigned long long)(bytes >> 10),
+			(unsigned long long)(console_ring_bytes() >> 10));
+		return;
+	}
+	console_ring_resize((void *)(uintptr_t)at, bytes);
+	pr_info("console: log ring %llu KiB for %u CPUs on %u nodes",
+		(unsigned long long)(console_ring_bytes() >> 10), topo->nr_cpus, topo->nr_nodes);
 }
