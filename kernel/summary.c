@@ -8,6 +8,7 @@
 
 #include "kernel/log.h"
 #include "kernel/record.h"
+#include "kernel/time.h"
 
 struct node_row {
 	bool known, inited;
@@ -23,6 +24,7 @@ static struct {
 } phases[SUMMARY_MAX_PHASES];
 static unsigned nr_phases;
 static uint64_t usable_ns;
+static bool phases_in_ns;
 
 void summary_usable(uint64_t ns)
 {
@@ -56,10 +58,10 @@ void summary_node_init(uint32_t node, const char *policy, uint32_t threads, uint
 	nodes[node].ns = ns;
 }
 
-void summary_phase(const char *name, uint64_t ns)
+void summary_phase(const char *name, uint64_t cycles)
 {
 	if (nr_phases < SUMMARY_MAX_PHASES)
-		phases[nr_phases++] = (typeof(phases[0])){ name, ns };
+		phases[nr_phases++] = (typeof(phases[0])){ name, cycles };
 }
 
 void summary_print(uint64_t total_ns)
@@ -83,6 +85,13 @@ void summary_print(uint64_t total_ns)
 		else
 			pr_info("summary: %4u %4u %7llu (no init)", i, r->cpus,
 				(unsigned long long)(r->mem_bytes >> 20));
+	}
+	/* Kept as TSC cycles (a phase may end before the clock's precise
+	 * figure is known): nanoseconds now, with the figure in force. */
+	if (!phases_in_ns) {
+		for (unsigned i = 0; i < nr_phases; i++)
+			phases[i].ns = tsc_cycles_to_ns(phases[i].ns);
+		phases_in_ns = true;
 	}
 	/* Longest first (insertion sort; ties keep boot order). */
 	for (unsigned i = 0; i < nr_phases; i++) {

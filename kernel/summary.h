@@ -20,7 +20,8 @@
 void summary_node_topology(uint32_t node, uint32_t cpus, uint64_t mem_bytes);
 void summary_node_init(uint32_t node, const char *policy, uint32_t threads, uint64_t pages,
 		       uint64_t ns);
-void summary_phase(const char *name, uint64_t ns);
+/* @cycles: TSC cycles, converted when the summary is printed. */
+void summary_phase(const char *name, uint64_t cycles);
 /* Kernel entry to the moment every node's free memory was in the page
  * allocator (docs/measuring.md, "Time to usable memory"); 0 until then. */
 void summary_usable(uint64_t usable_ns);

@@ -42,7 +42,8 @@
  * microseconds is done at the first figure; one slow to read (a millisecond
  * a read: the PIT under TCG with hundreds of vCPU threads) is sampled
  * longer, up to the second, for enough samples to give an estimate. */
-#define PIT_WINDOW { PIT_HZ * 1 / 1000, PIT_HZ * 20 / 1000, 32 }            /* 1..20 ms */
+#define PIT_WINDOW { PIT_HZ / 2000, PIT_HZ * 20 / 1000, 32 }               /* 0.5..20 ms */
+#define PIT_PRECISE_WINDOW { PIT_HZ * 3 / 1000, PIT_HZ * 20 / 1000, 32 }   /* 3..20 ms */
 #define PM_WINDOW { PM_TIMER_HZ * 2 / 1000, PM_TIMER_HZ * 20 / 1000, 32 }  /* 2..20 ms */
 #define MAX_SAMPLES 2048
 /* Beyond this the CPUID figure and the measurement disagree (ppm). */

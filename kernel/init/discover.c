@@ -129,17 +129,35 @@ void clock_checks_start(const struct discovered_acpi *acpi, struct clock_checks 
 
 void clock_checks_finish(struct clock_checks *cc)
 {
-	if (!cc->pending)
+	if (!cc->pending) {
+		/* Nothing better to wait for: the estimate is what there is. */
+		if (!tsc_final)
+			time_init(tsc_hz, tsc_method, tsc_uncertainty_ppm);
 		return;
+	}
 	if (cc->cpu == 0)
 		clock_checks_measure(cc);
 	/* Done, and back in its idle loop, so meminit's jobs find it idle. */
 	while (!__atomic_load_n(&cc->done, __ATOMIC_ACQUIRE) ||
 	       (cc->cpu && job_platform_busy(cc->cpu)))
 		job_platform_relax();
-	if (cc->acpi->hpet.address && cc->hpet_regs)
+	/* The precise figure: the better of the two measurements, if it is
+	 * better than the quick estimate (time_refine); then each reference
+	 * is cross-checked against it. */
+	const bool hpet = cc->acpi->hpet.address && cc->hpet_regs;
+	const bool pm = cc->acpi->pm_timer.port != 0;
+	const struct clockcal_candidate cand[] = {
+		{ "hpet", hpet ? cc->hpet_res.hz : 0, cc->hpet_res.uncertainty_ppm, true },
+		{ "pm_timer", pm ? cc->pm_res.hz : 0, cc->pm_res.uncertainty_ppm, true },
+	};
+	int best = clockcal_choose(cand, 2, 0);
+	if (best >= 0 && cand[best].uncertainty_ppm < tsc_uncertainty_ppm)
+		time_refine(cand[best].method, best == 0 ? "address" : "port",
+			    best == 0 ? cc->acpi->hpet.address : cc->acpi->pm_timer.port,
+			    best == 0 ? &cc->hpet_res : &cc->pm_res);
+	if (hpet && best != 0)
 		report_hpet(&cc->acpi->hpet, cc->hpet_ok, cc->hpet_hz, &cc->hpet_res);
-	if (cc->acpi->pm_timer.port)
+	if (pm && best != 1)
 		report_pm_timer(&cc->acpi->pm_timer, &cc->pm_res);
 	cc->pending = false;
 }
@@ -181,12 +199,13 @@ void discover_acpi(const struct bootinfo *bi, bool dump, struct discovered_acpi 
 	if ((bytes = table_bytes(acpi, "FACP", &len)) &&
 	    !acpi_fadt_pm_timer(bytes, len, &acpi->pm_timer))
 		acpi->pm_timer.port = 0;
-	/* A poor (or assumed) figure must give way to a better reference
-	 * before the SMP timeout counts on it: measure now, the HPET first (a
-	 * memory read, the fastest of the references where port I/O is slow,
-	 * TCG with many vCPUs). A good one only gets cross-checked, which an
-	 * AP does later (clock_checks_start), off the boot CPU's path. */
-	if (tsc_uncertainty_ppm > TIME_ADOPT_PPM) {
+	/* A quick estimate too poor for timeouts (or an assumed figure) must
+	 * give way to a better reference before the SMP timeout counts on it:
+	 * measure now, the HPET first (a memory read, the fastest of the
+	 * references where port I/O is slow, TCG with many vCPUs). Otherwise
+	 * an AP measures both later (clock_checks_start), off the boot CPU's
+	 * path, and the better becomes the precise figure. */
+	if (tsc_uncertainty_ppm > TIME_TIMEOUT_PPM) {
 		crosscheck_now(acpi);
 		acpi->clock_checked = true;
 	}

@@ -160,8 +160,8 @@ static void store_probe_finish(struct store_probe_job *j)
 	rec_begin(&r, "store_probe");
 	rec_u64(&r, "cpu", j->cpu);
 	rec_u64(&r, "bytes", j->res.bytes);
-	rec_u64(&r, "plain_ns", tsc_cycles_to_ns(j->res.plain_ticks));
-	rec_u64(&r, "nt_ns", tsc_cycles_to_ns(j->res.nt_ticks));
+	rec_tsc_ns(&r, "plain_ns", j->res.plain_ticks);
+	rec_tsc_ns(&r, "nt_ns", j->res.nt_ticks);
 	rec_str(&r, "choice", j->res.choice == MEMMAP_STORE_NT ? "nt" : "plain");
 	record_report(&r, LOG_INFO, "memmap: store probe on CPU {cpu}: {bytes:KiB} KiB of descriptors "
 		      "in {plain_ns:us} us with plain stores, {nt_ns:us} us non-temporal: "

@@ -20,17 +20,23 @@
 void phase_end(const char *name, uint64_t start_tsc)
 {
 	uint64_t end_tsc = rdtsc();
-	uint64_t start_ns = tsc_to_boot_ns(start_tsc);
-	uint64_t ns = tsc_cycles_to_ns(end_tsc - start_tsc);
 	struct record r;
 
+	/* TSC values, rendered when printed (kernel/record.h), so phases that
+	 * end on the clock's quick estimate print with its precise figure. */
 	rec_begin(&r, "phase");
 	rec_str(&r, "name", name);
-	rec_u64(&r, "start_ns", start_ns);
-	rec_u64(&r, "ns", ns);
+	rec_tsc_stamp(&r, "start_ns", start_tsc);
+	rec_tsc_ns(&r, "ns", end_tsc - start_tsc);
 	record_report(&r, LOG_INFO, "phase {name}: {ns:ms} ms");
-	summary_phase(name, ns);
-	console_drain();
+	summary_phase(name, end_tsc - start_tsc);
+	/* Not while the clock runs on its quick estimate: what is printed
+	 * waits in the ring for the precise figure (kernel/time.h). Nor
+	 * before memory is usable: printing (milliseconds a screenful on a
+	 * serial line) is then never on the path to usable memory. An error
+	 * line, a full ring and the exit still drain at once. */
+	if (tsc_final && summary_usable_ns())
+		console_drain();
 }
 
 void phase_console_ring(const struct numa_topology *topo, struct physmem *pm)
