@@ -1,6 +1,7 @@
 # memboot: build, run, test, bench, fuzz.
 #
-#   make              kernel ELF and hybrid BIOS+UEFI ISO (MODE=debug by default)
+#   make              kernel ELF, hybrid BIOS+UEFI ISO, ESP image and memboot-topo
+#                     (MODE=debug by default)
 #   make run          boot it in QEMU: 2 nodes x 2 CPUs x 1 GiB
 #   make test         host unit tests, tool tests, guest boot tests; ends "N passed, N failed"
 #   make fuzz         run each libFuzzer target for FUZZ_SECONDS
@@ -110,7 +111,8 @@ all: $(O)/memboot.iso $(HOST_O)/memboot-topo
 # `make help`: every target a user runs, with the variables that change them.
 help:
 	@echo 'memboot make targets:'
-	@echo '  make                  debug kernel $(O)/memboot.elf and hybrid BIOS+UEFI ISO $(O)/memboot.iso'
+	@echo '  make                  debug kernel $(O)/memboot.elf, hybrid BIOS+UEFI ISO $(O)/memboot.iso,'
+	@echo '                        ESP image and $(HOST_O)/memboot-topo: all that tools/memboot needs'
 	@echo '  make kernel | iso     only the kernel ELF | the ISO'
 	@echo '  make esp              UEFI loader and ESP image $(O)/memboot-esp.img (boot without GRUB)'
 	@echo '  make run              boot the ISO in QEMU: 2 nodes x 2 CPUs x 1 GiB (RUN_ARGS="..." for tools/memboot run)'
