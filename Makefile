@@ -149,7 +149,8 @@ $(DEPS): tools/setup-deps.sh
 # full setup too (`make`, `make test`, `make run`, ...), the light check waits
 # for it, so two apt-get runs never race for the dpkg lock under -j.
 HOST_ONLY_GOALS := host-tests fuzz-build fuzz topo host-deps check-includes \
-	bench-build bench-host bench-pt bench-pt-build bench-pcp help clean
+	bench-build bench-host bench-pt bench-pt-build bench-pcp help clean \
+	$(HOST_O)/% $(FUZZ_O)/% build/bench/%
 $(HOST_DEPS): tools/setup-deps.sh
 	@tools/setup-deps.sh host
 	@mkdir -p $(@D) && touch $@
