@@ -4,6 +4,8 @@
   statuses against docs/exit-status.md;
 - kernel/record_events.h (RECORD_EVENT_TABLE) against docs/records.md and
   against every record the sources begin;
+- tools/mbtools/records.py (SCHEMA: the keys the tools read, their types)
+  against docs/records.md;
 - kernel/limits.h: no other file defines the node or CPU limit, the default
   distances or the page size with a number of its own.
 
@@ -23,7 +25,7 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO_ROOT, "tools"))
 
-from mbtools import facts  # noqa: E402
+from mbtools import facts, records  # noqa: E402
 
 SOURCE_DIRS = ("arch", "boot", "kernel", "mm", "bench", "tools", "tests")
 
@@ -203,6 +205,80 @@ class RecordEvents(unittest.TestCase):
                                        'rec_begin(&r, l < 3 ? "error" : "warning");\n'
                                        'Print(L"MEMBOOT {\\"event\\":\\"done\\",")'),
                          ["node_init", "x", "error", "warning", "done"])
+
+
+# ---- docs/records.md against records.SCHEMA ---------------------------------
+
+DOC_TYPES = {"integer": "int", "string": "str", "bool": "bool", "hex string": "hex"}
+
+
+def doc_sections(text):
+    """{event: the text of its section} for the `### ` headings."""
+    sections, current = {}, []
+    for line in text.splitlines():
+        if line.startswith("#"):
+            current = re.findall(r"`([a-z0-9_]+)`", line) if line.startswith("### ") else []
+            for name in current:
+                sections[name] = ""
+            continue
+        for name in current:
+            sections[name] += line + "\n"
+    return sections
+
+
+def doc_type(word):
+    """A docs/records.md type column as a SCHEMA type, or None."""
+    word = word.strip()
+    if word.startswith(("list", "array")):
+        return "list"
+    return DOC_TYPES.get(word)
+
+
+def schema_doc_problems(text, schema_keys, events):
+    """What docs/records.md says differently from records.SCHEMA: a key the
+    schema checks that the event's section does not name, or a type its
+    key/type table gives otherwise."""
+    problems = []
+    sections = doc_sections(text)
+    for event in events:
+        keys = schema_keys(event)
+        if not keys:
+            continue
+        section = sections.get(event)
+        if section is None:
+            problems.append("%s: no section" % event)
+            continue
+        for key in keys:
+            if "`%s`" % key not in section:
+                problems.append("%s: the section does not name `%s`" % (event, key))
+        for line in section.splitlines():
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if not line.startswith("|") or len(cells) < 3:
+                continue
+            kind = doc_type(cells[1])
+            for key in re.findall(r"`([a-z0-9_]+)`", cells[0]):
+                if key in keys and kind is not None and kind != keys[key][0]:
+                    problems.append("%s.%s: docs say %s, records.SCHEMA %s"
+                                    % (event, key, cells[1], keys[key][0]))
+    return problems
+
+
+class RecordSchema(unittest.TestCase):
+
+    def test_doc_matches_schema(self):
+        self.assertEqual(schema_doc_problems(read("docs/records.md"), records.schema_keys,
+                                             facts.EVENTS), [])
+
+    def test_check_sees_a_wrong_doc(self):
+        text = read("docs/records.md")
+        wrong = text.replace("| `start_ns` | integer | when the phase began |",
+                             "| `start_ns` | string | when the phase began |")
+        self.assertNotEqual(wrong, text)
+        self.assertEqual(schema_doc_problems(wrong, records.schema_keys, facts.EVENTS),
+                         ["phase.start_ns: docs say string, records.SCHEMA int"])
+        wrong = text.replace("`first_alloc_ns`", "`first_ns`")
+        self.assertEqual(schema_doc_problems(wrong, records.schema_keys, facts.EVENTS),
+                         ["lazy: the section does not name `first_alloc_ns`"])
 
 
 # ---- kernel/limits.h ------------------------------------------------------

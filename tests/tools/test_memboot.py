@@ -303,9 +303,9 @@ class ParseRecord(unittest.TestCase):
         self.assertEqual(mb.parse_record(line), {"event": "boot", "cpus": 4})
 
     def test_prefix_text(self):
-        line = '[cpu0] MEMBOOT {"event":"node","id":1,"bytes":1073741824}'
+        line = '[cpu0] MEMBOOT {"event":"node","node":1,"mem_bytes":1073741824}'
         self.assertEqual(mb.parse_record(line),
-                         {"event": "node", "id": 1, "bytes": 1073741824})
+                         {"event": "node", "node": 1, "mem_bytes": 1073741824})
 
     def test_bytes_line(self):
         self.assertEqual(mb.parse_record(b'MEMBOOT {"event":"x"}\n'),
