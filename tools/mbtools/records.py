@@ -294,10 +294,10 @@ def parse_log(text, name="<log>", strict=False):
         t, rest = split_host_time(line)
         _, rec, problem = check_line(rest)
         if problem:
-            message = "%s:%d: %s; skipped" % (name, number, problem)
+            message = "%s:%d: %s" % (name, number, problem)
             if strict:
-                raise RecordError(message)
-            log.problems.append(message)
+                raise RecordError("%s: %r" % (message, rest[:300]))
+            log.problems.append(message + "; skipped")
         elif rec is not None:
             log.records.append(rec)
             log.times.append(t)
