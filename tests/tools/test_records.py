@@ -120,6 +120,8 @@ class CheckedReader(unittest.TestCase):
         ('MEMBOOT {"event":"x","long":"' + "y" * 70000 + '"}', "too long for a record"),
         ('MEMBOOT {"event":"phase",', "malformed record"),
         ('MEMBOOT {"event":7}', "'event' is an integer, expected a string"),
+        ('MEMBOOT {"event":"phase","name":"a","ns":18446744073709551616}',
+         "phase record: 'ns' is an integer beyond 64 bits, expected an integer"),
         ('MEMBOOT {"event":"mem_range","start":"12","end":"0x1000","type":"usable"}',
          "mem_range record: 'start' is a string, expected a hex string"),
         ('MEMBOOT {"event":"done","ok":null,"status":0}',

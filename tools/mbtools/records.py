@@ -56,7 +56,8 @@ MAX_PROBLEMS_SHOWN = 20
 
 # ---------------------------------------------------------------------------
 # The keys the tools read, per event: their type and whether the event must
-# have them ("!"). Types: int (a JSON integer, not a bool), str, bool, hex (a
+# have them ("!"). Types: int (a JSON integer of 64 bits, not a bool), str,
+# bool, hex (a
 # "0x..." string), list, object. Other keys, and events not listed, pass
 # unchecked: new keys may be added to an event (docs/records.md). The kernel
 # writes every key below; tests/tools/test_facts.py checks that
@@ -99,9 +100,15 @@ TYPE_WORDS = {"int": "an integer", "str": "a string", "bool": "a bool",
               "hex": "a hex string", "list": "a list", "object": "an object"}
 
 
+# The kernel's integers are 64-bit (rec_u64, and -1 for "all nodes"): one
+# outside that range is not a record value, and would overflow a float later.
+INT_MIN, INT_MAX = -(1 << 63), (1 << 64) - 1
+
+
 def _is(value, kind):
     if kind == "int":
-        return isinstance(value, int) and not isinstance(value, bool)
+        return isinstance(value, int) and not isinstance(value, bool) \
+            and INT_MIN <= value <= INT_MAX
     if kind == "str":
         return isinstance(value, str)
     if kind == "bool":
@@ -121,7 +128,8 @@ def _json_kind(value):
     if isinstance(value, bool):
         return "a bool"
     if isinstance(value, int):
-        return "an integer"
+        return "an integer" if INT_MIN <= value <= INT_MAX else \
+            "an integer beyond 64 bits"
     if isinstance(value, float):
         return "a number with a fraction or exponent"
     if isinstance(value, str):
