@@ -25,7 +25,8 @@ class FakeBooter:
     def boot(self, nodes, node_gib, policy, cpus_per_node=1):
         self.calls.append((nodes, node_gib, policy))
         pages = node_gib * scale.GIB // scale.PAGE_BYTES
-        text = [rec(event="node_init", node=n, policy=policy, free_pages=pages - 100,
+        text = [rec(event="node_init", node=n, policy=policy, threads=1,
+                    free_pages=pages - 100,
                     pages=pages - 4000, ns=int((pages - 100) * self.ns_per_page(node_gib, n)))
                 for n in range(nodes)]
         status = 5 if node_gib in self.fail_sizes else 0
@@ -36,7 +37,7 @@ class FakeBooter:
 class ScaleTests(unittest.TestCase):
 
     def test_records_of_a_console(self):
-        text = "[ 0.1] hello\nMEMBOOT {\"event\":\"node_init\",\"node\":0,\"ns\":5}\n" \
+        text = "[ 0.1] hello\nMEMBOOT {\"event\":\"node_init\",\"node\":0,\"ns\":5,\"threads\":1,\"pages\":2}\n" \
                "MEMBOOT {\"event\":\"done\",\"ok\":true,\"status\":0}\nMEMBOOT {broken\n"
         recs = records.parse_log(text).records
         self.assertEqual([r["event"] for r in recs], ["node_init", "done"])

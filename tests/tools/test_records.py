@@ -146,7 +146,8 @@ class CheckedReader(unittest.TestCase):
 
     def test_good_records_of_every_schema_event_pass(self):
         self.assertEqual(records.record_problem(
-            {"event": "node_init", "node": 0, "ns": 5, "busy_ns": [1, 2], "policy": "lazy"}),
+            {"event": "node_init", "node": 0, "ns": 5, "threads": 1, "pages": 9,
+             "busy_ns": [1, 2], "policy": "lazy"}),
             None)
         # Keys the schema does not name, and events it does not list, pass.
         self.assertIsNone(records.record_problem({"event": "census", "pages": "x"}))
