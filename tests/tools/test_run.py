@@ -101,8 +101,10 @@ class HostSection(unittest.TestCase):
 class ToolsSection(unittest.TestCase):
     def test_a_skipped_test_is_counted(self):
         tally = runner.Tally()
-        tally.ok("a")
-        tally.skip("b", "no matplotlib")
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            tally.ok("a")
+            tally.skip("b", "no matplotlib")
+        self.assertEqual(out.getvalue(), "  PASS a\n  SKIP b: no matplotlib\n")
         self.assertEqual(tally.summary(), "1 passed, 0 failed, 1 skipped")
 
 

@@ -12,7 +12,7 @@ python3-matplotlib (tools/setup-deps.sh installs it).
 import os
 import sys
 
-from mbtools import inputs, records, trace
+from mbtools import inputs, optional, records, trace
 
 # The formats the output's extension may choose.
 FORMATS = ("png", "svg", "pdf")
@@ -20,25 +20,14 @@ FORMATS = ("png", "svg", "pdf")
 # thousands of CPUs still gives a picture, not an image too large to save.
 MAX_FIGURE_INCHES = 60
 
-# Debian's python3-matplotlib lives here; a python3 that is not Debian's own
-# (pyenv, a venv) does not search it by default.
-DEBIAN_DIST_PACKAGES = "/usr/lib/python3/dist-packages"
-
-
 def import_pyplot():
-    """matplotlib.pyplot with the Agg backend, or None if not installed."""
-    for attempt in range(2):
-        try:
-            import matplotlib
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-            return plt
-        except ImportError:
-            if attempt or not os.path.isdir(DEBIAN_DIST_PACKAGES) \
-                    or DEBIAN_DIST_PACKAGES in sys.path:
-                return None
-            sys.path.append(DEBIAN_DIST_PACKAGES)
-    return None
+    """matplotlib.pyplot with the Agg backend, or None if not installed
+    (Debian's python3-matplotlib is found through mbtools.optional)."""
+    matplotlib = optional.debian_import("matplotlib")
+    if matplotlib is None:
+        return None
+    matplotlib.use("Agg")
+    return optional.debian_import("matplotlib.pyplot")
 
 
 def add_parser(sub):
