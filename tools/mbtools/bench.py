@@ -71,7 +71,10 @@ FULL = {
 
 UNKNOWN_RE = re.compile(r"unknown parameter '([^']+)'")
 TOPO_RE = re.compile(r"^([0-9]+)x([0-9]+)x([0-9]+[KMGT]?)$", re.I | re.ASCII)
-DESC_SIZES = ("16", "32", "64")
+# Descriptor sizes a kernel can be built with, and the default build's
+# (MEMMAP_DESC_BYTES in mm/page.h, through mbtools.facts).
+DESC_SIZES = tuple(str(n) for n in facts.DESC_BYTES_CHOICES)
+DEFAULT_DESC = str(facts.DESC_BYTES)
 
 
 class BenchError(Exception):
@@ -139,7 +142,8 @@ def parse_axis(text):
     if name == "desc":
         for v in vals:
             if v not in DESC_SIZES:
-                raise BenchError("desc %s: descriptors are 16, 32 or 64 bytes" % v)
+                raise BenchError("desc %s: descriptors are %s bytes (MEMMAP_DESC_BYTES in "
+                                 "mm/page.h)" % (v, ", ".join(DESC_SIZES)))
     return name, vals
 
 
@@ -162,7 +166,7 @@ def cmdline_words(config):
 
 
 def elf_for(desc, build_dir):
-    if desc in (None, "16"):
+    if desc in (None, DEFAULT_DESC):
         return os.path.join(build_dir, "debug", "memboot.elf")
     return os.path.join(build_dir, "debug-desc%s" % desc, "memboot.elf")
 
@@ -333,12 +337,12 @@ def ensure_kernel(desc, args, progress=None):
         return elf
     if args.no_build or os.path.abspath(args.build_dir) != os.path.join(REPO_ROOT, "build"):
         raise BenchError("no kernel %s (build it with `make%s`)"
-                         % (elf, "" if desc in (None, "16") else " DESC_BYTES=" + desc))
+                         % (elf, "" if desc in (None, DEFAULT_DESC) else " DESC_BYTES=" + desc))
     msg = "bench: building the %s-byte-descriptor kernel first (make%s)" % (
-        desc or "16", "" if desc in (None, "16") else " DESC_BYTES=" + desc)
+        desc or DEFAULT_DESC, "" if desc in (None, DEFAULT_DESC) else " DESC_BYTES=" + desc)
     (progress.note if progress else lambda t: print(t, file=sys.stderr))(msg)
     cmd = ["make", "-C", REPO_ROOT, "-j2", "kernel"]
-    if desc not in (None, "16"):
+    if desc not in (None, DEFAULT_DESC):
         cmd.append("DESC_BYTES=" + desc)
     if subprocess.call(cmd, stdout=subprocess.DEVNULL) != 0 or not os.path.exists(elf):
         raise BenchError("building %s failed: run `%s`" % (elf, " ".join(cmd)))

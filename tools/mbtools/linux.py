@@ -34,7 +34,7 @@ import statistics
 import subprocess
 import sys
 
-from mbtools import bench, facts, inputs
+from mbtools import bench, boot as mbboot, inputs
 
 PACKAGE = "linux-image-cloud-amd64"
 DEFAULT_CACHE = os.path.join(os.path.expanduser("~"), ".cache", "memboot", "linux")
@@ -216,10 +216,10 @@ def memboot_facts(records):
 
 def qemu_command(nodes, cpus, mem, vmlinuz, words):
     """memboot's own PVH QEMU command line with Linux in place of memboot."""
-    dry = subprocess.run([sys.executable, bench.MEMBOOT, "run", "--boot", "pvh",
-                          "--elf", vmlinuz, "--nodes", str(nodes), "--cpus-per-node",
-                          str(cpus), "--mem-per-node", mem, "--dry-run"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    argv = mbboot.run_argv(nodes=nodes, cpus_per_node=cpus, mem_per_node=mem,
+                           boot_path="pvh", elf=vmlinuz)
+    dry = subprocess.run(argv + ["--dry-run"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
     if dry.returncode != 0:
         raise LinuxError("tools/memboot run --dry-run failed: %s" % dry.stderr.strip())
     return shlex.split(dry.stdout.strip()) + ["-append", words]
