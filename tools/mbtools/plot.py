@@ -9,7 +9,6 @@ boot phases on the boot CPU, the chunks of each node's init (coloured by
 node) and the huge page pool jobs. matplotlib comes from Debian's
 python3-matplotlib (tools/setup-deps.sh installs it).
 """
-import os
 import sys
 
 from mbtools import inputs, optional, records, trace
