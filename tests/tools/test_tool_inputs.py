@@ -85,21 +85,26 @@ class TraceAndPlot(Workdir):
     """Issue 25 item 6."""
 
     def test_bad_records_are_named_and_skipped(self):
-        for line, problem in BAD_RECORDS:
+        # One log: the good records, then each bad one on its own line.
+        log = self.write("b.log", GOOD_LOG[:2] + [line for line, _ in BAD_RECORDS]
+                         + GOOD_LOG[2:])
+        out = os.path.join(self.dir, "t.json")
+        r = tool("trace", log, "-o", out)
+        self.assertClean(r)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        problems = r.stderr.splitlines()
+        for number, (_, problem) in enumerate(BAD_RECORDS, 3):
             with self.subTest(problem=problem):
-                log = self.write("b.log", GOOD_LOG[:2] + [line] + GOOD_LOG[2:])
-                out = os.path.join(self.dir, "t.json")
-                r = tool("trace", log, "-o", out)
-                self.assertClean(r)
-                self.assertEqual(r.returncode, 0, r.stderr)
-                self.assertIn("memboot trace: %s:3: " % log, r.stderr)
-                self.assertIn(problem, r.stderr)
-                with open(out) as f:
-                    tr = json.load(f)
-                # The good records still give their slices: a phase, the
-                # node's job and its chunk.
-                self.assertEqual(sorted(e["name"] for e in tr["traceEvents"] if e["ph"] == "X"),
-                                 ["chunk n0", "early", "node 0 init"])
+                mine = [p for p in problems if p.startswith("memboot trace: %s:%d: " % (log, number))]
+                self.assertEqual(len(mine), 1, r.stderr)
+                self.assertIn(problem, mine[0])
+                self.assertTrue(mine[0].endswith("; skipped"), mine[0])
+        with open(out) as f:
+            tr = json.load(f)
+        # The good records still give their slices: a phase, the node's job
+        # and its chunk.
+        self.assertEqual(sorted(e["name"] for e in tr["traceEvents"] if e["ph"] == "X"),
+                         ["chunk n0", "early", "node 0 init"])
 
     def test_only_bad_records_is_no_records(self):
         log = self.write("b.log", [line for line, _ in BAD_RECORDS])
