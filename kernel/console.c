@@ -468,7 +468,7 @@ void console_setup(const struct console_options *opt, const struct fb_info *fb,
 	unsigned nr_msgs = 0;
 	bool want_fb = !opt->given || opt->fb || opt->screen;
 	bool want_vga = !opt->given || opt->vga || opt->screen;
-	struct console_out *com1;
+	struct console_out *com1, *stop_com1 = NULL;
 
 	/* The cmdline phase's end drained everything before this to the
 	 * consoles of then (phase.c), so COM1 has had it all if it stops. */
@@ -481,7 +481,7 @@ void console_setup(const struct console_options *opt, const struct fb_info *fb,
 			com1->baud = com1->baud_known = opt->baud[0];
 			uart_init(&com1->uart, console_baud_divisor(opt->baud[0]));
 		} else if (com1 && !opt->baud[0]) {
-			stop_out(com1);
+			stop_com1 = com1;    /* once another console is known to work */
 		}
 		for (unsigned i = 1; i < CONSOLE_SERIAL_PORTS; i++) {
 			char name[8];
@@ -530,11 +530,12 @@ void console_setup(const struct console_options *opt, const struct fb_info *fb,
 	/* console= left nothing to write to (console=fb on a PVH boot): the
 	 * warning must reach someone, so COM1 carries on (issue: a boot that
 	 * shows nothing looks like a hang). */
-	if (nr_uarts() == 0 && !have_screen &&
-	    add_uart_locked(&UART_COM1, CONSOLE_DEFAULT_BAUD, "ttyS0", false))
+	if (stop_com1 && nr_uarts() == 1 && !have_screen)
 		snprintf(msgs[nr_msgs++], sizeof(msgs[0]),
-			 "!console: console= left no console that works; falling back to ttyS0 "
+			 "!console: console= left no console that works; staying on ttyS0 "
 			 "(COM1, 115200)");
+	else if (stop_com1)
+		stop_out(stop_com1);
 	spin_unlock(&drain_lock);
 
 	for (unsigned i = 0; i < nr_msgs; i++) {
