@@ -35,6 +35,7 @@
 #include "kernel/console/screen.h"
 #include "kernel/log.h"
 #include "kernel/record.h"
+#include "kernel/results.h"
 #include "kernel/spinlock.h"
 #include "kernel/time.h"
 
@@ -693,6 +694,7 @@ void record_emit(struct record *r)
 	if (!record_event_known(r->event))
 		pr_warn("record: event '%s' is not in kernel/record_events.h", r->event);
 	line = rec_finish(r);
+	results_capture(line, r->len);
 	if (strncmp(line, done_start, sizeof(done_start) - 1) == 0) {
 		done_emitted = true;
 		console_always_begin();   /* done is always printed */
@@ -723,6 +725,7 @@ void record_report(struct record *r, enum log_level level, const char *tmpl)
 	if (!record_event_known(r->event))
 		pr_warn("record: event '%s' is not in kernel/record_events.h", r->event);
 	rec_finish(r);
+	results_capture(r->buf, r->len);
 	spin_lock(&report_lock);
 	memcpy(entry, tmpl, tlen + 1);
 	memcpy(entry + tlen + 1, r->buf, r->len);
