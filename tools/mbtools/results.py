@@ -113,6 +113,51 @@ def parse_var_store(blob):
     return found
 
 
+def _var_header(name, guid, data, auth, state=VAR_ADDED, attributes=7):
+    name_b = (name + "\0").encode("utf-16-le")
+    g = uuid.UUID(guid).bytes_le
+    if auth:
+        hdr = struct.pack("<HBBIQ16sIII16s", VARIABLE_START_ID, state, 0, attributes, 0,
+                          bytes(16), 0, len(name_b), len(data), g)
+    else:
+        hdr = struct.pack("<HBBIII16s", VARIABLE_START_ID, state, 0, attributes,
+                          len(name_b), len(data), g)
+    body = hdr + name_b + data
+    return body + b"\xff" * (-len(body) % 4)
+
+
+def store_end(blob):
+    """(offset after the last variable, end of the store, authenticated?)."""
+    parse_var_store(blob)           # raises on what is not a store
+    header_len, = struct.unpack_from("<H", blob, 48)
+    auth = uuid.UUID(bytes_le=bytes(blob[header_len:header_len + 16])) == AUTH_VARIABLE_GUID
+    size, = struct.unpack_from("<I", blob, header_len + 16)
+    end = min(header_len + size, len(blob))
+    off, hdr_len = header_len + 28, 60 if auth else 32
+    while off + hdr_len <= end and struct.unpack_from("<H", blob, off)[0] == VARIABLE_START_ID:
+        ns_off = off + (36 if auth else 8)
+        name_size, data_size = struct.unpack_from("<II", blob, ns_off)
+        off = (off + hdr_len + name_size + data_size + 3) & ~3
+    return off, end, auth
+
+
+def add_variables(blob, variables):
+    """@blob (a variable-store file's bytes) with @variables, a list of
+    (name, guid text, data[, state]), written after its last variable as
+    the firmware would. Returns (new bytes, how many fitted)."""
+    blob = bytearray(blob)
+    off, end, auth = store_end(blob)
+    n = 0
+    for v in variables:
+        body = _var_header(v[0], v[1], v[2], auth, *(v[3:] or ()))
+        if off + len(body) > end:
+            break
+        blob[off:off + len(body)] = body
+        off += len(body)
+        n += 1
+    return bytes(blob), n
+
+
 def read_var_store_file(path):
     try:
         with open(path, "rb") as f:
@@ -224,9 +269,14 @@ def cmd_results(args):
     except ResultsError as e:
         print("memboot results: %s" % e, file=sys.stderr)
         return EXIT_DATA
-    if not args.json:
-        for line in summary_lines([r for _, r in recs]):
-            print(line)
-    for line, _ in recs:
-        print(RECORD_PREFIX + line)
+    try:
+        if not args.json:
+            for line in summary_lines([r for _, r in recs]):
+                print(line)
+        for line, _ in recs:
+            print(RECORD_PREFIX + line)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # `memboot results FILE | head`: the reader has what it wanted.
+        sys.stdout = None
     return 0
