@@ -640,6 +640,23 @@ void console_report(void)
 
 /* --- writers ------------------------------------------------------------------- */
 
+/*
+ * The formatting buffers' lock, taken for at most two seconds: a CPU that
+ * faults while it holds it (an exception while a full ring drains) then
+ * prints its own report instead of hanging; the lines may interleave.
+ */
+static bool lock_bounded(struct spinlock *l)
+{
+	uint64_t start = rdtsc(), limit = (tsc_hz ? tsc_hz : 4000000000ULL) * 2;
+
+	while (!spin_trylock(l)) {
+		if (rdtsc() - start > limit)
+			return false;
+		__asm__ volatile("pause");
+	}
+	return true;
+}
+
 void console_write(const char *s, size_t len)
 {
 	while (len) {
@@ -658,7 +675,7 @@ void log_printf(enum log_level level, const char *fmt, ...)
 	va_list ap;
 	size_t n;
 
-	spin_lock(&format_lock);
+	bool locked = lock_bounded(&format_lock);
 	if (level <= LOG_ERR)
 		nr_errors++;
 	else if (level == LOG_WARN)
@@ -681,7 +698,8 @@ void log_printf(enum log_level level, const char *fmt, ...)
 	}
 	if (level <= LOG_ERR)
 		sync_mode = true;
-	spin_unlock(&format_lock);
+	if (locked)
+		spin_unlock(&format_lock);
 }
 
 void record_emit(struct record *r)
@@ -726,11 +744,12 @@ void record_report(struct record *r, enum log_level level, const char *tmpl)
 		pr_warn("record: event '%s' is not in kernel/record_events.h", r->event);
 	rec_finish(r);
 	results_capture(r->buf, r->len);
-	spin_lock(&report_lock);
+	bool locked = lock_bounded(&report_lock);
 	memcpy(entry, tmpl, tlen + 1);
 	memcpy(entry + tlen + 1, r->buf, r->len);
 	ring_put(RING_REPORT, level, entry, tlen + 1 + r->len);
-	spin_unlock(&report_lock);
+	if (locked)
+		spin_unlock(&report_lock);
 }
 
 unsigned console_warnings(void)
