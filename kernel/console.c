@@ -35,6 +35,7 @@
 #include "kernel/console/screen.h"
 #include "kernel/log.h"
 #include "kernel/record.h"
+#include "kernel/results.h"
 #include "kernel/spinlock.h"
 #include "kernel/time.h"
 
@@ -468,7 +469,7 @@ void console_setup(const struct console_options *opt, const struct fb_info *fb,
 	unsigned nr_msgs = 0;
 	bool want_fb = !opt->given || opt->fb || opt->screen;
 	bool want_vga = !opt->given || opt->vga || opt->screen;
-	struct console_out *com1;
+	struct console_out *com1, *stop_com1 = NULL;
 
 	/* The cmdline phase's end drained everything before this to the
 	 * consoles of then (phase.c), so COM1 has had it all if it stops. */
@@ -481,7 +482,7 @@ void console_setup(const struct console_options *opt, const struct fb_info *fb,
 			com1->baud = com1->baud_known = opt->baud[0];
 			uart_init(&com1->uart, console_baud_divisor(opt->baud[0]));
 		} else if (com1 && !opt->baud[0]) {
-			stop_out(com1);
+			stop_com1 = com1;    /* once another console is known to work */
 		}
 		for (unsigned i = 1; i < CONSOLE_SERIAL_PORTS; i++) {
 			char name[8];
@@ -530,11 +531,12 @@ void console_setup(const struct console_options *opt, const struct fb_info *fb,
 	/* console= left nothing to write to (console=fb on a PVH boot): the
 	 * warning must reach someone, so COM1 carries on (issue: a boot that
 	 * shows nothing looks like a hang). */
-	if (nr_uarts() == 0 && !have_screen &&
-	    add_uart_locked(&UART_COM1, CONSOLE_DEFAULT_BAUD, "ttyS0", false))
+	if (stop_com1 && nr_uarts() == 1 && !have_screen)
 		snprintf(msgs[nr_msgs++], sizeof(msgs[0]),
-			 "!console: console= left no console that works; falling back to ttyS0 "
+			 "!console: console= left no console that works; staying on ttyS0 "
 			 "(COM1, 115200)");
+	else if (stop_com1)
+		stop_out(stop_com1);
 	spin_unlock(&drain_lock);
 
 	for (unsigned i = 0; i < nr_msgs; i++) {
@@ -638,6 +640,23 @@ void console_report(void)
 
 /* --- writers ------------------------------------------------------------------- */
 
+/*
+ * The formatting buffers' lock, taken for at most two seconds: a CPU that
+ * faults while it holds it (an exception while a full ring drains) then
+ * prints its own report instead of hanging; the lines may interleave.
+ */
+static bool lock_bounded(struct spinlock *l)
+{
+	uint64_t start = rdtsc(), limit = (tsc_hz ? tsc_hz : 4000000000ULL) * 2;
+
+	while (!spin_trylock(l)) {
+		if (rdtsc() - start > limit)
+			return false;
+		__asm__ volatile("pause");
+	}
+	return true;
+}
+
 void console_write(const char *s, size_t len)
 {
 	while (len) {
@@ -656,7 +675,7 @@ void log_printf(enum log_level level, const char *fmt, ...)
 	va_list ap;
 	size_t n;
 
-	spin_lock(&format_lock);
+	bool locked = lock_bounded(&format_lock);
 	if (level <= LOG_ERR)
 		nr_errors++;
 	else if (level == LOG_WARN)
@@ -679,7 +698,8 @@ void log_printf(enum log_level level, const char *fmt, ...)
 	}
 	if (level <= LOG_ERR)
 		sync_mode = true;
-	spin_unlock(&format_lock);
+	if (locked)
+		spin_unlock(&format_lock);
 }
 
 void record_emit(struct record *r)
@@ -692,6 +712,7 @@ void record_emit(struct record *r)
 	if (!record_event_known(r->event))
 		pr_warn("record: event '%s' is not in kernel/record_events.h", r->event);
 	line = rec_finish(r);
+	results_capture(line, r->len);
 	if (strncmp(line, done_start, sizeof(done_start) - 1) == 0) {
 		done_emitted = true;
 		console_always_begin();   /* done is always printed */
@@ -722,11 +743,13 @@ void record_report(struct record *r, enum log_level level, const char *tmpl)
 	if (!record_event_known(r->event))
 		pr_warn("record: event '%s' is not in kernel/record_events.h", r->event);
 	rec_finish(r);
-	spin_lock(&report_lock);
+	results_capture(r->buf, r->len);
+	bool locked = lock_bounded(&report_lock);
 	memcpy(entry, tmpl, tlen + 1);
 	memcpy(entry + tlen + 1, r->buf, r->len);
 	ring_put(RING_REPORT, level, entry, tlen + 1 + r->len);
-	spin_unlock(&report_lock);
+	if (locked)
+		spin_unlock(&report_lock);
 }
 
 unsigned console_warnings(void)

@@ -11,6 +11,7 @@
 #include "kernel/console.h"
 #include "kernel/log.h"
 #include "kernel/record.h"
+#include "kernel/results.h"
 #include "kernel/summary.h"
 #include "kernel/time.h"
 
@@ -112,6 +113,8 @@ void kernel_exit(enum exit_status status, const char *why)
 		 "memboot: boot %s, status {status} (%s), {warnings} warnings, {errors} errors",
 		 status == EXIT_OK ? "done" : "FAILED", exit_status_name(status));
 	record_report(&r, LOG_INFO, line);
+	/* Kept for a machine without a serial cable: UEFI boots only. */
+	results_save();
 	if (exit_method == EXIT_METHOD_HALT ||
 	    (exit_method == EXIT_METHOD_AUTO && !cpu_features.has_hypervisor))
 		pr_info("memboot: halting with status %d (%s); the machine can be switched off",

@@ -238,10 +238,13 @@ bool ring_move(struct log_ring *dst, struct log_ring *src)
 
 uint64_t ring_bytes_for(uint32_t cpus, uint32_t nodes)
 {
-	/* A 2-node, 4-CPU boot prints about 40 KiB, an extra CPU about 600
-	 * bytes (cpu, cpu_up and its lines) and an extra node about 3 KiB
-	 * (node, memmap, node_init, node_cpu, hugetlb, pcp, census rows).
-	 * Four times that, and never less than 256 KiB. */
+	/* A 2-node, 4-CPU PVH boot makes about 140 entries, 13 KiB; each CPU
+	 * adds its cpu and cpu_up records and lines (about 600 bytes), each
+	 * node its node, memmap, node_init, node_cpu, hugetlb, pcp and census
+	 * parts (about 3 KiB). A base for dumps and warnings, room for four
+	 * times the per-CPU and per-node parts, and never less than 256 KiB;
+	 * traces of every chunk may still fill it, and then the writer waits
+	 * for the consoles (ring.h). */
 	uint64_t bytes = 64 * 1024 + (uint64_t)cpus * 2400 + (uint64_t)nodes * 12 * 1024;
 
 	bytes *= 4;

@@ -164,7 +164,7 @@ void clock_checks_finish(struct clock_checks *cc)
 
 /* Found in the tables discover_acpi() walks; defined below it. */
 static void discover_s5(const struct discovered_acpi *acpi);
-static void discover_spcr(const void *bytes, uint32_t len);
+static void discover_spcr(const struct bootinfo *bi, const void *bytes, uint32_t len);
 
 void discover_acpi(const struct bootinfo *bi, bool dump, struct discovered_acpi *acpi)
 {
@@ -193,7 +193,7 @@ void discover_acpi(const struct bootinfo *bi, bool dump, struct discovered_acpi 
 	if (!acpi->have_madt)
 		pr_warn("ACPI: no usable MADT: the boot CPU only");
 	if ((bytes = table_bytes(acpi, "SPCR", &len)))
-		discover_spcr(bytes, len);
+		discover_spcr(bi, bytes, len);
 	if ((bytes = table_bytes(acpi, "HPET", &len)) && !acpi_hpet_parse(bytes, len, &acpi->hpet))
 		acpi->hpet.address = 0;
 	if ((bytes = table_bytes(acpi, "FACP", &len)) &&
@@ -236,11 +236,11 @@ static void discover_s5(const struct discovered_acpi *acpi)
 
 /* The firmware's console port (a BMC's serial over LAN): a console too,
  * unless console= chose the consoles. */
-static void discover_spcr(const void *bytes, uint32_t len)
+static void discover_spcr(const struct bootinfo *bi, const void *bytes, uint32_t len)
 {
 	struct acpi_spcr_info spcr;
 	struct uart u;
-	char name[32];
+	char name[32], why[160];
 
 	if (!acpi_spcr_parse(bytes, len, &spcr))
 		return;
@@ -257,8 +257,20 @@ static void discover_spcr(const void *bytes, uint32_t len)
 		pr_info("ACPI: SPCR: console= chose the consoles; the SPCR port is not added");
 		return;
 	}
+	if (!acpi_spcr_address_ok(&spcr, bi->ranges, bi->nr_ranges, why, sizeof(why))) {
+		pr_warn("ACPI: SPCR: UART refused: %s", why);
+		return;
+	}
 	if (!spcr.io_port && !arch_map_phys(NULL, spcr.address, 32)) {
 		pr_warn("ACPI: SPCR: UART at 0x%llx is not mapped; not used",
+			(unsigned long long)spcr.address);
+		return;
+	}
+	/* Probed once: a table naming a UART that is not there must not make
+	 * every line wait on it. */
+	if (!console_probe_uart(&u)) {
+		pr_warn("ACPI: SPCR: no 16550 answers at %s 0x%llx (scratch register, line "
+			"status); not used", spcr.io_port ? "I/O port" : "MMIO",
 			(unsigned long long)spcr.address);
 		return;
 	}

@@ -51,6 +51,7 @@
 #include "kernel/init/pcp_setup.h"
 #include "kernel/init/phase.h"
 #include "kernel/record.h"
+#include "kernel/results.h"
 #include "kernel/selftest/selftest.h"
 #include "kernel/selftest/select.h"
 #include "kernel/init/smp.h"
@@ -164,6 +165,8 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 
 	PHASE("early", early_init());
 	PHASE("bootinfo", boot_ok = boot_collect(boot_magic, boot_info, &bs.bootinfo));
+	results_setup(bs.bootinfo.efi_system_table, bs.bootinfo.efi_runtime_code,
+		      bs.bootinfo.nr_efi_runtime_code);
 	PHASE("cmdline", cmdline_parse_tables(bs.bootinfo.cmdline, cmdline_tables,
 					      sizeof(cmdline_tables) / sizeof(cmdline_tables[0])));
 	PHASE("console", console_setup(&console_cmdline, &bs.bootinfo.fb,
