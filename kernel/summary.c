@@ -21,6 +21,7 @@ static struct node_row nodes[SUMMARY_MAX_NODES];
 static struct {
 	const char *name;
 	uint64_t ns;
+	uint64_t ap_busy_ns, ap_idle_ns;
 } phases[SUMMARY_MAX_PHASES];
 static unsigned nr_phases;
 static uint64_t usable_ns;
@@ -58,10 +59,12 @@ void summary_node_init(uint32_t node, const char *policy, uint32_t threads, uint
 	nodes[node].ns = ns;
 }
 
-void summary_phase(const char *name, uint64_t cycles)
+void summary_phase(const char *name, uint64_t cycles, uint64_t ap_busy_cycles,
+		   uint64_t ap_idle_cycles)
 {
 	if (nr_phases < SUMMARY_MAX_PHASES)
-		phases[nr_phases++] = (typeof(phases[0])){ name, cycles };
+		phases[nr_phases++] = (typeof(phases[0])){ name, cycles, ap_busy_cycles,
+							   ap_idle_cycles };
 }
 
 void summary_print(uint64_t total_ns)
@@ -89,8 +92,11 @@ void summary_print(uint64_t total_ns)
 	/* Kept as TSC cycles (a phase may end before the clock's precise
 	 * figure is known): nanoseconds now, with the figure in force. */
 	if (!phases_in_ns) {
-		for (unsigned i = 0; i < nr_phases; i++)
+		for (unsigned i = 0; i < nr_phases; i++) {
 			phases[i].ns = tsc_cycles_to_ns(phases[i].ns);
+			phases[i].ap_busy_ns = tsc_cycles_to_ns(phases[i].ap_busy_ns);
+			phases[i].ap_idle_ns = tsc_cycles_to_ns(phases[i].ap_idle_ns);
+		}
 		phases_in_ns = true;
 	}
 	/* Longest first (insertion sort; ties keep boot order). */
@@ -130,6 +136,8 @@ void summary_print(uint64_t total_ns)
 		rec_str(&rec, "name", phases[order[k]].name);
 		rec_u64(&rec, "ns", phases[order[k]].ns);
 		rec_u64(&rec, "permille", total_ns ? phases[order[k]].ns * 1000 / total_ns : 0);
+		rec_u64(&rec, "ap_busy_ns", phases[order[k]].ap_busy_ns);
+		rec_u64(&rec, "ap_idle_ns", phases[order[k]].ap_idle_ns);
 		rec_close(&rec);
 	}
 	rec_close(&rec);

@@ -109,6 +109,13 @@ def check_usable(b, inits):
     assert last_work <= done["usable_ns"] + 2 and done["usable_ns"] < done["total_ns"], \
         (last_work, done)
     assert done["usable_ns"] <= phase["start_ns"] + phase["ns"], (done, phase)
+    # The APs' busy time in the phase covers the chunks they ran (each AP
+    # times its whole work, the chunks inside it), and with the idle time
+    # makes up aps x the phase (docs/records.md, phase).
+    ap_chunks = sum(c["busy_ns"] for c in b.all("node_cpu") if c["cpu"] != 0)
+    assert phase["ap_busy_ns"] + 1000 >= ap_chunks, (phase, ap_chunks)
+    if phase["aps"] and phase["ap_busy_ns"] <= phase["aps"] * phase["ns"]:
+        assert abs(phase["ap_busy_ns"] + phase["ap_idle_ns"] - phase["aps"] * phase["ns"]) <= 2000, phase
 
 
 def _make(policy, topo, cpus):
