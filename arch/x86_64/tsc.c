@@ -44,7 +44,7 @@
  * longer, up to the second, for enough samples to give an estimate. */
 #define PIT_WINDOW { PIT_HZ / 2000, PIT_HZ * 20 / 1000, 32 }               /* 0.5..20 ms */
 #define PIT_PRECISE_WINDOW { PIT_HZ * 3 / 1000, PIT_HZ * 20 / 1000, 32 }   /* 3..20 ms */
-#define PM_WINDOW { PM_TIMER_HZ * 2 / 1000, PM_TIMER_HZ * 20 / 1000, 32 }  /* 2..20 ms */
+#define PM_WINDOW { PM_TIMER_HZ / 1000, PM_TIMER_HZ * 20 / 1000, 32 }      /* 1..20 ms */
 #define MAX_SAMPLES 2048
 /* Beyond this the CPUID figure and the measurement disagree (ppm). */
 #define CPUID_TRUST_PPM 5000
@@ -225,8 +225,8 @@ bool arch_tsc_measure_hpet(const volatile void *regs, struct clockcal_result *ou
 	*ref_hz = (1000000000000000ULL + period_fs / 2) / period_fs;
 	if (!(*config & 1))
 		*config |= 1;
-	span = *ref_hz * 2 / 1000;   /* 2 ms, up to 20 for a slow one */
-	const struct clockcal_window w = { span, span * 10, 32 };
+	span = *ref_hz / 1000;   /* 1 ms, up to 20 for a slow one */
+	const struct clockcal_window w = { span, span * 20, 32 };
 	n = take_samples(&c, 32, false, &w);
 	return clockcal_estimate(samples, n, *ref_hz, scratch, out);
 }

@@ -35,13 +35,13 @@ void arch_tsc_calibrate(struct tsc_calibration *out);
 
 /*
  * Measure @tsc_hz's counterpart against the ACPI PM timer at I/O port @port
- * (@bits 24 or 32) for about 2 ms. Returns false if the timer does not count.
+ * (@bits 24 or 32) for about 1 ms. Returns false if the timer does not count.
  */
 bool arch_tsc_measure_pm_timer(uint16_t port, unsigned bits, struct clockcal_result *out);
 
 /*
  * The same against the HPET whose 1 KiB register block is mapped at @regs:
- * enables its main counter if it is stopped, measures for about 2 ms, and
+ * enables its main counter if it is stopped, measures for about 1 ms, and
  * sets @ref_hz to the HPET's own rate (0 if its period is out of spec).
  */
 bool arch_tsc_measure_hpet(const volatile void *regs, struct clockcal_result *out,
