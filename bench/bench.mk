@@ -24,11 +24,11 @@ BENCH_O := build/bench
 BENCH_DESC_SIZES := 16 32 64
 BENCH_ARGS ?=
 MEMMAP_BENCH_KSRCS := mm/memmap.c mm/alloc/buddy.c mm/alloc/alloc.c mm/alloc/bitmap.c kernel/job_plan.c \
-	mm/alloc/alloc_pcp.c mm/alloc/pcp.c
-MEMMAP_BENCH_HDRS := mm/page.h mm/memmap.h mm/alloc/buddy.h mm/alloc/alloc.h kernel/job_plan.h kernel/spinlock.h \
+	mm/alloc/alloc_pcp.c mm/alloc/pcp.c arch/x86_64/cpu_caches.c
+MEMMAP_BENCH_HDRS := arch/x86_64/include/arch/cpu_caches.h mm/page.h mm/memmap.h mm/alloc/buddy.h mm/alloc/alloc.h kernel/job_plan.h kernel/spinlock.h \
 	kernel/panic.h kernel/log.h
 MEMMAP_BENCH_BINS := $(addprefix $(BENCH_O)/memmap_bench_,$(BENCH_DESC_SIZES))
-BENCH_CFLAGS := -std=gnu11 -O2 -g -I. -Wall -Wextra -Wno-unused-parameter -Werror -DNDEBUG
+BENCH_CFLAGS := -std=gnu11 -O2 -g -I. -Iarch/x86_64/include -Wall -Wextra -Wno-unused-parameter -Werror -DNDEBUG
 BENCH_KCFLAGS := $(BENCH_CFLAGS) -mgeneral-regs-only -ffreestanding -fno-builtin-printf
 
 # build/bench/16/mm/memmap.o ...: kernel sources, one set per descriptor size.

@@ -122,13 +122,12 @@ void meminit_arrays(const struct numa_topology *topo, struct physmem *pm, struct
 					     ALLOC_MAX_ORDER, &sparse_ops, sparse_runs,
 					     NUMA_MAX_RANGES, &st))
 			kernel_exit(EXIT_PANIC, "no memory for a node's page descriptors");
-		memmap_add_node(mm, &n);
-		desc_bytes[nid] = st.backed_bytes;
 		/* The store memmap_init_range() will use for this array (it
 		 * weighs the present pages' descriptors against the LLC). */
-		const struct memmap_cpu_caches *cc = memmap_cpu_caches();
-		const char *store = memmap_store_choose(memmap_desc_bytes(st.present_pages), cc) ==
-				    MEMMAP_STORE_NT ? "nt" : "plain";
+		const struct cpu_caches *cc = &cpu_caches;
+		const char *store = memmap_node_choose_store(&n, cc) == MEMMAP_STORE_NT ? "nt" : "plain";
+		memmap_add_node(mm, &n);
+		desc_bytes[nid] = st.backed_bytes;
 		rec_begin(&r, "memmap");
 		rec_u64(&r, "node", nid);
 		rec_hex(&r, "window", (uint64_t)(uintptr_t)window);

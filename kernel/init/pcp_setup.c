@@ -43,34 +43,6 @@ static void *list_mem(void *ctx, size_t bytes, uint32_t cpu, uint32_t node)
 	return p;
 }
 
-/* The per-CPU data cache slice Linux's patch 2 of the series computes
- * (cacheinfo's size_data): each data or unified cache level from CPUID
- * leaf 4 (Intel SDM vol. 2A, CPUID, "Deterministic Cache Parameters"),
- * divided by the logical CPUs sharing it, summed. 0 when the leaf is
- * missing (step 3 then keeps nothing). */
-static uint64_t cache_slice_bytes(void)
-{
-	uint32_t r[4];
-	uint64_t total = 0;
-
-	cpuid(0, 0, r);
-	if (r[0] < 4)
-		return 0;
-	for (uint32_t i = 0; i < 16; i++) {
-		cpuid(4, i, r);
-		uint32_t type = r[0] & 0x1f;
-		if (type == 0)
-			break;
-		if (type != 1 && type != 3)
-			continue;   /* instruction caches */
-		uint64_t ways = ((r[1] >> 22) & 0x3ff) + 1, parts = ((r[1] >> 12) & 0x3ff) + 1;
-		uint64_t line = (r[1] & 0xfff) + 1, sets = (uint64_t)r[2] + 1;
-		uint64_t sharing = ((r[0] >> 14) & 0xfff) + 1;
-		total += ways * parts * line * sets / sharing;
-	}
-	return total;
-}
-
 static struct alloc_pcp_setup setup_of_params(void)
 {
 	struct alloc_pcp_setup s = {
@@ -78,7 +50,10 @@ static struct alloc_pcp_setup setup_of_params(void)
 		.now_ns = ktime_ns, .mem = list_mem,
 		.cfg = { .policy = (enum pcp_policy)pcp_settings.policy, .steps = pcp_settings.steps,
 			 .high_fraction = (uint32_t)pcp_settings.high_fraction,
-			 .cache_bytes = cache_slice_bytes() },
+			 /* The per-CPU data cache slice Linux's patch 2 of
+			  * the series computes (arch/cpu_caches.h); 0 keeps
+			  * nothing in step 3. */
+			 .cache_bytes = cpu_caches.slice_bytes },
 	};
 
 	for (uint32_t c = 0; c < nr_cpus_online; c++)
