@@ -73,11 +73,4 @@ void vm_frame_free(enum pt_region_kind kind, uint64_t phys);
  * the allocator after boot: the census sets them apart). */
 uint64_t vm_table_pages(void);
 
-/* memboot.selftest=pt and memboot.bench=pt (kernel/selftest/pt.c): on the
- * descriptors @mm and the pools @pools; the self-test takes a census of
- * @topo's pages while its tables are still held. */
-bool vm_selftest(const struct numa_topology *topo, struct memmap *mm,
-		 struct hugetlb_pools *pools);
-void vm_bench(struct memmap *mm, struct hugetlb_pools *pools);
-
 #endif
