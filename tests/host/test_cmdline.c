@@ -1,8 +1,8 @@
 /*
  * test_cmdline.c: the command-line parser (kernel/cmdline.c) against a local
  * table with one parameter of every type, and every subsystem's own table of
- * keys (kernel/<subsystem>_keys.c, kernel/console/options.c, mm/alloc/alloc.c,
- * mm/hugetlb/hugetlb.c), all pure sources the kernel links too.
+ * keys (each in its subsystem's pure file: docs/cmdline.md's table), all pure
+ * sources the kernel links too.
  */
 #include <inttypes.h>
 #include <setjmp.h>
