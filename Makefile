@@ -173,8 +173,8 @@ run: all
 # Headers anywhere.
 HOST_TEST_DEPS := $(PURE_SRCS) $(HOST_TOOL_SRCS) $(HOST_SUPPORT) \
 	$(wildcard tests/host/*.h boot/*.h boot/*/*.h kernel/*.h kernel/acpi/*.h kernel/console/*.h $(addsuffix /*.h,$(MM_DIRS)) \
-	tools/topo/*.h) \
-	arch/x86_64/include/arch/pte.h arch/x86_64/include/arch/apic_mode.h
+	kernel/selftest/*.h tools/topo/*.h) \
+	arch/x86_64/include/arch/pte.h arch/x86_64/include/arch/apic_mode.h arch/x86_64/include/arch/cpu_caches.h
 # Shared by the unit tests (cmocka), not by the fuzzers.
 # The job runner and everything that runs jobs, on simulated CPUs (pthreads).
 HOST_TEST_HELPERS := tests/host/map_check.c kernel/job.c tests/host/job_host.c \
