@@ -5,7 +5,8 @@
 - kernel/record_events.h (RECORD_EVENT_TABLE) against docs/records.md and
   against every record the sources begin;
 - kernel/limits.h: no other file defines the node or CPU limit, the default
-  distances or the page size with a number of its own.
+  distances or the page size with a number of its own;
+- boot/fwcfg.h: the only C file that spells a fw_cfg file name.
 
 Each check is a function of texts, also run here on a deliberately wrong
 text, so that the tests are seen to fail when the two sides disagree.
@@ -241,6 +242,35 @@ class Limits(unittest.TestCase):
             "#define PAGE_SIZE_BYTES 4096ULL\n#define ACPI_MADT_MAX_CPUS 1024\n"
             "#define NUMA_MAX_NODES MEMBOOT_MAX_NODES\n")],
             ["HUGETLB_MAX_NODES", "NUMA_REMOTE_DISTANCE", "PAGE_SIZE_BYTES"])
+
+
+# ---- boot/fwcfg.h -----------------------------------------------------------
+
+FWCFG_HEADER = "boot/fwcfg.h"
+FWCFG_DEFINE = re.compile(r'^#define\s+(FWCFG_\w+_FILE)\s+"([^"]+)"', re.M)
+FWCFG_LITERAL = re.compile(r'"opt/[^"]*"')
+
+
+def fwcfg_literals(text):
+    """The fw_cfg file names (\"opt/...\") a C text spells out."""
+    return FWCFG_LITERAL.findall(re.sub(r"/\*.*?\*/", "", text, flags=re.S))
+
+
+class FwCfgNames(unittest.TestCase):
+
+    def test_header_names_the_files(self):
+        names = dict(FWCFG_DEFINE.findall(read(FWCFG_HEADER)))
+        self.assertEqual(names["FWCFG_CMDLINE_FILE"], "opt/memboot/cmdline")
+        self.assertEqual(names["FWCFG_MB2_OVERRIDE_FILE"], "opt/memboot/mb2-override")
+
+    def test_no_other_c_file_spells_one(self):
+        found = ["%s: %s" % (path, lit) for path in c_sources() if path != FWCFG_HEADER
+                 for lit in fwcfg_literals(read(path))]
+        self.assertEqual(found, [], "use the names of boot/fwcfg.h")
+
+    def test_check_sees_a_literal(self):
+        self.assertEqual(fwcfg_literals('/* "opt/memboot/x" */ read("opt/memboot/cmdline");'),
+                         ['"opt/memboot/cmdline"'])
 
 
 if __name__ == "__main__":
