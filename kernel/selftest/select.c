@@ -25,7 +25,7 @@ static const struct {
 
 /* "clock, jobs, ...": the list's names, for the key's help and messages. */
 #define SELFTEST_CSV(id, name, fn, needs, desc) ", " name
-#define SELFTEST_NAMES (SELFTEST_LIST(SELFTEST_CSV) + 2)
+#define SELFTEST_NAMES (&(SELFTEST_LIST(SELFTEST_CSV))[2])
 #define SELFTEST_SPACED(id, name, fn, needs, desc) " " name
 
 const char *selftest_name(unsigned i)
