@@ -55,6 +55,7 @@
 
 #include <emmintrin.h>
 
+#include "arch/cpu.h"
 #include "kernel/job_plan.h"
 #include "mm/alloc/buddy.h"
 #include "mm/memmap.h"
@@ -380,6 +381,15 @@ static void *arena_map(uint64_t bytes)
 	return (void *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
 }
 
+/* This machine's caches, decoded by the kernel's own reader
+ * (arch/cpu_caches.h) from the CPUID instruction. */
+static struct cpu_caches host_caches;
+
+static void cpuid_instruction(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t r[4])
+{
+	cpuid(leaf, subleaf, r);
+}
+
 static void setup(void)
 {
 	uint64_t per_node = B.pages / B.nr_nodes;
@@ -405,6 +415,7 @@ static void setup(void)
 		madvise(array, bytes, MADV_HUGEPAGE);
 		memset(array, 0, bytes);                 /* pre-fault */
 		memmap_node_init(&n->map, nd, n->start_pfn, per_node, (struct page *)array);
+		memmap_node_choose_store(&n->map, &host_caches);
 		/* The array's own pages, as the kernel marks them. */
 		memmap_init_range(&n->map, n->array_pfn, n->end_pfn, PAGE_MEMMAP,
 				  page_zone_of_pfn(n->array_pfn));
@@ -587,6 +598,7 @@ int main(int argc, char **argv)
 
 	/* The pure code's warnings and errors on stderr (tests/host/host_support.h). */
 	host_shim_configure(&HOST_SHIM_BENCH);
+	cpu_caches_decode(cpuid_instruction, NULL, &host_caches);
 	B.pages = 16777216;
 	B.nr_nodes = 2;
 	B.reps = 5;
@@ -643,7 +655,7 @@ int main(int argc, char **argv)
 		/* Descriptors of at least four times the last-level cache, so
 		 * memory is timed and not the cache (a 260 MiB L3 holds the
 		 * 16-byte array of 64 GiB whole). */
-		const struct memmap_cpu_caches *c = memmap_cpu_caches();
+		const struct cpu_caches *c = &host_caches;
 		uint64_t want = 4 * c->llc_bytes / MEMMAP_DESC_BYTES;
 		if (quick) {
 			/* Exactly four times the LLC (or 128 MiB of descriptors if
@@ -657,11 +669,11 @@ int main(int argc, char **argv)
 	}
 	setup();
 	{
-		const struct memmap_cpu_caches *c = memmap_cpu_caches();
+		const struct cpu_caches *c = &host_caches;
 		static const char *const vendors[] = { "other", "intel", "amd" };
 		uint64_t array = memmap_desc_bytes(B.nodes[0].map.nr_pages);
 		struct memmap_store_probe pr;
-		const struct node_sim *n0 = &B.nodes[0];
+		struct node_sim *n0 = &B.nodes[0];
 		uint64_t probe_pages = (PROBE_BYTES / MEMMAP_DESC_BYTES);
 
 		/* The kernel's choice, made the kernel's way (kernel/init/meminit.c):
@@ -671,7 +683,10 @@ int main(int argc, char **argv)
 		memmap_store_probe(&n0->map, n0->start_pfn, n0->start_pfn + probe_pages, 3, probe_ns,
 				   probe_flush, &pr);
 		memmap_store_set(pr.choice);
-		enum memmap_store st = memmap_store_choose(array, c);
+		/* Each node's array takes the choice, as the kernel's do. */
+		for (uint32_t nd = 0; nd < B.nr_nodes; nd++)
+			memmap_node_choose_store(&B.nodes[nd].map, c);
+		enum memmap_store st = B.nodes[0].map.store;
 
 		printf("memmap-bench-cpu desc=%d vendor=%s llc_bytes=%llu llc_source=%s "
 		       "node_array_bytes=%llu store=%s probe_bytes=%llu probe_plain_ns=%llu "
