@@ -26,7 +26,9 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO_ROOT, "tools"))
 
+sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "tools"))
 from mbtools import facts, records  # noqa: E402
+from script_module import load_script  # noqa: E402
 
 SOURCE_DIRS = ("arch", "boot", "kernel", "mm", "bench", "tools", "tests")
 
@@ -323,14 +325,7 @@ class Limits(unittest.TestCase):
 # ---- one source for each fact of the tools (issue 20) ----------------------
 
 def load_memboot():
-    import importlib.machinery
-    import importlib.util
-    path = os.path.join(REPO_ROOT, "tools", "memboot")
-    loader = importlib.machinery.SourceFileLoader("memboot_facts_test", path)
-    spec = importlib.util.spec_from_loader(loader.name, loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
+    return load_script(os.path.join(REPO_ROOT, "tools", "memboot"), "memboot_facts_test")
 
 
 def python_files():

@@ -9,8 +9,6 @@ the kernel.
 """
 
 import contextlib
-import importlib.machinery
-import importlib.util
 import io
 import json
 import os
@@ -27,17 +25,10 @@ from unittest import mock
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 TOOL = os.path.join(REPO_ROOT, "tools", "memboot")
+sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "tools"))
+from script_module import load_script  # noqa: E402
 
-
-def load_tool():
-    loader = importlib.machinery.SourceFileLoader("memboot_tool", TOOL)
-    spec = importlib.util.spec_from_loader("memboot_tool", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
-mb = load_tool()
+mb = load_script(TOOL, "memboot_tool")
 
 BASE = [
     "qemu-system-x86_64",
