@@ -1,7 +1,7 @@
 /*
- * fuzz_common.h: what the boot-path fuzz targets share: the invariants of a
- * normalized memory map, checked by trapping (libFuzzer reports the input).
- * The cmocka form of the same check is tests/host/map_check.h.
+ * fuzz_common.h: what the fuzz targets share: CHECK() and the invariants of
+ * a normalized memory map, checked by trapping (libFuzzer reports the
+ * input). The cmocka form of the map check is tests/host/map_check.h.
  */
 #ifndef MEMBOOT_TESTS_FUZZ_COMMON_H
 #define MEMBOOT_TESTS_FUZZ_COMMON_H
@@ -9,6 +9,9 @@
 #include <stdint.h>
 
 #include "boot/bootinfo.h"
+
+/* Trap (a crash libFuzzer reports with its input) unless @cond holds. */
+#define CHECK(cond) do { if (!(cond)) __builtin_trap(); } while (0)
 
 /* Trap unless @b's normalized ranges fit the table and are sorted, disjoint,
  * page-aligned, merged and typed. */
