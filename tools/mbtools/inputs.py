@@ -202,6 +202,13 @@ def _argument_error(message):
     return argparse.ArgumentTypeError(message)
 
 
+def _accepted(value, problem):
+    """@value for argparse, or its error naming @problem (if not None)."""
+    if problem:
+        raise _argument_error(problem)
+    return value
+
+
 def positive_int(text):
     """A count of at least 1 (ASCII digits)."""
     value = parse_uint(text)
@@ -225,10 +232,7 @@ def positive_seconds(text):
 
 
 def size_arg(text):
-    value, problem = size_problem(text)
-    if problem:
-        raise _argument_error(problem)
-    return value
+    return _accepted(*size_problem(text))
 
 
 def size_text_arg(text):
@@ -239,18 +243,12 @@ def size_text_arg(text):
 
 def input_file(text):
     """A regular, readable file (a console log, a bench JSON...)."""
-    problem = regular_file_problem(text, "file")
-    if problem:
-        raise _argument_error(problem)
-    return text
+    return _accepted(text, regular_file_problem(text, "file"))
 
 
 def output_file(text):
     """A file that can be written: its directory exists and is writable."""
-    problem = output_problem(text)
-    if problem:
-        raise _argument_error(problem)
-    return text
+    return _accepted(text, output_problem(text))
 
 
 def output_with_extension(*extensions):
@@ -274,7 +272,4 @@ def output_prefix(text):
 
 
 def linux_kernel(text):
-    problem = bzimage_problem(text)
-    if problem:
-        raise _argument_error(problem)
-    return text
+    return _accepted(text, bzimage_problem(text))
