@@ -31,6 +31,7 @@
 	X(smp)           /* SMP bring-up as a whole */                      \
 	X(job)           /* a job of the job runner's self-test */          \
 	X(memmap)        /* where a node's descriptor array lives */        \
+	X(store_probe)   /* plain against non-temporal stores, timed at boot */ \
 	X(memmap_piece)  /* a piece of a descriptor array */                \
 	X(alloc)         /* the allocator chosen behind the seam */         \
 	X(node_init)     /* a node's page init */                           \

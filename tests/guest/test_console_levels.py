@@ -47,10 +47,10 @@ def test_loglevel_given_wins_over_quiet():
 
 def test_records_off_keeps_summary_and_done_records():
     b = boot(boot_path="pvh", append="memboot.records=off")
-    # The records of the phases before the command line was read went out.
+    # Nothing went out before the command line was read: the log ring holds
+    # every line until the clock's precise figure (docs/measuring.md), long
+    # after memboot.records=off applies. The summary and done always go.
     names = [(r["event"], r.get("name")) for r in b.records]
-    assert ("phase", "bootinfo") in names and ("phase", "cmdline") not in names, names
-    after = names[names.index(("phase", "bootinfo")) + 1:]
-    assert {e for e, _ in after} == {"summary", "done"}, after
+    assert {e for e, _ in names} == {"summary", "done"}, names
     b.expect_status(0)
     assert _lines(b)[0] and _lines(b)[2:] == (True, True), b.tail()
