@@ -28,34 +28,31 @@ const char *selftest_fault_name(unsigned fault)
 	return fault < sizeof(fault_names) / sizeof(fault_names[0]) - 1 ? fault_names[fault] : "?";
 }
 
-/* memboot.selftest=a,b,c: a comma-separated list of self-test names. */
+/* One name of memboot.selftest=a,b,c into the mask at @ctx. */
+static bool selftest_item(void *ctx, const char *item, char sign, uint64_t *key, char *err,
+			  size_t err_bytes)
+{
+	for (unsigned i = 0; selftest_names[i]; i++) {
+		if (strcmp(item, selftest_names[i]) == 0) {
+			*(uint64_t *)ctx |= 1ull << i;
+			*key = i;
+			return true;
+		}
+	}
+	snprintf(err, err_bytes, "'%s' is not one", item);
+	return false;
+}
+
+/* memboot.selftest=a,b,c: a list of self-test names (cmdline_parse_list's rule). */
 static bool parse_selftests(const char *value, void *ptr, char *err, size_t err_bytes)
 {
 	uint64_t mask = 0;
-	const char *s = value;
+	const struct cmdline_list list = {
+		.what = "self-test names from: clock, jobs, alloc, hugetlb, pt, churn",
+		.item = selftest_item, .ctx = &mask };
 
-	if (!value || !*value) {
-		snprintf(err, err_bytes, "a comma-separated list of names from: clock, jobs, alloc, hugetlb, pt, churn");
+	if (!cmdline_parse_list(value, &list, err, err_bytes))
 		return false;
-	}
-	while (*s) {
-		size_t n = strcspn(s, ",");
-		bool found = false;
-		for (unsigned i = 0; selftest_names[i]; i++) {
-			if (strlen(selftest_names[i]) == n && strncmp(s, selftest_names[i], n) == 0) {
-				mask |= 1ull << i;
-				found = true;
-			}
-		}
-		if (!found) {
-			snprintf(err, err_bytes, "names from: clock, jobs, alloc, hugetlb, pt, churn; '%.*s' is not one",
-				 (int)n, s);
-			return false;
-		}
-		s += n;
-		if (*s == ',')
-			s++;
-	}
 	*(uint64_t *)ptr = mask;
 	return true;
 }

@@ -640,53 +640,56 @@ bool pcp_parse_policy(const char *s, enum pcp_policy *out, char *err, size_t err
 	return false;
 }
 
+struct steps_list {
+	uint32_t add, remove;       /* the steps named plain or with +, and with - */
+	bool relative;              /* signed items: from mainline */
+};
+
+static bool steps_item(void *ctx, const char *item, char sign, uint64_t *key, char *err,
+		       size_t err_bytes)
+{
+	struct steps_list *l = ctx;
+	uint64_t n;
+
+	if (!cmdline_parse_u64(item, &n) || n > 31 || !(PCP_STEPS_KNOWN & PCP_STEP(n))) {
+		snprintf(err, err_bytes, "'%s' is not one", item);
+		return false;
+	}
+	if (sign == '-')
+		l->remove |= PCP_STEP(n);
+	else
+		l->add |= PCP_STEP(n);
+	l->relative = sign != 0;
+	*key = n;        /* +3,-3 names step 3 twice: a duplicate */
+	return true;
+}
+
 bool pcp_parse_steps(const char *s, uint32_t *out, char *err, size_t err_bytes)
 {
-	uint32_t mask = 0;
-	bool first = true;
+	struct steps_list l = { 0 };
+	const struct cmdline_list list = {
+		.what = "mainline, none, all, or step numbers from 1,3,4,5,7,8,9,10 "
+			"(+N/-N: mainline with/without N)",
+		.signs = true, .item = steps_item, .ctx = &l };
 
-	if (!s || !*s)
-		goto bad;
-	if (strcmp(s, "mainline") == 0) {
+	if (s && strcmp(s, "mainline") == 0) {
 		*out = PCP_STEPS_MAINLINE;
 		return true;
 	}
-	if (strcmp(s, "none") == 0) {
+	if (s && strcmp(s, "none") == 0) {
 		*out = 0;
 		return true;
 	}
-	if (strcmp(s, "all") == 0) {
+	if (s && strcmp(s, "all") == 0) {
 		*out = PCP_STEPS_KNOWN;
 		return true;
 	}
-	while (*s) {
-		char sign = 0;
-		unsigned n = 0, digits = 0;
-
-		if (*s == '+' || *s == '-')
-			sign = *s++;
-		if (first && sign)
-			mask = PCP_STEPS_MAINLINE;
-		while (*s >= '0' && *s <= '9' && digits < 3) {
-			n = n * 10 + (unsigned)(*s++ - '0');
-			digits++;
-		}
-		if (!digits || n > 31 || !(PCP_STEPS_KNOWN & PCP_STEP(n)) || (*s && *s != ','))
-			goto bad;
-		if (sign == '-')
-			mask &= ~PCP_STEP(n);
-		else
-			mask |= PCP_STEP(n);
-		first = false;
-		if (*s == ',' && !*++s)
-			goto bad;
-	}
-	*out = mask;
+	if (!cmdline_parse_list(s, &list, err, err_bytes))
+		return false;
+	/* The list is all relative or all absolute (cmdline_parse_list): the
+	 * order of its items never matters. */
+	*out = l.relative ? (PCP_STEPS_MAINLINE | l.add) & ~l.remove : l.add;
 	return true;
-bad:
-	snprintf(err, err_bytes,
-		 "mainline, none, all, or step numbers from 1,3,4,5,7,8,9,10 (+N/-N: mainline with/without N)");
-	return false;
 }
 
 void pcp_format_steps(uint32_t steps, char *buf, size_t bytes)
