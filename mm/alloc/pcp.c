@@ -754,13 +754,38 @@ static bool parse_pcp_steps(const char *value, void *ptr, char *err, size_t err_
 	return pcp_parse_steps(value, ptr, err, err_bytes);
 }
 
+/*
+ * memboot.pcp_high_fraction=0 or 8..1000000. Linux's sysctl handler for
+ * vm.percpu_pagelist_high_fraction (mm/page_alloc.c) takes 0 (the default:
+ * high from the low watermark) and refuses any other value below
+ * MIN_PERCPU_PAGELIST_HIGH_FRACTION (8) with EINVAL, keeping the old value,
+ * "to avoid pcp imbalance": below 8 one CPU's list could hold an eighth of
+ * the zone or more (at 1, all of it).
+ */
+static bool parse_high_fraction(const char *value, void *ptr, char *err, size_t err_bytes)
+{
+	uint64_t v;
+
+	if (!value || !cmdline_parse_u64(value, &v) || (v && v < PCP_HIGH_FRACTION_MIN) ||
+	    v > PCP_HIGH_FRACTION_MAX) {
+		snprintf(err, err_bytes,
+			 "0 (high from the low watermark) or a fraction %u..%u; below %u one CPU's list "
+			 "could hold the node's memory, and Linux refuses it too",
+			 PCP_HIGH_FRACTION_MIN, PCP_HIGH_FRACTION_MAX, PCP_HIGH_FRACTION_MIN);
+		return false;
+	}
+	*(uint64_t *)ptr = v;
+	return true;
+}
+
 static const struct param pcp_params[] = {
 	{ .key = "memboot.pcp", .type = PARAM_FUNC, .ptr = &pcp_settings.policy,
 	  .fn = parse_pcp, .help = "per-CPU page lists: off, fixed or auto (docs/pcp.md)" },
 	{ .key = "memboot.pcp_steps", .type = PARAM_FUNC, .ptr = &pcp_settings.steps,
 	  .fn = parse_pcp_steps, .help = "steps of Linux's PCP auto-tuning series to apply" },
-	{ .key = "memboot.pcp_high_fraction", .type = PARAM_U64, .ptr = &pcp_settings.high_fraction,
-	  .min = 0, .max = 1000000, .help = "high = node pages / fraction / CPUs (0: low watermark)" },
+	{ .key = "memboot.pcp_high_fraction", .type = PARAM_FUNC, .ptr = &pcp_settings.high_fraction,
+	  .fn = parse_high_fraction,
+	  .help = "high = node pages / fraction / CPUs: 0 (low watermark) or 8..1000000" },
 	{ .key = "memboot.churn_mix", .type = PARAM_STR, .ptr = pcp_settings.churn_mix,
 	  .max = sizeof(pcp_settings.churn_mix), .help = "churn self-test load: kbuild, deep or net" },
 	{ .key = "memboot.churn_allocs", .type = PARAM_U64, .ptr = &pcp_settings.churn_allocs,

@@ -715,6 +715,21 @@ static void test_kernel_smp_alloc_pcp_vm_keys(void **state)
 	assert_int_equal(pcp_settings.high_fraction, 8);
 	assert_string_equal(pcp_settings.churn_mix, "net");
 	assert_int_equal(pcp_settings.churn_allocs, 99);
+	/* Fractions below 8 are refused, as Linux's sysctl refuses them; 0 is auto. */
+	for (const char *const *v = (const char *const[]){ "1", "7", "1000001", "x", NULL }; *v; v++) {
+		char word[64];
+		snprintf(word, sizeof(word), "memboot.pcp_high_fraction=%s", *v);
+		host_log_reset();
+		assert_result(params_parse(word), 1, 0, 0, 1);
+		assert_true(host_log_contains("(expected 0 (high from the low watermark) or a fraction "
+					      "8..1000000; below 8 one CPU's list could hold the node's "
+					      "memory, and Linux refuses it too)"));
+		assert_int_equal(pcp_settings.high_fraction, 8);
+	}
+	assert_result(params_parse("memboot.pcp_high_fraction=0"), 1, 1, 0, 0);
+	assert_int_equal(pcp_settings.high_fraction, 0);
+	assert_result(params_parse("memboot.pcp_high_fraction=1000000"), 1, 1, 0, 0);
+	assert_int_equal(pcp_settings.high_fraction, 1000000);
 	assert_result(params_parse("memboot.pcp=sometimes memboot.pcp_steps=mainline"), 2, 1, 0, 1);
 	assert_int_equal(pcp_settings.policy, PCP_FIXED);
 	assert_int_equal(pcp_settings.steps, PCP_STEPS_MAINLINE);
