@@ -57,6 +57,7 @@
 #include "mm/alloc/buddy.h"
 #include "mm/memmap.h"
 #include "mm/page.h"
+#include "tests/host/host_support.h"
 
 #define MAX_NODES 8
 #define MAX_THREADS 256
@@ -564,6 +565,8 @@ int main(int argc, char **argv)
 {
 	bool ok = true, pages_given = false, quick = false;
 
+	/* The pure code's warnings and errors on stderr (tests/host/host_support.h). */
+	host_shim_configure(&HOST_SHIM_BENCH);
 	B.pages = 16777216;
 	B.nr_nodes = 2;
 	B.reps = 5;
