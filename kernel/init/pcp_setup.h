@@ -27,7 +27,8 @@ void pcp_setup_init(void);
 
 /* memboot.selftest=churn: the churn workload on every online CPU, then
  * every list drained; a "churn" record with the counters. True when no
- * page was lost and every list ended empty. */
-bool pcp_setup_churn_selftest(void);
+ * page was lost and every list ended empty; *skipped (and true) when there
+ * is not enough free memory to run it. */
+bool pcp_setup_churn_selftest(bool *skipped);
 
 #endif

@@ -145,8 +145,11 @@ bool selftests_run(const struct numa_topology *topo, struct memmap *mm,
 		all_ok &= ok;
 	}
 	if (selftest_settings.selftests & SELFTEST_CHURN) {
-		bool ok = pcp_setup_churn_selftest();
-		selftest_result(topo, mm, "churn", ok);
+		bool skipped, ok = pcp_setup_churn_selftest(&skipped);
+		if (skipped)
+			selftest_skipped("churn", "not enough memory");
+		else
+			selftest_result(topo, mm, "churn", ok);
 		all_ok &= ok;
 	}
 	return all_ok;

@@ -286,3 +286,17 @@ def test_early_allocations_beyond_memory_say_so():
     init = b.one("node_init")
     assert init["early_alloc_asked"] == init["early_alloc_made"] == 1000, init
     assert not any("early" in r["msg"] for r in b.all("warning")), b.all("warning")
+
+
+def test_churn_selftest_without_memory_is_skipped():
+    # The pools take nearly all of 2 x 64 MiB: half of what is left is under
+    # 256 pages for each of 4 workers. That is a skip, as for the other
+    # self-tests, not a failure (it was status 4, 'cannot run').
+    b = boot(nodes=2, cpus_per_node=2, mem_per_node="64M", boot_path="pvh",
+             append="hugepages=0:30,1:30 memboot.selftest=churn")
+    b.expect_ok()
+    assert b.one("selftest") == {"event": "selftest", "name": "churn", "ok": True,
+                                 "skipped": True, "reason": "not enough memory"}
+    assert "selftest churn: skipped: not enough memory" in b.console
+    assert not any("churn" in r["msg"] for r in b.all("error")), b.all("error")
+    assert all(c["lost"] == 0 for c in b.all("census"))
