@@ -81,8 +81,8 @@ PURE_SRCS := boot/bootinfo.c boot/efi_map.c boot/mb2/mb2.c kernel/cmdline.c \
 PURE_SRCS += boot/handoff.c boot/pvh/pvh.c boot/efi/kelf.c
 # The consoles' drawing and option parsing (no hardware in them).
 PURE_SRCS += $(wildcard kernel/console/*.c)
-# The local APIC mode decision and ICR encodings.
-PURE_SRCS += arch/x86_64/apic_mode.c
+# The local APIC mode decision and ICR encodings; the caches from CPUID leaves.
+PURE_SRCS += arch/x86_64/apic_mode.c arch/x86_64/cpu_caches.c
 # Each subsystem's command-line keys and their parsing (kernel/cmdline.h).
 PURE_SRCS += kernel/cpus.c kernel/exit_method.c kernel/selftest/select.c
 # The one host shim of log_printf/panic/record_emit (tests, fuzzers, benchmarks
@@ -91,8 +91,9 @@ HOST_SUPPORT := tests/host/host_support.c
 # Host-only code the tests and fuzzers exercise too: the acpidump text reader
 # of tools/memboot topo (the kernel only writes that text).
 HOST_TOOL_SRCS := tools/topo/acpidump_text.c
-# arch/pte.h (entry bits, no instructions) and arch/apic_mode.h (the APIC
-# mode decision) are the arch headers pure code includes; the host build uses
+# arch/pte.h (entry bits, no instructions), arch/apic_mode.h (the APIC mode
+# decision) and arch/cpu_caches.h (the caches from CPUID leaf values) are the
+# arch headers pure code includes; the host build uses
 # them as they are.
 HOST_CFLAGS := -std=gnu11 -g -O1 -I. -Iarch/x86_64/include -Wall -Wextra -Wno-unused-parameter \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \

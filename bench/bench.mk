@@ -32,9 +32,9 @@ BENCH_DESC_SIZES := 16 32 64
 BENCH_ARGS ?=
 # kernel/record.c: the host shim's record_emit() finishes records with it.
 MEMMAP_BENCH_KSRCS := mm/memmap.c mm/alloc/buddy.c mm/alloc/alloc.c mm/alloc/bitmap.c kernel/job_plan.c \
-	mm/alloc/alloc_pcp.c mm/alloc/pcp.c kernel/record.c
+	mm/alloc/alloc_pcp.c mm/alloc/pcp.c kernel/record.c arch/x86_64/cpu_caches.c
 MEMMAP_BENCH_BINS := $(addprefix $(BENCH_O)/memmap_bench_,$(BENCH_DESC_SIZES))
-BENCH_CFLAGS := -std=gnu11 -O2 -g -I. -Wall -Wextra -Wno-unused-parameter -Werror -DNDEBUG
+BENCH_CFLAGS := -std=gnu11 -O2 -g -I. -Iarch/x86_64/include -Wall -Wextra -Wno-unused-parameter -Werror -DNDEBUG
 BENCH_KCFLAGS := $(BENCH_CFLAGS) -mgeneral-regs-only -ffreestanding -fno-builtin-printf
 BENCH_HOST_CFLAGS := $(BENCH_CFLAGS) -Iarch/x86_64/include -pthread
 BENCH_SUPPORT_OBJ := $(BENCH_O)/host/tests/host/host_support.o

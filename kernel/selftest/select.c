@@ -1,7 +1,7 @@
 /*
  * select.c: which self-tests and faults the command line asks for
  * (select.h). Pure C, apart from the ring-0 self-tests of this directory, so
- * the host tests parse the same table.
+ * the host tests parse the same table. The names are kernel/selftest/list.h's.
  */
 #include "kernel/selftest/select.h"
 
@@ -12,12 +12,36 @@
 
 struct selftest_settings selftest_settings = {
 	.selftests = 0,
+	.list = false,
 	.clock_ms = 1000,
 	.fault = FAULT_NONE,
 };
 
-/* Bit i of enum selftest_bits is selftest_names[i]. */
-static const char *const selftest_names[] = { "clock", "jobs", "alloc", "hugetlb", "pt", "churn", NULL };
+#define SELFTEST_FIELDS(id, name, fn, needs, desc) { name, needs, desc },
+static const struct {
+	const char *name, *needs, *description;
+} selftest_entries[SELFTEST_COUNT] = { SELFTEST_LIST(SELFTEST_FIELDS) };
+#undef SELFTEST_FIELDS
+
+/* "clock, jobs, ...": the list's names, for the key's help and messages. */
+#define SELFTEST_CSV(id, name, fn, needs, desc) ", " name
+#define SELFTEST_NAMES (&(SELFTEST_LIST(SELFTEST_CSV))[2])
+#define SELFTEST_SPACED(id, name, fn, needs, desc) " " name
+
+const char *selftest_name(unsigned i)
+{
+	return i < SELFTEST_COUNT ? selftest_entries[i].name : NULL;
+}
+
+const char *selftest_needs(unsigned i)
+{
+	return i < SELFTEST_COUNT ? selftest_entries[i].needs : NULL;
+}
+
+const char *selftest_description(unsigned i)
+{
+	return i < SELFTEST_COUNT ? selftest_entries[i].description : NULL;
+}
 
 static const char *const fault_names[] = {
 	"none", "de", "ud", "gp", "pf", "df", "panic", "assert", "ap-ud", "ap-guard", "write-text",
@@ -28,13 +52,25 @@ const char *selftest_fault_name(unsigned fault)
 	return fault < sizeof(fault_names) / sizeof(fault_names[0]) - 1 ? fault_names[fault] : "?";
 }
 
-/* One name of memboot.selftest=a,b,c into the mask at @ctx. */
+struct selftest_pick {
+	uint64_t mask;
+	bool list;
+};
+
+/* One name of memboot.selftest=a,b,c (or list) into the struct selftest_pick at @ctx. */
 static bool selftest_item(void *ctx, const char *item, char sign, uint64_t *key, char *err,
 			  size_t err_bytes)
 {
-	for (unsigned i = 0; selftest_names[i]; i++) {
-		if (strcmp(item, selftest_names[i]) == 0) {
-			*(uint64_t *)ctx |= 1ull << i;
+	struct selftest_pick *pick = ctx;
+
+	if (strcmp(item, "list") == 0) {
+		pick->list = true;
+		*key = SELFTEST_COUNT;
+		return true;
+	}
+	for (unsigned i = 0; i < SELFTEST_COUNT; i++) {
+		if (strcmp(item, selftest_entries[i].name) == 0) {
+			pick->mask |= 1ull << i;
 			*key = i;
 			return true;
 		}
@@ -43,23 +79,27 @@ static bool selftest_item(void *ctx, const char *item, char sign, uint64_t *key,
 	return false;
 }
 
-/* memboot.selftest=a,b,c: a list of self-test names (cmdline_parse_list's rule). */
+/* memboot.selftest=a,b,c: a list of self-test names (cmdline_parse_list's
+ * rule), or `list` among them: print the table and run none. */
 static bool parse_selftests(const char *value, void *ptr, char *err, size_t err_bytes)
 {
-	uint64_t mask = 0;
-	const struct cmdline_list list = {
-		.what = "self-test names from: clock, jobs, alloc, hugetlb, pt, churn",
-		.item = selftest_item, .ctx = &mask };
+	struct selftest_settings *set = ptr;
+	struct selftest_pick pick = { 0 };
+	char what[160];
+	const struct cmdline_list list = { .what = what, .item = selftest_item, .ctx = &pick };
 
+	snprintf(what, sizeof(what), "self-test names from: %s, or list", SELFTEST_NAMES);
 	if (!cmdline_parse_list(value, &list, err, err_bytes))
 		return false;
-	*(uint64_t *)ptr = mask;
+	set->selftests = pick.mask;
+	set->list = pick.list;
 	return true;
 }
 
 static const struct param selftest_params[] = {
-	{ .key = "memboot.selftest", .type = PARAM_FUNC, .ptr = &selftest_settings.selftests,
-	  .fn = parse_selftests, .help = "self-tests to run: clock, jobs, alloc, hugetlb, pt, churn" },
+	{ .key = "memboot.selftest", .type = PARAM_FUNC, .ptr = &selftest_settings,
+	  .fn = parse_selftests, .help = "self-tests to run, or list (print them, run none):"
+	  SELFTEST_LIST(SELFTEST_SPACED) },
 	{ .key = "memboot.clock_ms", .type = PARAM_U64, .ptr = &selftest_settings.clock_ms,
 	  .min = 10, .max = 60000, .help = "length of the clock self-test busy-wait" },
 	{ .key = "memboot.fault", .type = PARAM_ENUM, .ptr = &selftest_settings.fault,
