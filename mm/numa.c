@@ -16,6 +16,8 @@
  *    come later is their purpose);
  *  - usable memory the SRAT forgot goes to the node of the nearest SRAT range
  *    below it, else above it, so that every usable byte has a node;
+ *  - a domain left with no usable memory after clipping and with no CPU gets
+ *    no node, as Linux never brings one online (drop_empty_nodes());
  *  - a CPU the SRAT forgot goes to node 0 (as Linux does); an SRAT CPU the
  *    MADT does not list is ignored; if the SRAT places no CPU at all, it is
  *    not trusted.
@@ -589,6 +591,76 @@ static void warn_orphans(struct build *b)
 }
 
 /*
+ * Proximity domains left with no memory after clipping to the map and with
+ * no CPU get no node. Linux does the same for the same SRAT: its
+ * numa_register_meminfo() sets up node data only for nodes whose clipped
+ * memory is not empty, and a memoryless node is brought online only for a
+ * CPU on it (init_cpu_to_node()), so such a domain stays "possible" but is
+ * never an online node, and numactl does not count it. The nodes after a
+ * dropped one are renumbered (nodes are dense here). A domain whose every
+ * range is hot-pluggable is expected to be empty at boot: an info line;
+ * otherwise a warning, the SRAT promised memory that is not there.
+ */
+static void drop_empty_nodes(struct build *b)
+{
+	struct numa_topology *t = b->t;
+	uint32_t renumber[NUMA_MAX_NODES], kept = 0, dropped = 0, warned = 0;
+	bool used[NUMA_MAX_NODES] = { false };
+
+	for (uint32_t i = 0; i < t->nr_ranges; i++)
+		used[t->ranges[i].node] = true;
+	for (uint32_t c = 0; c < t->nr_cpus; c++)
+		used[t->cpus[c].node] = true;
+	for (uint32_t n = 0; n < t->nr_nodes; n++) {
+		if (used[n]) {
+			renumber[n] = kept;
+			t->nodes[kept++] = t->nodes[n];
+			continue;
+		}
+		renumber[n] = NUMA_NO_NODE;
+		dropped++;
+		const struct numa_srat_range *first = NULL;
+		bool all_hotplug = true;
+		for (uint32_t k = 0; k < t->nr_srat_ranges; k++) {
+			const struct numa_srat_range *r = &t->srat[b->order[k]];
+
+			if (r->node != n || r->start >= r->end)
+				continue;
+			if (!first)
+				first = r;
+			all_hotplug &= r->hotplug;
+		}
+		if (first && all_hotplug) {
+			pr_info(PREFIX "SRAT: PXM %u has no CPU and only hot-pluggable memory, none present ([mem 0x%08llx-0x%08llx] first); no node for it until memory comes",
+				t->nodes[n].pxm, (unsigned long long)first->start,
+				(unsigned long long)(first->end - 1));
+		} else if (warned++ < ORPHAN_WARN_LINES) {
+			if (first)
+				NUMA_WARN(t, PREFIX "SRAT: PXM %u has no CPU and none of its memory ([mem 0x%08llx-0x%08llx] first) is usable memory of the map; no node for it (Linux brings no such node online)",
+					  t->nodes[n].pxm, (unsigned long long)first->start,
+					  (unsigned long long)(first->end - 1));
+			else
+				NUMA_WARN(t, PREFIX "SRAT: PXM %u has no CPU and no memory; no node for it (Linux brings no such node online)",
+					  t->nodes[n].pxm);
+		}
+	}
+	if (warned > ORPHAN_WARN_LINES)
+		NUMA_WARN(t, PREFIX "SRAT: %u more proximity domains with no CPU and no usable memory; no nodes for them",
+			  warned - ORPHAN_WARN_LINES);
+	if (!dropped)
+		return;
+	memset(&t->nodes[kept], 0, (t->nr_nodes - kept) * sizeof(t->nodes[0]));
+	t->nr_nodes = kept;
+	for (uint32_t i = 0; i < t->nr_ranges; i++)
+		t->ranges[i].node = renumber[t->ranges[i].node];
+	for (uint32_t c = 0; c < t->nr_cpus; c++)
+		t->cpus[c].node = renumber[t->cpus[c].node];
+	for (uint32_t k = 0; k < t->nr_srat_ranges; k++)
+		if (t->srat[k].node != NUMA_NO_NODE)
+			t->srat[k].node = renumber[t->srat[k].node];
+}
+
+/*
  * Bytes of [start, end) that no range of the map describes, ignoring the
  * first MiB (firmware commonly leaves the legacy VGA and ROM window out of
  * the map while the SRAT covers it).
@@ -758,6 +830,7 @@ static void build_from_srat(struct build *b)
 	warn_orphans(b);
 	warn_unaligned(b);
 	warn_beyond_map(b);
+	drop_empty_nodes(b);
 	set_distances(b);
 	finish(b);
 }
@@ -1069,6 +1142,13 @@ void numa_print(const struct numa_topology *t)
 
 			if (s->start >= s->end)
 				continue;   /* less than a page, rounded away (warned) */
+			if (s->node == NUMA_NO_NODE) {
+				pr_info("SRAT: PXM %u [mem 0x%08llx-0x%08llx]%s%s: no node (nothing of it is usable memory, no CPU)",
+					s->pxm, (unsigned long long)s->start,
+					(unsigned long long)(s->end - 1), s->hotplug ? " hotplug" : "",
+					s->nonvolatile ? " non-volatile" : "");
+				continue;
+			}
 			pr_info("SRAT: Node %u PXM %u [mem 0x%08llx-0x%08llx]%s%s", s->node, s->pxm,
 				(unsigned long long)s->start, (unsigned long long)(s->end - 1),
 				s->hotplug ? " hotplug" : "", s->nonvolatile ? " non-volatile" : "");

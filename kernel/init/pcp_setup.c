@@ -96,6 +96,8 @@ void pcp_setup_init(void)
 		rec_str(&r, "policy", pcp_policy_name(pz->cfg.policy));
 		rec_str(&r, "steps", steps);
 		rec_u64(&r, "high_fraction", pz->cfg.high_fraction);
+		/* policy auto with a fraction fixes high, as in Linux: say so. */
+		rec_bool(&r, "tuned", pz->auto_tune);
 		rec_u64(&r, "batch", (uint64_t)pz->batch);
 		rec_u64(&r, "high_min", (uint64_t)pz->high_min);
 		rec_u64(&r, "high_max", (uint64_t)pz->high_max);

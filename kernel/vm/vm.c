@@ -14,6 +14,8 @@
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "mm/alloc/alloc.h"
+#include "mm/alloc/alloc_pcp.h"
+#include "mm/alloc/pcp.h"
 #include "mm/memmap.h"
 
 #define HUGE_ORDER 9
@@ -105,6 +107,116 @@ void vm_frame_free(enum pt_region_kind kind, uint64_t phys)
 		hugetlb_pool_give(huge_pools, pfn, HUGETLB_2M);
 	else
 		alloc_free(pfn, kind == PT_REGION_2M ? HUGE_ORDER : 0);
+}
+
+/* ---- what a region can fault in ---- */
+
+/*
+ * Order-0 pages the per-CPU lists can keep from other CPUs: after a refill a
+ * CPU's list on each node holds at most one refill, batch <<
+ * PCP_BATCH_SCALE_MAX pages (mm/alloc/pcp.c), and a CPU that finds no page
+ * drains only its own lists before the allocation fails (mm/alloc/alloc.c).
+ */
+static uint64_t pcp_slack_pages(uint32_t cpus)
+{
+	uint64_t per_cpu = 0;
+
+	if (!alloc_pcp_active())
+		return 0;
+	for (uint32_t n = 0; n < alloc_nr_nodes(); n++) {
+		const struct pcp_zone *pz = alloc_pcp_zone(n);
+
+		if (pz)
+			per_cpu += ((uint64_t)pz->batch << PCP_BATCH_SCALE_MAX) + (uint64_t)pz->batch;
+	}
+	return per_cpu * cpus;
+}
+
+/*
+ * Table pages a region of @bytes at the window's start can need: a PTE table
+ * per 2 MiB (4 KiB pages), a PMD table per GiB and one for a partial GiB,
+ * the PUD tables, and one spare per CPU: with split locks two CPUs may both
+ * allocate the same missing table, and the loser frees its copy afterwards.
+ */
+static uint64_t table_pages_for(enum pt_region_kind kind, uint64_t bytes, uint32_t cpus)
+{
+	uint64_t t = (bytes >> 30) + 1 + 2 + cpus + 8;
+
+	if (kind == PT_REGION_4K)
+		t += bytes >> 21;
+	return t;
+}
+
+/* Up to @max order-9 blocks taken and given back: how many the allocator
+ * has. They are chained through their first word while held. */
+static uint64_t count_2m_blocks(uint64_t max)
+{
+	uint64_t head = PT_NO_PHYS, n = 0;
+
+	for (; n < max; n++) {
+		uint64_t phys = vm_frame_alloc(PT_REGION_2M, 0);
+		if (phys == PT_NO_PHYS)
+			break;
+		*(volatile uint64_t *)(uintptr_t)phys = head;
+		head = phys;
+	}
+	while (head != PT_NO_PHYS) {
+		uint64_t next = *(volatile uint64_t *)(uintptr_t)head;
+		vm_frame_free(PT_REGION_2M, head);
+		head = next;
+	}
+	return n;
+}
+
+void vm_region_capacity(enum pt_region_kind kind, uint64_t want_bytes, uint32_t cpus,
+			struct vm_capacity *c)
+{
+	uint64_t free, slack, small, bytes = 0;
+
+	/* Everything cached in front of the allocator back first: the counts
+	 * below are then what any CPU can get. */
+	alloc_drain();
+	free = alloc_free_count();
+	slack = pcp_slack_pages(cpus);
+	small = table_pages_for(kind, want_bytes, cpus) + slack;   /* order-0 pages besides frames */
+	memset(c, 0, sizeof(*c));
+	c->free_pages = free;
+	switch (kind) {
+	case PT_REGION_4K:
+		/* Each 2 MiB costs 512 frames and a PTE table; 514 pages a
+		 * 2 MiB also pays the PMD table of every 512 of them. The
+		 * fixed tables are those of an empty region. */
+		c->frames = free;
+		small = table_pages_for(kind, 0, cpus) + slack;
+		if (free > small)
+			bytes = (free - small) / 514 << 21;
+		break;
+	case PT_REGION_2M: {
+		/* Free pages do not say how many 2 MiB blocks there are:
+		 * count them, with enough spare blocks for the small pages. */
+		uint64_t lost = (small + 511) / 512;
+		uint64_t got = count_2m_blocks((want_bytes >> 21) + lost);
+		uint64_t loose = free > (got << 9) ? free - (got << 9) : 0;
+
+		c->frames = got;
+		/* Small pages come from loose pieces before a block is split. */
+		lost = loose >= small ? 0 : (small - loose + 511) / 512;
+		if (got > lost)
+			bytes = (got - lost) << 21;
+		break;
+	}
+	case PT_REGION_HUGETLB:
+		c->frames = huge_pools ? hugetlb_pool_free(huge_pools, HUGETLB_2M) : 0;
+		if (free > small)
+			bytes = c->frames << 21;
+		break;
+	case PT_NR_REGION_KINDS:
+		break;
+	}
+	c->small_pages = small;
+	if (bytes > want_bytes)
+		bytes = want_bytes;
+	c->bytes = bytes & ~((2ULL << 20) - 1);
 }
 
 static uint64_t region_alloc_frame(void *ctx, enum pt_region_kind kind, uint32_t node)

@@ -71,6 +71,23 @@ void vm_reset_stats(void);
 uint64_t vm_frame_alloc(enum pt_region_kind kind, uint32_t node);
 void vm_frame_free(enum pt_region_kind kind, uint64_t phys);
 
+/*
+ * What a region of @kind can fault in now on @cpus CPUs, at most
+ * @want_bytes: its frames and the table pages it needs within what the
+ * allocator (and, for PT_REGION_HUGETLB, the 2 MiB pools) has free, less
+ * what the per-CPU lists can hold back from other CPUs. A #PF the handler
+ * cannot serve is fatal, so a region must never ask for more. Drains the
+ * per-CPU lists.
+ */
+struct vm_capacity {
+	uint64_t bytes;            /* a multiple of 2 MiB, <= want_bytes */
+	uint64_t frames;           /* free frames of the kind: 4 KiB pages, 2 MiB blocks, pool pages */
+	uint64_t free_pages;       /* the allocator's free pages */
+	uint64_t small_pages;      /* 4 KiB pages needed besides the frames (tables, list slack) */
+};
+void vm_region_capacity(enum pt_region_kind kind, uint64_t want_bytes, uint32_t cpus,
+			struct vm_capacity *c);
+
 /* Table pages all live spaces hold now (typed PAGE_PAGETABLE, taken from
  * the allocator after boot: the census sets them apart). */
 uint64_t vm_table_pages(void);

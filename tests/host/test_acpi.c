@@ -1763,8 +1763,13 @@ static void test_hpet_fixture_and_bad(void **state)
 	assert_false(acpi_hpet_parse(b->b, b->len, &h));
 	assert_true(host_log_contains("register base 0xfed00100 (offset 0x2c) is not a 1 KiB aligned"));
 	put64(b->b, 44, 0);
+	host_log_reset();
 	assert_false(acpi_hpet_parse(b->b, b->len, &h));
 	assert_int_equal(h.address, 0);
+	/* Address 0 is named as such, not as a misaligned one. */
+	assert_true(host_log_contains("ACPI: HPET: register base is address 0 (offset 0x2c): the "
+				      "table names no HPET; HPET ignored"));
+	assert_false(host_log_contains("1 KiB aligned"));
 	assert_false(acpi_hpet_parse(b->b, 40, &h));
 	free(b);
 }

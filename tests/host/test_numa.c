@@ -1329,6 +1329,67 @@ static void test_srat_beyond_map(void **state)
 	expect_log("SRAT: Node 1 PXM 1 [mem 0x140000000-0x23fffffff] hotplug");
 }
 
+/*
+ * A memory-only domain whose SRAT range lies beyond RAM (PXM 1, [4G, 5G) on
+ * a 1 GiB machine) has no memory after clipping and no CPU: it gets no node,
+ * as in Linux, where it is never brought online. The nodes after it are
+ * renumbered (PXM 3 is node 1) and keep their SLIT distances by PXM.
+ */
+static void srat_with_node_beyond_ram(unsigned flags)
+{
+	map_q35(1 * GiB);
+	cpu(0);
+	cpu(1);
+	cpu_aff(0, 0);
+	cpu_aff(0, 1);
+	mem_aff(0, 0, 0x20000000);
+	mem_aff_flags(1, 0x100000000, 0x140000000, flags);
+	mem_aff(3, 0x20000000, 0x40000000);
+	/* by PXM:  0   1   2   3 */
+	SLIT(4,    10, 17, 19, 21,
+		   17, 10, 19, 23,
+		   19, 19, 10, 25,
+		   21, 23, 25, 10);
+}
+
+static void test_srat_node_beyond_ram_is_dropped(void **state)
+{
+	(void)state;
+	srat_with_node_beyond_ram(SRAT_ENABLED);
+	assert_int_equal(build(), 2);
+
+	EXPECT_PXMS(0, 3);
+	EXPECT_CPUS(0, 0, 1);
+	EXPECT_NO_CPUS(1);
+	EXPECT_MEM(0, 0x0, 0x9f000, 0x100000, 0x20000000);
+	EXPECT_MEM(1, 0x20000000, 0x3ffdf000);
+	EXPECT_DISTANCES(10, 21,
+			 21, 10);
+	assert_true(topo.slit);
+	/* One warning clips the range, one says the domain has no node. */
+	expect_warnings(2, 2);
+	expect_log("NUMA: SRAT: PXM 1 has no CPU and none of its memory ([mem 0x100000000-0x13fffffff] "
+		   "first) is usable memory of the map; no node for it (Linux brings no such node online)");
+	expect_log("SRAT: PXM 1 [mem 0x100000000-0x13fffffff]: no node (nothing of it is usable memory, no CPU)");
+	expect_log("\"nodes\":2,\"cpus\":2,");
+	for (uint32_t k = 0; k < topo.nr_srat_ranges; k++)
+		assert_int_equal(topo.srat[k].node,
+				 topo.srat[k].pxm == 0 ? 0 : topo.srat[k].pxm == 3 ? 1 : NUMA_NO_NODE);
+}
+
+/* The same domain with only hot-pluggable memory: empty at boot is its
+ * purpose, so an info line, not a warning. */
+static void test_srat_hotplug_only_node_is_dropped_quietly(void **state)
+{
+	(void)state;
+	srat_with_node_beyond_ram(SRAT_ENABLED | SRAT_HOTPLUG);
+	assert_int_equal(build(), 0);
+	EXPECT_PXMS(0, 3);
+	expect_warnings(0, 0);
+	expect_log("NUMA: SRAT: PXM 1 has no CPU and only hot-pluggable memory, none present "
+		   "([mem 0x100000000-0x13fffffff] first); no node for it until memory comes");
+}
+
 /* Usable memory outside every SRAT range goes to the node of the nearest
  * range below it, else above it; one warning per range. */
 static void test_usable_memory_in_no_srat_range(void **state)
@@ -1663,6 +1724,8 @@ int main(void)
 		cmocka_unit_test_setup(test_overlap_falls_back, reset),
 		cmocka_unit_test_setup(test_overlap_same_pxm, reset),
 		cmocka_unit_test_setup(test_srat_beyond_map, reset),
+		cmocka_unit_test_setup(test_srat_node_beyond_ram_is_dropped, reset),
+		cmocka_unit_test_setup(test_srat_hotplug_only_node_is_dropped_quietly, reset),
 		cmocka_unit_test_setup(test_usable_memory_in_no_srat_range, reset),
 		cmocka_unit_test_setup(test_many_orphans_summed_up, reset),
 		cmocka_unit_test_setup(test_srat_without_usable_memory, reset),
