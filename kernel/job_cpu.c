@@ -14,7 +14,7 @@
 
 uint32_t job_platform_max_cpus(void)
 {
-	return MAX_CPUS;
+	return nr_cpu_ids;
 }
 
 uint32_t job_platform_this_cpu(void)

@@ -6,10 +6,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "arch/cpu.h"
 #include "arch/io.h"
 
 struct cpu_state boot_cpu_state;
-struct cpu_state *cpu_states[MAX_CPUS];
+static struct cpu_state *boot_cpu_states[1] = { &boot_cpu_state };
+struct cpu_state **cpu_states = boot_cpu_states;
+uint32_t nr_cpu_ids = 1;
 
 void percpu_ap_main(void)
 {
@@ -19,6 +22,7 @@ void percpu_ap_main(void)
 	 * gave up on this CPU, it must stay out for good. Everything it has
 	 * touched up to here stays allocated for that case. */
 	uint32_t waiting = SMP_AP_WAITING;
+	cs->online_tsc = rdtsc();
 	if (!__atomic_compare_exchange_n(&cs->boot_state, &waiting, SMP_AP_ONLINE, false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		cpu_halt_forever();

@@ -37,6 +37,8 @@ struct cpu_state {
 	uint32_t mem_node;              /* node it allocates from (nearest with memory) */
 	volatile uint32_t online;       /* set once boot_state is SMP_AP_ONLINE */
 	uint32_t boot_state;            /* enum smp_ap_state */
+	uint64_t kick_tsc;              /* boot CPU's TSC when it sent INIT */
+	uint64_t online_tsc;            /* the AP's TSC as it came online */
 
 	/* Job runner mailbox: the boot CPU writes work_fn last; the CPU runs
 	 * it and clears it (kernel/job_cpu.c posts, percpu_ap_main() runs). */
@@ -45,9 +47,11 @@ struct cpu_state {
 	volatile uint64_t works_done;
 };
 
-/* The boot CPU's state, and every CPU's by logical id (NULL: not up). */
+/* The boot CPU's state, and every CPU's by logical id (NULL: not up):
+ * nr_cpu_ids entries, allocated at bring-up for the CPUs there are (one,
+ * the boot CPU's, until then). */
 extern struct cpu_state boot_cpu_state;
-extern struct cpu_state *cpu_states[MAX_CPUS];
+extern struct cpu_state **cpu_states;      /* nr_cpu_ids entries (arch/percpu.h) */
 
 static inline struct cpu_state *this_cpu_state(void)
 {
@@ -57,7 +61,7 @@ static inline struct cpu_state *this_cpu_state(void)
 /* @cpu's state, or NULL when @cpu is out of range or not brought up. */
 static inline struct cpu_state *cpu_state_of(uint32_t cpu)
 {
-	return cpu < MAX_CPUS ? cpu_states[cpu] : 0;
+	return cpu < nr_cpu_ids ? cpu_states[cpu] : 0;
 }
 
 /*

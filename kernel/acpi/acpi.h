@@ -42,8 +42,12 @@
 
 /* Capacities of the result structures. */
 #define ACPI_MAX_TABLES 64
-#define ACPI_MADT_MAX_CPUS 1024
-#define ACPI_SRAT_MAX_CPUS 1024
+/* Processor entries kept: twice the kernel's design limit of 8192 CPUs
+ * (kernel/limits.h), so that beyond that limit the topology can still choose
+ * CPUs balanced across nodes from what the tables list; later entries are
+ * counted (nr_dropped). */
+#define ACPI_MADT_MAX_CPUS 16384
+#define ACPI_SRAT_MAX_CPUS 16384
 #define ACPI_SRAT_MAX_MEMS 1024
 #define ACPI_SLIT_MAX_LOCALITIES 1024
 
