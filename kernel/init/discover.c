@@ -226,6 +226,14 @@ static bool discover_apic_mode(const struct discovered_acpi *acpi,
 	rec_bool(&r, "madt_x2apic", in.madt_x2apic);
 	rec_u64(&r, "max_apic_id", in.max_apic_id);
 	rec_u64(&r, "unreachable", unreachable);
+	if (acpi->have_madt) {
+		uint32_t x2 = 0;
+		for (uint32_t i = 0; i < acpi->madt.nr_nmis && i < ACPI_MADT_MAX_NMIS; i++)
+			x2 += acpi->madt.nmis[i].x2apic;
+		rec_u64(&r, "nmi_entries", acpi->madt.nr_nmis);
+		rec_u64(&r, "x2apic_nmi_entries", x2);
+		rec_u64(&r, "boot_lint_nmi", acpi_lint_nmi_of(&acpi->madt, topo->cpus[0].acpi_uid));
+	}
 	if (c.request_refused) {
 		rec_str(&r, "requested", smp_settings.apic == APIC_REQUEST_XAPIC ? "xapic" : "x2apic");
 		record_report(&r, LOG_WARN, "apic: {mode} mode ({reason}); memboot.apic={requested} "
@@ -274,8 +282,10 @@ void discover_smp(const struct discovered_acpi *acpi, const struct numa_topology
 	uint64_t base = physmem_alloc(pm, (bytes + 4095) & ~4095ULL, 4096, boot_mem_node, false,
 				      PHYSMEM_RESV_PERCPU);
 	if (!base) {
-		struct smp_cpu_desc boot = { .apic_id = topo->cpus[0].apic_id,
-					     .node = topo->cpus[0].node, .mem_node = boot_mem_node };
+		struct smp_cpu_desc boot = {
+			.apic_id = topo->cpus[0].apic_id, .node = topo->cpus[0].node,
+			.mem_node = boot_mem_node,
+			.lint_nmi = acpi->have_madt ? acpi_lint_nmi_of(&acpi->madt, topo->cpus[0].acpi_uid) : 0 };
 		pr_err("smp: no %llu bytes to list %u CPUs; running on the boot CPU",
 		       (unsigned long long)bytes, nc);
 		smp_boot(pm, &boot, 1, nc - 1, &opt);
@@ -300,7 +310,8 @@ void discover_smp(const struct discovered_acpi *acpi, const struct numa_topology
 		if (keep[k++])
 			cpus[n++] = (struct smp_cpu_desc){
 				.apic_id = c->apic_id, .node = c->node,
-				.mem_node = topo->nodes[c->node].mem_node };
+				.mem_node = topo->nodes[c->node].mem_node,
+				.lint_nmi = acpi->have_madt ? acpi_lint_nmi_of(&acpi->madt, c->acpi_uid) : 0 };
 	}
 	ASSERT(n == kept && n >= 1 && cpus[0].apic_id == topo->cpus[0].apic_id,
 	       "%u of %u CPUs chosen", n, kept);

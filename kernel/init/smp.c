@@ -111,6 +111,7 @@ static struct percpu *init_cpu(struct physmem *pm, uint64_t base,
 	pc->state = cs;
 	pc->cpu = cpu;
 	pc->apic_id = desc->apic_id;
+	pc->lint_nmi = desc->lint_nmi;
 	cs->node = desc->node;
 	cs->mem_node = desc->mem_node;
 	pc->stack_bottom = base + CPU_GUARD_BYTES;
@@ -193,6 +194,7 @@ struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 	ASSERT(n >= 1 && n <= MEMBOOT_MAX_CPUS, "n=%u", n);
 	boot_cpu_state.node = cpus[0].node;
 	boot_cpu_state.mem_node = cpus[0].mem_node;
+	boot_percpu.lint_nmi = cpus[0].lint_nmi;
 	arch_smp_init_boot_cpu();
 	res.online = 1;
 	if (skipped) {

@@ -22,6 +22,7 @@ struct smp_cpu_desc {
 	uint32_t apic_id;
 	uint32_t node;
 	uint32_t mem_node;     /* where its memory comes from */
+	uint32_t lint_nmi;     /* LINT pins wired to NMI (struct percpu) */
 };
 
 struct smp_result {

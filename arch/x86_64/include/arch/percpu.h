@@ -46,6 +46,9 @@ struct percpu {
 	struct cpu_state *state;        /* must stay second: %gs:8 */
 	uint32_t cpu;                   /* logical id; 0 is the boot CPU */
 	uint32_t apic_id;
+	/* LINT pins the MADT wires to NMI (kernel/acpi acpi_lint_nmi_of()):
+	 * bit 0/1 LINT0/LINT1 is NMI, bit 2/3 it is active low. */
+	uint32_t lint_nmi;
 	uint64_t stack_bottom;          /* [stack_bottom, stack_top) */
 	uint64_t stack_top;
 
