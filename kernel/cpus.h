@@ -18,6 +18,8 @@ struct smp_settings {
 	uint64_t skip_apic;        /* memboot.smp_skip_apic; debug: never start this APIC ID */
 	unsigned apic;             /* memboot.apic: enum apic_request (arch/apic_mode.h) */
 	unsigned bringup;          /* memboot.smp_bringup: enum smp_bringup */
+	uint64_t tsc_skew;         /* memboot.tsc_skew: debug, CPU 1's TSC moved by this */
+	bool tsc_sync;             /* memboot.tsc_sync: check every AP's TSC */
 };
 
 /* memboot.smp_bringup=parallel|serial */

@@ -40,6 +40,21 @@ struct cpu_state {
 	uint64_t kick_tsc;              /* boot CPU's TSC when it sent INIT */
 	uint64_t online_tsc;            /* the AP's TSC as it came online */
 
+	/* TSC sync with the boot CPU (kernel/tsc_sync.h, smp_boot()). */
+	volatile uint64_t tsc_pub;       /* the AP's TSC, republished as it checks */
+	volatile uint32_t tsc_sync_done; /* the AP's side has ended */
+	uint32_t tsc_sync_n;             /* its readings of the boot CPU's TSC */
+	int64_t tsc_sync_lo, tsc_sync_hi;   /* bounds on its offset (boot's, AP's) */
+	uint64_t tsc_sync_budget;        /* cycles the AP checks for at most */
+	uint64_t tsc_skew;               /* debug (memboot.tsc_skew): added to this CPU's
+					    TSC readings, as a skewed counter would be */
+	int64_t tsc_offset;              /* subtracted from this CPU's TSC readings
+					    (job timings) when the check corrected it */
+	int64_t tsc_offset_est;          /* the check's estimate and its uncertainty */
+	uint64_t tsc_offset_err;
+	uint64_t tsc_warp;
+	uint32_t tsc_verdict;            /* enum tsc_sync_verdict */
+
 	/* Job runner mailbox: the boot CPU writes work_fn last; the CPU runs
 	 * it and clears it (kernel/job_cpu.c posts, percpu_ap_main() runs). */
 	void (*volatile work_fn)(void *arg);

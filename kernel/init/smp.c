@@ -16,7 +16,9 @@
 #include "kernel/percpu.h"
 #include "kernel/record.h"
 #include "kernel/cpus.h"
+#include "kernel/job_platform.h"
 #include "kernel/time.h"
+#include "kernel/tsc_sync.h"
 #include "kernel/vm/vm.h"
 #include "mm/physmem.h"
 
@@ -181,6 +183,213 @@ static bool settle(struct cpu_state *cs, uint64_t deadline_ns)
 	return true;
 }
 
+/* ---- TSC sync at bring-up (kernel/tsc_sync.h) ---------------------------- */
+
+/*
+ * All APs at once, against the boot CPU, in bounded time. The boot CPU keeps
+ * publishing its TSC (tsc_boot_pub) and sweeps over the APs; each AP keeps
+ * publishing its own (cs->tsc_pub) and reading the boot CPU's:
+ *  - an AP that read the boot CPU's published value v and then its own TSC
+ *    a knows its offset is at most a - v (the boot CPU's TSC had passed v);
+ *  - the boot CPU that read an AP's published w and then its own TSC b
+ *    knows the AP's offset is at least w - b.
+ * Every reading taken after seeing another CPU's store is rdtsc_ordered().
+ * No AP waits for another, so hundreds of CPUs cost one sweep loop, not
+ * hundreds of pairs.
+ */
+#define TSC_SYNC_AP_ITERS 16          /* each AP's readings */
+#define TSC_SYNC_MIN_SWEEPS 4         /* the boot CPU's passes over all APs */
+
+static volatile uint64_t tsc_boot_pub;
+static volatile uint32_t tsc_sync_stop;
+
+static void tsc_sync_ap(void *arg)
+{
+	struct cpu_state *cs = arg;
+	int64_t hi = INT64_MAX;
+	uint32_t n = 0;
+
+	/* memboot.tsc_skew: this CPU's readings run ahead, as a skewed counter's
+	 * would (QEMU's TCG ignores writes to the TSC, so the skew is added to
+	 * every reading the kernel takes on this CPU: here and in
+	 * job_platform_ticks()). */
+	const uint64_t skew = cs->tsc_skew;
+	uint64_t give_up = rdtsc() + cs->tsc_sync_budget;
+	/* Readings until TSC_SYNC_AP_ITERS, then only publishing (for the boot
+	 * CPU's last sweeps) until it says stop or the budget ends. */
+	while (!__atomic_load_n(&tsc_sync_stop, __ATOMIC_ACQUIRE)) {
+		uint64_t v = __atomic_load_n(&tsc_boot_pub, __ATOMIC_ACQUIRE);
+		uint64_t a = rdtsc_ordered() + skew;
+
+		if (n < TSC_SYNC_AP_ITERS && v) {
+			if ((int64_t)(a - v) < hi)
+				hi = (int64_t)(a - v);
+			if (++n == TSC_SYNC_AP_ITERS) {
+				cs->tsc_sync_hi = hi;
+				cs->tsc_sync_n = n;
+				__atomic_store_n(&cs->tsc_sync_done, 1, __ATOMIC_RELEASE);
+			}
+		}
+		__atomic_store_n(&cs->tsc_pub, rdtsc_ordered() + skew, __ATOMIC_RELEASE);
+		if (a - skew - give_up < (1ULL << 63))
+			break;
+		cpu_relax();
+	}
+	if (n < TSC_SYNC_AP_ITERS) {
+		cs->tsc_sync_hi = hi;
+		cs->tsc_sync_n = n;
+		__atomic_store_n(&cs->tsc_sync_done, 1, __ATOMIC_RELEASE);
+	}
+}
+
+/* The boot CPU's side: returns when every AP is done or @budget passed. */
+static void tsc_sync_all(uint64_t budget)
+{
+	uint64_t give_up = rdtsc() + budget;
+	bool all_done = false;
+
+	tsc_sync_stop = 0;
+	__atomic_store_n(&tsc_boot_pub, rdtsc_ordered(), __ATOMIC_RELEASE);
+	for (uint32_t i = 1; i < nr_cpu_ids; i++) {
+		struct cpu_state *cs = cpu_states[i];
+
+		if (!cs || !cs->online)
+			continue;
+		cs->tsc_pub = 0;
+		cs->tsc_sync_done = 0;
+		cs->tsc_sync_lo = INT64_MIN;
+		cs->tsc_sync_hi = INT64_MAX;
+		cs->tsc_sync_budget = budget;
+		cs->tsc_skew = i == 1 ? smp_settings.tsc_skew : 0;
+		job_platform_post(i, tsc_sync_ap, cs);
+	}
+	/* Sweep until every AP has its readings, then TSC_SYNC_MIN_SWEEPS more
+	 * while they keep publishing. */
+	for (uint32_t after = 0; after < TSC_SYNC_MIN_SWEEPS && rdtsc() < give_up; after += all_done) {
+		all_done = true;
+		for (uint32_t i = 1; i < nr_cpu_ids; i++) {
+			struct cpu_state *cs = cpu_states[i];
+			uint64_t w, b;
+
+			if (!cs || !cs->online)
+				continue;
+			__atomic_store_n(&tsc_boot_pub, rdtsc_ordered(), __ATOMIC_RELEASE);
+			w = __atomic_load_n(&cs->tsc_pub, __ATOMIC_ACQUIRE);
+			b = rdtsc_ordered();
+			if (w && (int64_t)(w - b) > cs->tsc_sync_lo)
+				cs->tsc_sync_lo = (int64_t)(w - b);
+			all_done &= __atomic_load_n(&cs->tsc_sync_done, __ATOMIC_ACQUIRE) != 0;
+		}
+		cpu_relax();
+	}
+	__atomic_store_n(&tsc_sync_stop, 1, __ATOMIC_RELEASE);
+	/* Every AP leaves its mailbox empty once its loop has ended. */
+	for (uint32_t i = 1; i < nr_cpu_ids; i++) {
+		struct cpu_state *cs = cpu_states[i];
+
+		while (cs && cs->online && __atomic_load_n(&cs->work_fn, __ATOMIC_ACQUIRE) &&
+		       rdtsc() < give_up + budget)
+			cpu_relax();
+	}
+}
+
+/* Every online AP against the boot CPU; then a tsc_sync record per node.
+ * Returns the worst verdict. */
+static enum tsc_sync_verdict tsc_sync_check(uint64_t *ns_out)
+{
+	uint64_t t0 = rdtsc(), tol = tsc_sync_tolerance_cycles(tsc_hz, tsc_uncertainty_ppm);
+	/* A second at most, however many CPUs and however busy the host:
+	 * each AP's loop is short once it runs. */
+	uint64_t budget = tsc_hz ? tsc_hz : 1000000000ULL;
+	enum tsc_sync_verdict worst = TSC_SYNC_OK;
+	uint64_t nodes_seen[MEMBOOT_MAX_NODES / 64] = { 0 };
+
+	tsc_sync_all(budget);
+
+	for (uint32_t i = 1; i < nr_cpu_ids; i++) {
+		struct cpu_state *cs = cpu_states[i];
+		struct tsc_sync_estimate e;
+
+		if (!cs || !cs->online)
+			continue;
+		/* An AP that never ran its side has no upper bound: unreliable. */
+		tsc_sync_from_bounds(cs->tsc_sync_lo, cs->tsc_sync_done ? cs->tsc_sync_hi : INT64_MAX,
+				     cs->tsc_sync_n, &e);
+		cs->tsc_verdict = tsc_sync_decide(&e, tol);
+		cs->tsc_offset_est = e.offset;
+		cs->tsc_offset_err = e.uncertainty;
+		cs->tsc_warp = e.warp;
+		if (cs->tsc_verdict == TSC_SYNC_CORRECTED)
+			cs->tsc_offset = e.offset;
+		if (cs->tsc_verdict > worst)
+			worst = (enum tsc_sync_verdict)cs->tsc_verdict;
+	}
+	*ns_out = tsc_cycles_to_ns(rdtsc() - t0);
+
+	/* One record per node with online CPUs: its largest offset. */
+	for (uint32_t i = 0; i < nr_cpu_ids; i++) {
+		const struct cpu_state *first = cpu_states[i];
+		uint32_t node, cpus = 0, corrected = 0, unreliable = 0, worst_cpu = 0;
+		int64_t max_off = 0;
+		uint64_t max_err = 0, max_warp = 0;
+		enum tsc_sync_verdict nv = TSC_SYNC_OK;
+		struct record r;
+
+		if (!first || !first->online || first->node >= MEMBOOT_MAX_NODES ||
+		    (nodes_seen[first->node / 64] >> (first->node % 64) & 1))
+			continue;
+		node = first->node;
+		nodes_seen[node / 64] |= 1ULL << (node % 64);
+		for (uint32_t j = i; j < nr_cpu_ids; j++) {
+			const struct cpu_state *cs = cpu_states[j];
+			int64_t off;
+
+			if (!cs || !cs->online || cs->node != node)
+				continue;
+			cpus++;
+			if (j == 0)
+				continue;     /* the reference itself */
+			off = cs->tsc_offset_est;
+			if ((off < 0 ? -(uint64_t)off : (uint64_t)off) >
+			    (max_off < 0 ? -(uint64_t)max_off : (uint64_t)max_off) || !worst_cpu) {
+				max_off = off;
+				worst_cpu = j;
+			}
+			if (cs->tsc_offset_err > max_err)
+				max_err = cs->tsc_offset_err;
+			if (cs->tsc_warp > max_warp)
+				max_warp = cs->tsc_warp;
+			corrected += cs->tsc_verdict == TSC_SYNC_CORRECTED;
+			unreliable += cs->tsc_verdict == TSC_SYNC_UNRELIABLE;
+			if (cs->tsc_verdict > nv)
+				nv = (enum tsc_sync_verdict)cs->tsc_verdict;
+		}
+		rec_begin(&r, "tsc_sync");
+		rec_u64(&r, "node", node);
+		rec_u64(&r, "cpus", cpus);
+		rec_i64(&r, "max_offset_cycles", max_off);
+		rec_u64(&r, "max_offset_ns",
+			tsc_cycles_to_ns(max_off < 0 ? -(uint64_t)max_off : (uint64_t)max_off));
+		rec_u64(&r, "max_uncertainty_cycles", max_err);
+		rec_u64(&r, "max_warp_cycles", max_warp);
+		if (worst_cpu)
+			rec_u64(&r, "worst_cpu", worst_cpu);
+		rec_u64(&r, "tolerance_cycles", tol);
+		rec_u64(&r, "corrected", corrected);
+		rec_u64(&r, "unreliable", unreliable);
+		rec_str(&r, "verdict", tsc_sync_verdict_name(nv));
+		if (nv == TSC_SYNC_UNRELIABLE)
+			record_report(&r, LOG_WARN, "tsc_sync: node {node}: {unreliable} of {cpus} CPUs' TSCs "
+				      "disagree with the boot CPU's beyond what can be corrected (largest "
+				      "offset {max_offset_cycles} cycles): cross-CPU times are unreliable");
+		else
+			record_report(&r, LOG_INFO, "tsc_sync: node {node}: {cpus} CPUs, largest offset "
+				      "{max_offset_cycles} cycles (+-{max_uncertainty_cycles}), "
+				      "tolerance {tolerance_cycles}: {verdict}");
+	}
+	return worst;
+}
+
 struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 			   uint32_t n, uint32_t skipped, const struct smp_boot_options *opt)
 {
@@ -189,7 +398,9 @@ struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 	uint32_t nr_abandoned = 0, *kick_ids = NULL;
 	uint64_t kick_list = 0, kick_bytes = ((uint64_t)n * sizeof(uint32_t) + 4095) & ~4095ULL;
 	uint32_t slowest = 0;
-	uint64_t slowest_ns = 0;
+	uint64_t slowest_ns = 0, tsc_ns = 0;
+	enum tsc_sync_verdict tsc_verdict = TSC_SYNC_OK;
+	bool tsc_checked = false;
 
 	ASSERT(n >= 1 && n <= MEMBOOT_MAX_CPUS, "n=%u", n);
 	boot_cpu_state.node = cpus[0].node;
@@ -318,6 +529,23 @@ struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 		       i, cpus[i].apic_id, (unsigned long long)(opt->timeout_ns / 1000000));
 	}
 	wait_ns = tsc_cycles_to_ns(rdtsc() - w0);
+	/* An AP's online_tsc is its own TSC: measured in ours once checked. */
+	if (smp_settings.tsc_sync && res.online > 1) {
+		nr_cpus_online = res.online;
+		tsc_verdict = tsc_sync_check(&tsc_ns);
+		tsc_checked = true;
+		slowest_ns = 0;
+		for (uint32_t i = 1; i < n; i++) {
+			struct cpu_state *cs = cpu_states[i];
+			if (!cs || !cs->kick_tsc)
+				continue;
+			cs->online_tsc -= (uint64_t)cs->tsc_offset;
+			if (cs->online_tsc - cs->kick_tsc > slowest_ns) {
+				slowest_ns = cs->online_tsc - cs->kick_tsc;
+				slowest = i;
+			}
+		}
+	}
 	slowest_ns = tsc_cycles_to_ns(slowest_ns);
 	if (nr_abandoned == 0)
 		physmem_free(pm, trampoline, trampoline + 4096);
@@ -328,7 +556,7 @@ struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 
 report:
 	nr_cpus_online = res.online;
-	res.ns = tsc_cycles_to_ns(rdtsc() - t0);
+	res.ns = tsc_cycles_to_ns(rdtsc() - t0) - tsc_ns;   /* bring-up alone */
 	uint64_t nodes_seen[MEMBOOT_MAX_NODES / 64] = { 0 };
 	uint32_t nr_nodes = 0;
 	for (uint32_t i = 0; i < nr_cpu_ids; i++) {
@@ -355,6 +583,11 @@ report:
 		rec_hex(&r, "stack_top", pc->stack_top);
 		if (i > 0 && cs->kick_tsc)
 			rec_u64(&r, "up_ns", tsc_cycles_to_ns(cs->online_tsc - cs->kick_tsc));
+		if (i > 0 && tsc_checked) {
+			rec_i64(&r, "tsc_offset", cs->tsc_offset_est);
+			rec_u64(&r, "tsc_offset_err", cs->tsc_offset_err);
+			rec_str(&r, "tsc_sync", tsc_sync_verdict_name((enum tsc_sync_verdict)cs->tsc_verdict));
+		}
 		record_emit(&r);
 	}
 	rec_begin(&r, "smp");
@@ -367,6 +600,10 @@ report:
 	rec_u64(&r, "kick_ns", kick_ns);
 	rec_u64(&r, "wait_ns", wait_ns);
 	rec_u64(&r, "per_cpu_ns", res.online > 1 ? res.ns / (res.online - 1) : 0);
+	if (tsc_checked) {
+		rec_str(&r, "tsc_sync", tsc_sync_verdict_name(tsc_verdict));
+		rec_u64(&r, "tsc_sync_ns", tsc_ns);
+	}
 	if (slowest) {
 		rec_u64(&r, "slowest_cpu", slowest);
 		rec_u64(&r, "slowest_apic_id", cpus[slowest].apic_id);
