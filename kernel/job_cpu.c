@@ -48,6 +48,22 @@ void job_platform_post(uint32_t cpu, void (*fn)(void *arg), void *arg)
 	arch_wake_cpu(percpu_of[cpu]);
 }
 
+bool job_platform_try_post(uint32_t cpu, void (*fn)(void *arg), void *arg)
+{
+	struct cpu_state *cs = cpu_states[cpu];
+	void (*idle)(void *) = NULL;
+
+	/* Claim first: a second poster fails here instead of replacing the
+	 * argument the first one's function is about to read. */
+	if (!__atomic_compare_exchange_n(&cs->work_fn, &idle, CPU_MAILBOX_CLAIMED, false,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return false;
+	cs->work_arg = arg;
+	__atomic_store_n(&cs->work_fn, fn, __ATOMIC_RELEASE);
+	arch_wake_cpu(percpu_of[cpu]);
+	return true;
+}
+
 uint64_t job_platform_ticks(void)
 {
 	/* In the boot CPU's time: a TSC the bring-up check found off by a

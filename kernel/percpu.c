@@ -33,7 +33,7 @@ void percpu_ap_main(void)
 
 		cpu_irq_disable();
 		fn = __atomic_load_n(&cs->work_fn, __ATOMIC_ACQUIRE);
-		if (!fn) {
+		if (!fn || fn == CPU_MAILBOX_CLAIMED) {
 			/* Interrupts go on and the CPU halts in one step, so a
 			 * wake-up IPI cannot slip in between and be lost. */
 			cpu_irq_enable_and_halt();

@@ -62,6 +62,10 @@ struct cpu_state {
 	volatile uint64_t works_done;
 };
 
+/* work_fn while a poster that claimed the mailbox writes the argument
+ * (job_platform_try_post()): the CPU treats it as empty. */
+#define CPU_MAILBOX_CLAIMED ((void (*)(void *))1)
+
 /* The boot CPU's state, and every CPU's by logical id (NULL: not up):
  * nr_cpu_ids entries, allocated at bring-up for the CPUs there are (one,
  * the boot CPU's, until then). */
