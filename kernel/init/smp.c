@@ -200,8 +200,10 @@ static bool settle(struct cpu_state *cs, uint64_t deadline_ns)
 #define TSC_SYNC_AP_ITERS 16          /* each AP's readings */
 #define TSC_SYNC_MIN_SWEEPS 4         /* the boot CPU's passes over all APs */
 
+#define TSC_SYNC_BATCH 8              /* APs checked at once */
+
 static volatile uint64_t tsc_boot_pub;
-static volatile uint32_t tsc_sync_stop;
+static volatile uint32_t tsc_sync_stop_gen;   /* batches up to this one: stop */
 
 static void tsc_sync_ap(void *arg)
 {
@@ -217,7 +219,7 @@ static void tsc_sync_ap(void *arg)
 	uint64_t give_up = rdtsc() + cs->tsc_sync_budget;
 	/* Readings until TSC_SYNC_AP_ITERS, then only publishing (for the boot
 	 * CPU's last sweeps) until it says stop or the budget ends. */
-	while (!__atomic_load_n(&tsc_sync_stop, __ATOMIC_ACQUIRE)) {
+	while (__atomic_load_n(&tsc_sync_stop_gen, __ATOMIC_ACQUIRE) < cs->tsc_sync_gen) {
 		uint64_t v = __atomic_load_n(&tsc_boot_pub, __ATOMIC_ACQUIRE);
 		uint64_t a = rdtsc_ordered() + skew;
 
@@ -242,54 +244,69 @@ static void tsc_sync_ap(void *arg)
 	}
 }
 
-/* The boot CPU's side: returns when every AP is done or @budget passed. */
-static void tsc_sync_all(uint64_t budget)
+/*
+ * The boot CPU's side, TSC_SYNC_BATCH APs at a time (each batch all at once,
+ * within @batch_budget cycles), until every AP is checked or @total_budget
+ * has passed; APs not reached by then stay unchecked (counted as such).
+ * Batches keep the spinning CPUs few: on a host that runs many virtual CPUs
+ * on few cores, hundreds spinning at once would starve the boot CPU.
+ */
+static void tsc_sync_all(uint64_t batch_budget, uint64_t total_budget)
 {
-	uint64_t give_up = rdtsc() + budget;
-	bool all_done = false;
+	uint64_t end_all = rdtsc() + total_budget;
+	uint32_t next = 1, gen = 0;
 
-	tsc_sync_stop = 0;
-	__atomic_store_n(&tsc_boot_pub, rdtsc_ordered(), __ATOMIC_RELEASE);
-	for (uint32_t i = 1; i < nr_cpu_ids; i++) {
-		struct cpu_state *cs = cpu_states[i];
+	tsc_sync_stop_gen = 0;
+	while (next < nr_cpu_ids && rdtsc() < end_all) {
+		uint32_t batch[TSC_SYNC_BATCH], nb = 0;
+		uint64_t give_up = rdtsc() + batch_budget;
+		bool all_done = false;
 
-		if (!cs || !cs->online)
-			continue;
-		cs->tsc_pub = 0;
-		cs->tsc_sync_done = 0;
-		cs->tsc_sync_lo = INT64_MIN;
-		cs->tsc_sync_hi = INT64_MAX;
-		cs->tsc_sync_budget = budget;
-		cs->tsc_skew = i == 1 ? smp_settings.tsc_skew : 0;
-		job_platform_post(i, tsc_sync_ap, cs);
-	}
-	/* Sweep until every AP has its readings, then TSC_SYNC_MIN_SWEEPS more
-	 * while they keep publishing. */
-	for (uint32_t after = 0; after < TSC_SYNC_MIN_SWEEPS && rdtsc() < give_up; after += all_done) {
-		all_done = true;
-		for (uint32_t i = 1; i < nr_cpu_ids; i++) {
-			struct cpu_state *cs = cpu_states[i];
-			uint64_t w, b;
+		gen++;
+		__atomic_store_n(&tsc_boot_pub, rdtsc_ordered(), __ATOMIC_RELEASE);
+		for (; next < nr_cpu_ids && nb < TSC_SYNC_BATCH; next++) {
+			struct cpu_state *cs = cpu_states[next];
 
 			if (!cs || !cs->online)
 				continue;
-			__atomic_store_n(&tsc_boot_pub, rdtsc_ordered(), __ATOMIC_RELEASE);
-			w = __atomic_load_n(&cs->tsc_pub, __ATOMIC_ACQUIRE);
-			b = rdtsc_ordered();
-			if (w && (int64_t)(w - b) > cs->tsc_sync_lo)
-				cs->tsc_sync_lo = (int64_t)(w - b);
-			all_done &= __atomic_load_n(&cs->tsc_sync_done, __ATOMIC_ACQUIRE) != 0;
+			cs->tsc_pub = 0;
+			cs->tsc_sync_done = 0;
+			cs->tsc_sync_lo = INT64_MIN;
+			cs->tsc_sync_hi = INT64_MAX;
+			cs->tsc_sync_budget = batch_budget;
+			cs->tsc_sync_gen = gen;
+			cs->tsc_skew = next == 1 ? smp_settings.tsc_skew : 0;
+			cs->tsc_checked = 1;
+			batch[nb++] = next;
+			job_platform_post(next, tsc_sync_ap, cs);
 		}
-		cpu_relax();
-	}
-	__atomic_store_n(&tsc_sync_stop, 1, __ATOMIC_RELEASE);
-	/* Every AP leaves its mailbox empty once its loop has ended. */
-	for (uint32_t i = 1; i < nr_cpu_ids; i++) {
-		struct cpu_state *cs = cpu_states[i];
+		/* Sweep until every AP of the batch has its readings, then
+		 * TSC_SYNC_MIN_SWEEPS more while they keep publishing. */
+		for (uint32_t after = 0; after < TSC_SYNC_MIN_SWEEPS && rdtsc() < give_up;
+		     after += all_done) {
+			all_done = true;
+			for (uint32_t k = 0; k < nb; k++) {
+				struct cpu_state *cs = cpu_states[batch[k]];
+				uint64_t w, b;
 
-		while (cs && cs->online && __atomic_load_n(&cs->work_fn, __ATOMIC_ACQUIRE) &&
-		       rdtsc() < give_up + budget)
+				__atomic_store_n(&tsc_boot_pub, rdtsc_ordered(), __ATOMIC_RELEASE);
+				w = __atomic_load_n(&cs->tsc_pub, __ATOMIC_ACQUIRE);
+				b = rdtsc_ordered();
+				if (w && (int64_t)(w - b) > cs->tsc_sync_lo)
+					cs->tsc_sync_lo = (int64_t)(w - b);
+				all_done &= __atomic_load_n(&cs->tsc_sync_done, __ATOMIC_ACQUIRE) != 0;
+			}
 			cpu_relax();
+		}
+		__atomic_store_n(&tsc_sync_stop_gen, gen, __ATOMIC_RELEASE);
+		/* Every AP leaves its mailbox empty once its loop has ended. */
+		for (uint32_t k = 0; k < nb; k++) {
+			struct cpu_state *cs = cpu_states[batch[k]];
+
+			while (__atomic_load_n(&cs->work_fn, __ATOMIC_ACQUIRE) &&
+			       rdtsc() < give_up + batch_budget)
+				cpu_relax();
+		}
 	}
 }
 
@@ -298,13 +315,14 @@ static void tsc_sync_all(uint64_t budget)
 static enum tsc_sync_verdict tsc_sync_check(uint64_t *ns_out)
 {
 	uint64_t t0 = rdtsc(), tol = tsc_sync_tolerance_cycles(tsc_hz, tsc_uncertainty_ppm);
-	/* A second at most, however many CPUs and however busy the host:
-	 * each AP's loop is short once it runs. */
-	uint64_t budget = tsc_hz ? tsc_hz : 1000000000ULL;
+	/* 200 ms a batch, 2 s in all at most, however many CPUs and however
+	 * busy the host: each AP's loop is short once it runs. */
+	uint64_t hz = tsc_hz ? tsc_hz : 1000000000ULL;
 	enum tsc_sync_verdict worst = TSC_SYNC_OK;
 	uint64_t nodes_seen[MEMBOOT_MAX_NODES / 64] = { 0 };
+	uint32_t unchecked = 0;
 
-	tsc_sync_all(budget);
+	tsc_sync_all(hz / 5, 2 * hz);
 
 	for (uint32_t i = 1; i < nr_cpu_ids; i++) {
 		struct cpu_state *cs = cpu_states[i];
@@ -312,9 +330,16 @@ static enum tsc_sync_verdict tsc_sync_check(uint64_t *ns_out)
 
 		if (!cs || !cs->online)
 			continue;
-		/* An AP that never ran its side has no upper bound: unreliable. */
-		tsc_sync_from_bounds(cs->tsc_sync_lo, cs->tsc_sync_done ? cs->tsc_sync_hi : INT64_MAX,
-				     cs->tsc_sync_n, &e);
+		/* Not reached, or it did not run its side in time (a busy host
+		 * may not schedule it): no bounds, so nothing is known; that is
+		 * "not checked", not "disagrees". */
+		if (!cs->tsc_checked || !cs->tsc_sync_done || cs->tsc_sync_n == 0 ||
+		    cs->tsc_sync_lo == INT64_MIN) {
+			cs->tsc_checked = 0;
+			unchecked++;
+			continue;
+		}
+		tsc_sync_from_bounds(cs->tsc_sync_lo, cs->tsc_sync_hi, cs->tsc_sync_n, &e);
 		cs->tsc_verdict = tsc_sync_decide(&e, tol);
 		cs->tsc_offset_est = e.offset;
 		cs->tsc_offset_err = e.uncertainty;
@@ -325,11 +350,14 @@ static enum tsc_sync_verdict tsc_sync_check(uint64_t *ns_out)
 			worst = (enum tsc_sync_verdict)cs->tsc_verdict;
 	}
 	*ns_out = tsc_cycles_to_ns(rdtsc() - t0);
+	if (unchecked)
+		pr_info("tsc_sync: %u CPUs not checked (not reached within 2 s, or not answering within 200 ms)",
+			unchecked);
 
 	/* One record per node with online CPUs: its largest offset. */
 	for (uint32_t i = 0; i < nr_cpu_ids; i++) {
 		const struct cpu_state *first = cpu_states[i];
-		uint32_t node, cpus = 0, corrected = 0, unreliable = 0, worst_cpu = 0;
+		uint32_t node, cpus = 0, checked = 0, corrected = 0, unreliable = 0, worst_cpu = 0;
 		int64_t max_off = 0;
 		uint64_t max_err = 0, max_warp = 0;
 		enum tsc_sync_verdict nv = TSC_SYNC_OK;
@@ -349,6 +377,9 @@ static enum tsc_sync_verdict tsc_sync_check(uint64_t *ns_out)
 			cpus++;
 			if (j == 0)
 				continue;     /* the reference itself */
+			if (!cs->tsc_checked)
+				continue;
+			checked++;
 			off = cs->tsc_offset_est;
 			if ((off < 0 ? -(uint64_t)off : (uint64_t)off) >
 			    (max_off < 0 ? -(uint64_t)max_off : (uint64_t)max_off) || !worst_cpu) {
@@ -367,6 +398,7 @@ static enum tsc_sync_verdict tsc_sync_check(uint64_t *ns_out)
 		rec_begin(&r, "tsc_sync");
 		rec_u64(&r, "node", node);
 		rec_u64(&r, "cpus", cpus);
+		rec_u64(&r, "checked", checked);
 		rec_i64(&r, "max_offset_cycles", max_off);
 		rec_u64(&r, "max_offset_ns",
 			tsc_cycles_to_ns(max_off < 0 ? -(uint64_t)max_off : (uint64_t)max_off));
@@ -583,7 +615,7 @@ report:
 		rec_hex(&r, "stack_top", pc->stack_top);
 		if (i > 0 && cs->kick_tsc)
 			rec_u64(&r, "up_ns", tsc_cycles_to_ns(cs->online_tsc - cs->kick_tsc));
-		if (i > 0 && tsc_checked) {
+		if (i > 0 && tsc_checked && cs->tsc_checked) {
 			rec_i64(&r, "tsc_offset", cs->tsc_offset_est);
 			rec_u64(&r, "tsc_offset_err", cs->tsc_offset_err);
 			rec_str(&r, "tsc_sync", tsc_sync_verdict_name((enum tsc_sync_verdict)cs->tsc_verdict));

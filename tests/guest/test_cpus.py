@@ -81,7 +81,9 @@ def test_tsc_sync_record_per_node():
     assert sum(r["cpus"] for r in recs.values()) == 6
     for r in recs.values():
         assert r["verdict"] == "ok" and r["unreliable"] == 0, r
-        assert abs(r["max_offset_cycles"]) <= r["max_uncertainty_cycles"] + r["tolerance_cycles"], r
+        assert r["checked"] <= r["cpus"] - (1 if r["node"] == 0 else 0), r
+        if r["checked"]:
+            assert abs(r["max_offset_cycles"]) <= r["max_uncertainty_cycles"] + r["tolerance_cycles"], r
     assert b.one("smp")["tsc_sync"] == "ok"
     assert done["warnings"] == 0, done
 
@@ -95,14 +97,19 @@ def test_tsc_skew_is_caught():
     b = boot(nodes=2, cpus_per_node=2, mem_per_node="256M",
              append=f"memboot.tsc_skew={skew} memboot.selftest=jobs")
     done = b.expect_ok()
+    assert all(j["bad_units"] == 0 for j in b.all("job"))
+    up1 = [c for c in b.all("cpu_up") if c["cpu"] == 1][0]
+    if "tsc_sync" not in up1:
+        # A host too busy to run CPU 1 within the check's window: it is
+        # reported as not checked, never as agreeing.
+        assert "CPUs not checked" in b.console, b.tail()
+        return
     node0 = [r for r in b.all("tsc_sync") if r["node"] == 0][0]
     assert node0["worst_cpu"] == 1, node0
     assert abs(node0["max_offset_cycles"] - skew) <= node0["max_uncertainty_cycles"], node0
     assert node0["verdict"] in ("unreliable", "corrected"), node0
-    up1 = [c for c in b.all("cpu_up") if c["cpu"] == 1][0]
     assert up1["tsc_sync"] == node0["verdict"], up1
     assert b.one("smp")["tsc_sync"] == node0["verdict"]
     if node0["verdict"] == "unreliable":
         assert "cross-CPU times are unreliable" in b.console
         assert done["warnings"] >= 1, done
-    assert all(j["bad_units"] == 0 for j in b.all("job"))
