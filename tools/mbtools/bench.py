@@ -338,6 +338,9 @@ def add_parser(sub):
     p.add_argument("--axis", action="append", default=[], metavar="NAME=V1,V2",
                    help="replace or add an axis (topo, desc, init, threads, alloc, "
                         "pcp or any kernel command-line key; '-' leaves the key out)")
+    p.add_argument("--preset", metavar="NAME",
+                   help="a seed's machine as the only topology (the topo axis; "
+                        "'memboot run --preset list' prints them)")
     p.add_argument("--boots", type=int, metavar="N", help="boots per combination")
     p.add_argument("--csv", metavar="FILE", help="also write the rows as CSV")
     p.add_argument("--json", metavar="FILE",
@@ -380,6 +383,15 @@ def plan(args):
         axes = [(n, vals if n == name else v) for n, v in axes]
         if name not in [n for n, _ in axes]:
             axes.append((name, vals))
+    if isinstance(getattr(args, "preset", None), str):
+        from mbtools import presets
+        value = presets.topo(args.preset)
+        if not value:
+            raise BenchError("--preset: unknown preset %r (one of: %s)"
+                             % (args.preset, ", ".join(presets.all_presets())))
+        axes = [(n, [value] if n == "topo" else v) for n, v in axes]
+        if "topo" not in [n for n, _ in axes]:
+            axes.insert(0, ("topo", [value]))
     boots = args.boots or base["boots"]
     if boots < 1:
         raise BenchError("--boots must be at least 1")
