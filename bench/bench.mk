@@ -19,35 +19,49 @@
 # clflush) is built apart and linked with them. bench/memmap_results.py runs
 # the three binaries and prints the tables (with --results it rewrites its
 # own section of docs/results.md).
+#
+# Objects, one per source as in the other host builds (top Makefile), each
+# with its .d file, so a header change recompiles only what includes it:
+#   build/bench/N/...     kernel sources for descriptor size N (BENCH_KCFLAGS)
+#   build/bench/N/bench/  the memmap driver for size N (BENCH_HOST_CFLAGS)
+#   build/bench/host/...  host-side code: the other drivers, the host shim
+#                         (tests/host/host_support.c), mm/pt/pt.c for bench-pt
 
 BENCH_O := build/bench
 BENCH_DESC_SIZES := 16 32 64
 BENCH_ARGS ?=
+# kernel/record.c: the host shim's record_emit() finishes records with it.
 MEMMAP_BENCH_KSRCS := mm/memmap.c mm/alloc/buddy.c mm/alloc/alloc.c mm/alloc/bitmap.c kernel/job_plan.c \
-	mm/alloc/alloc_pcp.c mm/alloc/pcp.c
-MEMMAP_BENCH_HDRS := mm/page.h mm/memmap.h mm/alloc/buddy.h mm/alloc/alloc.h kernel/job_plan.h kernel/spinlock.h \
-	kernel/panic.h kernel/log.h
+	mm/alloc/alloc_pcp.c mm/alloc/pcp.c kernel/record.c arch/x86_64/cpu_caches.c
 MEMMAP_BENCH_BINS := $(addprefix $(BENCH_O)/memmap_bench_,$(BENCH_DESC_SIZES))
-BENCH_CFLAGS := -std=gnu11 -O2 -g -I. -Wall -Wextra -Wno-unused-parameter -Werror -DNDEBUG
+BENCH_CFLAGS := -std=gnu11 -O2 -g -I. -Iarch/x86_64/include -Wall -Wextra -Wno-unused-parameter -Werror -DNDEBUG
 BENCH_KCFLAGS := $(BENCH_CFLAGS) -mgeneral-regs-only -ffreestanding -fno-builtin-printf
+BENCH_HOST_CFLAGS := $(BENCH_CFLAGS) -Iarch/x86_64/include -pthread
+BENCH_SUPPORT_OBJ := $(BENCH_O)/host/tests/host/host_support.o
 
-# build/bench/16/mm/memmap.o ...: kernel sources, one set per descriptor size.
-$(BENCH_O)/%/k.o: $(MEMMAP_BENCH_KSRCS) $(MEMMAP_BENCH_HDRS) bench/bench.mk
+# build/bench/16/mm/memmap.o ...: kernel sources, one set per descriptor size
+# (the more specific bench/ rule builds the driver of that size).
+define BENCH_SIZE_RULES
+$(BENCH_O)/$(1)/%.o: %.c bench/bench.mk | $(HOST_DEPS)
+	@mkdir -p $$(@D)
+	@$$(if $$(Q),echo "  BENCHCC $$@")
+	$$(Q)$$(CC) $$(BENCH_KCFLAGS) -DMEMMAP_DESC_BYTES=$(1) -MMD -MP -c $$< -o $$@
+$(BENCH_O)/$(1)/bench/%.o: bench/%.c bench/bench.mk | $(HOST_DEPS)
+	@mkdir -p $$(@D)
+	@$$(if $$(Q),echo "  BENCHCC $$@")
+	$$(Q)$$(CC) $$(BENCH_HOST_CFLAGS) -DMEMMAP_DESC_BYTES=$(1) -MMD -MP -c $$< -o $$@
+$(BENCH_O)/memmap_bench_$(1): $(BENCH_O)/$(1)/bench/memmap_bench.o \
+		$(patsubst %.c,$(BENCH_O)/$(1)/%.o,$(MEMMAP_BENCH_KSRCS)) $(BENCH_SUPPORT_OBJ)
+	@$$(if $$(Q),echo "  BENCHLD $$@")
+	$$(Q)$$(CC) $$(BENCH_HOST_CFLAGS) -o $$@ $$^
+endef
+$(foreach n,$(BENCH_DESC_SIZES),$(eval $(call BENCH_SIZE_RULES,$(n))))
+
+$(BENCH_O)/host/%.o: %.c bench/bench.mk | $(HOST_DEPS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  BENCHCC $@")
-	$(Q)for f in $(MEMMAP_BENCH_KSRCS); do \
-		$(CC) $(BENCH_KCFLAGS) -DMEMMAP_DESC_BYTES=$* -c $$f \
-			-o $(@D)/$$(basename $$f .c).o || exit 1; \
-	done
-	$(Q)ld -r -o $@ $(addprefix $(@D)/,$(notdir $(MEMMAP_BENCH_KSRCS:.c=.o)))
+	$(Q)$(CC) $(BENCH_HOST_CFLAGS) -MMD -MP -c $< -o $@
 
-$(BENCH_O)/memmap_bench_%: $(BENCH_O)/%/k.o bench/memmap_bench.c bench/bench_support.c \
-		$(MEMMAP_BENCH_HDRS) bench/bench.mk
-	@$(if $(Q),echo "  BENCHLD $@")
-	$(Q)$(CC) $(BENCH_CFLAGS) -pthread -DMEMMAP_DESC_BYTES=$* -o $@ \
-		bench/memmap_bench.c bench/bench_support.c $(BENCH_O)/$*/k.o
-
-.PRECIOUS: $(BENCH_O)/%/k.o
 .PHONY: bench-build
 bench-build: $(MEMMAP_BENCH_BINS)
 
@@ -84,11 +98,10 @@ compare-linux: all
 # pthreads; prints a table, writes no file.
 #   make bench-pt [PT_BENCH_ARGS='--threads 16 --mib 1024 --reps 5']
 PT_BENCH_ARGS ?=
-$(BENCH_O)/pt_bench: bench/pt_bench.c mm/pt/pt.c mm/pt/pt.h mm/page.h kernel/spinlock.h \
-		arch/x86_64/include/arch/pte.h tests/host/pt_arena.h bench/bench.mk
-	@mkdir -p $(@D)
-	@$(if $(Q),echo "  BENCHCC $@")
-	$(Q)$(CC) $(BENCH_CFLAGS) -Iarch/x86_64/include -pthread -o $@ bench/pt_bench.c mm/pt/pt.c
+PT_BENCH_OBJS := $(BENCH_O)/host/bench/pt_bench.o $(BENCH_O)/host/mm/pt/pt.o
+$(BENCH_O)/pt_bench: $(PT_BENCH_OBJS)
+	@$(if $(Q),echo "  BENCHLD $@")
+	$(Q)$(CC) $(BENCH_HOST_CFLAGS) -o $@ $^
 
 .PHONY: bench-pt bench-pt-build
 bench-pt-build: $(BENCH_O)/pt_bench
@@ -99,18 +112,16 @@ bench-pt: $(BENCH_O)/pt_bench
 # of mm/alloc/buddy.c, on pthreads; prints seed 002's table, one row per step set
 # of Linux's PCP auto-tuning series. Writes no file.
 #   make bench-pcp PCP_BENCH_ARGS='--threads 16 --mix all'
+# The kernel objects are the 16-byte descriptor set (the size the kernel
+# builds by default) of the memmap benchmark.
 PCP_BENCH_KSRCS := mm/alloc/pcp.c mm/alloc/churn.c mm/alloc/buddy.c mm/memmap.c mm/alloc/alloc.c mm/alloc/bitmap.c \
-	mm/alloc/alloc_pcp.c
+	mm/alloc/alloc_pcp.c kernel/record.c
 PCP_BENCH_ARGS ?= --mix all
-$(BENCH_O)/pcp_bench: $(PCP_BENCH_KSRCS) bench/pcp_bench.c bench/bench_support.c \
-		mm/alloc/pcp.h mm/alloc/churn.h tests/host/pcp_buddy_zone.h $(MEMMAP_BENCH_HDRS) bench/bench.mk
-	@mkdir -p $(@D)/pcpk
-	@$(if $(Q),echo "  BENCHCC $@")
-	$(Q)for f in $(PCP_BENCH_KSRCS); do \
-		$(CC) $(BENCH_KCFLAGS) -c $$f -o $(@D)/pcpk/$$(basename $$f .c).o || exit 1; \
-	done
-	$(Q)$(CC) $(BENCH_CFLAGS) -pthread -o $@ bench/pcp_bench.c bench/bench_support.c \
-		$(addprefix $(@D)/pcpk/,$(notdir $(PCP_BENCH_KSRCS:.c=.o)))
+PCP_BENCH_OBJS := $(BENCH_O)/host/bench/pcp_bench.o $(patsubst %.c,$(BENCH_O)/16/%.o,$(PCP_BENCH_KSRCS)) \
+	$(BENCH_SUPPORT_OBJ)
+$(BENCH_O)/pcp_bench: $(PCP_BENCH_OBJS)
+	@$(if $(Q),echo "  BENCHLD $@")
+	$(Q)$(CC) $(BENCH_HOST_CFLAGS) -o $@ $^
 
 .PHONY: bench-pcp
 bench-pcp: $(BENCH_O)/pcp_bench
@@ -122,3 +133,7 @@ PCP_GUEST_ARGS ?=
 .PHONY: bench-pcp-guest
 bench-pcp-guest: $(O)/memboot.elf
 	@python3 bench/pcp_guest.py --elf $(O)/memboot.elf $(PCP_GUEST_ARGS)
+
+-include $(patsubst %.o,%.d,$(foreach n,$(BENCH_DESC_SIZES),$(BENCH_O)/$(n)/bench/memmap_bench.o \
+	$(patsubst %.c,$(BENCH_O)/$(n)/%.o,$(MEMMAP_BENCH_KSRCS))) $(BENCH_SUPPORT_OBJ) \
+	$(PT_BENCH_OBJS) $(PCP_BENCH_OBJS))

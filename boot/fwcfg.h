@@ -9,6 +9,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/*
+ * The fw_cfg files memboot reads, named once: tools/memboot writes the same
+ * names (tools/mbtools/facts.py reads these defines).
+ *
+ * FWCFG_CMDLINE_FILE: its contents are appended to the command line, so
+ * tools/memboot passes per-run arguments without rebuilding the ISO.
+ * FWCFG_MB2_OVERRIDE_FILE: replaces the Multiboot2 information GRUB passed,
+ * so that the kernel's handling of corrupted information (truncated tags,
+ * bad sizes) is tested end to end, not only in the host tests of the parser.
+ */
+#define FWCFG_CMDLINE_FILE "opt/memboot/cmdline"
+#define FWCFG_MB2_OVERRIDE_FILE "opt/memboot/mb2-override"
+
 /* Read up to @cap bytes of fw_cfg file @name. False if no device or file. */
 bool fwcfg_read_file(const char *name, char *buf, size_t cap, size_t *len);
 

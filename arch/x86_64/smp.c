@@ -19,6 +19,13 @@ struct smp_boot_entry {
 };
 _Static_assert(sizeof(struct smp_boot_entry) == 24, "ap_entry64 steps by 24 bytes");
 
+/* Every running CPU by logical id (arch/percpu.h): the boot CPU's slot
+ * alone until the SMP phase hands over a table sized for the CPUs there are;
+ * read by the job runner and shootdowns ever after. */
+static struct percpu *boot_slot[1];
+struct percpu **percpu_of = boot_slot;
+uint32_t nr_cpus_online;
+
 /* Read by ap_entry64 (trampoline.S) before the AP has a stack: the table's
  * address (memory the kernel gives, sized for the CPUs it starts) and the
  * entries filled in. */

@@ -22,10 +22,8 @@
 #include "kernel/vm/vm.h"
 #include "mm/physmem.h"
 
-struct percpu boot_percpu;
-static struct percpu *boot_percpu_of[1] = { &boot_percpu };
-struct percpu **percpu_of = boot_percpu_of;
-uint32_t nr_cpus_online;
+/* The boot CPU's per-CPU data, set up first thing at boot. */
+static struct percpu boot_percpu;
 
 extern char boot_stack_bottom[], boot_stack_top[];
 
