@@ -252,17 +252,32 @@ static void tsc_sync_ap(void *arg)
 static void tsc_sync_all(uint64_t batch_budget, uint64_t total_budget)
 {
 	uint64_t end_all = rdtsc() + total_budget;
-	uint32_t next = 1, gen = 0;
+	uint32_t pos = 0, gen = 0, aps = nr_cpu_ids - 1, stride = aps * 5 / 8 | 1;
 
+	/* APs in a stride order over the ids (coprime with their count, so
+	 * each once): if the budget ends early, the CPUs checked are spread
+	 * over every node, not the first nodes' alone. */
+	while (stride > 1 && aps % stride == 0)
+		stride -= 2;
+	for (uint32_t a = aps, b = stride; b;) {       /* gcd(aps, stride) must be 1 */
+		uint32_t t = a % b;
+		a = b;
+		b = t;
+		if (!b && a != 1) {
+			stride = 1;
+			break;
+		}
+	}
 	tsc_sync_stop_gen = 0;
-	while (next < nr_cpu_ids && rdtsc() < end_all) {
+	while (pos < aps && rdtsc() < end_all) {
 		uint32_t batch[TSC_SYNC_BATCH], nb = 0;
 		uint64_t give_up = rdtsc() + batch_budget;
 		bool all_done = false;
 
 		gen++;
 		__atomic_store_n(&tsc_boot_pub, rdtsc_ordered(), __ATOMIC_RELEASE);
-		for (; next < nr_cpu_ids && nb < TSC_SYNC_BATCH; next++) {
+		for (; pos < aps && nb < TSC_SYNC_BATCH; pos++) {
+			uint32_t next = 1 + (uint32_t)((uint64_t)pos * stride % aps);
 			struct cpu_state *cs = cpu_states[next];
 
 			if (!cs || !cs->online)
@@ -413,7 +428,7 @@ static enum tsc_sync_verdict tsc_sync_check(uint64_t *ns_out)
 				      "disagree with the boot CPU's beyond what can be corrected (largest "
 				      "offset {max_offset_cycles} cycles): cross-CPU times are unreliable");
 		else
-			record_report(&r, LOG_INFO, "tsc_sync: node {node}: {cpus} CPUs, largest offset "
+			record_report(&r, LOG_INFO, "tsc_sync: node {node}: {cpus} CPUs, {checked} checked, largest offset "
 				      "{max_offset_cycles} cycles (+-{max_uncertainty_cycles}), "
 				      "tolerance {tolerance_cycles}: {verdict}");
 	}
