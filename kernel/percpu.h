@@ -62,6 +62,9 @@ struct cpu_state {
 	void (*volatile work_fn)(void *arg);
 	void *volatile work_arg;
 	volatile uint64_t works_done;
+	/* TSC cycles spent running posted work: what a phase record's
+	 * ap_busy_ns sums (kernel/init/phase.c). */
+	volatile uint64_t busy_cycles;
 };
 
 /* work_fn while a poster that claimed the mailbox writes the argument

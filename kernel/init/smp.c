@@ -325,7 +325,7 @@ static void tsc_sync_all(uint64_t batch_budget, uint64_t total_budget)
 
 /* Every online AP against the boot CPU; then a tsc_sync record per node.
  * Returns the worst verdict. */
-static enum tsc_sync_verdict tsc_sync_check(uint64_t *ns_out)
+static enum tsc_sync_verdict tsc_sync_check(uint64_t *cycles_out)
 {
 	uint64_t t0 = rdtsc(), tol = tsc_sync_tolerance_cycles(tsc_hz, tsc_uncertainty_ppm);
 	/* 200 ms a batch, 2 s in all at most, however many CPUs and however
@@ -362,7 +362,7 @@ static enum tsc_sync_verdict tsc_sync_check(uint64_t *ns_out)
 		if (cs->tsc_verdict > worst)
 			worst = (enum tsc_sync_verdict)cs->tsc_verdict;
 	}
-	*ns_out = tsc_cycles_to_ns(rdtsc() - t0);
+	*cycles_out = rdtsc() - t0;
 	if (unchecked)
 		pr_info("tsc_sync: %u CPUs not checked (not reached within 2 s, or not answering within 200 ms)",
 			unchecked);
@@ -413,8 +413,7 @@ static enum tsc_sync_verdict tsc_sync_check(uint64_t *ns_out)
 		rec_u64(&r, "cpus", cpus);
 		rec_u64(&r, "checked", checked);
 		rec_i64(&r, "max_offset_cycles", max_off);
-		rec_u64(&r, "max_offset_ns",
-			tsc_cycles_to_ns(max_off < 0 ? -(uint64_t)max_off : (uint64_t)max_off));
+		rec_tsc_ns(&r, "max_offset_ns", max_off < 0 ? -(uint64_t)max_off : (uint64_t)max_off);
 		rec_u64(&r, "max_uncertainty_cycles", max_err);
 		rec_u64(&r, "max_warp_cycles", max_warp);
 		if (worst_cpu)
@@ -439,11 +438,11 @@ struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 			   uint32_t n, uint32_t skipped, const struct smp_boot_options *opt)
 {
 	struct smp_result res = { .skipped = skipped };
-	uint64_t t0 = rdtsc(), trampoline = 0, kick_ns = 0, wait_ns = 0;
+	uint64_t t0 = rdtsc(), trampoline = 0, kick_cycles = 0, wait_cycles = 0;
 	uint32_t nr_abandoned = 0, *kick_ids = NULL;
 	uint64_t kick_list = 0, kick_bytes = ((uint64_t)n * sizeof(uint32_t) + 4095) & ~4095ULL;
 	uint32_t slowest = 0;
-	uint64_t slowest_ns = 0, tsc_ns = 0;
+	uint64_t slowest_cycles = 0, tsc_cycles = 0;
 	enum tsc_sync_verdict tsc_verdict = TSC_SYNC_OK;
 	bool tsc_checked = false;
 
@@ -548,7 +547,7 @@ struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 		arch_smp_kick(kick_ids, nr_kick, trampoline);
 		physmem_free(pm, kick_list, kick_list + kick_bytes);
 	}
-	kick_ns = tsc_cycles_to_ns(rdtsc() - k0);
+	kick_cycles = rdtsc() - k0;
 
 	uint64_t w0 = rdtsc(), deadline_ns = ktime_ns() + opt->timeout_ns;
 	for (uint32_t i = 1; i < n; i++) {
@@ -559,8 +558,8 @@ struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 		/* Serial: settled already (the deadline has passed for those). */
 		if (settle(cs, opt->serial ? 0 : deadline_ns)) {
 			res.online++;
-			if (cs->kick_tsc && cs->online_tsc - cs->kick_tsc > slowest_ns) {
-				slowest_ns = cs->online_tsc - cs->kick_tsc;
+			if (cs->kick_tsc && cs->online_tsc - cs->kick_tsc > slowest_cycles) {
+				slowest_cycles = cs->online_tsc - cs->kick_tsc;
 				slowest = i;
 			}
 			continue;
@@ -573,25 +572,24 @@ struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 		pr_err("smp: CPU %u (APIC 0x%x) did not answer within %llu ms; left out",
 		       i, cpus[i].apic_id, (unsigned long long)(opt->timeout_ns / 1000000));
 	}
-	wait_ns = tsc_cycles_to_ns(rdtsc() - w0);
+	wait_cycles = rdtsc() - w0;
 	/* An AP's online_tsc is its own TSC: measured in ours once checked. */
 	if (smp_settings.tsc_sync && res.online > 1) {
 		nr_cpus_online = res.online;
-		tsc_verdict = tsc_sync_check(&tsc_ns);
+		tsc_verdict = tsc_sync_check(&tsc_cycles);
 		tsc_checked = true;
-		slowest_ns = 0;
+		slowest_cycles = 0;
 		for (uint32_t i = 1; i < n; i++) {
 			struct cpu_state *cs = cpu_states[i];
 			if (!cs || !cs->kick_tsc)
 				continue;
 			cs->online_tsc -= (uint64_t)cs->tsc_offset;
-			if (cs->online_tsc - cs->kick_tsc > slowest_ns) {
-				slowest_ns = cs->online_tsc - cs->kick_tsc;
+			if (cs->online_tsc - cs->kick_tsc > slowest_cycles) {
+				slowest_cycles = cs->online_tsc - cs->kick_tsc;
 				slowest = i;
 			}
 		}
 	}
-	slowest_ns = tsc_cycles_to_ns(slowest_ns);
 	if (nr_abandoned == 0)
 		physmem_free(pm, trampoline, trampoline + 4096);
 	else
@@ -601,7 +599,8 @@ struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 
 report:
 	nr_cpus_online = res.online;
-	res.ns = tsc_cycles_to_ns(rdtsc() - t0) - tsc_ns;   /* bring-up alone */
+	res.cycles = rdtsc() - t0 - tsc_cycles;   /* bring-up alone */
+	res.ns = tsc_cycles_to_ns(res.cycles);
 	uint64_t nodes_seen[MEMBOOT_MAX_NODES / 64] = { 0 };
 	uint32_t nr_nodes = 0;
 	for (uint32_t i = 0; i < nr_cpu_ids; i++) {
@@ -627,7 +626,7 @@ report:
 		rec_hex(&r, "stack_bottom", pc->stack_bottom);
 		rec_hex(&r, "stack_top", pc->stack_top);
 		if (i > 0 && cs->kick_tsc)
-			rec_u64(&r, "up_ns", tsc_cycles_to_ns(cs->online_tsc - cs->kick_tsc));
+			rec_tsc_ns(&r, "up_ns", cs->online_tsc - cs->kick_tsc);
 		if (i > 0 && tsc_checked && cs->tsc_checked) {
 			rec_i64(&r, "tsc_offset", cs->tsc_offset_est);
 			rec_u64(&r, "tsc_offset_err", cs->tsc_offset_err);
@@ -641,18 +640,18 @@ report:
 	rec_u64(&r, "failed", res.failed);
 	rec_u64(&r, "skipped", res.skipped);
 	rec_str(&r, "bringup", opt->serial ? "serial" : "parallel");
-	rec_u64(&r, "ns", res.ns);
-	rec_u64(&r, "kick_ns", kick_ns);
-	rec_u64(&r, "wait_ns", wait_ns);
-	rec_u64(&r, "per_cpu_ns", res.online > 1 ? res.ns / (res.online - 1) : 0);
+	rec_tsc_ns(&r, "ns", res.cycles);   /* rendered with the final clock */
+	rec_tsc_ns(&r, "kick_ns", kick_cycles);
+	rec_tsc_ns(&r, "wait_ns", wait_cycles);
+	rec_tsc_ns(&r, "per_cpu_ns", res.online > 1 ? res.cycles / (res.online - 1) : 0);
 	if (tsc_checked) {
 		rec_str(&r, "tsc_sync", tsc_sync_verdict_name(tsc_verdict));
-		rec_u64(&r, "tsc_sync_ns", tsc_ns);
+		rec_tsc_ns(&r, "tsc_sync_ns", tsc_cycles);
 	}
 	if (slowest) {
 		rec_u64(&r, "slowest_cpu", slowest);
 		rec_u64(&r, "slowest_apic_id", cpus[slowest].apic_id);
-		rec_u64(&r, "slowest_ns", slowest_ns);
+		rec_tsc_ns(&r, "slowest_ns", slowest_cycles);
 	}
 	rec_key(&r, "online");
 	rec_open(&r, '[');
