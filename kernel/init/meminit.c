@@ -357,7 +357,7 @@ static uint32_t report_cpus(uint32_t nid, uint64_t span_ns, uint64_t *busy_list)
 	uint32_t nr = w->nr_chunks < MMINIT_TRACE_CHUNKS ? w->nr_chunks : MMINIT_TRACE_CHUNKS;
 	uint32_t listed = 0;
 
-	for (uint32_t c = 0; c < MAX_CPUS; c++) {
+	for (uint32_t c = 0; c < nr_cpu_ids; c++) {
 		uint64_t busy_ns = 0;
 		uint32_t chunks = 0;
 		struct record r;

@@ -20,16 +20,39 @@
 
 #define HUGE_ORDER 9
 
-struct cpu_stats {
+/* One slot per CPU id, in memory the SMP phase reserves for the CPUs there
+ * are (vm_set_cpu_slots()); until then, or without it, one shared slot. */
+struct cpu_slot {
 	struct pt_stats s;
+	struct vm_space *volatile current;
 } __attribute__((aligned(64)));     /* one line each: no false sharing */
 
-static struct cpu_stats stats[MAX_CPUS];
-static struct vm_space *volatile current_space[MAX_CPUS];
+static struct cpu_slot slot_boot[1];
+static struct cpu_slot *slots = slot_boot;
+static uint32_t nr_slots = 1;
 static volatile uint64_t table_pages;
 static uint64_t kernel_cr3;          /* the identity map's root, what CPUs run on */
 static struct memmap *vm_memmap;     /* handed over by vm_init() */
 static struct hugetlb_pools *huge_pools;   /* frames of PT_REGION_HUGETLB regions */
+
+static struct cpu_slot *slot_of(uint32_t cpu)
+{
+	return &slots[cpu < nr_slots ? cpu : 0];
+}
+
+size_t vm_cpu_slot_bytes(void)
+{
+	return sizeof(struct cpu_slot);
+}
+
+void vm_set_cpu_slots(void *mem, uint32_t n)
+{
+	if (!mem || !n)
+		return;
+	memset(mem, 0, (size_t)n * sizeof(struct cpu_slot));
+	slots = mem;
+	nr_slots = n;
+}
 
 /* ---- what mm/pt/pt.c needs ---- */
 
@@ -288,25 +311,26 @@ void vm_enter(struct vm_space *s)
 	uint32_t cpu = this_cpu()->cpu;
 
 	arch_switch_space(s->as.root_phys, &s->cpus, NULL);
-	current_space[cpu] = s;
+	slot_of(cpu)->current = s;
 }
 
 void vm_leave(struct vm_space *s)
 {
 	uint32_t cpu = this_cpu()->cpu;
 
-	current_space[cpu] = NULL;
+	slot_of(cpu)->current = NULL;
 	arch_switch_space(kernel_cr3, NULL, &s->cpus);
 }
 
 struct pt_stats *vm_cpu_stats(uint32_t cpu)
 {
-	return &stats[cpu].s;
+	return &slot_of(cpu)->s;
 }
 
 void vm_reset_stats(void)
 {
-	memset(stats, 0, sizeof(stats));
+	for (uint32_t i = 0; i < nr_slots; i++)
+		memset(&slots[i].s, 0, sizeof(slots[i].s));
 }
 
 /* ---- the #PF handler ---- */
@@ -314,7 +338,7 @@ void vm_reset_stats(void)
 static bool vm_page_fault(struct trap_frame *f, uint64_t addr)
 {
 	uint32_t cpu = this_cpu()->cpu;
-	struct vm_space *s = current_space[cpu];
+	struct vm_space *s = slot_of(cpu)->current;
 	const struct pt_region *r = NULL;
 
 	/* Only not-present faults of kernel accesses in a region are ours;
@@ -331,7 +355,7 @@ static bool vm_page_fault(struct trap_frame *f, uint64_t addr)
 	 * a page-table lock. iretq restores the flags afterwards. */
 	if (f->rflags & (1u << 9))
 		__asm__ volatile("sti" ::: "memory");
-	int err = pt_fault(&s->as, r, addr, this_cpu_state()->mem_node, &stats[cpu].s);
+	int err = pt_fault(&s->as, r, addr, this_cpu_state()->mem_node, &slot_of(cpu)->s);
 	__asm__ volatile("cli" ::: "memory");
 	if (err != PT_OK) {
 		pr_err("vm: fault at 0x%llx in a %s region: %s", (unsigned long long)addr,

@@ -23,6 +23,7 @@
 #define MEMBOOT_KERNEL_VM_VM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "arch/tlb.h"
@@ -49,6 +50,12 @@ struct numa_topology;
  * pool-page regions take their frames from @pools; vm keeps both. Every
  * vm_space_create() needs it first. */
 void vm_init(struct memmap *mm, struct hugetlb_pools *pools);
+
+/* Each CPU's fault counters and current space: @n slots of
+ * vm_cpu_slot_bytes() at @mem (64-byte aligned, kept for good), one per
+ * CPU id, given at bring-up. Before that, all CPUs share one slot. */
+size_t vm_cpu_slot_bytes(void);
+void vm_set_cpu_slots(void *mem, uint32_t n);
 
 int vm_space_create(struct vm_space *s, enum pt_lock_mode mode, uint32_t node);
 /* Unmap everything (giving each region's frames back to where they came

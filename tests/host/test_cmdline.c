@@ -521,7 +521,8 @@ static void test_kernel_defaults(void **state)
 	assert_false(bootreport_settings.dump_bootinfo);
 	assert_false(bootreport_settings.dump_acpi);
 	/* The defaults docs/cmdline.md gives. */
-	assert_int_equal(smp_settings.maxcpus, 256);
+	assert_int_equal(smp_settings.maxcpus, 8192);
+	assert_int_equal(smp_settings.bringup, SMP_BRINGUP_PARALLEL);
 	assert_false(smp_settings.nosmp);
 	assert_int_equal(smp_settings.timeout_ms, 2000);
 	assert_int_equal(smp_settings.apic, APIC_REQUEST_AUTO);
@@ -732,8 +733,13 @@ static void test_kernel_smp_alloc_pcp_vm_keys(void **state)
 	assert_int_equal(smp_settings.timeout_ms, 50);
 	assert_int_equal(smp_settings.skip_apic, 3);
 	assert_int_equal(smp_settings.apic, APIC_REQUEST_X2APIC);
-	assert_result(params_parse("maxcpus=257 memboot.smp_timeout_ms=0 memboot.apic=x3apic"),
+	assert_result(params_parse("maxcpus=8193 memboot.smp_timeout_ms=0 memboot.apic=x3apic"),
 		      3, 0, 0, 3);
+	assert_result(params_parse("maxcpus=8192 memboot.smp_bringup=serial"), 2, 2, 0, 0);
+	assert_int_equal(smp_settings.maxcpus, 8192);
+	assert_int_equal(smp_settings.bringup, SMP_BRINGUP_SERIAL);
+	assert_result(params_parse("maxcpus=4 memboot.smp_bringup=both"), 2, 1, 0, 1);
+	assert_int_equal(smp_settings.bringup, SMP_BRINGUP_SERIAL);
 	assert_int_equal(smp_settings.maxcpus, 4);
 	assert_int_equal(smp_settings.timeout_ms, 50);
 	assert_int_equal(smp_settings.apic, APIC_REQUEST_X2APIC);
