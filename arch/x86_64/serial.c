@@ -85,14 +85,20 @@ uint32_t uart_divisor(const struct uart *u)
 	return div;
 }
 
-/* Wait for the transmitter up to @limit_cycles; false if it never empties. */
+/*
+ * Wait for the transmitter up to @limit_cycles; false if it never empties.
+ * The UART counts as stuck only after that long and many status reads: a
+ * CPU that was not running for a while (a hypervisor descheduling it, a
+ * long SMI) has read the status a few times only, and gets more time.
+ */
+#define STUCK_MIN_POLLS 100000
 static bool put(const struct uart *u, char c, uint64_t limit_cycles)
 {
 	if (!(reg_in(u, LSR) & LSR_THR_EMPTY)) {
-		uint64_t start = rdtsc();
+		uint64_t start = rdtsc(), polls = 0;
 
 		while (!(reg_in(u, LSR) & LSR_THR_EMPTY)) {
-			if (rdtsc() - start > limit_cycles)
+			if (++polls > STUCK_MIN_POLLS && rdtsc() - start > limit_cycles)
 				return false;
 			__asm__ volatile("pause");
 		}

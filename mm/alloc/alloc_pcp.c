@@ -11,8 +11,6 @@
 #include "mm/alloc/alloc.h"
 #include "mm/memmap.h"
 
-#define MAX_LIST_CPUS 256
-
 struct node_lists {
 	struct pcp_zone pz;
 	struct spinlock lock;              /* Linux's zone->lock for this node */
@@ -20,7 +18,10 @@ struct node_lists {
 };
 
 static struct node_lists nodes[ALLOC_MAX_NODES];
-static struct pcp_list *lists[MAX_LIST_CPUS][ALLOC_MAX_NODES];
+/* Each CPU's row of list pointers, one per node, in that CPU's own list
+ * memory: sized by the CPUs and nodes there are, not by a limit. */
+static struct pcp_list ***lists;
+static struct pcp_list **rows_boot[1];   /* lists before init: none */
 static uint32_t nr_cpus, nr_nodes;
 static uint32_t (*this_cpu_fn)(void);
 static bool active;
@@ -66,7 +67,8 @@ static const struct pcp_backend backend = { be_take, be_give, be_free_pages };
 void alloc_pcp_reset(void)
 {
 	__atomic_store_n(&active, false, __ATOMIC_RELEASE);
-	memset(lists, 0, sizeof(lists));
+	lists = rows_boot;
+	rows_boot[0] = NULL;
 	memset(nodes, 0, sizeof(nodes));
 	nr_cpus = nr_nodes = 0;
 }
@@ -107,14 +109,15 @@ size_t alloc_pcp_bytes_per_cpu(const struct alloc_pcp_setup *s)
 	uint32_t nnodes = alloc_nr_nodes();
 	size_t bytes = 0;
 
-	if (!mm || !s->nr_cpus || s->nr_cpus > MAX_LIST_CPUS)
+	if (!mm || !s->nr_cpus)
 		return 0;
 	memset(tmp, 0, sizeof(tmp));
 	size_nodes(s, mm, nnodes, tmp);
 	for (uint32_t n = 0; n < nnodes; n++)
 		if (mm->nodes[n].nr_pages)
 			bytes += pcp_list_bytes(&tmp[n].pz);
-	return bytes;
+	/* The CPU's row of pointers, and its rounding to a cache line. */
+	return bytes + nnodes * sizeof(struct pcp_list *) + 64;
 }
 
 bool alloc_pcp_init(const struct alloc_pcp_setup *s)
@@ -122,13 +125,24 @@ bool alloc_pcp_init(const struct alloc_pcp_setup *s)
 	const struct memmap *mm = alloc_memmap();
 
 	alloc_pcp_reset();
-	if (!mm || !s->nr_cpus || s->nr_cpus > MAX_LIST_CPUS || !s->this_cpu || !s->mem) {
-		pr_err("pcp: cannot set up lists for %u CPUs (at most %u)", s->nr_cpus,
-		       MAX_LIST_CPUS);
+	if (!mm || !s->nr_cpus || !s->this_cpu || !s->mem || !s->rows) {
+		pr_err("pcp: cannot set up lists for %u CPUs", s->nr_cpus);
 		return false;
 	}
 	nr_nodes = alloc_nr_nodes();
 	size_nodes(s, mm, nr_nodes, nodes);
+	for (uint32_t c = 0; c < s->nr_cpus; c++) {
+		s->rows[c] = s->mem(s->mem_ctx, nr_nodes * sizeof(struct pcp_list *), c,
+				    s->cpu_node[c]);
+		if (!s->rows[c]) {
+			pr_err("pcp: no memory on node %u for cpu %u's list pointers: no per-CPU lists",
+			       s->cpu_node[c], c);
+			alloc_pcp_reset();
+			return false;
+		}
+		memset(s->rows[c], 0, nr_nodes * sizeof(struct pcp_list *));
+	}
+	lists = s->rows;
 	for (uint32_t c = 0; c < s->nr_cpus; c++) {
 		for (uint32_t n = 0; n < nr_nodes; n++) {
 			void *mem;

@@ -18,6 +18,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	CHECK(m.nr_cpus <= ACPI_MADT_MAX_CPUS);
+	CHECK(m.nr_nmis <= ACPI_MADT_MAX_NMIS);
+	for (uint32_t i = 0; i < m.nr_nmis; i++)
+		CHECK(m.nmis[i].lint <= 1);
+	(void)acpi_lint_nmi_of(&m, 0);
 	CHECK(m.nr_cpus + m.nr_disabled + m.nr_ignored + m.nr_dropped <= m.nr_entries);
 	for (uint32_t i = 0; i < m.nr_cpus; i++) {
 		CHECK(m.cpus[i].enabled || m.cpus[i].online_capable);

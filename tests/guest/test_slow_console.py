@@ -117,3 +117,7 @@ def test_slow_console_loses_nothing_and_is_no_phase_time():
           f"(unthrottled: {fasts[0].all('console_drain')[0]['ns'] / 1e6:.3f} ms)")
     per_phase = {p["name"]: (p["ns"], q["ns"]) for p, q in zip(fast.all("phase"), slow.all("phase"))}
     assert abs(slow_ns - fast_ns) <= 0.2 * fast_ns + 2e6, (fast_ns, slow_ns, per_phase)
+
+
+# A timing check: run alone, after the rest (tests/run.py).
+test_slow_console_loses_nothing_and_is_no_phase_time.serial = True

@@ -71,7 +71,9 @@ static bool with_pcp;
 static uint32_t next_cpu;
 static __thread int my_cpu = -1;
 static uint32_t cpu_nodes[PCP_CPUS];
-static void *pcp_mem[PCP_CPUS * NR_NODES];
+/* Each CPU's lists, and its row of list pointers. */
+static void *pcp_mem[PCP_CPUS * (NR_NODES + 1)];
+static struct pcp_list **pcp_rows[PCP_CPUS];
 static uint32_t nr_pcp_mem;
 
 static uint32_t host_cpu(void)
@@ -86,7 +88,7 @@ static void *host_list_mem(void *ctx, size_t bytes, uint32_t cpu, uint32_t node)
 	void *p = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
 
 	assert_non_null(p);
-	assert_true(cpu < PCP_CPUS && node < NR_NODES && nr_pcp_mem < PCP_CPUS * NR_NODES);
+	assert_true(cpu < PCP_CPUS && node < NR_NODES && nr_pcp_mem < PCP_CPUS * (NR_NODES + 1));
 	memset(p, 0x5a, bytes);
 	pcp_mem[nr_pcp_mem++] = p;
 	return p;
@@ -96,7 +98,7 @@ static void pcp_start(void)
 {
 	struct alloc_pcp_setup s = {
 		.nr_cpus = PCP_CPUS, .cpu_node = cpu_nodes, .this_cpu = host_cpu,
-		.mem = host_list_mem,
+		.mem = host_list_mem, .rows = pcp_rows,
 		.cfg = { .policy = PCP_AUTO, .steps = PCP_STEPS_KNOWN, .cache_bytes = 64 << 20 },
 	};
 	for (uint32_t c = 0; c < PCP_CPUS; c++)

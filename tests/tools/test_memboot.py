@@ -644,6 +644,50 @@ class EndToEnd(unittest.TestCase):
             "-fw_cfg 'name=opt/memboot/cmdline,file=<tmpdir>/cmdline' "
             "-numa dist,src=0,dst=1,val=21\n"))
 
+    def test_preset(self):
+        env = dict(CLEAN_ENV, MEMBOOT_QEMU="/q/qemu")
+
+        def tool(*argv):
+            return subprocess.run([sys.executable, TOOL] + list(argv), env=env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  timeout=30)
+        r = tool("run", "--preset", "list")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        names = [line.split()[0] for line in r.stdout.decode().splitlines()]
+        for seed in ("000", "001", "002", "003", "004"):
+            self.assertIn("seed" + seed, names)
+            self.assertIn("seed" + seed + "-small", names)
+        # Seed 001's 4-node 512-CPU machine, small memory.
+        r = tool("run", "--dry-run", "--iso", "/nonexistent/m.iso", "--preset",
+                 "seed001-small")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        out = r.stdout.decode()
+        self.assertIn("-machine q35 -cpu max ", out)
+        self.assertIn("-m 2G -smp 512,sockets=4,cores=128,threads=1 ", out)
+        self.assertIn("-numa node,nodeid=3,cpus=384-511,memdev=m3", out)
+        # Seed 004: 16 nodes of 128 GiB, not reserved.
+        r = tool("run", "--dry-run", "--iso", "/nonexistent/m.iso", "--preset", "seed004")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("id=m15,size=128G,reserve=off", r.stdout.decode())
+        # Unknown names, a preset with its own topology options, pc at 512.
+        for argv, msg in ((("--preset", "seed9"), "unknown preset 'seed9'"),
+                          (("--preset", "seed002", "--nodes", "2"), "leave those out"),
+                          (("--preset", "seed003", "--machine", "pc"), "need --machine q35")):
+            r = tool("run", "--dry-run", "--iso", "/nonexistent/m.iso", *argv)
+            self.assertEqual(r.returncode, 64, argv)
+            self.assertIn(msg, r.stderr.decode())
+            self.assertNotIn("Traceback", r.stderr.decode())
+        # bench: the preset is the topology of every boot.
+        r = tool("bench", "--preset", "seed002-small", "--dry-run")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = [l for l in r.stdout.decode().splitlines() if l.startswith("/")]
+        self.assertTrue(lines)
+        for line in lines:
+            self.assertIn("--nodes 2 --cpus-per-node 112 --mem-per-node 1G", line)
+        r = tool("bench", "--preset", "nope", "--dry-run")
+        self.assertEqual(r.returncode, 64)
+        self.assertIn("unknown preset", r.stderr.decode())
+
     def test_help(self):
         for argv in ([TOOL, "--help"], [TOOL, "run", "--help"]):
             r = subprocess.run([sys.executable] + argv,

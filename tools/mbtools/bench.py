@@ -357,6 +357,15 @@ def plan(args):
         axes = [(n, vals if n == name else v) for n, v in axes]
         if name not in [n for n, _ in axes]:
             axes.append((name, vals))
+    if isinstance(getattr(args, "preset", None), str):
+        from mbtools import presets
+        value = presets.topo(args.preset)
+        if not value:
+            raise BenchError("--preset: unknown preset %r (one of: %s)"
+                             % (args.preset, ", ".join(presets.all_presets())))
+        axes = [(n, [value] if n == "topo" else v) for n, v in axes]
+        if "topo" not in [n for n, _ in axes]:
+            axes.insert(0, ("topo", [value]))
     boots = args.boots or base["boots"]
     if boots < 1:
         raise BenchError("--boots must be at least 1")
