@@ -588,7 +588,7 @@ static void test_table(void **state)
 		const struct alloc_ops *o = alloc_table[i];
 		assert_ptr_equal(alloc_find(o->name), o);
 		assert_non_null(o->summary);
-		assert_true(o->init && o->free_range && o->alloc && o->free && o->free_pages &&
+		assert_true(o->create && o->free_blocks && o->free_range && o->alloc && o->free && o->free_pages &&
 			    o->count_free && o->check);
 	}
 	assert_null(alloc_find("nosuch"));
