@@ -23,9 +23,11 @@
 BENCH_O := build/bench
 BENCH_DESC_SIZES := 16 32 64
 BENCH_ARGS ?=
-MEMMAP_BENCH_KSRCS := mm/memmap.c mm/alloc/buddy.c mm/alloc/alloc.c mm/alloc/bitmap.c kernel/job_plan.c \
-	mm/alloc/alloc_pcp.c mm/alloc/pcp.c
-MEMMAP_BENCH_HDRS := mm/page.h mm/memmap.h mm/alloc/buddy.h mm/alloc/alloc.h kernel/job_plan.h kernel/spinlock.h \
+# Every allocator of mm/alloc/ by wildcard: a new one (mm/alloc/table.h) links
+# here with no list to edit.
+BENCH_ALLOC_SRCS := $(wildcard mm/alloc/*.c)
+MEMMAP_BENCH_KSRCS := mm/memmap.c kernel/job_plan.c $(BENCH_ALLOC_SRCS)
+MEMMAP_BENCH_HDRS := mm/page.h mm/memmap.h $(wildcard mm/alloc/*.h) kernel/job_plan.h kernel/spinlock.h \
 	kernel/panic.h kernel/log.h
 MEMMAP_BENCH_BINS := $(addprefix $(BENCH_O)/memmap_bench_,$(BENCH_DESC_SIZES))
 BENCH_CFLAGS := -std=gnu11 -O2 -g -I. -Wall -Wextra -Wno-unused-parameter -Werror -DNDEBUG
@@ -99,8 +101,7 @@ bench-pt: $(BENCH_O)/pt_bench
 # of mm/alloc/buddy.c, on pthreads; prints seed 002's table, one row per step set
 # of Linux's PCP auto-tuning series. Writes no file.
 #   make bench-pcp PCP_BENCH_ARGS='--threads 16 --mix all'
-PCP_BENCH_KSRCS := mm/alloc/pcp.c mm/alloc/churn.c mm/alloc/buddy.c mm/memmap.c mm/alloc/alloc.c mm/alloc/bitmap.c \
-	mm/alloc/alloc_pcp.c
+PCP_BENCH_KSRCS := mm/memmap.c $(BENCH_ALLOC_SRCS)
 PCP_BENCH_ARGS ?= --mix all
 $(BENCH_O)/pcp_bench: $(PCP_BENCH_KSRCS) bench/pcp_bench.c bench/bench_support.c \
 		mm/alloc/pcp.h mm/alloc/churn.h tests/host/pcp_buddy_zone.h $(MEMMAP_BENCH_HDRS) bench/bench.mk

@@ -1,9 +1,17 @@
 """The allocator seam: each allocator memboot.alloc can name boots two nodes,
 passes the allocation and huge page self-tests with every page accounted for;
 an unknown name is a warning and the default runs."""
+import os
+import sys
+
 from guest import boot
 
-ALLOCATORS = ["buddy", "bitmap"]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "tools"))
+from mbtools import facts  # noqa: E402
+
+# Every allocator of mm/alloc/table.h, read from the table.
+ALLOCATORS = list(facts.ALLOCATORS)
 
 
 def check_allocator(name):

@@ -243,5 +243,43 @@ class Limits(unittest.TestCase):
             ["HUGETLB_MAX_NODES", "NUMA_REMOTE_DISTANCE", "PAGE_SIZE_BYTES"])
 
 
+CMDLINE_ALLOC_ROW = re.compile(r"^\| `memboot\.alloc` \| ([^|]*)\|", re.M)
+
+
+def doc_allocators(text):
+    """The allocator names the memboot.alloc row of docs/cmdline.md lists."""
+    m = CMDLINE_ALLOC_ROW.search(text)
+    return re.findall(r"`(\w+)`", m.group(1)) if m else []
+
+
+class Allocators(unittest.TestCase):
+    """mm/alloc/table.h is the one list of allocators."""
+
+    def test_table(self):
+        self.assertEqual(facts.ALLOCATORS[0], "buddy")
+        for name in facts.ALLOCATORS:
+            self.assertTrue(os.path.exists(os.path.join(
+                REPO_ROOT, "mm", "alloc", name + ".c")), name)
+            self.assertIn("const struct alloc_ops %s_alloc_ops" % name,
+                          read("mm/alloc/%s.c" % name))
+
+    def test_cmdline_doc_lists_the_table(self):
+        self.assertEqual(doc_allocators(read("docs/cmdline.md")),
+                         list(facts.ALLOCATORS))
+
+    def test_check_sees_a_missing_allocator(self):
+        self.assertEqual(doc_allocators(
+            "| `memboot.alloc` | `buddy` or `bitmap` | `buddy` | x |\n"),
+            ["buddy", "bitmap"])
+        self.assertNotEqual(doc_allocators(
+            "| `memboot.alloc` | `buddy` | `buddy` | x |\n"), list(facts.ALLOCATORS))
+
+    def test_parse_errors(self):
+        with self.assertRaises(facts.FactsError):
+            facts.parse_allocators("#define ALLOC_TABLE(X) \\\n\tY(buddy)\n")
+        self.assertEqual(facts.parse_allocators(
+            "#define ALLOC_TABLE(X) \\\n\tX(a) \\\n\tX(b)\n"), ["a", "b"])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -33,7 +33,7 @@ import subprocess
 import sys
 import time
 
-from mbtools import hostinfo
+from mbtools import facts, hostinfo
 from mbtools.records import iter_records
 
 TOOLS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -64,7 +64,9 @@ FULL = {
         ("init", ["serial", "deferred", "lazy"]),
         ("threads", ["1", "node"]),
         ("desc", ["16", "32", "64"]),
-        ("alloc", ["-", "buddy", "pcp"]),
+        # Every allocator of mm/alloc/table.h; the per-CPU lists are the
+        # pcp axis below, not an allocator.
+        ("alloc", ["-"] + list(facts.ALLOCATORS)),
         ("pcp", ["-", "off"]),
     ],
 }

@@ -9,6 +9,9 @@ own headers so that each fact has one source.
   LIMITS           {name: int} from the `#define NAME number` lines of
                    kernel/limits.h (MEMBOOT_MAX_NODES, PAGE_SHIFT, ...)
   TOOL_STATUS      statuses of tools/memboot itself (not the kernel's)
+  ALLOCATORS       the page allocators memboot.alloc can name, from
+                   ALLOC_TABLE in mm/alloc/table.h, in table order
+                   ([0] the default)
 
 tests/tools/test_facts.py checks that docs/exit-status.md and docs/records.md
 agree with these. Standard library only.
@@ -22,6 +25,7 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
 EXIT_H = os.path.join(REPO_ROOT, "kernel", "exit.h")
 EVENTS_H = os.path.join(REPO_ROOT, "kernel", "record_events.h")
 LIMITS_H = os.path.join(REPO_ROOT, "kernel", "limits.h")
+ALLOC_TABLE_H = os.path.join(REPO_ROOT, "mm", "alloc", "table.h")
 
 # Statuses of tools/memboot that are not kernel statuses. They sit above any
 # kernel status and follow the shell's conventions (124 timeout, 125 could
@@ -85,6 +89,14 @@ def parse_events(text, path=EVENTS_H):
     return names
 
 
+def parse_allocators(text, path=ALLOC_TABLE_H):
+    """Allocator names, in order, from the ALLOC_TABLE of mm/alloc/table.h."""
+    names = re.findall(r"X\(\s*(\w+)\s*\)", _table(text, "ALLOC_TABLE", path))
+    if not names:
+        raise FactsError("%s: ALLOC_TABLE has no X(name)" % path)
+    return names
+
+
 def parse_defines(text):
     """{NAME: int} for each `#define NAME <integer>` line of a header."""
     return {name: int(value, 0) for name, value in re.findall(
@@ -98,6 +110,7 @@ EXIT_SYMBOLS = {v: sym for v, sym, _ in _exit_rows}
 QEMU_EXIT_BASE = parse_defines(_read(EXIT_H))["EXIT_QEMU_BASE"]
 EVENTS = tuple(parse_events(_read(EVENTS_H)))
 LIMITS = parse_defines(_read(LIMITS_H))
+ALLOCATORS = tuple(parse_allocators(_read(ALLOC_TABLE_H)))
 MAX_NODES = LIMITS["MEMBOOT_MAX_NODES"]
 PAGE_SIZE_BYTES = 1 << LIMITS["PAGE_SHIFT"]
 
