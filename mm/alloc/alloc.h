@@ -72,6 +72,9 @@ struct alloc_setup {
 	 * none. The bytes are reserved for good. */
 	uint64_t (*reserve)(void *ctx, uint64_t bytes, uint32_t node);
 	void *reserve_ctx;
+	/* The calling CPU's id, for allocators that keep per-CPU state (NULL:
+	 * they treat every caller as one CPU). */
+	uint32_t (*this_cpu)(void);
 };
 
 /* Free blocks of each order 0..ALLOC_MAX_ORDER (as /proc/buddyinfo). */

@@ -14,6 +14,7 @@
 
 #define ALLOC_TABLE(X) \
 	X(buddy)       \
-	X(bitmap)
+	X(bitmap)      \
+	X(llfree)
 
 #endif

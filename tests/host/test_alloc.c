@@ -152,6 +152,7 @@ static void world_start(const struct alloc_ops *ops, const uint8_t *dist)
 	W.mm.nr_nodes = NR_NODES;
 	struct alloc_setup setup = {
 		.mm = &W.mm, .nr_nodes = NR_NODES, .reserve = host_reserve, .reserve_ctx = &W,
+		.this_cpu = host_cpu,
 	};
 	assert_true(alloc_init(ops, &setup, dist));
 	assert_ptr_equal(alloc_current(), ops);
