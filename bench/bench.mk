@@ -123,3 +123,19 @@ PCP_GUEST_ARGS ?=
 .PHONY: bench-pcp-guest
 bench-pcp-guest: $(O)/memboot.elf
 	@python3 bench/pcp_guest.py --elf $(O)/memboot.elf $(PCP_GUEST_ARGS)
+
+# The allocator lab's harness (tools/memboot lab): every allocator of
+# mm/alloc/table.h, built natively (-O2 -march=native, no sanitizers), on
+# pthreads. tools/memboot lab builds it on demand.
+LAB_KSRCS := mm/memmap.c $(BENCH_ALLOC_SRCS)
+$(BENCH_O)/lab: bench/lab.c bench/bench_support.c $(LAB_KSRCS) $(MEMMAP_BENCH_HDRS) bench/bench.mk
+	@mkdir -p $(@D)/labk
+	@$(if $(Q),echo "  BENCHCC $@")
+	$(Q)for f in $(LAB_KSRCS); do \
+		$(CC) $(BENCH_KCFLAGS) -march=native -c $$f -o $(@D)/labk/$$(basename $$f .c).o || exit 1; \
+	done
+	$(Q)$(CC) $(BENCH_CFLAGS) -march=native -pthread -o $@ bench/lab.c bench/bench_support.c \
+		$(addprefix $(@D)/labk/,$(notdir $(LAB_KSRCS:.c=.o)))
+
+.PHONY: lab-build
+lab-build: $(BENCH_O)/lab
