@@ -42,6 +42,7 @@ void meminit_run(const struct numa_topology *topo, const struct hugetlb_pools *h
 bool census_run(const struct numa_topology *topo, const struct memmap *mm, const char *when);
 /* Allocation self-test on every CPU at once (memboot.selftest=alloc). */
 /* *skipped: too little free memory to run it; not a failure. */
-bool meminit_alloc_selftest(bool *skipped);
+bool meminit_alloc_selftest(const struct numa_topology *topo, const struct memmap *mm,
+			    bool *skipped);
 
 #endif

@@ -137,7 +137,7 @@ bool selftests_run(const struct numa_topology *topo, struct memmap *mm,
 		all_ok &= ok;
 	}
 	if (selftest_settings.selftests & SELFTEST_ALLOC) {
-		bool skipped, ok = meminit_alloc_selftest(&skipped);
+		bool skipped, ok = meminit_alloc_selftest(topo, mm, &skipped);
 		if (skipped)
 			selftest_skipped("alloc", "not enough memory");
 		else
