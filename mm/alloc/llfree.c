@@ -14,8 +14,9 @@
  * then find a naturally aligned run of clear bits inside one word and set
  * it with a CAS; if none is found the counter is given back. When the
  * reserved area cannot serve, the CPU reserves another: the first area
- * (from a start spread by slot) not reserved by anyone with enough free
- * pages, claimed by a CAS on the reserved flag, and releases its old one.
+ * (onwards from its last one, or from a start spread by slot) not reserved
+ * by anyone with enough free pages, claimed by a CAS on the reserved
+ * flag, and releases its old one.
  * Orders 7 and 8 take 2 or 4 whole words (CAS each from 0, rolled back
  * if one fails); order 9 takes an area whose counter says 512 (CAS to 0);
  * order 10 two neighbouring areas the same way. Frees clear bits and add
@@ -63,6 +64,7 @@ struct ll_zone {
 	uint64_t *bits;              /* nr_areas * AREA_WORDS */
 	uint32_t *state;             /* nr_areas */
 	uint32_t reserved[SLOTS];    /* each slot's area, NO_AREA if none */
+	uint8_t hint[SLOTS];         /* each slot's last word in its area */
 };
 
 struct ll {
@@ -210,23 +212,38 @@ static bool take_count(struct ll_zone *z, uint32_t a, uint32_t n)
 	return false;
 }
 
+/* Bit positions p (multiples of 2^order, order <= 5) where bits
+ * p .. p + 2^order - 1 of @v are all clear. */
+static inline uint64_t free_runs(uint64_t v, unsigned order)
+{
+	static const uint64_t aligned[6] = {
+		~0ULL, 0x5555555555555555ULL, 0x1111111111111111ULL, 0x0101010101010101ULL,
+		0x0001000100010001ULL, 0x0000000100000001ULL,
+	};
+	uint64_t f = ~v;
+
+	for (unsigned s = 1; s < (1u << order); s <<= 1)
+		f &= f >> s;
+	return f & aligned[order];
+}
+
 /* A naturally aligned run of 2^order (order <= 6) clear bits in area @a,
- * set; its bit index, or UINT64_MAX. The count was taken already. */
-static uint64_t take_small(struct ll_zone *z, uint32_t a, unsigned order)
+ * set; its bit index, or UINT64_MAX. The count was taken already. The
+ * search starts at @hint (the word this CPU last took from). */
+static uint64_t take_small(struct ll_zone *z, uint32_t a, unsigned order, unsigned hint)
 {
 	unsigned n = 1u << order;
 	uint64_t mask0 = n == 64 ? ~0ULL : (1ULL << n) - 1;
 
-	for (unsigned w = 0; w < AREA_WORDS; w++) {
+	for (unsigned k = 0; k < AREA_WORDS; k++) {
+		unsigned w = (hint + k) % AREA_WORDS;
 		uint64_t *word = &z->bits[(uint64_t)a * AREA_WORDS + w];
 		uint64_t v = ld64(word);
 		for (;;) {
-			unsigned j;
-			for (j = 0; j < 64; j += n)
-				if (!(v & (mask0 << j)))
-					break;
-			if (j >= 64)
+			uint64_t f = order == 6 ? (v == 0) : free_runs(v, order);
+			if (!f)
 				break;
+			unsigned j = (unsigned)__builtin_ctzll(f);
 			if (cas64(word, &v, v | (mask0 << j)))
 				return (uint64_t)a * AREA_PAGES + w * 64 + j;
 		}
@@ -270,7 +287,7 @@ static bool take_area(struct ll_zone *z, uint32_t a)
 	return false;
 }
 
-static uint64_t try_area(struct ll_zone *z, uint32_t a, unsigned order)
+static uint64_t try_area(struct ll_zone *z, uint32_t a, unsigned order, uint32_t slot)
 {
 	uint64_t i;
 
@@ -278,7 +295,9 @@ static uint64_t try_area(struct ll_zone *z, uint32_t a, unsigned order)
 		return order == AREA_ORDER && take_area(z, a) ? (uint64_t)a * AREA_PAGES : UINT64_MAX;
 	if (!take_count(z, a, 1u << order))
 		return UINT64_MAX;
-	i = order <= 6 ? take_small(z, a, order) : take_words(z, a, order);
+	i = order <= 6 ? take_small(z, a, order, z->hint[slot]) : take_words(z, a, order);
+	if (i != UINT64_MAX)
+		z->hint[slot] = (uint8_t)((i % AREA_PAGES) / 64);   /* a hint: races are harmless */
 	if (i == UINT64_MAX)
 		__atomic_fetch_add(&z->state[a], 1u << order, __ATOMIC_ACQ_REL);
 	return i;
@@ -291,9 +310,12 @@ static uint32_t slot_of(const struct ll *l)
 
 /* Reserve an area with at least 2^order free pages for @slot: unreserved
  * ones first, from a start spread by slot, then anyone's. */
-static uint32_t reserve_area(struct ll_zone *z, uint32_t slot, unsigned order)
+static uint32_t reserve_area(struct ll_zone *z, uint32_t slot, unsigned order, uint32_t after)
 {
-	uint32_t need = 1u << order, start = (uint32_t)((uint64_t)z->nr_areas * slot / SLOTS);
+	uint32_t need = 1u << order;
+	/* Onwards from the last reservation: the areas behind it were full. */
+	uint32_t start = after != NO_AREA ? (after + 1) % z->nr_areas
+					  : (uint32_t)((uint64_t)z->nr_areas * slot / SLOTS);
 
 	for (uint32_t k = 0; k < z->nr_areas; k++) {
 		uint32_t a = (start + k) % z->nr_areas, st = ld32(&z->state[a]);
@@ -340,22 +362,22 @@ static uint64_t alloc_zone(struct ll *l, struct ll_zone *z, unsigned order)
 		return UINT64_MAX;
 	}
 	if (mine != NO_AREA) {
-		i = try_area(z, mine, order);
+		i = try_area(z, mine, order, slot);
 		if (i != UINT64_MAX)
 			return i;
 	}
 	/* A new reservation, then anyone's area (memory is never stranded on
 	 * another CPU's reservation). */
-	uint32_t a = reserve_area(z, slot, order);
+	uint32_t a = reserve_area(z, slot, order, mine);
 	if (a != NO_AREA) {
 		uint32_t old = __atomic_exchange_n(&z->reserved[slot], a, __ATOMIC_ACQ_REL);
 		unreserve(z, old);
-		i = try_area(z, a, order);
+		i = try_area(z, a, order, slot);
 		if (i != UINT64_MAX)
 			return i;
 	}
 	for (uint32_t k = 0; k < z->nr_areas; k++) {
-		i = try_area(z, k, order);
+		i = try_area(z, k, order, slot);
 		if (i != UINT64_MAX)
 			return i;
 	}
