@@ -9,6 +9,8 @@
  *   bulk                each thread takes --batch order-0 pages, frees them all
  *   repeat              alloc and free one block of one order, over and over
  *   random              random orders (mostly 0..3, some 9) against a held set
+ *   frag                fill 90% with order-0 pages, free 3 in 4 at random, then
+ *                       count the 2 MiB blocks still to be had
  *   trace               replay of --events (written by tools/mbtools/lab.py from
  *                       a Linux kmem trace): each trace CPU on its own thread,
  *                       a free waits for the allocation it matches
@@ -148,6 +150,7 @@ static uint64_t *tslot;          /* per allocation id: simulated pfn */
 static uint64_t nr_ids;
 #define SLOT_EMPTY (ALLOC_NO_PFN - 1)
 static uint64_t replayed, replay_failed;
+static uint64_t frag_huge;       /* frag: 2 MiB blocks found after the scatter */
 
 static void run_trace(struct thread *t)
 {
@@ -221,6 +224,35 @@ static void *worker(void *arg)
 		while (nh--)
 			lab_free(h[nh].pfn, h[nh].order);
 		free(h);
+	} else if (strcmp(workload, "frag") == 0) {
+		/* LLFree's fragmenting pattern: fill this thread's share with
+		 * order-0 pages, free three in four at random, then take 2 MiB
+		 * blocks until none is left: what the scattered pages cost. */
+		uint64_t cap = nr_pages * 9 / 10 / nr_threads, n = 0, big = 0;
+		uint64_t *p = malloc((cap + 1) * sizeof(*p));
+		while (n < cap && (p[n] = lab_alloc(0)) != ALLOC_NO_PFN)
+			n++;
+		me->failed -= n < cap;   /* the end of memory is the point, not a failure */
+		for (uint64_t i = 0; i < n; i++) {
+			if (rnd(&t->seed) % 4 == 0)
+				continue;
+			lab_free(p[i], 0);
+			p[i] = ALLOC_NO_PFN;
+		}
+		pthread_barrier_wait(&bar);
+		uint64_t *h = malloc((nr_pages / 512 + 1) * sizeof(*h));
+		while ((h[big] = lab_alloc(9)) != ALLOC_NO_PFN)
+			big++;
+		me->failed--;
+		__atomic_fetch_add(&frag_huge, big, __ATOMIC_RELAXED);
+		pthread_barrier_wait(&bar);
+		while (big)
+			lab_free(h[--big], 9);
+		for (uint64_t i = 0; i < n; i++)
+			if (p[i] != ALLOC_NO_PFN)
+				lab_free(p[i], 0);
+		free(h);
+		free(p);
 	} else if (strcmp(workload, "trace") == 0) {
 		run_trace(t);
 	} else {
@@ -342,7 +374,7 @@ int main(int argc, char **argv)
 	double init_ns = (now_s() - ti) * 1e9;
 
 	if (strcmp(workload, "bulk") && strcmp(workload, "repeat") && strcmp(workload, "random") &&
-	    strcmp(workload, "trace")) {
+	    strcmp(workload, "trace") && strcmp(workload, "frag")) {
 		static void *mem[CHURN_MAX_WORKERS];
 		struct churn_params p = {
 			.seed = seed, .nr_workers = nr_threads,
@@ -378,6 +410,10 @@ int main(int argc, char **argv)
 	double t0 = now_s();
 	if (churny)
 		pthread_barrier_wait(&bar);
+	if (!strcmp(workload, "frag")) {
+		pthread_barrier_wait(&bar);
+		pthread_barrier_wait(&bar);
+	}
 	for (uint32_t i = 0; i < nr_threads; i++)
 		pthread_join(T[i].th, NULL);
 	double wall = now_s() - t0;
@@ -413,6 +449,10 @@ int main(int argc, char **argv)
 	if (!strcmp(workload, "trace"))
 		printf("\"replayed\":%llu,\"replay_alloc_failed\":%llu,",
 		       (unsigned long long)replayed, (unsigned long long)replay_failed);
+	if (!strcmp(workload, "frag"))
+		printf("\"huge_after_scatter\":%llu,\"huge_ideal\":%llu,",
+		       (unsigned long long)frag_huge,
+		       (unsigned long long)(nr_pages - nr_pages * 9 / 10 / nr_threads * nr_threads / 4) / 512);
 	/* Latency by op and order, then a CDF of each op (100 points). */
 	printf("\"latency\":{");
 	int first = 1;

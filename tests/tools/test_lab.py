@@ -4,7 +4,9 @@ CPU its own thread; and the shipped fixture reads.
 
     python3 -m unittest tests/tools/test_lab.py -v
 """
+import json
 import os
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -65,3 +67,44 @@ class TraceReader(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class LabRun(unittest.TestCase):
+    """A small end-to-end run: table, JSON, CSV, the replay's counts."""
+
+    def test_small_run(self):
+        with tempfile.TemporaryDirectory() as d:
+            trace = os.path.join(d, "t.trace")
+            with open(trace, "w") as f:
+                f.write(TRACE)
+            out = os.path.join(d, "lab")
+            r = subprocess.run(
+                [os.path.join(REPO_ROOT, "tools", "memboot"), "lab", "--allocators",
+                 "buddy,llfree", "--threads", "1,2", "--workloads", "repeat,trace",
+                 "--trace", trace, "--ops", "20000", "--mib", "64", "--out", out, "--no-plot"],
+                capture_output=True, text=True, timeout=600)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertIn("| buddy | repeat | 2 |", r.stdout)
+            self.assertIn("| llfree | trace | 2 |", r.stdout)
+            self.assertIn("1 frees of pages allocated before the trace", r.stderr)
+            with open(out + ".json") as f:
+                data = json.load(f)
+            rows = data["rows"]
+            self.assertEqual(len(rows), 6)
+            for row in rows:
+                self.assertTrue(row["check"], row)
+                self.assertGreater(row["ops"], 0)
+                self.assertIn("p99_ns", row["latency"]["alloc_all"])
+            traced = [row for row in rows if row["workload"] == "trace"]
+            # 3 allocations and 2 frees replayed by every allocator.
+            self.assertEqual({row["replayed"] for row in traced}, {5})
+            self.assertTrue(os.path.exists(out + ".csv"))
+
+    def test_bad_arguments(self):
+        for args in (["--allocators", "nosuch"], ["--threads", "x"], ["--workloads", "dance"],
+                     ["--workloads", "trace", "--trace", "/nonexistent.xz"]):
+            r = subprocess.run([os.path.join(REPO_ROOT, "tools", "memboot"), "lab"] + args,
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 1, (args, r.stderr))
+            self.assertIn("memboot lab:", r.stderr)
+            self.assertNotIn("Traceback", r.stderr)

@@ -9,8 +9,9 @@ simulated machine with the same seed, and the results are printed as a
 table, written as JSON and CSV, and drawn (latency CDF, fragmentation over
 time, throughput against threads) with matplotlib.
 
-Workloads: kbuild, deep, net (mm/alloc/churn.c), bulk, repeat, random, and
-trace: a Linux kmem trace (tracefs text of kmem:mm_page_alloc,
+Workloads: kbuild, deep, net (mm/alloc/churn.c), bulk, repeat, random,
+frag (fill 90% with single pages, free three in four, count the 2 MiB blocks
+left), and trace: a Linux kmem trace (tracefs text of kmem:mm_page_alloc,
 mm_page_free, mm_page_free_batched, or `trace-cmd report` output; .xz or
 .gz is read as such). Each alloc event of the trace becomes an allocation
 of its order on the simulated machine; a free is matched to its allocation
@@ -40,7 +41,7 @@ REPO_ROOT = os.path.dirname(TOOLS_DIR)
 LAB_BIN = os.path.join(REPO_ROOT, "build", "bench", "lab")
 DEFAULT_TRACE = os.path.join(REPO_ROOT, "tests", "tools", "fixtures", "kmem",
                              "kbuild.trace.xz")
-WORKLOADS = ("kbuild", "deep", "net", "bulk", "repeat", "random", "trace")
+WORKLOADS = ("kbuild", "deep", "net", "bulk", "repeat", "random", "frag", "trace")
 
 # tracefs text:  cc1-10936 [001] ..... 847.591449: mm_page_alloc: page=... pfn=0x13d251 order=0 ...
 # trace-cmd report:  cc1-10936 [001] 847.591449: mm_page_alloc: page=... pfn=0x13d251 order=0 ...
@@ -69,8 +70,8 @@ def parse_trace(path, max_order=10):
     events = []
     rep = {"lines": 0, "alloc": 0, "free": 0, "skipped_free_before_trace": 0,
            "skipped_alloc_of_held_pfn": 0, "skipped_order": 0, "skipped_failed_alloc": 0,
-           "unparsed": 0, "cpus": 0, "held_at_end": 0}
-    next_id = 0
+           "unparsed": 0, "cpus": 0, "held_at_end": 0, "peak_held_pages": 0}
+    next_id = held = 0
     cpus = set()
     try:
         f = open_text(path)
@@ -105,6 +106,8 @@ def parse_trace(path, max_order=10):
                     events.append((cpu, 0, order, next_id))
                     next_id += 1
                     rep["alloc"] += 1
+                    held += 1 << order
+                    rep["peak_held_pages"] = max(rep["peak_held_pages"], held)
                 else:
                     got = live.pop(pfn, None)
                     if got is None:
@@ -112,6 +115,7 @@ def parse_trace(path, max_order=10):
                         continue
                     events.append((cpu, 1, got[1], got[0]))
                     rep["free"] += 1
+                    held -= 1 << got[1]
                 cpus.add(cpu)
     except (OSError, EOFError, lzma.LZMAError) as e:
         raise LabError("cannot read trace %s: %s" % (path, e))
@@ -139,9 +143,9 @@ def build(quiet):
         raise LabError("make lab-build failed:\n" + r.stdout[-2000:] + r.stderr[-2000:])
 
 
-def run_one(alloc, threads, workload, args, events_path):
+def run_one(alloc, threads, workload, args, events_path, mib):
     cmd = [LAB_BIN, "--alloc", alloc, "--threads", str(threads), "--workload", workload,
-           "--ops", str(args.ops), "--mib", str(args.mib), "--seed", str(args.seed),
+           "--ops", str(args.ops), "--mib", str(mib), "--seed", str(args.seed),
            "--sample", str(args.sample)]
     if workload == "trace":
         cmd += ["--events", events_path]
@@ -166,12 +170,22 @@ def fmt_row(r):
                              f.get("max_ns", 0)),
             "%d/%d/%.0f" % (lk["acquired"], lk["contended"], lk["spin_ns"] / 1e3),
             "%.3f" % r["bookkeeping_bytes_per_page"], "%.2f" % r["init_ns_per_page"],
-            "%.3f" % frag, "yes" if r["check"] else "NO", str(r["failed"])]
+            "%.3f" % frag, "yes" if r["check"] else "NO", str(r["failed"]), note(r)]
+
+
+def note(r):
+    if r["workload"] == "trace":
+        return "replayed %d, alloc failed %d" % (r.get("replayed", 0),
+                                                r.get("replay_alloc_failed", 0))
+    if r["workload"] == "frag":
+        return "2 MiB blocks after scatter %d of %d" % (r.get("huge_after_scatter", 0),
+                                                       r.get("huge_ideal", 0))
+    return ""
 
 
 HEADER = ["allocator", "workload", "thr", "Mops/s", "alloc ns p50/p99/p99.9/max",
           "free ns p50/p99/p99.9/max", "lock acq/contended/spin us", "bytes/page",
-          "init ns/page", "unusable@9", "check", "failed"]
+          "init ns/page", "unusable@9", "check", "failed", "notes"]
 
 
 def print_table(rows, out=sys.stdout):
@@ -292,7 +306,7 @@ def _main(args):
         raise LabError("--ops at least 1000, --mib at least 16")
     args.sample = args.sample or max(args.ops // 50, 100)
     build(quiet=True)
-    events_path, trace_rep = None, None
+    events_path, trace_rep, trace_mib = None, None, args.mib
     tmp = tempfile.mkdtemp(prefix="memboot-lab-")
     if "trace" in workloads:
         events, trace_rep = parse_trace(args.trace)
@@ -302,14 +316,21 @@ def _main(args):
         events_path = os.path.join(tmp, "events.bin")
         write_events(events, events_path)
         trace_rep["events"] = len(events)
+        # The trace's pages map onto a machine with room for twice what it
+        # ever held at once (at least --mib), so that the replay measures
+        # the allocator and not running out.
+        trace_mib = max(args.mib, (2 * trace_rep["peak_held_pages"] * 4096 + (1 << 20) - 1) >> 20)
+        trace_rep["mib"] = trace_mib
         print("trace %s: %d CPUs, %d allocs, %d frees replayed; skipped: %d frees of pages "
               "allocated before the trace, %d allocations of a pfn still held, %d orders "
-              "above 10, %d failed allocations, %d unparsed lines; %d still held at its end"
+              "above 10, %d failed allocations, %d unparsed lines; %d still held at its end; "
+              "peak %d pages held, replayed on %d MiB"
               % (os.path.basename(args.trace), trace_rep["cpus"], trace_rep["alloc"],
                  trace_rep["free"], trace_rep["skipped_free_before_trace"],
                  trace_rep["skipped_alloc_of_held_pfn"], trace_rep["skipped_order"],
                  trace_rep["skipped_failed_alloc"], trace_rep["unparsed"],
-                 trace_rep["held_at_end"]), file=sys.stderr)
+                 trace_rep["held_at_end"], trace_rep["peak_held_pages"], trace_mib),
+              file=sys.stderr)
     runs = [(a, t, w) for w in workloads for a in allocs
             for t in ([trace_rep["cpus"]] if w == "trace" else threads)]
     rows = []
@@ -317,7 +338,7 @@ def _main(args):
     for i, (a, t, w) in enumerate(runs):
         print("[%d/%d] %s x%d %s (%.0fs)" % (i + 1, len(runs), a, t, w, time.time() - t0),
               file=sys.stderr, flush=True)
-        rows.append(run_one(a, t, w, args, events_path))
+        rows.append(run_one(a, t, w, args, events_path, trace_mib if w == "trace" else args.mib))
     host = hostinfo.cpu_model()
     print("host CPU: %s; %d MiB simulated, %d ops per run, seed %d" %
           (host, args.mib, args.ops, args.seed))
