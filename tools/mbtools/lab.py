@@ -178,7 +178,7 @@ def note(r):
         return "replayed %d, alloc failed %d" % (r.get("replayed", 0),
                                                 r.get("replay_alloc_failed", 0))
     if r["workload"] == "frag":
-        return "2 MiB blocks after scatter %d of %d" % (r.get("huge_after_scatter", 0),
+        return "2 MiB blocks after scatter %d (free pages / 512: %d)" % (r.get("huge_after_scatter", 0),
                                                        r.get("huge_ideal", 0))
     return ""
 
