@@ -36,6 +36,21 @@ static void append_fwcfg_cmdline(struct bootinfo *bi)
 	bootinfo_append_cmdline_from(bi, extra, "the fw_cfg command line (" FWCFG_CMDLINE_FILE ")");
 }
 
+/* QEMU fw_cfg file with a page-allocator trace for memboot.selftest=replay
+ * (tools/memboot run --replay): only found here, read by the self-test
+ * into memory it allocates. */
+#define FWCFG_REPLAY_FILE "opt/memboot/replay"
+
+static void find_fwcfg_replay(struct bootinfo *bi)
+{
+	struct fwcfg_blob f;
+
+	if (!cpu_features.has_hypervisor || !fwcfg_find_file(FWCFG_REPLAY_FILE, &f))
+		return;
+	bi->replay_select = f.select;
+	bi->replay_bytes = f.bytes;
+}
+
 /*
  * Test facility, QEMU only: a fw_cfg file of this name replaces the
  * Multiboot2 information GRUB passed, so that the kernel's handling of
@@ -86,5 +101,6 @@ bool boot_collect(uint32_t magic, uint32_t info, struct bootinfo *bi)
 		ok = false;
 	}
 	append_fwcfg_cmdline(bi);
+	find_fwcfg_replay(bi);
 	return ok;
 }

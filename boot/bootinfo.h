@@ -80,6 +80,12 @@ struct bootinfo {
 	uint64_t loader_info_phys;
 	uint32_t loader_info_bytes;
 
+	/* QEMU only: the fw_cfg file of a page-allocator trace to replay
+	 * (memboot.selftest=replay, tools/memboot run --replay): its selector
+	 * and size, 0 bytes when there is none. */
+	uint16_t replay_select;
+	uint32_t replay_bytes;
+
 	/* Normalized map: sorted, disjoint, page-aligned, no MEM_NONE. */
 	struct mem_range ranges[BOOTINFO_MAX_RANGES];
 	uint32_t nr_ranges;

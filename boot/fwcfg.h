@@ -9,6 +9,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "arch/fwcfg.h"
+
+/* Find fw_cfg file @name: its selector and size. False if no device or file. */
+bool fwcfg_find_file(const char *name, struct fwcfg_blob *out);
+
 /* Read up to @cap bytes of fw_cfg file @name. False if no device or file. */
 bool fwcfg_read_file(const char *name, char *buf, size_t cap, size_t *len);
 

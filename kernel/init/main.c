@@ -48,6 +48,7 @@
 #include "kernel/init/pcp_setup.h"
 #include "kernel/init/phase.h"
 #include "kernel/record.h"
+#include "arch/fwcfg.h"
 #include "kernel/selftest/selftest.h"
 #include "kernel/selftest/select.h"
 #include "kernel/init/smp.h"
@@ -181,7 +182,8 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 	 * left free; the lists' own memory shows as allocated from here on. */
 	PHASE("pcp", pcp_setup_init());
 	fault_inject(&bs.memmap);
-	PHASE("selftest", tests_ok = selftests_run(&bs.topo, &bs.memmap, &bs.hugetlb));
+	PHASE("selftest", tests_ok = selftests_run(&bs.topo, &bs.memmap, &bs.hugetlb,
+			&(struct fwcfg_blob){ bs.bootinfo.replay_select, bs.bootinfo.replay_bytes }));
 	if (vm_settings.bench_pt)
 		PHASE("bench", vm_bench(&bs.memmap, &bs.hugetlb));
 	if (!census_ok || !census_run(&bs.topo, &bs.memmap, "end"))

@@ -17,7 +17,7 @@ struct selftest_settings selftest_settings = {
 };
 
 /* Bit i of enum selftest_bits is selftest_names[i]. */
-static const char *const selftest_names[] = { "clock", "jobs", "alloc", "hugetlb", "pt", "churn", NULL };
+static const char *const selftest_names[] = { "clock", "jobs", "alloc", "hugetlb", "pt", "churn", "replay", NULL };
 
 static const char *const fault_names[] = {
 	"none", "de", "ud", "gp", "pf", "df", "panic", "assert", "ap-ud", "ap-guard", "write-text",
@@ -35,7 +35,7 @@ static bool parse_selftests(const char *value, void *ptr, char *err, size_t err_
 	const char *s = value;
 
 	if (!value || !*value) {
-		snprintf(err, err_bytes, "a comma-separated list of names from: clock, jobs, alloc, hugetlb, pt, churn");
+		snprintf(err, err_bytes, "a comma-separated list of names from: clock, jobs, alloc, hugetlb, pt, churn, replay");
 		return false;
 	}
 	while (*s) {
@@ -48,7 +48,7 @@ static bool parse_selftests(const char *value, void *ptr, char *err, size_t err_
 			}
 		}
 		if (!found) {
-			snprintf(err, err_bytes, "names from: clock, jobs, alloc, hugetlb, pt, churn; '%.*s' is not one",
+			snprintf(err, err_bytes, "names from: clock, jobs, alloc, hugetlb, pt, churn, replay; '%.*s' is not one",
 				 (int)n, s);
 			return false;
 		}
@@ -62,7 +62,7 @@ static bool parse_selftests(const char *value, void *ptr, char *err, size_t err_
 
 static const struct param selftest_params[] = {
 	{ .key = "memboot.selftest", .type = PARAM_FUNC, .ptr = &selftest_settings.selftests,
-	  .fn = parse_selftests, .help = "self-tests to run: clock, jobs, alloc, hugetlb, pt, churn" },
+	  .fn = parse_selftests, .help = "self-tests to run: clock, jobs, alloc, hugetlb, pt, churn, replay" },
 	{ .key = "memboot.clock_ms", .type = PARAM_U64, .ptr = &selftest_settings.clock_ms,
 	  .min = 10, .max = 60000, .help = "length of the clock self-test busy-wait" },
 	{ .key = "memboot.fault", .type = PARAM_ENUM, .ptr = &selftest_settings.fault,

@@ -16,6 +16,7 @@ enum selftest_bits {
 	SELFTEST_HUGETLB = 1u << 3,
 	SELFTEST_PT = 1u << 4,
 	SELFTEST_CHURN = 1u << 5,
+	SELFTEST_REPLAY = 1u << 6,   /* a kmem trace from fw_cfg (tools/memboot run --replay) */
 };
 
 /* memboot.fault=, in the order of its names. */

@@ -2,6 +2,7 @@
  * selftest.c: self-tests that need ring 0, and deliberate faults.
  */
 #include "kernel/selftest/selftest.h"
+#include "kernel/selftest/replay.h"
 
 #include <stdint.h>
 
@@ -109,7 +110,7 @@ static bool selftest_jobs(uint32_t nr_nodes, bool *skipped)
 }
 
 bool selftests_run(const struct numa_topology *topo, struct memmap *mm,
-		   struct hugetlb_pools *pools)
+		   struct hugetlb_pools *pools, const struct fwcfg_blob *replay)
 {
 	bool all_ok = true;
 
@@ -147,6 +148,14 @@ bool selftests_run(const struct numa_topology *topo, struct memmap *mm,
 	if (selftest_settings.selftests & SELFTEST_CHURN) {
 		bool ok = pcp_setup_churn_selftest();
 		selftest_result(topo, mm, "churn", ok);
+		all_ok &= ok;
+	}
+	if (selftest_settings.selftests & SELFTEST_REPLAY) {
+		bool skipped, ok = replay_selftest(replay, &skipped);
+		if (skipped)
+			selftest_skipped("replay", "no trace (tools/memboot run --replay TRACE)");
+		else
+			selftest_result(topo, mm, "replay", ok);
 		all_ok &= ok;
 	}
 	return all_ok;

@@ -74,7 +74,8 @@ class Boot:
 
 
 def boot(nodes=1, cpus_per_node=1, mem_per_node="1G", firmware="bios", machine=None,
-         append="", qemu_args=(), host_times=False, timeout=90, cpu=None, boot_path=None):
+         append="", qemu_args=(), host_times=False, timeout=90, cpu=None, boot_path=None,
+         replay=None):
     """Boot the ISO (env MEMBOOT_ISO, set by tests/run.py) and return a Boot.
     boot_path="efi" or "pvh" passes `--boot` to tools/memboot (efi needs
     firmware="uefi"); the default is GRUB from the ISO."""
@@ -96,6 +97,8 @@ def boot(nodes=1, cpus_per_node=1, mem_per_node="1G", firmware="bios", machine=N
         argv += ["--host-times"]
     if boot_path:
         argv += ["--boot", boot_path]
+    if replay:
+        argv += ["--replay", replay]
     with tempfile.TemporaryDirectory(prefix="memboot-test-") as tmp:
         log = os.path.join(tmp, "console.log")
         argv += ["--log", log]

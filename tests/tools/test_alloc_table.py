@@ -38,21 +38,20 @@ def tracked():
 
 
 def add_allocator(root, name, like="bitmap"):
-    """The two edits a newcomer makes: the file and the table line."""
+    """The two edits a newcomer makes: the file and the table line (last)."""
     src = read(os.path.join(root, "mm", "alloc", like + ".c"))
     src = src.replace("%s_alloc_ops" % like, "%s_alloc_ops" % name)
     src = src.replace('.name = "%s"' % like, '.name = "%s"' % name)
     with open(os.path.join(root, "mm", "alloc", name + ".c"), "w") as f:
         f.write(src)
     table = os.path.join(root, "mm", "alloc", "table.h")
-    text = read(table)
-    new, n = re.subn(r"(\tX\(%s\)[^\n]*)\n" % like,
-                     lambda m: m.group(1) + " \\\n\tX(%s)\n" % name
-                     if not m.group(1).endswith("\\")
-                     else m.group(1) + "\n\tX(%s) \\\n" % name, text, count=1)
-    assert n == 1, "mm/alloc/table.h has no X(%s) line" % like
+    lines = read(table).split("\n")
+    last = max(i for i, line in enumerate(lines) if re.match(r"\tX\(\w+\)", line))
+    if not lines[last].rstrip().endswith("\\"):
+        lines[last] = lines[last].rstrip() + " \\"
+    lines.insert(last + 1, "\tX(%s)" % name)
     with open(table, "w") as f:
-        f.write(new)
+        f.write("\n".join(lines))
 
 
 class OneFileOneEntry(unittest.TestCase):
@@ -105,7 +104,7 @@ class OneFileOneEntry(unittest.TestCase):
                              os.path.join(d, "mm", "alloc", f))
             add_allocator(d, "nextfit")
             text = read(os.path.join(d, "mm", "alloc", "table.h"))
-            self.assertRegex(text, r"X\(bitmap\)\s*\\\n\tX\(nextfit\)")
+            self.assertRegex(text, r"X\(llfree\)\s*\\\n\tX\(nextfit\)\n")
             self.assertIn('.name = "nextfit"',
                           read(os.path.join(d, "mm", "alloc", "nextfit.c")))
 

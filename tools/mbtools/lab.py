@@ -136,6 +136,33 @@ def write_events(events, path):
             f.write(struct.pack("<IBBH", ident, op, order, cpu))
 
 
+REPLAY_MAGIC = b"MBREPLAY"
+REPLAY_SKIPS = ("skipped_free_before_trace", "skipped_alloc_of_held_pfn", "skipped_order",
+                "skipped_failed_alloc", "unparsed")
+
+
+def write_replay(events, rep, path):
+    """The guest's replay file (kernel/selftest/replay.c): a header with the
+    skips of this reading, then the events as write_events() writes them."""
+    ids = 1 + max((e[3] for e in events), default=-1)
+    with open(path, "wb") as f:
+        f.write(REPLAY_MAGIC + struct.pack("<IIQQ", 1, rep["cpus"], len(events), ids))
+        f.write(struct.pack("<5Q", *(rep[k] for k in REPLAY_SKIPS)))
+        for cpu, op, order, ident in events:
+            f.write(struct.pack("<IBBH", ident, op, order, cpu))
+
+
+def trace_summary(path, rep):
+    return ("trace %s: %d CPUs, %d allocs, %d frees replayed; skipped: %d frees of pages "
+            "allocated before the trace, %d allocations of a pfn still held, %d orders "
+            "above 10, %d failed allocations, %d unparsed lines; %d still held at its end; "
+            "peak %d pages held" % (
+                os.path.basename(path), rep["cpus"], rep["alloc"], rep["free"],
+                rep["skipped_free_before_trace"], rep["skipped_alloc_of_held_pfn"],
+                rep["skipped_order"], rep["skipped_failed_alloc"], rep["unparsed"],
+                rep["held_at_end"], rep["peak_held_pages"]))
+
+
 def build(quiet):
     r = subprocess.run(["make", "-s", "-C", REPO_ROOT, "lab-build"],
                        capture_output=True, text=True)
@@ -321,15 +348,7 @@ def _main(args):
         # the allocator and not running out.
         trace_mib = max(args.mib, (2 * trace_rep["peak_held_pages"] * 4096 + (1 << 20) - 1) >> 20)
         trace_rep["mib"] = trace_mib
-        print("trace %s: %d CPUs, %d allocs, %d frees replayed; skipped: %d frees of pages "
-              "allocated before the trace, %d allocations of a pfn still held, %d orders "
-              "above 10, %d failed allocations, %d unparsed lines; %d still held at its end; "
-              "peak %d pages held, replayed on %d MiB"
-              % (os.path.basename(args.trace), trace_rep["cpus"], trace_rep["alloc"],
-                 trace_rep["free"], trace_rep["skipped_free_before_trace"],
-                 trace_rep["skipped_alloc_of_held_pfn"], trace_rep["skipped_order"],
-                 trace_rep["skipped_failed_alloc"], trace_rep["unparsed"],
-                 trace_rep["held_at_end"], trace_rep["peak_held_pages"], trace_mib),
+        print(trace_summary(args.trace, trace_rep) + ", replayed on %d MiB" % trace_mib,
               file=sys.stderr)
     runs = [(a, t, w) for w in workloads for a in allocs
             for t in ([trace_rep["cpus"]] if w == "trace" else threads)]
