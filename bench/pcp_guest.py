@@ -9,13 +9,18 @@ table, writes no file.
 """
 
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+# The project's one way to boot and its one record reader.
+from mbtools import boot as mbboot, inputs  # noqa: E402
+
+# The keys of the churn record the table reads.
+CHURN_KEYS = ("ns", "threads", "spin_ns", "free_high", "alloc_zone_pages",
+              "lock_acquired", "lock_contended", "high_min", "high_max")
 
 # name, memboot.pcp, memboot.pcp_steps, memboot.pcp_high_fraction
 ROWS = [
@@ -37,29 +42,26 @@ def boot(args, policy, steps, fraction):
     append = (f"memboot.selftest=churn memboot.churn_mix={args.mix} "
               f"memboot.churn_allocs={args.allocs} memboot.pcp={policy} "
               f"memboot.pcp_steps={steps} memboot.pcp_high_fraction={fraction}")
-    argv = [os.path.join(ROOT, "tools", "memboot"), "run", "--json", "--boot", "pvh",
-            "--nodes", str(args.nodes), "--cpus-per-node", str(args.cpus_per_node),
-            "--mem-per-node", args.mem_per_node, "--append", append]
-    if args.elf:
-        argv += ["--elf", args.elf]
-    proc = subprocess.run(argv, capture_output=True, text=True, timeout=600)
-    if proc.returncode != 0:
-        sys.exit(f"pcp_guest: boot failed (status {proc.returncode}): {append}\n{proc.stderr}")
-    recs = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
-    churn = [r for r in recs if r.get("event") == "churn"]
-    if len(churn) != 1 or churn[0]["lost"] or churn[0]["left_on_lists"]:
-        sys.exit(f"pcp_guest: {append}: no clean churn record: {churn}")
+    b = mbboot.boot(mbboot.run_argv(nodes=args.nodes, cpus_per_node=args.cpus_per_node,
+                                    mem_per_node=args.mem_per_node, boot_path="pvh",
+                                    elf=args.elf, append=append, timeout=120))
+    if b.status != 0:
+        sys.exit(f"pcp_guest: boot failed (status {b.status}): {append}\n{b.stderr}")
+    churn = b.all("churn")
+    if len(churn) != 1 or churn[0]["lost"] or churn[0]["left_on_lists"] \
+            or any(k not in churn[0] for k in CHURN_KEYS):
+        sys.exit(f"pcp_guest: {append}: no clean churn record: {churn} {b.problems[:3]}")
     return churn[0]
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--nodes", type=int, default=2)
-    ap.add_argument("--cpus-per-node", type=int, default=4)
-    ap.add_argument("--mem-per-node", default="1G")
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--nodes", type=inputs.positive_int, default=2)
+    ap.add_argument("--cpus-per-node", type=inputs.positive_int, default=4)
+    ap.add_argument("--mem-per-node", type=inputs.size_text_arg, default="1G")
+    ap.add_argument("--repeats", type=inputs.positive_int, default=3)
     ap.add_argument("--mix", default="kbuild")
-    ap.add_argument("--allocs", type=int, default=8000)
+    ap.add_argument("--allocs", type=inputs.positive_int, default=8000)
     ap.add_argument("--elf", help="kernel ELF (default: the debug build)")
     args = ap.parse_args()
     if args.repeats < 1 or args.nodes < 1 or args.cpus_per_node < 1 or args.allocs < 1:

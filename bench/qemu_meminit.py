@@ -15,15 +15,14 @@ so compare ratios inside one run and medians of several boots.
 """
 import argparse
 import datetime
-import json
 import os
 import statistics
-import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-from mbtools import hostinfo  # noqa: E402  (after the path it lives on)
+# (after the path they live on) the one way to boot, its record reader.
+from mbtools import boot as mbboot, hostinfo, inputs  # noqa: E402
 BEGIN, END = "<!-- qemu-meminit begin -->", "<!-- qemu-meminit end -->"
 
 
@@ -31,25 +30,24 @@ HUGE_REQUEST = "hugepagesz=1G hugepages=1:1 hugepagesz=2M hugepages=512"
 
 
 def boot(args, policy, extra=""):
-    argv = [os.path.join(ROOT, "tools", "memboot"), "run", "--json",
-            "--nodes", str(args.nodes), "--cpus-per-node", str(args.cpus_per_node),
-            "--mem-per-node", args.mem_per_node,
-            "--append", f"memboot.init={policy} {extra}".strip()]
-    if args.iso:
-        argv += ["--iso", args.iso]
-    proc = subprocess.run(argv, capture_output=True, text=True, timeout=300)
-    if proc.returncode != 0:
-        sys.exit(f"qemu_meminit: boot failed (status {proc.returncode}):\n{proc.stderr}")
-    return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+    b = mbboot.boot(mbboot.run_argv(nodes=args.nodes, cpus_per_node=args.cpus_per_node,
+                                    mem_per_node=args.mem_per_node, iso=args.iso,
+                                    append=f"memboot.init={policy} {extra}".strip(),
+                                    timeout=120))
+    if b.status != 0:
+        sys.exit(f"qemu_meminit: boot failed (status {b.status}):\n{b.stderr}")
+    if b.problems:
+        sys.exit("qemu_meminit: bad records: " + "; ".join(b.problems[:3]))
+    return b.records
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--boots", type=int, default=5)
-    ap.add_argument("--nodes", type=int, default=2)
-    ap.add_argument("--cpus-per-node", type=int, default=2)
-    ap.add_argument("--mem-per-node", default="2G")
+    ap.add_argument("--boots", type=inputs.positive_int, default=5)
+    ap.add_argument("--nodes", type=inputs.positive_int, default=2)
+    ap.add_argument("--cpus-per-node", type=inputs.positive_int, default=2)
+    ap.add_argument("--mem-per-node", type=inputs.size_text_arg, default="2G")
     ap.add_argument("--policies", default="serial,deferred,lazy")
     ap.add_argument("--results", help="rewrite this file's qemu-meminit section")
     ap.add_argument("--iso")
@@ -63,7 +61,8 @@ def main():
         for _ in range(args.boots):
             recs = boot(args, policy)
             for r in recs:
-                if r["event"] == "node_init":
+                if r["event"] == "node_init" and all(
+                        k in r for k in ("pages", "threads", "early_pages")):
                     pages = r["pages"] or 1
                     per_node.setdefault(r["node"], []).append(
                         (r["ns"] / pages, r["ns"], r["pages"], r["threads"], r["early_pages"]))

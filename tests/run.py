@@ -2,12 +2,15 @@
 """memboot's test runner: everything `make test` runs, one summary line.
 
 Sections, in order (each can be chosen with --only):
-  host    cmocka unit tests in build/host/test_* (ASan+UBSan), TAP output
+  host    cmocka unit tests (ASan+UBSan), TAP output: build/host/test_NAME
+          for each tests/host/test_NAME.c, and only those; a binary that is
+          missing or older than its source fails (run `make host-tests`)
   fuzz    each libFuzzer target over its seeds and saved regressions
   tools   unittest suites in tests/tools/
   guest   boot tests in tests/guest/test_*.py, run against the ISO in QEMU
 
-Ends with the line "N passed, N failed" and exits 1 if anything failed.
+Ends with the line "N passed, N failed, N skipped" and exits 1 if anything
+failed (or nothing passed).
 """
 import argparse
 import concurrent.futures
@@ -30,11 +33,20 @@ class Tally:
     def __init__(self):
         self.passed = 0
         self.failed = 0
+        self.skipped = 0
         self.failures = []
 
     def ok(self, name):
         self.passed += 1
         print(f"  PASS {name}", flush=True)
+
+    def skip(self, name, why=""):
+        self.skipped += 1
+        print(f"  SKIP {name}" + (f": {why}" if why else ""), flush=True)
+
+    def summary(self):
+        """The closing line (CI reads its "N passed, N failed" start)."""
+        return f"{self.passed} passed, {self.failed} failed, {self.skipped} skipped"
 
     def fail(self, name, detail=""):
         self.failed += 1
@@ -45,25 +57,64 @@ class Tally:
                 print(f"       {line}")
 
 
-def run_host(tally, pattern):
-    binaries = sorted(glob.glob(os.path.join(ROOT, "build", "host", "test_*")))
-    if not binaries:
-        tally.fail("host: no test binaries in build/host (run `make host-tests`)")
-    for binary in binaries:
-        name = os.path.basename(binary)
+def host_tests(root):
+    """[(name, binary, problem)] for each tests/host/test_NAME.c: the binary
+    the build makes of it (build/host/test_NAME) and None, or why it cannot
+    be run (missing, older than its source). Binaries without a source are
+    left out: a removed or renamed test's stale binary is never run."""
+    out = []
+    for source in sorted(glob.glob(os.path.join(root, "tests", "host", "test_*.c"))):
+        name = os.path.splitext(os.path.basename(source))[0]
+        binary = os.path.join(root, "build", "host", name)
+        problem = None
+        if not os.path.isfile(binary) or not os.access(binary, os.X_OK):
+            problem = f"no build/host/{name} for tests/host/{name}.c (run `make host-tests`)"
+        elif os.path.getmtime(binary) < os.path.getmtime(source):
+            problem = (f"build/host/{name} is older than tests/host/{name}.c "
+                       "(run `make host-tests`)")
+        out.append((name, binary, problem))
+    return out
+
+
+def stale_host_binaries(root):
+    """build/host/test_* files that no tests/host/test_*.c makes."""
+    sources = {os.path.splitext(os.path.basename(p))[0]
+               for p in glob.glob(os.path.join(root, "tests", "host", "test_*.c"))}
+    return sorted(os.path.basename(p)
+                  for p in glob.glob(os.path.join(root, "build", "host", "test_*"))
+                  if os.path.basename(p) not in sources and os.path.isfile(p)
+                  and os.access(p, os.X_OK))
+
+
+# cmocka's TAP: "ok 1 - name", "not ok 2 - name", "not ok 3 # SKIP name".
+TAP_RE = re.compile(r"^(not ok|ok) \d+ (?:- (.*)|# SKIP (.*))$")
+
+
+def run_host(tally, pattern, root=ROOT):
+    tests = host_tests(root)
+    if not tests:
+        tally.fail("host: no tests/host/test_*.c")
+    for name in stale_host_binaries(root):
+        print(f"  NOTE build/host/{name} has no tests/host/{name}.c: not run", flush=True)
+    for name, binary, problem in tests:
         if pattern and not re.search(pattern, name):
             continue
+        if problem:
+            tally.fail(f"host/{name}", problem)
+            continue
         env = dict(os.environ, CMOCKA_MESSAGE_OUTPUT="TAP")
-        proc = subprocess.run([binary], cwd=ROOT, env=env, capture_output=True,
+        proc = subprocess.run([binary], cwd=root, env=env, capture_output=True,
                               text=True, timeout=300)
         seen = 0
         for line in proc.stdout.splitlines():
-            m = re.match(r"^(not ok|ok) \d+ - (.*)$", line)
+            m = TAP_RE.match(line)
             if not m:
                 continue
             seen += 1
-            test = f"host/{name}/{m.group(2).strip()}"
-            if m.group(1) == "ok":
+            test = f"host/{name}/{(m.group(2) or m.group(3)).strip()}"
+            if m.group(3) is not None:
+                tally.skip(test)
+            elif m.group(1) == "ok":
                 tally.ok(test)
             else:
                 tally.fail(test, proc.stdout + proc.stderr)
@@ -108,8 +159,8 @@ def run_tools(tally, pattern):
             continue
         result = unittest.TestResult()
         test.run(result)
-        if result.skipped:
-            print(f"  SKIP {name}: {result.skipped[0][1]}")
+        if result.skipped and result.wasSuccessful():
+            tally.skip(name, result.skipped[0][1])
         elif result.wasSuccessful():
             tally.ok(name)
         else:
@@ -142,6 +193,8 @@ def run_guest(tally, pattern, jobs):
         try:
             fn()
             return name, None, time.monotonic() - start
+        except unittest.SkipTest as e:
+            return name, e, time.monotonic() - start
         except Exception:  # noqa: BLE001 - report every failure the same way
             return name, traceback.format_exc(), time.monotonic() - start
 
@@ -150,6 +203,8 @@ def run_guest(tally, pattern, jobs):
             label = f"{name} ({secs:.1f} s)"
             if err is None:
                 tally.ok(label)
+            elif isinstance(err, unittest.SkipTest):
+                tally.skip(label, str(err))
             else:
                 tally.fail(label, err)
 
@@ -192,7 +247,7 @@ def main():
         print("failed:")
         for name in tally.failures:
             print(f"  {name}")
-    print(f"{tally.passed} passed, {tally.failed} failed")
+    print(tally.summary())
     return 1 if tally.failed or tally.passed == 0 else 0
 
 

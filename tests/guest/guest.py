@@ -6,44 +6,29 @@ look at the records it printed. Tests assert on records, never on prose.
     ranges = b.all("mem_range")
 """
 import os
-import subprocess
 import sys
-import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-MEMBOOT = os.path.join(ROOT, "tools", "memboot")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-# The project's one record parser and exit statuses (tools/mbtools).
-from mbtools import facts, records  # noqa: E402
+# The project's one way to boot, its record reader and its exit statuses.
+from mbtools import boot as mbboot, facts, records  # noqa: E402
+
+MEMBOOT = mbboot.MEMBOOT
 
 
-class Boot:
-    def __init__(self, argv, status, console, stderr):
-        self.argv = argv
-        self.status = status
-        self.console = console
-        self.stderr = stderr
-        self.records = []
-        self.arrivals = []      # host seconds per record, with host_times
-        for line in console.splitlines():
-            t, line = records.split_host_time(line)
-            try:
-                # Strict: a line announcing a record that does not parse is
-                # a kernel bug, not something to skip.
-                rec = records.parse_record(line, strict=True)
-            except records.RecordError as e:
-                raise AssertionError(str(e)) from None
-            if rec is None:
-                continue
-            self.records.append(rec)
-            self.arrivals.append(t)
+class Boot(mbboot.Boot):
+    """A boot whose records are read strictly: a line announcing a record
+    that does not parse, or that breaks records.SCHEMA, is a kernel bug and
+    fails the test instead of being skipped."""
+
+    def __init__(self, argv, status, console, stderr, strict=True, wall_s=None):
+        try:
+            super().__init__(argv, status, console, stderr, strict=True, wall_s=wall_s)
+        except records.RecordError as e:
+            raise AssertionError(str(e)) from None
 
     def __repr__(self):
         return f"Boot({' '.join(self.argv)}, status={self.status})"
-
-    def all(self, event):
-        records.check_event(event)
-        return [r for r in self.records if r["event"] == event]
 
     def one(self, event):
         found = self.all(event)
@@ -79,38 +64,16 @@ def boot(nodes=1, cpus_per_node=1, mem_per_node="1G", firmware="bios", machine=N
     """Boot the ISO (env MEMBOOT_ISO, set by tests/run.py) and return a Boot.
     boot_path="efi" or "pvh" passes `--boot` to tools/memboot (efi needs
     firmware="uefi"); the default is GRUB from the ISO."""
-    argv = [MEMBOOT, "run", "--nodes", str(nodes), "--cpus-per-node", str(cpus_per_node),
-            "--mem-per-node", mem_per_node, "--firmware", firmware,
-            "--timeout", str(timeout)]
-    if machine:
-        argv += ["--machine", machine]
-    if cpu:
-        argv += ["--cpu", cpu]
     # MEMBOOT_APPEND adds words to every boot's command line, e.g. to run
     # the whole guest suite with another allocator (docs/allocators.md).
     extra = os.environ.get("MEMBOOT_APPEND", "").strip()
     if extra:
         append = f"{append} {extra}".strip()
-    if append:
-        argv += ["--append", append]
-    if host_times:
-        argv += ["--host-times"]
-    if boot_path:
-        argv += ["--boot", boot_path]
-    if replay:
-        argv += ["--replay", replay]
-    with tempfile.TemporaryDirectory(prefix="memboot-test-") as tmp:
-        log = os.path.join(tmp, "console.log")
-        argv += ["--log", log]
-        if qemu_args:
-            argv += ["--"] + list(qemu_args)
-        proc = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True,
-                              timeout=timeout + 60)
-        console = ""
-        if os.path.exists(log):
-            with open(log, encoding="utf-8", errors="replace") as f:
-                console = f.read()
-    return Boot(argv, proc.returncode, console, proc.stderr)
+    argv = mbboot.run_argv(nodes=nodes, cpus_per_node=cpus_per_node,
+                           mem_per_node=mem_per_node, firmware=firmware, machine=machine,
+                           cpu=cpu, append=append, timeout=timeout, host_times=host_times,
+                           boot_path=boot_path, qemu_args=qemu_args, replay=replay)
+    return mbboot.boot(argv, timeout=timeout, strict=True, cwd=ROOT, boot_class=Boot)
 
 
 def check_map_invariants(ranges):
@@ -119,7 +82,7 @@ def check_map_invariants(ranges):
     for r in ranges:
         start, end = int(r["start"], 16), int(r["end"], 16)
         assert start < end, r
-        assert start % 4096 == 0 and end % 4096 == 0, r
+        assert start % facts.PAGE_SIZE_BYTES == 0 and end % facts.PAGE_SIZE_BYTES == 0, r
         assert r["type"] in ("usable", "reserved", "acpi", "nvs", "unusable"), r
         if prev:
             pstart, pend, ptype = prev

@@ -7,7 +7,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
-from mbtools import scale  # noqa: E402
+from mbtools import records, scale  # noqa: E402
 
 
 def rec(**kw):
@@ -25,20 +25,21 @@ class FakeBooter:
     def boot(self, nodes, node_gib, policy, cpus_per_node=1):
         self.calls.append((nodes, node_gib, policy))
         pages = node_gib * scale.GIB // scale.PAGE_BYTES
-        text = [rec(event="node_init", node=n, policy=policy, free_pages=pages - 100,
+        text = [rec(event="node_init", node=n, policy=policy, threads=1,
+                    free_pages=pages - 100,
                     pages=pages - 4000, ns=int((pages - 100) * self.ns_per_page(node_gib, n)))
                 for n in range(nodes)]
         status = 5 if node_gib in self.fail_sizes else 0
-        text.append(rec(event="done", status=status))
-        return scale.parse_records("\n".join(text))
+        text.append(rec(event="done", ok=status == 0, status=status))
+        return records.parse_log("\n".join(text)).records
 
 
 class ScaleTests(unittest.TestCase):
 
-    def test_parse_records_from_console_and_json_lines(self):
-        text = "[ 0.1] hello\nMEMBOOT {\"event\":\"node_init\",\"node\":0,\"ns\":5}\n" \
-               "{\"event\":\"done\",\"status\":0}\nMEMBOOT {broken\n"
-        recs = scale.parse_records(text)
+    def test_records_of_a_console(self):
+        text = "[ 0.1] hello\nMEMBOOT {\"event\":\"node_init\",\"node\":0,\"ns\":5,\"threads\":1,\"pages\":2}\n" \
+               "MEMBOOT {\"event\":\"done\",\"ok\":true,\"status\":0}\nMEMBOOT {broken\n"
+        recs = records.parse_log(text).records
         self.assertEqual([r["event"] for r in recs], ["node_init", "done"])
         self.assertTrue(scale.boot_ok(recs))
         self.assertFalse(scale.boot_ok(recs[:1]))

@@ -60,7 +60,9 @@ class GdbOption(unittest.TestCase):
             seen = os.path.join(d, "argv")
             # Sleeps past --timeout: with --gdb the tool must wait for it.
             with open(qemu, "w") as f:
-                f.write("#!/bin/sh\necho \"$@\" > %s\nsleep 1.5\nexit 33\n" % seen)
+                f.write("#!/bin/sh\necho \"$@\" > %s\nsleep 1.5\n"
+                        "echo 'MEMBOOT {\"event\":\"done\",\"ok\":true,\"status\":0}'\n"
+                        "exit 33\n" % seen)
             os.chmod(qemu, stat.S_IRWXU)
             iso = os.path.join(d, "memboot.iso")
             elf = os.path.join(d, "memboot.elf")

@@ -4,6 +4,8 @@
   statuses against docs/exit-status.md;
 - kernel/record_events.h (RECORD_EVENT_TABLE) against docs/records.md and
   against every record the sources begin;
+- tools/mbtools/records.py (SCHEMA: the keys the tools read, their types)
+  against docs/records.md;
 - kernel/limits.h: no other file defines the node or CPU limit, the default
   distances or the page size with a number of its own.
 
@@ -23,7 +25,7 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO_ROOT, "tools"))
 
-from mbtools import facts  # noqa: E402
+from mbtools import facts, records  # noqa: E402
 
 SOURCE_DIRS = ("arch", "boot", "kernel", "mm", "bench", "tools", "tests")
 
@@ -205,6 +207,80 @@ class RecordEvents(unittest.TestCase):
                          ["node_init", "x", "error", "warning", "done"])
 
 
+# ---- docs/records.md against records.SCHEMA ---------------------------------
+
+DOC_TYPES = {"integer": "int", "string": "str", "bool": "bool", "hex string": "hex"}
+
+
+def doc_sections(text):
+    """{event: the text of its section} for the `### ` headings."""
+    sections, current = {}, []
+    for line in text.splitlines():
+        if line.startswith("#"):
+            current = re.findall(r"`([a-z0-9_]+)`", line) if line.startswith("### ") else []
+            for name in current:
+                sections[name] = ""
+            continue
+        for name in current:
+            sections[name] += line + "\n"
+    return sections
+
+
+def doc_type(word):
+    """A docs/records.md type column as a SCHEMA type, or None."""
+    word = word.strip()
+    if word.startswith(("list", "array")):
+        return "list"
+    return DOC_TYPES.get(word)
+
+
+def schema_doc_problems(text, schema_keys, events):
+    """What docs/records.md says differently from records.SCHEMA: a key the
+    schema checks that the event's section does not name, or a type its
+    key/type table gives otherwise."""
+    problems = []
+    sections = doc_sections(text)
+    for event in events:
+        keys = schema_keys(event)
+        if not keys:
+            continue
+        section = sections.get(event)
+        if section is None:
+            problems.append("%s: no section" % event)
+            continue
+        for key in keys:
+            if "`%s`" % key not in section:
+                problems.append("%s: the section does not name `%s`" % (event, key))
+        for line in section.splitlines():
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if not line.startswith("|") or len(cells) < 3:
+                continue
+            kind = doc_type(cells[1])
+            for key in re.findall(r"`([a-z0-9_]+)`", cells[0]):
+                if key in keys and kind is not None and kind != keys[key][0]:
+                    problems.append("%s.%s: docs say %s, records.SCHEMA %s"
+                                    % (event, key, cells[1], keys[key][0]))
+    return problems
+
+
+class RecordSchema(unittest.TestCase):
+
+    def test_doc_matches_schema(self):
+        self.assertEqual(schema_doc_problems(read("docs/records.md"), records.schema_keys,
+                                             facts.EVENTS), [])
+
+    def test_check_sees_a_wrong_doc(self):
+        text = read("docs/records.md")
+        wrong = text.replace("| `start_ns` | integer | when the phase began |",
+                             "| `start_ns` | string | when the phase began |")
+        self.assertNotEqual(wrong, text)
+        self.assertEqual(schema_doc_problems(wrong, records.schema_keys, facts.EVENTS),
+                         ["phase.start_ns: docs say string, records.SCHEMA int"])
+        wrong = text.replace("`first_alloc_ns`", "`first_ns`")
+        self.assertEqual(schema_doc_problems(wrong, records.schema_keys, facts.EVENTS),
+                         ["lazy: the section does not name `first_alloc_ns`"])
+
+
 # ---- kernel/limits.h ------------------------------------------------------
 
 # A limit defined with a number of its own outside kernel/limits.h. The ACPI
@@ -279,6 +355,120 @@ class Allocators(unittest.TestCase):
             facts.parse_allocators("#define ALLOC_TABLE(X) \\\n\tY(buddy)\n")
         self.assertEqual(facts.parse_allocators(
             "#define ALLOC_TABLE(X) \\\n\tX(a) \\\n\tX(b)\n"), ["a", "b"])
+
+
+# ---- one source for each fact of the tools (issue 20) ----------------------
+
+def load_memboot():
+    import importlib.machinery
+    import importlib.util
+    path = os.path.join(REPO_ROOT, "tools", "memboot")
+    loader = importlib.machinery.SourceFileLoader("memboot_facts_test", path)
+    spec = importlib.util.spec_from_loader(loader.name, loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def python_files():
+    """The tools' and benchmarks' Python, and the guest tests' helper."""
+    return sorted(["tools/memboot", "tests/guest/guest.py"]
+                  + [p for p in tracked("*.py") if p.startswith(("tools/mbtools/", "bench/"))])
+
+
+def imported_modules(text):
+    import ast
+    names = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Import):
+            names.update(a.name.split(".")[-1] for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            names.update(a.name for a in node.names)
+            if node.module:
+                names.add(node.module.split(".")[-1])
+    return names
+
+
+class ToolFacts(unittest.TestCase):
+
+    def test_one_way_to_boot(self):
+        """Only mbtools/boot.py builds a `tools/memboot run` command."""
+        users = [p for p in python_files() if p != "tools/memboot"
+                 and re.search(r'"run"', read(p))]
+        self.assertEqual(users, ["tools/mbtools/boot.py"])
+        for path in ("tests/guest/guest.py", "tools/mbtools/bench.py", "tools/mbtools/scale.py",
+                     "bench/pcp_guest.py", "bench/qemu_meminit.py"):
+            with self.subTest(path=path):
+                self.assertIn("boot", imported_modules(read(path)))
+                self.assertNotIn("subprocess", imported_modules(read(path))
+                                 if path != "tools/mbtools/bench.py" else set())
+
+    def test_records_are_parsed_only_by_the_reader(self):
+        for path in python_files():
+            if path == "tools/mbtools/records.py":
+                continue
+            text = read(path)
+            with self.subTest(path=path):
+                # benchplot reads bench JSON files and lab the lab harness's
+                # JSON (bench/lab.c): neither is a record.
+                self.assertIsNone(re.search(r'json\.loads?\(|startswith\("\{"\)', text)
+                                  if path not in ("tools/mbtools/benchplot.py",
+                                                  "tools/mbtools/lab.py") else None)
+                self.assertNotRegex(text, r'find\("MEMBOOT')
+
+    def test_bench_and_seeds_do_not_import_each_other(self):
+        self.assertNotIn("seeds", imported_modules(read("tools/mbtools/bench.py")))
+        self.assertIn("bench", imported_modules(read("tools/mbtools/seeds.py")))
+        # The subcommand's dispatcher is the one module that knows both.
+        self.assertTrue({"bench", "seeds", "scale"}
+                        <= imported_modules(read("tools/mbtools/benchcmd.py")))
+
+    def test_page_and_descriptor_sizes_come_from_the_kernel(self):
+        from mbtools import bench, scale
+        self.assertEqual(scale.PAGE_BYTES, 1 << facts.LIMITS["PAGE_SHIFT"])
+        self.assertEqual((scale.DESC_BYTES, facts.DESC_BYTES), (16, 16))
+        self.assertEqual(bench.DESC_SIZES, ("16", "32", "64"))
+        self.assertIsNone(re.search(r"\b(4096|DESC_BYTES = 16)\b", read("tools/mbtools/scale.py")))
+        self.assertEqual(facts.parse_desc_bytes(
+            "#ifndef MEMMAP_DESC_BYTES\n#define MEMMAP_DESC_BYTES 32\n#endif\n"
+            "#if MEMMAP_DESC_BYTES != 32 && MEMMAP_DESC_BYTES != 128\n"), (32, (32, 128)))
+        with self.assertRaises(facts.FactsError):
+            facts.parse_desc_bytes("#define MEMMAP_DESC_BYTES 16\n")
+
+    def test_fw_cfg_file_name_comes_from_the_kernel(self):
+        name = facts.fw_cfg_cmdline_file()
+        self.assertEqual(name, "opt/memboot/cmdline")
+        defined = [os.path.relpath(p, REPO_ROOT) for p in facts.FWCFG_SOURCES
+                   if os.path.exists(p)
+                   and facts.parse_string_define(read(os.path.relpath(p, REPO_ROOT)),
+                                                 "FWCFG_CMDLINE_FILE")]
+        self.assertEqual(len(defined), 1, "FWCFG_CMDLINE_FILE defined in %s" % defined)
+        self.assertNotIn(name, read("tools/memboot"))
+        mb = load_memboot()
+        self.assertEqual(mb.fw_cfg_cmdline(), name)
+
+    def test_fw_cfg_file_name_missing_is_a_clear_error(self):
+        import tempfile
+        from unittest import mock
+        with tempfile.TemporaryDirectory() as d:
+            header = os.path.join(d, "fwcfg.h")
+            with open(header, "w") as f:
+                f.write("#define FWCFG_OTHER \"x\"\n")
+            with mock.patch.object(facts, "FWCFG_SOURCES", (header,)):
+                with self.assertRaisesRegex(facts.FactsError,
+                                            'no #define FWCFG_CMDLINE_FILE "..." in'):
+                    facts.fw_cfg_cmdline_file()
+        self.assertEqual(facts.parse_string_define(
+            '#define FWCFG_CMDLINE_FILE "opt/x/y" /* c */\n', "FWCFG_CMDLINE_FILE"), "opt/x/y")
+
+    def test_memboot_header_lists_every_subcommand(self):
+        mb = load_memboot()
+        doc = mb.__doc__.split("Subcommands:\n", 1)[1].split("\n\n", 1)[0]
+        listed = re.findall(r"^  ([a-z][a-z-]*)\s", doc, re.M)
+        parser = mb.make_parser()
+        sub = next(a for a in parser._actions if a.dest == "command")
+        self.assertEqual(sorted(listed), sorted(sub.choices))
+        self.assertEqual(len(listed), 8)
 
 
 if __name__ == "__main__":

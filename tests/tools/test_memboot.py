@@ -303,9 +303,9 @@ class ParseRecord(unittest.TestCase):
         self.assertEqual(mb.parse_record(line), {"event": "boot", "cpus": 4})
 
     def test_prefix_text(self):
-        line = '[cpu0] MEMBOOT {"event":"node","id":1,"bytes":1073741824}'
+        line = '[cpu0] MEMBOOT {"event":"node","node":1,"mem_bytes":1073741824}'
         self.assertEqual(mb.parse_record(line),
-                         {"event": "node", "id": 1, "bytes": 1073741824})
+                         {"event": "node", "node": 1, "mem_bytes": 1073741824})
 
     def test_bytes_line(self):
         self.assertEqual(mb.parse_record(b'MEMBOOT {"event":"x"}\n'),
@@ -408,6 +408,38 @@ class EndToEnd(unittest.TestCase):
                b"memboot: hello \xff\n",
                b"\x1b[0mMEMBOOT " + FAKE_RECORD.encode() + b"\r\n",
                b"tail without newline")
+
+    def test_status_0_without_done_record_is_not_success(self):
+        # QEMU reports status 0, but the console stops before the done
+        # record: the run must not pass for a boot.
+        fake = self.fake("cutqemu", """\
+            import sys
+            print('MEMBOOT {"event":"phase","name":"early","ns":5}')
+            print('MEMBOOT {"event":"done","ok":tr', end="")
+            sys.exit(33)
+            """)
+        r = self.run_tool(fake)
+        self.assertEqual(r.returncode, mb.EXIT_NO_DONE, r.stderr)
+        self.assertEqual(mb.EXIT_NO_DONE, 66)
+        self.assertIn(b"ended without a done record", r.stderr)
+        self.assertIn(b"console line 2: malformed record", r.stderr)
+        self.assertNotIn(b"Traceback", r.stderr)
+        # The same console with its done record passes.
+        fake = self.fake("fullqemu", """\
+            import sys
+            print('MEMBOOT {"event":"done","ok":true,"status":0}')
+            sys.exit(33)
+            """)
+        self.assertEqual(self.run_tool(fake).returncode, 0)
+
+    def test_panic_without_done_record_keeps_its_status(self):
+        fake = self.fake("cutpanic", """\
+            import sys
+            sys.exit(35)
+            """)
+        r = self.run_tool(fake)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn(b"ended without a done record", r.stderr)
 
     def test_plain_output_and_status(self):
         r = self.run_tool(self.panic_fake(), "--append", "census=1 seed=7")
@@ -564,6 +596,7 @@ class EndToEnd(unittest.TestCase):
                 f.write(b"written")
             print(json.dumps({"event": "vars", "data": data.decode(),
                               "copy": copy}))
+            print('MEMBOOT {"event":"done","ok":true,"status":0}')
             sys.exit(33)
             """)
         env = dict(CLEAN_ENV, MEMBOOT_QEMU=fake, MEMBOOT_OVMF_CODE=code,
@@ -573,13 +606,14 @@ class EndToEnd(unittest.TestCase):
                            env=env, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, timeout=30)
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(r.stdout, b"")  # not a MEMBOOT record
+        # The vars line is not a MEMBOOT record; only done is.
+        self.assertEqual(r.stdout, b'{"event":"done","ok":true,"status":0}\n')
         r = subprocess.run([sys.executable, TOOL, "run", "--iso", self.iso,
                             "--firmware", "uefi", "--verbose"],
                            env=env, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, timeout=30)
         self.assertEqual(r.returncode, 0, r.stderr)
-        rec = json.loads(r.stdout)
+        rec = json.loads(r.stdout.splitlines()[0])
         self.assertEqual(rec["data"], "vars")
         self.assertNotEqual(rec["copy"], vars_src)
         self.assertFalse(os.path.exists(rec["copy"]))

@@ -6,7 +6,9 @@ project (tools/memboot, tests/guest/guest.py, tools/capture-bootinfo).
 
 import importlib.machinery
 import importlib.util
+import io
 import os
+import tempfile
 import sys
 import unittest
 
@@ -62,8 +64,10 @@ class ParseRecord(unittest.TestCase):
         for noise in ("\x1b[0m", "\x1b[?25l", "\x1bc", "\x1b(B", "\x1b)0",
                       "\x1b]0;title\x07", "\x1b]2;t\x1b\\", "\x1b7", "\x1bM"):
             with self.subTest(noise=noise):
-                line = "x" + noise + "MEMBOOT " + noise + '{"event":"done"}'
-                self.assertEqual(parse_record(line), {"event": "done"})
+                line = ("x" + noise + "MEMBOOT " + noise
+                        + '{"event":"done","ok":true,"status":0}')
+                self.assertEqual(parse_record(line),
+                                 {"event": "done", "ok": True, "status": 0})
 
     def test_not_records(self):
         for line in ("", "MEMBOOT", "MEMBOOT {", "MEMBOOT {not json}",
@@ -94,6 +98,94 @@ class ParseRecord(unittest.TestCase):
         self.assertEqual(records.check_event("node_init"), "node_init")
         with self.assertRaisesRegex(ValueError, "nod_init"):
             records.check_event("nod_init")
+
+
+class CheckedReader(unittest.TestCase):
+    """Records that break strict JSON or records.SCHEMA are refused with one
+    line naming the line and the problem; the reader never raises."""
+
+    BAD = [
+        ('MEMBOOT {"event":"phase","name":"a","start_ns":"5","ns":1}',
+         "phase record: 'start_ns' is a string, expected an integer"),
+        ('MEMBOOT {"event":"phase","name":"a"}', "phase record without 'ns'"),
+        ('MEMBOOT {"event":"phase","ns":1}', "phase record without 'name'"),
+        ('MEMBOOT {"event":"node_init","ns":3}', "node_init record without 'node'"),
+        ('MEMBOOT {"event":"chunk","node":0,"cpu":0}', "chunk record without 'ns'"),
+        ('MEMBOOT {"event":"chunk","node":0,"cpu":true,"ns":1}',
+         "chunk record: 'cpu' is a bool, expected an integer"),
+        ('MEMBOOT {"event":"phase","name":"a","ns":NaN}', "NaN is not JSON"),
+        ('MEMBOOT {"event":"phase","name":"a","ns":-Infinity}', "-Infinity is not JSON"),
+        ('MEMBOOT {"event":"phase","name":"a","ns":1e400}', "number 1e400 is too large"),
+        ('MEMBOOT {"event":"x","deep":' + "[" * 60000 + "}", "nested too deeply"),
+        ('MEMBOOT {"event":"x","long":"' + "y" * 70000 + '"}', "too long for a record"),
+        ('MEMBOOT {"event":"phase",', "malformed record"),
+        ('MEMBOOT {"event":7}', "'event' is an integer, expected a string"),
+        ('MEMBOOT {"event":"phase","name":"a","ns":18446744073709551616}',
+         "phase record: 'ns' is an integer beyond 64 bits, expected an integer"),
+        ('MEMBOOT {"event":"mem_range","start":"12","end":"0x1000","type":"usable"}',
+         "mem_range record: 'start' is a string, expected a hex string"),
+        ('MEMBOOT {"event":"done","ok":null,"status":0}',
+         "done record: 'ok' is null, expected a bool"),
+    ]
+
+    def test_each_problem_is_one_line_naming_the_line(self):
+        good = 'MEMBOOT {"event":"phase","name":"early","ns":5}'
+        for line, problem in self.BAD:
+            with self.subTest(problem=problem):
+                log = records.parse_log("noise\n" + line + "\n" + good, name="b.log")
+                self.assertEqual(log.skipped, 1)
+                self.assertEqual(len(log.problems), 1)
+                self.assertTrue(log.problems[0].startswith("b.log:2: "), log.problems)
+                self.assertIn(problem, log.problems[0])
+                self.assertTrue(log.problems[0].endswith("; skipped"))
+                self.assertNotIn("\n", log.problems[0])
+                self.assertEqual(log.records, [{"event": "phase", "name": "early", "ns": 5}])
+                self.assertIsNone(parse_record(line))
+                with self.assertRaises(RecordError):
+                    parse_record(line, strict=True)
+
+    def test_good_records_of_every_schema_event_pass(self):
+        self.assertEqual(records.record_problem(
+            {"event": "node_init", "node": 0, "ns": 5, "threads": 1, "pages": 9,
+             "busy_ns": [1, 2], "policy": "lazy"}),
+            None)
+        # Keys the schema does not name, and events it does not list, pass.
+        self.assertIsNone(records.record_problem({"event": "census", "pages": "x"}))
+        self.assertIsNone(records.record_problem(
+            {"event": "phase", "name": "a", "ns": 1, "new_key": [None]}))
+
+    def test_schema_names_known_events_and_types(self):
+        for event, keys in records.SCHEMA.items():
+            self.assertIn(event, records.facts.EVENTS)
+            for key, (kind, _) in records.schema_keys(event).items():
+                self.assertIn(kind, records.TYPE_WORDS, (event, key))
+
+    def test_read_log_missing_or_directory(self):
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaisesRegex(records.LogError, "is a directory"):
+                records.read_log(d)
+            with self.assertRaisesRegex(records.LogError,
+                                        "cannot read .*nope: No such file"):
+                records.read_log(os.path.join(d, "nope"))
+
+    def test_host_times_kept_per_record(self):
+        log = records.parse_log('@0.100000 MEMBOOT {"event":"warning","msg":"m"}\n'
+                                'MEMBOOT {"event":"warning","msg":1}\n'
+                                'MEMBOOT {"event":"error","msg":"e"}')
+        self.assertEqual(log.times, [0.1, None])
+        self.assertEqual([r["event"] for r in log.records], ["warning", "error"])
+        with self.assertRaisesRegex(RecordError, "<log>:2: warning record: 'msg'"):
+            records.parse_log(log.name and 'x\nMEMBOOT {"event":"warning","msg":1}',
+                              strict=True)
+
+    def test_problems_shown_are_capped(self):
+        text = "\n".join(['MEMBOOT {"event":"phase"}'] * 30)
+        log = records.parse_log(text, name="l")
+        out = io.StringIO()
+        log.report("memboot trace", out)
+        lines = out.getvalue().splitlines()
+        self.assertEqual(len(lines), records.MAX_PROBLEMS_SHOWN + 1)
+        self.assertEqual(lines[-1], "memboot trace: l: 10 more bad records skipped")
 
 
 class Users(unittest.TestCase):

@@ -9,6 +9,7 @@ through acpixtract, renamed the way sysfs names them. Needs `make topo`
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -17,6 +18,33 @@ import unittest
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TOOL = os.path.join(REPO_ROOT, "tools", "memboot")
 DUMP = os.path.join(REPO_ROOT, "tests", "host", "fixtures", "acpi", "q35-numa2-slit.acpidump")
+
+
+TABLES_C = os.path.join(REPO_ROOT, "kernel", "acpi", "tables.c")
+
+
+def kernel_warning(ending):
+    """A regex for the kernel's own warning about a table, taken from the
+    format string in kernel/acpi/tables.c that contains @ending."""
+    with open(TABLES_C) as f:
+        text = f.read()
+    formats = [f for f in re.findall(r'"(ACPI: %s 0x%016llX \(%s\): [^"]*)"', text)
+               if ending in f]
+    assert len(formats) == 1, formats
+    pattern = re.escape(formats[0])
+    for conv, rx in (("%016llX", "[0-9A-F]{16}"), ("%02X", "[0-9A-F]{2}"),
+                     ("%X", "[0-9A-F]+"), ("%u", "[0-9]+"), ("%s", "[^ ]+")):
+        pattern = pattern.replace(re.escape(conv), rx)
+    return pattern
+
+
+def corrupt(path, offset=-1):
+    """Change one byte: the table's checksum no longer holds."""
+    with open(path, "r+b") as f:
+        data = bytearray(f.read())
+        data[offset] ^= 0x5a
+        f.seek(0)
+        f.write(data)
 
 
 def topo(source, json_only=False):
@@ -78,6 +106,58 @@ class TopoSources(unittest.TestCase):
         self.assertEqual(proc.returncode, 1)
         self.assertIn("signature 'APIC' does not match its name", proc.stderr)
         self.assertIn("no usable MADT", proc.stderr)
+
+    def test_bad_checksum_is_skipped_as_the_kernel_skips_it(self):
+        corrupt(os.path.join(self.sysfs, "SLIT"))
+        proc = topo(self.sysfs)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertNotIn("anyway", proc.stderr)
+        warning = kernel_warning("bad checksum (sum 0x%02X over 0x%X bytes); skipped")
+        m = re.search(warning, proc.stderr)
+        self.assertTrue(m, proc.stderr)
+        self.assertTrue(m.group(0).startswith("ACPI: SLIT 0x0000000000000000 (SLIT): "
+                                              "bad checksum"), m.group(0))
+        # Without its SLIT the kernel takes the default distances.
+        recs = self.records(topo(self.sysfs, json_only=True).stdout)
+        numa = [r for r in recs if r["event"] == "numa"]
+        self.assertEqual((numa[0]["nodes"], numa[0]["slit"]), (2, False))
+        self.assertEqual([r["distance"] for r in recs if r["event"] == "node"],
+                         [[10, 20], [20, 10]])
+
+    def test_bad_checksum_in_acpidump_text_names_the_address(self):
+        with open(DUMP) as f:
+            text = f.read()
+        # The first dump line of the APIC table: its first byte 'A' (41)
+        # becomes 'B' (42): the sum is off by one.
+        head = re.search(r"^APIC @ 0x([0-9a-fA-F]+)\n\s*0000: 41", text, re.M)
+        self.assertTrue(head)
+        bad = text[:head.end() - 2] + "42" + text[head.end():]
+        path = os.path.join(self.tmp, "bad.acpidump")
+        with open(path, "w") as f:
+            f.write(bad)
+        proc = topo(path)
+        self.assertEqual(proc.returncode, 1)
+        self.assertRegex(proc.stderr, "ACPI: APIC 0x%016X \\(acpidump\\): bad checksum "
+                         % int(head.group(1), 16))
+
+    def test_bad_madt_checksum_means_no_madt(self):
+        corrupt(os.path.join(self.sysfs, "APIC"), offset=40)
+        proc = topo(self.sysfs)
+        self.assertEqual(proc.returncode, 1)
+        self.assertRegex(proc.stderr, r"ACPI: APIC 0x0+ \(APIC\): bad checksum \(sum 0x[0-9A-F]{2}"
+                                      r" over 0x[0-9A-F]+ bytes\); skipped")
+        self.assertIn("no usable MADT", proc.stderr)
+
+    def test_symlink_loop_is_named(self):
+        os.remove(os.path.join(self.sysfs, "SRAT"))
+        os.symlink("SRAT", os.path.join(self.sysfs, "SRAT"))
+        proc = topo(self.sysfs)
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn("cannot read %s: Too many levels of symbolic links"
+                      % os.path.join(self.sysfs, "SRAT"), proc.stderr)
+        self.assertIn("1 table file of %s could not be read" % self.sysfs, proc.stderr)
+        self.assertNotIn("no usable MADT", proc.stderr)
+        self.assertNotIn("node 0", proc.stdout)
 
     def test_folder_without_tables_says_none_recognised(self):
         empty = os.path.join(self.tmp, "empty")

@@ -33,12 +33,12 @@ import subprocess
 import sys
 import time
 
-from mbtools import facts, hostinfo
-from mbtools.records import iter_records
+from mbtools import boot as mbboot, facts, hostinfo, inputs
+from mbtools import records as mbrecords
 
-TOOLS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-REPO_ROOT = os.path.dirname(TOOLS_DIR)
-MEMBOOT = os.path.join(TOOLS_DIR, "memboot")
+TOOLS_DIR = mbboot.TOOLS_DIR
+REPO_ROOT = mbboot.REPO_ROOT
+MEMBOOT = mbboot.MEMBOOT
 
 SHORT_KEYS = {
     "init": "memboot.init",
@@ -72,7 +72,11 @@ FULL = {
 }
 
 UNKNOWN_RE = re.compile(r"unknown parameter '([^']+)'")
-TOPO_RE = re.compile(r"^(\d+)x(\d+)x(\d+[KMGT]?)$", re.I)
+TOPO_RE = re.compile(r"^([0-9]+)x([0-9]+)x([0-9]+[KMGT]?)$", re.I | re.ASCII)
+# Descriptor sizes a kernel can be built with, and the default build's
+# (MEMMAP_DESC_BYTES in mm/page.h, through mbtools.facts).
+DESC_SIZES = tuple(str(n) for n in facts.DESC_BYTES_CHOICES)
+DEFAULT_DESC = str(facts.DESC_BYTES)
 
 
 class BenchError(Exception):
@@ -87,7 +91,7 @@ def parse_console(text):
     """(records, unknown_keys) from a memboot console: every record (through
     mbtools.records, the project's one record parser) and the keys the
     kernel called unknown, from its warning lines or `warning` records."""
-    records = [rec for _, rec in iter_records(text)]
+    records = mbrecords.parse_log(text, name="console").records
     unknown = []
     for line in [l for l in text.splitlines() if "MEMBOOT {" not in l] + \
             [r.get("msg", "") for r in records if r.get("event") == "warning"]:
@@ -102,10 +106,23 @@ def parse_console(text):
 # ---------------------------------------------------------------------------
 
 def parse_topo(value):
+    """(nodes, cpus per node, memory per node) of a topo value, checked
+    against what `tools/memboot run` and the kernel accept."""
     m = TOPO_RE.match(value)
     if not m:
         raise BenchError("topo '%s': expected NODESxCPUSxMEM, e.g. 2x2x1G" % value)
-    return int(m.group(1)), int(m.group(2)), m.group(3).upper()
+    nodes, cpus, mem = int(m.group(1)), int(m.group(2)), m.group(3).upper()
+    if not 1 <= nodes <= facts.MAX_NODES:
+        raise BenchError("topo '%s': %d nodes; the kernel tracks 1 to %d "
+                         "(MEMBOOT_MAX_NODES)" % (value, nodes, facts.MAX_NODES))
+    max_cpus = facts.LIMITS["MEMBOOT_MAX_CPUS"]
+    if not 1 <= cpus or nodes * cpus > max_cpus:
+        raise BenchError("topo '%s': %d CPUs per node; the kernel runs 1 to %d CPUs "
+                         "in all (MEMBOOT_MAX_CPUS)" % (value, cpus, max_cpus))
+    _, problem = inputs.size_problem(mem)
+    if problem:
+        raise BenchError("topo '%s': memory per node: %s" % (value, problem))
+    return nodes, cpus, mem
 
 
 def parse_axis(text):
@@ -116,13 +133,19 @@ def parse_axis(text):
     vals = [v for v in values.split(",") if v]
     if not name or not vals:
         raise BenchError("axis '%s': a name and at least one value" % text)
+    # Names and values become kernel command-line words: each must be one.
+    for what, word in [("axis name", name)] + [("axis %s value" % name, v) for v in vals]:
+        problem = inputs.word_problem(word, what)
+        if problem:
+            raise BenchError(problem)
     if name == "topo":
         for v in vals:
             parse_topo(v)
     if name == "desc":
         for v in vals:
-            if v not in ("16", "32", "64"):
-                raise BenchError("desc %s: descriptors are 16, 32 or 64 bytes" % v)
+            if v not in DESC_SIZES:
+                raise BenchError("desc %s: descriptors are %s bytes (MEMMAP_DESC_BYTES in "
+                                 "mm/page.h)" % (v, ", ".join(DESC_SIZES)))
     return name, vals
 
 
@@ -145,7 +168,7 @@ def cmdline_words(config):
 
 
 def elf_for(desc, build_dir):
-    if desc in (None, "16"):
+    if desc in (None, DEFAULT_DESC):
         return os.path.join(build_dir, "debug", "memboot.elf")
     return os.path.join(build_dir, "debug-desc%s" % desc, "memboot.elf")
 
@@ -153,25 +176,19 @@ def elf_for(desc, build_dir):
 def boot_argv(config, elf, extra_words=(), timeout=120):
     nodes, cpus, mem = parse_topo(config.get("topo", "2x2x1G"))
     words = cmdline_words(config) + list(extra_words)
-    argv = [sys.executable, MEMBOOT, "run", "--boot", "pvh", "--elf", elf,
-            "--nodes", str(nodes), "--cpus-per-node", str(cpus),
-            "--mem-per-node", mem, "--timeout", str(timeout)]
-    if words:
-        argv.append("--append=" + " ".join(words))
-    return argv
+    return mbboot.run_argv(nodes=nodes, cpus_per_node=cpus, mem_per_node=mem,
+                           boot_path="pvh", elf=elf, append=" ".join(words),
+                           timeout=timeout)
 
 
 def boot_once(config, elf, extra_words=(), timeout=120):
-    """Boot one configuration; a dict with status, records, unknown keys and
-    the host's wall time."""
-    t0 = time.monotonic()
-    proc = subprocess.run(boot_argv(config, elf, extra_words, timeout),
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True, errors="replace")
-    records, unknown = parse_console(proc.stdout)
-    return {"status": proc.returncode, "records": records, "unknown": unknown,
-            "wall_s": time.monotonic() - t0,
-            "stderr": proc.stderr.strip()[-400:]}
+    """Boot one configuration (mbtools.boot); a dict with status, records,
+    unknown keys, the bad records skipped and the host's wall time."""
+    b = mbboot.boot(boot_argv(config, elf, extra_words, timeout), timeout=timeout)
+    _, unknown = parse_console(b.console)
+    return {"status": b.status, "records": b.records, "unknown": unknown,
+            "bad_records": len(b.problems), "wall_s": b.wall_s,
+            "stderr": (b.stderr.strip() + ("\n" + b.problems[0] if b.problems else ""))[-400:]}
 
 
 # ---------------------------------------------------------------------------
@@ -316,58 +333,18 @@ def host_description():
 # The command
 # ---------------------------------------------------------------------------
 
-def add_parser(sub):
-    p = sub.add_parser(
-        "bench",
-        help="boot a matrix of configurations and print per-node init tables",
-        description=(
-            "Boot every combination of the axes --boots times (QEMU TCG, PVH "
-            "boot) and print per-node init medians and spread as a markdown "
-            "table. --quick (default) takes about 2 minutes; --full boots every "
-            "axis. --seed NNN reproduces a seed thread's table beside its own "
-            "figures instead. Never writes tracked files."))
-    mode = p.add_mutually_exclusive_group()
-    mode.add_argument("--quick", dest="mode", action="store_const", const="quick",
-                      help="a small matrix, 3 boots each, about 2 minutes (default)")
-    mode.add_argument("--full", dest="mode", action="store_const", const="full",
-                      help="every axis (topologies, policies, threads, descriptor "
-                           "sizes, allocator, pcp), 5 boots each")
-    mode.add_argument("--seed", metavar="NNN",
-                      help="reproduce seed NNN's table (000, 001, 004; 'all')")
-    mode.add_argument("--scale", dest="mode", action="store_const", const="scale",
-                      help="ns/page against node size (1 node of 2 to 128 GiB) and seed "
-                           "004's 16 x 128 GiB shape, in guests larger than the host")
-    p.add_argument("--axis", action="append", default=[], metavar="NAME=V1,V2",
-                   help="replace or add an axis (topo, desc, init, threads, alloc, "
-                        "pcp or any kernel command-line key; '-' leaves the key out)")
-    p.add_argument("--boots", type=int, metavar="N", help="boots per combination")
-    p.add_argument("--csv", metavar="FILE", help="also write the rows as CSV")
-    p.add_argument("--json", metavar="FILE",
-                   help="also write every boot's records and the rows as JSON")
-    p.add_argument("--build-dir", default=os.path.join(REPO_ROOT, "build"),
-                   metavar="DIR", help="where the kernels are (default: build/)")
-    p.add_argument("--no-build", action="store_true",
-                   help="never run make for a missing kernel; fail instead")
-    p.add_argument("--dry-run", action="store_true",
-                   help="print the boots that would run and exit")
-    from mbtools import scale
-    scale.add_arguments(p)
-    p.set_defaults(func=main, mode=None)
-    return p
-
-
 def ensure_kernel(desc, args, progress=None):
     elf = elf_for(desc, args.build_dir)
     if os.path.exists(elf):
         return elf
     if args.no_build or os.path.abspath(args.build_dir) != os.path.join(REPO_ROOT, "build"):
         raise BenchError("no kernel %s (build it with `make%s`)"
-                         % (elf, "" if desc in (None, "16") else " DESC_BYTES=" + desc))
+                         % (elf, "" if desc in (None, DEFAULT_DESC) else " DESC_BYTES=" + desc))
     msg = "bench: building the %s-byte-descriptor kernel first (make%s)" % (
-        desc or "16", "" if desc in (None, "16") else " DESC_BYTES=" + desc)
+        desc or DEFAULT_DESC, "" if desc in (None, DEFAULT_DESC) else " DESC_BYTES=" + desc)
     (progress.note if progress else lambda t: print(t, file=sys.stderr))(msg)
     cmd = ["make", "-C", REPO_ROOT, "-j2", "kernel"]
-    if desc not in (None, "16"):
+    if desc not in (None, DEFAULT_DESC):
         cmd.append("DESC_BYTES=" + desc)
     if subprocess.call(cmd, stdout=subprocess.DEVNULL) != 0 or not os.path.exists(elf):
         raise BenchError("building %s failed: run `%s`" % (elf, " ".join(cmd)))
@@ -407,13 +384,9 @@ def run_matrix(configs, boots, args, progress, extra_words=()):
 
 
 def main(args):
+    """The matrix (--quick, --full, --axis). --seed and --scale are
+    mbtools.benchcmd's to dispatch: this module imports neither."""
     try:
-        if args.seed:
-            from mbtools import seeds
-            return seeds.main(args)
-        if args.mode == "scale":
-            from mbtools import scale
-            return scale.run(args, MEMBOOT, elf=ensure_kernel(None, args))
         axes, boots = plan(args)
         configs = expand(axes)
         if args.dry_run:
@@ -428,7 +401,7 @@ def main(args):
         runs = run_matrix(configs, boots, args, progress)
     except BenchError as e:
         print("memboot bench: %s" % e, file=sys.stderr)
-        return 64
+        return facts.EXIT_USAGE
     names = [n for n, _ in axes]
     rows = summarize(runs)
     host = host_description()

@@ -10,12 +10,79 @@ the command is useful without it (--text).
 """
 
 import json
+import math
 import os
 import sys
 
-from mbtools import bench
+from mbtools import bench, facts, inputs
 
 X_AXES = ("threads", "desc", "mem")
+# The keys of a row of `bench --json` that the figures read.
+ROW_NUMBERS = ("ms_median", "ms_min", "ms_max")
+
+
+class BenchJSONError(Exception):
+    """A bench JSON that is not what `tools/memboot bench --json` writes."""
+
+
+def _no_constant(name):
+    raise ValueError("%s is not JSON" % name)
+
+
+def _number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) \
+        and math.isfinite(value)
+
+
+def row_problem(row):
+    """None if @row has the shape `bench --json` writes, else what is wrong."""
+    if not isinstance(row, dict):
+        return "not an object"
+    config = row.get("config")
+    if not isinstance(config, dict):
+        return "'config' is missing or not an object"
+    for k, v in config.items():
+        if not isinstance(v, str):
+            return "config value %r is not a string" % k
+    node = row.get("node")
+    if node is not None and (not isinstance(node, int) or isinstance(node, bool)):
+        return "'node' is not an integer or null"
+    for key in ROW_NUMBERS:
+        if key in row and row[key] is not None and not _number(row[key]):
+            return "'%s' is not a number" % key
+    return None
+
+
+def load_rows(path, stream=None):
+    """The rows of a bench JSON file, each checked; a bad row is reported on
+    @stream (stderr) and skipped. BenchJSONError when the file cannot be read
+    or is not a bench JSON at all."""
+    stream = stream if stream is not None else sys.stderr
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f, parse_constant=_no_constant)
+    except OSError as e:
+        raise BenchJSONError("cannot read %s: %s" % (path, e.strerror or e)) from None
+    except RecursionError:
+        raise BenchJSONError("%s: nested too deeply" % path) from None
+    except ValueError as e:
+        raise BenchJSONError("%s is not JSON: %s" % (path, e)) from None
+    if not isinstance(data, dict):
+        raise BenchJSONError("%s: expected an object with \"rows\" (bench --json), "
+                             "found %s" % (path, type(data).__name__))
+    rows = data.get("rows")
+    if not isinstance(rows, list):
+        raise BenchJSONError("%s: \"rows\" is %s, expected a list" % (
+            path, "missing" if "rows" not in data else type(rows).__name__))
+    good = []
+    for i, row in enumerate(rows):
+        problem = row_problem(row)
+        if problem:
+            print("memboot bench-plot: %s: rows[%d]: %s; skipped" % (path, i, problem),
+                  file=stream)
+        else:
+            good.append(row)
+    return good
 
 
 def mem_of(config):
@@ -48,7 +115,7 @@ def series(rows, axis):
     rows grouped by every other axis and the node."""
     out = {}
     for r in rows:
-        if r.get("node") is None or r.get("ms_median") is None:
+        if r.get("node") is None or any(r.get(k) is None for k in ROW_NUMBERS):
             continue
         x = x_value(r, axis)
         if x is None:
@@ -91,7 +158,7 @@ def plot(rows, out_prefix, fmt):
         for label, pts in sorted(s.items()):
             xs = [str(p[0]) for p in pts]
             ys = [p[1] for p in pts]
-            err = [[p[1] - p[2] for p in pts], [p[3] - p[1] for p in pts]]
+            err = [[max(p[1] - p[2], 0) for p in pts], [max(p[3] - p[1], 0) for p in pts]]
             ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=label)
         ax.set_xlabel({"threads": "threads per node (memboot.init_threads)",
                        "desc": "descriptor bytes", "mem": "memory per node"}[axis])
@@ -114,8 +181,9 @@ def add_parser(sub):
         description="Read `tools/memboot bench --json FILE` output and write one "
                     "figure per axis that varies (threads, desc, memory per node): "
                     "PREFIX-threads.png and so on.")
-    p.add_argument("json_file", metavar="BENCH.json")
+    p.add_argument("json_file", metavar="BENCH.json", type=inputs.input_file)
     p.add_argument("--out", default="memboot-bench", metavar="PREFIX",
+                   type=inputs.output_prefix,
                    help="output path prefix (default: memboot-bench)")
     p.add_argument("--format", choices=("png", "svg"), default="png")
     p.add_argument("--text", action="store_true",
@@ -126,13 +194,10 @@ def add_parser(sub):
 
 def main(args):
     try:
-        with open(args.json_file) as f:
-            data = json.load(f)
-        rows = data["rows"]
-    except (OSError, ValueError, KeyError) as e:
-        print("memboot bench-plot: cannot read bench JSON %s: %s" % (args.json_file, e),
-              file=sys.stderr)
-        return 64
+        rows = load_rows(args.json_file)
+    except BenchJSONError as e:
+        print("memboot bench-plot: %s" % e, file=sys.stderr)
+        return facts.EXIT_USAGE
     text = text_series(rows)
     print(text or "memboot bench-plot: no axis varies in %s (threads, desc or memory per node)"
           % args.json_file)
@@ -140,6 +205,10 @@ def main(args):
         return 0
     try:
         written = plot(rows, args.out, args.format)
+    except OSError as e:
+        print("memboot bench-plot: cannot write %s-*.%s: %s"
+              % (args.out, args.format, e.strerror or e), file=sys.stderr)
+        return 1
     except ImportError:
         print("memboot bench-plot: python3-matplotlib is missing (tools/setup-deps.sh "
               "installs it); printed the series only", file=sys.stderr)

@@ -8,6 +8,13 @@ own headers so that each fact has one source.
                    kernel/record_events.h, in table order
   LIMITS           {name: int} from the `#define NAME number` lines of
                    kernel/limits.h (MEMBOOT_MAX_NODES, PAGE_SHIFT, ...)
+  PAGE_SIZE_BYTES  1 << PAGE_SHIFT of kernel/limits.h
+  DESC_BYTES       the page descriptor's default size, MEMMAP_DESC_BYTES of
+                   mm/page.h; DESC_BYTES_CHOICES the sizes its #if allows
+  fw_cfg_cmdline_file()  the fw_cfg file the kernel reads its command line
+                   from (FWCFG_CMDLINE_FILE, a boot/ #define)
+  fw_cfg_replay_file()   the same for memboot.selftest=replay's trace
+                   (FWCFG_REPLAY_FILE)
   TOOL_STATUS      statuses of tools/memboot itself (not the kernel's)
   ALLOCATORS       the page allocators memboot.alloc can name, from
                    ALLOC_TABLE in mm/alloc/table.h, in table order
@@ -26,12 +33,18 @@ EXIT_H = os.path.join(REPO_ROOT, "kernel", "exit.h")
 EVENTS_H = os.path.join(REPO_ROOT, "kernel", "record_events.h")
 LIMITS_H = os.path.join(REPO_ROOT, "kernel", "limits.h")
 ALLOC_TABLE_H = os.path.join(REPO_ROOT, "mm", "alloc", "table.h")
+PAGE_H = os.path.join(REPO_ROOT, "mm", "page.h")
+# Where FWCFG_CMDLINE_FILE is defined: boot/fwcfg.h, the header of the fw_cfg
+# reader, is its home; boot/boot.c defines it until it moves there.
+FWCFG_SOURCES = (os.path.join(REPO_ROOT, "boot", "fwcfg.h"),
+                 os.path.join(REPO_ROOT, "boot", "boot.c"))
 
 # Statuses of tools/memboot that are not kernel statuses. They sit above any
 # kernel status and follow the shell's conventions (124 timeout, 125 could
 # not start, 128 + signal), as timeout(1) does.
 EXIT_USAGE = 64
 EXIT_STRICT = 65         # run --strict: status 0 but warnings or errors
+EXIT_NO_DONE = 66        # run: the boot ended without a done record
 EXIT_TIMEOUT = 124
 EXIT_QEMU_FAILED = 125
 EXIT_NO_STATUS = 126
@@ -40,6 +53,7 @@ EXIT_TERMINATED = 143    # 128 + SIGTERM
 TOOL_STATUS = {
     EXIT_USAGE: "bad usage",
     EXIT_STRICT: "warnings or errors under --strict",
+    EXIT_NO_DONE: "the boot ended without a done record",
     EXIT_TIMEOUT: "timeout",
     EXIT_QEMU_FAILED: "QEMU could not start",
     EXIT_NO_STATUS: "QEMU stopped without a kernel status",
@@ -113,6 +127,54 @@ LIMITS = parse_defines(_read(LIMITS_H))
 ALLOCATORS = tuple(parse_allocators(_read(ALLOC_TABLE_H)))
 MAX_NODES = LIMITS["MEMBOOT_MAX_NODES"]
 PAGE_SIZE_BYTES = 1 << LIMITS["PAGE_SHIFT"]
+
+
+def parse_desc_bytes(text, path=PAGE_H):
+    """(default, allowed sizes) of MEMMAP_DESC_BYTES in mm/page.h text: its
+    `#define MEMMAP_DESC_BYTES N` and the sizes of its `#if ... != N && ...`
+    check."""
+    default = parse_defines(text).get("MEMMAP_DESC_BYTES")
+    m = re.search(r"^#if\s+(MEMMAP_DESC_BYTES\s*!=\s*\d+(?:\s*&&\s*MEMMAP_DESC_BYTES"
+                  r"\s*!=\s*\d+)*)\s*$", text, re.M)
+    if default is None or not m:
+        raise FactsError("%s: no #define MEMMAP_DESC_BYTES N and #if MEMMAP_DESC_BYTES "
+                         "!= N && ... check" % path)
+    choices = tuple(int(n) for n in re.findall(r"!=\s*(\d+)", m.group(1)))
+    return default, choices
+
+
+DESC_BYTES, DESC_BYTES_CHOICES = parse_desc_bytes(_read(PAGE_H))
+
+
+def parse_string_define(text, name):
+    """The string of `#define NAME "..."` in C text, or None."""
+    m = re.search(r'^#define\s+%s\s+"([^"\\]*)"' % name, text, re.M)
+    return m.group(1) if m else None
+
+
+def fw_cfg_cmdline_file():
+    """The fw_cfg file name through which `run --append` reaches the kernel:
+    FWCFG_CMDLINE_FILE as boot/ defines it (FactsError if no file does)."""
+    for path in FWCFG_SOURCES:
+        if os.path.exists(path):
+            name = parse_string_define(_read(path), "FWCFG_CMDLINE_FILE")
+            if name:
+                return name
+    raise FactsError('no #define FWCFG_CMDLINE_FILE "..." in %s: the kernel\'s '
+                     "fw_cfg command-line file must be defined there"
+                     % " or ".join(os.path.relpath(p, REPO_ROOT) for p in FWCFG_SOURCES))
+
+
+def fw_cfg_replay_file():
+    """The fw_cfg file name of `run --replay`'s trace: FWCFG_REPLAY_FILE as
+    boot/ defines it (FactsError if no file does)."""
+    for path in FWCFG_SOURCES:
+        if os.path.exists(path):
+            name = parse_string_define(_read(path), "FWCFG_REPLAY_FILE")
+            if name:
+                return name
+    raise FactsError('no #define FWCFG_REPLAY_FILE "..." in %s'
+                     % " or ".join(os.path.relpath(p, REPO_ROOT) for p in FWCFG_SOURCES))
 
 
 def qemu_rc(status):

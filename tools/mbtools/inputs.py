@@ -124,3 +124,159 @@ def output_problem(path):
     if os.path.isdir(path):
         return "cannot write %s: it is a directory" % path
     return None
+
+
+# ---------------------------------------------------------------------------
+# Sizes, as QEMU and the kernel take them
+# ---------------------------------------------------------------------------
+
+MIB = 1 << 20
+SIZE_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+# QEMU needs NUMA memory backends in multiples of 2 MiB; also a sane minimum.
+NUMA_ALIGN = 2 * MIB
+SIZE_RE = re.compile(r"\s*([0-9]+)\s*([KkMmGgTt]?)(?:i?[Bb])?\s*", re.ASCII)
+
+
+def size_problem(text):
+    """(bytes, None) for a node memory size, or (None, why not)."""
+    m = SIZE_RE.fullmatch(text)
+    if not m:
+        return None, ("invalid size %r (use bytes or a K/M/G/T suffix, e.g. "
+                      "512M, 1G)" % text)
+    value = int(m.group(1)) * SIZE_UNITS[m.group(2).upper()]
+    if value < NUMA_ALIGN:
+        return None, "invalid size %r: must be at least 2M" % text
+    if value % NUMA_ALIGN:
+        return None, "invalid size %r: must be a multiple of 2M" % text
+    return value, None
+
+
+def format_size(value):
+    """Bytes -> QEMU size string with the largest exact binary suffix."""
+    for suffix in ("T", "G", "M", "K"):
+        unit = SIZE_UNITS[suffix]
+        if value % unit == 0:
+            return "%d%s" % (value // unit, suffix)
+    return str(value)
+
+
+def word_problem(text, what):
+    """Why @text cannot be one kernel command-line word (or a part of one),
+    or None: a space would make it several words."""
+    if not text:
+        return "%s is empty" % what
+    bad = next((c for c in text if c.isspace()), None)
+    if bad is not None:
+        return "%s %r contains whitespace (%r): it would become several kernel words" \
+            % (what, text, bad)
+    problem = cmdline_problem(text)
+    return "%s %r: %s" % (what, text, problem) if problem else None
+
+
+# Linux boot protocol (Documentation/arch/x86/boot.rst): the real-mode header
+# has the boot flag 0xAA55 at 0x1FE and the magic "HdrS" at 0x202.
+BZIMAGE_FLAG_OFFSET = 0x1FE
+BZIMAGE_MAGIC_OFFSET = 0x202
+BZIMAGE_MAGIC = b"HdrS"
+
+
+def bzimage_problem(path):
+    """None if path is a Linux kernel image (boot protocol header)."""
+    problem = regular_file_problem(path, "kernel")
+    if problem:
+        return problem
+    head = _head(path, 0, BZIMAGE_MAGIC_OFFSET + 4)
+    if (head[BZIMAGE_FLAG_OFFSET:BZIMAGE_FLAG_OFFSET + 2] != BOOT_SIGNATURE
+            or head[BZIMAGE_MAGIC_OFFSET:] != BZIMAGE_MAGIC):
+        return ("%s is not a Linux kernel image (no boot protocol header: "
+                "0xAA55 at 0x1FE and \"HdrS\" at 0x202)" % path)
+    return None
+
+
+# ---------------------------------------------------------------------------
+# argparse types shared by every subcommand: each checks its value when the
+# options are parsed, before any work starts, and a bad one is a usage error
+# (exit 64, docs/exit-status.md).
+# ---------------------------------------------------------------------------
+
+def _argument_error(message):
+    import argparse
+    return argparse.ArgumentTypeError(message)
+
+
+def positive_int(text):
+    """A count of at least 1 (ASCII digits)."""
+    value = parse_uint(text)
+    if value is None:
+        raise _argument_error("invalid count %r: not an integer" % text)
+    if value < 1:
+        raise _argument_error("invalid count %r: must be >= 1" % text)
+    return value
+
+
+def positive_seconds(text):
+    value = parse_seconds(text)
+    if value is None:
+        raise _argument_error("invalid timeout %r: not a number" % text)
+    if not value > 0:
+        raise _argument_error("invalid timeout %r: must be > 0" % text)
+    if value > MAX_TIMEOUT_S:
+        raise _argument_error("invalid timeout %r: must be at most %d (a week)"
+                              % (text, MAX_TIMEOUT_S))
+    return value
+
+
+def size_arg(text):
+    value, problem = size_problem(text)
+    if problem:
+        raise _argument_error(problem)
+    return value
+
+
+def size_text_arg(text):
+    """A node memory size, checked, kept as the text the user wrote."""
+    size_arg(text)
+    return text.strip()
+
+
+def input_file(text):
+    """A regular, readable file (a console log, a bench JSON...)."""
+    problem = regular_file_problem(text, "file")
+    if problem:
+        raise _argument_error(problem)
+    return text
+
+
+def output_file(text):
+    """A file that can be written: its directory exists and is writable."""
+    problem = output_problem(text)
+    if problem:
+        raise _argument_error(problem)
+    return text
+
+
+def output_with_extension(*extensions):
+    """An output_file() type whose name must end in one of @extensions."""
+    def check(text):
+        if not text.lower().endswith(tuple("." + e for e in extensions)):
+            raise _argument_error(
+                "%s: unsupported output format %r (use %s)"
+                % (text, os.path.splitext(text)[1] or "no extension",
+                   ", ".join("." + e for e in extensions)))
+        return output_file(text)
+    return check
+
+
+def output_prefix(text):
+    """A path prefix files PREFIX-NAME.EXT are written beside."""
+    problem = output_problem(text + "-x")
+    if problem:
+        raise _argument_error(problem.replace(text + "-x", text + "-*"))
+    return text
+
+
+def linux_kernel(text):
+    problem = bzimage_problem(text)
+    if problem:
+        raise _argument_error(problem)
+    return text

@@ -34,7 +34,7 @@ import statistics
 import subprocess
 import sys
 
-from mbtools import bench
+from mbtools import bench, boot as mbboot, inputs
 
 PACKAGE = "linux-image-cloud-amd64"
 DEFAULT_CACHE = os.path.join(os.path.expanduser("~"), ".cache", "memboot", "linux")
@@ -216,10 +216,10 @@ def memboot_facts(records):
 
 def qemu_command(nodes, cpus, mem, vmlinuz, words):
     """memboot's own PVH QEMU command line with Linux in place of memboot."""
-    dry = subprocess.run([sys.executable, bench.MEMBOOT, "run", "--boot", "pvh",
-                          "--elf", vmlinuz, "--nodes", str(nodes), "--cpus-per-node",
-                          str(cpus), "--mem-per-node", mem, "--dry-run"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    argv = mbboot.run_argv(nodes=nodes, cpus_per_node=cpus, mem_per_node=mem,
+                           boot_path="pvh", elf=vmlinuz)
+    dry = subprocess.run(argv + ["--dry-run"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
     if dry.returncode != 0:
         raise LinuxError("tools/memboot run --dry-run failed: %s" % dry.stderr.strip())
     return shlex.split(dry.stdout.strip()) + ["-append", words]
@@ -230,7 +230,7 @@ def boot_linux(cmd, timeout):
         proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               timeout=timeout, text=True, errors="replace")
     except subprocess.TimeoutExpired as e:
-        raise LinuxError("Linux did not reach its root-mount panic in %d s" % timeout) from e
+        raise LinuxError("Linux did not reach its root-mount panic in %g s" % timeout) from e
     return proc.stdout
 
 
@@ -325,22 +325,27 @@ def add_parser(sub):
             "huge page pool times side by side. Linux stops at its root-mount "
             "panic, after memory init; its times come from trace events with "
             "trace_clock=local, because its own jiffies figures read low under TCG."))
-    p.add_argument("--nodes", type=int, default=2, metavar="N")
-    p.add_argument("--cpus-per-node", type=int, default=2, metavar="C")
-    p.add_argument("--mem-per-node", default="2G", metavar="SIZE")
+    p.add_argument("--nodes", type=inputs.positive_int, default=2, metavar="N")
+    p.add_argument("--cpus-per-node", type=inputs.positive_int, default=2, metavar="C")
+    p.add_argument("--mem-per-node", type=inputs.size_text_arg, default="2G",
+                   metavar="SIZE")
     p.add_argument("--huge", default="hugepagesz=2M hugepages=0:256,1:256", metavar="WORDS",
                    help="huge page words given to both kernels "
                         "(default: 'hugepagesz=2M hugepages=0:256,1:256')")
     p.add_argument("--zero", action="store_true",
                    help="memboot zeroes its pools too (memboot.hugetlb_zero), as "
                         "Linux's init_on_alloc does")
-    p.add_argument("--boots", type=int, default=1, metavar="N")
-    p.add_argument("--kernel", metavar="VMLINUZ", help="a Linux kernel to boot instead")
+    p.add_argument("--boots", type=inputs.positive_int, default=1, metavar="N",
+                   help="boots of each kernel (at least 1; default 1)")
+    p.add_argument("--kernel", metavar="VMLINUZ", type=inputs.linux_kernel,
+                   help="a Linux kernel image (bzImage) to boot instead")
     p.add_argument("--cache", default=DEFAULT_CACHE, metavar="DIR")
     p.add_argument("--elf", metavar="PATH", help="memboot kernel (default build/debug)")
-    p.add_argument("--log", metavar="FILE", help="write Linux's last console log here")
-    p.add_argument("--json", metavar="FILE", help="also write the parsed facts as JSON")
-    p.add_argument("--timeout", type=int, default=600, metavar="S")
+    p.add_argument("--log", metavar="FILE", type=inputs.output_file,
+                   help="write Linux's last console log here")
+    p.add_argument("--json", metavar="FILE", type=inputs.output_file,
+                   help="also write the parsed facts as JSON")
+    p.add_argument("--timeout", type=inputs.positive_seconds, default=600, metavar="S")
     p.set_defaults(func=main)
     return p
 
@@ -348,6 +353,9 @@ def add_parser(sub):
 def main(args):
     try:
         vmlinuz = args.kernel or fetch_kernel(args.cache)
+        problem = inputs.bzimage_problem(vmlinuz)
+        if problem:
+            raise LinuxError(problem)
         config = "%d nodes x %d CPUs x %s" % (args.nodes, args.cpus_per_node, args.mem_per_node)
         elf = args.elf or bench.elf_for(None, os.path.join(bench.REPO_ROOT, "build"))
         if not os.path.exists(elf):
@@ -362,8 +370,11 @@ def main(args):
                   file=sys.stderr, flush=True)
             text = boot_linux(cmd, args.timeout)
             if args.log:
-                with open(args.log, "w") as f:
-                    f.write(text)
+                try:
+                    with open(args.log, "w") as f:
+                        f.write(text)
+                except OSError as e:
+                    raise LinuxError("cannot write %s: %s" % (args.log, e.strerror or e))
             facts = parse_linux_log(text)
             if not facts["panicked"] or not facts["trace_dumped"]:
                 raise LinuxError("Linux did not end at its root-mount panic with a trace "

@@ -9,30 +9,24 @@ boot phases on the boot CPU, the chunks of each node's init (coloured by
 node) and the huge page pool jobs. matplotlib comes from Debian's
 python3-matplotlib (tools/setup-deps.sh installs it).
 """
-import os
 import sys
 
-from mbtools import trace
+from mbtools import inputs, optional, records, trace
 
-# Debian's python3-matplotlib lives here; a python3 that is not Debian's own
-# (pyenv, a venv) does not search it by default.
-DEBIAN_DIST_PACKAGES = "/usr/lib/python3/dist-packages"
-
+# The formats the output's extension may choose.
+FORMATS = ("png", "svg", "pdf")
+# A figure taller than this (inches) is not drawn taller: a log with
+# thousands of CPUs still gives a picture, not an image too large to save.
+MAX_FIGURE_INCHES = 60
 
 def import_pyplot():
-    """matplotlib.pyplot with the Agg backend, or None if not installed."""
-    for attempt in range(2):
-        try:
-            import matplotlib
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-            return plt
-        except ImportError:
-            if attempt or not os.path.isdir(DEBIAN_DIST_PACKAGES) \
-                    or DEBIAN_DIST_PACKAGES in sys.path:
-                return None
-            sys.path.append(DEBIAN_DIST_PACKAGES)
-    return None
+    """matplotlib.pyplot with the Agg backend, or None if not installed
+    (Debian's python3-matplotlib is found through mbtools.optional)."""
+    matplotlib = optional.debian_import("matplotlib")
+    if matplotlib is None:
+        return None
+    matplotlib.use("Agg")
+    return optional.debian_import("matplotlib.pyplot")
 
 
 def add_parser(sub):
@@ -41,8 +35,10 @@ def add_parser(sub):
         description="Read the records of a console log and draw per-node init "
                     "time and the per-CPU timeline; the output's extension "
                     "(.png, .svg, .pdf) chooses the format.")
-    p.add_argument("log", metavar="LOG", help="console log of one boot")
+    p.add_argument("log", metavar="LOG", type=inputs.input_file,
+                   help="console log of one boot")
     p.add_argument("-o", "--output", metavar="FILE", required=True,
+                   type=inputs.output_with_extension(*FORMATS),
                    help="image to write (.png, .svg or .pdf)")
     p.set_defaults(func=cmd_plot)
 
@@ -68,18 +64,23 @@ def cmd_plot(args):
         print("memboot plot: matplotlib is missing; install python3-matplotlib "
               "(tools/setup-deps.sh does)", file=sys.stderr)
         return 1
-    records = trace.read_records(args.log)
-    if not records:
+    try:
+        recs = trace.read_records(args.log, prog="memboot plot")
+    except records.LogError as e:
+        print(f"memboot plot: {e}", file=sys.stderr)
+        return 64
+    if not recs:
         print(f"memboot plot: no MEMBOOT records in {args.log}", file=sys.stderr)
         return 1
-    tr = trace.build(records)
+    tr = trace.build(recs)
     slices = [e for e in tr["traceEvents"] if e["ph"] == "X"]
     names = {e["tid"]: e["args"]["name"] for e in tr["traceEvents"]
              if e["name"] == "thread_name"}
     cpus = sorted(names)
-    bars = node_bars(records)
+    bars = node_bars(recs)
 
-    fig, (ax_n, ax_t) = plt.subplots(2, 1, figsize=(11, 3 + 0.5 * (len(cpus) + len(bars))),
+    height = min(3 + 0.5 * (len(cpus) + len(bars)), MAX_FIGURE_INCHES)
+    fig, (ax_n, ax_t) = plt.subplots(2, 1, figsize=(11, height),
                                      gridspec_kw={"height_ratios": [max(len(bars), 1),
                                                                     max(len(cpus), 1)]})
     colours = plt.get_cmap("tab10")
@@ -120,6 +121,13 @@ def cmd_plot(args):
     ax_t.set_xlabel("ms since the kernel's first instruction")
     ax_t.set_title("per-CPU timeline: phases (grey), node jobs and chunks (by node)")
     fig.tight_layout()
-    fig.savefig(args.output)
+    try:
+        fig.savefig(args.output)
+    except OSError as e:
+        print(f"memboot plot: cannot write {args.output}: {e.strerror or e}",
+              file=sys.stderr)
+        return 1
+    finally:
+        plt.close(fig)
     print(f"memboot plot: {len(bars)} nodes, {len(cpus)} CPUs -> {args.output}")
     return 0

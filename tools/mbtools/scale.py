@@ -19,14 +19,16 @@ the host added.
 """
 
 import json
-import os
 import statistics
-import subprocess
 import sys
 
+from mbtools import boot as mbboot, facts, inputs
+
 GIB = 1 << 30
-PAGE_BYTES = 4096
-DESC_BYTES = 16
+# The kernel's page size and its default descriptor size (kernel/limits.h,
+# mm/page.h, through mbtools.facts).
+PAGE_BYTES = facts.PAGE_SIZE_BYTES
+DESC_BYTES = facts.DESC_BYTES
 
 # Node sizes of the ns/page table, GiB of one node.
 SCALE_SIZES_GIB = (2, 8, 32, 128)
@@ -71,24 +73,6 @@ def host_has_room(nodes, node_gib, available):
     return descriptor_bytes(nodes, node_gib) * 3 // 2 <= available
 
 
-def parse_records(text):
-    """The MEMBOOT records of a console (or of --json output), in order."""
-    records = []
-    for line in text.splitlines():
-        at = line.find("MEMBOOT ")
-        body = line[at + len("MEMBOOT "):] if at >= 0 else line
-        body = body.strip()
-        if not body.startswith("{"):
-            continue
-        try:
-            rec = json.loads(body)
-        except ValueError:
-            continue
-        if isinstance(rec, dict) and "event" in rec:
-            records.append(rec)
-    return records
-
-
 def node_results(records):
     """{node: (pages, ns)} from a boot's node_init records; pages counts
     everything the node initialised (the boot CPU's early part included)."""
@@ -114,24 +98,19 @@ def summarize(samples):
 
 
 class Booter:
-    """Boots memboot through tools/memboot run and returns its records."""
+    """Boots memboot (mbtools.boot) and returns its checked records."""
 
-    def __init__(self, memboot, elf=None, extra=()):
-        self.memboot = memboot
+    def __init__(self, memboot=None, elf=None, extra=()):
         self.elf = elf
         self.extra = list(extra)
 
     def boot(self, nodes, node_gib, policy, cpus_per_node=1):
-        cmd = [sys.executable, self.memboot, "run", "--boot", "pvh", "--json",
-               "--nodes", str(nodes), "--cpus-per-node", str(cpus_per_node),
-               "--mem-per-node", "%dG" % node_gib,
-               # TCG writes about 1 GiB of descriptors a few seconds.
-               "--timeout", str(int(120 + nodes * node_gib * 2)),
-               "--append", "memboot.init=%s" % policy] + self.extra
-        if self.elf:
-            cmd += ["--elf", self.elf]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        return parse_records(proc.stdout)
+        argv = mbboot.run_argv(nodes=nodes, cpus_per_node=cpus_per_node,
+                               mem_per_node="%dG" % node_gib, boot_path="pvh", elf=self.elf,
+                               append=" ".join(["memboot.init=%s" % policy] + self.extra),
+                               # TCG writes about 1 GiB of descriptors a few seconds.
+                               timeout=int(120 + nodes * node_gib * 2))
+        return mbboot.boot(argv).records
 
 
 def scale_table(booter, sizes_gib, policies, repeat, progress=None):
@@ -149,7 +128,8 @@ def scale_table(booter, sizes_gib, policies, repeat, progress=None):
                 if not boot_ok(recs) or 0 not in res:
                     continue
                 pages, ns = res[0]
-                per_page.append(ns / pages)
+                if pages > 0:
+                    per_page.append(ns / pages)
             lo, med = summarize(per_page)
             rows.append({"policy": policy, "node_gib": gib, "pages": pages,
                          "min_ns_per_page": lo, "median_ns_per_page": med,
@@ -312,4 +292,5 @@ def add_arguments(p):
     p.add_argument("--seed004-policy", default="deferred",
                    help="policy of the 16-node boots (default: %(default)s)")
     p.add_argument("--scale-plot", metavar="FILE",
+                   type=inputs.output_with_extension("png", "svg"),
                    help="also draw ns/page against node size (.png or .svg)")

@@ -209,8 +209,9 @@ def table_004(runs, topo):
         rs = recs[node]
         ms = med([r["ns"] / 1e6 for r in rs])
         nspp = med([r["ns"] / r["pages"] for r in rs if r["pages"]])
-        out.append("| %d | %d | %d | %.2f | %.2f |" % (node, rs[0]["threads"], rs[0]["pages"],
-                                                     ms, nspp))
+        out.append("| %d | %d | %d | %s | %s |" % (
+            node, rs[0]["threads"], rs[0]["pages"],
+            "-" if ms is None else "%.2f" % ms, "-" if nspp is None else "%.2f" % nspp))
     out += ["", "Differs from the seed: QEMU TCG (no KVM) on %s, 4 nodes of 1 GiB against 16 of 2 TB, one "
             "vCPU thread per host core at best, 16-byte descriptors against Linux's 64-byte "
             "struct page. Comparable: ns per page (the per-page cost), and that every node "

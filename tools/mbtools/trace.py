@@ -10,21 +10,35 @@ kernel's own (ns since its first instruction), shown in microseconds.
 
 Records used (docs/records.md): cpu_up (which node a CPU is on), phase
 (start_ns, ns), node_init (start_ns, end_ns, early_ns), chunk (cpu, start_ns,
-ns) and hugetlb (cpu, start_ns, ns). Older logs without start times give
-what can be placed: phases only.
+ns) and hugetlb (start_ns, ns). Older logs without start times give what can
+be placed: phases only.
+
+Records come from mbtools.records, the one checked reader: a record of the
+wrong shape (a string where a time belongs, a phase without its name) is
+skipped with one line on stderr naming the line, never a traceback. The
+output is strict JSON (no NaN or Infinity). LOG and -o are checked when the
+options are parsed, before any work (exit 64).
 """
 import json
 import sys
 
-from mbtools import records
+from mbtools import inputs, records
 
 
-def read_records(path):
-    """Every MEMBOOT record of a console log, in order (mbtools.records, the
-    one parser). Malformed lines are skipped: a log cut short by a crash
-    still gives what it has."""
-    with open(path, encoding="utf-8", errors="replace") as f:
-        return [rec for _, rec in records.iter_records(f.read())]
+def read_log(path, prog="memboot trace", stream=None):
+    """The checked records of a console log (a records.Log); each skipped
+    record is reported on @stream (stderr). records.LogError if the file
+    cannot be read."""
+    log = records.read_log(path)
+    log.report(prog, stream if stream is not None else sys.stderr)
+    return log
+
+
+def read_records(path, prog="memboot trace", stream=None):
+    """Every valid MEMBOOT record of a console log, in order. Bad records are
+    skipped (and reported): a log cut short by a crash still gives what it
+    has."""
+    return read_log(path, prog, stream).records
 
 
 def _us(ns):
@@ -94,7 +108,7 @@ def build(records):
         size = "1G" if r["size_bytes"] >= 1 << 30 else "2M"
         job = "hugetlb-zero" if size == "1G" else "hugetlb"
         ran = sorted({c["cpu"] for c in node_chunks(records, job).get(r["node"], [])})
-        for cpu in ran or [r.get("cpu", 0)]:
+        for cpu in ran or [0]:
             cpus.add(cpu)
             events.append(_slice(f"hugetlb {size} n{r['node']}", "hugetlb", cpu,
                                  r["start_ns"], r.get("end_ns", r["start_ns"] + r["ns"]) -
@@ -119,21 +133,36 @@ def add_parser(sub):
         description="Read the records of a console log and write Chrome trace "
                     "JSON (open it in https://ui.perfetto.dev or chrome://tracing): "
                     "one track per CPU, a slice per phase, node job and chunk.")
-    p.add_argument("log", metavar="LOG", help="console log of one boot")
+    p.add_argument("log", metavar="LOG", type=inputs.input_file,
+                   help="console log of one boot")
     p.add_argument("-o", "--output", metavar="FILE", required=True,
-                   help="where to write the JSON")
+                   type=inputs.output_file, help="where to write the JSON")
     p.set_defaults(func=cmd_trace)
 
 
+def to_json(trace):
+    """@trace as strict JSON text: ValueError rather than NaN or Infinity."""
+    return json.dumps(trace, indent=None, separators=(",", ":"), allow_nan=False) + "\n"
+
+
 def cmd_trace(args):
-    records = read_records(args.log)
-    if not records:
+    try:
+        recs = read_records(args.log)
+    except records.LogError as e:
+        print(f"memboot trace: {e}", file=sys.stderr)
+        return 64
+    if not recs:
         print(f"memboot trace: no MEMBOOT records in {args.log}", file=sys.stderr)
         return 1
-    trace = build(records)
-    with open(args.output, "w", encoding="utf-8") as f:
-        json.dump(trace, f, indent=None, separators=(",", ":"))
-        f.write("\n")
+    trace = build(recs)
+    text = to_json(trace)
+    try:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        print(f"memboot trace: cannot write {args.output}: {e.strerror or e}",
+              file=sys.stderr)
+        return 1
     slices = sum(1 for e in trace["traceEvents"] if e["ph"] == "X")
     print(f"memboot trace: {slices} slices on "
           f"{sum(1 for e in trace['traceEvents'] if e['name'] == 'thread_name')} CPU tracks "

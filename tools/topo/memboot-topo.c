@@ -13,8 +13,15 @@
  * recognised none, so a user who points it at the wrong thing learns why.
  * Without a memory map, the usable memory is taken to be the enabled SRAT
  * memory ranges, and the CPUs that exist are the enabled ones of the MADT; the
- * boot CPU is the first of them. Exit status: 0 ok, 1 unreadable input or no
- * MADT, 64 bad usage.
+ * boot CPU is the first of them.
+ *
+ * A table is used or skipped by the kernel's own rules (kernel/acpi/tables.c,
+ * load_sdt()): its header length must be at least 36 bytes and within the
+ * bytes given, and its bytes must sum to 0; a table that breaks one is
+ * skipped with the kernel's warning, never parsed anyway. A table file that
+ * cannot be read (a symbolic link loop, a dangling link, no permission) is
+ * named and ends the run: a topology from some of the tables would be wrong.
+ * Exit status: 0 ok, 1 unreadable input or no MADT, 64 bad usage.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -78,7 +85,62 @@ struct table {
 static struct table madt, srat, slit;
 static unsigned nr_tables;
 
-static void keep(const char *sig, const uint8_t *bytes, size_t len)
+/* A table's header length: bytes 4..7, little endian. */
+static uint32_t header_length(const uint8_t *bytes)
+{
+	return (uint32_t)bytes[4] | (uint32_t)bytes[5] << 8 | (uint32_t)bytes[6] << 16 |
+	       (uint32_t)bytes[7] << 24;
+}
+
+/*
+ * Whether the kernel's walk would use this table (kernel/acpi/tables.c,
+ * load_sdt(), without ACPI_WALK_IGNORE_CHECKSUMS): a header length of at
+ * least 36 bytes, all of them present, summing to 0. A table that fails is
+ * skipped with the kernel's own warning; @phys is where it was (0 when the
+ * input does not say) and @via where it came from, as the kernel names the
+ * pointer it followed. On success *len is cut to the header's length.
+ */
+static bool table_usable(const char *sig, const uint8_t *bytes, size_t *len, uint64_t phys,
+			 const char *via)
+{
+	char name[5];
+	uint32_t length;
+	uint8_t sum;
+
+	/* The signature as the kernel prints it (acpi_copy_name()). */
+	int i;
+
+	for (i = 0; i < 4 && sig[i]; i++)
+		name[i] = sig[i] >= 0x20 && sig[i] < 0x7f ? sig[i] : '?';
+	name[i] = '\0';
+	if (*len < ACPI_SDT_HEADER_BYTES) {
+		pr_warn("ACPI: %s 0x%016llX (%s): header length %zu is below 36; skipped", name,
+			(unsigned long long)phys, via, *len);
+		return false;
+	}
+	length = header_length(bytes);
+	if (length < ACPI_SDT_HEADER_BYTES) {
+		pr_warn("ACPI: %s 0x%016llX (%s): header length %u is below 36; skipped", name,
+			(unsigned long long)phys, via, length);
+		return false;
+	}
+	if (length > *len) {
+		pr_warn("ACPI: %s 0x%016llX (%s): length 0x%X runs past mapped memory; skipped",
+			name, (unsigned long long)phys, via, length);
+		return false;
+	}
+	sum = acpi_checksum(bytes, length);
+	if (sum) {
+		pr_warn("ACPI: %s 0x%016llX (%s): bad checksum (sum 0x%02X over 0x%X bytes); skipped",
+			name, (unsigned long long)phys, via, sum, length);
+		return false;
+	}
+	*len = length;
+	return true;
+}
+
+static void keep(const char *sig, const uint8_t *bytes, size_t len, uint64_t phys,
+		 const char *via)
 {
 	struct table *t = strncmp(sig, "APIC", 4) == 0 ? &madt :
 			  strncmp(sig, "SRAT", 4) == 0 ? &srat :
@@ -87,12 +149,14 @@ static void keep(const char *sig, const uint8_t *bytes, size_t len)
 	nr_tables++;
 	if (!t)
 		return;
+	/* As in the kernel's walk: a table is checked before it can count as
+	 * the first of its signature. */
+	if (!table_usable(sig, bytes, &len, phys, via))
+		return;
 	if (t->bytes) {
 		fprintf(stderr, "memboot-topo: a second %.4s table is ignored (the first wins)\n", sig);
 		return;
 	}
-	if (len >= ACPI_SDT_HEADER_BYTES && acpi_checksum(bytes, len) != 0)
-		fprintf(stderr, "memboot-topo: warning: %.4s checksum is wrong; parsing it anyway\n", sig);
 	t->bytes = malloc(len ? len : 1);
 	if (!t->bytes) {
 		perror("memboot-topo");
@@ -105,7 +169,7 @@ static void keep(const char *sig, const uint8_t *bytes, size_t len)
 static void on_text_table(void *ctx, const char *sig, uint64_t phys, const uint8_t *bytes,
 			  size_t len)
 {
-	keep(sig, bytes, len);
+	keep(sig, bytes, len, phys, "acpidump");
 }
 
 /*
@@ -262,7 +326,7 @@ static int read_dir(const char *path)
 {
 	DIR *d = opendir(path);
 	struct dirent *e;
-	unsigned nr_sysfs = 0, nr_dat = 0;
+	unsigned nr_sysfs = 0, nr_dat = 0, nr_unreadable = 0;
 
 	if (!d) {
 		fprintf(stderr, "memboot-topo: cannot open %s: %s\n", path, strerror(errno));
@@ -279,16 +343,27 @@ static int read_dir(const char *path)
 		if (!kind)
 			continue;
 		snprintf(file, sizeof(file), "%s/%s", path, e->d_name);
-		if (stat(file, &fst) != 0 || S_ISDIR(fst.st_mode))
+		if (stat(file, &fst) != 0) {
+			/* A symbolic link loop or a dangling link: a table the user
+			 * meant to give, which is not there to read. */
+			fprintf(stderr, "memboot-topo: cannot read %s: %s\n", file, strerror(errno));
+			nr_unreadable++;
+			continue;
+		}
+		if (S_ISDIR(fst.st_mode))
 			continue;
 		bytes = read_all(file, &len, &why);
+		if (!bytes && why) {
+			/* A FIFO, a device: not a table file. */
+			fprintf(stderr, "memboot-topo: cannot read %s: %s; skipped\n", file, why);
+			continue;
+		}
 		if (!bytes) {
 			/* sysfs tables are readable by root only. */
-			fprintf(stderr, "memboot-topo: cannot read %s: %s%s; skipped\n", file,
-				why ? why : strerror(errno),
-				!why && errno == EACCES ?
-					" (the tables in /sys are root's: run as root, or "
-					"copy them with sudo cp -r)" : "");
+			fprintf(stderr, "memboot-topo: cannot read %s: %s%s\n", file, strerror(errno),
+				errno == EACCES ? " (the tables in /sys are root's: run as root, or "
+						  "copy them with sudo cp -r)" : "");
+			nr_unreadable++;
 			continue;
 		}
 		if (len >= 8 && memcmp(bytes, "RSD PTR ", 8) == 0) {
@@ -302,7 +377,7 @@ static int read_dir(const char *path)
 			fprintf(stderr, "memboot-topo: %s: signature '%.4s' does not match its name; skipped\n",
 				file, isprint((unsigned char)bytes[0]) ? bytes : "????");
 		} else {
-			keep(bytes, (const uint8_t *)bytes, len);
+			keep(bytes, (const uint8_t *)bytes, len, 0, e->d_name);
 			if (kind[0] == 's')
 				nr_sysfs++;
 			else
@@ -311,6 +386,12 @@ static int read_dir(const char *path)
 		free(bytes);
 	}
 	closedir(d);
+	if (nr_unreadable) {
+		fprintf(stderr, "memboot-topo: %u table file%s of %s could not be read (see above); "
+				"a topology from the others could be wrong\n",
+			nr_unreadable, nr_unreadable == 1 ? "" : "s", path);
+		return -1;
+	}
 	if (nr_sysfs + nr_dat == 0)
 		note_format("none recognised in %s (expected files named by "
 				"signature as in /sys/firmware/acpi/tables, or acpixtract *.dat files)\n",
