@@ -14,9 +14,9 @@
  * then find a naturally aligned run of clear bits inside one word and set
  * it with a CAS; if none is found the counter is given back. When the
  * reserved area cannot serve, the CPU reserves another: the first area
- * (onwards from its last one, or from a start spread by slot) not reserved
- * by anyone with enough free pages, claimed by a CAS on the reserved
- * flag, and releases its old one.
+ * (onwards from its last one, or from a start spread by slot; partly used
+ * areas before whole ones) not reserved by anyone with enough free pages,
+ * claimed by a CAS on the reserved flag, and releases its old one.
  * Orders 7 and 8 take 2 or 4 whole words (CAS each from 0, rolled back
  * if one fails); order 9 takes an area whose counter says 512 (CAS to 0);
  * order 10 two neighbouring areas the same way. Frees clear bits and add
@@ -308,8 +308,8 @@ static uint32_t slot_of(const struct ll *l)
 	return l->this_cpu ? l->this_cpu() % SLOTS : 0;
 }
 
-/* Reserve an area with at least 2^order free pages for @slot: unreserved
- * ones first, from a start spread by slot, then anyone's. */
+/* Reserve an area with at least 2^order free pages for @slot, not
+ * reserved by anyone, onwards from @after (or a start spread by slot). */
 static uint32_t reserve_area(struct ll_zone *z, uint32_t slot, unsigned order, uint32_t after)
 {
 	uint32_t need = 1u << order;
@@ -317,12 +317,18 @@ static uint32_t reserve_area(struct ll_zone *z, uint32_t slot, unsigned order, u
 	uint32_t start = after != NO_AREA ? (after + 1) % z->nr_areas
 					  : (uint32_t)((uint64_t)z->nr_areas * slot / SLOTS);
 
-	for (uint32_t k = 0; k < z->nr_areas; k++) {
-		uint32_t a = (start + k) % z->nr_areas, st = ld32(&z->state[a]);
-		while (!(st & ST_RESERVED) && (st & ST_FREE_MASK) >= need)
-			if (cas32(&z->state[a], &st, st | ST_RESERVED))
-				return a;
-	}
+	/* Partly used areas first, whole ones only then: small blocks fill
+	 * the holes, and free areas stay whole for 2 MiB and 4 MiB blocks
+	 * (LLFree searches partial trees before free ones for the same
+	 * reason). */
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t k = 0; k < z->nr_areas; k++) {
+			uint32_t a = (start + k) % z->nr_areas, st = ld32(&z->state[a]);
+			while (!(st & ST_RESERVED) && (st & ST_FREE_MASK) >= need &&
+			       (pass || (st & ST_FREE_MASK) < AREA_PAGES))
+				if (cas32(&z->state[a], &st, st | ST_RESERVED))
+					return a;
+		}
 	return NO_AREA;
 }
 
