@@ -1,16 +1,19 @@
 # memboot: build, run, test, bench, fuzz.
 #
-#   make              kernel ELF and hybrid BIOS+UEFI ISO (MODE=debug by default)
+#   make              kernel ELF, hybrid BIOS+UEFI ISO, ESP image and memboot-topo
+#                     (MODE=debug by default)
 #   make run          boot it in QEMU: 2 nodes x 2 CPUs x 1 GiB
 #   make test         host unit tests, tool tests, guest boot tests; ends "N passed, N failed"
 #   make fuzz         run each libFuzzer target for FUZZ_SECONDS
+#   make host-tests   the cmocka unit tests; make fuzz-build: the fuzz targets
 #   make MODE=release the release build (no DEBUG_ASSERT, no poisoning)
 #   make DESC_BYTES=64 page descriptors padded to 32 or 64 bytes (build/MODE-descN/)
 #   make clean        remove build/ (the newlib cache in NEWLIB_CACHE is kept)
 #
 # Every target first runs tools/setup-deps.sh, which installs missing Debian
 # packages, and builds newlib from Debian's newlib-source into a cache keyed by
-# its inputs.
+# its inputs. The host builds alone (host-tests, fuzz-build, topo, the host
+# benchmarks) need only `tools/setup-deps.sh host`: gcc, clang and cmocka.
 
 MODE ?= debug
 ifeq ($(filter $(MODE),debug release),)
@@ -24,6 +27,7 @@ NEWLIB_CACHE ?= $(if $(HOME),$(HOME)/.cache/memboot,/var/tmp/memboot-cache)
 NEWLIB := build/newlib
 NEWLIB_TARBALL := $(firstword $(wildcard /usr/src/newlib/newlib-*.tar.*))
 DEPS := build/.deps-ok
+HOST_DEPS := build/.host-deps-ok
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 FUZZ_SECONDS ?= 60
 
@@ -77,38 +81,48 @@ PURE_SRCS := boot/bootinfo.c boot/efi_map.c boot/mb2/mb2.c kernel/cmdline.c \
 PURE_SRCS += boot/handoff.c boot/pvh/pvh.c boot/efi/kelf.c
 # The consoles' drawing and option parsing (no hardware in them).
 PURE_SRCS += $(wildcard kernel/console/*.c)
-# The local APIC mode decision and ICR encodings.
-PURE_SRCS += arch/x86_64/apic_mode.c
+# The local APIC mode decision and ICR encodings; the caches from CPUID leaves.
+PURE_SRCS += arch/x86_64/apic_mode.c arch/x86_64/cpu_caches.c
 # Each subsystem's command-line keys and their parsing (kernel/cmdline.h).
 PURE_SRCS += kernel/cpus.c kernel/exit_method.c kernel/selftest/select.c
+# The one host shim of log_printf/panic/record_emit (tests, fuzzers, benchmarks
+# and memboot-topo; each picks its behaviour with host_shim_configure()).
 HOST_SUPPORT := tests/host/host_support.c
 # Host-only code the tests and fuzzers exercise too: the acpidump text reader
 # of tools/memboot topo (the kernel only writes that text).
 HOST_TOOL_SRCS := tools/topo/acpidump_text.c
-# arch/pte.h (entry bits, no instructions) and arch/apic_mode.h (the APIC
-# mode decision) are the arch headers pure code includes; the host build uses
+# arch/pte.h (entry bits, no instructions), arch/apic_mode.h (the APIC mode
+# decision) and arch/cpu_caches.h (the caches from CPUID leaf values) are the
+# arch headers pure code includes; the host build uses
 # them as they are.
 HOST_CFLAGS := -std=gnu11 -g -O1 -I. -Iarch/x86_64/include -Wall -Wextra -Wno-unused-parameter \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -DMEMBOOT_HOST
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -I. -Iarch/x86_64/include -Wall -Wno-unused-parameter \
+	-DMEMBOOT_HOST -DMEMBOOT_FUZZ -fno-sanitize-recover=all
 HOST_TESTS := $(patsubst tests/host/%.c,$(HOST_O)/%,$(wildcard tests/host/test_*.c))
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_O)/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all kernel iso run test check-includes topo release-check host-tests fuzz-build fuzz bench clean distclean deps newlib help
+.PHONY: all kernel iso run test check-includes topo release-check host-tests fuzz-build fuzz bench clean distclean deps host-deps newlib help
 
-all: $(O)/memboot.iso
+# Everything a documented command needs: the ISO (make run, tools/memboot run),
+# the ESP (boot/efi/efi.mk) and memboot-topo (tools/memboot topo).
+all: $(O)/memboot.iso $(HOST_O)/memboot-topo
 
 # `make help`: every target a user runs, with the variables that change them.
 help:
 	@echo 'memboot make targets:'
-	@echo '  make                  debug kernel $(O)/memboot.elf and hybrid BIOS+UEFI ISO $(O)/memboot.iso'
+	@echo '  make                  debug kernel $(O)/memboot.elf, hybrid BIOS+UEFI ISO $(O)/memboot.iso,'
+	@echo '                        ESP image and $(HOST_O)/memboot-topo: all that tools/memboot needs'
 	@echo '  make kernel | iso     only the kernel ELF | the ISO'
 	@echo '  make esp              UEFI loader and ESP image $(O)/memboot-esp.img (boot without GRUB)'
 	@echo '  make run              boot the ISO in QEMU: 2 nodes x 2 CPUs x 1 GiB (RUN_ARGS="..." for tools/memboot run)'
 	@echo '  make test             host unit tests, fuzz regressions, tool tests, guest boots; ends "N passed, N failed"'
-	@echo '  make host-tests       build the cmocka unit tests (ASan/UBSan) in build/host/'
+	@echo '  make host-tests       build the cmocka unit tests (ASan/UBSan) in build/host/ (needs only gcc, clang, cmocka)'
+	@echo '  make fuzz-build       build the libFuzzer targets in build/fuzz/'
 	@echo '  make check-includes   check that includes follow the layering rules (part of make test)'
-	@echo '  make topo             build/host/memboot-topo, behind `tools/memboot topo`'
+	@echo '  make topo             build/host/memboot-topo, behind `tools/memboot topo` (part of make)'
+	@echo '  make host-deps        install only what the host builds need (tools/setup-deps.sh host)'
 	@echo '  make fuzz             run every libFuzzer target for FUZZ_SECONDS (default 60)'
 	@echo '  make bench            host benchmark of descriptor init; make bench-qemu: per-node init in QEMU'
 	@echo '  make bench-pt         page-fault benchmark of the page-table locks (PT_BENCH_ARGS="--threads N")'
@@ -125,11 +139,25 @@ help:
 kernel: $(O)/memboot.elf
 iso: $(O)/memboot.iso
 deps: $(DEPS)
+host-deps: $(HOST_DEPS)
 newlib: $(NEWLIB)/.stamp
 
 $(DEPS): tools/setup-deps.sh
 	@tools/setup-deps.sh
 	@mkdir -p $(@D) && touch $@
+
+# The host builds wait only on gcc, clang and cmocka. When the goals need the
+# full setup too (`make`, `make test`, `make run`, ...), the light check waits
+# for it, so two apt-get runs never race for the dpkg lock under -j.
+HOST_ONLY_GOALS := host-tests fuzz-build fuzz topo host-deps check-includes \
+	bench-build bench-host bench-pt bench-pt-build bench-pcp help clean \
+	$(HOST_O)/% $(FUZZ_O)/% build/bench/%
+$(HOST_DEPS): tools/setup-deps.sh
+	@tools/setup-deps.sh host
+	@mkdir -p $(@D) && touch $@
+ifneq ($(filter-out $(HOST_ONLY_GOALS),$(or $(MAKECMDGOALS),all)),)
+$(HOST_DEPS): | $(DEPS)
+endif
 
 $(NEWLIB)/.stamp: tools/build-newlib.sh $(NEWLIB_TARBALL) | $(DEPS)
 	@tools/build-newlib.sh $(NEWLIB_CACHE) $(NEWLIB)
@@ -169,36 +197,81 @@ $(O)/memboot.iso: $(O)/memboot.elf tools/mkiso.sh $(O)/cmdline.stamp
 run: all
 	tools/memboot run --iso $(O)/memboot.iso --nodes 2 --cpus-per-node 2 --mem-per-node 1G $(RUN_ARGS)
 
-# Headers anywhere.
-HOST_TEST_DEPS := $(PURE_SRCS) $(HOST_TOOL_SRCS) $(HOST_SUPPORT) \
-	$(wildcard tests/host/*.h boot/*.h boot/*/*.h kernel/*.h kernel/acpi/*.h kernel/console/*.h $(addsuffix /*.h,$(MM_DIRS)) \
-	tools/topo/*.h) \
-	arch/x86_64/include/arch/pte.h arch/x86_64/include/arch/apic_mode.h
-# Shared by the unit tests (cmocka), not by the fuzzers.
-# The job runner and everything that runs jobs, on simulated CPUs (pthreads).
+# The host builds: each pure source is compiled ONCE per flavour into an
+# object of its own under the flavour's directory, with a .d file (-MMD -MP)
+# naming the headers it really includes, so touching one header recompiles
+# only the objects that include it. The objects make one static library per
+# flavour, which every binary of that flavour links with its own file:
+#
+#   flavour  objects           library                      compiler and flags
+#   host     build/host/obj/   build/host/libmemboot-host.a gcc, ASan+UBSan, -DMEMBOOT_HOST
+#   fuzz     build/fuzz/obj/   build/fuzz/libmemboot-fuzz.a clang, fuzzer-no-link+ASan+UBSan,
+#                                                           -DMEMBOOT_FUZZ
+#   tool     build/host/tool/  (TOPO_OBJS)                  gcc -O2, no sanitizers (memboot-topo)
+#   bench    build/bench/N/    (bench/bench.mk)             gcc -O2, kernel code generation,
+#                                                           one set per descriptor size N
+#
+# The cmocka tests' library also holds their helpers (the job runner on
+# pthreads, the memory map checks and simulator), the fuzzers' the job runner.
+# A binary takes from a library only the objects it needs.
+HOST_OBJ := $(HOST_O)/obj
+FUZZ_OBJ := $(FUZZ_O)/obj
+HOST_LIB := $(HOST_O)/libmemboot-host.a
+FUZZ_LIB := $(FUZZ_O)/libmemboot-fuzz.a
 HOST_TEST_HELPERS := tests/host/map_check.c kernel/job.c tests/host/job_host.c \
 	tests/host/sim_memmap.c
-$(HOST_O)/test_%: tests/host/test_%.c $(HOST_TEST_DEPS) $(HOST_TEST_HELPERS) | $(DEPS)
-	@mkdir -p $(@D)
-	@$(if $(Q),echo "  HOSTCC  $@")
-	$(Q)$(CC) $(HOST_CFLAGS) -o $@ $< $(PURE_SRCS) $(HOST_TOOL_SRCS) $(HOST_SUPPORT) $(HOST_TEST_HELPERS) -lcmocka
+FUZZ_HELPERS := kernel/job.c tests/host/job_host.c
+HOST_LIB_SRCS := $(PURE_SRCS) $(HOST_TOOL_SRCS) $(HOST_SUPPORT) $(HOST_TEST_HELPERS)
+FUZZ_LIB_SRCS := $(PURE_SRCS) $(HOST_TOOL_SRCS) $(HOST_SUPPORT) $(FUZZ_HELPERS)
+HOST_LIB_OBJS := $(patsubst %.c,$(HOST_OBJ)/%.o,$(HOST_LIB_SRCS))
+FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_OBJ)/%.o,$(FUZZ_LIB_SRCS))
 
-$(FUZZ_O)/fuzz_%: tests/fuzz/fuzz_%.c $(PURE_SRCS) $(HOST_TOOL_SRCS) $(HOST_SUPPORT) kernel/job.c tests/host/job_host.c | $(DEPS)
+$(HOST_OBJ)/%.o: %.c | $(HOST_DEPS)
 	@mkdir -p $(@D)
-	@$(if $(Q),echo "  FUZZ    $@")
-	$(Q)clang -std=gnu11 -g -O1 -I. -Iarch/x86_64/include -Wall -Wno-unused-parameter -DMEMBOOT_HOST -DMEMBOOT_FUZZ \
-		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-o $@ $< $(PURE_SRCS) $(HOST_TOOL_SRCS) $(HOST_SUPPORT) kernel/job.c tests/host/job_host.c
+	@$(if $(Q),echo "  HOSTCC  $<")
+	$(Q)$(CC) $(HOST_CFLAGS) -MMD -MP -c $< -o $@
 
-# tools/memboot topo: the kernel's ACPI and NUMA code on the host.
+$(FUZZ_OBJ)/%.o: %.c | $(HOST_DEPS)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  FUZZCC  $<")
+	$(Q)clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c $< -o $@
+
+# Rebuilt whole (a few ms), so an object whose source is gone never lingers.
+$(HOST_LIB): $(HOST_LIB_OBJS)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+$(FUZZ_LIB): $(FUZZ_LIB_OBJS)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# A host test: its own file and the library. (Test objects are kept, not
+# removed as intermediates, so a rebuild recompiles only what changed.)
+HOST_TEST_OBJS := $(patsubst %,$(HOST_OBJ)/%.o,$(HOST_TESTS:$(HOST_O)/%=tests/host/%))
+FUZZ_TARGET_OBJS := $(patsubst %,$(FUZZ_OBJ)/%.o,$(FUZZ_TARGETS:$(FUZZ_O)/%=tests/fuzz/%))
+.SECONDARY: $(HOST_TEST_OBJS) $(FUZZ_TARGET_OBJS)
+$(HOST_O)/test_%: $(HOST_OBJ)/tests/host/test_%.o $(HOST_LIB)
+	@$(if $(Q),echo "  HOSTLD  $@")
+	$(Q)$(CC) $(HOST_CFLAGS) -o $@ $< $(HOST_LIB) -lcmocka
+
+$(FUZZ_O)/fuzz_%: $(FUZZ_OBJ)/tests/fuzz/fuzz_%.o $(FUZZ_LIB)
+	@$(if $(Q),echo "  FUZZLD  $@")
+	$(Q)clang $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_LIB)
+
+# tools/memboot topo: the kernel's ACPI and NUMA code on the host, optimised
+# and without sanitizers (a user's tool; its own messages, not a sanitizer's).
+TOOL_OBJ := $(HOST_O)/tool
+TOOL_CFLAGS := -std=gnu11 -O2 -g -I. -Wall -Wextra -Wno-unused-parameter -DMEMBOOT_HOST
 TOPO_SRCS := tools/topo/memboot-topo.c tools/topo/acpidump_text.c boot/bootinfo.c \
-	kernel/record.c $(wildcard kernel/acpi/*.c) mm/numa.c arch/x86_64/apic_mode.c
-$(HOST_O)/memboot-topo: $(TOPO_SRCS) $(wildcard kernel/acpi/*.h tools/topo/*.h) mm/numa.h \
-	arch/x86_64/include/arch/apic_mode.h | $(DEPS)
+	kernel/record.c $(wildcard kernel/acpi/*.c) mm/numa.c arch/x86_64/apic_mode.c \
+	$(HOST_SUPPORT)
+TOPO_OBJS := $(patsubst %.c,$(TOOL_OBJ)/%.o,$(TOPO_SRCS))
+$(TOOL_OBJ)/%.o: %.c | $(HOST_DEPS)
 	@mkdir -p $(@D)
-	@$(if $(Q),echo "  HOSTCC  $@")
-	$(Q)$(CC) -std=gnu11 -O2 -g -I. -Wall -Wextra -Wno-unused-parameter -DMEMBOOT_HOST \
-		-o $@ $(TOPO_SRCS)
+	@$(if $(Q),echo "  HOSTCC  $<")
+	$(Q)$(CC) $(TOOL_CFLAGS) -MMD -MP -c $< -o $@
+$(HOST_O)/memboot-topo: $(TOPO_OBJS)
+	@$(if $(Q),echo "  HOSTLD  $@")
+	$(Q)$(CC) $(TOOL_CFLAGS) -o $@ $(TOPO_OBJS)
 topo: $(HOST_O)/memboot-topo
 
 host-tests: $(HOST_TESTS) $(HOST_O)/memboot-topo
@@ -231,3 +304,6 @@ distclean: clean
 -include boot/efi/efi.mk
 
 -include $(KERNEL_OBJS:.o=.d)
+-include $(HOST_LIB_OBJS:.o=.d) $(HOST_TEST_OBJS:.o=.d)
+-include $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_TARGET_OBJS:.o=.d)
+-include $(TOPO_OBJS:.o=.d)

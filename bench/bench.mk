@@ -19,37 +19,52 @@
 # clflush) is built apart and linked with them. bench/memmap_results.py runs
 # the three binaries and prints the tables (with --results it rewrites its
 # own section of docs/results.md).
+#
+# Objects, one per source as in the other host builds (top Makefile), each
+# with its .d file, so a header change recompiles only what includes it:
+#   build/bench/N/...     kernel sources for descriptor size N (BENCH_KCFLAGS)
+#   build/bench/N/bench/  the memmap driver for size N (BENCH_HOST_CFLAGS)
+#   build/bench/host/...  host-side code: the other drivers, the host shim
+#                         (tests/host/host_support.c), mm/pt/pt.c for bench-pt
 
 BENCH_O := build/bench
 BENCH_DESC_SIZES := 16 32 64
 BENCH_ARGS ?=
 # Every allocator of mm/alloc/ by wildcard: a new one (mm/alloc/table.h) links
-# here with no list to edit.
+# here with no list to edit. kernel/record.c: the host shim's record_emit()
+# finishes records with it.
 BENCH_ALLOC_SRCS := $(wildcard mm/alloc/*.c)
-MEMMAP_BENCH_KSRCS := mm/memmap.c kernel/job_plan.c $(BENCH_ALLOC_SRCS)
-MEMMAP_BENCH_HDRS := mm/page.h mm/memmap.h $(wildcard mm/alloc/*.h) kernel/job_plan.h kernel/spinlock.h \
-	kernel/panic.h kernel/log.h
+MEMMAP_BENCH_KSRCS := mm/memmap.c kernel/job_plan.c $(BENCH_ALLOC_SRCS) kernel/record.c \
+	arch/x86_64/cpu_caches.c
 MEMMAP_BENCH_BINS := $(addprefix $(BENCH_O)/memmap_bench_,$(BENCH_DESC_SIZES))
-BENCH_CFLAGS := -std=gnu11 -O2 -g -I. -Wall -Wextra -Wno-unused-parameter -Werror -DNDEBUG
+BENCH_CFLAGS := -std=gnu11 -O2 -g -I. -Iarch/x86_64/include -Wall -Wextra -Wno-unused-parameter -Werror -DNDEBUG
 BENCH_KCFLAGS := $(BENCH_CFLAGS) -mgeneral-regs-only -ffreestanding -fno-builtin-printf
+BENCH_HOST_CFLAGS := $(BENCH_CFLAGS) -Iarch/x86_64/include -pthread
+BENCH_SUPPORT_OBJ := $(BENCH_O)/host/tests/host/host_support.o
 
-# build/bench/16/mm/memmap.o ...: kernel sources, one set per descriptor size.
-$(BENCH_O)/%/k.o: $(MEMMAP_BENCH_KSRCS) $(MEMMAP_BENCH_HDRS) bench/bench.mk
+# build/bench/16/mm/memmap.o ...: kernel sources, one set per descriptor size
+# (the more specific bench/ rule builds the driver of that size).
+define BENCH_SIZE_RULES
+$(BENCH_O)/$(1)/%.o: %.c bench/bench.mk | $(HOST_DEPS)
+	@mkdir -p $$(@D)
+	@$$(if $$(Q),echo "  BENCHCC $$@")
+	$$(Q)$$(CC) $$(BENCH_KCFLAGS) -DMEMMAP_DESC_BYTES=$(1) -MMD -MP -c $$< -o $$@
+$(BENCH_O)/$(1)/bench/%.o: bench/%.c bench/bench.mk | $(HOST_DEPS)
+	@mkdir -p $$(@D)
+	@$$(if $$(Q),echo "  BENCHCC $$@")
+	$$(Q)$$(CC) $$(BENCH_HOST_CFLAGS) -DMEMMAP_DESC_BYTES=$(1) -MMD -MP -c $$< -o $$@
+$(BENCH_O)/memmap_bench_$(1): $(BENCH_O)/$(1)/bench/memmap_bench.o \
+		$(patsubst %.c,$(BENCH_O)/$(1)/%.o,$(MEMMAP_BENCH_KSRCS)) $(BENCH_SUPPORT_OBJ)
+	@$$(if $$(Q),echo "  BENCHLD $$@")
+	$$(Q)$$(CC) $$(BENCH_HOST_CFLAGS) -o $$@ $$^
+endef
+$(foreach n,$(BENCH_DESC_SIZES),$(eval $(call BENCH_SIZE_RULES,$(n))))
+
+$(BENCH_O)/host/%.o: %.c bench/bench.mk | $(HOST_DEPS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  BENCHCC $@")
-	$(Q)for f in $(MEMMAP_BENCH_KSRCS); do \
-		$(CC) $(BENCH_KCFLAGS) -DMEMMAP_DESC_BYTES=$* -c $$f \
-			-o $(@D)/$$(basename $$f .c).o || exit 1; \
-	done
-	$(Q)ld -r -o $@ $(addprefix $(@D)/,$(notdir $(MEMMAP_BENCH_KSRCS:.c=.o)))
+	$(Q)$(CC) $(BENCH_HOST_CFLAGS) -MMD -MP -c $< -o $@
 
-$(BENCH_O)/memmap_bench_%: $(BENCH_O)/%/k.o bench/memmap_bench.c bench/bench_support.c \
-		$(MEMMAP_BENCH_HDRS) bench/bench.mk
-	@$(if $(Q),echo "  BENCHLD $@")
-	$(Q)$(CC) $(BENCH_CFLAGS) -pthread -DMEMMAP_DESC_BYTES=$* -o $@ \
-		bench/memmap_bench.c bench/bench_support.c $(BENCH_O)/$*/k.o
-
-.PRECIOUS: $(BENCH_O)/%/k.o
 .PHONY: bench-build
 bench-build: $(MEMMAP_BENCH_BINS)
 
@@ -86,11 +101,10 @@ compare-linux: all
 # pthreads; prints a table, writes no file.
 #   make bench-pt [PT_BENCH_ARGS='--threads 16 --mib 1024 --reps 5']
 PT_BENCH_ARGS ?=
-$(BENCH_O)/pt_bench: bench/pt_bench.c mm/pt/pt.c mm/pt/pt.h mm/page.h kernel/spinlock.h \
-		arch/x86_64/include/arch/pte.h tests/host/pt_arena.h bench/bench.mk
-	@mkdir -p $(@D)
-	@$(if $(Q),echo "  BENCHCC $@")
-	$(Q)$(CC) $(BENCH_CFLAGS) -Iarch/x86_64/include -pthread -o $@ bench/pt_bench.c mm/pt/pt.c
+PT_BENCH_OBJS := $(BENCH_O)/host/bench/pt_bench.o $(BENCH_O)/host/mm/pt/pt.o
+$(BENCH_O)/pt_bench: $(PT_BENCH_OBJS)
+	@$(if $(Q),echo "  BENCHLD $@")
+	$(Q)$(CC) $(BENCH_HOST_CFLAGS) -o $@ $^
 
 .PHONY: bench-pt bench-pt-build
 bench-pt-build: $(BENCH_O)/pt_bench
@@ -101,17 +115,15 @@ bench-pt: $(BENCH_O)/pt_bench
 # of mm/alloc/buddy.c, on pthreads; prints seed 002's table, one row per step set
 # of Linux's PCP auto-tuning series. Writes no file.
 #   make bench-pcp PCP_BENCH_ARGS='--threads 16 --mix all'
-PCP_BENCH_KSRCS := mm/memmap.c $(BENCH_ALLOC_SRCS)
+# The kernel objects are the 16-byte descriptor set (the size the kernel
+# builds by default) of the memmap benchmark.
+PCP_BENCH_KSRCS := mm/memmap.c $(BENCH_ALLOC_SRCS) kernel/record.c
 PCP_BENCH_ARGS ?= --mix all
-$(BENCH_O)/pcp_bench: $(PCP_BENCH_KSRCS) bench/pcp_bench.c bench/bench_support.c \
-		mm/alloc/pcp.h mm/alloc/churn.h tests/host/pcp_buddy_zone.h $(MEMMAP_BENCH_HDRS) bench/bench.mk
-	@mkdir -p $(@D)/pcpk
-	@$(if $(Q),echo "  BENCHCC $@")
-	$(Q)for f in $(PCP_BENCH_KSRCS); do \
-		$(CC) $(BENCH_KCFLAGS) -c $$f -o $(@D)/pcpk/$$(basename $$f .c).o || exit 1; \
-	done
-	$(Q)$(CC) $(BENCH_CFLAGS) -pthread -o $@ bench/pcp_bench.c bench/bench_support.c \
-		$(addprefix $(@D)/pcpk/,$(notdir $(PCP_BENCH_KSRCS:.c=.o)))
+PCP_BENCH_OBJS := $(BENCH_O)/host/bench/pcp_bench.o $(patsubst %.c,$(BENCH_O)/16/%.o,$(PCP_BENCH_KSRCS)) \
+	$(BENCH_SUPPORT_OBJ)
+$(BENCH_O)/pcp_bench: $(PCP_BENCH_OBJS)
+	@$(if $(Q),echo "  BENCHLD $@")
+	$(Q)$(CC) $(BENCH_HOST_CFLAGS) -o $@ $^
 
 .PHONY: bench-pcp
 bench-pcp: $(BENCH_O)/pcp_bench
@@ -125,17 +137,26 @@ bench-pcp-guest: $(O)/memboot.elf
 	@python3 bench/pcp_guest.py --elf $(O)/memboot.elf $(PCP_GUEST_ARGS)
 
 # The allocator lab's harness (tools/memboot lab): every allocator of
-# mm/alloc/table.h, built natively (-O2 -march=native, no sanitizers), on
+# mm/alloc/table.h, built natively (-march=native, no sanitizers), on
 # pthreads. tools/memboot lab builds it on demand.
-LAB_KSRCS := mm/memmap.c $(BENCH_ALLOC_SRCS)
-$(BENCH_O)/lab: bench/lab.c bench/bench_support.c $(LAB_KSRCS) $(MEMMAP_BENCH_HDRS) bench/bench.mk
-	@mkdir -p $(@D)/labk
+LAB_KSRCS := mm/memmap.c $(BENCH_ALLOC_SRCS) kernel/record.c
+LAB_OBJS := $(BENCH_O)/labobj/bench/lab.o $(patsubst %.c,$(BENCH_O)/labobj/%.o,$(LAB_KSRCS)) \
+	$(BENCH_SUPPORT_OBJ)
+$(BENCH_O)/labobj/bench/%.o: bench/%.c bench/bench.mk | $(HOST_DEPS)
+	@mkdir -p $(@D)
 	@$(if $(Q),echo "  BENCHCC $@")
-	$(Q)for f in $(LAB_KSRCS); do \
-		$(CC) $(BENCH_KCFLAGS) -march=native -c $$f -o $(@D)/labk/$$(basename $$f .c).o || exit 1; \
-	done
-	$(Q)$(CC) $(BENCH_CFLAGS) -march=native -pthread -o $@ bench/lab.c bench/bench_support.c \
-		$(addprefix $(@D)/labk/,$(notdir $(LAB_KSRCS:.c=.o)))
+	$(Q)$(CC) $(BENCH_HOST_CFLAGS) -march=native -MMD -MP -c $< -o $@
+$(BENCH_O)/labobj/%.o: %.c bench/bench.mk | $(HOST_DEPS)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  BENCHCC $@")
+	$(Q)$(CC) $(BENCH_KCFLAGS) -march=native -MMD -MP -c $< -o $@
+$(BENCH_O)/lab: $(LAB_OBJS)
+	@$(if $(Q),echo "  BENCHLD $@")
+	$(Q)$(CC) $(BENCH_HOST_CFLAGS) -o $@ $^
 
 .PHONY: lab-build
 lab-build: $(BENCH_O)/lab
+
+-include $(patsubst %.o,%.d,$(foreach n,$(BENCH_DESC_SIZES),$(BENCH_O)/$(n)/bench/memmap_bench.o \
+	$(patsubst %.c,$(BENCH_O)/$(n)/%.o,$(MEMMAP_BENCH_KSRCS))) $(BENCH_SUPPORT_OBJ) \
+	$(PT_BENCH_OBJS) $(PCP_BENCH_OBJS) $(LAB_OBJS))

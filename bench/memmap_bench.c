@@ -53,10 +53,12 @@
 
 #include <emmintrin.h>
 
+#include "arch/cpu.h"
 #include "kernel/job_plan.h"
 #include "mm/alloc/buddy.h"
 #include "mm/memmap.h"
 #include "mm/page.h"
+#include "tests/host/host_support.h"
 
 #define MAX_NODES 8
 #define MAX_THREADS 256
@@ -377,6 +379,15 @@ static void *arena_map(uint64_t bytes)
 	return (void *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
 }
 
+/* This machine's caches, decoded by the kernel's own reader
+ * (arch/cpu_caches.h) from the CPUID instruction. */
+static struct cpu_caches host_caches;
+
+static void cpuid_instruction(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t r[4])
+{
+	cpuid(leaf, subleaf, r);
+}
+
 static void setup(void)
 {
 	uint64_t per_node = B.pages / B.nr_nodes;
@@ -402,6 +413,7 @@ static void setup(void)
 		madvise(array, bytes, MADV_HUGEPAGE);
 		memset(array, 0, bytes);                 /* pre-fault */
 		memmap_node_init(&n->map, nd, n->start_pfn, per_node, (struct page *)array);
+		memmap_node_choose_store(&n->map, &host_caches);
 		/* The array's own pages, as the kernel marks them. */
 		memmap_init_range(&n->map, n->array_pfn, n->end_pfn, PAGE_MEMMAP,
 				  page_zone_of_pfn(n->array_pfn));
@@ -564,6 +576,9 @@ int main(int argc, char **argv)
 {
 	bool ok = true, pages_given = false, quick = false;
 
+	/* The pure code's warnings and errors on stderr (tests/host/host_support.h). */
+	host_shim_configure(&HOST_SHIM_BENCH);
+	cpu_caches_decode(cpuid_instruction, NULL, &host_caches);
 	B.pages = 16777216;
 	B.nr_nodes = 2;
 	B.reps = 5;
@@ -620,7 +635,7 @@ int main(int argc, char **argv)
 		/* Descriptors of at least four times the last-level cache, so
 		 * memory is timed and not the cache (a 260 MiB L3 holds the
 		 * 16-byte array of 64 GiB whole). */
-		const struct memmap_cpu_caches *c = memmap_cpu_caches();
+		const struct cpu_caches *c = &host_caches;
 		uint64_t want = 4 * c->llc_bytes / MEMMAP_DESC_BYTES;
 		if (quick) {
 			/* Exactly four times the LLC (or 128 MiB of descriptors if
@@ -634,7 +649,7 @@ int main(int argc, char **argv)
 	}
 	setup();
 	{
-		const struct memmap_cpu_caches *c = memmap_cpu_caches();
+		const struct cpu_caches *c = &host_caches;
 		static const char *const vendors[] = { "other", "intel", "amd" };
 		uint64_t array = memmap_desc_bytes(B.nodes[0].map.nr_pages);
 		enum memmap_store st = memmap_store_choose(array, c);

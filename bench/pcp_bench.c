@@ -32,6 +32,7 @@
 #include "mm/alloc/churn.h"
 #include "mm/memmap.h"
 #include "mm/alloc/pcp.h"
+#include "tests/host/host_support.h"
 #include "tests/host/pcp_buddy_zone.h"
 
 static uint64_t clock_ns(clockid_t id)
@@ -311,6 +312,8 @@ int main(int argc, char **argv)
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE), l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
 
+	/* The pure code's warnings and errors on stderr (tests/host/host_support.h). */
+	host_shim_configure(&HOST_SHIM_BENCH);
 	B.threads = 2;
 	B.repeats = 5;
 	B.zone_pages = 262144;

@@ -13,10 +13,6 @@
 #include "boot/pvh/pvh.h"
 #include "kernel/log.h"
 
-/* QEMU fw_cfg file whose contents are appended to the command line: lets
- * tools/memboot pass per-run arguments without rebuilding the ISO. */
-#define FWCFG_CMDLINE_FILE "opt/memboot/cmdline"
-
 static void append_fwcfg_cmdline(struct bootinfo *bi)
 {
 	/* One byte more than the command line holds: a file that long is cut
@@ -36,28 +32,16 @@ static void append_fwcfg_cmdline(struct bootinfo *bi)
 	bootinfo_append_cmdline_from(bi, extra, "the fw_cfg command line (" FWCFG_CMDLINE_FILE ")");
 }
 
-/* QEMU fw_cfg file with a page-allocator trace for memboot.selftest=replay
- * (tools/memboot run --replay): only found here, read by the self-test
- * into memory it allocates. */
-#define FWCFG_REPLAY_FILE "opt/memboot/replay"
-
 static void find_fwcfg_replay(struct bootinfo *bi)
 {
 	struct fwcfg_blob f;
 
 	if (!cpu_features.has_hypervisor || !fwcfg_find_file(FWCFG_REPLAY_FILE, &f))
 		return;
-	bi->replay_select = f.select;
-	bi->replay_bytes = f.bytes;
+	bi->replay = f;
 }
 
-/*
- * Test facility, QEMU only: a fw_cfg file of this name replaces the
- * Multiboot2 information GRUB passed, so that the kernel's handling of
- * corrupted information (truncated tags, bad sizes) is tested end to end,
- * not only in the host tests of the parser.
- */
-#define FWCFG_MB2_OVERRIDE_FILE "opt/memboot/mb2-override"
+/* Test facility, QEMU only (boot/fwcfg.h, FWCFG_MB2_OVERRIDE_FILE). */
 static uint8_t mb2_override[64 << 10] __attribute__((aligned(8)));
 
 bool boot_collect(uint32_t magic, uint32_t info, struct bootinfo *bi)

@@ -47,6 +47,7 @@
 	X(pt_test)       /* the page-table self-test */                     \
 	X(pt_bench)      /* the page-table benchmark */                     \
 	X(selftest)      /* a self-test's verdict */                        \
+	X(selftest_entry) /* a self-test of the table (memboot.selftest=list) */ \
 	X(clock_start)   /* the clock self-test starts its wait */          \
 	X(clock)         /* the clock self-test's measured interval */      \
 	X(blob)          /* a piece of the loader's information block */    \

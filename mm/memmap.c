@@ -4,9 +4,12 @@
  *
  * Pure C: builds for the kernel (-mgeneral-regs-only) and for the host tests
  * and benchmark. The only inline assembly is the non-temporal store
- * (movnti, general registers), sfence and cpuid, all plain x86_64.
+ * (movnti, general registers) and sfence, both plain x86_64; what it knows
+ * of the caches it is handed (arch/cpu_caches.h).
  */
 #include "mm/memmap.h"
+
+#include <stddef.h>
 
 #include "kernel/log.h"
 
@@ -43,6 +46,7 @@ void memmap_node_init(struct memmap_node *n, uint32_t nid, uint64_t base_pfn,
 	n->nr_pages = nr_pages;
 	n->present_pages = nr_pages;
 	n->nid = nid;
+	n->store = memmap_store_choose(memmap_desc_bytes(nr_pages), NULL);
 }
 
 /* ---- sparse storage ---- */
@@ -359,97 +363,17 @@ static void store_nt(struct page *p, struct page *end, const uint64_t w[DESC_WOR
 
 /* ---- choosing the store ---- */
 
-static void cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
+enum memmap_store memmap_store_choose(uint64_t array_bytes, const struct cpu_caches *c)
 {
-	__asm__ volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
-			 : "a"(leaf), "c"(sub));
-}
-
-uint64_t memmap_cpuid_cache_bytes(uint32_t eax, uint32_t ebx, uint32_t ecx,
-				  unsigned *level, unsigned *type)
-{
-	/* Intel SDM CPUID leaf 4 / AMD APM leaf 0x8000001D: EAX[4:0] type,
-	 * EAX[7:5] level; EBX ways-1 [31:22], partitions-1 [21:12], line
-	 * size-1 [11:0]; ECX sets-1. */
-	*type = eax & 0x1f;
-	*level = (eax >> 5) & 7;
-	if (*type == 0)
-		return 0;
-	return (uint64_t)((ebx >> 22) + 1) * (((ebx >> 12) & 0x3ff) + 1) *
-	       ((ebx & 0xfff) + 1) * ((uint64_t)ecx + 1);
-}
-
-/* The largest data or unified cache the subleaves of @leaf describe. */
-static uint64_t llc_from_leaf(uint32_t leaf)
-{
-	uint64_t best = 0;
-
-	for (uint32_t sub = 0; sub < 16; sub++) {
-		uint32_t r[4];
-		unsigned level, type;
-		uint64_t bytes;
-
-		cpuid(leaf, sub, r);
-		bytes = memmap_cpuid_cache_bytes(r[0], r[1], r[2], &level, &type);
-		if (type == 0)
-			break;
-		if (type != 2 && bytes > best)
-			best = bytes;
-	}
-	return best;
-}
-
-static struct memmap_cpu_caches cpu_caches;
-static int cpu_caches_read;      /* atomic: 0 until cpu_caches is filled */
-
-const struct memmap_cpu_caches *memmap_cpu_caches(void)
-{
-	struct memmap_cpu_caches c = { MEMMAP_CPU_OTHER, 0, "none" };
-	uint32_t r[4], max_leaf, max_ext;
-	char v[13];
-
-	if (__atomic_load_n(&cpu_caches_read, __ATOMIC_ACQUIRE))
-		return &cpu_caches;
-	/* Every CPU computes the same answer, so a race only repeats work. */
-	cpuid(0, 0, r);
-	max_leaf = r[0];
-	__builtin_memcpy(v, &r[1], 4);
-	__builtin_memcpy(v + 4, &r[3], 4);
-	__builtin_memcpy(v + 8, &r[2], 4);
-	v[12] = 0;
-	if (!__builtin_memcmp(v, "GenuineIntel", 12))
-		c.vendor = MEMMAP_CPU_INTEL;
-	else if (!__builtin_memcmp(v, "AuthenticAMD", 12) || !__builtin_memcmp(v, "HygonGenuine", 12))
-		c.vendor = MEMMAP_CPU_AMD;
-	cpuid(0x80000000u, 0, r);
-	max_ext = r[0];
-	if (c.vendor != MEMMAP_CPU_AMD && max_leaf >= 4 && (c.llc_bytes = llc_from_leaf(4)))
-		c.llc_source = "leaf4";
-	if (!c.llc_bytes && max_ext >= 0x8000001du) {
-		/* Only meaningful with TOPOEXT (0x80000001 ECX bit 22). */
-		cpuid(0x80000001u, 0, r);
-		if ((r[2] >> 22) & 1 && (c.llc_bytes = llc_from_leaf(0x8000001du)))
-			c.llc_source = "leaf0x8000001d";
-	}
-	if (!c.llc_bytes && max_ext >= 0x80000006u) {
-		/* AMD APM: EDX[31:18] L3 size in 512 KiB units, ECX[31:16] L2 in KiB. */
-		cpuid(0x80000006u, 0, r);
-		c.llc_bytes = (uint64_t)(r[3] >> 18) << 19;
-		if (!c.llc_bytes)
-			c.llc_bytes = (uint64_t)(r[2] >> 16) << 10;
-		if (c.llc_bytes)
-			c.llc_source = "leaf0x80000006";
-	}
-	cpu_caches = c;
-	__atomic_store_n(&cpu_caches_read, 1, __ATOMIC_RELEASE);
-	return &cpu_caches;
-}
-
-enum memmap_store memmap_store_choose(uint64_t array_bytes, const struct memmap_cpu_caches *c)
-{
-	if (c->llc_bytes && array_bytes <= c->llc_bytes)
+	if (c && c->llc_bytes && array_bytes <= c->llc_bytes)
 		return MEMMAP_STORE_PLAIN;
 	return MEMMAP_STORE_NT;
+}
+
+enum memmap_store memmap_node_choose_store(struct memmap_node *n, const struct cpu_caches *c)
+{
+	n->store = memmap_store_choose(memmap_desc_bytes(n->present_pages), c);
+	return n->store;
 }
 
 void memmap_init_range_store(const struct memmap_node *n, uint64_t start_pfn, uint64_t end_pfn,
@@ -465,7 +389,9 @@ void memmap_init_range_store(const struct memmap_node *n, uint64_t start_pfn, ui
 	if (start_pfn == end_pfn)
 		return;
 	if (how == MEMMAP_STORE_AUTO)
-		how = memmap_store_choose(memmap_desc_bytes(n->present_pages), memmap_cpu_caches());
+		how = n->store;
+	ASSERT(how == MEMMAP_STORE_PLAIN || how == MEMMAP_STORE_NT, "node %u: store %u",
+	       n->nid, (unsigned)how);
 	template_words(w, type, zone);
 	p = &n->pages[start_pfn - n->base_pfn];
 	end = p + (end_pfn - start_pfn);

@@ -59,6 +59,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arch/cpu_caches.h"
 #include "kernel/limits.h"
 #include "kernel/panic.h"
 #include "mm/page.h"
@@ -74,6 +75,13 @@ typedef uint16_t memmap_nid_t;
 #define MEMMAP_NID_NONE 0xffffu      /* granule holds no node's memory */
 #define MEMMAP_NID_MIXED 0xfffeu     /* granule shared by two nodes: look at spans */
 
+/* How memmap_init_range_store() writes. */
+enum memmap_store {
+	MEMMAP_STORE_PLAIN = 0,      /* ordinary stores */
+	MEMMAP_STORE_NT,             /* non-temporal stores, then sfence */
+	MEMMAP_STORE_AUTO,           /* memmap_store_choose() for the node's array */
+};
+
 /*
  * One node's descriptor array.
  * Invariants: pages != NULL, aligned to MEMMAP_DESC_BYTES;
@@ -87,6 +95,9 @@ struct memmap_node {
 	uint64_t nr_pages;           /* the span, holes included */
 	uint64_t present_pages;      /* pages with backed descriptors (sparse), else nr_pages */
 	uint32_t nid;
+	/* What MEMMAP_STORE_AUTO means for this array: MEMMAP_STORE_NT from
+	 * memmap_node_init(), memmap_node_choose_store() for a known CPU. */
+	enum memmap_store store;
 };
 
 /*
@@ -118,26 +129,6 @@ struct mm_node_range {
 	uint32_t node;
 };
 
-/* How memmap_init_range_store() writes. */
-enum memmap_store {
-	MEMMAP_STORE_PLAIN = 0,      /* ordinary stores */
-	MEMMAP_STORE_NT,             /* non-temporal stores, then sfence */
-	MEMMAP_STORE_AUTO,           /* memmap_store_choose() for the node's array */
-};
-
-/* CPU vendors whose store behaviour the choice depends on. */
-enum memmap_cpu_vendor {
-	MEMMAP_CPU_OTHER = 0,
-	MEMMAP_CPU_INTEL,
-	MEMMAP_CPU_AMD,              /* AuthenticAMD and HygonGenuine (Zen cores) */
-};
-
-/* What the store choice needs to know about the CPU (CPUID). */
-struct memmap_cpu_caches {
-	enum memmap_cpu_vendor vendor;
-	uint64_t llc_bytes;          /* the largest data or unified cache; 0: unknown */
-	const char *llc_source;      /* "leaf4", "leaf0x8000001d", "leaf0x80000006", "none" */
-};
 
 /* ---- arrays and lookups ---- */
 
@@ -386,9 +377,9 @@ static inline void memmap_write_head(struct page *p, unsigned type, unsigned ord
  * Write every descriptor of [start_pfn, end_pfn) (inside the node's span):
  * type @type, order 0, zone @zone, no flags, word 0, no links, padding 0.
  * For memory about to be freed to the buddy allocator use PAGE_RESERVED
- * (buddy_free_range() turns heads into PAGE_FREE). The stores are the ones
- * memmap_store_choose() picks for this CPU and the node's whole array
- * (MEMMAP_STORE_AUTO); non-temporal ones end with sfence.
+ * (buddy_free_range() turns heads into PAGE_FREE). The stores are the
+ * node's own (MEMMAP_STORE_AUTO: n->store, memmap_node_choose_store());
+ * non-temporal ones end with sfence.
  */
 void memmap_init_range(const struct memmap_node *n, uint64_t start_pfn, uint64_t end_pfn,
 		       enum page_type type, enum page_zone zone);
@@ -406,21 +397,17 @@ void memmap_init_range(const struct memmap_node *n, uint64_t start_pfn, uint64_t
  *   plain stores to cold lines). Measured on AMD (docs/results.md) and
  *   reported on Intel at 1.0-1.1x the store limit, against 1.4-2.7x for
  *   plain stores.
- * An unknown LLC size (0) counts as "larger". @c->vendor is reported, not
+ * An unknown LLC size (0, or no @c) counts as "larger". @c->vendor is reported, not
  * used: no vendor measured so far prefers plain stores for cold memory.
  */
-enum memmap_store memmap_store_choose(uint64_t array_bytes, const struct memmap_cpu_caches *c);
+enum memmap_store memmap_store_choose(uint64_t array_bytes, const struct cpu_caches *c);
 
-/* This CPU's vendor and last-level cache from CPUID (leaf 0; leaf 4 on
- * Intel, 0x8000001D or else 0x80000006 on AMD), read once and kept. */
-const struct memmap_cpu_caches *memmap_cpu_caches(void);
+/* Set @n's store (what MEMMAP_STORE_AUTO writes with) to the one
+ * memmap_store_choose() picks for its present pages' descriptors on a CPU
+ * with caches @c (arch/cpu_caches.h: the kernel's cpu_caches, or a host
+ * test's own); returns it. */
+enum memmap_store memmap_node_choose_store(struct memmap_node *n, const struct cpu_caches *c);
 
-/* Decode the CPUID values of one cache-parameters subleaf (leaf 4 and
- * 0x8000001D share the format): its size in bytes, 0 for "no cache" (type
- * 0); *level and *type get the cache level and type (1 data, 2
- * instruction, 3 unified). */
-uint64_t memmap_cpuid_cache_bytes(uint32_t eax, uint32_t ebx, uint32_t ecx,
-				  unsigned *level, unsigned *type);
 void memmap_init_range_store(const struct memmap_node *n, uint64_t start_pfn, uint64_t end_pfn,
 			     enum page_type type, enum page_zone zone, enum memmap_store how);
 

@@ -119,6 +119,9 @@ struct physmem {
 	/* distance[from][to], SLIT style; entries past nr_nodes hold the defaults */
 	uint8_t distance[PHYSMEM_MAX_NODES][PHYSMEM_MAX_NODES];
 	uint32_t failed_allocs;      /* allocations that returned 0 */
+	/* The page allocator owns the free memory now: what stays reserved
+	 * stays so for good, and nothing more is allocated here. */
+	bool retired;
 };
 
 /* Empty: no memory, no reservations, one node, default distances. */

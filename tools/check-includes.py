@@ -1,27 +1,34 @@
 #!/usr/bin/env python3
 """check-includes: fail when an #include breaks memboot's layering.
 
-The dependency arrows point one way (docs/design.md):
+The layer of a file is its directory (docs/design.md, "Layout"); no file is
+listed by name. The arrows point one way:
 
-    kernel/init/main.c and the boot phases
-        -> boot/, kernel/acpi/, mm/, SMP
-            -> kernel runtime services (console, log, panic, records, time, ...)
-                -> arch/
+    kernel/init/        main.c and the boot phases: the only code that joins layers
+      -> kernel/selftest/   the self-tests, handed the boot's state (struct selftest_ctx)
+        -> kernel/vm/       address spaces: mm/pt tables on the MMU, #PF, shootdowns
+          -> mm/, kernel/acpi/   pure memory code and pure ACPI parsers
+            -> kernel/ (root)    runtime services: console, records, cmdline, jobs, time, ...
+              -> arch/
 
-Rules, by the layer of the including file:
-  services  kernel/ runtime services include only services and arch/: never
-            mm/, boot/, kernel/acpi/ or a boot phase.
-  mm        mm/ includes only mm/, services, kernel/acpi/ (parsed tables) and
-            arch's public headers (PTE bits): never boot/ (it gets ranges,
-            not a bootinfo) and never a boot phase.
-  acpi      kernel/acpi/ (pure parsers) includes only itself and services.
-  boot      boot/ includes only boot/, services and arch/: never mm/.
-  arch      arch/ includes only arch/ and services.
-  phase     kernel/init/main.c and the phase files it calls may include anything.
-  any       nothing in the kernel includes tools/ or tests/: code only a
-            host tool uses lives with that tool.
+Rules, by the directory of the including file (the ALLOWED table below):
+  kernel/init/      (phase) may include anything of the kernel.
+  kernel/selftest/  (selftest) vm, mm, acpi, services, arch: never a phase
+                    (what a test needs from the boot, it is handed).
+  kernel/vm/        (vm) mm, services, arch.
+  kernel/ root      (services) only services and arch/: never mm/, boot/,
+                    kernel/acpi/, a phase, a self-test or vm.
+  kernel/acpi/      (acpi) only itself and services.
+  mm/               (mm) mm/, services, kernel/acpi/ (parsed tables) and
+                    arch's public headers (PTE bits, the cache facts): never
+                    boot/ (it gets ranges, not a bootinfo), never a phase.
+  boot/             (boot) boot/, services and arch/: never mm/.
+  arch/             (arch) arch/ and services.
+  any               nothing in the kernel includes tools/ or tests/: code only
+                    a host tool uses lives with that tool.
 
-Known violations being fixed are listed in EXCEPTIONS below, each with the
+A new file is held to the rule of the directory it is dropped into. Known
+violations being fixed may be listed in EXCEPTIONS below, each with the
 reason; an exception that no longer occurs is reported too, so the list only
 shrinks. Exit status: 0 clean, 1 violations, 64 bad usage.
 

@@ -1,6 +1,12 @@
 #!/usr/bin/env bash
 # Install the Debian packages memboot needs, if any are missing.
 #
+#   tools/setup-deps.sh          everything (`make`, `make run`, `make test`)
+#   tools/setup-deps.sh host     only what the host builds need: the cmocka
+#                                tests, the fuzzers, the benchmarks and
+#                                memboot-topo (gcc, clang with libFuzzer,
+#                                cmocka); no QEMU, GRUB or OVMF
+#
 # Called by the Makefile before anything is built, so that `make run` and
 # `make test` work on a fresh Debian 12 machine. Uses apt-get directly as root,
 # or through sudo otherwise. Prints nothing when everything is present.
@@ -12,10 +18,15 @@
 # mirror is ever named here.
 set -euo pipefail
 
-packages=(
+# The host builds' packages (the `host` mode installs only these).
+host_packages=(
 	gcc make binutils python3            # kernel, host tests, tools
 	clang lld                            # libFuzzer targets
+	libclang-rt-dev                      # libFuzzer and the sanitizers' runtime (clang only recommends it)
 	libcmocka-dev                        # host unit tests
+)
+packages=(
+	"${host_packages[@]}"
 	newlib-source                        # libc for the kernel, built by tools/build-newlib.sh
 	grub-common grub-pc-bin grub-efi-amd64-bin xorriso mtools   # hybrid BIOS+UEFI ISO
 	ovmf                                 # UEFI firmware for QEMU
@@ -27,6 +38,12 @@ packages=(
 # The everyday machine, from bookworm-backports (QEMU >= 10).
 qemu_packages=(qemu-system-x86 qemu-system-common qemu-system-data seabios)
 qemu_min_major=10
+
+case "${1:-all}" in
+all) ;;
+host) packages=("${host_packages[@]}") qemu_packages=() ;;
+*) echo "usage: tools/setup-deps.sh [host]" >&2; exit 64 ;;
+esac
 
 if [ "$(id -u)" -eq 0 ]; then
 	sudo=()
@@ -52,7 +69,7 @@ qemu_major() {
 	echo "${v%%.*}"
 }
 need_qemu=0
-[ "$(qemu_major)" -ge "$qemu_min_major" ] 2>/dev/null || need_qemu=1
+[ ${#qemu_packages[@]} -eq 0 ] || [ "$(qemu_major)" -ge "$qemu_min_major" ] 2>/dev/null || need_qemu=1
 
 [ ${#missing[@]} -eq 0 ] && [ $need_qemu -eq 0 ] && exit 0
 

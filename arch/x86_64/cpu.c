@@ -13,6 +13,7 @@
 #include "arch/trap.h"
 
 struct cpu_features cpu_features;
+struct cpu_caches cpu_caches;
 
 struct idt_gate {
 	uint16_t offset_low;
@@ -61,6 +62,11 @@ static void cpuid_string(uint32_t leaf, char *out)
 	out[12] = '\0';
 }
 
+static void cpuid_instruction(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t r[4])
+{
+	cpuid(leaf, subleaf, r);
+}
+
 void arch_cpu_identify(void)
 {
 	struct cpu_features *f = &cpu_features;
@@ -104,6 +110,7 @@ void arch_cpu_identify(void)
 		cpuid(0x80000007, 0, r);
 		f->invariant_tsc = r[3] & (1u << 8);
 	}
+	cpu_caches_decode(cpuid_instruction, NULL, &cpu_caches);
 }
 
 static void set_gate(int vector, uint64_t handler, uint8_t ist)

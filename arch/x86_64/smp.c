@@ -20,6 +20,11 @@ struct smp_boot_entry {
 _Static_assert(sizeof(struct smp_boot_entry) == 24, "ap_entry64 steps by 24 bytes");
 
 /* Read by ap_entry64 (trampoline.S) before the AP has a stack. */
+/* Every running CPU by logical id (arch/percpu.h), filled as the SMP phase
+ * brings them up, read by the job runner and shootdowns ever after. */
+struct percpu *percpu_of[MAX_CPUS];
+uint32_t nr_cpus_online;
+
 struct smp_boot_entry smp_boot_table[MAX_CPUS];
 uint32_t smp_boot_count;
 

@@ -1,5 +1,10 @@
 /*
- * discover.c: reading the ACPI tables out of physical memory.
+ * discover.c: the machine as its firmware describes it, phase by phase:
+ * "acpi" reads the ACPI tables out of physical memory (the parsers are
+ * kernel/acpi/), "numa" builds the topology from them and the memory map,
+ * and "smp" turns the MADT's CPUs into the APIC mode and the list of CPUs
+ * that kernel/init/smp.c brings up (discover_smp). It stays beside the
+ * tables it reads; the bring-up itself is smp.c's.
  */
 #include "kernel/init/discover.h"
 

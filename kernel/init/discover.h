@@ -1,6 +1,7 @@
 /*
  * discover.h: the machine as its firmware describes it: ACPI tables, then
- * the NUMA topology built from them and the memory map.
+ * the NUMA topology built from them and the memory map, then the CPUs they
+ * list brought up (through kernel/init/smp.c).
  *
  * The parsed tables and the topology are filled into structures the caller
  * owns (kernel/init/main.c's boot state); the parsers themselves are pure

@@ -62,18 +62,3 @@ void hugetlb_boot_pools(struct hugetlb_pools *hp, const struct hugetlb_params *p
 			    table_from_allocator, NULL);
 	hugetlb_report(hp, trace);
 }
-
-bool hugetlb_boot_selftest(struct hugetlb_pools *hp)
-{
-	size_t bytes = hugetlb_selftest_bytes(hp);
-	unsigned order = 0;
-
-	while ((PAGE_SIZE_BYTES << order) < bytes && order < ALLOC_MAX_ORDER)
-		order++;
-	uint64_t pfn = (PAGE_SIZE_BYTES << order) < bytes ? ALLOC_NO_PFN : alloc_pages(0, order, 0);
-	if (pfn == ALLOC_NO_PFN)
-		return false;
-	bool ok = hugetlb_selftest(hp, (struct hugetlb_taken *)(uintptr_t)(pfn << PAGE_SHIFT));
-	alloc_free(pfn, order);
-	return ok;
-}

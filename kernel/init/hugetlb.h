@@ -23,7 +23,5 @@ void hugetlb_boot_reserve(struct hugetlb_pools *hp, const struct hugetlb_params 
  * if asked, and report every pool. */
 void hugetlb_boot_pools(struct hugetlb_pools *hp, const struct hugetlb_params *params,
 			const struct numa_topology *topo, const struct memmap *mm, bool trace);
-/* memboot.selftest=hugetlb, with scratch memory from the allocator. */
-bool hugetlb_boot_selftest(struct hugetlb_pools *hp);
 
 #endif

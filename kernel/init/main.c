@@ -19,12 +19,14 @@
  *   smp         bs.acpi, bs.topo, bs.physmem -> every CPU up, its stack on its node
  *   memmap      bs.topo, bs.physmem         -> bs.memmap: descriptor arrays, node-local
  *   meminit     bs.topo, bs.hugetlb,        -> the allocator owns all free memory;
- *               bs.physmem, bs.memmap          bs.physmem retires
+ *               bs.physmem, bs.memmap          bs.physmem retires, bs.census its baseline
  *   hugetlb     bs.topo, bs.memmap          -> bs.hugetlb's 2 MiB pools, from the allocator
- *   census      bs.topo, bs.memmap          -> every page counted (false: one is lost)
+ *   vm          bs.memmap, bs.hugetlb       -> the #PF handler and the shootdown vector
+ *   census      bs.topo, bs.memmap,         -> every page counted (false: one is lost)
+ *               bs.census
  *   pcp         the allocator               -> per-CPU page lists in front of it
  *   selftest    bs.topo, bs.memmap,         -> the self-tests the command line asks for,
- *               bs.hugetlb                     each followed by a census
+ *               bs.hugetlb, bs.census          each followed by a census
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -48,7 +50,6 @@
 #include "kernel/init/pcp_setup.h"
 #include "kernel/init/phase.h"
 #include "kernel/record.h"
-#include "arch/fwcfg.h"
 #include "kernel/selftest/selftest.h"
 #include "kernel/selftest/select.h"
 #include "kernel/init/smp.h"
@@ -68,6 +69,9 @@ struct boot_state {
 	/* The huge page pools: 1 GiB pages reserved before the page tables,
 	 * 2 MiB pages after memory init; used by self-tests and faults. */
 	struct hugetlb_pools hugetlb;
+	/* What the census counts as fixed: physmem's reservations when it
+	 * retired, the 1 GiB pool pages among them. */
+	struct census_baseline census;
 };
 
 static struct boot_state bs;
@@ -141,6 +145,14 @@ static void early_init(void)
 	tsc_report(&cal);
 }
 
+/* The census the self-tests take after each test (struct selftest_ctx). */
+static bool boot_census(void *arg, const char *when)
+{
+	struct boot_state *b = arg;
+
+	return census_run(&b->topo, &b->memmap, &b->census, when);
+}
+
 /* VGA text exists where a BIOS set the machine up: Multiboot2 under BIOS
  * and PVH (SeaBIOS). UEFI machines may have no legacy VGA at all. */
 static bool boot_has_legacy_vga(const struct bootinfo *bi)
@@ -153,6 +165,9 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info);
 void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 {
 	bool boot_ok = false, tests_ok = true, census_ok = true;
+	const struct selftest_ctx tests = { .topo = &bs.topo, .mm = &bs.memmap, .pools = &bs.hugetlb,
+					    .census = boot_census, .census_arg = &bs,
+					    .replay = &bs.bootinfo.replay };
 
 	PHASE("early", early_init());
 	PHASE("bootinfo", boot_ok = boot_collect(boot_magic, boot_info, &bs.bootinfo));
@@ -174,19 +189,19 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 	PHASE("pagetables", memory_direct_map(&bs.bootinfo, &bs.physmem));
 	PHASE("smp", discover_smp(&bs.acpi, &bs.topo, &bs.physmem));
 	PHASE("memmap", meminit_arrays(&bs.topo, &bs.physmem, &bs.memmap));
-	PHASE("meminit", meminit_run(&bs.topo, &bs.hugetlb, &bs.physmem, &bs.memmap));
+	PHASE("meminit", meminit_run(&bs.topo, &bs.hugetlb, &bs.physmem, &bs.memmap, &bs.census));
 	PHASE("hugetlb", hugetlb_boot_pools(&bs.hugetlb, &hugetlb_params, &bs.topo, &bs.memmap,
 					    meminit_settings.trace));
-	PHASE("census", census_ok = census_run(&bs.topo, &bs.memmap, "boot"));
+	PHASE("vm", vm_init(&bs.memmap, &bs.hugetlb));
+	PHASE("census", census_ok = census_run(&bs.topo, &bs.memmap, &bs.census, "boot"));
 	/* After the boot census, which thus counts exactly what memory init
 	 * left free; the lists' own memory shows as allocated from here on. */
 	PHASE("pcp", pcp_setup_init());
 	fault_inject(&bs.memmap);
-	PHASE("selftest", tests_ok = selftests_run(&bs.topo, &bs.memmap, &bs.hugetlb,
-			&(struct fwcfg_blob){ bs.bootinfo.replay_select, bs.bootinfo.replay_bytes }));
+	PHASE("selftest", tests_ok = selftests_run(&tests));
 	if (vm_settings.bench_pt)
-		PHASE("bench", vm_bench(&bs.memmap, &bs.hugetlb));
-	if (!census_ok || !census_run(&bs.topo, &bs.memmap, "end"))
+		PHASE("bench", selftest_pt_bench(&tests));
+	if (!census_ok || !census_run(&bs.topo, &bs.memmap, &bs.census, "end"))
 		kernel_exit(EXIT_CENSUS, "pages unaccounted for");
 	kernel_exit(tests_ok ? EXIT_OK : EXIT_SELFTEST, tests_ok ? NULL : "a self-test failed");
 }

@@ -33,16 +33,26 @@ struct hugetlb_pools;
 /* Phase "memmap": fill @mm with one descriptor array per node of @topo,
  * each in its own node's memory, taken from @pm. */
 void meminit_arrays(const struct numa_topology *topo, struct physmem *pm, struct memmap *mm);
+/*
+ * What the census counts as fixed besides the live page tables (which the
+ * vm layer counts, vm_table_pages()): the pages physmem kept reserved when
+ * it retired, less the 1 GiB pool pages among them (PAGE_HUGE heads in the
+ * census, not reserved pages). Filled by meminit_run(), held in the boot
+ * state (kernel/init/main.c).
+ */
+struct census_baseline {
+	uint64_t retired_reserved_pages;
+	uint64_t gigantic_pages;
+};
+
 /* Phase "meminit": start the allocator, fill the descriptors of @mm (the
  * 1 GiB pool pages of @hp get their heads) and hand @pm's free memory to
- * the allocator; @pm retires. */
+ * the allocator; @pm retires, and what it keeps reserved is @base. */
 void meminit_run(const struct numa_topology *topo, const struct hugetlb_pools *hp,
-		 struct physmem *pm, struct memmap *mm);
-/* Count every page of @topo's ranges in @mm; false if any is lost. */
-bool census_run(const struct numa_topology *topo, const struct memmap *mm, const char *when);
-/* Allocation self-test on every CPU at once (memboot.selftest=alloc). */
-/* *skipped: too little free memory to run it; not a failure. */
-bool meminit_alloc_selftest(const struct numa_topology *topo, const struct memmap *mm,
-			    bool *skipped);
+		 struct physmem *pm, struct memmap *mm, struct census_baseline *base);
+/* Count every page of @topo's ranges in @mm against @base; false if any
+ * is lost. */
+bool census_run(const struct numa_topology *topo, const struct memmap *mm,
+		const struct census_baseline *base, const char *when);
 
 #endif

@@ -22,19 +22,16 @@ void memory_init_physmem(const struct bootinfo *bi, bool dump, struct physmem *p
 		physmem_dump(pm);
 }
 
-static bool retired;
-static uint64_t retired_reserved_pages;
-
-void memory_retire_physmem(const struct physmem *pm)
+uint64_t memory_retire_physmem(struct physmem *pm)
 {
+	uint64_t reserved_pages = physmem_reserved_bytes(pm, PHYSMEM_ANY_NODE) >> PAGE_SHIFT;
 	struct record r;
 
-	retired = true;
-	retired_reserved_pages = physmem_reserved_bytes(pm, PHYSMEM_ANY_NODE) >> PAGE_SHIFT;
+	pm->retired = true;
 	/* What stays reserved for good, by type: the census finds the memmap
 	 * and page-table pages again by the page types these types became. */
 	rec_begin(&r, "physmem_retire");
-	rec_u64(&r, "reserved_bytes", retired_reserved_pages << PAGE_SHIFT);
+	rec_u64(&r, "reserved_bytes", reserved_pages << PAGE_SHIFT);
 	rec_u64(&r, "ranges", pm->nr_resv);
 	rec_key(&r, "types");
 	rec_open(&r, '{');
@@ -44,18 +41,14 @@ void memory_retire_physmem(const struct physmem *pm)
 	}
 	rec_close(&r);
 	record_report(&r, LOG_INFO, "physmem: retired; {reserved_bytes:KiB} KiB in {ranges} ranges stay reserved");
-}
-
-uint64_t memory_retired_reserved_pages(void)
-{
-	return retired_reserved_pages;
+	return reserved_pages;
 }
 
 uint64_t memory_alloc_pagetable(void *ctx)
 {
 	const struct memory_pt_source *src = ctx;
 
-	if (retired) {
+	if (src->pm->retired) {
 		uint64_t pfn = alloc_pages(src->node == PHYSMEM_ANY_NODE ? 0 : src->node, 0, 0);
 		return pfn == ALLOC_NO_PFN ? 0 : pfn << PAGE_SHIFT;
 	}

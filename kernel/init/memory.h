@@ -31,11 +31,10 @@ uint64_t memory_alloc_pagetable(void *ctx);
 
 /*
  * The buddy allocator now owns all free memory: physmem allocations are
- * over (page tables come from the page allocator). Remembers how many pages
- * physmem had reserved, for the census.
+ * over (@pm->retired: page tables come from the page allocator). Returns
+ * the pages @pm keeps reserved for good, for the census baseline.
  */
-void memory_retire_physmem(const struct physmem *pm);
-uint64_t memory_retired_reserved_pages(void);
+uint64_t memory_retire_physmem(struct physmem *pm);
 
 /* Phase "pagetables": build the kernel's identity map of the ranges of
  * @bi, W^X, its tables from @pm, and switch to it. */

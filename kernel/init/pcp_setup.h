@@ -1,8 +1,8 @@
 /*
  * pcp_setup.h: the kernel's per-CPU page lists (mm/alloc/alloc_pcp.h) set up from
  * the command line (memboot.pcp=, memboot.pcp_steps=,
- * memboot.pcp_high_fraction=), and the churn self-test (mm/alloc/churn.h) that
- * runs on every CPU through them.
+ * memboot.pcp_high_fraction=); the churn self-test that runs on every CPU
+ * through them is kernel/selftest/churn.c.
  */
 #ifndef MEMBOOT_KERNEL_PCP_SETUP_H
 #define MEMBOOT_KERNEL_PCP_SETUP_H
@@ -24,10 +24,5 @@ void pcp_setup_reserve(uint64_t (*reserve)(void *ctx, uint64_t bytes, uint32_t n
 /* Put the lists in front of the allocator (after the boot census), in the
  * memory reserved above; logs a line and a "pcp" record per node. */
 void pcp_setup_init(void);
-
-/* memboot.selftest=churn: the churn workload on every online CPU, then
- * every list drained; a "churn" record with the counters. True when no
- * page was lost and every list ended empty. */
-bool pcp_setup_churn_selftest(void);
 
 #endif

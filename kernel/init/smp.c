@@ -21,9 +21,8 @@
 
 #define NO_APIC_ID 0xffffffffu
 
-struct percpu boot_percpu;
-struct percpu *percpu_of[MAX_CPUS];
-uint32_t nr_cpus_online;
+/* The boot CPU's per-CPU data, set up first thing at boot. */
+static struct percpu boot_percpu;
 
 extern char boot_stack_bottom[], boot_stack_top[];
 

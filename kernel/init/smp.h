@@ -31,8 +31,7 @@ struct smp_result {
 	uint64_t ns;
 };
 
-/* The boot CPU's per-CPU data, set up first thing at boot. */
-extern struct percpu boot_percpu;
+/* The boot CPU's per-CPU data and its descriptor tables, first thing at boot. */
 void smp_init_boot_cpu(void);
 
 /*

@@ -1,31 +1,27 @@
 /*
- * vm_test.c: memboot.selftest=pt (map, unmap and protect on every CPU at
- * once, checked through real translations) and memboot.bench=pt (seed
- * 003's fault-in table from real page faults).
+ * pt.c: memboot.selftest=pt, map, unmap and protect on every CPU at once in
+ * one address space (kernel/vm/vm.h), checked through real translations.
+ * The fault-in benchmark on the same spaces is pt_bench.c.
  */
-#include "kernel/vm/vm.h"
-
 #include <string.h>
 
 #include "arch/cpu.h"
 #include "arch/io.h"
 #include "arch/percpu.h"
 #include "arch/tlb.h"
-#include "kernel/init/hugetlb.h"
 #include "kernel/job.h"
 #include "kernel/log.h"
-#include "kernel/init/meminit.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/record.h"
+#include "kernel/selftest/tests.h"
 #include "kernel/time.h"
+#include "kernel/vm/vm.h"
 #include "mm/pt/pt.h"
 
 #define SZ_4K (1ULL << 12)
 #define SZ_2M (1ULL << 21)
 #define SZ_1G (1ULL << 30)
-
-/* ---- the stress self-test ---------------------------------------------- */
 
 #define ST_MAX_WORKERS 64
 #define ST_SHARED 8               /* 4 KiB slots per worker in the shared PTE table */
@@ -317,8 +313,7 @@ static uint32_t popcount_mask(const volatile uint64_t *m)
 	return n;
 }
 
-bool vm_selftest(const struct numa_topology *topo, struct memmap *mm,
-		 struct hugetlb_pools *pools)
+bool selftest_pt(const struct selftest_ctx *ctx, const char **skipped)
 {
 	struct job_state js;
 	struct record r;
@@ -327,7 +322,6 @@ bool vm_selftest(const struct numa_topology *topo, struct memmap *mm,
 	enum pt_lock_mode mode = (enum pt_lock_mode)vm_settings.ptlock;
 	struct pt_stats sum = { 0 };
 
-	vm_init(mm, pools);
 	memset(&stress, 0, sizeof(stress));
 	arrived = bar_count = 0;
 	bar_gen = 0;
@@ -377,7 +371,7 @@ bool vm_selftest(const struct numa_topology *topo, struct memmap *mm,
 		pt_stats_add(&sum, vm_cpu_stats(c));
 	/* Everything is unmapped; the tables wait on the deferred list. */
 	uint64_t held = stress.space.as.nr_tables;
-	bool census_live = census_run(topo, mm, "pt-live");
+	bool census_live = ctx->census(ctx->census_arg, "pt-live");
 	uint64_t reclaimed = pt_reclaim(&stress.space.as);
 	uint64_t after = stress.space.as.nr_tables;
 	vm_space_destroy(&stress.space);
@@ -411,160 +405,4 @@ bool vm_selftest(const struct numa_topology *topo, struct memmap *mm,
 	return stress.errors == 0 && census_live && after == 1 && vm_table_pages() == 0 &&
 	       stress.maps > 0 && stress.maps == stress.unmaps &&
 	       (nr_cpus_online < 2 || ipis > 0);
-}
-
-/* ---- the fault-in benchmark -------------------------------------------- */
-
-struct bench_run {
-	struct vm_space space;
-	uint64_t start, part_bytes, page_bytes;
-	uint32_t units;
-	volatile uint64_t bad;
-};
-
-static struct bench_run brun;
-
-/* One unit: fault in its part, a write to each page (the first touch). */
-static void bench_chunk(void *arg, uint64_t s, uint64_t e)
-{
-	uint64_t flags = arch_irq_save_enable();
-
-	vm_enter(&brun.space);
-	for (uint64_t u = s; u < e; u++) {
-		uint64_t a = brun.start + u * brun.part_bytes;
-		for (uint64_t va = a; va < a + brun.part_bytes; va += brun.page_bytes)
-			*(volatile uint8_t *)(uintptr_t)va = 1;
-	}
-	vm_leave(&brun.space);
-	arch_irq_restore(flags);
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static uint64_t median_u64(uint64_t *v, unsigned n)
-{
-	/* n is small: insertion sort */
-	for (unsigned i = 1; i < n; i++)
-		for (unsigned k = i; k && cmp_u64(&v[k - 1], &v[k]) > 0; k--) {
-			uint64_t t = v[k];
-			v[k] = v[k - 1];
-			v[k - 1] = t;
-		}
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-struct cell {
-	uint64_t ns[16], acq[16], con[16], spin[16];
-	uint64_t faults;
-	unsigned done;
-	const char *skip;
-};
-
-static struct hugetlb_pools *bench_pools;
-
-/* One run of row @k under @mode: NULL, or why it could not run. */
-static const char *bench_once(enum pt_region_kind k, enum pt_lock_mode mode, uint64_t bytes,
-			      struct cell *c)
-{
-	struct pt_stats sum = { 0 };
-	struct job_state js;
-	uint32_t cpus = nr_cpus_online;
-
-	if (k == PT_REGION_HUGETLB && hugetlb_pool_free(bench_pools, HUGETLB_2M) < bytes / SZ_2M)
-		return "too few 2 MiB pool pages (hugepages=)";
-	if (vm_space_create(&brun.space, mode, this_cpu_state()->mem_node) != PT_OK)
-		return "no memory for a root";
-	brun.start = VM_WINDOW_START;
-	brun.page_bytes = k == PT_REGION_4K ? SZ_4K : SZ_2M;
-	brun.units = cpus;
-	vm_region_add(&brun.space, brun.start, brun.start + bytes, k, PT_PROT_WRITE,
-		      vm_settings.pt_zero);
-	vm_reset_stats();
-	struct job j = { .name = "pt-bench", .start = 0, .size = cpus, .min_chunk = 1,
-			 .node = JOB_ALL_NODES, .fn = bench_chunk };
-	job_run(&j, &js);
-	for (uint32_t cpu = 0; cpu < cpus; cpu++)
-		pt_stats_add(&sum, vm_cpu_stats(cpu));
-	vm_space_destroy(&brun.space);
-	if (sum.faults != bytes / brun.page_bytes)
-		return "not every page faulted in (memory short?)";
-	if (c) {
-		c->ns[c->done] = js.ns;
-		c->acq[c->done] = sum.acquisitions;
-		c->con[c->done] = sum.contended;
-		c->spin[c->done] = tsc_cycles_to_ns(sum.spin_cycles);
-		c->faults = sum.faults;
-		c->done++;
-	}
-	return NULL;
-}
-
-void vm_bench(struct memmap *mm, struct hugetlb_pools *pools)
-{
-	bench_pools = pools;
-	static const char *const rows[PT_NR_REGION_KINDS] = { "4K (THP off)", "2M (THP on)",
-								"HUGETLB" };
-	static struct cell cells[2];
-	uint32_t cpus = nr_cpus_online;
-	uint64_t bytes = vm_settings.ptbench_mib << 20;
-	unsigned reps = (unsigned)vm_settings.ptbench_reps;
-
-	vm_init(mm, pools);
-	/* Each CPU's part a whole number of 2 MiB pages. */
-	brun.part_bytes = bytes / cpus / SZ_2M * SZ_2M;
-	if (!brun.part_bytes) {
-		pr_err("bench pt: memboot.ptbench_mib=%llu is less than 2 MiB per CPU (%u CPUs)",
-		       (unsigned long long)vm_settings.ptbench_mib, cpus);
-		return;
-	}
-	bytes = brun.part_bytes * cpus;
-	pr_info("bench pt: %u CPUs fault in %llu MiB, zeroing %s, medians of %u",
-		cpus, (unsigned long long)(bytes >> 20), vm_settings.pt_zero ? "on" : "off", reps);
-	pr_info("bench pt: %-13s %-6s %10s %8s %10s %10s %10s", "row", "locks", "ms", "faults",
-		"acquired", "contended", "spin ms");
-	for (int k = 0; k < PT_NR_REGION_KINDS; k++) {
-		memset(cells, 0, sizeof(cells));
-		/* One run thrown away: the first touch of guest memory costs the
-		 * host's own faults, which would count against the first column. */
-		const char *skip = bench_once((enum pt_region_kind)k, PT_LOCK_SPLIT, bytes, NULL);
-		/* Columns alternate run by run, so drift hits both alike. */
-		for (unsigned rep = 0; rep < reps && !skip; rep++)
-			for (int m = 0; m < 2 && !skip; m++)
-				skip = bench_once((enum pt_region_kind)k,
-						  (rep + m) & 1 ? PT_LOCK_SPLIT : PT_LOCK_GLOBAL,
-						  bytes, &cells[(rep + m) & 1]);
-		for (int m = 0; m < 2; m++) {
-			struct cell *c = &cells[m];
-			enum pt_lock_mode mode = m == 0 ? PT_LOCK_GLOBAL : PT_LOCK_SPLIT;
-			struct record r;
-
-			rec_begin(&r, "pt_bench");
-			rec_str(&r, "row", pt_region_kind_name((enum pt_region_kind)k));
-			rec_str(&r, "locks", mode == PT_LOCK_SPLIT ? "split" : "global");
-			rec_u64(&r, "cpus", cpus);
-			rec_u64(&r, "bytes", bytes);
-			rec_bool(&r, "zero", vm_settings.pt_zero);
-			rec_u64(&r, "runs", c->done);
-			/* The table's row label on the first of its two lines only. */
-			rec_str(&r, "label", m == 0 ? rows[k] : "");
-			if (skip || !c->done) {
-				rec_str(&r, "skipped", skip ? skip : "no run");
-				record_report(&r, LOG_INFO, "bench pt: {label:,-13} {locks:,-6} skipped: {skipped}");
-				continue;
-			}
-			uint64_t mns = median_u64(c->ns, c->done), ma = median_u64(c->acq, c->done);
-			uint64_t mc = median_u64(c->con, c->done), ms = median_u64(c->spin, c->done);
-			rec_u64(&r, "ns", mns);
-			rec_u64(&r, "faults", c->faults);
-			rec_u64(&r, "acquisitions", ma);
-			rec_u64(&r, "contended", mc);
-			rec_u64(&r, "spin_ns", ms);
-			record_report(&r, LOG_INFO, "bench pt: {label:,-13} {locks:,-6} {ns:ms,10} "
-				      "{faults:,8} {acquisitions:,10} {contended:,10} {spin_ns:ms,10}");
-		}
-	}
 }

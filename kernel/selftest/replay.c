@@ -19,12 +19,13 @@
  * allocations made plus frees done, `alloc_failed` the allocations the
  * allocator could not serve (their frees are not replayed).
  */
-#include "kernel/selftest/replay.h"
+#include "kernel/selftest/tests.h"
 
 #include <string.h>
 
 #include "arch/cpu.h"
 #include "arch/fwcfg.h"
+#include "kernel/fwcfg_blob.h"
 #include "arch/percpu.h"
 #include "kernel/job.h"
 #include "kernel/log.h"
@@ -174,15 +175,17 @@ static bool take_blocks(uint64_t *blocks, uint32_t *nr, uint64_t bytes)
 
 static struct replay the_replay;   /* this self-test's own, used by nobody else */
 
-bool replay_selftest(const struct fwcfg_blob *blob, bool *skipped)
+bool selftest_replay(const struct selftest_ctx *ctx, const char **skipped)
 {
+	const struct fwcfg_blob *blob = ctx->replay;
 	struct replay *r = &the_replay;
 	struct record rec;
 	struct job_state st;
 
-	*skipped = !blob || blob->bytes == 0;
-	if (*skipped)
+	if (!blob || blob->bytes == 0) {
+		*skipped = "no trace (tools/memboot run --replay TRACE)";
 		return true;
+	}
 	memset(r, 0, sizeof(*r));
 	fwcfg_select(blob->select);
 	if (blob->bytes < sizeof(r->h)) {

@@ -1,7 +1,7 @@
 /*
  * select.c: which self-tests and faults the command line asks for
  * (select.h). Pure C, apart from the ring-0 self-tests of this directory, so
- * the host tests parse the same table.
+ * the host tests parse the same table. The names are kernel/selftest/list.h's.
  */
 #include "kernel/selftest/select.h"
 
@@ -12,12 +12,36 @@
 
 struct selftest_settings selftest_settings = {
 	.selftests = 0,
+	.list = false,
 	.clock_ms = 1000,
 	.fault = FAULT_NONE,
 };
 
-/* Bit i of enum selftest_bits is selftest_names[i]. */
-static const char *const selftest_names[] = { "clock", "jobs", "alloc", "hugetlb", "pt", "churn", "replay", NULL };
+#define SELFTEST_FIELDS(id, name, fn, needs, desc) { name, needs, desc },
+static const struct {
+	const char *name, *needs, *description;
+} selftest_entries[SELFTEST_COUNT] = { SELFTEST_LIST(SELFTEST_FIELDS) };
+#undef SELFTEST_FIELDS
+
+/* "clock, jobs, ...": the list's names, for the key's help and messages. */
+#define SELFTEST_CSV(id, name, fn, needs, desc) ", " name
+#define SELFTEST_NAMES (&(SELFTEST_LIST(SELFTEST_CSV))[2])
+#define SELFTEST_SPACED(id, name, fn, needs, desc) " " name
+
+const char *selftest_name(unsigned i)
+{
+	return i < SELFTEST_COUNT ? selftest_entries[i].name : NULL;
+}
+
+const char *selftest_needs(unsigned i)
+{
+	return i < SELFTEST_COUNT ? selftest_entries[i].needs : NULL;
+}
+
+const char *selftest_description(unsigned i)
+{
+	return i < SELFTEST_COUNT ? selftest_entries[i].description : NULL;
+}
 
 static const char *const fault_names[] = {
 	"none", "de", "ud", "gp", "pf", "df", "panic", "assert", "ap-ud", "ap-guard", "write-text",
@@ -28,41 +52,50 @@ const char *selftest_fault_name(unsigned fault)
 	return fault < sizeof(fault_names) / sizeof(fault_names[0]) - 1 ? fault_names[fault] : "?";
 }
 
-/* memboot.selftest=a,b,c: a comma-separated list of self-test names. */
+/* memboot.selftest=a,b,c: a comma-separated list of self-test names, or
+ * `list` among them: print the table and run none. */
 static bool parse_selftests(const char *value, void *ptr, char *err, size_t err_bytes)
 {
+	struct selftest_settings *set = ptr;
 	uint64_t mask = 0;
+	bool list = false;
 	const char *s = value;
 
 	if (!value || !*value) {
-		snprintf(err, err_bytes, "a comma-separated list of names from: clock, jobs, alloc, hugetlb, pt, churn, replay");
+		snprintf(err, err_bytes, "a comma-separated list of names from: %s, or list",
+			 SELFTEST_NAMES);
 		return false;
 	}
 	while (*s) {
 		size_t n = strcspn(s, ",");
-		bool found = false;
-		for (unsigned i = 0; selftest_names[i]; i++) {
-			if (strlen(selftest_names[i]) == n && strncmp(s, selftest_names[i], n) == 0) {
+		bool found = n == 4 && strncmp(s, "list", 4) == 0;
+
+		list |= found;
+		for (unsigned i = 0; i < SELFTEST_COUNT; i++) {
+			const char *name = selftest_entries[i].name;
+			if (strlen(name) == n && strncmp(s, name, n) == 0) {
 				mask |= 1ull << i;
 				found = true;
 			}
 		}
 		if (!found) {
-			snprintf(err, err_bytes, "names from: clock, jobs, alloc, hugetlb, pt, churn, replay; '%.*s' is not one",
-				 (int)n, s);
+			snprintf(err, err_bytes, "names from: %s, or list; '%.*s' is not one",
+				 SELFTEST_NAMES, (int)n, s);
 			return false;
 		}
 		s += n;
 		if (*s == ',')
 			s++;
 	}
-	*(uint64_t *)ptr = mask;
+	set->selftests = mask;
+	set->list = list;
 	return true;
 }
 
 static const struct param selftest_params[] = {
-	{ .key = "memboot.selftest", .type = PARAM_FUNC, .ptr = &selftest_settings.selftests,
-	  .fn = parse_selftests, .help = "self-tests to run: clock, jobs, alloc, hugetlb, pt, churn, replay" },
+	{ .key = "memboot.selftest", .type = PARAM_FUNC, .ptr = &selftest_settings,
+	  .fn = parse_selftests, .help = "self-tests to run, or list (print them, run none):"
+	  SELFTEST_LIST(SELFTEST_SPACED) },
 	{ .key = "memboot.clock_ms", .type = PARAM_U64, .ptr = &selftest_settings.clock_ms,
 	  .min = 10, .max = 60000, .help = "length of the clock self-test busy-wait" },
 	{ .key = "memboot.fault", .type = PARAM_ENUM, .ptr = &selftest_settings.fault,

@@ -2,21 +2,27 @@
  * select.h: the self-tests' command-line keys (docs/cmdline.md):
  * memboot.selftest, memboot.clock_ms and memboot.fault. Parsed by
  * selftest_param_table (kernel/selftest/select.c); read by kernel/selftest/.
+ * The self-tests' names and bits come from one list (kernel/selftest/list.h).
  */
 #ifndef MEMBOOT_KERNEL_SELFTEST_SELECT_H
 #define MEMBOOT_KERNEL_SELFTEST_SELECT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
-/* memboot.selftest= bits, in the order of the names the key accepts. */
+#include "kernel/selftest/list.h"
+
+/* memboot.selftest= bits: bit i is the list's entry i. */
+enum selftest_index {
+#define SELFTEST_INDEX(id, name, fn, needs, desc) SELFTEST_INDEX_##id,
+	SELFTEST_LIST(SELFTEST_INDEX)
+#undef SELFTEST_INDEX
+	SELFTEST_COUNT
+};
 enum selftest_bits {
-	SELFTEST_CLOCK = 1u << 0,
-	SELFTEST_JOBS = 1u << 1,
-	SELFTEST_ALLOC = 1u << 2,
-	SELFTEST_HUGETLB = 1u << 3,
-	SELFTEST_PT = 1u << 4,
-	SELFTEST_CHURN = 1u << 5,
-	SELFTEST_REPLAY = 1u << 6,   /* a kmem trace from fw_cfg (tools/memboot run --replay) */
+#define SELFTEST_BIT(id, name, fn, needs, desc) SELFTEST_##id = 1u << SELFTEST_INDEX_##id,
+	SELFTEST_LIST(SELFTEST_BIT)
+#undef SELFTEST_BIT
 };
 
 /* memboot.fault=, in the order of its names. */
@@ -28,6 +34,7 @@ enum fault_kind {
 
 struct selftest_settings {
 	uint64_t selftests;        /* enum selftest_bits */
+	bool list;                 /* memboot.selftest=list: print the table, run none */
 	uint64_t clock_ms;         /* length of the clock self-test's busy-wait */
 	unsigned fault;            /* enum fault_kind */
 };
@@ -35,6 +42,12 @@ struct selftest_settings {
 extern struct selftest_settings selftest_settings;
 struct param_table;
 extern const struct param_table selftest_param_table;
+
+/* The list's entry @i (< SELFTEST_COUNT): its name, needs, description;
+ * NULL past the end. */
+const char *selftest_name(unsigned i);
+const char *selftest_needs(unsigned i);
+const char *selftest_description(unsigned i);
 
 /* The command-line name of a fault ("ap-ud"), "?" for a number out of range. */
 const char *selftest_fault_name(unsigned fault);

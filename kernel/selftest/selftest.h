@@ -1,6 +1,11 @@
 /*
  * selftest.h: in-kernel self-tests and deliberate faults chosen on the
- * command line (memboot.selftest=, memboot.fault=).
+ * command line (memboot.selftest=, memboot.fault=), and the page-table
+ * benchmark (memboot.bench=pt).
+ *
+ * The tests are the table of kernel/selftest/list.h. They get what they
+ * need from the boot through struct selftest_ctx, filled by
+ * kernel/init/main.c: kernel/selftest/ includes nothing of kernel/init/.
  */
 #ifndef MEMBOOT_KERNEL_SELFTEST_H
 #define MEMBOOT_KERNEL_SELFTEST_H
@@ -12,12 +17,29 @@ struct hugetlb_pools;
 struct memmap;
 struct numa_topology;
 
-/* Run the self-tests memboot.selftest names (kernel/selftest/select.h), the
- * hugetlb and pt ones on @pools, replay on the trace in fw_cfg @replay,
- * each followed by a census of the pages of @topo in @mm; false if any
- * failed. */
-bool selftests_run(const struct numa_topology *topo, struct memmap *mm,
-		   struct hugetlb_pools *pools, const struct fwcfg_blob *replay);
+/* What the boot hands the self-tests. */
+struct selftest_ctx {
+	const struct numa_topology *topo;     /* nodes and CPUs */
+	struct memmap *mm;                    /* every node's page descriptors */
+	struct hugetlb_pools *pools;          /* the huge page pools */
+	/* Count every page now (the boot's census, with its baseline); false
+	 * if one is lost. @when names the count in its record. */
+	bool (*census)(void *census_arg, const char *when);
+	void *census_arg;
+	/* QEMU only: the fw_cfg file of a trace for the replay self-test
+	 * (0 bytes: none), found by the boot. */
+	const struct fwcfg_blob *replay;
+};
+
+/* Run the self-tests memboot.selftest names (kernel/selftest/select.h), in
+ * the table's order, each followed by a census; false if any failed. With
+ * memboot.selftest=list, print the table (a line and a `selftest_entry`
+ * record each) and run none. */
+bool selftests_run(const struct selftest_ctx *ctx);
+
+/* memboot.bench=pt: seed 003's fault-in table from real page faults
+ * (kernel/selftest/pt_bench.c). */
+void selftest_pt_bench(const struct selftest_ctx *ctx);
 
 /* Raise the fault named by memboot.fault, if any (does not return then);
  * memboot.fault=lose-page wipes a descriptor in @mm. */

@@ -5,8 +5,9 @@
  * A space maps a window of 512 GiB at VM_WINDOW_START (PML4 entry 128, far
  * above the identity map); every other PML4 entry is the kernel's, so code,
  * data and stacks stay reachable on a CPU that runs on the space. Table
- * pages come from page_alloc() on the faulting CPU's node and are typed
- * PAGE_PAGETABLE while the space holds them (the census counts them).
+ * pages come from the allocator seam (alloc_pages(), mm/alloc/alloc.h) on
+ * the faulting CPU's node and are typed PAGE_PAGETABLE while the space holds
+ * them (vm_table_pages() counts them for the census).
  *
  * Regions: a range of the window with a kind (mm/pt/pt.h: 4 KiB pages, 2 MiB
  * blocks from the buddy allocator, 2 MiB pages from the hugetlb pools).
@@ -43,9 +44,10 @@ struct hugetlb_pools;
 struct memmap;
 struct numa_topology;
 
-/* Install the #PF handler and the shootdown vector (boot CPU, once); page
- * tables are typed in @mm, 2 MiB pool-page regions take their frames from
- * @pools; vm keeps both. */
+/* Phase "vm": install the #PF handler and the shootdown vector (boot CPU,
+ * once, after SMP and the pools); page tables are typed in @mm, 2 MiB
+ * pool-page regions take their frames from @pools; vm keeps both. Every
+ * vm_space_create() needs it first. */
 void vm_init(struct memmap *mm, struct hugetlb_pools *pools);
 
 int vm_space_create(struct vm_space *s, enum pt_lock_mode mode, uint32_t node);
@@ -72,12 +74,5 @@ void vm_frame_free(enum pt_region_kind kind, uint64_t phys);
 /* Table pages all live spaces hold now (typed PAGE_PAGETABLE, taken from
  * the allocator after boot: the census sets them apart). */
 uint64_t vm_table_pages(void);
-
-/* memboot.selftest=pt and memboot.bench=pt (kernel/selftest/pt.c): on the
- * descriptors @mm and the pools @pools; the self-test takes a census of
- * @topo's pages while its tables are still held. */
-bool vm_selftest(const struct numa_topology *topo, struct memmap *mm,
-		 struct hugetlb_pools *pools);
-void vm_bench(struct memmap *mm, struct hugetlb_pools *pools);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * alloc_bitmap.c: a deliberately simple page allocator behind the seam
+ * bitmap.c: a deliberately simple page allocator behind the seam
  * (memboot.alloc=bitmap), the teaching contrast to the buddy allocator.
  *
  * One bit per page of each node's span, 1 = free, and a next-fit search:

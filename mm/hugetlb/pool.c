@@ -1,5 +1,5 @@
 /*
- * hugetlb_pool.c: the huge page pools (see hugetlb.h): 1 GiB pages reserved
+ * pool.c: the huge page pools (see hugetlb.h): 1 GiB pages reserved
  * from physmem, 2 MiB pages from the allocator on each node's own CPUs, the
  * take/give paths, the reports and the self-test.
  */

@@ -1,5 +1,8 @@
 /*
- * host_support.c: log capture and panic for host unit tests and fuzzers.
+ * host_support.c: log_printf(), panic() and record_emit() for every host
+ * build of the pure sources (tests, fuzzers, benchmarks, memboot-topo), and
+ * the log capture the tests assert on. What each program needs differs only
+ * by the options in host_support.h.
  */
 #include "tests/host/host_support.h"
 
@@ -11,11 +14,18 @@
 #include "kernel/panic.h"
 #include "kernel/record.h"
 
+static struct host_shim_options shim = HOST_SHIM_DEFAULT;
+
 static struct {
 	enum log_level level;
 	char text[256];
 } lines[HOST_LOG_LINES];
 static size_t nr_lines;     /* total since reset; ring index is nr % size */
+
+void host_shim_configure(const struct host_shim_options *opts)
+{
+	shim = *opts;
+}
 
 void host_log_reset(void)
 {
@@ -24,17 +34,31 @@ void host_log_reset(void)
 
 void log_printf(enum log_level level, const char *fmt, ...)
 {
-	size_t slot = nr_lines++ % HOST_LOG_LINES;
 	va_list ap;
 
-	va_start(ap, fmt);
-	vsnprintf(lines[slot].text, sizeof(lines[slot].text), fmt, ap);
-	va_end(ap);
-	lines[slot].level = level;
-#ifndef MEMBOOT_FUZZ
-	if (getenv("MEMBOOT_HOST_VERBOSE"))
-		fprintf(stderr, "<%d> %s\n", level, lines[slot].text);
-#endif
+	if (shim.keep_lines) {
+		size_t slot = nr_lines++ % HOST_LOG_LINES;
+
+		va_start(ap, fmt);
+		vsnprintf(lines[slot].text, sizeof(lines[slot].text), fmt, ap);
+		va_end(ap);
+		lines[slot].level = level;
+		if (shim.echo == HOST_ECHO_ENV && getenv("MEMBOOT_HOST_VERBOSE"))
+			fprintf(stderr, "<%d> %s\n", level, lines[slot].text);
+	}
+	if (shim.echo == HOST_ECHO_WARNINGS || shim.echo == HOST_ECHO_CONSOLE) {
+		FILE *out = level <= LOG_WARN ? stderr : stdout;
+
+		if (level > LOG_WARN && shim.echo == HOST_ECHO_WARNINGS)
+			return;
+		va_start(ap, fmt);
+		vfprintf(out, fmt, ap);
+		va_end(ap);
+		fputc('\n', out);
+		/* A tool's stdout and stderr interleave in the order printed. */
+		if (shim.echo == HOST_ECHO_CONSOLE)
+			fflush(NULL);
+	}
 }
 
 size_t host_log_count(enum log_level level)
@@ -71,10 +95,12 @@ void panic(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	fprintf(stderr, "panic: ");
+	fputs(shim.panic_prefix, stderr);
 	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\n");
+	fputc('\n', stderr);
 	va_end(ap);
+	if (shim.panic_exit)
+		exit(shim.panic_exit);
 	abort();
 }
 
@@ -100,8 +126,20 @@ void *host_read_file(const char *path, size_t *len)
 }
 
 /* Records printed by pure code land in the captured log as INFO lines, so
- * tests can look for them with host_log_contains(). */
+ * tests can look for them with host_log_contains(); a tool prints them. */
 void record_emit(struct record *r)
 {
-	log_printf(LOG_INFO, "%s", rec_finish(r));
+	const char *line = rec_finish(r);
+
+	switch (shim.records) {
+	case HOST_RECORDS_STDOUT:
+		puts(line);
+		break;
+	case HOST_RECORDS_JSON:
+		puts(line + strlen(RECORD_PREFIX));
+		break;
+	default:
+		log_printf(LOG_INFO, "%s", line);
+		break;
+	}
 }

@@ -1,8 +1,8 @@
 /*
  * test_cmdline.c: the command-line parser (kernel/cmdline.c) against a local
  * table with one parameter of every type, and every subsystem's own table of
- * keys (kernel/<subsystem>_keys.c, kernel/console/options.c, mm/alloc/alloc.c,
- * mm/hugetlb/hugetlb.c), all pure sources the kernel links too.
+ * keys (each in its subsystem's pure file: docs/cmdline.md's table), all pure
+ * sources the kernel links too.
  */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -577,6 +577,48 @@ static void test_kernel_selftest(void **state)
 	assert_result(params_parse("memboot.selftest"), 1, 0, 0, 1);
 	assert_true(host_log_contains("cmdline: 'memboot.selftest' needs a value ("));
 	assert_int_equal(selftest_settings.selftests, 0);
+	assert_false(selftest_settings.list);
+}
+
+/* The names the key accepts are the table's (kernel/selftest/list.h), bit i
+ * for entry i, and `list` asks for the table instead of a run. */
+static void test_kernel_selftest_table(void **state)
+{
+	static const char *const names[] = { "clock", "jobs", "hugetlb", "pt", "alloc", "churn",
+					      "replay" };
+	char line[64];
+
+	assert_int_equal(SELFTEST_COUNT, sizeof(names) / sizeof(names[0]));
+	for (unsigned i = 0; i < SELFTEST_COUNT; i++) {
+		assert_string_equal(selftest_name(i), names[i]);
+		assert_true(selftest_needs(i) && *selftest_needs(i));
+		assert_true(selftest_description(i) && *selftest_description(i));
+		snprintf(line, sizeof(line), "memboot.selftest=%s", names[i]);
+		assert_result(params_parse(line), 1, 1, 0, 0);
+		assert_int_equal(selftest_settings.selftests, 1ull << i);
+		assert_false(selftest_settings.list);
+	}
+	assert_null(selftest_name(SELFTEST_COUNT));
+	assert_null(selftest_needs(SELFTEST_COUNT));
+	assert_null(selftest_description(SELFTEST_COUNT));
+	assert_int_equal(SELFTEST_PT, 1u << 3);
+	assert_int_equal(SELFTEST_ALLOC, 1u << 4);
+
+	assert_result(params_parse("memboot.selftest=list"), 1, 1, 0, 0);
+	assert_true(selftest_settings.list);
+	assert_int_equal(selftest_settings.selftests, 0);
+	/* Among names too: the table is printed and nothing runs. */
+	assert_result(params_parse("memboot.selftest=pt,list"), 1, 1, 0, 0);
+	assert_true(selftest_settings.list);
+	/* A later key without list clears it. */
+	assert_result(params_parse("memboot.selftest=pt"), 1, 1, 0, 0);
+	assert_false(selftest_settings.list);
+	assert_int_equal(selftest_settings.selftests, SELFTEST_PT);
+	host_log_reset();
+	assert_result(params_parse("memboot.selftest=lists"), 1, 0, 0, 1);
+	assert_true(host_log_contains("names from: clock, jobs, hugetlb, pt, alloc, churn, replay, or list; "
+				      "'lists' is not one"));
+	assert_int_equal(selftest_settings.selftests, SELFTEST_PT);
 }
 
 static void test_kernel_clock_ms(void **state)
@@ -845,6 +887,7 @@ int main(void)
 		cmocka_unit_test_setup(test_mixed_counts, setup),
 		cmocka_unit_test_setup(test_kernel_defaults, setup),
 		cmocka_unit_test_setup(test_kernel_selftest, setup),
+		cmocka_unit_test_setup(test_kernel_selftest_table, setup),
 		cmocka_unit_test_setup(test_kernel_clock_ms, setup),
 		cmocka_unit_test_setup(test_kernel_exit_and_fault, setup),
 		cmocka_unit_test_setup(test_kernel_meminit_keys, setup),

@@ -260,7 +260,7 @@ static void test_init_range_large(void **state)
 				    MEMMAP_NONE, MEMMAP_NONE);
 		assert_guards_intact(&a);
 	}
-	/* The default (the store chosen for this CPU): same bytes. */
+	/* The default (the node's store): same bytes. */
 	memset(a.node.pages, GUARD, nr * sizeof(struct page));
 	memmap_init_range(&a.node, 0x100000, 0x100000 + nr, PAGE_RESERVED, PAGE_ZONE_NORMAL);
 	for (uint64_t i = 0; i < nr; i++)
@@ -273,9 +273,9 @@ static void test_init_range_large(void **state)
 
 static void test_store_choice_follows_llc(void **state)
 {
-	struct memmap_cpu_caches intel = { MEMMAP_CPU_INTEL, 32u << 20, "leaf4" };
-	struct memmap_cpu_caches amd = { MEMMAP_CPU_AMD, 260u << 20, "leaf0x8000001d" };
-	struct memmap_cpu_caches unknown = { MEMMAP_CPU_OTHER, 0, "none" };
+	struct cpu_caches intel = { CPU_VENDOR_INTEL, 32u << 20, "leaf4", 0 };
+	struct cpu_caches amd = { CPU_VENDOR_AMD, 260u << 20, "leaf0x8000001d", 0 };
+	struct cpu_caches unknown = { CPU_VENDOR_OTHER, 0, "none", 0 };
 
 	/* Fits the LLC: plain; larger: non-temporal; the boundary is inclusive. */
 	assert_int_equal(memmap_store_choose(8u << 20, &intel), MEMMAP_STORE_PLAIN);
@@ -283,32 +283,30 @@ static void test_store_choice_follows_llc(void **state)
 	assert_int_equal(memmap_store_choose((32u << 20) + 64, &intel), MEMMAP_STORE_NT);
 	assert_int_equal(memmap_store_choose(256u << 20, &amd), MEMMAP_STORE_PLAIN);
 	assert_int_equal(memmap_store_choose(1ull << 30, &amd), MEMMAP_STORE_NT);
-	/* Unknown cache size: assume the array does not fit. */
+	/* Unknown cache size, or no caches at all: assume the array does not fit. */
 	assert_int_equal(memmap_store_choose(4096, &unknown), MEMMAP_STORE_NT);
+	assert_int_equal(memmap_store_choose(4096, NULL), MEMMAP_STORE_NT);
 }
 
-static void test_cpuid_cache_decode(void **state)
+/* The node keeps the store chosen for its present pages; AUTO writes with it. */
+static void test_node_store_is_chosen_once(void **state)
 {
-	unsigned level, type;
+	struct cpu_caches small = { CPU_VENDOR_AMD, 1u << 20, "leaf0x8000001d", 0 };
+	struct cpu_caches big = { CPU_VENDOR_AMD, 1u << 30, "leaf0x8000001d", 0 };
+	uint64_t nr = 1u << 16;   /* 64 Ki pages: 1 MiB of 16-byte descriptors or more */
+	struct arena a;
 
-	/* A 32 MiB, 16-way L3 with 64-byte lines and 32768 sets (as an AMD EPYC
-	 * reports in leaf 0x8000001D subleaf 3): EAX type 3 level 3. */
-	assert_int_equal(memmap_cpuid_cache_bytes(0x163, (15u << 22) | 63, 32767, &level, &type),
-			 32u << 20);
-	assert_int_equal(level, 3);
-	assert_int_equal(type, 3);
-	/* A 48 KiB, 12-way L1d (type 1, level 1), 64 sets. */
-	assert_int_equal(memmap_cpuid_cache_bytes(0x21, (11u << 22) | 63, 63, &level, &type),
-			 48u << 10);
-	assert_int_equal(level, 1);
-	/* Type 0: no more caches. */
-	assert_int_equal(memmap_cpuid_cache_bytes(0, 0xffffffff, 5, &level, &type), 0);
-	assert_int_equal(type, 0);
-	/* This CPU: a vendor, and a last-level cache of at least 256 KiB if known. */
-	const struct memmap_cpu_caches *c = memmap_cpu_caches();
-	assert_non_null(c->llc_source);
-	assert_true(c->llc_bytes == 0 || c->llc_bytes >= (256u << 10));
-	assert_ptr_equal(c, memmap_cpu_caches());
+	arena_make(&a, 1, 0x100000, nr);
+	assert_int_equal(a.node.store, MEMMAP_STORE_NT);      /* unknown CPU */
+	assert_int_equal(memmap_node_choose_store(&a.node, &big), MEMMAP_STORE_PLAIN);
+	assert_int_equal(a.node.store, MEMMAP_STORE_PLAIN);
+	small.llc_bytes = memmap_desc_bytes(nr) - 1;
+	assert_int_equal(memmap_node_choose_store(&a.node, &small), MEMMAP_STORE_NT);
+	memmap_init_range(&a.node, 0x100000, 0x100000 + nr, PAGE_RESERVED, PAGE_ZONE_NORMAL);
+	for (uint64_t i = 0; i < nr; i++)
+		assert_desc(&a.node.pages[i], PAGE_RESERVED, 0, PAGE_ZONE_NORMAL, 0, 0,
+			    MEMMAP_NONE, MEMMAP_NONE);
+	arena_free(&a);
 }
 
 /* ---- blocks, heads, lazy fill ---- */
@@ -529,7 +527,7 @@ int main(void)
 		cmocka_unit_test(test_init_range_large),
 		cmocka_unit_test(test_block_order),
 		cmocka_unit_test(test_store_choice_follows_llc),
-		cmocka_unit_test(test_cpuid_cache_decode),
+		cmocka_unit_test(test_node_store_is_chosen_once),
 		cmocka_unit_test(test_init_heads_writes_only_heads),
 		cmocka_unit_test(test_lazy_fill),
 		cmocka_unit_test(test_mark_hole_exact),

@@ -7,6 +7,11 @@ pointer. These tests keep it so: no kernel source defines or declares a
 file-scope instance of those types, main.c's boot_state holds each of them,
 and every phase line that uses the state passes it through `&bs.`.
 
+Beyond those types: no phase file (kernel/init/*.c) defines a file-scope
+object that is neither static nor const and that another phase file uses
+(a counter one phase sets and another reads is state shared behind the boot
+state's back; it belongs in struct boot_state, or to a layer below).
+
     python3 -m unittest tests/tools/test_boot_state.py -v
 """
 
@@ -18,6 +23,7 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 SOURCE_DIRS = ("arch", "boot", "kernel", "mm")
 MAIN = "kernel/init/main.c"
+PHASE_DIR = "kernel/init"
 
 # The boot state's parts: the type and the member of struct boot_state.
 STATE_TYPES = {
@@ -60,6 +66,95 @@ def state_instances(text):
     return INSTANCE.findall(strip_comments(text))
 
 
+def strip_literals(text):
+    """@text without comments, preprocessor lines, string and char literals."""
+    text = strip_comments(text)
+    text = re.sub(r"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", "", text, flags=re.M)
+    return re.sub(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', '""', text)
+
+
+def file_scope_declarations(text):
+    """The text of each declaration at file scope (ending in ';'), function
+    bodies skipped, brace initialisers kept."""
+    text = strip_literals(text)
+    decls, cur, depth, i = [], [], 0, 0
+    while i < len(text):
+        c = text[i]
+        if c == "{" and depth == 0 and re.search(r"\)\s*(?:__attribute__\s*\(\(.*?\)\)\s*)?$",
+                                                  "".join(cur), re.S):
+            # A function body: skip to its closing brace.
+            depth, i = 1, i + 1
+            while depth and i < len(text):
+                depth += {"{": 1, "}": -1}.get(text[i], 0)
+                i += 1
+            cur = []
+            continue
+        if c in "{(":
+            depth += 1
+        elif c in "})":
+            depth -= 1
+        if c == ";" and depth == 0:
+            decls.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(c)
+        i += 1
+    return decls
+
+
+def _flat(decl):
+    """@decl with every (...), {...} and [...] emptied, depth by depth."""
+    prev = None
+    while prev != decl:
+        prev = decl
+        decl = re.sub(r"\{[^{}]*\}|\[[^\[\]]*\]", "", decl)
+    return decl
+
+
+def mutable_globals(text):
+    """Names of the file-scope objects of a C file that are neither static
+    nor const (nor extern declarations, typedefs or functions)."""
+    names = []
+    for decl in file_scope_declarations(text):
+        head = _flat(decl.split("=", 1)[0]).strip()
+        if not head or re.match(r"(?:static|extern|typedef)\b", head):
+            continue
+        if "(" in head:
+            continue            # a prototype or a macro's invocation
+        if re.fullmatch(r"(?:struct|union|enum)\s+\w+\s*", head):
+            continue            # a type's definition only
+        for part in head.split(","):
+            words = re.findall(r"\*|\bconst\b|\w+", part)
+            if not words:
+                continue
+            # const after the last '*' (or with no '*'): a const object.
+            after_star = words[len(words) - words[::-1].index("*"):] if "*" in words else words
+            if "const" in after_star:
+                continue
+            names.append(words[-1])
+    return names
+
+
+def shared_phase_state(files):
+    """[(defining file, name, using file)]: the mutable file-scope objects of
+    @files ({path: text}, the phase files) that another of them uses."""
+    found = []
+    for path, text in sorted(files.items()):
+        for name in mutable_globals(text):
+            for other, other_text in sorted(files.items()):
+                if other != path and re.search(r"\b%s\b" % re.escape(name),
+                                               strip_literals(other_text)):
+                    found.append((path, name, other))
+    return found
+
+
+def phase_files():
+    """{path: text} of the phase files, kernel/init/*.c."""
+    d = os.path.join(REPO_ROOT, PHASE_DIR)
+    return {f"{PHASE_DIR}/{n}": read(f"{PHASE_DIR}/{n}")
+            for n in sorted(os.listdir(d)) if n.endswith(".c")}
+
+
 def boot_state_members(main_text):
     """{type: member} of struct boot_state in main.c's text."""
     m = re.search(r"struct\s+boot_state\s*\{(.*?)\};", strip_comments(main_text), re.S)
@@ -90,6 +185,12 @@ class TestBootState(unittest.TestCase):
         self.assertEqual(found, [], "boot state kept outside kernel/init/main.c's struct "
                          "boot_state; hand it to the phases as a pointer instead")
 
+    def test_no_file_scope_state_shared_between_phases(self):
+        self.assertEqual(shared_phase_state(phase_files()), [],
+                         "mutable file-scope objects of one phase file used by another: "
+                         "put them in struct boot_state (kernel/init/main.c) and pass them, "
+                         "or give them to the layer they belong to")
+
     def test_main_owns_every_part(self):
         members = boot_state_members(read(MAIN))
         for typ, member in STATE_TYPES.items():
@@ -106,9 +207,18 @@ class TestBootState(unittest.TestCase):
             self.assertIn(phase, calls, f"no PHASE(\"{phase}\") in {MAIN}")
             self.assertIn(f"&bs.{member}", calls[phase],
                           f"phase {phase} is not handed &bs.{member}")
-        for phase in ("meminit", "census", "selftest"):
+        for phase in ("meminit", "census"):
             self.assertIn("&bs.topo", calls[phase], phase)
             self.assertIn("&bs.memmap", calls[phase], phase)
+        for phase in ("meminit", "census"):
+            self.assertIn("&bs.census", calls[phase], phase)
+        # The self-tests get the state through their context, built of it.
+        m = re.search(r"struct\s+selftest_ctx\s+(\w+)\s*=\s*\{(.*?)\};",
+                      strip_comments(read(MAIN)), re.S)
+        self.assertIsNotNone(m, f"no struct selftest_ctx in {MAIN}")
+        for member in ("&bs.topo", "&bs.memmap", "&bs.hugetlb"):
+            self.assertIn(member, m.group(2))
+        self.assertIn(f"selftests_run(&{m.group(1)})", calls["selftest"])
 
     def test_the_checks_can_fail(self):
         self.assertEqual(state_instances("struct numa_topology numa_topo;\n"),
@@ -127,6 +237,29 @@ class TestBootState(unittest.TestCase):
                          {"memmap": "mm"})
         calls = phase_calls('PHASE("numa", discover_numa(&bs.bootinfo, &topo));')
         self.assertEqual(calls, {"numa": " discover_numa(&bs.bootinfo, &topo)"})
+
+    def test_shared_state_check_can_fail(self):
+        memory = ("#include \"x.h\"\n"
+                  "static bool retired;\n"
+                  "uint64_t retired_pages, other = 1;\n"
+                  "const char *const names[] = { \"a;\", \"b\" };\n"
+                  "const char *last_name;\n"
+                  "struct counters { int a; };\n"
+                  "struct counters counts = { .a = 1 };\n"
+                  "extern char __kernel_end[];\n"
+                  "void f(uint64_t x);\n"
+                  "PARAM_TABLE(t, \"x\", params);\n"
+                  "uint64_t memory_pages(void)\n{\n\tuint64_t local = 0;\n"
+                  "\treturn local + retired_pages;\n}\n"
+                  "/* uint64_t in_a_comment; */\n")
+        self.assertEqual(mutable_globals(memory),
+                         ["retired_pages", "other", "last_name", "counts"])
+        meminit = ("uint64_t f(void) { return retired_pages + memory_pages() + counts.a; }\n"
+                   "static const char *s = \"other\";\n")
+        self.assertEqual(shared_phase_state({"kernel/init/memory.c": memory,
+                                             "kernel/init/meminit.c": meminit}),
+                         [("kernel/init/memory.c", "retired_pages", "kernel/init/meminit.c"),
+                          ("kernel/init/memory.c", "counts", "kernel/init/meminit.c")])
 
 
 if __name__ == "__main__":

@@ -118,6 +118,42 @@ class SmallTree(unittest.TestCase):
         self.write("kernel/init/meminit.c", '#include "boot/bootinfo.h"\n#include "mm/page.h"\n')
         self.assertEqual(self.violations(), [])
 
+    def test_the_directory_is_the_layer(self):
+        # The same include, allowed or not by where the file lies: a file of
+        # kernel/init/ may include mm/, one at kernel/'s root (a service)
+        # may not, whatever its name.
+        self.write("kernel/init/newphase.c", '#include "mm/page.h"\n')
+        self.write("kernel/newphase.c", '#include "mm/page.h"\n')
+        self.write("kernel/vm/vm.c", '#include "mm/page.h"\n#include "arch/cpu.h"\n')
+        self.assertEqual(self.violations(), [("kernel/newphase.c", 1, "mm/page.h")])
+        self.assertEqual(ci.layer_of("kernel/init/newphase.c"), "phase")
+        self.assertEqual(ci.layer_of("kernel/newphase.c"), "services")
+        self.assertEqual(ci.layer_of("kernel/selftest/x.c"), "selftest")
+        self.assertEqual(ci.layer_of("kernel/vm/x.c"), "vm")
+        self.assertEqual(ci.layer_of("kernel/acpi/x.c"), "acpi")
+        self.assertEqual(ci.layer_of("mm/alloc/x.c"), "mm")
+
+    def test_a_new_selftest_may_not_reach_into_the_phases(self):
+        # A new file dropped into kernel/selftest/ is a self-test: it may
+        # use vm, mm and services, but what it needs of the boot it is
+        # handed, so a phase header is a violation.
+        self.write("kernel/init/meminit.h", '#include "mm/page.h"\n')
+        self.write("kernel/vm/vm.h", '#include "mm/page.h"\n')
+        self.write("kernel/selftest/newtest.c", '#include "kernel/vm/vm.h"\n#include "mm/page.h"\n'
+                   '#include "kernel/log.h"\n#include "kernel/init/meminit.h"\n')
+        self.assertEqual(self.violations(), [("kernel/selftest/newtest.c", 4,
+                                              "kernel/init/meminit.h")])
+        code, out = self.run_check()
+        self.assertEqual(code, 1)
+        self.assertIn("kernel/selftest/newtest.c:4: includes kernel/init/meminit.h: selftest "
+                      "code may not include phase code", out)
+        # vm and services may not include a self-test either.
+        self.write("kernel/selftest/selftest.h", "\n")
+        self.write("kernel/vm/vm.c", '#include "kernel/selftest/selftest.h"\n')
+        self.write("kernel/time.c", '#include "kernel/selftest/selftest.h"\n')
+        self.assertIn(("kernel/vm/vm.c", 1, "kernel/selftest/selftest.h"), self.violations())
+        self.assertIn(("kernel/time.c", 1, "kernel/selftest/selftest.h"), self.violations())
+
     def test_exceptions_are_honoured_and_must_be_used(self):
         # An exception of its own: the real list shrinks to nothing as the
         # violations are fixed.

@@ -7,7 +7,8 @@
 - tools/mbtools/records.py (SCHEMA: the keys the tools read, their types)
   against docs/records.md;
 - kernel/limits.h: no other file defines the node or CPU limit, the default
-  distances or the page size with a number of its own.
+  distances or the page size with a number of its own;
+- boot/fwcfg.h: the only C file that spells a fw_cfg file name.
 
 Each check is a function of texts, also run here on a deliberately wrong
 text, so that the tests are seen to fail when the two sides disagree.
@@ -469,6 +470,35 @@ class ToolFacts(unittest.TestCase):
         sub = next(a for a in parser._actions if a.dest == "command")
         self.assertEqual(sorted(listed), sorted(sub.choices))
         self.assertEqual(len(listed), 8)
+
+
+# ---- boot/fwcfg.h -----------------------------------------------------------
+
+FWCFG_HEADER = "boot/fwcfg.h"
+FWCFG_DEFINE = re.compile(r'^#define\s+(FWCFG_\w+_FILE)\s+"([^"]+)"', re.M)
+FWCFG_LITERAL = re.compile(r'"opt/[^"]*"')
+
+
+def fwcfg_literals(text):
+    """The fw_cfg file names (\"opt/...\") a C text spells out."""
+    return FWCFG_LITERAL.findall(re.sub(r"/\*.*?\*/", "", text, flags=re.S))
+
+
+class FwCfgNames(unittest.TestCase):
+
+    def test_header_names_the_files(self):
+        names = dict(FWCFG_DEFINE.findall(read(FWCFG_HEADER)))
+        self.assertEqual(names["FWCFG_CMDLINE_FILE"], "opt/memboot/cmdline")
+        self.assertEqual(names["FWCFG_MB2_OVERRIDE_FILE"], "opt/memboot/mb2-override")
+
+    def test_no_other_c_file_spells_one(self):
+        found = ["%s: %s" % (path, lit) for path in c_sources() if path != FWCFG_HEADER
+                 for lit in fwcfg_literals(read(path))]
+        self.assertEqual(found, [], "use the names of boot/fwcfg.h")
+
+    def test_check_sees_a_literal(self):
+        self.assertEqual(fwcfg_literals('/* "opt/memboot/x" */ read("opt/memboot/cmdline");'),
+                         ['"opt/memboot/cmdline"'])
 
 
 if __name__ == "__main__":

@@ -42,40 +42,10 @@
 #include "kernel/panic.h"
 #include "kernel/record.h"
 #include "mm/numa.h"
+#include "tests/host/host_support.h"
 #include "tools/topo/acpidump_text.h"
 
 static bool json_only;
-
-void log_printf(enum log_level level, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (json_only)
-		return;
-	va_start(ap, fmt);
-	vfprintf(level <= LOG_WARN ? stderr : stdout, fmt, ap);
-	va_end(ap);
-	fputc('\n', level <= LOG_WARN ? stderr : stdout);
-	fflush(NULL);
-}
-
-void record_emit(struct record *r)
-{
-	const char *line = rec_finish(r);
-	puts(json_only ? line + strlen(RECORD_PREFIX) : line);
-}
-
-void panic(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, "memboot-topo: internal error: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	exit(70);
-}
 
 /* The tables we need, copied out of the input. */
 struct table {
@@ -436,6 +406,19 @@ int main(int argc, char **argv)
 	}
 	if (!path)
 		return usage();
+	/*
+	 * The kernel's lines as a console shows them (warnings on stderr), its
+	 * records on stdout; --json leaves only the records' JSON there. A
+	 * panic in the kernel's code is this tool's internal error (status 70,
+	 * EX_SOFTWARE), not an abort.
+	 */
+	host_shim_configure(&(struct host_shim_options){
+		.echo = json_only ? HOST_ECHO_NONE : HOST_ECHO_CONSOLE,
+		.keep_lines = false,
+		.records = json_only ? HOST_RECORDS_JSON : HOST_RECORDS_STDOUT,
+		.panic_prefix = "memboot-topo: internal error: ",
+		.panic_exit = 70,
+	});
 	if (stat(path, &st) != 0) {
 		fprintf(stderr, "memboot-topo: %s: %s\n", path, strerror(errno));
 		return 1;

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arch/cpu_caches.h"
+
 static inline uint64_t rdtsc(void)
 {
 	uint32_t lo, hi;
@@ -55,8 +57,11 @@ struct cpu_features {
 };
 
 extern struct cpu_features cpu_features;
+/* The caches, decoded once by arch_cpu_identify() (arch/cpu_caches.h);
+ * the boot CPU's answer stands for every CPU. */
+extern struct cpu_caches cpu_caches;
 
-/* Fill cpu_features from CPUID. */
+/* Fill cpu_features and cpu_caches from CPUID. */
 void arch_cpu_identify(void);
 struct percpu;
 /*

@@ -15,12 +15,6 @@
 #define FW_CFG_PORT_SEL 0x510
 #define FW_CFG_PORT_DATA 0x511
 
-/* A fw_cfg file found at boot: its selector and size (0: none). */
-struct fwcfg_blob {
-	uint16_t select;
-	uint32_t bytes;
-};
-
 static inline void fwcfg_select(uint16_t select)
 {
 	outw(FW_CFG_PORT_SEL, select);

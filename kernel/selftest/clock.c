@@ -1,0 +1,37 @@
+/*
+ * clock.c: memboot.selftest=clock, a busy-wait of memboot.clock_ms by the
+ * TSC between two records.
+ *
+ * The kernel cannot judge its own clock; tools/memboot --host-times stamps
+ * both lines with the host's clock, and the guest test compares the two
+ * intervals (tests/guest).
+ */
+#include <stdint.h>
+
+#include "arch/cpu.h"
+#include "kernel/log.h"
+#include "kernel/record.h"
+#include "kernel/selftest/select.h"
+#include "kernel/selftest/tests.h"
+#include "kernel/time.h"
+
+bool selftest_clock(const struct selftest_ctx *ctx, const char **skipped)
+{
+	struct record r;
+	uint64_t want_ns = selftest_settings.clock_ms * 1000000ULL;
+	uint64_t t0, cycles;
+
+	pr_info("clock: busy-waiting %llu ms by the TSC (%llu Hz)",
+		(unsigned long long)selftest_settings.clock_ms, (unsigned long long)tsc_hz);
+	rec_begin(&r, "clock_start");
+	rec_u64(&r, "requested_ns", want_ns);
+	record_emit(&r);
+	t0 = rdtsc();
+	cycles = time_delay_ns(want_ns);
+	rec_begin(&r, "clock");
+	rec_u64(&r, "requested_ns", want_ns);
+	rec_u64(&r, "ns", tsc_cycles_to_ns(rdtsc() - t0));
+	rec_u64(&r, "tsc_hz", tsc_hz);
+	record_emit(&r);
+	return cycles > 0;
+}

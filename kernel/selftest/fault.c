@@ -1,0 +1,130 @@
+/*
+ * fault.c: memboot.fault, a fault raised on purpose after bring-up, to
+ * check fault reporting and exit statuses (docs/exit-status.md).
+ */
+#include "kernel/selftest/selftest.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arch/cpu.h"
+#include "arch/io.h"
+#include "arch/percpu.h"
+#include "kernel/job.h"
+#include "kernel/log.h"
+#include "kernel/panic.h"
+#include "kernel/percpu.h"
+#include "kernel/selftest/select.h"
+#include "mm/alloc/alloc.h"
+#include "mm/memmap.h"
+
+/* Run on an application processor: fault there, as memboot.fault asks. */
+static void fault_on_ap(void *arg, uint64_t start, uint64_t end)
+{
+	const struct percpu *pc = this_cpu();
+
+	if (pc->cpu == 0) {
+		/* The boot CPU waits for the AP's fault to end the boot. */
+		for (;;)
+			cpu_relax();
+	}
+	if (selftest_settings.fault == FAULT_AP_UD) {
+		pr_info("fault: executing ud2 on CPU %u on purpose", pc->cpu);
+		__asm__ volatile("ud2");
+	}
+	pr_info("fault: CPU %u reading its stack guard page at 0x%llx on purpose", pc->cpu,
+		(unsigned long long)(pc->stack_bottom - 8));
+	(void)*(volatile uint64_t *)(uintptr_t)(pc->stack_bottom - 8);
+}
+
+/* The command-line name of the fault asked for ("ap-ud"), not its number. */
+static const char *fault_name(void)
+{
+	return selftest_fault_name(selftest_settings.fault);
+}
+
+/* Returns false if the fault cannot apply here (one CPU). */
+static bool fault_inject_ap(void)
+{
+	struct job j = { .name = "fault", .start = 0, .size = 2, .min_chunk = 1,
+			 .node = JOB_ALL_NODES, .fn = fault_on_ap };
+	struct job_state st;
+
+	if (job_cpus_of_node(JOB_ALL_NODES) < 2) {
+		pr_err("fault: memboot.fault=%s needs a second CPU; nothing injected", fault_name());
+		return false;
+	}
+	job_run(&j, &st);
+	return true;
+}
+
+void fault_inject(struct memmap *mm)
+{
+	switch ((enum fault_kind)selftest_settings.fault) {
+	case FAULT_NONE:
+		return;
+	case FAULT_DE: {
+		volatile unsigned zero = 0;
+		pr_info("fault: dividing by zero on purpose");
+		__asm__ volatile("divl %0" : : "r"(zero) : "eax", "edx");
+		break;
+	}
+	case FAULT_UD:
+		pr_info("fault: executing ud2 on purpose");
+		__asm__ volatile("ud2");
+		break;
+	case FAULT_GP:
+		pr_info("fault: loading a non-canonical address on purpose");
+		(void)*(volatile uint64_t *)0x8000000000000000ULL;
+		break;
+	case FAULT_PF:
+		/* 16 TiB: beyond the boot identity map of 64 GiB. */
+		pr_info("fault: reading an unmapped address on purpose");
+		(void)*(volatile uint64_t *)0x100000000000ULL;
+		break;
+	case FAULT_DF:
+		/* A stack pointer on an unmapped page: the #PF cannot push its
+		 * frame, which makes a #DF, delivered on its own IST stack. */
+		pr_info("fault: pointing the stack at unmapped memory on purpose");
+		__asm__ volatile("movq $0x100000001000, %%rsp\n\tpushq $0" : : : "memory");
+		break;
+	case FAULT_PANIC:
+		panic("panic requested with memboot.fault=panic");
+	case FAULT_AP_UD:
+	case FAULT_AP_GUARD:
+		/* A request that cannot apply is a user error, reported above,
+		 * not a kernel panic: the boot goes on. */
+		if (!fault_inject_ap())
+			return;
+		break;
+	case FAULT_WRITE_TEXT:
+		/* Kernel text is mapped read-only, and CR0.WP makes that bind
+		 * ring 0 too. */
+		pr_info("fault: writing to kernel text at %p on purpose", (void *)fault_inject);
+		*(volatile uint8_t *)(uintptr_t)fault_inject = 0xc3;
+		break;
+	case FAULT_EXEC_DATA: {
+		/* .data is mapped no-execute: a fetch from it faults. */
+		static uint8_t ret_insn[16] = { 0xc3 };
+		pr_info("fault: executing from kernel data at %p on purpose", (void *)ret_insn);
+		((void (*)(void))(uintptr_t)ret_insn)();
+		break;
+	}
+	case FAULT_LOSE_PAGE: {
+		/* A page leaves the allocator and its descriptor is wiped, as a
+		 * bug that forgot a page would leave it: the census must say so. */
+		uint64_t pfn = alloc_pages(0, 0, 0);
+		struct page *p = pfn == ALLOC_NO_PFN ? NULL : memmap_pfn_to_page(mm, pfn);
+		if (p) {
+			pr_info("fault: losing pfn 0x%llx on purpose", (unsigned long long)pfn);
+			p->type = PAGE_UNINIT;
+		}
+		return;
+	}
+	case FAULT_ASSERT:
+		ASSERT(selftest_settings.fault == FAULT_NONE, "fault=%u requested on the command line",
+		       selftest_settings.fault);
+		break;
+	}
+	panic("memboot.fault=%s did not fault", fault_name());
+}
