@@ -26,8 +26,7 @@
 	X(PT, "pt", selftest_pt, "2 or more CPUs (shootdowns), 1 GiB pages if the CPU has them", \
 	  "map, protect and unmap on every CPU at once, checked through real translations")   \
 	X(ALLOC, "alloc", selftest_alloc, "free memory for 64 blocks of 32 pages",           \
-	  "every CPU allocates blocks of orders 0..10 (some flagged past the per-CPU lists), " \
-	  "a census while held, other CPUs check and free them")                              \
+	  "every CPU allocates orders 0..10, some past the lists; census held; others free")  \
 	X(CHURN, "churn", selftest_churn, "half of free memory, all CPUs, memboot.pcp lists", \
 	  "the churn workload on every CPU through the per-CPU lists, then every list drained") \
 	X(REPLAY, "replay", selftest_replay, "a trace: tools/memboot run --replay TRACE",    \

@@ -252,28 +252,46 @@ static uint32_t node_of(uint64_t pfn)
 	return memmap_nid_of_pfn(&W.mm, pfn);
 }
 
+/* A failed check names the allocator, the block and what was expected and
+ * found, types by name (a suite failure must say where to look). */
+#define BLOCK_CHECK(cond, fmt, ...)                                                       \
+	do {                                                                              \
+		if (!(cond))                                                              \
+			fail_msg("allocator %s: block pfn %#llx order %u: " fmt, W.ops->name,   \
+				 (unsigned long long)pfn, order, ##__VA_ARGS__);           \
+	} while (0)
+
 /* A block as handed out: aligned, on a node, head (and tails) written. */
 static void assert_block(uint64_t pfn, unsigned order, bool tails)
 {
 	uint32_t nid;
 	const struct page *p;
 
-	assert_int_not_equal(pfn, ALLOC_NO_PFN);
-	assert_int_equal(pfn & ((1ULL << order) - 1), 0);
-	assert_true(pfn >= BASE_PFN + RESERVED_PAGES && pfn + (1ULL << order) <= TOP_PFN);
+	BLOCK_CHECK(pfn != ALLOC_NO_PFN, "expected a block, found none");
+	BLOCK_CHECK((pfn & ((1ULL << order) - 1)) == 0, "not aligned to %llu pages",
+		    1ULL << order);
+	BLOCK_CHECK(pfn >= BASE_PFN + RESERVED_PAGES && pfn + (1ULL << order) <= TOP_PFN,
+		    "outside the free memory [%#llx, %#llx)",
+		    (unsigned long long)(BASE_PFN + RESERVED_PAGES), (unsigned long long)TOP_PFN);
 	nid = node_of(pfn);
-	assert_true(nid < NR_NODES);
-	assert_true(pfn + (1ULL << order) <= span[nid].end);
+	BLOCK_CHECK(nid < NR_NODES && pfn + (1ULL << order) <= span[nid].end,
+		    "not inside one node (node %u)", nid);
 	p = memmap_page(&W.mm.nodes[nid], pfn);
-	assert_int_equal(p->type, PAGE_ALLOCATED);
-	assert_int_equal(p->order, order);
-	assert_int_equal(p->zone, page_zone_of_pfn(pfn));
+	BLOCK_CHECK(p->type == PAGE_ALLOCATED && p->order == order &&
+		    p->zone == page_zone_of_pfn(pfn),
+		    "head expected type %s order %u zone %u, found type %s order %u zone %u",
+		    page_type_name(PAGE_ALLOCATED), order, page_zone_of_pfn(pfn),
+		    page_type_name(p->type), p->order, p->zone);
 	/* Tails were written, by the init or by the allocator (what they say
 	 * is not the head's business; garbage is 0xa5 everywhere). */
 	if (tails) {
-		assert_int_equal(p->flags & PAGE_F_LAZY_UNINIT, 0);
-		for (uint64_t t = 1; t < (1ULL << order); t++)
-			assert_true(memmap_page(&W.mm.nodes[nid], pfn + t)->type < PAGE_NR_TYPES);
+		BLOCK_CHECK(!(p->flags & PAGE_F_LAZY_UNINIT), "head still flagged lazy");
+		for (uint64_t t = 1; t < (1ULL << order); t++) {
+			const struct page *tp = memmap_page(&W.mm.nodes[nid], pfn + t);
+			BLOCK_CHECK(tp->type < PAGE_NR_TYPES,
+				    "tail +%llu expected written, found type %u (never written)",
+				    (unsigned long long)t, tp->type);
+		}
 	}
 }
 
