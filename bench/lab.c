@@ -33,7 +33,8 @@
 #include "mm/memmap.h"
 #include "mm/page.h"
 
-#define BASE_PFN 0x100000ULL       /* 4 GiB: one Normal zone */
+#define ZONE_LINE_PFN 0x100000ULL  /* 4 GiB: DMA32 below, Normal above */
+#define MAX_NODES 8
 #define MAX_THREADS 256
 #define MAX_SAMPLES 4096
 
@@ -52,6 +53,9 @@ static const struct alloc_ops *ops;
 static void *self;
 static struct memmap mm;
 static uint64_t nr_pages, reserved_bytes;
+static uint64_t base_pfn = ZONE_LINE_PFN;   /* --split: half below the 4 GiB line */
+static uint32_t nr_nodes = 1;
+static bool lazy;
 static struct thread T[MAX_THREADS];
 static uint32_t nr_threads;
 static __thread struct thread *me;
@@ -98,14 +102,18 @@ static void maybe_sample(void)
 		struct sample *s = &samples[nr_samples++];
 		memset(s, 0, sizeof(*s));
 		s->at_ops = n;
-		ops->free_blocks(self, 0, s->blocks);
+		for (uint32_t nd = 0; nd < nr_nodes; nd++)
+			ops->free_blocks(self, nd, s->blocks);
 	}
 }
 
 static uint64_t lab_alloc(unsigned order)
 {
 	uint64_t t0 = __rdtsc();
-	uint64_t pfn = ops->alloc(self, 0, order, 0);
+	/* The thread's node first, then the others (as the seam's front). */
+	uint64_t pfn = ALLOC_NO_PFN;
+	for (uint32_t k = 0; k < nr_nodes && pfn == ALLOC_NO_PFN; k++)
+		pfn = ops->alloc(self, (me->id + k) % nr_nodes, order, 0);
 	uint64_t t1 = __rdtsc();
 	if (pfn == ALLOC_NO_PFN)
 		me->failed++;
@@ -299,10 +307,27 @@ static void print_pcts(struct lat *v, uint64_t n)
 	       (unsigned long long)n, P(0.5), P(0.99), P(0.999), v[n - 1].cycles * ns_per_cycle);
 }
 
+/* Memory init's part for one zone of one node: the descriptors (eager or
+ * lazy), then the allocator takes them (timed: init ns per page). */
+static double give_ns;
+static void give_zone(void *ctx, enum page_zone zone, uint64_t s, uint64_t e)
+{
+	uint32_t nd = (uint32_t)(uintptr_t)ctx;
+
+	if (lazy)
+		memmap_init_heads(&mm.nodes[nd], s, e, PAGE_RESERVED, zone, ALLOC_MAX_ORDER);
+	else
+		memmap_init_range(&mm.nodes[nd], s, e, PAGE_RESERVED, zone);
+	double t0 = now_s();
+	ops->free_range(self, nd, zone, s, e);
+	give_ns += (now_s() - t0) * 1e9;
+}
+
 int main(int argc, char **argv)
 {
 	const char *name = "buddy", *events = NULL;
 	uint64_t mib = 256, seed = 1;
+	bool split = false;
 
 	nr_threads = 1;
 	for (int i = 1; i < argc; i++) {
@@ -319,12 +344,18 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--batch")) batch = strtoull(v, 0, 0);
 		else if (!strcmp(a, "--order")) repeat_order = (unsigned)atoi(v);
 		else if (!strcmp(a, "--events")) events = v;
+		else if (!strcmp(a, "--nodes")) nr_nodes = (uint32_t)atoi(v);
+		else if (!strcmp(a, "--lazy")) lazy = atoi(v) != 0;
+		else if (!strcmp(a, "--split")) split = atoi(v) != 0;
 		else goto usage;
 		i++;
 	}
 	ops = alloc_find(name);
+	if (split)
+		base_pfn = ZONE_LINE_PFN - (mib << 8) / 2;
 	if (!ops || !nr_threads || nr_threads > MAX_THREADS || mib < 16 || mib > (1 << 20) ||
-	    !sample_every || repeat_order > ALLOC_MAX_ORDER || !batch) {
+	    !sample_every || repeat_order > ALLOC_MAX_ORDER || !batch || !nr_nodes ||
+	    nr_nodes > MAX_NODES || (mib << 8) / nr_nodes < ALLOC_MAX_ORDER_PAGES) {
 		fprintf(stderr, "lab: bad arguments (allocator %s%s)\n", name, ops ? "" : " unknown");
 		return 64;
 	}
@@ -351,18 +382,25 @@ int main(int argc, char **argv)
 			tslot[i] = SLOT_EMPTY;
 	}
 	calibrate();
-	nr_pages = mib << 8;
-	memmap_nid_t *table = malloc(memmap_nid_table_bytes(BASE_PFN + nr_pages));
-	struct page *pages = aligned_alloc(64, memmap_desc_bytes(nr_pages));
-	struct memmap_node node;
-	memmap_init(&mm, table, BASE_PFN + nr_pages);
-	memmap_node_init(&node, 0, BASE_PFN, nr_pages, pages);
-	memmap_add_node(&mm, &node);
-	memmap_set_nid(&mm, BASE_PFN, BASE_PFN + nr_pages, 0);
-	mm.nr_nodes = 1;
-	memmap_init_range(&mm.nodes[0], BASE_PFN, BASE_PFN + nr_pages, PAGE_RESERVED,
-			  PAGE_ZONE_NORMAL);
-	struct alloc_setup setup = { .mm = &mm, .nr_nodes = 1, .reserve = lab_reserve,
+	/* The machine: --nodes equal nodes of 4 MiB multiples, from 4 GiB up
+	 * (one Normal zone each) or, with --split, from mib/2 below the line
+	 * (node 0 then has a DMA32 and a Normal zone); descriptors written
+	 * eagerly or, with --lazy, block heads only (memory init's two
+	 * policies). */
+	uint64_t per_node = (mib << 8) / nr_nodes & ~(ALLOC_MAX_ORDER_PAGES - 1);
+	nr_pages = per_node * nr_nodes;
+	memmap_nid_t *table = malloc(memmap_nid_table_bytes(base_pfn + nr_pages));
+	memmap_init(&mm, table, base_pfn + nr_pages);
+	for (uint32_t nd = 0; nd < nr_nodes; nd++) {
+		struct memmap_node node;
+		uint64_t s0 = base_pfn + nd * per_node;
+		struct page *pages = aligned_alloc(64, memmap_desc_bytes(per_node));
+		memmap_node_init(&node, nd, s0, per_node, pages);
+		memmap_add_node(&mm, &node);
+		memmap_set_nid(&mm, s0, s0 + per_node, nd);
+	}
+	mm.nr_nodes = nr_nodes;
+	struct alloc_setup setup = { .mm = &mm, .nr_nodes = nr_nodes, .reserve = lab_reserve,
 				     .this_cpu = lab_cpu };
 	double ti = now_s();
 	self = ops->create(&setup);
@@ -370,8 +408,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "lab: %s could not start\n", name);
 		return 1;
 	}
-	ops->free_range(self, 0, PAGE_ZONE_NORMAL, BASE_PFN, BASE_PFN + nr_pages);
 	double init_ns = (now_s() - ti) * 1e9;
+	for (uint32_t nd = 0; nd < nr_nodes; nd++)
+		page_zone_split(base_pfn + nd * per_node, base_pfn + (nd + 1) * per_node,
+				give_zone, (void *)(uintptr_t)nd);
+	init_ns = give_ns + init_ns;
 
 	if (strcmp(workload, "bulk") && strcmp(workload, "repeat") && strcmp(workload, "random") &&
 	    strcmp(workload, "trace") && strcmp(workload, "frag")) {
@@ -419,8 +460,12 @@ int main(int argc, char **argv)
 	double wall = now_s() - t0;
 	if (ops->lock_stats)
 		ops->lock_stats(self, &ls1);
-	bool ok = ops->check(self) && ops->free_pages(self, 0) == nr_pages &&
-		  ops->count_free(self, 0) == nr_pages;
+	uint64_t free_now = 0, counted = 0;
+	for (uint32_t nd = 0; nd < nr_nodes; nd++) {
+		free_now += ops->free_pages(self, nd);
+		counted += ops->count_free(self, nd);
+	}
+	bool ok = ops->check(self) && free_now == nr_pages && counted == nr_pages;
 	/* Whatever a replayed trace still holds stays held: count it. */
 	uint64_t total = 0, failed = 0, all_lat = 0;
 	for (uint32_t i = 0; i < nr_threads; i++) {
@@ -436,7 +481,9 @@ int main(int argc, char **argv)
 		memcpy(v + n, T[i].lat, T[i].nr_lat * sizeof(*v));
 		n += T[i].nr_lat;
 	}
-	printf("{\"allocator\":\"%s\",\"workload\":\"%s\",\"threads\":%u,\"pages\":%llu,"
+	printf("{\"nodes\":%u,\"lazy\":%s,\"split\":%s,", nr_nodes, lazy ? "true" : "false",
+	       base_pfn < ZONE_LINE_PFN ? "true" : "false");
+	printf("\"allocator\":\"%s\",\"workload\":\"%s\",\"threads\":%u,\"pages\":%llu,"
 	       "\"ops\":%llu,\"failed\":%llu,\"wall_s\":%.6f,\"mops\":%.4f,\"check\":%s,"
 	       "\"init_ns_per_page\":%.3f,\"bookkeeping_bytes_per_page\":%.4f,"
 	       "\"lock\":{\"acquired\":%llu,\"contended\":%llu,\"spin_ns\":%.0f},",
@@ -500,6 +547,7 @@ int main(int argc, char **argv)
 	return ok ? 0 : 3;
 usage:
 	fprintf(stderr, "usage: lab --alloc NAME [--threads N] [--workload W] [--ops N] [--mib M] "
-		"[--seed S] [--sample N] [--batch N] [--order K] [--events FILE]\n");
+		"[--seed S] [--sample N] [--batch N] [--order K] [--events FILE] [--nodes N] "
+		"[--lazy 0|1] [--split 0|1]\n");
 	return 64;
 }

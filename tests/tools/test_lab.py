@@ -81,7 +81,8 @@ class LabRun(unittest.TestCase):
             r = subprocess.run(
                 [os.path.join(REPO_ROOT, "tools", "memboot"), "lab", "--allocators",
                  "buddy,llfree", "--threads", "1,2", "--workloads", "repeat,trace",
-                 "--trace", trace, "--ops", "20000", "--mib", "64", "--out", out, "--no-plot"],
+                 "--trace", trace, "--ops", "20000", "--mib", "64", "--out", out, "--no-plot",
+                 "--nodes", "2", "--lazy", "--split"],
                 capture_output=True, text=True, timeout=600)
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
             self.assertIn("| buddy | repeat | 2 |", r.stdout)
@@ -91,6 +92,8 @@ class LabRun(unittest.TestCase):
                 data = json.load(f)
             rows = data["rows"]
             self.assertEqual(len(rows), 6)
+            self.assertEqual({(r["nodes"], r["lazy"], r["split"]) for r in rows},
+                             {(2, True, True)})
             for row in rows:
                 self.assertTrue(row["check"], row)
                 self.assertGreater(row["ops"], 0)
@@ -102,7 +105,8 @@ class LabRun(unittest.TestCase):
 
     def test_bad_arguments(self):
         for args in (["--allocators", "nosuch"], ["--threads", "x"], ["--workloads", "dance"],
-                     ["--workloads", "trace", "--trace", "/nonexistent.xz"]):
+                     ["--workloads", "trace", "--trace", "/nonexistent.xz"],
+                     ["--nodes", "9"]):
             r = subprocess.run([os.path.join(REPO_ROOT, "tools", "memboot"), "lab"] + args,
                                capture_output=True, text=True, timeout=120)
             self.assertEqual(r.returncode, 1, (args, r.stderr))

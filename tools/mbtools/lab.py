@@ -173,7 +173,8 @@ def build(quiet):
 def run_one(alloc, threads, workload, args, events_path, mib):
     cmd = [LAB_BIN, "--alloc", alloc, "--threads", str(threads), "--workload", workload,
            "--ops", str(args.ops), "--mib", str(mib), "--seed", str(args.seed),
-           "--sample", str(args.sample)]
+           "--sample", str(args.sample), "--nodes", str(args.nodes),
+           "--lazy", "1" if args.lazy else "0", "--split", "1" if args.split else "0"]
     if workload == "trace":
         cmd += ["--events", events_path]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
@@ -280,6 +281,14 @@ def add_parser(sub):
                    "(tracefs or trace-cmd report text, .xz/.gz ok)")
     p.add_argument("--ops", type=int, default=1000000, help="operations per run (default 1e6)")
     p.add_argument("--mib", type=int, default=1024, help="simulated memory (default 1024 MiB)")
+    p.add_argument("--nodes", type=int, default=1, help="simulated nodes, 1 to 8 (default 1); "
+                   "thread t allocates on node t %% nodes first, then the others")
+    p.add_argument("--lazy", action="store_true",
+                   help="lazy memory: only block heads written before the allocator "
+                        "takes it (memboot.init=lazy); default eager")
+    p.add_argument("--split", action="store_true",
+                   help="half the machine below the 4 GiB line: node 0 gets a DMA32 and a "
+                        "Normal zone (default: all above it)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--sample", type=int, default=0,
                    help="fragmentation sample every N ops (default: ops / 50)")
@@ -331,6 +340,8 @@ def _main(args):
         args.ops, args.mib = min(args.ops, 200000), min(args.mib, 256)
     if args.ops < 1000 or args.mib < 16:
         raise LabError("--ops at least 1000, --mib at least 16")
+    if not 1 <= args.nodes <= 8 or args.mib // args.nodes < 4:
+        raise LabError("--nodes: 1 to 8, each with at least 4 MiB of --mib")
     args.sample = args.sample or max(args.ops // 50, 100)
     build(quiet=True)
     events_path, trace_rep, trace_mib = None, None, args.mib
@@ -359,10 +370,12 @@ def _main(args):
               file=sys.stderr, flush=True)
         rows.append(run_one(a, t, w, args, events_path, trace_mib if w == "trace" else args.mib))
     host = hostinfo.cpu_model()
-    print("host CPU: %s; %d MiB simulated, %d ops per run, seed %d" %
-          (host, args.mib, args.ops, args.seed))
+    print("host CPU: %s; %d MiB simulated on %d node(s)%s, %s memory, %d ops per run, seed %d" %
+          (host, args.mib, args.nodes, ", half below 4 GiB" if args.split else "",
+           "lazy" if args.lazy else "eager", args.ops, args.seed))
     print_table(rows)
     out = {"host_cpu": host, "mib": args.mib, "ops": args.ops, "seed": args.seed,
+           "nodes": args.nodes, "lazy": args.lazy, "split": args.split,
            "trace": trace_rep, "trace_file": args.trace if trace_rep else None, "rows": rows}
     with open(args.out + ".json", "w") as f:
         json.dump(out, f, indent=1)
