@@ -34,7 +34,7 @@
 #include "mm/page.h"
 
 #define ZONE_LINE_PFN 0x100000ULL  /* 4 GiB: DMA32 below, Normal above */
-#define MAX_NODES 8
+#define LAB_MAX_NODES 8            /* the lab's option range, not the kernel's limit */
 #define MAX_THREADS 256
 #define MAX_SAMPLES 4096
 
@@ -355,7 +355,7 @@ int main(int argc, char **argv)
 		base_pfn = ZONE_LINE_PFN - (mib << 8) / 2;
 	if (!ops || !nr_threads || nr_threads > MAX_THREADS || mib < 16 || mib > (1 << 20) ||
 	    !sample_every || repeat_order > ALLOC_MAX_ORDER || !batch || !nr_nodes ||
-	    nr_nodes > MAX_NODES || (mib << 8) / nr_nodes < ALLOC_MAX_ORDER_PAGES) {
+	    nr_nodes > LAB_MAX_NODES || (mib << 8) / nr_nodes < ALLOC_MAX_ORDER_PAGES) {
 		fprintf(stderr, "lab: bad arguments (allocator %s%s)\n", name, ops ? "" : " unknown");
 		return 64;
 	}
