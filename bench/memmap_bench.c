@@ -25,7 +25,9 @@
  * What is measured, per page of simulated RAM (the descriptor array's own
  * pages excluded):
  *   init        memmap_init_range(): the store memmap_store_choose() picks
- *               for this CPU's last-level cache (CPUID) and the array
+ *               for this CPU's last-level cache (CPUID) and the array, with
+ *               the kind for arrays larger than the cache measured first
+ *               (memmap_store_probe(), as the kernel does at boot)
  *   init_plain  memmap_init_range_store(MEMMAP_STORE_PLAIN): plain stores
  *   init_nt     memmap_init_range_store(MEMMAP_STORE_NT): non-temporal stores
  *   heads       memmap_init_heads(): heads of max-order blocks only (lazy)
@@ -441,6 +443,24 @@ static void zones_reset(void)
 	}
 }
 
+/* The store probe's clock and flush (mm/memmap.h, memmap_store_probe). */
+#define PROBE_BYTES (4ull << 20)
+
+static uint64_t probe_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void probe_flush(const void *p, uint64_t bytes)
+{
+	for (const char *c = p, *end = c + bytes; c < end; c += 64)
+		_mm_clflush(c);
+	_mm_mfence();
+}
+
 static void flush_arrays(void)
 {
 	for (uint32_t nd = 0; nd < B.nr_nodes; nd++) {
@@ -652,12 +672,28 @@ int main(int argc, char **argv)
 		const struct cpu_caches *c = &host_caches;
 		static const char *const vendors[] = { "other", "intel", "amd" };
 		uint64_t array = memmap_desc_bytes(B.nodes[0].map.nr_pages);
-		enum memmap_store st = memmap_store_choose(array, c);
+		struct memmap_store_probe pr;
+		struct node_sim *n0 = &B.nodes[0];
+		uint64_t probe_pages = (PROBE_BYTES / MEMMAP_DESC_BYTES);
+
+		/* The kernel's choice, made the kernel's way (kernel/init/meminit.c):
+		 * both stores timed over a few MiB of node 0's array. */
+		if (probe_pages > n0->array_pfn - n0->start_pfn)
+			probe_pages = n0->array_pfn - n0->start_pfn;
+		memmap_store_probe(&n0->map, n0->start_pfn, n0->start_pfn + probe_pages, 3, probe_ns,
+				   probe_flush, &pr);
+		memmap_store_set(pr.choice);
+		/* Each node's array takes the choice, as the kernel's do. */
+		for (uint32_t nd = 0; nd < B.nr_nodes; nd++)
+			memmap_node_choose_store(&B.nodes[nd].map, c);
+		enum memmap_store st = B.nodes[0].map.store;
 
 		printf("memmap-bench-cpu desc=%d vendor=%s llc_bytes=%llu llc_source=%s "
-		       "node_array_bytes=%llu store=%s\n", MEMMAP_DESC_BYTES, vendors[c->vendor],
+		       "node_array_bytes=%llu store=%s probe_bytes=%llu probe_plain_ns=%llu "
+		       "probe_nt_ns=%llu\n", MEMMAP_DESC_BYTES, vendors[c->vendor],
 		       (unsigned long long)c->llc_bytes, c->llc_source, (unsigned long long)array,
-		       st == MEMMAP_STORE_NT ? "nt" : "plain");
+		       st == MEMMAP_STORE_NT ? "nt" : "plain", (unsigned long long)pr.bytes,
+		       (unsigned long long)pr.plain_ticks, (unsigned long long)pr.nt_ticks);
 		fflush(stdout);
 	}
 	fprintf(stderr, "memmap-bench: %d-byte descriptors, %llu pages (%llu MiB of descriptors) "

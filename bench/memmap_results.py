@@ -106,13 +106,19 @@ def section(rows, cmds, command):
         out.append("CPU caches (CPUID %s): last-level cache %d MiB, vendor %s. Per-node "
                    "arrays: %s." % (
                        c["llc_source"], int(c["llc_bytes"]) >> 20, c["vendor"],
-                       ", ".join("%d B: %d MiB, %s stores" % (
-                           d, int(cpu[d]["node_array_bytes"]) >> 20, cpu[d]["store"])
+                       ", ".join("%d B: %d MiB, %s stores%s" % (
+                           d, int(cpu[d]["node_array_bytes"]) >> 20, cpu[d]["store"],
+                           " (probe of %d MiB: plain %.2f ms, nt %.2f ms)" % (
+                               int(cpu[d]["probe_bytes"]) >> 20,
+                               int(cpu[d]["probe_plain_ns"]) / 1e6,
+                               int(cpu[d]["probe_nt_ns"]) / 1e6)
+                           if "probe_bytes" in cpu[d] else "")
                            for d in sorted(cpu))))
         out.append("")
     out.append("`init` is `memmap_init_range()`, the kernel's code, with the store "
-               "`memmap_store_choose()` picks (non-temporal for an array larger than the "
-               "last-level cache); `init_plain` and `init_nt` force each kind. The limit "
+               "`memmap_store_choose()` picks (plain for an array that fits the last-level "
+               "cache; for a larger one the kind `memmap_store_probe()` timed faster on "
+               "this CPU, as the kernel does at boot); `init_plain` and `init_nt` force each kind. The limit "
                "is the fastest of `memset()` of a non-zero byte (glibc, vector stores), a "
                "plain 8-byte store loop and a `movnti` loop over the same bytes with the "
                "same threads, measured in the same run. Ratio = init / limit (1.00: init "

@@ -45,6 +45,7 @@ enum boot_path {
 #define BOOTINFO_CMDLINE_BYTES 2048
 #define BOOTINFO_LOADER_BYTES 64
 #define BOOTINFO_DROPPED_BYTES 40
+#define BOOTINFO_MAX_EFI_RUNTIME 32
 
 /* The raw firmware map as read, before normalization (kept for dumps). */
 struct mem_map_raw {
@@ -75,6 +76,15 @@ struct bootinfo {
 	/* The screen the loader set up (Multiboot2 tag 8, UEFI GOP); phys 0 if
 	 * none. The console draws on it. */
 	struct fb_info fb;
+
+	/* UEFI boots: the EFI system table's physical address (Multiboot2 tag
+	 * 12, the gnu-efi loader's hand-off), 0 if none, and the runtime
+	 * services' code ranges of the EFI memory map (type 5), which the
+	 * kernel makes executable while it calls SetVariable
+	 * (kernel/results.c). */
+	uint64_t efi_system_table;
+	struct mem_range efi_runtime_code[BOOTINFO_MAX_EFI_RUNTIME];
+	uint32_t nr_efi_runtime_code;
 
 	/* Where the loader's own information block lies, for debug dumps
 	 * (memboot.dump_bootinfo); nothing interprets it outside boot/. */

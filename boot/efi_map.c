@@ -60,6 +60,11 @@ long efi_map_add(struct bootinfo *bi, const void *map, size_t map_bytes,
 			len = d.number_of_pages << PAGE_SHIFT;
 		}
 		bootinfo_add_raw(bi, d.physical_start, len, efi_mem_type(d.type));
+		if (d.type == EFI_RUNTIME_SERVICES_CODE && len &&
+		    bi->nr_efi_runtime_code < BOOTINFO_MAX_EFI_RUNTIME &&
+		    d.physical_start + len > d.physical_start)
+			bi->efi_runtime_code[bi->nr_efi_runtime_code++] = (struct mem_range){
+				d.physical_start, d.physical_start + len, MEM_RESERVED };
 	}
 	return (long)count;
 }

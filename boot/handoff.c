@@ -114,6 +114,7 @@ enum handoff_status handoff_parse(uint32_t entry_magic, const void *block,
 
 	bi->loader_info_phys = (uint64_t)(uintptr_t)block;
 	bi->loader_info_bytes = h.total_bytes;
+	bi->efi_system_table = h.system_table;
 	if (h.loader_bytes)
 		copy_string(bi->loader, sizeof(bi->loader), base + h.loader_offset,
 			    h.loader_bytes, "loader name");

@@ -116,3 +116,87 @@ bool clockcal_estimate(const struct clockcal_sample *s, uint32_t n, uint64_t ref
 	out->uncertainty_ppm = worst_ppm > UINT32_MAX ? UINT32_MAX : (uint32_t)worst_ppm;
 	return out->hz != 0;
 }
+
+uint32_t clockcal_sample(const struct clockcal_source *src, const struct clockcal_window *w,
+			 struct clockcal_sample *s, uint32_t cap, uint64_t *reads_out)
+{
+	const uint64_t mask = src->bits >= 64 ? UINT64_MAX : (1ULL << src->bits) - 1;
+	const uint64_t stride = cap > 1 ? w->min_ticks / (cap - 1) + 1 : 1;
+	uint64_t prev_raw = 0, prev_tsc = 0, total = 0;
+	uint64_t reads = 0, max_reads = 64ULL * cap;
+	uint32_t n = 0;
+
+	while (n < cap && reads++ < max_reads) {
+		struct clockcal_sample *c = &s[n];
+		uint64_t raw, delta, predicted = 0;
+
+		c->tsc_before = src->read_tsc(src->ctx);
+		raw = src->read_ref(src->ctx);
+		c->tsc_after = src->read_tsc(src->ctx);
+		raw &= mask;
+		if (reads > 1) {
+			delta = (src->down ? prev_raw - raw : raw - prev_raw) & mask;
+			/* Predict from the TSC once 256 ticks give a rough rate. */
+			if (total >= 256) {
+				uint64_t run = prev_tsc - s[0].tsc_before;
+				uint64_t gap = c->tsc_after - prev_tsc;
+				predicted = (uint64_t)((unsigned __int128)gap * total / (run ? run : 1));
+			}
+			total += clockcal_unwrap(delta, src->bits, predicted);
+		}
+		prev_raw = raw;
+		prev_tsc = c->tsc_after;
+		c->ref = total;
+		if (n == 0 || total - s[n - 1].ref >= stride) {
+			n++;
+			if (total >= w->max_ticks ||
+			    (total >= w->min_ticks && n >= w->min_samples))
+				break;
+		}
+	}
+	if (reads_out)
+		*reads_out = reads;
+	return n;
+}
+
+bool clockcal_agree(uint32_t diff_ppm, uint32_t unc_a_ppm, uint32_t unc_b_ppm,
+		    uint32_t slack_ppm, uint64_t *allowed_ppm)
+{
+	uint64_t allowed = (uint64_t)unc_a_ppm + unc_b_ppm + slack_ppm;
+
+	/* Known bounds saturate just below "unknown". */
+	if (allowed >= CLOCKCAL_UNKNOWN_PPM)
+		allowed = CLOCKCAL_UNKNOWN_PPM - 1;
+	if (unc_a_ppm == CLOCKCAL_UNKNOWN_PPM || unc_b_ppm == CLOCKCAL_UNKNOWN_PPM)
+		allowed = CLOCKCAL_UNKNOWN_PPM;
+	if (allowed_ppm)
+		*allowed_ppm = allowed;
+	return allowed != CLOCKCAL_UNKNOWN_PPM && diff_ppm <= allowed;
+}
+
+int clockcal_choose(const struct clockcal_candidate *c, uint32_t n, uint32_t trust_ppm)
+{
+	int best = -1, reported = -1;
+
+	for (uint32_t i = 0; i < n; i++) {
+		if (!c[i].hz)
+			continue;
+		if (!c[i].measured) {
+			if (reported < 0)
+				reported = (int)i;
+			continue;
+		}
+		if (best < 0 || c[i].uncertainty_ppm < c[best].uncertainty_ppm)
+			best = (int)i;
+	}
+	if (best < 0)
+		return reported;
+	if (reported < 0)
+		return best;
+	/* The CPU's own figure is exact (0x15) or good to its rounding; a TCG
+	 * guest's may name a rate the emulated TSC does not run at, which
+	 * the measurement shows. */
+	return clockcal_agree(clockcal_ppm_diff(c[best].hz, c[reported].hz),
+			      c[best].uncertainty_ppm, c[reported].uncertainty_ppm, trust_ppm, NULL)
+		       ? reported : best;
+}

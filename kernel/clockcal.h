@@ -65,6 +65,74 @@ bool clockcal_estimate(const struct clockcal_sample *s, uint32_t n, uint64_t ref
  */
 uint64_t clockcal_unwrap(uint64_t delta_raw, unsigned bits, uint64_t predicted_ticks);
 
+/* An uncertainty nobody can bound (a figure assumed, not measured). */
+#define CLOCKCAL_UNKNOWN_PPM UINT32_MAX
+
+/*
+ * A reference counter to sample: how to read it and the TSC (callbacks, so
+ * the host tests can simulate a reference that is slow to read), its width
+ * and direction.
+ */
+struct clockcal_source {
+	uint64_t (*read_tsc)(void *ctx);
+	uint64_t (*read_ref)(void *ctx);   /* the raw counter */
+	void *ctx;
+	unsigned bits;                     /* 16 (PIT), 24 or 32 */
+	bool down;                         /* counts down (the PIT) */
+};
+
+/*
+ * How long to sample. At least @min_ticks of reference time; past that,
+ * on until @min_samples samples are kept or @max_ticks have passed. A
+ * reference that answers in microseconds gives its samples well inside
+ * @min_ticks; one whose every read costs a millisecond (the PIT under
+ * QEMU TCG with hundreds of vCPU threads) would give four samples in a
+ * 3 ms window and no estimate: the window stretches instead, up to
+ * @max_ticks, and the estimate's uncertainty says what the slow reads
+ * cost.
+ */
+struct clockcal_window {
+	uint64_t min_ticks, max_ticks;
+	uint32_t min_samples;
+};
+
+/*
+ * Take bracketed samples of @src into @s (room for @cap) as the window
+ * says. Reads run back to back; a sample is kept only once the counter
+ * has moved min_ticks/cap ticks past the last kept one, so the samples
+ * cover the span however fast the reference answers. Wraps are undone with
+ * a prediction from the TSC rate seen so far (clockcal_unwrap). Gives up
+ * after 64 reads per slot with no progress (a counter that does not
+ * count). Returns the samples taken; @reads gets the reads made.
+ */
+uint32_t clockcal_sample(const struct clockcal_source *src, const struct clockcal_window *w,
+			 struct clockcal_sample *s, uint32_t cap, uint64_t *reads);
+
+/*
+ * Whether two figures whose relative difference is @diff_ppm agree, given
+ * their uncertainties: within their sum plus @slack_ppm. A figure whose
+ * uncertainty is CLOCKCAL_UNKNOWN_PPM agrees with nothing (an assumption
+ * is not a measurement). @allowed_ppm gets the bound (saturated).
+ */
+bool clockcal_agree(uint32_t diff_ppm, uint32_t unc_a_ppm, uint32_t unc_b_ppm,
+		    uint32_t slack_ppm, uint64_t *allowed_ppm);
+
+/*
+ * The TSC frequency to use of @n candidates (CPUID's figure, measurements
+ * against the PIT, the PM timer, the HPET): the measured one with the
+ * smallest uncertainty; a CPUID figure is kept while it agrees with that
+ * measurement (within both uncertainties plus @trust_ppm), else the
+ * measurement wins. -1 only when no candidate has a figure: never is a
+ * frequency assumed while one was measured.
+ */
+struct clockcal_candidate {
+	const char *method;          /* "pit", "pm_timer", "hpet", "cpuid15" ... */
+	uint64_t hz;                 /* 0: no figure */
+	uint32_t uncertainty_ppm;
+	bool measured;               /* against a reference, not reported by the CPU */
+};
+int clockcal_choose(const struct clockcal_candidate *c, uint32_t n, uint32_t trust_ppm);
+
 /* The median of @n values; sorts @v in place. @n must be at least 1. */
 uint64_t clockcal_median(uint64_t *v, uint32_t n);
 

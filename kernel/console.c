@@ -1,13 +1,27 @@
 /*
- * console.c: timestamped log lines and bare record lines, written to every
- * console at once: serial ports (COM1 from the first instruction; others
- * from console= or the ACPI SPCR table) and one screen (a linear
- * framebuffer, or VGA text under BIOS).
+ * console.c: timestamped log lines and bare record lines, through the log
+ * ring (kernel/console/ring.h) to every console: serial ports (COM1 from the
+ * first instruction; others from console= or the ACPI SPCR table) and one
+ * screen (a linear framebuffer, or VGA text under BIOS).
+ *
+ * Writers only copy into the ring, with the raw TSC value of the moment.
+ * The consoles are drained between boot phases (console_drain(), called by
+ * kernel/init/phase.c after a phase's clock has stopped), so a 115200-baud
+ * line never makes a phase look slower than its work; the drain time is
+ * counted per console and reported on its own (console_report()).
+ * Timestamps and TSC values in records (rec_tsc_ns()) become nanoseconds
+ * when printed, with the calibration known then.
+ *
+ * A ring with no room left over unread entries makes the writer drain on
+ * the spot (that wait is console time too): nothing is dropped, no record
+ * cut. After an error line every line is drained at once, so the lines
+ * before a crash are out; kernel_exit() drains everything before the
+ * machine stops.
  *
  * Consoles that start late (the screen once the boot information is read,
- * the SPCR port once ACPI is) first get the lines printed so far, from a
- * history buffer, so every console shows the same boot. Records are left
- * off the screen: they are for tools, and a screen has few lines.
+ * the SPCR port once ACPI is) read the ring from its oldest entry, so every
+ * console shows the same boot. Records are left off the screen: they are for
+ * tools, and a screen has few lines.
  */
 #include "kernel/console.h"
 
@@ -15,94 +29,399 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "arch/cpu.h"
 #include "arch/serial.h"
+#include "kernel/console/ring.h"
 #include "kernel/console/screen.h"
 #include "kernel/log.h"
 #include "kernel/record.h"
+#include "kernel/results.h"
 #include "kernel/spinlock.h"
 #include "kernel/time.h"
 
 #define LINE_MAX_BYTES 512
 #define MAX_UARTS 5                     /* ttyS0..3 and an SPCR port elsewhere */
-#define HISTORY_BYTES (64u << 10)
+#define MAX_OUTS (MAX_UARTS + 1)        /* and the screen */
+#define EARLY_RING_BYTES (256u << 10)
 #define VGA_TEXT_PHYS 0xb8000
+/* A line's text, escaped: a byte takes up to four ("\x1b"). */
+#define ESCAPED_MAX_BYTES (4 * LINE_MAX_BYTES + 1)
 
-struct uart_console {
+struct console_out {
+	bool used;
+	bool is_screen;
+	bool dead;                      /* stopped answering: dropped */
+	bool dead_reported;
 	struct uart uart;
 	uint32_t baud;                  /* 0: as the firmware set it */
+	uint32_t baud_known;            /* the speed the wait bound is based on */
 	char name[24];
+	int reader;                     /* its place in the ring */
+	uint64_t missed;                /* entries gone from the ring before it started */
+	uint64_t bytes, cycles, lines, dropped;
 };
 
-static struct spinlock console_lock;
 static unsigned nr_warnings, nr_errors;
 static bool done_emitted;             /* no warning records after done */
-static struct uart_console uarts[MAX_UARTS];
-static unsigned nr_uarts;
+static struct console_out outs[MAX_OUTS];
 static struct screen screen;
 static bool have_screen;
 static const char *screen_name;
-static char history[HISTORY_BYTES];
-static size_t history_len;
+static char early_ring_buf[EARLY_RING_BYTES];
+static struct log_ring early_ring;
+static struct log_ring big_ring;
+static struct log_ring *ring = &early_ring;
+static struct spinlock drain_lock;
+static struct spinlock format_lock;   /* the shared formatting buffers below */
+static bool sync_mode;                /* after an error: drain every line at once */
+static volatile unsigned always_depth; /* console_always_begin() nesting */
+static uint64_t wait_cycles;          /* writers waiting on a full ring */
+static uint64_t lost_entries;         /* only when the ring could not drain (a fault in a drain) */
 
-static bool is_record(const char *s, size_t len)
+/* --- settings: quiet, loglevel=, memboot.records= (docs/cmdline.md) --- */
+
+static unsigned console_loglevel(void)
 {
-	return len >= sizeof(RECORD_PREFIX) - 1 &&
-	       memcmp(s, RECORD_PREFIX, sizeof(RECORD_PREFIX) - 1) == 0;
+	if (console_levels.loglevel != CONSOLE_LOGLEVEL_UNSET)
+		return (unsigned)console_levels.loglevel;
+	return console_levels.quiet ? 4 : 7;
 }
 
-/* Everything goes to the serial ports; the screen skips record lines. */
-static void emit_locked(const char *s, size_t len, bool screen_too)
+/* --- the consoles themselves ------------------------------------------------ */
+
+/*
+ * How long a UART may take to accept one byte before it counts as gone: the
+ * time the byte needs at its speed times 64 (the FIFO and a margin), plus a
+ * second for a BMC's serial-over-LAN that stalls the line while its buffer
+ * is full (docs/console.md, "Flow control").
+ */
+static uint64_t byte_limit_cycles(const struct console_out *c)
 {
-	for (unsigned i = 0; i < nr_uarts; i++)
-		uart_write(&uarts[i].uart, s, len);
-	if (have_screen && screen_too)
-		screen_write(&screen, s, len);
-	/* The history stops when full: it exists for consoles that start during
-	 * the first phases, long before 64 KiB have been printed. */
-	if (history_len + len <= sizeof(history)) {
-		memcpy(history + history_len, s, len);
-		history_len += len;
+	uint64_t hz = tsc_hz ? tsc_hz : 4000000000ULL;   /* before calibration: 4 GHz */
+	uint32_t baud = c->baud_known ? c->baud_known : 9600;
+	uint64_t byte_ns = 10ULL * 1000000000ULL / baud;   /* 8N1: 10 bits a byte */
+	uint64_t ns = 1000000000ULL + 64 * byte_ns;
+
+	return (uint64_t)((unsigned __int128)ns * hz / 1000000000ULL);
+}
+
+static struct console_out *new_out_locked(void)
+{
+	for (unsigned i = 0; i < MAX_OUTS; i++)
+		if (!outs[i].used)
+			return &outs[i];
+	return NULL;
+}
+
+static unsigned nr_uarts(void)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < MAX_OUTS; i++)
+		n += outs[i].used && !outs[i].is_screen;
+	return n;
+}
+
+/* Start reading the ring for @c, from its oldest entry. */
+static void start_out(struct console_out *c)
+{
+	c->reader = ring_add_reader(ring, &c->missed);
+	c->used = c->reader >= 0;
+}
+
+static void stop_out(struct console_out *c)
+{
+	ring_remove_reader(ring, c->reader);
+	c->used = false;
+}
+
+static size_t write_uart(struct console_out *c, const char *s, size_t len)
+{
+	size_t n;
+
+	if (c->dead)
+		return 0;
+	n = uart_write_bounded(&c->uart, s, len, byte_limit_cycles(c));
+	if (n < len)
+		c->dead = true;
+	return n;
+}
+
+/* --- drawing one entry ------------------------------------------------------ */
+
+static const struct rec_tsc_clock boot_clock = { tsc_cycles_to_ns, tsc_to_boot_ns };
+
+static size_t stamp(char *out, size_t cap, uint64_t tsc)
+{
+	uint64_t ns = tsc_to_boot_ns(tsc);
+
+	return (size_t)snprintf(out, cap, "[%5llu.%06llu] ", (unsigned long long)(ns / 1000000000ULL),
+				(unsigned long long)(ns % 1000000000ULL / 1000));
+}
+
+/* The drain's buffers (under drain_lock). */
+static char entry_data[RING_MAX_PAYLOAD + 1];
+static char text_out[RING_MAX_PAYLOAD + RECORD_LINE_BYTES + 64];
+static struct record resolved;
+
+/* A record entry with TSC values: resolved when printed. */
+static size_t render_record_tsc(const struct ring_entry *e)
+{
+	struct record raw;
+
+	raw.len = e->len < RECORD_MAX_BYTES ? e->len : RECORD_MAX_BYTES - 1;
+	memcpy(raw.buf, entry_data, raw.len);
+	raw.safe_len = raw.len;
+	rec_resolve_tsc(&raw, &resolved, &boot_clock);
+	memcpy(text_out, resolved.buf, resolved.len);
+	text_out[resolved.len] = '\n';
+	return resolved.len + 1;
+}
+
+/*
+ * Render entry @e for console @c into text_out: the bytes to send, or 0
+ * when this console does not show it (records on the screen, lines above
+ * the loglevel, records with memboot.records=off).
+ */
+static size_t render(const struct console_out *c, const struct ring_entry *e)
+{
+	bool always = e->flags & RING_F_ALWAYS;
+	bool line_ok = always || e->level < console_loglevel();
+	bool record_ok = !c->is_screen && (always || console_levels.records);
+	size_t n = 0, cap = sizeof(text_out);
+
+	entry_data[e->len] = '\0';
+	switch (e->kind) {
+	case RING_RAW:
+		if (!line_ok)
+			return 0;
+		memcpy(text_out, entry_data, e->len);
+		return e->len;
+	case RING_LINE:
+		if (!line_ok)
+			return 0;
+		n = stamp(text_out, cap, e->tsc);
+		memcpy(text_out + n, entry_data, e->len);
+		n += e->len;
+		text_out[n++] = '\n';
+		return n;
+	case RING_RECORD:
+		if (!record_ok)
+			return 0;
+		if (memchr(entry_data, '\x01', e->len))
+			return render_record_tsc(e);
+		memcpy(text_out, entry_data, e->len);
+		text_out[e->len] = '\n';
+		return e->len + 1;
+	case RING_REPORT: {
+		/* "template\0MEMBOOT {...}": the record's TSC values resolved
+		 * now, then the line rendered from it. */
+		size_t tlen = strlen(entry_data);
+		struct record raw;
+
+		if (tlen + 1 > e->len)
+			return 0;
+		raw.len = e->len - tlen - 1;
+		if (raw.len >= RECORD_MAX_BYTES)
+			return 0;
+		memcpy(raw.buf, entry_data + tlen + 1, raw.len);
+		raw.safe_len = raw.len;
+		rec_resolve_tsc(&raw, &resolved, &boot_clock);
+		if (line_ok) {
+			char esc[ESCAPED_MAX_BYTES];
+			char line[RECORD_LINE_BYTES];
+
+			rec_render(&resolved, entry_data, line, sizeof(line));
+			rec_escape_text(esc, sizeof(esc), line);
+			n = stamp(text_out, cap, e->tsc);
+			size_t l = strlen(esc);
+			if (l > cap - n - 1)
+				l = cap - n - 1;
+			memcpy(text_out + n, esc, l);
+			n += l;
+			text_out[n++] = '\n';
+		}
+		if (record_ok && resolved.len + 1 <= cap - n) {
+			memcpy(text_out + n, resolved.buf, resolved.len);
+			n += resolved.len;
+			text_out[n++] = '\n';
+		}
+		return n;
+	}
+	default:
+		return 0;
 	}
 }
 
-/* Write the history to one new console: a UART (@u) or the screen. */
-static void replay_locked(const struct uart *u)
+/* Send everything @c has not read yet. Called with drain_lock held. */
+static void drain_out_locked(struct console_out *c)
 {
-	const char *p = history, *end = history + history_len;
+	struct ring_entry e;
+	uint64_t start = rdtsc();
 
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+	while (ring_read(ring, c->reader, &e, entry_data, sizeof(entry_data) - 1)) {
+		size_t n;
 
-		if (u)
-			uart_write(u, p, n);
-		else if (!is_record(p, n))
-			screen_write(&screen, p, n);
-		p += n;
+		if (c->dead) {
+			c->dropped++;
+			continue;
+		}
+		n = render(c, &e);
+		if (n == 0)
+			continue;
+		if (c->is_screen) {
+			screen_write(&screen, text_out, n);
+		} else if (write_uart(c, text_out, n) < n) {
+			c->dropped++;
+			continue;
+		}
+		c->bytes += n;
+		c->lines++;
 	}
+	c->cycles += rdtsc() - start;
+}
+
+static void drain_locked(void)
+{
+	for (unsigned i = 0; i < MAX_OUTS; i++)
+		if (outs[i].used)
+			drain_out_locked(&outs[i]);
+}
+
+/* Say once, on the consoles still answering, that one was dropped. */
+static void report_dead(void)
+{
+	for (unsigned i = 0; i < MAX_OUTS; i++) {
+		struct console_out *c = &outs[i];
+
+		if (c->used && c->dead && !c->dead_reported) {
+			c->dead_reported = true;
+			pr_warn("console: %s stopped answering (no byte taken in %llu ms at %u baud); "
+				"dropped, its lines are counted, not waited on",
+				c->name,
+				(unsigned long long)(tsc_cycles_to_ns(byte_limit_cycles(c)) / 1000000),
+				c->baud_known);
+		}
+	}
+}
+
+/* Drain unless another CPU is at it (it prints ours too). */
+static void drain_now(void)
+{
+	if (!spin_trylock(&drain_lock))
+		return;
+	drain_locked();
+	spin_unlock(&drain_lock);
+}
+
+void console_drain(void)
+{
+	drain_now();
+	report_dead();
+}
+
+void console_flush(void)
+{
+	/* Wait for a drain on another CPU, up to a few seconds; after that
+	 * (a CPU faulted inside a drain) take the consoles over. */
+	uint64_t start = rdtsc(), limit = (tsc_hz ? tsc_hz : 4000000000ULL) * 5;
+
+	while (!spin_trylock(&drain_lock)) {
+		if (rdtsc() - start > limit) {
+			drain_locked();
+			return;
+		}
+		__asm__ volatile("pause");
+	}
+	drain_locked();
+	spin_unlock(&drain_lock);
+	report_dead();
+}
+
+/* Append to the ring; when it is full, drain on the spot (console time). */
+static void ring_put(enum ring_kind kind, unsigned level, const void *data, size_t len)
+{
+	uint64_t tsc = rdtsc(), start = 0;
+	unsigned flags = always_depth ? RING_F_ALWAYS : 0;
+
+	while (!ring_write(ring, kind, level, flags, tsc, data, len)) {
+		uint64_t now = rdtsc();
+
+		if (!start)
+			start = now;
+		if (len > RING_MAX_PAYLOAD ||
+		    now - start > (tsc_hz ? tsc_hz : 4000000000ULL) * 10) {
+			/* Too long for any entry, or no drain made room in ten
+			 * seconds (a CPU faulted while it held the consoles). */
+			__atomic_fetch_add(&lost_entries, 1, __ATOMIC_RELAXED);
+			break;
+		}
+		if (spin_trylock(&drain_lock)) {
+			drain_locked();
+			spin_unlock(&drain_lock);
+		} else {
+			__asm__ volatile("pause");
+		}
+	}
+	if (start)
+		__atomic_fetch_add(&wait_cycles, rdtsc() - start, __ATOMIC_RELAXED);
+	if (sync_mode || level <= LOG_ERR)
+		drain_now();
+}
+
+void console_always_begin(void)
+{
+	__atomic_fetch_add(&always_depth, 1, __ATOMIC_RELAXED);
+}
+
+void console_always_end(void)
+{
+	__atomic_fetch_sub(&always_depth, 1, __ATOMIC_RELAXED);
+}
+
+/* --- setting the consoles up ------------------------------------------------- */
+
+static bool add_uart_locked(const struct uart *u, uint32_t baud, const char *name, bool probed)
+{
+	struct console_out *c;
+
+	for (unsigned i = 0; i < MAX_OUTS; i++)
+		if (outs[i].used && !outs[i].is_screen && outs[i].uart.base == u->base &&
+		    outs[i].uart.mmio_bytes == u->mmio_bytes)
+			return false;   /* already a console */
+	if (nr_uarts() == MAX_UARTS || !(c = new_out_locked()))
+		return false;
+	if (!probed && !uart_probe(u))
+		return false;
+	*c = (struct console_out){ .uart = *u, .baud = baud };
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	uart_init(u, console_baud_divisor(baud));
+	if (baud) {
+		c->baud_known = baud;
+	} else {
+		uint32_t div = uart_divisor(u);
+		c->baud_known = div ? 115200 / div : 0;
+	}
+	start_out(c);
+	return c->used;
 }
 
 void console_init(void)
 {
-	uarts[0] = (struct uart_console){ .uart = UART_COM1, .baud = CONSOLE_DEFAULT_BAUD,
-					  .name = "ttyS0" };
-	uart_init(&uarts[0].uart, console_baud_divisor(CONSOLE_DEFAULT_BAUD));
-	nr_uarts = 1;
+	ring_init(&early_ring, early_ring_buf, sizeof(early_ring_buf));
+	/* No COM1 (a machine without one, or QEMU's -serial none): never
+	 * waited on; the line saying so goes to the consoles found later. */
+	if (!add_uart_locked(&UART_COM1, CONSOLE_DEFAULT_BAUD, "ttyS0", false))
+		pr_info("console: no UART at I/O port 0x3f8 (ttyS0): not a console");
 }
 
-static bool add_uart_locked(const struct uart *u, uint32_t baud, const char *name)
+static struct console_out *find_uart_locked(uint64_t base)
 {
-	for (unsigned i = 0; i < nr_uarts; i++)
-		if (uarts[i].uart.base == u->base && uarts[i].uart.mmio_bytes == u->mmio_bytes)
-			return false;   /* already a console */
-	if (nr_uarts == MAX_UARTS)
-		return false;
-	uarts[nr_uarts] = (struct uart_console){ .uart = *u, .baud = baud };
-	snprintf(uarts[nr_uarts].name, sizeof(uarts[nr_uarts].name), "%s", name);
-	uart_init(u, console_baud_divisor(baud));
-	replay_locked(u);
-	nr_uarts++;
-	return true;
+	for (unsigned i = 0; i < MAX_OUTS; i++)
+		if (outs[i].used && !outs[i].is_screen && outs[i].uart.base == base &&
+		    outs[i].uart.mmio_bytes == 0)
+			return &outs[i];
+	return NULL;
 }
 
 static const char *attach_fb_locked(const struct fb_info *fb, uint64_t mapped_top_bytes)
@@ -146,29 +465,36 @@ void console_setup(const struct console_options *opt, const struct fb_info *fb,
 		   bool legacy_vga, uint64_t mapped_top_bytes)
 {
 	const char *fb_why = NULL, *vga_why = NULL;
-	char msgs[3][160];
+	char msgs[4][200];
 	unsigned nr_msgs = 0;
 	bool want_fb = !opt->given || opt->fb || opt->screen;
 	bool want_vga = !opt->given || opt->vga || opt->screen;
+	struct console_out *com1, *stop_com1 = NULL;
 
-	spin_lock(&console_lock);
+	/* The cmdline phase's end drained everything before this to the
+	 * consoles of then (phase.c), so COM1 has had it all if it stops. */
+	spin_lock(&drain_lock);
 	if (opt->given) {
 		/* console= names every console, as in Linux: COM1 stays only if
 		 * listed, at the speed given. */
-		if (opt->baud[0] && opt->baud[0] != uarts[0].baud) {
-			uarts[0].baud = opt->baud[0];
-			uart_init(&uarts[0].uart, console_baud_divisor(opt->baud[0]));
-		} else if (!opt->baud[0]) {
-			memmove(&uarts[0], &uarts[1], sizeof(uarts[0]) * (nr_uarts - 1));
-			nr_uarts--;
+		com1 = find_uart_locked(console_serial_io[0]);
+		if (com1 && opt->baud[0] && opt->baud[0] != com1->baud) {
+			com1->baud = com1->baud_known = opt->baud[0];
+			uart_init(&com1->uart, console_baud_divisor(opt->baud[0]));
+		} else if (com1 && !opt->baud[0]) {
+			stop_com1 = com1;    /* once another console is known to work */
 		}
 		for (unsigned i = 1; i < CONSOLE_SERIAL_PORTS; i++) {
 			char name[8];
 			if (!opt->baud[i])
 				continue;
 			snprintf(name, sizeof(name), "ttyS%u", i);
-			add_uart_locked(&(struct uart){ .base = console_serial_io[i] }, opt->baud[i],
-					name);
+			if (!add_uart_locked(&(struct uart){ .base = console_serial_io[i] },
+					     opt->baud[i], name, false) &&
+			    !find_uart_locked(console_serial_io[i]))
+				snprintf(msgs[nr_msgs++], sizeof(msgs[0]),
+					 "!console: no UART at I/O port 0x%x (%s): not a console",
+					 console_serial_io[i], name);
 		}
 	}
 	if (want_fb && fb->phys && !fb->text && !(fb_why = attach_fb_locked(fb, mapped_top_bytes)))
@@ -180,8 +506,14 @@ void console_setup(const struct console_options *opt, const struct fb_info *fb,
 	if (!have_screen && want_vga && !(vga_why = attach_vga_locked(fb, legacy_vga)))
 		have_screen = true;
 	if (have_screen) {
+		struct console_out *c = new_out_locked();
+
 		screen_clear(&screen);
-		replay_locked(NULL);
+		if (c) {
+			*c = (struct console_out){ .is_screen = true };
+			snprintf(c->name, sizeof(c->name), "%s", screen_name);
+			start_out(c);
+		}
 		if (screen.kind == SCREEN_FB)
 			snprintf(msgs[nr_msgs++], sizeof(msgs[0]),
 				 "console: fb %ux%u %u bpp at 0x%llx, %ux%u characters",
@@ -196,7 +528,16 @@ void console_setup(const struct console_options *opt, const struct fb_info *fb,
 		snprintf(msgs[nr_msgs++], sizeof(msgs[0]), "!console: no fb console: %s", fb_why);
 	if (opt->given && (opt->vga || opt->screen) && !have_screen && vga_why)
 		snprintf(msgs[nr_msgs++], sizeof(msgs[0]), "!console: no vga console: %s", vga_why);
-	spin_unlock(&console_lock);
+	/* console= left nothing to write to (console=fb on a PVH boot): the
+	 * warning must reach someone, so COM1 carries on (issue: a boot that
+	 * shows nothing looks like a hang). */
+	if (stop_com1 && nr_uarts() == 1 && !have_screen)
+		snprintf(msgs[nr_msgs++], sizeof(msgs[0]),
+			 "!console: console= left no console that works; staying on ttyS0 "
+			 "(COM1, 115200)");
+	else if (stop_com1)
+		stop_out(stop_com1);
+	spin_unlock(&drain_lock);
 
 	for (unsigned i = 0; i < nr_msgs; i++) {
 		if (msgs[i][0] == '!')
@@ -211,59 +552,130 @@ bool console_add_uart(const struct uart *u, uint32_t baud, const char *name)
 {
 	bool added;
 
-	spin_lock(&console_lock);
-	added = add_uart_locked(u, baud, name);
-	spin_unlock(&console_lock);
+	spin_lock(&drain_lock);
+	added = add_uart_locked(u, baud, name, true);
+	spin_unlock(&drain_lock);
 	return added;
+}
+
+bool console_probe_uart(const struct uart *u)
+{
+	return uart_probe(u);
 }
 
 void console_print_list(void)
 {
 	struct record r;
+	unsigned n = nr_uarts();
 
 	rec_begin(&r, "console");
 	rec_key(&r, "serial");
 	rec_open(&r, '[');
-	for (unsigned i = 0; i < nr_uarts; i++)
-		rec_v_str(&r, uarts[i].name);
+	for (unsigned i = 0; i < MAX_OUTS; i++)
+		if (outs[i].used && !outs[i].is_screen)
+			rec_v_str(&r, outs[i].name);
 	rec_close(&r);
 	rec_str(&r, "screen", have_screen ? screen_name : "none");
 	rec_u64(&r, "cols", have_screen ? screen.cols : 0);
 	rec_u64(&r, "rows", have_screen ? screen.rows : 0);
-	record_report(&r, LOG_INFO, nr_uarts && have_screen ? "console: writing to {serial:[ ]} {screen}" :
-				    nr_uarts ? "console: writing to {serial:[ ]}" :
+	record_report(&r, LOG_INFO, n && have_screen ? "console: writing to {serial:[ ]} {screen}" :
+				    n ? "console: writing to {serial:[ ]}" :
 				    have_screen ? "console: writing to {screen}" :
 				    "console: writing to nothing");
 }
 
-void console_write(const char *s, size_t len)
+void console_ring_resize(void *buf, uint64_t bytes)
 {
-	spin_lock(&console_lock);
-	emit_locked(s, len, true);
-	spin_unlock(&console_lock);
+	static struct log_ring *const old = &early_ring;
+
+	if (ring != old || bytes <= early_ring.size_bytes)
+		return;
+	ring_init(&big_ring, buf, (size_t)bytes);
+	spin_lock(&drain_lock);
+	if (ring_move(&big_ring, &early_ring))
+		ring = &big_ring;
+	spin_unlock(&drain_lock);
 }
 
-/* Print one line exactly as given (a newline is added). */
-static void console_line(const char *s)
+uint64_t console_ring_bytes(void)
 {
-	size_t len = strlen(s);
-	bool screen_too = !is_record(s, len);
+	return ring->size_bytes;
+}
 
-	spin_lock(&console_lock);
-	emit_locked(s, len, screen_too);
-	emit_locked("\n", 1, screen_too);
-	spin_unlock(&console_lock);
+void console_report(void)
+{
+	uint64_t total_cycles = 0;
+
+	console_flush();
+	for (unsigned i = 0; i < MAX_OUTS; i++) {
+		struct console_out *c = &outs[i];
+		struct record r;
+
+		if (!c->used)
+			continue;
+		total_cycles += c->cycles;
+		rec_begin(&r, "console_drain");
+		rec_str(&r, "name", c->name);
+		rec_u64(&r, "baud", c->is_screen ? 0 : c->baud_known);
+		rec_u64(&r, "bytes", c->bytes);
+		rec_u64(&r, "lines", c->lines);
+		rec_u64(&r, "ns", tsc_cycles_to_ns(c->cycles));
+		rec_u64(&r, "dropped", c->dropped);
+		rec_u64(&r, "missed", c->missed);
+		rec_bool(&r, "answering", !c->dead);
+		record_report(&r, LOG_INFO, "console {name}: {bytes} bytes, {lines} lines in {ns:ms} ms "
+			      "outside the phases, {dropped} dropped");
+	}
+	struct record r;
+	rec_begin(&r, "console_ring");
+	rec_u64(&r, "bytes", ring->size_bytes);
+	rec_u64(&r, "entries", ring->head_seq);
+	rec_u64(&r, "evicted", ring->evicted);
+	rec_u64(&r, "lost", lost_entries);
+	rec_u64(&r, "drain_ns", tsc_cycles_to_ns(total_cycles));
+	rec_u64(&r, "full_wait_ns", tsc_cycles_to_ns(wait_cycles));
+	record_report(&r, LOG_INFO, "console: log ring {bytes:KiB} KiB, {entries} entries, "
+		      "{full_wait_ns:ms} ms waiting on a full ring, {lost} lost");
+}
+
+/* --- writers ------------------------------------------------------------------- */
+
+/*
+ * The formatting buffers' lock, taken for at most two seconds: a CPU that
+ * faults while it holds it (an exception while a full ring drains) then
+ * prints its own report instead of hanging; the lines may interleave.
+ */
+static bool lock_bounded(struct spinlock *l)
+{
+	uint64_t start = rdtsc(), limit = (tsc_hz ? tsc_hz : 4000000000ULL) * 2;
+
+	while (!spin_trylock(l)) {
+		if (rdtsc() - start > limit)
+			return false;
+		__asm__ volatile("pause");
+	}
+	return true;
+}
+
+void console_write(const char *s, size_t len)
+{
+	while (len) {
+		size_t n = len < RING_MAX_PAYLOAD ? len : RING_MAX_PAYLOAD;
+		ring_put(RING_RAW, LOG_INFO, s, n);
+		s += n;
+		len -= n;
+	}
 }
 
 void log_printf(enum log_level level, const char *fmt, ...)
 {
-	char text[LINE_MAX_BYTES];
-	/* Escaped, a byte takes up to four ("\x1b"). */
-	static char line[32 + 4 * LINE_MAX_BYTES];
-	uint64_t ns = ktime_ns();
+	static char text[LINE_MAX_BYTES];
+	static char escaped[ESCAPED_MAX_BYTES];
+	static struct record r;
 	va_list ap;
-	int n;
+	size_t n;
 
+	bool locked = lock_bounded(&format_lock);
 	if (level <= LOG_ERR)
 		nr_errors++;
 	else if (level == LOG_WARN)
@@ -271,29 +683,23 @@ void log_printf(enum log_level level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	/* One line buffer for every CPU: the console lock keeps lines whole. */
-	spin_lock(&console_lock);
-	n = snprintf(line, sizeof(line), "[%5llu.%06llu] ",
-		     (unsigned long long)(ns / 1000000000ULL),
-		     (unsigned long long)(ns % 1000000000ULL / 1000));
 	/* Messages quote the command line and firmware strings: their
 	 * control bytes (an ESC, a bell) are shown, never sent raw. */
-	rec_escape_text(line + n, sizeof(line) - (size_t)n, text);
-	emit_locked(line, strlen(line), true);
-	emit_locked("\n", 1, true);
+	n = rec_escape_text(escaped, sizeof(escaped), text);
+	ring_put(RING_LINE, level, escaped, n);
 	if (level <= LOG_WARN && !done_emitted) {
 		/* Tools read records, not prose: every warning and error is
 		 * also a record carrying its message (docs/records.md). After
 		 * done none: done stays the last record. */
-		static struct record r;
-
 		rec_begin(&r, level <= LOG_ERR ? "error" : "warning");
 		rec_str_cut(&r, "msg", text, 0);
 		rec_finish(&r);
-		emit_locked(r.buf, r.len, false);
-		emit_locked("\n", 1, false);
+		ring_put(RING_RECORD, level, r.buf, r.len);
 	}
-	spin_unlock(&console_lock);
+	if (level <= LOG_ERR)
+		sync_mode = true;
+	if (locked)
+		spin_unlock(&format_lock);
 }
 
 void record_emit(struct record *r)
@@ -306,9 +712,44 @@ void record_emit(struct record *r)
 	if (!record_event_known(r->event))
 		pr_warn("record: event '%s' is not in kernel/record_events.h", r->event);
 	line = rec_finish(r);
-	if (strncmp(line, done_start, sizeof(done_start) - 1) == 0)
+	results_capture(line, r->len);
+	if (strncmp(line, done_start, sizeof(done_start) - 1) == 0) {
 		done_emitted = true;
-	console_line(line);
+		console_always_begin();   /* done is always printed */
+		ring_put(RING_RECORD, LOG_INFO, line, r->len);
+		console_always_end();
+		return;
+	}
+	ring_put(RING_RECORD, LOG_INFO, line, r->len);
+}
+
+void record_report(struct record *r, enum log_level level, const char *tmpl)
+{
+	static char entry[RING_MAX_PAYLOAD];
+	static struct record now;
+	static struct spinlock report_lock;
+	size_t tlen = strlen(tmpl);
+
+	if (!rec_has_tsc(r) || level <= LOG_WARN || tlen + 1 + RECORD_MAX_BYTES > sizeof(entry)) {
+		/* Nothing to convert later, or a warning (counted and turned
+		 * into a warning record now): render with the clock of now. */
+		if (rec_has_tsc(r)) {
+			rec_resolve_tsc(r, &now, &boot_clock);
+			*r = now;
+		}
+		record_report_now(r, level, tmpl);
+		return;
+	}
+	if (!record_event_known(r->event))
+		pr_warn("record: event '%s' is not in kernel/record_events.h", r->event);
+	rec_finish(r);
+	results_capture(r->buf, r->len);
+	bool locked = lock_bounded(&report_lock);
+	memcpy(entry, tmpl, tlen + 1);
+	memcpy(entry + tlen + 1, r->buf, r->len);
+	ring_put(RING_REPORT, level, entry, tlen + 1 + r->len);
+	if (locked)
+		spin_unlock(&report_lock);
 }
 
 unsigned console_warnings(void)

@@ -1,9 +1,13 @@
 /*
  * console.h: the kernel consoles and their line discipline.
  *
- * Log lines get a Linux-style timestamp, "[    1.234567] ", from ktime_ns();
- * records (kernel/record.h) are printed bare so tools can match them at the
- * start of a line. A lock keeps lines from different CPUs whole.
+ * Log lines get a Linux-style timestamp, "[    1.234567] ", from the TSC
+ * value taken when the line was made, converted when it is printed; records
+ * (kernel/record.h) are printed bare so tools can match them at the start of
+ * a line. Lines and records go into the log ring first
+ * (kernel/console/ring.h), whole; console_drain() sends them to the
+ * consoles, between phases (kernel/init/phase.c), so printing never runs
+ * inside a timed region. docs/console.md says why and what it costs.
  *
  * COM1 works from console_init() on. console_setup() then applies console=
  * (kernel/console/options.h) and starts the screen; console_add_uart() adds
@@ -30,8 +34,33 @@ void console_init(void);
  */
 void console_setup(const struct console_options *opt, const struct fb_info *fb,
 		   bool legacy_vga, uint64_t mapped_top_bytes);
-/* Add a serial console; false if it is one already (or too many). */
+/* Add a serial console the caller has probed (console_probe_uart()); false
+ * if it is one already (or too many). */
 bool console_add_uart(const struct uart *u, uint32_t baud, const char *name);
+/* Whether a 16550 answers at @u (arch/serial.h's uart_probe()). */
+bool console_probe_uart(const struct uart *u);
+/* Send what the ring holds to the consoles, unless another CPU is at it. */
+void console_drain(void);
+/* The same, waiting for a drain on another CPU to end: everything made so
+ * far is out when it returns (the end of a boot, a self-test that times
+ * itself against the host). */
+void console_flush(void);
+/*
+ * Move the log ring into @buf (@bytes), larger than the early static ring:
+ * main.c sizes it for the machine once memory and CPUs are known
+ * (ring_bytes_for()).
+ */
+void console_ring_resize(void *buf, uint64_t bytes);
+uint64_t console_ring_bytes(void);
+/* Lines and records made between these two calls reach the consoles
+ * whatever quiet, loglevel= and memboot.records= say (the summary, done). */
+void console_always_begin(void);
+void console_always_end(void);
+/* A `console_drain` record per console (bytes, lines, ns, dropped) and a
+ * `console_ring` record, after draining everything. */
+void console_report(void);
+
+
 /* Print the line "console: writing to ttyS0 fb". */
 void console_print_list(void);
 /* Write bytes as they are (libc's write() to stdout/stderr lands here). */

@@ -11,6 +11,7 @@
 #include "kernel/console.h"
 #include "kernel/log.h"
 #include "kernel/record.h"
+#include "kernel/results.h"
 #include "kernel/summary.h"
 #include "kernel/time.h"
 
@@ -93,6 +94,10 @@ void kernel_exit(enum exit_status status, const char *why)
 	 * this line and done's reason only repeat it. */
 	if (why)
 		pr_detail("memboot: %s", why);
+	/* Everything out first, then what it cost, each console on its own. */
+	console_report();
+	/* The summary and done reach the consoles whatever quiet says. */
+	console_always_begin();
 	total_ns = ktime_ns();
 	summary_print(total_ns);
 	rec_begin(&r, "done");
@@ -102,11 +107,14 @@ void kernel_exit(enum exit_status status, const char *why)
 	rec_u64(&r, "warnings", console_warnings());
 	rec_u64(&r, "errors", console_errors());
 	rec_u64(&r, "total_ns", total_ns);
+	rec_u64(&r, "usable_ns", summary_usable_ns());
 	/* The reason may be a panic message; the line names the status. */
 	snprintf(line, sizeof(line),
 		 "memboot: boot %s, status {status} (%s), {warnings} warnings, {errors} errors",
 		 status == EXIT_OK ? "done" : "FAILED", exit_status_name(status));
 	record_report(&r, LOG_INFO, line);
+	/* Kept for a machine without a serial cable: UEFI boots only. */
+	results_save();
 	if (exit_method == EXIT_METHOD_HALT ||
 	    (exit_method == EXIT_METHOD_AUTO && !cpu_features.has_hypervisor))
 		pr_info("memboot: halting with status %d (%s); the machine can be switched off",
@@ -118,5 +126,7 @@ void kernel_exit(enum exit_status status, const char *why)
 			status, exit_status_name(status));
 	else if (exit_method == EXIT_METHOD_POWEROFF)
 		pr_info("memboot: powering off, status %d (%s)", status, exit_status_name(status));
+	console_always_end();
+	console_flush();
 	exit_now(status);
 }

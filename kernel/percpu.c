@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "arch/cpu.h"
 #include "arch/io.h"
 
 struct cpu_state boot_cpu_state;
@@ -35,7 +36,10 @@ void percpu_ap_main(void)
 			cpu_irq_enable_and_halt();
 			continue;
 		}
+		/* Own TSC at both ends: no other CPU's offset enters. */
+		uint64_t t0 = rdtsc();
 		fn(cs->work_arg);
+		__atomic_store_n(&cs->busy_cycles, cs->busy_cycles + (rdtsc() - t0), __ATOMIC_RELAXED);
 		__atomic_store_n(&cs->work_fn, NULL, __ATOMIC_RELEASE);
 		cs->works_done++;
 	}

@@ -43,6 +43,9 @@ struct cpu_state {
 	void (*volatile work_fn)(void *arg);
 	void *volatile work_arg;
 	volatile uint64_t works_done;
+	/* TSC cycles spent running posted work: what a phase record's
+	 * ap_busy_ns sums (kernel/init/phase.c). */
+	volatile uint64_t busy_cycles;
 };
 
 /* The boot CPU's state, and every CPU's by logical id (NULL: not up). */

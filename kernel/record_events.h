@@ -19,6 +19,8 @@
 	X(mem_summary)   /* totals of the map */                            \
 	X(phase)         /* a boot phase ended */                           \
 	X(console)       /* the consoles being written to */                \
+	X(console_drain) /* what one console printed and what it cost */    \
+	X(console_ring)  /* the log ring between the kernel and consoles */ \
 	X(cpu)           /* a CPU the firmware lists */                     \
 	X(node)          /* a NUMA node */                                  \
 	X(numa)          /* the topology as a whole */                      \
@@ -29,6 +31,7 @@
 	X(smp)           /* SMP bring-up as a whole */                      \
 	X(job)           /* a job of the job runner's self-test */          \
 	X(memmap)        /* where a node's descriptor array lives */        \
+	X(store_probe)   /* plain against non-temporal stores, timed at boot */ \
 	X(memmap_piece)  /* a piece of a descriptor array */                \
 	X(alloc)         /* the allocator chosen behind the seam */         \
 	X(node_init)     /* a node's page init */                           \

@@ -8,6 +8,7 @@
 
 #include "kernel/log.h"
 #include "kernel/record.h"
+#include "kernel/time.h"
 
 struct node_row {
 	bool known, inited;
@@ -20,8 +21,21 @@ static struct node_row nodes[SUMMARY_MAX_NODES];
 static struct {
 	const char *name;
 	uint64_t ns;
+	uint64_t ap_busy_ns, ap_idle_ns;
 } phases[SUMMARY_MAX_PHASES];
 static unsigned nr_phases;
+static uint64_t usable_ns;
+static bool phases_in_ns;
+
+void summary_usable(uint64_t ns)
+{
+	usable_ns = ns;
+}
+
+uint64_t summary_usable_ns(void)
+{
+	return usable_ns;
+}
 
 void summary_node_topology(uint32_t node, uint32_t cpus, uint64_t mem_bytes)
 {
@@ -45,10 +59,12 @@ void summary_node_init(uint32_t node, const char *policy, uint32_t threads, uint
 	nodes[node].ns = ns;
 }
 
-void summary_phase(const char *name, uint64_t ns)
+void summary_phase(const char *name, uint64_t cycles, uint64_t ap_busy_cycles,
+		   uint64_t ap_idle_cycles)
 {
 	if (nr_phases < SUMMARY_MAX_PHASES)
-		phases[nr_phases++] = (typeof(phases[0])){ name, ns };
+		phases[nr_phases++] = (typeof(phases[0])){ name, cycles, ap_busy_cycles,
+							   ap_idle_cycles };
 }
 
 void summary_print(uint64_t total_ns)
@@ -72,6 +88,16 @@ void summary_print(uint64_t total_ns)
 		else
 			pr_info("summary: %4u %4u %7llu (no init)", i, r->cpus,
 				(unsigned long long)(r->mem_bytes >> 20));
+	}
+	/* Kept as TSC cycles (a phase may end before the clock's precise
+	 * figure is known): nanoseconds now, with the figure in force. */
+	if (!phases_in_ns) {
+		for (unsigned i = 0; i < nr_phases; i++) {
+			phases[i].ns = tsc_cycles_to_ns(phases[i].ns);
+			phases[i].ap_busy_ns = tsc_cycles_to_ns(phases[i].ap_busy_ns);
+			phases[i].ap_idle_ns = tsc_cycles_to_ns(phases[i].ap_idle_ns);
+		}
+		phases_in_ns = true;
 	}
 	/* Longest first (insertion sort; ties keep boot order). */
 	for (unsigned i = 0; i < nr_phases; i++) {
@@ -102,6 +128,7 @@ void summary_print(uint64_t total_ns)
 	rec_u64(&rec, "total_ns", total_ns);
 	rec_u64(&rec, "outside_ns", outside_ns);
 	rec_u64(&rec, "phases_ns", in_phases_ns);
+	rec_u64(&rec, "usable_ns", usable_ns);
 	rec_key(&rec, "phases");
 	rec_open(&rec, '[');
 	for (unsigned k = 0; k < nr_phases; k++) {
@@ -109,8 +136,11 @@ void summary_print(uint64_t total_ns)
 		rec_str(&rec, "name", phases[order[k]].name);
 		rec_u64(&rec, "ns", phases[order[k]].ns);
 		rec_u64(&rec, "permille", total_ns ? phases[order[k]].ns * 1000 / total_ns : 0);
+		rec_u64(&rec, "ap_busy_ns", phases[order[k]].ap_busy_ns);
+		rec_u64(&rec, "ap_idle_ns", phases[order[k]].ap_idle_ns);
 		rec_close(&rec);
 	}
 	rec_close(&rec);
-	record_report(&rec, LOG_INFO, "summary: phases total {phases_ns:ms} ms, boot {total_ns:ms} ms");
+	record_report(&rec, LOG_INFO, "summary: phases total {phases_ns:ms} ms, boot {total_ns:ms} ms, "
+		      "memory usable at {usable_ns:ms} ms");
 }

@@ -20,7 +20,14 @@
 void summary_node_topology(uint32_t node, uint32_t cpus, uint64_t mem_bytes);
 void summary_node_init(uint32_t node, const char *policy, uint32_t threads, uint64_t pages,
 		       uint64_t ns);
-void summary_phase(const char *name, uint64_t ns);
+/* TSC cycles, converted when the summary is printed: the phase's (the
+ * boot CPU's time in it), and the APs' busy and idle time during it. */
+void summary_phase(const char *name, uint64_t cycles, uint64_t ap_busy_cycles,
+		   uint64_t ap_idle_cycles);
+/* Kernel entry to the moment every node's free memory was in the page
+ * allocator (docs/measuring.md, "Time to usable memory"); 0 until then. */
+void summary_usable(uint64_t usable_ns);
+uint64_t summary_usable_ns(void);
 /*
  * Print the table (pr_info lines "summary: ..."): the nodes, then the phases
  * longest first with their share of @total_ns (the time since the first

@@ -14,10 +14,18 @@
 uint64_t tsc_hz;
 const char *tsc_method = "none";
 uint32_t tsc_uncertainty_ppm;
+bool tsc_final;
 static uint64_t ns_per_cycle_q32;   /* (1e9 << 32) / tsc_hz */
+
+void time_init_provisional(uint64_t hz, const char *method, uint32_t uncertainty_ppm)
+{
+	time_init(hz, method, uncertainty_ppm);
+	tsc_final = false;
+}
 
 void time_init(uint64_t hz, const char *method, uint32_t uncertainty_ppm)
 {
+	tsc_final = true;
 	tsc_hz = hz;
 	tsc_method = method;
 	tsc_uncertainty_ppm = uncertainty_ppm;
@@ -57,8 +65,16 @@ void time_crosscheck(const char *reference, const char *where_key, uint64_t wher
 {
 	struct record r;
 	uint32_t diff_ppm = res->hz && tsc_hz ? clockcal_ppm_diff(res->hz, tsc_hz) : 0;
-	uint64_t allowed_ppm = (uint64_t)tsc_uncertainty_ppm + res->uncertainty_ppm + 1000;
-	bool agree = res->hz && diff_ppm <= allowed_ppm;
+	uint64_t allowed_ppm;
+	/* An assumed figure (unknown uncertainty) agrees with nothing. */
+	bool agree = res->hz && clockcal_agree(diff_ppm, tsc_uncertainty_ppm, res->uncertainty_ppm,
+					       1000, &allowed_ppm);
+	/* A better reference than the one the TSC was calibrated against (or
+	 * one at all, where the figure was assumed) becomes the clock: a PIT
+	 * too slow to read gives a poor figure, and timeouts from here on
+	 * must hold in real time. */
+	bool adopt = res->hz && tsc_uncertainty_ppm > TIME_ADOPT_PPM &&
+		     (uint64_t)res->uncertainty_ppm * 2 < tsc_uncertainty_ppm;
 
 	rec_begin(&r, "clock_check");
 	rec_str(&r, "reference", reference);
@@ -72,6 +88,7 @@ void time_crosscheck(const char *reference, const char *where_key, uint64_t wher
 	rec_bool(&r, "agree", agree);
 	rec_u64(&r, "kept", res->kept);
 	rec_u64(&r, "rejected", res->rejected);
+	rec_bool(&r, "adopted", adopt);
 	/* The key naming where the reference is differs by reference, so its
 	 * line is made here; everything else comes from the record. */
 	char tmpl[160];
@@ -80,6 +97,15 @@ void time_crosscheck(const char *reference, const char *where_key, uint64_t wher
 			 "({kept} samples kept); the TSC is not cross-checked against it",
 			 where_key, where_key);
 		record_report(&r, LOG_WARN, tmpl);
+	} else if (adopt) {
+		/* From an assumed figure every earlier time was a guess: warn.
+		 * From a measured but poor one they are off by its bound. */
+		bool was_assumed = tsc_uncertainty_ppm == CLOCKCAL_UNKNOWN_PPM;
+		time_init(res->hz, reference, res->uncertainty_ppm);
+		record_report(&r, was_assumed ? LOG_WARN : LOG_INFO, "tsc: {reference} measures {hz:MHz} MHz (+-{uncertainty_ppm:.4}%), "
+			      "{diff_ppm:.4}% from the {tsc_method} figure {tsc_hz:MHz} MHz, which is good "
+			      "only to a wider bound: using the {reference} figure from here on; "
+			      "times before this line are off by up to that much");
 	} else if (agree) {
 		record_report(&r, LOG_INFO, "tsc: {reference} cross-check: {hz:MHz} MHz, {diff_ppm:.4}% "
 			      "from the {tsc_method} figure (both good to {allowed_ppm:.4}%)");
@@ -88,4 +114,35 @@ void time_crosscheck(const char *reference, const char *where_key, uint64_t wher
 			      "the {tsc_method} figure {tsc_hz:MHz} MHz: the references disagree, "
 			      "timings may be off by that much");
 	}
+}
+
+void time_refine(const char *reference, const char *where_key, uint64_t where,
+		 const struct clockcal_result *res)
+{
+	struct record r;
+	uint32_t diff_ppm = tsc_hz ? clockcal_ppm_diff(res->hz, tsc_hz) : 0;
+	uint64_t allowed_ppm;
+	bool agree = clockcal_agree(diff_ppm, tsc_uncertainty_ppm, res->uncertainty_ppm, 1000,
+				    &allowed_ppm);
+
+	rec_begin(&r, "clock_check");
+	rec_str(&r, "reference", reference);
+	rec_hex(&r, where_key, where);
+	rec_u64(&r, "hz", res->hz);
+	rec_u64(&r, "uncertainty_ppm", res->uncertainty_ppm);
+	rec_u64(&r, "tsc_hz", tsc_hz);
+	rec_str(&r, "tsc_method", tsc_method);
+	rec_u64(&r, "diff_ppm", diff_ppm);
+	rec_u64(&r, "allowed_ppm", allowed_ppm);
+	rec_bool(&r, "agree", agree);
+	rec_u64(&r, "kept", res->kept);
+	rec_u64(&r, "rejected", res->rejected);
+	rec_bool(&r, "adopted", true);
+	time_init(res->hz, reference, res->uncertainty_ppm);
+	/* Everything still in the log ring renders with the new figure;
+	 * only a ring that filled up early printed with the estimate. */
+	record_report(&r, agree ? LOG_INFO : LOG_WARN,
+		      "tsc: Refined TSC calibration against the {reference}: {hz:MHz} MHz "
+		      "(+-{uncertainty_ppm:.4}%), {diff_ppm:.4}% from the quick {tsc_method} "
+		      "estimate {tsc_hz:MHz} MHz");
 }

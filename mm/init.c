@@ -192,38 +192,44 @@ static void chunks_to_pfns(struct mminit_node *w)
 	}
 }
 
-static void parallel_init(struct mminit *mi)
+static struct job jobs[MEMMAP_MAX_NODES];
+static struct job_state states[MEMMAP_MAX_NODES];
+static struct chunk_arg args[MEMMAP_MAX_NODES];
+
+/* Post node @nid's parallel part (nothing if it has none left). */
+static void parallel_start(struct mminit *mi, uint32_t nid)
 {
-	static struct job jobs[MEMMAP_MAX_NODES];
-	static struct job_state states[MEMMAP_MAX_NODES];
-	static struct chunk_arg args[MEMMAP_MAX_NODES];
+	struct mminit_node *w = &mi->nodes[nid];
 	bool all = mi->cfg.all_cpus;
 
-	for (uint32_t nid = 0; nid < mi->nr_nodes; nid++) {
-		struct mminit_node *w = &mi->nodes[nid];
-		jobs[nid].fn = 0;
-		if (!w->nr_todo)
-			continue;
-		for (uint32_t i = 0; i < w->nr_todo; i++)
-			w->parallel_pages += w->todo[i].end_pfn - w->todo[i].start_pfn;
-		w->nr_seg = memmap_pack_segments(w->todo, w->nr_todo, ALLOC_MAX_ORDER, w->seg);
-		args[nid] = (struct chunk_arg){ mi, nid };
-		jobs[nid] = (struct job){
-			.name = "meminit", .start = 0,
-			.size = memmap_packed_pages(w->seg, w->nr_seg),
-			.align = ALLOC_MAX_ORDER_PAGES, .min_chunk = MMINIT_MIN_CHUNK_PAGES,
-			.max_threads = all ? 0 : mi->cfg.max_threads,
-			.node = all ? JOB_ALL_NODES : nid,
-			.fn = node_chunk, .arg = &args[nid],
-			.times = w->chunks, .times_cap = MMINIT_TRACE_CHUNKS,
-		};
-		/* With all_cpus, every CPU works on one node after the other. */
-		job_start(&jobs[nid], &states[nid]);
-		if (all)
-			job_wait(&states[nid]);
-	}
+	jobs[nid].fn = 0;
+	if (!w->nr_todo)
+		return;
+	for (uint32_t i = 0; i < w->nr_todo; i++)
+		w->parallel_pages += w->todo[i].end_pfn - w->todo[i].start_pfn;
+	w->nr_seg = memmap_pack_segments(w->todo, w->nr_todo, ALLOC_MAX_ORDER, w->seg);
+	args[nid] = (struct chunk_arg){ mi, nid };
+	jobs[nid] = (struct job){
+		.name = "meminit", .start = 0,
+		.size = memmap_packed_pages(w->seg, w->nr_seg),
+		.align = ALLOC_MAX_ORDER_PAGES, .min_chunk = MMINIT_MIN_CHUNK_PAGES,
+		.max_threads = all ? 0 : mi->cfg.max_threads,
+		.node = all ? JOB_ALL_NODES : nid,
+		.fn = node_chunk, .arg = &args[nid],
+		.times = w->chunks, .times_cap = MMINIT_TRACE_CHUNKS,
+	};
+	job_start(&jobs[nid], &states[nid]);
+	/* With all_cpus, every CPU works on one node after the other. */
+	if (all)
+		job_wait(&states[nid]);
+}
+
+static void parallel_wait(struct mminit *mi)
+{
+	bool all = mi->cfg.all_cpus;
 	/* Wait for the caller's own node first: it helps there. */
 	uint32_t own = mi->cfg.boot_node;
+
 	for (uint32_t k = 0; k < mi->nr_nodes; k++) {
 		uint32_t nid = (own + k) % mi->nr_nodes;
 		struct mminit_node *w = &mi->nodes[nid];
@@ -258,14 +264,60 @@ void mminit_run(struct mminit *mi, void (*before_parallel)(void *ctx), void *ctx
 		return;
 	}
 	/* The caller's early section, timed: before the node's CPUs start. */
-	uint64_t t0 = job_platform_ticks();
+	struct mminit_node *own = &mi->nodes[mi->cfg.boot_node];
+	/*
+	 * The other nodes' CPUs need nothing of the caller's early section:
+	 * post their jobs first, so they start as the phase does, not after
+	 * it. Not with all_cpus (one node after the other, the caller
+	 * helping) nor with @before_parallel, whose allocations may grow into
+	 * another node's memory (grow()) while its job would be taking it.
+	 */
+	bool early_post = !mi->cfg.all_cpus && !before_parallel;
+	if (early_post)
+		for (uint32_t nid = 0; nid < mi->nr_nodes; nid++)
+			if (nid != mi->cfg.boot_node)
+				parallel_start(mi, nid);
+	uint64_t t0 = job_platform_ticks(), t1;
 	take_front(mi, mi->cfg.boot_node, mi->cfg.early_pages);
 	alloc_set_grow(grow, mi);
 	if (before_parallel)
 		before_parallel(ctx);
-	mi->nodes[mi->cfg.boot_node].early_ns = job_platform_ticks_to_ns(job_platform_ticks() - t0);
-	parallel_init(mi);
+	t1 = job_platform_ticks();
+	own->early_ns = job_platform_ticks_to_ns(t1 - t0);
+	if (own->early_pages) {
+		own->early_start_ticks = t0;
+		own->early_end_ticks = t1;
+	}
+	for (uint32_t nid = 0; nid < mi->nr_nodes; nid++)
+		if (!early_post || nid == mi->cfg.boot_node)
+			parallel_start(mi, nid);
+	parallel_wait(mi);
 	alloc_set_grow(0, 0);
+}
+
+void mminit_node_usable(const struct mminit_node *w, uint64_t phase_start_ticks,
+			struct mminit_usable *out)
+{
+	uint64_t first = w->start_ticks, end = w->end_ticks;
+
+	*out = (struct mminit_usable){ 0 };
+	/* The early section comes before any chunk and may have grown while
+	 * they ran (on-demand growth): the earliest start, the latest end. */
+	if (w->early_start_ticks && (!first || w->early_start_ticks < first))
+		first = w->early_start_ticks;
+	if (w->early_end_ticks > end)
+		end = w->early_end_ticks;
+	if (!first || end < first)
+		return;
+	if (first < phase_start_ticks)
+		first = phase_start_ticks;   /* a clock read before the phase's own */
+	if (end < first)
+		end = first;
+	out->first_ticks = first;
+	out->end_ticks = end;
+	out->wait_ticks = first - phase_start_ticks;
+	out->work_ticks = end - first;
+	out->usable_ticks = end - phase_start_ticks;
 }
 
 /* --- memory init: command-line keys (docs/cmdline.md) --- */

@@ -65,6 +65,7 @@ struct mminit_node {
 	uint32_t cpus;               /* CPUs offered the node's job */
 	bool caller_offered;         /* the caller helped (its node, or a CPU-less one) */
 	uint64_t early_ns;           /* the caller's first section (its node only) */
+	uint64_t early_start_ticks, early_end_ticks;   /* that section (0: none) */
 	uint64_t start_ticks, end_ticks;   /* first chunk's start, last chunk's end */
 	uint64_t ns;                 /* the parallel part (serial: the caller's work) */
 	uint32_t nr_chunks;
@@ -103,6 +104,22 @@ void mminit_mark_holes(const struct mminit *mi, uint32_t node, const struct memm
  * be NULL) runs after the caller's first section, while on-demand growth is
  * possible, before the parallel part (a place for early allocations). */
 void mminit_run(struct mminit *mi, void (*before_parallel)(void *ctx), void *ctx);
+
+/*
+ * When a node's free memory became usable, measured from @phase_start_ticks
+ * (the start of the phase that called mminit_run): its first piece of work
+ * (the boot CPU's early section, or the first chunk of the parallel part;
+ * serial: the caller's work) and the end of its last (the last chunk's end:
+ * with lazy, when the heads are in). wait = first - phase start (the node's
+ * CPUs not yet working), work = end - first; usable = wait + work. All in
+ * platform ticks; zero when the node had nothing to do.
+ */
+struct mminit_usable {
+	uint64_t first_ticks, end_ticks;
+	uint64_t wait_ticks, work_ticks, usable_ticks;
+};
+void mminit_node_usable(const struct mminit_node *w, uint64_t phase_start_ticks,
+			struct mminit_usable *out);
 
 /* Pages handed to the allocator on @node so far. */
 static inline uint64_t mminit_done_pages(const struct mminit *mi, uint32_t node)

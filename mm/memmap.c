@@ -363,11 +363,59 @@ static void store_nt(struct page *p, struct page *end, const uint64_t w[DESC_WOR
 
 /* ---- choosing the store ---- */
 
+/* memmap_store_set()'s choice; AUTO: none measured. Written once, before
+ * memory init's CPUs start; read by all of them. */
+static enum memmap_store measured_store = MEMMAP_STORE_AUTO;
+
+void memmap_store_set(enum memmap_store how)
+{
+	__atomic_store_n(&measured_store, how, __ATOMIC_RELEASE);
+}
+
+enum memmap_store memmap_store_for_cold(void)
+{
+	enum memmap_store m = __atomic_load_n(&measured_store, __ATOMIC_ACQUIRE);
+
+	return m == MEMMAP_STORE_AUTO ? MEMMAP_STORE_NT : m;
+}
+
 enum memmap_store memmap_store_choose(uint64_t array_bytes, const struct cpu_caches *c)
 {
 	if (c && c->llc_bytes && array_bytes <= c->llc_bytes)
 		return MEMMAP_STORE_PLAIN;
-	return MEMMAP_STORE_NT;
+	return memmap_store_for_cold();
+}
+
+enum memmap_store memmap_store_pick(uint64_t plain_ticks, uint64_t nt_ticks)
+{
+	return plain_ticks <= nt_ticks ? MEMMAP_STORE_PLAIN : MEMMAP_STORE_NT;
+}
+
+void memmap_store_probe(const struct memmap_node *n, uint64_t start_pfn, uint64_t end_pfn,
+			unsigned reps, uint64_t (*ticks)(void),
+			void (*flush)(const void *p, uint64_t bytes), struct memmap_store_probe *out)
+{
+	const struct page *first = &n->pages[start_pfn - n->base_pfn];
+	uint64_t bytes = memmap_desc_bytes(end_pfn - start_pfn);
+
+	out->bytes = bytes;
+	out->plain_ticks = out->nt_ticks = UINT64_MAX;
+	/* Alternating, so a host's slow moment costs both kinds alike. */
+	for (unsigned r = 0; r < reps; r++) {
+		for (int kind = 0; kind < 2; kind++) {
+			enum memmap_store how = kind ? MEMMAP_STORE_NT : MEMMAP_STORE_PLAIN;
+			flush(first, bytes);
+			uint64_t t0 = ticks();
+			memmap_init_range_store(n, start_pfn, end_pfn, PAGE_RESERVED,
+						page_zone_of_pfn(start_pfn), how);
+			flush(first, bytes);
+			uint64_t dt = ticks() - t0;
+			uint64_t *best = kind ? &out->nt_ticks : &out->plain_ticks;
+			if (dt < *best)
+				*best = dt;
+		}
+	}
+	out->choice = memmap_store_pick(out->plain_ticks, out->nt_ticks);
 }
 
 enum memmap_store memmap_node_choose_store(struct memmap_node *n, const struct cpu_caches *c)

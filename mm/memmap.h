@@ -401,6 +401,39 @@ void memmap_init_range(const struct memmap_node *n, uint64_t start_pfn, uint64_t
  * used: no vendor measured so far prefers plain stores for cold memory.
  */
 enum memmap_store memmap_store_choose(uint64_t array_bytes, const struct cpu_caches *c);
+/* The store an array too large for the LLC gets: the measured one
+ * (memmap_store_set), else non-temporal. */
+enum memmap_store memmap_store_for_cold(void);
+
+/*
+ * Which store this CPU writes cold descriptors fastest with, measured, as
+ * Linux times its xor routines at boot and keeps the fastest: both kinds
+ * over the descriptors of [start_pfn, end_pfn) of @n (a few MiB of an
+ * array about to be initialised anyway: the probe writes them as
+ * PAGE_RESERVED, which memory init overwrites), @reps passes of each,
+ * alternating, the fastest pass of each kept. Each pass begins with the
+ * lines flushed out of the caches and ends with them flushed again inside
+ * the timed part (@flush: clflush of every line, then a fence), so plain
+ * stores pay their read-for-ownership and their write-back as they do in
+ * an array larger than the cache, where the probe's few MiB would
+ * otherwise sit. @ticks reads a clock (the TSC; the host's monotonic ns).
+ * The pick is memmap_store_pick(); it is what memmap_store_choose() uses
+ * for arrays larger than the last-level cache once memmap_store_set()
+ * records it.
+ */
+struct memmap_store_probe {
+	uint64_t bytes;                   /* descriptor bytes written per pass */
+	uint64_t plain_ticks, nt_ticks;   /* the fastest pass of each kind */
+	enum memmap_store choice;
+};
+void memmap_store_probe(const struct memmap_node *n, uint64_t start_pfn, uint64_t end_pfn,
+			unsigned reps, uint64_t (*ticks)(void),
+			void (*flush)(const void *p, uint64_t bytes), struct memmap_store_probe *out);
+/* The faster of the two (equal: plain, which needs no fence). */
+enum memmap_store memmap_store_pick(uint64_t plain_ticks, uint64_t nt_ticks);
+/* From now on arrays larger than the LLC get @how (PLAIN or NT);
+ * MEMMAP_STORE_AUTO forgets the measurement (the size rule alone). */
+void memmap_store_set(enum memmap_store how);
 
 /* Set @n's store (what MEMMAP_STORE_AUTO writes with) to the one
  * memmap_store_choose() picks for its present pages' descriptors on a CPU

@@ -249,3 +249,37 @@ bool arch_unmap_page(uint64_t addr, pt_alloc_fn alloc, void *ctx)
 	__asm__ volatile("invlpg (%0)" : : "r"(addr) : "memory");
 	return true;
 }
+
+bool arch_set_executable(uint64_t start, uint64_t end, bool exec)
+{
+	uint64_t *pml4 = current_pml4();
+
+	if (!cpu_features.nx)
+		return true;        /* no NX bit: everything mapped is executable */
+	start &= ~(SZ_4K - 1);
+	while (start < end) {
+		uint64_t *e = &pml4[(start >> 39) & 511], size = SZ_4K;
+
+		if (!(*e & PTE_P))
+			return false;
+		e = &table_of(*e)[(start >> 30) & 511];
+		if ((*e & PTE_P) && (*e & PTE_PS)) {
+			size = SZ_1G;
+		} else if (*e & PTE_P) {
+			e = &table_of(*e)[(start >> 21) & 511];
+			if ((*e & PTE_P) && (*e & PTE_PS))
+				size = SZ_2M;
+			else if (*e & PTE_P)
+				e = &table_of(*e)[(start >> 12) & 511];
+		}
+		if (!(*e & PTE_P))
+			return false;
+		*e = exec ? *e & ~PTE_NX : *e | PTE_NX;
+		start = (start & ~(size - 1)) + size;
+	}
+	/* The entries are global: toggling CR4.PGE flushes them too (SDM vol.
+	 * 3A 4.10.4.1). */
+	__asm__ volatile("mov %%cr4, %%rax; xor $0x80, %%rax; mov %%rax, %%cr4\n\t"
+			 "xor $0x80, %%rax; mov %%rax, %%cr4" : : : "rax", "memory");
+	return true;
+}

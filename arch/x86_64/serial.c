@@ -1,18 +1,30 @@
 /*
  * serial.c: 16550 UARTs, polled. No interrupts: output must work from
  * exception handlers and before anything else is set up.
+ *
+ * A UART that is slow is not absent. uart_probe() finds out once whether a
+ * 16550 is there at all (its scratch register keeps a value, its line status
+ * is not 0xff, which is what a read of nothing gives on an ISA bus or an
+ * unclaimed MMIO page); the console never waits on a UART that failed it.
+ * On a UART that is there, uart_write_bounded() waits for the transmitter
+ * as long as the caller allows for each byte (the console gives the time
+ * the baud rate needs, many times over), so a slow line loses no byte; only
+ * a UART that stops answering for far longer makes it return early.
  */
 #include "arch/serial.h"
 
+#include "arch/cpu.h"
 #include "arch/io.h"
 
-enum { THR = 0, IER = 1, DLL = 0, DLM = 1, FCR = 2, LCR = 3, MCR = 4, LSR = 5 };
+enum { THR = 0, IER = 1, DLL = 0, DLM = 1, FCR = 2, LCR = 3, MCR = 4, LSR = 5, SCR = 7 };
 #define LSR_THR_EMPTY 0x20
 
 static void reg_out(const struct uart *u, unsigned reg, uint8_t v)
 {
 	if (u->mmio_bytes == 4)
 		*(volatile uint32_t *)(uintptr_t)(u->base + reg * 4) = v;
+	else if (u->mmio_bytes == 2)
+		*(volatile uint16_t *)(uintptr_t)(u->base + reg * 2) = v;
 	else if (u->mmio_bytes == 1)
 		*(volatile uint8_t *)(uintptr_t)(u->base + reg) = v;
 	else
@@ -23,9 +35,30 @@ static uint8_t reg_in(const struct uart *u, unsigned reg)
 {
 	if (u->mmio_bytes == 4)
 		return (uint8_t)*(volatile uint32_t *)(uintptr_t)(u->base + reg * 4);
+	if (u->mmio_bytes == 2)
+		return (uint8_t)*(volatile uint16_t *)(uintptr_t)(u->base + reg * 2);
 	if (u->mmio_bytes == 1)
 		return *(volatile uint8_t *)(uintptr_t)(u->base + reg);
 	return inb((uint16_t)(u->base + reg));
+}
+
+bool uart_probe(const struct uart *u)
+{
+	/* The 16450 and every 16550 have the scratch register at offset 7
+	 * (the 8250 had none; no machine memboot runs on has one). Two
+	 * patterns, so a bus that echoes the last value written (or reads
+	 * 0x00/0xff) does not pass. */
+	uint8_t saved = reg_in(u, SCR);
+	bool ok;
+
+	if (reg_in(u, LSR) == 0xff)
+		return false;
+	reg_out(u, SCR, 0x5a);
+	ok = reg_in(u, SCR) == 0x5a;
+	reg_out(u, SCR, 0xa5);
+	ok = ok && reg_in(u, SCR) == 0xa5;
+	reg_out(u, SCR, saved);
+	return ok;
 }
 
 void uart_init(const struct uart *u, uint32_t divisor)
@@ -41,21 +74,46 @@ void uart_init(const struct uart *u, uint32_t divisor)
 	reg_out(u, MCR, 0x03);                 /* DTR, RTS */
 }
 
-static void put(const struct uart *u, char c)
+uint32_t uart_divisor(const struct uart *u)
 {
-	/* Bounded wait: a machine without a UART reads 0xff, which also has the
-	 * empty bit set, so this never spins forever. */
-	for (unsigned spins = 0; spins < 100000; spins++)
-		if (reg_in(u, LSR) & LSR_THR_EMPTY)
-			break;
+	uint8_t lcr = reg_in(u, LCR);
+	uint32_t div;
+
+	reg_out(u, LCR, lcr | 0x80);
+	div = reg_in(u, DLL) | (uint32_t)reg_in(u, DLM) << 8;
+	reg_out(u, LCR, lcr & 0x7f);
+	return div;
+}
+
+/* Wait for the transmitter up to @limit_cycles; false if it never empties. */
+static bool put(const struct uart *u, char c, uint64_t limit_cycles)
+{
+	if (!(reg_in(u, LSR) & LSR_THR_EMPTY)) {
+		uint64_t start = rdtsc();
+
+		while (!(reg_in(u, LSR) & LSR_THR_EMPTY)) {
+			if (rdtsc() - start > limit_cycles)
+				return false;
+			__asm__ volatile("pause");
+		}
+	}
 	reg_out(u, THR, (unsigned char)c);
+	return true;
+}
+
+size_t uart_write_bounded(const struct uart *u, const char *s, size_t len, uint64_t limit_cycles)
+{
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '\n' && !put(u, '\r', limit_cycles))
+			return i;
+		if (!put(u, s[i], limit_cycles))
+			return i;
+	}
+	return len;
 }
 
 void uart_write(const struct uart *u, const char *s, size_t len)
 {
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] == '\n')
-			put(u, '\r');
-		put(u, s[i]);
-	}
+	/* About a second at 4 GHz: for panics, where no clock may be known. */
+	uart_write_bounded(u, s, len, 4000000000ULL);
 }

@@ -15,8 +15,8 @@
  * is bracketed by two TSC reads; a vCPU descheduled between them shows up as
  * a wide bracket and that sample is dropped (kernel/clockcal.c), instead of
  * silently stretching a whole window as a single read per window did. The
- * samples run for about 3 ms; estimates from pairs of kept samples are
- * combined by their median.
+ * samples run for about 1 ms (longer for a PIT slow to read); estimates
+ * from pairs of kept samples are combined by their median.
  *
  * PIT channel 2's gate is bit 0 of port 0x61 (bit 1 drives the speaker and
  * stays off). Mode 0 with a reload of 0 (65536) makes the counter a free
@@ -38,8 +38,13 @@
 #define PIT_CH2 0x42
 #define PIT_CMD 0x43
 #define PORT_61 0x61
-#define PIT_SPAN_TICKS (PIT_HZ * 3 / 1000)      /* 3 ms */
-#define PM_SPAN_TICKS (PM_TIMER_HZ * 2 / 1000)  /* 2 ms */
+/* Sampling windows (struct clockcal_window): a reference that answers in
+ * microseconds is done at the first figure; one slow to read (a millisecond
+ * a read: the PIT under TCG with hundreds of vCPU threads) is sampled
+ * longer, up to the second, for enough samples to give an estimate. */
+#define PIT_WINDOW { PIT_HZ / 2000, PIT_HZ * 20 / 1000, 32 }               /* 0.5..20 ms */
+#define PIT_PRECISE_WINDOW { PIT_HZ * 3 / 1000, PIT_HZ * 20 / 1000, 32 }   /* 3..20 ms */
+#define PM_WINDOW { PM_TIMER_HZ / 1000, PM_TIMER_HZ * 20 / 1000, 32 }      /* 1..20 ms */
 #define MAX_SAMPLES 2048
 /* Beyond this the CPUID figure and the measurement disagree (ppm). */
 #define CPUID_TRUST_PPM 5000
@@ -73,54 +78,23 @@ static uint64_t ref_read(const struct ref_counter *c)
 	return pit_read();
 }
 
-/*
- * Take bracketed samples of a counter until it has advanced @span_ticks.
- * Reads run back to back, but a sample is kept only once the counter has
- * moved span/MAX_SAMPLES ticks past the last kept one, so the samples cover
- * the whole span however fast the port answers. @down: the counter counts
- * down. Wraps are undone with a prediction from the TSC rate seen so far
- * (clockcal_unwrap), so a vCPU descheduled for longer than the counter's
- * period is no worse than any other pause between samples. Gives up after
- * 64 reads per kept sample with no progress (a counter that does not count).
- */
-static uint32_t take_samples(const struct ref_counter *c, unsigned bits, bool down,
-			     uint64_t span_ticks)
+static uint64_t read_tsc_cb(void *ctx)
 {
-	const uint64_t mask = (1ULL << bits) - 1;
-	const uint64_t stride = span_ticks / (MAX_SAMPLES - 1) + 1;
-	uint64_t prev_raw = 0, prev_tsc = 0, total = 0;
-	uint64_t reads = 0, max_reads = 64ULL * MAX_SAMPLES;
-	uint32_t n = 0;
+	return rdtsc();
+}
 
-	while (n < MAX_SAMPLES && reads++ < max_reads) {
-		struct clockcal_sample *s = &samples[n];
-		uint64_t raw, delta, predicted = 0;
+static uint64_t read_ref_cb(void *ctx)
+{
+	return ref_read(ctx);
+}
 
-		s->tsc_before = rdtsc();
-		raw = ref_read(c);
-		s->tsc_after = rdtsc();
-		raw &= mask;
-		if (reads > 1) {
-			delta = (down ? prev_raw - raw : raw - prev_raw) & mask;
-			/* Predict from the TSC once 256 ticks give a rough rate. */
-			if (total >= 256) {
-				uint64_t run = prev_tsc - samples[0].tsc_before;
-				uint64_t gap = s->tsc_after - prev_tsc;
-				predicted = (uint64_t)((unsigned __int128)gap * total / (run ? run : 1));
-			}
-			total += clockcal_unwrap(delta, bits, predicted);
-		}
-		prev_raw = raw;
-		prev_tsc = s->tsc_after;
-		s->ref = total;
-		if (n == 0 || total - samples[n - 1].ref >= stride) {
-			n++;
-			if (total >= span_ticks)
-				break;
-		}
-	}
-	last_reads = reads;
-	return n;
+/* Sample @c for @w (kernel/clockcal.c does the loop and the unwrapping). */
+static uint32_t take_samples(const struct ref_counter *c, unsigned bits, bool down,
+			     const struct clockcal_window *w)
+{
+	const struct clockcal_source src = { read_tsc_cb, read_ref_cb, (void *)c, bits, down };
+
+	return clockcal_sample(&src, w, samples, MAX_SAMPLES, &last_reads);
 }
 
 /* PIT channel 2 free-running, gate on, speaker off. */
@@ -180,44 +154,47 @@ void arch_tsc_calibrate(struct tsc_calibration *out)
 	pit_start();
 	const struct ref_counter pit = { 0 };
 
-	out->pit_samples = take_samples(&pit, 16, true, PIT_SPAN_TICKS);
+	const struct clockcal_window pit_window = PIT_WINDOW;
+
+	out->pit_samples = take_samples(&pit, 16, true, &pit_window);
 	out->pit_reads = last_reads;
 	out->pit_ticks = out->pit_samples ? samples[out->pit_samples - 1].ref : 0;
 	clockcal_estimate(samples, out->pit_samples, PIT_HZ, scratch, &out->pit);
 
-	if (out->cpuid_hz) {
-		out->hz = out->cpuid_hz;
-		out->method = !strcmp(out->cpuid_leaf, "0x40000010") ? "hypervisor"
-			      : !strcmp(out->cpuid_leaf, "0x15") ? "cpuid15" : "cpuid16";
+	uint32_t cpuid_ppm = 0;
+	const char *cpuid_method = !strcmp(out->cpuid_leaf, "0x40000010") ? "hypervisor"
+				   : !strcmp(out->cpuid_leaf, "0x15") ? "cpuid15" : "cpuid16";
+	if (out->cpuid_hz)
 		/* 0x40000010 is in kHz, 0x16 in MHz: their rounding is the error. */
-		out->uncertainty_ppm = !strcmp(out->cpuid_leaf, "0x15") ? 0
-				       : (uint32_t)((!strcmp(out->cpuid_leaf, "0x16") ? 500000000ULL
-										 : 500000ULL) /
-						    (out->cpuid_hz / 1000));
-		if (out->pit.hz) {
-			out->cpuid_vs_pit_ppm = clockcal_ppm_diff(out->pit.hz, out->cpuid_hz);
-			if (out->cpuid_vs_pit_ppm > out->pit.uncertainty_ppm + CPUID_TRUST_PPM) {
-				pr_warn("tsc: CPUID leaf %s says %llu kHz but the PIT measures %llu kHz "
-					"(%u ppm apart); using the measurement",
-					out->cpuid_leaf, (unsigned long long)(out->cpuid_hz / 1000),
-					(unsigned long long)(out->pit.hz / 1000), out->cpuid_vs_pit_ppm);
-				out->hz = out->pit.hz;
-				out->method = "pit";
-				out->uncertainty_ppm = out->pit.uncertainty_ppm;
-			}
-		}
-	} else if (out->pit.hz) {
-		out->hz = out->pit.hz;
-		out->method = "pit";
-		out->uncertainty_ppm = out->pit.uncertainty_ppm;
+		cpuid_ppm = !strcmp(out->cpuid_leaf, "0x15") ? 0
+			    : (uint32_t)((!strcmp(out->cpuid_leaf, "0x16") ? 500000000ULL : 500000ULL) /
+					 (out->cpuid_hz / 1000));
+	const struct clockcal_candidate cand[] = {
+		{ cpuid_method, out->cpuid_hz, cpuid_ppm, false },
+		{ "pit", out->pit.hz, out->pit.uncertainty_ppm, true },
+	};
+	int pick = clockcal_choose(cand, 2, CPUID_TRUST_PPM);
+
+	if (out->cpuid_hz && out->pit.hz)
+		out->cpuid_vs_pit_ppm = clockcal_ppm_diff(out->pit.hz, out->cpuid_hz);
+	if (pick >= 0) {
+		out->hz = cand[pick].hz;
+		out->method = cand[pick].method;
+		out->uncertainty_ppm = cand[pick].uncertainty_ppm;
 	}
+	if (out->cpuid_hz && pick == 1)
+		pr_warn("tsc: CPUID leaf %s says %llu kHz but the PIT measures %llu kHz "
+			"(%u ppm apart); using the measurement",
+			out->cpuid_leaf, (unsigned long long)(out->cpuid_hz / 1000),
+			(unsigned long long)(out->pit.hz / 1000), out->cpuid_vs_pit_ppm);
 	out->cycles = rdtsc() - t0;
 }
 
 bool arch_tsc_measure_pm_timer(uint16_t port, unsigned bits, struct clockcal_result *out)
 {
 	const struct ref_counter c = { .pm_port = port };
-	uint32_t n = take_samples(&c, bits, false, PM_SPAN_TICKS);
+	const struct clockcal_window w = PM_WINDOW;
+	uint32_t n = take_samples(&c, bits, false, &w);
 
 	return clockcal_estimate(samples, n, PM_TIMER_HZ, scratch, out);
 }
@@ -248,7 +225,8 @@ bool arch_tsc_measure_hpet(const volatile void *regs, struct clockcal_result *ou
 	*ref_hz = (1000000000000000ULL + period_fs / 2) / period_fs;
 	if (!(*config & 1))
 		*config |= 1;
-	span = *ref_hz * 2 / 1000;   /* 2 ms */
-	n = take_samples(&c, 32, false, span);
+	span = *ref_hz / 1000;   /* 1 ms, up to 20 for a slow one */
+	const struct clockcal_window w = { span, span * 20, 32 };
+	n = take_samples(&c, 32, false, &w);
 	return clockcal_estimate(samples, n, *ref_hz, scratch, out);
 }

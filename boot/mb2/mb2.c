@@ -252,8 +252,13 @@ enum mb2_status mb2_parse(uint32_t magic, const void *info, size_t avail_bytes,
 			if (!rsdp_new_off) { rsdp_new_off = off; rsdp_new_size = tag.size; }
 			break;
 		case MB2_TAG_EFI32:
-		case MB2_TAG_EFI64:
 			efi = true;
+			break;
+		case MB2_TAG_EFI64:
+			/* Multiboot2 3.6.13: the 64-bit EFI system table pointer. */
+			efi = true;
+			if (tag.size >= sizeof(tag) + 8)
+				memcpy(&bi->efi_system_table, base + off + sizeof(tag), 8);
 			break;
 		case MB2_TAG_EFI_BS:
 			pr_warn("mb2: loader left EFI boot services running; memory map may be stale");

@@ -94,6 +94,23 @@ static const struct param console_params[] = {
 };
 PARAM_TABLE(console_param_table, "console", console_params);
 
+/* quiet, loglevel=, memboot.records= (docs/cmdline.md): what reaches the
+ * consoles; everything stays in the log ring either way. */
+struct console_levels console_levels = { .loglevel = CONSOLE_LOGLEVEL_UNSET, .records = true,
+					 .keep_results = true };
+
+static const struct param console_level_params[] = {
+	{ .key = "quiet", .type = PARAM_BOOL, .ptr = &console_levels.quiet,
+	  .help = "only errors reach the consoles (loglevel 4); the summary and done still do" },
+	{ .key = "loglevel", .type = PARAM_U64, .ptr = &console_levels.loglevel, .min = 0,
+	  .max = 15, .help = "lines of a level below N reach the consoles (Linux's levels; default 7)" },
+	{ .key = "memboot.records", .type = PARAM_BOOL, .ptr = &console_levels.records,
+	  .help = "record lines on the serial consoles (off: prose only; done always)" },
+	{ .key = "memboot.keep_results", .type = PARAM_BOOL, .ptr = &console_levels.keep_results,
+	  .help = "on UEFI boots, keep the summary records in UEFI variables (docs/results.md)" },
+};
+PARAM_TABLE(console_levels_param_table, "console", console_level_params);
+
 /* --- boot report dumps: command-line keys (docs/cmdline.md) --- */
 
 struct bootreport_settings bootreport_settings;   /* every dump off */

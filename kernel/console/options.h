@@ -32,6 +32,18 @@ extern struct console_options console_cmdline;
 struct param_table;
 extern const struct param_table console_param_table;
 
+/* quiet, loglevel= and memboot.records= (docs/cmdline.md). */
+#define CONSOLE_LOGLEVEL_UNSET UINT64_MAX
+struct console_levels {
+	bool quiet;
+	uint64_t loglevel;        /* CONSOLE_LOGLEVEL_UNSET: from quiet, else 7 */
+	bool records;
+	bool keep_results;        /* the summary records into UEFI variables (kernel/results.h) */
+};
+extern struct console_levels console_levels;
+struct param_table;
+extern const struct param_table console_levels_param_table;
+
 /* The legacy I/O ports of ttyS0..ttyS3 (COM1..COM4). */
 extern const uint16_t console_serial_io[CONSOLE_SERIAL_PORTS];
 

@@ -24,6 +24,7 @@
 #include "kernel/log.h"
 #include "kernel/record.h"
 #include "kernel/init/smp.h"
+#include "kernel/job_platform.h"
 #include "kernel/cpus.h"
 #include "kernel/summary.h"
 #include "kernel/time.h"
@@ -47,41 +48,128 @@ static const void *table_bytes(const struct discovered_acpi *acpi, const char *s
  * it and say whether the two agree (Linux cross-checks the same way in
  * pit_hpet_ptimer_calibrate_cpu()).
  */
-static void crosscheck_clock(const struct acpi_pm_timer *pm_timer)
+static void report_pm_timer(const struct acpi_pm_timer *pm_timer, const struct clockcal_result *res)
 {
-	struct clockcal_result res;
-
-	arch_tsc_measure_pm_timer(pm_timer->port, pm_timer->bits, &res);
-	time_crosscheck("pm_timer", "port", pm_timer->port, &res);
+	time_crosscheck("pm_timer", "port", pm_timer->port, res);
 }
 
 /* The HPET too, where the firmware lists one and its registers are mapped. */
-static void crosscheck_clock_hpet(const void *bytes, uint32_t len)
+static const volatile void *map_hpet(const struct acpi_hpet_info *h)
 {
-	struct acpi_hpet_info h;
-	struct clockcal_result res;
-	const volatile void *regs;
-	uint64_t hpet_hz;
+	const volatile void *regs = arch_map_phys(NULL, h->address, 1024);
 
-	if (!acpi_hpet_parse(bytes, len, &h))
-		return;
-	regs = arch_map_phys(NULL, h.address, 1024);
-	if (!regs) {
+	if (!regs)
 		pr_warn("ACPI: HPET: registers at 0x%llx are not mapped; no HPET cross-check",
-			(unsigned long long)h.address);
-		return;
-	}
-	if (!arch_tsc_measure_hpet(regs, &res, &hpet_hz) && hpet_hz == 0) {
+			(unsigned long long)h->address);
+	return regs;
+}
+
+static void report_hpet(const struct acpi_hpet_info *h, bool ok, uint64_t hpet_hz,
+			const struct clockcal_result *res)
+{
+	if (!ok && hpet_hz == 0) {
 		pr_warn("ACPI: HPET: counter period out of range (above 100 ns or zero); "
 			"no HPET cross-check");
 		return;
 	}
-	time_crosscheck("hpet", "address", h.address, &res);
+	time_crosscheck("hpet", "address", h->address, res);
+}
+
+/* Both, now, on this CPU (the HPET first: see discover_acpi()). */
+static void crosscheck_now(const struct discovered_acpi *acpi)
+{
+	struct clockcal_result res;
+	uint64_t hpet_hz;
+
+	if (acpi->hpet.address) {
+		const volatile void *regs = map_hpet(&acpi->hpet);
+		if (regs) {
+			bool ok = arch_tsc_measure_hpet(regs, &res, &hpet_hz);
+			report_hpet(&acpi->hpet, ok, hpet_hz, &res);
+		}
+	}
+	if (acpi->pm_timer.port) {
+		arch_tsc_measure_pm_timer(acpi->pm_timer.port, acpi->pm_timer.bits, &res);
+		report_pm_timer(&acpi->pm_timer, &res);
+	}
+}
+
+/* What the AP runs (and the boot CPU, with no AP to run it). */
+static void clock_checks_measure(void *arg)
+{
+	struct clock_checks *cc = arg;
+	const struct discovered_acpi *acpi = cc->acpi;
+
+	if (cc->hpet_regs)
+		cc->hpet_ok = arch_tsc_measure_hpet(cc->hpet_regs, &cc->hpet_res, &cc->hpet_hz);
+	if (acpi->pm_timer.port)
+		cc->pm_ok = arch_tsc_measure_pm_timer(acpi->pm_timer.port, acpi->pm_timer.bits,
+						      &cc->pm_res);
+	__atomic_store_n(&cc->done, 1, __ATOMIC_RELEASE);
+}
+
+void clock_checks_start(const struct discovered_acpi *acpi, struct clock_checks *cc)
+{
+	memset(cc, 0, sizeof(*cc));
+	cc->acpi = acpi;
+	if (acpi->clock_checked || (!acpi->hpet.address && !acpi->pm_timer.port))
+		return;
+	cc->pending = true;
+	/* Mapped here, by the boot CPU: the AP only reads. */
+	if (acpi->hpet.address)
+		cc->hpet_regs = map_hpet(&acpi->hpet);
+	/* An idle AP, the last: the measurement is of the TSC's rate, which
+	 * every CPU's TSC shares (invariant TSC). It may still be measuring
+	 * when meminit posts its jobs: a busy CPU joins its node's job when it
+	 * is done (kernel/job.h), and the brackets reject what the other
+	 * CPUs' work does to the reads. */
+	for (uint32_t cpu = job_platform_max_cpus(); cpu-- > 1;) {
+		if (!job_platform_online(cpu) || job_platform_busy(cpu))
+			continue;
+		cc->cpu = cpu;
+		job_platform_post(cpu, clock_checks_measure, cc);
+		return;
+	}
+}
+
+void clock_checks_finish(struct clock_checks *cc)
+{
+	if (!cc->pending) {
+		/* Nothing better to wait for: the estimate is what there is. */
+		if (!tsc_final)
+			time_init(tsc_hz, tsc_method, tsc_uncertainty_ppm);
+		return;
+	}
+	if (cc->cpu == 0)
+		clock_checks_measure(cc);
+	/* Done, and back in its idle loop, so meminit's jobs find it idle. */
+	while (!__atomic_load_n(&cc->done, __ATOMIC_ACQUIRE) ||
+	       (cc->cpu && job_platform_busy(cc->cpu)))
+		job_platform_relax();
+	/* The precise figure: the better of the two measurements, if it is
+	 * better than the quick estimate (time_refine); then each reference
+	 * is cross-checked against it. */
+	const bool hpet = cc->acpi->hpet.address && cc->hpet_regs;
+	const bool pm = cc->acpi->pm_timer.port != 0;
+	const struct clockcal_candidate cand[] = {
+		{ "hpet", hpet ? cc->hpet_res.hz : 0, cc->hpet_res.uncertainty_ppm, true },
+		{ "pm_timer", pm ? cc->pm_res.hz : 0, cc->pm_res.uncertainty_ppm, true },
+	};
+	int best = clockcal_choose(cand, 2, 0);
+	if (best >= 0 && cand[best].uncertainty_ppm < tsc_uncertainty_ppm)
+		time_refine(cand[best].method, best == 0 ? "address" : "port",
+			    best == 0 ? cc->acpi->hpet.address : cc->acpi->pm_timer.port,
+			    best == 0 ? &cc->hpet_res : &cc->pm_res);
+	if (hpet && best != 0)
+		report_hpet(&cc->acpi->hpet, cc->hpet_ok, cc->hpet_hz, &cc->hpet_res);
+	if (pm && best != 1)
+		report_pm_timer(&cc->acpi->pm_timer, &cc->pm_res);
+	cc->pending = false;
 }
 
 /* Found in the tables discover_acpi() walks; defined below it. */
 static void discover_s5(const struct discovered_acpi *acpi);
-static void discover_spcr(const void *bytes, uint32_t len);
+static void discover_spcr(const struct bootinfo *bi, const void *bytes, uint32_t len);
 
 void discover_acpi(const struct bootinfo *bi, bool dump, struct discovered_acpi *acpi)
 {
@@ -110,12 +198,22 @@ void discover_acpi(const struct bootinfo *bi, bool dump, struct discovered_acpi 
 	if (!acpi->have_madt)
 		pr_warn("ACPI: no usable MADT: the boot CPU only");
 	if ((bytes = table_bytes(acpi, "SPCR", &len)))
-		discover_spcr(bytes, len);
+		discover_spcr(bi, bytes, len);
+	if ((bytes = table_bytes(acpi, "HPET", &len)) && !acpi_hpet_parse(bytes, len, &acpi->hpet))
+		acpi->hpet.address = 0;
 	if ((bytes = table_bytes(acpi, "FACP", &len)) &&
-	    acpi_fadt_pm_timer(bytes, len, &acpi->pm_timer))
-		crosscheck_clock(&acpi->pm_timer);
-	if ((bytes = table_bytes(acpi, "HPET", &len)))
-		crosscheck_clock_hpet(bytes, len);
+	    !acpi_fadt_pm_timer(bytes, len, &acpi->pm_timer))
+		acpi->pm_timer.port = 0;
+	/* A quick estimate too poor for timeouts (or an assumed figure) must
+	 * give way to a better reference before the SMP timeout counts on it:
+	 * measure now, the HPET first (a memory read, the fastest of the
+	 * references where port I/O is slow, TCG with many vCPUs). Otherwise
+	 * an AP measures both later (clock_checks_start), off the boot CPU's
+	 * path, and the better becomes the precise figure. */
+	if (tsc_uncertainty_ppm > TIME_TIMEOUT_PPM) {
+		crosscheck_now(acpi);
+		acpi->clock_checked = true;
+	}
 	discover_s5(acpi);
 }
 
@@ -143,11 +241,11 @@ static void discover_s5(const struct discovered_acpi *acpi)
 
 /* The firmware's console port (a BMC's serial over LAN): a console too,
  * unless console= chose the consoles. */
-static void discover_spcr(const void *bytes, uint32_t len)
+static void discover_spcr(const struct bootinfo *bi, const void *bytes, uint32_t len)
 {
 	struct acpi_spcr_info spcr;
 	struct uart u;
-	char name[32];
+	char name[32], why[160];
 
 	if (!acpi_spcr_parse(bytes, len, &spcr))
 		return;
@@ -164,8 +262,20 @@ static void discover_spcr(const void *bytes, uint32_t len)
 		pr_info("ACPI: SPCR: console= chose the consoles; the SPCR port is not added");
 		return;
 	}
+	if (!acpi_spcr_address_ok(&spcr, bi->ranges, bi->nr_ranges, why, sizeof(why))) {
+		pr_warn("ACPI: SPCR: UART refused: %s", why);
+		return;
+	}
 	if (!spcr.io_port && !arch_map_phys(NULL, spcr.address, 32)) {
 		pr_warn("ACPI: SPCR: UART at 0x%llx is not mapped; not used",
+			(unsigned long long)spcr.address);
+		return;
+	}
+	/* Probed once: a table naming a UART that is not there must not make
+	 * every line wait on it. */
+	if (!console_probe_uart(&u)) {
+		pr_warn("ACPI: SPCR: no 16550 answers at %s 0x%llx (scratch register, line "
+			"status); not used", spcr.io_port ? "I/O port" : "MMIO",
 			(unsigned long long)spcr.address);
 		return;
 	}

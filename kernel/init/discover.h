@@ -13,6 +13,7 @@
 #include <stdbool.h>
 
 #include "boot/bootinfo.h"
+#include "kernel/clockcal.h"
 #include "kernel/acpi/acpi.h"
 #include "mm/numa.h"
 
@@ -23,7 +24,32 @@ struct discovered_acpi {
 	struct acpi_srat_info srat;
 	struct acpi_slit_info slit;
 	struct acpi_pm_timer pm_timer;   /* port 0: none */
+	struct acpi_hpet_info hpet;      /* address 0: none */
+	bool clock_checked;              /* the cross-checks ran in phase acpi */
 };
+
+/*
+ * The clock cross-checks off the boot CPU's path: when the figure from the
+ * early calibration is good (its uncertainty within TIME_ADOPT_PPM, so no
+ * reference will replace it), phase acpi only finds the PM timer and the
+ * HPET; clock_checks_start() then posts the measurements to an idle AP
+ * (after phase smp), which measures while the boot CPU builds the
+ * descriptor arrays and memory init runs, and clock_checks_finish() (after
+ * meminit) waits for it and reports, exactly as the checks in phase acpi
+ * do. With no AP the boot CPU measures in clock_checks_finish().
+ */
+struct clock_checks {
+	bool pending;                    /* start() posted or left work for finish() */
+	volatile uint32_t done;          /* the AP's measurements are in */
+	uint32_t cpu;                    /* the AP that measures (0: the boot CPU) */
+	const struct discovered_acpi *acpi;
+	const volatile void *hpet_regs;
+	bool hpet_ok, pm_ok;
+	uint64_t hpet_hz;
+	struct clockcal_result hpet_res, pm_res;
+};
+void clock_checks_start(const struct discovered_acpi *acpi, struct clock_checks *cc);
+void clock_checks_finish(struct clock_checks *cc);
 
 struct physmem;
 

@@ -17,7 +17,10 @@
  *   hugetlb1g   bs.topo, bs.physmem         -> bs.hugetlb's 1 GiB pages, reserved in physmem
  *   pagetables  bs.bootinfo, bs.physmem     -> the kernel's page tables
  *   smp         bs.acpi, bs.topo, bs.physmem -> every CPU up, its stack on its node
+ *               (then an AP cross-checks the clock: bs.clock_checks)
  *   memmap      bs.topo, bs.physmem         -> bs.memmap: descriptor arrays, node-local
+ *   clockcheck  bs.clock_checks             -> the precise TSC figure (the AP's
+ *                                              measurement); clock_check records
  *   meminit     bs.topo, bs.hugetlb,        -> the allocator owns all free memory;
  *               bs.physmem, bs.memmap          bs.physmem retires, bs.census its baseline
  *   hugetlb     bs.topo, bs.memmap          -> bs.hugetlb's 2 MiB pools, from the allocator
@@ -50,6 +53,7 @@
 #include "kernel/init/pcp_setup.h"
 #include "kernel/init/phase.h"
 #include "kernel/record.h"
+#include "kernel/results.h"
 #include "kernel/selftest/selftest.h"
 #include "kernel/selftest/select.h"
 #include "kernel/init/smp.h"
@@ -69,6 +73,7 @@ struct boot_state {
 	/* The huge page pools: 1 GiB pages reserved before the page tables,
 	 * 2 MiB pages after memory init; used by self-tests and faults. */
 	struct hugetlb_pools hugetlb;
+	struct clock_checks clock_checks;   /* PM timer and HPET, on an AP */
 	/* What the census counts as fixed: physmem's reservations when it
 	 * retired, the 1 GiB pool pages among them. */
 	struct census_baseline census;
@@ -80,6 +85,7 @@ static struct boot_state bs;
  * a subsystem with keys adds its table here, once. */
 static const struct param_table *const cmdline_tables[] = {
 	&console_param_table,
+	&console_levels_param_table,
 	&exit_param_table,
 	&bootreport_param_table,
 	&smp_param_table,
@@ -112,7 +118,7 @@ static void tsc_report(const struct tsc_calibration *cal)
 	rec_u64(&r, "bracket_limit_cycles", cal->pit.bracket_limit);
 	if (cal->cpuid_hz && cal->pit.hz)
 		rec_u64(&r, "cpuid_vs_pit_ppm", cal->cpuid_vs_pit_ppm);
-	rec_u64(&r, "ns", tsc_cycles_to_ns(cal->cycles));
+	rec_tsc_ns(&r, "ns", cal->cycles);
 	record_report(&r, LOG_INFO, "tsc: Detected {hz:MHz} MHz processor ({method}, "
 		      "+-{uncertainty_ppm:.4}%, {ns:us} us; PIT: {pit_kept} of {pit_samples} samples kept)");
 }
@@ -137,11 +143,15 @@ static void early_init(void)
 	arch_tsc_calibrate(&cal);
 	if (cal.hz == 0) {
 		cal.hz = 1000000000ULL;
-		cal.uncertainty_ppm = UINT32_MAX;
-		pr_warn("tsc: no CPUID frequency and the PIT did not count; assuming 1 GHz, "
-			"all timings are unreliable");
+		cal.method = "assumed";
+		cal.uncertainty_ppm = CLOCKCAL_UNKNOWN_PPM;
+		pr_warn("tsc: no CPUID frequency and the PIT did not count; assuming 1 GHz "
+			"until the ACPI PM timer or HPET measures it");
 	}
-	time_init(cal.hz, cal.method, cal.uncertainty_ppm);
+	/* A quick estimate: the precise figure comes from the HPET or the PM
+	 * timer, measured on an AP (phase clockcheck); until then what is
+	 * printed waits in the log ring. */
+	time_init_provisional(cal.hz, cal.method, cal.uncertainty_ppm);
 	tsc_report(&cal);
 }
 
@@ -171,6 +181,8 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 
 	PHASE("early", early_init());
 	PHASE("bootinfo", boot_ok = boot_collect(boot_magic, boot_info, &bs.bootinfo));
+	results_setup(bs.bootinfo.efi_system_table, bs.bootinfo.efi_runtime_code,
+		      bs.bootinfo.nr_efi_runtime_code);
 	PHASE("cmdline", cmdline_parse_tables(bs.bootinfo.cmdline, cmdline_tables,
 					      sizeof(cmdline_tables) / sizeof(cmdline_tables[0])));
 	PHASE("console", console_setup(&console_cmdline, &bs.bootinfo.fb,
@@ -184,11 +196,14 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 					     &bs.physmem));
 	PHASE("acpi", discover_acpi(&bs.bootinfo, bootreport_settings.dump_acpi, &bs.acpi));
 	PHASE("numa", discover_numa(&bs.bootinfo, &bs.acpi, &bs.physmem, &bs.topo));
+	phase_console_ring(&bs.topo, &bs.physmem);
 	PHASE("hugetlb1g", hugetlb_boot_reserve(&bs.hugetlb, &hugetlb_params, &bs.topo,
 						&bs.physmem));
 	PHASE("pagetables", memory_direct_map(&bs.bootinfo, &bs.physmem));
 	PHASE("smp", discover_smp(&bs.acpi, &bs.topo, &bs.physmem));
+	clock_checks_start(&bs.acpi, &bs.clock_checks);
 	PHASE("memmap", meminit_arrays(&bs.topo, &bs.physmem, &bs.memmap));
+	PHASE("clockcheck", clock_checks_finish(&bs.clock_checks));
 	PHASE("meminit", meminit_run(&bs.topo, &bs.hugetlb, &bs.physmem, &bs.memmap, &bs.census));
 	PHASE("hugetlb", hugetlb_boot_pools(&bs.hugetlb, &hugetlb_params, &bs.topo, &bs.memmap,
 					    meminit_settings.trace));

@@ -13,6 +13,7 @@
 #include "kernel/exit.h"
 #include "kernel/init/hugetlb.h"
 #include "kernel/job.h"
+#include "kernel/job_platform.h"
 #include "kernel/log.h"
 #include "kernel/init/memory.h"
 #include "kernel/percpu.h"
@@ -82,6 +83,90 @@ static bool sparse_map(void *ctx, uint64_t virt, uint64_t phys, uint64_t bytes)
 }
 
 static struct memmap_range sparse_present[NUMA_MAX_RANGES], sparse_runs[NUMA_MAX_RANGES];
+static struct memmap_sparse_stats sparse_stats[MEMMAP_MAX_NODES];
+
+/*
+ * The store probe (mm/memmap.h, memmap_store_probe): plain against
+ * non-temporal stores over the first STORE_PROBE_BYTES of descriptors of
+ * the first node's first present range, on an idle AP of that node while
+ * the boot CPU builds the other arrays (on the boot CPU if there is none).
+ * Three passes of each; the TSC times them; clflush (SDM vol. 2A: writes
+ * a dirty line back and invalidates it) then mfence ends each pass, so
+ * both kinds pay for reaching memory.
+ */
+#define STORE_PROBE_BYTES (2ULL << 20)
+#define STORE_PROBE_REPS 3
+
+struct store_probe_job {
+	const struct memmap_node *node;
+	uint64_t start_pfn, end_pfn;
+	struct memmap_store_probe res;
+	uint32_t cpu;                 /* who ran it; 0: the boot CPU */
+	volatile uint32_t done;
+};
+
+static uint64_t probe_ticks(void)
+{
+	return rdtsc();
+}
+
+static void probe_flush(const void *p, uint64_t bytes)
+{
+	for (const char *c = p, *end = c + bytes; c < end; c += 64)
+		__asm__ volatile("clflush %0" : "+m"(*(volatile char *)c));
+	__asm__ volatile("mfence" ::: "memory");
+}
+
+static void store_probe_run(void *arg)
+{
+	struct store_probe_job *j = arg;
+
+	memmap_store_probe(j->node, j->start_pfn, j->end_pfn, STORE_PROBE_REPS, probe_ticks,
+			   probe_flush, &j->res);
+	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
+}
+
+static void store_probe_start(struct store_probe_job *j, const struct memmap_node *n,
+			      const struct memmap_range *present, uint32_t node)
+{
+	uint64_t pages = STORE_PROBE_BYTES / MEMMAP_DESC_BYTES;
+
+	*j = (struct store_probe_job){ .node = n, .start_pfn = present->start_pfn };
+	if (pages > present->end_pfn - present->start_pfn)
+		pages = present->end_pfn - present->start_pfn;
+	j->end_pfn = j->start_pfn + pages;
+	for (uint32_t cpu = 1; cpu < job_platform_max_cpus(); cpu++) {
+		if (!job_platform_online(cpu) || job_platform_busy(cpu) ||
+		    job_platform_node(cpu) != node)
+			continue;
+		j->cpu = cpu;
+		job_platform_post(cpu, store_probe_run, j);
+		return;
+	}
+}
+
+static void store_probe_finish(struct store_probe_job *j)
+{
+	struct record r;
+
+	if (!j->node)
+		return;
+	if (j->cpu == 0)
+		store_probe_run(j);
+	while (!__atomic_load_n(&j->done, __ATOMIC_ACQUIRE) ||
+	       (j->cpu && job_platform_busy(j->cpu)))
+		job_platform_relax();
+	memmap_store_set(j->res.choice);
+	rec_begin(&r, "store_probe");
+	rec_u64(&r, "cpu", j->cpu);
+	rec_u64(&r, "bytes", j->res.bytes);
+	rec_tsc_ns(&r, "plain_ns", j->res.plain_ticks);
+	rec_tsc_ns(&r, "nt_ns", j->res.nt_ticks);
+	rec_str(&r, "choice", j->res.choice == MEMMAP_STORE_NT ? "nt" : "plain");
+	record_report(&r, LOG_INFO, "memmap: store probe on CPU {cpu}: {bytes:KiB} KiB of descriptors "
+		      "in {plain_ns:us} us with plain stores, {nt_ns:us} us non-temporal: "
+		      "{choice} stores for arrays larger than the LLC");
+}
 
 void meminit_arrays(const struct numa_topology *topo, struct physmem *pm, struct memmap *mm)
 {
@@ -97,16 +182,16 @@ void meminit_arrays(const struct numa_topology *topo, struct physmem *pm, struct
 	if (!table)
 		kernel_exit(EXIT_PANIC, "no memory for the pfn-to-node table");
 	memmap_init(mm, (memmap_nid_t *)(uintptr_t)table, max_pfn);
+	struct store_probe_job probe = { 0 };
 
 	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++) {
 		const struct numa_node *nn = &topo->nodes[nid];
 		struct memmap_node n;
-		struct record r;
 
 		if (!has_memory(topo, nid))
 			continue;
 		uint64_t base = PFN(nn->span_start), pages = PFN(nn->span_end) - base;
-		struct memmap_sparse_stats st;
+		struct memmap_sparse_stats *stp = &sparse_stats[nid], st;
 		uint32_t nr_present = 0;
 		void *window = (void *)(uintptr_t)(ARCH_MEMMAP_WINDOW_BASE +
 						   (uint64_t)nid * ARCH_MEMMAP_WINDOW_BYTES);
@@ -122,12 +207,44 @@ void meminit_arrays(const struct numa_topology *topo, struct physmem *pm, struct
 					     ALLOC_MAX_ORDER, &sparse_ops, sparse_runs,
 					     NUMA_MAX_RANGES, &st))
 			kernel_exit(EXIT_PANIC, "no memory for a node's page descriptors");
-		/* The store memmap_init_range() will use for this array (it
-		 * weighs the present pages' descriptors against the LLC). */
-		const struct cpu_caches *cc = &cpu_caches;
-		const char *store = memmap_node_choose_store(&n, cc) == MEMMAP_STORE_NT ? "nt" : "plain";
 		memmap_add_node(mm, &n);
 		desc_bytes[nid] = st.backed_bytes;
+		*stp = st;
+		/* Only an array larger than the LLC needs the measurement (one
+		 * that fits gets plain stores); the largest present range is
+		 * where a few MiB of descriptors lie together. */
+		if (!probe.node && nr_present &&
+		    memmap_store_choose(memmap_desc_bytes(st.present_pages), &cpu_caches) !=
+			    MEMMAP_STORE_PLAIN) {
+			uint32_t big = 0;
+			for (uint32_t i = 1; i < nr_present; i++)
+				if (sparse_present[i].end_pfn - sparse_present[i].start_pfn >
+				    sparse_present[big].end_pfn - sparse_present[big].start_pfn)
+					big = i;
+			store_probe_start(&probe, &mm->nodes[nid], &sparse_present[big], nid);
+		}
+	}
+	for (uint32_t i = 0; i < topo->nr_ranges; i++)
+		memmap_set_nid(mm, PFN(topo->ranges[i].start), PFN(topo->ranges[i].end),
+			       topo->ranges[i].node);
+	store_probe_finish(&probe);
+
+	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++) {
+		const struct numa_node *nn = &topo->nodes[nid];
+		const struct memmap_sparse_stats st = sparse_stats[nid];
+		struct record r;
+
+		if (!has_memory(topo, nid))
+			continue;
+		uint64_t pages = PFN(nn->span_end) - PFN(nn->span_start);
+		void *window = (void *)(uintptr_t)(ARCH_MEMMAP_WINDOW_BASE +
+						   (uint64_t)nid * ARCH_MEMMAP_WINDOW_BYTES);
+		/* The store memmap_init_range() will use for this array (it
+		 * weighs the present pages' descriptors against the LLC, and
+		 * for a larger array takes the probe's choice). */
+		const struct cpu_caches *cc = &cpu_caches;
+		const char *store = memmap_node_choose_store(&mm->nodes[nid], cc) == MEMMAP_STORE_NT
+				    ? "nt" : "plain";
 		rec_begin(&r, "memmap");
 		rec_u64(&r, "node", nid);
 		rec_hex(&r, "window", (uint64_t)(uintptr_t)window);
@@ -146,9 +263,6 @@ void meminit_arrays(const struct numa_topology *topo, struct physmem *pm, struct
 			      "({desc_bytes} bytes each) in {runs} runs, {store} stores "
 			      "(LLC {llc_bytes:KiB} KiB, CPUID {llc_source})");
 	}
-	for (uint32_t i = 0; i < topo->nr_ranges; i++)
-		memmap_set_nid(mm, PFN(topo->ranges[i].start), PFN(topo->ranges[i].end),
-			       topo->ranges[i].node);
 }
 
 /* --- the boot CPU's part --------------------------------------------------- */
@@ -267,9 +381,13 @@ static uint32_t report_cpus(uint32_t nid, uint64_t span_ns, uint64_t *busy_list)
 	return listed;
 }
 
+/* The start of phase meminit: what a node's usable_ns counts from. */
+static uint64_t phase_start_tsc;
+
 static void report(uint32_t nid, enum mminit_policy policy)
 {
 	const struct mminit_node *w = &mi.nodes[nid];
+	struct mminit_usable u;
 	struct record r;
 	uint64_t pages = w->parallel_pages + w->early_pages;
 	uint64_t start_ns = w->start_ticks ? tsc_to_boot_ns(w->start_ticks) : 0;
@@ -279,6 +397,11 @@ static void report(uint32_t nid, enum mminit_policy policy)
 
 	if (policy != MMINIT_SERIAL)
 		nr_busy = report_cpus(nid, end_ns - start_ns, busy);
+	mminit_node_usable(w, phase_start_tsc, &u);
+	/* usable first, then wait: work is their difference, so the three
+	 * add up exactly however the conversion rounds. */
+	uint64_t usable_ns = tsc_cycles_to_ns(u.usable_ticks);
+	uint64_t wait_ns = tsc_cycles_to_ns(u.wait_ticks);
 	rec_begin(&r, "node_init");
 	rec_u64(&r, "node", nid);
 	rec_str(&r, "policy", policy_names[policy]);
@@ -292,9 +415,13 @@ static void report(uint32_t nid, enum mminit_policy policy)
 	rec_u64(&r, "start_ns", start_ns);
 	rec_u64(&r, "end_ns", end_ns);
 	rec_u64(&r, "ns", w->ns);
+	rec_u64(&r, "usable_ns", usable_ns);
+	rec_u64(&r, "wait_ns", wait_ns);
+	rec_u64(&r, "work_ns", usable_ns - wait_ns);
 	if (policy == MMINIT_SERIAL) {
 		record_report(&r, LOG_INFO, "node {node} serial pages initialised in {ns:ms}ms "
-			      "({pages} pages, 1 CPU)");
+			      "({pages} pages, 1 CPU; usable {usable_ns:ms} ms into meminit: "
+			      "waited {wait_ns:ms}, worked {work_ns:ms})");
 	} else {
 		/* Last: a long list can only cut itself short, never a key. */
 		rec_key(&r, "busy_ns");
@@ -303,7 +430,9 @@ static void report(uint32_t nid, enum mminit_policy policy)
 			rec_v_u64(&r, busy[i]);
 		rec_close(&r);
 		record_report(&r, LOG_INFO, "node {node} {policy} pages initialised in {ns:ms}ms "
-			      "({pages} pages, {threads} of {cpus} CPU{cpus:s}, busy {busy_ns:ms1[+]} ms)");
+			      "({pages} pages, {threads} of {cpus} CPU{cpus:s}, busy {busy_ns:ms1[+]} ms; "
+			      "usable {usable_ns:ms} ms into meminit: waited {wait_ns:ms}, "
+			      "worked {work_ns:ms})");
 	}
 	summary_node_init(nid, policy_names[policy], w->threads,
 			  policy == MMINIT_SERIAL ? pages : w->parallel_pages, w->ns);
@@ -392,15 +521,14 @@ static uint32_t alloc_cpu_id(void)
 
 /* memboot.alloc= chooses the allocator behind the seam; an unknown name is
  * reported and the default used. */
-static void alloc_start(const struct numa_topology *topo, struct physmem *pm,
-			const struct memmap *mm)
+static const struct alloc_ops *alloc_start(const struct numa_topology *topo, struct physmem *pm,
+					   const struct memmap *mm)
 {
 	const struct alloc_ops *ops = alloc_find(alloc_requested());
 	struct alloc_setup setup = {
 		.mm = mm, .nr_nodes = topo->nr_nodes,
 		.reserve = reserve_for_alloc, .reserve_ctx = pm, .this_cpu = alloc_cpu_id,
 	};
-	struct record r;
 
 	if (!ops) {
 		ops = alloc_table[0];
@@ -409,6 +537,16 @@ static void alloc_start(const struct numa_topology *topo, struct physmem *pm,
 	}
 	if (!alloc_init(ops, &setup, topo->distance))
 		kernel_exit(EXIT_PANIC, "the page allocator could not start");
+	return ops;
+}
+
+/* Printed once the nodes' CPUs are done: a console line costs hundreds of
+ * microseconds of the boot CPU's time (a port write a character under
+ * TCG), which would otherwise come before the jobs are posted. */
+static void alloc_report(const struct alloc_ops *ops)
+{
+	struct record r;
+
 	rec_begin(&r, "alloc");
 	rec_str(&r, "name", ops->name);
 	rec_str(&r, "summary", ops->summary);
@@ -433,7 +571,8 @@ void meminit_run(const struct numa_topology *topo, const struct hugetlb_pools *h
 		.trace = meminit_settings.trace,
 	};
 
-	alloc_start(topo, pm, mm);
+	phase_start_tsc = rdtsc();
+	const struct alloc_ops *ops = alloc_start(topo, pm, mm);
 	pcp_setup_reserve(reserve_for_pcp, pm);
 	/* The engine's per-node work lists, sized by the nodes there are. */
 	uint64_t work_bytes = topo->nr_nodes * sizeof(struct mminit_node);
@@ -455,12 +594,23 @@ void meminit_run(const struct numa_topology *topo, const struct hugetlb_pools *h
 		if (has_memory(topo, nid))
 			init_fixed(topo, hp, pm, mm, nid);
 	mminit_run(&mi, meminit_settings.early_alloc_pages ? early_allocations : NULL, NULL);
+	alloc_report(ops);
+	memory_report_retired(pm);
 	if (meminit_settings.trace)
 		for (uint32_t nid = 0; nid < topo->nr_nodes; nid++)
 			trace_chunks(nid);
 	struct lazy_stats ls;
 	if (lazy)
 		lazy_measure(rdtsc(), &ls);
+	/* Every node's free memory is in the allocator at the end of the
+	 * last node's last piece of work: the boot's usable_ns. */
+	uint64_t usable_end = 0;
+	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++) {
+		struct mminit_usable u;
+		mminit_node_usable(&mi.nodes[nid], phase_start_tsc, &u);
+		usable_end = u.end_ticks > usable_end ? u.end_ticks : usable_end;
+	}
+	summary_usable(tsc_to_boot_ns(usable_end ? usable_end : phase_start_tsc));
 	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++)
 		if (has_memory(topo, nid))
 			report(nid, policy);

@@ -24,10 +24,15 @@ void memory_init_physmem(const struct bootinfo *bi, bool dump, struct physmem *p
 
 uint64_t memory_retire_physmem(struct physmem *pm)
 {
+	pm->retired = true;
+	return physmem_reserved_bytes(pm, PHYSMEM_ANY_NODE) >> PAGE_SHIFT;
+}
+
+void memory_report_retired(const struct physmem *pm)
+{
 	uint64_t reserved_pages = physmem_reserved_bytes(pm, PHYSMEM_ANY_NODE) >> PAGE_SHIFT;
 	struct record r;
 
-	pm->retired = true;
 	/* What stays reserved for good, by type: the census finds the memmap
 	 * and page-table pages again by the page types these types became. */
 	rec_begin(&r, "physmem_retire");
@@ -41,7 +46,6 @@ uint64_t memory_retire_physmem(struct physmem *pm)
 	}
 	rec_close(&r);
 	record_report(&r, LOG_INFO, "physmem: retired; {reserved_bytes:KiB} KiB in {ranges} ranges stay reserved");
-	return reserved_pages;
 }
 
 uint64_t memory_alloc_pagetable(void *ctx)

@@ -35,6 +35,9 @@ uint64_t memory_alloc_pagetable(void *ctx);
  * the pages @pm keeps reserved for good, for the census baseline.
  */
 uint64_t memory_retire_physmem(struct physmem *pm);
+/* Its `physmem_retire` record and line: apart, so the printing can wait
+ * until the time-critical part of memory init is over. */
+void memory_report_retired(const struct physmem *pm);
 
 /* Phase "pagetables": build the kernel's identity map of the ranges of
  * @bi, W^X, its tables from @pm, and switch to it. */

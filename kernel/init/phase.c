@@ -1,25 +1,95 @@
 /*
  * phase.c: phase records. The start is kept as a raw TSC value and converted
  * at the end, so the first phase (which calibrates the TSC) is timed too.
+ *
+ * The consoles are drained here, after the phase's clock has stopped and
+ * before the next one starts: printing costs console time (reported by
+ * console_report()), never a phase's.
  */
 #include "kernel/init/phase.h"
 
+#include "kernel/console.h"
+#include "kernel/console/ring.h"
 #include "kernel/log.h"
+#include "kernel/percpu.h"
 #include "kernel/record.h"
 #include "kernel/summary.h"
 #include "kernel/time.h"
+#include "mm/numa.h"
+#include "mm/physmem.h"
+
+/* The APs' busy cycles at the end of the last phase: phases follow each
+ * other, so the difference is what the APs worked during this one. */
+static uint64_t ap_busy_at_last_end;
+
+/* Every AP's busy cycles in work it has finished. Each AP times its work
+ * with its own TSC (no other CPU's offset enters, whatever TSC sync says),
+ * so a work is counted whole in the phase in which it ends. */
+static uint64_t ap_busy_total(uint32_t *aps)
+{
+	uint64_t sum = 0;
+
+	*aps = 0;
+	for (uint32_t cpu = 1; cpu < MAX_CPUS; cpu++) {
+		const struct cpu_state *cs = cpu_state_of(cpu);
+		if (!cs || !cs->online)
+			continue;
+		sum += __atomic_load_n(&cs->busy_cycles, __ATOMIC_RELAXED);
+		(*aps)++;
+	}
+	return sum;
+}
 
 void phase_end(const char *name, uint64_t start_tsc)
 {
 	uint64_t end_tsc = rdtsc();
-	uint64_t start_ns = tsc_to_boot_ns(start_tsc);
-	uint64_t ns = tsc_cycles_to_ns(end_tsc - start_tsc);
+	uint32_t aps;
+	uint64_t busy = ap_busy_total(&aps);
+	uint64_t ap_busy = busy - ap_busy_at_last_end;
+	uint64_t ap_time = (end_tsc - start_tsc) * aps;
 	struct record r;
 
+	ap_busy_at_last_end = busy;
+
+	/* TSC values, rendered when printed (kernel/record.h), so phases that
+	 * end on the clock's quick estimate print with its precise figure. */
 	rec_begin(&r, "phase");
 	rec_str(&r, "name", name);
-	rec_u64(&r, "start_ns", start_ns);
-	rec_u64(&r, "ns", ns);
+	rec_tsc_stamp(&r, "start_ns", start_tsc);
+	rec_tsc_ns(&r, "ns", end_tsc - start_tsc);
+	/* What the APs did meanwhile: the boot CPU's own time is `ns`; the
+	 * APs' busy time (running jobs: memory init, huge pools, the clock's
+	 * and the store's measurements) and their idle time (halted, waiting
+	 * for work) together are `aps` x `ns`. */
+	rec_u64(&r, "aps", aps);
+	rec_tsc_ns(&r, "ap_busy_ns", ap_busy);
+	rec_tsc_ns(&r, "ap_idle_ns", ap_time > ap_busy ? ap_time - ap_busy : 0);
 	record_report(&r, LOG_INFO, "phase {name}: {ns:ms} ms");
-	summary_phase(name, ns);
+	summary_phase(name, end_tsc - start_tsc, ap_busy, ap_time > ap_busy ? ap_time - ap_busy : 0);
+	/* Not while the clock runs on its quick estimate: what is printed
+	 * waits in the ring for the precise figure (kernel/time.h). Nor
+	 * before memory is usable: printing (milliseconds a screenful on a
+	 * serial line) is then never on the path to usable memory. An error
+	 * line, a full ring and the exit still drain at once. */
+	if (tsc_final && summary_usable_ns())
+		console_drain();
+}
+
+void phase_console_ring(const struct numa_topology *topo, struct physmem *pm)
+{
+	uint64_t bytes = ring_bytes_for(topo->nr_cpus, topo->nr_nodes);
+	/* Below 4 GiB: mapped from the first instruction on. */
+	uint64_t at = physmem_alloc_range(pm, bytes, 4096, 1ULL << 20, 1ULL << 32,
+					  PHYSMEM_ANY_NODE, false, PHYSMEM_RESV_CONSOLE);
+
+	if (!at) {
+		pr_warn("console: no %llu KiB for the log ring; the %llu KiB early ring stays "
+			"(a full ring makes the writer wait for the consoles)",
+			(unsigned long long)(bytes >> 10),
+			(unsigned long long)(console_ring_bytes() >> 10));
+		return;
+	}
+	console_ring_resize((void *)(uintptr_t)at, bytes);
+	pr_info("console: log ring %llu KiB for %u CPUs on %u nodes",
+		(unsigned long long)(console_ring_bytes() >> 10), topo->nr_cpus, topo->nr_nodes);
 }

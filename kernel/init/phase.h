@@ -13,6 +13,12 @@
 
 void phase_end(const char *name, uint64_t start_tsc);
 
+struct numa_topology;
+struct physmem;
+/* The log ring sized for @topo's CPUs and nodes, from @pm (between the numa
+ * and hugetlb1g phases: the first moment both are known). */
+void phase_console_ring(const struct numa_topology *topo, struct physmem *pm);
+
 #define PHASE(name, ...)                                   \
 	do {                                               \
 		uint64_t phase_start_tsc_ = rdtsc();       \

@@ -204,7 +204,8 @@ struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 
 report:
 	nr_cpus_online = res.online;
-	res.ns = tsc_cycles_to_ns(rdtsc() - t0);
+	res.cycles = rdtsc() - t0;
+	res.ns = tsc_cycles_to_ns(res.cycles);
 	uint32_t nodes_seen[MAX_CPUS], nr_nodes = 0;
 	for (uint32_t i = 0; i < MAX_CPUS; i++) {
 		const struct cpu_state *cs = cpu_states[i];
@@ -237,7 +238,7 @@ report:
 	rec_u64(&r, "cpus", res.online);
 	rec_u64(&r, "failed", res.failed);
 	rec_u64(&r, "skipped", res.skipped);
-	rec_u64(&r, "ns", res.ns);
+	rec_tsc_ns(&r, "ns", res.cycles);   /* rendered with the final clock */
 	rec_key(&r, "online");
 	rec_open(&r, '[');
 	for (uint32_t i = 0; i < MAX_CPUS; i++)

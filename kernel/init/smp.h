@@ -29,6 +29,7 @@ struct smp_result {
 	uint32_t failed;
 	uint32_t skipped;      /* left down by maxcpus/nosmp */
 	uint64_t ns;
+	uint64_t cycles;       /* the same in TSC cycles */
 };
 
 /* The boot CPU's per-CPU data and its descriptor tables, first thing at boot. */

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "arch/cpu.h"
+#include "kernel/console.h"
 #include "kernel/log.h"
 #include "kernel/record.h"
 #include "kernel/selftest/select.h"
@@ -26,6 +27,8 @@ bool selftest_clock(const struct selftest_ctx *ctx, const char **skipped)
 	rec_begin(&r, "clock_start");
 	rec_u64(&r, "requested_ns", want_ns);
 	record_emit(&r);
+	/* Both records must leave as they are made: the host stamps them. */
+	console_flush();
 	t0 = rdtsc();
 	cycles = time_delay_ns(want_ns);
 	rec_begin(&r, "clock");
@@ -33,5 +36,6 @@ bool selftest_clock(const struct selftest_ctx *ctx, const char **skipped)
 	rec_u64(&r, "ns", tsc_cycles_to_ns(rdtsc() - t0));
 	rec_u64(&r, "tsc_hz", tsc_hz);
 	record_emit(&r);
+	console_flush();
 	return cycles > 0;
 }

@@ -144,6 +144,17 @@ def numa_input(cpus, entries, slit_rows, srat_table):
     return out + srat_table
 
 
+def spcr(itype, space, width, access, addr, baud):
+    """An SPCR (revision 2): interface type, the UART's GAS, the baud code.
+    QEMU builds this table for its arm and riscv virt machines (a PL011 or a
+    16550 in MMIO); on x86 the guest tests inject it with -acpitable."""
+    body = bytearray(80 - 36)
+    body[0] = itype
+    body[4:16] = struct.pack("<BBBBQ", space, width, 0, access, addr)
+    body[22] = baud
+    return sdt("SPCR", 2, bytes(body))
+
+
 def write(target, name, data):
     d = os.path.join(SEEDS, target)
     os.makedirs(d, exist_ok=True)
@@ -171,6 +182,11 @@ def main():
                    srat_mem(0, 0, 0xA0000, 1), srat_mem(0x101, 1 << 32, 1 << 30, 3),
                    srat_mem(2, 0xFFFFFFFF00000000, 1 << 33, 5), srat_mem(0, 0, 0, 0)]))
 
+    write("fuzz_acpi_spcr", "io-com2-115200", spcr(0, 1, 8, 1, 0x2f8, 7))
+    write("fuzz_acpi_spcr", "mmio32-as-is", spcr(0x12, 0, 32, 3, 0xfe030000, 0))
+    write("fuzz_acpi_spcr", "qemu-virt-16550", spcr(0, 0, 8, 1, 0x10000000, 7))
+    write("fuzz_acpi_spcr", "qemu-virt-pl011", spcr(3, 0, 8, 1, 0x9000000, 3))
+    write("fuzz_acpi_spcr", "mmio-in-ram", spcr(0, 0, 8, 1, 0x8000000 - 8, 7))
     write("fuzz_acpi_slit", "qemu-2x2", slit_fx["SLIT"][0][1])
     write("fuzz_acpi_slit", "4x4", slit([[10, 16, 21, 21], [16, 10, 21, 21],
                                          [21, 21, 10, 16], [21, 21, 16, 10]]))

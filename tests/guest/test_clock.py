@@ -29,6 +29,17 @@ def test_tsc_interval_matches_host_clock():
 test_tsc_interval_matches_host_clock.serial = True
 
 
+def final_clock(b):
+    """The TSC rate in force after the ACPI phase: the early figure, or the
+    reference that replaced it (clock_check.adopted), and its method."""
+    tsc = b.one("tsc")
+    hz, method = tsc["hz"], tsc["method"]
+    for c in b.all("clock_check"):
+        if c["adopted"]:
+            hz, method = c["hz"], c["reference"]
+    return hz, method
+
+
 def _busy_loops(n):
     """@n shell loops that spin until killed: a host whose cores are taken."""
     return [subprocess.Popen(["sh", "-c", "while :; do :; done"],
@@ -58,6 +69,9 @@ def test_tsc_calibration_under_host_load():
         err = abs(rec["tsc_hz"] - host_hz) / host_hz
         assert err < 0.02, (rec["tsc_hz"], host_hz, tsc)
         assert rec["tsc_method"] in ("pit", "cpuid15", "cpuid16", "hypervisor"), rec
+        # Under load the PIT figure may be poor and give way to the HPET's.
+        final_hz, _ = final_clock(b)
+        assert abs(final_hz - host_hz) / host_hz < 0.02, (final_hz, host_hz)
         assert 0 < rec["tsc_uncertainty_ppm"] < 20000, rec
         assert err * 1e6 <= rec["tsc_uncertainty_ppm"] + 1000, (err, rec)
         assert tsc["ns"] < 50_000_000, tsc
@@ -70,3 +84,61 @@ def test_tsc_calibration_under_host_load():
 
 
 test_tsc_calibration_under_host_load.serial = True
+
+
+def test_clock_holds_with_192_vcpus():
+    """Issue 21: with 192 vCPU threads a PIT read costs about a millisecond
+    under TCG, and a 3 ms window gave no figure ("assuming 1 GHz"). The
+    window stretches, the HPET (a memory read, fast) takes over when the PIT
+    figure is poor, the clock in force is within 2 % of the host's TSC,
+    nothing is assumed, no cross-check of unknown uncertainty agrees, and
+    every CPU comes up inside the (real-time) SMP timeout."""
+    host_hz = hostclock.host_tsc_hz()
+    assert host_hz, "cannot read the host's TSC"
+    ms = 2000
+    b = boot(nodes=2, cpus_per_node=96, mem_per_node="512M", boot_path="pvh", timeout=300,
+             append=f"memboot.selftest=clock memboot.clock_ms={ms}", host_times=True)
+    b.expect_ok()
+    # The clock in force, in real time: a busy-wait timed by the kernel
+    # and by the host's arrival times of its two lines.
+    kernel_s = b.one("clock")["ns"] / 1e9
+    host_s = b.arrival("clock") - b.arrival("clock_start")
+    assert abs(kernel_s - host_s) / host_s < 0.02, (kernel_s, host_s)
+    assert "assuming 1 GHz" not in b.console, b.tail()
+    hz, method = final_clock(b)
+    assert method in ("pit", "hpet", "pm_timer"), method
+    assert abs(hz - host_hz) / host_hz < 0.02, (hz, method, host_hz)
+    # The line of the clock in force names its reference.
+    if method == "pit":
+        assert "tsc: Detected" in b.console and "(pit," in b.console
+    else:
+        assert (f"using the {method} figure from here on" in b.console or
+                f"Refined TSC calibration against the {method}" in b.console), b.tail()
+    for c in b.all("clock_check"):
+        if c["agree"]:
+            assert c["allowed_ppm"] < 2**32 - 1, c
+    smp = b.one("smp")
+    assert smp["cpus"] == 192 and smp["failed"] == 0, smp
+
+
+test_clock_holds_with_192_vcpus.serial = True
+
+
+def test_times_printed_before_the_refined_clock_use_it():
+    """The boot runs on a quick estimate until an AP's HPET measurement
+    gives the precise figure (phase clockcheck); every line and record made
+    before is held in the log ring and rendered with the precise figure.
+    The phase records (made as each phase ended, most before the refinement)
+    and the closing summary (converted at the end) must then give the very
+    same nanoseconds, and the quick estimate must differ from the precise
+    one (or the check proves nothing)."""
+    b = boot(nodes=2, cpus_per_node=2, boot_path="pvh")
+    b.expect_ok()
+    refined = [c for c in b.all("clock_check") if c["adopted"]]
+    assert len(refined) == 1, b.all("clock_check")
+    assert refined[0]["hz"] != b.one("tsc")["hz"], refined
+    names = [p["name"] for p in b.all("phase")]
+    assert names.index("clockcheck") < names.index("meminit"), names
+    summary = {p["name"]: p["ns"] for p in b.one("summary")["phases"]}
+    for p in b.all("phase"):
+        assert summary[p["name"]] == p["ns"], (p, summary[p["name"]])

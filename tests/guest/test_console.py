@@ -114,9 +114,10 @@ def test_console_option_moves_output_to_com2():
         with open(com2, encoding="utf-8", errors="replace") as f:
             b2 = Boot(b.argv, b.status, f.read(), "")
     assert b.status == 0, b.tail()
-    # COM1 stopped when the command line was read: the phases up to then,
-    # nothing after.
-    assert [r["name"] for r in b.all("phase")] == ["early", "bootinfo", "cmdline"], b.tail()
+    # COM1 stopped when the command line was read. Nothing reached it:
+    # until the clock's precise figure (phase clockcheck) the log ring
+    # holds every line (docs/measuring.md), and by then COM2 is the console.
+    assert not b.all("phase"), b.tail()
     assert not b.all("console") and not b.all("done"), b.tail()
     # COM2 has the whole boot: the early lines replayed, then the rest.
     b2.expect_ok()

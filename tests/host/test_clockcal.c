@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,6 +176,162 @@ static void test_median_and_ppm(void **state)
 	assert_int_equal(clockcal_ppm_diff(UINT64_MAX, 1), UINT32_MAX);
 }
 
+/*
+ * A simulated reference behind clockcal_sample(): host time advances
+ * @read_ns (plus up to a quarter of it, at random) inside every reference
+ * read, the way a port read takes a millisecond under QEMU TCG with
+ * hundreds of vCPU threads, and 20 ns per TSC read. The counter is @bits
+ * wide, counting down or up at @hz.
+ */
+struct sim_ref {
+	uint64_t t_ns, read_ns, hz;
+	unsigned bits;
+	bool down, stuck;
+};
+
+static uint64_t sim_tsc(void *ctx)
+{
+	struct sim_ref *r = ctx;
+	r->t_ns += 20;
+	return tsc_at(r->t_ns);
+}
+
+static uint64_t sim_read(void *ctx)
+{
+	struct sim_ref *r = ctx;
+	uint64_t took = r->read_ns + rnd(r->read_ns / 4 + 1);
+	uint64_t at = r->t_ns + rnd(took + 1);   /* the device answers somewhere inside */
+	uint64_t ticks = r->stuck ? 0 : (uint64_t)((unsigned __int128)at * r->hz / 1000000000ULL);
+
+	r->t_ns += took;
+	return r->down ? (0 - ticks) & ((1ULL << r->bits) - 1) : ticks & ((1ULL << r->bits) - 1);
+}
+
+static uint32_t sample_sim(struct sim_ref *r, const struct clockcal_window *w, uint64_t *reads)
+{
+	const struct clockcal_source src = { sim_tsc, sim_read, r, r->bits, r->down };
+	return clockcal_sample(&src, w, samples, MAX_SAMPLES, reads);
+}
+
+/* A PIT that answers in 2 us: the window ends at its first figure, with
+ * samples spread over it, and the estimate is as good as before. */
+static void test_fast_reference_stops_at_the_short_window(void **state)
+{
+	struct sim_ref pit = { .t_ns = 1000000, .read_ns = 2000, .hz = PIT_HZ, .bits = 16,
+			       .down = true };
+	const struct clockcal_window w = { PIT_HZ * 3 / 1000, PIT_HZ * 20 / 1000, 32 };
+	struct clockcal_result r;
+	uint64_t reads;
+	uint32_t n = sample_sim(&pit, &w, &reads);
+
+	assert_true(n > 500);
+	assert_true(samples[n - 1].ref >= w.min_ticks && samples[n - 1].ref < w.min_ticks + 10);
+	assert_true(clockcal_estimate(samples, n, PIT_HZ, scratch, &r));
+	assert_true(clockcal_ppm_diff(r.hz, TSC_HZ) <= r.uncertainty_ppm);
+	assert_true(r.uncertainty_ppm < 5000);
+}
+
+/*
+ * The failure of issue 21: a PIT read costs 1 ms. A fixed 3 ms window
+ * holds four samples and gives no estimate at all (and the kernel then
+ * assumed 1 GHz); the stretching window keeps reading until it has enough,
+ * and the estimate is right within the bound it reports.
+ */
+static void test_slow_reference_stretches_the_window(void **state)
+{
+	struct sim_ref pit = { .t_ns = 1000000, .read_ns = 1000000, .hz = PIT_HZ, .bits = 16,
+			       .down = true };
+	const struct clockcal_window fixed = { PIT_HZ * 3 / 1000, PIT_HZ * 3 / 1000, 32 };
+	const struct clockcal_window w = { PIT_HZ * 3 / 1000, PIT_HZ * 40 / 1000, 32 };
+	struct clockcal_result r;
+	uint64_t reads;
+	uint32_t n = sample_sim(&pit, &fixed, &reads);
+
+	assert_true(n < CLOCKCAL_MIN_SAMPLES);
+	assert_false(clockcal_estimate(samples, n, PIT_HZ, scratch, &r));
+
+	pit.t_ns = 1000000;
+	n = sample_sim(&pit, &w, &reads);
+	assert_true(n >= 30);
+	assert_true(samples[n - 1].ref > w.min_ticks);
+	/* More than one PIT period (55 ms) of host time: the wraps are undone. */
+	assert_true(clockcal_estimate(samples, n, PIT_HZ, scratch, &r));
+	assert_true(clockcal_ppm_diff(r.hz, TSC_HZ) <= r.uncertainty_ppm);
+	assert_true(clockcal_ppm_diff(r.hz, TSC_HZ) < 20000);
+	/* Slow reads are an uncertain figure, and it says so. */
+	assert_true(r.uncertainty_ppm > 5000);
+
+	/* The HPET beside it answers in 1 us: a much better figure. */
+	struct sim_ref hpet = { .t_ns = 1000000, .read_ns = 1000, .hz = 100000000, .bits = 32 };
+	const struct clockcal_window hw = { 200000, 2000000, 32 };
+	struct clockcal_result h;
+	n = sample_sim(&hpet, &hw, &reads);
+	assert_true(clockcal_estimate(samples, n, 100000000, scratch, &h));
+	assert_true(clockcal_ppm_diff(h.hz, TSC_HZ) <= h.uncertainty_ppm);
+	assert_true(h.uncertainty_ppm * 10 < r.uncertainty_ppm);
+
+	/* And the choice takes the HPET, never an assumed figure. */
+	const struct clockcal_candidate c[] = {
+		{ "pit", r.hz, r.uncertainty_ppm, true },
+		{ "hpet", h.hz, h.uncertainty_ppm, true },
+	};
+	assert_int_equal(clockcal_choose(c, 2, 5000), 1);
+}
+
+/* A counter that does not count gives up after its reads, not never. */
+static void test_stuck_reference_gives_up(void **state)
+{
+	struct sim_ref pm = { .t_ns = 1000000, .read_ns = 1000, .hz = 3579545, .bits = 24,
+			      .stuck = true };
+	const struct clockcal_window w = { 7159, 71590, 32 };
+	struct clockcal_result r;
+	uint64_t reads;
+	uint32_t n = sample_sim(&pm, &w, &reads);
+
+	assert_int_equal(reads, 64ULL * MAX_SAMPLES + 1);
+	assert_false(clockcal_estimate(samples, n, 3579545, scratch, &r));
+}
+
+static void test_choose(void **state)
+{
+	const struct clockcal_candidate none[] = {
+		{ "cpuid16", 0, 0, false }, { "pit", 0, 0, true }, { "hpet", 0, 0, true },
+	};
+	const struct clockcal_candidate cpuid_only[] = {
+		{ "cpuid16", 2600000000ULL, 192, false }, { "pit", 0, 0, true },
+	};
+	const struct clockcal_candidate cpuid_agrees[] = {
+		{ "cpuid15", 2600000000ULL, 0, false }, { "pit", 2601000000ULL, 600, true },
+	};
+	/* A TCG guest told a tsc-frequency its TSC does not run at. */
+	const struct clockcal_candidate cpuid_wrong[] = {
+		{ "cpuid15", 3000000000ULL, 0, false }, { "pit", 2596000000ULL, 600, true },
+		{ "hpet", 2596100000ULL, 100, true },
+	};
+
+	assert_int_equal(clockcal_choose(none, 3, 5000), -1);
+	assert_int_equal(clockcal_choose(cpuid_only, 2, 5000), 0);
+	assert_int_equal(clockcal_choose(cpuid_agrees, 2, 5000), 0);
+	assert_int_equal(clockcal_choose(cpuid_wrong, 3, 5000), 2);
+}
+
+/* Issue 21: an assumed 1 GHz (uncertainty UINT32_MAX) "agreed" with a
+ * PM timer 159.6 % away. Unknown uncertainty agrees with nothing. */
+static void test_unknown_uncertainty_never_agrees(void **state)
+{
+	uint64_t allowed;
+
+	assert_false(clockcal_agree(1596000, CLOCKCAL_UNKNOWN_PPM, 900, 1000, &allowed));
+	assert_int_equal(allowed, CLOCKCAL_UNKNOWN_PPM);
+	assert_false(clockcal_agree(0, 900, CLOCKCAL_UNKNOWN_PPM, 1000, &allowed));
+	assert_true(clockcal_agree(1999, 500, 500, 1000, &allowed));
+	assert_int_equal(allowed, 2000);
+	assert_false(clockcal_agree(2001, 500, 500, 1000, &allowed));
+	/* Large but known bounds saturate below "unknown" and still decide. */
+	assert_true(clockcal_agree(100, UINT32_MAX - 1, UINT32_MAX - 1, 1000, &allowed));
+	assert_int_equal(allowed, CLOCKCAL_UNKNOWN_PPM - 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -185,6 +342,11 @@ int main(void)
 		cmocka_unit_test(test_mostly_bad_brackets),
 		cmocka_unit_test(test_unwrap),
 		cmocka_unit_test(test_median_and_ppm),
+		cmocka_unit_test(test_fast_reference_stops_at_the_short_window),
+		cmocka_unit_test(test_slow_reference_stretches_the_window),
+		cmocka_unit_test(test_stuck_reference_gives_up),
+		cmocka_unit_test(test_choose),
+		cmocka_unit_test(test_unknown_uncertainty_never_agrees),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -79,7 +79,8 @@ static struct bootreport_settings bootreport_default;
 
 /* Every table of keys, as main.c's cmdline_tables[] lists them. */
 static const struct param_table *const all_tables[] = {
-	&console_param_table, &exit_param_table, &bootreport_param_table, &smp_param_table,
+	&console_param_table, &console_levels_param_table, &exit_param_table, &bootreport_param_table,
+	&smp_param_table,
 	&alloc_param_table, &meminit_param_table, &hugetlb_param_table, &pcp_param_table,
 	&selftest_param_table, &vm_param_table,
 };

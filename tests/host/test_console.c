@@ -268,6 +268,74 @@ static void test_spcr(void **state)
 	assert_false(acpi_spcr_parse(t, 79, &info));
 }
 
+/* Register widths and strides: 8, 16 or 32 bits; anything else refused. */
+static void test_spcr_register_widths(void **state)
+{
+	uint8_t t[80];
+	struct acpi_spcr_info info;
+
+	host_log_reset();
+	make_spcr(t, 0, 0, 3, 0xfe030000ULL, 7);
+	t[41] = 9;
+	assert_false(acpi_spcr_parse(t, sizeof(t), &info));
+	assert_true(host_log_contains("bit width of 9"));
+	t[41] = 64;
+	assert_false(acpi_spcr_parse(t, sizeof(t), &info));
+	t[41] = 0;                                  /* MMIO needs a width */
+	assert_false(acpi_spcr_parse(t, sizeof(t), &info));
+	t[41] = 32;
+	t[43] = 1;                                  /* 32-bit registers read a byte at a time */
+	assert_false(acpi_spcr_parse(t, sizeof(t), &info));
+	t[43] = 4;                                  /* no such access size */
+	assert_false(acpi_spcr_parse(t, sizeof(t), &info));
+	t[43] = 2;
+	t[41] = 16;
+	assert_true(acpi_spcr_parse(t, sizeof(t), &info));
+	assert_int_equal(info.access_bytes, 2);
+	t[43] = 0;                                  /* legacy: the width decides */
+	t[41] = 32;
+	assert_true(acpi_spcr_parse(t, sizeof(t), &info));
+	assert_int_equal(info.access_bytes, 4);
+	make_spcr(t, 0, 1, 1, 0x2f8, 7);
+	t[41] = 9;
+	assert_false(acpi_spcr_parse(t, sizeof(t), &info));
+	t[41] = 0;                                  /* I/O: the port decides */
+	assert_true(acpi_spcr_parse(t, sizeof(t), &info));
+}
+
+/* An MMIO UART inside RAM of the memory map is refused; MMIO in reserved
+ * ranges or holes, and I/O ports, pass (the probe decides). */
+static void test_spcr_address_against_the_map(void **state)
+{
+	const struct mem_range map[] = {
+		{ 0, 0x9f000, MEM_USABLE },
+		{ 0x100000, 0x7fe0000, MEM_USABLE },
+		{ 0x7fe0000, 0x7ff0000, MEM_ACPI },
+		{ 0x7ff0000, 0x8000000, MEM_NVS },
+		{ 0xfe000000, 0xff000000, MEM_RESERVED },
+		{ 0x100000000ULL, 0x140000000ULL, MEM_USABLE },
+	};
+	struct acpi_spcr_info io = { .io_port = true, .address = 0x3f8 };
+	char why[160];
+
+	assert_true(acpi_spcr_address_ok(&io, map, 6, why, sizeof(why)));
+	struct acpi_spcr_info m = { .address = 0x8000000 - 8, .access_bytes = 1 };
+	assert_false(acpi_spcr_address_ok(&m, map, 6, why, sizeof(why)));
+	assert_non_null(strstr(why, "NVS"));
+	m.address = 0x8000000;                      /* just past it: a hole */
+	assert_true(acpi_spcr_address_ok(&m, map, 6, why, sizeof(why)));
+	m.access_bytes = 4;
+	m.address = 0x7fefff0;                      /* the last registers reach ACPI memory */
+	assert_false(acpi_spcr_address_ok(&m, map, 6, why, sizeof(why)));
+	m.address = 0x120000000ULL;
+	assert_false(acpi_spcr_address_ok(&m, map, 6, why, sizeof(why)));
+	assert_non_null(strstr(why, "usable"));
+	m.address = 0xfe000000;
+	assert_true(acpi_spcr_address_ok(&m, map, 6, why, sizeof(why)));
+	m.address = UINT64_MAX - 4;
+	assert_false(acpi_spcr_address_ok(&m, map, 6, why, sizeof(why)));
+}
+
 /* ---- the Multiboot2 framebuffer tag ----------------------------------------- */
 
 static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
@@ -381,6 +449,8 @@ int main(void)
 		cmocka_unit_test(test_fb_16bpp_and_bad_layouts),
 		cmocka_unit_test(test_vga_cells_and_scroll),
 		cmocka_unit_test(test_spcr),
+		cmocka_unit_test(test_spcr_register_widths),
+		cmocka_unit_test(test_spcr_address_against_the_map),
 		cmocka_unit_test(test_mb2_framebuffer_tag),
 		cmocka_unit_test(test_s5_from_aml),
 		cmocka_unit_test(test_fadt_pm1),

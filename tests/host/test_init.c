@@ -20,6 +20,7 @@
 #include "mm/alloc/alloc.h"
 #include "mm/census.h"
 #include "mm/init.h"
+#include "kernel/job_platform.h"
 #include "mm/memmap.h"
 #include "tests/host/host_support.h"
 #include "tests/host/job_host.h"
@@ -125,6 +126,65 @@ static void check_done(const struct mminit_config *cfg)
 	assert_int_equal(got, total_free());
 }
 
+/*
+ * Each node's usable time: its first piece of work no earlier than the
+ * phase start, wait + work = usable, every chunk (and the boot CPU's early
+ * section) inside [first, end], and the latest node's end before the phase
+ * returned: after the last node's work, before anything that follows.
+ */
+static void check_usable(uint64_t phase_start, uint64_t phase_end)
+{
+	uint64_t last_end = 0;
+
+	for (uint32_t n = 0; n < NR_NODES; n++) {
+		const struct mminit_node *w = &mi.nodes[n];
+		struct mminit_usable u;
+
+		mminit_node_usable(w, phase_start, &u);
+		assert_true(u.first_ticks >= phase_start);
+		assert_true(u.end_ticks >= u.first_ticks && u.end_ticks <= phase_end);
+		assert_int_equal(u.wait_ticks, u.first_ticks - phase_start);
+		assert_int_equal(u.work_ticks, u.end_ticks - u.first_ticks);
+		assert_int_equal(u.wait_ticks + u.work_ticks, u.usable_ticks);
+		assert_int_equal(u.usable_ticks, u.end_ticks - phase_start);
+		for (uint32_t i = 0; i < w->nr_chunks && i < MMINIT_TRACE_CHUNKS; i++) {
+			assert_true(w->chunks[i].start_ticks >= u.first_ticks);
+			assert_true(w->chunks[i].start_ticks + w->chunks[i].ns <= u.end_ticks);
+		}
+		if (w->early_pages && w->parallel_pages) {
+			assert_int_equal(u.first_ticks, w->early_start_ticks);
+			assert_true(u.end_ticks >= w->early_end_ticks);
+			assert_true(u.end_ticks >= w->end_ticks);
+		}
+		last_end = u.end_ticks > last_end ? u.end_ticks : last_end;
+	}
+	assert_true(last_end > phase_start && last_end <= phase_end);
+}
+
+/* A node whose work started before the phase's own clock read, one with
+ * nothing to do, and the early section growing after the chunks ended. */
+static void test_usable_edges(void **state)
+{
+	struct mminit_node w = { 0 };
+	struct mminit_usable u;
+
+	mminit_node_usable(&w, 100, &u);
+	assert_int_equal(u.usable_ticks, 0);
+	assert_int_equal(u.end_ticks, 0);
+	w = (struct mminit_node){ .start_ticks = 150, .end_ticks = 170,
+				  .early_start_ticks = 120, .early_end_ticks = 180 };
+	mminit_node_usable(&w, 100, &u);
+	assert_int_equal(u.first_ticks, 120);
+	assert_int_equal(u.end_ticks, 180);
+	assert_int_equal(u.wait_ticks, 20);
+	assert_int_equal(u.work_ticks, 60);
+	assert_int_equal(u.usable_ticks, 80);
+	w = (struct mminit_node){ .start_ticks = 90, .end_ticks = 130 };
+	mminit_node_usable(&w, 100, &u);
+	assert_int_equal(u.wait_ticks, 0);
+	assert_int_equal(u.usable_ticks, 30);
+}
+
 struct matrix_case {
 	enum mminit_policy policy;
 	uint32_t max_threads;
@@ -141,7 +201,10 @@ static void run_case(const struct matrix_case *k, const char *alloc_name)
 				     .trace = true };
 
 	start(alloc_name, &cfg);
+	uint64_t phase_start = job_platform_ticks();
 	mminit_run(&mi, NULL, NULL);
+	uint64_t phase_end = job_platform_ticks();
+	check_usable(phase_start, phase_end);
 	for (uint32_t n = 0; n < NR_NODES; n++) {
 		if (k->policy == MMINIT_SERIAL)
 			assert_int_equal(mi.nodes[n].threads, 1);
@@ -276,6 +339,7 @@ int main(void)
 		cmocka_unit_test(test_policies_by_threads),
 		cmocka_unit_test(test_deferred_grows_on_demand),
 		cmocka_unit_test(test_census_names_a_lost_page),
+		cmocka_unit_test(test_usable_edges),
 	};
 	return cmocka_run_group_tests(tests, cpus_up, cpus_down);
 }

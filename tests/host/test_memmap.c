@@ -288,6 +288,76 @@ static void test_store_choice_follows_llc(void **state)
 	assert_int_equal(memmap_store_choose(4096, NULL), MEMMAP_STORE_NT);
 }
 
+/* A scripted clock for the store probe: each pass reads it twice. */
+static const uint64_t *probe_script;
+static unsigned probe_reads, probe_flushes;
+static const void *probe_flushed_at;
+static uint64_t probe_flushed_bytes;
+
+static uint64_t probe_ticks(void)
+{
+	return probe_script[probe_reads++];
+}
+
+static void probe_flush(const void *p, uint64_t bytes)
+{
+	probe_flushes++;
+	probe_flushed_at = p;
+	probe_flushed_bytes = bytes;
+}
+
+/* The store kind is what this CPU does fastest: the probe keeps each
+ * kind's fastest pass, picks the faster, and memmap_store_choose() then
+ * uses it for arrays larger than the LLC (never for one that fits). */
+static void test_store_choice_by_measurement(void **state)
+{
+	struct cpu_caches amd = { CPU_VENDOR_AMD, 32u << 20, "leaf0x8000001d", 0 };
+	/* Passes: plain 40, nt 50, plain 30, nt 45: plain wins at 30 vs 45. */
+	static const uint64_t plain_wins[] = { 0, 40, 100, 150, 200, 230, 300, 345 };
+	/* plain 40, nt 20, plain 35, nt 25: nt wins at 20 vs 35. */
+	static const uint64_t nt_wins[] = { 0, 40, 100, 120, 200, 235, 300, 325 };
+	struct memmap_store_probe pr;
+	struct arena a;
+
+	arena_make(&a, 0, 0x1000, 4096);
+	probe_script = plain_wins;
+	probe_reads = probe_flushes = 0;
+	memmap_store_probe(&a.node, 0x1000, 0x1000 + 1024, 2, probe_ticks, probe_flush, &pr);
+	assert_int_equal(probe_reads, 8);
+	assert_int_equal(probe_flushes, 8);
+	assert_ptr_equal(probe_flushed_at, &a.node.pages[0]);
+	assert_int_equal(probe_flushed_bytes, memmap_desc_bytes(1024));
+	assert_int_equal(pr.bytes, memmap_desc_bytes(1024));
+	assert_int_equal(pr.plain_ticks, 30);
+	assert_int_equal(pr.nt_ticks, 45);
+	assert_int_equal(pr.choice, MEMMAP_STORE_PLAIN);
+	/* It wrote the descriptors (memory init overwrites them), no more. */
+	assert_int_equal(a.node.pages[0].type, PAGE_RESERVED);
+	assert_int_equal(a.node.pages[1023].type, PAGE_RESERVED);
+	assert_true(is_guard(&a.node.pages[1024]) || a.node.pages[1024].type != PAGE_RESERVED);
+
+	memmap_store_set(pr.choice);
+	assert_int_equal(memmap_store_choose(1ull << 30, &amd), MEMMAP_STORE_PLAIN);
+	assert_int_equal(memmap_store_choose(8u << 20, &amd), MEMMAP_STORE_PLAIN);
+
+	probe_script = nt_wins;
+	probe_reads = 0;
+	memmap_store_probe(&a.node, 0x1000, 0x1000 + 1024, 2, probe_ticks, probe_flush, &pr);
+	assert_int_equal(pr.plain_ticks, 35);
+	assert_int_equal(pr.nt_ticks, 20);
+	assert_int_equal(pr.choice, MEMMAP_STORE_NT);
+	memmap_store_set(pr.choice);
+	assert_int_equal(memmap_store_choose(1ull << 30, &amd), MEMMAP_STORE_NT);
+	/* Fits the LLC: plain whatever was measured (the buddy pass reads the
+	 * lines right after). */
+	assert_int_equal(memmap_store_choose(8u << 20, &amd), MEMMAP_STORE_PLAIN);
+
+	assert_int_equal(memmap_store_pick(10, 10), MEMMAP_STORE_PLAIN);
+	memmap_store_set(MEMMAP_STORE_AUTO);   /* back to the size rule for the others */
+	assert_int_equal(memmap_store_for_cold(), MEMMAP_STORE_NT);
+	arena_free(&a);
+}
+
 /* The node keeps the store chosen for its present pages; AUTO writes with it. */
 static void test_node_store_is_chosen_once(void **state)
 {
@@ -527,6 +597,7 @@ int main(void)
 		cmocka_unit_test(test_init_range_large),
 		cmocka_unit_test(test_block_order),
 		cmocka_unit_test(test_store_choice_follows_llc),
+		cmocka_unit_test(test_store_choice_by_measurement),
 		cmocka_unit_test(test_node_store_is_chosen_once),
 		cmocka_unit_test(test_init_heads_writes_only_heads),
 		cmocka_unit_test(test_lazy_fill),

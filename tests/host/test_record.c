@@ -786,6 +786,52 @@ static void test_report_prints_line_then_record(void **state)
 	assert_int_equal(host_log_count(LOG_WARN), 1);
 }
 
+/* TSC values stay cycles until printed; then each becomes nanoseconds by
+ * the clock given, and the line renders from the converted record. */
+static uint64_t half(uint64_t cycles)
+{
+	return cycles / 2;
+}
+
+static uint64_t since_100(uint64_t tsc)
+{
+	return tsc > 100 ? (tsc - 100) * 10 : 0;
+}
+
+static void test_tsc_values_convert_when_printed(void **state)
+{
+	static struct record out;
+	const struct rec_tsc_clock clock = { half, since_100 };
+	char line[128];
+
+	rec_begin(&r, "phase");
+	rec_str(&r, "name", "acpi\x01" "d");        /* a string with the marker byte */
+	rec_tsc_stamp(&r, "start_ns", 150);
+	rec_tsc_ns(&r, "ns", 2468000);
+	rec_key(&r, "busy_ns");
+	rec_open(&r, '[');
+	rec_v_tsc_ns(&r, UINT64_MAX);
+	rec_v_tsc_ns(&r, 0);
+	rec_close(&r);
+	assert_true(rec_has_tsc(&r));
+	rec_finish(&r);
+	rec_resolve_tsc(&r, &out, &clock);
+	assert_false(rec_has_tsc(&out));
+	assert_string_equal(out.buf, "MEMBOOT {\"event\":\"phase\",\"name\":\"acpi\\u0001d\","
+			    "\"start_ns\":500,\"ns\":1234000,\"busy_ns\":[9223372036854775807,0]}");
+	assert_true(out.len < r.len);
+	assert_true(json_object_valid(out.buf + PREFIX_LEN));
+	rec_render(&out, "phase {name}: {ns:ms} ms at {start_ns}", line, sizeof(line));
+	assert_string_equal(line, "phase acpi\\x01d: 1.234 ms at 500");
+	/* On the host, record_report() takes cycles as nanoseconds. */
+	host_log_reset();
+	rec_begin(&r, "phase");
+	rec_tsc_ns(&r, "ns", 1234000);
+	record_report(&r, LOG_INFO, "{ns:ms} ms");
+	assert_string_equal(host_log_line(0), "1.234 ms");
+	assert_string_equal(host_log_line(1), "MEMBOOT {\"event\":\"phase\",\"ns\":1234000}");
+}
+
 static void test_event_names_known(void **state)
 {
 	assert_true(record_event_known("done"));
@@ -828,6 +874,7 @@ int main(void)
 		cmocka_unit_test(test_render_after_finish_and_truncation),
 		cmocka_unit_test(test_report_prints_line_then_record),
 		cmocka_unit_test(test_event_names_known),
+		cmocka_unit_test(test_tsc_values_convert_when_printed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -197,6 +197,8 @@ class LinuxLogTest(unittest.TestCase):
         self.assertAlmostEqual(f["deferred_trace_ms"][1], 155.457)
         # Under TCG the jiffies figure reads low.
         self.assertGreater(f["deferred_trace_ms"][0], f["deferred_jiffies_ms"][0])
+        # Usable memory: the later of the two exits (pgdatinit0 at 4107012 us).
+        self.assertAlmostEqual(f["usable_trace_ms"], 4107.012)
 
     def test_hugetlb_and_zeroing(self):
         f = self.facts
@@ -220,6 +222,11 @@ class LinuxLogTest(unittest.TestCase):
         text = linux.report([self.facts], [m], "hugepagesz=2M hugepages=0:4,1:4",
                             "2 nodes x 2 CPUs x 1G", {"CONFIG_HZ": "250"})
         self.assertIn("| 0 | 200.3 | 60.0 | 0.4 | 491x |", text)
+        m["usable_ms"] = 20.0
+        text = linux.report([self.facts], [m], "hugepagesz=2M hugepages=0:4,1:4",
+                            "2 nodes x 2 CPUs x 1G", {"CONFIG_HZ": "250"})
+        self.assertIn("| kernel entry to every node's memory in the allocator, ms | "
+                      "4107.0 | 20.0 | 205x |", text)
         self.assertIn("yes: init_on_alloc on", text)
         self.assertIn("trace_clock=local", text)
         # 1 GiB nodes against the 2 GiB Linux log: memory disagrees.

@@ -471,7 +471,7 @@ class ToolFacts(unittest.TestCase):
         parser = mb.make_parser()
         sub = next(a for a in parser._actions if a.dest == "command")
         self.assertEqual(sorted(listed), sorted(sub.choices))
-        self.assertEqual(len(listed), 8)
+        self.assertEqual(len(listed), 9)
 
 
 # ---- boot/fwcfg.h -----------------------------------------------------------

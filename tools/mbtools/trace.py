@@ -75,7 +75,11 @@ def build(records):
     cpus = set(nodes_of) | {0}
     for r in records:
         if r["event"] == "phase" and "start_ns" in r:
-            events.append(_slice(r["name"], "phase", 0, r["start_ns"], r["ns"]))
+            # The APs' busy and idle time in the phase (records since the
+            # usable_ns work carry them), shown on the phase's slice.
+            args = {k: r[k] for k in ("aps", "ap_busy_ns", "ap_idle_ns")
+                    if isinstance(r.get(k), int)}
+            events.append(_slice(r["name"], "phase", 0, r["start_ns"], r["ns"], args or None))
     chunks = node_chunks(records)
     for r in records:
         if r["event"] != "node_init" or "start_ns" not in r:

@@ -61,6 +61,15 @@ bool arch_direct_map(const struct mem_range *map, uint32_t nr_map, pt_alloc_fn a
  */
 bool arch_map_range(uint64_t virt, uint64_t phys, uint64_t bytes, pt_alloc_fn alloc, void *ctx);
 
+/*
+ * Clear (@exec) or set the no-execute bit of every page-table leaf covering
+ * [start, end) of the identity map, whatever its size, and flush: the UEFI
+ * runtime services' code must run in place while memboot calls them
+ * (kernel/results.c), and is data again afterwards. False if a page there
+ * is not mapped (nothing after it is changed).
+ */
+bool arch_set_executable(uint64_t start, uint64_t end, bool exec);
+
 /* Highest address + 1 of the current identity map. */
 uint64_t arch_mapped_top(void);
 

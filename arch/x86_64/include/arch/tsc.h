@@ -26,7 +26,7 @@ struct tsc_calibration {
 
 /*
  * Find the TSC frequency: take CPUID's figure where the CPU (or hypervisor)
- * gives one, and always measure against PIT channel 2 in about 3 ms; when the
+ * gives one, and always measure against PIT channel 2 in about 1 ms; when the
  * two disagree by more than the measurement's uncertainty plus 0.5 %, warn
  * and trust the measurement (a TCG guest's CPUID may report a frequency the
  * emulated TSC does not run at).
@@ -35,13 +35,13 @@ void arch_tsc_calibrate(struct tsc_calibration *out);
 
 /*
  * Measure @tsc_hz's counterpart against the ACPI PM timer at I/O port @port
- * (@bits 24 or 32) for about 2 ms. Returns false if the timer does not count.
+ * (@bits 24 or 32) for about 1 ms. Returns false if the timer does not count.
  */
 bool arch_tsc_measure_pm_timer(uint16_t port, unsigned bits, struct clockcal_result *out);
 
 /*
  * The same against the HPET whose 1 KiB register block is mapped at @regs:
- * enables its main counter if it is stopped, measures for about 2 ms, and
+ * enables its main counter if it is stopped, measures for about 1 ms, and
  * sets @ref_hz to the HPET's own rate (0 if its period is out of spec).
  */
 bool arch_tsc_measure_hpet(const volatile void *regs, struct clockcal_result *out,

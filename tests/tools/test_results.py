@@ -1,0 +1,151 @@
+"""tools/memboot results: the records a UEFI boot kept, read from synthetic
+efivarfs directories and OVMF variable-store files (the pristine
+OVMF_VARS_4M.fd with variables added as the firmware writes them). Bad
+input gets a clear message and exit 64 (not a directory or a readable file)
+or 65 (readable, but no memboot results in it, or damaged), never a
+traceback."""
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import unittest
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TOOL = os.path.join(REPO_ROOT, "tools", "memboot")
+sys.path.insert(0, os.path.join(REPO_ROOT, "tools"))
+from mbtools import results  # noqa: E402
+
+OVMF_VARS = os.environ.get("MEMBOOT_OVMF_VARS") or "/usr/share/OVMF/OVMF_VARS_4M.fd"
+# Records as a two-node UEFI boot made them (docs/records.md's fields).
+LINES = [
+    '{"event":"boot","version":"ce45ca2","boot_path":"mb2-uefi","loader":"GRUB 2.06",'
+    '"tsc_hz":2596220850,"tsc_method":"pit","tsc_uncertainty_ppm":912,'
+    '"map_source":"mb2-efi-mmap","map_entries":130,"rsdp_revision":2,"rsdp":true,"cmdline":""}',
+    '{"event":"node_init","node":0,"policy":"deferred","threads":1,"cpus":1,"pages":95497,'
+    '"early_pages":33478,"early_ns":7409940,"free_pages":128975,"desc_bytes":2097152,'
+    '"start_ns":494501547,"end_ns":494825668,"ns":324121,"busy_ns":[321897]}',
+    '{"event":"node_init","node":1,"policy":"deferred","threads":1,"cpus":1,"pages":129098,'
+    '"early_pages":0,"early_ns":0,"free_pages":129098,"desc_bytes":2093056,'
+    '"start_ns":478734549,"end_ns":646476846,"ns":167742296,"busy_ns":[167634178]}',
+    '{"event":"summary","total_ns":695835289,"outside_ns":268154766,"phases_ns":427680523,'
+    '"phases":[{"name":"meminit","ns":198942807,"permille":285}]}',
+    '{"event":"done","ok":true,"status":0,"reason":"ok","warnings":0,"errors":0,'
+    '"total_ns":695835289}',
+]
+
+
+def chunks(text, size):
+    data = text.encode()
+    return [data[i:i + size] for i in range(0, len(data), size)]
+
+
+class ResultsTool(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="memboot-results-")
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def run_tool(self, path, *extra):
+        proc = subprocess.run([TOOL, "results", path] + list(extra), capture_output=True,
+                              text=True, timeout=60)
+        self.assertNotIn("Traceback", proc.stderr)
+        return proc
+
+    def efivarfs(self, parts, guid=results.GUID):
+        d = os.path.join(self.dir, "efivars")
+        os.makedirs(d, exist_ok=True)
+        for i, part in enumerate(parts):
+            with open(os.path.join(d, "MembootResults%02d-%s" % (i, guid)), "wb") as f:
+                f.write(struct.pack("<I", 7) + part)
+        return d
+
+    def var_store(self, variables, base=None):
+        with open(base or OVMF_VARS, "rb") as f:
+            blob = f.read()
+        blob, n = results.add_variables(blob, variables)
+        self.assertEqual(n, len(variables))
+        path = os.path.join(self.dir, "vars.fd")
+        with open(path, "wb") as f:
+            f.write(blob)
+        return path
+
+    def expect_records(self, proc):
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        recs = [l for l in proc.stdout.splitlines() if l.startswith("MEMBOOT ")]
+        self.assertEqual(recs, ["MEMBOOT " + l for l in LINES])
+        return proc.stdout
+
+    def test_efivarfs_chunks_in_order(self):
+        out = self.expect_records(self.run_tool(
+            self.efivarfs(chunks("\n".join(LINES) + "\n", 100))))
+        self.assertIn("node 1 deferred pages initialised in 167.742 ms (129098 pages)", out)
+        self.assertIn("phases total 427.681 ms, boot 695.835 ms", out)
+        self.assertIn("memboot: boot done, status 0 (ok), 0 warnings, 0 errors", out)
+
+    def test_var_store_last_valid_copy_wins(self):
+        text = "\n".join(LINES) + "\n"
+        parts = chunks(text, 150)
+        stale = [("MembootResults00", results.GUID, LINES[-1].replace("true", "false").encode() + b"\n", 0x3d)]
+        others = [("Boot0000", "8be4df61-93ca-11d2-aa0d-00e098032b8c", b"\x01\x00")]
+        fresh = [("MembootResults%02d" % i, results.GUID, p) for i, p in enumerate(parts)]
+        # A chunk of a longer earlier boot, deleted since (state VAR_DELETED).
+        deleted = [("MembootResults%02d" % len(parts), results.GUID, b"stale\n", 0x3d)]
+        path = self.var_store(stale + others + fresh + deleted)
+        self.expect_records(self.run_tool(path))
+        json_out = self.run_tool(path, "--json")
+        self.assertEqual(json_out.stdout.splitlines(), ["MEMBOOT " + l for l in LINES])
+
+    def test_pristine_store_has_no_results(self):
+        proc = self.run_tool(OVMF_VARS)
+        self.assertEqual(proc.returncode, 65)
+        self.assertIn("holds no memboot results", proc.stderr)
+
+    def test_bad_paths_are_usage_errors(self):
+        proc = self.run_tool(os.path.join(self.dir, "missing"))
+        self.assertEqual(proc.returncode, 64)
+        self.assertIn("does not exist", proc.stderr)
+
+    def test_damaged_inputs_are_data_errors(self):
+        junk = os.path.join(self.dir, "junk.bin")
+        with open(junk, "wb") as f:
+            f.write(os.urandom(4096))
+        empty_dir = os.path.join(self.dir, "empty")
+        os.mkdir(empty_dir)
+        short = os.path.join(self.dir, "short.bin")
+        with open(short, "wb") as f:
+            f.write(b"\0" * 10)
+        with open(OVMF_VARS, "rb") as f:
+            blob = bytearray(f.read())
+        # A variable whose sizes run past the store.
+        over = bytearray(results.add_variables(bytes(blob), [
+            ("MembootResults00", results.GUID, b"{}")])[0])
+        off = struct.unpack_from("<H", over, 48)[0] + 28
+        struct.pack_into("<I", over, off + 40, 0x7fffffff)
+        overrun = os.path.join(self.dir, "overrun.fd")
+        with open(overrun, "wb") as f:
+            f.write(over)
+        cases = {
+            junk: "no firmware volume signature",
+            empty_dir: "holds no memboot results",
+            short: "too short",
+            overrun: "past the store's end",
+            self.efivarfs([b"\xff\xfe binary"]): "not ASCII",
+            self.efivarfs([b'{"event":"done","ok":tru\n'], ): "does not parse",
+        }
+        for path, words in cases.items():
+            proc = self.run_tool(path)
+            self.assertEqual(proc.returncode, 65, (path, proc.stderr))
+            self.assertIn(words, proc.stderr, path)
+        d = self.efivarfs([b"\x07"])
+        with open(os.path.join(d, "MembootResults00-" + results.GUID), "wb") as f:
+            f.write(b"\x07")
+        proc = self.run_tool(d)
+        self.assertEqual(proc.returncode, 65)
+        self.assertIn("shorter than efivarfs's 4 bytes", proc.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
