@@ -134,8 +134,9 @@ static void *list_mem(void *ctx, size_t bytes, uint32_t cpu, uint32_t node)
 static void alloc_one_via_lists(void)
 {
 	uint32_t node = 0;
+	static struct pcp_list **rows[1];   /* the one CPU's row of list pointers */
 	struct alloc_pcp_setup s = {
-		.nr_cpus = 1, .cpu_node = &node, .this_cpu = test_cpu, .mem = list_mem,
+		.nr_cpus = 1, .cpu_node = &node, .this_cpu = test_cpu, .mem = list_mem, .rows = rows,
 		.cfg = { .policy = PCP_AUTO, .steps = PCP_STEPS_KNOWN, .cache_bytes = 1 << 20 },
 	};
 	if (!alloc_pcp_init(&s))
