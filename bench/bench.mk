@@ -139,7 +139,7 @@ bench-pcp-guest: $(O)/memboot.elf
 # The allocator lab's harness (tools/memboot lab): every allocator of
 # mm/alloc/table.h, built natively (-march=native, no sanitizers), on
 # pthreads. tools/memboot lab builds it on demand.
-LAB_KSRCS := mm/memmap.c $(BENCH_ALLOC_SRCS) kernel/record.c
+LAB_KSRCS := mm/memmap.c $(BENCH_ALLOC_SRCS) kernel/record.c kernel/cmdline.c
 LAB_OBJS := $(BENCH_O)/labobj/bench/lab.o $(patsubst %.c,$(BENCH_O)/labobj/%.o,$(LAB_KSRCS)) \
 	$(BENCH_SUPPORT_OBJ)
 $(BENCH_O)/labobj/bench/%.o: bench/%.c bench/bench.mk | $(HOST_DEPS)

@@ -30,6 +30,7 @@
 
 #include "mm/alloc/alloc.h"
 #include "mm/alloc/churn.h"
+#include "mm/alloc/lab_stats.h"
 #include "mm/memmap.h"
 #include "mm/page.h"
 
@@ -295,6 +296,9 @@ static void calibrate(void)
 	ns_per_cycle = (now_s() - t0) * 1e9 / (double)(__rdtsc() - c0);
 }
 
+/* Percentiles by the shared histogram (mm/alloc/lab_stats.c), as the
+ * guest's replay computes them; @v is left sorted for the CDF. */
+static struct lab_hist hist;
 static void print_pcts(struct lat *v, uint64_t n)
 {
 	if (!n) {
@@ -302,9 +306,23 @@ static void print_pcts(struct lat *v, uint64_t n)
 		return;
 	}
 	qsort(v, n, sizeof(*v), cmp_lat);
-#define P(q) (v[(uint64_t)((double)(n - 1) * (q))].cycles * ns_per_cycle)
+	memset(&hist, 0, sizeof(hist));
+	for (uint64_t i = 0; i < n; i++)
+		lab_hist_add(&hist, v[i].cycles);
+#define P(q) (lab_hist_pct(&hist, (q)) * ns_per_cycle)
 	printf("{\"n\":%llu,\"p50_ns\":%.0f,\"p99_ns\":%.0f,\"p999_ns\":%.0f,\"max_ns\":%.0f}",
-	       (unsigned long long)n, P(0.5), P(0.99), P(0.999), v[n - 1].cycles * ns_per_cycle);
+	       (unsigned long long)n, P(LAB_P50), P(LAB_P99), P(LAB_P999), P(LAB_Q_ONE));
+#undef P
+}
+
+/* Free blocks by order and the unusable index at order 9, as JSON. */
+static void print_frag(const uint64_t *blocks)
+{
+	printf("\"unusable_9\":%.4f,\"blocks\":[",
+	       lab_unusable_index(blocks, ALLOC_NR_ORDERS, 9, 10000) / 10000.0);
+	for (unsigned k = 0; k < ALLOC_NR_ORDERS; k++)
+		printf("%s%llu", k ? "," : "", (unsigned long long)blocks[k]);
+	printf("]");
 }
 
 /* Memory init's part for one zone of one node: the descriptors (eager or
@@ -460,6 +478,9 @@ int main(int argc, char **argv)
 	double wall = now_s() - t0;
 	if (ops->lock_stats)
 		ops->lock_stats(self, &ls1);
+	uint64_t end_blocks[ALLOC_NR_ORDERS] = { 0 };
+	for (uint32_t nd = 0; nd < nr_nodes; nd++)
+		ops->free_blocks(self, nd, end_blocks);
 	uint64_t free_now = 0, counted = 0;
 	for (uint32_t nd = 0; nd < nr_nodes; nd++) {
 		free_now += ops->free_pages(self, nd);
@@ -531,19 +552,15 @@ int main(int argc, char **argv)
 	}
 	printf("},\"frag\":[");
 	for (uint32_t s = 0; s < nr_samples; s++) {
-		uint64_t fp = 0, big = 0;
-		for (unsigned k = 0; k < ALLOC_NR_ORDERS; k++) {
-			fp += samples[s].blocks[k] << k;
-			if (k >= 9)
-				big += samples[s].blocks[k] << k;
-		}
-		printf("%s{\"ops\":%llu,\"unusable_9\":%.4f,\"blocks\":[", s ? "," : "",
-		       (unsigned long long)samples[s].at_ops, fp ? (double)(fp - big) / fp : 0.0);
-		for (unsigned k = 0; k < ALLOC_NR_ORDERS; k++)
-			printf("%s%llu", k ? "," : "", (unsigned long long)samples[s].blocks[k]);
-		printf("]}");
+		printf("%s{\"ops\":%llu,", s ? "," : "", (unsigned long long)samples[s].at_ops);
+		print_frag(samples[s].blocks);
+		printf("}");
 	}
-	printf("]}\n");
+	/* At the end of the run: what a replayed trace still holds is held. */
+	printf("],\"frag_end\":{");
+	print_frag(end_blocks);
+	printf("}");
+	printf("}\n");
 	return ok ? 0 : 3;
 usage:
 	fprintf(stderr, "usage: lab --alloc NAME [--threads N] [--workload W] [--ops N] [--mib M] "

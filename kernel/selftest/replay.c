@@ -33,6 +33,7 @@
 #include "kernel/record.h"
 #include "kernel/time.h"
 #include "mm/alloc/alloc.h"
+#include "mm/alloc/lab_stats.h"
 
 typedef unsigned long long ull;
 
@@ -60,6 +61,8 @@ _Static_assert(sizeof(struct replay_event) == 8, "replay event");
 #define MAX_BLOCKS 64                 /* 256 MiB of events and slots at most */
 #define EV_PER_BLOCK (BLOCK_BYTES / sizeof(struct replay_event))
 #define SLOTS_PER_BLOCK (BLOCK_BYTES / sizeof(uint64_t))
+#define HISTS_PER_BLOCK (BLOCK_BYTES / sizeof(struct lab_hist))
+#define MAX_HIST_BLOCKS 2                /* 2 per trace CPU: 536 trace CPUs */
 
 #define SLOT_EMPTY (ALLOC_NO_PFN - 1)       /* not allocated yet */
 #define SLOT_FREE_PENDING (ALLOC_NO_PFN - 2) /* its free came first */
@@ -68,8 +71,11 @@ _Static_assert(sizeof(struct replay_event) == 8, "replay event");
 struct replay {
 	struct replay_header h;
 	uint64_t ev_block[MAX_BLOCKS], slot_block[MAX_BLOCKS];
-	uint32_t nr_ev_blocks, nr_slot_blocks;
+	uint64_t hist_block[MAX_HIST_BLOCKS];
+	uint32_t nr_ev_blocks, nr_slot_blocks, nr_hist_blocks;
 	uint64_t replayed, alloc_failed, deferred_frees, failed_frees;
+	/* The latencies of every trace CPU merged (TSC cycles), as the host lab's. */
+	struct lab_hist alloc_lat, free_lat;
 };
 
 static inline struct replay_event *ev(const struct replay *r, uint64_t i)
@@ -84,14 +90,41 @@ static inline uint64_t *slot(const struct replay *r, uint64_t id)
 	       id % SLOTS_PER_BLOCK;
 }
 
+/* Trace CPU @c's histograms: [0] allocations, [1] frees. Only the chunk
+ * that runs @c writes them, so recording takes no lock. */
+static inline struct lab_hist *hists(const struct replay *r, uint64_t c)
+{
+	uint64_t i = 2 * c;
+	return (struct lab_hist *)(uintptr_t)(r->hist_block[i / HISTS_PER_BLOCK] << PAGE_SHIFT) +
+	       i % HISTS_PER_BLOCK;
+}
+
+/* The seam's calls, timed by the TSC as the host lab times the allocator's:
+ * here they include the per-CPU front (memboot.pcp). */
+static uint64_t timed_alloc(struct lab_hist *h, uint32_t node, unsigned order)
+{
+	uint64_t t0 = __builtin_ia32_rdtsc(), pfn = alloc_pages(node, order, 0);
+	if (pfn != ALLOC_NO_PFN)
+		lab_hist_add(&h[0], __builtin_ia32_rdtsc() - t0);
+	return pfn;
+}
+
+static void timed_free(struct lab_hist *h, uint64_t pfn, unsigned order)
+{
+	uint64_t t0 = __builtin_ia32_rdtsc();
+	alloc_free(pfn, order);
+	lab_hist_add(&h[1], __builtin_ia32_rdtsc() - t0);
+}
+
 static void add(uint64_t *counter, uint64_t n)
 {
 	__atomic_fetch_add(counter, n, __ATOMIC_RELAXED);
 }
 
-static void replay_alloc(struct replay *r, const struct replay_event *e, uint32_t node)
+static void replay_alloc(struct replay *r, const struct replay_event *e, uint32_t node,
+			 struct lab_hist *h)
 {
-	uint64_t *s = slot(r, e->id), pfn = alloc_pages(node, e->order, 0);
+	uint64_t *s = slot(r, e->id), pfn = timed_alloc(h, node, e->order);
 	uint64_t want = SLOT_EMPTY;
 
 	if (pfn == ALLOC_NO_PFN) {
@@ -105,13 +138,13 @@ static void replay_alloc(struct replay *r, const struct replay_event *e, uint32_
 	if (__atomic_compare_exchange_n(s, &want, pfn, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return;
 	/* Its free came first, from another trace CPU: free it now. */
-	alloc_free(pfn, e->order);
+	timed_free(h, pfn, e->order);
 	__atomic_store_n(s, SLOT_DONE, __ATOMIC_RELEASE);
 	add(&r->replayed, 1);
 	add(&r->deferred_frees, 1);
 }
 
-static void replay_free(struct replay *r, const struct replay_event *e)
+static void replay_free(struct replay *r, const struct replay_event *e, struct lab_hist *h)
 {
 	uint64_t *s = slot(r, e->id), v = __atomic_load_n(s, __ATOMIC_ACQUIRE);
 
@@ -127,7 +160,7 @@ static void replay_free(struct replay *r, const struct replay_event *e)
 			return;
 		}
 		__atomic_store_n(s, SLOT_DONE, __ATOMIC_RELEASE);
-		alloc_free(v, e->order);
+		timed_free(h, v, e->order);
 		add(&r->replayed, 1);
 		return;
 	}
@@ -139,16 +172,18 @@ static void replay_cpus(void *arg, uint64_t s, uint64_t e)
 	struct replay *r = arg;
 	uint32_t node = this_cpu_state()->mem_node;
 
-	for (uint64_t c = s; c < e; c++)
+	for (uint64_t c = s; c < e; c++) {
+		struct lab_hist *h = hists(r, c);
 		for (uint64_t i = 0; i < r->h.events; i++) {
 			const struct replay_event *x = ev(r, i);
 			if (x->cpu != c)
 				continue;
 			if (x->op == 0)
-				replay_alloc(r, x, node);
+				replay_alloc(r, x, node, h);
 			else
-				replay_free(r, x);
+				replay_free(r, x, h);
 		}
+	}
 }
 
 static void release(struct replay *r)
@@ -157,13 +192,15 @@ static void release(struct replay *r)
 		alloc_free(r->ev_block[i], BLOCK_ORDER);
 	for (uint32_t i = 0; i < r->nr_slot_blocks; i++)
 		alloc_free(r->slot_block[i], BLOCK_ORDER);
+	for (uint32_t i = 0; i < r->nr_hist_blocks; i++)
+		alloc_free(r->hist_block[i], BLOCK_ORDER);
 }
 
-static bool take_blocks(uint64_t *blocks, uint32_t *nr, uint64_t bytes)
+static bool take_blocks(uint64_t *blocks, uint32_t *nr, uint64_t bytes, uint32_t max)
 {
 	uint64_t need = (bytes + BLOCK_BYTES - 1) / BLOCK_BYTES;
 
-	if (need > MAX_BLOCKS)
+	if (need > max)
 		return false;
 	for (*nr = 0; *nr < need; (*nr)++) {
 		blocks[*nr] = alloc_pages(this_cpu_state()->mem_node, BLOCK_ORDER, 0);
@@ -200,10 +237,15 @@ bool selftest_replay(const struct selftest_ctx *ctx, const char **skipped)
 		       "(written by tools/memboot run --replay)", blob->bytes);
 		return false;
 	}
-	if (!take_blocks(r->ev_block, &r->nr_ev_blocks, r->h.events * 8) ||
-	    !take_blocks(r->slot_block, &r->nr_slot_blocks, r->h.ids * 8)) {
-		pr_err("replay: no memory for %llu events and %llu slots (at most %u x 4 MiB each)",
-		       (ull)r->h.events, (ull)r->h.ids, MAX_BLOCKS);
+	if (!take_blocks(r->ev_block, &r->nr_ev_blocks, r->h.events * 8, MAX_BLOCKS) ||
+	    !take_blocks(r->slot_block, &r->nr_slot_blocks, r->h.ids * 8, MAX_BLOCKS) ||
+	    r->h.cpus > MAX_HIST_BLOCKS * HISTS_PER_BLOCK / 2 ||
+	    !take_blocks(r->hist_block, &r->nr_hist_blocks,
+			 2 * r->h.cpus * sizeof(struct lab_hist), MAX_HIST_BLOCKS)) {
+		pr_err("replay: no memory for %llu events, %llu slots and %u trace CPUs' "
+		       "latencies (at most %u x 4 MiB each, %u trace CPUs)",
+		       (ull)r->h.events, (ull)r->h.ids, r->h.cpus, MAX_BLOCKS,
+		       (unsigned)(MAX_HIST_BLOCKS * HISTS_PER_BLOCK / 2));
 		release(r);
 		return false;
 	}
@@ -220,12 +262,32 @@ bool selftest_replay(const struct selftest_ctx *ctx, const char **skipped)
 	}
 	for (uint64_t id = 0; id < r->h.ids; id++)
 		*slot(r, id) = SLOT_EMPTY;
+	for (uint64_t c = 0; c < r->h.cpus; c++)
+		memset(hists(r, c), 0, 2 * sizeof(struct lab_hist));
+
+	/* The allocator's own lock statistics, before and after (the seam's
+	 * allocator, not the per-CPU front's lists). */
+	const struct alloc_ops *ops = alloc_current();
+	struct alloc_lock_stats ls0 = { 0 }, ls1 = { 0 };
+	if (ops->lock_stats)
+		ops->lock_stats(alloc_current_self(), &ls0);
 
 	struct job j = { .name = "replay", .start = 0, .size = r->h.cpus, .min_chunk = 1,
 			 .node = JOB_ALL_NODES, .fn = replay_cpus, .arg = r };
 	uint64_t t0 = ktime_ns();
 	job_run(&j, &st);
 	uint64_t ns = ktime_ns() - t0;
+	if (ops->lock_stats)
+		ops->lock_stats(alloc_current_self(), &ls1);
+	for (uint64_t c = 0; c < r->h.cpus; c++) {
+		lab_hist_merge(&r->alloc_lat, &hists(r, c)[0]);
+		lab_hist_merge(&r->free_lat, &hists(r, c)[1]);
+	}
+	/* Fragmentation where the trace ends, what it holds still held (as
+	 * the host lab's frag_end). Pages on the per-CPU lists are not free
+	 * blocks of the allocator (as in Linux's buddyinfo). */
+	uint64_t end_blocks[ALLOC_NR_ORDERS];
+	alloc_free_blocks(end_blocks);
 
 	/* What the trace still held at its end goes back (the census after
 	 * the self-test counts every page). */
@@ -255,6 +317,27 @@ bool selftest_replay(const struct selftest_ctx *ctx, const char **skipped)
 	rec_u64(&rec, "skipped_failed_alloc", r->h.skipped_failed_alloc);
 	rec_u64(&rec, "unparsed", r->h.unparsed);
 	rec_u64(&rec, "ns", ns);
+	static const uint32_t qs[] = { LAB_P50, LAB_P99, LAB_P999, LAB_Q_ONE };
+	static const char *const keys[2][5] = {
+		{ "alloc_n", "alloc_p50_ns", "alloc_p99_ns", "alloc_p999_ns", "alloc_max_ns" },
+		{ "free_n", "free_p50_ns", "free_p99_ns", "free_p999_ns", "free_max_ns" },
+	};
+	for (int op = 0; op < 2; op++) {
+		const struct lab_hist *h = op ? &r->free_lat : &r->alloc_lat;
+		rec_u64(&rec, keys[op][0], h->n);
+		for (int i = 0; i < 4; i++)
+			rec_tsc_ns(&rec, keys[op][i + 1], lab_hist_pct(h, qs[i]));
+	}
+	rec_u64(&rec, "lock_acquired", ls1.acquired - ls0.acquired);
+	rec_u64(&rec, "lock_contended", ls1.contended - ls0.contended);
+	rec_tsc_ns(&rec, "spin_ns", ls1.spin_cycles - ls0.spin_cycles);
+	rec_key(&rec, "free_blocks");
+	rec_open(&rec, '[');
+	for (unsigned k = 0; k < ALLOC_NR_ORDERS; k++)
+		rec_v_u64(&rec, end_blocks[k]);
+	rec_close(&rec);
+	rec_u64(&rec, "unusable_9_permille",
+		lab_unusable_index(end_blocks, ALLOC_NR_ORDERS, 9, 1000));
 	record_report(&rec, LOG_INFO, "selftest replay: {replayed} of {events} events replayed on "
 		      "{threads} CPUs in {ns} ns ({alloc_failed} allocations failed, "
 		      "{skipped_free_before_trace} frees before the trace skipped)");
