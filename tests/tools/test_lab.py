@@ -106,7 +106,7 @@ class LabRun(unittest.TestCase):
     def test_bad_arguments(self):
         for args in (["--allocators", "nosuch"], ["--threads", "x"], ["--workloads", "dance"],
                      ["--workloads", "trace", "--trace", "/nonexistent.xz"],
-                     ["--nodes", "9"]):
+                     ["--nodes", "9"], ["--guest", "--workloads", "kbuild"]):
             r = subprocess.run([os.path.join(REPO_ROOT, "tools", "memboot"), "lab"] + args,
                                capture_output=True, text=True, timeout=120)
             self.assertEqual(r.returncode, 1, (args, r.stderr))

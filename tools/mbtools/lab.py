@@ -20,6 +20,13 @@ counted and skipped, so are allocations of a pfn the trace still holds (a
 free missing from it); every skip is reported. Each trace CPU's events run
 on a thread of its own, a free waiting for its allocation when that came
 from another CPU.
+
+With --guest the same trace is also replayed in the guest (tools/memboot
+run --replay, memboot.selftest=replay: every guest CPU, real boot memory,
+the per-CPU lists in front) for each allocator, and its `replay` record
+becomes a row beside the host's: the same columns, the latencies and the
+unusable index computed by the same code (mm/alloc/lab_stats.c). Under TCG
+the guest's times are an emulator's, many times the hardware's.
 """
 import argparse
 import csv
@@ -186,22 +193,70 @@ def run_one(alloc, threads, workload, args, events_path, mib):
     return res
 
 
+def guest_row(alloc, args, rep, mib):
+    """Replay --trace in the guest with @alloc: its replay record as a row
+    shaped like the host's (run_one)."""
+    from mbtools import boot as mbboot
+    # One guest CPU per trace CPU; memory for the trace as on the host, and
+    # at least 1 GiB (the kernel's own and the per-CPU lists).
+    mem = "%dM" % max(1024, 2 * mib)
+    argv = mbboot.run_argv(nodes=1, cpus_per_node=rep["cpus"], mem_per_node=mem,
+                           boot_path="pvh", replay=args.trace, timeout=args.timeout,
+                           append="memboot.alloc=%s memboot.selftest=replay" % alloc)
+    if args.accel != "tcg":
+        argv[argv.index("run") + 1:argv.index("run") + 1] = ["--accel", args.accel]
+    b = mbboot.boot(argv)
+    recs = b.all("replay")
+    if b.status != 0 or len(recs) != 1:
+        raise LabError("guest replay with %s failed (status %s, %d replay records): %s" % (
+            alloc, b.status, len(recs), (b.stderr or b.console)[-800:]))
+    g = recs[0]
+    ok = [t for t in b.all("selftest") if t.get("name") == "replay"]
+    census_ok = all(c["lost"] == 0 and c["check"] for c in b.all("census"))
+    lat = {}
+    for op in ("alloc", "free"):
+        lat[op + "_all"] = {"n": g[op + "_n"]}
+        lat[op + "_all"].update({k: g["%s_%s" % (op, k)]
+                                 for k in ("p50_ns", "p99_ns", "p999_ns", "max_ns")})
+    ns = max(g["ns"], 1)
+    return {"on": "guest", "accel": args.accel, "allocator": alloc, "workload": "trace",
+            "threads": g["threads"], "pages": None, "ops": g["replayed"],
+            "failed": g["alloc_failed"], "wall_s": ns / 1e9, "mops": g["replayed"] * 1e3 / ns,
+            "check": bool(ok and ok[0]["ok"] and census_ok),
+            "init_ns_per_page": 0.0, "bookkeeping_bytes_per_page": 0.0,
+            "lock": {"acquired": g["lock_acquired"], "contended": g["lock_contended"],
+                     "spin_ns": g["spin_ns"]},
+            "replayed": g["replayed"], "replay_alloc_failed": g["alloc_failed"],
+            "deferred_frees": g["deferred_frees"], "latency": lat, "frag": [],
+            "frag_end": {"unusable_9": g["unusable_9_permille"] / 1000.0,
+                         "blocks": g["free_blocks"]},
+            "record": g}
+
+
 def fmt_row(r):
     lat = r["latency"]
     a, f = lat.get("alloc_all", {}), lat.get("free_all", {})
     lk = r["lock"]
-    frag = r["frag"][-1]["unusable_9"] if r["frag"] else 0.0
-    return [r["allocator"], r["workload"], str(r["threads"]), "%.2f" % r["mops"],
+    if r["workload"] == "trace" and "frag_end" in r:
+        frag = r["frag_end"]["unusable_9"]   # where the trace ends, what it holds held
+    else:
+        frag = r["frag"][-1]["unusable_9"] if r["frag"] else 0.0
+    return [r.get("on", "host"), r["allocator"], r["workload"], str(r["threads"]), "%.2f" % r["mops"],
             "%d/%d/%d/%d" % (a.get("p50_ns", 0), a.get("p99_ns", 0), a.get("p999_ns", 0),
                              a.get("max_ns", 0)),
             "%d/%d/%d/%d" % (f.get("p50_ns", 0), f.get("p99_ns", 0), f.get("p999_ns", 0),
                              f.get("max_ns", 0)),
             "%d/%d/%.0f" % (lk["acquired"], lk["contended"], lk["spin_ns"] / 1e3),
-            "%.3f" % r["bookkeeping_bytes_per_page"], "%.2f" % r["init_ns_per_page"],
+            # The guest's replay does not measure the allocator's start.
+            "-" if r.get("on") == "guest" else "%.3f" % r["bookkeeping_bytes_per_page"],
+            "-" if r.get("on") == "guest" else "%.2f" % r["init_ns_per_page"],
             "%.3f" % frag, "yes" if r["check"] else "NO", str(r["failed"]), note(r)]
 
 
 def note(r):
+    if r.get("on") == "guest":
+        return "guest (%s): replayed %d, alloc failed %d, deferred frees %d" % (
+            r["accel"], r["replayed"], r["replay_alloc_failed"], r["deferred_frees"])
     if r["workload"] == "trace":
         return "replayed %d, alloc failed %d" % (r.get("replayed", 0),
                                                 r.get("replay_alloc_failed", 0))
@@ -211,7 +266,7 @@ def note(r):
     return ""
 
 
-HEADER = ["allocator", "workload", "thr", "Mops/s", "alloc ns p50/p99/p99.9/max",
+HEADER = ["on", "allocator", "workload", "thr", "Mops/s", "alloc ns p50/p99/p99.9/max",
           "free ns p50/p99/p99.9/max", "lock acq/contended/spin us", "bytes/page",
           "init ns/page", "unusable@9", "check", "failed", "notes"]
 
@@ -299,6 +354,11 @@ def add_parser(sub):
     p.add_argument("--format", choices=("png", "svg"), default="png")
     p.add_argument("--no-plot", action="store_true")
     p.add_argument("--timeout", type=int, default=600, help="seconds per run (default 600)")
+    p.add_argument("--guest", action="store_true",
+                   help="also replay --trace in the guest (tools/memboot run --replay, QEMU) "
+                        "with each allocator: its row beside the host's")
+    p.add_argument("--accel", choices=("tcg", "kvm"), default="tcg",
+                   help="QEMU accelerator for --guest (default tcg: emulated, slow times)")
     p.set_defaults(func=main)
     return p
 
@@ -336,6 +396,8 @@ def _main(args):
         raise LabError("--threads wants numbers, e.g. 1,2,4")
     if any(t < 1 or t > 256 for t in threads):
         raise LabError("--threads: 1 to 256")
+    if args.guest and "trace" not in workloads:
+        raise LabError("--guest replays the trace: add trace to --workloads")
     if args.quick:
         args.ops, args.mib = min(args.ops, 200000), min(args.mib, 256)
     if args.ops < 1000 or args.mib < 16:
@@ -348,7 +410,8 @@ def _main(args):
     tmp = tempfile.mkdtemp(prefix="memboot-lab-")
     if "trace" in workloads:
         events, trace_rep = parse_trace(args.trace)
-        if args.quick and len(events) > 400000:
+        # The guest replays the whole file: the host does too with --guest.
+        if args.quick and len(events) > 400000 and not args.guest:
             events = events[:400000]
             trace_rep["truncated_to_events"] = 400000
         events_path = os.path.join(tmp, "events.bin")
@@ -369,6 +432,10 @@ def _main(args):
         print("[%d/%d] %s x%d %s (%.0fs)" % (i + 1, len(runs), a, t, w, time.time() - t0),
               file=sys.stderr, flush=True)
         rows.append(run_one(a, t, w, args, events_path, trace_mib if w == "trace" else args.mib))
+        if w == "trace" and args.guest:
+            print("[%d/%d] %s guest replay (%.0fs)" % (i + 1, len(runs), a, time.time() - t0),
+                  file=sys.stderr, flush=True)
+            rows.append(guest_row(a, args, trace_rep, trace_mib))
     host = hostinfo.cpu_model()
     print("host CPU: %s; %d MiB simulated on %d node(s)%s, %s memory, %d ops per run, seed %d" %
           (host, args.mib, args.nodes, ", half below 4 GiB" if args.split else "",
