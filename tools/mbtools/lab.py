@@ -202,9 +202,8 @@ def guest_row(alloc, args, rep, mib):
     mem = "%dM" % max(1024, 2 * mib)
     argv = mbboot.run_argv(nodes=1, cpus_per_node=rep["cpus"], mem_per_node=mem,
                            boot_path="pvh", replay=args.trace, timeout=args.timeout,
-                           append="memboot.alloc=%s memboot.selftest=replay" % alloc)
-    if args.accel != "tcg":
-        argv[argv.index("run") + 1:argv.index("run") + 1] = ["--accel", args.accel]
+                           append="memboot.alloc=%s memboot.selftest=replay" % alloc,
+                           accel=args.accel)
     b = mbboot.boot(argv)
     recs = b.all("replay")
     if b.status != 0 or len(recs) != 1:
