@@ -32,9 +32,11 @@ BENCH_DESC_SIZES := 16 32 64
 BENCH_ARGS ?=
 # Every allocator of mm/alloc/ by wildcard: a new one (mm/alloc/table.h) links
 # here with no list to edit. kernel/record.c: the host shim's record_emit()
-# finishes records with it; kernel/cmdline.c: mm/alloc/pcp.c parses its keys with it.
-BENCH_ALLOC_SRCS := $(wildcard mm/alloc/*.c)
-MEMMAP_BENCH_KSRCS := mm/memmap.c kernel/job_plan.c $(BENCH_ALLOC_SRCS) kernel/record.c kernel/cmdline.c \
+# finishes records with it.
+# Every allocator and the per-CPU lists, with the services their pure code
+# calls (records; the shared list and number parsers of their keys).
+BENCH_ALLOC_SRCS := $(wildcard mm/alloc/*.c) kernel/cmdline.c
+MEMMAP_BENCH_KSRCS := mm/memmap.c kernel/job_plan.c $(BENCH_ALLOC_SRCS) kernel/record.c \
 	arch/x86_64/cpu_caches.c
 MEMMAP_BENCH_BINS := $(addprefix $(BENCH_O)/memmap_bench_,$(BENCH_DESC_SIZES))
 BENCH_CFLAGS := -std=gnu11 -O2 -g -I. -Iarch/x86_64/include -Wall -Wextra -Wno-unused-parameter -Werror -DNDEBUG
@@ -117,7 +119,7 @@ bench-pt: $(BENCH_O)/pt_bench
 #   make bench-pcp PCP_BENCH_ARGS='--threads 16 --mix all'
 # The kernel objects are the 16-byte descriptor set (the size the kernel
 # builds by default) of the memmap benchmark.
-PCP_BENCH_KSRCS := mm/memmap.c $(BENCH_ALLOC_SRCS) kernel/record.c kernel/cmdline.c
+PCP_BENCH_KSRCS := mm/memmap.c $(BENCH_ALLOC_SRCS) kernel/record.c
 PCP_BENCH_ARGS ?= --mix all
 PCP_BENCH_OBJS := $(BENCH_O)/host/bench/pcp_bench.o $(patsubst %.c,$(BENCH_O)/16/%.o,$(PCP_BENCH_KSRCS)) \
 	$(BENCH_SUPPORT_OBJ)
@@ -139,7 +141,7 @@ bench-pcp-guest: $(O)/memboot.elf
 # The allocator lab's harness (tools/memboot lab): every allocator of
 # mm/alloc/table.h, built natively (-march=native, no sanitizers), on
 # pthreads. tools/memboot lab builds it on demand.
-LAB_KSRCS := mm/memmap.c $(BENCH_ALLOC_SRCS) kernel/record.c kernel/cmdline.c
+LAB_KSRCS := mm/memmap.c $(BENCH_ALLOC_SRCS) kernel/record.c
 LAB_OBJS := $(BENCH_O)/labobj/bench/lab.o $(patsubst %.c,$(BENCH_O)/labobj/%.o,$(LAB_KSRCS)) \
 	$(BENCH_SUPPORT_OBJ)
 $(BENCH_O)/labobj/bench/%.o: bench/%.c bench/bench.mk | $(HOST_DEPS)
