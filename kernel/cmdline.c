@@ -76,6 +76,110 @@ bool cmdline_parse_bool(const char *s, bool *out)
 	return false;
 }
 
+/* Item @i (0-based) of @value: its start, and its length up to the next comma. */
+static const char *list_item(const char *value, unsigned i, size_t *len)
+{
+	const char *s = value;
+
+	while (i--)
+		s += strcspn(s, ",") + 1;
+	*len = strcspn(s, ",");
+	return s;
+}
+
+bool cmdline_parse_list(const char *value, const struct cmdline_list *l, char *err,
+			size_t err_bytes)
+{
+	unsigned max = l->max_items ? l->max_items : CMDLINE_LIST_MAX_ITEMS;
+	uint64_t keys[CMDLINE_LIST_MAX_ITEMS];
+	unsigned n = 0, first_signed = 0, first_plain = 0;
+	bool any_signed = false, any_plain = false;
+	char item[CMDLINE_ITEM_MAX], ierr[160];
+	size_t len;
+
+	if (max > CMDLINE_LIST_MAX_ITEMS)
+		max = CMDLINE_LIST_MAX_ITEMS;
+	if (!value || !*value) {
+		snprintf(err, err_bytes, "%s, separated by commas; the list is empty", l->what);
+		return false;
+	}
+	/* The shape first: nothing is handed to item() from a list that breaks
+	 * the rule, whatever the order of its items. */
+	for (const char *s = value;; s += len + 1) {
+		len = strcspn(s, ",");
+		n++;
+		if (len == 0) {
+			snprintf(err, err_bytes,
+				 "%s, separated by single commas; item %u is empty (a leading, trailing or doubled comma)",
+				 l->what, n);
+			return false;
+		}
+		if (n > max) {
+			snprintf(err, err_bytes, "%s; at most %u items", l->what, max);
+			return false;
+		}
+		if (len >= sizeof(item)) {
+			snprintf(err, err_bytes, "%s; item %u ('%.16s...') is longer than %zu bytes",
+				 l->what, n, s, sizeof(item) - 1);
+			return false;
+		}
+		if (l->signs && (*s == '+' || *s == '-')) {
+			if (!any_signed)
+				first_signed = n - 1;
+			any_signed = true;
+		} else {
+			if (!any_plain)
+				first_plain = n - 1;
+			any_plain = true;
+		}
+		if (!s[len])
+			break;
+	}
+	if (any_signed && any_plain) {
+		const char *a = list_item(value, first_plain, &len);
+		size_t alen = len;
+		const char *b = list_item(value, first_signed, &len);
+
+		snprintf(err, err_bytes,
+			 "%s, either all with a sign (+N/-N: relative to the default) or none; '%.*s' has none, '%.*s' has one",
+			 l->what, (int)alen, a, (int)len, b);
+		return false;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		const char *s = list_item(value, i, &len);
+		char sign = 0;
+
+		if (l->signs && (*s == '+' || *s == '-')) {
+			sign = *s++;
+			len--;
+		}
+		memcpy(item, s, len);
+		item[len] = '\0';
+		ierr[0] = '\0';
+		if (!l->item(l->ctx, item, sign, &keys[i], ierr, sizeof(ierr))) {
+			snprintf(err, err_bytes, "%s; %s", l->what,
+				 ierr[0] ? ierr : "an item is not one of them");
+			return false;
+		}
+		for (unsigned j = 0; j < i; j++) {
+			size_t jlen;
+			const char *js = list_item(value, j, &jlen);
+
+			if (keys[j] != keys[i])
+				continue;
+			s = list_item(value, i, &len);
+			if (jlen == len && strncmp(js, s, len) == 0)
+				snprintf(err, err_bytes, "%s, each at most once; '%.*s' is given twice",
+					 l->what, (int)len, s);
+			else
+				snprintf(err, err_bytes, "%s, each at most once; '%.*s' repeats '%.*s'",
+					 l->what, (int)len, s, (int)jlen, js);
+			return false;
+		}
+	}
+	return true;
+}
+
 static void describe(const struct param *p, char *buf, size_t bytes)
 {
 	switch (p->type) {
@@ -237,7 +341,7 @@ struct cmdline_result cmdline_parse_tables(const char *cmdline,
 			res.unknown++;
 			continue;
 		}
-		char err[160];
+		char err[256];
 		if (apply(p, value, err, sizeof(err))) {
 			res.applied++;
 			continue;

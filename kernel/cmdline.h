@@ -68,6 +68,43 @@ struct cmdline_result cmdline_parse_tables(const char *cmdline,
 					   size_t ntables);
 
 
+/*
+ * Lists: the one parser of every list-valued key (docs/cmdline.md, "Lists").
+ * The rule:
+ *   - items are separated by single commas: an empty item anywhere (a
+ *     leading, trailing or doubled comma) is an error;
+ *   - an item named twice (same key, as item() says) is an error;
+ *   - where signs matter (@signs), an item may start with + or - (relative
+ *     to the key's default), and then every item must: a list is either all
+ *     absolute or all relative;
+ *   - at most @max_items items, each shorter than CMDLINE_ITEM_MAX bytes.
+ * Any problem refuses the whole value (the key keeps its default) with one
+ * message for each kind of problem, naming the item; @what describes the
+ * items and starts every message.
+ */
+#define CMDLINE_ITEM_MAX 64
+#define CMDLINE_LIST_MAX_ITEMS 64
+
+struct cmdline_list {
+	const char *what;            /* e.g. "self-test names from: clock, jobs" */
+	bool signs;                  /* items may carry + or -: all of them or none */
+	unsigned max_items;          /* 0: CMDLINE_LIST_MAX_ITEMS */
+	/*
+	 * One item, NUL-terminated, without its sign (@sign is '+', '-' or 0).
+	 * Store it through @ctx and set *@key to what identifies it (two items
+	 * with one key are a duplicate); or return false and fill @err with what
+	 * is wrong with it ("'x' is not one").
+	 */
+	bool (*item)(void *ctx, const char *item, char sign, uint64_t *key, char *err,
+		     size_t err_bytes);
+	void *ctx;
+};
+
+/* Parse @value by @l's rule; false with @err filled if it is refused. Items
+ * are handed to l->item() only once the whole list is well formed. */
+bool cmdline_parse_list(const char *value, const struct cmdline_list *l, char *err,
+			size_t err_bytes);
+
 /* Parsers shared with PARAM_FUNC users. Return false on a bad string. */
 bool cmdline_parse_u64(const char *s, uint64_t *out);
 bool cmdline_parse_size(const char *s, uint64_t *out);

@@ -14,7 +14,13 @@ struct smp_settings smp_settings = {
 	.timeout_ms = 2000,
 	.skip_apic = 0xffffffff,   /* no APIC ID is skipped: 0xffffffff is x2APIC broadcast */
 	.apic = APIC_REQUEST_AUTO,
+	.bringup = SMP_BRINGUP_PARALLEL,
+	.tsc_skew = 0,
+	.tsc_sync = true,
 };
+
+/* In the order of enum smp_bringup. */
+static const char *const bringup_names[] = { "parallel", "serial", NULL };
 
 /* In the order of enum apic_request. */
 static const char *const apic_names[] = { "auto", "xapic", "x2apic", NULL };
@@ -31,5 +37,13 @@ static const struct param smp_params[] = {
 	  .min = 0, .max = 0xffffffff, .help = "debug: never start this APIC ID" },
 	{ .key = "memboot.apic", .type = PARAM_ENUM, .ptr = &smp_settings.apic,
 	  .choices = apic_names, .help = "local APIC mode: auto, xapic or x2apic" },
+	{ .key = "memboot.smp_bringup", .type = PARAM_ENUM, .ptr = &smp_settings.bringup,
+	  .choices = bringup_names,
+	  .help = "start the APs all at once (parallel) or one after another (serial)" },
+	{ .key = "memboot.tsc_sync", .type = PARAM_BOOL, .ptr = &smp_settings.tsc_sync,
+	  .help = "check every AP's TSC against the boot CPU's at bring-up" },
+	{ .key = "memboot.tsc_skew", .type = PARAM_U64, .ptr = &smp_settings.tsc_skew,
+	  .min = 0, .max = 1ULL << 40,
+	  .help = "debug: CPU 1's TSC readings run this many cycles ahead (a simulated skew)" },
 };
 PARAM_TABLE(smp_param_table, "smp", smp_params);

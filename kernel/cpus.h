@@ -1,6 +1,7 @@
 /*
  * cpus.h: the CPU bring-up settings (docs/cmdline.md): maxcpus, nosmp,
- * memboot.smp_timeout_ms, memboot.smp_skip_apic and memboot.apic. Parsed by
+ * memboot.smp_timeout_ms, memboot.smp_skip_apic, memboot.apic and
+ * memboot.smp_bringup. Parsed by
  * smp_param_table (kernel/cpus.c); read by discover_smp() and
  * discover_apic_mode() (kernel/init/discover.c) and smp_boot() (kernel/init/smp.c).
  */
@@ -16,7 +17,13 @@ struct smp_settings {
 	uint64_t timeout_ms;       /* memboot.smp_timeout_ms */
 	uint64_t skip_apic;        /* memboot.smp_skip_apic; debug: never start this APIC ID */
 	unsigned apic;             /* memboot.apic: enum apic_request (arch/apic_mode.h) */
+	unsigned bringup;          /* memboot.smp_bringup: enum smp_bringup */
+	uint64_t tsc_skew;         /* memboot.tsc_skew: debug, CPU 1's TSC moved by this */
+	bool tsc_sync;             /* memboot.tsc_sync: check every AP's TSC */
 };
+
+/* memboot.smp_bringup=parallel|serial */
+enum smp_bringup { SMP_BRINGUP_PARALLEL, SMP_BRINGUP_SERIAL };
 
 extern struct smp_settings smp_settings;
 struct param_table;

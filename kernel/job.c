@@ -26,11 +26,6 @@ uint32_t job_cpus_of_node(uint32_t node)
 	return n;
 }
 
-bool job_cpu_ran(const struct job_state *st, uint32_t cpu)
-{
-	return cpu < JOB_MAX_CPUS && (st->ran[cpu / 64] >> (cpu % 64) & 1);
-}
-
 /* Per-node queues of started jobs. The lock is a plain test-and-set: held
  * for a few loads and stores, by the starter and by the node's CPUs. */
 static struct node_queue {
@@ -86,6 +81,7 @@ static void work_on(struct job_state *st)
 {
 	struct job *j = st->job;
 	uint32_t cpu = job_platform_this_cpu();
+	bool ran = false;
 
 	for (;;) {
 		uint32_t i = __atomic_fetch_add(&st->next_chunk, 1, __ATOMIC_RELAXED);
@@ -102,8 +98,12 @@ static void work_on(struct job_state *st)
 			j->times[i] = (struct job_chunk_time){
 				.cpu = cpu, .start = s, .end = e, .start_ticks = t0,
 				.ns = job_platform_ticks_to_ns(t1 - t0) };
-		if (cpu < JOB_MAX_CPUS)
-			__atomic_fetch_or(&st->ran[cpu / 64], 1ULL << (cpu % 64), __ATOMIC_RELAXED);
+		/* A CPU works on a job once (its loop ends when no chunk is
+		 * left, and it never rejoins): counting it here counts CPUs. */
+		if (!ran) {
+			ran = true;
+			__atomic_fetch_add(&st->ran_cpus, 1, __ATOMIC_RELAXED);
+		}
 		ticks_max(&st->end_tsc, t1);
 		__atomic_fetch_add(&st->chunks_done, 1, __ATOMIC_RELEASE);
 	}
@@ -119,14 +119,62 @@ static void job_worker(void *arg)
 }
 
 /*
+ * Waking a node's idle CPUs as a tree. A woken CPU's mailbox argument
+ * carries the node and the part [lo, hi) of the CPU ids it is to wake in
+ * turn: it splits the part in halves and wakes the first idle CPU of the
+ * node in each, handing it the rest of that half. Every idle CPU of the node
+ * is reached once, in about log2(CPUs) rounds of wake-ups spread over the
+ * CPUs, instead of the caller sending every IPI itself. The mailboxes are
+ * claimed atomically (job_platform_try_post()): two wakers never overwrite
+ * each other, and a CPU that got busy meanwhile is simply not woken.
+ */
+#define WAKE_ID_BITS 24
+#define WAKE_ID_MASK ((1ULL << WAKE_ID_BITS) - 1)
+_Static_assert(MEMBOOT_MAX_CPUS < (1ULL << WAKE_ID_BITS), "CPU ids fit the wake argument");
+
+static void *wake_arg(uint32_t node, uint32_t lo, uint32_t hi)
+{
+	return (void *)(uintptr_t)((uint64_t)node << (2 * WAKE_ID_BITS) |
+				   (uint64_t)lo << WAKE_ID_BITS | hi);
+}
+
+static void node_worker(void *arg);
+
+static void wake_part(uint32_t node, uint32_t lo, uint32_t hi, uint32_t self)
+{
+	uint32_t mid = lo + (hi - lo) / 2;
+	const uint32_t halves[2][2] = { { lo, mid }, { mid, hi } };
+
+	for (int h = 0; h < 2; h++) {
+		for (uint32_t c = halves[h][0]; c < halves[h][1]; c++) {
+			if (c == self || !cpu_in(c, node) || job_platform_busy(c))
+				continue;
+			if (job_platform_try_post(c, node_worker, wake_arg(node, c + 1, halves[h][1])))
+				break;
+		}
+	}
+}
+
+/* Wake the idle CPUs of @node (not the caller) to look at its queue. */
+static void kick_node(uint32_t node, uint32_t self)
+{
+	wake_part(node, 0, job_platform_max_cpus(), self);
+}
+
+/*
  * What a node's CPU runs when woken: take the first queued job with chunks
  * left and room for one more CPU, work on it, and look again, until the
  * node's queue has nothing left to claim.
  */
 static void node_worker(void *arg)
 {
-	struct node_queue *q = arg;
+	uint64_t w = (uint64_t)(uintptr_t)arg;
+	uint32_t node = (uint32_t)(w >> (2 * WAKE_ID_BITS));
+	struct node_queue *q = &queues[node];
 
+	/* Wake this CPU's part of the node first: the tree goes on in parallel. */
+	wake_part(node, (uint32_t)(w >> WAKE_ID_BITS & WAKE_ID_MASK), (uint32_t)(w & WAKE_ID_MASK),
+		  job_platform_this_cpu());
 	for (;;) {
 		struct job_state *st = NULL, **pp;
 
@@ -157,14 +205,6 @@ static void node_worker(void *arg)
 	}
 }
 
-/* Wake the idle CPUs of @node (not the caller) to look at its queue. */
-static void kick_node(uint32_t node, uint32_t self)
-{
-	for (uint32_t i = 0; i < job_platform_max_cpus(); i++)
-		if (i != self && cpu_in(i, node) && !job_platform_busy(i))
-			job_platform_post(i, node_worker, &queues[node]);
-}
-
 static void start_all_nodes(struct job *job, struct job_state *st, uint32_t self)
 {
 	uint32_t max = job_platform_max_cpus(), avail = 0;
@@ -184,8 +224,12 @@ static void start_all_nodes(struct job *job, struct job_state *st, uint32_t self
 		if (i == self || !cpu_in(i, job->node) || job_platform_busy(i))
 			continue;   /* busy with another job: leave it */
 		__atomic_fetch_add(&st->active, 1, __ATOMIC_ACQUIRE);
+		if (!job_platform_try_post(i, job_worker, st)) {
+			/* Taken by a node's wake-up just now: leave it too. */
+			__atomic_fetch_sub(&st->active, 1, __ATOMIC_RELEASE);
+			continue;
+		}
 		st->joined++;
-		job_platform_post(i, job_worker, st);
 	}
 }
 
@@ -252,8 +296,7 @@ void job_wait(struct job_state *st)
 			queue_remove_locked(&queues[node], st);
 		queue_unlock(&queues[node]);
 	}
-	for (uint32_t w = 0; w < JOB_MAX_CPUS / 64; w++)
-		st->threads += (uint32_t)__builtin_popcountll(st->ran[w]);
+	st->threads = __atomic_load_n(&st->ran_cpus, __ATOMIC_ACQUIRE);
 	st->ns = st->first_tsc && st->end_tsc > st->first_tsc
 		 ? job_platform_ticks_to_ns(st->end_tsc - st->first_tsc) : 0;
 }

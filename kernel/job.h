@@ -13,7 +13,9 @@
  * work is never done remotely while its own CPUs are busy elsewhere (a
  * CPU-less node's jobs are the caller's). A job for all nodes goes to the
  * CPUs idle when it starts. job_start() queues the job and wakes the node's
- * idle CPUs; job_wait() makes the caller work on it too (own node only)
+ * idle CPUs, as a tree: the caller wakes one CPU in each half of the CPU
+ * ids, and each CPU woken wakes one in each half of its own part before it
+ * works, so 256 CPUs are woken in 8 steps, not 255 one after another; job_wait() makes the caller work on it too (own node only)
  * until every chunk is done. Several jobs (one per node, say, or two on one
  * node) can be started before waiting on any. job_run() is both. Jobs are
  * started and waited for by one CPU at a time.
@@ -30,7 +32,6 @@
 #define JOB_ALL_NODES 0xffffffffu
 
 #define JOB_MAX_NODES MEMBOOT_MAX_NODES   /* node queues */
-#define JOB_MAX_CPUS MEMBOOT_MAX_CPUS     /* CPUs a job_state can tell apart (ran[]) */
 
 struct job_chunk_time {
 	uint32_t cpu;
@@ -65,7 +66,8 @@ struct job_state {
 	bool caller_helps;
 	bool queued;             /* on its node's queue (under the queue's lock) */
 	struct job_state *next;  /* queue link */
-	volatile uint64_t ran[JOB_MAX_CPUS / 64];   /* a bit per CPU that ran a chunk */
+	volatile uint32_t ran_cpus;  /* CPUs that ran a chunk: the state is the same
+				  * size for 4 CPUs or 8192 */
 	uint64_t start_tsc;          /* job_start() */
 	volatile uint64_t first_tsc; /* when the first chunk began */
 	volatile uint64_t end_tsc;   /* when the last chunk finished */
@@ -81,9 +83,6 @@ uint32_t job_run(struct job *job, struct job_state *st);
 
 /* Online CPUs of @node (JOB_ALL_NODES: all). */
 uint32_t job_cpus_of_node(uint32_t node);
-/* Whether @cpu ran a chunk of the job of @st. */
-bool job_cpu_ran(const struct job_state *st, uint32_t cpu);
-
 /* Self-test: jobs of odd sizes and alignments on every node; each unit must
  * be done exactly once. Needs scratch memory of @units bytes at @scratch. */
 bool job_selftest(uint8_t *scratch, uint64_t units, uint32_t nr_nodes);

@@ -14,7 +14,7 @@
 
 uint32_t job_platform_max_cpus(void)
 {
-	return MAX_CPUS;
+	return nr_cpu_ids;
 }
 
 uint32_t job_platform_this_cpu(void)
@@ -48,9 +48,29 @@ void job_platform_post(uint32_t cpu, void (*fn)(void *arg), void *arg)
 	arch_wake_cpu(percpu_of[cpu]);
 }
 
+bool job_platform_try_post(uint32_t cpu, void (*fn)(void *arg), void *arg)
+{
+	struct cpu_state *cs = cpu_states[cpu];
+	void (*idle)(void *) = NULL;
+
+	/* Claim first: a second poster fails here instead of replacing the
+	 * argument the first one's function is about to read. */
+	if (!__atomic_compare_exchange_n(&cs->work_fn, &idle, CPU_MAILBOX_CLAIMED, false,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return false;
+	cs->work_arg = arg;
+	__atomic_store_n(&cs->work_fn, fn, __ATOMIC_RELEASE);
+	arch_wake_cpu(percpu_of[cpu]);
+	return true;
+}
+
 uint64_t job_platform_ticks(void)
 {
-	return rdtsc();
+	/* In the boot CPU's time: a TSC the bring-up check found off by a
+	 * known offset is corrected (kernel/tsc_sync.h). */
+	const struct cpu_state *cs = this_cpu_state();
+
+	return rdtsc() + cs->tsc_skew - (uint64_t)cs->tsc_offset;
 }
 
 uint64_t job_platform_ticks_to_ns(uint64_t ticks)

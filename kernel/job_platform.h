@@ -25,8 +25,12 @@ bool job_platform_online(uint32_t cpu);
 uint32_t job_platform_node(uint32_t cpu);
 /* True while @cpu's mailbox holds work (it is running or about to). */
 bool job_platform_busy(uint32_t cpu);
-/* Put fn(arg) in @cpu's idle mailbox and wake it. */
+/* Put fn(arg) in @cpu's idle mailbox and wake it (one poster at a time). */
 void job_platform_post(uint32_t cpu, void (*fn)(void *arg), void *arg);
+/* The same when several CPUs may post at once (the job runner's tree of
+ * wake-ups): the mailbox is claimed atomically; false, and nothing posted,
+ * if it was not idle. */
+bool job_platform_try_post(uint32_t cpu, void (*fn)(void *arg), void *arg);
 /* A clock: ticks now, and ticks as nanoseconds. */
 uint64_t job_platform_ticks(void);
 uint64_t job_platform_ticks_to_ns(uint64_t ticks);

@@ -22,8 +22,14 @@
  * memory that numa places on nodes: a map is at most this long. */
 #define MEMBOOT_MAX_MAP_RANGES 512
 
-/* Logical CPUs the kernel tracks (per-CPU areas, the SMP boot table). */
-#define MEMBOOT_MAX_CPUS 256
+/* Logical CPUs the kernel can use: a design limit, not a table size. The
+ * per-CPU areas, the SMP boot table, the job runner's and the per-CPU page
+ * lists' tables are allocated at boot for the CPUs the MADT lists; only the
+ * topology's CPU list and node masks (mm/numa.h) are sized by this. 8192 is
+ * what Linux distributions build NR_CPUS as (CONFIG_MAXSMP's value on
+ * x86_64). A MADT listing more keeps CPUs balanced across nodes
+ * (numa_select_balanced(), mm/numa.h) and counts the rest. */
+#define MEMBOOT_MAX_CPUS 8192
 
 /* ACPI 6.5, 5.2.17 (SLIT): a node's distance to itself is 10; without a
  * SLIT every other node is 20 away, as Linux assumes (REMOTE_DISTANCE). */

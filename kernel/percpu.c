@@ -10,7 +10,9 @@
 #include "arch/io.h"
 
 struct cpu_state boot_cpu_state;
-struct cpu_state *cpu_states[MAX_CPUS];
+static struct cpu_state *boot_cpu_states[1] = { &boot_cpu_state };
+struct cpu_state **cpu_states = boot_cpu_states;
+uint32_t nr_cpu_ids = 1;
 
 void percpu_ap_main(void)
 {
@@ -20,6 +22,7 @@ void percpu_ap_main(void)
 	 * gave up on this CPU, it must stay out for good. Everything it has
 	 * touched up to here stays allocated for that case. */
 	uint32_t waiting = SMP_AP_WAITING;
+	cs->online_tsc = rdtsc();
 	if (!__atomic_compare_exchange_n(&cs->boot_state, &waiting, SMP_AP_ONLINE, false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		cpu_halt_forever();
@@ -30,7 +33,7 @@ void percpu_ap_main(void)
 
 		cpu_irq_disable();
 		fn = __atomic_load_n(&cs->work_fn, __ATOMIC_ACQUIRE);
-		if (!fn) {
+		if (!fn || fn == CPU_MAILBOX_CLAIMED) {
 			/* Interrupts go on and the CPU halts in one step, so a
 			 * wake-up IPI cannot slip in between and be lost. */
 			cpu_irq_enable_and_halt();

@@ -37,6 +37,25 @@ struct cpu_state {
 	uint32_t mem_node;              /* node it allocates from (nearest with memory) */
 	volatile uint32_t online;       /* set once boot_state is SMP_AP_ONLINE */
 	uint32_t boot_state;            /* enum smp_ap_state */
+	uint64_t kick_tsc;              /* boot CPU's TSC when it sent INIT */
+	uint64_t online_tsc;            /* the AP's TSC as it came online */
+
+	/* TSC sync with the boot CPU (kernel/tsc_sync.h, smp_boot()). */
+	volatile uint64_t tsc_pub;       /* the AP's TSC, republished as it checks */
+	volatile uint32_t tsc_sync_done; /* the AP's side has ended */
+	uint32_t tsc_sync_n;             /* its readings of the boot CPU's TSC */
+	int64_t tsc_sync_lo, tsc_sync_hi;   /* bounds on its offset (boot's, AP's) */
+	uint64_t tsc_sync_budget;        /* cycles the AP checks for at most */
+	uint32_t tsc_sync_gen;           /* its batch: it stops when that one does */
+	uint32_t tsc_checked;            /* the check reached this CPU */
+	uint64_t tsc_skew;               /* debug (memboot.tsc_skew): added to this CPU's
+					    TSC readings, as a skewed counter would be */
+	int64_t tsc_offset;              /* subtracted from this CPU's TSC readings
+					    (job timings) when the check corrected it */
+	int64_t tsc_offset_est;          /* the check's estimate and its uncertainty */
+	uint64_t tsc_offset_err;
+	uint64_t tsc_warp;
+	uint32_t tsc_verdict;            /* enum tsc_sync_verdict */
 
 	/* Job runner mailbox: the boot CPU writes work_fn last; the CPU runs
 	 * it and clears it (kernel/job_cpu.c posts, percpu_ap_main() runs). */
@@ -48,9 +67,15 @@ struct cpu_state {
 	volatile uint64_t busy_cycles;
 };
 
-/* The boot CPU's state, and every CPU's by logical id (NULL: not up). */
+/* work_fn while a poster that claimed the mailbox writes the argument
+ * (job_platform_try_post()): the CPU treats it as empty. */
+#define CPU_MAILBOX_CLAIMED ((void (*)(void *))1)
+
+/* The boot CPU's state, and every CPU's by logical id (NULL: not up):
+ * nr_cpu_ids entries, allocated at bring-up for the CPUs there are (one,
+ * the boot CPU's, until then). */
 extern struct cpu_state boot_cpu_state;
-extern struct cpu_state *cpu_states[MAX_CPUS];
+extern struct cpu_state **cpu_states;      /* nr_cpu_ids entries (arch/percpu.h) */
 
 static inline struct cpu_state *this_cpu_state(void)
 {
@@ -60,7 +85,7 @@ static inline struct cpu_state *this_cpu_state(void)
 /* @cpu's state, or NULL when @cpu is out of range or not brought up. */
 static inline struct cpu_state *cpu_state_of(uint32_t cpu)
 {
-	return cpu < MAX_CPUS ? cpu_states[cpu] : 0;
+	return cpu < nr_cpu_ids ? cpu_states[cpu] : 0;
 }
 
 /*

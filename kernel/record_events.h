@@ -29,6 +29,7 @@
 	X(apic)          /* the local APIC mode chosen for SMP */           \
 	X(cpu_up)        /* a CPU running after SMP bring-up */             \
 	X(smp)           /* SMP bring-up as a whole */                      \
+	X(tsc_sync)      /* each node's APs' TSCs against the boot CPU's */   \
 	X(job)           /* a job of the job runner's self-test */          \
 	X(memmap)        /* where a node's descriptor array lives */        \
 	X(store_probe)   /* plain against non-temporal stores, timed at boot */ \
@@ -42,6 +43,7 @@
 	X(alloc_test)    /* the allocation self-test */                     \
 	X(pcp)           /* a node's per-CPU lists at boot */               \
 	X(churn)         /* the churn self-test through the lists */        \
+	X(replay)        /* a kmem trace replayed (memboot.selftest=replay) */  \
 	X(pcp_cpu)       /* one CPU's list of one node after churn */       \
 	X(hugetlb)       /* a node's huge page pool of one size */          \
 	X(huge_page)     /* one pool page (trace) */                        \

@@ -16,6 +16,8 @@
  *    come later is their purpose);
  *  - usable memory the SRAT forgot goes to the node of the nearest SRAT range
  *    below it, else above it, so that every usable byte has a node;
+ *  - a domain left with no usable memory after clipping and with no CPU gets
+ *    no node, as Linux never brings one online (drop_empty_nodes());
  *  - a CPU the SRAT forgot goes to node 0 (as Linux does); an SRAT CPU the
  *    MADT does not list is ignored; if the SRAT places no CPU at all, it is
  *    not trusted.
@@ -196,13 +198,120 @@ static uint64_t usable_bytes(const struct mem_range *map, uint32_t nr_map)
 
 /* ---- CPUs --------------------------------------------------------------- */
 
-/* Logical CPUs: the boot CPU first, then the MADT's usable ones in order. */
+uint32_t numa_balanced_quota(const uint32_t *count, uint32_t nr_groups, uint32_t limit,
+			     uint32_t first, uint32_t *quota)
+{
+	uint32_t left = limit ? limit : 1, total = 0;
+
+	for (uint32_t g = 0; g < nr_groups; g++)
+		quota[g] = 0;
+	if (first >= nr_groups)
+		first = 0;
+	/* Water-filling: each round gives every group still short of its
+	 * CPUs an equal share; a round that saturates no group leaves less
+	 * than one CPU per open group, handed out one by one from @first. */
+	while (left) {
+		uint32_t open = 0, share;
+
+		for (uint32_t g = 0; g < nr_groups; g++)
+			open += quota[g] < count[g];
+		if (!open)
+			break;
+		share = left / open;
+		if (!share) {
+			for (uint32_t k = 0; k < nr_groups && left; k++) {
+				uint32_t g = (first + k) % nr_groups;
+
+				if (quota[g] < count[g]) {
+					quota[g]++;
+					left--;
+				}
+			}
+			break;
+		}
+		for (uint32_t g = 0; g < nr_groups; g++) {
+			uint32_t add = count[g] - quota[g] < share ? count[g] - quota[g] : share;
+
+			quota[g] += add;
+			left -= add;
+		}
+	}
+	for (uint32_t g = 0; g < nr_groups; g++)
+		total += quota[g];
+	return total;
+}
+
+uint32_t numa_select_balanced(const uint32_t *group_of, uint32_t n, uint32_t nr_groups,
+			      uint32_t limit, bool *keep, uint32_t *quota)
+{
+	uint32_t count[NUMA_MAX_NODES] = { 0 }, taken[NUMA_MAX_NODES] = { 0 }, kept = 0;
+
+	ASSERT(nr_groups >= 1 && nr_groups <= NUMA_MAX_NODES, "%u groups", nr_groups);
+	for (uint32_t i = 0; i < n; i++) {
+		ASSERT(group_of[i] < nr_groups, "cpu %u in group %u of %u", i, group_of[i], nr_groups);
+		count[group_of[i]]++;
+	}
+	if (n == 0)
+		return 0;
+	numa_balanced_quota(count, nr_groups, limit, group_of[0], quota);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t g = group_of[i];
+
+		/* The boot CPU is first in its group: the quota's first place. */
+		keep[i] = taken[g] < quota[g];
+		taken[g] += keep[i];
+		kept += keep[i];
+	}
+	return kept;
+}
+
+static bool madt_cpu_usable(const struct acpi_cpu *c, uint32_t boot)
+{
+	return c->apic_id != boot && (c->enabled || c->online_capable);
+}
+
+/*
+ * The group of a MADT processor for the choice beyond NUMA_MAX_CPUS: its
+ * SRAT proximity domain's index in @pxms (added when new), or the last
+ * group for a CPU without an SRAT entry or past NUMA_MAX_NODES - 1 domains
+ * (a table that large falls back to one node anyway).
+ */
+static uint32_t pxm_group(const struct build *b, uint32_t apic_id, uint32_t *pxms,
+			  uint32_t *nr_pxms)
+{
+	const struct acpi_srat_info *srat = b->in->srat;
+	uint32_t n = srat ? (srat->nr_cpus < ACPI_SRAT_MAX_CPUS ? srat->nr_cpus : ACPI_SRAT_MAX_CPUS) : 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		if (srat->cpus[i].apic_id != apic_id)
+			continue;
+		for (uint32_t g = 0; g < *nr_pxms; g++)
+			if (pxms[g] == srat->cpus[i].pxm)
+				return g;
+		if (*nr_pxms < NUMA_MAX_NODES - 1) {
+			pxms[*nr_pxms] = srat->cpus[i].pxm;
+			return (*nr_pxms)++;
+		}
+		break;
+	}
+	return NUMA_MAX_NODES - 1;
+}
+
+/*
+ * Logical CPUs: the boot CPU first, then the MADT's usable ones in order.
+ * More than NUMA_MAX_CPUS of them: the ones kept are chosen balanced over
+ * the SRAT's proximity domains (numa_balanced_quota()), the first of each
+ * domain in MADT order, so that no node loses all its CPUs to the order in
+ * which firmware happened to list them; a warning counts the rest.
+ */
 static void build_cpus(struct build *b)
 {
 	struct numa_topology *t = b->t;
 	const struct acpi_madt_info *madt = b->in->madt;
-	uint32_t boot = b->in->boot_apic_id, idx, nr_madt;
-	uint32_t dropped = 0, first_dropped = 0;
+	uint32_t boot = b->in->boot_apic_id, idx, nr_madt, usable = 1;
+	uint32_t pxms[NUMA_MAX_NODES], nr_pxms = 0;
+	uint32_t count[NUMA_MAX_NODES] = { 0 }, quota[NUMA_MAX_NODES], taken[NUMA_MAX_NODES] = { 0 };
+	bool choose;
 
 	t->cpus[0] = (struct numa_cpu){ .apic_id = boot, .present = true };
 	t->nr_cpus = 1;
@@ -215,23 +324,43 @@ static void build_cpus(struct build *b)
 			  boot);
 
 	nr_madt = madt->nr_cpus < ACPI_MADT_MAX_CPUS ? madt->nr_cpus : ACPI_MADT_MAX_CPUS;
+	for (uint32_t i = 0; i < nr_madt; i++)
+		usable += madt_cpu_usable(&madt->cpus[i], boot);
+	choose = usable > NUMA_MAX_CPUS;
+	if (choose) {
+		uint32_t boot_group = pxm_group(b, boot, pxms, &nr_pxms);
+
+		count[boot_group]++;
+		for (uint32_t i = 0; i < nr_madt; i++)
+			if (madt_cpu_usable(&madt->cpus[i], boot))
+				count[pxm_group(b, madt->cpus[i].apic_id, pxms, &nr_pxms)]++;
+		numa_balanced_quota(count, NUMA_MAX_NODES, NUMA_MAX_CPUS, boot_group, quota);
+		taken[boot_group] = 1;
+	}
 	for (uint32_t i = 0; i < nr_madt; i++) {
 		const struct acpi_cpu *c = &madt->cpus[i];
 
-		if (c->apic_id == boot || (!c->enabled && !c->online_capable))
+		if (!madt_cpu_usable(c, boot))
 			continue;
-		if (t->nr_cpus == NUMA_MAX_CPUS) {
-			if (dropped++ == 0)
-				first_dropped = c->apic_id;
-			continue;
+		if (choose) {
+			uint32_t g = pxm_group(b, c->apic_id, pxms, &nr_pxms);
+
+			if (taken[g] == quota[g])
+				continue;
+			taken[g]++;
 		}
 		t->cpus[t->nr_cpus++] = (struct numa_cpu){
 			.apic_id = c->apic_id, .acpi_uid = c->acpi_uid,
 			.present = c->enabled };
 	}
-	if (dropped)
-		NUMA_WARN(t, PREFIX "MADT: %u processors beyond the first %u CPUs (APIC ID 0x%x first) are not used",
-			  dropped, NUMA_MAX_CPUS, first_dropped);
+	t->nr_unused_cpus = usable - t->nr_cpus;
+	if (choose) {
+		uint32_t domains = nr_pxms ? nr_pxms : 1;
+
+		NUMA_WARN(t, PREFIX "MADT lists %u processors, more than the %u CPUs memboot is built for: %u kept, balanced over %u proximity domain%s, %u not used",
+			  usable, NUMA_MAX_CPUS, t->nr_cpus, domains, domains == 1 ? "" : "s",
+			  t->nr_unused_cpus);
+	}
 }
 
 /* ---- the result: one node, or the per-node sums ------------------------ */
@@ -589,6 +718,76 @@ static void warn_orphans(struct build *b)
 }
 
 /*
+ * Proximity domains left with no memory after clipping to the map and with
+ * no CPU get no node. Linux does the same for the same SRAT: its
+ * numa_register_meminfo() sets up node data only for nodes whose clipped
+ * memory is not empty, and a memoryless node is brought online only for a
+ * CPU on it (init_cpu_to_node()), so such a domain stays "possible" but is
+ * never an online node, and numactl does not count it. The nodes after a
+ * dropped one are renumbered (nodes are dense here). A domain whose every
+ * range is hot-pluggable is expected to be empty at boot: an info line;
+ * otherwise a warning, the SRAT promised memory that is not there.
+ */
+static void drop_empty_nodes(struct build *b)
+{
+	struct numa_topology *t = b->t;
+	uint32_t renumber[NUMA_MAX_NODES], kept = 0, dropped = 0, warned = 0;
+	bool used[NUMA_MAX_NODES] = { false };
+
+	for (uint32_t i = 0; i < t->nr_ranges; i++)
+		used[t->ranges[i].node] = true;
+	for (uint32_t c = 0; c < t->nr_cpus; c++)
+		used[t->cpus[c].node] = true;
+	for (uint32_t n = 0; n < t->nr_nodes; n++) {
+		if (used[n]) {
+			renumber[n] = kept;
+			t->nodes[kept++] = t->nodes[n];
+			continue;
+		}
+		renumber[n] = NUMA_NO_NODE;
+		dropped++;
+		const struct numa_srat_range *first = NULL;
+		bool all_hotplug = true;
+		for (uint32_t k = 0; k < t->nr_srat_ranges; k++) {
+			const struct numa_srat_range *r = &t->srat[b->order[k]];
+
+			if (r->node != n || r->start >= r->end)
+				continue;
+			if (!first)
+				first = r;
+			all_hotplug &= r->hotplug;
+		}
+		if (first && all_hotplug) {
+			pr_info(PREFIX "SRAT: PXM %u has no CPU and only hot-pluggable memory, none present ([mem 0x%08llx-0x%08llx] first); no node for it until memory comes",
+				t->nodes[n].pxm, (unsigned long long)first->start,
+				(unsigned long long)(first->end - 1));
+		} else if (warned++ < ORPHAN_WARN_LINES) {
+			if (first)
+				NUMA_WARN(t, PREFIX "SRAT: PXM %u has no CPU and none of its memory ([mem 0x%08llx-0x%08llx] first) is usable memory of the map; no node for it (Linux brings no such node online)",
+					  t->nodes[n].pxm, (unsigned long long)first->start,
+					  (unsigned long long)(first->end - 1));
+			else
+				NUMA_WARN(t, PREFIX "SRAT: PXM %u has no CPU and no memory; no node for it (Linux brings no such node online)",
+					  t->nodes[n].pxm);
+		}
+	}
+	if (warned > ORPHAN_WARN_LINES)
+		NUMA_WARN(t, PREFIX "SRAT: %u more proximity domains with no CPU and no usable memory; no nodes for them",
+			  warned - ORPHAN_WARN_LINES);
+	if (!dropped)
+		return;
+	memset(&t->nodes[kept], 0, (t->nr_nodes - kept) * sizeof(t->nodes[0]));
+	t->nr_nodes = kept;
+	for (uint32_t i = 0; i < t->nr_ranges; i++)
+		t->ranges[i].node = renumber[t->ranges[i].node];
+	for (uint32_t c = 0; c < t->nr_cpus; c++)
+		t->cpus[c].node = renumber[t->cpus[c].node];
+	for (uint32_t k = 0; k < t->nr_srat_ranges; k++)
+		if (t->srat[k].node != NUMA_NO_NODE)
+			t->srat[k].node = renumber[t->srat[k].node];
+}
+
+/*
  * Bytes of [start, end) that no range of the map describes, ignoring the
  * first MiB (firmware commonly leaves the legacy VGA and ROM window out of
  * the map while the SRAT covers it).
@@ -758,6 +957,7 @@ static void build_from_srat(struct build *b)
 	warn_orphans(b);
 	warn_unaligned(b);
 	warn_beyond_map(b);
+	drop_empty_nodes(b);
 	set_distances(b);
 	finish(b);
 }
@@ -837,20 +1037,24 @@ bool numa_check(const struct numa_topology *t, const struct mem_range *map, uint
 	CHECK(sum == t->mem_bytes, "mem_bytes 0x%llx, ranges sum to 0x%llx",
 	      (unsigned long long)t->mem_bytes, (unsigned long long)sum);
 
-	/* CPUs: distinct APIC IDs, each in exactly its node's mask. */
-	for (uint32_t c = 0; c < NUMA_MAX_CPUS; c++) {
-		uint32_t in_masks = 0;
+	/* CPUs: distinct APIC IDs, each in exactly its node's mask. The masks
+	 * hold nr_cpus bits in all and each CPU's own bit is set: then no CPU is
+	 * in two masks and no bit lies beyond nr_cpus (linear, not CPUs times
+	 * nodes: the check runs at every boot, with thousands of CPUs). */
+	{
+		uint64_t bits = 0;
 
 		for (uint32_t n = 0; n < NUMA_MAX_NODES; n++)
-			in_masks += t->nodes[n].cpu_mask[c / 64] >> (c % 64) & 1;
-		if (c >= t->nr_cpus) {
-			CHECK(in_masks == 0, "cpu %u of %u is in a node's mask", c, t->nr_cpus);
-			continue;
-		}
+			for (uint32_t w = 0; w < NUMA_MAX_CPUS / 64; w++)
+				bits += (uint64_t)__builtin_popcountll(t->nodes[n].cpu_mask[w]);
+		CHECK(bits == t->nr_cpus, "node masks hold %llu CPUs, the topology %u",
+		      (unsigned long long)bits, t->nr_cpus);
+	}
+	for (uint32_t c = 0; c < t->nr_cpus; c++) {
 		CHECK(t->cpus[c].node < t->nr_nodes, "cpu %u is on node %u of %u", c,
 		      t->cpus[c].node, t->nr_nodes);
-		CHECK(in_masks == 1 && (t->nodes[t->cpus[c].node].cpu_mask[c / 64] >> (c % 64) & 1),
-		      "cpu %u (node %u) is in %u node masks", c, t->cpus[c].node, in_masks);
+		CHECK(t->nodes[t->cpus[c].node].cpu_mask[c / 64] >> (c % 64) & 1,
+		      "cpu %u (node %u) is not in its node's mask", c, t->cpus[c].node);
 		for (uint32_t d = 0; d < c; d++)
 			CHECK(t->cpus[d].apic_id != t->cpus[c].apic_id,
 			      "cpus %u and %u share APIC ID 0x%x", d, c, t->cpus[c].apic_id);
@@ -1034,6 +1238,8 @@ static void print_records(const struct numa_topology *t)
 	rec_u64(&r, "nodes", t->nr_nodes);
 	rec_u64(&r, "cpus", t->nr_present_cpus);
 	rec_u64(&r, "possible_cpus", t->nr_cpus);
+	if (t->nr_unused_cpus)
+		rec_u64(&r, "unused_cpus", t->nr_unused_cpus);
 	rec_u64(&r, "mem_bytes", t->mem_bytes);
 	rec_str(&r, "source", numa_source_name(t->source));
 	if (t->fallback_reason)
@@ -1069,6 +1275,13 @@ void numa_print(const struct numa_topology *t)
 
 			if (s->start >= s->end)
 				continue;   /* less than a page, rounded away (warned) */
+			if (s->node == NUMA_NO_NODE) {
+				pr_info("SRAT: PXM %u [mem 0x%08llx-0x%08llx]%s%s: no node (nothing of it is usable memory, no CPU)",
+					s->pxm, (unsigned long long)s->start,
+					(unsigned long long)(s->end - 1), s->hotplug ? " hotplug" : "",
+					s->nonvolatile ? " non-volatile" : "");
+				continue;
+			}
 			pr_info("SRAT: Node %u PXM %u [mem 0x%08llx-0x%08llx]%s%s", s->node, s->pxm,
 				(unsigned long long)s->start, (unsigned long long)(s->end - 1),
 				s->hotplug ? " hotplug" : "", s->nonvolatile ? " non-volatile" : "");

@@ -156,6 +156,7 @@ struct numa_topology {
 	uint32_t nr_nodes;
 	uint32_t nr_cpus;          /* logical CPUs, present or online-capable */
 	uint32_t nr_present_cpus;
+	uint32_t nr_unused_cpus;   /* MADT processors beyond NUMA_MAX_CPUS, not kept */
 	uint32_t nr_ranges;
 	uint32_t nr_srat_ranges;   /* 0 unless source is SRAT */
 	uint64_t mem_bytes;        /* usable bytes, all nodes */
@@ -195,6 +196,30 @@ int numa_build(struct numa_topology *topo, const struct numa_input *in);
  */
 bool numa_check(const struct numa_topology *topo, const struct mem_range *map, uint32_t nr_map);
 
+/*
+ * Balanced choice of CPUs, for a limit below the CPUs there are (more MADT
+ * processors than NUMA_MAX_CPUS, or maxcpus=): @quota[g] becomes how many
+ * of group g's @count[g] CPUs to keep, at most @limit in all (at least 1
+ * when @limit is 0), spread as evenly as the counts allow: every group gets
+ * the same share, a group with fewer CPUs than its share keeps them all and
+ * the others share what it leaves; what does not divide evenly goes one CPU
+ * each to the groups in order starting at @first (the boot CPU's, so it
+ * always keeps a place). No group is left without CPUs while another keeps
+ * more than one, unless @limit is below the number of groups. Returns the
+ * sum of @quota. Pure: the host tests check it directly.
+ */
+uint32_t numa_balanced_quota(const uint32_t *count, uint32_t nr_groups, uint32_t limit,
+			     uint32_t first, uint32_t *quota);
+
+/*
+ * Choose CPUs with numa_balanced_quota(): CPU i is in group @group_of[i] (<
+ * @nr_groups <= NUMA_MAX_NODES); the first quota[g] CPUs of each group in
+ * order are kept (@keep[i]); CPU 0, the boot CPU, always is. @quota (nr_groups
+ * entries) receives the kept count per group. Returns the number kept.
+ */
+uint32_t numa_select_balanced(const uint32_t *group_of, uint32_t n, uint32_t nr_groups,
+			      uint32_t limit, bool *keep, uint32_t *quota);
+
 /* Node of the usable byte at @addr, or NUMA_NO_NODE if it is not usable RAM. */
 uint32_t numa_node_of_addr(const struct numa_topology *topo, uint64_t addr);
 
@@ -220,7 +245,8 @@ uint32_t numa_node_of_cpu(const struct numa_topology *topo, uint32_t cpu);
  * (list of [start, end) hex pairs), mem_bytes, mem_node, distance (the
  * node's row)}; one "numa" {nodes, cpus (present), possible_cpus, mem_bytes,
  * source ("srat", "none", "fallback"), reason (fallback only), slit,
- * warnings}.
+ * warnings, unused_cpus (MADT processors beyond NUMA_MAX_CPUS; only when
+ * some are)}.
  */
 void numa_print(const struct numa_topology *topo);
 

@@ -7,6 +7,7 @@
 
 #include "arch/cpu.h"
 #include "arch/io.h"
+#include "arch/percpu.h"
 
 #define MSR_APIC_BASE 0x1b
 #define APIC_BASE_ENABLE (1ULL << 11)
@@ -19,7 +20,16 @@ enum {
 	APIC_SVR = 0xf0,
 	APIC_ICR_LOW = 0x300,
 	APIC_ICR_HIGH = 0x310,
+	APIC_LVT_LINT0 = 0x350,
+	APIC_LVT_LINT1 = 0x360,
 };
+
+/* LVT fields, SDM vol. 3A figure 11-8: NMI delivery (100b in bits 8-10),
+ * input pin polarity (bit 13: 1 active low). An NMI is always edge
+ * triggered (11.5.1: the trigger mode bit is ignored for NMI delivery), so
+ * the MPS trigger flags are not used. */
+#define LVT_DELIVERY_NMI (4u << 8)
+#define LVT_ACTIVE_LOW (1u << 13)
 
 #define ICR_BUSY (1u << 12)
 
@@ -79,6 +89,14 @@ static void apic_init_this_cpu(bool x2apic)
 		xapic_mmio = (volatile uint32_t *)(uintptr_t)(base & 0x000ffffffffff000ULL);
 	apic_write(APIC_TPR, 0);
 	apic_write(APIC_SVR, 0x100 | APIC_SPURIOUS_VECTOR);   /* software enable */
+	/* The LINT pins the MADT's NMI entries name for this CPU (types 4 and
+	 * 0xA, as Linux's acpi_parse_lapic_nmi() and setup_local_APIC() use
+	 * them); pins it does not name keep what firmware left there. */
+	uint32_t lint = this_cpu()->lint_nmi;
+	if (lint & 1)
+		apic_write(APIC_LVT_LINT0, LVT_DELIVERY_NMI | (lint & 4 ? LVT_ACTIVE_LOW : 0));
+	if (lint & 2)
+		apic_write(APIC_LVT_LINT1, LVT_DELIVERY_NMI | (lint & 8 ? LVT_ACTIVE_LOW : 0));
 }
 
 void apic_init_this_cpu_in_mode(void)

@@ -19,14 +19,19 @@ struct smp_boot_entry {
 };
 _Static_assert(sizeof(struct smp_boot_entry) == 24, "ap_entry64 steps by 24 bytes");
 
-/* Read by ap_entry64 (trampoline.S) before the AP has a stack. */
-/* Every running CPU by logical id (arch/percpu.h), filled as the SMP phase
- * brings them up, read by the job runner and shootdowns ever after. */
-struct percpu *percpu_of[MAX_CPUS];
+/* Every running CPU by logical id (arch/percpu.h): the boot CPU's slot
+ * alone until the SMP phase hands over a table sized for the CPUs there are;
+ * read by the job runner and shootdowns ever after. */
+static struct percpu *boot_slot[1];
+struct percpu **percpu_of = boot_slot;
 uint32_t nr_cpus_online;
 
-struct smp_boot_entry smp_boot_table[MAX_CPUS];
+/* Read by ap_entry64 (trampoline.S) before the AP has a stack: the table's
+ * address (memory the kernel gives, sized for the CPUs it starts) and the
+ * entries filled in. */
+struct smp_boot_entry *smp_boot_table;
 uint32_t smp_boot_count;
+static uint32_t smp_boot_capacity;
 
 extern const char trampoline_start[], trampoline_end[];
 extern uint32_t tramp_cr3, tramp_efer;
@@ -63,10 +68,27 @@ void arch_smp_prepare(uint64_t page_phys)
 	memcpy(tramp_field(page_phys, &tramp_entry), &entry, sizeof(entry));
 }
 
-void arch_smp_register(uint32_t apic_id, uint64_t stack_top, struct percpu *pc)
+size_t arch_smp_table_bytes(uint32_t n)
 {
-	smp_boot_table[smp_boot_count++] = (struct smp_boot_entry){
+	return (size_t)n * sizeof(struct smp_boot_entry);
+}
+
+void arch_smp_set_table(void *mem, uint32_t n)
+{
+	smp_boot_table = mem;
+	smp_boot_capacity = n;
+	smp_boot_count = 0;
+}
+
+bool arch_smp_register(uint32_t apic_id, uint64_t stack_top, struct percpu *pc)
+{
+	if (smp_boot_count >= smp_boot_capacity)
+		return false;
+	smp_boot_table[smp_boot_count] = (struct smp_boot_entry){
 		.apic_id = apic_id, .stack_top = stack_top, .pc = pc };
+	/* The count last: an AP started earlier scans only whole entries. */
+	__atomic_store_n(&smp_boot_count, smp_boot_count + 1, __ATOMIC_RELEASE);
+	return true;
 }
 
 void arch_smp_init_boot_cpu(void)

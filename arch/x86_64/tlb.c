@@ -72,7 +72,7 @@ void arch_tlb_shootdown(struct arch_cpumask *mask, uint64_t cr3, uint64_t va, ui
 	req.va = va;
 	req.bytes = bytes;
 	req.pending = 0;
-	for (uint32_t cpu = 0; cpu < nr_cpus_online; cpu++) {
+	for (uint32_t cpu = 0; cpu < nr_cpu_ids && cpu < MAX_CPUS; cpu++) {
 		uint64_t w = __atomic_load_n(&mask->bits[cpu / 64], __ATOMIC_ACQUIRE);
 		if (cpu == self || !(w & (1ULL << (cpu % 64))))
 			continue;

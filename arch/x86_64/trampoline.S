@@ -128,7 +128,7 @@ ap_entry64:
 	cpuid
 	shrl $24, %ebx
 	movl %ebx, %edi                 /* initial xAPIC ID */
-2:	leaq smp_boot_table(%rip), %rsi
+2:	movq smp_boot_table(%rip), %rsi
 	movl smp_boot_count(%rip), %ecx
 3:	testl %ecx, %ecx
 	jz 5f

@@ -42,8 +42,12 @@
 
 /* Capacities of the result structures. */
 #define ACPI_MAX_TABLES 64
-#define ACPI_MADT_MAX_CPUS 1024
-#define ACPI_SRAT_MAX_CPUS 1024
+/* Processor entries kept: twice the kernel's design limit of 8192 CPUs
+ * (kernel/limits.h), so that beyond that limit the topology can still choose
+ * CPUs balanced across nodes from what the tables list; later entries are
+ * counted (nr_dropped). */
+#define ACPI_MADT_MAX_CPUS 16384
+#define ACPI_SRAT_MAX_CPUS 16384
 #define ACPI_SRAT_MAX_MEMS 1024
 #define ACPI_SLIT_MAX_LOCALITIES 1024
 
@@ -171,6 +175,23 @@ struct acpi_cpu {
 	bool x2apic;            /* from a type 9 entry */
 };
 
+/* A local APIC NMI entry (MADT type 4 or 0xA): which LINT pin of which
+ * processors is wired to NMI. */
+#define ACPI_UID_ALL 0xffffffffu     /* every processor (type 4's 0xff too) */
+#define ACPI_MADT_MAX_NMIS 64
+struct acpi_lapic_nmi {
+	uint32_t acpi_uid;      /* processor UID, or ACPI_UID_ALL */
+	uint16_t flags;         /* MPS INTI flags: bits 0-1 polarity (3: active low), 2-3 trigger */
+	uint8_t lint;           /* 0 or 1 */
+	bool x2apic;            /* from a type 0xA entry */
+};
+
+/* LINT pins to program as NMI on one processor: acpi_lint_nmi_of(). */
+#define ACPI_LINT0_NMI (1u << 0)
+#define ACPI_LINT1_NMI (1u << 1)
+#define ACPI_LINT0_ACTIVE_LOW (1u << 2)
+#define ACPI_LINT1_ACTIVE_LOW (1u << 3)
+
 struct acpi_madt_info {
 	uint64_t lapic_phys;    /* local APIC base; a type 5 entry overrides */
 	uint32_t flags;         /* MADT flags; bit 0: dual 8259 PICs present */
@@ -181,12 +202,24 @@ struct acpi_madt_info {
 	uint32_t nr_ignored;    /* invalid APIC ID (0xff, 0xffffffff) or duplicate */
 	uint32_t nr_dropped;    /* usable processors beyond ACPI_MADT_MAX_CPUS */
 	bool truncated;         /* a malformed entry ended the parse */
+	uint32_t nr_nmis;       /* nmis[] used */
+	uint32_t nr_nmis_ignored;   /* LINT# above 1, or beyond ACPI_MADT_MAX_NMIS */
+	struct acpi_lapic_nmi nmis[ACPI_MADT_MAX_NMIS];
 	struct acpi_cpu cpus[ACPI_MADT_MAX_CPUS];
 };
 
 /*
+ * The LINT pins the MADT's NMI entries (types 4 and 0xA) wire to NMI on the
+ * processor with ACPI UID @acpi_uid: ACPI_LINT*_NMI and *_ACTIVE_LOW bits.
+ * An entry for every processor applies to all; one naming the UID to that
+ * one. Pure.
+ */
+unsigned acpi_lint_nmi_of(const struct acpi_madt_info *m, uint32_t acpi_uid);
+
+/*
  * Parse the MADT in @table (@len bytes available). Entries of type 0 (local
- * APIC), 9 (x2APIC) and 5 (local APIC address override) are read, others are
+ * APIC), 9 (x2APIC), 4 and 0xA (local APIC and x2APIC NMI: which LINT pin is
+ * NMI) and 5 (local APIC address override) are read, others are
  * skipped by their length. An entry of length 0 or 1, one too short for its
  * type, or one running past the table ends the parse with a warning (what was
  * read is kept, truncated is set). Returns false, with @out empty and one

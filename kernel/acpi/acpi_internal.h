@@ -80,8 +80,10 @@ _Static_assert(offsetof(struct acpi_madt_header, lapic_address) == 36, "layout")
 
 enum {
 	ACPI_MADT_LOCAL_APIC = 0,
+	ACPI_MADT_LAPIC_NMI = 4,
 	ACPI_MADT_LAPIC_OVERRIDE = 5,
 	ACPI_MADT_LOCAL_X2APIC = 9,
+	ACPI_MADT_X2APIC_NMI = 0xa,
 };
 
 #define ACPI_MADT_ENABLED (1u << 0)
@@ -97,6 +99,23 @@ struct acpi_madt_local_apic {               /* type 0 */
 _Static_assert(sizeof(struct acpi_madt_local_apic) == 8, "local APIC entry is 8 bytes");
 _Static_assert(offsetof(struct acpi_madt_local_apic, apic_id) == 3, "layout");
 _Static_assert(offsetof(struct acpi_madt_local_apic, flags) == 4, "layout");
+
+struct acpi_madt_lapic_nmi {                /* type 4, 5.2.12.7 */
+	struct acpi_subtable_header h;
+	uint8_t processor_uid;              /* 0xff: every processor */
+	uint16_t flags;                     /* MPS INTI flags: polarity, trigger */
+	uint8_t lint;                       /* local APIC LINT# (0 or 1) */
+} __attribute__((packed));
+_Static_assert(sizeof(struct acpi_madt_lapic_nmi) == 6, "local APIC NMI entry is 6 bytes");
+
+struct acpi_madt_x2apic_nmi {               /* type 0xA, 5.2.12.13 */
+	struct acpi_subtable_header h;
+	uint16_t flags;
+	uint32_t processor_uid;             /* 0xffffffff: every processor */
+	uint8_t lint;
+	uint8_t reserved[3];
+} __attribute__((packed));
+_Static_assert(sizeof(struct acpi_madt_x2apic_nmi) == 12, "x2APIC NMI entry is 12 bytes");
 
 struct acpi_madt_lapic_override {           /* type 5 */
 	struct acpi_subtable_header h;

@@ -37,7 +37,14 @@ bool acpi_hpet_parse(const void *table, size_t len, struct acpi_hpet_info *out)
 			p[HPET_GAS]);
 		return false;
 	}
-	if (address == 0 || address % 1024) {
+	if (address == 0) {
+		/* A zero base is a table with no HPET behind it: address 0 is
+		 * RAM on every PC (the real-mode interrupt vector table). */
+		pr_warn(PREFIX "register base is address 0 (offset 0x2c): the table names no HPET; "
+			"HPET ignored");
+		return false;
+	}
+	if (address % 1024) {
 		pr_warn(PREFIX "register base 0x%llx (offset 0x2c) is not a 1 KiB aligned address; "
 			"HPET ignored", (unsigned long long)address);
 		return false;

@@ -10,7 +10,12 @@
  *    simply absent (QEMU's -smp 2,maxcpus=4 lists APIC IDs 2 and 3 so);
  *  - x2APIC entries (type 9) describe processors the same way with 32-bit IDs;
  *    0xff (xAPIC) and 0xffffffff (x2APIC) are not processor IDs;
- *  - a type 5 entry replaces the 32-bit local APIC address with a 64-bit one.
+ *  - a type 5 entry replaces the 32-bit local APIC address with a 64-bit one;
+ *  - local APIC NMI entries (type 4, 8-bit UID, 0xff for all) and local
+ *    x2APIC NMI entries (type 0xA, 32-bit UID, 0xffffffff for all) say
+ *    which LINT pin (0 or 1) of which processors carries NMI, with MPS INTI
+ *    polarity and trigger flags (5.2.12.7, 5.2.12.13); a LINT# above 1 names
+ *    no pin and is ignored with a warning.
  * Everything else (I/O APICs, interrupt overrides, NMI sources...) is skipped
  * by its length.
  */
@@ -50,6 +55,40 @@ static void add_cpu(struct acpi_madt_info *out, const struct acpi_cpu *cpu,
 		return;
 	}
 	out->cpus[out->nr_cpus++] = *cpu;
+}
+
+static void add_nmi(struct acpi_madt_info *out, const struct acpi_lapic_nmi *nmi, uint32_t off)
+{
+	if (nmi->lint > 1) {
+		pr_warn(PREFIX "%s NMI entry at offset 0x%x names LINT%u; a local APIC has LINT0 and LINT1 only; ignored",
+			nmi->x2apic ? "x2APIC" : "local APIC", off, nmi->lint);
+		out->nr_nmis_ignored++;
+		return;
+	}
+	if (out->nr_nmis == ACPI_MADT_MAX_NMIS) {
+		if (out->nr_nmis_ignored++ == 0)
+			pr_warn(PREFIX "more than %u local APIC NMI entries; offset 0x%x and later ones ignored",
+				ACPI_MADT_MAX_NMIS, off);
+		return;
+	}
+	out->nmis[out->nr_nmis++] = *nmi;
+}
+
+unsigned acpi_lint_nmi_of(const struct acpi_madt_info *m, uint32_t acpi_uid)
+{
+	unsigned bits = 0;
+
+	for (uint32_t i = 0; i < m->nr_nmis && i < ACPI_MADT_MAX_NMIS; i++) {
+		const struct acpi_lapic_nmi *e = &m->nmis[i];
+
+		if (e->lint > 1 || (e->acpi_uid != ACPI_UID_ALL && e->acpi_uid != acpi_uid))
+			continue;
+		bits |= e->lint ? ACPI_LINT1_NMI : ACPI_LINT0_NMI;
+		/* MPS INTI polarity 3: active low; 0 (bus default) and 1: high. */
+		if ((e->flags & 3) == 3)
+			bits |= e->lint ? ACPI_LINT1_ACTIVE_LOW : ACPI_LINT0_ACTIVE_LOW;
+	}
+	return bits;
 }
 
 bool acpi_madt_parse(const void *table, size_t len, struct acpi_madt_info *out)
@@ -106,6 +145,32 @@ bool acpi_madt_parse(const void *table, size_t len, struct acpi_madt_info *out)
 					     (e.flags & ACPI_MADT_ONLINE_CAPABLE);
 			cpu.x2apic = true;
 			add_cpu(out, &cpu, off);
+			break;
+		}
+		case ACPI_MADT_LAPIC_NMI: {
+			struct acpi_madt_lapic_nmi e;
+
+			if (length < sizeof(e)) {
+				acpi_subtables_short(&it, "local APIC NMI", off, length, sizeof(e));
+				break;
+			}
+			memcpy(&e, entry, sizeof(e));
+			add_nmi(out, &(struct acpi_lapic_nmi){
+				.acpi_uid = e.processor_uid == 0xff ? ACPI_UID_ALL : e.processor_uid,
+				.flags = e.flags, .lint = e.lint }, off);
+			break;
+		}
+		case ACPI_MADT_X2APIC_NMI: {
+			struct acpi_madt_x2apic_nmi e;
+
+			if (length < sizeof(e)) {
+				acpi_subtables_short(&it, "x2APIC NMI", off, length, sizeof(e));
+				break;
+			}
+			memcpy(&e, entry, sizeof(e));
+			add_nmi(out, &(struct acpi_lapic_nmi){
+				.acpi_uid = e.processor_uid, .flags = e.flags, .lint = e.lint,
+				.x2apic = true }, off);
 			break;
 		}
 		case ACPI_MADT_LAPIC_OVERRIDE: {

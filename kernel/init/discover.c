@@ -22,6 +22,7 @@
 #include "kernel/console/options.h"
 #include "kernel/exit.h"
 #include "kernel/log.h"
+#include "kernel/panic.h"
 #include "kernel/record.h"
 #include "kernel/init/smp.h"
 #include "kernel/job_platform.h"
@@ -340,6 +341,14 @@ static bool discover_apic_mode(const struct discovered_acpi *acpi,
 	rec_bool(&r, "madt_x2apic", in.madt_x2apic);
 	rec_u64(&r, "max_apic_id", in.max_apic_id);
 	rec_u64(&r, "unreachable", unreachable);
+	if (acpi->have_madt) {
+		uint32_t x2 = 0;
+		for (uint32_t i = 0; i < acpi->madt.nr_nmis && i < ACPI_MADT_MAX_NMIS; i++)
+			x2 += acpi->madt.nmis[i].x2apic;
+		rec_u64(&r, "nmi_entries", acpi->madt.nr_nmis);
+		rec_u64(&r, "x2apic_nmi_entries", x2);
+		rec_u64(&r, "boot_lint_nmi", acpi_lint_nmi_of(&acpi->madt, topo->cpus[0].acpi_uid));
+	}
 	if (c.request_refused) {
 		rec_str(&r, "requested", smp_settings.apic == APIC_REQUEST_XAPIC ? "xapic" : "x2apic");
 		record_report(&r, LOG_WARN, "apic: {mode} mode ({reason}); memboot.apic={requested} "
@@ -351,26 +360,76 @@ static bool discover_apic_mode(const struct discovered_acpi *acpi,
 	return c.mode == APIC_MODE_X2APIC;
 }
 
-/* Start the topology's present CPUs in logical order: cpu i is numa cpus[i]. */
+/*
+ * Start the topology's present CPUs the APIC mode can reach, at most
+ * maxcpus= of them (nosmp: 1), chosen balanced over the nodes
+ * (numa_select_balanced(): each node an equal share, the first of each in
+ * MADT order), never simply the first ones: a node must not lose all its
+ * CPUs, and with them the CPUs that initialise its memory. Logical ids are
+ * dense over the chosen CPUs, in topology order (the boot CPU is 0).
+ */
 void discover_smp(const struct discovered_acpi *acpi, const struct numa_topology *topo,
 		  struct physmem *pm)
 {
-	static struct smp_cpu_desc cpus[MAX_CPUS];
-	uint32_t n = 0;
-
 	bool x2apic = discover_apic_mode(acpi, topo);
+	enum apic_mode mode = x2apic ? APIC_MODE_X2APIC : APIC_MODE_XAPIC;
+	uint32_t limit = smp_settings.nosmp ? 1 : (uint32_t)smp_settings.maxcpus;
+	uint32_t nc = 0, kept, n = 0, quota[NUMA_MAX_NODES];
+	uint32_t boot_mem_node = topo->nodes[topo->cpus[0].node].mem_node;
+	struct smp_boot_options opt = {
+		.timeout_ns = smp_settings.timeout_ms * 1000000ULL,
+		.skip_apic_id = (uint32_t)smp_settings.skip_apic,
+		.serial = smp_settings.bringup == SMP_BRINGUP_SERIAL,
+	};
 
-	for (uint32_t i = 0; i < topo->nr_cpus && n < MAX_CPUS; i++) {
+	for (uint32_t i = 0; i < topo->nr_cpus; i++) {
 		const struct numa_cpu *c = &topo->cpus[i];
-		bool reachable = apic_id_reachable(x2apic ? APIC_MODE_X2APIC : APIC_MODE_XAPIC,
-						   c->apic_id);
+		bool reachable = apic_id_reachable(mode, c->apic_id);
+
 		if (c->present && !reachable && i > 0)
 			pr_warn("smp: APIC ID 0x%x needs x2APIC, which this CPU lacks; CPU %u stays down",
 				c->apic_id, i);
-		cpus[n++] = (struct smp_cpu_desc){
-			.apic_id = c->apic_id, .node = c->node, .present = c->present && reachable,
-			.mem_node = topo->nodes[c->node].mem_node };
+		nc += i == 0 || (c->present && reachable);
 	}
-	smp_boot(pm, cpus, n, smp_settings.nosmp ? 1 : (uint32_t)smp_settings.maxcpus,
-		 smp_settings.timeout_ms * 1000000ULL, (uint32_t)smp_settings.skip_apic);
+	/* Work space for the choice, sized by the CPUs there are; given back
+	 * once they are up. */
+	uint64_t bytes = (uint64_t)nc * (sizeof(uint32_t) + sizeof(bool) + sizeof(struct smp_cpu_desc)) + 64;
+	uint64_t base = physmem_alloc(pm, (bytes + 4095) & ~4095ULL, 4096, boot_mem_node, false,
+				      PHYSMEM_RESV_PERCPU);
+	if (!base) {
+		struct smp_cpu_desc boot = {
+			.apic_id = topo->cpus[0].apic_id, .node = topo->cpus[0].node,
+			.mem_node = boot_mem_node,
+			.lint_nmi = acpi->have_madt ? acpi_lint_nmi_of(&acpi->madt, topo->cpus[0].acpi_uid) : 0 };
+		pr_err("smp: no %llu bytes to list %u CPUs; running on the boot CPU",
+		       (unsigned long long)bytes, nc);
+		smp_boot(pm, &boot, 1, nc - 1, &opt);
+		return;
+	}
+	struct smp_cpu_desc *cpus = (struct smp_cpu_desc *)(uintptr_t)base;
+	uint32_t *group_of = (uint32_t *)(cpus + nc);
+	bool *keep = (bool *)(group_of + nc);
+
+	for (uint32_t i = 0, k = 0; i < topo->nr_cpus; i++) {
+		const struct numa_cpu *c = &topo->cpus[i];
+
+		if (i == 0 || (c->present && apic_id_reachable(mode, c->apic_id)))
+			group_of[k++] = c->node;
+	}
+	kept = numa_select_balanced(group_of, nc, topo->nr_nodes, limit, keep, quota);
+	for (uint32_t i = 0, k = 0; i < topo->nr_cpus; i++) {
+		const struct numa_cpu *c = &topo->cpus[i];
+
+		if (!(i == 0 || (c->present && apic_id_reachable(mode, c->apic_id))))
+			continue;
+		if (keep[k++])
+			cpus[n++] = (struct smp_cpu_desc){
+				.apic_id = c->apic_id, .node = c->node,
+				.mem_node = topo->nodes[c->node].mem_node,
+				.lint_nmi = acpi->have_madt ? acpi_lint_nmi_of(&acpi->madt, c->acpi_uid) : 0 };
+	}
+	ASSERT(n == kept && n >= 1 && cpus[0].apic_id == topo->cpus[0].apic_id,
+	       "%u of %u CPUs chosen", n, kept);
+	smp_boot(pm, cpus, n, nc - n, &opt);
+	physmem_free(pm, base, base + ((bytes + 4095) & ~4095ULL));
 }

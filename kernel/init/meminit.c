@@ -34,6 +34,8 @@ static const char *const policy_names[] = { "serial", "deferred", "lazy" };
 
 /* The init engine's work and figures (mm/init.h). */
 static struct mminit mi;
+/* memboot.early_alloc_pages: how many of those allocations were made. */
+static uint64_t early_alloc_made;
 static uint64_t desc_bytes[MEMMAP_MAX_NODES];
 
 static bool has_memory(const struct numa_topology *topo, uint32_t nid)
@@ -355,7 +357,7 @@ static uint32_t report_cpus(uint32_t nid, uint64_t span_ns, uint64_t *busy_list)
 	uint32_t nr = w->nr_chunks < MMINIT_TRACE_CHUNKS ? w->nr_chunks : MMINIT_TRACE_CHUNKS;
 	uint32_t listed = 0;
 
-	for (uint32_t c = 0; c < MAX_CPUS; c++) {
+	for (uint32_t c = 0; c < nr_cpu_ids; c++) {
 		uint64_t busy_ns = 0;
 		uint32_t chunks = 0;
 		struct record r;
@@ -410,6 +412,11 @@ static void report(uint32_t nid, enum mminit_policy policy)
 	rec_u64(&r, "pages", policy == MMINIT_SERIAL ? pages : w->parallel_pages);
 	rec_u64(&r, "early_pages", policy == MMINIT_SERIAL ? 0 : w->early_pages);
 	rec_u64(&r, "early_ns", w->early_ns);
+	if (meminit_settings.early_alloc_pages && nid == mi.cfg.boot_node &&
+	    policy != MMINIT_SERIAL) {
+		rec_u64(&r, "early_alloc_asked", meminit_settings.early_alloc_pages);
+		rec_u64(&r, "early_alloc_made", early_alloc_made);
+	}
 	rec_u64(&r, "free_pages", w->free_pages);
 	rec_u64(&r, "desc_bytes", desc_bytes[nid]);
 	rec_u64(&r, "start_ns", start_ns);
@@ -514,6 +521,11 @@ static uint64_t reserve_for_pcp(void *ctx, uint64_t bytes, uint32_t node)
 	return physmem_alloc(ctx, bytes, 4096, node, false, PHYSMEM_RESV_PCP);
 }
 
+static uint32_t alloc_cpu_id(void)
+{
+	return this_cpu()->cpu;
+}
+
 /* memboot.alloc= chooses the allocator behind the seam; an unknown name is
  * reported and the default used. */
 static const struct alloc_ops *alloc_start(const struct numa_topology *topo, struct physmem *pm,
@@ -522,7 +534,7 @@ static const struct alloc_ops *alloc_start(const struct numa_topology *topo, str
 	const struct alloc_ops *ops = alloc_find(alloc_requested());
 	struct alloc_setup setup = {
 		.mm = mm, .nr_nodes = topo->nr_nodes,
-		.reserve = reserve_for_alloc, .reserve_ctx = pm,
+		.reserve = reserve_for_alloc, .reserve_ctx = pm, .this_cpu = alloc_cpu_id,
 	};
 
 	if (!ops) {
@@ -588,6 +600,9 @@ void meminit_run(const struct numa_topology *topo, const struct hugetlb_pools *h
 	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++)
 		if (has_memory(topo, nid))
 			init_fixed(topo, hp, pm, mm, nid);
+	if (meminit_settings.early_alloc_pages && policy == MMINIT_SERIAL)
+		pr_warn("meminit: memboot.early_alloc_pages=%llu ignored: memboot.init=serial has no early section",
+			(unsigned long long)meminit_settings.early_alloc_pages);
 	mminit_run(&mi, meminit_settings.early_alloc_pages ? early_allocations : NULL, NULL);
 	alloc_report(ops);
 	memory_report_retired(pm);
@@ -622,17 +637,26 @@ void meminit_run(const struct numa_topology *topo, const struct hugetlb_pools *h
 static void early_allocations(void *ctx)
 {
 	uint32_t node = mi.cfg.boot_node;
-	uint64_t head = ALLOC_NO_PFN, n = 0;
+	uint64_t head = ALLOC_NO_PFN, n = 0, asked = meminit_settings.early_alloc_pages;
 
-	for (; n < meminit_settings.early_alloc_pages; n++) {
+	for (; n < asked; n++) {
 		uint64_t pfn = alloc_pages(node, 0, 0);
 		if (pfn == ALLOC_NO_PFN)
 			break;
 		*(uint64_t *)(uintptr_t)(pfn << PAGE_SHIFT) = head;
 		head = pfn;
 	}
-	pr_info("meminit: %llu early allocations; the boot CPU has initialised %llu pages",
-		(unsigned long long)n, (unsigned long long)mi.nodes[node].early_pages);
+	early_alloc_made = n;
+	if (n < asked)
+		/* The allocator grows into every node's deferred memory before it
+		 * fails: a failure means no page was left anywhere. */
+		pr_warn("meminit: memboot.early_alloc_pages=%llu: only %llu early allocations made; "
+			"the allocator had no free page left on any node; the boot CPU has initialised %llu pages",
+			(unsigned long long)asked, (unsigned long long)n,
+			(unsigned long long)mi.nodes[node].early_pages);
+	else
+		pr_info("meminit: %llu early allocations; the boot CPU has initialised %llu pages",
+			(unsigned long long)n, (unsigned long long)mi.nodes[node].early_pages);
 	while (head != ALLOC_NO_PFN) {
 		uint64_t next = *(uint64_t *)(uintptr_t)(head << PAGE_SHIFT);
 		alloc_free(head, 0);

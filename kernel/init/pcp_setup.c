@@ -27,26 +27,38 @@ static uint32_t cpu_id(void)
  * physmem before memory init hands the rest to the allocator (as the
  * allocator's own structures are): counted by the census as reserved, and
  * the boot census still counts exactly what memory init left free. */
-static uint64_t list_base[MAX_CPUS], list_used[MAX_CPUS], list_bytes_per_cpu;
-static uint32_t cpu_node[MAX_CPUS];
+/* The per-CPU bookkeeping, one entry per CPU id, in one block reserved the
+ * same way on the boot CPU's node: sized by the CPUs there are. */
+struct cpu_lists {
+	uint64_t base, used;      /* the CPU's block, bytes carved from it */
+};
+static struct cpu_lists *cpu_lists;
+static struct pcp_list ***list_rows;
+static uint32_t nr_list_cpus;
+static uint32_t *cpu_node;
+static uint64_t list_bytes_per_cpu;
 
 static void *list_mem(void *ctx, size_t bytes, uint32_t cpu, uint32_t node)
 {
+	struct cpu_lists *cl;
 	void *p;
 
 	bytes = (bytes + 63) & ~(size_t)63;
-	if (cpu >= MAX_CPUS || !list_base[cpu] || list_used[cpu] + bytes > list_bytes_per_cpu)
+	if (cpu >= nr_list_cpus)
 		return NULL;
-	p = (void *)(uintptr_t)(list_base[cpu] + list_used[cpu]);
-	list_used[cpu] += bytes;
+	cl = &cpu_lists[cpu];
+	if (!cl->base || cl->used + bytes > list_bytes_per_cpu)
+		return NULL;
+	p = (void *)(uintptr_t)(cl->base + cl->used);
+	cl->used += bytes;
 	return p;
 }
 
 static struct alloc_pcp_setup setup_of_params(void)
 {
 	struct alloc_pcp_setup s = {
-		.nr_cpus = nr_cpus_online, .cpu_node = cpu_node, .this_cpu = cpu_id,
-		.now_ns = ktime_ns, .mem = list_mem,
+		.nr_cpus = nr_list_cpus, .cpu_node = cpu_node, .this_cpu = cpu_id,
+		.now_ns = ktime_ns, .mem = list_mem, .rows = list_rows,
 		.cfg = { .policy = (enum pcp_policy)pcp_settings.policy, .steps = pcp_settings.steps,
 			 .high_fraction = (uint32_t)pcp_settings.high_fraction,
 			 /* The per-CPU data cache slice Linux's patch 2 of
@@ -55,22 +67,45 @@ static struct alloc_pcp_setup setup_of_params(void)
 			 .cache_bytes = cpu_caches.slice_bytes },
 	};
 
-	for (uint32_t c = 0; c < nr_cpus_online; c++)
-		cpu_node[c] = cpu_states[c] ? cpu_states[c]->mem_node : 0;
 	return s;
 }
 
 void pcp_setup_reserve(uint64_t (*reserve)(void *ctx, uint64_t bytes, uint32_t node), void *ctx)
 {
+	/* CPU ids run up to the highest one online; a CPU that did not
+	 * answer leaves a hole, given lists on node 0 all the same (alloc_pcp
+	 * wants every id below nr_cpus; they are never used). */
+	uint32_t n = 0;
+	for (uint32_t c = 0; c < nr_cpu_ids; c++)
+		if (cpu_state_of(c) && cpu_state_of(c)->online)
+			n = c + 1;
+	uint64_t table = (uint64_t)n * (sizeof(*cpu_lists) + sizeof(*list_rows) + sizeof(*cpu_node));
+	uint64_t base = reserve(ctx, (table + 4095) & ~4095ULL, boot_cpu_state.mem_node);
+
+	nr_list_cpus = 0;
+	if (!base) {
+		pr_warn("pcp: no %llu bytes for the per-CPU list table of %u CPUs",
+			(unsigned long long)table, n);
+		return;
+	}
+	cpu_lists = (struct cpu_lists *)(uintptr_t)base;
+	list_rows = (struct pcp_list ***)(cpu_lists + n);
+	cpu_node = (uint32_t *)(list_rows + n);
+	memset(cpu_lists, 0, table);
+	for (uint32_t c = 0; c < n; c++) {
+		const struct cpu_state *cs = cpu_state_of(c);
+		cpu_node[c] = cs && cs->online ? cs->mem_node : 0;
+	}
+	nr_list_cpus = n;
+
 	struct alloc_pcp_setup s = setup_of_params();
 	/* Every list rounded to 64 bytes, as list_mem() carves them. */
 	uint64_t bytes = alloc_pcp_bytes_per_cpu(&s) + 64 * ALLOC_MAX_NODES;
 
 	list_bytes_per_cpu = (bytes + 4095) & ~4095ULL;
-	for (uint32_t c = 0; c < nr_cpus_online; c++) {
-		list_used[c] = 0;
-		list_base[c] = reserve(ctx, list_bytes_per_cpu, cpu_node[c]);
-		if (!list_base[c])
+	for (uint32_t c = 0; c < n; c++) {
+		cpu_lists[c].base = reserve(ctx, list_bytes_per_cpu, cpu_node[c]);
+		if (!cpu_lists[c].base)
 			pr_warn("pcp: no %llu bytes on node %u for cpu %u's lists",
 				(unsigned long long)list_bytes_per_cpu, cpu_node[c], c);
 	}
@@ -96,6 +131,8 @@ void pcp_setup_init(void)
 		rec_str(&r, "policy", pcp_policy_name(pz->cfg.policy));
 		rec_str(&r, "steps", steps);
 		rec_u64(&r, "high_fraction", pz->cfg.high_fraction);
+		/* policy auto with a fraction fixes high, as in Linux: say so. */
+		rec_bool(&r, "tuned", pz->auto_tune);
 		rec_u64(&r, "batch", (uint64_t)pz->batch);
 		rec_u64(&r, "high_min", (uint64_t)pz->high_min);
 		rec_u64(&r, "high_max", (uint64_t)pz->high_max);

@@ -16,10 +16,11 @@
 #include "kernel/percpu.h"
 #include "kernel/record.h"
 #include "kernel/cpus.h"
+#include "kernel/job_platform.h"
 #include "kernel/time.h"
+#include "kernel/tsc_sync.h"
+#include "kernel/vm/vm.h"
 #include "mm/physmem.h"
-
-#define NO_APIC_ID 0xffffffffu
 
 /* The boot CPU's per-CPU data, set up first thing at boot. */
 static struct percpu boot_percpu;
@@ -40,30 +41,69 @@ void smp_init_boot_cpu(void)
 	nr_cpus_online = 1;
 }
 
-/*
- * Guard page + stack + struct percpu + struct cpu_state for one AP, on
- * @desc->mem_node.
- */
-static struct percpu *alloc_cpu(struct physmem *pm, const struct smp_cpu_desc *desc,
-				uint32_t cpu)
+static uint64_t align64(uint64_t v)
 {
-	const uint64_t state_off = (sizeof(struct percpu) + 63) & ~63ULL;
-	const uint64_t pc_bytes = (state_off + sizeof(struct cpu_state) + 4095) & ~4095ULL;
-	const uint64_t bytes = CPU_GUARD_BYTES + CPU_STACK_BYTES + pc_bytes;
-	uint64_t base = physmem_alloc(pm, bytes, 4096, desc->mem_node, false, PHYSMEM_RESV_PERCPU);
+	return (v + 63) & ~63ULL;
+}
+
+/*
+ * The tables indexed by CPU id, for the @n CPUs there are (not a built-in
+ * maximum): percpu_of[], cpu_states[], arch's table of APIC IDs the APs
+ * look themselves up in, and vm's per-CPU slots. One block on the boot
+ * CPU's node, kept for good ("percpu" in the census). False, with nothing
+ * changed, if there is no memory for it.
+ */
+static bool alloc_tables(struct physmem *pm, uint32_t n)
+{
+	uint64_t off_states = align64((uint64_t)n * sizeof(struct percpu *));
+	uint64_t off_arch = off_states + align64((uint64_t)n * sizeof(struct cpu_state *));
+	uint64_t off_vm = off_arch + align64(arch_smp_table_bytes(n));
+	uint64_t bytes = off_vm + (uint64_t)n * vm_cpu_slot_bytes();
+	uint64_t base = physmem_alloc(pm, (bytes + 4095) & ~4095ULL, 4096,
+				      boot_cpu_state.mem_node, false, PHYSMEM_RESV_PERCPU);
+	char *p = (char *)(uintptr_t)base;
+
+	if (!base) {
+		pr_err("smp: no %llu bytes for the tables of %u CPUs; running on 1 CPU",
+		       (unsigned long long)bytes, n);
+		return false;
+	}
+	memset(p, 0, off_vm);
+	percpu_of = (struct percpu **)p;
+	cpu_states = (struct cpu_state **)(p + off_states);
+	percpu_of[0] = &boot_percpu;
+	cpu_states[0] = &boot_cpu_state;
+	arch_smp_set_table(p + off_arch, n);
+	vm_set_cpu_slots(p + off_vm, n);
+	__atomic_store_n(&nr_cpu_ids, n, __ATOMIC_RELEASE);
+	return true;
+}
+
+/* Guard page + stack + struct percpu + struct cpu_state: one AP's block. */
+static uint64_t cpu_block_bytes(uint64_t *state_off, uint64_t *pc_off)
+{
+	const uint64_t so = align64(sizeof(struct percpu));
+	const uint64_t pc_bytes = (so + sizeof(struct cpu_state) + 4095) & ~4095ULL;
+
+	*state_off = so;
+	*pc_off = CPU_GUARD_BYTES + CPU_STACK_BYTES;
+	return CPU_GUARD_BYTES + CPU_STACK_BYTES + pc_bytes;
+}
+
+/* Set up CPU @cpu's block at @base (on @desc->mem_node). */
+static struct percpu *init_cpu(struct physmem *pm, uint64_t base,
+			       const struct smp_cpu_desc *desc, uint32_t cpu)
+{
+	uint64_t state_off, pc_off;
 	struct memory_pt_source src = { pm, desc->mem_node };
 	struct percpu *pc;
 	struct cpu_state *cs;
 
-	if (!base) {
-		pr_err("smp: no memory for CPU %u (APIC 0x%x) on node %u; left out",
-		       cpu, desc->apic_id, desc->mem_node);
-		return NULL;
-	}
+	cpu_block_bytes(&state_off, &pc_off);
 	if (!arch_unmap_page(base, memory_alloc_pagetable, &src))
 		pr_warn("smp: CPU %u: could not unmap the stack guard page at 0x%llx",
 			cpu, (unsigned long long)base);
-	pc = (struct percpu *)(uintptr_t)(base + CPU_GUARD_BYTES + CPU_STACK_BYTES);
+	pc = (struct percpu *)(uintptr_t)(base + pc_off);
 	cs = (struct cpu_state *)((char *)pc + state_off);
 	memset(pc, 0, sizeof(*pc));
 	memset(cs, 0, sizeof(*cs));
@@ -71,6 +111,7 @@ static struct percpu *alloc_cpu(struct physmem *pm, const struct smp_cpu_desc *d
 	pc->state = cs;
 	pc->cpu = cpu;
 	pc->apic_id = desc->apic_id;
+	pc->lint_nmi = desc->lint_nmi;
 	cs->node = desc->node;
 	cs->mem_node = desc->mem_node;
 	pc->stack_bottom = base + CPU_GUARD_BYTES;
@@ -78,36 +119,351 @@ static struct percpu *alloc_cpu(struct physmem *pm, const struct smp_cpu_desc *d
 	return pc;
 }
 
-struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
-			   uint32_t n, uint32_t max_cpus, uint64_t timeout_ns,
-			   uint32_t skip_apic_id)
+/*
+ * Every AP's block, one allocation per node for all the APs whose memory
+ * comes from it (their stacks and per-CPU data on their own node, as the
+ * node tables are), so that thousands of CPUs take as many reservations as
+ * there are nodes. A node without room for its CPUs' blocks: those CPUs are
+ * left out, the others come up.
+ */
+static uint32_t alloc_cpus(struct physmem *pm, const struct smp_cpu_desc *cpus, uint32_t n)
 {
-	struct smp_result res = { 0 };
-	uint32_t kick_ids[MAX_CPUS], nr_kick = 0;
-	bool kicked[MAX_CPUS] = { false };
-	uint64_t t0 = rdtsc(), trampoline, deadline_ns;
+	uint64_t state_off, pc_off, block = cpu_block_bytes(&state_off, &pc_off);
+	uint32_t failed = 0;
 
-	ASSERT(n >= 1 && n <= MAX_CPUS, "n=%u", n);
+	for (uint32_t i = 1; i < n; i++) {
+		uint32_t node = cpus[i].mem_node, count = 0, k = 0;
+		uint64_t base;
+		bool first = true;
+
+		/* Handle each node at its first CPU. */
+		for (uint32_t j = 1; j < i && first; j++)
+			first = !(cpus[j].mem_node == node);
+		if (!first)
+			continue;
+		for (uint32_t j = i; j < n; j++)
+			count += cpus[j].mem_node == node;
+		base = physmem_alloc(pm, count * block, 4096, node, false, PHYSMEM_RESV_PERCPU);
+		for (uint32_t j = i; j < n; j++) {
+			if (cpus[j].mem_node != node)
+				continue;
+			if (!base) {
+				pr_err("smp: no memory for CPU %u (APIC 0x%x) on node %u; left out",
+				       j, cpus[j].apic_id, node);
+				failed++;
+				continue;
+			}
+			struct percpu *pc = init_cpu(pm, base + (uint64_t)k++ * block, &cpus[j], j);
+			percpu_of[j] = pc;
+			cpu_states[j] = pc->state;
+		}
+	}
+	return failed;
+}
+
+/* Wait until @cs is online or @deadline_ns passes; then settle the
+ * handshake (true: online). See smp_boot() for why this is race-free. */
+static bool settle(struct cpu_state *cs, uint64_t deadline_ns)
+{
+	uint32_t waiting = SMP_AP_WAITING;
+
+	while (__atomic_load_n(&cs->boot_state, __ATOMIC_ACQUIRE) != SMP_AP_ONLINE &&
+	       ktime_ns() < deadline_ns)
+		cpu_relax();
+	if (__atomic_compare_exchange_n(&cs->boot_state, &waiting, SMP_AP_ABANDONED,
+					false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return false;
+	/* @waiting holds the value that was there: ONLINE (the AP won), or
+	 * ABANDONED (settled before, serial bring-up). */
+	if (waiting != SMP_AP_ONLINE)
+		return false;
+	__atomic_store_n(&cs->online, 1, __ATOMIC_RELEASE);
+	return true;
+}
+
+/* ---- TSC sync at bring-up (kernel/tsc_sync.h) ---------------------------- */
+
+/*
+ * All APs at once, against the boot CPU, in bounded time. The boot CPU keeps
+ * publishing its TSC (tsc_boot_pub) and sweeps over the APs; each AP keeps
+ * publishing its own (cs->tsc_pub) and reading the boot CPU's:
+ *  - an AP that read the boot CPU's published value v and then its own TSC
+ *    a knows its offset is at most a - v (the boot CPU's TSC had passed v);
+ *  - the boot CPU that read an AP's published w and then its own TSC b
+ *    knows the AP's offset is at least w - b.
+ * Every reading taken after seeing another CPU's store is rdtsc_ordered().
+ * No AP waits for another, so hundreds of CPUs cost one sweep loop, not
+ * hundreds of pairs.
+ */
+#define TSC_SYNC_AP_ITERS 16          /* each AP's readings */
+#define TSC_SYNC_MIN_SWEEPS 4         /* the boot CPU's passes over all APs */
+
+#define TSC_SYNC_BATCH 8              /* APs checked at once */
+
+static volatile uint64_t tsc_boot_pub;
+static volatile uint32_t tsc_sync_stop_gen;   /* batches up to this one: stop */
+
+static void tsc_sync_ap(void *arg)
+{
+	struct cpu_state *cs = arg;
+	int64_t hi = INT64_MAX;
+	uint32_t n = 0;
+
+	/* memboot.tsc_skew: this CPU's readings run ahead, as a skewed counter's
+	 * would (QEMU's TCG ignores writes to the TSC, so the skew is added to
+	 * every reading the kernel takes on this CPU: here and in
+	 * job_platform_ticks()). */
+	const uint64_t skew = cs->tsc_skew;
+	uint64_t give_up = rdtsc() + cs->tsc_sync_budget;
+	/* Readings until TSC_SYNC_AP_ITERS, then only publishing (for the boot
+	 * CPU's last sweeps) until it says stop or the budget ends. */
+	while (__atomic_load_n(&tsc_sync_stop_gen, __ATOMIC_ACQUIRE) < cs->tsc_sync_gen) {
+		uint64_t v = __atomic_load_n(&tsc_boot_pub, __ATOMIC_ACQUIRE);
+		uint64_t a = rdtsc_ordered() + skew;
+
+		if (n < TSC_SYNC_AP_ITERS && v) {
+			if ((int64_t)(a - v) < hi)
+				hi = (int64_t)(a - v);
+			if (++n == TSC_SYNC_AP_ITERS) {
+				cs->tsc_sync_hi = hi;
+				cs->tsc_sync_n = n;
+				__atomic_store_n(&cs->tsc_sync_done, 1, __ATOMIC_RELEASE);
+			}
+		}
+		__atomic_store_n(&cs->tsc_pub, rdtsc_ordered() + skew, __ATOMIC_RELEASE);
+		if (a - skew - give_up < (1ULL << 63))
+			break;
+		cpu_relax();
+	}
+	if (n < TSC_SYNC_AP_ITERS) {
+		cs->tsc_sync_hi = hi;
+		cs->tsc_sync_n = n;
+		__atomic_store_n(&cs->tsc_sync_done, 1, __ATOMIC_RELEASE);
+	}
+}
+
+/*
+ * The boot CPU's side, TSC_SYNC_BATCH APs at a time (each batch all at once,
+ * within @batch_budget cycles), until every AP is checked or @total_budget
+ * has passed; APs not reached by then stay unchecked (counted as such).
+ * Batches keep the spinning CPUs few: on a host that runs many virtual CPUs
+ * on few cores, hundreds spinning at once would starve the boot CPU.
+ */
+static void tsc_sync_all(uint64_t batch_budget, uint64_t total_budget)
+{
+	uint64_t end_all = rdtsc() + total_budget;
+	uint32_t pos = 0, gen = 0, aps = nr_cpu_ids - 1, stride = aps * 5 / 8 | 1;
+
+	/* APs in a stride order over the ids (coprime with their count, so
+	 * each once): if the budget ends early, the CPUs checked are spread
+	 * over every node, not the first nodes' alone. */
+	while (stride > 1 && aps % stride == 0)
+		stride -= 2;
+	for (uint32_t a = aps, b = stride; b;) {       /* gcd(aps, stride) must be 1 */
+		uint32_t t = a % b;
+		a = b;
+		b = t;
+		if (!b && a != 1) {
+			stride = 1;
+			break;
+		}
+	}
+	tsc_sync_stop_gen = 0;
+	while (pos < aps && rdtsc() < end_all) {
+		uint32_t batch[TSC_SYNC_BATCH], nb = 0;
+		uint64_t give_up = rdtsc() + batch_budget;
+		bool all_done = false;
+
+		gen++;
+		__atomic_store_n(&tsc_boot_pub, rdtsc_ordered(), __ATOMIC_RELEASE);
+		for (; pos < aps && nb < TSC_SYNC_BATCH; pos++) {
+			uint32_t next = 1 + (uint32_t)((uint64_t)pos * stride % aps);
+			struct cpu_state *cs = cpu_states[next];
+
+			if (!cs || !cs->online)
+				continue;
+			cs->tsc_pub = 0;
+			cs->tsc_sync_done = 0;
+			cs->tsc_sync_lo = INT64_MIN;
+			cs->tsc_sync_hi = INT64_MAX;
+			cs->tsc_sync_budget = batch_budget;
+			cs->tsc_sync_gen = gen;
+			cs->tsc_skew = next == 1 ? smp_settings.tsc_skew : 0;
+			cs->tsc_checked = 1;
+			batch[nb++] = next;
+			job_platform_post(next, tsc_sync_ap, cs);
+		}
+		/* Sweep until every AP of the batch has its readings, then
+		 * TSC_SYNC_MIN_SWEEPS more while they keep publishing. */
+		for (uint32_t after = 0; after < TSC_SYNC_MIN_SWEEPS && rdtsc() < give_up;
+		     after += all_done) {
+			all_done = true;
+			for (uint32_t k = 0; k < nb; k++) {
+				struct cpu_state *cs = cpu_states[batch[k]];
+				uint64_t w, b;
+
+				__atomic_store_n(&tsc_boot_pub, rdtsc_ordered(), __ATOMIC_RELEASE);
+				w = __atomic_load_n(&cs->tsc_pub, __ATOMIC_ACQUIRE);
+				b = rdtsc_ordered();
+				if (w && (int64_t)(w - b) > cs->tsc_sync_lo)
+					cs->tsc_sync_lo = (int64_t)(w - b);
+				all_done &= __atomic_load_n(&cs->tsc_sync_done, __ATOMIC_ACQUIRE) != 0;
+			}
+			cpu_relax();
+		}
+		__atomic_store_n(&tsc_sync_stop_gen, gen, __ATOMIC_RELEASE);
+		/* Every AP leaves its mailbox empty once its loop has ended. */
+		for (uint32_t k = 0; k < nb; k++) {
+			struct cpu_state *cs = cpu_states[batch[k]];
+
+			while (__atomic_load_n(&cs->work_fn, __ATOMIC_ACQUIRE) &&
+			       rdtsc() < give_up + batch_budget)
+				cpu_relax();
+		}
+	}
+}
+
+/* Every online AP against the boot CPU; then a tsc_sync record per node.
+ * Returns the worst verdict. */
+static enum tsc_sync_verdict tsc_sync_check(uint64_t *cycles_out)
+{
+	uint64_t t0 = rdtsc(), tol = tsc_sync_tolerance_cycles(tsc_hz, tsc_uncertainty_ppm);
+	/* 200 ms a batch, 2 s in all at most, however many CPUs and however
+	 * busy the host: each AP's loop is short once it runs. */
+	uint64_t hz = tsc_hz ? tsc_hz : 1000000000ULL;
+	enum tsc_sync_verdict worst = TSC_SYNC_OK;
+	uint64_t nodes_seen[MEMBOOT_MAX_NODES / 64] = { 0 };
+	uint32_t unchecked = 0;
+
+	tsc_sync_all(hz / 5, 2 * hz);
+
+	for (uint32_t i = 1; i < nr_cpu_ids; i++) {
+		struct cpu_state *cs = cpu_states[i];
+		struct tsc_sync_estimate e;
+
+		if (!cs || !cs->online)
+			continue;
+		/* Not reached, or it did not run its side in time (a busy host
+		 * may not schedule it): no bounds, so nothing is known; that is
+		 * "not checked", not "disagrees". */
+		if (!cs->tsc_checked || !cs->tsc_sync_done || cs->tsc_sync_n == 0 ||
+		    cs->tsc_sync_lo == INT64_MIN) {
+			cs->tsc_checked = 0;
+			unchecked++;
+			continue;
+		}
+		tsc_sync_from_bounds(cs->tsc_sync_lo, cs->tsc_sync_hi, cs->tsc_sync_n, &e);
+		cs->tsc_verdict = tsc_sync_decide(&e, tol);
+		cs->tsc_offset_est = e.offset;
+		cs->tsc_offset_err = e.uncertainty;
+		cs->tsc_warp = e.warp;
+		if (cs->tsc_verdict == TSC_SYNC_CORRECTED)
+			cs->tsc_offset = e.offset;
+		if (cs->tsc_verdict > worst)
+			worst = (enum tsc_sync_verdict)cs->tsc_verdict;
+	}
+	*cycles_out = rdtsc() - t0;
+	if (unchecked)
+		pr_info("tsc_sync: %u CPUs not checked (not reached within 2 s, or not answering within 200 ms)",
+			unchecked);
+
+	/* One record per node with online CPUs: its largest offset. */
+	for (uint32_t i = 0; i < nr_cpu_ids; i++) {
+		const struct cpu_state *first = cpu_states[i];
+		uint32_t node, cpus = 0, checked = 0, corrected = 0, unreliable = 0, worst_cpu = 0;
+		int64_t max_off = 0;
+		uint64_t max_err = 0, max_warp = 0;
+		enum tsc_sync_verdict nv = TSC_SYNC_OK;
+		struct record r;
+
+		if (!first || !first->online || first->node >= MEMBOOT_MAX_NODES ||
+		    (nodes_seen[first->node / 64] >> (first->node % 64) & 1))
+			continue;
+		node = first->node;
+		nodes_seen[node / 64] |= 1ULL << (node % 64);
+		for (uint32_t j = i; j < nr_cpu_ids; j++) {
+			const struct cpu_state *cs = cpu_states[j];
+			int64_t off;
+
+			if (!cs || !cs->online || cs->node != node)
+				continue;
+			cpus++;
+			if (j == 0)
+				continue;     /* the reference itself */
+			if (!cs->tsc_checked)
+				continue;
+			checked++;
+			off = cs->tsc_offset_est;
+			if ((off < 0 ? -(uint64_t)off : (uint64_t)off) >
+			    (max_off < 0 ? -(uint64_t)max_off : (uint64_t)max_off) || !worst_cpu) {
+				max_off = off;
+				worst_cpu = j;
+			}
+			if (cs->tsc_offset_err > max_err)
+				max_err = cs->tsc_offset_err;
+			if (cs->tsc_warp > max_warp)
+				max_warp = cs->tsc_warp;
+			corrected += cs->tsc_verdict == TSC_SYNC_CORRECTED;
+			unreliable += cs->tsc_verdict == TSC_SYNC_UNRELIABLE;
+			if (cs->tsc_verdict > nv)
+				nv = (enum tsc_sync_verdict)cs->tsc_verdict;
+		}
+		rec_begin(&r, "tsc_sync");
+		rec_u64(&r, "node", node);
+		rec_u64(&r, "cpus", cpus);
+		rec_u64(&r, "checked", checked);
+		rec_i64(&r, "max_offset_cycles", max_off);
+		rec_tsc_ns(&r, "max_offset_ns", max_off < 0 ? -(uint64_t)max_off : (uint64_t)max_off);
+		rec_u64(&r, "max_uncertainty_cycles", max_err);
+		rec_u64(&r, "max_warp_cycles", max_warp);
+		if (worst_cpu)
+			rec_u64(&r, "worst_cpu", worst_cpu);
+		rec_u64(&r, "tolerance_cycles", tol);
+		rec_u64(&r, "corrected", corrected);
+		rec_u64(&r, "unreliable", unreliable);
+		rec_str(&r, "verdict", tsc_sync_verdict_name(nv));
+		if (nv == TSC_SYNC_UNRELIABLE)
+			record_report(&r, LOG_WARN, "tsc_sync: node {node}: {unreliable} of {cpus} CPUs' TSCs "
+				      "disagree with the boot CPU's beyond what can be corrected (largest "
+				      "offset {max_offset_cycles} cycles): cross-CPU times are unreliable");
+		else
+			record_report(&r, LOG_INFO, "tsc_sync: node {node}: {cpus} CPUs, {checked} checked, largest offset "
+				      "{max_offset_cycles} cycles (+-{max_uncertainty_cycles}), "
+				      "tolerance {tolerance_cycles}: {verdict}");
+	}
+	return worst;
+}
+
+struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
+			   uint32_t n, uint32_t skipped, const struct smp_boot_options *opt)
+{
+	struct smp_result res = { .skipped = skipped };
+	uint64_t t0 = rdtsc(), trampoline = 0, kick_cycles = 0, wait_cycles = 0;
+	uint32_t nr_abandoned = 0, *kick_ids = NULL;
+	uint64_t kick_list = 0, kick_bytes = ((uint64_t)n * sizeof(uint32_t) + 4095) & ~4095ULL;
+	uint32_t slowest = 0;
+	uint64_t slowest_cycles = 0, tsc_cycles = 0;
+	enum tsc_sync_verdict tsc_verdict = TSC_SYNC_OK;
+	bool tsc_checked = false;
+
+	ASSERT(n >= 1 && n <= MEMBOOT_MAX_CPUS, "n=%u", n);
 	boot_cpu_state.node = cpus[0].node;
 	boot_cpu_state.mem_node = cpus[0].mem_node;
+	boot_percpu.lint_nmi = cpus[0].lint_nmi;
 	arch_smp_init_boot_cpu();
 	res.online = 1;
-	if (max_cpus == 0)
-		max_cpus = 1;
-	uint32_t present = 0, wanted = 0;
-	for (uint32_t i = 0; i < n; i++)
-		present += cpus[i].present || i == 0;
-	if (present > max_cpus) {
-		res.skipped = present - max_cpus;
+	if (skipped) {
 		/* Name what the user wrote: nosmp arrives here as a limit of 1. */
 		if (smp_settings.nosmp)
-			pr_info("smp: nosmp: leaving %u of %u CPUs down", res.skipped, present);
+			pr_info("smp: nosmp: leaving %u of %u CPUs down", skipped, n + skipped);
 		else
-			pr_info("smp: maxcpus=%u: leaving %u of %u CPUs down", max_cpus,
-				res.skipped, present);
+			pr_info("smp: maxcpus=%llu: leaving %u of %u CPUs down, the rest balanced over the nodes",
+				(unsigned long long)smp_settings.maxcpus, skipped, n + skipped);
 	}
-	if (present == 1 || max_cpus == 1)
+	if (n == 1 || !alloc_tables(pm, n)) {
+		res.failed = n - 1;
 		goto report;
+	}
 
 	/* The SIPI vector is a page number below 1 MiB (SDM vol. 3A 9.4.4). */
 	trampoline = physmem_alloc_range(pm, 4096, 4096, 0x1000, 0x100000,
@@ -119,26 +475,13 @@ struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 	}
 	ASSERT(arch_trampoline_bytes() <= 4096, "trampoline of %zu bytes", arch_trampoline_bytes());
 	arch_smp_prepare(trampoline);
+	res.failed += alloc_cpus(pm, cpus, n);
 
-	for (uint32_t i = 1; i < n; i++) {
-		if (!cpus[i].present || ++wanted >= max_cpus)
-			continue;
-		struct percpu *pc = alloc_cpu(pm, &cpus[i], i);
-		if (!pc) {
-			res.failed++;
-			continue;
-		}
-		percpu_of[i] = pc;
-		cpu_states[i] = pc->state;
-		arch_smp_register(cpus[i].apic_id, pc->stack_top, pc);
-		if (cpus[i].apic_id == skip_apic_id) {
-			pr_warn("smp: not starting APIC 0x%x (memboot.smp_skip_apic)", skip_apic_id);
-			continue;
-		}
-		kick_ids[nr_kick++] = cpus[i].apic_id;
-		kicked[i] = true;
-	}
-	arch_smp_kick(kick_ids, nr_kick, trampoline);
+	/* Register every AP before the first is started: an AP looks itself
+	 * up by APIC ID in the table (ap_entry64), so all can run at once. */
+	for (uint32_t i = 1; i < n; i++)
+		if (cpu_states[i])
+			arch_smp_register(cpus[i].apic_id, percpu_of[i]->stack_top, percpu_of[i]);
 
 	/*
 	 * The handshake with each AP, correct by construction:
@@ -155,7 +498,7 @@ struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 	 *   other's store (the store-buffer race of a flag pair).
 	 * - An AP that lost halts at once (cpu_halt_forever) and never reads
 	 *   work. Until it reaches that compare-and-swap it runs the
-	 *   trampoline page, then kernel text, smp_boot_table (static), its
+	 *   trampoline page, then kernel text, the SMP boot table, its
 	 *   stack, its struct percpu and cpu_state: none of these is ever freed for a
 	 *   CPU we kicked and did not see come online. Its percpu block stays
 	 *   reserved ("percpu" in the census) and so does the trampoline.
@@ -168,32 +511,84 @@ struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 	 * - cs->online is written only after the AP's win is known (by the AP,
 	 *   and by us below with the same value), with release order, so the
 	 *   job runner (acquire) never sees a CPU online that halted.
+	 *
+	 * Parallel (Linux 6.6's model): every AP is sent INIT and STARTUP
+	 * before any is waited for; each finds its own per-CPU area by its APIC
+	 * ID. Serial: one AP at a time, each given the whole timeout.
 	 */
-	uint32_t nr_abandoned = 0;
-	deadline_ns = ktime_ns() + timeout_ns;
+	if (!opt->serial) {
+		kick_list = physmem_alloc(pm, kick_bytes, 4096, boot_cpu_state.mem_node, false,
+					  PHYSMEM_RESV_PERCPU);
+		kick_ids = (uint32_t *)(uintptr_t)kick_list;
+	}
+	uint32_t nr_kick = 0;
+	uint64_t k0 = rdtsc();
 	for (uint32_t i = 1; i < n; i++) {
 		struct cpu_state *cs = cpu_states[i];
-		uint32_t waiting = SMP_AP_WAITING;
 
 		if (!cs)
 			continue;
-		while (__atomic_load_n(&cs->boot_state, __ATOMIC_ACQUIRE) != SMP_AP_ONLINE &&
-		       ktime_ns() < deadline_ns)
-			cpu_relax();
-		if (!__atomic_compare_exchange_n(&cs->boot_state, &waiting, SMP_AP_ABANDONED,
-						 false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-			/* waiting now holds the winner's value: ONLINE. */
-			__atomic_store_n(&cs->online, 1, __ATOMIC_RELEASE);
+		if (cpus[i].apic_id == opt->skip_apic_id) {
+			pr_warn("smp: not starting APIC 0x%x (memboot.smp_skip_apic)", opt->skip_apic_id);
+			cs->kick_tsc = 0;
+			continue;
+		}
+		cs->kick_tsc = rdtsc();
+		if (kick_ids) {
+			kick_ids[nr_kick++] = cpus[i].apic_id;
+			continue;
+		}
+		nr_kick++;
+		arch_smp_kick(&cpus[i].apic_id, 1, trampoline);
+		if (opt->serial)
+			settle(cs, ktime_ns() + opt->timeout_ns);   /* reported below */
+	}
+	if (kick_ids) {
+		arch_smp_kick(kick_ids, nr_kick, trampoline);
+		physmem_free(pm, kick_list, kick_list + kick_bytes);
+	}
+	kick_cycles = rdtsc() - k0;
+
+	uint64_t w0 = rdtsc(), deadline_ns = ktime_ns() + opt->timeout_ns;
+	for (uint32_t i = 1; i < n; i++) {
+		struct cpu_state *cs = cpu_states[i];
+
+		if (!cs)
+			continue;
+		/* Serial: settled already (the deadline has passed for those). */
+		if (settle(cs, opt->serial ? 0 : deadline_ns)) {
 			res.online++;
+			if (cs->kick_tsc && cs->online_tsc - cs->kick_tsc > slowest_cycles) {
+				slowest_cycles = cs->online_tsc - cs->kick_tsc;
+				slowest = i;
+			}
 			continue;
 		}
 		percpu_of[i] = NULL;
 		cpu_states[i] = NULL;
 		res.failed++;
-		if (kicked[i])
+		if (cs->kick_tsc)
 			nr_abandoned++;
 		pr_err("smp: CPU %u (APIC 0x%x) did not answer within %llu ms; left out",
-		       i, cpus[i].apic_id, (unsigned long long)(timeout_ns / 1000000));
+		       i, cpus[i].apic_id, (unsigned long long)(opt->timeout_ns / 1000000));
+	}
+	wait_cycles = rdtsc() - w0;
+	/* An AP's online_tsc is its own TSC: measured in ours once checked. */
+	if (smp_settings.tsc_sync && res.online > 1) {
+		nr_cpus_online = res.online;
+		tsc_verdict = tsc_sync_check(&tsc_cycles);
+		tsc_checked = true;
+		slowest_cycles = 0;
+		for (uint32_t i = 1; i < n; i++) {
+			struct cpu_state *cs = cpu_states[i];
+			if (!cs || !cs->kick_tsc)
+				continue;
+			cs->online_tsc -= (uint64_t)cs->tsc_offset;
+			if (cs->online_tsc - cs->kick_tsc > slowest_cycles) {
+				slowest_cycles = cs->online_tsc - cs->kick_tsc;
+				slowest = i;
+			}
+		}
 	}
 	if (nr_abandoned == 0)
 		physmem_free(pm, trampoline, trampoline + 4096);
@@ -204,21 +599,20 @@ struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 
 report:
 	nr_cpus_online = res.online;
-	res.cycles = rdtsc() - t0;
+	res.cycles = rdtsc() - t0 - tsc_cycles;   /* bring-up alone */
 	res.ns = tsc_cycles_to_ns(res.cycles);
-	uint32_t nodes_seen[MAX_CPUS], nr_nodes = 0;
-	for (uint32_t i = 0; i < MAX_CPUS; i++) {
+	uint64_t nodes_seen[MEMBOOT_MAX_NODES / 64] = { 0 };
+	uint32_t nr_nodes = 0;
+	for (uint32_t i = 0; i < nr_cpu_ids; i++) {
 		const struct cpu_state *cs = cpu_states[i];
-		bool seen = false;
-		if (!cs || !cs->online)
+		if (!cs || !cs->online || cs->node >= MEMBOOT_MAX_NODES)
 			continue;
-		for (uint32_t k = 0; k < nr_nodes; k++)
-			seen |= nodes_seen[k] == cs->node;
-		if (!seen)
-			nodes_seen[nr_nodes++] = cs->node;
+		if (!(nodes_seen[cs->node / 64] >> (cs->node % 64) & 1))
+			nr_nodes++;
+		nodes_seen[cs->node / 64] |= 1ULL << (cs->node % 64);
 	}
 	struct record r;
-	for (uint32_t i = 0; i < MAX_CPUS; i++) {
+	for (uint32_t i = 0; i < nr_cpu_ids; i++) {
 		const struct percpu *pc = percpu_of[i];
 		const struct cpu_state *cs = cpu_states[i];
 		if (!pc || !cs || !cs->online)
@@ -231,6 +625,13 @@ report:
 		rec_hex(&r, "percpu", (uint64_t)(uintptr_t)pc);
 		rec_hex(&r, "stack_bottom", pc->stack_bottom);
 		rec_hex(&r, "stack_top", pc->stack_top);
+		if (i > 0 && cs->kick_tsc)
+			rec_tsc_ns(&r, "up_ns", cs->online_tsc - cs->kick_tsc);
+		if (i > 0 && tsc_checked && cs->tsc_checked) {
+			rec_i64(&r, "tsc_offset", cs->tsc_offset_est);
+			rec_u64(&r, "tsc_offset_err", cs->tsc_offset_err);
+			rec_str(&r, "tsc_sync", tsc_sync_verdict_name((enum tsc_sync_verdict)cs->tsc_verdict));
+		}
 		record_emit(&r);
 	}
 	rec_begin(&r, "smp");
@@ -238,14 +639,27 @@ report:
 	rec_u64(&r, "cpus", res.online);
 	rec_u64(&r, "failed", res.failed);
 	rec_u64(&r, "skipped", res.skipped);
+	rec_str(&r, "bringup", opt->serial ? "serial" : "parallel");
 	rec_tsc_ns(&r, "ns", res.cycles);   /* rendered with the final clock */
+	rec_tsc_ns(&r, "kick_ns", kick_cycles);
+	rec_tsc_ns(&r, "wait_ns", wait_cycles);
+	rec_tsc_ns(&r, "per_cpu_ns", res.online > 1 ? res.cycles / (res.online - 1) : 0);
+	if (tsc_checked) {
+		rec_str(&r, "tsc_sync", tsc_sync_verdict_name(tsc_verdict));
+		rec_tsc_ns(&r, "tsc_sync_ns", tsc_cycles);
+	}
+	if (slowest) {
+		rec_u64(&r, "slowest_cpu", slowest);
+		rec_u64(&r, "slowest_apic_id", cpus[slowest].apic_id);
+		rec_tsc_ns(&r, "slowest_ns", slowest_cycles);
+	}
 	rec_key(&r, "online");
 	rec_open(&r, '[');
-	for (uint32_t i = 0; i < MAX_CPUS; i++)
+	for (uint32_t i = 0; i < nr_cpu_ids; i++)
 		if (cpu_states[i] && cpu_states[i]->online)
 			rec_v_u64(&r, i);
 	rec_close(&r);
 	record_report(&r, LOG_INFO, "smp: Brought up {nodes} node{nodes:s}, {cpus} CPU{cpus:s} "
-		      "in {ns:ms} ms");
+		      "in {ns:ms} ms ({bringup}, {per_cpu_ns:us} us per CPU)");
 	return res;
 }

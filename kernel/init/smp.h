@@ -4,8 +4,9 @@
  * Each application processor gets, from its own node's memory (or the
  * nearest node with memory), one block: an unmapped guard page, a 16 KiB
  * kernel stack, and its struct percpu. All APs are started at once with
- * INIT-SIPI-SIPI; one that has not checked in within memboot.smp_timeout_ms
- * is reported by APIC ID and left out, and the boot goes on.
+ * INIT-SIPI-SIPI (or one after another, memboot.smp_bringup=serial); one
+ * that has not checked in within memboot.smp_timeout_ms is reported by APIC
+ * ID and left out, and the boot goes on.
  */
 #ifndef MEMBOOT_KERNEL_SMP_H
 #define MEMBOOT_KERNEL_SMP_H
@@ -21,7 +22,7 @@ struct smp_cpu_desc {
 	uint32_t apic_id;
 	uint32_t node;
 	uint32_t mem_node;     /* where its memory comes from */
-	bool present;          /* false: listed (online-capable) but not started */
+	uint32_t lint_nmi;     /* LINT pins wired to NMI (struct percpu) */
 };
 
 struct smp_result {
@@ -35,12 +36,18 @@ struct smp_result {
 /* The boot CPU's per-CPU data and its descriptor tables, first thing at boot. */
 void smp_init_boot_cpu(void);
 
+struct smp_boot_options {
+	uint64_t timeout_ns;       /* per CPU: each AP's wait (serial), or all's */
+	uint32_t skip_apic_id;     /* debug: never start this APIC ID */
+	bool serial;               /* memboot.smp_bringup=serial */
+};
+
 /*
- * Bring up the present CPUs of cpus[1..n) (cpus[0] is the running boot CPU,
- * logical id 0), at most @max_cpus in all. Logical ids are array indices.
+ * Bring up cpus[1..n) (cpus[0] is the running boot CPU, logical id 0): the
+ * CPUs chosen (discover_smp()), @skipped more left down by maxcpus/nosmp.
+ * Logical ids are array indices; the per-CPU tables are sized by @n.
  */
 struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
-			   uint32_t n, uint32_t max_cpus, uint64_t timeout_ns,
-			   uint32_t skip_apic_id);
+			   uint32_t n, uint32_t skipped, const struct smp_boot_options *opt);
 
 #endif

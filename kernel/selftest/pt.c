@@ -367,7 +367,7 @@ bool selftest_pt(const struct selftest_ctx *ctx, const char **skipped)
 	job_run(&j, &js);
 	uint64_t ns = tsc_cycles_to_ns(rdtsc() - t0);
 
-	for (uint32_t c = 0; c < nr_cpus_online; c++)
+	for (uint32_t c = 0; c < nr_cpu_ids; c++)
 		pt_stats_add(&sum, vm_cpu_stats(c));
 	/* Everything is unmapped; the tables wait on the deferred list. */
 	uint64_t held = stress.space.as.nr_tables;

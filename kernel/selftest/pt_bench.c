@@ -3,6 +3,7 @@
  * faults: every CPU faults in its part of one region of 4 KiB pages, 2 MiB
  * blocks or 2 MiB pool pages, under global and split page-table locks.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "arch/cpu.h"
@@ -15,6 +16,7 @@
 #include "kernel/selftest/selftest.h"
 #include "kernel/time.h"
 #include "kernel/vm/vm.h"
+#include "mm/alloc/alloc.h"
 #include "mm/hugetlb/hugetlb.h"
 #include "mm/pt/pt.h"
 
@@ -82,10 +84,13 @@ static const char *bench_once(enum pt_region_kind k, enum pt_lock_mode mode, uin
 
 	if (k == PT_REGION_HUGETLB && hugetlb_pool_free(bench_pools, HUGETLB_2M) < bytes / SZ_2M)
 		return "too few 2 MiB pool pages (hugepages=)";
+	/* The lists hold back nothing from the run (vm_region_capacity()). */
+	alloc_drain();
 	if (vm_space_create(&brun.space, mode, this_cpu_state()->mem_node) != PT_OK)
 		return "no memory for a root";
 	brun.start = VM_WINDOW_START;
 	brun.page_bytes = k == PT_REGION_4K ? SZ_4K : SZ_2M;
+	brun.part_bytes = bytes / cpus;
 	brun.units = cpus;
 	vm_region_add(&brun.space, brun.start, brun.start + bytes, k, PT_PROT_WRITE,
 		      vm_settings.pt_zero);
@@ -109,33 +114,76 @@ static const char *bench_once(enum pt_region_kind k, enum pt_lock_mode mode, uin
 	return NULL;
 }
 
+/*
+ * Row @k's region: @asked bytes, or what fits in free memory now, each CPU's
+ * part a whole number of 2 MiB pages. 0 and @why filled when not even 2 MiB a
+ * CPU fits; a line says when the row runs smaller than asked.
+ */
+static uint64_t row_bytes(enum pt_region_kind k, const char *label, uint64_t asked,
+			  uint32_t cpus, char *why, size_t why_bytes)
+{
+	static const char *const frame_names[PT_NR_REGION_KINDS] = {
+		"free 4 KiB pages", "free 2 MiB blocks", "free 2 MiB pool pages" };
+	struct vm_capacity c;
+	uint64_t step = (uint64_t)cpus * SZ_2M, fit;
+
+	vm_region_capacity(k, asked, cpus, &c);
+	fit = c.bytes / step * step;
+	if (!fit) {
+		if (k == PT_REGION_HUGETLB && !c.frames)
+			snprintf(why, why_bytes, "no 2 MiB pool pages (hugepages=)");
+		else if (k == PT_REGION_HUGETLB && c.frames >= cpus)
+			snprintf(why, why_bytes,
+				 "not enough free memory for its page tables: %llu free 4 KiB pages, "
+				 "%llu needed with what the per-CPU lists can hold back",
+				 (unsigned long long)c.free_pages, (unsigned long long)c.small_pages);
+		else
+			snprintf(why, why_bytes,
+				 "not enough free memory: %llu %s, the row needs 2 MiB per CPU (%u CPUs) "
+				 "and its page tables",
+				 (unsigned long long)c.frames, frame_names[k], cpus);
+		return 0;
+	}
+	if (fit < asked)
+		pr_warn("bench pt: %s: %llu MiB asked, %llu MiB fit in free memory (%llu %s); the row runs on %llu MiB",
+			label, (unsigned long long)(asked >> 20), (unsigned long long)(fit >> 20),
+			(unsigned long long)c.frames, frame_names[k], (unsigned long long)(fit >> 20));
+	return fit;
+}
+
 void selftest_pt_bench(const struct selftest_ctx *ctx)
 {
 	bench_pools = ctx->pools;
 	static const char *const rows[PT_NR_REGION_KINDS] = { "4K (THP off)", "2M (THP on)",
 								"HUGETLB" };
 	static struct cell cells[2];
+	static char why[PT_NR_REGION_KINDS][160];
 	uint32_t cpus = nr_cpus_online;
-	uint64_t bytes = vm_settings.ptbench_mib << 20;
+	uint64_t asked = vm_settings.ptbench_mib << 20;
 	unsigned reps = (unsigned)vm_settings.ptbench_reps;
 
 	/* Each CPU's part a whole number of 2 MiB pages. */
-	brun.part_bytes = bytes / cpus / SZ_2M * SZ_2M;
-	if (!brun.part_bytes) {
+	asked = asked / cpus / SZ_2M * SZ_2M * cpus;
+	if (!asked) {
 		pr_err("bench pt: memboot.ptbench_mib=%llu is less than 2 MiB per CPU (%u CPUs)",
 		       (unsigned long long)vm_settings.ptbench_mib, cpus);
 		return;
 	}
-	bytes = brun.part_bytes * cpus;
 	pr_info("bench pt: %u CPUs fault in %llu MiB, zeroing %s, medians of %u",
-		cpus, (unsigned long long)(bytes >> 20), vm_settings.pt_zero ? "on" : "off", reps);
+		cpus, (unsigned long long)(asked >> 20), vm_settings.pt_zero ? "on" : "off", reps);
 	pr_info("bench pt: %-13s %-6s %10s %8s %10s %10s %10s", "row", "locks", "ms", "faults",
 		"acquired", "contended", "spin ms");
 	for (int k = 0; k < PT_NR_REGION_KINDS; k++) {
 		memset(cells, 0, sizeof(cells));
+		/* Sized to what is free now: a fault the handler cannot serve
+		 * would be fatal. */
+		uint64_t bytes = row_bytes((enum pt_region_kind)k, rows[k], asked, cpus, why[k],
+					   sizeof(why[k]));
+		const char *skip = bytes ? NULL : why[k];
 		/* One run thrown away: the first touch of guest memory costs the
 		 * host's own faults, which would count against the first column. */
-		const char *skip = bench_once((enum pt_region_kind)k, PT_LOCK_SPLIT, bytes, NULL);
+		if (!skip)
+			skip = bench_once((enum pt_region_kind)k, PT_LOCK_SPLIT, bytes, NULL);
 		/* Columns alternate run by run, so drift hits both alike. */
 		for (unsigned rep = 0; rep < reps && !skip; rep++)
 			for (int m = 0; m < 2 && !skip; m++)
@@ -152,6 +200,7 @@ void selftest_pt_bench(const struct selftest_ctx *ctx)
 			rec_str(&r, "locks", mode == PT_LOCK_SPLIT ? "split" : "global");
 			rec_u64(&r, "cpus", cpus);
 			rec_u64(&r, "bytes", bytes);
+			rec_u64(&r, "asked_bytes", asked);
 			rec_bool(&r, "zero", vm_settings.pt_zero);
 			rec_u64(&r, "runs", c->done);
 			/* The table's row label on the first of its two lines only. */

@@ -52,43 +52,47 @@ const char *selftest_fault_name(unsigned fault)
 	return fault < sizeof(fault_names) / sizeof(fault_names[0]) - 1 ? fault_names[fault] : "?";
 }
 
-/* memboot.selftest=a,b,c: a comma-separated list of self-test names, or
- * `list` among them: print the table and run none. */
+struct selftest_pick {
+	uint64_t mask;
+	bool list;
+};
+
+/* One name of memboot.selftest=a,b,c (or list) into the struct selftest_pick at @ctx. */
+static bool selftest_item(void *ctx, const char *item, char sign, uint64_t *key, char *err,
+			  size_t err_bytes)
+{
+	struct selftest_pick *pick = ctx;
+
+	if (strcmp(item, "list") == 0) {
+		pick->list = true;
+		*key = SELFTEST_COUNT;
+		return true;
+	}
+	for (unsigned i = 0; i < SELFTEST_COUNT; i++) {
+		if (strcmp(item, selftest_entries[i].name) == 0) {
+			pick->mask |= 1ull << i;
+			*key = i;
+			return true;
+		}
+	}
+	snprintf(err, err_bytes, "'%s' is not one", item);
+	return false;
+}
+
+/* memboot.selftest=a,b,c: a list of self-test names (cmdline_parse_list's
+ * rule), or `list` among them: print the table and run none. */
 static bool parse_selftests(const char *value, void *ptr, char *err, size_t err_bytes)
 {
 	struct selftest_settings *set = ptr;
-	uint64_t mask = 0;
-	bool list = false;
-	const char *s = value;
+	struct selftest_pick pick = { 0 };
+	char what[160];
+	const struct cmdline_list list = { .what = what, .item = selftest_item, .ctx = &pick };
 
-	if (!value || !*value) {
-		snprintf(err, err_bytes, "a comma-separated list of names from: %s, or list",
-			 SELFTEST_NAMES);
+	snprintf(what, sizeof(what), "self-test names from: %s, or list", SELFTEST_NAMES);
+	if (!cmdline_parse_list(value, &list, err, err_bytes))
 		return false;
-	}
-	while (*s) {
-		size_t n = strcspn(s, ",");
-		bool found = n == 4 && strncmp(s, "list", 4) == 0;
-
-		list |= found;
-		for (unsigned i = 0; i < SELFTEST_COUNT; i++) {
-			const char *name = selftest_entries[i].name;
-			if (strlen(name) == n && strncmp(s, name, n) == 0) {
-				mask |= 1ull << i;
-				found = true;
-			}
-		}
-		if (!found) {
-			snprintf(err, err_bytes, "names from: %s, or list; '%.*s' is not one",
-				 SELFTEST_NAMES, (int)n, s);
-			return false;
-		}
-		s += n;
-		if (*s == ',')
-			s++;
-	}
-	set->selftests = mask;
-	set->list = list;
+	set->selftests = pick.mask;
+	set->list = pick.list;
 	return true;
 }
 

@@ -14,20 +14,45 @@
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "mm/alloc/alloc.h"
+#include "mm/alloc/alloc_pcp.h"
+#include "mm/alloc/pcp.h"
 #include "mm/memmap.h"
 
 #define HUGE_ORDER 9
 
-struct cpu_stats {
+/* One slot per CPU id, in memory the SMP phase reserves for the CPUs there
+ * are (vm_set_cpu_slots()); until then, or without it, one shared slot. */
+struct cpu_slot {
 	struct pt_stats s;
+	struct vm_space *volatile current;
 } __attribute__((aligned(64)));     /* one line each: no false sharing */
 
-static struct cpu_stats stats[MAX_CPUS];
-static struct vm_space *volatile current_space[MAX_CPUS];
+static struct cpu_slot slot_boot[1];
+static struct cpu_slot *slots = slot_boot;
+static uint32_t nr_slots = 1;
 static volatile uint64_t table_pages;
 static uint64_t kernel_cr3;          /* the identity map's root, what CPUs run on */
 static struct memmap *vm_memmap;     /* handed over by vm_init() */
 static struct hugetlb_pools *huge_pools;   /* frames of PT_REGION_HUGETLB regions */
+
+static struct cpu_slot *slot_of(uint32_t cpu)
+{
+	return &slots[cpu < nr_slots ? cpu : 0];
+}
+
+size_t vm_cpu_slot_bytes(void)
+{
+	return sizeof(struct cpu_slot);
+}
+
+void vm_set_cpu_slots(void *mem, uint32_t n)
+{
+	if (!mem || !n)
+		return;
+	memset(mem, 0, (size_t)n * sizeof(struct cpu_slot));
+	slots = mem;
+	nr_slots = n;
+}
 
 /* ---- what mm/pt/pt.c needs ---- */
 
@@ -107,6 +132,116 @@ void vm_frame_free(enum pt_region_kind kind, uint64_t phys)
 		alloc_free(pfn, kind == PT_REGION_2M ? HUGE_ORDER : 0);
 }
 
+/* ---- what a region can fault in ---- */
+
+/*
+ * Order-0 pages the per-CPU lists can keep from other CPUs: after a refill a
+ * CPU's list on each node holds at most one refill, batch <<
+ * PCP_BATCH_SCALE_MAX pages (mm/alloc/pcp.c), and a CPU that finds no page
+ * drains only its own lists before the allocation fails (mm/alloc/alloc.c).
+ */
+static uint64_t pcp_slack_pages(uint32_t cpus)
+{
+	uint64_t per_cpu = 0;
+
+	if (!alloc_pcp_active())
+		return 0;
+	for (uint32_t n = 0; n < alloc_nr_nodes(); n++) {
+		const struct pcp_zone *pz = alloc_pcp_zone(n);
+
+		if (pz)
+			per_cpu += ((uint64_t)pz->batch << PCP_BATCH_SCALE_MAX) + (uint64_t)pz->batch;
+	}
+	return per_cpu * cpus;
+}
+
+/*
+ * Table pages a region of @bytes at the window's start can need: a PTE table
+ * per 2 MiB (4 KiB pages), a PMD table per GiB and one for a partial GiB,
+ * the PUD tables, and one spare per CPU: with split locks two CPUs may both
+ * allocate the same missing table, and the loser frees its copy afterwards.
+ */
+static uint64_t table_pages_for(enum pt_region_kind kind, uint64_t bytes, uint32_t cpus)
+{
+	uint64_t t = (bytes >> 30) + 1 + 2 + cpus + 8;
+
+	if (kind == PT_REGION_4K)
+		t += bytes >> 21;
+	return t;
+}
+
+/* Up to @max order-9 blocks taken and given back: how many the allocator
+ * has. They are chained through their first word while held. */
+static uint64_t count_2m_blocks(uint64_t max)
+{
+	uint64_t head = PT_NO_PHYS, n = 0;
+
+	for (; n < max; n++) {
+		uint64_t phys = vm_frame_alloc(PT_REGION_2M, 0);
+		if (phys == PT_NO_PHYS)
+			break;
+		*(volatile uint64_t *)(uintptr_t)phys = head;
+		head = phys;
+	}
+	while (head != PT_NO_PHYS) {
+		uint64_t next = *(volatile uint64_t *)(uintptr_t)head;
+		vm_frame_free(PT_REGION_2M, head);
+		head = next;
+	}
+	return n;
+}
+
+void vm_region_capacity(enum pt_region_kind kind, uint64_t want_bytes, uint32_t cpus,
+			struct vm_capacity *c)
+{
+	uint64_t free, slack, small, bytes = 0;
+
+	/* Everything cached in front of the allocator back first: the counts
+	 * below are then what any CPU can get. */
+	alloc_drain();
+	free = alloc_free_count();
+	slack = pcp_slack_pages(cpus);
+	small = table_pages_for(kind, want_bytes, cpus) + slack;   /* order-0 pages besides frames */
+	memset(c, 0, sizeof(*c));
+	c->free_pages = free;
+	switch (kind) {
+	case PT_REGION_4K:
+		/* Each 2 MiB costs 512 frames and a PTE table; 514 pages a
+		 * 2 MiB also pays the PMD table of every 512 of them. The
+		 * fixed tables are those of an empty region. */
+		c->frames = free;
+		small = table_pages_for(kind, 0, cpus) + slack;
+		if (free > small)
+			bytes = (free - small) / 514 << 21;
+		break;
+	case PT_REGION_2M: {
+		/* Free pages do not say how many 2 MiB blocks there are:
+		 * count them, with enough spare blocks for the small pages. */
+		uint64_t lost = (small + 511) / 512;
+		uint64_t got = count_2m_blocks((want_bytes >> 21) + lost);
+		uint64_t loose = free > (got << 9) ? free - (got << 9) : 0;
+
+		c->frames = got;
+		/* Small pages come from loose pieces before a block is split. */
+		lost = loose >= small ? 0 : (small - loose + 511) / 512;
+		if (got > lost)
+			bytes = (got - lost) << 21;
+		break;
+	}
+	case PT_REGION_HUGETLB:
+		c->frames = huge_pools ? hugetlb_pool_free(huge_pools, HUGETLB_2M) : 0;
+		if (free > small)
+			bytes = c->frames << 21;
+		break;
+	case PT_NR_REGION_KINDS:
+		break;
+	}
+	c->small_pages = small;
+	if (bytes > want_bytes)
+		bytes = want_bytes;
+	c->bytes = bytes & ~((2ULL << 20) - 1);
+}
+
 static uint64_t region_alloc_frame(void *ctx, enum pt_region_kind kind, uint32_t node)
 {
 	return vm_frame_alloc(kind, node);
@@ -176,25 +311,26 @@ void vm_enter(struct vm_space *s)
 	uint32_t cpu = this_cpu()->cpu;
 
 	arch_switch_space(s->as.root_phys, &s->cpus, NULL);
-	current_space[cpu] = s;
+	slot_of(cpu)->current = s;
 }
 
 void vm_leave(struct vm_space *s)
 {
 	uint32_t cpu = this_cpu()->cpu;
 
-	current_space[cpu] = NULL;
+	slot_of(cpu)->current = NULL;
 	arch_switch_space(kernel_cr3, NULL, &s->cpus);
 }
 
 struct pt_stats *vm_cpu_stats(uint32_t cpu)
 {
-	return &stats[cpu].s;
+	return &slot_of(cpu)->s;
 }
 
 void vm_reset_stats(void)
 {
-	memset(stats, 0, sizeof(stats));
+	for (uint32_t i = 0; i < nr_slots; i++)
+		memset(&slots[i].s, 0, sizeof(slots[i].s));
 }
 
 /* ---- the #PF handler ---- */
@@ -202,7 +338,7 @@ void vm_reset_stats(void)
 static bool vm_page_fault(struct trap_frame *f, uint64_t addr)
 {
 	uint32_t cpu = this_cpu()->cpu;
-	struct vm_space *s = current_space[cpu];
+	struct vm_space *s = slot_of(cpu)->current;
 	const struct pt_region *r = NULL;
 
 	/* Only not-present faults of kernel accesses in a region are ours;
@@ -219,7 +355,7 @@ static bool vm_page_fault(struct trap_frame *f, uint64_t addr)
 	 * a page-table lock. iretq restores the flags afterwards. */
 	if (f->rflags & (1u << 9))
 		__asm__ volatile("sti" ::: "memory");
-	int err = pt_fault(&s->as, r, addr, this_cpu_state()->mem_node, &stats[cpu].s);
+	int err = pt_fault(&s->as, r, addr, this_cpu_state()->mem_node, &slot_of(cpu)->s);
 	__asm__ volatile("cli" ::: "memory");
 	if (err != PT_OK) {
 		pr_err("vm: fault at 0x%llx in a %s region: %s", (unsigned long long)addr,

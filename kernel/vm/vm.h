@@ -23,6 +23,7 @@
 #define MEMBOOT_KERNEL_VM_VM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "arch/tlb.h"
@@ -50,6 +51,12 @@ struct numa_topology;
  * vm_space_create() needs it first. */
 void vm_init(struct memmap *mm, struct hugetlb_pools *pools);
 
+/* Each CPU's fault counters and current space: @n slots of
+ * vm_cpu_slot_bytes() at @mem (64-byte aligned, kept for good), one per
+ * CPU id, given at bring-up. Before that, all CPUs share one slot. */
+size_t vm_cpu_slot_bytes(void);
+void vm_set_cpu_slots(void *mem, uint32_t n);
+
 int vm_space_create(struct vm_space *s, enum pt_lock_mode mode, uint32_t node);
 /* Unmap everything (giving each region's frames back to where they came
  * from), free every table. No CPU may be on the space. */
@@ -70,6 +77,23 @@ void vm_reset_stats(void);
 /* Frames of regions (4 KiB, 2 MiB, pool pages): PT_NO_PHYS when none. */
 uint64_t vm_frame_alloc(enum pt_region_kind kind, uint32_t node);
 void vm_frame_free(enum pt_region_kind kind, uint64_t phys);
+
+/*
+ * What a region of @kind can fault in now on @cpus CPUs, at most
+ * @want_bytes: its frames and the table pages it needs within what the
+ * allocator (and, for PT_REGION_HUGETLB, the 2 MiB pools) has free, less
+ * what the per-CPU lists can hold back from other CPUs. A #PF the handler
+ * cannot serve is fatal, so a region must never ask for more. Drains the
+ * per-CPU lists.
+ */
+struct vm_capacity {
+	uint64_t bytes;            /* a multiple of 2 MiB, <= want_bytes */
+	uint64_t frames;           /* free frames of the kind: 4 KiB pages, 2 MiB blocks, pool pages */
+	uint64_t free_pages;       /* the allocator's free pages */
+	uint64_t small_pages;      /* 4 KiB pages needed besides the frames (tables, list slack) */
+};
+void vm_region_capacity(enum pt_region_kind kind, uint64_t want_bytes, uint32_t cpus,
+			struct vm_capacity *c);
 
 /* Table pages all live spaces hold now (typed PAGE_PAGETABLE, taken from
  * the allocator after boot: the census sets them apart). */

@@ -11,8 +11,6 @@
 #include "mm/alloc/alloc.h"
 #include "mm/memmap.h"
 
-#define MAX_LIST_CPUS 256
-
 struct node_lists {
 	struct pcp_zone pz;
 	struct spinlock lock;              /* Linux's zone->lock for this node */
@@ -20,18 +18,28 @@ struct node_lists {
 };
 
 static struct node_lists nodes[ALLOC_MAX_NODES];
-static struct pcp_list *lists[MAX_LIST_CPUS][ALLOC_MAX_NODES];
+/* Each CPU's row of list pointers, one per node, in that CPU's own list
+ * memory: sized by the CPUs and nodes there are, not by a limit. */
+static struct pcp_list ***lists;
+static struct pcp_list **rows_boot[1];   /* lists before init: none */
 static uint32_t nr_cpus, nr_nodes;
 static uint32_t (*this_cpu_fn)(void);
 static bool active;
 
 /* ---- the backend: the allocator behind the seam, one node at a time ---- */
 
-static void retype(uint64_t pfn, enum page_type type)
+/* A list block's head changes type only from the type it must have: a
+ * head found otherwise was written behind the lists' back (or never by the
+ * allocator) and is not silently made right. */
+static void retype(uint64_t pfn, unsigned order, enum page_type from, enum page_type to)
 {
 	struct page *p = memmap_pfn_to_page(alloc_memmap(), pfn);
 
-	p->type = (uint8_t)type;
+	ASSERT(p->type == from && p->order == order,
+	       "pcp: block pfn %#llx order %u: head expected type %s, found type %s order %u",
+	       (unsigned long long)pfn, order, page_type_name(from), page_type_name(p->type),
+	       p->order);
+	p->type = (uint8_t)to;
 }
 
 static unsigned be_take(void *zone, unsigned order, unsigned n, uint64_t *out)
@@ -40,7 +48,7 @@ static unsigned be_take(void *zone, unsigned order, unsigned n, uint64_t *out)
 	uint32_t got = alloc_raw_bulk(nl->node, order, n, out);
 
 	for (uint32_t i = 0; i < got; i++)
-		retype(out[i], PAGE_PCP);
+		retype(out[i], order, PAGE_ALLOCATED, PAGE_PCP);
 	return got;
 }
 
@@ -48,7 +56,7 @@ static void be_give(void *zone, unsigned order, const uint64_t *pfns, unsigned n
 {
 	/* Allocators take back what they handed out: an allocated head. */
 	for (unsigned i = 0; i < n; i++)
-		retype(pfns[i], PAGE_ALLOCATED);
+		retype(pfns[i], order, PAGE_PCP, PAGE_ALLOCATED);
 	alloc_raw_free_bulk(pfns, n, order);
 }
 
@@ -63,10 +71,21 @@ static const struct pcp_backend backend = { be_take, be_give, be_free_pages };
 
 /* ---- set-up ---- */
 
+static const struct alloc_cache pcp_cache = {
+	.max_order = PCP_MAX_ORDER,
+	.alloc = alloc_pcp_alloc,
+	.free = alloc_pcp_free,
+	.drain_this_cpu = alloc_pcp_drain_this_cpu,
+	.drain_all = alloc_pcp_drain_all,
+	.pages = alloc_pcp_pages,
+};
+
 void alloc_pcp_reset(void)
 {
 	__atomic_store_n(&active, false, __ATOMIC_RELEASE);
-	memset(lists, 0, sizeof(lists));
+	alloc_set_cache(NULL);
+	lists = rows_boot;
+	rows_boot[0] = NULL;
 	memset(nodes, 0, sizeof(nodes));
 	nr_cpus = nr_nodes = 0;
 }
@@ -107,14 +126,15 @@ size_t alloc_pcp_bytes_per_cpu(const struct alloc_pcp_setup *s)
 	uint32_t nnodes = alloc_nr_nodes();
 	size_t bytes = 0;
 
-	if (!mm || !s->nr_cpus || s->nr_cpus > MAX_LIST_CPUS)
+	if (!mm || !s->nr_cpus)
 		return 0;
 	memset(tmp, 0, sizeof(tmp));
 	size_nodes(s, mm, nnodes, tmp);
 	for (uint32_t n = 0; n < nnodes; n++)
 		if (mm->nodes[n].nr_pages)
 			bytes += pcp_list_bytes(&tmp[n].pz);
-	return bytes;
+	/* The CPU's row of pointers, and its rounding to a cache line. */
+	return bytes + nnodes * sizeof(struct pcp_list *) + 64;
 }
 
 bool alloc_pcp_init(const struct alloc_pcp_setup *s)
@@ -122,13 +142,24 @@ bool alloc_pcp_init(const struct alloc_pcp_setup *s)
 	const struct memmap *mm = alloc_memmap();
 
 	alloc_pcp_reset();
-	if (!mm || !s->nr_cpus || s->nr_cpus > MAX_LIST_CPUS || !s->this_cpu || !s->mem) {
-		pr_err("pcp: cannot set up lists for %u CPUs (at most %u)", s->nr_cpus,
-		       MAX_LIST_CPUS);
+	if (!mm || !s->nr_cpus || !s->this_cpu || !s->mem || !s->rows) {
+		pr_err("pcp: cannot set up lists for %u CPUs", s->nr_cpus);
 		return false;
 	}
 	nr_nodes = alloc_nr_nodes();
 	size_nodes(s, mm, nr_nodes, nodes);
+	for (uint32_t c = 0; c < s->nr_cpus; c++) {
+		s->rows[c] = s->mem(s->mem_ctx, nr_nodes * sizeof(struct pcp_list *), c,
+				    s->cpu_node[c]);
+		if (!s->rows[c]) {
+			pr_err("pcp: no memory on node %u for cpu %u's list pointers: no per-CPU lists",
+			       s->cpu_node[c], c);
+			alloc_pcp_reset();
+			return false;
+		}
+		memset(s->rows[c], 0, nr_nodes * sizeof(struct pcp_list *));
+	}
+	lists = s->rows;
 	for (uint32_t c = 0; c < s->nr_cpus; c++) {
 		for (uint32_t n = 0; n < nr_nodes; n++) {
 			void *mem;
@@ -148,6 +179,7 @@ bool alloc_pcp_init(const struct alloc_pcp_setup *s)
 	nr_cpus = s->nr_cpus;
 	this_cpu_fn = s->this_cpu;
 	__atomic_store_n(&active, true, __ATOMIC_RELEASE);
+	alloc_set_cache(&pcp_cache);
 	return true;
 }
 
@@ -171,7 +203,7 @@ uint64_t alloc_pcp_alloc(uint32_t node, unsigned order)
 		return ALLOC_NO_PFN;
 	pfn = pcp_alloc(l, order);
 	if (pfn != ALLOC_NO_PFN)
-		retype(pfn, PAGE_ALLOCATED);
+		retype(pfn, order, PAGE_PCP, PAGE_ALLOCATED);
 	return pfn;
 }
 
@@ -182,7 +214,7 @@ bool alloc_pcp_free(uint64_t pfn, unsigned order)
 	if (order > PCP_MAX_ORDER || !alloc_pcp_active() ||
 	    !(l = my_list(memmap_nid_of_pfn(alloc_memmap(), pfn))))
 		return false;
-	retype(pfn, PAGE_PCP);
+	retype(pfn, order, PAGE_ALLOCATED, PAGE_PCP);
 	pcp_free(l, pfn, order);
 	return true;
 }

@@ -37,6 +37,9 @@ struct alloc_pcp_setup {
 	 * NULL if none. */
 	void *(*mem)(void *ctx, size_t bytes, uint32_t cpu, uint32_t node);
 	void *mem_ctx;
+	/* nr_cpus pointers, kept for good: CPU c's row of list pointers (one
+	 * per node, taken from @mem on cpu_node[c]) goes in rows[c]. */
+	struct pcp_list ***rows;
 	struct pcp_config cfg;
 };
 

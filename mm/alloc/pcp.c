@@ -640,53 +640,56 @@ bool pcp_parse_policy(const char *s, enum pcp_policy *out, char *err, size_t err
 	return false;
 }
 
+struct steps_list {
+	uint32_t add, remove;       /* the steps named plain or with +, and with - */
+	bool relative;              /* signed items: from mainline */
+};
+
+static bool steps_item(void *ctx, const char *item, char sign, uint64_t *key, char *err,
+		       size_t err_bytes)
+{
+	struct steps_list *l = ctx;
+	uint64_t n;
+
+	if (!cmdline_parse_u64(item, &n) || n > 31 || !(PCP_STEPS_KNOWN & PCP_STEP(n))) {
+		snprintf(err, err_bytes, "'%s' is not one", item);
+		return false;
+	}
+	if (sign == '-')
+		l->remove |= PCP_STEP(n);
+	else
+		l->add |= PCP_STEP(n);
+	l->relative = sign != 0;
+	*key = n;        /* +3,-3 names step 3 twice: a duplicate */
+	return true;
+}
+
 bool pcp_parse_steps(const char *s, uint32_t *out, char *err, size_t err_bytes)
 {
-	uint32_t mask = 0;
-	bool first = true;
+	struct steps_list l = { 0 };
+	const struct cmdline_list list = {
+		.what = "mainline, none, all, or step numbers from 1,3,4,5,7,8,9,10 "
+			"(+N/-N: mainline with/without N)",
+		.signs = true, .item = steps_item, .ctx = &l };
 
-	if (!s || !*s)
-		goto bad;
-	if (strcmp(s, "mainline") == 0) {
+	if (s && strcmp(s, "mainline") == 0) {
 		*out = PCP_STEPS_MAINLINE;
 		return true;
 	}
-	if (strcmp(s, "none") == 0) {
+	if (s && strcmp(s, "none") == 0) {
 		*out = 0;
 		return true;
 	}
-	if (strcmp(s, "all") == 0) {
+	if (s && strcmp(s, "all") == 0) {
 		*out = PCP_STEPS_KNOWN;
 		return true;
 	}
-	while (*s) {
-		char sign = 0;
-		unsigned n = 0, digits = 0;
-
-		if (*s == '+' || *s == '-')
-			sign = *s++;
-		if (first && sign)
-			mask = PCP_STEPS_MAINLINE;
-		while (*s >= '0' && *s <= '9' && digits < 3) {
-			n = n * 10 + (unsigned)(*s++ - '0');
-			digits++;
-		}
-		if (!digits || n > 31 || !(PCP_STEPS_KNOWN & PCP_STEP(n)) || (*s && *s != ','))
-			goto bad;
-		if (sign == '-')
-			mask &= ~PCP_STEP(n);
-		else
-			mask |= PCP_STEP(n);
-		first = false;
-		if (*s == ',' && !*++s)
-			goto bad;
-	}
-	*out = mask;
+	if (!cmdline_parse_list(s, &list, err, err_bytes))
+		return false;
+	/* The list is all relative or all absolute (cmdline_parse_list): the
+	 * order of its items never matters. */
+	*out = l.relative ? (PCP_STEPS_MAINLINE | l.add) & ~l.remove : l.add;
 	return true;
-bad:
-	snprintf(err, err_bytes,
-		 "mainline, none, all, or step numbers from 1,3,4,5,7,8,9,10 (+N/-N: mainline with/without N)");
-	return false;
 }
 
 void pcp_format_steps(uint32_t steps, char *buf, size_t bytes)
@@ -751,13 +754,38 @@ static bool parse_pcp_steps(const char *value, void *ptr, char *err, size_t err_
 	return pcp_parse_steps(value, ptr, err, err_bytes);
 }
 
+/*
+ * memboot.pcp_high_fraction=0 or 8..1000000. Linux's sysctl handler for
+ * vm.percpu_pagelist_high_fraction (mm/page_alloc.c) takes 0 (the default:
+ * high from the low watermark) and refuses any other value below
+ * MIN_PERCPU_PAGELIST_HIGH_FRACTION (8) with EINVAL, keeping the old value,
+ * "to avoid pcp imbalance": below 8 one CPU's list could hold an eighth of
+ * the zone or more (at 1, all of it).
+ */
+static bool parse_high_fraction(const char *value, void *ptr, char *err, size_t err_bytes)
+{
+	uint64_t v;
+
+	if (!value || !cmdline_parse_u64(value, &v) || (v && v < PCP_HIGH_FRACTION_MIN) ||
+	    v > PCP_HIGH_FRACTION_MAX) {
+		snprintf(err, err_bytes,
+			 "0 (high from the low watermark) or a fraction %u..%u; below %u one CPU's list "
+			 "could hold the node's memory, and Linux refuses it too",
+			 PCP_HIGH_FRACTION_MIN, PCP_HIGH_FRACTION_MAX, PCP_HIGH_FRACTION_MIN);
+		return false;
+	}
+	*(uint64_t *)ptr = v;
+	return true;
+}
+
 static const struct param pcp_params[] = {
 	{ .key = "memboot.pcp", .type = PARAM_FUNC, .ptr = &pcp_settings.policy,
 	  .fn = parse_pcp, .help = "per-CPU page lists: off, fixed or auto (docs/pcp.md)" },
 	{ .key = "memboot.pcp_steps", .type = PARAM_FUNC, .ptr = &pcp_settings.steps,
 	  .fn = parse_pcp_steps, .help = "steps of Linux's PCP auto-tuning series to apply" },
-	{ .key = "memboot.pcp_high_fraction", .type = PARAM_U64, .ptr = &pcp_settings.high_fraction,
-	  .min = 0, .max = 1000000, .help = "high = node pages / fraction / CPUs (0: low watermark)" },
+	{ .key = "memboot.pcp_high_fraction", .type = PARAM_FUNC, .ptr = &pcp_settings.high_fraction,
+	  .fn = parse_high_fraction,
+	  .help = "high = node pages / fraction / CPUs: 0 (low watermark) or 8..1000000" },
 	{ .key = "memboot.churn_mix", .type = PARAM_STR, .ptr = pcp_settings.churn_mix,
 	  .max = sizeof(pcp_settings.churn_mix), .help = "churn self-test load: kbuild, deep or net" },
 	{ .key = "memboot.churn_allocs", .type = PARAM_U64, .ptr = &pcp_settings.churn_allocs,

@@ -57,6 +57,7 @@
 #define PCP_NR_ORDERS (PCP_MAX_ORDER + 1)
 #define PCP_BATCH_SCALE_MAX 5      /* CONFIG_PCP_BATCH_SCALE_MAX default */
 #define PCP_HIGH_FRACTION_MIN 8    /* MIN_PERCPU_PAGELIST_HIGH_FRACTION */
+#define PCP_HIGH_FRACTION_MAX 1000000   /* memboot.pcp_high_fraction's top */
 #define PCP_NO_PFN UINT64_MAX
 
 enum pcp_policy { PCP_OFF, PCP_FIXED, PCP_AUTO };
@@ -173,8 +174,9 @@ bool pcp_check(const struct pcp_list *l);
 /* Command-line values. Each returns false (and a message in @err) on a bad
  * value, leaving *out unchanged. */
 bool pcp_parse_policy(const char *s, enum pcp_policy *out, char *err, size_t err_bytes);
-/* "mainline", "none", "all", or a comma list of step numbers, each optionally
- * prefixed + or - to add to or remove from mainline ("+9", "-10"). */
+/* "mainline", "none", "all", or a list of step numbers (cmdline_parse_list's
+ * rule): all plain (exactly those steps), or all prefixed + or - to add to or
+ * remove from mainline ("+9,-10"). */
 bool pcp_parse_steps(const char *s, uint32_t *out, char *err, size_t err_bytes);
 /* "1,3,4" for a step mask ("none" when empty). */
 void pcp_format_steps(uint32_t steps, char *buf, size_t bytes);

@@ -106,17 +106,47 @@ bool hugetlb_parse_default(struct hugetlb_config *c, const char *value, char *er
 	return true;
 }
 
+/* One node:count pair of hugepages= into the request at @ctx; the node is
+ * the key, so a node named twice is refused (cmdline_parse_list). */
+static bool pages_item(void *ctx, const char *item, char sign, uint64_t *key, char *err,
+		       size_t err_bytes)
+{
+	struct hugetlb_request *r = ctx;
+	const char *colon = strchr(item, ':');
+	char node_text[CMDLINE_ITEM_MAX];
+	uint64_t node, count;
+
+	if (!colon) {
+		snprintf(err, err_bytes, "'%s' has no ':'", item);
+		return false;
+	}
+	memcpy(node_text, item, (size_t)(colon - item));
+	node_text[colon - item] = '\0';
+	if (!cmdline_parse_u64(node_text, &node) || !cmdline_parse_u64(colon + 1, &count) ||
+	    count > (1ULL << 32)) {
+		snprintf(err, err_bytes, "'%s' is not a pair of numbers (count up to 2^32)", item);
+		return false;
+	}
+	if (node >= HUGETLB_MAX_NODES) {
+		snprintf(err, err_bytes, "node numbers below %d; node %llu is not",
+			 HUGETLB_MAX_NODES, (unsigned long long)node);
+		return false;
+	}
+	r->counts[r->nr_counts++] = (struct hugetlb_node_count){ (uint32_t)node, count };
+	*key = node;
+	return true;
+}
+
 bool hugetlb_parse_pages(struct hugetlb_config *c, const char *value, char *err,
 			 size_t err_bytes)
 {
 	struct hugetlb_request r = { .set = true };
-	char buf[512];
 
 	if (c->current == HUGETLB_SIZE_INVALID) {
 		snprintf(err, err_bytes, "a valid hugepagesz= before it; it follows an invalid one, so it is ignored");
 		return false;
 	}
-	if (!value || !*value || strlen(value) >= sizeof(buf)) {
+	if (!value || !*value) {
 		snprintf(err, err_bytes, "a count, or node:count pairs separated by commas");
 		return false;
 	}
@@ -126,41 +156,12 @@ bool hugetlb_parse_pages(struct hugetlb_config *c, const char *value, char *err,
 			return false;
 		}
 	} else {
-		memcpy(buf, value, strlen(value) + 1);
+		const struct cmdline_list list = {
+			.what = "node:count pairs", .max_items = HUGETLB_MAX_NODE_COUNTS,
+			.item = pages_item, .ctx = &r };
 		r.per_node = true;
-		for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
-		     tok = strtok_r(NULL, ",", &save)) {
-			char *colon = strchr(tok, ':');
-			uint64_t node, count;
-			if (!colon) {
-				snprintf(err, err_bytes, "node:count pairs; '%s' has no ':'", tok);
-				return false;
-			}
-			*colon = '\0';
-			if (!cmdline_parse_u64(tok, &node) || !cmdline_parse_u64(colon + 1, &count) ||
-			    count > (1ULL << 32)) {
-				snprintf(err, err_bytes, "node:count pairs of numbers; '%s:%s' is not",
-					 tok, colon + 1);
-				return false;
-			}
-			if (node >= HUGETLB_MAX_NODES) {
-				snprintf(err, err_bytes, "node numbers below %d; node %llu is not",
-					 HUGETLB_MAX_NODES, (unsigned long long)node);
-				return false;
-			}
-			/* A node named twice: the last count wins. */
-			uint32_t i = 0;
-			while (i < r.nr_counts && r.counts[i].node != node)
-				i++;
-			if (i == HUGETLB_MAX_NODE_COUNTS) {
-				snprintf(err, err_bytes, "at most %d node:count pairs",
-					 HUGETLB_MAX_NODE_COUNTS);
-				return false;
-			}
-			r.counts[i] = (struct hugetlb_node_count){ (uint32_t)node, count };
-			if (i == r.nr_counts)
-				r.nr_counts++;
-		}
+		if (!cmdline_parse_list(value, &list, err, err_bytes))
+			return false;
 	}
 	if (c->current >= 0)
 		c->explicit_req[c->current] = r;

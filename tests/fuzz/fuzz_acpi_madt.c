@@ -5,9 +5,8 @@
 #include <stdint.h>
 
 #include "kernel/acpi/acpi.h"
+#include "tests/fuzz/fuzz_common.h"
 #include "tests/host/host_support.h"
-
-#define CHECK(cond) do { if (!(cond)) __builtin_trap(); } while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -19,6 +18,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	CHECK(m.nr_cpus <= ACPI_MADT_MAX_CPUS);
+	CHECK(m.nr_nmis <= ACPI_MADT_MAX_NMIS);
+	for (uint32_t i = 0; i < m.nr_nmis; i++)
+		CHECK(m.nmis[i].lint <= 1);
+	(void)acpi_lint_nmi_of(&m, 0);
 	CHECK(m.nr_cpus + m.nr_disabled + m.nr_ignored + m.nr_dropped <= m.nr_entries);
 	for (uint32_t i = 0; i < m.nr_cpus; i++) {
 		CHECK(m.cpus[i].enabled || m.cpus[i].online_capable);

@@ -162,3 +162,141 @@ def test_selftests_sized_to_free_memory():
     assert "selftest alloc: skipped: not enough memory" in b.console
     b = boot(append="memboot.selftest=alloc", qemu_args=["-m", "48M"])
     b.expect_ok()
+
+
+def _bench_cells(b):
+    return {(r["row"], r["locks"]): r for r in b.all("pt_bench")}
+
+
+def _check_bench_fits(b, asked_mib):
+    """Every cell ran within free memory, or was skipped with a reason; no
+    page lost; a smaller row than asked is a warning naming both sizes."""
+    done = b.expect_ok()
+    assert all(c["lost"] == 0 for c in b.all("census")), b.all("census")
+    census = {c["when"]: c for c in b.all("census")}
+    assert census["end"]["free"] == census["boot"]["free"], census
+    cells = _bench_cells(b)
+    assert len(cells) == 6, cells
+    warnings = [r["msg"] for r in b.all("warning")]
+    for (row, locks), r in cells.items():
+        assert r["asked_bytes"] == asked_mib << 20, r
+        assert r["bytes"] <= r["asked_bytes"], r
+        if "skipped" in r:
+            continue
+        page = 4096 if row == "4k" else 2 << 20
+        assert r["bytes"] > 0 and r["faults"] == r["bytes"] // page, r
+        if r["bytes"] < r["asked_bytes"]:
+            assert any(f"{asked_mib} MiB asked, {r['bytes'] >> 20} MiB fit in free memory" in m
+                       for m in warnings), warnings
+    assert "out of memory" not in b.console, b.tail()
+    return done, cells
+
+
+def test_pt_bench_sized_to_free_memory():
+    # Each of these faulted on 'out of memory' in the bench's own fault
+    # handler (status 2): 32 MiB a node with the default 64 MiB, the 2M
+    # row of 244 MiB on 256 MiB, and 64 GiB asked of 256 MiB.
+    b = boot(nodes=2, mem_per_node="32M", boot_path="pvh",
+             append="memboot.bench=pt memboot.ptbench_reps=1")
+    _, cells = _check_bench_fits(b, 64)
+    assert 0 < cells[("4k", "global")]["bytes"] < 64 << 20, cells
+    assert 0 < cells[("2m", "global")]["bytes"] < 64 << 20, cells
+    assert cells[("hugetlb", "split")]["skipped"] == "no 2 MiB pool pages (hugepages=)", cells
+    b = boot(mem_per_node="256M", boot_path="pvh",
+             append="memboot.bench=pt memboot.ptbench_mib=244 memboot.ptbench_reps=1")
+    _, cells = _check_bench_fits(b, 244)
+    assert cells[("2m", "split")]["bytes"] > 0, cells
+    b = boot(mem_per_node="256M", boot_path="pvh",
+             append="memboot.bench=pt memboot.ptbench_mib=65536 memboot.ptbench_reps=1 "
+                    "hugepages=20")
+    _, cells = _check_bench_fits(b, 65536)
+    for row in ("4k", "2m"):
+        assert 200 << 20 < cells[(row, "global")]["bytes"] < 256 << 20, cells
+    assert cells[("hugetlb", "global")]["bytes"] == 40 << 20, cells
+
+
+def test_pt_bench_row_that_does_not_fit_is_skipped():
+    # The pool holds nearly everything: the 4K and 2M rows cannot have 2 MiB
+    # for each of the 2 CPUs, and the pool row not the page tables it needs
+    # with what two CPUs' lists can hold back. Each says so, like the
+    # self-tests, and nothing faults.
+    b = boot(mem_per_node="256M", cpus_per_node=2, boot_path="pvh",
+             append="hugepages=124 memboot.bench=pt memboot.ptbench_mib=8 "
+                    "memboot.ptbench_reps=1")
+    _, cells = _check_bench_fits(b, 8)
+    for locks in ("global", "split"):
+        for row, unit in (("4k", "free 4 KiB pages"), ("2m", "free 2 MiB blocks")):
+            why = cells[(row, locks)]["skipped"]
+            assert why.startswith("not enough free memory: ") and unit in why, cells
+            assert "the row needs 2 MiB per CPU (2 CPUs) and its page tables" in why, why
+        why = cells[("hugetlb", locks)]["skipped"]
+        assert why.startswith("not enough free memory for its page tables: "), why
+    assert "bench pt:               split  skipped: not enough free memory" in b.console
+
+
+def test_list_values_and_limits_refused_with_one_message_each():
+    # Lists by one rule (docs/cmdline.md, Lists), a fraction Linux refuses,
+    # and bench=all: each refused value an error naming it, the default kept.
+    b = boot(boot_path="pvh", mem_per_node="256M",
+             append="memboot.selftest=alloc, memboot.pcp_steps=3,-3 hugepages=0:2,,1:2, "
+                    "memboot.pcp_high_fraction=1 memboot.bench=all memboot.ptbench_mib=2 "
+                    "memboot.ptbench_reps=1")
+    done = b.expect_ok()
+    errors = [r["msg"] for r in b.all("error")]
+    assert done["errors"] == 4 == len(errors), errors
+    assert any("'memboot.selftest'" in m and "item 2 is empty" in m for m in errors), errors
+    assert any("'memboot.pcp_steps'" in m and "'3' has none, '-3' has one" in m
+               for m in errors), errors
+    assert any("'hugepages'" in m and "item 2 is empty" in m for m in errors), errors
+    assert any("'memboot.pcp_high_fraction'" in m and "8..1000000" in m for m in errors), errors
+    assert b.all("selftest") == [], b.all("selftest")       # alloc, was not run
+    assert b.all("hugetlb") == [], b.all("hugetlb")
+    pcp = b.one("pcp")
+    assert pcp["high_fraction"] == 0 and pcp["policy"] == "auto", pcp
+    assert pcp["steps"] == "1,3,4,5,7,8,10" and pcp["tuned"] is True, pcp
+    assert pcp["high_min"] < pcp["high_max"], pcp
+    # bench=all runs every benchmark: pt's six cells.
+    assert len(b.all("pt_bench")) == 6
+    assert "expected unknown benchmark" not in b.console
+    assert all(c["lost"] == 0 for c in b.all("census"))
+    # A valid fraction fixes high: the record says it is not tuned.
+    b = boot(boot_path="pvh", mem_per_node="256M", append="memboot.pcp_high_fraction=8")
+    b.expect_ok()
+    pcp = b.one("pcp")
+    assert pcp["high_fraction"] == 8 and pcp["tuned"] is False, pcp
+    assert pcp["high_min"] == pcp["high_max"], pcp
+
+
+def test_early_allocations_beyond_memory_say_so():
+    # 100000 early pages of a 256 MiB machine: as many as there are, and a
+    # warning with both numbers, in the line and in node_init.
+    b = boot(boot_path="pvh", mem_per_node="256M", append="memboot.early_alloc_pages=100000")
+    b.expect_ok()
+    init = b.one("node_init")
+    assert init["early_alloc_asked"] == 100000, init
+    assert 60000 < init["early_alloc_made"] < 65536, init
+    warnings = [r["msg"] for r in b.all("warning") if "early_alloc_pages" in r["msg"]]
+    assert len(warnings) == 1, b.all("warning")
+    assert (f"memboot.early_alloc_pages=100000: only {init['early_alloc_made']} early "
+            "allocations made; the allocator had no free page left on any node") in warnings[0]
+    assert all(c["lost"] == 0 for c in b.all("census"))
+    # Enough memory: no warning, both numbers equal.
+    b = boot(boot_path="pvh", mem_per_node="256M", append="memboot.early_alloc_pages=1000")
+    b.expect_ok()
+    init = b.one("node_init")
+    assert init["early_alloc_asked"] == init["early_alloc_made"] == 1000, init
+    assert not any("early" in r["msg"] for r in b.all("warning")), b.all("warning")
+
+
+def test_churn_selftest_without_memory_is_skipped():
+    # The pools take nearly all of 2 x 64 MiB: half of what is left is under
+    # 256 pages for each of 4 workers. That is a skip, as for the other
+    # self-tests, not a failure (it was status 4, 'cannot run').
+    b = boot(nodes=2, cpus_per_node=2, mem_per_node="64M", boot_path="pvh",
+             append="hugepages=0:30,1:30 memboot.selftest=churn")
+    b.expect_ok()
+    assert b.one("selftest") == {"event": "selftest", "name": "churn", "ok": True,
+                                 "skipped": True, "reason": "not enough memory"}
+    assert "selftest churn: skipped: not enough memory" in b.console
+    assert not any("churn" in r["msg"] for r in b.all("error")), b.all("error")
+    assert all(c["lost"] == 0 for c in b.all("census"))

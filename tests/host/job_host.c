@@ -127,6 +127,22 @@ void job_platform_post(uint32_t cpu, void (*fn)(void *arg), void *arg)
 	pthread_mutex_unlock(&c->lock);
 }
 
+bool job_platform_try_post(uint32_t cpu, void (*fn)(void *arg), void *arg)
+{
+	struct host_cpu *c = &cpus[cpu];
+	bool posted = false;
+
+	pthread_mutex_lock(&c->lock);
+	if (!__atomic_load_n(&c->fn, __ATOMIC_ACQUIRE)) {
+		c->arg = arg;
+		__atomic_store_n(&c->fn, fn, __ATOMIC_RELEASE);
+		pthread_cond_signal(&c->wake);
+		posted = true;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return posted;
+}
+
 uint64_t job_platform_ticks(void)
 {
 	struct timespec ts;

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#define JOB_HOST_MAX_CPUS 64
+#define JOB_HOST_MAX_CPUS 256
 
 /* Bring up @nr_cpus CPUs (1..JOB_HOST_MAX_CPUS), CPU i on node_of_cpu[i]. */
 void job_host_start(uint32_t nr_cpus, const uint32_t *node_of_cpu);

@@ -28,7 +28,7 @@
 
 /* ---- table builders ---- */
 
-#define TABLE_CAP (160 * 1024)
+#define TABLE_CAP (512 * 1024)   /* 16384 x2APIC entries and more */
 
 struct table {
 	uint8_t b[TABLE_CAP];
@@ -130,6 +130,23 @@ static void madt_lapic_nmi(struct table *t)
 {
 	uint8_t *e = append(t, 6);
 	e[0] = 4; e[1] = 6; e[2] = 0xff; e[5] = 1;
+}
+
+static void madt_nmi4(struct table *t, uint8_t uid, uint16_t flags, uint8_t lint)
+{
+	uint8_t *e = append(t, 6);
+	e[0] = 4; e[1] = 6; e[2] = uid;
+	memcpy(e + 3, &flags, 2);
+	e[5] = lint;
+}
+
+static void madt_nmi_x2(struct table *t, uint32_t uid, uint16_t flags, uint8_t lint)
+{
+	uint8_t *e = append(t, 12);
+	e[0] = 0xa; e[1] = 12;
+	memcpy(e + 2, &flags, 2);
+	put32(e, 4, uid);
+	e[8] = lint;
 }
 
 static void madt_override(struct table *t, uint64_t addr)
@@ -936,6 +953,38 @@ static void test_madt_x2apic_and_override(void **state)
 	free(t);
 }
 
+/* NMI entries of both kinds: for all processors (0xff, 0xffffffff) or one
+ * UID, LINT0 or LINT1, active low from the MPS polarity; LINT2 is no pin. */
+static void test_madt_nmi_entries(void **state)
+{
+	static struct acpi_madt_info m;
+	struct table *t = madt_begin(5);
+
+	(void)state;
+	madt_lapic(t, 0, 0, 1);
+	madt_x2apic(t, 300, 1, 300);
+	madt_nmi4(t, 0xff, 0, 1);              /* every CPU: LINT1, bus default */
+	madt_nmi_x2(t, 300, 0xf, 0);           /* UID 300: LINT0, active low, level */
+	madt_nmi_x2(t, 0xffffffff, 0x5, 1);    /* all again, active high, edge */
+	madt_nmi4(t, 7, 0, 2);                 /* no LINT2: ignored */
+	sdt_finish(t);
+	assert_true(acpi_madt_parse(t->b, t->len, &m));
+	assert_int_equal(m.nr_cpus, 2);
+	assert_int_equal(m.nr_nmis, 3);
+	assert_int_equal(m.nr_nmis_ignored, 1);
+	assert_int_equal(m.nmis[0].acpi_uid, ACPI_UID_ALL);
+	assert_false(m.nmis[0].x2apic);
+	assert_int_equal(m.nmis[1].acpi_uid, 300);
+	assert_true(m.nmis[1].x2apic);
+	assert_int_equal(m.nmis[1].flags, 0xf);
+	assert_int_equal(acpi_lint_nmi_of(&m, 0), ACPI_LINT1_NMI);
+	assert_int_equal(acpi_lint_nmi_of(&m, 300),
+			 ACPI_LINT1_NMI | ACPI_LINT0_NMI | ACPI_LINT0_ACTIVE_LOW);
+	assert_int_equal(host_log_count(LOG_WARN), 1);
+	assert_true(host_log_contains("names LINT2; a local APIC has LINT0 and LINT1 only; ignored"));
+	free(t);
+}
+
 static void test_madt_no_entries(void **state)
 {
 	static struct acpi_madt_info m;
@@ -1058,15 +1107,17 @@ static void test_madt_capacity(void **state)
 	static struct acpi_madt_info m;
 	struct table *t = madt_begin(3);
 
-	for (uint32_t i = 0; i < 1100; i++)
+	for (uint32_t i = 0; i < ACPI_MADT_MAX_CPUS + 76; i++)
 		madt_x2apic(t, i, 1, i);
 	sdt_finish(t);
 	assert_true(acpi_madt_parse(t->b, t->len, &m));
+	assert_int_equal(ACPI_MADT_MAX_CPUS, 16384);
 	assert_int_equal(m.nr_cpus, ACPI_MADT_MAX_CPUS);
-	assert_int_equal(m.nr_dropped, 1100 - ACPI_MADT_MAX_CPUS);
-	assert_int_equal(m.cpus[1023].apic_id, 1023);
+	assert_int_equal(m.nr_dropped, 76);
+	assert_int_equal(m.cpus[16383].apic_id, 16383);
 	assert_int_equal(host_log_count(LOG_WARN), 1);
-	assert_true(host_log_contains("ACPI: MADT: more than 1024 processors; APIC ID 0x400 (offset 0x402c) and later ones dropped"));
+	/* 44 bytes of header and fixed fields, then 16 bytes an entry. */
+	assert_true(host_log_contains("ACPI: MADT: more than 16384 processors; APIC ID 0x4000 (offset 0x4002c) and later ones dropped"));
 	free(t);
 }
 
@@ -1763,8 +1814,13 @@ static void test_hpet_fixture_and_bad(void **state)
 	assert_false(acpi_hpet_parse(b->b, b->len, &h));
 	assert_true(host_log_contains("register base 0xfed00100 (offset 0x2c) is not a 1 KiB aligned"));
 	put64(b->b, 44, 0);
+	host_log_reset();
 	assert_false(acpi_hpet_parse(b->b, b->len, &h));
 	assert_int_equal(h.address, 0);
+	/* Address 0 is named as such, not as a misaligned one. */
+	assert_true(host_log_contains("ACPI: HPET: register base is address 0 (offset 0x2c): the "
+				      "table names no HPET; HPET ignored"));
+	assert_false(host_log_contains("1 KiB aligned"));
 	assert_false(acpi_hpet_parse(b->b, 40, &h));
 	free(b);
 }
@@ -1859,6 +1915,7 @@ int main(void)
 		T(test_madt_entry_past_end),
 		T(test_madt_rejected),
 		T(test_madt_capacity),
+		T(test_madt_nmi_entries),
 		T(test_srat_q35),
 		T(test_srat_pxm_width),
 		T(test_srat_flags_and_edges),

@@ -20,6 +20,7 @@
 #include "kernel/console/options.h"
 #include "kernel/cmdline.h"
 #include "kernel/exit.h"
+#include "kernel/log.h"
 #include "kernel/init/meminit.h"
 #include "mm/init.h"
 #include "mm/alloc/pcp.h"
@@ -520,7 +521,8 @@ static void test_kernel_defaults(void **state)
 	assert_false(bootreport_settings.dump_bootinfo);
 	assert_false(bootreport_settings.dump_acpi);
 	/* The defaults docs/cmdline.md gives. */
-	assert_int_equal(smp_settings.maxcpus, 256);
+	assert_int_equal(smp_settings.maxcpus, 8192);
+	assert_int_equal(smp_settings.bringup, SMP_BRINGUP_PARALLEL);
 	assert_false(smp_settings.nosmp);
 	assert_int_equal(smp_settings.timeout_ms, 2000);
 	assert_int_equal(smp_settings.apic, APIC_REQUEST_AUTO);
@@ -557,9 +559,11 @@ static void test_kernel_selftest(void **state)
 	assert_result(params_parse("memboot.selftest=churn,jobs,pt"), 1, 1, 0, 0);
 	assert_int_equal(selftest_settings.selftests, SELFTEST_CHURN | SELFTEST_JOBS | SELFTEST_PT);
 
+	/* A name given twice is refused, not dropped (the list rule). */
 	selftest_settings.selftests = 0;
-	assert_result(params_parse("memboot.selftest=clock,clock"), 1, 1, 0, 0);
-	assert_int_equal(selftest_settings.selftests, SELFTEST_CLOCK);
+	assert_result(params_parse("memboot.selftest=clock,clock"), 1, 0, 0, 1);
+	assert_true(host_log_contains("'clock' is given twice"));
+	assert_int_equal(selftest_settings.selftests, 0);
 
 	selftest_settings.selftests = 0;
 	assert_result(params_parse("memboot.selftest=clock,bogus"), 1, 0, 0, 1);
@@ -571,7 +575,7 @@ static void test_kernel_selftest(void **state)
 	assert_result(params_parse("memboot.selftest=clk"), 1, 0, 0, 1);
 	assert_result(params_parse("memboot.selftest=clocks"), 1, 0, 0, 1);
 	assert_result(params_parse("memboot.selftest=,clock"), 1, 0, 0, 1);
-	assert_true(host_log_contains("'' is not one"));
+	assert_true(host_log_contains("item 1 is empty"));
 	host_log_reset();
 	assert_result(params_parse("memboot.selftest="), 1, 0, 0, 1);
 	assert_true(host_log_contains("cmdline: bad value '' for 'memboot.selftest' (expected "));
@@ -585,7 +589,8 @@ static void test_kernel_selftest(void **state)
  * for entry i, and `list` asks for the table instead of a run. */
 static void test_kernel_selftest_table(void **state)
 {
-	static const char *const names[] = { "clock", "jobs", "hugetlb", "pt", "alloc", "churn" };
+	static const char *const names[] = { "clock", "jobs", "hugetlb", "pt", "alloc", "churn",
+					      "replay" };
 	char line[64];
 
 	assert_int_equal(SELFTEST_COUNT, sizeof(names) / sizeof(names[0]));
@@ -616,7 +621,7 @@ static void test_kernel_selftest_table(void **state)
 	assert_int_equal(selftest_settings.selftests, SELFTEST_PT);
 	host_log_reset();
 	assert_result(params_parse("memboot.selftest=lists"), 1, 0, 0, 1);
-	assert_true(host_log_contains("names from: clock, jobs, hugetlb, pt, alloc, churn, or list; "
+	assert_true(host_log_contains("names from: clock, jobs, hugetlb, pt, alloc, churn, replay, or list; "
 				      "'lists' is not one"));
 	assert_int_equal(selftest_settings.selftests, SELFTEST_PT);
 }
@@ -729,8 +734,13 @@ static void test_kernel_smp_alloc_pcp_vm_keys(void **state)
 	assert_int_equal(smp_settings.timeout_ms, 50);
 	assert_int_equal(smp_settings.skip_apic, 3);
 	assert_int_equal(smp_settings.apic, APIC_REQUEST_X2APIC);
-	assert_result(params_parse("maxcpus=257 memboot.smp_timeout_ms=0 memboot.apic=x3apic"),
+	assert_result(params_parse("maxcpus=8193 memboot.smp_timeout_ms=0 memboot.apic=x3apic"),
 		      3, 0, 0, 3);
+	assert_result(params_parse("maxcpus=8192 memboot.smp_bringup=serial"), 2, 2, 0, 0);
+	assert_int_equal(smp_settings.maxcpus, 8192);
+	assert_int_equal(smp_settings.bringup, SMP_BRINGUP_SERIAL);
+	assert_result(params_parse("maxcpus=4 memboot.smp_bringup=both"), 2, 1, 0, 1);
+	assert_int_equal(smp_settings.bringup, SMP_BRINGUP_SERIAL);
 	assert_int_equal(smp_settings.maxcpus, 4);
 	assert_int_equal(smp_settings.timeout_ms, 50);
 	assert_int_equal(smp_settings.apic, APIC_REQUEST_X2APIC);
@@ -754,6 +764,21 @@ static void test_kernel_smp_alloc_pcp_vm_keys(void **state)
 	assert_int_equal(pcp_settings.high_fraction, 8);
 	assert_string_equal(pcp_settings.churn_mix, "net");
 	assert_int_equal(pcp_settings.churn_allocs, 99);
+	/* Fractions below 8 are refused, as Linux's sysctl refuses them; 0 is auto. */
+	for (const char *const *v = (const char *const[]){ "1", "7", "1000001", "x", NULL }; *v; v++) {
+		char word[64];
+		snprintf(word, sizeof(word), "memboot.pcp_high_fraction=%s", *v);
+		host_log_reset();
+		assert_result(params_parse(word), 1, 0, 0, 1);
+		assert_true(host_log_contains("(expected 0 (high from the low watermark) or a fraction "
+					      "8..1000000; below 8 one CPU's list could hold the node's "
+					      "memory, and Linux refuses it too)"));
+		assert_int_equal(pcp_settings.high_fraction, 8);
+	}
+	assert_result(params_parse("memboot.pcp_high_fraction=0"), 1, 1, 0, 0);
+	assert_int_equal(pcp_settings.high_fraction, 0);
+	assert_result(params_parse("memboot.pcp_high_fraction=1000000"), 1, 1, 0, 0);
+	assert_int_equal(pcp_settings.high_fraction, 1000000);
 	assert_result(params_parse("memboot.pcp=sometimes memboot.pcp_steps=mainline"), 2, 1, 0, 1);
 	assert_int_equal(pcp_settings.policy, PCP_FIXED);
 	assert_int_equal(pcp_settings.steps, PCP_STEPS_MAINLINE);
@@ -768,10 +793,183 @@ static void test_kernel_smp_alloc_pcp_vm_keys(void **state)
 	vm_settings.bench_pt = false;
 	assert_result(params_parse("memboot.bench=fs memboot.ptbench_reps=16 memboot.ptbench_mib=1"),
 		      3, 0, 0, 3);
-	assert_true(host_log_contains("(expected unknown benchmark 'fs' (known: pt))"));
+	assert_true(host_log_contains("bad value 'fs' for 'memboot.bench' (expected benchmark "
+				      "names from: pt (or all); 'fs' is not one)"));
 	assert_false(vm_settings.bench_pt);
 	assert_int_equal(vm_settings.ptbench_reps, 5);
 	assert_int_equal(vm_settings.ptbench_mib, 128);
+}
+
+/* ---- lists: one parser, one rule (docs/cmdline.md, "Lists") ----------- */
+
+static const char *const letters[] = { "a", "b", "c", NULL };
+static unsigned letter_calls;
+
+struct letter_ctx {
+	uint32_t plain, plus, minus;
+};
+
+static bool letter_item(void *ctx, const char *item, char sign, uint64_t *key, char *err,
+			size_t err_bytes)
+{
+	struct letter_ctx *c = ctx;
+
+	letter_calls++;
+	for (unsigned i = 0; letters[i]; i++) {
+		if (strcmp(item, letters[i]) == 0) {
+			*(sign == '+' ? &c->plus : sign == '-' ? &c->minus : &c->plain) |= 1u << i;
+			*key = i;
+			return true;
+		}
+	}
+	snprintf(err, err_bytes, "'%s' is not one", item);
+	return false;
+}
+
+static bool letters_parse(const char *value, bool signs, unsigned max, struct letter_ctx *c)
+{
+	const struct cmdline_list l = { .what = "letters a, b, c", .signs = signs,
+					.max_items = max, .item = letter_item, .ctx = c };
+	char err[256];
+
+	memset(c, 0, sizeof(*c));
+	letter_calls = 0;
+	err[0] = '\0';
+	bool ok = cmdline_parse_list(value, &l, err, sizeof(err));
+	host_log_reset();
+	if (!ok)
+		pr_err("%s", err);       /* so host_log_contains() can see it */
+	return ok;
+}
+
+static void test_list_rule(void **state)
+{
+	struct letter_ctx c;
+
+	assert_true(letters_parse("a", false, 0, &c));
+	assert_int_equal(c.plain, 1);
+	assert_true(letters_parse("c,a,b", false, 0, &c));
+	assert_int_equal(c.plain, 7);
+
+	/* No empty item anywhere, one message naming the item. */
+	assert_false(letters_parse(NULL, false, 0, &c));
+	assert_true(host_log_contains("letters a, b, c, separated by commas; the list is empty"));
+	assert_false(letters_parse("", false, 0, &c));
+	assert_true(host_log_contains("the list is empty"));
+	const char *empty[][2] = { { "a,", "item 2 is empty" }, { ",a", "item 1 is empty" },
+				   { "a,,b", "item 2 is empty" }, { ",", "item 1 is empty" },
+				   { "a,b,", "item 3 is empty" } };
+	for (size_t i = 0; i < sizeof(empty) / sizeof(empty[0]); i++) {
+		assert_false(letters_parse(empty[i][0], false, 0, &c));
+		assert_true(host_log_contains("letters a, b, c, separated by single commas; "));
+		assert_true(host_log_contains(empty[i][1]));
+		assert_true(host_log_contains("(a leading, trailing or doubled comma)"));
+		/* Nothing was handed over from a malformed list. */
+		assert_int_equal(letter_calls, 0);
+	}
+
+	/* Duplicates are an error, wherever they stand. */
+	assert_false(letters_parse("a,b,a", false, 0, &c));
+	assert_true(host_log_contains("letters a, b, c, each at most once; 'a' is given twice"));
+	assert_false(letters_parse("+a,-a", true, 0, &c));
+	assert_true(host_log_contains("each at most once; '-a' repeats '+a'"));
+
+	/* An unknown item: the item's own message after the list's. */
+	assert_false(letters_parse("a,x", false, 0, &c));
+	assert_true(host_log_contains("letters a, b, c; 'x' is not one"));
+	/* Without signs, + is part of the item. */
+	assert_false(letters_parse("+a", false, 0, &c));
+	assert_true(host_log_contains("'+a' is not one"));
+
+	/* With signs: all or none, in either order, the same message. */
+	assert_true(letters_parse("+a,-b", true, 0, &c));
+	assert_int_equal(c.plus, 1);
+	assert_int_equal(c.minus, 2);
+	assert_true(letters_parse("a,b", true, 0, &c));
+	assert_int_equal(c.plain, 3);
+	assert_false(letters_parse("a,-b", true, 0, &c));
+	assert_true(host_log_contains("letters a, b, c, either all with a sign (+N/-N: relative to "
+				      "the default) or none; 'a' has none, '-b' has one"));
+	assert_int_equal(letter_calls, 0);
+	assert_false(letters_parse("-b,a", true, 0, &c));
+	assert_true(host_log_contains("'a' has none, '-b' has one"));
+
+	/* Limits: items and item length. */
+	assert_true(letters_parse("a,b", false, 2, &c));
+	assert_false(letters_parse("a,b,c", false, 2, &c));
+	assert_true(host_log_contains("letters a, b, c; at most 2 items"));
+	char longer[CMDLINE_ITEM_MAX + 8];
+	memset(longer, 'z', sizeof(longer) - 1);
+	longer[sizeof(longer) - 1] = '\0';
+	assert_false(letters_parse(longer, false, 0, &c));
+	assert_true(host_log_contains("item 1 ('zzzzzzzzzzzzzzzz...') is longer than 63 bytes"));
+}
+
+/* Every list-valued key follows the one rule with the one set of messages
+ * (the cases of issue 25: each used to be read its own way). */
+static void test_list_keys_share_the_rule(void **state)
+{
+	/* memboot.selftest: a trailing comma was accepted, a leading one not. */
+	const char *st[][2] = {
+		{ "memboot.selftest=alloc,", "item 2 is empty" },
+		{ "memboot.selftest=,alloc", "item 1 is empty" },
+		{ "memboot.selftest=alloc,,jobs", "item 2 is empty" },
+		{ "memboot.selftest=alloc,jobs,alloc", "'alloc' is given twice" },
+	};
+	for (size_t i = 0; i < sizeof(st) / sizeof(st[0]); i++) {
+		host_log_reset();
+		assert_result(params_parse(st[i][0]), 1, 0, 0, 1);
+		assert_true(host_log_contains(st[i][1]));
+		assert_int_equal(selftest_settings.selftests, 0);
+	}
+
+	/* memboot.pcp_steps: plain and signed items mixed were read in order. */
+	const char *steps[][2] = {
+		{ "memboot.pcp_steps=3,-3", "'3' has none, '-3' has one" },
+		{ "memboot.pcp_steps=-3,3", "'3' has none, '-3' has one" },
+		{ "memboot.pcp_steps=1,+9", "'1' has none, '+9' has one" },
+		{ "memboot.pcp_steps=+3,-3", "'-3' repeats '+3'" },
+		{ "memboot.pcp_steps=3,3", "'3' is given twice" },
+		{ "memboot.pcp_steps=1,", "item 2 is empty" },
+	};
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		host_log_reset();
+		assert_result(params_parse(steps[i][0]), 1, 0, 0, 1);
+		assert_true(host_log_contains(steps[i][1]));
+		assert_true(host_log_contains("(expected mainline, none, all, or step numbers"));
+		assert_int_equal(pcp_settings.steps, PCP_STEPS_MAINLINE);
+	}
+	assert_result(params_parse("memboot.pcp_steps=+9,-10"), 1, 1, 0, 0);
+	assert_int_equal(pcp_settings.steps, (PCP_STEPS_MAINLINE | PCP_STEP(9)) & ~PCP_STEP(10));
+	assert_result(params_parse("memboot.pcp_steps=10,1"), 1, 1, 0, 0);
+	assert_int_equal(pcp_settings.steps, PCP_STEP(1) | PCP_STEP(10));
+
+	/* hugepages=: empty pairs were skipped, a node named twice took the last. */
+	const char *hp[][2] = {
+		{ "hugepages=0:2,,1:2,", "item 2 is empty" },
+		{ "hugepages=0:2,1:2,", "item 3 is empty" },
+		{ "hugepages=0:2,1:1,0:3", "'0:3' repeats '0:2'" },
+	};
+	for (size_t i = 0; i < sizeof(hp) / sizeof(hp[0]); i++) {
+		host_log_reset();
+		assert_result(params_parse(hp[i][0]), 1, 0, 0, 1);
+		assert_true(host_log_contains(hp[i][1]));
+		assert_true(host_log_contains("(expected node:count pairs, "));
+		assert_false(hugetlb_params.config.req[HUGETLB_2M].set);
+	}
+
+	/* memboot.bench: a list of benchmark names, or all. */
+	assert_result(params_parse("memboot.bench=pt,pt"), 1, 0, 0, 1);
+	assert_true(host_log_contains("'pt' is given twice"));
+	assert_false(vm_settings.bench_pt);
+	host_log_reset();
+	assert_result(params_parse("memboot.bench=all"), 1, 1, 0, 0);
+	assert_true(vm_settings.bench_pt);
+	vm_settings.bench_pt = false;
+	assert_result(params_parse("memboot.bench=pt,"), 1, 0, 0, 1);
+	assert_true(host_log_contains("item 2 is empty"));
+	assert_false(host_log_contains("unknown benchmark"));
+	assert_false(vm_settings.bench_pt);
 }
 
 /* Every table: keys, types, bounds and help in order, and no key in two
@@ -892,6 +1090,8 @@ int main(void)
 		cmocka_unit_test_setup(test_kernel_exit_and_fault, setup),
 		cmocka_unit_test_setup(test_kernel_meminit_keys, setup),
 		cmocka_unit_test_setup(test_kernel_smp_alloc_pcp_vm_keys, setup),
+		cmocka_unit_test_setup(test_list_rule, setup),
+		cmocka_unit_test_setup(test_list_keys_share_the_rule, setup),
 		cmocka_unit_test_setup(test_kernel_table_sane, setup),
 		cmocka_unit_test_setup(test_tables_of_several_subsystems, setup),
 		cmocka_unit_test_setup(test_kernel_keys_documented, setup),

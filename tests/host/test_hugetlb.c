@@ -153,9 +153,9 @@ static void test_bad_counts(void **state)
 	assert_false(hugetlb_parse_pages(&c, "0:2,1", err, sizeof(err)));
 	assert_string_equal(err, "node:count pairs; '1' has no ':'");
 	assert_false(hugetlb_parse_pages(&c, "0:a", err, sizeof(err)));
-	assert_string_equal(err, "node:count pairs of numbers; '0:a' is not");
+	assert_string_equal(err, "node:count pairs; '0:a' is not a pair of numbers (count up to 2^32)");
 	assert_false(hugetlb_parse_pages(&c, "256:1", err, sizeof(err)));
-	assert_string_equal(err, "node numbers below 256; node 256 is not");
+	assert_string_equal(err, "node:count pairs; node numbers below 256; node 256 is not");
 	assert_false(hugetlb_parse_pages(&c, "99999999999", err, sizeof(err)));
 	assert_false(c.req[HUGETLB_2M].set);                 /* nothing half applied */
 }
@@ -166,17 +166,20 @@ static void test_node_count_pairs(void **state)
 	char line[512];
 	size_t used = 0;
 
-	/* A node named twice: the last count, in one pair. */
-	assert_true(hugetlb_parse_pages(&c, "3:1,0:2,3:7", err, sizeof(err)));
+	assert_true(hugetlb_parse_pages(&c, "3:1,0:2", err, sizeof(err)));
 	assert_int_equal(c.req[HUGETLB_2M].nr_counts, 2);
-	assert_int_equal(hugetlb_request_count(&c.req[HUGETLB_2M], 3), 7);
+	assert_int_equal(hugetlb_request_count(&c.req[HUGETLB_2M], 3), 1);
 	assert_int_equal(hugetlb_request_count(&c.req[HUGETLB_2M], 0), 2);
+	/* A node named twice is refused whole (the list rule), not the last count. */
+	c = fresh_config();
+	assert_false(hugetlb_parse_pages(&c, "3:1,0:2,3:7", err, sizeof(err)));
+	assert_string_equal(err, "node:count pairs, each at most once; '3:7' repeats '3:1'");
+	assert_false(c.req[HUGETLB_2M].set);
 
-	/* HUGETLB_MAX_NODE_COUNTS nodes, each twice, fit; one node more does not. */
-	for (int round = 0; round < 2; round++)
-		for (int n = 0; n < HUGETLB_MAX_NODE_COUNTS; n++)
-			used += (size_t)snprintf(line + used, sizeof(line) - used, "%s%d:%d",
-						 used ? "," : "", n * 7, n + round);
+	/* HUGETLB_MAX_NODE_COUNTS pairs fit; one more does not. */
+	for (int n = 0; n < HUGETLB_MAX_NODE_COUNTS; n++)
+		used += (size_t)snprintf(line + used, sizeof(line) - used, "%s%d:%d",
+					 used ? "," : "", n * 7, n + 1);
 	c = fresh_config();
 	assert_true(hugetlb_parse_pages(&c, line, err, sizeof(err)));
 	assert_int_equal(c.req[HUGETLB_2M].nr_counts, HUGETLB_MAX_NODE_COUNTS);
@@ -184,7 +187,7 @@ static void test_node_count_pairs(void **state)
 	snprintf(line + used, sizeof(line) - used, ",255:1");
 	c = fresh_config();
 	assert_false(hugetlb_parse_pages(&c, line, err, sizeof(err)));
-	assert_string_equal(err, "at most 32 node:count pairs");
+	assert_string_equal(err, "node:count pairs; at most 32 items");
 	assert_false(c.req[HUGETLB_2M].set);
 }
 

@@ -83,7 +83,6 @@ static uint64_t run_on(uint32_t node, uint32_t max_threads, struct job_state *st
 		assert_int_equal(counts[u], 1);
 	for (uint32_t i = 0; i < st->plan.nr_chunks && i < 256; i++) {
 		cpus |= 1ULL << times[i].cpu;
-		assert_true(job_cpu_ran(st, times[i].cpu));
 	}
 	/* threads is the CPUs that ran chunks, no more, no less. */
 	assert_int_equal((uint32_t)__builtin_popcountll(cpus), st->threads);
@@ -129,9 +128,7 @@ static void test_threads_are_cpus_that_ran(void **state)
 	assert_int_equal(st.plan.nr_chunks, 1);
 	assert_int_equal(st.cpus, 3);
 	assert_int_equal(st.threads, 1);
-	assert_true(times[0].cpu >= 3 && times[0].cpu <= 5);
-	assert_true(job_cpu_ran(&st, times[0].cpu));
-	assert_false(job_cpu_ran(&st, 0));
+	assert_true(times[0].cpu >= 3 && times[0].cpu <= 5);   /* node 1's, not the caller */
 }
 
 /*

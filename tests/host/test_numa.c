@@ -68,7 +68,7 @@ static struct numa_topology topo;
 /* ---- ACPI table builder ------------------------------------------------ */
 
 struct table {
-	uint8_t b[32768];
+	uint8_t b[512 * 1024];   /* 16384 x2APIC entries and their SRAT affinities */
 	uint32_t len;
 	bool used;
 };
@@ -1233,17 +1233,102 @@ static void test_srat_cpu_not_in_madt(void **state)
 	expect_log("NUMA: SRAT: CPU affinity for APIC ID 0x5 (PXM 0) names no MADT processor; ignored");
 }
 
-/* More MADT processors than NUMA_MAX_CPUS: the first ones are kept. */
+/* More MADT processors than NUMA_MAX_CPUS, no SRAT (one node): the first
+ * ones are kept and the rest counted. */
 static void test_too_many_cpus(void **state)
 {
 	(void)state;
 	map_q35(2 * GiB);
-	for (uint32_t a = 0; a < 300; a++)
+	for (uint32_t a = 0; a < NUMA_MAX_CPUS + 100; a++)
 		cpu(a);
 	assert_int_equal(build_quiet(), 1);
 	assert_int_equal(topo.nr_cpus, NUMA_MAX_CPUS);
-	assert_int_equal(topo.cpus[255].apic_id, 255);
-	expect_log("NUMA: MADT: 44 processors beyond the first 256 CPUs (APIC ID 0x100 first) are not used");
+	assert_int_equal(topo.nr_unused_cpus, 100);
+	assert_int_equal(topo.cpus[NUMA_MAX_CPUS - 1].apic_id, NUMA_MAX_CPUS - 1);
+	expect_log("NUMA: MADT lists 8292 processors, more than the 8192 CPUs memboot is built for: 8192 kept, balanced over 1 proximity domain, 100 not used");
+}
+
+/* More MADT processors than NUMA_MAX_CPUS in 4 domains, listed node by node
+ * (as QEMU and most firmware list them): each node keeps a quarter, where
+ * the first 8192 in MADT order would have left nodes 2 and 3 none. */
+static void test_too_many_cpus_balanced(void **state)
+{
+	const uint32_t per_node = 3000;
+
+	(void)state;
+	map_q35(2 * GiB);
+	for (uint32_t a = 0; a < 4 * per_node; a++) {
+		cpu(a);
+		cpu_aff(a / per_node, a);
+	}
+	for (uint32_t n = 0; n < 4; n++)
+		mem_aff(n, n * 512 * MiB, (n + 1) * 512 * MiB);
+	assert_int_equal(build_quiet(), 1);
+	assert_int_equal(topo.nr_nodes, 4);
+	assert_int_equal(topo.nr_cpus, NUMA_MAX_CPUS);
+	assert_int_equal(topo.nr_unused_cpus, 4 * per_node - NUMA_MAX_CPUS);
+	for (uint32_t n = 0; n < 4; n++)
+		assert_int_equal(topo.nodes[n].nr_cpus, NUMA_MAX_CPUS / 4);
+	/* The first of each domain in MADT order. */
+	assert_int_equal(topo.cpus[NUMA_MAX_CPUS / 4].apic_id, per_node);
+	expect_log("8192 kept, balanced over 4 proximity domains, 3808 not used");
+}
+
+/* The quota itself: equal shares, a small group keeps all it has, the
+ * remainder from the boot CPU's group on, fewer places than groups. */
+static void test_balanced_quota(void **state)
+{
+	uint32_t q[4];
+
+	(void)state;
+	/* 1024 CPUs in 4 nodes, a limit of 256: 64 each. */
+	assert_int_equal(numa_balanced_quota((uint32_t[]){ 256, 256, 256, 256 }, 4, 256, 0, q), 256);
+	assert_int_equal(q[0], 64); assert_int_equal(q[1], 64);
+	assert_int_equal(q[2], 64); assert_int_equal(q[3], 64);
+	/* Small nodes keep every CPU; the big ones share the rest evenly. */
+	assert_int_equal(numa_balanced_quota((uint32_t[]){ 10, 500, 500, 14 }, 4, 256, 0, q), 256);
+	assert_int_equal(q[0], 10); assert_int_equal(q[1], 116);
+	assert_int_equal(q[2], 116); assert_int_equal(q[3], 14);
+	/* 10 over 3 groups: the extra one goes to the first group (2). */
+	assert_int_equal(numa_balanced_quota((uint32_t[]){ 8, 8, 8 }, 3, 10, 2, q), 10);
+	assert_int_equal(q[0], 3); assert_int_equal(q[1], 3); assert_int_equal(q[2], 4);
+	/* Fewer places than groups: the boot CPU's group first, then on. */
+	assert_int_equal(numa_balanced_quota((uint32_t[]){ 4, 4, 4, 4 }, 4, 2, 3, q), 2);
+	assert_int_equal(q[3], 1); assert_int_equal(q[0], 1);
+	assert_int_equal(q[1], 0); assert_int_equal(q[2], 0);
+	/* Enough for all, empty groups, a limit of 0 (acts as 1). */
+	assert_int_equal(numa_balanced_quota((uint32_t[]){ 3, 0, 5 }, 3, 100, 0, q), 8);
+	assert_int_equal(q[0], 3); assert_int_equal(q[1], 0); assert_int_equal(q[2], 5);
+	assert_int_equal(numa_balanced_quota((uint32_t[]){ 3, 5 }, 2, 0, 1, q), 1);
+	assert_int_equal(q[0], 0); assert_int_equal(q[1], 1);
+}
+
+/* The choice over CPUs in MADT order: 1024 CPUs in 4 nodes interleaved and
+ * in blocks, a limit of 256: 64 of each node, the first of each, the boot
+ * CPU always among them. */
+static void test_select_balanced(void **state)
+{
+	static uint32_t group[1024];
+	static bool keep[1024];
+	uint32_t q[4], per[4] = { 0 };
+
+	(void)state;
+	for (uint32_t i = 0; i < 1024; i++)
+		group[i] = i / 256;
+	assert_int_equal(numa_select_balanced(group, 1024, 4, 256, keep, q), 256);
+	for (uint32_t i = 0; i < 1024; i++) {
+		per[group[i]] += keep[i];
+		assert_int_equal(keep[i], i % 256 < 64);
+	}
+	for (uint32_t n = 0; n < 4; n++)
+		assert_int_equal(per[n], 64);
+	/* The boot CPU on node 2, every other CPU round robin. */
+	for (uint32_t i = 0; i < 1024; i++)
+		group[i] = (i + 2) % 4;
+	assert_int_equal(numa_select_balanced(group, 1024, 4, 3, keep, q), 3);
+	assert_true(keep[0] && keep[1] && keep[2] && !keep[3]);
+	assert_int_equal(q[2], 1); assert_int_equal(q[3], 1); assert_int_equal(q[0], 1);
+	assert_int_equal(q[1], 0);
 }
 
 /* ---- memory ------------------------------------------------------------ */
@@ -1327,6 +1412,67 @@ static void test_srat_beyond_map(void **state)
 	expect_log("NUMA: SRAT: memory affinity [mem 0x40000000-0xbfffffff] of PXM 1 and others "
 		   "reaches beyond the memory map (1835008 KiB in no map range); clipped, only usable memory counts");
 	expect_log("SRAT: Node 1 PXM 1 [mem 0x140000000-0x23fffffff] hotplug");
+}
+
+/*
+ * A memory-only domain whose SRAT range lies beyond RAM (PXM 1, [4G, 5G) on
+ * a 1 GiB machine) has no memory after clipping and no CPU: it gets no node,
+ * as in Linux, where it is never brought online. The nodes after it are
+ * renumbered (PXM 3 is node 1) and keep their SLIT distances by PXM.
+ */
+static void srat_with_node_beyond_ram(unsigned flags)
+{
+	map_q35(1 * GiB);
+	cpu(0);
+	cpu(1);
+	cpu_aff(0, 0);
+	cpu_aff(0, 1);
+	mem_aff(0, 0, 0x20000000);
+	mem_aff_flags(1, 0x100000000, 0x140000000, flags);
+	mem_aff(3, 0x20000000, 0x40000000);
+	/* by PXM:  0   1   2   3 */
+	SLIT(4,    10, 17, 19, 21,
+		   17, 10, 19, 23,
+		   19, 19, 10, 25,
+		   21, 23, 25, 10);
+}
+
+static void test_srat_node_beyond_ram_is_dropped(void **state)
+{
+	(void)state;
+	srat_with_node_beyond_ram(SRAT_ENABLED);
+	assert_int_equal(build(), 2);
+
+	EXPECT_PXMS(0, 3);
+	EXPECT_CPUS(0, 0, 1);
+	EXPECT_NO_CPUS(1);
+	EXPECT_MEM(0, 0x0, 0x9f000, 0x100000, 0x20000000);
+	EXPECT_MEM(1, 0x20000000, 0x3ffdf000);
+	EXPECT_DISTANCES(10, 21,
+			 21, 10);
+	assert_true(topo.slit);
+	/* One warning clips the range, one says the domain has no node. */
+	expect_warnings(2, 2);
+	expect_log("NUMA: SRAT: PXM 1 has no CPU and none of its memory ([mem 0x100000000-0x13fffffff] "
+		   "first) is usable memory of the map; no node for it (Linux brings no such node online)");
+	expect_log("SRAT: PXM 1 [mem 0x100000000-0x13fffffff]: no node (nothing of it is usable memory, no CPU)");
+	expect_log("\"nodes\":2,\"cpus\":2,");
+	for (uint32_t k = 0; k < topo.nr_srat_ranges; k++)
+		assert_int_equal(topo.srat[k].node,
+				 topo.srat[k].pxm == 0 ? 0 : topo.srat[k].pxm == 3 ? 1 : NUMA_NO_NODE);
+}
+
+/* The same domain with only hot-pluggable memory: empty at boot is its
+ * purpose, so an info line, not a warning. */
+static void test_srat_hotplug_only_node_is_dropped_quietly(void **state)
+{
+	(void)state;
+	srat_with_node_beyond_ram(SRAT_ENABLED | SRAT_HOTPLUG);
+	assert_int_equal(build(), 0);
+	EXPECT_PXMS(0, 3);
+	expect_warnings(0, 0);
+	expect_log("NUMA: SRAT: PXM 1 has no CPU and only hot-pluggable memory, none present "
+		   "([mem 0x100000000-0x13fffffff] first); no node for it until memory comes");
 }
 
 /* Usable memory outside every SRAT range goes to the node of the nearest
@@ -1494,8 +1640,8 @@ static void test_257_domains(void **state)
 	expect_warnings(1, 1);
 }
 
-/* A thousand domains, one per CPU (x2APIC entries past ID 0xfe). Beyond 256
- * CPUs the MADT's rest is dropped with its own warning. */
+/* A thousand domains, one per CPU (x2APIC entries past ID 0xfe): every
+ * CPU is kept (the design limit is 8192), the SRAT is not trusted. */
 static void test_1000_domains(void **state)
 {
 	(void)state;
@@ -1505,14 +1651,13 @@ static void test_1000_domains(void **state)
 		cpu_aff(a, a);
 	}
 	mem_aff(0, 0, 0x80000000);
-	assert_int_equal(build_quiet(), 2);
+	assert_int_equal(build_quiet(), 1);
 	expect_one_node(NUMA_SOURCE_FALLBACK, "too-many-domains");
-	assert_int_equal(topo.nr_cpus, NUMA_MAX_CPUS);
+	assert_int_equal(topo.nr_cpus, 1000);
 	EXPECT_MEM(0, Q35_LOW);
-	expect_warnings(2, 2);
+	expect_warnings(1, 1);
 	expect_log("NUMA: SRAT names 1000 proximity domains, more than 256 nodes; "
 		   "SRAT not trusted, falling back to one node");
-	expect_log("NUMA: MADT: 744 processors beyond the first 256 CPUs");
 }
 
 /* ---- SLIT -------------------------------------------------------------- */
@@ -1660,9 +1805,14 @@ int main(void)
 		cmocka_unit_test_setup(test_all_cpus_missing_falls_back, reset),
 		cmocka_unit_test_setup(test_srat_cpu_not_in_madt, reset),
 		cmocka_unit_test_setup(test_too_many_cpus, reset),
+		cmocka_unit_test_setup(test_too_many_cpus_balanced, reset),
+		cmocka_unit_test(test_balanced_quota),
+		cmocka_unit_test(test_select_balanced),
 		cmocka_unit_test_setup(test_overlap_falls_back, reset),
 		cmocka_unit_test_setup(test_overlap_same_pxm, reset),
 		cmocka_unit_test_setup(test_srat_beyond_map, reset),
+		cmocka_unit_test_setup(test_srat_node_beyond_ram_is_dropped, reset),
+		cmocka_unit_test_setup(test_srat_hotplug_only_node_is_dropped_quietly, reset),
 		cmocka_unit_test_setup(test_usable_memory_in_no_srat_range, reset),
 		cmocka_unit_test_setup(test_many_orphans_summed_up, reset),
 		cmocka_unit_test_setup(test_srat_without_usable_memory, reset),

@@ -9,8 +9,6 @@ the kernel.
 """
 
 import contextlib
-import importlib.machinery
-import importlib.util
 import io
 import json
 import os
@@ -27,17 +25,10 @@ from unittest import mock
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 TOOL = os.path.join(REPO_ROOT, "tools", "memboot")
+sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "tools"))
+from script_module import load_script  # noqa: E402
 
-
-def load_tool():
-    loader = importlib.machinery.SourceFileLoader("memboot_tool", TOOL)
-    spec = importlib.util.spec_from_loader("memboot_tool", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
-mb = load_tool()
+mb = load_script(TOOL, "memboot_tool")
 
 BASE = [
     "qemu-system-x86_64",
@@ -70,6 +61,25 @@ def usage_error(argv):
             except SystemExit as e:
                 return e.code, err.getvalue()
     raise AssertionError("no usage error for %r" % (argv,))
+
+
+# What `run --dry-run` prints before the boot-path options, QEMU named
+# /q/qemu by MEMBOOT_QEMU.
+DRY_RUN_PREFIX = (
+    "/q/qemu -machine q35 -cpu max -display none -monitor none "
+    "-no-reboot -net none -serial stdio "
+    "-device isa-debug-exit,iobase=0xf4,iosize=0x04 ")
+
+
+def dry_run(test, *argv):
+    """Run `memboot run --dry-run ARGV` in a subprocess; assert it exits 0
+    and return what it printed."""
+    env = dict(CLEAN_ENV, MEMBOOT_QEMU="/q/qemu")
+    r = subprocess.run([sys.executable, TOOL, "run", "--dry-run"] + list(argv),
+                       env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=30)
+    test.assertEqual(r.returncode, 0, r.stderr)
+    return r.stdout.decode()
 
 
 class BuildQemuCommand(unittest.TestCase):
@@ -622,19 +632,10 @@ class EndToEnd(unittest.TestCase):
             self.assertEqual(f.read(), b"vars")
 
     def test_dry_run(self):
-        env = dict(CLEAN_ENV, MEMBOOT_QEMU="/q/qemu")
-        r = subprocess.run([sys.executable, TOOL, "run", "--dry-run",
-                            "--iso", "/nonexistent/m.iso", "--nodes", "2",
-                            "--append", "a b", "--", "-numa",
-                            "dist,src=0,dst=1,val=21"],
-                           env=env, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, timeout=30)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(r.stdout.decode(), (
-            "/q/qemu -machine q35 -cpu max -display none -monitor none "
-            "-no-reboot -net none -serial stdio "
-            "-device isa-debug-exit,iobase=0xf4,iosize=0x04 "
-            "-cdrom /nonexistent/m.iso -boot d -m 2G "
+        self.assertEqual(dry_run(self, "--iso", "/nonexistent/m.iso",
+                                 "--nodes", "2", "--append", "a b", "--",
+                                 "-numa", "dist,src=0,dst=1,val=21"), (
+            DRY_RUN_PREFIX + "-cdrom /nonexistent/m.iso -boot d -m 2G "
             "-smp 2,sockets=2,cores=1,threads=1 "
             "-object memory-backend-ram,id=m0,size=1G "
             "-numa node,nodeid=0,cpus=0,memdev=m0 "
@@ -642,6 +643,50 @@ class EndToEnd(unittest.TestCase):
             "-numa node,nodeid=1,cpus=1,memdev=m1 "
             "-fw_cfg 'name=opt/memboot/cmdline,file=<tmpdir>/cmdline' "
             "-numa dist,src=0,dst=1,val=21\n"))
+
+    def test_preset(self):
+        env = dict(CLEAN_ENV, MEMBOOT_QEMU="/q/qemu")
+
+        def tool(*argv):
+            return subprocess.run([sys.executable, TOOL] + list(argv), env=env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  timeout=30)
+        r = tool("run", "--preset", "list")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        names = [line.split()[0] for line in r.stdout.decode().splitlines()]
+        for seed in ("000", "001", "002", "003", "004"):
+            self.assertIn("seed" + seed, names)
+            self.assertIn("seed" + seed + "-small", names)
+        # Seed 001's 4-node 512-CPU machine, small memory.
+        r = tool("run", "--dry-run", "--iso", "/nonexistent/m.iso", "--preset",
+                 "seed001-small")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        out = r.stdout.decode()
+        self.assertIn("-machine q35 -cpu max ", out)
+        self.assertIn("-m 2G -smp 512,sockets=4,cores=128,threads=1 ", out)
+        self.assertIn("-numa node,nodeid=3,cpus=384-511,memdev=m3", out)
+        # Seed 004: 16 nodes of 128 GiB, not reserved.
+        r = tool("run", "--dry-run", "--iso", "/nonexistent/m.iso", "--preset", "seed004")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("id=m15,size=128G,reserve=off", r.stdout.decode())
+        # Unknown names, a preset with its own topology options, pc at 512.
+        for argv, msg in ((("--preset", "seed9"), "unknown preset 'seed9'"),
+                          (("--preset", "seed002", "--nodes", "2"), "leave those out"),
+                          (("--preset", "seed003", "--machine", "pc"), "need --machine q35")):
+            r = tool("run", "--dry-run", "--iso", "/nonexistent/m.iso", *argv)
+            self.assertEqual(r.returncode, 64, argv)
+            self.assertIn(msg, r.stderr.decode())
+            self.assertNotIn("Traceback", r.stderr.decode())
+        # bench: the preset is the topology of every boot.
+        r = tool("bench", "--preset", "seed002-small", "--dry-run")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = [l for l in r.stdout.decode().splitlines() if l.startswith("/")]
+        self.assertTrue(lines)
+        for line in lines:
+            self.assertIn("--nodes 2 --cpus-per-node 112 --mem-per-node 1G", line)
+        r = tool("bench", "--preset", "nope", "--dry-run")
+        self.assertEqual(r.returncode, 64)
+        self.assertIn("unknown preset", r.stderr.decode())
 
     def test_help(self):
         for argv in ([TOOL, "--help"], [TOOL, "run", "--help"]):
@@ -733,17 +778,9 @@ class BootPaths(unittest.TestCase):
             self.assertEqual(err.getvalue(), "memboot: %s\n" % text)
 
     def test_dry_run_pvh(self):
-        env = dict(CLEAN_ENV, MEMBOOT_QEMU="/q/qemu")
-        r = subprocess.run([sys.executable, TOOL, "run", "--dry-run", "--boot", "pvh",
-                            "--elf", "/k/memboot.elf", "--append", "a b"],
-                           env=env, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, timeout=30)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(r.stdout.decode(), (
-            "/q/qemu -machine q35 -cpu max -display none -monitor none "
-            "-no-reboot -net none -serial stdio "
-            "-device isa-debug-exit,iobase=0xf4,iosize=0x04 "
-            "-kernel /k/memboot.elf -m 1G -smp 1,sockets=1,cores=1,threads=1 "
+        self.assertEqual(dry_run(self, "--boot", "pvh", "--elf", "/k/memboot.elf",
+                                 "--append", "a b"), (
+            DRY_RUN_PREFIX + "-kernel /k/memboot.elf -m 1G -smp 1,sockets=1,cores=1,threads=1 "
             "-append 'a b'\n"))
 
 

@@ -234,7 +234,7 @@ class Bench(Workdir):
                             ("2x2x3M", "must be a multiple of 2M"),
                             ("2x2x1M", "must be at least 2M"),
                             ("99999x1x1G", "99999 nodes"),
-                            ("2x200x1G", "1 to %d CPUs in all"
+                            ("2x5000x1G", "1 to %d CPUs in all"
                              % facts.LIMITS["MEMBOOT_MAX_CPUS"]),
                             ("2x2", "expected NODESxCPUSxMEM")):
             with self.subTest(value=value):

@@ -64,7 +64,9 @@ FULL = {
         ("init", ["serial", "deferred", "lazy"]),
         ("threads", ["1", "node"]),
         ("desc", ["16", "32", "64"]),
-        ("alloc", ["-", "buddy", "pcp"]),
+        # Every allocator of mm/alloc/table.h; the per-CPU lists are the
+        # pcp axis below, not an allocator.
+        ("alloc", ["-"] + list(facts.ALLOCATORS)),
         ("pcp", ["-", "off"]),
     ],
 }
@@ -357,6 +359,15 @@ def plan(args):
         axes = [(n, vals if n == name else v) for n, v in axes]
         if name not in [n for n, _ in axes]:
             axes.append((name, vals))
+    if isinstance(getattr(args, "preset", None), str):
+        from mbtools import presets
+        value = presets.topo(args.preset)
+        if not value:
+            raise BenchError("--preset: unknown preset %r (one of: %s)"
+                             % (args.preset, ", ".join(presets.all_presets())))
+        axes = [(n, [value] if n == "topo" else v) for n, v in axes]
+        if "topo" not in [n for n, _ in axes]:
+            axes.insert(0, ("topo", [value]))
     boots = args.boots or base["boots"]
     if boots < 1:
         raise BenchError("--boots must be at least 1")

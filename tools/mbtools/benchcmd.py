@@ -36,6 +36,9 @@ def add_parser(sub):
     p.add_argument("--axis", action="append", default=[], metavar="NAME=V1,V2",
                    help="replace or add an axis (topo, desc, init, threads, alloc, "
                         "pcp or any kernel command-line key; '-' leaves the key out)")
+    p.add_argument("--preset", metavar="NAME",
+                   help="a seed's machine as the only topology (the topo axis; "
+                        "'memboot run --preset list' prints them)")
     p.add_argument("--boots", type=inputs.positive_int, metavar="N",
                    help="boots per combination (at least 1)")
     p.add_argument("--csv", metavar="FILE", type=inputs.output_file,

@@ -16,6 +16,16 @@ static inline uint64_t rdtsc(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
+/* RDTSC after every earlier load has completed (LFENCE first: SDM vol. 2B,
+ * RDTSC, "not a serializing instruction... LFENCE before"), as Linux's
+ * rdtsc_ordered(): a reading taken after seeing another CPU's store. */
+static inline uint64_t rdtsc_ordered(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
 static inline void cpuid(uint32_t leaf, uint32_t subleaf, uint32_t r[4])
 {
 	__asm__ volatile("cpuid"

@@ -22,6 +22,7 @@
 
 #include "kernel/limits.h"
 
+/* The design limit (kernel/limits.h): only CPU masks are sized by it. */
 #define MAX_CPUS MEMBOOT_MAX_CPUS
 #define CPU_STACK_BYTES (16 * 1024)
 #define CPU_GUARD_BYTES 4096
@@ -45,6 +46,9 @@ struct percpu {
 	struct cpu_state *state;        /* must stay second: %gs:8 */
 	uint32_t cpu;                   /* logical id; 0 is the boot CPU */
 	uint32_t apic_id;
+	/* LINT pins the MADT wires to NMI (kernel/acpi acpi_lint_nmi_of()):
+	 * bit 0/1 LINT0/LINT1 is NMI, bit 2/3 it is active low. */
+	uint32_t lint_nmi;
 	uint64_t stack_bottom;          /* [stack_bottom, stack_top) */
 	uint64_t stack_top;
 
@@ -55,8 +59,11 @@ struct percpu {
 _Static_assert(__builtin_offsetof(struct percpu, state) == 8,
 	       "arch_this_cpu_state() loads %gs:8");
 
-extern struct percpu *percpu_of[MAX_CPUS];   /* by logical id */
-extern uint32_t nr_cpus_online;              /* logical ids [0, nr_cpus_online) */
+/* By logical id, nr_cpu_ids entries (kernel/percpu.h): allocated with the
+ * kernel's table at bring-up; the boot CPU's alone until then. */
+extern struct percpu **percpu_of;
+extern uint32_t nr_cpu_ids;                  /* entries of percpu_of[]: CPU ids */
+extern uint32_t nr_cpus_online;              /* CPUs online (ids may have holes) */
 
 static inline struct percpu *this_cpu(void)
 {

@@ -9,6 +9,7 @@
 #ifndef MEMBOOT_ARCH_SMP_H
 #define MEMBOOT_ARCH_SMP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,8 +19,13 @@
 size_t arch_trampoline_bytes(void);
 /* Copy the trampoline to @page_phys (4 KiB aligned, below 1 MiB). */
 void arch_smp_prepare(uint64_t page_phys);
-/* Tell the AP with @apic_id where its stack and struct percpu are. */
-void arch_smp_register(uint32_t apic_id, uint64_t stack_top, struct percpu *pc);
+/* The table APs look themselves up in by APIC ID: @n entries of
+ * arch_smp_table_bytes(1) at @mem (kept for as long as an AP may start). */
+size_t arch_smp_table_bytes(uint32_t n);
+void arch_smp_set_table(void *mem, uint32_t n);
+/* Tell the AP with @apic_id where its stack and struct percpu are; false
+ * if the table is full. */
+bool arch_smp_register(uint32_t apic_id, uint64_t stack_top, struct percpu *pc);
 /*
  * INIT-SIPI-SIPI to every APIC ID in @apic_ids at once (Intel SDM vol. 3A,
  * 9.4.4.1): all INITs, one 10 ms wait, all first SIPIs, 200 us, all second
