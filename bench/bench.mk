@@ -34,7 +34,7 @@ BENCH_ARGS ?=
 # here with no list to edit. kernel/record.c: the host shim's record_emit()
 # finishes records with it.
 BENCH_ALLOC_SRCS := $(wildcard mm/alloc/*.c)
-MEMMAP_BENCH_KSRCS := mm/memmap.c kernel/job_plan.c $(BENCH_ALLOC_SRCS) kernel/record.c \
+MEMMAP_BENCH_KSRCS := mm/memmap.c kernel/job_plan.c $(BENCH_ALLOC_SRCS) kernel/record.c kernel/cmdline.c \
 	arch/x86_64/cpu_caches.c
 MEMMAP_BENCH_BINS := $(addprefix $(BENCH_O)/memmap_bench_,$(BENCH_DESC_SIZES))
 BENCH_CFLAGS := -std=gnu11 -O2 -g -I. -Iarch/x86_64/include -Wall -Wextra -Wno-unused-parameter -Werror -DNDEBUG
