@@ -417,9 +417,9 @@ enum memmap_store memmap_store_for_cold(void);
  * array larger than the cache; timed is what memory init pays: the stores,
  * and for non-temporal ones their sfence. No flush is timed: clflush writes
  * dirty lines back one at a time, far slower than the evictions of a large
- * array's plain stores, and timing it picked non-temporal stores where
- * plain ones init faster (AMD EPYC, 64-byte descriptors). @ticks reads a
- * clock (the TSC; the host's monotonic ns).
+ * array's plain stores, and timing it made plain stores look 1.4-2x slower
+ * than non-temporal ones on AMD EPYC where the whole init ran both alike.
+ * @ticks reads a clock (the TSC; the host's monotonic ns).
  * The pick is memmap_store_pick(); it is what memmap_store_choose() uses
  * for arrays larger than the last-level cache once memmap_store_set()
  * records it.

@@ -345,8 +345,9 @@ static void sim_flush(const void *p, uint64_t bytes)
 }
 
 /* Plain stores faster than non-temporal ones, but clflush of their dirty
- * lines slow (AMD EPYC, 64-byte descriptors: init_plain 2.6 against
- * init_nt 3.4 ns/page): the probe times what memory init pays, the
+ * lines slow (as on AMD EPYC, where the probe's timed clflush made plain
+ * stores look 1.4-2x slower than in the whole init): the probe times what
+ * memory init pays, the
  * stores and NT's fence, not the flush that makes its lines cold, and so
  * picks plain. A probe that flushed inside its timed part picked
  * non-temporal here. */
