@@ -33,8 +33,10 @@ BENCH_ARGS ?=
 # Every allocator of mm/alloc/ by wildcard: a new one (mm/alloc/table.h) links
 # here with no list to edit. kernel/record.c: the host shim's record_emit()
 # finishes records with it.
-BENCH_ALLOC_SRCS := $(wildcard mm/alloc/*.c)
-MEMMAP_BENCH_KSRCS := mm/memmap.c kernel/job_plan.c $(BENCH_ALLOC_SRCS) kernel/record.c kernel/cmdline.c \
+# Every allocator and the per-CPU lists, with the services their pure code
+# calls (records; the shared list and number parsers of their keys).
+BENCH_ALLOC_SRCS := $(wildcard mm/alloc/*.c) kernel/cmdline.c
+MEMMAP_BENCH_KSRCS := mm/memmap.c kernel/job_plan.c $(BENCH_ALLOC_SRCS) kernel/record.c \
 	arch/x86_64/cpu_caches.c
 MEMMAP_BENCH_BINS := $(addprefix $(BENCH_O)/memmap_bench_,$(BENCH_DESC_SIZES))
 BENCH_CFLAGS := -std=gnu11 -O2 -g -I. -Iarch/x86_64/include -Wall -Wextra -Wno-unused-parameter -Werror -DNDEBUG
