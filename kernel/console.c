@@ -42,7 +42,6 @@
 #define LINE_MAX_BYTES 512
 #define MAX_UARTS 5                     /* ttyS0..3 and an SPCR port elsewhere */
 #define MAX_OUTS (MAX_UARTS + 1)        /* and the screen */
-#define EARLY_RING_BYTES (256u << 10)
 #define VGA_TEXT_PHYS 0xb8000
 /* A line's text, escaped: a byte takes up to four ("\x1b"). */
 #define ESCAPED_MAX_BYTES (4 * LINE_MAX_BYTES + 1)
@@ -67,7 +66,7 @@ static struct console_out outs[MAX_OUTS];
 static struct screen screen;
 static bool have_screen;
 static const char *screen_name;
-static char early_ring_buf[EARLY_RING_BYTES];
+static char early_ring_buf[RING_EARLY_BYTES];
 static struct log_ring early_ring;
 static struct log_ring big_ring;
 static struct log_ring *ring = &early_ring;

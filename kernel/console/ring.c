@@ -238,17 +238,21 @@ bool ring_move(struct log_ring *dst, struct log_ring *src)
 
 uint64_t ring_bytes_for(uint32_t cpus, uint32_t nodes)
 {
-	/* A 2-node, 4-CPU PVH boot makes about 140 entries, 13 KiB; each CPU
-	 * adds its cpu and cpu_up records and lines (about 600 bytes), each
-	 * node its node, memmap, node_init, node_cpu, hugetlb, pcp and census
-	 * parts (about 3 KiB). A base for dumps and warnings, room for four
-	 * times the per-CPU and per-node parts, and never less than 256 KiB;
-	 * traces of every chunk may still fill it, and then the writer waits
-	 * for the consoles (ring.h). */
-	uint64_t bytes = 64 * 1024 + (uint64_t)cpus * 2400 + (uint64_t)nodes * 12 * 1024;
+	/* A 2-node, 4-CPU PVH boot makes about 130 entries, 15 KiB in all;
+	 * each CPU adds its cpu and cpu_up records and lines (about 600
+	 * bytes), each node its node, memmap, node_init, node_cpu, hugetlb,
+	 * pcp and census parts (about 3 KiB). A 16 KiB base for the fixed
+	 * lines, 2400 bytes a CPU and 12 KiB a node (four times what they
+	 * print), and the whole times four for dumps and warnings; never less
+	 * than the early ring. A small machine thus keeps the early ring: no
+	 * move, no fresh memory touched on the boot CPU's path (under TCG the
+	 * host faults in each new page, a huge page with compaction at
+	 * worst: 5-13 ms measured). Traces of every chunk may still fill it,
+	 * and then the writer waits for the consoles (ring.h). */
+	uint64_t bytes = 16 * 1024 + (uint64_t)cpus * 2400 + (uint64_t)nodes * 12 * 1024;
 
 	bytes *= 4;
-	if (bytes < 256 * 1024)
-		bytes = 256 * 1024;
+	if (bytes < RING_EARLY_BYTES)
+		bytes = RING_EARLY_BYTES;
 	return align_up(bytes);
 }

@@ -113,10 +113,14 @@ uint64_t ring_unread(struct log_ring *r, int reader);
  */
 bool ring_move(struct log_ring *dst, struct log_ring *src);
 
+/* The early ring: a static buffer, there from the first line on. */
+#define RING_EARLY_BYTES (256u << 10)
+
 /*
  * The ring size for a boot of @cpus CPUs on @nodes nodes: a base for the
  * boot's fixed lines plus what each CPU and node prints (measured from
- * boots with trace off, times four for headroom).
+ * boots with trace off, times four for headroom), never less than RING_EARLY_BYTES: a
+ * machine for which that is enough keeps the early ring.
  */
 uint64_t ring_bytes_for(uint32_t cpus, uint32_t nodes);
 

@@ -93,8 +93,8 @@ static struct memmap_sparse_stats sparse_stats[MEMMAP_MAX_NODES];
  * the first node's first present range, on an idle AP of that node while
  * the boot CPU builds the other arrays (on the boot CPU if there is none).
  * Three passes of each; the TSC times them; clflush (SDM vol. 2A: writes
- * a dirty line back and invalidates it) then mfence ends each pass, so
- * both kinds pay for reaching memory.
+ * a dirty line back and invalidates it) then mfence, before each pass and
+ * untimed, makes the lines cold as memory init finds them.
  */
 #define STORE_PROBE_BYTES (2ULL << 20)
 #define STORE_PROBE_REPS 3

@@ -78,8 +78,13 @@ void phase_end(const char *name, uint64_t start_tsc)
 void phase_console_ring(const struct numa_topology *topo, struct physmem *pm)
 {
 	uint64_t bytes = ring_bytes_for(topo->nr_cpus, topo->nr_nodes);
+	uint64_t at;
+
+	/* Enough already: nothing to allocate, copy or touch. */
+	if (bytes <= console_ring_bytes())
+		return;
 	/* Below 4 GiB: mapped from the first instruction on. */
-	uint64_t at = physmem_alloc_range(pm, bytes, 4096, 1ULL << 20, 1ULL << 32,
+	at = physmem_alloc_range(pm, bytes, 4096, 1ULL << 20, 1ULL << 32,
 					  PHYSMEM_ANY_NODE, false, PHYSMEM_RESV_CONSOLE);
 
 	if (!at) {

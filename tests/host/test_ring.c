@@ -249,6 +249,33 @@ static void test_sizing_grows_with_the_machine(void **state)
 	assert_true(ring_bytes_for(4, 64) > ring_bytes_for(4, 2) + 62ull * 12 * 1024);
 }
 
+/* What a boot with trace off writes (measured: a 2-node, 4-CPU PVH boot
+ * makes about 15 KiB; about 600 bytes a CPU and 3 KiB a node). */
+static uint64_t boot_use_bytes(uint64_t cpus, uint64_t nodes)
+{
+	return 16 * 1024 + cpus * 600 + nodes * 3 * 1024;
+}
+
+static void test_sizing_follows_the_counts_within_a_bound(void **state)
+{
+	static const uint32_t shapes[][2] = { { 1, 1 }, { 4, 2 }, { 8, 2 }, { 64, 4 },
+					      { 512, 8 }, { 4096, 64 } };
+
+	/* A small machine keeps the early ring: moving it costs the boot
+	 * CPU fresh pages (phase_console_ring()). */
+	assert_int_equal(ring_bytes_for(4, 2), RING_EARLY_BYTES);
+	assert_int_equal(ring_bytes_for(8, 2), RING_EARLY_BYTES);
+	for (unsigned i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		uint64_t use = boot_use_bytes(shapes[i][0], shapes[i][1]);
+		uint64_t got = ring_bytes_for(shapes[i][0], shapes[i][1]);
+
+		/* Room for the boot twice over, and not more than 16 times
+		 * what it writes (or the early ring, whichever is larger). */
+		assert_true(got >= 2 * use);
+		assert_true(got <= (16 * use > RING_EARLY_BYTES ? 16 * use : RING_EARLY_BYTES));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -258,6 +285,7 @@ int main(void)
 		cmocka_unit_test(test_move_keeps_each_readers_place),
 		cmocka_unit_test(test_concurrent_writers_lose_nothing),
 		cmocka_unit_test(test_sizing_grows_with_the_machine),
+		cmocka_unit_test(test_sizing_follows_the_counts_within_a_bound),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
