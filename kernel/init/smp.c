@@ -434,6 +434,12 @@ static enum tsc_sync_verdict tsc_sync_check(uint64_t *cycles_out)
 	return worst;
 }
 
+static bool cpu_is_online(uint32_t id, const void *ctx)
+{
+	(void)ctx;
+	return cpu_states[id] && cpu_states[id]->online;
+}
+
 struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 			   uint32_t n, uint32_t skipped, const struct smp_boot_options *opt)
 {
@@ -653,12 +659,12 @@ report:
 		rec_u64(&r, "slowest_apic_id", cpus[slowest].apic_id);
 		rec_tsc_ns(&r, "slowest_ns", slowest_cycles);
 	}
-	rec_key(&r, "online");
-	rec_open(&r, '[');
-	for (uint32_t i = 0; i < nr_cpu_ids; i++)
-		if (cpu_states[i] && cpu_states[i]->online)
-			rec_v_u64(&r, i);
-	rec_close(&r);
+	/* Ranges, not one id each: 512 ids would not fit in a record. */
+	static char online[RECORD_MAX_BYTES / 2];
+	if (!rec_format_cpulist(online, sizeof(online), nr_cpu_ids, cpu_is_online, NULL))
+		pr_err("smp: the list of online CPUs does not fit in %u bytes; the smp record lists the first",
+		       (unsigned)sizeof(online));
+	rec_str(&r, "online", online);
 	record_report(&r, LOG_INFO, "smp: Brought up {nodes} node{nodes:s}, {cpus} CPU{cpus:s} "
 		      "in {ns:ms} ms ({bringup}, {per_cpu_ns:us} us per CPU)");
 	return res;
