@@ -214,7 +214,7 @@ static void tsc_sync_ap(void *arg)
 	 * every reading the kernel takes on this CPU: here and in
 	 * job_platform_ticks()). */
 	const uint64_t skew = cs->tsc_skew;
-	uint64_t give_up = rdtsc() + cs->tsc_sync_budget;
+	uint64_t give_up = rdtsc() + cs->tsc_sync_budget, linger_end = 0;
 
 	tsc_sync_bounds_init(&bd);
 	while (!__atomic_load_n(&cs->tsc_sync_ack, __ATOMIC_ACQUIRE) &&
@@ -230,9 +230,14 @@ static void tsc_sync_ap(void *arg)
 				__atomic_store_n(&cs->tsc_sync_done, 1, __ATOMIC_RELEASE);
 			}
 		}
-		/* Keep publishing until the boot CPU has read it enough. */
+		/* Keep publishing while the boot CPU reads it, for a short
+		 * linger at most: then leave the last value (stale, so a wider
+		 * bound, never a wrong one) and stop spinning. */
 		__atomic_store_n(&cs->tsc_pub, rdtsc_ordered() + skew, __ATOMIC_RELEASE);
-		if (a - skew - give_up < (1ULL << 63))
+		if (bd.n_hi == TSC_SYNC_AP_ITERS && !linger_end)
+			linger_end = a - skew + cs->tsc_sync_linger;
+		if (a - skew - give_up < (1ULL << 63) ||
+		    (linger_end && a - skew - linger_end < (1ULL << 63)))
 			break;
 		cpu_relax();
 	}
@@ -251,7 +256,7 @@ static void tsc_sync_ap(void *arg)
  */
 static void tsc_sync_all(uint64_t total_budget)
 {
-	uint64_t end_all = rdtsc() + total_budget;
+	uint64_t end_all;
 	uint32_t left = 0;
 
 	tsc_sync_stop = 0;
@@ -269,13 +274,19 @@ static void tsc_sync_all(uint64_t total_budget)
 		cs->tsc_sync_lo = INT64_MIN;
 		cs->tsc_sync_hi = INT64_MAX;
 		cs->tsc_sync_budget = total_budget;
+		cs->tsc_sync_linger = total_budget / 1000;   /* 2 ms */
 		cs->tsc_skew = i == 1 ? smp_settings.tsc_skew : 0;
 		cs->tsc_checked = 1;
 		left++;
 		job_platform_post(i, tsc_sync_ap, cs);
 		__atomic_store_n(&tsc_boot_pub, rdtsc_ordered(), __ATOMIC_RELEASE);
 	}
-	while (left && rdtsc() < end_all) {
+	/* The budget counts from the last start: starting the APs is one post
+	 * each (bounded), and the last one started gets the whole budget. */
+	end_all = rdtsc() + total_budget;
+	/* At least TSC_SYNC_BOOT_READS sweeps, however long starting the APs
+	 * took (a sweep is one read per AP: bounded). */
+	for (uint32_t sweep = 0; left && (rdtsc() < end_all || sweep < TSC_SYNC_BOOT_READS); sweep++) {
 		for (uint32_t i = 1; i < nr_cpu_ids; i++) {
 			struct cpu_state *cs = cpu_states[i];
 			uint64_t w, b;
