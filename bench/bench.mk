@@ -30,9 +30,14 @@
 BENCH_O := build/bench
 BENCH_DESC_SIZES := 16 32 64
 BENCH_ARGS ?=
-# kernel/record.c: the host shim's record_emit() finishes records with it.
-MEMMAP_BENCH_KSRCS := mm/memmap.c mm/alloc/buddy.c mm/alloc/alloc.c mm/alloc/bitmap.c kernel/job_plan.c \
-	mm/alloc/alloc_pcp.c mm/alloc/pcp.c kernel/record.c arch/x86_64/cpu_caches.c
+# Every allocator of mm/alloc/ by wildcard: a new one (mm/alloc/table.h) links
+# here with no list to edit. kernel/record.c: the host shim's record_emit()
+# finishes records with it.
+# Every allocator and the per-CPU lists, with the services their pure code
+# calls (records; the shared list and number parsers of their keys).
+BENCH_ALLOC_SRCS := $(wildcard mm/alloc/*.c) kernel/cmdline.c
+MEMMAP_BENCH_KSRCS := mm/memmap.c kernel/job_plan.c $(BENCH_ALLOC_SRCS) kernel/record.c \
+	arch/x86_64/cpu_caches.c
 MEMMAP_BENCH_BINS := $(addprefix $(BENCH_O)/memmap_bench_,$(BENCH_DESC_SIZES))
 BENCH_CFLAGS := -std=gnu11 -O2 -g -I. -Iarch/x86_64/include -Wall -Wextra -Wno-unused-parameter -Werror -DNDEBUG
 BENCH_KCFLAGS := $(BENCH_CFLAGS) -mgeneral-regs-only -ffreestanding -fno-builtin-printf
@@ -114,8 +119,7 @@ bench-pt: $(BENCH_O)/pt_bench
 #   make bench-pcp PCP_BENCH_ARGS='--threads 16 --mix all'
 # The kernel objects are the 16-byte descriptor set (the size the kernel
 # builds by default) of the memmap benchmark.
-PCP_BENCH_KSRCS := mm/alloc/pcp.c mm/alloc/churn.c mm/alloc/buddy.c mm/memmap.c mm/alloc/alloc.c mm/alloc/bitmap.c \
-	mm/alloc/alloc_pcp.c kernel/record.c
+PCP_BENCH_KSRCS := mm/memmap.c $(BENCH_ALLOC_SRCS) kernel/record.c
 PCP_BENCH_ARGS ?= --mix all
 PCP_BENCH_OBJS := $(BENCH_O)/host/bench/pcp_bench.o $(patsubst %.c,$(BENCH_O)/16/%.o,$(PCP_BENCH_KSRCS)) \
 	$(BENCH_SUPPORT_OBJ)
@@ -134,6 +138,27 @@ PCP_GUEST_ARGS ?=
 bench-pcp-guest: $(O)/memboot.elf
 	@python3 bench/pcp_guest.py --elf $(O)/memboot.elf $(PCP_GUEST_ARGS)
 
+# The allocator lab's harness (tools/memboot lab): every allocator of
+# mm/alloc/table.h, built natively (-march=native, no sanitizers), on
+# pthreads. tools/memboot lab builds it on demand.
+LAB_KSRCS := mm/memmap.c $(BENCH_ALLOC_SRCS) kernel/record.c
+LAB_OBJS := $(BENCH_O)/labobj/bench/lab.o $(patsubst %.c,$(BENCH_O)/labobj/%.o,$(LAB_KSRCS)) \
+	$(BENCH_SUPPORT_OBJ)
+$(BENCH_O)/labobj/bench/%.o: bench/%.c bench/bench.mk | $(HOST_DEPS)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  BENCHCC $@")
+	$(Q)$(CC) $(BENCH_HOST_CFLAGS) -march=native -MMD -MP -c $< -o $@
+$(BENCH_O)/labobj/%.o: %.c bench/bench.mk | $(HOST_DEPS)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  BENCHCC $@")
+	$(Q)$(CC) $(BENCH_KCFLAGS) -march=native -MMD -MP -c $< -o $@
+$(BENCH_O)/lab: $(LAB_OBJS)
+	@$(if $(Q),echo "  BENCHLD $@")
+	$(Q)$(CC) $(BENCH_HOST_CFLAGS) -o $@ $^
+
+.PHONY: lab-build
+lab-build: $(BENCH_O)/lab
+
 -include $(patsubst %.o,%.d,$(foreach n,$(BENCH_DESC_SIZES),$(BENCH_O)/$(n)/bench/memmap_bench.o \
 	$(patsubst %.c,$(BENCH_O)/$(n)/%.o,$(MEMMAP_BENCH_KSRCS))) $(BENCH_SUPPORT_OBJ) \
-	$(PT_BENCH_OBJS) $(PCP_BENCH_OBJS))
+	$(PT_BENCH_OBJS) $(PCP_BENCH_OBJS) $(LAB_OBJS))

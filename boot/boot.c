@@ -32,6 +32,15 @@ static void append_fwcfg_cmdline(struct bootinfo *bi)
 	bootinfo_append_cmdline_from(bi, extra, "the fw_cfg command line (" FWCFG_CMDLINE_FILE ")");
 }
 
+static void find_fwcfg_replay(struct bootinfo *bi)
+{
+	struct fwcfg_blob f;
+
+	if (!cpu_features.has_hypervisor || !fwcfg_find_file(FWCFG_REPLAY_FILE, &f))
+		return;
+	bi->replay = f;
+}
+
 /* Test facility, QEMU only (boot/fwcfg.h, FWCFG_MB2_OVERRIDE_FILE). */
 static uint8_t mb2_override[64 << 10] __attribute__((aligned(8)));
 
@@ -76,5 +85,6 @@ bool boot_collect(uint32_t magic, uint32_t info, struct bootinfo *bi)
 		ok = false;
 	}
 	append_fwcfg_cmdline(bi);
+	find_fwcfg_replay(bi);
 	return ok;
 }

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "kernel/console/fb.h"
+#include "kernel/fwcfg_blob.h"
 #include "kernel/limits.h"   /* PAGE_SHIFT, PAGE_SIZE_BYTES, MEMBOOT_MAX_MAP_RANGES */
 #include "kernel/mem_range.h"  /* struct mem_range, enum mem_type */
 
@@ -89,6 +90,11 @@ struct bootinfo {
 	 * (memboot.dump_bootinfo); nothing interprets it outside boot/. */
 	uint64_t loader_info_phys;
 	uint32_t loader_info_bytes;
+
+	/* QEMU only: the fw_cfg file of a page-allocator trace to replay
+	 * (memboot.selftest=replay, tools/memboot run --replay): its selector
+	 * and size, 0 bytes when there is none. */
+	struct fwcfg_blob replay;
 
 	/* Normalized map: sorted, disjoint, page-aligned, no MEM_NONE. */
 	struct mem_range ranges[BOOTINFO_MAX_RANGES];

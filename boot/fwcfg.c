@@ -8,10 +8,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "arch/io.h"
+#include "arch/fwcfg.h"
 
-#define FW_CFG_PORT_SEL 0x510
-#define FW_CFG_PORT_DATA 0x511
 #define FW_CFG_SIGNATURE 0x0000
 #define FW_CFG_FILE_DIR 0x0019
 
@@ -25,12 +23,10 @@ _Static_assert(sizeof(struct fwcfg_file) == 64, "fw_cfg directory entry");
 
 static void read_bytes(void *buf, size_t len)
 {
-	uint8_t *p = buf;
-	for (size_t i = 0; i < len; i++)
-		p[i] = inb(FW_CFG_PORT_DATA);
+	fwcfg_read(buf, len);
 }
 
-bool fwcfg_read_file(const char *name, char *buf, size_t cap, size_t *len)
+bool fwcfg_find_file(const char *name, struct fwcfg_blob *out)
 {
 	char sig[4];
 	uint32_t count;
@@ -51,13 +47,22 @@ bool fwcfg_read_file(const char *name, char *buf, size_t cap, size_t *len)
 		f.name[sizeof(f.name) - 1] = '\0';
 		if (strcmp(f.name, name) != 0)
 			continue;
-		size_t size = __builtin_bswap32(f.size);
-		if (size > cap)
-			size = cap;
-		outw(FW_CFG_PORT_SEL, __builtin_bswap16(f.select));
-		read_bytes(buf, size);
-		*len = size;
+		out->select = __builtin_bswap16(f.select);
+		out->bytes = __builtin_bswap32(f.size);
 		return true;
 	}
 	return false;
+}
+
+bool fwcfg_read_file(const char *name, char *buf, size_t cap, size_t *len)
+{
+	struct fwcfg_blob f;
+
+	if (!fwcfg_find_file(name, &f))
+		return false;
+	size_t size = f.bytes < cap ? f.bytes : cap;
+	fwcfg_select(f.select);
+	read_bytes(buf, size);
+	*len = size;
+	return true;
 }

@@ -43,6 +43,7 @@
 	X(alloc_test)    /* the allocation self-test */                     \
 	X(pcp)           /* a node's per-CPU lists at boot */               \
 	X(churn)         /* the churn self-test through the lists */        \
+	X(replay)        /* a kmem trace replayed (memboot.selftest=replay) */  \
 	X(pcp_cpu)       /* one CPU's list of one node after churn */       \
 	X(hugetlb)       /* a node's huge page pool of one size */          \
 	X(huge_page)     /* one pool page (trace) */                        \

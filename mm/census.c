@@ -8,7 +8,6 @@
 #include "kernel/log.h"
 #include "kernel/record.h"
 #include "mm/alloc/alloc.h"
-#include "mm/alloc/alloc_pcp.h"
 
 typedef unsigned long long ull;   /* for printf */
 
@@ -78,7 +77,21 @@ bool census_take(const struct census_input *in, const char *when, struct census 
 	}
 	c->hole = c->pages - usable;
 	free_by_alloc = alloc_free_count();
-	pcp_pages = alloc_pcp_pages();
+	pcp_pages = alloc_cached_pages();
+	/* The allocator's own invariants, and its free blocks by order (the
+	 * buddyinfo of this census): totals alone pass a broken allocator. */
+	c->check_ok = alloc_check();
+	alloc_free_blocks(c->free_blocks);
+	uint64_t by_blocks = 0;
+	for (unsigned k = 0; k < ALLOC_NR_ORDERS; k++)
+		by_blocks += c->free_blocks[k] << k;
+	if (!c->check_ok)
+		pr_err("census: the allocator's check() failed (its messages above)");
+	if (by_blocks != free_by_alloc) {
+		pr_err("census: %llu pages free by the allocator's blocks by order, %llu by its counters",
+		       (ull)by_blocks, (ull)free_by_alloc);
+		c->lost += diff(by_blocks, free_by_alloc);
+	}
 	c->lost = c->counts[PAGE_UNINIT] + c->counts[PAGE_TAIL] + c->counts[PAGE_HOLE];
 	if (c->counts[PAGE_PCP] != pcp_pages) {
 		pr_err("census: %llu pages are on per-CPU lists by their descriptors, %llu by the lists",
@@ -110,6 +123,13 @@ bool census_take(const struct census_input *in, const char *when, struct census 
 	rec_u64(&r, "allocated", c->counts[PAGE_ALLOCATED]);
 	rec_u64(&r, "hole", c->hole);
 	rec_u64(&r, "lost", c->lost);
+	rec_bool(&r, "check", c->check_ok);
+	rec_u64(&r, "bad", c->bad);
+	rec_key(&r, "free_blocks");
+	rec_open(&r, '[');
+	for (unsigned k = 0; k < ALLOC_NR_ORDERS; k++)
+		rec_v_u64(&r, c->free_blocks[k]);
+	rec_close(&r);
 	record_report(&r, LOG_INFO, "census ({when}): {pages} pages: {free} free, {pcp} pcp, "
 		      "{reserved} reserved, {memmap} memmap, {pagetable} pagetable, {huge} huge, "
 		      "{allocated} allocated, {hole} hole, {lost} lost");
@@ -121,5 +141,8 @@ bool census_take(const struct census_input *in, const char *when, struct census 
 					     budget);
 		}
 	}
-	return c->lost == 0 && c->bad == 0;
+	return c->lost == 0 && c->bad == 0 && c->check_ok;
 }
+
+_Static_assert(sizeof(((struct census *)0)->free_blocks) == ALLOC_NR_ORDERS * sizeof(uint64_t),
+	       "census free_blocks: one per order of the seam");

@@ -33,11 +33,14 @@ struct census {
 	uint64_t pages;              /* the top of usable memory, in pages */
 	uint64_t hole;
 	uint64_t lost;
-	uint64_t bad;                /* descriptors with impossible fields */
+	uint64_t bad;                /* descriptors with impossible fields, misaligned blocks */
+	bool check_ok;               /* the allocator's check() passed */
+	uint64_t free_blocks[11];    /* the allocator's free blocks by order 0..10 */
 };
 
-/* Count, report as @when, and return true if nothing is lost. Drains the
- * allocator's per-CPU fronts first (alloc_drain). */
+/* Count, report as @when, and return true if nothing is lost, no block is
+ * misaligned and the allocator's check() passed. Drains the allocator's
+ * per-CPU fronts first (alloc_drain). */
 bool census_take(const struct census_input *in, const char *when, struct census *out);
 
 #endif

@@ -91,7 +91,7 @@ static void fill_and_free(void *ctx, enum page_zone z, uint64_t s, uint64_t e)
 		memmap_init_heads(map, s, e, PAGE_RESERVED, z, ALLOC_MAX_ORDER);
 	else
 		memmap_init_range(map, s, e, PAGE_RESERVED, z);
-	alloc_current()->free_range(c->node, z, s, e);
+	alloc_current()->free_range(alloc_current_self(), c->node, z, s, e);
 }
 
 static void fill_and_free_range(const struct mminit *mi, uint32_t node, uint64_t s, uint64_t e)

@@ -561,6 +561,14 @@ uint64_t memmap_count_types(const struct memmap_node *n, const struct memmap_ran
 				continue;
 			}
 			span = 1ULL << p->order;
+			/* What an allocator handed out or holds free is a naturally
+			 * aligned block (buddy merging and every caller rely on it). */
+			if ((pfn & (span - 1)) && (p->type == PAGE_FREE ||
+			    p->type == PAGE_ALLOCATED || p->type == PAGE_PCP)) {
+				if (bad++ == 0)
+					pr_err("memmap: node %u pfn %#llx: %s block of order %u is not aligned",
+					       n->nid, (ull)pfn, page_type_name(p->type), p->order);
+			}
 			if (span > end - pfn)
 				span = end - pfn;
 			counts[p->type] += span;

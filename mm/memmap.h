@@ -480,8 +480,9 @@ uint64_t memmap_mark_hole(const struct memmap_node *n, uint64_t start_pfn, uint6
  * caller, each inside the node's span): walking heads only, a head of order
  * k accounts for 2^k pages (cut at the range end) and its tails are skipped
  * unread. A descriptor with a type, order or zone out of range counts one
- * page under PAGE_UNINIT and is logged. Returns the number of such bad
- * descriptors (0 when the census is clean).
+ * page under PAGE_UNINIT and is logged; so is a free, allocated or pcp head
+ * whose block is not naturally aligned (counted where it says). Returns the
+ * number of such bad descriptors (0 when the census is clean).
  */
 uint64_t memmap_count_types(const struct memmap_node *n, const struct memmap_range *ranges,
 			    uint32_t nr_ranges, uint64_t counts[PAGE_NR_TYPES]);

@@ -176,7 +176,8 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 {
 	bool boot_ok = false, tests_ok = true, census_ok = true;
 	const struct selftest_ctx tests = { .topo = &bs.topo, .mm = &bs.memmap, .pools = &bs.hugetlb,
-					    .census = boot_census, .census_arg = &bs };
+					    .census = boot_census, .census_arg = &bs,
+					    .replay = &bs.bootinfo.replay };
 
 	PHASE("early", early_init());
 	PHASE("bootinfo", boot_ok = boot_collect(boot_magic, boot_info, &bs.bootinfo));

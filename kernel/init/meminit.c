@@ -521,6 +521,11 @@ static uint64_t reserve_for_pcp(void *ctx, uint64_t bytes, uint32_t node)
 	return physmem_alloc(ctx, bytes, 4096, node, false, PHYSMEM_RESV_PCP);
 }
 
+static uint32_t alloc_cpu_id(void)
+{
+	return this_cpu()->cpu;
+}
+
 /* memboot.alloc= chooses the allocator behind the seam; an unknown name is
  * reported and the default used. */
 static const struct alloc_ops *alloc_start(const struct numa_topology *topo, struct physmem *pm,
@@ -529,7 +534,7 @@ static const struct alloc_ops *alloc_start(const struct numa_topology *topo, str
 	const struct alloc_ops *ops = alloc_find(alloc_requested());
 	struct alloc_setup setup = {
 		.mm = mm, .nr_nodes = topo->nr_nodes,
-		.reserve = reserve_for_alloc, .reserve_ctx = pm,
+		.reserve = reserve_for_alloc, .reserve_ctx = pm, .this_cpu = alloc_cpu_id,
 	};
 
 	if (!ops) {

@@ -25,9 +25,11 @@
 	  "every CPU takes pool pages until the pools are empty, checks and returns them")    \
 	X(PT, "pt", selftest_pt, "2 or more CPUs (shootdowns), 1 GiB pages if the CPU has them", \
 	  "map, protect and unmap on every CPU at once, checked through real translations")   \
-	X(ALLOC, "alloc", selftest_alloc, "free memory for 64 blocks of 8 pages",            \
-	  "every CPU allocates blocks of mixed orders, other CPUs check and free them")       \
+	X(ALLOC, "alloc", selftest_alloc, "free memory for 64 blocks of 32 pages",           \
+	  "every CPU allocates orders 0..10, some past the lists; census held; others free")  \
 	X(CHURN, "churn", selftest_churn, "half of free memory, all CPUs, memboot.pcp lists", \
-	  "the churn workload on every CPU through the per-CPU lists, then every list drained")
+	  "the churn workload on every CPU through the per-CPU lists, then every list drained") \
+	X(REPLAY, "replay", selftest_replay, "a trace: tools/memboot run --replay TRACE",    \
+	  "a Linux kmem trace replayed by every CPU, with the host lab's counts")
 
 #endif

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 
+struct fwcfg_blob;
 struct hugetlb_pools;
 struct memmap;
 struct numa_topology;
@@ -25,6 +26,9 @@ struct selftest_ctx {
 	 * if one is lost. @when names the count in its record. */
 	bool (*census)(void *census_arg, const char *when);
 	void *census_arg;
+	/* QEMU only: the fw_cfg file of a trace for the replay self-test
+	 * (0 bytes: none), found by the boot. */
+	const struct fwcfg_blob *replay;
 };
 
 /* Run the self-tests memboot.selftest names (kernel/selftest/select.h), in

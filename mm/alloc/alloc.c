@@ -9,20 +9,25 @@
 #include "kernel/cmdline.h"
 #include "kernel/log.h"
 #include "kernel/panic.h"
-#include "mm/alloc/alloc_pcp.h"
+#include "mm/alloc/table.h"
 
-/* The table memboot.alloc= chooses from; [0] is the default. Each
- * allocator's file defines its ops. */
-extern const struct alloc_ops buddy_alloc_ops, bitmap_alloc_ops;
+/* The table memboot.alloc= chooses from, from ALLOC_TABLE; [0] is the
+ * default. Each allocator's file defines its ops. */
+#define ALLOC_DECLARE(name) extern const struct alloc_ops name##_alloc_ops;
+ALLOC_TABLE(ALLOC_DECLARE)
+#undef ALLOC_DECLARE
+#define ALLOC_ENTRY(name) &name##_alloc_ops,
 const struct alloc_ops *const alloc_table[] = {
-	&buddy_alloc_ops,
-	&bitmap_alloc_ops,
+	ALLOC_TABLE(ALLOC_ENTRY)
 	NULL,
 };
+#undef ALLOC_ENTRY
 
 struct alloc_counters alloc_counters;
 
 static const struct alloc_ops *ops;
+static void *self;                    /* ops' state */
+static const struct alloc_cache *cache;
 static const struct memmap *the_mm;
 static uint32_t nr_nodes;
 static uint32_t order_of[ALLOC_MAX_NODES][ALLOC_MAX_NODES];   /* fallback node order */
@@ -80,7 +85,8 @@ bool alloc_init(const struct alloc_ops *new_ops, const struct alloc_setup *setup
 	ASSERT(new_ops && setup->nr_nodes >= 1 && setup->nr_nodes <= ALLOC_MAX_NODES,
 	       "%u nodes", setup->nr_nodes);
 	ops = NULL;
-	alloc_pcp_reset();
+	self = NULL;
+	__atomic_store_n(&cache, NULL, __ATOMIC_RELEASE);
 	the_mm = setup->mm;
 	grow_fn = NULL;
 	poison = false;
@@ -108,10 +114,82 @@ bool alloc_init(const struct alloc_ops *new_ops, const struct alloc_setup *setup
 		}
 		nr_order[n] = k;
 	}
-	if (!new_ops->init(setup))
+	self = new_ops->create(setup);
+	if (!self)
 		return false;
 	ops = new_ops;
 	return true;
+}
+
+void *alloc_current_self(void)
+{
+	return self;
+}
+
+void alloc_set_cache(const struct alloc_cache *c)
+{
+	__atomic_store_n(&cache, c, __ATOMIC_RELEASE);
+}
+
+static const struct alloc_cache *the_cache(void)
+{
+	return __atomic_load_n(&cache, __ATOMIC_ACQUIRE);
+}
+
+uint64_t alloc_cached_pages(void)
+{
+	const struct alloc_cache *c = the_cache();
+
+	return c ? c->pages() : 0;
+}
+
+bool alloc_verify_block(const struct alloc_ops *o, const struct memmap *mm, uint64_t pfn,
+			unsigned order, unsigned flags)
+{
+	const char *who = o ? o->name : "?";
+	uint32_t nid = pfn == ALLOC_NO_PFN ? MEMMAP_NO_NODE : memmap_nid_of_pfn(mm, pfn);
+	const struct memmap_node *n = nid == MEMMAP_NO_NODE ? NULL : &mm->nodes[nid];
+	const struct page *p;
+
+	if (pfn & ((1ULL << order) - 1)) {
+		pr_err("alloc: %s: block pfn %#llx order %u is not aligned to %llu pages", who,
+		       (unsigned long long)pfn, order, 1ULL << order);
+		return false;
+	}
+	if (!n || !memmap_in_span(n, pfn + (1ULL << order) - 1)) {
+		pr_err("alloc: %s: block pfn %#llx order %u is not inside one node", who,
+		       (unsigned long long)pfn, order);
+		return false;
+	}
+	p = memmap_page(n, pfn);
+	if (p->type != PAGE_ALLOCATED || p->order != order || p->zone != page_zone_of_pfn(pfn) ||
+	    p->word != 1) {
+		pr_err("alloc: %s: block pfn %#llx order %u: head expected type %s order %u "
+		       "zone %u refcount 1, found type %s order %u zone %u word %#x", who,
+		       (unsigned long long)pfn, order, page_type_name(PAGE_ALLOCATED), order,
+		       page_zone_of_pfn(pfn), page_type_name(p->type), p->order, p->zone, p->word);
+		return false;
+	}
+	if (!(flags & ALLOC_NO_TAILS) && (p->flags & PAGE_F_LAZY_UNINIT)) {
+		pr_err("alloc: %s: block pfn %#llx order %u still says its tails are unwritten",
+		       who, (unsigned long long)pfn, order);
+		return false;
+	}
+	if ((flags & ALLOC_DMA32) && page_zone_of_pfn(pfn) != PAGE_ZONE_DMA32) {
+		pr_err("alloc: %s: block pfn %#llx asked below 4 GiB", who,
+		       (unsigned long long)pfn);
+		return false;
+	}
+	return true;
+}
+
+/* Every block from the allocator is checked before anyone uses it: a
+ * head the allocator forgot to write must not pass (docs/allocators.md). */
+static void verify(uint64_t pfn, unsigned order, unsigned flags)
+{
+	ASSERT(alloc_verify_block(ops, the_mm, pfn, order, flags),
+	       "alloc: %s handed out a bad block at pfn %#llx order %u", ops->name,
+	       (unsigned long long)pfn, order);
 }
 
 const struct alloc_ops *alloc_current(void)
@@ -128,7 +206,7 @@ uint32_t alloc_fallback_order(uint32_t node, uint32_t *nodes)
 
 static void free_range_zone(void *ctx, enum page_zone zone, uint64_t s, uint64_t e)
 {
-	ops->free_range((uint32_t)(uintptr_t)ctx, zone, s, e);
+	ops->free_range(self, (uint32_t)(uintptr_t)ctx, zone, s, e);
 }
 
 void alloc_free_range(uint32_t node, uint64_t start_pfn, uint64_t end_pfn)
@@ -201,14 +279,21 @@ uint64_t alloc_pages(uint32_t node, unsigned order, unsigned flags)
 	ASSERT(ops && node < nr_nodes && order <= ALLOC_MAX_ORDER, "node %u order %u", node,
 	       order);
 	/* Per-CPU lists serve small blocks without placement flags. */
-	bool lists = order <= PCP_MAX_ORDER && !(flags & ~ALLOC_THISNODE) && alloc_pcp_active();
+	const struct alloc_cache *c = the_cache();
+	bool lists = c && order <= c->max_order && !(flags & ~ALLOC_THISNODE);
 	bool drained = false;
 
 	for (;;) {
 		uint32_t tries = flags & ALLOC_THISNODE ? 1 : nr_order[node];
 		for (uint32_t i = 0; i < tries && pfn == ALLOC_NO_PFN; i++) {
 			uint32_t n = flags & ALLOC_THISNODE ? node : order_of[node][i];
-			pfn = lists ? alloc_pcp_alloc(n, order) : ops->alloc(n, order, flags);
+			if (lists) {
+				pfn = c->alloc(n, order);
+			} else {
+				pfn = ops->alloc(self, n, order, flags);
+				if (pfn != ALLOC_NO_PFN)
+					verify(pfn, order, flags);
+			}
 			if (pfn != ALLOC_NO_PFN && n != node)
 				COUNT(remote_allocs, 1);
 		}
@@ -217,7 +302,7 @@ uint64_t alloc_pages(uint32_t node, unsigned order, unsigned flags)
 		/* Blocks of other orders on this CPU's lists may be what is
 		 * missing: give them back once before growing or failing (Linux
 		 * drains the lists before it declares a zone out of memory). */
-		if (lists && !drained && alloc_pcp_drain_this_cpu()) {
+		if (lists && !drained && c->drain_this_cpu()) {
 			drained = true;
 			continue;
 		}
@@ -240,9 +325,10 @@ void alloc_free(uint64_t pfn, unsigned order)
 	if (poison)
 		poison_on_free(pfn, order);
 	COUNT(frees, 1);
-	if (alloc_pcp_free(pfn, order))
+	const struct alloc_cache *c = the_cache();
+	if (c && c->free(pfn, order))
 		return;
-	ops->free(pfn, order);
+	ops->free(self, pfn, order);
 }
 
 uint32_t alloc_pages_bulk(uint32_t node, unsigned order, unsigned flags, uint32_t count,
@@ -257,10 +343,10 @@ uint32_t alloc_pages_bulk(uint32_t node, unsigned order, unsigned flags, uint32_
 		for (uint32_t i = 0; i < tries && got < count; i++) {
 			uint32_t n = flags & ALLOC_THISNODE ? node : order_of[node][i], g = 0;
 			if (ops->alloc_bulk) {
-				g = ops->alloc_bulk(n, order, flags, count - got, pfns + got);
+				g = ops->alloc_bulk(self, n, order, flags, count - got, pfns + got);
 			} else {
 				while (got + g < count) {
-					uint64_t pfn = ops->alloc(n, order, flags);
+					uint64_t pfn = ops->alloc(self, n, order, flags);
 					if (pfn == ALLOC_NO_PFN)
 						break;
 					pfns[got + g++] = pfn;
@@ -273,6 +359,8 @@ uint32_t alloc_pages_bulk(uint32_t node, unsigned order, unsigned flags, uint32_
 		if (got == count || !try_grow(node))
 			break;
 	}
+	for (uint32_t i = 0; i < got; i++)
+		verify(pfns[i], order, flags);
 	COUNT(allocs, got);
 	if (got < count)
 		COUNT(failures, 1);
@@ -288,18 +376,21 @@ void alloc_free_bulk(const uint64_t *pfns, uint32_t count, unsigned order)
 		poison_on_free(pfns[i], order);
 	COUNT(frees, count);
 	if (ops->free_bulk) {
-		ops->free_bulk(pfns, count, order);
+		ops->free_bulk(self, pfns, count, order);
 		return;
 	}
 	for (uint32_t i = 0; i < count; i++)
-		ops->free(pfns[i], order);
+		ops->free(self, pfns[i], order);
 }
 
 void alloc_drain(void)
 {
-	alloc_pcp_drain_all();
+	const struct alloc_cache *c = the_cache();
+
+	if (c)
+		c->drain_all();
 	if (ops && ops->drain)
-		ops->drain();
+		ops->drain(self);
 }
 
 uint64_t alloc_free_count(void)
@@ -307,7 +398,7 @@ uint64_t alloc_free_count(void)
 	uint64_t total = 0;
 
 	for (uint32_t n = 0; ops && n < nr_nodes; n++)
-		total += ops->free_pages(n);
+		total += ops->free_pages(self, n);
 	return total;
 }
 
@@ -316,45 +407,56 @@ uint64_t alloc_count_free(void)
 	uint64_t total = 0;
 
 	for (uint32_t n = 0; ops && n < nr_nodes; n++)
-		total += ops->count_free(n);
+		total += ops->count_free(self, n);
 	return total;
 }
 
 bool alloc_check(void)
 {
-	return ops && ops->check();
+	return ops && ops->check(self);
 }
 
-/* --- for the per-CPU lists (mm/alloc/alloc_pcp.c) -------------------------------- */
+void alloc_free_blocks(uint64_t blocks[ALLOC_NR_ORDERS])
+{
+	memset(blocks, 0, sizeof(uint64_t) * ALLOC_NR_ORDERS);
+	for (uint32_t n = 0; ops && n < nr_nodes; n++)
+		ops->free_blocks(self, n, blocks);
+}
+
+/* --- for a cache in front (mm/alloc/alloc_pcp.c) ----------------------------- */
 
 uint32_t alloc_raw_bulk(uint32_t node, unsigned order, uint32_t count, uint64_t *pfns)
 {
 	uint32_t got = 0;
 
-	if (ops->alloc_bulk)
-		return ops->alloc_bulk(node, order, 0, count, pfns);
-	while (got < count) {
-		uint64_t pfn = ops->alloc(node, order, 0);
-		if (pfn == ALLOC_NO_PFN)
-			break;
-		pfns[got++] = pfn;
+	if (ops->alloc_bulk) {
+		got = ops->alloc_bulk(self, node, order, 0, count, pfns);
+	} else {
+		while (got < count) {
+			uint64_t pfn = ops->alloc(self, node, order, 0);
+			if (pfn == ALLOC_NO_PFN)
+				break;
+			pfns[got++] = pfn;
+		}
 	}
+	for (uint32_t i = 0; i < got; i++)
+		verify(pfns[i], order, 0);
 	return got;
 }
 
 void alloc_raw_free_bulk(const uint64_t *pfns, uint32_t count, unsigned order)
 {
 	if (ops->free_bulk) {
-		ops->free_bulk(pfns, count, order);
+		ops->free_bulk(self, pfns, count, order);
 		return;
 	}
 	for (uint32_t i = 0; i < count; i++)
-		ops->free(pfns[i], order);
+		ops->free(self, pfns[i], order);
 }
 
 uint64_t alloc_raw_free_pages(uint32_t node)
 {
-	return ops->free_pages(node);
+	return ops->free_pages(self, node);
 }
 
 const struct memmap *alloc_memmap(void)

@@ -13,12 +13,16 @@
  *  only serves one node at a time and keeps its own lists.
  *
  *  One allocator is chosen per boot with memboot.alloc=NAME from
- *  alloc_table[] (buddy is the default). Adding one means a new file with
- *  its ops, one entry in alloc_table (mm/alloc/alloc.c) and its tests in the
- *  conformance suite (tests/host/test_alloc.c), nothing else.
+ *  alloc_table[] (buddy is the default). Adding one means a new file
+ *  mm/alloc/NAME.c defining NAME_alloc_ops and one X(NAME) line in
+ *  ALLOC_TABLE (mm/alloc/table.h), nothing else: the kernel, the host
+ *  conformance suite (tests/host/test_alloc.c), the benchmarks, the lab,
+ *  the guest tests and tools/memboot bench's alloc axis all take the table
+ *  (tests/tools/test_alloc_table.py shows it in a scratch tree).
  *
  * What an allocator must do (the conformance suite checks each)
- *  - init: empty lists for every node of setup->mm that has an array.
+ *  - create: empty lists for every node of setup->mm that has an array,
+ *    its state in memory from setup->reserve; returns that state (@self).
  *  - free_range(node, zone, s, e): take [s, e) of one node and one zone
  *    (the front cuts at the 4 GiB line). Each head of the block cut
  *    memmap_block_order(.., ALLOC_MAX_ORDER) makes of [s, e) is written
@@ -45,6 +49,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/spinlock.h"
 #include "mm/memmap.h"
 #include "mm/page.h"
 
@@ -67,24 +72,73 @@ struct alloc_setup {
 	 * none. The bytes are reserved for good. */
 	uint64_t (*reserve)(void *ctx, uint64_t bytes, uint32_t node);
 	void *reserve_ctx;
+	/* The calling CPU's id, for allocators that keep per-CPU state (NULL:
+	 * they treat every caller as one CPU). */
+	uint32_t (*this_cpu)(void);
 };
 
+/* Free blocks of each order 0..ALLOC_MAX_ORDER (as /proc/buddyinfo). */
+#define ALLOC_NR_ORDERS (ALLOC_MAX_ORDER + 1)
+
+/* An allocator's own lock, counted: what the lab reports as the
+ * allocator's contention (not the per-CPU front's). Counters are written
+ * with the lock held; spin time is in TSC cycles. */
+struct alloc_lock_stats {
+	uint64_t acquired;
+	uint64_t contended;           /* acquisitions that found the lock held */
+	uint64_t spin_cycles;
+};
+
+static inline void alloc_spin_lock(struct spinlock *l, struct alloc_lock_stats *st)
+{
+	if (__builtin_expect(spin_trylock(l), 1)) {
+		st->acquired++;
+		return;
+	}
+	uint64_t t0 = __builtin_ia32_rdtsc();
+	spin_lock(l);
+	st->acquired++;
+	st->contended++;
+	st->spin_cycles += __builtin_ia32_rdtsc() - t0;
+}
+
+static inline void alloc_lock_stats_add(struct alloc_lock_stats *to,
+					const struct alloc_lock_stats *from)
+{
+	to->acquired += from->acquired;
+	to->contended += from->contended;
+	to->spin_cycles += from->spin_cycles;
+}
+
+/*
+ * Every call takes the allocator's own state (@self, what create()
+ * returned), so several allocators, each over its own machine, run side
+ * by side (the lab, tools/memboot lab). No allocator keeps file-scope state.
+ */
 struct alloc_ops {
 	const char *name;             /* memboot.alloc=NAME */
 	const char *summary;          /* one line for the boot log */
-	bool (*init)(const struct alloc_setup *setup);
-	void (*free_range)(uint32_t node, enum page_zone zone, uint64_t start_pfn,
+	/* The allocator's state over @setup, in memory from setup->reserve
+	 * (its bookkeeping, counted by the caller); NULL if it cannot start. */
+	void *(*create)(const struct alloc_setup *setup);
+	void (*free_range)(void *self, uint32_t node, enum page_zone zone, uint64_t start_pfn,
 			   uint64_t end_pfn);
-	uint64_t (*alloc)(uint32_t node, unsigned order, unsigned flags);
-	void (*free)(uint64_t pfn, unsigned order);
-	uint64_t (*free_pages)(uint32_t node);
-	uint64_t (*count_free)(uint32_t node);
-	bool (*check)(void);
+	uint64_t (*alloc)(void *self, uint32_t node, unsigned order, unsigned flags);
+	void (*free)(void *self, uint64_t pfn, unsigned order);
+	uint64_t (*free_pages)(void *self, uint32_t node);
+	uint64_t (*count_free)(void *self, uint32_t node);
+	bool (*check)(void *self);
+	/* Free blocks by order on @node, added to @blocks: the allocator's
+	 * own view of fragmentation (a free run that its structures could
+	 * hand out as one aligned 2^k block counts at order k). */
+	void (*free_blocks)(void *self, uint32_t node, uint64_t blocks[ALLOC_NR_ORDERS]);
 	/* Optional; the front loops over alloc/free when NULL. */
-	uint32_t (*alloc_bulk)(uint32_t node, unsigned order, unsigned flags, uint32_t count,
-			       uint64_t *pfns);
-	void (*free_bulk)(const uint64_t *pfns, uint32_t count, unsigned order);
-	void (*drain)(void);
+	uint32_t (*alloc_bulk)(void *self, uint32_t node, unsigned order, unsigned flags,
+			       uint32_t count, uint64_t *pfns);
+	void (*free_bulk)(void *self, const uint64_t *pfns, uint32_t count, unsigned order);
+	void (*drain)(void *self);
+	/* Optional: the allocator's own locks, summed (none: all zero). */
+	void (*lock_stats)(void *self, struct alloc_lock_stats *out);
 };
 
 /* Every allocator memboot.alloc can name, NULL-terminated; [0] the default. */
@@ -161,13 +215,46 @@ void alloc_enable_poison(void);
 /* The node order alloc_pages() tries for @node (for tests and reports). */
 uint32_t alloc_fallback_order(uint32_t node, uint32_t *nodes);
 
-/* ---- for the per-CPU lists in front (mm/alloc/alloc_pcp.c) ----
- * The allocator itself, one node, no growth, no counters, no poisoning:
- * the lists count and poison at their own front door. */
+/* Free blocks by order over every node (the buddyinfo of a census). */
+void alloc_free_blocks(uint64_t blocks[ALLOC_NR_ORDERS]);
+
+/* The allocator in use's state (for reports; NULL before alloc_init). */
+void *alloc_current_self(void);
+
+/*
+ * ---- a cache in front (the per-CPU lists, mm/alloc/alloc_pcp.c) ----
+ * The front knows a cache only through these hooks, which the cache
+ * installs; the cache calls the allocator through alloc_raw_*() below.
+ * alloc_init() removes any cache.
+ */
+struct alloc_cache {
+	unsigned max_order;           /* it serves orders 0..max_order without flags */
+	uint64_t (*alloc)(uint32_t node, unsigned order);        /* ALLOC_NO_PFN: none */
+	bool (*free)(uint64_t pfn, unsigned order);             /* true: cached */
+	uint64_t (*drain_this_cpu)(void);
+	uint64_t (*drain_all)(void);
+	uint64_t (*pages)(void);                                 /* pages cached */
+};
+void alloc_set_cache(const struct alloc_cache *cache);   /* NULL: none */
+/* Pages on the cache in front (0 without one). */
+uint64_t alloc_cached_pages(void);
+
+/* The allocator itself, one node, no growth, no counters, no poisoning:
+ * the cache counts and poisons at its own front door. A block it takes is
+ * checked as the front checks every block (alloc_verify_block). */
 uint32_t alloc_raw_bulk(uint32_t node, unsigned order, uint32_t count, uint64_t *pfns);
 void alloc_raw_free_bulk(const uint64_t *pfns, uint32_t count, unsigned order);
 uint64_t alloc_raw_free_pages(uint32_t node);
 const struct memmap *alloc_memmap(void);
 uint32_t alloc_nr_nodes(void);
+
+/*
+ * What the front checks of every block an allocator hands out, before it
+ * is used or retyped: naturally aligned, on a node, inside its span, head
+ * PAGE_ALLOCATED with @order and refcount 1, in the right zone. False, with
+ * the allocator, the pfn and the expected and found type named in the log.
+ */
+bool alloc_verify_block(const struct alloc_ops *ops, const struct memmap *mm, uint64_t pfn,
+			unsigned order, unsigned flags);
 
 #endif

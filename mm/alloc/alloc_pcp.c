@@ -28,11 +28,18 @@ static bool active;
 
 /* ---- the backend: the allocator behind the seam, one node at a time ---- */
 
-static void retype(uint64_t pfn, enum page_type type)
+/* A list block's head changes type only from the type it must have: a
+ * head found otherwise was written behind the lists' back (or never by the
+ * allocator) and is not silently made right. */
+static void retype(uint64_t pfn, unsigned order, enum page_type from, enum page_type to)
 {
 	struct page *p = memmap_pfn_to_page(alloc_memmap(), pfn);
 
-	p->type = (uint8_t)type;
+	ASSERT(p->type == from && p->order == order,
+	       "pcp: block pfn %#llx order %u: head expected type %s, found type %s order %u",
+	       (unsigned long long)pfn, order, page_type_name(from), page_type_name(p->type),
+	       p->order);
+	p->type = (uint8_t)to;
 }
 
 static unsigned be_take(void *zone, unsigned order, unsigned n, uint64_t *out)
@@ -41,7 +48,7 @@ static unsigned be_take(void *zone, unsigned order, unsigned n, uint64_t *out)
 	uint32_t got = alloc_raw_bulk(nl->node, order, n, out);
 
 	for (uint32_t i = 0; i < got; i++)
-		retype(out[i], PAGE_PCP);
+		retype(out[i], order, PAGE_ALLOCATED, PAGE_PCP);
 	return got;
 }
 
@@ -49,7 +56,7 @@ static void be_give(void *zone, unsigned order, const uint64_t *pfns, unsigned n
 {
 	/* Allocators take back what they handed out: an allocated head. */
 	for (unsigned i = 0; i < n; i++)
-		retype(pfns[i], PAGE_ALLOCATED);
+		retype(pfns[i], order, PAGE_PCP, PAGE_ALLOCATED);
 	alloc_raw_free_bulk(pfns, n, order);
 }
 
@@ -64,9 +71,19 @@ static const struct pcp_backend backend = { be_take, be_give, be_free_pages };
 
 /* ---- set-up ---- */
 
+static const struct alloc_cache pcp_cache = {
+	.max_order = PCP_MAX_ORDER,
+	.alloc = alloc_pcp_alloc,
+	.free = alloc_pcp_free,
+	.drain_this_cpu = alloc_pcp_drain_this_cpu,
+	.drain_all = alloc_pcp_drain_all,
+	.pages = alloc_pcp_pages,
+};
+
 void alloc_pcp_reset(void)
 {
 	__atomic_store_n(&active, false, __ATOMIC_RELEASE);
+	alloc_set_cache(NULL);
 	lists = rows_boot;
 	rows_boot[0] = NULL;
 	memset(nodes, 0, sizeof(nodes));
@@ -162,6 +179,7 @@ bool alloc_pcp_init(const struct alloc_pcp_setup *s)
 	nr_cpus = s->nr_cpus;
 	this_cpu_fn = s->this_cpu;
 	__atomic_store_n(&active, true, __ATOMIC_RELEASE);
+	alloc_set_cache(&pcp_cache);
 	return true;
 }
 
@@ -185,7 +203,7 @@ uint64_t alloc_pcp_alloc(uint32_t node, unsigned order)
 		return ALLOC_NO_PFN;
 	pfn = pcp_alloc(l, order);
 	if (pfn != ALLOC_NO_PFN)
-		retype(pfn, PAGE_ALLOCATED);
+		retype(pfn, order, PAGE_PCP, PAGE_ALLOCATED);
 	return pfn;
 }
 
@@ -196,7 +214,7 @@ bool alloc_pcp_free(uint64_t pfn, unsigned order)
 	if (order > PCP_MAX_ORDER || !alloc_pcp_active() ||
 	    !(l = my_list(memmap_nid_of_pfn(alloc_memmap(), pfn))))
 		return false;
-	retype(pfn, PAGE_PCP);
+	retype(pfn, order, PAGE_ALLOCATED, PAGE_PCP);
 	pcp_free(l, pfn, order);
 	return true;
 }

@@ -36,11 +36,20 @@ struct bm_zone {
 	uint64_t lo, hi;               /* [lo, hi): this zone's bit indices */
 	uint64_t cursor;               /* next-fit: where the next search starts */
 	uint64_t free_pages;
+	struct alloc_lock_stats lock_st;
 };
 
-static struct bm_zone zones[ALLOC_MAX_NODES][PAGE_NR_ZONES];
-static const struct memmap *bm_mm;
-static uint32_t bm_nodes;
+/* The allocator's state (nothing file-scope: instances coexist). */
+struct bm {
+	const struct memmap *mm;
+	uint32_t nr_nodes;
+	struct bm_zone zones[][PAGE_NR_ZONES];
+};
+
+static void zlock(struct bm_zone *z)
+{
+	alloc_spin_lock(&z->lock, &z->lock_st);
+}
 
 /* ---- bits ---- */
 
@@ -80,13 +89,20 @@ static void set_bits(uint64_t *bits, uint64_t i, uint64_t n, bool free)
 
 /* ---- set-up ---- */
 
-static bool bm_init(const struct alloc_setup *setup)
+static void *bm_create(const struct alloc_setup *setup)
 {
-	bm_mm = setup->mm;
-	bm_nodes = setup->nr_nodes;
-	memset(zones, 0, sizeof(zones));
-	for (uint32_t n = 0; n < bm_nodes; n++) {
-		const struct memmap_node *map = &bm_mm->nodes[n];
+	uint64_t bytes = sizeof(struct bm) + setup->nr_nodes * sizeof(struct bm_zone[PAGE_NR_ZONES]);
+	struct bm *b = (struct bm *)(uintptr_t)setup->reserve(setup->reserve_ctx, bytes, 0);
+
+	if (!b) {
+		pr_err("bitmap: no memory for its zones (%llu bytes)", (ull)bytes);
+		return NULL;
+	}
+	memset(b, 0, bytes);
+	b->mm = setup->mm;
+	b->nr_nodes = setup->nr_nodes;
+	for (uint32_t n = 0; n < b->nr_nodes; n++) {
+		const struct memmap_node *map = &b->mm->nodes[n];
 		if (!map->nr_pages)
 			continue;
 		uint64_t words = (map->nr_pages + 63) / 64;
@@ -94,7 +110,7 @@ static bool bm_init(const struct alloc_setup *setup)
 		if (!at) {
 			pr_err("bitmap: no memory for node %u's bitmap (%llu bytes)", n,
 			       (ull)(words * 8));
-			return false;
+			return NULL;
 		}
 		uint64_t *bits = (uint64_t *)(uintptr_t)at;
 		memset(bits, 0, words * 8);   /* nothing is free until free_range */
@@ -107,19 +123,19 @@ static bool bm_init(const struct alloc_setup *setup)
 			e = e < ze ? e : ze;
 			if (s >= e)
 				continue;
-			zones[n][z] = (struct bm_zone){
+			b->zones[n][z] = (struct bm_zone){
 				.used = true, .zone = (enum page_zone)z, .map = map, .bits = bits,
 				.lo = s - map->base_pfn, .hi = e - map->base_pfn,
 				.cursor = s - map->base_pfn,
 			};
 		}
 	}
-	return true;
+	return b;
 }
 
-static struct bm_zone *zone_of(uint32_t node, enum page_zone zone)
+static struct bm_zone *zone_of(struct bm *b, uint32_t node, enum page_zone zone)
 {
-	return node < bm_nodes && zones[node][zone].used ? &zones[node][zone] : 0;
+	return node < b->nr_nodes && b->zones[node][zone].used ? &b->zones[node][zone] : 0;
 }
 
 /* Every descriptor of a free page is its own order-0 head. */
@@ -130,15 +146,15 @@ static void write_free(const struct bm_zone *z, uint64_t pfn, uint64_t n)
 				  PAGE_POISON_FREE);
 }
 
-static void bm_free_range(uint32_t node, enum page_zone zone, uint64_t s, uint64_t e)
+static void bm_free_range(void *self, uint32_t node, enum page_zone zone, uint64_t s, uint64_t e)
 {
-	struct bm_zone *z = zone_of(node, zone);
+	struct bm_zone *z = zone_of(self, node, zone);
 
 	ASSERT(z && s < e && s - z->map->base_pfn >= z->lo && e - z->map->base_pfn <= z->hi,
 	       "node %u zone %u: [%#llx, %#llx) is not in the zone", node, zone, (ull)s, (ull)e);
 	/* Lazy init wrote only block heads: the tails are written here. */
 	write_free(z, s, e - s);
-	spin_lock(&z->lock);
+	zlock(z);
 	set_bits(z->bits, s - z->map->base_pfn, e - s, true);
 	z->free_pages += e - s;
 	spin_unlock(&z->lock);
@@ -195,17 +211,17 @@ static void write_allocated(const struct bm_zone *z, uint64_t pfn, unsigned orde
 				  PAGE_POISON_TAIL);
 }
 
-static uint64_t bm_alloc(uint32_t node, unsigned order, unsigned flags)
+static uint64_t bm_alloc(void *self, uint32_t node, unsigned order, unsigned flags)
 {
 	/* Above 4 GiB first: memory below it is kept for who needs it. */
 	int top = flags & ALLOC_DMA32 ? PAGE_ZONE_DMA32 : PAGE_NR_ZONES - 1;
 
 	for (int zone = top; zone >= 0; zone--) {
-		struct bm_zone *z = zone_of(node, (enum page_zone)zone);
+		struct bm_zone *z = zone_of(self, node, (enum page_zone)zone);
 		uint64_t pfn;
 		if (!z)
 			continue;
-		spin_lock(&z->lock);
+		zlock(z);
 		pfn = take(z, order);
 		spin_unlock(&z->lock);
 		if (pfn != ALLOC_NO_PFN) {
@@ -217,20 +233,21 @@ static uint64_t bm_alloc(uint32_t node, unsigned order, unsigned flags)
 	return ALLOC_NO_PFN;
 }
 
-static void bm_free(uint64_t pfn, unsigned order)
+static void bm_free(void *self, uint64_t pfn, unsigned order)
 {
-	uint32_t nid = memmap_nid_of_pfn(bm_mm, pfn);
-	struct bm_zone *z = nid == MEMMAP_NO_NODE ? 0 : zone_of(nid, page_zone_of_pfn(pfn));
+	struct bm *b = self;
+	uint32_t nid = memmap_nid_of_pfn(b->mm, pfn);
+	struct bm_zone *z = nid == MEMMAP_NO_NODE ? 0 : zone_of(b, nid, page_zone_of_pfn(pfn));
 	uint64_t n = 1ULL << order;
 
 	ASSERT(z && pfn - z->map->base_pfn >= z->lo && pfn + n - z->map->base_pfn <= z->hi,
 	       "pfn %#llx order %u is in no zone", (ull)pfn, order);
 	const struct page *head = memmap_page(z->map, pfn);
 	ASSERT(head->type != PAGE_FREE && head->order == order,
-	       "pfn %#llx: freeing order %u, its head says type %u order %u", (ull)pfn, order,
-	       head->type, head->order);
+	       "bitmap: pfn %#llx: freeing order %u, its head says type %s order %u", (ull)pfn,
+	       order, page_type_name(head->type), head->order);
 	write_free(z, pfn, n);
-	spin_lock(&z->lock);
+	zlock(z);
 	uint64_t i = pfn - z->map->base_pfn;
 	ASSERT(find_bit(z->bits, i, i + n, true) == i + n, "pfn %#llx order %u: already free",
 	       (ull)pfn, order);
@@ -241,12 +258,12 @@ static void bm_free(uint64_t pfn, unsigned order)
 
 /* ---- counts and checks ---- */
 
-static uint64_t bm_free_pages(uint32_t node)
+static uint64_t bm_free_pages(void *self, uint32_t node)
 {
 	uint64_t total = 0;
 
 	for (int zone = 0; zone < PAGE_NR_ZONES; zone++) {
-		const struct bm_zone *z = zone_of(node, (enum page_zone)zone);
+		const struct bm_zone *z = zone_of(self, node, (enum page_zone)zone);
 		if (z)
 			total += __atomic_load_n(&z->free_pages, __ATOMIC_RELAXED);
 	}
@@ -263,15 +280,15 @@ static uint64_t count_bits(const struct bm_zone *z)
 	return n;
 }
 
-static uint64_t bm_count_free(uint32_t node)
+static uint64_t bm_count_free(void *self, uint32_t node)
 {
 	uint64_t total = 0;
 
 	for (int zone = 0; zone < PAGE_NR_ZONES; zone++) {
-		struct bm_zone *z = zone_of(node, (enum page_zone)zone);
+		struct bm_zone *z = zone_of(self, node, (enum page_zone)zone);
 		if (!z)
 			continue;
-		spin_lock(&z->lock);
+		zlock(z);
 		total += count_bits(z);
 		spin_unlock(&z->lock);
 	}
@@ -280,16 +297,17 @@ static uint64_t bm_count_free(uint32_t node)
 
 /* The counter is the popcount, every free bit's descriptor a free order-0
  * head, and no other page's head says free. */
-static bool bm_check(void)
+static bool bm_check(void *self)
 {
+	struct bm *b = self;
 	bool ok = true;
 
-	for (uint32_t n = 0; n < bm_nodes; n++) {
+	for (uint32_t n = 0; n < b->nr_nodes; n++) {
 		for (int zone = 0; zone < PAGE_NR_ZONES; zone++) {
-			struct bm_zone *z = zone_of(n, (enum page_zone)zone);
+			struct bm_zone *z = zone_of(b, n, (enum page_zone)zone);
 			if (!z)
 				continue;
-			spin_lock(&z->lock);
+			zlock(z);
 			uint64_t bits = count_bits(z);
 			if (bits != z->free_pages) {
 				pr_err("bitmap: node %u zone %u: %llu free bits, counter says %llu", n,
@@ -301,8 +319,10 @@ static bool bm_check(void)
 				const struct page *p = &z->map->pages[i];
 				if (p->type != PAGE_FREE || p->order != 0 || p->zone != zone ||
 				    p->word != PAGE_POISON_FREE) {
-					pr_err("bitmap: node %u: free pfn %#llx has type %u order %u word %#x",
-					       n, (ull)(z->map->base_pfn + i), p->type, p->order,
+					pr_err("bitmap: node %u: free pfn %#llx: expected type %s order 0 "
+					       "word %#x, found type %s order %u word %#x", n,
+					       (ull)(z->map->base_pfn + i), page_type_name(PAGE_FREE),
+					       PAGE_POISON_FREE, page_type_name(p->type), p->order,
 					       p->word);
 					ok = false;
 					break;
@@ -314,14 +334,48 @@ static bool bm_check(void)
 	return ok;
 }
 
+/* Each free run cut into the aligned blocks a search could hand out. */
+static void bm_free_blocks(void *self, uint32_t node, uint64_t blocks[ALLOC_NR_ORDERS])
+{
+	for (int zone = 0; zone < PAGE_NR_ZONES; zone++) {
+		struct bm_zone *z = zone_of(self, node, (enum page_zone)zone);
+		if (!z)
+			continue;
+		uint64_t base = z->map->base_pfn;
+		zlock(z);
+		for (uint64_t i = find_bit(z->bits, z->lo, z->hi, true); i < z->hi;) {
+			uint64_t e = find_bit(z->bits, i, z->hi, false);
+			for (uint64_t p = base + i; p < base + e;) {
+				unsigned k = memmap_block_order(p, base + e, ALLOC_MAX_ORDER);
+				blocks[k]++;
+				p += 1ULL << k;
+			}
+			i = find_bit(z->bits, e, z->hi, true);
+		}
+		spin_unlock(&z->lock);
+	}
+}
+
+static void bm_lock_stats(void *self, struct alloc_lock_stats *out)
+{
+	struct bm *b = self;
+
+	for (uint32_t n = 0; n < b->nr_nodes; n++)
+		for (int zone = 0; zone < PAGE_NR_ZONES; zone++)
+			if (zone_of(b, n, (enum page_zone)zone))
+				alloc_lock_stats_add(out, &b->zones[n][zone].lock_st);
+}
+
 const struct alloc_ops bitmap_alloc_ops = {
 	.name = "bitmap",
 	.summary = "one bit per page, next-fit search per node and zone",
-	.init = bm_init,
+	.create = bm_create,
 	.free_range = bm_free_range,
 	.alloc = bm_alloc,
 	.free = bm_free,
 	.free_pages = bm_free_pages,
 	.count_free = bm_count_free,
 	.check = bm_check,
+	.free_blocks = bm_free_blocks,
+	.lock_stats = bm_lock_stats,
 };

@@ -13,6 +13,8 @@
 #include "kernel/log.h"
 #include "kernel/panic.h"
 
+#include <string.h>
+
 typedef unsigned long long ull;   /* for printf */
 
 #ifndef NDEBUG
@@ -151,17 +153,28 @@ static void free_prologue(struct buddy_zone *z, uint64_t pfn, unsigned order, co
 		h(z, pfn, order);
 }
 
+/* A block taken with its head only (ALLOC_NO_TAILS) may still have
+ * unwritten tails: its head's PAGE_F_LAZY_UNINIT goes back with it, or a
+ * later allocation would hand out tails nobody wrote. */
+static unsigned freed_flags(const struct buddy_zone *z, uint64_t pfn)
+{
+	return memmap_page(z->map, pfn)->flags & PAGE_F_LAZY_UNINIT;
+}
+
 void buddy_free_locked(struct buddy_zone *z, uint64_t pfn, unsigned order)
 {
 	free_prologue(z, pfn, order, __func__);
-	free_one_locked(z, pfn, order, 0);
+	free_one_locked(z, pfn, order, freed_flags(z, pfn));
 }
 
 void buddy_free(struct buddy_zone *z, uint64_t pfn, unsigned order)
 {
+	unsigned flags;
+
 	free_prologue(z, pfn, order, __func__);
-	spin_lock(&z->lock);
-	free_one_locked(z, pfn, order, 0);
+	flags = freed_flags(z, pfn);
+	alloc_spin_lock(&z->lock, &z->lock_st);
+	free_one_locked(z, pfn, order, flags);
 	spin_unlock(&z->lock);
 }
 
@@ -200,7 +213,7 @@ void buddy_free_range(struct buddy_zone *z, uint64_t start_pfn, uint64_t end_pfn
 			chain_last = idx;
 			chain_len++;
 		} else {
-			spin_lock(&z->lock);
+			alloc_spin_lock(&z->lock, &z->lock_st);
 			free_one_locked(z, pfn, order, flags);
 			spin_unlock(&z->lock);
 		}
@@ -208,7 +221,7 @@ void buddy_free_range(struct buddy_zone *z, uint64_t start_pfn, uint64_t end_pfn
 	}
 	if (!chain_len)
 		return;
-	spin_lock(&z->lock);
+	alloc_spin_lock(&z->lock, &z->lock_st);
 	{
 		uint32_t first = z->head[BUDDY_MAX_ORDER];
 		idx_page(z, chain_last)->next = first;
@@ -302,7 +315,7 @@ uint64_t buddy_alloc_ex(struct buddy_zone *z, unsigned order, uint64_t *lazy_fil
 	buddy_page_hook h;
 
 	ASSERT(order <= BUDDY_MAX_ORDER, "order %u", order);
-	spin_lock(&z->lock);
+	alloc_spin_lock(&z->lock, &z->lock_st);
 	pfn = take_locked(z, order, &lazy);
 	spin_unlock(&z->lock);
 	if (pfn == BUDDY_NO_PFN) {
@@ -333,7 +346,7 @@ static uint64_t buddy_alloc_head_only(struct buddy_zone *z, unsigned order, enum
 	struct page *p;
 
 	ASSERT(order <= BUDDY_MAX_ORDER, "order %u", order);
-	spin_lock(&z->lock);
+	alloc_spin_lock(&z->lock, &z->lock_st);
 	pfn = take_locked(z, order, &lazy);
 	if (pfn != BUDDY_NO_PFN && lazy) {
 		/* Not paying for the tails after all. */
@@ -407,7 +420,7 @@ uint64_t buddy_count_free(struct buddy_zone *z)
 {
 	uint64_t pages = 0;
 
-	spin_lock(&z->lock);
+	alloc_spin_lock(&z->lock, &z->lock_st);
 	for (unsigned k = 0; k < BUDDY_NR_ORDERS; k++) {
 		uint64_t n = 0;
 		for (uint32_t i = z->head[k]; i != MEMMAP_NONE && n <= z->nr_free[k];
@@ -425,7 +438,7 @@ bool buddy_check_zone(struct buddy_zone *z)
 	bool ok = true;
 	uint64_t pages = 0;
 
-	spin_lock(&z->lock);
+	alloc_spin_lock(&z->lock, &z->lock_st);
 	for (unsigned k = 0; k < BUDDY_NR_ORDERS; k++) {
 		uint64_t n = 0;
 		for (uint32_t i = z->head[k]; i != MEMMAP_NONE; i = idx_page(z, i)->next) {
@@ -478,58 +491,72 @@ bool buddy_check_zone(struct buddy_zone *z)
 
 _Static_assert(BUDDY_MAX_ORDER == ALLOC_MAX_ORDER, "the seam's largest block is buddy's");
 
-static struct buddy_zone zones[BUDDY_MAX_NODES][PAGE_NR_ZONES];
-static bool zone_used[BUDDY_MAX_NODES][PAGE_NR_ZONES];
-static const struct memmap *seam_mm;
-static uint32_t seam_nodes;
+/* The seam's state: one pair of zones per node, in memory the seam's
+ * setup reserved (nothing file-scope: several instances coexist). */
+struct buddy_seam {
+	const struct memmap *mm;
+	uint32_t nr_nodes;
+	struct buddy_seam_node {
+		bool used[PAGE_NR_ZONES];
+		struct buddy_zone zones[PAGE_NR_ZONES];
+	} nodes[];
+};
 
 struct zone_init_ctx {
+	struct buddy_seam *b;
 	const struct memmap_node *map;
 };
 
 static void init_zone_part(void *ctx, enum page_zone zone, uint64_t s, uint64_t e)
 {
-	const struct memmap_node *map = ((struct zone_init_ctx *)ctx)->map;
+	struct zone_init_ctx *c = ctx;
 
-	buddy_zone_init(&zones[map->nid][zone], map, zone, s, e);
-	zone_used[map->nid][zone] = true;
+	buddy_zone_init(&c->b->nodes[c->map->nid].zones[zone], c->map, zone, s, e);
+	c->b->nodes[c->map->nid].used[zone] = true;
 }
 
-static bool ops_init(const struct alloc_setup *setup)
+static void *ops_create(const struct alloc_setup *setup)
 {
-	seam_mm = setup->mm;
-	seam_nodes = setup->nr_nodes;
-	for (uint32_t n = 0; n < BUDDY_MAX_NODES; n++)
-		for (int z = 0; z < PAGE_NR_ZONES; z++)
-			zone_used[n][z] = false;
-	for (uint32_t n = 0; n < seam_nodes; n++) {
-		struct zone_init_ctx c = { &seam_mm->nodes[n] };
+	uint64_t bytes = sizeof(struct buddy_seam) +
+			 setup->nr_nodes * sizeof(struct buddy_seam_node);
+	uint64_t at = setup->reserve ? setup->reserve(setup->reserve_ctx, bytes, 0) : 0;
+	struct buddy_seam *b = (struct buddy_seam *)(uintptr_t)at;
+
+	if (!b) {
+		pr_err("buddy: no memory for its zones (%llu bytes)", (ull)bytes);
+		return NULL;
+	}
+	memset(b, 0, bytes);
+	b->mm = setup->mm;
+	b->nr_nodes = setup->nr_nodes;
+	for (uint32_t n = 0; n < b->nr_nodes; n++) {
+		struct zone_init_ctx c = { b, &b->mm->nodes[n] };
 		if (c.map->nr_pages)
 			page_zone_split(c.map->base_pfn, c.map->base_pfn + c.map->nr_pages,
 					init_zone_part, &c);
 	}
-	return true;
+	return b;
 }
 
-static struct buddy_zone *zone_of(uint32_t node, enum page_zone zone)
+static struct buddy_zone *zone_of(struct buddy_seam *b, uint32_t node, enum page_zone zone)
 {
-	return node < seam_nodes && zone_used[node][zone] ? &zones[node][zone] : 0;
+	return node < b->nr_nodes && b->nodes[node].used[zone] ? &b->nodes[node].zones[zone] : 0;
 }
 
-static void ops_free_range(uint32_t node, enum page_zone zone, uint64_t s, uint64_t e)
+static void ops_free_range(void *self, uint32_t node, enum page_zone zone, uint64_t s, uint64_t e)
 {
-	struct buddy_zone *z = zone_of(node, zone);
+	struct buddy_zone *z = zone_of(self, node, zone);
 
 	ASSERT(z, "node %u has no zone %u", node, zone);
 	buddy_free_range(z, s, e);
 }
 
-static uint64_t ops_alloc(uint32_t node, unsigned order, unsigned flags)
+static uint64_t ops_alloc(void *self, uint32_t node, unsigned order, unsigned flags)
 {
 	int top = flags & ALLOC_DMA32 ? PAGE_ZONE_DMA32 : PAGE_NR_ZONES - 1;
 
 	for (int zone = top; zone >= 0; zone--) {
-		struct buddy_zone *z = zone_of(node, (enum page_zone)zone);
+		struct buddy_zone *z = zone_of(self, node, (enum page_zone)zone);
 		uint64_t pfn, filled = 0;
 		if (!z)
 			continue;
@@ -545,20 +572,20 @@ static uint64_t ops_alloc(uint32_t node, unsigned order, unsigned flags)
 	return ALLOC_NO_PFN;
 }
 
-static struct buddy_zone *zone_of_pfn(uint64_t pfn)
+static struct buddy_zone *zone_of_pfn(struct buddy_seam *b, uint64_t pfn)
 {
-	uint32_t nid = memmap_nid_of_pfn(seam_mm, pfn);
+	uint32_t nid = memmap_nid_of_pfn(b->mm, pfn);
 	struct buddy_zone *z;
 
 	if (nid == MEMMAP_NO_NODE)
 		return 0;
-	z = zone_of(nid, page_zone_of_pfn(pfn));
+	z = zone_of(b, nid, page_zone_of_pfn(pfn));
 	return z && pfn >= z->start_pfn && pfn < z->end_pfn ? z : 0;
 }
 
-static void ops_free(uint64_t pfn, unsigned order)
+static void ops_free(void *self, uint64_t pfn, unsigned order)
 {
-	struct buddy_zone *z = zone_of_pfn(pfn);
+	struct buddy_zone *z = zone_of_pfn(self, pfn);
 
 	ASSERT(z, "pfn %#llx belongs to no zone", (ull)pfn);
 	buddy_free(z, pfn, order);
@@ -566,15 +593,15 @@ static void ops_free(uint64_t pfn, unsigned order)
 
 /* Many blocks of one zone under one lock hold: what a per-CPU list refill
  * costs one lock round trip for. */
-static uint32_t ops_alloc_bulk(uint32_t node, unsigned order, unsigned flags, uint32_t count,
-			       uint64_t *pfns)
+static uint32_t ops_alloc_bulk(void *self, uint32_t node, unsigned order, unsigned flags,
+			       uint32_t count, uint64_t *pfns)
 {
 	int top = flags & ALLOC_DMA32 ? PAGE_ZONE_DMA32 : PAGE_NR_ZONES - 1;
 	uint32_t got = 0;
 
 	if (flags & ALLOC_NO_TAILS) {
 		while (got < count) {
-			uint64_t pfn = ops_alloc(node, order, flags);
+			uint64_t pfn = ops_alloc(self, node, order, flags);
 			if (pfn == ALLOC_NO_PFN)
 				break;
 			pfns[got++] = pfn;
@@ -582,10 +609,10 @@ static uint32_t ops_alloc_bulk(uint32_t node, unsigned order, unsigned flags, ui
 		return got;
 	}
 	for (int zone = top; zone >= 0 && got < count; zone--) {
-		struct buddy_zone *z = zone_of(node, (enum page_zone)zone);
+		struct buddy_zone *z = zone_of(self, node, (enum page_zone)zone);
 		if (!z)
 			continue;
-		spin_lock(&z->lock);
+		alloc_spin_lock(&z->lock, &z->lock_st);
 		while (got < count) {
 			uint64_t filled = 0, pfn = buddy_alloc_locked(z, order, &filled);
 			if (pfn == BUDDY_NO_PFN)
@@ -598,41 +625,73 @@ static uint32_t ops_alloc_bulk(uint32_t node, unsigned order, unsigned flags, ui
 	return got;
 }
 
-static uint64_t ops_free_pages(uint32_t node)
+static uint64_t ops_free_pages(void *self, uint32_t node)
 {
 	uint64_t total = 0;
 
-	for (int zone = 0; zone < PAGE_NR_ZONES; zone++)
-		if (zone_of(node, (enum page_zone)zone))
-			total += buddy_free_pages(&zones[node][zone]);
+	for (int zone = 0; zone < PAGE_NR_ZONES; zone++) {
+		struct buddy_zone *z = zone_of(self, node, (enum page_zone)zone);
+		if (z)
+			total += buddy_free_pages(z);
+	}
 	return total;
 }
 
-static uint64_t ops_count_free(uint32_t node)
+static uint64_t ops_count_free(void *self, uint32_t node)
 {
 	uint64_t total = 0;
 
-	for (int zone = 0; zone < PAGE_NR_ZONES; zone++)
-		if (zone_of(node, (enum page_zone)zone))
-			total += buddy_count_free(&zones[node][zone]);
+	for (int zone = 0; zone < PAGE_NR_ZONES; zone++) {
+		struct buddy_zone *z = zone_of(self, node, (enum page_zone)zone);
+		if (z)
+			total += buddy_count_free(z);
+	}
 	return total;
 }
 
-static bool ops_check(void)
+static bool ops_check(void *self)
 {
+	struct buddy_seam *b = self;
 	bool ok = true;
 
-	for (uint32_t n = 0; n < seam_nodes; n++)
-		for (int zone = 0; zone < PAGE_NR_ZONES; zone++)
-			if (zone_of(n, (enum page_zone)zone))
-				ok &= buddy_check_zone(&zones[n][zone]);
+	for (uint32_t n = 0; n < b->nr_nodes; n++)
+		for (int zone = 0; zone < PAGE_NR_ZONES; zone++) {
+			struct buddy_zone *z = zone_of(b, n, (enum page_zone)zone);
+			if (z)
+				ok &= buddy_check_zone(z);
+		}
 	return ok;
+}
+
+static void ops_free_blocks(void *self, uint32_t node, uint64_t blocks[ALLOC_NR_ORDERS])
+{
+	for (int zone = 0; zone < PAGE_NR_ZONES; zone++) {
+		struct buddy_zone *z = zone_of(self, node, (enum page_zone)zone);
+		if (!z)
+			continue;
+		alloc_spin_lock(&z->lock, &z->lock_st);
+		for (unsigned k = 0; k < BUDDY_NR_ORDERS; k++)
+			blocks[k] += z->nr_free[k];
+		spin_unlock(&z->lock);
+	}
+}
+
+static void ops_lock_stats(void *self, struct alloc_lock_stats *out)
+{
+	struct buddy_seam *b = self;
+
+	for (uint32_t n = 0; n < b->nr_nodes; n++)
+		for (int zone = 0; zone < PAGE_NR_ZONES; zone++) {
+			struct buddy_zone *z = zone_of(b, n, (enum page_zone)zone);
+			if (z)
+				alloc_lock_stats_add(out, &z->lock_st);
+		}
 }
 
 const struct alloc_ops buddy_alloc_ops = {
 	.name = "buddy",
 	.summary = "binary buddy: per-order free lists per node and zone, merging on free",
-	.init = ops_init,
+	.create = ops_create,
 	.free_range = ops_free_range,
 	.alloc = ops_alloc,
 	.free = ops_free,
@@ -640,4 +699,6 @@ const struct alloc_ops buddy_alloc_ops = {
 	.count_free = ops_count_free,
 	.check = ops_check,
 	.alloc_bulk = ops_alloc_bulk,
+	.free_blocks = ops_free_blocks,
+	.lock_stats = ops_lock_stats,
 };

@@ -94,6 +94,7 @@ struct buddy_zone {
 	/* Statistics, under the lock. */
 	uint64_t lazy_fill_allocs;           /* allocations that wrote tails */
 	uint64_t lazy_filled_pages;          /* tails they wrote */
+	struct alloc_lock_stats lock_st;     /* this zone's lock (its own entry points) */
 };
 
 /* Called for each block of 2^order pages at pfn leaving or entering the free

@@ -10,9 +10,8 @@
 
 #include "kernel/acpi/acpi.h"
 #include "tools/topo/acpidump_text.h"
+#include "tests/fuzz/fuzz_common.h"
 #include "tests/host/host_support.h"
-
-#define CHECK(cond) do { if (!(cond)) __builtin_trap(); } while (0)
 
 struct state {
 	const uint8_t *buf;

@@ -5,9 +5,8 @@
 #include <stdint.h>
 
 #include "kernel/acpi/acpi.h"
+#include "tests/fuzz/fuzz_common.h"
 #include "tests/host/host_support.h"
-
-#define CHECK(cond) do { if (!(cond)) __builtin_trap(); } while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

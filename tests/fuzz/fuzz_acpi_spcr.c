@@ -8,9 +8,8 @@
 #include <string.h>
 
 #include "kernel/acpi/spcr.h"
+#include "tests/fuzz/fuzz_common.h"
 #include "tests/host/host_support.h"
-
-#define CHECK(cond) do { if (!(cond)) __builtin_trap(); } while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "kernel/acpi/acpi.h"
+#include "tests/fuzz/fuzz_common.h"
 #include "tests/host/host_support.h"
 
 struct memory {
@@ -30,8 +31,6 @@ static const void *fuzz_map(void *ctx, uint64_t phys, size_t len)
 		return NULL;
 	return m->data + phys;
 }
-
-#define CHECK(cond) do { if (!(cond)) __builtin_trap(); } while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -24,22 +24,15 @@
 #include "boot/efi/kelf.h"
 #include "boot/efi_map.h"
 #include "boot/handoff.h"
+#include "tests/fuzz/fuzz_common.h"
 
 static struct bootinfo bi;
 
 static void check_map(const struct bootinfo *b)
 {
-	if (b->nr_ranges > BOOTINFO_MAX_RANGES || b->raw.nr_ranges > BOOTINFO_MAX_RAW)
+	if (b->raw.nr_ranges > BOOTINFO_MAX_RAW)
 		__builtin_trap();
-	for (uint32_t i = 0; i < b->nr_ranges; i++) {
-		const struct mem_range *r = &b->ranges[i];
-		if (r->start >= r->end || ((r->start | r->end) & (PAGE_SIZE_BYTES - 1)) ||
-		    r->type == MEM_NONE || r->type >= MEM_TYPE_COUNT)
-			__builtin_trap();
-		if (i > 0 && (b->ranges[i - 1].end > r->start ||
-			      (b->ranges[i - 1].end == r->start && b->ranges[i - 1].type == r->type)))
-			__builtin_trap();
-	}
+	fuzz_check_ranges(b);
 }
 
 static void fuzz_block(const uint8_t *p, size_t size)

@@ -27,9 +27,8 @@
 #include "kernel/mem_range.h"
 #include "mm/numa.h"
 #include "mm/physmem.h"
+#include "tests/fuzz/fuzz_common.h"
 #include "tests/host/host_support.h"
-
-#define CHECK(cond) do { if (!(cond)) __builtin_trap(); } while (0)
 
 #define MAX_MAP 33
 #define MAX_CPUS 16

@@ -18,6 +18,7 @@
 
 #include "boot/bootinfo.h"
 #include "boot/pvh/pvh.h"
+#include "tests/fuzz/fuzz_common.h"
 
 #define MAX_REGIONS 8
 
@@ -52,21 +53,6 @@ static void add(uint64_t phys, const uint8_t *data, size_t len)
 	if (!r->buf)
 		abort();
 	memcpy(r->buf, data, len);
-}
-
-static void check(const struct bootinfo *b)
-{
-	if (b->nr_ranges > BOOTINFO_MAX_RANGES)
-		__builtin_trap();
-	for (uint32_t i = 0; i < b->nr_ranges; i++) {
-		const struct mem_range *r = &b->ranges[i];
-		if (r->start >= r->end || ((r->start | r->end) & (PAGE_SIZE_BYTES - 1)) ||
-		    r->type == MEM_NONE || r->type >= MEM_TYPE_COUNT)
-			__builtin_trap();
-		if (i > 0 && (b->ranges[i - 1].end > r->start ||
-			      (b->ranges[i - 1].end == r->start && b->ranges[i - 1].type == r->type)))
-			__builtin_trap();
-	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -104,7 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (st == PVH_OK) {
 		if (flags & 1)
 			__builtin_trap();
-		check(&bi);
+		fuzz_check_ranges(&bi);
 		if (bi.path != BOOT_PATH_PVH || strcmp(bi.map_source, "pvh-memmap") != 0)
 			__builtin_trap();
 	}

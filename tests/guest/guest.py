@@ -60,7 +60,7 @@ class Boot(mbboot.Boot):
 
 def boot(nodes=1, cpus_per_node=1, mem_per_node="1G", firmware="bios", machine=None,
          append="", qemu_args=(), host_times=False, timeout=90, cpu=None, boot_path=None,
-         tool_args=()):
+         tool_args=(), replay=None):
     """Boot the ISO (env MEMBOOT_ISO, set by tests/run.py) and return a Boot.
     boot_path="efi" or "pvh" passes `--boot` to tools/memboot (efi needs
     firmware="uefi"); the default is GRUB from the ISO."""
@@ -72,7 +72,7 @@ def boot(nodes=1, cpus_per_node=1, mem_per_node="1G", firmware="bios", machine=N
     argv = mbboot.run_argv(nodes=nodes, cpus_per_node=cpus_per_node,
                            mem_per_node=mem_per_node, firmware=firmware, machine=machine,
                            cpu=cpu, append=append, timeout=timeout, host_times=host_times,
-                           boot_path=boot_path, qemu_args=qemu_args)
+                           boot_path=boot_path, qemu_args=qemu_args, replay=replay)
     if tool_args:      # more options of memboot run (--vars FILE), before "--"
         at = argv.index("--") if "--" in argv else len(argv)
         argv[at:at] = list(tool_args)

@@ -246,7 +246,7 @@ def test_allocation_selftest_on_every_cpu():
     assert t["failures"] == 0 and 2 <= t["threads"] <= 4, t
     assert t["free_after"] == t["free_before"] and t["pages"] > 4096, t
     assert t["cross_cpu_frees"] > 0, t
-    assert [c["when"] for c in b.all("census")] == ["boot", "alloc", "end"]
+    assert [c["when"] for c in b.all("census")] == ["boot", "alloc-held", "alloc", "end"]
     assert b.one("selftest") == {"event": "selftest", "name": "alloc", "ok": True}
 
 

@@ -27,7 +27,8 @@ def test_table_parser_reads_a_list():
 def test_selftest_list_prints_the_table():
     with open(LIST_H, encoding="utf-8") as f:
         want = table(f.read())
-    assert [n for n, _, _ in want] == ["clock", "jobs", "hugetlb", "pt", "alloc", "churn"]
+    assert [n for n, _, _ in want] == ["clock", "jobs", "hugetlb", "pt", "alloc", "churn",
+                                       "replay"]
     b = boot(boot_path="pvh", append="memboot.selftest=list")
     b.expect_ok()
     got = [(r["name"], r["needs"], r["description"]) for r in b.all("selftest_entry")]

@@ -15,6 +15,7 @@ from guest import Boot, boot
 BYTES_PER_S = 11520
 F_SETPIPE_SZ = 1031          # Linux fcntl: the pipe's buffer size
 TICK_S = 0.05
+MAX_PAIRS = 8            # boots of each kind at most (three at least)
 
 
 class ThrottledReader(threading.Thread):
@@ -88,10 +89,19 @@ def test_slow_console_loses_nothing_and_is_no_phase_time():
     # not, so both sides use it). Three boots of each kind, taken in turn;
     # the phase sums compare each phase's best against its best, so boots
     # slowed by a busy host (TCG shares the host's CPUs) do not decide.
+    # A host that stalls vCPUs only ever adds time, so each phase's best
+    # converges on its real cost: when three pairs still differ, up to
+    # MAX_PAIRS are taken before the sums are judged. A console that costs
+    # phase time costs it in every throttled boot and still fails.
     fasts, slows = [], []
-    for _ in range(3):
+    while True:
         fasts.append(_boot_fifo(None, **kw)[1])
         slows.append(_boot_fifo(BYTES_PER_S, **kw)[1])
+        if len(fasts) < 3:
+            continue
+        fast_ns, slow_ns = _best_phases_ns(fasts), _best_phases_ns(slows)
+        if abs(slow_ns - fast_ns) <= 0.2 * fast_ns + 2e6 or len(fasts) >= MAX_PAIRS:
+            break
     for b in fasts + slows:
         b.expect_ok()
     fast, slow = fasts[0], slows[0]
@@ -111,9 +121,8 @@ def test_slow_console_loses_nothing_and_is_no_phase_time():
     tty = drains["ttyS0"]
     assert tty["ns"] > (tty["bytes"] - 16384) / BYTES_PER_S * 1e9 / 2, tty
     # ... and none of it is in the phases.
-    fast_ns, slow_ns = _best_phases_ns(fasts), _best_phases_ns(slows)
     print(f"phases: unthrottled {fast_ns / 1e6:.3f} ms, throttled {slow_ns / 1e6:.3f} ms "
-          f"(each phase best of 3); ttyS0 drain {tty['ns'] / 1e6:.3f} ms for {tty['bytes']} bytes "
+          f"(each phase best of {len(fasts)}); ttyS0 drain {tty['ns'] / 1e6:.3f} ms for {tty['bytes']} bytes "
           f"(unthrottled: {fasts[0].all('console_drain')[0]['ns'] / 1e6:.3f} ms)")
     per_phase = {p["name"]: (p["ns"], q["ns"]) for p, q in zip(fast.all("phase"), slow.all("phase"))}
     assert abs(slow_ns - fast_ns) <= 0.2 * fast_ns + 2e6, (fast_ns, slow_ns, per_phase)

@@ -34,6 +34,15 @@ void check_map_invariants(const struct bootinfo *b)
 	}
 }
 
+bool map_has_range(const struct bootinfo *b, uint64_t start, uint64_t end, enum mem_type type)
+{
+	for (uint32_t i = 0; i < b->nr_ranges; i++)
+		if (b->ranges[i].start == start && b->ranges[i].end == end &&
+		    b->ranges[i].type == (uint32_t)type)
+			return true;
+	return false;
+}
+
 void *fixture_load(const char *dir, const char *name, const char *ext, size_t *len)
 {
 	char path[512];

@@ -7,6 +7,7 @@
 #ifndef MEMBOOT_TESTS_MAP_CHECK_H
 #define MEMBOOT_TESTS_MAP_CHECK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,6 +16,9 @@
 /* Fail the test unless @b's ranges are well formed, sorted, disjoint, page
  * aligned and merged. */
 void check_map_invariants(const struct bootinfo *b);
+
+/* True if [start, end) of @type is one whole normalized range of @b. */
+bool map_has_range(const struct bootinfo *b, uint64_t start, uint64_t end, enum mem_type type);
 
 /* Read the fixture DIR NAME EXT (concatenated; run from the repository root). */
 void *fixture_load(const char *dir, const char *name, const char *ext, size_t *len);

@@ -22,6 +22,8 @@
 #include <string.h>
 
 #include <pthread.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -152,6 +154,7 @@ static void world_start(const struct alloc_ops *ops, const uint8_t *dist)
 	W.mm.nr_nodes = NR_NODES;
 	struct alloc_setup setup = {
 		.mm = &W.mm, .nr_nodes = NR_NODES, .reserve = host_reserve, .reserve_ctx = &W,
+		.this_cpu = host_cpu,
 	};
 	assert_true(alloc_init(ops, &setup, dist));
 	assert_ptr_equal(alloc_current(), ops);
@@ -237,6 +240,13 @@ static void assert_census(uint64_t allocated_pages)
 	assert_int_equal(counts[PAGE_RESERVED], RESERVED_PAGES);
 	assert_int_equal(counts[PAGE_UNINIT] + counts[PAGE_TAIL] + counts[PAGE_HOLE], 0);
 	assert_int_equal(counts[PAGE_FREE] + allocated_pages + RESERVED_PAGES, NR_PAGES);
+	/* Free blocks by order (the census's buddyinfo) add up to the free
+	 * pages; a block counted at order k is one the allocator could give. */
+	uint64_t blocks[ALLOC_NR_ORDERS], by_blocks = 0;
+	alloc_free_blocks(blocks);
+	for (unsigned k = 0; k < ALLOC_NR_ORDERS; k++)
+		by_blocks += blocks[k] << k;
+	assert_int_equal(by_blocks, counts[PAGE_FREE]);
 }
 
 static uint32_t node_of(uint64_t pfn)
@@ -244,28 +254,46 @@ static uint32_t node_of(uint64_t pfn)
 	return memmap_nid_of_pfn(&W.mm, pfn);
 }
 
+/* A failed check names the allocator, the block and what was expected and
+ * found, types by name (a suite failure must say where to look). */
+#define BLOCK_CHECK(cond, fmt, ...)                                                       \
+	do {                                                                              \
+		if (!(cond))                                                              \
+			fail_msg("allocator %s: block pfn %#llx order %u: " fmt, W.ops->name,   \
+				 (unsigned long long)pfn, order, ##__VA_ARGS__);           \
+	} while (0)
+
 /* A block as handed out: aligned, on a node, head (and tails) written. */
 static void assert_block(uint64_t pfn, unsigned order, bool tails)
 {
 	uint32_t nid;
 	const struct page *p;
 
-	assert_int_not_equal(pfn, ALLOC_NO_PFN);
-	assert_int_equal(pfn & ((1ULL << order) - 1), 0);
-	assert_true(pfn >= BASE_PFN + RESERVED_PAGES && pfn + (1ULL << order) <= TOP_PFN);
+	BLOCK_CHECK(pfn != ALLOC_NO_PFN, "expected a block, found none");
+	BLOCK_CHECK((pfn & ((1ULL << order) - 1)) == 0, "not aligned to %llu pages",
+		    1ULL << order);
+	BLOCK_CHECK(pfn >= BASE_PFN + RESERVED_PAGES && pfn + (1ULL << order) <= TOP_PFN,
+		    "outside the free memory [%#llx, %#llx)",
+		    (unsigned long long)(BASE_PFN + RESERVED_PAGES), (unsigned long long)TOP_PFN);
 	nid = node_of(pfn);
-	assert_true(nid < NR_NODES);
-	assert_true(pfn + (1ULL << order) <= span[nid].end);
+	BLOCK_CHECK(nid < NR_NODES && pfn + (1ULL << order) <= span[nid].end,
+		    "not inside one node (node %u)", nid);
 	p = memmap_page(&W.mm.nodes[nid], pfn);
-	assert_int_equal(p->type, PAGE_ALLOCATED);
-	assert_int_equal(p->order, order);
-	assert_int_equal(p->zone, page_zone_of_pfn(pfn));
+	BLOCK_CHECK(p->type == PAGE_ALLOCATED && p->order == order &&
+		    p->zone == page_zone_of_pfn(pfn),
+		    "head expected type %s order %u zone %u, found type %s order %u zone %u",
+		    page_type_name(PAGE_ALLOCATED), order, page_zone_of_pfn(pfn),
+		    page_type_name(p->type), p->order, p->zone);
 	/* Tails were written, by the init or by the allocator (what they say
 	 * is not the head's business; garbage is 0xa5 everywhere). */
 	if (tails) {
-		assert_int_equal(p->flags & PAGE_F_LAZY_UNINIT, 0);
-		for (uint64_t t = 1; t < (1ULL << order); t++)
-			assert_true(memmap_page(&W.mm.nodes[nid], pfn + t)->type < PAGE_NR_TYPES);
+		BLOCK_CHECK(!(p->flags & PAGE_F_LAZY_UNINIT), "head still flagged lazy");
+		for (uint64_t t = 1; t < (1ULL << order); t++) {
+			const struct page *tp = memmap_page(&W.mm.nodes[nid], pfn + t);
+			BLOCK_CHECK(tp->type < PAGE_NR_TYPES,
+				    "tail +%llu expected written, found type %u (never written)",
+				    (unsigned long long)t, tp->type);
+		}
 	}
 }
 
@@ -582,6 +610,86 @@ static void test_random_model(void **state)
 	world_end();
 }
 
+/* ---- the contract's finer points (docs/allocators.md) ---- */
+
+/* Freed blocks merge back: after node 1 is handed out page by page and
+ * given back in another order, its two 4 MiB blocks are whole again, and
+ * the allocator says so by order. */
+static void test_merge_back(void **state)
+{
+	static uint64_t pfns[2048];
+	uint64_t blocks[ALLOC_NR_ORDERS];
+
+	world_start(OPS, distance);
+	world_fill(false);
+	for (uint32_t i = 0; i < 2048; i++) {
+		pfns[i] = alloc_pages(1, 0, ALLOC_THISNODE);
+		assert_block(pfns[i], 0, true);
+	}
+	assert_int_equal(alloc_pages(1, 0, ALLOC_THISNODE), ALLOC_NO_PFN);
+	for (uint32_t i = 0; i < 2048; i++)
+		alloc_free(pfns[(i * 1237) % 2048], 0);
+	alloc_drain();
+	memset(blocks, 0, sizeof(blocks));
+	OPS->free_blocks(alloc_current_self(), 1, blocks);
+	for (unsigned k = 0; k < ALLOC_MAX_ORDER; k++)
+		assert_int_equal(blocks[k], 0);
+	assert_int_equal(blocks[ALLOC_MAX_ORDER], 2);
+	for (int i = 0; i < 2; i++)
+		assert_block(alloc_pages(1, ALLOC_MAX_ORDER, ALLOC_THISNODE), ALLOC_MAX_ORDER, true);
+	assert_census(2 * ALLOC_MAX_ORDER_PAGES);
+	world_end();
+}
+
+/* Lazy memory, blocks taken head only (ALLOC_NO_TAILS), freed, then taken
+ * whole: their tails must be written then (garbage is 0xa5: no type). */
+static void test_lazy_no_tails_free(void **state)
+{
+	uint64_t pfns[4];
+
+	world_start(OPS, distance);
+	world_fill(true);
+	for (int i = 0; i < 4; i++) {
+		pfns[i] = alloc_pages(2, 9, ALLOC_THISNODE | ALLOC_NO_TAILS);
+		assert_block(pfns[i], 9, false);
+	}
+	assert_int_equal(alloc_pages(2, 9, ALLOC_THISNODE | ALLOC_NO_TAILS), ALLOC_NO_PFN);
+	for (int i = 0; i < 4; i++)
+		alloc_free(pfns[i], 9);
+	assert_census(0);
+	for (int i = 0; i < 2; i++)
+		assert_block(alloc_pages(2, ALLOC_MAX_ORDER, ALLOC_THISNODE), ALLOC_MAX_ORDER, true);
+	assert_census(2 * ALLOC_MAX_ORDER_PAGES);
+	world_end();
+}
+
+/* A census with blocks of every order still held, on every node. */
+static void test_census_while_held(void **state)
+{
+	uint64_t pfns[NR_NODES][ALLOC_NR_ORDERS], held = 0;
+
+	world_start(OPS, distance);
+	world_fill(true);
+	for (uint32_t n = 0; n < NR_NODES; n++)
+		for (unsigned k = 0; k < ALLOC_NR_ORDERS; k++) {
+			pfns[n][k] = alloc_pages(n, k, 0);
+			assert_block(pfns[n][k], k, true);
+			held += 1ULL << k;
+		}
+	assert_census(held);
+	for (uint32_t n = 0; n < NR_NODES; n++)
+		for (unsigned k = 0; k < ALLOC_NR_ORDERS; k += 2) {
+			alloc_free(pfns[n][k], k);
+			held -= 1ULL << k;
+		}
+	assert_census(held);
+	for (uint32_t n = 0; n < NR_NODES; n++)
+		for (unsigned k = 1; k < ALLOC_NR_ORDERS; k += 2)
+			alloc_free(pfns[n][k], k);
+	assert_census(0);
+	world_end();
+}
+
 static void test_table(void **state)
 {
 	assert_non_null(alloc_table[0]);
@@ -590,39 +698,85 @@ static void test_table(void **state)
 		const struct alloc_ops *o = alloc_table[i];
 		assert_ptr_equal(alloc_find(o->name), o);
 		assert_non_null(o->summary);
-		assert_true(o->init && o->free_range && o->alloc && o->free && o->free_pages &&
+		assert_true(o->create && o->free_blocks && o->free_range && o->alloc && o->free && o->free_pages &&
 			    o->count_free && o->check);
 	}
 	assert_null(alloc_find("nosuch"));
 	assert_null(alloc_find(NULL));
 }
 
-int main(void)
+/* One allocator's suite, alone or with the lists in front, in a child
+ * process: a panic or a crash in one allocator fails its own suite, named,
+ * and the others still run. */
+static int run_suite(unsigned i, bool pcp)
+{
+	void *ops = (void *)alloc_table[i];
+	char name[64];
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_prestate(test_every_order, ops),
+		cmocka_unit_test_prestate(test_exhaustion, ops),
+		cmocka_unit_test_prestate(test_fallback_by_distance, ops),
+		cmocka_unit_test_prestate(test_flags, ops),
+		cmocka_unit_test_prestate(test_bulk, ops),
+		cmocka_unit_test_prestate(test_grow, ops),
+		cmocka_unit_test_prestate(test_cross_thread_frees, ops),
+		cmocka_unit_test_prestate(test_random_model, ops),
+		cmocka_unit_test_prestate(test_merge_back, ops),
+		cmocka_unit_test_prestate(test_lazy_no_tails_free, ops),
+		cmocka_unit_test_prestate(test_census_while_held, ops),
+	};
+	snprintf(name, sizeof(name), "%s%s", alloc_table[i]->name, pcp ? " with pcp in front" : "");
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		perror("fork");
+		return 1;
+	}
+	if (pid == 0) {
+		with_pcp = pcp;
+		_exit(_cmocka_run_group_tests(name, tests, sizeof(tests) / sizeof(tests[0]), NULL,
+					      NULL) ? 1 : 0);
+	}
+	int st = 0;
+	waitpid(pid, &st, 0);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return 0;
+	if (WIFSIGNALED(st))
+		fprintf(stderr, "allocator %s: suite \"%s\" died of signal %d (a panic or crash; "
+			"the log above names the test)\n", alloc_table[i]->name, name, WTERMSIG(st));
+	else
+		fprintf(stderr, "allocator %s: suite \"%s\" failed\n", alloc_table[i]->name, name);
+	return 1;
+}
+
+/* test_alloc [-k NAME]: every allocator of the table, or NAME's only. */
+int main(int argc, char **argv)
 {
 	int failed = 0;
+	const char *only = NULL;
+	unsigned ran = 0;
 
-	const struct CMUnitTest common[] = { cmocka_unit_test(test_table) };
-	failed += cmocka_run_group_tests_name("alloc_table", common, NULL, NULL);
-	for (int pcp = 0; pcp <= 1; pcp++) {
-		with_pcp = pcp;
-		for (unsigned i = 0; alloc_table[i]; i++) {
-			void *ops = (void *)alloc_table[i];
-			char name[64];
-			const struct CMUnitTest tests[] = {
-				cmocka_unit_test_prestate(test_every_order, ops),
-				cmocka_unit_test_prestate(test_exhaustion, ops),
-				cmocka_unit_test_prestate(test_fallback_by_distance, ops),
-				cmocka_unit_test_prestate(test_flags, ops),
-				cmocka_unit_test_prestate(test_bulk, ops),
-				cmocka_unit_test_prestate(test_grow, ops),
-				cmocka_unit_test_prestate(test_cross_thread_frees, ops),
-				cmocka_unit_test_prestate(test_random_model, ops),
-			};
-			snprintf(name, sizeof(name), "%s%s", alloc_table[i]->name,
-				 pcp ? " with pcp in front" : "");
-			failed += _cmocka_run_group_tests(name, tests, sizeof(tests) / sizeof(tests[0]),
-							  NULL, NULL);
+	for (int a = 1; a < argc; a++) {
+		if (strcmp(argv[a], "-k") == 0 && a + 1 < argc) {
+			only = argv[++a];
+		} else {
+			fprintf(stderr, "usage: %s [-k ALLOCATOR]\n", argv[0]);
+			return 2;
 		}
 	}
+	if (only && !alloc_find(only)) {
+		fprintf(stderr, "test_alloc: -k %s: no such allocator in mm/alloc/table.h\n", only);
+		return 2;
+	}
+	const struct CMUnitTest common[] = { cmocka_unit_test(test_table) };
+	failed += cmocka_run_group_tests_name("alloc_table", common, NULL, NULL);
+	for (unsigned i = 0; alloc_table[i]; i++) {
+		if (only && strcmp(only, alloc_table[i]->name) != 0)
+			continue;
+		ran++;
+		for (int pcp = 0; pcp <= 1; pcp++)
+			failed += run_suite(i, pcp);
+	}
+	printf("test_alloc: %u allocator(s), %d suite(s) failed\n", ran, failed);
 	return failed;
 }

@@ -30,13 +30,17 @@
 static struct memmap mm;
 static memmap_nid_t *table;
 static struct page *array;
-static void *bitmap_mem;
+static void *bitmap_mem[2];   /* the allocator's state and the node's bitmap */
+static unsigned nr_bitmap_mem;
 
 static uint64_t reserve(void *ctx, uint64_t bytes, uint32_t node)
 {
-	bitmap_mem = malloc(bytes);
-	memset(bitmap_mem, 0xff, bytes);
-	return (uint64_t)(uintptr_t)bitmap_mem;
+	void *p = malloc(bytes);
+
+	assert_true(nr_bitmap_mem < 2);
+	memset(p, 0xff, bytes);
+	bitmap_mem[nr_bitmap_mem++] = p;
+	return (uint64_t)(uintptr_t)p;
 }
 
 static int setup(void **state)
@@ -63,7 +67,8 @@ static int teardown(void **state)
 	assert_true(alloc_check());
 	free(table);
 	free(array);
-	free(bitmap_mem);
+	while (nr_bitmap_mem)
+		free(bitmap_mem[--nr_bitmap_mem]);
 	return 0;
 }
 

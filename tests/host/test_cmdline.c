@@ -589,7 +589,8 @@ static void test_kernel_selftest(void **state)
  * for entry i, and `list` asks for the table instead of a run. */
 static void test_kernel_selftest_table(void **state)
 {
-	static const char *const names[] = { "clock", "jobs", "hugetlb", "pt", "alloc", "churn" };
+	static const char *const names[] = { "clock", "jobs", "hugetlb", "pt", "alloc", "churn",
+					      "replay" };
 	char line[64];
 
 	assert_int_equal(SELFTEST_COUNT, sizeof(names) / sizeof(names[0]));
@@ -620,7 +621,7 @@ static void test_kernel_selftest_table(void **state)
 	assert_int_equal(selftest_settings.selftests, SELFTEST_PT);
 	host_log_reset();
 	assert_result(params_parse("memboot.selftest=lists"), 1, 0, 0, 1);
-	assert_true(host_log_contains("names from: clock, jobs, hugetlb, pt, alloc, churn, or list; "
+	assert_true(host_log_contains("names from: clock, jobs, hugetlb, pt, alloc, churn, replay, or list; "
 				      "'lists' is not one"));
 	assert_int_equal(selftest_settings.selftests, SELFTEST_PT);
 }

@@ -41,16 +41,6 @@ static int reset(void **state)
 	return 0;
 }
 
-static bool has_range(const struct bootinfo *b, uint64_t start, uint64_t end,
-		      enum mem_type type)
-{
-	for (uint32_t i = 0; i < b->nr_ranges; i++)
-		if (b->ranges[i].start == start && b->ranges[i].end == end &&
-		    b->ranges[i].type == (uint32_t)type)
-			return true;
-	return false;
-}
-
 /* ---- the maps inside the captured hand-off blocks ---------------------- */
 
 struct captured {
@@ -111,9 +101,9 @@ static void test_ovmf_q35_512m(void **state)
 	run_captured("ovmf-q35-512m", 127);
 	/* OVMF's low-memory layout: ACPI NVS at 8 MiB breaks the RAM at 1 MiB,
 	 * MMCONFIG and the flash are reserved. */
-	assert_true(has_range(&bi, 0x100000, 0x806000, MEM_USABLE));
-	assert_true(has_range(&bi, 0x806000, 0x808000, MEM_NVS));
-	assert_true(has_range(&bi, 0xb0000000, 0xc0000000, MEM_RESERVED));
+	assert_true(map_has_range(&bi, 0x100000, 0x806000, MEM_USABLE));
+	assert_true(map_has_range(&bi, 0x806000, 0x808000, MEM_NVS));
+	assert_true(map_has_range(&bi, 0xb0000000, 0xc0000000, MEM_RESERVED));
 	assert_int_equal(bootinfo_total_bytes(&bi, MEM_USABLE), 530112512);
 }
 
@@ -126,7 +116,7 @@ static void test_ovmf_pc_512m(void **state)
 static void test_ovmf_q35_two_nodes_above_4g(void **state)
 {
 	run_captured("ovmf-q35-2x2g", 137);
-	assert_true(has_range(&bi, 0x100000000ULL, 0x180000000ULL, MEM_USABLE));
+	assert_true(map_has_range(&bi, 0x100000000ULL, 0x180000000ULL, MEM_USABLE));
 }
 
 /* The same descriptors at other strides give the same map: the stride is
@@ -233,10 +223,10 @@ static void test_unknown_types_in_a_map(void **state)
 	assert_int_equal(efi_map_add(&bi, m, sizeof(m), 48), 4);
 	bootinfo_normalize(&bi);
 	check_map_invariants(&bi);
-	assert_true(has_range(&bi, 0x100000, 0x200000, MEM_USABLE));
-	assert_true(has_range(&bi, 0x200000, 0x210000, MEM_RESERVED));
-	assert_true(has_range(&bi, 0x210000, 0x400000, MEM_USABLE));
-	assert_true(has_range(&bi, 0x400000, 0x401000, MEM_RESERVED));
+	assert_true(map_has_range(&bi, 0x100000, 0x200000, MEM_USABLE));
+	assert_true(map_has_range(&bi, 0x200000, 0x210000, MEM_RESERVED));
+	assert_true(map_has_range(&bi, 0x210000, 0x400000, MEM_USABLE));
+	assert_true(map_has_range(&bi, 0x400000, 0x401000, MEM_RESERVED));
 	assert_int_equal(host_log_count(LOG_WARN) + host_log_count(LOG_ERR), 0);
 }
 
@@ -251,8 +241,8 @@ static void test_unaligned_ranges(void **state)
 	assert_int_equal(efi_map_add(&bi, m, sizeof(m), 48), 2);
 	bootinfo_normalize(&bi);
 	check_map_invariants(&bi);
-	assert_true(has_range(&bi, 0x101000, 0x104000, MEM_USABLE));
-	assert_true(has_range(&bi, 0x200000, 0x202000, MEM_ACPI));
+	assert_true(map_has_range(&bi, 0x101000, 0x104000, MEM_USABLE));
+	assert_true(map_has_range(&bi, 0x200000, 0x202000, MEM_ACPI));
 }
 
 static void test_page_count_overflow(void **state)

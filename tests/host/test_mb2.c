@@ -66,17 +66,6 @@ static void assert_range(const struct bootinfo *b, uint32_t i, uint64_t start,
 			 mem_type_name(type));
 }
 
-/* True if [start, end) of @type is one whole normalized range. */
-static bool has_range(const struct bootinfo *b, uint64_t start, uint64_t end,
-		      enum mem_type type)
-{
-	for (uint32_t i = 0; i < b->nr_ranges; i++)
-		if (b->ranges[i].start == start && b->ranges[i].end == end &&
-		    b->ranges[i].type == (uint32_t)type)
-			return true;
-	return false;
-}
-
 /* ---- fixtures --------------------------------------------------------- */
 
 /* Parse NAME.txt (the kernel's mem_range records) into @out. */
@@ -161,19 +150,19 @@ static void test_fixture_seabios_pc_512m(void **state)
 static void test_fixture_seabios_pc_8g(void **state)
 {
 	parse_fixture("seabios-pc-8g");
-	assert_true(has_range(&bi, 0x100000, 0xbffe0000, MEM_USABLE));
-	assert_true(has_range(&bi, 0x100000000ULL, 0x240000000ULL, MEM_USABLE));
-	assert_true(has_range(&bi, 0xfd00000000ULL, 0x10000000000ULL, MEM_RESERVED));
+	assert_true(map_has_range(&bi, 0x100000, 0xbffe0000, MEM_USABLE));
+	assert_true(map_has_range(&bi, 0x100000000ULL, 0x240000000ULL, MEM_USABLE));
+	assert_true(map_has_range(&bi, 0xfd00000000ULL, 0x10000000000ULL, MEM_RESERVED));
 	assert_int_equal(bootinfo_total_bytes(&bi, MEM_USABLE), 8589406208ULL);
 }
 
 static void test_fixture_seabios_q35_512m(void **state)
 {
 	parse_fixture("seabios-q35-512m");
-	assert_true(has_range(&bi, 0x100000, 0x1ffdf000, MEM_USABLE));
-	assert_true(has_range(&bi, 0xb0000000, 0xc0000000, MEM_RESERVED)); /* MMCONFIG */
-	assert_true(has_range(&bi, 0xfed1c000, 0xfed20000, MEM_RESERVED));
-	assert_true(has_range(&bi, 0xfd00000000ULL, 0x10000000000ULL, MEM_RESERVED));
+	assert_true(map_has_range(&bi, 0x100000, 0x1ffdf000, MEM_USABLE));
+	assert_true(map_has_range(&bi, 0xb0000000, 0xc0000000, MEM_RESERVED)); /* MMCONFIG */
+	assert_true(map_has_range(&bi, 0xfed1c000, 0xfed20000, MEM_RESERVED));
+	assert_true(map_has_range(&bi, 0xfd00000000ULL, 0x10000000000ULL, MEM_RESERVED));
 	assert_int_equal(bootinfo_total_bytes(&bi, MEM_USABLE), 536338432);
 }
 
@@ -216,9 +205,9 @@ static void test_fixture_ovmf_q35_512m(void **state)
 	parse_fixture("ovmf-q35-512m");
 	assert_int_equal(bi.nr_ranges, 16);
 	assert_range(&bi, 0, 0, 0xa0000, MEM_USABLE);
-	assert_true(has_range(&bi, 0x1f76c000, 0x1f77e000, MEM_ACPI));
-	assert_true(has_range(&bi, 0xb0000000, 0xc0000000, MEM_RESERVED));
-	assert_true(has_range(&bi, 0xffc00000, 0x100000000ULL, MEM_RESERVED));
+	assert_true(map_has_range(&bi, 0x1f76c000, 0x1f77e000, MEM_ACPI));
+	assert_true(map_has_range(&bi, 0xb0000000, 0xc0000000, MEM_RESERVED));
+	assert_true(map_has_range(&bi, 0xffc00000, 0x100000000ULL, MEM_RESERVED));
 	assert_int_equal(bootinfo_total_bytes(&bi, MEM_USABLE), 530112512);
 	/* No HyperTransport hole under OVMF. */
 	assert_int_equal(range_at(&bi, 0xfd00000000ULL), -1);
@@ -275,7 +264,7 @@ static void test_fixture_ovmf_tag6_fallback(void **state)
 	assert_int_equal(bi.raw.nr_entries, 18);
 	assert_int_equal(host_log_count(LOG_WARN) + host_log_count(LOG_ERR), 0);
 	check_map_invariants(&bi);
-	assert_true(has_range(&bi, 0x1f4ec000, 0x1f76c000, MEM_RESERVED));
+	assert_true(map_has_range(&bi, 0x1f4ec000, 0x1f76c000, MEM_RESERVED));
 	assert_int_equal(bi.ranges[range_at(&bi, 0x1f5ec000)].type, MEM_RESERVED);
 
 	/* GRUB derived tag 6 from the same EFI map: same normalized map. */

@@ -72,6 +72,16 @@ static void assert_desc(const struct page *p, unsigned type, unsigned order, uns
 	assert_int_equal(p->prev, prev);
 }
 
+/* Initialize the node's first @nr pages (from pfn 0x100000) as reserved with
+ * the node's own store; every descriptor must come out reserved and unlinked. */
+static void init_reserved_and_check(struct memmap_node *node, uint64_t nr)
+{
+	memmap_init_range(node, 0x100000, 0x100000 + nr, PAGE_RESERVED, PAGE_ZONE_NORMAL);
+	for (uint64_t i = 0; i < nr; i++)
+		assert_desc(&node->pages[i], PAGE_RESERVED, 0, PAGE_ZONE_NORMAL, 0, 0,
+			    MEMMAP_NONE, MEMMAP_NONE);
+}
+
 /* ---- layout ---- */
 
 static void test_layout(void **state)
@@ -262,10 +272,7 @@ static void test_init_range_large(void **state)
 	}
 	/* The default (the node's store): same bytes. */
 	memset(a.node.pages, GUARD, nr * sizeof(struct page));
-	memmap_init_range(&a.node, 0x100000, 0x100000 + nr, PAGE_RESERVED, PAGE_ZONE_NORMAL);
-	for (uint64_t i = 0; i < nr; i++)
-		assert_desc(&a.node.pages[i], PAGE_RESERVED, 0, PAGE_ZONE_NORMAL, 0, 0,
-			    MEMMAP_NONE, MEMMAP_NONE);
+	init_reserved_and_check(&a.node, nr);
 	arena_free(&a);
 }
 
@@ -372,10 +379,7 @@ static void test_node_store_is_chosen_once(void **state)
 	assert_int_equal(a.node.store, MEMMAP_STORE_PLAIN);
 	small.llc_bytes = memmap_desc_bytes(nr) - 1;
 	assert_int_equal(memmap_node_choose_store(&a.node, &small), MEMMAP_STORE_NT);
-	memmap_init_range(&a.node, 0x100000, 0x100000 + nr, PAGE_RESERVED, PAGE_ZONE_NORMAL);
-	for (uint64_t i = 0; i < nr; i++)
-		assert_desc(&a.node.pages[i], PAGE_RESERVED, 0, PAGE_ZONE_NORMAL, 0, 0,
-			    MEMMAP_NONE, MEMMAP_NONE);
+	init_reserved_and_check(&a.node, nr);
 	arena_free(&a);
 }
 

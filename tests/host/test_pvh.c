@@ -464,6 +464,18 @@ static void test_cmdline_problems(void **state)
 	assert_int_equal(warnings_and_errors(), 0);
 }
 
+/* Parse @si with the basic map and @rsdp_bytes of @rsdp at RSDP_PHYS (no
+ * region there when 0), the log cleared first; the parse must succeed. */
+static void parse_with_rsdp(const struct pvh_start_info *si, const void *rsdp, size_t rsdp_bytes)
+{
+	add_region(SI_PHYS, si, sizeof(*si));
+	add_region(MAP_PHYS, basic_map, sizeof(basic_map));
+	if (rsdp_bytes)
+		add_region(RSDP_PHYS, rsdp, rsdp_bytes);
+	host_log_reset();
+	assert_int_equal(parse(SI_PHYS), PVH_OK);
+}
+
 static void test_rsdp_problems(void **state)
 {
 	struct pvh_start_info si = make_si(5);
@@ -473,37 +485,23 @@ static void test_rsdp_problems(void **state)
 	memset(v2, 0, sizeof(v2));
 	memcpy(v2, "RSD PTR ", 8);
 	v2[15] = 2;
-	add_region(SI_PHYS, &si, sizeof(si));
-	add_region(MAP_PHYS, basic_map, sizeof(basic_map));
-	add_region(RSDP_PHYS, v2, 36);
-	assert_int_equal(parse(SI_PHYS), PVH_OK);
+	parse_with_rsdp(&si, v2, 36);
 	assert_int_equal(bi.rsdp_len, 36);
 	assert_int_equal(bi.rsdp_revision, 2);
 	free_regions();
 
-	add_region(SI_PHYS, &si, sizeof(si));                   /* revision 2, 20 bytes */
-	add_region(MAP_PHYS, basic_map, sizeof(basic_map));
-	add_region(RSDP_PHYS, v2, 20);
-	host_log_reset();
-	assert_int_equal(parse(SI_PHYS), PVH_OK);
+	parse_with_rsdp(&si, v2, 20);                           /* revision 2, 20 bytes */
 	assert_int_equal(bi.rsdp_len, 20);
 	assert_true(host_log_contains("ACPI 1.0 part"));
 	free_regions();
 
 	v2[0] = 'r';                                            /* bad signature */
-	add_region(SI_PHYS, &si, sizeof(si));
-	add_region(MAP_PHYS, basic_map, sizeof(basic_map));
-	add_region(RSDP_PHYS, v2, 36);
-	host_log_reset();
-	assert_int_equal(parse(SI_PHYS), PVH_OK);
+	parse_with_rsdp(&si, v2, 36);
 	assert_int_equal(bi.rsdp_len, 0);
 	assert_true(host_log_contains("signature"));
 	free_regions();
 
-	add_region(SI_PHYS, &si, sizeof(si));                   /* not mapped */
-	add_region(MAP_PHYS, basic_map, sizeof(basic_map));
-	host_log_reset();
-	assert_int_equal(parse(SI_PHYS), PVH_OK);
+	parse_with_rsdp(&si, NULL, 0);                          /* not mapped */
 	assert_int_equal(bi.rsdp_len, 0);
 	assert_int_equal(host_log_count(LOG_WARN), 1);
 }

@@ -9,8 +9,6 @@ build/host/memboot-topo (`make topo`) and are skipped without it.
 """
 
 import contextlib
-import importlib.machinery
-import importlib.util
 import io
 import json
 import os
@@ -25,40 +23,19 @@ from unittest import mock
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
-TOOL = os.path.join(REPO_ROOT, "tools", "memboot")
 CAPTURE = os.path.join(REPO_ROOT, "tools", "capture-bootinfo")
 TOPO_BIN = os.path.join(REPO_ROOT, "build", "host", "memboot-topo")
 
-CLEAN_ENV = {k: v for k, v in os.environ.items()
-             if not k.startswith("MEMBOOT_")}
-
-
-def load(path, name):
-    loader = importlib.machinery.SourceFileLoader(name, path)
-    spec = importlib.util.spec_from_loader(name, loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
-mb = load(TOOL, "memboot_tool_bad_input")
+sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "tools"))
+# The tool module, CLEAN_ENV (the environment without MEMBOOT_* variables)
+# and usage_error() are shared with the front-end unit tests.
+from test_memboot import CLEAN_ENV, TOOL, mb, usage_error  # noqa: E402
 
 
 def write_iso(path):
     """The smallest file that passes the tool's ISO 9660 check."""
     with open(path, "wb") as f:
         f.write(b"\0" * 0x8001 + b"CD001" + b"\0" * 0x7fa)
-
-
-def usage_error(argv):
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err):
-        with mock.patch.dict(os.environ, CLEAN_ENV, clear=True):
-            try:
-                mb.parse_args(argv)
-            except SystemExit as e:
-                return e.code, err.getvalue()
-    raise AssertionError("no usage error for %r" % (argv,))
 
 
 class Workdir(unittest.TestCase):

@@ -4,8 +4,6 @@ bad include in a small tree of its own is found and named.
     python3 -m unittest tests/tools/test_check_includes.py -v
 """
 
-import importlib.machinery
-import importlib.util
 import io
 import contextlib
 import os
@@ -17,17 +15,10 @@ import unittest
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 SCRIPT = os.path.join(REPO_ROOT, "tools", "check-includes.py")
+sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "tools"))
+from script_module import load_script  # noqa: E402
 
-
-def load():
-    loader = importlib.machinery.SourceFileLoader("check_includes", SCRIPT)
-    spec = importlib.util.spec_from_loader(loader.name, loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
-ci = load()
+ci = load_script(SCRIPT, "check_includes")
 
 
 class Repository(unittest.TestCase):

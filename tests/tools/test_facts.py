@@ -26,7 +26,9 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO_ROOT, "tools"))
 
+sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "tools"))
 from mbtools import facts, records  # noqa: E402
+from script_module import load_script  # noqa: E402
 
 SOURCE_DIRS = ("arch", "boot", "kernel", "mm", "bench", "tools", "tests")
 
@@ -309,7 +311,9 @@ class Limits(unittest.TestCase):
                       for m in SECOND_LIMIT.finditer(read(path))]
         # The host benchmark simulates up to 8 nodes in its own arrays; that
         # is its option range, not the kernel's limit.
-        found = [f for f in found if f != "bench/memmap_bench.c: MAX_NODES"]
+        # So does the allocator lab's harness (--nodes 1..8).
+        found = [f for f in found if f not in ("bench/memmap_bench.c: MAX_NODES",
+                                               "bench/lab.c: LAB_MAX_NODES")]
         self.assertEqual(found, [])
 
     def test_check_sees_a_second_definition(self):
@@ -320,17 +324,48 @@ class Limits(unittest.TestCase):
             ["HUGETLB_MAX_NODES", "NUMA_REMOTE_DISTANCE", "PAGE_SIZE_BYTES"])
 
 
+CMDLINE_ALLOC_ROW = re.compile(r"^\| `memboot\.alloc` \| ([^|]*)\|", re.M)
+
+
+def doc_allocators(text):
+    """The allocator names the memboot.alloc row of docs/cmdline.md lists."""
+    m = CMDLINE_ALLOC_ROW.search(text)
+    return re.findall(r"`(\w+)`", m.group(1)) if m else []
+
+
+class Allocators(unittest.TestCase):
+    """mm/alloc/table.h is the one list of allocators."""
+
+    def test_table(self):
+        self.assertEqual(facts.ALLOCATORS[0], "buddy")
+        for name in facts.ALLOCATORS:
+            self.assertTrue(os.path.exists(os.path.join(
+                REPO_ROOT, "mm", "alloc", name + ".c")), name)
+            self.assertIn("const struct alloc_ops %s_alloc_ops" % name,
+                          read("mm/alloc/%s.c" % name))
+
+    def test_cmdline_doc_lists_the_table(self):
+        self.assertEqual(doc_allocators(read("docs/cmdline.md")),
+                         list(facts.ALLOCATORS))
+
+    def test_check_sees_a_missing_allocator(self):
+        self.assertEqual(doc_allocators(
+            "| `memboot.alloc` | `buddy` or `bitmap` | `buddy` | x |\n"),
+            ["buddy", "bitmap"])
+        self.assertNotEqual(doc_allocators(
+            "| `memboot.alloc` | `buddy` | `buddy` | x |\n"), list(facts.ALLOCATORS))
+
+    def test_parse_errors(self):
+        with self.assertRaises(facts.FactsError):
+            facts.parse_allocators("#define ALLOC_TABLE(X) \\\n\tY(buddy)\n")
+        self.assertEqual(facts.parse_allocators(
+            "#define ALLOC_TABLE(X) \\\n\tX(a) \\\n\tX(b)\n"), ["a", "b"])
+
+
 # ---- one source for each fact of the tools (issue 20) ----------------------
 
 def load_memboot():
-    import importlib.machinery
-    import importlib.util
-    path = os.path.join(REPO_ROOT, "tools", "memboot")
-    loader = importlib.machinery.SourceFileLoader("memboot_facts_test", path)
-    spec = importlib.util.spec_from_loader(loader.name, loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
+    return load_script(os.path.join(REPO_ROOT, "tools", "memboot"), "memboot_facts_test")
 
 
 def python_files():
@@ -372,8 +407,11 @@ class ToolFacts(unittest.TestCase):
                 continue
             text = read(path)
             with self.subTest(path=path):
+                # benchplot reads bench JSON files and lab the lab harness's
+                # JSON (bench/lab.c): neither is a record.
                 self.assertIsNone(re.search(r'json\.loads?\(|startswith\("\{"\)', text)
-                                  if path != "tools/mbtools/benchplot.py" else None)
+                                  if path not in ("tools/mbtools/benchplot.py",
+                                                  "tools/mbtools/lab.py") else None)
                 self.assertNotRegex(text, r'find\("MEMBOOT')
 
     def test_bench_and_seeds_do_not_import_each_other(self):
@@ -428,7 +466,7 @@ class ToolFacts(unittest.TestCase):
         parser = mb.make_parser()
         sub = next(a for a in parser._actions if a.dest == "command")
         self.assertEqual(sorted(listed), sorted(sub.choices))
-        self.assertEqual(len(listed), 8)
+        self.assertEqual(len(listed), 9)
 
 
 # ---- boot/fwcfg.h -----------------------------------------------------------

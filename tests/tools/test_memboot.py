@@ -9,8 +9,6 @@ the kernel.
 """
 
 import contextlib
-import importlib.machinery
-import importlib.util
 import io
 import json
 import os
@@ -27,17 +25,10 @@ from unittest import mock
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 TOOL = os.path.join(REPO_ROOT, "tools", "memboot")
+sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "tools"))
+from script_module import load_script  # noqa: E402
 
-
-def load_tool():
-    loader = importlib.machinery.SourceFileLoader("memboot_tool", TOOL)
-    spec = importlib.util.spec_from_loader("memboot_tool", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
-mb = load_tool()
+mb = load_script(TOOL, "memboot_tool")
 
 BASE = [
     "qemu-system-x86_64",
@@ -70,6 +61,25 @@ def usage_error(argv):
             except SystemExit as e:
                 return e.code, err.getvalue()
     raise AssertionError("no usage error for %r" % (argv,))
+
+
+# What `run --dry-run` prints before the boot-path options, QEMU named
+# /q/qemu by MEMBOOT_QEMU.
+DRY_RUN_PREFIX = (
+    "/q/qemu -machine q35 -cpu max -display none -monitor none "
+    "-no-reboot -net none -serial stdio "
+    "-device isa-debug-exit,iobase=0xf4,iosize=0x04 ")
+
+
+def dry_run(test, *argv):
+    """Run `memboot run --dry-run ARGV` in a subprocess; assert it exits 0
+    and return what it printed."""
+    env = dict(CLEAN_ENV, MEMBOOT_QEMU="/q/qemu")
+    r = subprocess.run([sys.executable, TOOL, "run", "--dry-run"] + list(argv),
+                       env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=30)
+    test.assertEqual(r.returncode, 0, r.stderr)
+    return r.stdout.decode()
 
 
 class BuildQemuCommand(unittest.TestCase):
@@ -622,19 +632,10 @@ class EndToEnd(unittest.TestCase):
             self.assertEqual(f.read(), b"vars")
 
     def test_dry_run(self):
-        env = dict(CLEAN_ENV, MEMBOOT_QEMU="/q/qemu")
-        r = subprocess.run([sys.executable, TOOL, "run", "--dry-run",
-                            "--iso", "/nonexistent/m.iso", "--nodes", "2",
-                            "--append", "a b", "--", "-numa",
-                            "dist,src=0,dst=1,val=21"],
-                           env=env, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, timeout=30)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(r.stdout.decode(), (
-            "/q/qemu -machine q35 -cpu max -display none -monitor none "
-            "-no-reboot -net none -serial stdio "
-            "-device isa-debug-exit,iobase=0xf4,iosize=0x04 "
-            "-cdrom /nonexistent/m.iso -boot d -m 2G "
+        self.assertEqual(dry_run(self, "--iso", "/nonexistent/m.iso",
+                                 "--nodes", "2", "--append", "a b", "--",
+                                 "-numa", "dist,src=0,dst=1,val=21"), (
+            DRY_RUN_PREFIX + "-cdrom /nonexistent/m.iso -boot d -m 2G "
             "-smp 2,sockets=2,cores=1,threads=1 "
             "-object memory-backend-ram,id=m0,size=1G "
             "-numa node,nodeid=0,cpus=0,memdev=m0 "
@@ -777,17 +778,9 @@ class BootPaths(unittest.TestCase):
             self.assertEqual(err.getvalue(), "memboot: %s\n" % text)
 
     def test_dry_run_pvh(self):
-        env = dict(CLEAN_ENV, MEMBOOT_QEMU="/q/qemu")
-        r = subprocess.run([sys.executable, TOOL, "run", "--dry-run", "--boot", "pvh",
-                            "--elf", "/k/memboot.elf", "--append", "a b"],
-                           env=env, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, timeout=30)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(r.stdout.decode(), (
-            "/q/qemu -machine q35 -cpu max -display none -monitor none "
-            "-no-reboot -net none -serial stdio "
-            "-device isa-debug-exit,iobase=0xf4,iosize=0x04 "
-            "-kernel /k/memboot.elf -m 1G -smp 1,sockets=1,cores=1,threads=1 "
+        self.assertEqual(dry_run(self, "--boot", "pvh", "--elf", "/k/memboot.elf",
+                                 "--append", "a b"), (
+            DRY_RUN_PREFIX + "-kernel /k/memboot.elf -m 1G -smp 1,sockets=1,cores=1,threads=1 "
             "-append 'a b'\n"))
 
 

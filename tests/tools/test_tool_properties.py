@@ -13,8 +13,6 @@ bounded number of them: the whole file runs in well under a minute.
 """
 
 import contextlib
-import importlib.machinery
-import importlib.util
 import io
 import json
 import os
@@ -26,8 +24,10 @@ import unittest
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO_ROOT, "tools"))
+sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "tools"))
 from mbtools import (bench, benchplot, linux, optional, plot, records,  # noqa: E402
                      scale, seeds, trace)
+from script_module import load_script  # noqa: E402
 
 hypothesis = optional.debian_import("hypothesis")
 if hypothesis is not None:
@@ -52,16 +52,7 @@ else:   # the class below is skipped; these only keep the decorators valid
     st = _St()
 
 
-def load_memboot():
-    path = os.path.join(REPO_ROOT, "tools", "memboot")
-    loader = importlib.machinery.SourceFileLoader("memboot_properties", path)
-    spec = importlib.util.spec_from_loader(loader.name, loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
-mb = load_memboot()
+mb = load_script(os.path.join(REPO_ROOT, "tools", "memboot"), "memboot_properties")
 
 # Bounded and deterministic: CI runs the same examples every time.
 FEW = dict(max_examples=40, deadline=None, derandomize=True, database=None)

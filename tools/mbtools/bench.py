@@ -64,7 +64,9 @@ FULL = {
         ("init", ["serial", "deferred", "lazy"]),
         ("threads", ["1", "node"]),
         ("desc", ["16", "32", "64"]),
-        ("alloc", ["-", "buddy", "pcp"]),
+        # Every allocator of mm/alloc/table.h; the per-CPU lists are the
+        # pcp axis below, not an allocator.
+        ("alloc", ["-"] + list(facts.ALLOCATORS)),
         ("pcp", ["-", "off"]),
     ],
 }

@@ -13,7 +13,12 @@ own headers so that each fact has one source.
                    mm/page.h; DESC_BYTES_CHOICES the sizes its #if allows
   fw_cfg_cmdline_file()  the fw_cfg file the kernel reads its command line
                    from (FWCFG_CMDLINE_FILE, a boot/ #define)
+  fw_cfg_replay_file()   the same for memboot.selftest=replay's trace
+                   (FWCFG_REPLAY_FILE)
   TOOL_STATUS      statuses of tools/memboot itself (not the kernel's)
+  ALLOCATORS       the page allocators memboot.alloc can name, from
+                   ALLOC_TABLE in mm/alloc/table.h, in table order
+                   ([0] the default)
 
 tests/tools/test_facts.py checks that docs/exit-status.md and docs/records.md
 agree with these. Standard library only.
@@ -27,6 +32,7 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
 EXIT_H = os.path.join(REPO_ROOT, "kernel", "exit.h")
 EVENTS_H = os.path.join(REPO_ROOT, "kernel", "record_events.h")
 LIMITS_H = os.path.join(REPO_ROOT, "kernel", "limits.h")
+ALLOC_TABLE_H = os.path.join(REPO_ROOT, "mm", "alloc", "table.h")
 PAGE_H = os.path.join(REPO_ROOT, "mm", "page.h")
 # Where FWCFG_CMDLINE_FILE is defined: boot/fwcfg.h, the header of the fw_cfg
 # reader, is its home; boot/boot.c defines it until it moves there.
@@ -97,6 +103,14 @@ def parse_events(text, path=EVENTS_H):
     return names
 
 
+def parse_allocators(text, path=ALLOC_TABLE_H):
+    """Allocator names, in order, from the ALLOC_TABLE of mm/alloc/table.h."""
+    names = re.findall(r"X\(\s*(\w+)\s*\)", _table(text, "ALLOC_TABLE", path))
+    if not names:
+        raise FactsError("%s: ALLOC_TABLE has no X(name)" % path)
+    return names
+
+
 def parse_defines(text):
     """{NAME: int} for each `#define NAME <integer>` line of a header."""
     return {name: int(value, 0) for name, value in re.findall(
@@ -110,6 +124,7 @@ EXIT_SYMBOLS = {v: sym for v, sym, _ in _exit_rows}
 QEMU_EXIT_BASE = parse_defines(_read(EXIT_H))["EXIT_QEMU_BASE"]
 EVENTS = tuple(parse_events(_read(EVENTS_H)))
 LIMITS = parse_defines(_read(LIMITS_H))
+ALLOCATORS = tuple(parse_allocators(_read(ALLOC_TABLE_H)))
 MAX_NODES = LIMITS["MEMBOOT_MAX_NODES"]
 PAGE_SIZE_BYTES = 1 << LIMITS["PAGE_SHIFT"]
 
@@ -147,6 +162,18 @@ def fw_cfg_cmdline_file():
                 return name
     raise FactsError('no #define FWCFG_CMDLINE_FILE "..." in %s: the kernel\'s '
                      "fw_cfg command-line file must be defined there"
+                     % " or ".join(os.path.relpath(p, REPO_ROOT) for p in FWCFG_SOURCES))
+
+
+def fw_cfg_replay_file():
+    """The fw_cfg file name of `run --replay`'s trace: FWCFG_REPLAY_FILE as
+    boot/ defines it (FactsError if no file does)."""
+    for path in FWCFG_SOURCES:
+        if os.path.exists(path):
+            name = parse_string_define(_read(path), "FWCFG_REPLAY_FILE")
+            if name:
+                return name
+    raise FactsError('no #define FWCFG_REPLAY_FILE "..." in %s'
                      % " or ".join(os.path.relpath(p, REPO_ROOT) for p in FWCFG_SOURCES))
 
 

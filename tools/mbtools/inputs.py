@@ -81,36 +81,34 @@ def regular_file_problem(path, what):
     return None
 
 
-def iso_problem(path):
-    """None if path looks like an ISO 9660 image."""
-    problem = regular_file_problem(path, "ISO")
+def _signature_problem(path, what, offset, signature, missing):
+    """None if path is a readable regular file holding @signature at byte
+    @offset; else a message (@missing, formatted with the path)."""
+    problem = regular_file_problem(path, what)
     if problem:
         return problem
-    if _head(path, ISO9660_ID_OFFSET, len(ISO9660_ID)) != ISO9660_ID:
-        return ("%s is not an ISO 9660 image (no CD001 volume descriptor "
-                "at byte 0x8001)" % path)
+    if _head(path, offset, len(signature)) != signature:
+        return missing % path
     return None
+
+
+def iso_problem(path):
+    """None if path looks like an ISO 9660 image."""
+    return _signature_problem(
+        path, "ISO", ISO9660_ID_OFFSET, ISO9660_ID,
+        "%s is not an ISO 9660 image (no CD001 volume descriptor at byte 0x8001)")
 
 
 def esp_problem(path):
     """None if path looks like a FAT image or a partitioned disk."""
-    problem = regular_file_problem(path, "ESP image")
-    if problem:
-        return problem
-    if _head(path, BOOT_SIGNATURE_OFFSET, 2) != BOOT_SIGNATURE:
-        return ("%s is not a FAT image or a disk image (no boot signature "
-                "0x55AA at byte 510)" % path)
-    return None
+    return _signature_problem(
+        path, "ESP image", BOOT_SIGNATURE_OFFSET, BOOT_SIGNATURE,
+        "%s is not a FAT image or a disk image (no boot signature 0x55AA at byte 510)")
 
 
 def elf_problem(path):
     """None if path starts like an ELF file."""
-    problem = regular_file_problem(path, "kernel ELF")
-    if problem:
-        return problem
-    if _head(path, 0, 4) != ELF_MAGIC:
-        return "%s is not an ELF file" % path
-    return None
+    return _signature_problem(path, "kernel ELF", 0, ELF_MAGIC, "%s is not an ELF file")
 
 
 def output_problem(path):
@@ -204,6 +202,13 @@ def _argument_error(message):
     return argparse.ArgumentTypeError(message)
 
 
+def _accepted(value, problem):
+    """@value for argparse, or its error naming @problem (if not None)."""
+    if problem:
+        raise _argument_error(problem)
+    return value
+
+
 def positive_int(text):
     """A count of at least 1 (ASCII digits)."""
     value = parse_uint(text)
@@ -227,10 +232,7 @@ def positive_seconds(text):
 
 
 def size_arg(text):
-    value, problem = size_problem(text)
-    if problem:
-        raise _argument_error(problem)
-    return value
+    return _accepted(*size_problem(text))
 
 
 def size_text_arg(text):
@@ -241,18 +243,12 @@ def size_text_arg(text):
 
 def input_file(text):
     """A regular, readable file (a console log, a bench JSON...)."""
-    problem = regular_file_problem(text, "file")
-    if problem:
-        raise _argument_error(problem)
-    return text
+    return _accepted(text, regular_file_problem(text, "file"))
 
 
 def output_file(text):
     """A file that can be written: its directory exists and is writable."""
-    problem = output_problem(text)
-    if problem:
-        raise _argument_error(problem)
-    return text
+    return _accepted(text, output_problem(text))
 
 
 def output_with_extension(*extensions):
@@ -276,7 +272,4 @@ def output_prefix(text):
 
 
 def linux_kernel(text):
-    problem = bzimage_problem(text)
-    if problem:
-        raise _argument_error(problem)
-    return text
+    return _accepted(text, bzimage_problem(text))

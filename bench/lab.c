@@ -1,0 +1,570 @@
+/*
+ * lab.c: the allocator lab's native harness (tools/memboot lab drives it).
+ *
+ * One allocator of mm/alloc/table.h, bare (no per-CPU front: the designs
+ * are compared as they are), over a simulated one-node machine of --mib
+ * MiB above 4 GiB, descriptors written eagerly; --threads pthreads run one
+ * seeded workload:
+ *   kbuild, deep, net   the churn mixes of mm/alloc/churn.c
+ *   bulk                each thread takes --batch order-0 pages, frees them all
+ *   repeat              alloc and free one block of one order, over and over
+ *   random              random orders (mostly 0..3, some 9) against a held set
+ *   frag                fill 90% with order-0 pages, free 3 in 4 at random, then
+ *                       count the 2 MiB blocks still to be had
+ *   trace               replay of --events (written by tools/mbtools/lab.py from
+ *                       a Linux kmem trace): each trace CPU on its own thread,
+ *                       a free waits for the allocation it matches
+ * Prints one JSON object on stdout: throughput, latency percentiles per op
+ * and order (TSC-timed), a latency CDF, the allocator's lock statistics,
+ * bookkeeping bytes per page, init ns per page and free blocks by order
+ * with the unusable-free-space index at order 9 every --sample ops.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <x86intrin.h>
+
+#include "mm/alloc/alloc.h"
+#include "mm/alloc/churn.h"
+#include "mm/alloc/lab_stats.h"
+#include "mm/memmap.h"
+#include "mm/page.h"
+
+#define ZONE_LINE_PFN 0x100000ULL  /* 4 GiB: DMA32 below, Normal above */
+#define LAB_MAX_NODES 8            /* the lab's option range, not the kernel's limit */
+#define MAX_THREADS 256
+#define MAX_SAMPLES 4096
+
+struct lat { uint32_t cycles; uint8_t op; uint8_t order; };   /* op 0 alloc, 1 free */
+
+struct thread {
+	pthread_t th;
+	uint32_t id;
+	struct lat *lat;
+	uint64_t nr_lat, max_lat;
+	uint64_t ops, failed;
+	uint64_t seed;
+} __attribute__((aligned(64)));
+
+static const struct alloc_ops *ops;
+static void *self;
+static struct memmap mm;
+static uint64_t nr_pages, reserved_bytes;
+static uint64_t base_pfn = ZONE_LINE_PFN;   /* --split: half below the 4 GiB line */
+static uint32_t nr_nodes = 1;
+static bool lazy;
+static struct thread T[MAX_THREADS];
+static uint32_t nr_threads;
+static __thread struct thread *me;
+static uint64_t n_ops = 200000, batch = 512, sample_every = 20000;
+static unsigned repeat_order = 0;
+static const char *workload = "kbuild";
+static pthread_barrier_t bar;
+static double ns_per_cycle;
+
+/* Fragmentation samples (thread 0 takes them). */
+struct sample { uint64_t at_ops; uint64_t blocks[ALLOC_NR_ORDERS]; };
+static struct sample samples[MAX_SAMPLES];
+static uint32_t nr_samples;
+static uint64_t total_ops;   /* every thread's, relaxed */
+
+static uint32_t lab_cpu(void)
+{
+	return me ? me->id : 0;
+}
+
+static uint64_t lab_reserve(void *ctx, uint64_t bytes, uint32_t node)
+{
+	void *p = aligned_alloc(4096, (bytes + 4095) & ~4095ULL);
+	if (!p) {
+		fprintf(stderr, "lab: out of host memory (%llu bytes)\n", (unsigned long long)bytes);
+		exit(1);
+	}
+	reserved_bytes += bytes;
+	return (uint64_t)(uintptr_t)p;
+}
+
+static inline void record(unsigned op, unsigned order, uint64_t cycles)
+{
+	if (me->nr_lat < me->max_lat)
+		me->lat[me->nr_lat++] = (struct lat){ cycles > UINT32_MAX ? UINT32_MAX : (uint32_t)cycles,
+						      (uint8_t)op, (uint8_t)order };
+	me->ops++;
+}
+
+static void maybe_sample(void)
+{
+	uint64_t n = __atomic_add_fetch(&total_ops, 1, __ATOMIC_RELAXED);
+	if (me->id == 0 && n / sample_every > nr_samples && nr_samples < MAX_SAMPLES) {
+		struct sample *s = &samples[nr_samples++];
+		memset(s, 0, sizeof(*s));
+		s->at_ops = n;
+		for (uint32_t nd = 0; nd < nr_nodes; nd++)
+			ops->free_blocks(self, nd, s->blocks);
+	}
+}
+
+static uint64_t lab_alloc(unsigned order)
+{
+	uint64_t t0 = __rdtsc();
+	/* The thread's node first, then the others (as the seam's front). */
+	uint64_t pfn = ALLOC_NO_PFN;
+	for (uint32_t k = 0; k < nr_nodes && pfn == ALLOC_NO_PFN; k++)
+		pfn = ops->alloc(self, (me->id + k) % nr_nodes, order, 0);
+	uint64_t t1 = __rdtsc();
+	if (pfn == ALLOC_NO_PFN)
+		me->failed++;
+	else
+		record(0, order, t1 - t0);
+	maybe_sample();
+	return pfn;
+}
+
+static void lab_free(uint64_t pfn, unsigned order)
+{
+	uint64_t t0 = __rdtsc();
+	ops->free(self, pfn, order);
+	record(1, order, __rdtsc() - t0);
+	maybe_sample();
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* ---- workloads ---- */
+
+static struct churn churn;
+static uint64_t ch_alloc(void *ctx, unsigned order)
+{
+	uint64_t p = lab_alloc(order);
+	return p == ALLOC_NO_PFN ? CHURN_NO_PFN : p;
+}
+static void ch_free(void *ctx, uint64_t pfn, unsigned order) { lab_free(pfn, order); }
+static const struct churn_ops churn_ops = { ch_alloc, ch_free, NULL };
+
+/* Trace events (from tools/mbtools/lab.py): per CPU, in time order. */
+struct tev { uint32_t id; uint8_t op; uint8_t order; uint16_t cpu; };
+static struct tev *tevs;
+static uint64_t nr_tevs;
+static uint64_t *tslot;          /* per allocation id: simulated pfn */
+static uint64_t nr_ids;
+#define SLOT_EMPTY (ALLOC_NO_PFN - 1)
+static uint64_t replayed, replay_failed;
+static uint64_t frag_huge;       /* frag: 2 MiB blocks found after the scatter */
+
+static void run_trace(struct thread *t)
+{
+	for (uint64_t i = 0; i < nr_tevs; i++) {
+		const struct tev *e = &tevs[i];
+		if (e->cpu % nr_threads != t->id)
+			continue;
+		if (e->op == 0) {
+			uint64_t p = lab_alloc(e->order);
+			__atomic_store_n(&tslot[e->id], p, __ATOMIC_RELEASE);
+			__atomic_fetch_add(p == ALLOC_NO_PFN ? &replay_failed : &replayed, 1,
+					   __ATOMIC_RELAXED);
+		} else {
+			uint64_t p;
+			/* Its allocation came earlier in the trace, maybe on
+			 * another CPU's thread: wait for it. */
+			while ((p = __atomic_load_n(&tslot[e->id], __ATOMIC_ACQUIRE)) == SLOT_EMPTY)
+				_mm_pause();
+			if (p != ALLOC_NO_PFN) {
+				lab_free(p, e->order);
+				__atomic_store_n(&tslot[e->id], ALLOC_NO_PFN, __ATOMIC_RELEASE);
+				__atomic_fetch_add(&replayed, 1, __ATOMIC_RELAXED);
+			}
+		}
+	}
+}
+
+static void *worker(void *arg)
+{
+	struct thread *t = arg;
+	me = t;
+	pthread_barrier_wait(&bar);
+	if (strcmp(workload, "bulk") == 0) {
+		uint64_t *p = malloc(batch * sizeof(*p));
+		for (uint64_t done = 0; done < n_ops; done += 2 * batch) {
+			uint64_t n = 0;
+			while (n < batch && (p[n] = lab_alloc(0)) != ALLOC_NO_PFN)
+				n++;
+			while (n)
+				lab_free(p[--n], 0);
+		}
+		free(p);
+	} else if (strcmp(workload, "repeat") == 0) {
+		for (uint64_t done = 0; done < n_ops; done += 2) {
+			uint64_t p = lab_alloc(repeat_order);
+			if (p != ALLOC_NO_PFN)
+				lab_free(p, repeat_order);
+		}
+	} else if (strcmp(workload, "random") == 0) {
+		uint64_t cap = nr_pages / nr_threads / 4, held_pages = 0, nh = 0;
+		struct { uint64_t pfn; unsigned order; } *h = malloc((cap + 1) * sizeof(*h));
+		for (uint64_t done = 0; done < n_ops; done++) {
+			uint64_t r = rnd(&t->seed);
+			if (nh && (r % 100 < 48 || held_pages > cap)) {
+				uint64_t i = (r >> 8) % nh;
+				held_pages -= 1ULL << h[i].order;
+				lab_free(h[i].pfn, h[i].order);
+				h[i] = h[--nh];
+			} else {
+				unsigned order = r % 64 == 0 ? 9 : (unsigned)((r >> 16) % 4);
+				uint64_t p = lab_alloc(order);
+				if (p != ALLOC_NO_PFN && nh < cap) {
+					h[nh].pfn = p;
+					h[nh++].order = order;
+					held_pages += 1ULL << order;
+				} else if (p != ALLOC_NO_PFN) {
+					lab_free(p, order);
+				}
+			}
+		}
+		while (nh--)
+			lab_free(h[nh].pfn, h[nh].order);
+		free(h);
+	} else if (strcmp(workload, "frag") == 0) {
+		/* LLFree's fragmenting pattern: fill this thread's share with
+		 * order-0 pages, free three in four at random, then take 2 MiB
+		 * blocks until none is left: what the scattered pages cost. */
+		uint64_t cap = nr_pages * 9 / 10 / nr_threads, n = 0, big = 0;
+		uint64_t *p = malloc((cap + 1) * sizeof(*p));
+		while (n < cap && (p[n] = lab_alloc(0)) != ALLOC_NO_PFN)
+			n++;
+		me->failed -= n < cap;   /* the end of memory is the point, not a failure */
+		for (uint64_t i = 0; i < n; i++) {
+			if (rnd(&t->seed) % 4 == 0)
+				continue;
+			lab_free(p[i], 0);
+			p[i] = ALLOC_NO_PFN;
+		}
+		pthread_barrier_wait(&bar);
+		uint64_t *h = malloc((nr_pages / 512 + 1) * sizeof(*h));
+		while ((h[big] = lab_alloc(9)) != ALLOC_NO_PFN)
+			big++;
+		me->failed--;
+		__atomic_fetch_add(&frag_huge, big, __ATOMIC_RELAXED);
+		pthread_barrier_wait(&bar);
+		while (big)
+			lab_free(h[--big], 9);
+		for (uint64_t i = 0; i < n; i++)
+			if (p[i] != ALLOC_NO_PFN)
+				lab_free(p[i], 0);
+		free(h);
+		free(p);
+	} else if (strcmp(workload, "trace") == 0) {
+		run_trace(t);
+	} else {
+		churn_worker_run(&churn, t->id, NULL);
+		pthread_barrier_wait(&bar);
+		churn_worker_finish(&churn, t->id, NULL);
+	}
+	return NULL;
+}
+
+/* ---- report ---- */
+
+static int cmp_lat(const void *a, const void *b)
+{
+	uint32_t x = ((const struct lat *)a)->cycles, y = ((const struct lat *)b)->cycles;
+	return x < y ? -1 : x > y;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void calibrate(void)
+{
+	double t0 = now_s();
+	uint64_t c0 = __rdtsc();
+	while (now_s() - t0 < 0.05)
+		;
+	ns_per_cycle = (now_s() - t0) * 1e9 / (double)(__rdtsc() - c0);
+}
+
+/* Percentiles by the shared histogram (mm/alloc/lab_stats.c), as the
+ * guest's replay computes them; @v is left sorted for the CDF. */
+static struct lab_hist hist;
+static void print_pcts(struct lat *v, uint64_t n)
+{
+	if (!n) {
+		printf("{\"n\":0}");
+		return;
+	}
+	qsort(v, n, sizeof(*v), cmp_lat);
+	memset(&hist, 0, sizeof(hist));
+	for (uint64_t i = 0; i < n; i++)
+		lab_hist_add(&hist, v[i].cycles);
+#define P(q) (lab_hist_pct(&hist, (q)) * ns_per_cycle)
+	printf("{\"n\":%llu,\"p50_ns\":%.0f,\"p99_ns\":%.0f,\"p999_ns\":%.0f,\"max_ns\":%.0f}",
+	       (unsigned long long)n, P(LAB_P50), P(LAB_P99), P(LAB_P999), P(LAB_Q_ONE));
+#undef P
+}
+
+/* Free blocks by order and the unusable index at order 9, as JSON. */
+static void print_frag(const uint64_t *blocks)
+{
+	printf("\"unusable_9\":%.4f,\"blocks\":[",
+	       lab_unusable_index(blocks, ALLOC_NR_ORDERS, 9, 10000) / 10000.0);
+	for (unsigned k = 0; k < ALLOC_NR_ORDERS; k++)
+		printf("%s%llu", k ? "," : "", (unsigned long long)blocks[k]);
+	printf("]");
+}
+
+/* Memory init's part for one zone of one node: the descriptors (eager or
+ * lazy), then the allocator takes them (timed: init ns per page). */
+static double give_ns;
+static void give_zone(void *ctx, enum page_zone zone, uint64_t s, uint64_t e)
+{
+	uint32_t nd = (uint32_t)(uintptr_t)ctx;
+
+	if (lazy)
+		memmap_init_heads(&mm.nodes[nd], s, e, PAGE_RESERVED, zone, ALLOC_MAX_ORDER);
+	else
+		memmap_init_range(&mm.nodes[nd], s, e, PAGE_RESERVED, zone);
+	double t0 = now_s();
+	ops->free_range(self, nd, zone, s, e);
+	give_ns += (now_s() - t0) * 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	const char *name = "buddy", *events = NULL;
+	uint64_t mib = 256, seed = 1;
+	bool split = false;
+
+	nr_threads = 1;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!v)
+			goto usage;
+		if (!strcmp(a, "--alloc")) name = v;
+		else if (!strcmp(a, "--threads")) nr_threads = (uint32_t)atoi(v);
+		else if (!strcmp(a, "--workload")) workload = v;
+		else if (!strcmp(a, "--ops")) n_ops = strtoull(v, 0, 0);
+		else if (!strcmp(a, "--mib")) mib = strtoull(v, 0, 0);
+		else if (!strcmp(a, "--seed")) seed = strtoull(v, 0, 0);
+		else if (!strcmp(a, "--sample")) sample_every = strtoull(v, 0, 0);
+		else if (!strcmp(a, "--batch")) batch = strtoull(v, 0, 0);
+		else if (!strcmp(a, "--order")) repeat_order = (unsigned)atoi(v);
+		else if (!strcmp(a, "--events")) events = v;
+		else if (!strcmp(a, "--nodes")) nr_nodes = (uint32_t)atoi(v);
+		else if (!strcmp(a, "--lazy")) lazy = atoi(v) != 0;
+		else if (!strcmp(a, "--split")) split = atoi(v) != 0;
+		else goto usage;
+		i++;
+	}
+	ops = alloc_find(name);
+	if (split)
+		base_pfn = ZONE_LINE_PFN - (mib << 8) / 2;
+	if (!ops || !nr_threads || nr_threads > MAX_THREADS || mib < 16 || mib > (1 << 20) ||
+	    !sample_every || repeat_order > ALLOC_MAX_ORDER || !batch || !nr_nodes ||
+	    nr_nodes > LAB_MAX_NODES || (mib << 8) / nr_nodes < ALLOC_MAX_ORDER_PAGES) {
+		fprintf(stderr, "lab: bad arguments (allocator %s%s)\n", name, ops ? "" : " unknown");
+		return 64;
+	}
+	if (!strcmp(workload, "trace")) {
+		FILE *f = events ? fopen(events, "rb") : NULL;
+		if (!f) {
+			fprintf(stderr, "lab: --workload trace needs --events FILE\n");
+			return 64;
+		}
+		fseek(f, 0, SEEK_END);
+		nr_tevs = (uint64_t)ftell(f) / sizeof(struct tev);
+		fseek(f, 0, SEEK_SET);
+		tevs = malloc(nr_tevs * sizeof(*tevs) + 1);
+		if (fread(tevs, sizeof(*tevs), nr_tevs, f) != nr_tevs) {
+			fprintf(stderr, "lab: %s: short read\n", events);
+			return 1;
+		}
+		fclose(f);
+		for (uint64_t i = 0; i < nr_tevs; i++)
+			if (tevs[i].id + 1 > nr_ids)
+				nr_ids = tevs[i].id + 1;
+		tslot = malloc((nr_ids + 1) * sizeof(*tslot));
+		for (uint64_t i = 0; i < nr_ids; i++)
+			tslot[i] = SLOT_EMPTY;
+	}
+	calibrate();
+	/* The machine: --nodes equal nodes of 4 MiB multiples, from 4 GiB up
+	 * (one Normal zone each) or, with --split, from mib/2 below the line
+	 * (node 0 then has a DMA32 and a Normal zone); descriptors written
+	 * eagerly or, with --lazy, block heads only (memory init's two
+	 * policies). */
+	uint64_t per_node = (mib << 8) / nr_nodes & ~(ALLOC_MAX_ORDER_PAGES - 1);
+	nr_pages = per_node * nr_nodes;
+	memmap_nid_t *table = malloc(memmap_nid_table_bytes(base_pfn + nr_pages));
+	memmap_init(&mm, table, base_pfn + nr_pages);
+	for (uint32_t nd = 0; nd < nr_nodes; nd++) {
+		struct memmap_node node;
+		uint64_t s0 = base_pfn + nd * per_node;
+		struct page *pages = aligned_alloc(64, memmap_desc_bytes(per_node));
+		memmap_node_init(&node, nd, s0, per_node, pages);
+		memmap_add_node(&mm, &node);
+		memmap_set_nid(&mm, s0, s0 + per_node, nd);
+	}
+	mm.nr_nodes = nr_nodes;
+	struct alloc_setup setup = { .mm = &mm, .nr_nodes = nr_nodes, .reserve = lab_reserve,
+				     .this_cpu = lab_cpu };
+	double ti = now_s();
+	self = ops->create(&setup);
+	if (!self) {
+		fprintf(stderr, "lab: %s could not start\n", name);
+		return 1;
+	}
+	double init_ns = (now_s() - ti) * 1e9;
+	for (uint32_t nd = 0; nd < nr_nodes; nd++)
+		page_zone_split(base_pfn + nd * per_node, base_pfn + (nd + 1) * per_node,
+				give_zone, (void *)(uintptr_t)nd);
+	init_ns = give_ns + init_ns;
+
+	if (strcmp(workload, "bulk") && strcmp(workload, "repeat") && strcmp(workload, "random") &&
+	    strcmp(workload, "trace") && strcmp(workload, "frag")) {
+		static void *mem[CHURN_MAX_WORKERS];
+		struct churn_params p = {
+			.seed = seed, .nr_workers = nr_threads,
+			.pages_per_worker = nr_pages / nr_threads / 2,
+			.allocs_per_worker = n_ops / nr_threads,
+			.mix = churn_find_mix(workload),
+		};
+		if (!p.mix) {
+			fprintf(stderr, "lab: unknown workload %s (bulk, repeat, random, trace, %s)\n",
+				workload, churn_mix_names());
+			return 64;
+		}
+		for (uint32_t i = 0; i < nr_threads; i++)
+			mem[i] = aligned_alloc(64, (churn_worker_bytes(&p) + 63) & ~(size_t)63);
+		if (!churn_init(&churn, &p, &churn_ops, mem))
+			return 1;
+	}
+	struct alloc_lock_stats ls0 = { 0 }, ls1 = { 0 };
+	if (ops->lock_stats)
+		ops->lock_stats(self, &ls0);
+	pthread_barrier_init(&bar, NULL, nr_threads + 1);
+	uint64_t per = (strcmp(workload, "trace") ? n_ops * 2 : 2 * nr_tevs / nr_threads + 16) + 64;
+	for (uint32_t i = 0; i < nr_threads; i++) {
+		T[i].id = i;
+		T[i].seed = seed * 0x9e3779b97f4a7c15ULL + i + 1;
+		T[i].max_lat = per;
+		T[i].lat = malloc(per * sizeof(struct lat));
+		pthread_create(&T[i].th, NULL, worker, &T[i]);
+	}
+	int churny = !strcmp(workload, "kbuild") || !strcmp(workload, "deep") ||
+		     !strcmp(workload, "net");
+	pthread_barrier_wait(&bar);
+	double t0 = now_s();
+	if (churny)
+		pthread_barrier_wait(&bar);
+	if (!strcmp(workload, "frag")) {
+		pthread_barrier_wait(&bar);
+		pthread_barrier_wait(&bar);
+	}
+	for (uint32_t i = 0; i < nr_threads; i++)
+		pthread_join(T[i].th, NULL);
+	double wall = now_s() - t0;
+	if (ops->lock_stats)
+		ops->lock_stats(self, &ls1);
+	uint64_t end_blocks[ALLOC_NR_ORDERS] = { 0 };
+	for (uint32_t nd = 0; nd < nr_nodes; nd++)
+		ops->free_blocks(self, nd, end_blocks);
+	uint64_t free_now = 0, counted = 0;
+	for (uint32_t nd = 0; nd < nr_nodes; nd++) {
+		free_now += ops->free_pages(self, nd);
+		counted += ops->count_free(self, nd);
+	}
+	bool ok = ops->check(self) && free_now == nr_pages && counted == nr_pages;
+	/* Whatever a replayed trace still holds stays held: count it. */
+	uint64_t total = 0, failed = 0, all_lat = 0;
+	for (uint32_t i = 0; i < nr_threads; i++) {
+		total += T[i].ops;
+		failed += T[i].failed;
+		all_lat += T[i].nr_lat;
+	}
+	if (!strcmp(workload, "trace"))
+		ok = ops->check(self);
+	struct lat *v = malloc((all_lat + 1) * sizeof(*v));
+	uint64_t n = 0;
+	for (uint32_t i = 0; i < nr_threads; i++) {
+		memcpy(v + n, T[i].lat, T[i].nr_lat * sizeof(*v));
+		n += T[i].nr_lat;
+	}
+	printf("{\"nodes\":%u,\"lazy\":%s,\"split\":%s,", nr_nodes, lazy ? "true" : "false",
+	       base_pfn < ZONE_LINE_PFN ? "true" : "false");
+	printf("\"allocator\":\"%s\",\"workload\":\"%s\",\"threads\":%u,\"pages\":%llu,"
+	       "\"ops\":%llu,\"failed\":%llu,\"wall_s\":%.6f,\"mops\":%.4f,\"check\":%s,"
+	       "\"init_ns_per_page\":%.3f,\"bookkeeping_bytes_per_page\":%.4f,"
+	       "\"lock\":{\"acquired\":%llu,\"contended\":%llu,\"spin_ns\":%.0f},",
+	       name, workload, nr_threads, (unsigned long long)nr_pages, (unsigned long long)total,
+	       (unsigned long long)failed, wall, total / wall / 1e6, ok ? "true" : "false",
+	       init_ns / nr_pages, (double)reserved_bytes / nr_pages,
+	       (unsigned long long)(ls1.acquired - ls0.acquired),
+	       (unsigned long long)(ls1.contended - ls0.contended),
+	       (ls1.spin_cycles - ls0.spin_cycles) * ns_per_cycle);
+	if (!strcmp(workload, "trace"))
+		printf("\"replayed\":%llu,\"replay_alloc_failed\":%llu,",
+		       (unsigned long long)replayed, (unsigned long long)replay_failed);
+	if (!strcmp(workload, "frag"))
+		printf("\"huge_after_scatter\":%llu,\"huge_ideal\":%llu,",
+		       (unsigned long long)frag_huge,
+		       (unsigned long long)(nr_pages - nr_pages * 9 / 10 / nr_threads * nr_threads / 4) / 512);
+	/* Latency by op and order, then a CDF of each op (100 points). */
+	printf("\"latency\":{");
+	int first = 1;
+	for (unsigned op = 0; op < 2; op++) {
+		for (unsigned k = 0; k <= ALLOC_MAX_ORDER + 1; k++) {
+			uint64_t m = 0;
+			struct lat *w = malloc((n + 1) * sizeof(*w));
+			for (uint64_t i = 0; i < n; i++)
+				if (v[i].op == op && (k == ALLOC_MAX_ORDER + 1 || v[i].order == k))
+					w[m++] = v[i];
+			if (m) {
+				if (k == ALLOC_MAX_ORDER + 1)
+					printf("%s\"%s_all\":", first ? "" : ",", op ? "free" : "alloc");
+				else
+					printf("%s\"%s_o%u\":", first ? "" : ",", op ? "free" : "alloc", k);
+				first = 0;
+				print_pcts(w, m);
+				if (k == ALLOC_MAX_ORDER + 1) {
+					printf(",\"cdf_%s_ns\":[", op ? "free" : "alloc");
+					for (int q = 0; q <= 100; q++)
+						printf("%s%.0f", q ? "," : "",
+						       w[(uint64_t)((double)(m - 1) * q / 100.0)].cycles *
+							       ns_per_cycle);
+					printf("]");
+				}
+			}
+			free(w);
+		}
+	}
+	printf("},\"frag\":[");
+	for (uint32_t s = 0; s < nr_samples; s++) {
+		printf("%s{\"ops\":%llu,", s ? "," : "", (unsigned long long)samples[s].at_ops);
+		print_frag(samples[s].blocks);
+		printf("}");
+	}
+	/* At the end of the run: what a replayed trace still holds is held. */
+	printf("],\"frag_end\":{");
+	print_frag(end_blocks);
+	printf("}");
+	printf("}\n");
+	return ok ? 0 : 3;
+usage:
+	fprintf(stderr, "usage: lab --alloc NAME [--threads N] [--workload W] [--ops N] [--mib M] "
+		"[--seed S] [--sample N] [--batch N] [--order K] [--events FILE] [--nodes N] "
+		"[--lazy 0|1] [--split 0|1]\n");
+	return 64;
+}
