@@ -711,6 +711,7 @@ void record_emit(struct record *r)
 	if (!record_event_known(r->event))
 		pr_warn("record: event '%s' is not in kernel/record_events.h", r->event);
 	line = rec_finish(r);
+	rec_check_whole(r);
 	results_capture(line, r->len);
 	if (strncmp(line, done_start, sizeof(done_start) - 1) == 0) {
 		done_emitted = true;
@@ -742,6 +743,7 @@ void record_report(struct record *r, enum log_level level, const char *tmpl)
 	if (!record_event_known(r->event))
 		pr_warn("record: event '%s' is not in kernel/record_events.h", r->event);
 	rec_finish(r);
+	rec_check_whole(r);
 	results_capture(r->buf, r->len);
 	bool locked = lock_bounded(&report_lock);
 	memcpy(entry, tmpl, tlen + 1);

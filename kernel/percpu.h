@@ -46,7 +46,9 @@ struct cpu_state {
 	uint32_t tsc_sync_n;             /* its readings of the boot CPU's TSC */
 	int64_t tsc_sync_lo, tsc_sync_hi;   /* bounds on its offset (boot's, AP's) */
 	uint64_t tsc_sync_budget;        /* cycles the AP checks for at most */
-	uint32_t tsc_sync_gen;           /* its batch: it stops when that one does */
+	uint64_t tsc_sync_linger;        /* cycles it keeps publishing after its readings */
+	uint32_t tsc_sync_n_lo;          /* the boot CPU's readings of tsc_pub */
+	volatile uint32_t tsc_sync_ack;  /* the boot CPU has what it needs: stop */
 	uint32_t tsc_checked;            /* the check reached this CPU */
 	uint64_t tsc_skew;               /* debug (memboot.tsc_skew): added to this CPU's
 					    TSC readings, as a skewed counter would be */

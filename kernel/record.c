@@ -356,6 +356,50 @@ const char *rec_finish(struct record *r)
 	return r->buf;
 }
 
+bool rec_check_whole(const struct record *r)
+{
+	if (!r->truncated)
+		return true;
+	log_printf(LOG_ERR, "record: %s did not fit in its %u-byte buffer: cut at a value boundary "
+		   "(\"truncated\":true), values are missing", r->event ? r->event : "(none)",
+		   (unsigned)RECORD_MAX_BYTES);
+	return false;
+}
+
+static bool put_item(char *dst, size_t cap, size_t *len, uint32_t first, uint32_t last)
+{
+	char item[24];
+	int n = first == last ? snprintf(item, sizeof(item), "%s%u", *len ? "," : "", first)
+			      : snprintf(item, sizeof(item), "%s%u-%u", *len ? "," : "", first, last);
+
+	if (*len + (size_t)n + 1 > cap)
+		return false;
+	memcpy(dst + *len, item, (size_t)n + 1);
+	*len += (size_t)n;
+	return true;
+}
+
+bool rec_format_cpulist(char *dst, size_t cap, uint32_t n,
+			bool (*has)(uint32_t id, const void *ctx), const void *ctx)
+{
+	size_t len = 0;
+
+	if (cap == 0)
+		return false;
+	dst[0] = '\0';
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t first = i;
+
+		if (!has(i, ctx))
+			continue;
+		while (i + 1 < n && has(i + 1, ctx))
+			i++;
+		if (!put_item(dst, cap, &len, first, i))
+			return false;
+	}
+	return true;
+}
+
 bool record_event_known(const char *event)
 {
 #define RECORD_EVENT_CMP_(name) if (event && strcmp(event, #name) == 0) return true;

@@ -150,6 +150,25 @@ size_t rec_escape_text(char *dst, size_t dst_bytes, const char *src);
 void record_emit(struct record *r);
 
 /*
+ * A record is never cut silently: when @r did not fit (r->truncated), an
+ * error line names its event and the buffer's size, so a guest test fails
+ * and a reader knows the record is incomplete. Every record_emit() calls
+ * it before printing. Returns true when @r was whole.
+ */
+bool rec_check_whole(const struct record *r);
+
+/*
+ * The CPUs @has() says yes to among [0, @n), in the form Linux gives in
+ * /sys/devices/system/cpu/online: ascending, runs of consecutive ids as
+ * "first-last" (both included), separated by commas ("0-3,5,8-511"; "" for
+ * none), so 512 CPUs take 5 bytes, not 2,000. Written to @dst (@cap bytes,
+ * NUL included); returns false, with @dst cut at a whole item, when it does
+ * not fit.
+ */
+bool rec_format_cpulist(char *dst, size_t cap, uint32_t n,
+			bool (*has)(uint32_t id, const void *ctx), const void *ctx);
+
+/*
  * Render @tmpl (see the top of this file) with @r's values into @out, always
  * NUL terminated (cut at @out_bytes - 1). Returns the length written.
  */

@@ -62,3 +62,36 @@ const char *tsc_sync_verdict_name(enum tsc_sync_verdict v)
 {
 	return v == TSC_SYNC_OK ? "ok" : v == TSC_SYNC_CORRECTED ? "corrected" : "unreliable";
 }
+
+void tsc_sync_bounds_init(struct tsc_sync_bounds *b)
+{
+	*b = (struct tsc_sync_bounds){ .lo = INT64_MIN, .hi = INT64_MAX };
+}
+
+void tsc_sync_ap_saw(struct tsc_sync_bounds *b, uint64_t ref_pub, uint64_t own_after)
+{
+	int64_t h = (int64_t)(own_after - ref_pub);
+
+	if (h < b->hi)
+		b->hi = h;
+	b->n_hi++;
+}
+
+void tsc_sync_boot_saw(struct tsc_sync_bounds *b, uint64_t own_pub, uint64_t ref_after)
+{
+	int64_t l = (int64_t)(own_pub - ref_after);
+
+	if (l > b->lo)
+		b->lo = l;
+	b->n_lo++;
+}
+
+bool tsc_sync_judge(const struct tsc_sync_bounds *b, uint64_t tolerance_cycles,
+		    struct tsc_sync_estimate *e, enum tsc_sync_verdict *v)
+{
+	if (b->n_lo == 0 || b->n_hi == 0)
+		return false;
+	tsc_sync_from_bounds(b->lo, b->hi, b->n_lo + b->n_hi, e);
+	*v = tsc_sync_decide(e, tolerance_cycles);
+	return true;
+}

@@ -79,4 +79,32 @@ enum tsc_sync_verdict tsc_sync_decide(const struct tsc_sync_estimate *e, uint64_
 
 const char *tsc_sync_verdict_name(enum tsc_sync_verdict v);
 
+/*
+ * The one-writer scheme, every AP at once (kernel/init/smp.c): the boot CPU
+ * keeps publishing its TSC to one shared word and reads each AP's published
+ * TSC; each AP reads the boot CPU's word and keeps publishing its own. The
+ * bounds each side's readings give, gathered per AP:
+ */
+struct tsc_sync_bounds {
+	int64_t lo, hi;          /* AP's TSC minus the boot CPU's lies in [lo, hi] */
+	uint32_t n_lo, n_hi;     /* readings that gave each side (0: never bounded) */
+};
+
+void tsc_sync_bounds_init(struct tsc_sync_bounds *b);
+/* The AP read the boot CPU's published @ref_pub, then its own TSC @own_after:
+ * the boot CPU's TSC had passed ref_pub, so the offset is at most the
+ * difference. */
+void tsc_sync_ap_saw(struct tsc_sync_bounds *b, uint64_t ref_pub, uint64_t own_after);
+/* The boot CPU read the AP's published @own_pub, then its own TSC
+ * @ref_after: the offset is at least the difference. */
+void tsc_sync_boot_saw(struct tsc_sync_bounds *b, uint64_t own_pub, uint64_t ref_after);
+
+/*
+ * Judge one AP from its bounds: false ("not checked") when either side was
+ * never read, since one bound alone says nothing about agreement; else
+ * true, with the estimate in @e and the verdict (tsc_sync_decide()) in @v.
+ */
+bool tsc_sync_judge(const struct tsc_sync_bounds *b, uint64_t tolerance_cycles,
+		    struct tsc_sync_estimate *e, enum tsc_sync_verdict *v);
+
 #endif

@@ -184,142 +184,141 @@ static bool settle(struct cpu_state *cs, uint64_t deadline_ns)
 /* ---- TSC sync at bring-up (kernel/tsc_sync.h) ---------------------------- */
 
 /*
- * All APs at once, against the boot CPU, in bounded time. The boot CPU keeps
- * publishing its TSC (tsc_boot_pub) and sweeps over the APs; each AP keeps
- * publishing its own (cs->tsc_pub) and reading the boot CPU's:
+ * Every AP at once, against the boot CPU, in bounded time (the one-writer
+ * scheme of kernel/tsc_sync.h). The boot CPU keeps publishing its TSC
+ * (tsc_boot_pub) and sweeps over the APs; each AP keeps publishing its own
+ * (cs->tsc_pub) and reading the boot CPU's:
  *  - an AP that read the boot CPU's published value v and then its own TSC
  *    a knows its offset is at most a - v (the boot CPU's TSC had passed v);
  *  - the boot CPU that read an AP's published w and then its own TSC b
  *    knows the AP's offset is at least w - b.
  * Every reading taken after seeing another CPU's store is rdtsc_ordered().
- * No AP waits for another, so hundreds of CPUs cost one sweep loop, not
- * hundreds of pairs.
+ * No AP waits for another. An AP stops as soon as the boot CPU has its
+ * bounds (tsc_sync_ack), so on a host running many vCPUs on few cores the
+ * spinning CPUs thin out quickly instead of starving the boot CPU; a stale
+ * published value only widens an interval, it never makes one wrong.
  */
 #define TSC_SYNC_AP_ITERS 16          /* each AP's readings */
-#define TSC_SYNC_MIN_SWEEPS 4         /* the boot CPU's passes over all APs */
-
-#define TSC_SYNC_BATCH 8              /* APs checked at once */
+#define TSC_SYNC_BOOT_READS 4         /* the boot CPU's readings of each AP's word */
 
 static volatile uint64_t tsc_boot_pub;
-static volatile uint32_t tsc_sync_stop_gen;   /* batches up to this one: stop */
+static volatile uint32_t tsc_sync_stop;   /* the budget has ended: every AP stops */
 
 static void tsc_sync_ap(void *arg)
 {
 	struct cpu_state *cs = arg;
-	int64_t hi = INT64_MAX;
-	uint32_t n = 0;
+	struct tsc_sync_bounds bd;
 
 	/* memboot.tsc_skew: this CPU's readings run ahead, as a skewed counter's
 	 * would (QEMU's TCG ignores writes to the TSC, so the skew is added to
 	 * every reading the kernel takes on this CPU: here and in
 	 * job_platform_ticks()). */
 	const uint64_t skew = cs->tsc_skew;
-	uint64_t give_up = rdtsc() + cs->tsc_sync_budget;
-	/* Readings until TSC_SYNC_AP_ITERS, then only publishing (for the boot
-	 * CPU's last sweeps) until it says stop or the budget ends. */
-	while (__atomic_load_n(&tsc_sync_stop_gen, __ATOMIC_ACQUIRE) < cs->tsc_sync_gen) {
+	uint64_t give_up = rdtsc() + cs->tsc_sync_budget, linger_end = 0;
+
+	tsc_sync_bounds_init(&bd);
+	while (!__atomic_load_n(&cs->tsc_sync_ack, __ATOMIC_ACQUIRE) &&
+	       !__atomic_load_n(&tsc_sync_stop, __ATOMIC_ACQUIRE)) {
 		uint64_t v = __atomic_load_n(&tsc_boot_pub, __ATOMIC_ACQUIRE);
 		uint64_t a = rdtsc_ordered() + skew;
 
-		if (n < TSC_SYNC_AP_ITERS && v) {
-			if ((int64_t)(a - v) < hi)
-				hi = (int64_t)(a - v);
-			if (++n == TSC_SYNC_AP_ITERS) {
-				cs->tsc_sync_hi = hi;
-				cs->tsc_sync_n = n;
+		if (bd.n_hi < TSC_SYNC_AP_ITERS && v) {
+			tsc_sync_ap_saw(&bd, v, a);
+			if (bd.n_hi == TSC_SYNC_AP_ITERS) {
+				cs->tsc_sync_hi = bd.hi;
+				cs->tsc_sync_n = bd.n_hi;
 				__atomic_store_n(&cs->tsc_sync_done, 1, __ATOMIC_RELEASE);
 			}
 		}
+		/* Keep publishing while the boot CPU reads it, for a short
+		 * linger at most: then leave the last value (stale, so a wider
+		 * bound, never a wrong one) and stop spinning. */
 		__atomic_store_n(&cs->tsc_pub, rdtsc_ordered() + skew, __ATOMIC_RELEASE);
-		if (a - skew - give_up < (1ULL << 63))
+		if (bd.n_hi == TSC_SYNC_AP_ITERS && !linger_end)
+			linger_end = a - skew + cs->tsc_sync_linger;
+		if (a - skew - give_up < (1ULL << 63) ||
+		    (linger_end && a - skew - linger_end < (1ULL << 63)))
 			break;
 		cpu_relax();
 	}
-	if (n < TSC_SYNC_AP_ITERS) {
-		cs->tsc_sync_hi = hi;
-		cs->tsc_sync_n = n;
+	if (bd.n_hi < TSC_SYNC_AP_ITERS) {
+		cs->tsc_sync_hi = bd.hi;
+		cs->tsc_sync_n = bd.n_hi;
 		__atomic_store_n(&cs->tsc_sync_done, 1, __ATOMIC_RELEASE);
 	}
 }
 
 /*
- * The boot CPU's side, TSC_SYNC_BATCH APs at a time (each batch all at once,
- * within @batch_budget cycles), until every AP is checked or @total_budget
- * has passed; APs not reached by then stay unchecked (counted as such).
- * Batches keep the spinning CPUs few: on a host that runs many virtual CPUs
- * on few cores, hundreds spinning at once would starve the boot CPU.
+ * The boot CPU's side: every online AP started at once, then sweeps over
+ * the APs not yet settled until each has its readings from both sides or
+ * @total_budget cycles have passed; APs not settled by then keep whatever
+ * bounds they have (one side missing: not checked, counted as such).
  */
-static void tsc_sync_all(uint64_t batch_budget, uint64_t total_budget)
+static void tsc_sync_all(uint64_t total_budget)
 {
-	uint64_t end_all = rdtsc() + total_budget;
-	uint32_t pos = 0, gen = 0, aps = nr_cpu_ids - 1, stride = aps * 5 / 8 | 1;
+	uint64_t end_all;
+	uint32_t left = 0;
 
-	/* APs in a stride order over the ids (coprime with their count, so
-	 * each once): if the budget ends early, the CPUs checked are spread
-	 * over every node, not the first nodes' alone. */
-	while (stride > 1 && aps % stride == 0)
-		stride -= 2;
-	for (uint32_t a = aps, b = stride; b;) {       /* gcd(aps, stride) must be 1 */
-		uint32_t t = a % b;
-		a = b;
-		b = t;
-		if (!b && a != 1) {
-			stride = 1;
-			break;
-		}
-	}
-	tsc_sync_stop_gen = 0;
-	while (pos < aps && rdtsc() < end_all) {
-		uint32_t batch[TSC_SYNC_BATCH], nb = 0;
-		uint64_t give_up = rdtsc() + batch_budget;
-		bool all_done = false;
+	tsc_sync_stop = 0;
+	__atomic_store_n(&tsc_boot_pub, rdtsc_ordered(), __ATOMIC_RELEASE);
+	for (uint32_t i = 1; i < nr_cpu_ids; i++) {
+		struct cpu_state *cs = cpu_states[i];
 
-		gen++;
+		if (!cs || !cs->online)
+			continue;
+		cs->tsc_pub = 0;
+		cs->tsc_sync_done = 0;
+		cs->tsc_sync_ack = 0;
+		cs->tsc_sync_n = 0;
+		cs->tsc_sync_n_lo = 0;
+		cs->tsc_sync_lo = INT64_MIN;
+		cs->tsc_sync_hi = INT64_MAX;
+		cs->tsc_sync_budget = total_budget;
+		cs->tsc_sync_linger = total_budget / 1000;   /* 2 ms */
+		cs->tsc_skew = i == 1 ? smp_settings.tsc_skew : 0;
+		cs->tsc_checked = 1;
+		left++;
+		job_platform_post(i, tsc_sync_ap, cs);
 		__atomic_store_n(&tsc_boot_pub, rdtsc_ordered(), __ATOMIC_RELEASE);
-		for (; pos < aps && nb < TSC_SYNC_BATCH; pos++) {
-			uint32_t next = 1 + (uint32_t)((uint64_t)pos * stride % aps);
-			struct cpu_state *cs = cpu_states[next];
+	}
+	/* The budget counts from the last start: starting the APs is one post
+	 * each (bounded), and the last one started gets the whole budget. */
+	end_all = rdtsc() + total_budget;
+	/* At least TSC_SYNC_BOOT_READS sweeps, however long starting the APs
+	 * took (a sweep is one read per AP: bounded). */
+	for (uint32_t sweep = 0; left && (rdtsc() < end_all || sweep < TSC_SYNC_BOOT_READS); sweep++) {
+		for (uint32_t i = 1; i < nr_cpu_ids; i++) {
+			struct cpu_state *cs = cpu_states[i];
+			uint64_t w, b;
 
-			if (!cs || !cs->online)
+			if (!cs || !cs->online || cs->tsc_sync_ack)
 				continue;
-			cs->tsc_pub = 0;
-			cs->tsc_sync_done = 0;
-			cs->tsc_sync_lo = INT64_MIN;
-			cs->tsc_sync_hi = INT64_MAX;
-			cs->tsc_sync_budget = batch_budget;
-			cs->tsc_sync_gen = gen;
-			cs->tsc_skew = next == 1 ? smp_settings.tsc_skew : 0;
-			cs->tsc_checked = 1;
-			batch[nb++] = next;
-			job_platform_post(next, tsc_sync_ap, cs);
-		}
-		/* Sweep until every AP of the batch has its readings, then
-		 * TSC_SYNC_MIN_SWEEPS more while they keep publishing. */
-		for (uint32_t after = 0; after < TSC_SYNC_MIN_SWEEPS && rdtsc() < give_up;
-		     after += all_done) {
-			all_done = true;
-			for (uint32_t k = 0; k < nb; k++) {
-				struct cpu_state *cs = cpu_states[batch[k]];
-				uint64_t w, b;
-
-				__atomic_store_n(&tsc_boot_pub, rdtsc_ordered(), __ATOMIC_RELEASE);
-				w = __atomic_load_n(&cs->tsc_pub, __ATOMIC_ACQUIRE);
-				b = rdtsc_ordered();
-				if (w && (int64_t)(w - b) > cs->tsc_sync_lo)
-					cs->tsc_sync_lo = (int64_t)(w - b);
-				all_done &= __atomic_load_n(&cs->tsc_sync_done, __ATOMIC_ACQUIRE) != 0;
+			__atomic_store_n(&tsc_boot_pub, rdtsc_ordered(), __ATOMIC_RELEASE);
+			w = __atomic_load_n(&cs->tsc_pub, __ATOMIC_ACQUIRE);
+			b = rdtsc_ordered();
+			if (!w)
+				continue;
+			if ((int64_t)(w - b) > cs->tsc_sync_lo)
+				cs->tsc_sync_lo = (int64_t)(w - b);
+			cs->tsc_sync_n_lo++;
+			if (cs->tsc_sync_n_lo >= TSC_SYNC_BOOT_READS &&
+			    __atomic_load_n(&cs->tsc_sync_done, __ATOMIC_ACQUIRE)) {
+				__atomic_store_n(&cs->tsc_sync_ack, 1, __ATOMIC_RELEASE);
+				left--;
 			}
-			cpu_relax();
 		}
-		__atomic_store_n(&tsc_sync_stop_gen, gen, __ATOMIC_RELEASE);
-		/* Every AP leaves its mailbox empty once its loop has ended. */
-		for (uint32_t k = 0; k < nb; k++) {
-			struct cpu_state *cs = cpu_states[batch[k]];
+		cpu_relax();
+	}
+	__atomic_store_n(&tsc_sync_stop, 1, __ATOMIC_RELEASE);
+	/* Every AP leaves its mailbox empty once its loop has ended: wait for
+	 * that a bounded time (a descheduled vCPU may take a while). */
+	uint64_t give_up = rdtsc() + total_budget / 10;
+	for (uint32_t i = 1; i < nr_cpu_ids; i++) {
+		struct cpu_state *cs = cpu_states[i];
 
-			while (__atomic_load_n(&cs->work_fn, __ATOMIC_ACQUIRE) &&
-			       rdtsc() < give_up + batch_budget)
-				cpu_relax();
-		}
+		while (cs && cs->online && __atomic_load_n(&cs->work_fn, __ATOMIC_ACQUIRE) &&
+		       rdtsc() < give_up)
+			cpu_relax();
 	}
 }
 
@@ -328,32 +327,35 @@ static void tsc_sync_all(uint64_t batch_budget, uint64_t total_budget)
 static enum tsc_sync_verdict tsc_sync_check(uint64_t *cycles_out)
 {
 	uint64_t t0 = rdtsc(), tol = tsc_sync_tolerance_cycles(tsc_hz, tsc_uncertainty_ppm);
-	/* 200 ms a batch, 2 s in all at most, however many CPUs and however
-	 * busy the host: each AP's loop is short once it runs. */
+	/* 2 s in all at most (then 0.2 s for the APs to leave), however many CPUs
+	 * and however busy the host: each AP stops once the boot CPU has its bounds. */
 	uint64_t hz = tsc_hz ? tsc_hz : 1000000000ULL;
 	enum tsc_sync_verdict worst = TSC_SYNC_OK;
 	uint64_t nodes_seen[MEMBOOT_MAX_NODES / 64] = { 0 };
 	uint32_t unchecked = 0;
 
-	tsc_sync_all(hz / 5, 2 * hz);
+	tsc_sync_all(2 * hz);
 
 	for (uint32_t i = 1; i < nr_cpu_ids; i++) {
 		struct cpu_state *cs = cpu_states[i];
 		struct tsc_sync_estimate e;
+		struct tsc_sync_bounds bd = {
+			.lo = cs ? cs->tsc_sync_lo : INT64_MIN, .hi = cs ? cs->tsc_sync_hi : INT64_MAX,
+			.n_lo = cs ? cs->tsc_sync_n_lo : 0,
+			.n_hi = cs && __atomic_load_n(&cs->tsc_sync_done, __ATOMIC_ACQUIRE) ? cs->tsc_sync_n : 0,
+		};
+		enum tsc_sync_verdict v;
 
 		if (!cs || !cs->online)
 			continue;
-		/* Not reached, or it did not run its side in time (a busy host
-		 * may not schedule it): no bounds, so nothing is known; that is
-		 * "not checked", not "disagrees". */
-		if (!cs->tsc_checked || !cs->tsc_sync_done || cs->tsc_sync_n == 0 ||
-		    cs->tsc_sync_lo == INT64_MIN) {
+		/* One side never read (the AP did not run in time on a busy
+		 * host): nothing is known; that is "not checked", not "agrees". */
+		if (!cs->tsc_checked || !tsc_sync_judge(&bd, tol, &e, &v)) {
 			cs->tsc_checked = 0;
 			unchecked++;
 			continue;
 		}
-		tsc_sync_from_bounds(cs->tsc_sync_lo, cs->tsc_sync_hi, cs->tsc_sync_n, &e);
-		cs->tsc_verdict = tsc_sync_decide(&e, tol);
+		cs->tsc_verdict = v;
 		cs->tsc_offset_est = e.offset;
 		cs->tsc_offset_err = e.uncertainty;
 		cs->tsc_warp = e.warp;
@@ -364,7 +366,7 @@ static enum tsc_sync_verdict tsc_sync_check(uint64_t *cycles_out)
 	}
 	*cycles_out = rdtsc() - t0;
 	if (unchecked)
-		pr_info("tsc_sync: %u CPUs not checked (not reached within 2 s, or not answering within 200 ms)",
+		pr_info("tsc_sync: %u CPUs not checked (no readings from both sides within 2 s)",
 			unchecked);
 
 	/* One record per node with online CPUs: its largest offset. */
@@ -432,6 +434,12 @@ static enum tsc_sync_verdict tsc_sync_check(uint64_t *cycles_out)
 				      "tolerance {tolerance_cycles}: {verdict}");
 	}
 	return worst;
+}
+
+static bool cpu_is_online(uint32_t id, const void *ctx)
+{
+	(void)ctx;
+	return cpu_states[id] && cpu_states[id]->online;
 }
 
 struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
@@ -653,12 +661,12 @@ report:
 		rec_u64(&r, "slowest_apic_id", cpus[slowest].apic_id);
 		rec_tsc_ns(&r, "slowest_ns", slowest_cycles);
 	}
-	rec_key(&r, "online");
-	rec_open(&r, '[');
-	for (uint32_t i = 0; i < nr_cpu_ids; i++)
-		if (cpu_states[i] && cpu_states[i]->online)
-			rec_v_u64(&r, i);
-	rec_close(&r);
+	/* Ranges, not one id each: 512 ids would not fit in a record. */
+	static char online[RECORD_MAX_BYTES / 2];
+	if (!rec_format_cpulist(online, sizeof(online), nr_cpu_ids, cpu_is_online, NULL))
+		pr_err("smp: the list of online CPUs does not fit in %u bytes; the smp record lists the first",
+		       (unsigned)sizeof(online));
+	rec_str(&r, "online", online);
 	record_report(&r, LOG_INFO, "smp: Brought up {nodes} node{nodes:s}, {cpus} CPU{cpus:s} "
 		      "in {ns:ms} ms ({bringup}, {per_cpu_ns:us} us per CPU)");
 	return res;

@@ -1,7 +1,7 @@
 """Many CPUs, x2APIC, the balanced choice of CPUs, serial and parallel
 bring-up, under QEMU 10's q35 with `-cpu max` (x2APIC under TCG, up to 4096
 vCPUs; docs/building.md). Correctness only: no test asserts a time."""
-from guest import boot
+from guest import boot, records
 
 
 def _by_node(b):
@@ -21,7 +21,7 @@ def test_x2apic_requested_with_eight_cpus():
     assert (apic["mode"], apic["cpu_x2apic"], apic["unreachable"]) == ("x2apic", True, 0), apic
     # QEMU's MADT wires LINT1 of every processor to NMI (type 4, UID 0xff).
     assert apic["nmi_entries"] >= 1 and apic["boot_lint_nmi"] & 2, apic
-    assert b.one("smp")["online"] == list(range(8))
+    assert records.cpu_list(b.one("smp")["online"]) == list(range(8))
     assert all(j["bad_units"] == 0 for j in b.all("job"))
 
 
@@ -39,6 +39,10 @@ def test_288_cpus_in_two_nodes_all_up_in_x2apic_mode():
     assert (smp["cpus"], smp["failed"], smp["skipped"], smp["bringup"]) == \
         (288, 0, 0, "parallel"), {k: smp[k] for k in smp if k != "online"}
     assert _by_node(b) == {0: 144, 1: 144}
+    # The smp record is whole (no "truncated", no error line) and lists
+    # every CPU, as a range (docs/records.md).
+    assert "truncated" not in smp and smp["online"] == "0-287", smp["online"]
+    assert records.cpu_list(smp["online"]) == list(range(288))
     assert len(b.all("node_cpu")) == 288
     for rec in b.all("node_cpu"):
         cpu = rec["cpu"]

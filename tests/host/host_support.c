@@ -131,6 +131,7 @@ void record_emit(struct record *r)
 {
 	const char *line = rec_finish(r);
 
+	rec_check_whole(r);
 	switch (shim.records) {
 	case HOST_RECORDS_STDOUT:
 		puts(line);

@@ -843,6 +843,88 @@ static void test_event_names_known(void **state)
 	assert_false(record_event_known(NULL));
 }
 
+/* ---- a record at the limit; CPU lists as ranges --------------------------- */
+
+/* The largest value that fits leaves a whole record; one byte more is cut,
+ * and the cut is never silent: an error line names the event. */
+static void test_record_at_the_limit(void **state)
+{
+	static char big[RECORD_MAX_BYTES];
+	size_t len0, fit;
+
+	rec_begin(&r, "limit");
+	len0 = r.len;
+	/* ,"s":"..." ends where put() stops: RECORD_MAX_BYTES less the reserve
+	 * kept for the closers (RECORD_MAX_DEPTH + 24). */
+	fit = RECORD_MAX_BYTES - (RECORD_MAX_DEPTH + 24) - len0 - strlen(",\"s\":\"\"");
+	memset(big, 'x', fit);
+	big[fit] = '\0';
+	rec_str(&r, "s", big);
+	assert_false(r.truncated);
+	host_log_reset();
+	record_emit(&r);
+	assert_int_equal(host_log_count(LOG_ERR), 0);
+	assert_true(ends_with(r.buf, "xx\"}"));
+
+	rec_begin(&r, "limit");
+	big[fit] = 'x';
+	big[fit + 1] = '\0';
+	rec_str(&r, "s", big);
+	assert_true(r.truncated);
+	host_log_reset();
+	record_emit(&r);
+	assert_int_equal(host_log_count(LOG_ERR), 1);
+	assert_true(host_log_contains("record: limit did not fit in its 2048-byte buffer"));
+	assert_true(host_log_contains("MEMBOOT {\"event\":\"limit\",\"truncated\":true}"));
+}
+
+static bool in_set(uint32_t id, const void *ctx)
+{
+	const uint8_t *set = ctx;
+	return set[id];
+}
+
+static void test_cpulist_ranges(void **state)
+{
+	static uint8_t set[8192];
+	char out[64];
+
+	memset(set, 1, 512);
+	assert_true(rec_format_cpulist(out, sizeof(out), 512, in_set, set));
+	assert_string_equal(out, "0-511");
+	set[4] = set[6] = set[7] = 0;
+	assert_true(rec_format_cpulist(out, sizeof(out), 512, in_set, set));
+	assert_string_equal(out, "0-3,5,8-511");
+	memset(set, 0, 512);
+	assert_true(rec_format_cpulist(out, sizeof(out), 512, in_set, set));
+	assert_string_equal(out, "");
+	set[511] = 1;
+	assert_true(rec_format_cpulist(out, sizeof(out), 512, in_set, set));
+	assert_string_equal(out, "511");
+	/* Too small: cut at a whole item, and said so. */
+	memset(set, 0, sizeof(set));
+	for (uint32_t i = 0; i < 40; i += 2)
+		set[i] = 1;
+	assert_false(rec_format_cpulist(out, 10, 40, in_set, set));
+	assert_string_equal(out, "0,2,4,6,8");
+
+	/* An smp record of 512 CPUs in 4 nodes, with every other key, fits
+	 * whole (a list of 512 ids is about 2,000 bytes and did not). */
+	memset(set, 1, 512);
+	static char list[RECORD_MAX_BYTES / 2];
+	assert_true(rec_format_cpulist(list, sizeof(list), 512, in_set, set));
+	rec_begin(&r, "smp");
+	rec_u64(&r, "nodes", 4);
+	rec_u64(&r, "cpus", 512);
+	rec_u64(&r, "failed", 0);
+	rec_u64(&r, "skipped", 0);
+	rec_str(&r, "bringup", "parallel");
+	rec_u64(&r, "ns", 123456789012ULL);
+	rec_str(&r, "online", list);
+	assert_false(r.truncated);
+	assert_non_null(strstr(rec_finish(&r), "\"online\":\"0-511\"}"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -875,6 +957,8 @@ int main(void)
 		cmocka_unit_test(test_report_prints_line_then_record),
 		cmocka_unit_test(test_event_names_known),
 		cmocka_unit_test(test_tsc_values_convert_when_printed),
+		cmocka_unit_test(test_record_at_the_limit),
+		cmocka_unit_test(test_cpulist_ranges),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -210,6 +210,109 @@ static void test_tolerance(void **state)
 	assert_string_equal(tsc_sync_verdict_name(TSC_SYNC_CORRECTED), "corrected");
 }
 
+/*
+ * The one-writer scheme at scale: 256 simulated APs and the boot CPU run
+ * interleaved in a random order (as vCPU threads on a busy host are): the
+ * boot CPU publishes its TSC or reads an AP's published one, an AP reads
+ * the boot CPU's word or publishes its own, time moving on between events.
+ * AP 77 runs 3,000,000 cycles ahead: it is found, with its offset, as the
+ * one CPU beyond the tolerance. AP 200 never gets to publish: its readings
+ * never bracket the boot CPU's, so it is "not checked", never "agrees".
+ */
+#define SIM_APS 256
+static void test_one_writer_256_cpus(void **state)
+{
+	static struct tsc_sync_bounds b[SIM_APS];
+	static uint64_t pub_ap[SIM_APS];
+	uint64_t now = 7000000000ULL, pub_boot = now;
+	const int64_t skew = 3000000;
+	struct tsc_sync_estimate e;
+	enum tsc_sync_verdict v;
+	uint32_t worst = 0, checked = 0;
+	int64_t worst_off = 0;
+
+	(void)state;
+	for (uint32_t i = 0; i < SIM_APS; i++) {
+		tsc_sync_bounds_init(&b[i]);
+		pub_ap[i] = 0;
+	}
+#define AP_TSC(i) ((uint64_t)((int64_t)now + ((i) == 77 ? skew : 0)))
+	for (uint32_t k = 0; k < 400000; k++) {
+		uint32_t i = (uint32_t)(next_rand() % SIM_APS);
+
+		now += 1 + next_rand() % 20;
+		switch (next_rand() % 4) {
+		case 0:
+			pub_boot = now;
+			break;
+		case 1:                      /* boot reads AP i's word, then its TSC */
+			if (pub_ap[i]) {
+				uint64_t w = pub_ap[i];
+				now += next_rand() % 20;
+				tsc_sync_boot_saw(&b[i], w, now);
+			}
+			break;
+		case 2: {                    /* AP i reads the boot CPU's word, then its TSC */
+			uint64_t ref = pub_boot;
+			now += next_rand() % 20;
+			tsc_sync_ap_saw(&b[i], ref, AP_TSC(i));
+			break;
+		}
+		default:
+			if (i != 200)
+				pub_ap[i] = AP_TSC(i);
+			break;
+		}
+	}
+#undef AP_TSC
+	for (uint32_t i = 0; i < SIM_APS; i++) {
+		bool ok = tsc_sync_judge(&b[i], 100000, &e, &v);
+
+		if (i == 200) {
+			assert_false(ok);
+			continue;
+		}
+		assert_true(ok);
+		checked++;
+		int64_t truth = i == 77 ? skew : 0;
+		assert_true(e.consistent);
+		assert_true(e.lo <= truth && truth <= e.hi);
+		assert_int_equal(v, i == 77 ? TSC_SYNC_CORRECTED : TSC_SYNC_OK);
+		if (llabs(e.offset) > llabs(worst_off)) {
+			worst_off = e.offset;
+			worst = i;
+		}
+		if (i == 77)
+			assert_true((uint64_t)llabs(e.offset - skew) <= e.uncertainty);
+	}
+	assert_int_equal(checked, SIM_APS - 1);
+	assert_int_equal(worst, 77);
+}
+
+/* Only one side ever read: never judged, whatever that side says. */
+static void test_one_side_is_not_checked(void **state)
+{
+	struct tsc_sync_bounds b;
+	struct tsc_sync_estimate e;
+	enum tsc_sync_verdict v = TSC_SYNC_OK;
+
+	(void)state;
+	tsc_sync_bounds_init(&b);
+	assert_false(tsc_sync_judge(&b, UINT64_MAX, &e, &v));
+	tsc_sync_ap_saw(&b, 1000, 1010);          /* offset <= 10 */
+	assert_int_equal(b.hi, 10);
+	assert_false(tsc_sync_judge(&b, UINT64_MAX, &e, &v));
+	tsc_sync_bounds_init(&b);
+	tsc_sync_boot_saw(&b, 1000, 1010);        /* offset >= -10 */
+	assert_int_equal(b.lo, -10);
+	assert_false(tsc_sync_judge(&b, UINT64_MAX, &e, &v));
+	tsc_sync_ap_saw(&b, 1000, 1012);          /* both: [-10, 12] */
+	assert_true(tsc_sync_judge(&b, 5, &e, &v));
+	assert_int_equal(e.lo, -10);
+	assert_int_equal(e.hi, 12);
+	assert_int_equal(v, TSC_SYNC_OK);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -221,6 +324,8 @@ int main(void)
 		cmocka_unit_test(test_bounds_by_hand),
 		cmocka_unit_test(test_bounds_from_both_sides),
 		cmocka_unit_test(test_tolerance),
+		cmocka_unit_test(test_one_writer_256_cpus),
+		cmocka_unit_test(test_one_side_is_not_checked),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -139,6 +139,24 @@ def _json_kind(value):
     return "an object"
 
 
+def cpu_list(text):
+    """The ids of a CPU list as the smp record's `online` writes it
+    (docs/records.md): "0-3,5,8-511", runs with both ends included, "" for
+    none. A malformed list raises RecordError naming it."""
+    ids = []
+    if not isinstance(text, str):
+        raise RecordError("CPU list %r is not a string" % (text,))
+    for item in text.split(",") if text else []:
+        first, _, last = item.partition("-")
+        if not first.isdigit() or (last and not last.isdigit()):
+            raise RecordError("CPU list %r: bad item %r" % (text, item))
+        lo, hi = int(first), int(last or first)
+        if hi < lo or (ids and lo <= ids[-1]):
+            raise RecordError("CPU list %r: %r is not ascending" % (text, item))
+        ids.extend(range(lo, hi + 1))
+    return ids
+
+
 def schema_keys(event):
     """{key: (type, required)} of an event's SCHEMA entry ({} if none)."""
     return {k: (t.rstrip("!"), t.endswith("!"))
