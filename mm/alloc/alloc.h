@@ -257,4 +257,19 @@ uint32_t alloc_nr_nodes(void);
 bool alloc_verify_block(const struct alloc_ops *ops, const struct memmap *mm, uint64_t pfn,
 			unsigned order, unsigned flags);
 
+/* What an allocator writes into the descriptors of the block [pfn, pfn +
+ * 2^order) it hands out (the contract, docs/allocators.md): the head
+ * allocated with refcount 1, and unless ALLOC_NO_TAILS every tail typed
+ * PAGE_TAIL with the tail poison. For allocators whose free blocks keep no
+ * state in their tails (bitmap, llfree); buddy's own lists write theirs. */
+static inline void alloc_write_allocated(const struct memmap_node *map, uint64_t pfn,
+					 unsigned order, enum page_zone zone, unsigned flags)
+{
+	memmap_write_head(memmap_page(map, pfn), PAGE_ALLOCATED, order, zone, 0, 1);
+	if (flags & ALLOC_NO_TAILS)
+		return;   /* the tails keep their free heads; the head's order covers them */
+	for (uint64_t p = pfn + 1; p < pfn + (1ULL << order); p++)
+		memmap_write_head(memmap_page(map, p), PAGE_TAIL, 0, zone, 0, PAGE_POISON_TAIL);
+}
+
 #endif

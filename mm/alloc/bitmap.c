@@ -203,12 +203,7 @@ static uint64_t take(struct bm_zone *z, unsigned order)
 static void write_allocated(const struct bm_zone *z, uint64_t pfn, unsigned order,
 			    unsigned flags)
 {
-	memmap_write_head(memmap_page(z->map, pfn), PAGE_ALLOCATED, order, z->zone, 0, 1);
-	if (flags & ALLOC_NO_TAILS)
-		return;   /* the tails keep their free heads; the head's order covers them */
-	for (uint64_t p = pfn + 1; p < pfn + (1ULL << order); p++)
-		memmap_write_head(memmap_page(z->map, p), PAGE_TAIL, 0, z->zone, 0,
-				  PAGE_POISON_TAIL);
+	alloc_write_allocated(z->map, pfn, order, z->zone, flags);
 }
 
 static uint64_t bm_alloc(void *self, uint32_t node, unsigned order, unsigned flags)
