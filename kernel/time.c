@@ -60,12 +60,33 @@ uint64_t time_delay_ns(uint64_t ns)
 	return now - start;
 }
 
+/* The clock_check record of a reference measured against the TSC, as both
+ * the cross-check and the refinement report it (the figures before any
+ * adoption: tsc_hz is still the one the reference was compared with). */
+static void clock_check_begin(struct record *r, const char *reference, const char *where_key,
+			      uint64_t where, const struct clockcal_result *res,
+			      uint32_t diff_ppm, uint64_t allowed_ppm, bool agree)
+{
+	rec_begin(r, "clock_check");
+	rec_str(r, "reference", reference);
+	rec_hex(r, where_key, where);
+	rec_u64(r, "hz", res->hz);
+	rec_u64(r, "uncertainty_ppm", res->uncertainty_ppm);
+	rec_u64(r, "tsc_hz", tsc_hz);
+	rec_str(r, "tsc_method", tsc_method);
+	rec_u64(r, "diff_ppm", diff_ppm);
+	rec_u64(r, "allowed_ppm", allowed_ppm);
+	rec_bool(r, "agree", agree);
+	rec_u64(r, "kept", res->kept);
+	rec_u64(r, "rejected", res->rejected);
+}
+
 void time_crosscheck(const char *reference, const char *where_key, uint64_t where,
 		     const struct clockcal_result *res)
 {
 	struct record r;
 	uint32_t diff_ppm = res->hz && tsc_hz ? clockcal_ppm_diff(res->hz, tsc_hz) : 0;
-	uint64_t allowed_ppm;
+	uint64_t allowed_ppm = 0;   /* clockcal_agree() is not called without a measurement */
 	/* An assumed figure (unknown uncertainty) agrees with nothing. */
 	bool agree = res->hz && clockcal_agree(diff_ppm, tsc_uncertainty_ppm, res->uncertainty_ppm,
 					       1000, &allowed_ppm);
@@ -76,18 +97,7 @@ void time_crosscheck(const char *reference, const char *where_key, uint64_t wher
 	bool adopt = res->hz && tsc_uncertainty_ppm > TIME_ADOPT_PPM &&
 		     (uint64_t)res->uncertainty_ppm * 2 < tsc_uncertainty_ppm;
 
-	rec_begin(&r, "clock_check");
-	rec_str(&r, "reference", reference);
-	rec_hex(&r, where_key, where);
-	rec_u64(&r, "hz", res->hz);
-	rec_u64(&r, "uncertainty_ppm", res->uncertainty_ppm);
-	rec_u64(&r, "tsc_hz", tsc_hz);
-	rec_str(&r, "tsc_method", tsc_method);
-	rec_u64(&r, "diff_ppm", diff_ppm);
-	rec_u64(&r, "allowed_ppm", allowed_ppm);
-	rec_bool(&r, "agree", agree);
-	rec_u64(&r, "kept", res->kept);
-	rec_u64(&r, "rejected", res->rejected);
+	clock_check_begin(&r, reference, where_key, where, res, diff_ppm, allowed_ppm, agree);
 	rec_bool(&r, "adopted", adopt);
 	/* The key naming where the reference is differs by reference, so its
 	 * line is made here; everything else comes from the record. */
@@ -121,22 +131,11 @@ void time_refine(const char *reference, const char *where_key, uint64_t where,
 {
 	struct record r;
 	uint32_t diff_ppm = tsc_hz ? clockcal_ppm_diff(res->hz, tsc_hz) : 0;
-	uint64_t allowed_ppm;
+	uint64_t allowed_ppm = 0;   /* clockcal_agree() is not called without a measurement */
 	bool agree = clockcal_agree(diff_ppm, tsc_uncertainty_ppm, res->uncertainty_ppm, 1000,
 				    &allowed_ppm);
 
-	rec_begin(&r, "clock_check");
-	rec_str(&r, "reference", reference);
-	rec_hex(&r, where_key, where);
-	rec_u64(&r, "hz", res->hz);
-	rec_u64(&r, "uncertainty_ppm", res->uncertainty_ppm);
-	rec_u64(&r, "tsc_hz", tsc_hz);
-	rec_str(&r, "tsc_method", tsc_method);
-	rec_u64(&r, "diff_ppm", diff_ppm);
-	rec_u64(&r, "allowed_ppm", allowed_ppm);
-	rec_bool(&r, "agree", agree);
-	rec_u64(&r, "kept", res->kept);
-	rec_u64(&r, "rejected", res->rejected);
+	clock_check_begin(&r, reference, where_key, where, res, diff_ppm, allowed_ppm, agree);
 	rec_bool(&r, "adopted", true);
 	time_init(res->hz, reference, res->uncertainty_ppm);
 	/* Everything still in the log ring renders with the new figure;
