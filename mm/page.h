@@ -30,6 +30,7 @@
 #ifndef MEMBOOT_MM_PAGE_H
 #define MEMBOOT_MM_PAGE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "kernel/limits.h"
@@ -123,7 +124,8 @@ static inline enum page_zone page_zone_of_pfn(uint64_t pfn)
 /*
  * Call fn(ctx, zone, s, e) for the parts of [start_pfn, end_pfn) below and
  * above the 4 GiB line, low part first: the one place the zone split is
- * written. Nothing is called for an empty range.
+ * written (page_zone_span() gives one zone's part). Nothing is called for
+ * an empty range.
  */
 typedef void (*page_zone_fn)(void *ctx, enum page_zone zone, uint64_t start_pfn,
 			     uint64_t end_pfn);
@@ -136,6 +138,20 @@ static inline void page_zone_split(uint64_t start_pfn, uint64_t end_pfn, page_zo
 	if (end_pfn > PAGE_ZONE_DMA32_END_PFN && start_pfn < end_pfn)
 		fn(ctx, PAGE_ZONE_NORMAL,
 		   start_pfn > PAGE_ZONE_DMA32_END_PFN ? start_pfn : PAGE_ZONE_DMA32_END_PFN, end_pfn);
+}
+
+/* The part of [start_pfn, end_pfn) that lies in @zone, in [*s, *e); false
+ * when there is none. The same split as page_zone_split(), for code that
+ * walks the zones itself. */
+static inline bool page_zone_span(uint64_t start_pfn, uint64_t end_pfn, enum page_zone zone,
+				  uint64_t *s, uint64_t *e)
+{
+	uint64_t zs = zone == PAGE_ZONE_DMA32 ? 0 : PAGE_ZONE_DMA32_END_PFN;
+	uint64_t ze = zone == PAGE_ZONE_DMA32 ? PAGE_ZONE_DMA32_END_PFN : UINT64_MAX;
+
+	*s = start_pfn > zs ? start_pfn : zs;
+	*e = end_pfn < ze ? end_pfn : ze;
+	return *s < *e;
 }
 
 /* A short name for logs ("free", "reserved", ...); "?" when out of range. */

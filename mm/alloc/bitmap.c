@@ -116,12 +116,9 @@ static void *bm_create(const struct alloc_setup *setup)
 		memset(bits, 0, words * 8);   /* nothing is free until free_range */
 		for (int z = 0; z < PAGE_NR_ZONES; z++) {
 			/* The zone's part of the span, as bit indices. */
-			uint64_t s = map->base_pfn, e = map->base_pfn + map->nr_pages;
-			uint64_t zs = z == PAGE_ZONE_DMA32 ? 0 : PAGE_ZONE_DMA32_END_PFN;
-			uint64_t ze = z == PAGE_ZONE_DMA32 ? PAGE_ZONE_DMA32_END_PFN : UINT64_MAX;
-			s = s > zs ? s : zs;
-			e = e < ze ? e : ze;
-			if (s >= e)
+			uint64_t s, e;
+			if (!page_zone_span(map->base_pfn, map->base_pfn + map->nr_pages,
+					    (enum page_zone)z, &s, &e))
 				continue;
 			b->zones[n][z] = (struct bm_zone){
 				.used = true, .zone = (enum page_zone)z, .map = map, .bits = bits,

@@ -116,12 +116,9 @@ static void *ll_create(const struct alloc_setup *setup)
 		if (!map->nr_pages)
 			continue;
 		for (int z = 0; z < PAGE_NR_ZONES; z++) {
-			uint64_t s = map->base_pfn, e = map->base_pfn + map->nr_pages;
-			uint64_t zs = z == PAGE_ZONE_DMA32 ? 0 : PAGE_ZONE_DMA32_END_PFN;
-			uint64_t ze = z == PAGE_ZONE_DMA32 ? PAGE_ZONE_DMA32_END_PFN : UINT64_MAX;
-			s = s > zs ? s : zs;
-			e = e < ze ? e : ze;
-			if (s >= e)
+			uint64_t s, e;
+			if (!page_zone_span(map->base_pfn, map->base_pfn + map->nr_pages,
+					    (enum page_zone)z, &s, &e))
 				continue;
 			struct ll_zone *lz = &l->zones[n][z];
 			/* Aligned to 4 MiB, so that an even area and the next are
