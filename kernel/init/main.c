@@ -114,6 +114,7 @@ static void tsc_report(const struct tsc_calibration *cal)
 	rec_u64(&r, "pit_kept", cal->pit.kept);
 	rec_u64(&r, "pit_reads", cal->pit_reads);
 	rec_u64(&r, "pit_ticks", cal->pit_ticks);
+	rec_u64(&r, "pit_windows", cal->pit_windows);
 	rec_u64(&r, "pit_pairs", cal->pit.pairs);
 	rec_u64(&r, "bracket_limit_cycles", cal->pit.bracket_limit);
 	if (cal->cpuid_hz && cal->pit.hz)

@@ -20,6 +20,7 @@ struct tsc_calibration {
 	uint32_t pit_samples;       /* kept for the estimate, of pit_reads */
 	uint64_t pit_reads;
 	uint64_t pit_ticks;         /* PIT ticks the samples span */
+	uint32_t pit_windows;       /* 1, or 2 when a poor quick figure was retaken */
 	uint32_t cpuid_vs_pit_ppm;  /* disagreement, when both exist */
 	uint64_t cycles;            /* TSC cycles the calibration took */
 };
