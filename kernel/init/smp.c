@@ -648,6 +648,7 @@ report:
 	rec_u64(&r, "failed", res.failed);
 	rec_u64(&r, "skipped", res.skipped);
 	rec_str(&r, "bringup", opt->serial ? "serial" : "parallel");
+	rec_bool(&r, "init_delay", arch_smp_init_delay());
 	rec_tsc_ns(&r, "ns", res.cycles);   /* rendered with the final clock */
 	rec_tsc_ns(&r, "kick_ns", kick_cycles);
 	rec_tsc_ns(&r, "wait_ns", wait_cycles);

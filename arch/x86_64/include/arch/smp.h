@@ -28,10 +28,16 @@ void arch_smp_set_table(void *mem, uint32_t n);
 bool arch_smp_register(uint32_t apic_id, uint64_t stack_top, struct percpu *pc);
 /*
  * INIT-SIPI-SIPI to every APIC ID in @apic_ids at once (Intel SDM vol. 3A,
- * 9.4.4.1): all INITs, one 10 ms wait, all first SIPIs, 200 us, all second
- * SIPIs. CPUs already running ignore the second SIPI.
+ * 9.4.4.1): all INITs, all first SIPIs, all second SIPIs. CPUs already
+ * running ignore the second SIPI. The waits between are the MP
+ * specification's (10 ms after INIT, 300 us after each SIPI) where
+ * arch_smp_init_delay() says the CPU needs them, 10 us after each SIPI
+ * otherwise.
  */
 void arch_smp_kick(const uint32_t *apic_ids, unsigned n, uint64_t page_phys);
+/* Whether this CPU needs the MP specification's 10 ms after INIT (old
+ * families without a hypervisor; the rule is at its definition). */
+bool arch_smp_init_delay(void);
 /* Enable the boot CPU's local APIC and install the wake-up vector. */
 void arch_smp_init_boot_cpu(void);
 /* Wake @pc from its idle hlt (it then looks at its mailbox, kernel/percpu.h). */
