@@ -1044,7 +1044,7 @@ bool numa_check(const struct numa_topology *t, const struct mem_range *map, uint
 	{
 		uint64_t bits = 0;
 
-		for (uint32_t n = 0; n < NUMA_MAX_NODES; n++)
+		for (uint32_t n = 0; n < t->nr_nodes; n++)
 			for (uint32_t w = 0; w < NUMA_MAX_CPUS / 64; w++)
 				bits += (uint64_t)__builtin_popcountll(t->nodes[n].cpu_mask[w]);
 		CHECK(bits == t->nr_cpus, "node masks hold %llu CPUs, the topology %u",

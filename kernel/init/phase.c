@@ -30,7 +30,7 @@ static uint64_t ap_busy_total(uint32_t *aps)
 	uint64_t sum = 0;
 
 	*aps = 0;
-	for (uint32_t cpu = 1; cpu < MAX_CPUS; cpu++) {
+	for (uint32_t cpu = 1; cpu < nr_cpu_ids; cpu++) {
 		const struct cpu_state *cs = cpu_state_of(cpu);
 		if (!cs || !cs->online)
 			continue;
