@@ -5,17 +5,39 @@
 
 #include <stddef.h>
 
+/* Move v[i] down the max-heap v[0, n) until both children are smaller. */
+static void sift_down(uint64_t *v, uint32_t i, uint32_t n)
+{
+	for (;;) {
+		uint32_t big = i, l = 2 * i + 1, r = l + 1;
+		uint64_t t;
+
+		if (l < n && v[l] > v[big])
+			big = l;
+		if (r < n && v[r] > v[big])
+			big = r;
+		if (big == i)
+			return;
+		t = v[i];
+		v[i] = v[big];
+		v[big] = t;
+		i = big;
+	}
+}
+
 uint64_t clockcal_median(uint64_t *v, uint32_t n)
 {
-	/* Insertion sort: n is at most a few thousand and this runs once a boot. */
-	for (uint32_t i = 1; i < n; i++) {
-		uint64_t x = v[i];
-		uint32_t j = i;
-		while (j > 0 && v[j - 1] > x) {
-			v[j] = v[j - 1];
-			j--;
-		}
-		v[j] = x;
+	/* Heapsort: in place, no recursion, n log n whatever the order. An
+	 * insertion sort of the 1500 bracket widths of a 1 ms HPET window
+	 * was 2 ms of a TCG guest's time, longer than the window itself. */
+	for (uint32_t i = n / 2; i-- > 0;)
+		sift_down(v, i, n);
+	for (uint32_t end = n; end > 1; end--) {
+		uint64_t t = v[0];
+
+		v[0] = v[end - 1];
+		v[end - 1] = t;
+		sift_down(v, 0, end - 1);
 	}
 	return v[n / 2];
 }

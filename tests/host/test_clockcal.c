@@ -171,6 +171,24 @@ static void test_median_and_ppm(void **state)
 	assert_int_equal(v[0], 1);
 	assert_int_equal(v[4], 9);
 	assert_int_equal(clockcal_median(w, 1), 4);
+	/* Sorted whatever the input order: ascending, descending, equal
+	 * runs and a pseudo-random mix, checked against each other. */
+	{
+		enum { N = 1537 };
+		static uint64_t a[N];
+		uint64_t x = 88172645463325252ULL;
+
+		for (int kind = 0; kind < 4; kind++) {
+			for (uint32_t i = 0; i < N; i++) {
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				a[i] = kind == 0 ? i : kind == 1 ? N - i : kind == 2 ? i % 3 : x % 1000;
+			}
+			uint64_t m = clockcal_median(a, N);
+			for (uint32_t i = 1; i < N; i++)
+				assert_true(a[i - 1] <= a[i]);
+			assert_int_equal(m, a[N / 2]);
+		}
+	}
 	assert_int_equal(clockcal_ppm_diff(1001000, 1000000), 1000);
 	assert_int_equal(clockcal_ppm_diff(999000, 1000000), 1000);
 	assert_int_equal(clockcal_ppm_diff(UINT64_MAX, 1), UINT32_MAX);
