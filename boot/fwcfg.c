@@ -1,6 +1,5 @@
 /*
- * fwcfg.c: read a named file from QEMU fw_cfg through the I/O port interface
- * (selector 0x510, data 0x511). All multi-byte directory fields are
+ * fwcfg.c: read a named file from QEMU fw_cfg (arch/fwcfg.h reads the bytes). All multi-byte directory fields are
  * big-endian. Only called under a hypervisor.
  */
 #include "boot/fwcfg.h"
@@ -21,9 +20,9 @@ struct fwcfg_file {
 };
 _Static_assert(sizeof(struct fwcfg_file) == 64, "fw_cfg directory entry");
 
-static void read_bytes(void *buf, size_t len)
+static bool read_bytes(void *buf, size_t len)
 {
-	fwcfg_read(buf, len);
+	return fwcfg_read(buf, len);
 }
 
 bool fwcfg_find_file(const char *name, struct fwcfg_blob *out)
@@ -31,25 +30,33 @@ bool fwcfg_find_file(const char *name, struct fwcfg_blob *out)
 	char sig[4];
 	uint32_t count;
 
-	outw(FW_CFG_PORT_SEL, FW_CFG_SIGNATURE);
-	read_bytes(sig, sizeof(sig));
-	if (memcmp(sig, "QEMU", 4) != 0)
+	fwcfg_select(FW_CFG_SIGNATURE);
+	if (!read_bytes(sig, sizeof(sig)) || memcmp(sig, "QEMU", 4) != 0)
 		return false;
 
-	outw(FW_CFG_PORT_SEL, FW_CFG_FILE_DIR);
-	read_bytes(&count, sizeof(count));
+	fwcfg_select(FW_CFG_FILE_DIR);
+	if (!read_bytes(&count, sizeof(count)))
+		return false;
 	count = __builtin_bswap32(count);
 	if (count > 4096)
 		return false;   /* not a plausible directory */
-	for (uint32_t i = 0; i < count; i++) {
-		struct fwcfg_file f;
-		read_bytes(&f, sizeof(f));
-		f.name[sizeof(f.name) - 1] = '\0';
-		if (strcmp(f.name, name) != 0)
-			continue;
-		out->select = __builtin_bswap16(f.select);
-		out->bytes = __builtin_bswap32(f.size);
-		return true;
+	/* The directory in batches: one DMA request each, not one per entry. */
+	for (uint32_t i = 0; i < count;) {
+		static struct fwcfg_file batch[32];
+		uint32_t n = count - i < 32 ? count - i : 32;
+
+		if (!read_bytes(batch, n * sizeof(batch[0])))
+			return false;
+		for (uint32_t k = 0; k < n; k++) {
+			struct fwcfg_file *f = &batch[k];
+			f->name[sizeof(f->name) - 1] = '\0';
+			if (strcmp(f->name, name) != 0)
+				continue;
+			out->select = __builtin_bswap16(f->select);
+			out->bytes = __builtin_bswap32(f->size);
+			return true;
+		}
+		i += n;
 	}
 	return false;
 }
@@ -62,7 +69,8 @@ bool fwcfg_read_file(const char *name, char *buf, size_t cap, size_t *len)
 		return false;
 	size_t size = f.bytes < cap ? f.bytes : cap;
 	fwcfg_select(f.select);
-	read_bytes(buf, size);
+	if (!read_bytes(buf, size))
+		return false;
 	*len = size;
 	return true;
 }

@@ -229,7 +229,10 @@ bool selftest_replay(const struct selftest_ctx *ctx, const char **skipped)
 		pr_err("replay: fw_cfg trace of %u bytes has no header", blob->bytes);
 		return false;
 	}
-	fwcfg_read(&r->h, sizeof(r->h));
+	if (!fwcfg_read(&r->h, sizeof(r->h))) {
+		pr_err("replay: fw_cfg reported an error reading the trace's header");
+		return false;
+	}
 	if (memcmp(r->h.magic, "MBREPLAY", 8) != 0 || r->h.version != 1 || !r->h.cpus ||
 	    r->h.cpus > 65535 || r->h.events != (blob->bytes - sizeof(r->h)) / 8 ||
 	    (blob->bytes - sizeof(r->h)) % 8) {
@@ -250,7 +253,11 @@ bool selftest_replay(const struct selftest_ctx *ctx, const char **skipped)
 		return false;
 	}
 	for (uint64_t i = 0; i < r->h.events; i++) {
-		fwcfg_read(ev(r, i), sizeof(struct replay_event));
+		if (!fwcfg_read(ev(r, i), sizeof(struct replay_event))) {
+			pr_err("replay: fw_cfg reported an error reading event %llu", (ull)i);
+			release(r);
+			return false;
+		}
 		struct replay_event *x = ev(r, i);
 		if (x->id >= r->h.ids || x->op > 1 || x->order > ALLOC_MAX_ORDER ||
 		    x->cpu >= r->h.cpus) {

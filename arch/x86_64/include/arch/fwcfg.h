@@ -1,32 +1,28 @@
 /*
  * fwcfg.h: QEMU's firmware configuration device through its I/O ports
- * (docs/specs/fw_cfg.txt in QEMU): a 16-bit selector at 0x510, data read a
- * byte at a time from 0x511, sequentially from the start of the selected
- * item. Only to be touched under a hypervisor (bare metal has no device).
+ * (docs/specs/fw_cfg.rst in QEMU): a 16-bit selector at 0x510, then the
+ * selected item's bytes, sequentially from its start. Only to be touched
+ * under a hypervisor (bare metal has no device).
  */
 #ifndef MEMBOOT_ARCH_FWCFG_H
 #define MEMBOOT_ARCH_FWCFG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include "arch/io.h"
 
 #define FW_CFG_PORT_SEL 0x510
 #define FW_CFG_PORT_DATA 0x511
 
-static inline void fwcfg_select(uint16_t select)
-{
-	outw(FW_CFG_PORT_SEL, select);
-}
+/* Select item @select; the next read starts at its first byte. */
+void fwcfg_select(uint16_t select);
 
-/* The next @len bytes of the selected item. */
-static inline void fwcfg_read(void *buf, size_t len)
-{
-	uint8_t *p = buf;
-
-	for (size_t i = 0; i < len; i++)
-		p[i] = inb(FW_CFG_PORT_DATA);
-}
+/*
+ * The next @len bytes of the selected item into @buf: through the DMA
+ * interface where the device has one (a port write per 4 KiB), a byte a
+ * port read otherwise. False if the device reported a DMA error: what @buf
+ * holds is then not the item's, and the caller must not use it.
+ */
+bool fwcfg_read(void *buf, size_t len);
 
 #endif
