@@ -56,9 +56,14 @@
 /* Beyond this the CPUID figure and the measurement disagree (ppm). */
 #define CPUID_TRUST_PPM 5000
 
-static struct clockcal_sample samples[MAX_SAMPLES];
-static uint64_t scratch[MAX_SAMPLES];
-static uint64_t last_reads;   /* reads of the last take_samples() */
+/* Sample space: one set for the PIT and the PM timer, one for the HPET, so
+ * that the HPET and the PM timer can be measured on two CPUs at once. */
+struct sample_space {
+	struct clockcal_sample samples[MAX_SAMPLES];
+	uint64_t scratch[MAX_SAMPLES];
+	uint64_t last_reads;   /* reads of the last take_samples() */
+};
+static struct sample_space port_space, hpet_space;
 
 static uint16_t pit_read(void)
 {
@@ -95,13 +100,14 @@ static uint64_t read_ref_cb(void *ctx)
 	return ref_read(ctx);
 }
 
-/* Sample @c for @w (kernel/clockcal.c does the loop and the unwrapping). */
-static uint32_t take_samples(const struct ref_counter *c, unsigned bits, bool down,
-			     const struct clockcal_window *w)
+/* Sample @c for @w into @sp (kernel/clockcal.c does the loop and the
+ * unwrapping). */
+static uint32_t take_samples(struct sample_space *sp, const struct ref_counter *c, unsigned bits,
+			     bool down, const struct clockcal_window *w)
 {
 	const struct clockcal_source src = { read_tsc_cb, read_ref_cb, (void *)c, bits, down };
 
-	return clockcal_sample(&src, w, samples, MAX_SAMPLES, &last_reads);
+	return clockcal_sample(&src, w, sp->samples, MAX_SAMPLES, &sp->last_reads);
 }
 
 /* PIT channel 2 free-running, gate on, speaker off. */
@@ -163,24 +169,26 @@ void arch_tsc_calibrate(struct tsc_calibration *out)
 
 	const struct clockcal_window pit_window = PIT_WINDOW;
 
-	out->pit_samples = take_samples(&pit, 16, true, &pit_window);
-	out->pit_reads = last_reads;
-	out->pit_ticks = out->pit_samples ? samples[out->pit_samples - 1].ref : 0;
+	struct sample_space *sp = &port_space;
+
+	out->pit_samples = take_samples(sp, &pit, 16, true, &pit_window);
+	out->pit_reads = sp->last_reads;
+	out->pit_ticks = out->pit_samples ? sp->samples[out->pit_samples - 1].ref : 0;
 	out->pit_windows = 1;
-	clockcal_estimate(samples, out->pit_samples, PIT_HZ, scratch, &out->pit);
+	clockcal_estimate(sp->samples, out->pit_samples, PIT_HZ, sp->scratch, &out->pit);
 	if ((!out->pit.hz || out->pit.uncertainty_ppm > PIT_QUICK_TARGET_PPM) &&
 	    out->pit_ticks < PIT_HZ * 3 / 1000) {
 		const struct clockcal_window longer = PIT_PRECISE_WINDOW;
 		struct clockcal_result again;
-		uint32_t n = take_samples(&pit, 16, true, &longer);
+		uint32_t n = take_samples(sp, &pit, 16, true, &longer);
 
 		out->pit_windows = 2;
-		if (clockcal_estimate(samples, n, PIT_HZ, scratch, &again) &&
+		if (clockcal_estimate(sp->samples, n, PIT_HZ, sp->scratch, &again) &&
 		    (!out->pit.hz || again.uncertainty_ppm < out->pit.uncertainty_ppm)) {
 			out->pit = again;
 			out->pit_samples = n;
-			out->pit_reads = last_reads;
-			out->pit_ticks = n ? samples[n - 1].ref : 0;
+			out->pit_reads = sp->last_reads;
+			out->pit_ticks = n ? sp->samples[n - 1].ref : 0;
 		}
 	}
 
@@ -217,9 +225,9 @@ bool arch_tsc_measure_pm_timer(uint16_t port, unsigned bits, struct clockcal_res
 {
 	const struct ref_counter c = { .pm_port = port };
 	const struct clockcal_window w = PM_WINDOW;
-	uint32_t n = take_samples(&c, bits, false, &w);
+	uint32_t n = take_samples(&port_space, &c, bits, false, &w);
 
-	return clockcal_estimate(samples, n, PM_TIMER_HZ, scratch, out);
+	return clockcal_estimate(port_space.samples, n, PM_TIMER_HZ, port_space.scratch, out);
 }
 
 /*
@@ -250,6 +258,6 @@ bool arch_tsc_measure_hpet(const volatile void *regs, struct clockcal_result *ou
 		*config |= 1;
 	span = *ref_hz / 1000;   /* 1 ms, up to 20 for a slow one */
 	const struct clockcal_window w = { span, span * 20, 32 };
-	n = take_samples(&c, 32, false, &w);
-	return clockcal_estimate(samples, n, *ref_hz, scratch, out);
+	n = take_samples(&hpet_space, &c, 32, false, &w);
+	return clockcal_estimate(hpet_space.samples, n, *ref_hz, hpet_space.scratch, out);
 }

@@ -95,18 +95,40 @@ static void crosscheck_now(const struct discovered_acpi *acpi)
 	}
 }
 
-/* What the AP runs (and the boot CPU, with no AP to run it). */
-static void clock_checks_measure(void *arg)
+/* What the APs run (and the boot CPU, with no AP to run it). */
+static void measure_hpet(void *arg)
+{
+	struct clock_checks *cc = arg;
+
+	if (cc->hpet_regs)
+		cc->hpet_ok = arch_tsc_measure_hpet(cc->hpet_regs, &cc->hpet_res, &cc->hpet_hz);
+	__atomic_store_n(&cc->hpet_done, 1, __ATOMIC_RELEASE);
+}
+
+static void measure_pm_timer(void *arg)
 {
 	struct clock_checks *cc = arg;
 	const struct discovered_acpi *acpi = cc->acpi;
 
-	if (cc->hpet_regs)
-		cc->hpet_ok = arch_tsc_measure_hpet(cc->hpet_regs, &cc->hpet_res, &cc->hpet_hz);
 	if (acpi->pm_timer.port)
 		cc->pm_ok = arch_tsc_measure_pm_timer(acpi->pm_timer.port, acpi->pm_timer.bits,
 						      &cc->pm_res);
-	__atomic_store_n(&cc->done, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&cc->pm_done, 1, __ATOMIC_RELEASE);
+}
+
+static void measure_both(void *arg)
+{
+	measure_hpet(arg);
+	measure_pm_timer(arg);
+}
+
+/* The highest-numbered idle AP below @below (0: none). */
+static uint32_t idle_ap_below(uint32_t below)
+{
+	for (uint32_t cpu = below; cpu-- > 1;)
+		if (job_platform_online(cpu) && !job_platform_busy(cpu))
+			return cpu;
+	return 0;
 }
 
 void clock_checks_start(const struct discovered_acpi *acpi, struct clock_checks *cc)
@@ -116,21 +138,30 @@ void clock_checks_start(const struct discovered_acpi *acpi, struct clock_checks 
 	if (acpi->clock_checked || (!acpi->hpet.address && !acpi->pm_timer.port))
 		return;
 	cc->pending = true;
-	/* Mapped here, by the boot CPU: the AP only reads. */
+	/* Mapped here, by the boot CPU: the APs only read. */
 	if (acpi->hpet.address)
 		cc->hpet_regs = map_hpet(&acpi->hpet);
-	/* An idle AP, the last: the measurement is of the TSC's rate, which
-	 * every CPU's TSC shares (invariant TSC). It may still be measuring
-	 * when meminit posts its jobs: a busy CPU joins its node's job when it
-	 * is done (kernel/job.h), and the brackets reject what the other
-	 * CPUs' work does to the reads. */
-	for (uint32_t cpu = job_platform_max_cpus(); cpu-- > 1;) {
-		if (!job_platform_online(cpu) || job_platform_busy(cpu))
-			continue;
-		cc->cpu = cpu;
-		job_platform_post(cpu, clock_checks_measure, cc);
-		return;
+	/* Idle APs, the last ones: the measurement is of the TSC's rate, which
+	 * every CPU's TSC shares (invariant TSC). The two references are
+	 * independent devices, so two CPUs halve the wait; the brackets
+	 * reject what one CPU's reads do to the other's. */
+	cc->hpet_cpu = idle_ap_below(job_platform_max_cpus());
+	cc->pm_cpu = cc->hpet_cpu ? idle_ap_below(cc->hpet_cpu) : 0;
+	if (cc->hpet_cpu && cc->pm_cpu) {
+		job_platform_post(cc->hpet_cpu, measure_hpet, cc);
+		job_platform_post(cc->pm_cpu, measure_pm_timer, cc);
+	} else if (cc->hpet_cpu) {
+		cc->pm_cpu = cc->hpet_cpu;
+		job_platform_post(cc->hpet_cpu, measure_both, cc);
 	}
+}
+
+/* @cpu's measurement is in (@done) and @cpu is back in its idle loop, so
+ * meminit's jobs find it idle. */
+static void wait_measured(volatile uint32_t *done, uint32_t cpu)
+{
+	while (!__atomic_load_n(done, __ATOMIC_ACQUIRE) || (cpu && job_platform_busy(cpu)))
+		job_platform_relax();
 }
 
 void clock_checks_finish(struct clock_checks *cc)
@@ -141,12 +172,10 @@ void clock_checks_finish(struct clock_checks *cc)
 			time_init(tsc_hz, tsc_method, tsc_uncertainty_ppm);
 		return;
 	}
-	if (cc->cpu == 0)
-		clock_checks_measure(cc);
-	/* Done, and back in its idle loop, so meminit's jobs find it idle. */
-	while (!__atomic_load_n(&cc->done, __ATOMIC_ACQUIRE) ||
-	       (cc->cpu && job_platform_busy(cc->cpu)))
-		job_platform_relax();
+	if (cc->hpet_cpu == 0)
+		measure_both(cc);
+	wait_measured(&cc->hpet_done, cc->hpet_cpu);
+	wait_measured(&cc->pm_done, cc->pm_cpu);
 	/* The precise figure: the better of the two measurements, if it is
 	 * better than the quick estimate (time_refine); then each reference
 	 * is cross-checked against it. */

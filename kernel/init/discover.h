@@ -32,16 +32,20 @@ struct discovered_acpi {
  * The clock cross-checks off the boot CPU's path: when the figure from the
  * early calibration is good (its uncertainty within TIME_ADOPT_PPM, so no
  * reference will replace it), phase acpi only finds the PM timer and the
- * HPET; clock_checks_start() then posts the measurements to an idle AP
- * (after phase smp), which measures while the boot CPU builds the
- * descriptor arrays and memory init runs, and clock_checks_finish() (after
- * meminit) waits for it and reports, exactly as the checks in phase acpi
- * do. With no AP the boot CPU measures in clock_checks_finish().
+ * HPET; clock_checks_start() then posts the measurements to idle APs
+ * (after phase smp), which measure while the boot CPU builds the
+ * descriptor arrays, and clock_checks_finish() (phase clockcheck, before
+ * meminit) waits for them and reports, exactly as the checks in phase
+ * acpi do. With no AP the boot CPU measures in clock_checks_finish().
  */
 struct clock_checks {
 	bool pending;                    /* start() posted or left work for finish() */
-	volatile uint32_t done;          /* the AP's measurements are in */
-	uint32_t cpu;                    /* the AP that measures (0: the boot CPU) */
+	/* Two idle APs measure one reference each, at once (the HPET and the
+	 * PM timer have sample space of their own, arch/x86_64/tsc.c); with
+	 * one AP it measures both, one after the other; with none the boot
+	 * CPU does, in finish(). */
+	volatile uint32_t hpet_done, pm_done;
+	uint32_t hpet_cpu, pm_cpu;       /* who measures (0: the boot CPU) */
 	const struct discovered_acpi *acpi;
 	const volatile void *hpet_regs;
 	bool hpet_ok, pm_ok;
