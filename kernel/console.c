@@ -65,6 +65,12 @@ static bool done_emitted;             /* no warning records after done */
 static struct console_out outs[MAX_OUTS];
 static struct screen screen;
 static bool have_screen;
+/* Cleared when first drawn to, not at setup: VGA text memory is device
+ * memory, and under QEMU's TCG every one of its 2000 cells written is an
+ * exit to the device model (a millisecond of boot). The consoles are
+ * drained only once memory is usable (kernel/init/phase.c), so the clear
+ * is off that path too. */
+static bool screen_dirty;
 static const char *screen_name;
 static char early_ring_buf[RING_EARLY_BYTES];
 static struct log_ring early_ring;
@@ -269,6 +275,10 @@ static void drain_out_locked(struct console_out *c)
 		if (n == 0)
 			continue;
 		if (c->is_screen) {
+			if (screen_dirty) {
+				screen_clear(&screen);
+				screen_dirty = false;
+			}
 			screen_write(&screen, text_out, n);
 		} else if (write_uart(c, text_out, n) < n) {
 			c->dropped++;
@@ -507,7 +517,7 @@ void console_setup(const struct console_options *opt, const struct fb_info *fb,
 	if (have_screen) {
 		struct console_out *c = new_out_locked();
 
-		screen_clear(&screen);
+		screen_dirty = true;
 		if (c) {
 			*c = (struct console_out){ .is_screen = true };
 			snprintf(c->name, sizeof(c->name), "%s", screen_name);
