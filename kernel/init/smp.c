@@ -184,8 +184,8 @@ static bool settle(struct cpu_state *cs, uint64_t deadline_ns)
 /* ---- TSC sync at bring-up (kernel/tsc_sync.h) ---------------------------- */
 
 /*
- * Every AP at once, against the boot CPU, in bounded time (the one-writer
- * scheme of kernel/tsc_sync.h). The boot CPU keeps publishing its TSC
+ * The APs of a wave at once (TSC_SYNC_WAVE below), against the boot CPU,
+ * in bounded time (the one-writer scheme of kernel/tsc_sync.h). The boot CPU keeps publishing its TSC
  * (tsc_boot_pub) and sweeps over the APs; each AP keeps publishing its own
  * (cs->tsc_pub) and reading the boot CPU's:
  *  - an AP that read the boot CPU's published value v and then its own TSC
@@ -200,6 +200,19 @@ static bool settle(struct cpu_state *cs, uint64_t deadline_ns)
  */
 #define TSC_SYNC_AP_ITERS 16          /* each AP's readings */
 #define TSC_SYNC_BOOT_READS 4         /* the boot CPU's readings of each AP's word */
+/*
+ * TSC_SYNC_WAVE: how many APs check at once (a wave): one at first, twice as many after a
+ * wave that took under TSC_SYNC_FAST_NS per AP, up to TSC_SYNC_MAX_WAVE,
+ * and back to one after a slow wave. Every checking CPU spins, and where
+ * vCPUs outnumber the host's cores (QEMU's TCG with 4 vCPUs on 2 cores, or
+ * 192 on 2) spinners take turns: every AP at once took 1-9 ms at 2 x 2
+ * and 170-300 ms at 192 vCPUs, with uncertainties of tens of ms; one at a
+ * time took 0.8 ms and 82 ms, with uncertainties below 0.3 ms. A machine
+ * whose CPUs are its own checks an AP in microseconds: its waves double
+ * to the limit, and 511 APs take a dozen waves.
+ */
+#define TSC_SYNC_FAST_NS 20000ULL
+#define TSC_SYNC_MAX_WAVE 64
 
 static volatile uint64_t tsc_boot_pub;
 static volatile uint32_t tsc_sync_stop;   /* the budget has ended: every AP stops */
@@ -249,19 +262,19 @@ static void tsc_sync_ap(void *arg)
 }
 
 /*
- * The boot CPU's side: every online AP started at once, then sweeps over
- * the APs not yet settled until each has its readings from both sides or
- * @total_budget cycles have passed; APs not settled by then keep whatever
- * bounds they have (one side missing: not checked, counted as such).
+ * The boot CPU's side over the online APs [@first, @end) (CPU ids): all of
+ * them started at once, then sweeps over the ones not yet settled until
+ * each has its readings from both sides or @end_all (TSC) has passed; APs
+ * not settled by then keep whatever bounds they have (one side missing:
+ * not checked, counted as such). Returns the APs started.
  */
-static void tsc_sync_all(uint64_t total_budget)
+static uint32_t tsc_sync_wave(uint32_t first, uint32_t end, uint32_t max_aps,
+			      uint64_t total_budget, uint64_t end_all, uint32_t *next)
 {
-	uint64_t end_all;
-	uint32_t left = 0;
+	uint32_t left = 0, started = 0, i;
 
-	tsc_sync_stop = 0;
 	__atomic_store_n(&tsc_boot_pub, rdtsc_ordered(), __ATOMIC_RELEASE);
-	for (uint32_t i = 1; i < nr_cpu_ids; i++) {
+	for (i = first; i < end && started < max_aps; i++) {
 		struct cpu_state *cs = cpu_states[i];
 
 		if (!cs || !cs->online)
@@ -278,17 +291,16 @@ static void tsc_sync_all(uint64_t total_budget)
 		cs->tsc_skew = i == 1 ? smp_settings.tsc_skew : 0;
 		cs->tsc_checked = 1;
 		left++;
+		started++;
 		job_platform_post(i, tsc_sync_ap, cs);
 		__atomic_store_n(&tsc_boot_pub, rdtsc_ordered(), __ATOMIC_RELEASE);
 	}
-	/* The budget counts from the last start: starting the APs is one post
-	 * each (bounded), and the last one started gets the whole budget. */
-	end_all = rdtsc() + total_budget;
+	*next = i;
 	/* At least TSC_SYNC_BOOT_READS sweeps, however long starting the APs
 	 * took (a sweep is one read per AP: bounded). */
 	for (uint32_t sweep = 0; left && (rdtsc() < end_all || sweep < TSC_SYNC_BOOT_READS); sweep++) {
-		for (uint32_t i = 1; i < nr_cpu_ids; i++) {
-			struct cpu_state *cs = cpu_states[i];
+		for (uint32_t k = first; k < *next; k++) {
+			struct cpu_state *cs = cpu_states[k];
 			uint64_t w, b;
 
 			if (!cs || !cs->online || cs->tsc_sync_ack)
@@ -309,6 +321,29 @@ static void tsc_sync_all(uint64_t total_budget)
 		}
 		cpu_relax();
 	}
+	return started;
+}
+
+/* Returns the waves it took. */
+static uint32_t tsc_sync_all(uint64_t total_budget)
+{
+	uint64_t end_all = rdtsc() + total_budget;   /* every wave shares one end */
+	uint64_t fast_cycles = tsc_hz / 1000000 * (TSC_SYNC_FAST_NS / 1000);
+	uint32_t next = 1, wave = 1, waves = 0;
+
+	tsc_sync_stop = 0;
+	while (next < nr_cpu_ids) {
+		uint64_t t0 = rdtsc();
+		uint32_t started = tsc_sync_wave(next, nr_cpu_ids, wave, total_budget, end_all, &next);
+
+		if (!started)
+			break;
+		waves++;
+		if (rdtsc() - t0 < fast_cycles * started)
+			wave = wave * 2 > TSC_SYNC_MAX_WAVE ? TSC_SYNC_MAX_WAVE : wave * 2;
+		else
+			wave = 1;
+	}
 	__atomic_store_n(&tsc_sync_stop, 1, __ATOMIC_RELEASE);
 	/* Every AP leaves its mailbox empty once its loop has ended: wait for
 	 * that a bounded time (a descheduled vCPU may take a while). */
@@ -320,11 +355,12 @@ static void tsc_sync_all(uint64_t total_budget)
 		       rdtsc() < give_up)
 			cpu_relax();
 	}
+	return waves;
 }
 
 /* Every online AP against the boot CPU; then a tsc_sync record per node.
  * Returns the worst verdict. */
-static enum tsc_sync_verdict tsc_sync_check(uint64_t *cycles_out)
+static enum tsc_sync_verdict tsc_sync_check(uint64_t *cycles_out, uint32_t *waves_out)
 {
 	uint64_t t0 = rdtsc(), tol = tsc_sync_tolerance_cycles(tsc_hz, tsc_uncertainty_ppm);
 	/* 2 s in all at most (then 0.2 s for the APs to leave), however many CPUs
@@ -334,7 +370,7 @@ static enum tsc_sync_verdict tsc_sync_check(uint64_t *cycles_out)
 	uint64_t nodes_seen[MEMBOOT_MAX_NODES / 64] = { 0 };
 	uint32_t unchecked = 0;
 
-	tsc_sync_all(2 * hz);
+	*waves_out = tsc_sync_all(2 * hz);
 
 	for (uint32_t i = 1; i < nr_cpu_ids; i++) {
 		struct cpu_state *cs = cpu_states[i];
@@ -453,6 +489,7 @@ struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 	uint64_t slowest_cycles = 0, tsc_cycles = 0;
 	enum tsc_sync_verdict tsc_verdict = TSC_SYNC_OK;
 	bool tsc_checked = false;
+	uint32_t tsc_waves = 0;
 
 	ASSERT(n >= 1 && n <= MEMBOOT_MAX_CPUS, "n=%u", n);
 	boot_cpu_state.node = cpus[0].node;
@@ -584,7 +621,7 @@ struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 	/* An AP's online_tsc is its own TSC: measured in ours once checked. */
 	if (smp_settings.tsc_sync && res.online > 1) {
 		nr_cpus_online = res.online;
-		tsc_verdict = tsc_sync_check(&tsc_cycles);
+		tsc_verdict = tsc_sync_check(&tsc_cycles, &tsc_waves);
 		tsc_checked = true;
 		slowest_cycles = 0;
 		for (uint32_t i = 1; i < n; i++) {
@@ -656,6 +693,7 @@ report:
 	if (tsc_checked) {
 		rec_str(&r, "tsc_sync", tsc_sync_verdict_name(tsc_verdict));
 		rec_tsc_ns(&r, "tsc_sync_ns", tsc_cycles);
+		rec_u64(&r, "tsc_sync_waves", tsc_waves);
 	}
 	if (slowest) {
 		rec_u64(&r, "slowest_cpu", slowest);
