@@ -35,6 +35,7 @@ def run(bin_dir, args):
     rows = {}
     cmds = []
     cpu = {}
+    ratios = {}
     t0 = time.monotonic()
     for i, size in enumerate(SIZES):
         cmd = [os.path.join(bin_dir, "memmap_bench_%d" % size)] + args
@@ -53,12 +54,16 @@ def run(bin_dir, args):
             if line.startswith("memmap-bench-cpu "):
                 kv = dict(f.split("=", 1) for f in line.split()[1:])
                 cpu[int(kv["desc"])] = kv
+            if line.startswith("memmap-bench-ratio "):
+                kv = dict(f.split("=", 1) for f in line.split()[1:])
+                ratios[(int(kv["desc"]), int(kv["threads"]))] = kv
             if not line.startswith("memmap-bench "):
                 continue
             kv = dict(f.split("=", 1) for f in line.split()[1:])
             key = (int(kv["desc"]), int(kv["threads"]), kv["what"])
             rows[key] = kv
     rows["cpu"] = cpu
+    rows["ratios"] = ratios
     return rows, cmds
 
 
@@ -85,6 +90,7 @@ def f(x, digits=2):
 
 def section(rows, cmds, command):
     cpu = rows.pop("cpu", {})
+    ratios = rows.pop("ratios", {})
     threads = sorted({t for (_, t, _) in rows})
     sample = next(iter(rows.values()))
     out = [BEGIN, "## Page descriptor init and boot-time buddy free (memmap-bench)", ""]
@@ -121,8 +127,10 @@ def section(rows, cmds, command):
                "this CPU, as the kernel does at boot); `init_plain` and `init_nt` force each kind. The limit "
                "is the fastest of `memset()` of a non-zero byte (glibc, vector stores), a "
                "plain 8-byte store loop and a `movnti` loop over the same bytes with the "
-               "same threads, measured in the same run. Ratio = init / limit (1.00: init "
-               "runs at the store limit); best/best compares the fastest repetitions, which "
+               "same threads, measured in the same run. init/limit is the median over the "
+               "repetitions of init against the fastest limit loop of the same repetition "
+               "(1.00: init runs at the store limit; pairs share the machine's moment, "
+               "which two medians taken at different moments do not); best/best compares the fastest repetitions, which "
                "a busy shared host disturbs least. Medians, with the fastest repetition in "
                "brackets.")
     out.append("")
@@ -143,8 +151,10 @@ def section(rows, cmds, command):
                      f(size / ns, 1)]
             if lim:
                 best_lim = min(float(get(w)["min_ns_per_page"]) for w in LIMITS if get(w))
+                paired = ratios.get((size, t))
                 cells += ["%s (%s)" % (f(lim[0]), lim[1][4:]), f(size / lim[0], 1),
-                          f(ns / lim[0]), f(float(init["min_ns_per_page"]) / best_lim)]
+                          f(float(paired["init_over_limit"])) if paired else f(ns / lim[0]),
+                          f(float(init["min_ns_per_page"]) / best_lim)]
             else:
                 cells += ["-", "-", "-", "-"]
             for w in ("init_plain", "init_nt") + LIMITS:
