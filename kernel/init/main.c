@@ -19,10 +19,12 @@
  *   smp         bs.acpi, bs.topo, bs.physmem -> every CPU up, its stack on its node
  *               (then an AP cross-checks the clock: bs.clock_checks)
  *   memmap      bs.topo, bs.physmem         -> bs.memmap: descriptor arrays, node-local
- *   clockcheck  bs.clock_checks             -> the precise TSC figure (the AP's
- *                                              measurement); clock_check records
- *   meminit     bs.topo, bs.hugetlb,        -> the allocator owns all free memory;
- *               bs.physmem, bs.memmap          bs.physmem retires, bs.census its baseline
+ *   memprep     bs.topo, bs.hugetlb,        -> the allocator started, the init engine's
+ *               bs.physmem, bs.memmap          work taken, fixed descriptors written;
+ *                                              bs.physmem retires, bs.census its baseline
+ *   clockcheck  bs.clock_checks             -> the precise TSC figure (the APs'
+ *                                              measurements); clock_check records
+ *   meminit     bs.topo, bs.physmem         -> the allocator owns all free memory
  *   hugetlb     bs.topo, bs.memmap          -> bs.hugetlb's 2 MiB pools, from the allocator
  *   vm          bs.memmap, bs.hugetlb       -> the #PF handler and the shootdown vector
  *   census      bs.topo, bs.memmap,         -> every page counted (false: one is lost)
@@ -204,8 +206,10 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 	PHASE("smp", discover_smp(&bs.acpi, &bs.topo, &bs.physmem));
 	clock_checks_start(&bs.acpi, &bs.clock_checks);
 	PHASE("memmap", meminit_arrays(&bs.topo, &bs.physmem, &bs.memmap));
+	PHASE("memprep", meminit_prepare(&bs.topo, &bs.hugetlb, &bs.physmem, &bs.memmap,
+					 &bs.census));
 	PHASE("clockcheck", clock_checks_finish(&bs.clock_checks));
-	PHASE("meminit", meminit_run(&bs.topo, &bs.hugetlb, &bs.physmem, &bs.memmap, &bs.census));
+	PHASE("meminit", meminit_run(&bs.topo, &bs.physmem));
 	PHASE("hugetlb", hugetlb_boot_pools(&bs.hugetlb, &hugetlb_params, &bs.topo, &bs.memmap,
 					    meminit_settings.trace));
 	PHASE("vm", vm_init(&bs.memmap, &bs.hugetlb));

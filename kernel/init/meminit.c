@@ -562,11 +562,13 @@ static void alloc_report(const struct alloc_ops *ops)
 
 static void early_allocations(void *ctx);
 
-void meminit_run(const struct numa_topology *topo, const struct hugetlb_pools *hp,
-		 struct physmem *pm, struct memmap *mm, struct census_baseline *base)
+/* What meminit_prepare() set up for meminit_run(). */
+static const struct alloc_ops *started_ops;
+
+void meminit_prepare(const struct numa_topology *topo, const struct hugetlb_pools *hp,
+		     struct physmem *pm, struct memmap *mm, struct census_baseline *base)
 {
 	enum mminit_policy policy = (enum mminit_policy)meminit_settings.policy;
-	bool lazy = policy == MMINIT_LAZY;
 	struct mminit_config cfg = {
 		.policy = policy,
 		.max_threads = meminit_settings.threads_mode == INIT_THREADS_ONE ? 1 :
@@ -578,8 +580,7 @@ void meminit_run(const struct numa_topology *topo, const struct hugetlb_pools *h
 		.trace = meminit_settings.trace,
 	};
 
-	phase_start_tsc = rdtsc();
-	const struct alloc_ops *ops = alloc_start(topo, pm, mm);
+	started_ops = alloc_start(topo, pm, mm);
 	pcp_setup_reserve(reserve_for_pcp, pm);
 	/* The engine's per-node work lists, sized by the nodes there are. */
 	uint64_t work_bytes = topo->nr_nodes * sizeof(struct mminit_node);
@@ -603,6 +604,18 @@ void meminit_run(const struct numa_topology *topo, const struct hugetlb_pools *h
 	if (meminit_settings.early_alloc_pages && policy == MMINIT_SERIAL)
 		pr_warn("meminit: memboot.early_alloc_pages=%llu ignored: memboot.init=serial has no early section",
 			(unsigned long long)meminit_settings.early_alloc_pages);
+}
+
+void meminit_run(const struct numa_topology *topo, struct physmem *pm)
+{
+	enum mminit_policy policy = (enum mminit_policy)meminit_settings.policy;
+	bool lazy = policy == MMINIT_LAZY;
+	const struct alloc_ops *ops = started_ops;
+
+	ASSERT(ops, "meminit_run() before meminit_prepare()");
+	/* The node's CPUs are given their jobs right away: what the boot CPU
+	 * had to do first is phase memprep's. */
+	phase_start_tsc = rdtsc();
 	mminit_run(&mi, meminit_settings.early_alloc_pages ? early_allocations : NULL, NULL);
 	alloc_report(ops);
 	memory_report_retired(pm);

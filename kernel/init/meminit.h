@@ -37,7 +37,7 @@ void meminit_arrays(const struct numa_topology *topo, struct physmem *pm, struct
  * What the census counts as fixed besides the live page tables (which the
  * vm layer counts, vm_table_pages()): the pages physmem kept reserved when
  * it retired, less the 1 GiB pool pages among them (PAGE_HUGE heads in the
- * census, not reserved pages). Filled by meminit_run(), held in the boot
+ * census, not reserved pages). Filled by meminit_prepare(), held in the boot
  * state (kernel/init/main.c).
  */
 struct census_baseline {
@@ -45,11 +45,18 @@ struct census_baseline {
 	uint64_t gigantic_pages;
 };
 
-/* Phase "meminit": start the allocator, fill the descriptors of @mm (the
- * 1 GiB pool pages of @hp get their heads) and hand @pm's free memory to
- * the allocator; @pm retires, and what it keeps reserved is @base. */
-void meminit_run(const struct numa_topology *topo, const struct hugetlb_pools *hp,
-		 struct physmem *pm, struct memmap *mm, struct census_baseline *base);
+/* Phase "memprep": start the allocator over @mm, reserve the per-CPU
+ * lists' memory, take @pm's free ranges as the init engine's work (@pm
+ * retires, and what it keeps reserved is @base) and write the fixed
+ * descriptors (reserved pages, holes; the 1 GiB pool pages of @hp get
+ * their heads). Everything the nodes' CPUs need before their first chunk,
+ * done while an AP still measures the clock (phase clockcheck). */
+void meminit_prepare(const struct numa_topology *topo, const struct hugetlb_pools *hp,
+		     struct physmem *pm, struct memmap *mm, struct census_baseline *base);
+/* Phase "meminit": the nodes' CPUs fill the rest of the descriptors and
+ * hand the free memory to the allocator; each node's init is reported
+ * (@pm: its retired reservations). After meminit_prepare(). */
+void meminit_run(const struct numa_topology *topo, struct physmem *pm);
 /* Count every page of @topo's ranges in @mm against @base; false if any
  * is lost. */
 bool census_run(const struct numa_topology *topo, const struct memmap *mm,
