@@ -128,6 +128,22 @@ class BuildQemuCommand(unittest.TestCase):
         cmd = build("--nodes", "8", "--mem-per-node", "128G", "--cpu", "max,phys-bits=46")
         self.assertEqual(cmd[cmd.index("-cpu") + 1], "max,phys-bits=46")
 
+    def test_prealloc_backs_every_node_and_refuses_large_guests(self):
+        cmd = build("--nodes", "2", "--cpus-per-node", "2", "--prealloc")
+        backends = [cmd[i + 1] for i, a in enumerate(cmd) if a == "-object"]
+        self.assertEqual(backends, ["memory-backend-ram,id=m0,size=1G,prealloc=on",
+                                    "memory-backend-ram,id=m1,size=1G,prealloc=on"])
+        # One node: a backend of its own, so that prealloc applies.
+        cmd = build("--prealloc")
+        self.assertIn("memory-backend-ram,id=m0,size=1G,prealloc=on", cmd)
+        self.assertIn("memory-backend=m0", cmd)
+        # Without it, no backend option changes.
+        self.assertFalse(any("prealloc" in a for a in build("--nodes", "2")))
+        code, err = usage_error(["run", "--iso", "/x/m.iso", "--prealloc",
+                                 "--nodes", "4", "--mem-per-node", "8G"])
+        self.assertEqual(code, 64)
+        self.assertIn("--prealloc: 32G of guest RAM is more than the 16 GiB", err)
+
     def test_size_suffixes(self):
         self.assertEqual(mb.parse_size("2M"), 2 << 20)
         self.assertEqual(mb.parse_size("2048K"), 2 << 20)
