@@ -4,6 +4,7 @@
 #include "arch/x86_64/include/arch/apic_mode.h"
 
 #include <stddef.h>
+#include <string.h>
 
 /* ICR low word fields, SDM vol. 3A figure 11-12. */
 #define ICR_DELIVERY_FIXED (0u << 8)
@@ -90,4 +91,31 @@ uint64_t apic_icr_x2apic(uint32_t apic_id, uint32_t low)
 const char *apic_mode_name(enum apic_mode mode)
 {
 	return mode == APIC_MODE_X2APIC ? "x2apic" : "xapic";
+}
+
+/*
+ * The MultiProcessor Specification 1.4 (appendix B.4) asks for 10 ms between
+ * INIT and the first STARTUP IPI: the time a discrete 82489DX APIC and early
+ * processors took to come out of INIT. CPUs with an integrated local APIC do
+ * not need it: Linux skips it (arch/x86/kernel/smpboot.c,
+ * smp_quirk_init_udelay(), "x86/smpboot: Remove udelay(10000) on modern
+ * CPUs", 2015) on Intel family 6 and later (family 6 only until 2025), AMD
+ * family 0xF and later and Hygon family 0x18 and later, and waits 10 us
+ * instead of 300 us after each STARTUP. Everything older keeps the MP
+ * specification's delays, except a virtual CPU (CPUID.1:ECX bit 31, the
+ * hypervisor bit): its INIT is a state reset the hypervisor has done when it
+ * delivers the IPI, whatever family it reports. QEMU's TCG "max" model says
+ * AMD family 6, which the family rule alone would give 10 ms per kick.
+ */
+bool apic_init_delay_needed(const char *vendor, uint32_t family, bool hypervisor)
+{
+	if (hypervisor)
+		return false;
+	if (!strcmp(vendor, "GenuineIntel"))
+		return family < 6;
+	if (!strcmp(vendor, "AuthenticAMD"))
+		return family < 0xf;
+	if (!strcmp(vendor, "HygonGenuine"))
+		return family < 0x18;
+	return true;
 }

@@ -3,6 +3,8 @@
  */
 #include "arch/smp.h"
 
+#include "arch/apic_mode.h"
+
 #include <string.h>
 
 #include "arch/apic.h"
@@ -98,33 +100,10 @@ void arch_smp_init_boot_cpu(void)
 	apic_init_this_cpu_in_mode();
 }
 
-/*
- * The MultiProcessor Specification 1.4 (appendix B.4) asks for 10 ms between
- * INIT and the first STARTUP IPI: the time a discrete 82489DX APIC and early
- * processors took to come out of INIT. CPUs with an integrated local APIC do
- * not need it: Linux skips it (arch/x86/kernel/smpboot.c,
- * smp_quirk_init_udelay(), "x86/smpboot: Remove udelay(10000) on modern
- * CPUs", 2015) on Intel family 6 and later (family 6 only until 2025), AMD
- * family 0xF and later and Hygon family 0x18 and later, and waits 10 us
- * instead of 300 us after each STARTUP. Everything older keeps the MP
- * specification's delays, except a virtual CPU (CPUID.1:ECX bit 31, the
- * hypervisor bit): its INIT is a state reset the hypervisor has done when it
- * delivers the IPI, whatever family it reports. QEMU's TCG "max" model says
- * AMD family 6, which the family rule alone would give 10 ms per kick.
- */
 bool arch_smp_init_delay(void)
 {
-	const struct cpu_features *f = &cpu_features;
-
-	if (f->has_hypervisor)
-		return false;
-	if (!strcmp(f->vendor, "GenuineIntel"))
-		return f->family < 6;
-	if (!strcmp(f->vendor, "AuthenticAMD"))
-		return f->family < 0xf;
-	if (!strcmp(f->vendor, "HygonGenuine"))
-		return f->family < 0x18;
-	return true;
+	return apic_init_delay_needed(cpu_features.vendor, cpu_features.family,
+				      cpu_features.has_hypervisor);
 }
 
 void arch_smp_kick(const uint32_t *apic_ids, unsigned n, uint64_t page_phys)

@@ -13,6 +13,14 @@ def test_four_cpus_one_node_all_online():
     smp = _smp(b)
     assert smp["cpus"] == 4 and smp["failed"] == 0 and smp["skipped"] == 0, smp
     assert records.cpu_list(smp["online"]) == [0, 1, 2, 3]
+    # QEMU's CPU has the hypervisor bit: no 10 ms INIT wait, whatever family
+    # TCG's "max" model reports (AMD family 6 would keep it on metal).
+    assert smp["init_delay"] is False, smp
+    # Every AP checked against the boot CPU, in at least one wave and at
+    # most one wave an AP.
+    assert 1 <= smp["tsc_sync_waves"] <= 3, smp
+    checked = sum(t["checked"] for t in b.all("tsc_sync"))
+    assert checked == 3, b.all("tsc_sync")
 
 
 def test_apic_id_gaps_six_cpus():

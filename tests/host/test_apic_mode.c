@@ -111,6 +111,24 @@ static void test_icr_encodings(void **state)
 	assert_string_equal(apic_mode_name(APIC_MODE_X2APIC), "x2apic");
 }
 
+static void test_init_delay_rule(void **state)
+{
+	(void)state;
+	/* Linux's smp_quirk_init_udelay() cut-offs, both sides of each. */
+	assert_false(apic_init_delay_needed("GenuineIntel", 6, false));
+	assert_true(apic_init_delay_needed("GenuineIntel", 5, false));
+	assert_false(apic_init_delay_needed("AuthenticAMD", 0xf, false));
+	assert_false(apic_init_delay_needed("AuthenticAMD", 0x19, false));
+	assert_true(apic_init_delay_needed("AuthenticAMD", 6, false));
+	assert_false(apic_init_delay_needed("HygonGenuine", 0x18, false));
+	assert_true(apic_init_delay_needed("HygonGenuine", 0x17, false));
+	/* An unknown vendor keeps the specification's delays. */
+	assert_true(apic_init_delay_needed("CyrixInstead", 6, false));
+	/* A virtual CPU never waits: QEMU TCG's "max" is AMD family 6. */
+	assert_false(apic_init_delay_needed("AuthenticAMD", 6, true));
+	assert_false(apic_init_delay_needed("CyrixInstead", 4, true));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -122,6 +140,7 @@ int main(void)
 		cmocka_unit_test(test_requests),
 		cmocka_unit_test(test_reachable),
 		cmocka_unit_test(test_icr_encodings),
+		cmocka_unit_test(test_init_delay_rule),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

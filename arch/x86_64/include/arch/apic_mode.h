@@ -59,4 +59,13 @@ uint64_t apic_icr_x2apic(uint32_t apic_id, uint32_t low);
 
 const char *apic_mode_name(enum apic_mode mode);
 
+/*
+ * Whether a CPU of @vendor (CPUID leaf 0's string) and display @family needs
+ * the MultiProcessor Specification's 10 ms between INIT and the first
+ * Startup IPI (and 300 us after each Startup instead of 10 us). The rule,
+ * and why a CPU with the hypervisor bit (@hypervisor) never does, are at
+ * the definition (arch/x86_64/apic_mode.c).
+ */
+bool apic_init_delay_needed(const char *vendor, uint32_t family, bool hypervisor);
+
 #endif
