@@ -24,7 +24,8 @@
  *                                              bs.physmem retires, bs.census its baseline
  *   clockcheck  bs.clock_checks             -> the precise TSC figure (the APs'
  *                                              measurements); clock_check records
- *   meminit     bs.topo, bs.physmem         -> the allocator owns all free memory
+ *   meminit     bs.topo, bs.physmem,        -> the allocator owns all free memory
+ *               bs.memmap
  *   hugetlb     bs.topo, bs.memmap          -> bs.hugetlb's 2 MiB pools, from the allocator
  *   vm          bs.memmap, bs.hugetlb       -> the #PF handler and the shootdown vector
  *   census      bs.topo, bs.memmap,         -> every page counted (false: one is lost)
@@ -209,7 +210,7 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 	PHASE("memprep", meminit_prepare(&bs.topo, &bs.hugetlb, &bs.physmem, &bs.memmap,
 					 &bs.census));
 	PHASE("clockcheck", clock_checks_finish(&bs.clock_checks));
-	PHASE("meminit", meminit_run(&bs.topo, &bs.physmem));
+	PHASE("meminit", meminit_run(&bs.topo, &bs.physmem, &bs.memmap));
 	PHASE("hugetlb", hugetlb_boot_pools(&bs.hugetlb, &hugetlb_params, &bs.topo, &bs.memmap,
 					    meminit_settings.trace));
 	PHASE("vm", vm_init(&bs.memmap, &bs.hugetlb));

@@ -606,13 +606,13 @@ void meminit_prepare(const struct numa_topology *topo, const struct hugetlb_pool
 			(unsigned long long)meminit_settings.early_alloc_pages);
 }
 
-void meminit_run(const struct numa_topology *topo, struct physmem *pm)
+void meminit_run(const struct numa_topology *topo, struct physmem *pm, const struct memmap *mm)
 {
 	enum mminit_policy policy = (enum mminit_policy)meminit_settings.policy;
 	bool lazy = policy == MMINIT_LAZY;
 	const struct alloc_ops *ops = started_ops;
 
-	ASSERT(ops, "meminit_run() before meminit_prepare()");
+	ASSERT(ops && mi.mm == mm, "meminit_run() without meminit_prepare() of the same memmap");
 	/* The node's CPUs are given their jobs right away: what the boot CPU
 	 * had to do first is phase memprep's. */
 	phase_start_tsc = rdtsc();

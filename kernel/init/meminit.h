@@ -53,10 +53,10 @@ struct census_baseline {
  * done while an AP still measures the clock (phase clockcheck). */
 void meminit_prepare(const struct numa_topology *topo, const struct hugetlb_pools *hp,
 		     struct physmem *pm, struct memmap *mm, struct census_baseline *base);
-/* Phase "meminit": the nodes' CPUs fill the rest of the descriptors and
+/* Phase "meminit": the nodes' CPUs fill the rest of @mm's descriptors and
  * hand the free memory to the allocator; each node's init is reported
- * (@pm: its retired reservations). After meminit_prepare(). */
-void meminit_run(const struct numa_topology *topo, struct physmem *pm);
+ * (@pm: its retired reservations). After meminit_prepare() of @mm. */
+void meminit_run(const struct numa_topology *topo, struct physmem *pm, const struct memmap *mm);
 /* Count every page of @topo's ranges in @mm against @base; false if any
  * is lost. */
 bool census_run(const struct numa_topology *topo, const struct memmap *mm,

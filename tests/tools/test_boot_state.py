@@ -207,10 +207,10 @@ class TestBootState(unittest.TestCase):
             self.assertIn(phase, calls, f"no PHASE(\"{phase}\") in {MAIN}")
             self.assertIn(f"&bs.{member}", calls[phase],
                           f"phase {phase} is not handed &bs.{member}")
-        for phase in ("meminit", "census"):
+        for phase in ("memprep", "meminit", "census"):
             self.assertIn("&bs.topo", calls[phase], phase)
             self.assertIn("&bs.memmap", calls[phase], phase)
-        for phase in ("meminit", "census"):
+        for phase in ("memprep", "census"):
             self.assertIn("&bs.census", calls[phase], phase)
         # The self-tests get the state through their context, built of it.
         m = re.search(r"struct\s+selftest_ctx\s+(\w+)\s*=\s*\{(.*?)\};",
