@@ -7,6 +7,7 @@
 #   make seeds          the seed threads' tables beside the seeds' figures
 #   make bench-host BENCH_ARGS='--threads 1,2,4,8,16'   host benchmark, full size
 #   make bench-qemu     per-node init and huge pools from QEMU boots (tables)
+#   make bench-usable   time to usable memory, every phase, release and debug (tables)
 #   make compare-linux  Debian's Linux cloud kernel beside memboot (downloads it once)
 #   make bench-pt       seed 003's page-table fault-in benchmark (below)
 #   bench/device.sh     all host benchmarks at 1-16 threads on a many-core machine
@@ -72,7 +73,7 @@ bench-build: $(MEMMAP_BENCH_BINS)
 
 BENCH_QUICK_ARGS := --quick --reps 9 --what init,init_plain,init_nt,lim_memset,lim_store,lim_nt
 
-.PHONY: bench bench-host bench-qemu results seeds compare-linux
+.PHONY: bench bench-host bench-qemu bench-usable results seeds compare-linux
 bench: $(MEMMAP_BENCH_BINS) all
 	@python3 bench/memmap_results.py --bin-dir $(BENCH_O) --command "make bench" \
 		-- $(BENCH_QUICK_ARGS) $(BENCH_ARGS)
@@ -85,6 +86,12 @@ bench-host: $(MEMMAP_BENCH_BINS)
 # Per-node init figures from real boots (QEMU, 2 nodes x 2 CPUs x 2 GiB).
 bench-qemu: all
 	@python3 bench/qemu_meminit.py --iso $(O)/memboot.iso
+
+# Time to usable memory and every phase, release against debug, both with
+# guest RAM preallocated (bench/usable.py; BENCH_ARGS='--boots 9 --config ...').
+bench-usable: all
+	@$(MAKE) --no-print-directory MODE=release kernel
+	@python3 bench/usable.py $(BENCH_ARGS)
 
 # The only benchmark target that writes a tracked file.
 results: $(MEMMAP_BENCH_BINS) all

@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Time to usable memory: boot each configuration several times, interleaved
+boot by boot, and print every phase's median beside `done.usable_ns`.
+
+Usage (make bench-usable runs the defaults):
+  bench/usable.py [--boots 7] [--nodes 2] [--cpus-per-node 2] [--mem-per-node 1G]
+                  [--config NAME=ELF[,prealloc][,append=WORDS]]...
+
+Each --config is one column: the kernel ELF booted through PVH, with
+`tools/memboot run --prealloc` when `prealloc` is given (host first-touch
+page faults kept out of the guest's timings, docs/measuring.md) and extra
+command-line words after `append=` (the rest of the value). Without
+--config: the release and the debug kernel under build/, both preallocated.
+Boots run in turn (configuration after configuration, then again), so a
+slow spell of the host hits every column alike. Prints markdown; writes no
+file. Under TCG the times are the emulator's (the first run of any code is
+translated), so compare columns of one run, never runs of different days.
+"""
+import argparse
+import os
+import statistics
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from mbtools import boot as mbboot, hostinfo, inputs  # noqa: E402  (after its path)
+
+DEFAULT_CONFIGS = ("release=build/release/memboot.elf,prealloc",
+                   "debug=build/debug/memboot.elf,prealloc")
+
+
+def parse_config(text):
+    """NAME=ELF[,prealloc][,append=WORDS] -> (name, elf, prealloc, append)."""
+    name, sep, rest = text.partition("=")
+    if not sep or not name or not rest:
+        raise ValueError("%r is not NAME=ELF[,prealloc][,append=WORDS]" % text)
+    elf, _, opts = rest.partition(",")
+    prealloc, append = False, ""
+    while opts:
+        if opts.startswith("append="):
+            append = opts[len("append="):]
+            break
+        opt, _, opts = opts.partition(",")
+        if opt == "prealloc":
+            prealloc = True
+        else:
+            raise ValueError("%r: unknown option %r (prealloc or append=WORDS)" % (text, opt))
+    if not elf:
+        raise ValueError("%r names no ELF" % text)
+    return name, elf, prealloc, append
+
+
+def figures(b):
+    """The figures of one boot, by row name; None when it did not finish."""
+    done = b.done
+    if b.status != 0 or not done:
+        return None
+    out = {"usable": done.get("usable_ns", 0) / 1e6, "total": done["total_ns"] / 1e6}
+    for r in b.all("phase"):
+        out["phase " + r["name"]] = r["ns"] / 1e6
+    for r in b.all("node_init"):
+        if "wait_ns" in r:
+            out["node %d wait" % r["node"]] = r["wait_ns"] / 1e6
+    for r in b.all("tsc"):
+        out["tsc calibration"] = r["ns"] / 1e6
+    for r in b.all("smp"):
+        if "tsc_sync_ns" in r:
+            out["smp: tsc_sync"] = r["tsc_sync_ns"] / 1e6
+    for r in b.all("summary"):
+        out["outside phases"] = r.get("outside_ns", 0) / 1e6
+    return out
+
+
+def table(names, results, boots):
+    rows = []
+    for name in names:
+        for fig in results[name]:
+            for key in fig:
+                if key not in rows:
+                    rows.append(key)
+    # usable and total last, the phases in boot order (first seen).
+    rows = [r for r in rows if r not in ("usable", "total")] + ["usable", "total"]
+    out = ["| figure (median of %d, ms) | %s |" % (boots, " | ".join(names)),
+           "|---|" + "---|" * len(names)]
+    for row in rows:
+        cells = []
+        for name in names:
+            vals = [f[row] for f in results[name] if row in f]
+            cells.append("%.2f" % statistics.median(vals) if vals else "-")
+        out.append("| %s | %s |" % (row, " | ".join(cells)))
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--boots", type=int, default=7, help="boots per configuration (default 7)")
+    ap.add_argument("--nodes", type=int, default=2)
+    ap.add_argument("--cpus-per-node", type=int, default=2)
+    ap.add_argument("--mem-per-node", default="1G")
+    ap.add_argument("--config", action="append", metavar="NAME=ELF[,prealloc][,append=WORDS]",
+                    help="a column (more than once); default: %s" % " ".join(DEFAULT_CONFIGS))
+    a = ap.parse_args(argv)
+    if a.boots < 1:
+        ap.error("--boots %d: at least 1" % a.boots)
+    if a.nodes < 1 or a.cpus_per_node < 1:
+        ap.error("--nodes and --cpus-per-node must be at least 1")
+    configs = []
+    for text in a.config or DEFAULT_CONFIGS:
+        try:
+            name, elf, prealloc, append = parse_config(text)
+        except ValueError as e:
+            ap.error("--config %s" % e)
+        if any(c[0] == name for c in configs):
+            ap.error("--config: the name %r is given twice" % name)
+        path = elf if os.path.isabs(elf) else os.path.join(ROOT, elf)
+        if not os.path.isfile(path):
+            ap.error("--config %s: no kernel at %s (make, make MODE=release)" % (name, path))
+        problem = inputs.cmdline_problem(append)
+        if problem:
+            ap.error("--config %s: append=%s" % (name, problem))
+        configs.append((name, path, prealloc, append))
+    names = [c[0] for c in configs]
+    results = {n: [] for n in names}
+    failed = {n: 0 for n in names}
+    load_before = os.getloadavg()[0]
+    for i in range(a.boots):
+        for name, path, prealloc, append in configs:
+            print("usable: boot %d/%d: %s" % (i + 1, a.boots, name), file=sys.stderr, flush=True)
+            b = mbboot.boot(mbboot.run_argv(nodes=a.nodes, cpus_per_node=a.cpus_per_node,
+                                            mem_per_node=a.mem_per_node, boot_path="pvh",
+                                            elf=path, append=append, prealloc=prealloc,
+                                            timeout=120))
+            fig = figures(b)
+            if fig is None:
+                failed[name] += 1
+                print("usable: %s: boot %d ended with status %s; left out"
+                      % (name, i + 1, b.status), file=sys.stderr)
+                continue
+            results[name].append(fig)
+    if not any(results.values()):
+        sys.exit("usable: no boot finished")
+    print("## Time to usable memory (%d x %d x %s, PVH)" % (a.nodes, a.cpus_per_node,
+                                                            a.mem_per_node))
+    print()
+    print("- Host: %s, %d CPUs; load average %.2f before, %.2f after"
+          % (hostinfo.cpu_model(), os.cpu_count() or 0, load_before, os.getloadavg()[0]))
+    for name, path, prealloc, append in configs:
+        print("- %s: `%s`%s%s%s" % (name, os.path.relpath(path, ROOT),
+                                   ", --prealloc" if prealloc else "",
+                                   ", append `%s`" % append if append else "",
+                                   ", %d boot(s) failed" % failed[name] if failed[name] else ""))
+    print()
+    for line in table(names, results, a.boots):
+        print(line)
+    print()
+    for name in names:
+        print("- %s usable_ns, ms: %s" % (name, " ".join("%.1f" % f["usable"]
+                                                           for f in results[name])))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

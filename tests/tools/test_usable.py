@@ -1,0 +1,108 @@
+"""Tests for bench/usable.py (make bench-usable): its configuration syntax,
+its refusals, and the figures it takes from a boot's records. No QEMU."""
+
+import contextlib
+import io
+import os
+import unittest
+
+from script_module import load_script
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+usable = load_script(os.path.join(REPO_ROOT, "bench", "usable.py"), "usable_bench")
+
+
+class FakeBoot:
+    """What figures() reads of mbtools.boot.Boot."""
+
+    def __init__(self, status, records):
+        self.status = status
+        self.records = records
+
+    @property
+    def done(self):
+        return next((r for r in self.records if r["event"] == "done"), None)
+
+    def all(self, event):
+        return [r for r in self.records if r["event"] == event]
+
+
+def usage_error(argv):
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        try:
+            usable.main(argv)
+        except SystemExit as e:
+            return e.code, err.getvalue()
+    raise AssertionError("no usage error for %r" % (argv,))
+
+
+class Configs(unittest.TestCase):
+
+    def test_forms(self):
+        self.assertEqual(usable.parse_config("r=build/release/memboot.elf"),
+                         ("r", "build/release/memboot.elf", False, ""))
+        self.assertEqual(usable.parse_config("r=k.elf,prealloc"), ("r", "k.elf", True, ""))
+        # append= takes the rest, commas and spaces included.
+        self.assertEqual(usable.parse_config("q=k.elf,prealloc,append=quiet a=1,2"),
+                         ("q", "k.elf", True, "quiet a=1,2"))
+
+    def test_bad_forms_are_named(self):
+        for text, msg in (("k.elf", "is not NAME=ELF"), ("=k.elf", "is not NAME=ELF"),
+                          ("r=", "is not NAME=ELF"), ("r=k.elf,fast", "unknown option 'fast'"),
+                          ("r=,prealloc", "names no ELF")):
+            with self.assertRaises(ValueError) as cm:
+                usable.parse_config(text)
+            self.assertIn(msg, str(cm.exception), text)
+
+    def test_refusals_are_usage_errors(self):
+        code, err = usage_error(["--config", "a=/nonexistent/memboot.elf"])
+        self.assertEqual(code, 2)
+        self.assertIn("no kernel at /nonexistent/memboot.elf", err)
+        code, err = usage_error(["--boots", "0"])
+        self.assertEqual((code, "--boots 0: at least 1" in err), (2, True))
+        elf = os.path.join(REPO_ROOT, "bench", "usable.py")   # any file will do
+        code, err = usage_error(["--config", "a=%s" % elf, "--config", "a=%s" % elf])
+        self.assertIn("the name 'a' is given twice", err)
+        code, err = usage_error(["--config", "a=%s,append=\x00" % elf])
+        self.assertEqual(code, 2)
+        self.assertNotIn("Traceback", err)
+
+
+class Figures(unittest.TestCase):
+
+    def test_figures_of_a_boot(self):
+        recs = [
+            {"event": "tsc", "ns": 1400000},
+            {"event": "phase", "name": "early", "ns": 4800000},
+            {"event": "phase", "name": "meminit", "ns": 3500000},
+            {"event": "smp", "tsc_sync_ns": 900000},
+            {"event": "node_init", "node": 0, "wait_ns": 700000},
+            {"event": "node_init", "node": 1, "wait_ns": 900000},
+            {"event": "summary", "outside_ns": 50000000},
+            {"event": "done", "usable_ns": 33000000, "total_ns": 85000000},
+        ]
+        f = usable.figures(FakeBoot(0, recs))
+        self.assertEqual(f["usable"], 33.0)
+        self.assertEqual(f["total"], 85.0)
+        self.assertEqual(f["phase early"], 4.8)
+        self.assertEqual(f["node 1 wait"], 0.9)
+        self.assertEqual(f["smp: tsc_sync"], 0.9)
+        self.assertEqual(f["tsc calibration"], 1.4)
+        # A boot that failed, or never said done, gives nothing.
+        self.assertIsNone(usable.figures(FakeBoot(5, recs)))
+        self.assertIsNone(usable.figures(FakeBoot(0, recs[:-1])))
+
+    def test_table_puts_usable_last_and_marks_missing(self):
+        res = {"a": [{"phase early": 1.0, "usable": 30.0, "total": 80.0},
+                     {"phase early": 3.0, "usable": 32.0, "total": 90.0}],
+               "b": [{"usable": 40.0, "total": 99.0}]}
+        lines = usable.table(["a", "b"], res, 2)
+        self.assertEqual(lines[0], "| figure (median of 2, ms) | a | b |")
+        self.assertEqual(lines[2], "| phase early | 2.00 | - |")
+        self.assertEqual(lines[-2], "| usable | 31.00 | 40.00 |")
+        self.assertEqual(lines[-1], "| total | 85.00 | 99.00 |")
+
+
+if __name__ == "__main__":
+    unittest.main()
