@@ -73,11 +73,13 @@ def figures(b):
 
 def table(names, results, boots):
     rows = []
-    for name in names:
-        for fig in results[name]:
-            for key in fig:
-                if key not in rows:
-                    rows.append(key)
+    # The boot with the most figures sets the order (a kernel without a
+    # phase adds nothing to place it by).
+    figs = sorted((f for n in names for f in results[n]), key=len, reverse=True)
+    for fig in figs:
+        for key in fig:
+            if key not in rows:
+                rows.append(key)
     # usable and total last, the phases in boot order (first seen).
     rows = [r for r in rows if r not in ("usable", "total")] + ["usable", "total"]
     out = ["| figure (median of %d, ms) | %s |" % (boots, " | ".join(names)),
