@@ -128,9 +128,9 @@ def section(rows, cmds, command):
                "is the fastest of `memset()` of a non-zero byte (glibc, vector stores), a "
                "plain 8-byte store loop and a `movnti` loop over the same bytes with the "
                "same threads, measured in the same run. init/limit is the median over the "
-               "repetitions of init against the fastest limit loop of the same repetition "
-               "(1.00: init runs at the store limit; pairs share the machine's moment, "
-               "which two medians taken at different moments do not); best/best compares the fastest repetitions, which "
+               "repetitions of init against the limit loop (the one with the lowest median) "
+               "of the same repetition (1.00: init runs at the store limit; pairs share the "
+               "machine's moment, which two medians taken at different moments do not); best/best compares the fastest repetitions, which "
                "a busy shared host disturbs least. Medians, with the fastest repetition in "
                "brackets.")
     out.append("")
