@@ -123,8 +123,8 @@ def section(rows, cmds, command):
         out.append("")
     out.append("`init` is `memmap_init_range()`, the kernel's code, with the store "
                "`memmap_store_choose()` picks (plain for an array that fits the last-level "
-               "cache; for a larger one the kind `memmap_store_probe()` timed faster on "
-               "this CPU, as the kernel does at boot); `init_plain` and `init_nt` force each kind. The limit "
+               "cache; for a larger one the kind `memmap_store_probe()` picks on this CPU, "
+               "non-temporal unless plain was at least 15 % faster, as the kernel does at boot); `init_plain` and `init_nt` force each kind. The limit "
                "is the fastest of `memset()` of a non-zero byte (glibc, vector stores), a "
                "plain 8-byte store loop and a `movnti` loop over the same bytes with the "
                "same threads, measured in the same run. init/limit is the median over the "

@@ -425,7 +425,11 @@ static void test_store_choice_by_measurement(void **state)
 	 * lines right after). */
 	assert_int_equal(memmap_store_choose(8u << 20, &amd), MEMMAP_STORE_PLAIN);
 
-	assert_int_equal(memmap_store_pick(10, 10), MEMMAP_STORE_PLAIN);
+	/* Plain must win by more than 15 %: a tie or a near miss is non-temporal. */
+	assert_int_equal(memmap_store_pick(10, 10), MEMMAP_STORE_NT);
+	assert_int_equal(memmap_store_pick(84, 100), MEMMAP_STORE_PLAIN);
+	assert_int_equal(memmap_store_pick(86, 100), MEMMAP_STORE_NT);
+	assert_int_equal(memmap_store_pick(UINT64_MAX / 2, UINT64_MAX), MEMMAP_STORE_PLAIN);
 	memmap_store_set(MEMMAP_STORE_AUTO);   /* back to the size rule for the others */
 	assert_int_equal(memmap_store_for_cold(), MEMMAP_STORE_NT);
 	arena_free(&a);
