@@ -184,10 +184,10 @@ static bool settle(struct cpu_state *cs, uint64_t deadline_ns)
 /* ---- TSC sync at bring-up (kernel/tsc_sync.h) ---------------------------- */
 
 /*
- * The APs of a wave at once (TSC_SYNC_WAVE below), against the boot CPU,
- * in bounded time (the one-writer scheme of kernel/tsc_sync.h). The boot CPU keeps publishing its TSC
- * (tsc_boot_pub) and sweeps over the APs; each AP keeps publishing its own
- * (cs->tsc_pub) and reading the boot CPU's:
+ * The APs of one wave at once (waves: below), against the boot CPU, in
+ * bounded time (the one-writer scheme of kernel/tsc_sync.h). The boot CPU
+ * keeps publishing its TSC (tsc_boot_pub) and sweeps over the APs; each AP
+ * keeps publishing its own (cs->tsc_pub) and reading the boot CPU's:
  *  - an AP that read the boot CPU's published value v and then its own TSC
  *    a knows its offset is at most a - v (the boot CPU's TSC had passed v);
  *  - the boot CPU that read an AP's published w and then its own TSC b
@@ -201,13 +201,13 @@ static bool settle(struct cpu_state *cs, uint64_t deadline_ns)
 #define TSC_SYNC_AP_ITERS 16          /* each AP's readings */
 #define TSC_SYNC_BOOT_READS 4         /* the boot CPU's readings of each AP's word */
 /*
- * TSC_SYNC_WAVE: how many APs check at once (a wave): one at first, twice as many after a
+ * Waves: how many APs check at once. One at first, twice as many after a
  * wave that took under TSC_SYNC_FAST_NS per AP, up to TSC_SYNC_MAX_WAVE,
  * and back to one after a slow wave. Every checking CPU spins, and where
  * vCPUs outnumber the host's cores (QEMU's TCG with 4 vCPUs on 2 cores, or
  * 192 on 2) spinners take turns: every AP at once took 1-9 ms at 2 x 2
- * and 170-300 ms at 192 vCPUs, with uncertainties of tens of ms; one at a
- * time took 0.8 ms and 82 ms, with uncertainties below 0.3 ms. A machine
+ * and 170-400 ms at 192 vCPUs, with uncertainties of up to 200 ms; one at
+ * a time took 0.8 ms and 82-106 ms, with uncertainties below 0.3 ms. A machine
  * whose CPUs are its own checks an AP in microseconds: its waves double
  * to the limit, and 511 APs take a dozen waves.
  */
