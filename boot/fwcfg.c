@@ -9,7 +9,6 @@
 
 #include "arch/fwcfg.h"
 
-#define FW_CFG_SIGNATURE 0x0000
 #define FW_CFG_FILE_DIR 0x0019
 
 struct fwcfg_file {

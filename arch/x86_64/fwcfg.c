@@ -54,10 +54,18 @@ static void port_read(void *buf, size_t len)
 void fwcfg_select(uint16_t select)
 {
 	if (dma_state == DMA_UNKNOWN) {
+		char sig[4];
 		uint32_t id = 0;
 
-		outw(FW_CFG_PORT_SEL, FW_CFG_ID);
-		port_read(&id, sizeof(id));        /* little-endian, unlike the rest */
+		/* Only QEMU's device says "QEMU" here; a port with nothing
+		 * behind it (another hypervisor) reads 0xff, which must not
+		 * count as "has DMA" and leave us polling for an answer. */
+		outw(FW_CFG_PORT_SEL, FW_CFG_SIGNATURE);
+		port_read(sig, sizeof(sig));
+		if (memcmp(sig, "QEMU", 4) == 0) {
+			outw(FW_CFG_PORT_SEL, FW_CFG_ID);
+			port_read(&id, sizeof(id));   /* little-endian, unlike the rest */
+		}
 		dma_state = id & FW_CFG_ID_DMA ? DMA_YES : DMA_NO;
 	}
 	outw(FW_CFG_PORT_SEL, select);

@@ -13,6 +13,7 @@
 
 #define FW_CFG_PORT_SEL 0x510
 #define FW_CFG_PORT_DATA 0x511
+#define FW_CFG_SIGNATURE 0x0000    /* the item that reads "QEMU" */
 
 /* Select item @select; the next read starts at its first byte. */
 void fwcfg_select(uint16_t select);
