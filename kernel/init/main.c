@@ -76,7 +76,7 @@ struct boot_state {
 	/* The huge page pools: 1 GiB pages reserved before the page tables,
 	 * 2 MiB pages after memory init; used by self-tests and faults. */
 	struct hugetlb_pools hugetlb;
-	struct clock_checks clock_checks;   /* PM timer and HPET, on an AP */
+	struct clock_checks clock_checks;   /* PM timer and HPET, on two APs */
 	/* What the census counts as fixed: physmem's reservations when it
 	 * retired, the 1 GiB pool pages among them. */
 	struct census_baseline census;
@@ -153,7 +153,7 @@ static void early_init(void)
 			"until the ACPI PM timer or HPET measures it");
 	}
 	/* A quick estimate: the precise figure comes from the HPET or the PM
-	 * timer, measured on an AP (phase clockcheck); until then what is
+	 * timer, measured on the APs (phase clockcheck); until then what is
 	 * printed waits in the log ring. */
 	time_init_provisional(cal.hz, cal.method, cal.uncertainty_ppm);
 	tsc_report(&cal);
