@@ -52,9 +52,27 @@ class Tally:
         self.failed += 1
         self.failures.append(name)
         print(f"  FAIL {name}", flush=True)
-        if detail:
-            for line in detail.rstrip().splitlines()[-40:]:
-                print(f"       {line}")
+        for line in failure_excerpt(detail):
+            print(f"       {line}")
+
+
+def failure_excerpt(detail, tail=40):
+    """The lines of a failure worth printing: all of a short one; of a long
+    one (an assertion whose message is a boot's console) the frame that
+    raised and the message's first line, then its last @tail lines, so
+    the assertion that failed is named even when its message is long."""
+    lines = detail.rstrip().splitlines()
+    if len(lines) <= tail:
+        return lines
+    head = []
+    frames = [i for i, line in enumerate(lines) if line.lstrip().startswith('File "')]
+    if frames:
+        last = frames[-1]
+        head = lines[last:last + 2]
+        # The message's first line: the first after the frame's source line
+        # that is not indented (traceback source lines are).
+        head += [line for line in lines[last + 2:] if line and not line.startswith(" ")][:1]
+    return head + ["[...]"] + lines[-tail:]
 
 
 def host_tests(root):

@@ -186,13 +186,18 @@ void clock_checks_finish(struct clock_checks *cc)
 		{ "pm_timer", pm ? cc->pm_res.hz : 0, cc->pm_res.uncertainty_ppm, true },
 	};
 	int best = clockcal_choose(cand, 2, 0);
-	if (best >= 0 && cand[best].uncertainty_ppm < tsc_uncertainty_ppm)
-		time_refine(cand[best].method, best == 0 ? "address" : "port",
-			    best == 0 ? cc->acpi->hpet.address : cc->acpi->pm_timer.port,
-			    best == 0 ? &cc->hpet_res : &cc->pm_res);
-	if (hpet && best != 0)
+	/* The one that refines the figure is reported by time_refine(); every
+	 * other reference, the best too when the quick estimate was better
+	 * still (a host that descheduled the measuring CPU), is cross-checked:
+	 * each reference always has its clock_check record. */
+	int refined = best >= 0 && cand[best].uncertainty_ppm < tsc_uncertainty_ppm ? best : -1;
+	if (refined >= 0)
+		time_refine(cand[refined].method, refined == 0 ? "address" : "port",
+			    refined == 0 ? cc->acpi->hpet.address : cc->acpi->pm_timer.port,
+			    refined == 0 ? &cc->hpet_res : &cc->pm_res);
+	if (hpet && refined != 0)
 		report_hpet(&cc->acpi->hpet, cc->hpet_ok, cc->hpet_hz, &cc->hpet_res);
-	if (pm && best != 1)
+	if (pm && refined != 1)
 		report_pm_timer(&cc->acpi->pm_timer, &cc->pm_res);
 	cc->pending = false;
 }

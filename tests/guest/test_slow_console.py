@@ -6,6 +6,7 @@ phases take what they took unthrottled (within 20 % plus 2 ms): the line's
 time is reported on its own, in `console_drain`, not in some phase."""
 import fcntl
 import os
+import re
 import tempfile
 import threading
 import time
@@ -73,6 +74,29 @@ def _boot_fifo(rate, **kw):
         return b, Boot(b.argv, b.status, reader.data.decode("utf-8", "replace"), b.stderr)
 
 
+def _is_clock_record(r):
+    """The clock's records: how many there are, and where, follows the host
+    (a quick estimate a busy host spoilt is replaced in phase acpi; a
+    reference measured on a descheduled vCPU can disagree, with a
+    warning), not the console."""
+    return r["event"] in ("tsc", "clock_check") or \
+        (r["event"] in ("warning", "error") and r["msg"].startswith("tsc:"))
+
+
+def _events(b):
+    """The boot's records by event, the clock's left out (above)."""
+    return [r["event"] for r in b.records if not _is_clock_record(r)]
+
+
+def _lines(b):
+    """The console's lines less the clock's, records and prose alike (the
+    prose line of a clock record starts "tsc:" after its timestamp)."""
+    clock = sum(_is_clock_record(r) for r in b.records)
+    prose = sum(1 for line in b.console.splitlines()
+                if re.match(r"\[ *[0-9.]+\] tsc: ", line))
+    return len(b.console.splitlines()) - clock - prose
+
+
 def _best_phases_ns(boots):
     """The sum over phases of each phase's shortest time among @boots: a
     phase the console made slower is slower in every boot, while a host that
@@ -106,16 +130,21 @@ def test_slow_console_loses_nothing_and_is_no_phase_time():
         b.expect_ok()
     fast, slow = fasts[0], slows[0]
     # Every record of the unthrottled boot, and they parse (Boot is strict).
-    assert [r["event"] for r in slow.records] == [r["event"] for r in fast.records], \
-        slow.tail()
+    # The clock's own records are compared by number only: a busy host moves
+    # them (_is_clock_record).
+    assert _events(slow) == _events(fast), slow.tail()
+    for b in fasts + slows:
+        assert len(b.all("clock_check")) == len(fast.all("clock_check")) == 2, b.tail()
     assert [r.get("name") for r in slow.all("phase")] == [r.get("name") for r in fast.all("phase")]
     # No line dropped: as many lines as the unthrottled boot, ttyS0 says 0.
-    assert len(slow.console.splitlines()) == len(fast.console.splitlines())
+    assert _lines(slow) == _lines(fast), (len(slow.console.splitlines()),
+                                          len(fast.console.splitlines()))
     drains = {d["name"]: d for d in slow.all("console_drain")}
     assert drains["ttyS0"]["dropped"] == 0 and drains["ttyS0"]["answering"], drains
     assert slow.one("console_ring")["lost"] == 0
     for b in slows[1:]:
-        assert [r["event"] for r in b.records] == [r["event"] for r in fast.records]
+        assert _events(b) == _events(fast), b.tail()
+        assert _lines(b) == _lines(fast)
     # The line took its time: at least the bytes beyond the FIFO's page and
     # QEMU's buffers at 11,520 bytes a second (half that, for slack) ...
     tty = drains["ttyS0"]

@@ -110,3 +110,24 @@ class ToolsSection(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class FailureExcerpt(unittest.TestCase):
+    """A failure whose message is a whole console still names the
+    assertion that failed, not only the console's last lines."""
+
+    def test_long_message_keeps_the_raising_frame_and_first_line(self):
+        try:
+            assert 1 == 2, "records differ\n" + "\n".join(f"console {i}" for i in range(100))
+        except AssertionError:
+            import traceback
+            detail = traceback.format_exc()
+        lines = runner.failure_excerpt(detail, tail=10)
+        self.assertIn("test_long_message_keeps_the_raising_frame_and_first_line", lines[0])
+        self.assertIn("assert 1 == 2", lines[1])
+        self.assertEqual(lines[2], "AssertionError: records differ")
+        self.assertEqual(lines[3], "[...]")
+        self.assertEqual(lines[4:], [f"console {i}" for i in range(90, 100)])
+
+    def test_short_detail_is_printed_whole(self):
+        self.assertEqual(runner.failure_excerpt("one\ntwo\n"), ["one", "two"])
