@@ -76,7 +76,7 @@ KERNEL_OBJS := $(patsubst %.c,$(O)/%.o,$(KERNEL_C)) $(patsubst %.S,$(O)/%.o,$(KE
 
 # Pure C that also builds on the host: the same files the kernel links.
 PURE_SRCS := boot/bootinfo.c boot/efi_map.c boot/mb2/mb2.c kernel/cmdline.c \
-	kernel/record.c kernel/job_plan.c kernel/clockcal.c kernel/tsc_sync.c $(wildcard kernel/acpi/*.c) \
+	kernel/record.c kernel/format.c kernel/job_plan.c kernel/clockcal.c kernel/tsc_sync.c $(wildcard kernel/acpi/*.c) \
 	$(wildcard $(addsuffix /*.c,$(MM_DIRS)))
 PURE_SRCS += boot/handoff.c boot/pvh/pvh.c boot/efi/kelf.c
 # The consoles' drawing and option parsing (no hardware in them).
