@@ -300,18 +300,7 @@ int format_snprintf(char *buf, size_t size, const char *fmt, ...)
 #include <stdio.h>
 
 int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
-{
-	return format_vsnprintf(buf, size, fmt, ap);
-}
-
+	__attribute__((alias("format_vsnprintf")));
 int snprintf(char *buf, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = format_vsnprintf(buf, size, fmt, ap);
-	va_end(ap);
-	return n;
-}
+	__attribute__((alias("format_snprintf")));
 #endif
