@@ -76,10 +76,140 @@ static uint32_t nth_kept(const struct clockcal_sample *s, uint32_t n, uint64_t l
 	return n;
 }
 
+/* Offsets from the line are clamped to this (doubled cycles): only samples
+ * that make no sense come near it, and it keeps every sum below in range. */
+#define LINE_OFFSET_MAX (1LL << 61)
+
+/* floor(2 * @dref * @hz / @ref_hz): reference ticks as doubled TSC cycles,
+ * clamped to LINE_OFFSET_MAX. */
+static uint64_t ticks_to_cycles2(uint64_t dref, uint64_t hz, uint64_t ref_hz)
+{
+	unsigned __int128 prod = (unsigned __int128)dref * hz;
+	unsigned __int128 q = prod / ref_hz;
+	uint64_t rem = (uint64_t)(prod % ref_hz);
+
+	if (q >= (uint64_t)LINE_OFFSET_MAX / 2)
+		return (uint64_t)LINE_OFFSET_MAX;
+	/* 2 * rem >= ref_hz without overflowing rem + rem. */
+	return (uint64_t)(2 * q) + (rem >= ref_hz - rem);
+}
+
+/*
+ * Sample @i's doubled TSC midpoint less the one predicted for it by the
+ * line of slope @hz / @ref_hz through sample @o's:
+ *   (tsc_before_i + tsc_after_i) - (tsc_before_o + tsc_after_o)
+ *     - 2 * (ref_i - ref_o) * hz / ref_hz,
+ * clamped to +-LINE_OFFSET_MAX.
+ */
+static int64_t line_offset2(const struct clockcal_sample *i, const struct clockcal_sample *o,
+			    uint64_t hz, uint64_t ref_hz)
+{
+	__int128 d = ((__int128)i->tsc_before + i->tsc_after) -
+		     ((__int128)o->tsc_before + o->tsc_after);
+
+	if (i->ref >= o->ref)
+		d -= ticks_to_cycles2(i->ref - o->ref, hz, ref_hz);
+	else
+		d += ticks_to_cycles2(o->ref - i->ref, hz, ref_hz);
+	if (d > LINE_OFFSET_MAX)
+		return LINE_OFFSET_MAX;
+	if (d < -LINE_OFFSET_MAX)
+		return -LINE_OFFSET_MAX;
+	return (int64_t)d;
+}
+/*
+ * The linearity check: by how many TSC cycles the kept samples stray from
+ * a line of slope @hz / @ref_hz beyond what their brackets, the reference's
+ * tick and the claimed @bracket_ppm explain (0: not at all).
+ *
+ * Why: the bracket bound assumes the TSC and the reference run in
+ * proportion over the whole window. Under QEMU TCG on a busy host they need
+ * not: the guest TSC follows the host's clock with a monotonic correction
+ * and can step forward against the reference between two samples, every
+ * bracket as narrow as before. A bracket sees only what happens between its
+ * own two TSC reads, never a step between samples; every pair spans the
+ * step, all their rates are biased the same way and the median keeps the
+ * bias (a boot measured the HPET 4000 ppm off claiming 389 ppm, the PM
+ * timer 5300 ppm off claiming 1157). The samples themselves show the step:
+ * their midpoints leave the line.
+ *
+ * In doubled cycles (exact integers), sample i's offset o_i is its
+ * midpoint tsc_before_i + tsc_after_i less the one the line through the
+ * first kept sample predicts (line_offset2()). For linear samples two
+ * offsets o_i, o_j differ by no more than
+ *  - their readings' places in their brackets: width_i + width_j;
+ *  - the reference's readings, each up to a tick late: less than 2 * tick,
+ *    tick = hz / ref_hz cycles rounded up;
+ *  - the slope, off by no more than the bracket bound claims:
+ *    2 * cycles(|ref_i - ref_j|) * bracket_ppm / 1e6;
+ *  - rounding: a few units.
+ * So the excess of a pair,
+ *   |o_i - o_j| - A_i - A_j - 2 * cycles(|ref_i - ref_j|) * bracket_ppm / 1e6,
+ *   A_i = width_i + tick + 2,
+ * is never positive for linear samples, whatever the line's intercept, and
+ * their uncertainty stays what the brackets give. Across a step of S
+ * cycles, from a sample just before it to one just after, it is 2S less
+ * the noise allowed: the largest excess over all pairs, halved to cycles,
+ * is returned as about the step. (The slope's allowance aside, that is
+ * twice the largest excess of one sample's offset from a line, in cycles
+ * (|o_i - c| - A_i) / 2, for the intercept c that makes it least, midway
+ * between the extremes; a median intercept is a few cycles off centre by
+ * chance and then flags clean samples whose reading sat at the edge of a
+ * bracket.)
+ *
+ * With sl_i = ceil(2 * cycles(ref_i - ref_first) * bracket_ppm / 1e6), the
+ * excess of (i, j), j before i, is the larger of
+ * (o_i - A_i - sl_i) - (o_j + A_j - sl_j) and
+ * (o_j - A_j + sl_j) - (o_i + A_i + sl_i): one pass in time order keeps
+ * the least of the second term of the first and the greatest of the first
+ * term of the second so far.
+ */
+static uint64_t step_excess(const struct clockcal_sample *s, uint32_t n, uint64_t limit,
+			    uint64_t hz, uint64_t ref_hz, uint64_t bracket_ppm)
+{
+	const struct clockcal_sample *o = &s[nth_kept(s, n, limit, 0)];
+	const __int128 tick = hz / ref_hz + (hz % ref_hz != 0);
+	__int128 low = 0, high = 0, worst2 = 0;
+	bool first = true;
+
+	if (bracket_ppm > 1000000)
+		bracket_ppm = 1000000;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t w = width_of(&s[i]);
+		__int128 off, allow, sl, d;
+
+		if (w > limit)
+			continue;
+		off = line_offset2(&s[i], o, hz, ref_hz);
+		allow = (w > (uint64_t)LINE_OFFSET_MAX ? LINE_OFFSET_MAX : (__int128)w) + tick + 2;
+		/* ceil(bracket_ppm / 1e6 * doubled cycles from the first) */
+		sl = ((unsigned __int128)ticks_to_cycles2(s[i].ref >= o->ref ? s[i].ref - o->ref
+									       : o->ref - s[i].ref,
+							   hz, ref_hz) *
+			      bracket_ppm + 1000000 - 1) / 1000000;
+		if (s[i].ref < o->ref)
+			sl = -sl;
+		if (!first) {
+			d = off - allow - sl - low;
+			if (d > worst2)
+				worst2 = d;
+			d = high - (off + allow + sl);
+			if (d > worst2)
+				worst2 = d;
+		}
+		if (first || off + allow - sl < low)
+			low = off + allow - sl;
+		if (first || off - allow + sl > high)
+			high = off - allow + sl;
+		first = false;
+	}
+	return (uint64_t)((worst2 + 1) / 2);
+}
+
 bool clockcal_estimate(const struct clockcal_sample *s, uint32_t n, uint64_t ref_hz,
 		       uint64_t *scratch, struct clockcal_result *out)
 {
-	uint64_t limit, p25, worst_ppm = 0;
+	uint64_t limit, p25, worst_ppm = 0, twice_dt_min = UINT64_MAX;
 	uint32_t kept = 0, third, pairs = 0;
 
 	*out = (struct clockcal_result){ 0 };
@@ -127,6 +257,8 @@ bool clockcal_estimate(const struct clockcal_sample *s, uint32_t n, uint64_t ref
 			    (1000000u + dref - 1) / dref;
 		if (bound_ppm > worst_ppm)
 			worst_ppm = bound_ppm;
+		if (twice_dt < twice_dt_min)
+			twice_dt_min = twice_dt;
 		scratch[pairs++] = hz;
 		if (s[b].ref - s[a].ref > out->span_ref)
 			out->span_ref = s[b].ref - s[a].ref;
@@ -135,8 +267,29 @@ bool clockcal_estimate(const struct clockcal_sample *s, uint32_t n, uint64_t ref
 		return false;
 	out->pairs = pairs;
 	out->hz = clockcal_median(scratch, pairs);
-	out->uncertainty_ppm = worst_ppm > UINT32_MAX ? UINT32_MAX : (uint32_t)worst_ppm;
-	return out->hz != 0;
+	if (worst_ppm > UINT32_MAX)
+		worst_ppm = UINT32_MAX;
+	out->uncertainty_ppm = (uint32_t)worst_ppm;
+	if (out->hz == 0)
+		return false;
+	/* A step of R cycles (step_excess()) between samples biases a pair
+	 * that spans it by the step over the pair's span: by up to about
+	 * R / dt_min, dt_min the shortest pair's span in cycles, R being
+	 * within the noise allowed of the step. Twice that is claimed: when
+	 * few samples lie near the step their noise hides part of it, and a
+	 * slope biased by the step spreads the offsets a little wider than
+	 * the step on one side and narrower on the other. Linear samples
+	 * leave R at 0 and the bound as it was. */
+	out->step_cycles = step_excess(s, n, limit, out->hz, ref_hz, worst_ppm);
+	if (out->step_cycles) {
+		/* 2R / dt_min = 4R / twice_dt_min, in ppm, rounded up. */
+		unsigned __int128 step_ppm = ((unsigned __int128)out->step_cycles * 4000000u +
+					      twice_dt_min - 1) / twice_dt_min;
+
+		out->uncertainty_ppm = step_ppm >= UINT32_MAX - worst_ppm
+					       ? UINT32_MAX : (uint32_t)(worst_ppm + step_ppm);
+	}
+	return true;
 }
 
 uint32_t clockcal_sample(const struct clockcal_source *src, const struct clockcal_window *w,

@@ -14,8 +14,13 @@
  * clockcal_estimate() drops wide brackets, forms several estimates from pairs
  * of kept samples that each span about half of the run, and keeps their
  * median, so a few bad pairs cannot move the answer. The uncertainty it
- * reports is the bound implied by the median pair's brackets and the
- * reference's tick, or the spread of the estimates if that is larger.
+ * reports is the bound implied by the worst pair's brackets and the
+ * reference's tick, widened by what the samples show of a TSC that did not
+ * run in proportion to the reference (a step between samples, which no
+ * bracket sees: QEMU TCG on a busy host): the kept samples' midpoints are
+ * compared with the line the estimate predicts, and offsets further apart
+ * than their brackets, the tick and that bound explain are taken as a step
+ * the pairs may span (step_cycles).
  */
 #ifndef MEMBOOT_KERNEL_CLOCKCAL_H
 #define MEMBOOT_KERNEL_CLOCKCAL_H
@@ -42,6 +47,19 @@ struct clockcal_result {
 	uint32_t pairs;            /* estimates the median was taken over */
 	uint64_t bracket_limit;    /* TSC cycles: the widest bracket kept */
 	uint64_t span_ref;         /* reference ticks spanned by the kept samples */
+	/*
+	 * TSC cycles: how far the kept samples' midpoints stray from a line
+	 * of slope hz beyond what their brackets, one reference tick each and
+	 * the bracket bound allow: the largest over pairs of samples of the
+	 * difference of their offsets from the line less those allowances
+	 * (kernel/clockcal.c, step_excess()). 0 for samples that are linear
+	 * within their brackets, and uncertainty_ppm is then the bracket
+	 * bound alone. Otherwise the TSC stepped against the reference
+	 * between samples by about this much (a QEMU TCG guest on a busy
+	 * host), which no bracket shows, and uncertainty_ppm includes
+	 * 2 * step_cycles over the shortest pair's span in cycles.
+	 */
+	uint64_t step_cycles;
 };
 
 /*

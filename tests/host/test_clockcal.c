@@ -350,6 +350,209 @@ static void test_unknown_uncertainty_never_agrees(void **state)
 	assert_int_equal(allowed, CLOCKCAL_UNKNOWN_PPM - 1);
 }
 
+/*
+ * The bracket bound clockcal_estimate() claimed before its linearity check,
+ * worked out again from the result's bracket limit: the worst over the
+ * pairs it forms of (width_a + width_b) / twice_dt + one reference tick
+ * over the pair's reference span, in ppm.
+ */
+static uint32_t bracket_bound_ppm(const struct clockcal_sample *s, uint32_t n,
+				  const struct clockcal_result *r)
+{
+	static uint32_t idx[MAX_SAMPLES];
+	uint32_t kept = 0, third;
+	uint64_t worst = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (s[i].tsc_after - s[i].tsc_before <= r->bracket_limit)
+			idx[kept++] = i;
+	assert_int_equal(kept, r->kept);
+	third = kept / 3;
+	for (uint32_t j = 0; j < CLOCKCAL_PAIRS && j < third; j++) {
+		uint32_t ka = j * third / (CLOCKCAL_PAIRS < third ? CLOCKCAL_PAIRS : third);
+		const struct clockcal_sample *a = &s[idx[ka]], *b = &s[idx[kept - third + ka]];
+		uint64_t twice_dt = (b->tsc_before + b->tsc_after) - (a->tsc_before + a->tsc_after);
+		uint64_t dref = b->ref - a->ref;
+		uint64_t bound = ((a->tsc_after - a->tsc_before) + (b->tsc_after - b->tsc_before)) *
+					 1000000u / twice_dt +
+				 (1000000u + dref - 1) / dref;
+
+		if (bound > worst)
+			worst = bound;
+	}
+	return worst > UINT32_MAX ? UINT32_MAX : (uint32_t)worst;
+}
+
+#define HPET_HZ 100000000ULL
+#define PM_HZ 3579545ULL
+
+/*
+ * Samples of a reference at @ref_hz over @span_ns, brackets @bracket_ns
+ * wide (plus up to a quarter) with the read anywhere inside, @gap_ns
+ * between them and no more than 1500 in all (as clockcal_sample() spaces
+ * them over its window). From host time @step_at_ns on the guest TSC reads
+ * @step_cycles more: a step between two samples, as QEMU TCG's guest TSC
+ * takes when the host's clock runs ahead of it, with every bracket as
+ * narrow as before.
+ */
+static uint32_t simulate_step(struct clockcal_sample *s, uint64_t ref_hz, uint64_t span_ns,
+			      uint64_t bracket_ns, uint64_t gap_ns, uint64_t step_at_ns,
+			      uint64_t step_cycles)
+{
+	uint64_t t = 1000000;
+	uint32_t n = 0;
+
+	while (t < 1000000 + span_ns && n < MAX_SAMPLES) {
+		uint64_t w = bracket_ns + rnd(bracket_ns / 4 + 1);
+		uint64_t read = t + rnd(w + 1);
+		uint64_t step = t >= 1000000 + step_at_ns ? step_cycles : 0;
+
+		s[n].tsc_before = tsc_at(t) + step;
+		s[n].ref = (uint64_t)((unsigned __int128)read * ref_hz / 1000000000ULL);
+		s[n].tsc_after = tsc_at(t + w) + step;
+		n++;
+		t += w + 200 + gap_ns > span_ns / 1500 ? w + 200 + gap_ns : span_ns / 1500;
+	}
+	return n;
+}
+
+/* Linear samples, jittered inside their brackets: no step, and exactly
+ * the bracket bound, for every kind of data the tests above feed. */
+static void test_linear_samples_keep_the_bracket_bound(void **state)
+{
+	struct clockcal_result r;
+	uint32_t n;
+
+	struct { uint64_t ref_hz, span_ns, bracket_ns, gap_ns; } refs[] = {
+		{ PIT_HZ, 3000000, 3000, 0 },
+		{ PIT_HZ, 20000000, 3000, 150000 },
+		{ HPET_HZ, 1000000, 100, 300 },
+		{ HPET_HZ, 1000000, 20, 0 },
+		{ PM_HZ, 1000000, 300, 200 },
+		{ PM_HZ, 1000000, 50, 0 },
+	};
+	for (uint32_t k = 0; k < sizeof(refs) / sizeof(refs[0]); k++) {
+		n = simulate_step(samples, refs[k].ref_hz, refs[k].span_ns, refs[k].bracket_ns,
+				  refs[k].gap_ns, 0, 0);
+		assert_true(n > 100);
+		assert_true(clockcal_estimate(samples, n, refs[k].ref_hz, scratch, &r));
+		assert_int_equal(r.step_cycles, 0);
+		assert_int_equal(r.uncertainty_ppm, bracket_bound_ppm(samples, n, &r));
+		assert_true(clockcal_ppm_diff(r.hz, TSC_HZ) <= r.uncertainty_ppm);
+	}
+
+	/* Stretched brackets (rejected), and two in three stretched. */
+	n = simulate(samples, 20000000, 3000, 7, 2000000, 0);
+	assert_true(clockcal_estimate(samples, n, PIT_HZ, scratch, &r));
+	assert_int_equal(r.step_cycles, 0);
+	assert_int_equal(r.uncertainty_ppm, bracket_bound_ppm(samples, n, &r));
+	n = simulate(samples, 3000000, 3000, 0, 0, 0);
+	for (uint32_t i = 0; i < n; i++) {
+		if (i % 3 == 0)
+			continue;
+		samples[i].tsc_after += tsc_at(1000000);
+		samples[i].ref += ref_at(1000000);
+	}
+	assert_true(clockcal_estimate(samples, n, PIT_HZ, scratch, &r));
+	assert_int_equal(r.step_cycles, 0);
+	assert_int_equal(r.uncertainty_ppm, bracket_bound_ppm(samples, n, &r));
+
+	/* References behind clockcal_sample(): fast, a millisecond a read,
+	 * the HPET. */
+	struct sim_ref pit = { .t_ns = 1000000, .read_ns = 2000, .hz = PIT_HZ, .bits = 16,
+			       .down = true };
+	const struct clockcal_window pw = { PIT_HZ * 3 / 1000, PIT_HZ * 20 / 1000, 32 };
+	uint64_t reads;
+	n = sample_sim(&pit, &pw, &reads);
+	assert_true(clockcal_estimate(samples, n, PIT_HZ, scratch, &r));
+	assert_int_equal(r.step_cycles, 0);
+	assert_int_equal(r.uncertainty_ppm, bracket_bound_ppm(samples, n, &r));
+
+	struct sim_ref slow = { .t_ns = 1000000, .read_ns = 1000000, .hz = PIT_HZ, .bits = 16,
+				.down = true };
+	const struct clockcal_window sw = { PIT_HZ * 3 / 1000, PIT_HZ * 40 / 1000, 32 };
+	n = sample_sim(&slow, &sw, &reads);
+	assert_true(clockcal_estimate(samples, n, PIT_HZ, scratch, &r));
+	assert_int_equal(r.step_cycles, 0);
+	assert_int_equal(r.uncertainty_ppm, bracket_bound_ppm(samples, n, &r));
+
+	struct sim_ref hpet = { .t_ns = 1000000, .read_ns = 1000, .hz = HPET_HZ, .bits = 32 };
+	const struct clockcal_window hw = { 200000, 2000000, 32 };
+	n = sample_sim(&hpet, &hw, &reads);
+	assert_true(clockcal_estimate(samples, n, HPET_HZ, scratch, &r));
+	assert_int_equal(r.step_cycles, 0);
+	assert_int_equal(r.uncertainty_ppm, bracket_bound_ppm(samples, n, &r));
+}
+
+/*
+ * A TSC step of @step cycles at @at_permille of a 1 ms window against
+ * @ref_hz. The claim must cover the error, and the step be seen for about
+ * its size. Returns the error in ppm.
+ */
+static uint32_t check_step(uint64_t ref_hz, uint64_t bracket_ns, uint64_t gap_ns,
+			   uint64_t at_permille, uint64_t step)
+{
+	struct clockcal_result r;
+	uint32_t n = simulate_step(samples, ref_hz, 1000000, bracket_ns, gap_ns,
+				   1000000 * at_permille / 1000, step);
+	uint32_t err;
+
+	assert_true(n > 100);
+	assert_true(clockcal_estimate(samples, n, ref_hz, scratch, &r));
+	err = clockcal_ppm_diff(r.hz, TSC_HZ);
+	print_message("ref %llu Hz, step %llu cycles at %llu/1000: %u ppm off, claims %u ppm "
+		      "(brackets alone %u), step_cycles %llu\n",
+		      (unsigned long long)ref_hz, (unsigned long long)step,
+		      (unsigned long long)at_permille, err, r.uncertainty_ppm,
+		      bracket_bound_ppm(samples, n, &r), (unsigned long long)r.step_cycles);
+	assert_true(err <= r.uncertainty_ppm);
+	assert_true(r.step_cycles * 2 >= step);
+	assert_true(r.step_cycles <= 2 * step);
+	return err;
+}
+
+/* The boot that adopted a wrong HPET figure: a step in the middle of the
+ * window biases every pair, and the brackets alone claimed far less than
+ * the error. */
+static void test_tsc_step_mid_window_is_claimed(void **state)
+{
+	struct clockcal_result r;
+	uint32_t n, err;
+
+	/* The HPET and the PM timer, wide and narrow brackets. */
+	err = check_step(HPET_HZ, 100, 300, 500, 10000);
+	assert_true(err > 3000);
+	err = check_step(HPET_HZ, 20, 0, 500, 10000);
+	assert_true(err > 3000);
+	err = check_step(PM_HZ, 300, 200, 500, 10000);
+	assert_true(err > 3000);
+	err = check_step(PM_HZ, 50, 0, 500, 10000);
+	assert_true(err > 3000);
+	/* Just off the middle, and a step of a tenth the size. */
+	check_step(HPET_HZ, 100, 300, 400, 10000);
+	check_step(PM_HZ, 300, 200, 600, 10000);
+	check_step(HPET_HZ, 100, 300, 500, 1000);
+
+	/* Without the check the claim would have been the brackets' alone,
+	 * well short of the error. */
+	n = simulate_step(samples, HPET_HZ, 1000000, 100, 300, 500000, 10000);
+	assert_true(clockcal_estimate(samples, n, HPET_HZ, scratch, &r));
+	assert_true(bracket_bound_ppm(samples, n, &r) * 2 < clockcal_ppm_diff(r.hz, TSC_HZ));
+}
+
+/* A step near either end. At 10 % or 90 % of the window most pairs do not
+ * span it and the median is right, but which pairs did cannot be told, so
+ * the claim still covers a step spanned; at 20 % or 80 % most do. */
+static void test_tsc_step_near_the_ends_is_claimed(void **state)
+{
+	check_step(HPET_HZ, 100, 300, 100, 10000);
+	check_step(HPET_HZ, 100, 300, 900, 10000);
+	check_step(PM_HZ, 300, 200, 100, 10000);
+	check_step(PM_HZ, 300, 200, 900, 10000);
+	check_step(HPET_HZ, 20, 0, 200, 10000);
+	check_step(PM_HZ, 50, 0, 800, 10000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -365,6 +568,9 @@ int main(void)
 		cmocka_unit_test(test_stuck_reference_gives_up),
 		cmocka_unit_test(test_choose),
 		cmocka_unit_test(test_unknown_uncertainty_never_agrees),
+		cmocka_unit_test(test_linear_samples_keep_the_bracket_bound),
+		cmocka_unit_test(test_tsc_step_mid_window_is_claimed),
+		cmocka_unit_test(test_tsc_step_near_the_ends_is_claimed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
