@@ -79,6 +79,7 @@ static void clock_check_begin(struct record *r, const char *reference, const cha
 	rec_bool(r, "agree", agree);
 	rec_u64(r, "kept", res->kept);
 	rec_u64(r, "rejected", res->rejected);
+	rec_u64(r, "step_cycles", res->step_cycles);
 }
 
 void time_crosscheck(const char *reference, const char *where_key, uint64_t where,
