@@ -96,27 +96,29 @@ static uint64_t ticks_to_cycles2(uint64_t dref, uint64_t hz, uint64_t ref_hz)
 
 /*
  * Sample @i's doubled TSC midpoint less the one predicted for it by the
- * line of slope @hz / @ref_hz through sample @o's:
+ * line of slope hz / ref_hz through sample @o's, given @ref_cycles2, the
+ * reference ticks between them as doubled cycles (ticks_to_cycles2()):
  *   (tsc_before_i + tsc_after_i) - (tsc_before_o + tsc_after_o)
  *     - 2 * (ref_i - ref_o) * hz / ref_hz,
  * clamped to +-LINE_OFFSET_MAX.
  */
 static int64_t line_offset2(const struct clockcal_sample *i, const struct clockcal_sample *o,
-			    uint64_t hz, uint64_t ref_hz)
+			    uint64_t ref_cycles2)
 {
 	__int128 d = ((__int128)i->tsc_before + i->tsc_after) -
 		     ((__int128)o->tsc_before + o->tsc_after);
 
 	if (i->ref >= o->ref)
-		d -= ticks_to_cycles2(i->ref - o->ref, hz, ref_hz);
+		d -= ref_cycles2;
 	else
-		d += ticks_to_cycles2(o->ref - i->ref, hz, ref_hz);
+		d += ref_cycles2;
 	if (d > LINE_OFFSET_MAX)
 		return LINE_OFFSET_MAX;
 	if (d < -LINE_OFFSET_MAX)
 		return -LINE_OFFSET_MAX;
 	return (int64_t)d;
 }
+
 /*
  * The linearity check: by how many TSC cycles the kept samples stray from
  * a line of slope @hz / @ref_hz beyond what their brackets, the reference's
@@ -175,18 +177,17 @@ static uint64_t step_excess(const struct clockcal_sample *s, uint32_t n, uint64_
 	if (bracket_ppm > 1000000)
 		bracket_ppm = 1000000;
 	for (uint32_t i = 0; i < n; i++) {
-		uint64_t w = width_of(&s[i]);
+		uint64_t w = width_of(&s[i]), cycles2;
 		__int128 off, allow, sl, d;
 
 		if (w > limit)
 			continue;
-		off = line_offset2(&s[i], o, hz, ref_hz);
+		cycles2 = ticks_to_cycles2(s[i].ref >= o->ref ? s[i].ref - o->ref : o->ref - s[i].ref,
+					   hz, ref_hz);
+		off = line_offset2(&s[i], o, cycles2);
 		allow = (w > (uint64_t)LINE_OFFSET_MAX ? LINE_OFFSET_MAX : (__int128)w) + tick + 2;
 		/* ceil(bracket_ppm / 1e6 * doubled cycles from the first) */
-		sl = ((unsigned __int128)ticks_to_cycles2(s[i].ref >= o->ref ? s[i].ref - o->ref
-									       : o->ref - s[i].ref,
-							   hz, ref_hz) *
-			      bracket_ppm + 1000000 - 1) / 1000000;
+		sl = ((unsigned __int128)cycles2 * bracket_ppm + 1000000 - 1) / 1000000;
 		if (s[i].ref < o->ref)
 			sl = -sl;
 		if (!first) {
