@@ -740,9 +740,13 @@ void record_report(struct record *r, enum log_level level, const char *tmpl)
 	static struct spinlock report_lock;
 	size_t tlen = strlen(tmpl);
 
-	if (!rec_has_tsc(r) || level <= LOG_WARN || tlen + 1 + RECORD_MAX_BYTES > sizeof(entry)) {
-		/* Nothing to convert later, or a warning (counted and turned
-		 * into a warning record now): render with the clock of now. */
+	/* Every line is rendered when drained, after memory is usable, not
+	 * on the phase's time (the template engine's first run under QEMU's
+	 * TCG was a millisecond of the boot's path); TSC values then also use
+	 * the final clock. Now only: a warning (counted and turned into a
+	 * warning record at once), done (the last record, always printed). */
+	if (level <= LOG_WARN || tlen + 1 + RECORD_MAX_BYTES > sizeof(entry) ||
+	    !strcmp(r->event, "done")) {
 		if (rec_has_tsc(r)) {
 			rec_resolve_tsc(r, &now, &boot_clock);
 			*r = now;
