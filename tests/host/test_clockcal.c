@@ -383,6 +383,17 @@ static uint32_t bracket_bound_ppm(const struct clockcal_sample *s, uint32_t n,
 	return worst > UINT32_MAX ? UINT32_MAX : (uint32_t)worst;
 }
 
+/* Linear samples: an estimate, no step, and the brackets' bound unchanged. */
+static void expect_linear(const struct clockcal_sample *s, uint32_t n, uint64_t ref_hz,
+			  uint64_t *work)
+{
+	struct clockcal_result r;
+
+	assert_true(clockcal_estimate(s, n, ref_hz, work, &r));
+	assert_int_equal(r.step_cycles, 0);
+	assert_int_equal(r.uncertainty_ppm, bracket_bound_ppm(s, n, &r));
+}
+
 #define HPET_HZ 100000000ULL
 #define PM_HZ 3579545ULL
 
@@ -443,9 +454,7 @@ static void test_linear_samples_keep_the_bracket_bound(void **state)
 
 	/* Stretched brackets (rejected), and two in three stretched. */
 	n = simulate(samples, 20000000, 3000, 7, 2000000, 0);
-	assert_true(clockcal_estimate(samples, n, PIT_HZ, scratch, &r));
-	assert_int_equal(r.step_cycles, 0);
-	assert_int_equal(r.uncertainty_ppm, bracket_bound_ppm(samples, n, &r));
+	expect_linear(samples, n, PIT_HZ, scratch);
 	n = simulate(samples, 3000000, 3000, 0, 0, 0);
 	for (uint32_t i = 0; i < n; i++) {
 		if (i % 3 == 0)
@@ -453,9 +462,7 @@ static void test_linear_samples_keep_the_bracket_bound(void **state)
 		samples[i].tsc_after += tsc_at(1000000);
 		samples[i].ref += ref_at(1000000);
 	}
-	assert_true(clockcal_estimate(samples, n, PIT_HZ, scratch, &r));
-	assert_int_equal(r.step_cycles, 0);
-	assert_int_equal(r.uncertainty_ppm, bracket_bound_ppm(samples, n, &r));
+	expect_linear(samples, n, PIT_HZ, scratch);
 
 	/* References behind clockcal_sample(): fast, a millisecond a read,
 	 * the HPET. */
@@ -464,24 +471,18 @@ static void test_linear_samples_keep_the_bracket_bound(void **state)
 	const struct clockcal_window pw = { PIT_HZ * 3 / 1000, PIT_HZ * 20 / 1000, 32 };
 	uint64_t reads;
 	n = sample_sim(&pit, &pw, &reads);
-	assert_true(clockcal_estimate(samples, n, PIT_HZ, scratch, &r));
-	assert_int_equal(r.step_cycles, 0);
-	assert_int_equal(r.uncertainty_ppm, bracket_bound_ppm(samples, n, &r));
+	expect_linear(samples, n, PIT_HZ, scratch);
 
 	struct sim_ref slow = { .t_ns = 1000000, .read_ns = 1000000, .hz = PIT_HZ, .bits = 16,
 				.down = true };
 	const struct clockcal_window sw = { PIT_HZ * 3 / 1000, PIT_HZ * 40 / 1000, 32 };
 	n = sample_sim(&slow, &sw, &reads);
-	assert_true(clockcal_estimate(samples, n, PIT_HZ, scratch, &r));
-	assert_int_equal(r.step_cycles, 0);
-	assert_int_equal(r.uncertainty_ppm, bracket_bound_ppm(samples, n, &r));
+	expect_linear(samples, n, PIT_HZ, scratch);
 
 	struct sim_ref hpet = { .t_ns = 1000000, .read_ns = 1000, .hz = HPET_HZ, .bits = 32 };
 	const struct clockcal_window hw = { 200000, 2000000, 32 };
 	n = sample_sim(&hpet, &hw, &reads);
-	assert_true(clockcal_estimate(samples, n, HPET_HZ, scratch, &r));
-	assert_int_equal(r.step_cycles, 0);
-	assert_int_equal(r.uncertainty_ppm, bracket_bound_ppm(samples, n, &r));
+	expect_linear(samples, n, HPET_HZ, scratch);
 }
 
 /*
