@@ -11,7 +11,11 @@
 struct smp_settings smp_settings = {
 	.maxcpus = MEMBOOT_MAX_CPUS,
 	.nosmp = false,
-	.timeout_ms = 2000,
+	/* Linux waits 10 s for each CPU to call in; here it is the deadline for
+	 * all of them at once. 2 s was too short for 288 vCPUs sharing two
+	 * busy host cores (one came up after 2.3 s); a dead CPU costs this
+	 * much boot time once. */
+	.timeout_ms = 10000,
 	.skip_apic = 0xffffffff,   /* no APIC ID is skipped: 0xffffffff is x2APIC broadcast */
 	.apic = APIC_REQUEST_AUTO,
 	.bringup = SMP_BRINGUP_PARALLEL,

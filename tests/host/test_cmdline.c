@@ -524,7 +524,7 @@ static void test_kernel_defaults(void **state)
 	assert_int_equal(smp_settings.maxcpus, 8192);
 	assert_int_equal(smp_settings.bringup, SMP_BRINGUP_PARALLEL);
 	assert_false(smp_settings.nosmp);
-	assert_int_equal(smp_settings.timeout_ms, 2000);
+	assert_int_equal(smp_settings.timeout_ms, 10000);
 	assert_int_equal(smp_settings.apic, APIC_REQUEST_AUTO);
 	assert_int_equal(meminit_settings.policy, MMINIT_DEFERRED);
 	assert_int_equal(meminit_settings.threads_mode, INIT_THREADS_NODE);
