@@ -45,6 +45,9 @@ struct apic_mode_choice apic_choose_mode(const struct apic_mode_input *in)
 				   "APIC IDs above 254" : "the MADT lists x2APIC processors";
 		} else if (needs_x2apic) {
 			c.reason = "x2APIC needed but the CPU has none";
+		} else if (in->cpu_x2apic && in->hypervisor) {
+			c.mode = APIC_MODE_X2APIC;
+			c.reason = "a virtual CPU with x2APIC";
 		} else {
 			c.reason = "all APIC IDs fit xAPIC";
 		}

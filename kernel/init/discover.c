@@ -343,7 +343,8 @@ void discover_numa(const struct bootinfo *bi, const struct discovered_acpi *acpi
 /*
  * The local APIC mode for every CPU (arch/apic_mode.h): x2APIC when the MADT
  * lists x2APIC processors or an ID is above 254, as many-core servers need,
- * or when firmware already switched it on; memboot.apic= may ask for either.
+ * when firmware already switched it on, or on a virtual CPU that has it;
+ * memboot.apic= may ask for either.
  * Prints a line and an `apic` record; returns true for x2APIC.
  */
 static bool discover_apic_mode(const struct discovered_acpi *acpi,
@@ -351,6 +352,7 @@ static bool discover_apic_mode(const struct discovered_acpi *acpi,
 {
 	struct apic_mode_input in = {
 		.cpu_x2apic = cpu_features.x2apic,
+		.hypervisor = cpu_features.has_hypervisor,
 		.firmware_x2apic = apic_firmware_x2apic(),
 		.request = (enum apic_request)smp_settings.apic,
 	};
@@ -371,6 +373,7 @@ static bool discover_apic_mode(const struct discovered_acpi *acpi,
 	rec_str(&r, "mode", apic_mode_name(c.mode));
 	rec_str(&r, "reason", c.reason);
 	rec_bool(&r, "cpu_x2apic", in.cpu_x2apic);
+	rec_bool(&r, "hypervisor", in.hypervisor);
 	rec_bool(&r, "firmware_x2apic", in.firmware_x2apic);
 	rec_bool(&r, "madt_x2apic", in.madt_x2apic);
 	rec_u64(&r, "max_apic_id", in.max_apic_id);

@@ -27,6 +27,33 @@ static void test_small_ids_stay_xapic(void **state)
 	assert_false(c.ids_unreachable || c.request_refused);
 }
 
+/* A virtual CPU with x2APIC takes it for any IDs; without the hypervisor
+ * bit, or without x2APIC, small IDs stay xAPIC; requests still win. */
+static void test_virtual_cpu_with_x2apic_takes_it(void **state)
+{
+	struct apic_mode_input in = { .cpu_x2apic = true, .hypervisor = true, .max_apic_id = 3,
+				      .request = APIC_REQUEST_AUTO };
+	struct apic_mode_choice c = apic_choose_mode(&in);
+
+	assert_int_equal(c.mode, APIC_MODE_X2APIC);
+	assert_string_equal(c.reason, "a virtual CPU with x2APIC");
+	assert_false(c.ids_unreachable || c.request_refused);
+	in.cpu_x2apic = false;
+	c = apic_choose_mode(&in);
+	assert_int_equal(c.mode, APIC_MODE_XAPIC);
+	assert_string_equal(c.reason, "all APIC IDs fit xAPIC");
+	in.cpu_x2apic = true;
+	in.request = APIC_REQUEST_XAPIC;
+	c = apic_choose_mode(&in);
+	assert_int_equal(c.mode, APIC_MODE_XAPIC);
+	assert_false(c.request_refused);
+	in.request = APIC_REQUEST_AUTO;
+	in.max_apic_id = 300;
+	c = apic_choose_mode(&in);
+	assert_int_equal(c.mode, APIC_MODE_X2APIC);
+	assert_string_equal(c.reason, "APIC IDs above 254");
+}
+
 static void test_id_above_254_needs_x2apic(void **state)
 {
 	struct apic_mode_choice c = choose(true, false, false, 255, APIC_REQUEST_AUTO);
@@ -133,6 +160,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_small_ids_stay_xapic),
+		cmocka_unit_test(test_virtual_cpu_with_x2apic_takes_it),
 		cmocka_unit_test(test_id_above_254_needs_x2apic),
 		cmocka_unit_test(test_madt_x2apic_entries_choose_x2apic),
 		cmocka_unit_test(test_without_cpu_support_large_ids_are_unreachable),

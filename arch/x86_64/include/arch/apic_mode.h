@@ -12,7 +12,13 @@
  *  - once firmware has switched x2APIC on, going back to xAPIC needs the APIC
  *    disabled in between (11.12.5), so a pre-enabled x2APIC stays on;
  *  - x2APIC mode is entered by setting EXTD (bit 10) of IA32_APIC_BASE with
- *    the APIC enabled; every CPU runs in the same mode.
+ *    the APIC enabled; every CPU runs in the same mode;
+ *  - on a virtual CPU that has x2APIC, every xAPIC register access is a
+ *    trapped MMIO access the hypervisor decodes, an x2APIC one an MSR access
+ *    (and the ICR needs no delivery-status polling, SDM vol. 3A 11.12.9):
+ *    auto takes x2APIC there, as Linux does in a guest whose hypervisor
+ *    offers it (arch/x86/kernel/apic/apic.c, try_to_enable_x2apic()).
+ *    On bare metal without interrupt remapping auto keeps xAPIC for small IDs.
  */
 #ifndef MEMBOOT_ARCH_APIC_MODE_H
 #define MEMBOOT_ARCH_APIC_MODE_H
@@ -30,6 +36,7 @@ struct apic_mode_input {
 	bool cpu_x2apic;            /* CPUID.01H:ECX bit 21 */
 	bool firmware_x2apic;       /* IA32_APIC_BASE.EXTD already set at boot */
 	bool madt_x2apic;           /* the MADT has x2APIC (type 9) processors */
+	bool hypervisor;            /* CPUID.01H:ECX bit 31: a virtual CPU */
 	uint32_t max_apic_id;       /* the largest APIC ID of a CPU to start */
 	enum apic_request request;
 };
