@@ -6,7 +6,8 @@
  *  - clears .bss (every loader should, but a stray one costs nothing here:
  *    the page tables first, the rest once in long mode),
  *  - records the TSC as early as possible (time zero of every timestamp),
- *  - identity maps the first BOOT_MAP_GIB GiB with 2 MiB pages,
+ *  - identity maps the first BOOT_MAP_GIB GiB with 1 GiB pages where the
+ *    CPU has them, else 2 MiB pages,
  *  - enables SSE (newlib is compiled with it: CR0.EM=0, CR0.MP=1,
  *    CR4.OSFXSR, CR4.OSXMMEXCPT), PAE, EFER.LME and EFER.NXE when present,
  *  - turns paging on, loads a 64-bit GDT and calls kernel_main(magic, info).
@@ -65,11 +66,31 @@ image_ok:
 	cmpl $(7 << 24), %edx
 	jne no_sse
 
-	/* PML4[0] -> PDPT; PDPT[i] -> PD page i. */
+	/* PML4[0] -> PDPT. */
 	movl $boot_pdpt, %eax
 	orl $0x3, %eax                  /* present, writable */
 	movl %eax, boot_pml4
-	movl $boot_pd, %eax
+
+	/* With 1 GiB pages (CPUID 0x80000001 EDX bit 26, SDM vol. 3A 4.5.4)
+	 * PDPT entry i maps [i GiB, (i + 1) GiB) itself: 64 entries instead
+	 * of 32768 PD entries, a loop that took 0.2 ms under QEMU's TCG. */
+	testl $(1 << 26), %ebp
+	jz 4f
+	xorl %ecx, %ecx
+5:	movl %ecx, %eax
+	shll $30, %eax
+	orl $0x83, %eax                 /* present, writable, PS */
+	movl %ecx, %edx
+	shrl $2, %edx                   /* bits 32.. of i GiB */
+	movl %eax, boot_pdpt(, %ecx, 8)
+	movl %edx, boot_pdpt + 4(, %ecx, 8)
+	incl %ecx
+	cmpl $BOOT_MAP_GIB, %ecx
+	jb 5b
+	jmp 6f
+
+	/* Else PDPT[i] -> PD page i, each entry a 2 MiB page. */
+4:	movl $boot_pd, %eax
 	xorl %ecx, %ecx
 1:	movl %eax, %edx
 	orl $0x3, %edx
@@ -92,7 +113,7 @@ image_ok:
 	cmpl $(BOOT_MAP_GIB * 512), %ecx
 	jb 2b
 
-	movl $boot_pml4, %eax
+6:	movl $boot_pml4, %eax
 	movl %eax, %cr3
 	movl %cr4, %eax
 	orl $((1 << 5) | (1 << 9) | (1 << 10)), %eax    /* PAE, OSFXSR, OSXMMEXCPT */

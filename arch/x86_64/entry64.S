@@ -10,7 +10,8 @@
  *  - interrupts off, TSC recorded first (time zero of every timestamp),
  *  - .bss cleared, the boot stack in use,
  *  - boot_pml4/boot_pdpt/boot_pd (entry32.S's tables) filled the same way:
- *    the first BOOT_MAP_GIB GiB identity-mapped with 2 MiB pages, and loaded
+ *    the first BOOT_MAP_GIB GiB identity-mapped with 1 GiB pages where the CPU
+ *    has them (else 2 MiB pages), and loaded
  *    in CR3 (the AP trampoline copies the boot CPU's CR3, so it must be them),
  *  - CR4 = PAE | OSFXSR | OSXMMEXCPT, CR0.EM/TS clear and CR0.MP set (SSE for
  *    newlib), EFER.NXE set when the CPU has NX,
@@ -66,11 +67,28 @@ _start64:
 	rep stosq
 	movq $boot_stack_top, %rsp
 
-	/* PML4[0] -> PDPT; PDPT[i] -> PD page i; PD entry i maps i * 2 MiB. */
+	/* CPUID 0x80000001 EDX: bit 26 1 GiB pages, bit 20 NX (below). */
+	movl $0x80000001, %eax
+	cpuid
+	movl %edx, %r14d
+
+	/* PML4[0] -> PDPT; with 1 GiB pages PDPT entry i maps i GiB, as in
+	 * entry32.S; else PDPT[i] -> PD page i and PD entry i maps i * 2 MiB. */
 	movq $boot_pdpt, %rax
 	orq $0x3, %rax                  /* present, writable */
 	movq %rax, boot_pml4(%rip)
-	movq $boot_pd, %rax
+	testl $(1 << 26), %r14d
+	jz 5f
+	xorl %ecx, %ecx
+6:	movq %rcx, %rax
+	shlq $30, %rax
+	orq $0x83, %rax                 /* present, writable, PS */
+	movq %rax, boot_pdpt(, %rcx, 8)
+	incl %ecx
+	cmpl $BOOT_MAP_GIB, %ecx
+	jb 6b
+	jmp 7f
+5:	movq $boot_pd, %rax
 	orq $0x3, %rax
 	xorl %ecx, %ecx
 1:	movq %rax, boot_pdpt(, %rcx, 8)
@@ -87,17 +105,15 @@ _start64:
 	cmpl $(BOOT_MAP_GIB * 512), %ecx
 	jb 2b
 
-	/* CR4 exactly as the 32-bit entry leaves it; this also drops PGE and
+7:	/* CR4 exactly as the 32-bit entry leaves it; this also drops PGE and
 	 * so flushes the firmware's global TLB entries. */
 	movl $((1 << 5) | (1 << 9) | (1 << 10)), %eax  /* PAE, OSFXSR, OSXMMEXCPT */
 	movq %rax, %cr4
 	movq $boot_pml4, %rax
 	movq %rax, %cr3
 
-	movl $0x80000001, %eax
-	cpuid
 	movl $EFER_MSR, %ecx
-	testl $(1 << 20), %edx          /* NX */
+	testl $(1 << 20), %r14d         /* NX */
 	jz 3f
 	rdmsr
 	orl $(1 << 11), %eax            /* NXE */
