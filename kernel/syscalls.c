@@ -4,7 +4,7 @@
  * newlib's x86_64-elf configuration defines MISSING_SYSCALL_NAMES, so its
  * reentrant wrappers call sbrk, write, ... without a leading underscore.
  * There are no files: stdout and stderr go to the console, everything else
- * fails with EBADF. sbrk hands out a fixed early heap in .bss; the page
+ * fails with EBADF. sbrk hands out a fixed 64 KiB early heap in .bss; the page
  * allocators never use it.
  */
 #include <errno.h>
@@ -18,7 +18,11 @@
 #undef errno
 extern int errno;
 
-#define EARLY_HEAP_BYTES (1u << 20)
+/* No kernel code calls malloc (the kernel's own snprintf replaced newlib's
+ * printf family, the one user): the heap stays for newlib functions that
+ * might, and is kept small because .bss is cleared at every boot (a MiB of
+ * it was a quarter of that clear). */
+#define EARLY_HEAP_BYTES (64u << 10)
 static uint8_t early_heap[EARLY_HEAP_BYTES] __attribute__((aligned(4096)));
 static size_t early_heap_used;
 
