@@ -416,11 +416,10 @@ enum memmap_store memmap_store_choose(uint64_t array_bytes, const struct cpu_cac
  * threads), 32-byte ones 13-21 % faster and ran alike, 64-byte ones 0-7 %
  * faster and ran 13 % (one thread) to 37 % (two) slower than non-temporal.
  */
-#define PLAIN_MARGIN_PCT 15
 
 enum memmap_store memmap_store_pick(uint64_t plain_ticks, uint64_t nt_ticks)
 {
-	return (unsigned __int128)plain_ticks * 100 < (unsigned __int128)nt_ticks * (100 - PLAIN_MARGIN_PCT)
+	return (unsigned __int128)plain_ticks * 100 < (unsigned __int128)nt_ticks * (100 - MEMMAP_PLAIN_MARGIN_PCT)
 	       ? MEMMAP_STORE_PLAIN : MEMMAP_STORE_NT;
 }
 

@@ -432,9 +432,10 @@ struct memmap_store_probe {
 void memmap_store_probe(const struct memmap_node *n, uint64_t start_pfn, uint64_t end_pfn,
 			unsigned reps, uint64_t (*ticks)(void),
 			void (*flush)(const void *p, uint64_t bytes), struct memmap_store_probe *out);
-/* Plain only when it probed at least 15 % faster than non-temporal (the
- * probe cannot see plain stores' later write-backs; the data is at the
- * definition), non-temporal otherwise. */
+/* Plain only when it probed at least MEMMAP_PLAIN_MARGIN_PCT faster than
+ * non-temporal (the probe cannot see plain stores' later write-backs; the
+ * data is at the definition in mm/memmap.c), non-temporal otherwise. */
+#define MEMMAP_PLAIN_MARGIN_PCT 15
 enum memmap_store memmap_store_pick(uint64_t plain_ticks, uint64_t nt_ticks);
 /* From now on arrays larger than the LLC get @how (PLAIN or NT);
  * MEMMAP_STORE_AUTO forgets the measurement (the size rule alone). */

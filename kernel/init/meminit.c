@@ -165,6 +165,7 @@ static void store_probe_finish(struct store_probe_job *j)
 	rec_tsc_ns(&r, "plain_ns", j->res.plain_ticks);
 	rec_tsc_ns(&r, "nt_ns", j->res.nt_ticks);
 	rec_str(&r, "choice", j->res.choice == MEMMAP_STORE_NT ? "nt" : "plain");
+	rec_u64(&r, "plain_margin_pct", MEMMAP_PLAIN_MARGIN_PCT);
 	record_report(&r, LOG_INFO, "memmap: store probe on CPU {cpu}: {bytes:KiB} KiB of descriptors "
 		      "in {plain_ns:us} us with plain stores, {nt_ns:us} us non-temporal: "
 		      "{choice} stores for arrays larger than the LLC");

@@ -68,7 +68,11 @@ def check_meminit(b, policy):
             assert m["store"] == probes[0]["choice"], (m, probes)
     for p in probes:
         assert p["bytes"] > 0 and p["plain_ns"] > 0 and p["nt_ns"] > 0, p
-        assert p["choice"] == ("plain" if p["plain_ns"] <= p["nt_ns"] else "nt"), p
+        # Plain only when it was faster by the record's margin (mm/memmap.h);
+        # under TCG both kinds time within a few per cent of each other.
+        faster = p["plain_ns"] * 100 < p["nt_ns"] * (100 - p["plain_margin_pct"])
+        assert 0 < p["plain_margin_pct"] < 100, p
+        assert p["choice"] == ("plain" if faster else "nt"), p
     # Every page accounted for, at boot and at the end.
     censuses = b.all("census")
     assert [c["when"] for c in censuses][0] == "boot" and censuses[-1]["when"] == "end"
