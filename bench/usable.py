@@ -11,10 +11,16 @@ Each --config is one column: the kernel ELF booted through PVH, with
 page faults kept out of the guest's timings, docs/measuring.md) and extra
 command-line words after `append=` (the rest of the value). Without
 --config: the release and the debug kernel under build/, both preallocated.
-Boots run in turn (configuration after configuration, then again), so a
-slow spell of the host hits every column alike. Prints markdown; writes no
-file. Under TCG the times are the emulator's (the first run of any code is
-translated), so compare columns of one run, never runs of different days.
+Boots run in turn (configuration after configuration, then again, the
+order reversed every other round), so a slow spell of the host hits every
+column alike. With more than one configuration each column after the first
+gets a second one, "NAME - FIRST": the median over the rounds of the
+difference between the two configurations' boots of the same round, which
+follows the host's drifts (a shared host's speed moves by tens of per cent
+within minutes) far better than the difference of two medians does.
+Prints markdown; writes no file. Under TCG the times are the emulator's (the
+first run of any code is translated), so compare columns of one run, never
+runs of different days.
 """
 import argparse
 import os
@@ -56,7 +62,11 @@ def figures(b):
     if b.status != 0 or not done:
         return None
     out = {"usable": done.get("usable_ns", 0) / 1e6, "total": done["total_ns"] / 1e6}
-    for r in b.all("phase"):
+    phases = b.all("phase")
+    if phases and "start_ns" in phases[0]:
+        # Kernel entry to the first phase: the entry code, .bss, the boot map.
+        out["before early"] = phases[0]["start_ns"] / 1e6
+    for r in phases:
         out["phase " + r["name"]] = r["ns"] / 1e6
     for r in b.all("node_init"):
         if "wait_ns" in r:
@@ -71,24 +81,37 @@ def figures(b):
     return out
 
 
+def paired_median(first, other, row):
+    """The median over rounds of other's figure less first's (None: no round
+    where both boots finished and have the figure)."""
+    d = [b[row] - a[row] for a, b in zip(first, other)
+         if a is not None and b is not None and row in a and row in b]
+    return statistics.median(d) if d else None
+
+
 def table(names, results, boots):
+    """@results[name]: one entry a round, None where that boot failed."""
     rows = []
     # The boot with the most figures sets the order (a kernel without a
     # phase adds nothing to place it by).
-    figs = sorted((f for n in names for f in results[n]), key=len, reverse=True)
+    figs = sorted((f for n in names for f in results[n] if f), key=len, reverse=True)
     for fig in figs:
         for key in fig:
             if key not in rows:
                 rows.append(key)
     # usable and total last, the phases in boot order (first seen).
     rows = [r for r in rows if r not in ("usable", "total")] + ["usable", "total"]
-    out = ["| figure (median of %d, ms) | %s |" % (boots, " | ".join(names)),
-           "|---|" + "---|" * len(names)]
+    diffs = ["%s - %s" % (n, names[0]) for n in names[1:]]
+    out = ["| figure (median of %d, ms) | %s |" % (boots, " | ".join(names + diffs)),
+           "|---|" + "---|" * (len(names) + len(diffs))]
     for row in rows:
         cells = []
         for name in names:
-            vals = [f[row] for f in results[name] if row in f]
+            vals = [f[row] for f in results[name] if f and row in f]
             cells.append("%.2f" % statistics.median(vals) if vals else "-")
+        for name in names[1:]:
+            d = paired_median(results[names[0]], results[name], row)
+            cells.append("%+.2f" % d if d is not None else "-")
         out.append("| %s | %s |" % (row, " | ".join(cells)))
     return out
 
@@ -126,7 +149,7 @@ def main(argv=None):
     failed = {n: 0 for n in names}
     load_before = os.getloadavg()[0]
     for i in range(a.boots):
-        for name, path, prealloc, append in configs:
+        for name, path, prealloc, append in (configs if i % 2 == 0 else configs[::-1]):
             print("usable: boot %d/%d: %s" % (i + 1, a.boots, name), file=sys.stderr, flush=True)
             b = mbboot.boot(mbboot.run_argv(nodes=a.nodes, cpus_per_node=a.cpus_per_node,
                                             mem_per_node=a.mem_per_node, boot_path="pvh",
@@ -137,9 +160,8 @@ def main(argv=None):
                 failed[name] += 1
                 print("usable: %s: boot %d ended with status %s; left out"
                       % (name, i + 1, b.status), file=sys.stderr)
-                continue
             results[name].append(fig)
-    if not any(results.values()):
+    if not any(f for v in results.values() for f in v):
         sys.exit("usable: no boot finished")
     print("## Time to usable memory (%d x %d x %s, PVH)" % (a.nodes, a.cpus_per_node,
                                                             a.mem_per_node))
@@ -156,7 +178,7 @@ def main(argv=None):
         print(line)
     print()
     for name in names:
-        print("- %s usable_ns, ms: %s" % (name, " ".join("%.1f" % f["usable"]
+        print("- %s usable_ns, ms: %s" % (name, " ".join("%.1f" % f["usable"] if f else "-"
                                                            for f in results[name])))
     return 0
 

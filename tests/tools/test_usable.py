@@ -74,7 +74,7 @@ class Figures(unittest.TestCase):
     def test_figures_of_a_boot(self):
         recs = [
             {"event": "tsc", "ns": 1400000},
-            {"event": "phase", "name": "early", "ns": 4800000},
+            {"event": "phase", "name": "early", "start_ns": 1200000, "ns": 4800000},
             {"event": "phase", "name": "meminit", "ns": 3500000},
             {"event": "smp", "tsc_sync_ns": 900000},
             {"event": "node_init", "node": 0, "wait_ns": 700000},
@@ -86,6 +86,7 @@ class Figures(unittest.TestCase):
         self.assertEqual(f["usable"], 33.0)
         self.assertEqual(f["total"], 85.0)
         self.assertEqual(f["phase early"], 4.8)
+        self.assertEqual(f["before early"], 1.2)
         self.assertEqual(f["node 1 wait"], 0.9)
         self.assertEqual(f["smp: tsc_sync"], 0.9)
         self.assertEqual(f["tsc calibration"], 1.4)
@@ -96,12 +97,24 @@ class Figures(unittest.TestCase):
     def test_table_puts_usable_last_and_marks_missing(self):
         res = {"a": [{"phase early": 1.0, "usable": 30.0, "total": 80.0},
                      {"phase early": 3.0, "usable": 32.0, "total": 90.0}],
-               "b": [{"usable": 40.0, "total": 99.0}]}
+               "b": [{"usable": 40.0, "total": 99.0}, None]}
         lines = usable.table(["a", "b"], res, 2)
-        self.assertEqual(lines[0], "| figure (median of 2, ms) | a | b |")
-        self.assertEqual(lines[2], "| phase early | 2.00 | - |")
-        self.assertEqual(lines[-2], "| usable | 31.00 | 40.00 |")
-        self.assertEqual(lines[-1], "| total | 85.00 | 99.00 |")
+        self.assertEqual(lines[0], "| figure (median of 2, ms) | a | b | b - a |")
+        self.assertEqual(lines[2], "| phase early | 2.00 | - | - |")
+        # b's second boot failed: the difference is of the first round only.
+        self.assertEqual(lines[-2], "| usable | 31.00 | 40.00 | +10.00 |")
+        self.assertEqual(lines[-1], "| total | 85.00 | 99.00 | +19.00 |")
+
+    def test_paired_difference_follows_the_host_not_the_medians(self):
+        # The host slows down from round to round; b is always 1 ms faster
+        # than a in the same round. The medians differ by 3 ms, because
+        # b's failed round was a fast one; the paired median says -1.
+        a = [{"usable": 30.0}, {"usable": 40.0}, {"usable": 50.0}, {"usable": 60.0}]
+        b = [None, {"usable": 39.0}, {"usable": 49.0}, {"usable": 59.0}]
+        self.assertEqual(usable.paired_median(a, b, "usable"), -1.0)
+        lines = usable.table(["a", "b"], {"a": a, "b": b}, 4)
+        self.assertEqual(lines[-2], "| usable | 45.00 | 49.00 | -1.00 |")
+        self.assertIsNone(usable.paired_median(a, [None] * 4, "usable"))
 
 
 if __name__ == "__main__":
