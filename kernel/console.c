@@ -34,6 +34,7 @@
 #include "kernel/console/ring.h"
 #include "kernel/console/screen.h"
 #include "kernel/log.h"
+#include "kernel/percpu.h"
 #include "kernel/record.h"
 #include "kernel/results.h"
 #include "kernel/spinlock.h"
@@ -82,6 +83,38 @@ static bool sync_mode;                /* after an error: drain every line at onc
 static volatile unsigned always_depth; /* console_always_begin() nesting */
 static uint64_t wait_cycles;          /* writers waiting on a full ring */
 static uint64_t lost_entries;         /* only when the ring could not drain (a fault in a drain) */
+
+/*
+ * Deferred reports (console_defer()): the memory map, ACPI and NUMA reports
+ * are output only, and their first run is milliseconds of a TCG boot's path
+ * to usable memory (translation of code that runs once). A RING_DEFER entry
+ * holds the report's place; the first drain that reaches it runs the report
+ * with this CPU's writes captured into defer_capture[], and every console
+ * prints the captured entries there, stamped with the entry's time.
+ */
+#define DEFER_MAX 16
+#define DEFER_CAPTURE_BYTES (256u << 10)
+enum { DEFER_PENDING, DEFER_RUNNING, DEFER_DONE };
+struct deferred {
+	void (*fn)(void *arg);
+	void *arg;
+	uint32_t start, end;            /* its entries in defer_capture[] */
+	uint8_t state;
+};
+/* A captured entry: this header, then len bytes, padded to 8. */
+struct capture_hdr {
+	uint8_t kind, level, flags, pad;
+	uint32_t len;
+};
+static struct deferred defers[DEFER_MAX];
+static uint32_t nr_defers;
+static uint64_t defer_promised;       /* bytes the pending reports may take */
+static uint32_t capture_used;
+static uint64_t capture_overflow;     /* entries that did not fit: written to the ring after */
+static char defer_capture[DEFER_CAPTURE_BYTES] __attribute__((aligned(8)));
+/* The report running now; only its CPU's writes are captured. */
+static struct deferred *capturing;
+static const struct cpu_state *capturing_cpu;
 
 /* --- settings: quiet, loglevel=, memboot.records= (docs/cmdline.md) --- */
 
@@ -258,6 +291,76 @@ static size_t render(const struct console_out *c, const struct ring_entry *e)
 	}
 }
 
+/* Render @e (its payload in entry_data) and send it to @c. */
+static void out_entry(struct console_out *c, const struct ring_entry *e)
+{
+	size_t n;
+
+	if (c->dead) {
+		c->dropped++;
+		return;
+	}
+	n = render(c, e);
+	if (n == 0)
+		return;
+	if (c->is_screen) {
+		if (screen_dirty) {
+			screen_clear(&screen);
+			screen_dirty = false;
+		}
+		screen_write(&screen, text_out, n);
+	} else if (write_uart(c, text_out, n) < n) {
+		c->dropped++;
+		return;
+	}
+	c->bytes += n;
+	c->lines++;
+}
+
+/* Run deferred report @d with this CPU's console writes captured. Called
+ * with drain_lock held, never from inside a report (capturing is NULL). */
+static void run_deferred(struct deferred *d)
+{
+	d->state = DEFER_RUNNING;
+	d->start = d->end = capture_used;
+	capturing_cpu = this_cpu_state();
+	__atomic_store_n(&capturing, d, __ATOMIC_RELEASE);
+	d->fn(d->arg);
+	__atomic_store_n(&capturing, NULL, __ATOMIC_RELEASE);
+	d->end = capture_used;
+	d->state = DEFER_DONE;
+}
+
+/* The entries of the report whose place @e holds, to @c: the report runs
+ * when the first console gets here. A report that faulted while running
+ * (the exit drains from the fault handler) prints what it made. */
+static void out_deferred(struct console_out *c, const struct ring_entry *e)
+{
+	uint32_t k;
+	struct deferred *d;
+
+	if (e->len != sizeof(k))
+		return;
+	memcpy(&k, entry_data, sizeof(k));
+	if (k >= nr_defers)
+		return;
+	d = &defers[k];
+	if (d->state == DEFER_PENDING && !capturing)
+		run_deferred(d);
+	for (uint32_t at = d->start; at + sizeof(struct capture_hdr) <= d->end;) {
+		struct capture_hdr h;
+		struct ring_entry ce;
+
+		memcpy(&h, defer_capture + at, sizeof(h));
+		at += sizeof(h);
+		ce = (struct ring_entry){ .seq = e->seq, .tsc = e->tsc, .kind = h.kind,
+					  .level = h.level, .flags = h.flags, .len = h.len };
+		memcpy(entry_data, defer_capture + at, h.len);
+		at += (h.len + 7) & ~7u;
+		out_entry(c, &ce);
+	}
+}
+
 /* Send everything @c has not read yet. Called with drain_lock held. */
 static void drain_out_locked(struct console_out *c)
 {
@@ -265,27 +368,10 @@ static void drain_out_locked(struct console_out *c)
 	uint64_t start = rdtsc();
 
 	while (ring_read(ring, c->reader, &e, entry_data, sizeof(entry_data) - 1)) {
-		size_t n;
-
-		if (c->dead) {
-			c->dropped++;
-			continue;
-		}
-		n = render(c, &e);
-		if (n == 0)
-			continue;
-		if (c->is_screen) {
-			if (screen_dirty) {
-				screen_clear(&screen);
-				screen_dirty = false;
-			}
-			screen_write(&screen, text_out, n);
-		} else if (write_uart(c, text_out, n) < n) {
-			c->dropped++;
-			continue;
-		}
-		c->bytes += n;
-		c->lines++;
+		if (e.kind == RING_DEFER)
+			out_deferred(c, &e);
+		else
+			out_entry(c, &e);
 	}
 	c->cycles += rdtsc() - start;
 }
@@ -347,12 +433,46 @@ void console_flush(void)
 	report_dead();
 }
 
+/* Is this CPU running a deferred report (its writes go to the capture)? */
+static bool this_cpu_captures(void)
+{
+	return __atomic_load_n(&capturing, __ATOMIC_ACQUIRE) && capturing_cpu == this_cpu_state();
+}
+
+/* Append an entry of the running report; false when the area is full. */
+static bool capture_put(enum ring_kind kind, unsigned level, unsigned flags, const void *data,
+			size_t len)
+{
+	struct capture_hdr h = { (uint8_t)kind, (uint8_t)level, (uint8_t)flags, 0, (uint32_t)len };
+	size_t bytes = sizeof(h) + ((len + 7) & ~(size_t)7);
+
+	if (len > RING_MAX_PAYLOAD || bytes > DEFER_CAPTURE_BYTES - capture_used)
+		return false;
+	memcpy(defer_capture + capture_used, &h, sizeof(h));
+	memcpy(defer_capture + capture_used + sizeof(h), data, len);
+	capture_used += (uint32_t)bytes;
+	/* As it goes: a report that faults still shows what it made. */
+	capturing->end = capture_used;
+	return true;
+}
+
 /* Append to the ring; when it is full, drain on the spot (console time). */
 static void ring_put(enum ring_kind kind, unsigned level, const void *data, size_t len)
 {
 	uint64_t tsc = rdtsc(), start = 0;
 	unsigned flags = always_depth ? RING_F_ALWAYS : 0;
 
+	if (this_cpu_captures()) {
+		if (capture_put(kind, level, flags, data, len))
+			return;
+		/* More than the report said it would make: the rest goes to the
+		 * ring (after the report's place, never lost); we are inside a
+		 * drain, which reads it next. */
+		capture_overflow++;
+		if (!ring_write(ring, kind, level, flags, tsc, data, len))
+			__atomic_fetch_add(&lost_entries, 1, __ATOMIC_RELAXED);
+		return;
+	}
 	while (!ring_write(ring, kind, level, flags, tsc, data, len)) {
 		uint64_t now = rdtsc();
 
@@ -376,6 +496,21 @@ static void ring_put(enum ring_kind kind, unsigned level, const void *data, size
 		__atomic_fetch_add(&wait_cycles, rdtsc() - start, __ATOMIC_RELAXED);
 	if (sync_mode || level <= LOG_ERR)
 		drain_now();
+}
+
+void console_defer(void (*fn)(void *arg), void *arg, size_t bytes)
+{
+	uint32_t k = nr_defers;
+
+	if (sync_mode || this_cpu_captures() || k >= DEFER_MAX ||
+	    bytes > DEFER_CAPTURE_BYTES - defer_promised) {
+		fn(arg);
+		return;
+	}
+	defers[k] = (struct deferred){ .fn = fn, .arg = arg, .state = DEFER_PENDING };
+	defer_promised += bytes;
+	nr_defers = k + 1;
+	ring_put(RING_DEFER, LOG_INFO, &k, sizeof(k));
 }
 
 void console_always_begin(void)
@@ -643,6 +778,9 @@ void console_report(void)
 	rec_u64(&r, "lost", lost_entries);
 	rec_u64(&r, "drain_ns", tsc_cycles_to_ns(total_cycles));
 	rec_u64(&r, "full_wait_ns", tsc_cycles_to_ns(wait_cycles));
+	rec_u64(&r, "deferred_reports", nr_defers);
+	rec_u64(&r, "deferred_bytes", capture_used);
+	rec_u64(&r, "deferred_overflow", capture_overflow);
 	record_report(&r, LOG_INFO, "console: log ring {bytes:KiB} KiB, {entries} entries, "
 		      "{full_wait_ns:ms} ms waiting on a full ring, {lost} lost");
 }
@@ -678,32 +816,37 @@ void console_write(const char *s, size_t len)
 
 void log_printf(enum log_level level, const char *fmt, ...)
 {
-	static char text[LINE_MAX_BYTES];
-	static char escaped[ESCAPED_MAX_BYTES];
-	static struct record r;
+	/* A second set for a deferred report, which runs inside a drain that
+	 * may have started inside a writer holding the first. */
+	static char texts[2][LINE_MAX_BYTES];
+	static char escapeds[2][ESCAPED_MAX_BYTES];
+	static struct record rs[2];
+	const bool in_report = this_cpu_captures();
+	char *text = texts[in_report], *escaped = escapeds[in_report];
+	struct record *rp = &rs[in_report];
 	va_list ap;
 	size_t n;
 
-	bool locked = lock_bounded(&format_lock);
+	bool locked = !in_report && lock_bounded(&format_lock);
 	if (level <= LOG_ERR)
 		nr_errors++;
 	else if (level == LOG_WARN)
 		nr_warnings++;
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
+	vsnprintf(text, LINE_MAX_BYTES, fmt, ap);
 	va_end(ap);
 	/* Messages quote the command line and firmware strings: their
 	 * control bytes (an ESC, a bell) are shown, never sent raw. */
-	n = rec_escape_text(escaped, sizeof(escaped), text);
+	n = rec_escape_text(escaped, ESCAPED_MAX_BYTES, text);
 	ring_put(RING_LINE, level, escaped, n);
 	if (level <= LOG_WARN && !done_emitted) {
 		/* Tools read records, not prose: every warning and error is
 		 * also a record carrying its message (docs/records.md). After
 		 * done none: done stays the last record. */
-		rec_begin(&r, level <= LOG_ERR ? "error" : "warning");
-		rec_str_cut(&r, "msg", text, 0);
-		rec_finish(&r);
-		ring_put(RING_RECORD, level, r.buf, r.len);
+		rec_begin(rp, level <= LOG_ERR ? "error" : "warning");
+		rec_str_cut(rp, "msg", text, 0);
+		rec_finish(rp);
+		ring_put(RING_RECORD, level, rp->buf, rp->len);
 	}
 	if (level <= LOG_ERR)
 		sync_mode = true;
@@ -735,9 +878,13 @@ void record_emit(struct record *r)
 
 void record_report(struct record *r, enum log_level level, const char *tmpl)
 {
-	static char entry[RING_MAX_PAYLOAD];
-	static struct record now;
+	/* Two sets, as in log_printf(): a deferred report's, and everyone's. */
+	static char entries[2][RING_MAX_PAYLOAD];
+	static struct record nows[2];
 	static struct spinlock report_lock;
+	const bool in_report = this_cpu_captures();
+	char *entry = entries[in_report];
+	struct record *now = &nows[in_report];
 	size_t tlen = strlen(tmpl);
 
 	/* Every line is rendered when drained, after memory is usable, not
@@ -745,11 +892,11 @@ void record_report(struct record *r, enum log_level level, const char *tmpl)
 	 * TCG was a millisecond of the boot's path); TSC values then also use
 	 * the final clock. Now only: a warning (counted and turned into a
 	 * warning record at once), done (the last record, always printed). */
-	if (level <= LOG_WARN || tlen + 1 + RECORD_MAX_BYTES > sizeof(entry) ||
+	if (level <= LOG_WARN || tlen + 1 + RECORD_MAX_BYTES > RING_MAX_PAYLOAD ||
 	    !strcmp(r->event, "done")) {
 		if (rec_has_tsc(r)) {
-			rec_resolve_tsc(r, &now, &boot_clock);
-			*r = now;
+			rec_resolve_tsc(r, now, &boot_clock);
+			*r = *now;
 		}
 		record_report_now(r, level, tmpl);
 		return;
@@ -759,7 +906,7 @@ void record_report(struct record *r, enum log_level level, const char *tmpl)
 	rec_finish(r);
 	rec_check_whole(r);
 	results_capture(r->buf, r->len);
-	bool locked = lock_bounded(&report_lock);
+	bool locked = !in_report && lock_bounded(&report_lock);
 	memcpy(entry, tmpl, tlen + 1);
 	memcpy(entry + tlen + 1, r->buf, r->len);
 	ring_put(RING_REPORT, level, entry, tlen + 1 + r->len);

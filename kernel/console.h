@@ -61,6 +61,19 @@ void console_always_end(void);
 void console_report(void);
 
 
+/*
+ * A report that is output only: @fn(@arg) makes its lines and records when
+ * the consoles next drain (after memory is usable, or at an error or the
+ * exit), and they are printed in this place of the log with this moment's
+ * time, as if made now. What @fn reads must not change until then. At most
+ * @bytes of lines and records (an upper bound; they wait in a static area):
+ * a report that does not fit, or any after an error line (every line is
+ * then drained at once), runs now. Called on one CPU at a time.
+ */
+void console_defer(void (*fn)(void *arg), void *arg, size_t bytes);
+/* What console_defer() allows for one line or record of a report. */
+#define CONSOLE_DEFER_ITEM_BYTES 320
+
 /* Print the line "console: writing to ttyS0 fb". */
 void console_print_list(void);
 /* Write bytes as they are (libc's write() to stdout/stderr lands here). */

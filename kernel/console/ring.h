@@ -45,6 +45,7 @@ enum ring_kind {
 	RING_RAW = 2,       /* bytes as written (libc's stdout), no timestamp */
 	RING_RECORD = 3,    /* a record line "MEMBOOT {...}" */
 	RING_REPORT = 4,    /* a line template, a NUL, then the record it renders */
+	RING_DEFER = 5,     /* a report printed when drained, in this place (console_defer()) */
 };
 
 /* Entry flags. */

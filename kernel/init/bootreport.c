@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 
+#include "kernel/console.h"
 #include "kernel/log.h"
 #include "kernel/record.h"
 #include "kernel/time.h"
@@ -48,8 +49,22 @@ void bootreport_dump_loader_info(const struct bootinfo *bi)
 	}
 }
 
-void bootreport_print(const struct bootinfo *bi, bool dump_raw)
+/* What the report prints, taken when it was due: the clock figure of that
+ * moment (the quick estimate), not the one in force when it runs. */
+struct report_args {
+	const struct bootinfo *bi;
+	bool dump_raw;
+	uint64_t tsc_hz;
+	const char *tsc_method;
+	uint32_t tsc_uncertainty_ppm;
+};
+static struct report_args report_args;
+
+static void report_now(void *arg)
 {
+	const struct report_args *a = arg;
+	const struct bootinfo *bi = a->bi;
+	const bool dump_raw = a->dump_raw;
 	struct record r;
 
 	pr_info("Command line: %s", bi->cmdline);
@@ -57,9 +72,9 @@ void bootreport_print(const struct bootinfo *bi, bool dump_raw)
 	rec_str(&r, "version", MEMBOOT_VERSION);
 	rec_str(&r, "boot_path", boot_path_name(bi->path));
 	rec_str(&r, "loader", bi->loader);
-	rec_u64(&r, "tsc_hz", tsc_hz);
-	rec_str(&r, "tsc_method", tsc_method);
-	rec_u64(&r, "tsc_uncertainty_ppm", tsc_uncertainty_ppm);
+	rec_u64(&r, "tsc_hz", a->tsc_hz);
+	rec_str(&r, "tsc_method", a->tsc_method);
+	rec_u64(&r, "tsc_uncertainty_ppm", a->tsc_uncertainty_ppm);
 	rec_str(&r, "map_source", bi->map_source);
 	rec_u64(&r, "map_entries", bi->raw.nr_entries);
 	rec_u64(&r, "rsdp_revision", bi->rsdp_len ? bi->rsdp_revision : 0);
@@ -110,4 +125,16 @@ void bootreport_print(const struct bootinfo *bi, bool dump_raw)
 			bi->rsdp_revision >= 2 ? "XSDT" : "RSDT");
 	else
 		pr_warn("ACPI: the boot loader passed no RSDP");
+}
+
+void bootreport_print(const struct bootinfo *bi, bool dump_raw)
+{
+	report_args = (struct report_args){ bi, dump_raw, tsc_hz, tsc_method, tsc_uncertainty_ppm };
+	/* Output only: made when the consoles drain, in this place of the log
+	 * (console_defer()); a raw dump, long and asked for, now. */
+	if (dump_raw)
+		report_now(&report_args);
+	else
+		console_defer(report_now, &report_args,
+			      ((size_t)bi->nr_ranges + 8) * CONSOLE_DEFER_ITEM_BYTES);
 }

@@ -122,6 +122,17 @@ static void measure_both(void *arg)
 	measure_pm_timer(arg);
 }
 
+/* console_defer()'s forms of the two table reports. */
+static void print_acpi_tables(void *dir)
+{
+	acpi_print_tables(dir);
+}
+
+static void print_numa(void *topo)
+{
+	numa_print(topo);
+}
+
 /* The highest-numbered idle AP below @below (0: none). */
 static uint32_t idle_ap_below(uint32_t below)
 {
@@ -220,7 +231,9 @@ void discover_acpi(const struct bootinfo *bi, bool dump, struct discovered_acpi 
 		pr_warn("ACPI: tables unusable: one node, the boot CPU only");
 		return;
 	}
-	acpi_print_tables(&acpi->dir);
+	/* Output only: printed when the consoles drain, in this place. */
+	console_defer(print_acpi_tables, &acpi->dir,
+		      ((size_t)acpi->dir.nr_tables + 2) * CONSOLE_DEFER_ITEM_BYTES);
 	if (dump)
 		acpi_dump_tables(&acpi->dir);
 
@@ -331,7 +344,11 @@ void discover_numa(const struct bootinfo *bi, const struct discovered_acpi *acpi
 	};
 
 	numa_build(topo, &in);
-	numa_print(topo);
+	/* Output only: printed when the consoles drain, in this place (a CPU a
+	 * line and a record, a node a record and a row of distances). */
+	console_defer(print_numa, topo,
+		      ((size_t)topo->nr_cpus * 2 + (size_t)topo->nr_nodes * 3 +
+		       topo->nr_srat_ranges + 8) * CONSOLE_DEFER_ITEM_BYTES);
 	for (uint32_t i = 0; i < topo->nr_nodes; i++)
 		summary_node_topology(i, topo->nodes[i].nr_present_cpus, topo->nodes[i].mem_bytes);
 	physmem_set_distance(pm, topo->nr_nodes, topo->distance);

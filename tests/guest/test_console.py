@@ -177,3 +177,65 @@ def test_exit_poweroff_and_reboot_leave_qemu():
         b = boot(boot_path="pvh", append="memboot.exit=" + how, timeout=60)
         assert b.status == 126, (how, b.tail())
         assert b.records[-1]["event"] == "done" and b.records[-1]["ok"], (how, b.tail())
+
+
+def _stamped_lines(console):
+    """(seconds, text) of every timestamped line, in the order printed."""
+    out = []
+    for line in console.splitlines():
+        if line.startswith("[") and "] " in line:
+            stamp, _, text = line[1:].partition("] ")
+            out.append((float(stamp), text))
+    return out
+
+
+def _check_reports_in_place(b):
+    lines = _stamped_lines(b.console)
+    texts = [t for _, t in lines]
+
+    def first(prefix):
+        i = next((k for k, t in enumerate(texts) if t.startswith(prefix)), None)
+        assert i is not None, "no line starting %r:\n%s" % (prefix, "\n".join(texts[:80]))
+        return i
+
+    # The deferred reports (the memory map, the ACPI table list, the NUMA
+    # report) come where they were due, between the lines around them.
+    order = [first(p) for p in ("phase console:", "Command line:", "BIOS-e820: ",
+                                "Memory: ", "phase report:", "phase physmem:",
+                                "ACPI: RSDP 0x", "ACPI: SRAT 0x", "phase acpi:",
+                                "SRAT: PXM ", "Initmem setup node 1", "phase numa:",
+                                "phase smp:", "phase meminit:")]
+    assert order == sorted(order), order
+    # Stamped with the moment they were due: no later than the next line.
+    for k in range(order[0], order[-1]):
+        assert lines[k][0] <= lines[k + 1][0] + 1e-6, (lines[k], lines[k + 1])
+    # Their records too, in the same places.
+    events = [r["event"] for r in b.records]
+    assert events.index("mem_range") < events.index("mem_summary") < events.index("cpu") \
+        < events.index("node") < events.index("numa") < events.index("cpu_up"), events
+    assert [r["event"] for r in b.records[:events.index("mem_range")]].count("boot") == 1
+    # The boot record was taken when it was due: the quick clock figure.
+    boot_rec, tsc = b.one("boot"), b.one("tsc")
+    assert (boot_rec["tsc_hz"], boot_rec["tsc_method"]) == (tsc["hz"], tsc["method"]), \
+        (boot_rec, tsc)
+
+
+def test_reports_are_printed_in_their_place():
+    """The memory map, ACPI and NUMA reports are made when the consoles
+    drain (after memory is usable: console_defer()), yet read as if made
+    when due: the same lines and records in the same places, with the time
+    they were due. Also with an error line before memory is usable (every
+    line then drains at once, the pending reports with the first of them),
+    and after one (reports then run at once)."""
+    _check_reports_in_place(boot(nodes=2, cpus_per_node=2, mem_per_node="512M"))
+    # An error in phase hugetlb1g, after the three reports were deferred.
+    b = boot(nodes=2, cpus_per_node=2, mem_per_node="1G", cpu="qemu64",
+             append="hugepagesz=1G hugepages=1")
+    done = b.expect_ok()
+    assert done["errors"] == 1, done
+    _check_reports_in_place(b)
+    # An error on the command line, before any: every report runs at once.
+    b = boot(nodes=2, cpus_per_node=2, mem_per_node="512M", append="memboot.init=lazzy")
+    done = b.expect_ok()
+    assert done["errors"] == 1, done
+    _check_reports_in_place(b)
