@@ -10,6 +10,7 @@
 #include "arch/io.h"
 #include "arch/paging.h"
 #include "arch/smp.h"
+#include "kernel/console.h"
 #include "kernel/log.h"
 #include "kernel/init/memory.h"
 #include "kernel/panic.h"
@@ -360,16 +361,17 @@ static uint32_t tsc_sync_all(uint64_t total_budget)
 
 /* Every online AP against the boot CPU; then a tsc_sync record per node.
  * Returns the worst verdict. */
-static enum tsc_sync_verdict tsc_sync_check(uint64_t *cycles_out, uint32_t *waves_out)
+static enum tsc_sync_verdict tsc_sync_check(uint64_t *cycles_out, uint32_t *waves_out,
+					    uint64_t *tol_out)
 {
 	uint64_t t0 = rdtsc(), tol = tsc_sync_tolerance_cycles(tsc_hz, tsc_uncertainty_ppm);
 	/* 2 s in all at most (then 0.2 s for the APs to leave), however many CPUs
 	 * and however busy the host: each AP stops once the boot CPU has its bounds. */
 	uint64_t hz = tsc_hz ? tsc_hz : 1000000000ULL;
 	enum tsc_sync_verdict worst = TSC_SYNC_OK;
-	uint64_t nodes_seen[MEMBOOT_MAX_NODES / 64] = { 0 };
 	uint32_t unchecked = 0;
 
+	*tol_out = tol;
 	*waves_out = tsc_sync_all(2 * hz);
 
 	for (uint32_t i = 1; i < nr_cpu_ids; i++) {
@@ -404,6 +406,15 @@ static enum tsc_sync_verdict tsc_sync_check(uint64_t *cycles_out, uint32_t *wave
 	if (unchecked)
 		pr_info("tsc_sync: %u CPUs not checked (no readings from both sides within 2 s)",
 			unchecked);
+
+	return worst;
+}
+
+/* A tsc_sync record per node with online CPUs: its largest offset
+ * (@tol: the tolerance the check used). */
+static void tsc_sync_report(uint64_t tol)
+{
+	uint64_t nodes_seen[MEMBOOT_MAX_NODES / 64] = { 0 };
 
 	/* One record per node with online CPUs: its largest offset. */
 	for (uint32_t i = 0; i < nr_cpu_ids; i++) {
@@ -469,13 +480,96 @@ static enum tsc_sync_verdict tsc_sync_check(uint64_t *cycles_out, uint32_t *wave
 				      "{max_offset_cycles} cycles (+-{max_uncertainty_cycles}), "
 				      "tolerance {tolerance_cycles}: {verdict}");
 	}
-	return worst;
 }
 
 static bool cpu_is_online(uint32_t id, const void *ctx)
 {
 	(void)ctx;
 	return cpu_states[id] && cpu_states[id]->online;
+}
+
+/* What smp_boot() reports, taken when it ends. */
+struct smp_report {
+	struct smp_result res;
+	bool serial, init_delay, tsc_checked;
+	enum tsc_sync_verdict tsc_verdict;
+	uint64_t kick_cycles, wait_cycles, tsc_cycles, tsc_tol, slowest_cycles;
+	uint32_t tsc_waves, slowest, slowest_apic_id;
+};
+static struct smp_report smp_report;
+
+/* A cpu_up record per online CPU, the TSC check's per node, then smp. */
+static void smp_report_now(void *arg)
+{
+	const struct smp_report *rp = arg;
+	const struct smp_result res = rp->res;
+	const bool tsc_checked = rp->tsc_checked;
+	const uint32_t slowest = rp->slowest;
+
+	if (tsc_checked)
+		tsc_sync_report(rp->tsc_tol);
+	uint64_t nodes_seen[MEMBOOT_MAX_NODES / 64] = { 0 };
+	uint32_t nr_nodes = 0;
+	for (uint32_t i = 0; i < nr_cpu_ids; i++) {
+		const struct cpu_state *cs = cpu_states[i];
+		if (!cs || !cs->online || cs->node >= MEMBOOT_MAX_NODES)
+			continue;
+		if (!(nodes_seen[cs->node / 64] >> (cs->node % 64) & 1))
+			nr_nodes++;
+		nodes_seen[cs->node / 64] |= 1ULL << (cs->node % 64);
+	}
+	struct record r;
+	for (uint32_t i = 0; i < nr_cpu_ids; i++) {
+		const struct percpu *pc = percpu_of[i];
+		const struct cpu_state *cs = cpu_states[i];
+		if (!pc || !cs || !cs->online)
+			continue;
+		rec_begin(&r, "cpu_up");
+		rec_u64(&r, "cpu", pc->cpu);
+		rec_u64(&r, "apic_id", pc->apic_id);
+		rec_u64(&r, "node", cs->node);
+		rec_u64(&r, "mem_node", cs->mem_node);
+		rec_hex(&r, "percpu", (uint64_t)(uintptr_t)pc);
+		rec_hex(&r, "stack_bottom", pc->stack_bottom);
+		rec_hex(&r, "stack_top", pc->stack_top);
+		if (i > 0 && cs->kick_tsc)
+			rec_tsc_ns(&r, "up_ns", cs->online_tsc - cs->kick_tsc);
+		if (i > 0 && tsc_checked && cs->tsc_checked) {
+			rec_i64(&r, "tsc_offset", cs->tsc_offset_est);
+			rec_u64(&r, "tsc_offset_err", cs->tsc_offset_err);
+			rec_str(&r, "tsc_sync", tsc_sync_verdict_name((enum tsc_sync_verdict)cs->tsc_verdict));
+		}
+		record_emit(&r);
+	}
+	rec_begin(&r, "smp");
+	rec_u64(&r, "nodes", nr_nodes);
+	rec_u64(&r, "cpus", res.online);
+	rec_u64(&r, "failed", res.failed);
+	rec_u64(&r, "skipped", res.skipped);
+	rec_str(&r, "bringup", rp->serial ? "serial" : "parallel");
+	rec_bool(&r, "init_delay", rp->init_delay);
+	rec_tsc_ns(&r, "ns", res.cycles);   /* rendered with the final clock */
+	rec_tsc_ns(&r, "kick_ns", rp->kick_cycles);
+	rec_tsc_ns(&r, "wait_ns", rp->wait_cycles);
+	rec_tsc_ns(&r, "per_cpu_ns", res.online > 1 ? res.cycles / (res.online - 1) : 0);
+	if (tsc_checked) {
+		rec_str(&r, "tsc_sync", tsc_sync_verdict_name(rp->tsc_verdict));
+		rec_tsc_ns(&r, "tsc_sync_ns", rp->tsc_cycles);
+		rec_u64(&r, "tsc_sync_waves", rp->tsc_waves);
+	}
+	if (slowest) {
+		rec_u64(&r, "slowest_cpu", slowest);
+		rec_u64(&r, "slowest_apic_id", rp->slowest_apic_id);
+		rec_tsc_ns(&r, "slowest_ns", rp->slowest_cycles);
+	}
+	/* Ranges, not one id each: 512 ids would not fit in a record. */
+	static char online[RECORD_MAX_BYTES / 2];
+	if (!rec_format_cpulist(online, sizeof(online), nr_cpu_ids, cpu_is_online, NULL))
+		pr_err("smp: the list of online CPUs does not fit in %u bytes; the smp record lists the first",
+		       (unsigned)sizeof(online));
+	rec_str(&r, "online", online);
+	record_report(&r, LOG_INFO, "smp: Brought up {nodes} node{nodes:s}, {cpus} CPU{cpus:s} "
+		      "in {ns:ms} ms ({bringup}, {per_cpu_ns:us} us per CPU)");
 }
 
 struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
@@ -490,6 +584,7 @@ struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 	enum tsc_sync_verdict tsc_verdict = TSC_SYNC_OK;
 	bool tsc_checked = false;
 	uint32_t tsc_waves = 0;
+	uint64_t tsc_tol = 0;
 
 	ASSERT(n >= 1 && n <= MEMBOOT_MAX_CPUS, "n=%u", n);
 	boot_cpu_state.node = cpus[0].node;
@@ -621,7 +716,7 @@ struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 	/* An AP's online_tsc is its own TSC: measured in ours once checked. */
 	if (smp_settings.tsc_sync && res.online > 1) {
 		nr_cpus_online = res.online;
-		tsc_verdict = tsc_sync_check(&tsc_cycles, &tsc_waves);
+		tsc_verdict = tsc_sync_check(&tsc_cycles, &tsc_waves, &tsc_tol);
 		tsc_checked = true;
 		slowest_cycles = 0;
 		for (uint32_t i = 1; i < n; i++) {
@@ -646,67 +741,18 @@ report:
 	nr_cpus_online = res.online;
 	res.cycles = rdtsc() - t0 - tsc_cycles;   /* bring-up alone */
 	res.ns = tsc_cycles_to_ns(res.cycles);
-	uint64_t nodes_seen[MEMBOOT_MAX_NODES / 64] = { 0 };
-	uint32_t nr_nodes = 0;
-	for (uint32_t i = 0; i < nr_cpu_ids; i++) {
-		const struct cpu_state *cs = cpu_states[i];
-		if (!cs || !cs->online || cs->node >= MEMBOOT_MAX_NODES)
-			continue;
-		if (!(nodes_seen[cs->node / 64] >> (cs->node % 64) & 1))
-			nr_nodes++;
-		nodes_seen[cs->node / 64] |= 1ULL << (cs->node % 64);
-	}
-	struct record r;
-	for (uint32_t i = 0; i < nr_cpu_ids; i++) {
-		const struct percpu *pc = percpu_of[i];
-		const struct cpu_state *cs = cpu_states[i];
-		if (!pc || !cs || !cs->online)
-			continue;
-		rec_begin(&r, "cpu_up");
-		rec_u64(&r, "cpu", pc->cpu);
-		rec_u64(&r, "apic_id", pc->apic_id);
-		rec_u64(&r, "node", cs->node);
-		rec_u64(&r, "mem_node", cs->mem_node);
-		rec_hex(&r, "percpu", (uint64_t)(uintptr_t)pc);
-		rec_hex(&r, "stack_bottom", pc->stack_bottom);
-		rec_hex(&r, "stack_top", pc->stack_top);
-		if (i > 0 && cs->kick_tsc)
-			rec_tsc_ns(&r, "up_ns", cs->online_tsc - cs->kick_tsc);
-		if (i > 0 && tsc_checked && cs->tsc_checked) {
-			rec_i64(&r, "tsc_offset", cs->tsc_offset_est);
-			rec_u64(&r, "tsc_offset_err", cs->tsc_offset_err);
-			rec_str(&r, "tsc_sync", tsc_sync_verdict_name((enum tsc_sync_verdict)cs->tsc_verdict));
-		}
-		record_emit(&r);
-	}
-	rec_begin(&r, "smp");
-	rec_u64(&r, "nodes", nr_nodes);
-	rec_u64(&r, "cpus", res.online);
-	rec_u64(&r, "failed", res.failed);
-	rec_u64(&r, "skipped", res.skipped);
-	rec_str(&r, "bringup", opt->serial ? "serial" : "parallel");
-	rec_bool(&r, "init_delay", arch_smp_init_delay());
-	rec_tsc_ns(&r, "ns", res.cycles);   /* rendered with the final clock */
-	rec_tsc_ns(&r, "kick_ns", kick_cycles);
-	rec_tsc_ns(&r, "wait_ns", wait_cycles);
-	rec_tsc_ns(&r, "per_cpu_ns", res.online > 1 ? res.cycles / (res.online - 1) : 0);
-	if (tsc_checked) {
-		rec_str(&r, "tsc_sync", tsc_sync_verdict_name(tsc_verdict));
-		rec_tsc_ns(&r, "tsc_sync_ns", tsc_cycles);
-		rec_u64(&r, "tsc_sync_waves", tsc_waves);
-	}
-	if (slowest) {
-		rec_u64(&r, "slowest_cpu", slowest);
-		rec_u64(&r, "slowest_apic_id", cpus[slowest].apic_id);
-		rec_tsc_ns(&r, "slowest_ns", slowest_cycles);
-	}
-	/* Ranges, not one id each: 512 ids would not fit in a record. */
-	static char online[RECORD_MAX_BYTES / 2];
-	if (!rec_format_cpulist(online, sizeof(online), nr_cpu_ids, cpu_is_online, NULL))
-		pr_err("smp: the list of online CPUs does not fit in %u bytes; the smp record lists the first",
-		       (unsigned)sizeof(online));
-	rec_str(&r, "online", online);
-	record_report(&r, LOG_INFO, "smp: Brought up {nodes} node{nodes:s}, {cpus} CPU{cpus:s} "
-		      "in {ns:ms} ms ({bringup}, {per_cpu_ns:us} us per CPU)");
+	/* Output only: the records are made when the consoles drain, in this
+	 * place of the log (console_defer()), from what is taken here; the
+	 * per-CPU and TSC figures they read stay as they are now. */
+	smp_report = (struct smp_report){
+		.res = res, .serial = opt->serial, .init_delay = arch_smp_init_delay(),
+		.kick_cycles = kick_cycles, .wait_cycles = wait_cycles,
+		.tsc_checked = tsc_checked, .tsc_verdict = tsc_verdict, .tsc_cycles = tsc_cycles,
+		.tsc_waves = tsc_waves, .tsc_tol = tsc_tol, .slowest = slowest,
+		.slowest_apic_id = slowest ? cpus[slowest].apic_id : 0,
+		.slowest_cycles = slowest_cycles,
+	};
+	console_defer(smp_report_now, &smp_report,
+		      ((size_t)nr_cpu_ids * 2 + 8) * CONSOLE_DEFER_ITEM_BYTES);
 	return res;
 }

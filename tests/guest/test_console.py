@@ -204,6 +204,7 @@ def _check_reports_in_place(b):
                                 "Memory: ", "phase report:", "phase physmem:",
                                 "ACPI: RSDP 0x", "ACPI: SRAT 0x", "phase acpi:",
                                 "SRAT: PXM ", "Initmem setup node 1", "phase numa:",
+                                "phase pagetables:", "tsc_sync: node 1", "smp: Brought up",
                                 "phase smp:", "phase meminit:")]
     assert order == sorted(order), order
     # Stamped with the moment they were due: no later than the next line.
@@ -212,7 +213,9 @@ def _check_reports_in_place(b):
     # Their records too, in the same places.
     events = [r["event"] for r in b.records]
     assert events.index("mem_range") < events.index("mem_summary") < events.index("cpu") \
-        < events.index("node") < events.index("numa") < events.index("cpu_up"), events
+        < events.index("node") < events.index("numa") < events.index("tsc_sync") \
+        < events.index("cpu_up") < events.index("smp") < events.index("memmap"), events
+    assert events.count("cpu_up") == 4 and events.count("tsc_sync") == 2, events
     assert [r["event"] for r in b.records[:events.index("mem_range")]].count("boot") == 1
     # The boot record was taken when it was due: the quick clock figure.
     boot_rec, tsc = b.one("boot"), b.one("tsc")
@@ -221,7 +224,7 @@ def _check_reports_in_place(b):
 
 
 def test_reports_are_printed_in_their_place():
-    """The memory map, ACPI and NUMA reports are made when the consoles
+    """The memory map, ACPI, NUMA and SMP reports are made when the consoles
     drain (after memory is usable: console_defer()), yet read as if made
     when due: the same lines and records in the same places, with the time
     they were due. Also with an error line before memory is usable (every
