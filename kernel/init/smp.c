@@ -359,8 +359,8 @@ static uint32_t tsc_sync_all(uint64_t total_budget)
 	return waves;
 }
 
-/* Every online AP against the boot CPU; then a tsc_sync record per node.
- * Returns the worst verdict. */
+/* Every online AP against the boot CPU (the tsc_sync records come with
+ * smp_boot()'s report: tsc_sync_report()). Returns the worst verdict. */
 static enum tsc_sync_verdict tsc_sync_check(uint64_t *cycles_out, uint32_t *waves_out,
 					    uint64_t *tol_out)
 {
