@@ -291,6 +291,12 @@ static size_t render(const struct console_out *c, const struct ring_entry *e)
 	}
 }
 
+/* Is this CPU running a deferred report (its writes go to the capture)? */
+static bool this_cpu_captures(void)
+{
+	return __atomic_load_n(&capturing, __ATOMIC_ACQUIRE) && capturing_cpu == this_cpu_state();
+}
+
 /* Render @e (its payload in entry_data) and send it to @c. */
 static void out_entry(struct console_out *c, const struct ring_entry *e)
 {
@@ -417,6 +423,10 @@ void console_drain(void)
 
 void console_flush(void)
 {
+	/* The exit from inside a report (it faulted): what follows, the
+	 * summary and done, goes to the ring. */
+	if (this_cpu_captures())
+		__atomic_store_n(&capturing, NULL, __ATOMIC_RELEASE);
 	/* Wait for a drain on another CPU, up to a few seconds; after that
 	 * (a CPU faulted inside a drain) take the consoles over. */
 	uint64_t start = rdtsc(), limit = (tsc_hz ? tsc_hz : 4000000000ULL) * 5;
@@ -431,12 +441,6 @@ void console_flush(void)
 	drain_locked();
 	spin_unlock(&drain_lock);
 	report_dead();
-}
-
-/* Is this CPU running a deferred report (its writes go to the capture)? */
-static bool this_cpu_captures(void)
-{
-	return __atomic_load_n(&capturing, __ATOMIC_ACQUIRE) && capturing_cpu == this_cpu_state();
 }
 
 /* Append an entry of the running report; false when the area is full. */
@@ -462,7 +466,9 @@ static void ring_put(enum ring_kind kind, unsigned level, const void *data, size
 	uint64_t tsc = rdtsc(), start = 0;
 	unsigned flags = always_depth ? RING_F_ALWAYS : 0;
 
-	if (this_cpu_captures()) {
+	/* An error in a report (a fault, a panic) goes to the ring at once:
+	 * the drain that runs the report may never get to print it. */
+	if (level > LOG_ERR && this_cpu_captures()) {
 		if (capture_put(kind, level, flags, data, len))
 			return;
 		/* More than the report said it would make: the rest goes to the
