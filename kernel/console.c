@@ -95,11 +95,14 @@ static uint64_t lost_entries;         /* only when the ring could not drain (a f
 #define DEFER_MAX 16
 #define DEFER_CAPTURE_BYTES (256u << 10)
 enum { DEFER_PENDING, DEFER_RUNNING, DEFER_DONE };
+struct console_out;
 struct deferred {
 	void (*fn)(void *arg);
 	void *arg;
 	uint32_t start, end;            /* its entries in defer_capture[] */
 	uint8_t state;
+	struct console_out *runner;     /* the console whose drain ran it */
+	uint64_t tsc;                   /* its place's stamp */
 };
 /* A captured entry: this header, then len bytes, padded to 8. */
 struct capture_hdr {
@@ -337,9 +340,27 @@ static void run_deferred(struct deferred *d)
 	d->state = DEFER_DONE;
 }
 
+/* What report @d made, to @c, stamped with its place's time. */
+static void out_capture(struct console_out *c, const struct deferred *d)
+{
+	for (uint32_t at = d->start; at + sizeof(struct capture_hdr) <= d->end;) {
+		struct capture_hdr h;
+		struct ring_entry ce;
+
+		memcpy(&h, defer_capture + at, sizeof(h));
+		at += sizeof(h);
+		ce = (struct ring_entry){ .tsc = d->tsc, .kind = h.kind, .level = h.level,
+					  .flags = h.flags, .len = h.len };
+		memcpy(entry_data, defer_capture + at, h.len);
+		at += (h.len + 7) & ~7u;
+		out_entry(c, &ce);
+	}
+}
+
 /* The entries of the report whose place @e holds, to @c: the report runs
  * when the first console gets here. A report that faulted while running
- * (the exit drains from the fault handler) prints what it made. */
+ * (the exit drains from the fault handler) prints what it made; the
+ * console whose drain ran it gets that from console_flush(). */
 static void out_deferred(struct console_out *c, const struct ring_entry *e)
 {
 	uint32_t k;
@@ -351,20 +372,12 @@ static void out_deferred(struct console_out *c, const struct ring_entry *e)
 	if (k >= nr_defers)
 		return;
 	d = &defers[k];
-	if (d->state == DEFER_PENDING && !capturing)
+	d->tsc = e->tsc;
+	if (d->state == DEFER_PENDING && !capturing) {
+		d->runner = c;
 		run_deferred(d);
-	for (uint32_t at = d->start; at + sizeof(struct capture_hdr) <= d->end;) {
-		struct capture_hdr h;
-		struct ring_entry ce;
-
-		memcpy(&h, defer_capture + at, sizeof(h));
-		at += sizeof(h);
-		ce = (struct ring_entry){ .seq = e->seq, .tsc = e->tsc, .kind = h.kind,
-					  .level = h.level, .flags = h.flags, .len = h.len };
-		memcpy(entry_data, defer_capture + at, h.len);
-		at += (h.len + 7) & ~7u;
-		out_entry(c, &ce);
 	}
+	out_capture(c, d);
 }
 
 /* Send everything @c has not read yet. Called with drain_lock held. */
@@ -424,23 +437,31 @@ void console_drain(void)
 void console_flush(void)
 {
 	/* The exit from inside a report (it faulted): what follows, the
-	 * summary and done, goes to the ring. */
-	if (this_cpu_captures())
+	 * summary and done, goes to the ring, and the console whose drain ran
+	 * the report, which had passed its place, gets what it made after. */
+	struct deferred *cut = this_cpu_captures() ? capturing : NULL;
+
+	if (cut)
 		__atomic_store_n(&capturing, NULL, __ATOMIC_RELEASE);
 	/* Wait for a drain on another CPU, up to a few seconds; after that
 	 * (a CPU faulted inside a drain) take the consoles over. */
 	uint64_t start = rdtsc(), limit = (tsc_hz ? tsc_hz : 4000000000ULL) * 5;
+	bool locked = true;
 
 	while (!spin_trylock(&drain_lock)) {
 		if (rdtsc() - start > limit) {
-			drain_locked();
-			return;
+			locked = false;
+			break;
 		}
 		__asm__ volatile("pause");
 	}
 	drain_locked();
-	spin_unlock(&drain_lock);
-	report_dead();
+	if (cut && cut->runner)
+		out_capture(cut->runner, cut);
+	if (locked) {
+		spin_unlock(&drain_lock);
+		report_dead();
+	}
 }
 
 /* Append an entry of the running report; false when the area is full. */
