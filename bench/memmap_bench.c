@@ -155,29 +155,52 @@ static void do_heads(struct buddy_zone *z, uint64_t s, uint64_t e)
 	memmap_init_heads(z->map, s, e, PAGE_RESERVED, z->zone, BUDDY_MAX_ORDER);
 }
 
-/* The limits: the same bytes, one 64-byte line per iteration, 8-byte
- * general-register stores as the kernel's code can use. */
-#define PATTERN 0x0123456789abcdefULL   /* not one repeated byte: no memset */
+/*
+ * The limits: the same bytes as init writes, the descriptor's own words (the
+ * template memmap_init_range() stores, repeated to fill a 64-byte line), one
+ * line per iteration, 8-byte general-register stores as the kernel's code
+ * can use. The same data matters: a descriptor is mostly zero words, and
+ * non-temporal stores of zeros ran 10-30 % faster than of a non-zero pattern
+ * (AMD EPYC, family 25, 128 MiB: medians 5.1-5.4 against 6.0-6.3 ms), which
+ * put init below a "limit" that wrote a pattern.
+ */
+static uint64_t limit_line[8];
+
+static void limit_line_setup(void)
+{
+	struct page t[64 / MEMMAP_DESC_BYTES];
+
+	_Static_assert(sizeof(t) == sizeof(limit_line), "one line of descriptors");
+	for (unsigned i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		memmap_write_head(&t[i], PAGE_RESERVED, 0, PAGE_ZONE_NORMAL, 0, 0);
+	memcpy(limit_line, t, sizeof(limit_line));
+}
 
 static void store_loop(uint64_t *p, uint64_t *end)
 {
+	const uint64_t *l = limit_line;
+
 	for (; p + 8 <= end; p += 8)
-		__asm__ volatile("mov %1, 0(%0); mov %1, 8(%0); mov %1, 16(%0); mov %1, 24(%0);"
-				 "mov %1, 32(%0); mov %1, 40(%0); mov %1, 48(%0); mov %1, 56(%0)"
-				 : : "r"(p), "r"(PATTERN) : "memory");
-	for (; p < end; p++)
-		*p = PATTERN;
+		__asm__ volatile("mov %1, 0(%0); mov %2, 8(%0); mov %3, 16(%0); mov %4, 24(%0);"
+				 "mov %5, 32(%0); mov %6, 40(%0); mov %7, 48(%0); mov %8, 56(%0)"
+				 : : "r"(p), "r"(l[0]), "r"(l[1]), "r"(l[2]), "r"(l[3]), "r"(l[4]),
+				   "r"(l[5]), "r"(l[6]), "r"(l[7]) : "memory");
+	for (unsigned i = 0; p < end; p++, i++)
+		*p = l[i % 8];
 }
 
 static void nt_loop(uint64_t *p, uint64_t *end)
 {
+	const uint64_t *l = limit_line;
+
 	for (; p + 8 <= end; p += 8)
-		__asm__ volatile("movnti %1, 0(%0); movnti %1, 8(%0); movnti %1, 16(%0);"
-				 "movnti %1, 24(%0); movnti %1, 32(%0); movnti %1, 40(%0);"
-				 "movnti %1, 48(%0); movnti %1, 56(%0)"
-				 : : "r"(p), "r"(PATTERN) : "memory");
-	for (; p < end; p++)
-		__asm__ volatile("movnti %1, %0" : "=m"(*p) : "r"(PATTERN));
+		__asm__ volatile("movnti %1, 0(%0); movnti %2, 8(%0); movnti %3, 16(%0);"
+				 "movnti %4, 24(%0); movnti %5, 32(%0); movnti %6, 40(%0);"
+				 "movnti %7, 48(%0); movnti %8, 56(%0)"
+				 : : "r"(p), "r"(l[0]), "r"(l[1]), "r"(l[2]), "r"(l[3]), "r"(l[4]),
+				   "r"(l[5]), "r"(l[6]), "r"(l[7]) : "memory");
+	for (unsigned i = 0; p < end; p++, i++)
+		__asm__ volatile("movnti %1, %0" : "=m"(*p) : "r"(l[i % 8]));
 	__asm__ volatile("sfence" ::: "memory");
 }
 
@@ -396,6 +419,7 @@ static void setup(void)
 	uint64_t max_pfn = FIRST_PFN + per_node * B.nr_nodes;
 	char *arena = arena_map(max_pfn << PAGE_SHIFT);
 
+	limit_line_setup();
 	B.measured_pages = 0;
 	for (uint32_t nd = 0; nd < B.nr_nodes; nd++) {
 		struct node_sim *n = &B.nodes[nd];

@@ -335,6 +335,7 @@ static void store_plain(struct page *p, struct page *end, const uint64_t w[DESC_
 		for (unsigned k = 0; k < 4; k++) {
 			d[k * DESC_WORDS] = w0;
 			d[k * DESC_WORDS + 1] = w1;
+#pragma GCC unroll 8
 			for (unsigned i = 2; i < DESC_WORDS; i++)
 				d[k * DESC_WORDS + i] = 0;
 		}
@@ -358,12 +359,18 @@ static void store_nt(struct page *p, struct page *end, const uint64_t w[DESC_WOR
 {
 	const uint64_t w0 = w[0], w1 = w[1];
 
-	/* Four descriptors (one or more whole lines) per iteration. */
+	/* Four descriptors (one or more whole lines) per iteration, the zero
+	 * words unrolled (in store_plain() too): at -O2 GCC kept a loop of
+	 * six stores in each 64-byte descriptor, three instructions a word,
+	 * and init of 64-byte descriptors ran 1.2-1.4x the store limit (3.4
+	 * against 1.6-1.8 ns/page unrolled, AMD EPYC, one thread, a busy
+	 * spell of the host). */
 	while (end - p >= 4) {
 		desc_word *d = (desc_word *)p;
 		for (unsigned k = 0; k < 4; k++) {
 			movnti(&d[k * DESC_WORDS + 0], w0);
 			movnti(&d[k * DESC_WORDS + 1], w1);
+#pragma GCC unroll 8
 			for (unsigned i = 2; i < DESC_WORDS; i++)
 				movnti(&d[k * DESC_WORDS + i], 0);
 		}
