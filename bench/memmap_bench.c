@@ -468,7 +468,6 @@ static void zones_reset(void)
 }
 
 /* The store probe's clock and flush (mm/memmap.h, memmap_store_probe). */
-#define PROBE_BYTES (4ull << 20)
 
 static uint64_t probe_ns(void)
 {
@@ -725,14 +724,16 @@ int main(int argc, char **argv)
 		uint64_t array = memmap_desc_bytes(B.nodes[0].map.nr_pages);
 		struct memmap_store_probe pr;
 		struct node_sim *n0 = &B.nodes[0];
-		uint64_t probe_pages = (PROBE_BYTES / MEMMAP_DESC_BYTES);
+		uint64_t warm;
+		uint64_t probe_pages = memmap_store_probe_bytes(c->llc_bytes, &warm) / MEMMAP_DESC_BYTES;
 
 		/* The kernel's choice, made the kernel's way (kernel/init/meminit.c):
-		 * both stores timed over a few MiB of node 0's array. */
+		 * an LLC's worth of plain stores, then a pass of each kind, at
+		 * the start of node 0's array. */
 		if (probe_pages > n0->array_pfn - n0->start_pfn)
 			probe_pages = n0->array_pfn - n0->start_pfn;
-		memmap_store_probe(&n0->map, n0->start_pfn, n0->start_pfn + probe_pages, 3, probe_ns,
-				   probe_flush, &pr);
+		memmap_store_probe(&n0->map, n0->start_pfn, n0->start_pfn + probe_pages, warm, 1,
+				   probe_ns, probe_flush, &pr);
 		memmap_store_set(pr.choice);
 		/* Each node's array takes the choice, as the kernel's do. */
 		for (uint32_t nd = 0; nd < B.nr_nodes; nd++)
@@ -740,10 +741,11 @@ int main(int argc, char **argv)
 		enum memmap_store st = B.nodes[0].map.store;
 
 		printf("memmap-bench-cpu desc=%d vendor=%s llc_bytes=%llu llc_source=%s "
-		       "node_array_bytes=%llu store=%s probe_bytes=%llu probe_plain_ns=%llu "
-		       "probe_nt_ns=%llu\n", MEMMAP_DESC_BYTES, vendors[c->vendor],
+		       "node_array_bytes=%llu store=%s probe_warm_bytes=%llu probe_bytes=%llu "
+		       "probe_plain_ns=%llu probe_nt_ns=%llu\n", MEMMAP_DESC_BYTES, vendors[c->vendor],
 		       (unsigned long long)c->llc_bytes, c->llc_source, (unsigned long long)array,
-		       st == MEMMAP_STORE_NT ? "nt" : "plain", (unsigned long long)pr.bytes,
+		       st == MEMMAP_STORE_NT ? "nt" : "plain", (unsigned long long)pr.warm_bytes,
+		       (unsigned long long)pr.bytes,
 		       (unsigned long long)pr.plain_ticks, (unsigned long long)pr.nt_ticks);
 		fflush(stdout);
 	}

@@ -114,7 +114,9 @@ def section(rows, cmds, command):
                        c["llc_source"], int(c["llc_bytes"]) >> 20, c["vendor"],
                        ", ".join("%d B: %d MiB, %s stores%s" % (
                            d, int(cpu[d]["node_array_bytes"]) >> 20, cpu[d]["store"],
-                           " (probe of %d MiB: plain %.2f ms, nt %.2f ms)" % (
+                           " (probe after %d MiB of plain stores, %d MiB each: plain %.2f ms, "
+                           "nt %.2f ms)" % (
+                               int(cpu[d].get("probe_warm_bytes", 0)) >> 20,
                                int(cpu[d]["probe_bytes"]) >> 20,
                                int(cpu[d]["probe_plain_ns"]) / 1e6,
                                int(cpu[d]["probe_nt_ns"]) / 1e6)
@@ -124,7 +126,7 @@ def section(rows, cmds, command):
     out.append("`init` is `memmap_init_range()`, the kernel's code, with the store "
                "`memmap_store_choose()` picks (plain for an array that fits the last-level "
                "cache; for a larger one the kind `memmap_store_probe()` picks on this CPU, "
-               "non-temporal unless plain was at least 15 % faster, as the kernel does at boot); `init_plain` and `init_nt` force each kind. The limit "
+               "non-temporal unless plain was at least 15 % faster after an LLC's worth of plain stores, as the kernel does at boot); `init_plain` and `init_nt` force each kind. The limit "
                "is the fastest of `memset()` of a non-zero byte (glibc, vector stores), a "
                "plain 8-byte store loop and a `movnti` loop over the same bytes (both writing "
                "the descriptors' own words) with the same threads, measured in the same run. init/limit is the median over the "

@@ -414,49 +414,75 @@ enum memmap_store memmap_store_choose(uint64_t array_bytes, const struct cpu_cac
 }
 
 /*
- * The probe times plain stores without the write-backs their dirty lines
- * cost later, when a large array's evictions compete with its stores for
- * the same bandwidth; non-temporal stores pay everything inside the probe.
- * So plain must win by more than that unseen share. AMD EPYC (family 25),
- * 4 MiB probes against whole-array init at 2x the LLC: 16-byte descriptors
- * probed plain 21-27 % faster and ran alike (plain slightly ahead at two
- * threads), 32-byte ones 13-21 % faster and ran alike, 64-byte ones 0-7 %
- * faster and ran 13 % (one thread) to 37 % (two) slower than non-temporal.
+ * How much faster plain stores must time in the probe. Its plain passes run
+ * after a cache's worth of plain stores, so each of their stores evicts a
+ * dirty line as in a large array's init (memmap_store_probe()). But the
+ * probe runs on one CPU and memory init on all of a node's, where memory
+ * bandwidth is what runs out and non-temporal stores need half of it (no
+ * read for ownership): AMD EPYC (family 25), 64-byte descriptors, probe
+ * plain 9-11 % faster, whole-array init at 2x the LLC ran plain 1.1-1.4x
+ * slower than non-temporal at two threads and within 2 % at one. With 32
+ * MiB of warm-up and 14 MiB passes the probe's plain/nt was 0.98, 1.41,
+ * 0.90, 1.09, 0.71, 0.89 in six processes whose one-thread init ran 1.06,
+ * 1.29, 0.99, 1.57, 0.89, 0.86 (the host's memory changes between runs
+ * which kind wins); the probe of cold 4 MiB passes it replaces said 1.84,
+ * 1.25, 1.29, 0.81, 0.85, 0.82: plain at 0.81, where init ran 1.57x
+ * slower with it.
  */
-
 enum memmap_store memmap_store_pick(uint64_t plain_ticks, uint64_t nt_ticks)
 {
 	return (unsigned __int128)plain_ticks * 100 < (unsigned __int128)nt_ticks * (100 - MEMMAP_PLAIN_MARGIN_PCT)
 	       ? MEMMAP_STORE_PLAIN : MEMMAP_STORE_NT;
 }
 
+uint64_t memmap_store_probe_bytes(uint64_t llc_bytes, uint64_t *warm_bytes)
+{
+	uint64_t warm = llc_bytes ? llc_bytes : MEMMAP_PROBE_LLC_GUESS_BYTES;
+	uint64_t pass = warm / 2 > MEMMAP_PROBE_MIN_PASS_BYTES ? warm / 2 : MEMMAP_PROBE_MIN_PASS_BYTES;
+
+	*warm_bytes = warm;
+	return warm + 2 * pass;
+}
+
 void memmap_store_probe(const struct memmap_node *n, uint64_t start_pfn, uint64_t end_pfn,
-			unsigned reps, uint64_t (*ticks)(void),
+			uint64_t warm_bytes, unsigned reps, uint64_t (*ticks)(void),
 			void (*flush)(const void *p, uint64_t bytes), struct memmap_store_probe *out)
 {
-	const struct page *first = &n->pages[start_pfn - n->base_pfn];
-	uint64_t bytes = memmap_desc_bytes(end_pfn - start_pfn);
+	uint64_t pages = end_pfn - start_pfn, warm = warm_bytes / MEMMAP_DESC_BYTES, pass, at;
 
-	out->bytes = bytes;
-	out->plain_ticks = out->nt_ticks = UINT64_MAX;
-	/* Alternating, so a host's slow moment costs both kinds alike. */
+	ASSERT(start_pfn < end_pfn && reps >= 1 && pages >= 2ULL * reps,
+	       "probe [%#llx, %#llx) reps %u", (ull)start_pfn, (ull)end_pfn, reps);
+	/* A range too short for the warm-up and passes of at least an
+	 * eighth of it each: half warm-up, half passes. */
+	if (warm > pages || (pages - warm) / (2ULL * reps) < pages / 8)
+		warm = pages / 2;
+	pass = (pages - warm) / (2ULL * reps);
+	*out = (struct memmap_store_probe){ .warm_bytes = memmap_desc_bytes(warm),
+					    .bytes = memmap_desc_bytes(pass),
+					    .plain_ticks = UINT64_MAX, .nt_ticks = UINT64_MAX };
+	/* Cold lines, as memory init finds them; the flush is not timed:
+	 * clflush writes dirty lines back one by one, far slower than the
+	 * evictions of a large array's plain stores, and timing it made plain
+	 * stores look 1.4-2x slower on AMD EPYC where the whole init ran both
+	 * alike. */
+	flush(&n->pages[start_pfn - n->base_pfn], memmap_desc_bytes(pages));
+	/* Plain stores fill the caches with dirty lines, untimed, so that
+	 * each timed plain store evicts one as in an array larger than the
+	 * LLC (the L3 of AMD's Zen takes the L2's victims; only when it is
+	 * full does a store cost a write-back to memory). */
+	memmap_init_range_store(n, start_pfn, start_pfn + warm, PAGE_RESERVED,
+				page_zone_of_pfn(start_pfn), MEMMAP_STORE_PLAIN);
+	at = start_pfn + warm;
+	/* Alternating over fresh descriptors, so a host's slow moment costs
+	 * both kinds alike. Timed is what init pays: the stores, and for
+	 * non-temporal ones their sfence (store_nt()). */
 	for (unsigned r = 0; r < reps; r++) {
-		for (int kind = 0; kind < 2; kind++) {
+		for (int kind = 0; kind < 2; kind++, at += pass) {
 			enum memmap_store how = kind ? MEMMAP_STORE_NT : MEMMAP_STORE_PLAIN;
-			/* Cold lines, as memory init finds them; the flush is
-			 * not timed: clflush writes dirty lines back one by
-			 * one, far slower than the evictions a large array's
-			 * plain stores cause, and that penalised plain stores
-			 * (AMD EPYC, 16-byte descriptors: plain 0.26-0.32 ms
-			 * against non-temporal 0.16-0.19 ms over 4 MiB, where
-			 * the whole init ran both at 0.56-0.58 ns/page).
-			 * Timed is what init
-			 * pays: the stores, and for non-temporal ones their
-			 * sfence (store_nt()). */
-			flush(first, bytes);
 			uint64_t t0 = ticks();
-			memmap_init_range_store(n, start_pfn, end_pfn, PAGE_RESERVED,
-						page_zone_of_pfn(start_pfn), how);
+
+			memmap_init_range_store(n, at, at + pass, PAGE_RESERVED, page_zone_of_pfn(at),
+						how);
 			uint64_t dt = ticks() - t0;
 			uint64_t *best = kind ? &out->nt_ticks : &out->plain_ticks;
 			if (dt < *best)

@@ -408,33 +408,46 @@ enum memmap_store memmap_store_for_cold(void);
 /*
  * Which store this CPU writes cold descriptors fastest with, measured, as
  * Linux times its xor routines at boot and keeps the fastest: both kinds
- * over the descriptors of [start_pfn, end_pfn) of @n (a few MiB of an
- * array about to be initialised anyway: the probe writes them as
- * PAGE_RESERVED, which memory init overwrites), @reps passes of each,
- * alternating, the fastest pass of each kept. Each pass begins with the
- * lines flushed out of the caches (@flush: clflush of every line, then a
- * fence), untimed, so plain stores pay their read-for-ownership as in an
- * array larger than the cache; timed is what memory init pays: the stores,
- * and for non-temporal ones their sfence. No flush is timed: clflush writes
- * dirty lines back one at a time, far slower than the evictions of a large
- * array's plain stores, and timing it made plain stores look 1.4-2x slower
- * than non-temporal ones on AMD EPYC where the whole init ran both alike.
- * @ticks reads a clock (the TSC; the host's monotonic ns).
- * The pick is memmap_store_pick(); it is what memmap_store_choose() uses
- * for arrays larger than the last-level cache once memmap_store_set()
- * records it.
+ * over the descriptors of [start_pfn, end_pfn) of @n (part of an array
+ * about to be initialised anyway: the probe writes them as PAGE_RESERVED,
+ * which memory init overwrites), every line written once. First the whole
+ * range is flushed out of the caches (@flush: clflush of every line, then
+ * a fence), untimed, so stores pay their read-for-ownership as in an array
+ * larger than the cache; then @warm_bytes of plain stores, untimed (the
+ * LLC's size: from there on each plain store evicts a dirty line, the
+ * write-back a whole-array init pays and a probe of cold lines alone never
+ * saw); then @reps passes of each kind, alternating, each over its own
+ * descriptors, the fastest of each kind kept. Timed is what memory init
+ * pays: the stores, and for non-temporal ones their sfence. A range too
+ * short for passes of an eighth of it after the warm-up gets half of it as
+ * warm-up. @ticks reads a clock (the TSC; the host's monotonic ns). The
+ * pick is memmap_store_pick(); it is what memmap_store_choose() uses for
+ * arrays larger than the last-level cache once memmap_store_set() records
+ * it.
  */
 struct memmap_store_probe {
-	uint64_t bytes;                   /* descriptor bytes written per pass */
+	uint64_t warm_bytes;              /* plain stores before the timed passes */
+	uint64_t bytes;                   /* descriptor bytes of one timed pass */
 	uint64_t plain_ticks, nt_ticks;   /* the fastest pass of each kind */
 	enum memmap_store choice;
 };
 void memmap_store_probe(const struct memmap_node *n, uint64_t start_pfn, uint64_t end_pfn,
-			unsigned reps, uint64_t (*ticks)(void),
+			uint64_t warm_bytes, unsigned reps, uint64_t (*ticks)(void),
 			void (*flush)(const void *p, uint64_t bytes), struct memmap_store_probe *out);
+/*
+ * The probe's extent, the same at boot and in the host benchmark: the
+ * warm-up is the LLC (@llc_bytes; 0, unknown, counts as
+ * MEMMAP_PROBE_LLC_GUESS_BYTES), each pass half of it and at least
+ * MEMMAP_PROBE_MIN_PASS_BYTES. Returns the descriptor bytes of the warm-up
+ * and one pass of each kind, and the warm-up in *@warm_bytes.
+ */
+#define MEMMAP_PROBE_LLC_GUESS_BYTES (32ULL << 20)
+#define MEMMAP_PROBE_MIN_PASS_BYTES (1ULL << 20)
+uint64_t memmap_store_probe_bytes(uint64_t llc_bytes, uint64_t *warm_bytes);
 /* Plain only when it probed at least MEMMAP_PLAIN_MARGIN_PCT faster than
- * non-temporal (the probe cannot see plain stores' later write-backs; the
- * data is at the definition in mm/memmap.c), non-temporal otherwise. */
+ * non-temporal (the probe runs on one CPU, memory init on all of a node's,
+ * where the bandwidth non-temporal stores save counts for more; the data is
+ * at the definition in mm/memmap.c), non-temporal otherwise. */
 #define MEMMAP_PLAIN_MARGIN_PCT 15
 enum memmap_store memmap_store_pick(uint64_t plain_ticks, uint64_t nt_ticks);
 /* From now on arrays larger than the LLC get @how (PLAIN or NT);

@@ -89,19 +89,20 @@ static struct memmap_sparse_stats sparse_stats[MEMMAP_MAX_NODES];
 
 /*
  * The store probe (mm/memmap.h, memmap_store_probe): plain against
- * non-temporal stores over the first STORE_PROBE_BYTES of descriptors of
- * the first node's first present range, on an idle AP of that node while
- * the boot CPU builds the other arrays (on the boot CPU if there is none).
- * Three passes of each; the TSC times them; clflush (SDM vol. 2A: writes
- * a dirty line back and invalidates it) then mfence, before each pass and
- * untimed, makes the lines cold as memory init finds them.
+ * non-temporal stores over the descriptors at the start of the first large
+ * node's largest present range, on an idle AP of that node while the boot
+ * CPU builds the other arrays (on the boot CPU if there is none): an LLC's
+ * worth of plain stores, untimed, then one pass of each kind
+ * (memmap_store_probe_bytes()), as far as the range goes. The TSC times
+ * the passes; clflush (SDM vol. 2A: writes a dirty line back and
+ * invalidates it) then mfence, untimed, first makes the lines cold as
+ * memory init finds them.
  */
-#define STORE_PROBE_BYTES (2ULL << 20)
-#define STORE_PROBE_REPS 3
+#define STORE_PROBE_REPS 1
 
 struct store_probe_job {
 	const struct memmap_node *node;
-	uint64_t start_pfn, end_pfn;
+	uint64_t start_pfn, end_pfn, warm_bytes;
 	struct memmap_store_probe res;
 	uint32_t cpu;                 /* who ran it; 0: the boot CPU */
 	volatile uint32_t done;
@@ -123,19 +124,26 @@ static void store_probe_run(void *arg)
 {
 	struct store_probe_job *j = arg;
 
-	memmap_store_probe(j->node, j->start_pfn, j->end_pfn, STORE_PROBE_REPS, probe_ticks,
-			   probe_flush, &j->res);
+	memmap_store_probe(j->node, j->start_pfn, j->end_pfn, j->warm_bytes, STORE_PROBE_REPS,
+			   probe_ticks, probe_flush, &j->res);
 	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
 }
 
 static void store_probe_start(struct store_probe_job *j, const struct memmap_node *n,
 			      const struct memmap_range *present, uint32_t node)
 {
-	uint64_t pages = STORE_PROBE_BYTES / MEMMAP_DESC_BYTES;
+	uint64_t warm;
+	uint64_t pages = memmap_store_probe_bytes(cpu_caches.llc_bytes, &warm) / MEMMAP_DESC_BYTES;
 
-	*j = (struct store_probe_job){ .node = n, .start_pfn = present->start_pfn };
+	*j = (struct store_probe_job){ .node = n, .start_pfn = present->start_pfn,
+				       .warm_bytes = warm };
 	if (pages > present->end_pfn - present->start_pfn)
 		pages = present->end_pfn - present->start_pfn;
+	if (pages < 64) {
+		/* Too little to time: the default store (non-temporal). */
+		*j = (struct store_probe_job){ 0 };
+		return;
+	}
 	j->end_pfn = j->start_pfn + pages;
 	for (uint32_t cpu = 1; cpu < job_platform_max_cpus(); cpu++) {
 		if (!job_platform_online(cpu) || job_platform_busy(cpu) ||
@@ -161,13 +169,15 @@ static void store_probe_finish(struct store_probe_job *j)
 	memmap_store_set(j->res.choice);
 	rec_begin(&r, "store_probe");
 	rec_u64(&r, "cpu", j->cpu);
+	rec_u64(&r, "warm_bytes", j->res.warm_bytes);
 	rec_u64(&r, "bytes", j->res.bytes);
 	rec_tsc_ns(&r, "plain_ns", j->res.plain_ticks);
 	rec_tsc_ns(&r, "nt_ns", j->res.nt_ticks);
 	rec_str(&r, "choice", j->res.choice == MEMMAP_STORE_NT ? "nt" : "plain");
 	rec_u64(&r, "plain_margin_pct", MEMMAP_PLAIN_MARGIN_PCT);
-	record_report(&r, LOG_INFO, "memmap: store probe on CPU {cpu}: {bytes:KiB} KiB of descriptors "
-		      "in {plain_ns:us} us with plain stores, {nt_ns:us} us non-temporal: "
+	record_report(&r, LOG_INFO, "memmap: store probe on CPU {cpu}: after {warm_bytes:KiB} KiB of plain "
+		      "stores, {bytes:KiB} KiB of descriptors in {plain_ns:us} us with plain stores, "
+		      "{nt_ns:us} us non-temporal: "
 		      "{choice} stores for arrays larger than the LLC");
 }
 

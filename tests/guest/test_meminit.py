@@ -166,7 +166,13 @@ def test_arrays_larger_than_the_llc_use_the_probed_store():
     b = boot(nodes=2, cpus_per_node=2, mem_per_node="1G", cpu="max,l3-cache=off")
     check_meminit(b, "deferred")
     probe = b.one("store_probe")
-    assert probe["cpu"] == 1 and probe["bytes"] == 2 << 20, probe
+    llc = b.all("memmap")[0]["llc_bytes"]
+    # An LLC of plain stores first, then a pass of each kind of half an LLC
+    # (at least 1 MiB), as far as node 0's largest range goes (4 MiB of
+    # descriptors in all, a little less for its holes).
+    assert probe["cpu"] == 1 and probe["warm_bytes"] == llc, (probe, llc)
+    assert 0 < probe["bytes"] <= max(llc // 2, 1 << 20), probe
+    assert probe["warm_bytes"] + 2 * probe["bytes"] <= 4 << 20, probe
     for m in b.all("memmap"):
         assert m["store"] == probe["choice"] and 0 < m["llc_bytes"] < 4 << 20, m
 

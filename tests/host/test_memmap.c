@@ -361,9 +361,12 @@ static void test_store_probe_times_both_kinds_fairly(void **state)
 	sim_plain = 30, sim_nt = 40, sim_dirty_flush = 50, sim_clean_flush = 5;
 	sim_reads = sim_timed_flushes = 0;
 	sim_dirty = sim_in_pass = false;
-	memmap_store_probe(&a.node, 0x1000, 0x1000 + 1024, 3, sim_ticks, sim_flush, &pr);
+	memmap_store_probe(&a.node, 0x1000, 0x1000 + 1024, memmap_desc_bytes(256), 3, sim_ticks,
+			   sim_flush, &pr);
 	assert_int_equal(sim_reads, 12);
 	assert_int_equal(sim_timed_flushes, 0);
+	assert_int_equal(pr.warm_bytes, memmap_desc_bytes(256));
+	assert_int_equal(pr.bytes, memmap_desc_bytes(128));   /* (1024 - 256) / 6 */
 	assert_int_equal(pr.plain_ticks, 30);
 	assert_int_equal(pr.nt_ticks, 40);
 	assert_int_equal(pr.choice, MEMMAP_STORE_PLAIN);
@@ -371,7 +374,8 @@ static void test_store_probe_times_both_kinds_fairly(void **state)
 	/* And the other way round: non-temporal wins when it is faster. */
 	sim_plain = 45, sim_nt = 40;
 	sim_reads = sim_timed_flushes = 0;
-	memmap_store_probe(&a.node, 0x1000, 0x1000 + 1024, 3, sim_ticks, sim_flush, &pr);
+	memmap_store_probe(&a.node, 0x1000, 0x1000 + 1024, memmap_desc_bytes(256), 3, sim_ticks,
+			   sim_flush, &pr);
 	assert_int_equal(pr.plain_ticks, 45);
 	assert_int_equal(pr.nt_ticks, 40);
 	assert_int_equal(pr.choice, MEMMAP_STORE_NT);
@@ -395,12 +399,15 @@ static void test_store_choice_by_measurement(void **state)
 	arena_make(&a, 0, 0x1000, 4096);
 	probe_script = plain_wins;
 	probe_reads = probe_flushes = 0;
-	memmap_store_probe(&a.node, 0x1000, 0x1000 + 1024, 2, probe_ticks, probe_flush, &pr);
+	memmap_store_probe(&a.node, 0x1000, 0x1000 + 1024, memmap_desc_bytes(512), 2, probe_ticks,
+			   probe_flush, &pr);
 	assert_int_equal(probe_reads, 8);
-	assert_int_equal(probe_flushes, 4);     /* one before each pass, untimed */
+	assert_int_equal(probe_flushes, 1);     /* the whole range first, untimed */
 	assert_ptr_equal(probe_flushed_at, &a.node.pages[0]);
 	assert_int_equal(probe_flushed_bytes, memmap_desc_bytes(1024));
-	assert_int_equal(pr.bytes, memmap_desc_bytes(1024));
+	/* 512 pages of warm-up, then four passes of their own descriptors. */
+	assert_int_equal(pr.warm_bytes, memmap_desc_bytes(512));
+	assert_int_equal(pr.bytes, memmap_desc_bytes(128));
 	assert_int_equal(pr.plain_ticks, 30);
 	assert_int_equal(pr.nt_ticks, 45);
 	assert_int_equal(pr.choice, MEMMAP_STORE_PLAIN);
@@ -415,7 +422,8 @@ static void test_store_choice_by_measurement(void **state)
 
 	probe_script = nt_wins;
 	probe_reads = 0;
-	memmap_store_probe(&a.node, 0x1000, 0x1000 + 1024, 2, probe_ticks, probe_flush, &pr);
+	memmap_store_probe(&a.node, 0x1000, 0x1000 + 1024, memmap_desc_bytes(512), 2, probe_ticks,
+			   probe_flush, &pr);
 	assert_int_equal(pr.plain_ticks, 35);
 	assert_int_equal(pr.nt_ticks, 20);
 	assert_int_equal(pr.choice, MEMMAP_STORE_NT);
@@ -432,6 +440,44 @@ static void test_store_choice_by_measurement(void **state)
 	assert_int_equal(memmap_store_pick(UINT64_MAX / 2, UINT64_MAX), MEMMAP_STORE_PLAIN);
 	memmap_store_set(MEMMAP_STORE_AUTO);   /* back to the size rule for the others */
 	assert_int_equal(memmap_store_for_cold(), MEMMAP_STORE_NT);
+	arena_free(&a);
+}
+
+/* The probe's extent: an LLC of warm-up and a pass of each kind of half an
+ * LLC (at least 1 MiB); a range too short for that gets half of it as
+ * warm-up, and every descriptor of the range is written, none beyond. */
+static void test_store_probe_extent(void **state)
+{
+	static const uint64_t clock[] = { 0, 10, 20, 30 };
+	struct memmap_store_probe pr;
+	uint64_t warm = 0;
+	struct arena a;
+
+	assert_int_equal(memmap_store_probe_bytes(32u << 20, &warm), 64u << 20);
+	assert_int_equal(warm, 32u << 20);
+	assert_int_equal(memmap_store_probe_bytes(0, &warm), 2 * MEMMAP_PROBE_LLC_GUESS_BYTES);
+	assert_int_equal(warm, MEMMAP_PROBE_LLC_GUESS_BYTES);
+	assert_int_equal(memmap_store_probe_bytes(1u << 20, &warm), 3u << 20);
+	assert_int_equal(warm, 1u << 20);
+
+	arena_make(&a, 0, 0x1000, 4096);
+	/* Warm-up larger than the range: half of it. */
+	probe_script = clock;
+	probe_reads = probe_flushes = 0;
+	memmap_store_probe(&a.node, 0x1000, 0x1000 + 1000, memmap_desc_bytes(4096), 1, probe_ticks,
+			   probe_flush, &pr);
+	assert_int_equal(pr.warm_bytes, memmap_desc_bytes(500));
+	assert_int_equal(pr.bytes, memmap_desc_bytes(250));
+	assert_int_equal(probe_reads, 4);
+	/* Passes under an eighth of the range: the same. */
+	probe_reads = 0;
+	memmap_store_probe(&a.node, 0x1000, 0x1000 + 1000, memmap_desc_bytes(900), 1, probe_ticks,
+			   probe_flush, &pr);
+	assert_int_equal(pr.warm_bytes, memmap_desc_bytes(500));
+	assert_int_equal(a.node.pages[0].type, PAGE_RESERVED);
+	assert_int_equal(a.node.pages[999].type, PAGE_RESERVED);
+	assert_true(is_guard(&a.node.pages[1000]) || a.node.pages[1000].type != PAGE_RESERVED);
+	memmap_store_set(MEMMAP_STORE_AUTO);
 	arena_free(&a);
 }
 
@@ -672,6 +718,7 @@ int main(void)
 		cmocka_unit_test(test_block_order),
 		cmocka_unit_test(test_store_choice_follows_llc),
 		cmocka_unit_test(test_store_choice_by_measurement),
+		cmocka_unit_test(test_store_probe_extent),
 		cmocka_unit_test(test_store_probe_times_both_kinds_fairly),
 		cmocka_unit_test(test_node_store_is_chosen_once),
 		cmocka_unit_test(test_init_heads_writes_only_heads),
