@@ -535,6 +535,76 @@ static bool check_boot(const char *what)
 	return ok;
 }
 
+/*
+ * The kernel's choice, made the kernel's way (kernel/init/meminit.c): the
+ * store probe at the start of node 0's array, on as many CPUs at once as
+ * this measurement's threads (memory init runs on all of a node's CPUs),
+ * then every array takes it (memmap_node_choose_store()).
+ */
+struct probe_thread {
+	pthread_t th;
+	unsigned cpu, ncpus;
+	uint64_t start_pfn, end_pfn, warm;
+	struct memmap_store_probe res;
+};
+static pthread_barrier_t probe_barrier;
+
+static void probe_wait(void *arg)
+{
+	pthread_barrier_wait(arg);
+}
+
+static void *probe_thread_run(void *arg)
+{
+	struct probe_thread *p = arg;
+	const struct memmap_probe_sync sync = { probe_wait, &probe_barrier };
+
+	pin(p->cpu);
+	memmap_store_probe(&B.nodes[0].map, p->start_pfn, p->end_pfn, p->warm, 1, p->cpu, p->ncpus,
+			   &sync, probe_ns, probe_flush, &p->res);
+	return NULL;
+}
+
+static void store_choose(uint32_t threads)
+{
+	static struct probe_thread pt[MAX_THREADS];
+	static struct memmap_store_probe parts[MAX_THREADS];
+	struct node_sim *n0 = &B.nodes[0];
+	struct memmap_store_probe pr;
+	uint64_t warm;
+	uint64_t pages = memmap_store_probe_bytes(host_caches.llc_bytes, &warm) / MEMMAP_DESC_BYTES;
+
+	if (pages > n0->array_pfn - n0->start_pfn)
+		pages = n0->array_pfn - n0->start_pfn;
+	pthread_barrier_init(&probe_barrier, NULL, threads);
+	for (uint32_t i = 0; i < threads; i++) {
+		pt[i] = (struct probe_thread){ .cpu = i, .ncpus = threads, .start_pfn = n0->start_pfn,
+					       .end_pfn = n0->start_pfn + pages, .warm = warm };
+		if (i && pthread_create(&pt[i].th, NULL, probe_thread_run, &pt[i])) {
+			perror("pthread_create");
+			exit(1);
+		}
+	}
+	probe_thread_run(&pt[0]);
+	for (uint32_t i = 0; i < threads; i++) {
+		if (i)
+			pthread_join(pt[i].th, NULL);
+		parts[i] = pt[i].res;
+	}
+	pthread_barrier_destroy(&probe_barrier);
+	memmap_store_probe_combine(parts, threads, &pr);
+	memmap_store_set(pr.choice);
+	for (uint32_t nd = 0; nd < B.nr_nodes; nd++)
+		memmap_node_choose_store(&B.nodes[nd].map, &host_caches);
+	printf("memmap-bench-probe desc=%d threads=%u store=%s warm_bytes=%llu bytes=%llu "
+	       "plain_ns=%llu nt_ns=%llu plain_margin_pct=%d\n", MEMMAP_DESC_BYTES, threads,
+	       B.nodes[0].map.store == MEMMAP_STORE_NT ? "nt" : "plain",
+	       (unsigned long long)pr.warm_bytes, (unsigned long long)pr.bytes,
+	       (unsigned long long)pr.plain_ticks, (unsigned long long)pr.nt_ticks,
+	       MEMMAP_PLAIN_MARGIN_PCT);
+	fflush(stdout);
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -546,6 +616,7 @@ static bool measure(uint32_t threads)
 	static uint64_t t[W_NR][MAX_REPS];
 	bool ok = true;
 
+	store_choose(threads);
 	plan_chunks(threads);
 	pool_start(threads);
 	/* Repetition by repetition, every measurement in turn, so a slow
@@ -722,31 +793,10 @@ int main(int argc, char **argv)
 		const struct cpu_caches *c = &host_caches;
 		static const char *const vendors[] = { "other", "intel", "amd" };
 		uint64_t array = memmap_desc_bytes(B.nodes[0].map.nr_pages);
-		struct memmap_store_probe pr;
-		struct node_sim *n0 = &B.nodes[0];
-		uint64_t warm;
-		uint64_t probe_pages = memmap_store_probe_bytes(c->llc_bytes, &warm) / MEMMAP_DESC_BYTES;
-
-		/* The kernel's choice, made the kernel's way (kernel/init/meminit.c):
-		 * an LLC's worth of plain stores, then a pass of each kind, at
-		 * the start of node 0's array. */
-		if (probe_pages > n0->array_pfn - n0->start_pfn)
-			probe_pages = n0->array_pfn - n0->start_pfn;
-		memmap_store_probe(&n0->map, n0->start_pfn, n0->start_pfn + probe_pages, warm, 1,
-				   probe_ns, probe_flush, &pr);
-		memmap_store_set(pr.choice);
-		/* Each node's array takes the choice, as the kernel's do. */
-		for (uint32_t nd = 0; nd < B.nr_nodes; nd++)
-			memmap_node_choose_store(&B.nodes[nd].map, c);
-		enum memmap_store st = B.nodes[0].map.store;
 
 		printf("memmap-bench-cpu desc=%d vendor=%s llc_bytes=%llu llc_source=%s "
-		       "node_array_bytes=%llu store=%s probe_warm_bytes=%llu probe_bytes=%llu "
-		       "probe_plain_ns=%llu probe_nt_ns=%llu\n", MEMMAP_DESC_BYTES, vendors[c->vendor],
-		       (unsigned long long)c->llc_bytes, c->llc_source, (unsigned long long)array,
-		       st == MEMMAP_STORE_NT ? "nt" : "plain", (unsigned long long)pr.warm_bytes,
-		       (unsigned long long)pr.bytes,
-		       (unsigned long long)pr.plain_ticks, (unsigned long long)pr.nt_ticks);
+		       "node_array_bytes=%llu\n", MEMMAP_DESC_BYTES, vendors[c->vendor],
+		       (unsigned long long)c->llc_bytes, c->llc_source, (unsigned long long)array);
 		fflush(stdout);
 	}
 	fprintf(stderr, "memmap-bench: %d-byte descriptors, %llu pages (%llu MiB of descriptors) "

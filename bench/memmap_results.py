@@ -36,6 +36,7 @@ def run(bin_dir, args):
     cmds = []
     cpu = {}
     ratios = {}
+    probes = {}
     t0 = time.monotonic()
     for i, size in enumerate(SIZES):
         cmd = [os.path.join(bin_dir, "memmap_bench_%d" % size)] + args
@@ -54,6 +55,9 @@ def run(bin_dir, args):
             if line.startswith("memmap-bench-cpu "):
                 kv = dict(f.split("=", 1) for f in line.split()[1:])
                 cpu[int(kv["desc"])] = kv
+            if line.startswith("memmap-bench-probe "):
+                kv = dict(f.split("=", 1) for f in line.split()[1:])
+                probes[(int(kv["desc"]), int(kv["threads"]))] = kv
             if line.startswith("memmap-bench-ratio "):
                 kv = dict(f.split("=", 1) for f in line.split()[1:])
                 ratios[(int(kv["desc"]), int(kv["threads"]))] = kv
@@ -64,6 +68,7 @@ def run(bin_dir, args):
             rows[key] = kv
     rows["cpu"] = cpu
     rows["ratios"] = ratios
+    rows["probes"] = probes
     return rows, cmds
 
 
@@ -91,6 +96,7 @@ def f(x, digits=2):
 def section(rows, cmds, command):
     cpu = rows.pop("cpu", {})
     ratios = rows.pop("ratios", {})
+    probes = rows.pop("probes", {})
     threads = sorted({t for (_, t, _) in rows})
     sample = next(iter(rows.values()))
     out = [BEGIN, "## Page descriptor init and boot-time buddy free (memmap-bench)", ""]
@@ -112,21 +118,17 @@ def section(rows, cmds, command):
         out.append("CPU caches (CPUID %s): last-level cache %d MiB, vendor %s. Per-node "
                    "arrays: %s." % (
                        c["llc_source"], int(c["llc_bytes"]) >> 20, c["vendor"],
-                       ", ".join("%d B: %d MiB, %s stores%s" % (
-                           d, int(cpu[d]["node_array_bytes"]) >> 20, cpu[d]["store"],
-                           " (probe after %d MiB of plain stores, %d MiB each: plain %.2f ms, "
-                           "nt %.2f ms)" % (
-                               int(cpu[d].get("probe_warm_bytes", 0)) >> 20,
-                               int(cpu[d]["probe_bytes"]) >> 20,
-                               int(cpu[d]["probe_plain_ns"]) / 1e6,
-                               int(cpu[d]["probe_nt_ns"]) / 1e6)
-                           if "probe_bytes" in cpu[d] else "")
+                       ", ".join("%d B: %d MiB" % (d, int(cpu[d]["node_array_bytes"]) >> 20)
                            for d in sorted(cpu))))
         out.append("")
+    margin = int(next(iter(probes.values()))["plain_margin_pct"]) if probes else 0
     out.append("`init` is `memmap_init_range()`, the kernel's code, with the store "
                "`memmap_store_choose()` picks (plain for an array that fits the last-level "
-               "cache; for a larger one the kind `memmap_store_probe()` picks on this CPU, "
-               "non-temporal unless plain was at least 15 % faster after an LLC's worth of plain stores, as the kernel does at boot); `init_plain` and `init_nt` force each kind. The limit "
+               "cache; for a larger one the kind `memmap_store_probe()` picks, run as the "
+               "kernel runs it at boot but on as many CPUs at once as the row's threads: "
+               "after an LLC's worth of plain stores, a pass of each kind over half an LLC, "
+               "non-temporal unless plain was at least %d %% faster; the last column); "
+               "`init_plain` and `init_nt` force each kind. The limit " % margin +
                "is the fastest of `memset()` of a non-zero byte (glibc, vector stores), a "
                "plain 8-byte store loop and a `movnti` loop over the same bytes (both writing "
                "the descriptors' own words) with the same threads, measured in the same run. init/limit is the median over the "
@@ -138,8 +140,8 @@ def section(rows, cmds, command):
     out.append("")
     out.append("| desc bytes | threads | init ns/page | init GB/s | limit ns/page | limit GB/s "
                "| init/limit | best/best | init_plain ns/page | init_nt ns/page | memset "
-               "| store loop | movnti loop |")
-    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+               "| store loop | movnti loop | store (probe plain, nt ms) |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for size in SIZES:
         for t in threads:
             get = lambda w: rows.get((size, t, w))
@@ -163,6 +165,9 @@ def section(rows, cmds, command):
                 r = get(w)
                 cells.append("%s (%s)" % (f(float(r["ns_per_page"])),
                                           f(float(r["min_ns_per_page"]))) if r else "-")
+            p = probes.get((size, t))
+            cells.append("%s (%s, %s)" % (p["store"], f(int(p["plain_ns"]) / 1e6),
+                                          f(int(p["nt_ns"]) / 1e6)) if p else "-")
             out.append("| " + " | ".join(cells) + " |")
     out.append("")
     out.append("### Boot work per page: eager against lazy")

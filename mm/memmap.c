@@ -416,18 +416,15 @@ enum memmap_store memmap_store_choose(uint64_t array_bytes, const struct cpu_cac
 /*
  * How much faster plain stores must time in the probe. Its plain passes run
  * after a cache's worth of plain stores, so each of their stores evicts a
- * dirty line as in a large array's init (memmap_store_probe()). But the
- * probe runs on one CPU and memory init on all of a node's, where memory
- * bandwidth is what runs out and non-temporal stores need half of it (no
- * read for ownership): AMD EPYC (family 25), 64-byte descriptors, probe
- * plain 9-11 % faster, whole-array init at 2x the LLC ran plain 1.1-1.4x
- * slower than non-temporal at two threads and within 2 % at one. With 32
- * MiB of warm-up and 14 MiB passes the probe's plain/nt was 0.98, 1.41,
- * 0.90, 1.09, 0.71, 0.89 in six processes whose one-thread init ran 1.06,
- * 1.29, 0.99, 1.57, 0.89, 0.86 (the host's memory changes between runs
- * which kind wins); the probe of cold 4 MiB passes it replaces said 1.84,
- * 1.25, 1.29, 0.81, 0.85, 0.82: plain at 0.81, where init ran 1.57x
- * slower with it.
+ * dirty line as in a large array's init, and on as many CPUs at once as
+ * memory init will use (memmap_store_probe()). What it still misses is the
+ * host's drift: AMD EPYC (family 25), 64-byte descriptors at 2x the LLC,
+ * one thread, with a 5 % margin the probe picked plain in 4 of 8 processes
+ * and init then ran 1.13-1.59x the store limit; at two threads it saw
+ * non-temporal stores ahead by 1.7-2x every time. With the cold 4 MiB
+ * passes it replaces, plain/nt was 1.84, 1.25, 1.29, 0.81, 0.85, 0.82 in six
+ * processes whose one-thread init ran 1.06, 1.29, 0.99, 1.57, 0.89, 0.86;
+ * after the warm-up 0.98, 1.41, 0.90, 1.09, 0.71, 0.89.
  */
 enum memmap_store memmap_store_pick(uint64_t plain_ticks, uint64_t nt_ticks)
 {
@@ -444,50 +441,89 @@ uint64_t memmap_store_probe_bytes(uint64_t llc_bytes, uint64_t *warm_bytes)
 	return warm + 2 * pass;
 }
 
+/* The @cpu-th of @ncpus contiguous slices of [start, end). */
+static void slice_of(uint64_t start, uint64_t end, unsigned cpu, unsigned ncpus, uint64_t *s,
+		     uint64_t *e)
+{
+	*s = start + (uint64_t)((unsigned __int128)(end - start) * cpu / ncpus);
+	*e = start + (uint64_t)((unsigned __int128)(end - start) * (cpu + 1) / ncpus);
+}
+
+static void init_slice(const struct memmap_node *n, uint64_t start, uint64_t end, unsigned cpu,
+		       unsigned ncpus, enum memmap_store how)
+{
+	uint64_t s, e;
+
+	slice_of(start, end, cpu, ncpus, &s, &e);
+	if (s < e)
+		memmap_init_range_store(n, s, e, PAGE_RESERVED, page_zone_of_pfn(s), how);
+}
+
 void memmap_store_probe(const struct memmap_node *n, uint64_t start_pfn, uint64_t end_pfn,
-			uint64_t warm_bytes, unsigned reps, uint64_t (*ticks)(void),
+			uint64_t warm_bytes, unsigned reps, unsigned cpu, unsigned ncpus,
+			const struct memmap_probe_sync *sync, uint64_t (*ticks)(void),
 			void (*flush)(const void *p, uint64_t bytes), struct memmap_store_probe *out)
 {
-	uint64_t pages = end_pfn - start_pfn, warm = warm_bytes / MEMMAP_DESC_BYTES, pass, at;
+	uint64_t pages = end_pfn - start_pfn, warm = warm_bytes / MEMMAP_DESC_BYTES, pass, at, s, e;
 
-	ASSERT(start_pfn < end_pfn && reps >= 1 && pages >= 2ULL * reps,
-	       "probe [%#llx, %#llx) reps %u", (ull)start_pfn, (ull)end_pfn, reps);
+	ASSERT(start_pfn < end_pfn && reps >= 1 && ncpus >= 1 && cpu < ncpus &&
+	       (ncpus == 1 || sync) && pages >= 2ULL * reps * ncpus,
+	       "probe [%#llx, %#llx) reps %u cpu %u of %u", (ull)start_pfn, (ull)end_pfn, reps,
+	       cpu, ncpus);
 	/* A range too short for the warm-up and passes of at least an
 	 * eighth of it each: half warm-up, half passes. */
 	if (warm > pages || (pages - warm) / (2ULL * reps) < pages / 8)
 		warm = pages / 2;
 	pass = (pages - warm) / (2ULL * reps);
 	*out = (struct memmap_store_probe){ .warm_bytes = memmap_desc_bytes(warm),
-					    .bytes = memmap_desc_bytes(pass),
+					    .bytes = memmap_desc_bytes(pass), .cpus = ncpus,
 					    .plain_ticks = UINT64_MAX, .nt_ticks = UINT64_MAX };
 	/* Cold lines, as memory init finds them; the flush is not timed:
 	 * clflush writes dirty lines back one by one, far slower than the
 	 * evictions of a large array's plain stores, and timing it made plain
 	 * stores look 1.4-2x slower on AMD EPYC where the whole init ran both
 	 * alike. */
-	flush(&n->pages[start_pfn - n->base_pfn], memmap_desc_bytes(pages));
+	slice_of(start_pfn, end_pfn, cpu, ncpus, &s, &e);
+	flush(&n->pages[s - n->base_pfn], memmap_desc_bytes(e - s));
 	/* Plain stores fill the caches with dirty lines, untimed, so that
 	 * each timed plain store evicts one as in an array larger than the
 	 * LLC (the L3 of AMD's Zen takes the L2's victims; only when it is
 	 * full does a store cost a write-back to memory). */
-	memmap_init_range_store(n, start_pfn, start_pfn + warm, PAGE_RESERVED,
-				page_zone_of_pfn(start_pfn), MEMMAP_STORE_PLAIN);
+	init_slice(n, start_pfn, start_pfn + warm, cpu, ncpus, MEMMAP_STORE_PLAIN);
 	at = start_pfn + warm;
 	/* Alternating over fresh descriptors, so a host's slow moment costs
-	 * both kinds alike. Timed is what init pays: the stores, and for
-	 * non-temporal ones their sfence (store_nt()). */
+	 * both kinds alike; every CPU's slice of a pass starts together, as
+	 * memory init's chunks run on all of a node's CPUs at once. Timed is
+	 * what init pays: the stores, and for non-temporal ones their sfence
+	 * (store_nt()). */
 	for (unsigned r = 0; r < reps; r++) {
 		for (int kind = 0; kind < 2; kind++, at += pass) {
 			enum memmap_store how = kind ? MEMMAP_STORE_NT : MEMMAP_STORE_PLAIN;
-			uint64_t t0 = ticks();
 
-			memmap_init_range_store(n, at, at + pass, PAGE_RESERVED, page_zone_of_pfn(at),
-						how);
+			if (ncpus > 1)
+				sync->wait(sync->arg);
+			uint64_t t0 = ticks();
+			init_slice(n, at, at + pass, cpu, ncpus, how);
 			uint64_t dt = ticks() - t0;
 			uint64_t *best = kind ? &out->nt_ticks : &out->plain_ticks;
 			if (dt < *best)
 				*best = dt;
 		}
+	}
+	out->choice = memmap_store_pick(out->plain_ticks, out->nt_ticks);
+}
+
+void memmap_store_probe_combine(const struct memmap_store_probe *parts, unsigned n,
+				struct memmap_store_probe *out)
+{
+	ASSERT(n >= 1, "no parts");
+	*out = parts[0];
+	out->cpus = n;
+	for (unsigned i = 1; i < n; i++) {
+		if (parts[i].plain_ticks > out->plain_ticks)
+			out->plain_ticks = parts[i].plain_ticks;
+		if (parts[i].nt_ticks > out->nt_ticks)
+			out->nt_ticks = parts[i].nt_ticks;
 	}
 	out->choice = memmap_store_pick(out->plain_ticks, out->nt_ticks);
 }

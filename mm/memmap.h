@@ -429,11 +429,29 @@ struct memmap_store_probe {
 	uint64_t warm_bytes;              /* plain stores before the timed passes */
 	uint64_t bytes;                   /* descriptor bytes of one timed pass */
 	uint64_t plain_ticks, nt_ticks;   /* the fastest pass of each kind */
+	unsigned cpus;                    /* CPUs the passes ran on at once */
 	enum memmap_store choice;
 };
+/*
+ * Run by @ncpus CPUs at once, each calling with its own @cpu (0..ncpus-1)
+ * and @out: each flushes, warms up and writes its contiguous slice of the
+ * range and of every pass, and @sync->wait (return once all @ncpus CPUs
+ * have called it) lines the passes up, since memory init runs on all of a
+ * node's CPUs together and what wins on one CPU may lose when several
+ * share the memory's bandwidth. memmap_store_probe_combine() then takes
+ * the slowest CPU's time of each kind (when the pass was done) and picks.
+ * @ncpus 1 needs no @sync.
+ */
+struct memmap_probe_sync {
+	void (*wait)(void *arg);
+	void *arg;
+};
 void memmap_store_probe(const struct memmap_node *n, uint64_t start_pfn, uint64_t end_pfn,
-			uint64_t warm_bytes, unsigned reps, uint64_t (*ticks)(void),
+			uint64_t warm_bytes, unsigned reps, unsigned cpu, unsigned ncpus,
+			const struct memmap_probe_sync *sync, uint64_t (*ticks)(void),
 			void (*flush)(const void *p, uint64_t bytes), struct memmap_store_probe *out);
+void memmap_store_probe_combine(const struct memmap_store_probe *parts, unsigned n,
+				struct memmap_store_probe *out);
 /*
  * The probe's extent, the same at boot and in the host benchmark: the
  * warm-up is the LLC (@llc_bytes; 0, unknown, counts as
@@ -445,9 +463,8 @@ void memmap_store_probe(const struct memmap_node *n, uint64_t start_pfn, uint64_
 #define MEMMAP_PROBE_MIN_PASS_BYTES (1ULL << 20)
 uint64_t memmap_store_probe_bytes(uint64_t llc_bytes, uint64_t *warm_bytes);
 /* Plain only when it probed at least MEMMAP_PLAIN_MARGIN_PCT faster than
- * non-temporal (the probe runs on one CPU, memory init on all of a node's,
- * where the bandwidth non-temporal stores save counts for more; the data is
- * at the definition in mm/memmap.c), non-temporal otherwise. */
+ * non-temporal (the data is at the definition in mm/memmap.c),
+ * non-temporal otherwise. */
 #define MEMMAP_PLAIN_MARGIN_PCT 15
 enum memmap_store memmap_store_pick(uint64_t plain_ticks, uint64_t nt_ticks);
 /* From now on arrays larger than the LLC get @how (PLAIN or NT);

@@ -99,14 +99,27 @@ static struct memmap_sparse_stats sparse_stats[MEMMAP_MAX_NODES];
  * memory init finds them.
  */
 #define STORE_PROBE_REPS 1
+/* CPUs the probe runs on at once: the node's idle APs, up to this many
+ * (memory init runs on all of them, and what wins on one CPU can lose when
+ * several share the memory's bandwidth; a few show it). */
+#define STORE_PROBE_WIDTH 8
 
 struct store_probe_job {
 	const struct memmap_node *node;
 	uint64_t start_pfn, end_pfn, warm_bytes;
+	uint32_t nr_cpus;                       /* 0: the boot CPU alone */
+	uint32_t cpus[STORE_PROBE_WIDTH];    /* who runs each part */
+	struct memmap_store_probe parts[STORE_PROBE_WIDTH];
 	struct memmap_store_probe res;
-	uint32_t cpu;                 /* who ran it; 0: the boot CPU */
+	volatile uint32_t arrived, generation;  /* the passes' barrier */
 	volatile uint32_t done;
 };
+
+struct store_probe_part {
+	struct store_probe_job *job;
+	uint32_t index;
+};
+static struct store_probe_part probe_parts[STORE_PROBE_WIDTH];
 
 static uint64_t probe_ticks(void)
 {
@@ -120,13 +133,31 @@ static void probe_flush(const void *p, uint64_t bytes)
 	__asm__ volatile("mfence" ::: "memory");
 }
 
-static void store_probe_run(void *arg)
+/* Every part waits here before each pass; the last to arrive releases them. */
+static void probe_barrier(void *arg)
 {
 	struct store_probe_job *j = arg;
+	uint32_t gen = __atomic_load_n(&j->generation, __ATOMIC_ACQUIRE);
+
+	if (__atomic_add_fetch(&j->arrived, 1, __ATOMIC_ACQ_REL) == j->nr_cpus) {
+		__atomic_store_n(&j->arrived, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&j->generation, gen + 1, __ATOMIC_RELEASE);
+		return;
+	}
+	while (__atomic_load_n(&j->generation, __ATOMIC_ACQUIRE) == gen)
+		job_platform_relax();
+}
+
+static void store_probe_run(void *arg)
+{
+	struct store_probe_part *p = arg;
+	struct store_probe_job *j = p->job;
+	const struct memmap_probe_sync sync = { probe_barrier, j };
+	uint32_t n = j->nr_cpus ? j->nr_cpus : 1;
 
 	memmap_store_probe(j->node, j->start_pfn, j->end_pfn, j->warm_bytes, STORE_PROBE_REPS,
-			   probe_ticks, probe_flush, &j->res);
-	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
+			   p->index, n, &sync, probe_ticks, probe_flush, &j->parts[p->index]);
+	__atomic_add_fetch(&j->done, 1, __ATOMIC_RELEASE);
 }
 
 static void store_probe_start(struct store_probe_job *j, const struct memmap_node *n,
@@ -139,45 +170,58 @@ static void store_probe_start(struct store_probe_job *j, const struct memmap_nod
 				       .warm_bytes = warm };
 	if (pages > present->end_pfn - present->start_pfn)
 		pages = present->end_pfn - present->start_pfn;
-	if (pages < 64) {
+	if (pages < 64 * STORE_PROBE_WIDTH) {
 		/* Too little to time: the default store (non-temporal). */
 		*j = (struct store_probe_job){ 0 };
 		return;
 	}
 	j->end_pfn = j->start_pfn + pages;
-	for (uint32_t cpu = 1; cpu < job_platform_max_cpus(); cpu++) {
-		if (!job_platform_online(cpu) || job_platform_busy(cpu) ||
-		    job_platform_node(cpu) != node)
-			continue;
-		j->cpu = cpu;
-		job_platform_post(cpu, store_probe_run, j);
-		return;
-	}
+	for (uint32_t cpu = 1; cpu < job_platform_max_cpus() && j->nr_cpus < STORE_PROBE_WIDTH;
+	     cpu++)
+		if (job_platform_online(cpu) && !job_platform_busy(cpu) &&
+		    job_platform_node(cpu) == node)
+			j->cpus[j->nr_cpus++] = cpu;
+	/* Every part is set before the first is posted: each reads nr_cpus. */
+	for (uint32_t i = 0; i < j->nr_cpus; i++)
+		probe_parts[i] = (struct store_probe_part){ j, i };
+	for (uint32_t i = 0; i < j->nr_cpus; i++)
+		job_platform_post(j->cpus[i], store_probe_run, &probe_parts[i]);
 }
 
 static void store_probe_finish(struct store_probe_job *j)
 {
 	struct record r;
+	uint32_t n = j->nr_cpus ? j->nr_cpus : 1;
 
 	if (!j->node)
 		return;
-	if (j->cpu == 0)
-		store_probe_run(j);
-	while (!__atomic_load_n(&j->done, __ATOMIC_ACQUIRE) ||
-	       (j->cpu && job_platform_busy(j->cpu)))
+	if (j->nr_cpus == 0) {
+		probe_parts[0] = (struct store_probe_part){ j, 0 };
+		store_probe_run(&probe_parts[0]);
+	}
+	for (;;) {
+		bool busy = __atomic_load_n(&j->done, __ATOMIC_ACQUIRE) < n;
+
+		for (uint32_t i = 0; i < j->nr_cpus && !busy; i++)
+			busy = job_platform_busy(j->cpus[i]);
+		if (!busy)
+			break;
 		job_platform_relax();
+	}
+	memmap_store_probe_combine(j->parts, n, &j->res);
 	memmap_store_set(j->res.choice);
 	rec_begin(&r, "store_probe");
-	rec_u64(&r, "cpu", j->cpu);
+	rec_u64(&r, "cpu", j->nr_cpus ? j->cpus[0] : 0);
+	rec_u64(&r, "cpus", n);
 	rec_u64(&r, "warm_bytes", j->res.warm_bytes);
 	rec_u64(&r, "bytes", j->res.bytes);
 	rec_tsc_ns(&r, "plain_ns", j->res.plain_ticks);
 	rec_tsc_ns(&r, "nt_ns", j->res.nt_ticks);
 	rec_str(&r, "choice", j->res.choice == MEMMAP_STORE_NT ? "nt" : "plain");
 	rec_u64(&r, "plain_margin_pct", MEMMAP_PLAIN_MARGIN_PCT);
-	record_report(&r, LOG_INFO, "memmap: store probe on CPU {cpu}: after {warm_bytes:KiB} KiB of plain "
-		      "stores, {bytes:KiB} KiB of descriptors in {plain_ns:us} us with plain stores, "
-		      "{nt_ns:us} us non-temporal: "
+	record_report(&r, LOG_INFO, "memmap: store probe on {cpus} CPU(s) from CPU {cpu}: after "
+		      "{warm_bytes:KiB} KiB of plain stores, {bytes:KiB} KiB of descriptors in "
+		      "{plain_ns:us} us with plain stores, {nt_ns:us} us non-temporal: "
 		      "{choice} stores for arrays larger than the LLC");
 }
 

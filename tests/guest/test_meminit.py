@@ -170,11 +170,24 @@ def test_arrays_larger_than_the_llc_use_the_probed_store():
     # An LLC of plain stores first, then a pass of each kind of half an LLC
     # (at least 1 MiB), as far as node 0's largest range goes (4 MiB of
     # descriptors in all, a little less for its holes).
-    assert probe["cpu"] == 1 and probe["warm_bytes"] == llc, (probe, llc)
+    # Node 0's idle AP (its other CPU is the boot CPU, busy building arrays).
+    assert probe["cpu"] == 1 and probe["cpus"] == 1, probe
+    assert probe["warm_bytes"] == llc, (probe, llc)
     assert 0 < probe["bytes"] <= max(llc // 2, 1 << 20), probe
     assert probe["warm_bytes"] + 2 * probe["bytes"] <= 4 << 20, probe
     for m in b.all("memmap"):
         assert m["store"] == probe["choice"] and 0 < m["llc_bytes"] < 4 << 20, m
+
+
+def test_store_probe_runs_on_all_idle_aps_of_the_node():
+    # Memory init runs on all of a node's CPUs, so the probe times both
+    # stores on all of node 0's idle APs at once (CPUs 1-3; the boot CPU
+    # builds the arrays meanwhile).
+    b = boot(nodes=2, cpus_per_node=4, mem_per_node="1G", cpu="max,l3-cache=off")
+    check_meminit(b, "deferred")
+    probe = b.one("store_probe")
+    assert probe["cpu"] == 1 and probe["cpus"] == 3, probe
+    assert probe["plain_ns"] > 0 and probe["nt_ns"] > 0, probe
 
 
 def test_early_allocations_grow_the_early_section():

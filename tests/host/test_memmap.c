@@ -361,7 +361,7 @@ static void test_store_probe_times_both_kinds_fairly(void **state)
 	sim_plain = 30, sim_nt = 40, sim_dirty_flush = 50, sim_clean_flush = 5;
 	sim_reads = sim_timed_flushes = 0;
 	sim_dirty = sim_in_pass = false;
-	memmap_store_probe(&a.node, 0x1000, 0x1000 + 1024, memmap_desc_bytes(256), 3, sim_ticks,
+	memmap_store_probe(&a.node, 0x1000, 0x1000 + 1024, memmap_desc_bytes(256), 3, 0, 1, NULL, sim_ticks,
 			   sim_flush, &pr);
 	assert_int_equal(sim_reads, 12);
 	assert_int_equal(sim_timed_flushes, 0);
@@ -374,7 +374,7 @@ static void test_store_probe_times_both_kinds_fairly(void **state)
 	/* And the other way round: non-temporal wins when it is faster. */
 	sim_plain = 45, sim_nt = 40;
 	sim_reads = sim_timed_flushes = 0;
-	memmap_store_probe(&a.node, 0x1000, 0x1000 + 1024, memmap_desc_bytes(256), 3, sim_ticks,
+	memmap_store_probe(&a.node, 0x1000, 0x1000 + 1024, memmap_desc_bytes(256), 3, 0, 1, NULL, sim_ticks,
 			   sim_flush, &pr);
 	assert_int_equal(pr.plain_ticks, 45);
 	assert_int_equal(pr.nt_ticks, 40);
@@ -399,7 +399,7 @@ static void test_store_choice_by_measurement(void **state)
 	arena_make(&a, 0, 0x1000, 4096);
 	probe_script = plain_wins;
 	probe_reads = probe_flushes = 0;
-	memmap_store_probe(&a.node, 0x1000, 0x1000 + 1024, memmap_desc_bytes(512), 2, probe_ticks,
+	memmap_store_probe(&a.node, 0x1000, 0x1000 + 1024, memmap_desc_bytes(512), 2, 0, 1, NULL, probe_ticks,
 			   probe_flush, &pr);
 	assert_int_equal(probe_reads, 8);
 	assert_int_equal(probe_flushes, 1);     /* the whole range first, untimed */
@@ -422,7 +422,7 @@ static void test_store_choice_by_measurement(void **state)
 
 	probe_script = nt_wins;
 	probe_reads = 0;
-	memmap_store_probe(&a.node, 0x1000, 0x1000 + 1024, memmap_desc_bytes(512), 2, probe_ticks,
+	memmap_store_probe(&a.node, 0x1000, 0x1000 + 1024, memmap_desc_bytes(512), 2, 0, 1, NULL, probe_ticks,
 			   probe_flush, &pr);
 	assert_int_equal(pr.plain_ticks, 35);
 	assert_int_equal(pr.nt_ticks, 20);
@@ -464,19 +464,65 @@ static void test_store_probe_extent(void **state)
 	/* Warm-up larger than the range: half of it. */
 	probe_script = clock;
 	probe_reads = probe_flushes = 0;
-	memmap_store_probe(&a.node, 0x1000, 0x1000 + 1000, memmap_desc_bytes(4096), 1, probe_ticks,
+	memmap_store_probe(&a.node, 0x1000, 0x1000 + 1000, memmap_desc_bytes(4096), 1, 0, 1, NULL, probe_ticks,
 			   probe_flush, &pr);
 	assert_int_equal(pr.warm_bytes, memmap_desc_bytes(500));
 	assert_int_equal(pr.bytes, memmap_desc_bytes(250));
 	assert_int_equal(probe_reads, 4);
 	/* Passes under an eighth of the range: the same. */
 	probe_reads = 0;
-	memmap_store_probe(&a.node, 0x1000, 0x1000 + 1000, memmap_desc_bytes(900), 1, probe_ticks,
+	memmap_store_probe(&a.node, 0x1000, 0x1000 + 1000, memmap_desc_bytes(900), 1, 0, 1, NULL, probe_ticks,
 			   probe_flush, &pr);
 	assert_int_equal(pr.warm_bytes, memmap_desc_bytes(500));
 	assert_int_equal(a.node.pages[0].type, PAGE_RESERVED);
 	assert_int_equal(a.node.pages[999].type, PAGE_RESERVED);
 	assert_true(is_guard(&a.node.pages[1000]) || a.node.pages[1000].type != PAGE_RESERVED);
+	memmap_store_set(MEMMAP_STORE_AUTO);
+	arena_free(&a);
+}
+
+/* On several CPUs at once: each writes its own slice of the warm-up and of
+ * every pass, waits before each pass, and the combined figure is the
+ * slowest CPU's of each kind. */
+static unsigned probe_waits;
+
+static void count_wait(void *arg)
+{
+	(*(unsigned *)arg)++;
+}
+
+static void test_store_probe_on_several_cpus(void **state)
+{
+	/* CPU 0: plain 30, nt 40; CPU 1: plain 50, nt 20. */
+	static const uint64_t clock[] = { 0, 30, 100, 140, 200, 250, 300, 320 };
+	const struct memmap_probe_sync sync = { count_wait, &probe_waits };
+	struct memmap_store_probe parts[2], pr;
+	struct arena a;
+
+	arena_make(&a, 0, 0x1000, 4096);
+	probe_script = clock;
+	probe_reads = probe_flushes = probe_waits = 0;
+	for (unsigned cpu = 0; cpu < 2; cpu++) {
+		memmap_store_probe(&a.node, 0x1000, 0x1000 + 1024, memmap_desc_bytes(512), 1, cpu, 2,
+				   &sync, probe_ticks, probe_flush, &parts[cpu]);
+		/* Its flush is its half of the range. */
+		assert_ptr_equal(probe_flushed_at, &a.node.pages[cpu * 512]);
+		assert_int_equal(probe_flushed_bytes, memmap_desc_bytes(512));
+	}
+	assert_int_equal(probe_flushes, 2);
+	assert_int_equal(probe_waits, 4);        /* each CPU before each pass */
+	assert_int_equal(parts[0].plain_ticks, 30);
+	assert_int_equal(parts[1].nt_ticks, 20);
+	/* All 1024 descriptors written between them, none beyond. */
+	for (unsigned i = 0; i < 1024; i++)
+		assert_int_equal(a.node.pages[i].type, PAGE_RESERVED);
+	assert_true(is_guard(&a.node.pages[1024]) || a.node.pages[1024].type != PAGE_RESERVED);
+	memmap_store_probe_combine(parts, 2, &pr);
+	assert_int_equal(pr.cpus, 2);
+	assert_int_equal(pr.plain_ticks, 50);
+	assert_int_equal(pr.nt_ticks, 40);
+	assert_int_equal(pr.choice, MEMMAP_STORE_NT);
+	assert_int_equal(pr.bytes, memmap_desc_bytes(256));
 	memmap_store_set(MEMMAP_STORE_AUTO);
 	arena_free(&a);
 }
@@ -719,6 +765,7 @@ int main(void)
 		cmocka_unit_test(test_store_choice_follows_llc),
 		cmocka_unit_test(test_store_choice_by_measurement),
 		cmocka_unit_test(test_store_probe_extent),
+		cmocka_unit_test(test_store_probe_on_several_cpus),
 		cmocka_unit_test(test_store_probe_times_both_kinds_fairly),
 		cmocka_unit_test(test_node_store_is_chosen_once),
 		cmocka_unit_test(test_init_heads_writes_only_heads),
