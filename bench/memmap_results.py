@@ -125,7 +125,8 @@ def section(rows, cmds, command):
     out.append("`init` is `memmap_init_range()`, the kernel's code, with the store "
                "`memmap_store_choose()` picks (plain for an array that fits the last-level "
                "cache; for a larger one the kind `memmap_store_probe()` picks, run as the "
-               "kernel runs it at boot but on as many CPUs at once as the row's threads: "
+               "kernel runs it at boot, before every repetition, on as many CPUs at once as the "
+               "row's threads: "
                "after an LLC's worth of plain stores, a pass of each kind over half an LLC, "
                "non-temporal unless plain was at least %d %% faster; the last column); "
                "`init_plain` and `init_nt` force each kind. The limit " % margin +
@@ -140,7 +141,7 @@ def section(rows, cmds, command):
     out.append("")
     out.append("| desc bytes | threads | init ns/page | init GB/s | limit ns/page | limit GB/s "
                "| init/limit | best/best | init_plain ns/page | init_nt ns/page | memset "
-               "| store loop | movnti loop | store (probe plain, nt ms) |")
+               "| store loop | movnti loop | store: plain picks of probes (last probe: plain, nt ms) |")
     out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for size in SIZES:
         for t in threads:
@@ -166,8 +167,9 @@ def section(rows, cmds, command):
                 cells.append("%s (%s)" % (f(float(r["ns_per_page"])),
                                           f(float(r["min_ns_per_page"]))) if r else "-")
             p = probes.get((size, t))
-            cells.append("%s (%s, %s)" % (p["store"], f(int(p["plain_ns"]) / 1e6),
-                                          f(int(p["nt_ns"]) / 1e6)) if p else "-")
+            cells.append("plain %s of %s (%s, %s)" % (
+                p["plain_picks"], p["probes"], f(int(p["plain_ns"]) / 1e6),
+                f(int(p["nt_ns"]) / 1e6)) if p else "-")
             out.append("| " + " | ".join(cells) + " |")
     out.append("")
     out.append("### Boot work per page: eager against lazy")
