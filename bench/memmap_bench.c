@@ -543,8 +543,9 @@ static bool check_boot(const char *what)
  * every repetition, as every boot probes right before its init:
  * this host's memory changes within seconds which kind is faster (64-byte
  * descriptors, one thread: plain ahead by 10 % in one process, non-temporal
- * by 1.5x in the next), and one probe before 15 repetitions let `init` run
- * 1.1-1.2x the limit in 8 of 14 runs of `make bench`, against 1 of 9 so.
+ * by 1.5x in the next): with one probe before 15 repetitions some row of
+ * `make bench` ran 1.06-1.71x the limit in 8 of 14 runs; probing per
+ * repetition, 1.06-1.09x in 4 of 17.
  */
 struct probe_thread {
 	pthread_t th;
