@@ -668,9 +668,14 @@ static bool measure(uint32_t threads)
 		for (uint32_t r = 0; r < B.reps; r++)
 			ratio_ppm[r] = t[lim_w][r] ? t[W_INIT][r] * 1000000ULL / t[lim_w][r] : 0;
 		qsort(ratio_ppm, B.reps, sizeof(ratio_ppm[0]), cmp_u64);
-		printf("memmap-bench-ratio desc=%d threads=%u limit=%s init_over_limit=%.4f min=%.4f max=%.4f reps=%u\n",
+		printf("memmap-bench-ratio desc=%d threads=%u limit=%s init_over_limit=%.4f min=%.4f max=%.4f reps=%u ratios=",
 		       MEMMAP_DESC_BYTES, threads, what_names[lim_w], ratio_ppm[B.reps / 2] / 1e6,
 		       ratio_ppm[0] / 1e6, ratio_ppm[B.reps - 1] / 1e6, B.reps);
+		/* Every repetition's ratio, sorted: bench/memmap_results.py gives
+		 * the median's confidence interval from them. */
+		for (uint32_t r = 0; r < B.reps; r++)
+			printf("%s%.4f", r ? "," : "", ratio_ppm[r] / 1e6);
+		printf("\n");
 	}
 	for (int w = 0; w < W_NR; w++) {
 		double ns_per_page, gbps;

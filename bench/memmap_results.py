@@ -31,6 +31,34 @@ SIZES = (16, 32, 64)
 LIMITS = ("lim_memset", "lim_store", "lim_nt")
 
 
+def median_ci(values):
+    """The distribution-free 95 % confidence interval of the median of
+    @values, as (low, high): the order statistics symmetric about the middle
+    whose binomial (n, 1/2) tail on each side is at most 2.5 % (15 values:
+    the 4th and the 12th, 96.5 % coverage). Below six values no such pair
+    exists: the smallest and the largest. None for no values."""
+    v = sorted(values)
+    n = len(v)
+    if not n:
+        return None
+    tail, term, k = 0.0, 0.5 ** n, 0     # term: C(n, k) / 2^n
+    while k < n // 2 and tail + term <= 0.025:
+        tail += term
+        term = term * (n - k) / (k + 1)
+        k += 1
+    lo = k - 1 if k else 0
+    return v[lo], v[n - 1 - lo]
+
+
+def ratio_cell(paired):
+    """init/limit of a memmap-bench-ratio line: the median, and the median's
+    confidence interval where the line lists the repetitions' ratios."""
+    cell = f(float(paired["init_over_limit"]))
+    ratios = [float(x) for x in paired.get("ratios", "").split(",") if x]
+    ci = median_ci(ratios)
+    return "%s (%s-%s)" % (cell, f(ci[0]), f(ci[1])) if ci else cell
+
+
 def run(bin_dir, args):
     rows = {}
     cmds = []
@@ -135,7 +163,11 @@ def section(rows, cmds, command):
                "the descriptors' own words) with the same threads, measured in the same run. init/limit is the median over the "
                "repetitions of init against the limit loop (the one with the lowest median) "
                "of the same repetition (1.00: init runs at the store limit; pairs share the "
-               "machine's moment, which two medians taken at different moments do not); best/best compares the fastest repetitions, which "
+               "machine's moment, which two medians taken at different moments do not), with "
+               "that median's 95 % confidence interval in brackets (order statistics of the "
+               "repetitions' ratios; on a shared host they spread by tens of per cent, and a "
+               "row whose interval reaches 1.00 is not shown to differ from the limit); "
+               "best/best compares the fastest repetitions, which "
                "a busy shared host disturbs least. Medians, with the fastest repetition in "
                "brackets.")
     out.append("")
@@ -158,7 +190,7 @@ def section(rows, cmds, command):
                 best_lim = min(float(get(w)["min_ns_per_page"]) for w in LIMITS if get(w))
                 paired = ratios.get((size, t))
                 cells += ["%s (%s)" % (f(lim[0]), lim[1][4:]), f(size / lim[0], 1),
-                          f(float(paired["init_over_limit"])) if paired else f(ns / lim[0]),
+                          ratio_cell(paired) if paired else f(ns / lim[0]),
                           f(float(init["min_ns_per_page"]) / best_lim)]
             else:
                 cells += ["-", "-", "-", "-"]
