@@ -71,7 +71,7 @@ $(BENCH_O)/host/%.o: %.c bench/bench.mk | $(HOST_DEPS)
 .PHONY: bench-build
 bench-build: $(MEMMAP_BENCH_BINS)
 
-BENCH_QUICK_ARGS := --quick --reps 15 --what init,init_plain,init_nt,lim_memset,lim_store,lim_nt
+BENCH_QUICK_ARGS := --quick --reps 15 --what init,init_plain,init_nt,lim_memset,lim_store,lim_nt,lim_ntdq
 
 .PHONY: bench bench-host bench-qemu bench-usable results seeds compare-linux
 bench: $(MEMMAP_BENCH_BINS) all

@@ -28,7 +28,7 @@ from mbtools import hostinfo  # noqa: E402  (after the path it lives on)
 BEGIN = "<!-- memmap-bench begin -->"
 END = "<!-- memmap-bench end -->"
 SIZES = (16, 32, 64)
-LIMITS = ("lim_memset", "lim_store", "lim_nt")
+LIMITS = ("lim_memset", "lim_store", "lim_nt", "lim_ntdq")
 
 
 def median_ci(values):
@@ -159,8 +159,9 @@ def section(rows, cmds, command):
                "non-temporal unless plain was at least %d %% faster; the last column); "
                "`init_plain` and `init_nt` force each kind. The limit " % margin +
                "is the fastest of `memset()` of a non-zero byte (glibc, vector stores), a "
-               "plain 8-byte store loop and a `movnti` loop over the same bytes (both writing "
-               "the descriptors' own words) with the same threads, measured in the same run. init/limit is the median over the "
+               "plain 8-byte store loop, a `movnti` (8-byte) and a `movntdq` (16-byte) "
+               "non-temporal loop over the same bytes (the loops writing the descriptors' own "
+               "words) with the same threads, measured in the same run. init/limit is the median over the "
                "repetitions of init against the limit loop (the one with the lowest median) "
                "of the same repetition (1.00: init runs at the store limit; pairs share the "
                "machine's moment, which two medians taken at different moments do not), with "
@@ -173,8 +174,9 @@ def section(rows, cmds, command):
     out.append("")
     out.append("| desc bytes | threads | init ns/page | init GB/s | limit ns/page | limit GB/s "
                "| init/limit | best/best | init_plain ns/page | init_nt ns/page | memset "
-               "| store loop | movnti loop | store: plain picks of probes (last probe: plain, nt ms) |")
-    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+               "| store loop | movnti loop | movntdq loop "
+               "| store: plain picks of probes (last probe: plain, nt ms) |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for size in SIZES:
         for t in threads:
             get = lambda w: rows.get((size, t, w))
