@@ -81,11 +81,13 @@ class OneFileOneEntry(unittest.TestCase):
                 ["make", "-j2", "Q=@", "kernel", "build/host/test_alloc", "build/bench/pcp_bench"],
                 cwd=root, capture_output=True, text=True, timeout=TIMEOUT_S)
             self.assertEqual(run.returncode, 0, run.stdout[-3000:] + run.stderr[-3000:])
-            elf = [os.path.join(dp, f) for dp, _, fs in os.walk(os.path.join(root, "build"))
-                   for f in fs if f == "memboot.elf"]
-            self.assertTrue(elf, "no memboot.elf built")
+            # `make kernel` builds build/$MODE (debug unless the environment
+            # says otherwise); other build directories copied from the tree
+            # may hold older kernels.
+            elf = os.path.join(root, "build", os.environ.get("MODE", "debug"), "memboot.elf")
+            self.assertTrue(os.path.isfile(elf), "no memboot.elf built")
             self.assertIn(b"nextfit_alloc_ops", subprocess.run(
-                ["nm", elf[0]], capture_output=True, check=True).stdout)
+                ["nm", elf], capture_output=True, check=True).stdout)
             suite = subprocess.run([os.path.join(root, "build", "host", "test_alloc"),
                                     "-k", "nextfit"], cwd=root, capture_output=True,
                                    text=True, timeout=TIMEOUT_S)
