@@ -24,30 +24,12 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "tools"))
 from mbtools import hostinfo  # noqa: E402  (after the path it lives on)
+from mbtools.stats import median_ci  # noqa: E402
 
 BEGIN = "<!-- memmap-bench begin -->"
 END = "<!-- memmap-bench end -->"
 SIZES = (16, 32, 64)
 LIMITS = ("lim_memset", "lim_store", "lim_nt", "lim_ntdq")
-
-
-def median_ci(values):
-    """The distribution-free 95 % confidence interval of the median of
-    @values, as (low, high): the order statistics symmetric about the middle
-    whose binomial (n, 1/2) tail on each side is at most 2.5 % (15 values:
-    the 4th and the 12th, 96.5 % coverage). Below six values no such pair
-    exists: the smallest and the largest. None for no values."""
-    v = sorted(values)
-    n = len(v)
-    if not n:
-        return None
-    tail, term, k = 0.0, 0.5 ** n, 0     # term: C(n, k) / 2^n
-    while k < n // 2 and tail + term <= 0.025:
-        tail += term
-        term = term * (n - k) / (k + 1)
-        k += 1
-    lo = k - 1 if k else 0
-    return v[lo], v[n - 1 - lo]
 
 
 def ratio_cell(paired):
