@@ -30,6 +30,11 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from mbtools import boot as mbboot, hostinfo, inputs  # noqa: E402  (after its path)
+from mbtools.stats import median_ci  # noqa: E402
+
+# The key of figures() under which the rows that end after memory is usable
+# are listed (not a figure: the table leaves it out).
+AFTER_USABLE = "_after_usable"
 
 DEFAULT_CONFIGS = ("release=build/release/memboot.elf,prealloc",
                    "debug=build/debug/memboot.elf,prealloc")
@@ -66,8 +71,14 @@ def figures(b):
     if phases and "start_ns" in phases[0]:
         # Kernel entry to the first phase: the entry code, .bss, the boot map.
         out["before early"] = phases[0]["start_ns"] / 1e6
+    # Phases that end after memory is usable add nothing to usable_ns: a
+    # slow boot's excess is looked for in the others only (slow_boots()).
+    after = set()
     for r in phases:
         out["phase " + r["name"]] = r["ns"] / 1e6
+        if "start_ns" in r and r["start_ns"] + r["ns"] > done.get("usable_ns", 0):
+            after.add("phase " + r["name"])
+    out[AFTER_USABLE] = after
     for r in b.all("node_init"):
         if "wait_ns" in r:
             out["node %d wait" % r["node"]] = r["wait_ns"] / 1e6
@@ -78,6 +89,36 @@ def figures(b):
             out["smp: tsc_sync"] = r["tsc_sync_ns"] / 1e6
     for r in b.all("summary"):
         out["outside phases"] = r.get("outside_ns", 0) / 1e6
+        after.add("outside phases")
+    return out
+
+
+def slow_boots(figs, over_ms=2.0, row_ms=1.0, top=3):
+    """The boots of one configuration (@figs: one entry a boot, None where it
+    failed) whose usable_ns is more than @over_ms above the median boot's,
+    each as (boot number from 1, usable ms, excess ms, [(row, excess ms)]):
+    the rows on the way to usable memory that exceed their own median by
+    more than @row_ms, the largest first, at most @top. A slow boot's time
+    is then named: a host stall in one phase, or vCPUs taking turns in the
+    parallel ones (docs/measuring.md)."""
+    done = [f for f in figs if f]
+    if not done:
+        return []
+    med = {}
+    for f in done:
+        for row, v in f.items():
+            if row != AFTER_USABLE:
+                med.setdefault(row, []).append(v)
+    med = {row: statistics.median(v) for row, v in med.items()}
+    out = []
+    for i, f in enumerate(figs):
+        if not f or f["usable"] - med["usable"] <= over_ms:
+            continue
+        skip = f.get(AFTER_USABLE, set()) | {"usable", "total", AFTER_USABLE}
+        rows = sorted(((f[r] - med[r], r) for r in f if r not in skip and r in med
+                       and f[r] - med[r] > row_ms), reverse=True)[:top]
+        out.append((i + 1, f["usable"], f["usable"] - med["usable"],
+                    [(r, d) for d, r in rows]))
     return out
 
 
@@ -97,7 +138,7 @@ def table(names, results, boots):
     figs = sorted((f for n in names for f in results[n] if f), key=len, reverse=True)
     for fig in figs:
         for key in fig:
-            if key not in rows:
+            if key not in rows and key != AFTER_USABLE:
                 rows.append(key)
     # usable and total last, the phases in boot order (first seen).
     rows = [r for r in rows if r not in ("usable", "total")] + ["usable", "total"]
@@ -168,6 +209,8 @@ def main(argv=None):
     print()
     print("- Host: %s, %d CPUs; load average %.2f before, %.2f after"
           % (hostinfo.cpu_model(), os.cpu_count() or 0, load_before, os.getloadavg()[0]))
+    for note in hostinfo.memory_notes():
+        print("- Host memory: %s" % note)
     for name, path, prealloc, append in configs:
         print("- %s: `%s`%s%s%s" % (name, os.path.relpath(path, ROOT),
                                    ", --prealloc" if prealloc else "",
@@ -178,8 +221,19 @@ def main(argv=None):
         print(line)
     print()
     for name in names:
-        print("- %s usable_ns, ms: %s" % (name, " ".join("%.1f" % f["usable"] if f else "-"
-                                                           for f in results[name])))
+        vals = [f["usable"] for f in results[name] if f]
+        if not vals:
+            print("- %s: no boot finished" % name)
+            continue
+        lo, hi = median_ci(vals)
+        print("- %s usable_ns, ms: %s (median %.1f, its 95 %% interval %.1f-%.1f)"
+              % (name, " ".join("%.1f" % f["usable"] if f else "-" for f in results[name]),
+                 statistics.median(vals), lo, hi))
+    for name in names:
+        for n, ms, excess, rows in slow_boots(results[name]):
+            print("- %s boot %d, usable %.1f ms (+%.1f over the median): %s"
+                  % (name, n, ms, excess, ", ".join("%s +%.1f" % (r, d) for r, d in rows)
+                     or "no one row more than 1 ms over its median"))
     return 0
 
 

@@ -1,5 +1,7 @@
-"""hostinfo.cpu_model(): the CPU named beside every benchmark figure."""
+"""hostinfo: the CPU named beside every benchmark figure (cpu_model()) and
+what the host's memory does that shows in emulated timings (memory_notes())."""
 import os
+import shutil
 import sys
 import tempfile
 import unittest
@@ -29,6 +31,47 @@ class CpuModel(unittest.TestCase):
             model = hostinfo.cpu_model(path)
             self.assertTrue(model)
             self.assertNotIn("model name", model)
+
+
+class MemoryNotes(unittest.TestCase):
+    def sysfs(self, files):
+        root = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, root)
+        for rel, text in files.items():
+            path = os.path.join(root, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                f.write(text)
+        return root
+
+    BALLOON = "bus/virtio/drivers/virtio_balloon/virtio0/features"
+
+    def test_thp_mode_and_free_page_reporting(self):
+        root = self.sysfs({
+            "kernel/mm/transparent_hugepage/enabled": "always [madvise] never\n",
+            "module/page_reporting/parameters/page_reporting_order": "9\n",
+            self.BALLOON: "0110010" + "0" * 57 + "\n",
+        })
+        notes = hostinfo.memory_notes(root)
+        self.assertEqual(notes[0], "transparent huge pages: madvise")
+        self.assertEqual(len(notes), 2)
+        self.assertIn("returned to the hypervisor", notes[1])
+        self.assertIn("blocks of 2^9 pages", notes[1])
+
+    def test_a_balloon_without_reporting_is_not_named(self):
+        # Bit 5 clear: the balloon inflates on request but reports nothing.
+        root = self.sysfs({
+            "kernel/mm/transparent_hugepage/enabled": "[always] madvise never\n",
+            self.BALLOON: "0110000" + "0" * 57 + "\n",
+        })
+        self.assertEqual(hostinfo.memory_notes(root), ["transparent huge pages: always"])
+
+    def test_nothing_known_says_nothing(self):
+        self.assertEqual(hostinfo.memory_notes(self.sysfs({})), [])
+        # A short or odd features file is not read past its end.
+        root = self.sysfs({self.BALLOON: "011\n",
+                           "kernel/mm/transparent_hugepage/enabled": "garbage"})
+        self.assertEqual(hostinfo.memory_notes(root), [])
 
 
 if __name__ == "__main__":

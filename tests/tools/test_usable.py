@@ -117,5 +117,46 @@ class Figures(unittest.TestCase):
         self.assertIsNone(usable.paired_median(a, [None] * 4, "usable"))
 
 
+class SlowBoots(unittest.TestCase):
+
+    @staticmethod
+    def boot(usable, smp, census=1.5, after=("phase census",)):
+        return {"phase smp": smp, "phase early": 5.0, "phase census": census,
+                "usable": usable, "total": usable + 60, usable_after(): set(after)}
+
+    def test_a_slow_boot_is_named_by_its_phase(self):
+        figs = [self.boot(28.0, 4.0), self.boot(28.5, 4.1), None,
+                self.boot(36.0, 11.5, census=9.0), self.boot(29.0, 4.2)]
+        slow = usable.slow_boots(figs)
+        # Boot 4 (the third finished): 7.5 ms over the median of 28.75, all
+        # of it in smp; census ends after usable and is not blamed.
+        self.assertEqual(len(slow), 1)
+        n, ms, excess, rows = slow[0]
+        self.assertEqual((n, ms), (4, 36.0))
+        self.assertAlmostEqual(excess, 7.25)
+        self.assertEqual([r for r, _ in rows], ["phase smp"])
+        self.assertAlmostEqual(rows[0][1], 11.5 - 4.15)
+
+    def test_no_slow_boot_no_failed_boot(self):
+        self.assertEqual(usable.slow_boots([self.boot(28.0, 4.0), self.boot(29.5, 4.0)]), [])
+        self.assertEqual(usable.slow_boots([None, None]), [])
+
+    def test_figures_lists_the_phases_after_usable(self):
+        recs = [
+            {"event": "phase", "name": "meminit", "start_ns": 20000000, "ns": 5000000},
+            {"event": "phase", "name": "census", "start_ns": 70000000, "ns": 1000000},
+            {"event": "done", "usable_ns": 25000000, "total_ns": 90000000},
+        ]
+        f = usable.figures(FakeBoot(0, recs))
+        self.assertEqual(f[usable_after()], {"phase census"})
+        # The table shows figures only.
+        lines = usable.table(["a"], {"a": [f]}, 1)
+        self.assertFalse(any(usable_after() in line for line in lines), lines)
+
+
+def usable_after():
+    return usable.AFTER_USABLE
+
+
 if __name__ == "__main__":
     unittest.main()
