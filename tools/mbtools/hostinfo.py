@@ -4,6 +4,7 @@ figure (the CPU changes between machines, and a figure says little without it)."
 import glob
 import os
 import platform
+import re
 
 
 def cpu_model(cpuinfo="/proc/cpuinfo"):
@@ -40,10 +41,11 @@ def memory_notes(sysfs="/sys"):
     hypervisor (virtio-balloon free page reporting), after which its next
     first touch is slow. Empty where sysfs says nothing of either."""
     notes = []
-    thp = _read(os.path.join(sysfs, "kernel/mm/transparent_hugepage/enabled"))
-    if thp and "[" in thp:
-        mode = thp[thp.index("[") + 1:thp.index("]")] if "]" in thp else thp
-        notes.append("transparent huge pages: %s" % mode)
+    # The mode in force is the bracketed word: "always [madvise] never".
+    mode = re.search(r"\[(\w+)\]", _read(os.path.join(
+        sysfs, "kernel/mm/transparent_hugepage/enabled")) or "")
+    if mode:
+        notes.append("transparent huge pages: %s" % mode.group(1))
     order = _read(os.path.join(sysfs, "module/page_reporting/parameters/page_reporting_order"))
     for dev in sorted(glob.glob(os.path.join(sysfs, "bus/virtio/drivers/virtio_balloon/virtio*"))):
         bits = _read(os.path.join(dev, "features")) or ""
