@@ -206,6 +206,12 @@ void clock_checks_finish(struct clock_checks *cc)
 		time_refine(cand[refined].method, refined == 0 ? "address" : "port",
 			    refined == 0 ? cc->acpi->hpet.address : cc->acpi->pm_timer.port,
 			    refined == 0 ? &cc->hpet_res : &cc->pm_res);
+	else if (!tsc_final)
+		/* The quick estimate is better than both references (a long
+		 * PIT window, or measuring CPUs the host descheduled): it is
+		 * the precise figure, and what waits in the log ring may now
+		 * be printed. */
+		time_init(tsc_hz, tsc_method, tsc_uncertainty_ppm);
 	if (hpet && refined != 0)
 		report_hpet(&cc->acpi->hpet, cc->hpet_ok, cc->hpet_hz, &cc->hpet_res);
 	if (pm && refined != 1)
