@@ -304,6 +304,22 @@ bool clockcal_estimate(const struct clockcal_sample *s, uint32_t n, uint64_t ref
 	return true;
 }
 
+bool clockcal_retake(const struct clockcal_result *r, uint64_t window_ticks, uint64_t ref_hz,
+		     uint64_t short_ticks, uint64_t slow_read_ticks, uint32_t target_ppm)
+{
+	if (r->hz && r->uncertainty_ppm <= target_ppm)
+		return false;
+	if (window_ticks < short_ticks)
+		return true;
+	/* No figure from a stretched window: too few clean samples in all
+	 * that time, slow reads. Else the kept brackets tell the read time:
+	 * a stall rejects the one bracket it falls in, if any, and leaves the
+	 * others as narrow as ever. */
+	if (!r->hz)
+		return false;
+	return (unsigned __int128)r->bracket_limit * ref_hz < (unsigned __int128)slow_read_ticks * r->hz;
+}
+
 uint32_t clockcal_sample(const struct clockcal_source *src, const struct clockcal_window *w,
 			 struct clockcal_sample *s, uint32_t cap, uint64_t *reads_out)
 {

@@ -127,6 +127,23 @@ uint32_t clockcal_sample(const struct clockcal_source *src, const struct clockca
 			 struct clockcal_sample *s, uint32_t cap, uint64_t *reads);
 
 /*
+ * Whether a measurement of a reference ticking @ref_hz times a second that
+ * gave @r, its samples spanning @window_ticks, is worth taking again over a
+ * longer window: it gave no figure, or one worse than @target_ppm, and
+ * either its window stayed short (under @short_ticks) or its reads were
+ * fast (the widest bracket it kept, r->bracket_limit, under
+ * @slow_read_ticks of the reference). A window stretched by reads that are
+ * all slow (a PIT read costs a millisecond under QEMU's TCG with hundreds
+ * of vCPU threads) would stretch again and be no better. One stretched by
+ * a single stall of the vCPU between reads that take a microsecond most
+ * likely is: the stall left only a few samples on one side of it, and a
+ * figure from pairs that span little (simulated: a 4 ms stall in a 0.5 ms
+ * PIT window claims 1.6-9 %).
+ */
+bool clockcal_retake(const struct clockcal_result *r, uint64_t window_ticks, uint64_t ref_hz,
+		     uint64_t short_ticks, uint64_t slow_read_ticks, uint32_t target_ppm);
+
+/*
  * Whether two figures whose relative difference is @diff_ppm agree, given
  * their uncertainties: within their sum plus @slack_ppm. A figure whose
  * uncertainty is CLOCKCAL_UNKNOWN_PPM agrees with nothing (an assumption
