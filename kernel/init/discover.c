@@ -175,21 +175,15 @@ static void wait_measured(volatile uint32_t *done, uint32_t cpu)
 		job_platform_relax();
 }
 
-void clock_checks_finish(struct clock_checks *cc)
+/* The APs' measurements in: the better one refines the quick estimate
+ * if it is better than it (time_refine), and each reference is
+ * cross-checked against the figure in force. */
+static void refine_from_checks(struct clock_checks *cc)
 {
-	if (!cc->pending) {
-		/* Nothing better to wait for: the estimate is what there is. */
-		if (!tsc_final)
-			time_init(tsc_hz, tsc_method, tsc_uncertainty_ppm);
-		return;
-	}
 	if (cc->hpet_cpu == 0)
 		measure_both(cc);
 	wait_measured(&cc->hpet_done, cc->hpet_cpu);
 	wait_measured(&cc->pm_done, cc->pm_cpu);
-	/* The precise figure: the better of the two measurements, if it is
-	 * better than the quick estimate (time_refine); then each reference
-	 * is cross-checked against it. */
 	const bool hpet = cc->acpi->hpet.address && cc->hpet_regs;
 	const bool pm = cc->acpi->pm_timer.port != 0;
 	const struct clockcal_candidate cand[] = {
@@ -206,17 +200,23 @@ void clock_checks_finish(struct clock_checks *cc)
 		time_refine(cand[refined].method, refined == 0 ? "address" : "port",
 			    refined == 0 ? cc->acpi->hpet.address : cc->acpi->pm_timer.port,
 			    refined == 0 ? &cc->hpet_res : &cc->pm_res);
-	else if (!tsc_final)
-		/* The quick estimate is better than both references (a long
-		 * PIT window, or measuring CPUs the host descheduled): it is
-		 * the precise figure, and what waits in the log ring may now
-		 * be printed. */
-		time_init(tsc_hz, tsc_method, tsc_uncertainty_ppm);
 	if (hpet && refined != 0)
 		report_hpet(&cc->acpi->hpet, cc->hpet_ok, cc->hpet_hz, &cc->hpet_res);
 	if (pm && refined != 1)
 		report_pm_timer(&cc->acpi->pm_timer, &cc->pm_res);
 	cc->pending = false;
+}
+
+void clock_checks_finish(struct clock_checks *cc)
+{
+	if (cc->pending)
+		refine_from_checks(cc);
+	/* Whatever the references gave (nothing to measure, or nothing better
+	 * than the quick estimate: a long PIT window, measuring CPUs the host
+	 * descheduled), the figure in force is now the precise one, and what
+	 * waits in the log ring may be printed. */
+	if (!tsc_final)
+		time_init(tsc_hz, tsc_method, tsc_uncertainty_ppm);
 }
 
 /* Found in the tables discover_acpi() walks; defined below it. */
