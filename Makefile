@@ -225,13 +225,21 @@ HOST_TEST_HELPERS := tests/host/map_check.c kernel/job.c tests/host/job_host.c \
 FUZZ_HELPERS := kernel/job.c tests/host/job_host.c
 HOST_LIB_SRCS := $(PURE_SRCS) $(HOST_TOOL_SRCS) $(HOST_SUPPORT) $(HOST_TEST_HELPERS)
 FUZZ_LIB_SRCS := $(PURE_SRCS) $(HOST_TOOL_SRCS) $(HOST_SUPPORT) $(FUZZ_HELPERS)
-HOST_LIB_OBJS := $(patsubst %.c,$(HOST_OBJ)/%.o,$(HOST_LIB_SRCS))
+# Entry code's assembly macros, each wrapped as a function the tests call.
+HOST_ASM_HELPERS := tests/host/bss_clear_host.S
+HOST_LIB_OBJS := $(patsubst %.c,$(HOST_OBJ)/%.o,$(HOST_LIB_SRCS)) \
+	$(patsubst %.S,$(HOST_OBJ)/%.o,$(HOST_ASM_HELPERS))
 FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_OBJ)/%.o,$(FUZZ_LIB_SRCS))
 
 $(HOST_OBJ)/%.o: %.c | $(HOST_DEPS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  HOSTCC  $<")
 	$(Q)$(CC) $(HOST_CFLAGS) -MMD -MP -c $< -o $@
+
+$(HOST_OBJ)/%.o: %.S | $(HOST_DEPS)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  HOSTAS  $<")
+	$(Q)$(CC) -I. -Iarch/x86_64/include -MMD -MP -c $< -o $@
 
 $(FUZZ_OBJ)/%.o: %.c | $(HOST_DEPS)
 	@mkdir -p $(@D)

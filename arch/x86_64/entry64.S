@@ -24,6 +24,8 @@
  * The ELF note below (name "memboot", type HANDOFF_NOTE_ENTRY64) tells the
  * loader where _start64 is; boot/handoff.h describes it.
  */
+#include "arch/bss_clear.h"
+
 #define BOOT_MAP_GIB 64                 /* as entry32.S and arch/paging.h */
 #define EFER_MSR 0xc0000080
 #define COM1 0x3f8
@@ -58,13 +60,20 @@ _start64:
 	testq $CR4_LA57, %rax
 	jnz la57_on
 
+	/* SSE on before .bss is cleared with it (arch/bss_clear.h); CR4 exactly
+	 * as the 32-bit entry leaves it, which also drops PGE and so flushes
+	 * the firmware's global TLB entries. */
+	movl $((1 << 5) | (1 << 9) | (1 << 10)), %eax  /* PAE, OSFXSR, OSXMMEXCPT */
+	movq %rax, %cr4
+	movq %cr0, %rax
+	andq $~((1 << 2) | (1 << 3)), %rax      /* EM off, TS off */
+	orq $(1 << 1), %rax                     /* MP */
+	movq %rax, %cr0
+
 	/* .bss: 16-byte aligned at both ends (linker/kernel.ld). */
 	movl $__bss_start, %edi
-	movl $__bss_end, %ecx
-	subl %edi, %ecx
-	shrl $3, %ecx
-	xorl %eax, %eax
-	rep stosq
+	movl $__bss_end, %esi
+	CLEAR_16B_ALIGNED %rdi, %rsi
 	movq $boot_stack_top, %rsp
 
 	/* CPUID 0x80000001 EDX: bit 26 1 GiB pages, bit 20 NX (below). */
@@ -105,11 +114,7 @@ _start64:
 	cmpl $(BOOT_MAP_GIB * 512), %ecx
 	jb 2b
 
-7:	/* CR4 exactly as the 32-bit entry leaves it; this also drops PGE and
-	 * so flushes the firmware's global TLB entries. */
-	movl $((1 << 5) | (1 << 9) | (1 << 10)), %eax  /* PAE, OSFXSR, OSXMMEXCPT */
-	movq %rax, %cr4
-	movq $boot_pml4, %rax
+7:	movq $boot_pml4, %rax
 	movq %rax, %cr3
 
 	movl $EFER_MSR, %ecx
@@ -118,11 +123,7 @@ _start64:
 	rdmsr
 	orl $(1 << 11), %eax            /* NXE */
 	wrmsr
-3:	movq %cr0, %rax
-	andq $~((1 << 2) | (1 << 3)), %rax      /* EM off, TS off */
-	orq $(1 << 1), %rax                     /* MP */
-	movq %rax, %cr0
-
+3:
 	lgdt boot64_gdt_ptr(%rip)
 	pushq $0x08
 	leaq 4f(%rip), %rax

@@ -2,14 +2,17 @@
 
 The kernel is built with general registers only (-mgeneral-regs-only), so no
 interrupt or exception handler saves or clobbers SSE state. Two exceptions
-are allowed, each safe for its own reason:
+are allowed, each safe for its own reason (and the entry code, below):
   - mm/memmap.c's non-temporal store (store_nt(), inlined where the compiler
     likes): 16-byte movntdq, its two registers loaded in the same asm
     statement that stores them, so only a handler using SSE could disturb it;
   - libgcc's 128-bit division (__udivmodti4), called by the clock calibration,
     the store probe, the console's timestamps and delays: none of them runs
-    inside a handler that returns (a fatal trap may call it on its way out).
-A new SSE user must be looked at against those two rules before it is added
+    inside a handler that returns (a fatal trap may call it on its way out);
+  - the entries' .bss clear (arch/bss_clear.h, in long_mode_entry and
+    _start64): xmm0 zeroed and stored with interrupts off, before the IDT
+    exists and before any C code, so nothing can interrupt it or read it.
+A new SSE user must be looked at against those rules before it is added
 here.
 """
 
@@ -19,7 +22,7 @@ import subprocess
 import unittest
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-ALLOWED = {"store_nt", "memmap_init_range_store", "__udivmodti4"}
+ALLOWED = {"store_nt", "memmap_init_range_store", "__udivmodti4", "long_mode_entry", "_start64"}
 FUNC = re.compile(r"^[0-9a-f]+ <([^>]+)>:$")
 SSE = re.compile(r"%[xy]mm\d+")
 
