@@ -97,7 +97,7 @@ static void work_on(struct job_state *st)
 		if (j->times && i < j->times_cap)
 			j->times[i] = (struct job_chunk_time){
 				.cpu = cpu, .start = s, .end = e, .start_ticks = t0,
-				.ns = job_platform_ticks_to_ns(t1 - t0) };
+				.end_ticks = t1, .ns = job_platform_ticks_to_ns(t1 - t0) };
 		/* A CPU works on a job once (its loop ends when no chunk is
 		 * left, and it never rejoins): counting it here counts CPUs. */
 		if (!ran) {

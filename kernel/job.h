@@ -37,6 +37,7 @@ struct job_chunk_time {
 	uint32_t cpu;
 	uint64_t start, end;     /* units */
 	uint64_t start_ticks;    /* platform clock when the chunk began */
+	uint64_t end_ticks;      /* and when it ended */
 	uint64_t ns;
 };
 

@@ -22,7 +22,7 @@ void percpu_ap_main(void)
 	 * gave up on this CPU, it must stay out for good. Everything it has
 	 * touched up to here stays allocated for that case. */
 	uint32_t waiting = SMP_AP_WAITING;
-	cs->online_tsc = rdtsc();
+	cs->online_tsc = rdtsc() + cs->tsc_skew;   /* as every reading here (memboot.tsc_skew) */
 	if (!__atomic_compare_exchange_n(&cs->boot_state, &waiting, SMP_AP_ONLINE, false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		cpu_halt_forever();

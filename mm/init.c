@@ -320,6 +320,44 @@ void mminit_node_usable(const struct mminit_node *w, uint64_t phase_start_ticks,
 	out->usable_ticks = end - phase_start_ticks;
 }
 
+uint32_t mminit_correct_ticks(struct mminit *mi, int64_t (*offset_of)(uint32_t cpu, void *ctx),
+			      void *ctx)
+{
+	uint32_t inexact = 0;
+
+	for (uint32_t nid = 0; nid < mi->nr_nodes; nid++) {
+		struct mminit_node *w = &mi->nodes[nid];
+		uint32_t kept = w->nr_chunks < MMINIT_TRACE_CHUNKS ? w->nr_chunks : MMINIT_TRACE_CHUNKS;
+		uint64_t first = 0, end = 0;
+		bool moved = false;
+
+		for (uint32_t i = 0; i < kept; i++) {
+			struct job_chunk_time *t = &w->chunks[i];
+			int64_t off = offset_of(t->cpu, ctx);
+
+			t->start_ticks -= (uint64_t)off;
+			t->end_ticks -= (uint64_t)off;
+			moved |= off != 0;
+			if (!first || t->start_ticks < first)
+				first = t->start_ticks;
+			if (t->end_ticks > end)
+				end = t->end_ticks;
+		}
+		if (!moved)
+			continue;
+		/* The node's first start and last end are over all its chunks:
+		 * recomputed only from all of them. */
+		if (kept < w->nr_chunks) {
+			inexact++;
+			continue;
+		}
+		w->start_ticks = first;
+		w->end_ticks = end;
+		w->ns = end > first ? job_platform_ticks_to_ns(end - first) : 0;
+	}
+	return inexact;
+}
+
 /* --- memory init: command-line keys (docs/cmdline.md) --- */
 
 struct meminit_settings meminit_settings = {

@@ -121,6 +121,18 @@ struct mminit_usable {
 void mminit_node_usable(const struct mminit_node *w, uint64_t phase_start_ticks,
 			struct mminit_usable *out);
 
+/*
+ * Per-CPU clock corrections learned after the work ran (the TSC check of
+ * SMP bring-up runs once memory is usable): @offset_of(cpu, @ctx) is what
+ * that CPU's ticks are ahead of the caller's clock. Every kept chunk time
+ * is moved into the caller's clock, and each node's first start, last end
+ * and ns are recomputed from its chunks. Returns the nodes with a moved
+ * chunk whose chunks were not all kept (more than MMINIT_TRACE_CHUNKS):
+ * their first, end and ns stay as measured (0: every figure exact).
+ */
+uint32_t mminit_correct_ticks(struct mminit *mi, int64_t (*offset_of)(uint32_t cpu, void *ctx),
+			      void *ctx);
+
 /* Pages handed to the allocator on @node so far. */
 static inline uint64_t mminit_done_pages(const struct mminit *mi, uint32_t node)
 {

@@ -17,15 +17,18 @@
  *   hugetlb1g   bs.topo, bs.physmem         -> bs.hugetlb's 1 GiB pages, reserved in physmem
  *   pagetables  bs.bootinfo, bs.physmem     -> the kernel's page tables
  *   smp         bs.acpi, bs.topo, bs.physmem -> every CPU up, its stack on its node
- *               (then an AP cross-checks the clock: bs.clock_checks)
+ *               (then two APs measure the clock: bs.clock_checks)
  *   memmap      bs.topo, bs.physmem         -> bs.memmap: descriptor arrays, node-local
  *   memprep     bs.topo, bs.hugetlb,        -> the allocator started, the init engine's
  *               bs.physmem, bs.memmap          work taken, fixed descriptors written;
  *                                              bs.physmem retires, bs.census its baseline
  *   clockcheck  bs.clock_checks             -> the precise TSC figure (the APs'
  *                                              measurements); clock_check records
- *   meminit     bs.topo, bs.physmem,        -> the allocator owns all free memory
- *               bs.memmap
+ *   meminit     bs.memmap                   -> the allocator owns all free memory
+ *                                              (memory is usable here)
+ *   tscsync     the online CPUs             -> each AP's TSC checked against the boot
+ *                                              CPU's, a known offset corrected; then
+ *                                              meminit_report(): the node figures
  *   hugetlb     bs.topo, bs.memmap          -> bs.hugetlb's 2 MiB pools, from the allocator
  *   vm          bs.memmap, bs.hugetlb       -> the #PF handler and the shootdown vector
  *   census      bs.topo, bs.memmap,         -> every page counted (false: one is lost)
@@ -210,7 +213,9 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 	PHASE("memprep", meminit_prepare(&bs.topo, &bs.hugetlb, &bs.physmem, &bs.memmap,
 					 &bs.census));
 	PHASE("clockcheck", clock_checks_finish(&bs.clock_checks));
-	PHASE("meminit", meminit_run(&bs.topo, &bs.physmem, &bs.memmap));
+	PHASE("meminit", meminit_run(&bs.memmap));
+	PHASE("tscsync", smp_tsc_check());
+	meminit_report(&bs.topo, &bs.physmem);
 	PHASE("hugetlb", hugetlb_boot_pools(&bs.hugetlb, &hugetlb_params, &bs.topo, &bs.memmap,
 					    meminit_settings.trace));
 	PHASE("vm", vm_init(&bs.memmap, &bs.hugetlb));

@@ -661,25 +661,52 @@ void meminit_prepare(const struct numa_topology *topo, const struct hugetlb_pool
 			(unsigned long long)meminit_settings.early_alloc_pages);
 }
 
-void meminit_run(const struct numa_topology *topo, struct physmem *pm, const struct memmap *mm)
+/* What meminit_run() measured for meminit_report(). */
+static struct lazy_stats lazy_stats;
+static bool meminit_ran;
+
+void meminit_run(const struct memmap *mm)
 {
 	enum mminit_policy policy = (enum mminit_policy)meminit_settings.policy;
-	bool lazy = policy == MMINIT_LAZY;
-	const struct alloc_ops *ops = started_ops;
 
-	ASSERT(ops && mi.mm == mm, "meminit_run() without meminit_prepare() of the same memmap");
+	ASSERT(started_ops && mi.mm == mm, "meminit_run() without meminit_prepare() of the same memmap");
 	/* The node's CPUs are given their jobs right away: what the boot CPU
 	 * had to do first is phase memprep's. */
 	phase_start_tsc = rdtsc();
 	mminit_run(&mi, meminit_settings.early_alloc_pages ? early_allocations : NULL, NULL);
-	alloc_report(ops);
+	if (policy == MMINIT_LAZY)
+		lazy_measure(rdtsc(), &lazy_stats);
+	meminit_ran = true;
+}
+
+/* meminit_report()'s view of the TSC check: what each CPU's readings were ahead. */
+static int64_t cpu_tsc_offset(uint32_t cpu, void *ctx)
+{
+	const struct cpu_state *cs = cpu_state_of(cpu);
+
+	(void)ctx;
+	return cs ? cs->tsc_offset : 0;
+}
+
+void meminit_report(const struct numa_topology *topo, struct physmem *pm)
+{
+	enum mminit_policy policy = (enum mminit_policy)meminit_settings.policy;
+	bool lazy = policy == MMINIT_LAZY;
+
+	ASSERT(meminit_ran, "meminit_report() before meminit_run()");
+	/* The APs timed their chunks before the TSC check (phase tscsync):
+	 * in the boot CPU's time now, before anything compares them with it. */
+	uint32_t inexact = mminit_correct_ticks(&mi, cpu_tsc_offset, NULL);
+	if (inexact)
+		pr_warn("meminit: %u node%s ran more than %u chunks, some on CPUs whose TSC offset was "
+			"corrected after: their start, end and usable times are as measured, off by at most "
+			"the largest offset of the tsc_sync records", inexact, inexact == 1 ? "" : "s",
+			(unsigned)MMINIT_TRACE_CHUNKS);
+	alloc_report(started_ops);
 	memory_report_retired(pm);
 	if (meminit_settings.trace)
 		for (uint32_t nid = 0; nid < topo->nr_nodes; nid++)
 			trace_chunks(nid);
-	struct lazy_stats ls;
-	if (lazy)
-		lazy_measure(rdtsc(), &ls);
 	/* Every node's free memory is in the allocator at the end of the
 	 * last node's last piece of work: the boot's usable_ns. */
 	uint64_t usable_end = 0;
@@ -693,7 +720,7 @@ void meminit_run(const struct numa_topology *topo, struct physmem *pm, const str
 		if (has_memory(topo, nid))
 			report(nid, policy);
 	if (lazy)
-		lazy_report(&ls);
+		lazy_report(&lazy_stats);
 	alloc_enable_poison();
 }
 

@@ -54,9 +54,13 @@ struct census_baseline {
 void meminit_prepare(const struct numa_topology *topo, const struct hugetlb_pools *hp,
 		     struct physmem *pm, struct memmap *mm, struct census_baseline *base);
 /* Phase "meminit": the nodes' CPUs fill the rest of @mm's descriptors and
- * hand the free memory to the allocator; each node's init is reported
- * (@pm: its retired reservations). After meminit_prepare() of @mm. */
-void meminit_run(const struct numa_topology *topo, struct physmem *pm, const struct memmap *mm);
+ * hand the free memory to the allocator. After meminit_prepare() of @mm;
+ * it ends when memory is usable, and reports nothing. */
+void meminit_run(const struct memmap *mm);
+/* What meminit_run() did, after the TSC check (phase tscsync, whose offsets
+ * it applies to the APs' chunk times): each node's init and the boot's
+ * usable_ns (the summary), the allocator, @pm's retired reservations. */
+void meminit_report(const struct numa_topology *topo, struct physmem *pm);
 /* Count every page of @topo's ranges in @mm against @base; false if any
  * is lost. */
 bool census_run(const struct numa_topology *topo, const struct memmap *mm,

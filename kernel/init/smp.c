@@ -115,6 +115,9 @@ static struct percpu *init_cpu(struct physmem *pm, uint64_t base,
 	pc->lint_nmi = desc->lint_nmi;
 	cs->node = desc->node;
 	cs->mem_node = desc->mem_node;
+	/* memboot.tsc_skew: CPU 1's counter runs ahead from the start, as a
+	 * skewed one would, so its work before the TSC check is skewed too. */
+	cs->tsc_skew = cpu == 1 ? smp_settings.tsc_skew : 0;
 	pc->stack_bottom = base + CPU_GUARD_BYTES;
 	pc->stack_top = base + CPU_GUARD_BYTES + CPU_STACK_BYTES;
 	return pc;
@@ -289,7 +292,6 @@ static uint32_t tsc_sync_wave(uint32_t first, uint32_t end, uint32_t max_aps,
 		cs->tsc_sync_hi = INT64_MAX;
 		cs->tsc_sync_budget = total_budget;
 		cs->tsc_sync_linger = total_budget / 1000;   /* 2 ms */
-		cs->tsc_skew = i == 1 ? smp_settings.tsc_skew : 0;
 		cs->tsc_checked = 1;
 		left++;
 		started++;
@@ -492,6 +494,7 @@ static bool cpu_is_online(uint32_t id, const void *ctx)
 struct smp_report {
 	struct smp_result res;
 	bool serial, init_delay, tsc_checked;
+	bool printed;          /* smp_report_now() has run (a drain reached it) */
 	enum tsc_sync_verdict tsc_verdict;
 	uint64_t kick_cycles, wait_cycles, tsc_cycles, tsc_tol, slowest_cycles;
 	uint32_t tsc_waves, slowest, slowest_apic_id;
@@ -501,11 +504,12 @@ static struct smp_report smp_report;
 /* A cpu_up record per online CPU, the TSC check's per node, then smp. */
 static void smp_report_now(void *arg)
 {
-	const struct smp_report *rp = arg;
+	struct smp_report *rp = arg;
 	const struct smp_result res = rp->res;
 	const bool tsc_checked = rp->tsc_checked;
 	const uint32_t slowest = rp->slowest;
 
+	rp->printed = true;
 	if (tsc_checked)
 		tsc_sync_report(rp->tsc_tol);
 	uint64_t nodes_seen[MEMBOOT_MAX_NODES / 64] = { 0 };
@@ -580,11 +584,7 @@ struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 	uint32_t nr_abandoned = 0, *kick_ids = NULL;
 	uint64_t kick_list = 0, kick_bytes = ((uint64_t)n * sizeof(uint32_t) + 4095) & ~4095ULL;
 	uint32_t slowest = 0;
-	uint64_t slowest_cycles = 0, tsc_cycles = 0;
-	enum tsc_sync_verdict tsc_verdict = TSC_SYNC_OK;
-	bool tsc_checked = false;
-	uint32_t tsc_waves = 0;
-	uint64_t tsc_tol = 0;
+	uint64_t slowest_cycles = 0;
 
 	ASSERT(n >= 1 && n <= MEMBOOT_MAX_CPUS, "n=%u", n);
 	boot_cpu_state.node = cpus[0].node;
@@ -713,23 +713,6 @@ struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 		       i, cpus[i].apic_id, (unsigned long long)(opt->timeout_ns / 1000000));
 	}
 	wait_cycles = rdtsc() - w0;
-	/* An AP's online_tsc is its own TSC: measured in ours once checked. */
-	if (smp_settings.tsc_sync && res.online > 1) {
-		nr_cpus_online = res.online;
-		tsc_verdict = tsc_sync_check(&tsc_cycles, &tsc_waves, &tsc_tol);
-		tsc_checked = true;
-		slowest_cycles = 0;
-		for (uint32_t i = 1; i < n; i++) {
-			struct cpu_state *cs = cpu_states[i];
-			if (!cs || !cs->kick_tsc)
-				continue;
-			cs->online_tsc -= (uint64_t)cs->tsc_offset;
-			if (cs->online_tsc - cs->kick_tsc > slowest_cycles) {
-				slowest_cycles = cs->online_tsc - cs->kick_tsc;
-				slowest = i;
-			}
-		}
-	}
 	if (nr_abandoned == 0)
 		physmem_free(pm, trampoline, trampoline + 4096);
 	else
@@ -739,20 +722,49 @@ struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 
 report:
 	nr_cpus_online = res.online;
-	res.cycles = rdtsc() - t0 - tsc_cycles;   /* bring-up alone */
+	res.cycles = rdtsc() - t0;
 	res.ns = tsc_cycles_to_ns(res.cycles);
 	/* Output only: the records are made when the consoles drain, in this
-	 * place of the log (console_defer()), from what is taken here; the
-	 * per-CPU and TSC figures they read stay as they are now. */
+	 * place of the log (console_defer()), from what is taken here and
+	 * what smp_tsc_check() adds; the per-CPU figures they read stay as
+	 * they are then. */
 	smp_report = (struct smp_report){
 		.res = res, .serial = opt->serial, .init_delay = arch_smp_init_delay(),
-		.kick_cycles = kick_cycles, .wait_cycles = wait_cycles,
-		.tsc_checked = tsc_checked, .tsc_verdict = tsc_verdict, .tsc_cycles = tsc_cycles,
-		.tsc_waves = tsc_waves, .tsc_tol = tsc_tol, .slowest = slowest,
+		.kick_cycles = kick_cycles, .wait_cycles = wait_cycles, .slowest = slowest,
 		.slowest_apic_id = slowest ? cpus[slowest].apic_id : 0,
 		.slowest_cycles = slowest_cycles,
 	};
 	console_defer(smp_report_now, &smp_report,
 		      ((size_t)nr_cpu_ids * 2 + 8) * CONSOLE_DEFER_ITEM_BYTES);
 	return res;
+}
+
+void smp_tsc_check(void)
+{
+	struct smp_report *rp = &smp_report;
+
+	if (!smp_settings.tsc_sync || nr_cpus_online < 2)
+		return;
+	rp->tsc_verdict = tsc_sync_check(&rp->tsc_cycles, &rp->tsc_waves, &rp->tsc_tol);
+	rp->tsc_checked = true;
+	/* An AP's online_tsc is its own TSC: in the boot CPU's once checked. */
+	rp->slowest = 0;
+	rp->slowest_cycles = 0;
+	for (uint32_t i = 1; i < nr_cpu_ids; i++) {
+		struct cpu_state *cs = cpu_states[i];
+
+		if (!cs || !cs->online || !cs->kick_tsc)
+			continue;
+		cs->online_tsc -= (uint64_t)cs->tsc_offset;
+		if (cs->online_tsc - cs->kick_tsc > rp->slowest_cycles) {
+			rp->slowest_cycles = cs->online_tsc - cs->kick_tsc;
+			rp->slowest = i;
+		}
+	}
+	rp->slowest_apic_id = rp->slowest ? percpu_of[rp->slowest]->apic_id : 0;
+	/* The smp report normally prints later, with the verdicts in it; one
+	 * printed already (an error drained the log at once) had none, so the
+	 * per-node records come now, in this place of the log. */
+	if (rp->printed)
+		tsc_sync_report(rp->tsc_tol);
 }

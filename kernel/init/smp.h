@@ -50,4 +50,15 @@ struct smp_boot_options {
 struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 			   uint32_t n, uint32_t skipped, const struct smp_boot_options *opt);
 
+/*
+ * Phase tscsync: every online AP's TSC against the boot CPU's
+ * (memboot.tsc_sync; kernel/tsc_sync.h), after memory is usable: nothing on
+ * the way there needs it, since each CPU times its own work with its own
+ * TSC, and the figures that compare CPUs are made after it (the node
+ * records of meminit_report(), corrected by the offsets found here). An
+ * AP off by a known offset has it subtracted from its readings from here on
+ * (cs->tsc_offset); the tsc_sync records come with the smp report.
+ */
+void smp_tsc_check(void);
+
 #endif

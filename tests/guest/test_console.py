@@ -200,22 +200,33 @@ def _check_reports_in_place(b):
 
     # The deferred reports (the memory map, the ACPI table list, the NUMA
     # report) come where they were due, between the lines around them.
+    # The TSC check runs after memory init (phase tscsync); its per-node
+    # lines come with the SMP report when that is made late, and in the
+    # check's own place when the report was made at once (after an error).
+    at_once = b.one("smp").get("tsc_sync") is None
+    check_at = ("phase meminit:", "tsc_sync: node 1", "phase tscsync:") if at_once else ()
+    with_smp = () if at_once else ("tsc_sync: node 1",)
     order = [first(p) for p in ("phase console:", "Command line:", "BIOS-e820: ",
                                 "Memory: ", "phase report:", "phase physmem:",
                                 "ACPI: RSDP 0x", "ACPI: SRAT 0x", "phase acpi:",
                                 "SRAT: PXM ", "Initmem setup node 1", "phase numa:",
-                                "phase pagetables:", "tsc_sync: node 1", "smp: Brought up",
-                                "phase smp:", "phase meminit:")]
+                                "phase pagetables:") + with_smp + ("smp: Brought up",
+                                "phase smp:") + (check_at or ("phase meminit:",))]
     assert order == sorted(order), order
     # Stamped with the moment they were due: no later than the next line
     # (up to phase smp's end, all of them the boot CPU's).
-    for k in range(order[0], order[-2]):
+    for k in range(order[0], first("phase smp:")):
         assert lines[k][0] <= lines[k + 1][0] + 1e-6, (lines[k], lines[k + 1])
     # Their records too, in the same places.
     events = [r["event"] for r in b.records]
     assert events.index("mem_range") < events.index("mem_summary") < events.index("cpu") \
-        < events.index("node") < events.index("numa") < events.index("tsc_sync") \
-        < events.index("cpu_up") < events.index("smp") < events.index("memmap"), events
+        < events.index("node") < events.index("numa") < events.index("cpu_up") \
+        < events.index("smp") < events.index("memmap"), events
+    if at_once:
+        phase_at = {r["name"]: i for i, r in enumerate(b.records) if r["event"] == "phase"}
+        assert phase_at["meminit"] < events.index("tsc_sync") < phase_at["tscsync"], events
+    else:
+        assert events.index("numa") < events.index("tsc_sync") < events.index("cpu_up"), events
     assert events.count("cpu_up") == 4 and events.count("tsc_sync") == 2, events
     assert [r["event"] for r in b.records[:events.index("mem_range")]].count("boot") == 1
     # The boot record was taken when it was due: the quick clock figure.

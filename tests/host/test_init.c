@@ -150,6 +150,8 @@ static void check_usable(uint64_t phase_start, uint64_t phase_end)
 		for (uint32_t i = 0; i < w->nr_chunks && i < MMINIT_TRACE_CHUNKS; i++) {
 			assert_true(w->chunks[i].start_ticks >= u.first_ticks);
 			assert_true(w->chunks[i].start_ticks + w->chunks[i].ns <= u.end_ticks);
+			assert_true(w->chunks[i].end_ticks >= w->chunks[i].start_ticks);
+			assert_true(w->chunks[i].end_ticks <= w->end_ticks);
 		}
 		if (w->early_pages && w->parallel_pages) {
 			assert_int_equal(u.first_ticks, w->early_start_ticks);
@@ -183,6 +185,82 @@ static void test_usable_edges(void **state)
 	mminit_node_usable(&w, 100, &u);
 	assert_int_equal(u.wait_ticks, 0);
 	assert_int_equal(u.usable_ticks, 30);
+}
+
+static int64_t test_offset_none(uint32_t cpu, void *ctx)
+{
+	(void)cpu;
+	(void)ctx;
+	return 0;
+}
+
+/* CPU 1 ran 500 ticks ahead and CPU 2 300 behind (what the TSC check,
+ * which runs after memory init, finds); the others agree. */
+static int64_t test_offset(uint32_t cpu, void *ctx)
+{
+	(void)ctx;
+	return cpu == 1 ? 500 : cpu == 2 ? -300 : 0;
+}
+
+/* The APs' chunk times moved into the boot CPU's clock after the work, and
+ * each node's first start, last end and ns recomputed from them. */
+static void test_correct_ticks(void **state)
+{
+	static struct mminit_node nodes[3];
+	struct mminit m = { .nr_nodes = 3, .nodes = nodes };
+	struct mminit_usable u;
+
+	(void)state;
+	memset(nodes, 0, sizeof(nodes));
+	/* Node 0: CPU 1's chunk read first (1550) but began at 1050, after
+	 * CPU 0's (1100); it ended last in its own clock (2600 -> 2100), CPU 0's
+	 * at 2000. */
+	nodes[0].chunks[0] = (struct job_chunk_time){ .cpu = 1, .start_ticks = 1550, .end_ticks = 2600 };
+	nodes[0].chunks[1] = (struct job_chunk_time){ .cpu = 0, .start_ticks = 1100, .end_ticks = 2000 };
+	nodes[0].nr_chunks = 2;
+	nodes[0].start_ticks = 1100;      /* as measured: min and max of the raw */
+	nodes[0].end_ticks = 2600;
+	nodes[0].ns = 1500;
+	/* Node 1: only CPU 2, behind: both its times move later. */
+	nodes[1].chunks[0] = (struct job_chunk_time){ .cpu = 2, .start_ticks = 700, .end_ticks = 900 };
+	nodes[1].nr_chunks = 1;
+	nodes[1].start_ticks = 700;
+	nodes[1].end_ticks = 900;
+	nodes[1].ns = 200;
+	/* Node 2: more chunks than are kept, one of the kept on CPU 1: its
+	 * figures cannot be recomputed and stay; the kept times still move. */
+	nodes[2].nr_chunks = MMINIT_TRACE_CHUNKS + 1;
+	for (uint32_t i = 0; i < MMINIT_TRACE_CHUNKS; i++)
+		nodes[2].chunks[i] = (struct job_chunk_time){ .cpu = i == 7 ? 1 : 3,
+							      .start_ticks = 5000 + i, .end_ticks = 6000 + i };
+	nodes[2].start_ticks = 5000;
+	nodes[2].end_ticks = 7000;
+	nodes[2].ns = 2000;
+
+	assert_int_equal(mminit_correct_ticks(&m, test_offset, NULL), 1);
+	assert_int_equal(nodes[0].chunks[0].start_ticks, 1050);
+	assert_int_equal(nodes[0].chunks[0].end_ticks, 2100);
+	assert_int_equal(nodes[0].chunks[1].start_ticks, 1100);
+	assert_int_equal(nodes[0].start_ticks, 1050);
+	assert_int_equal(nodes[0].end_ticks, 2100);
+	assert_int_equal(nodes[0].ns, 1050);
+	assert_int_equal(nodes[1].start_ticks, 1000);
+	assert_int_equal(nodes[1].end_ticks, 1200);
+	assert_int_equal(nodes[1].ns, 200);
+	assert_int_equal(nodes[2].chunks[7].start_ticks, 4507);
+	assert_int_equal(nodes[2].chunks[8].start_ticks, 5008);
+	assert_int_equal(nodes[2].start_ticks, 5000);
+	assert_int_equal(nodes[2].end_ticks, 7000);
+	assert_int_equal(nodes[2].ns, 2000);
+	/* The usable figures follow: node 0 waited 50 after a phase start of
+	 * 1000 and was usable at 2100. */
+	mminit_node_usable(&nodes[0], 1000, &u);
+	assert_int_equal(u.wait_ticks, 50);
+	assert_int_equal(u.usable_ticks, 1100);
+	/* Nothing to move: nothing changes, nothing is inexact. */
+	assert_int_equal(mminit_correct_ticks(&m, test_offset_none, NULL), 0);
+	assert_int_equal(nodes[0].start_ticks, 1050);
+	assert_int_equal(nodes[2].end_ticks, 7000);
 }
 
 struct matrix_case {
@@ -340,6 +418,7 @@ int main(void)
 		cmocka_unit_test(test_deferred_grows_on_demand),
 		cmocka_unit_test(test_census_names_a_lost_page),
 		cmocka_unit_test(test_usable_edges),
+		cmocka_unit_test(test_correct_ticks),
 	};
 	return cmocka_run_group_tests(tests, cpus_up, cpus_down);
 }

@@ -88,8 +88,17 @@ class Figures(unittest.TestCase):
         self.assertEqual(f["phase early"], 4.8)
         self.assertEqual(f["before early"], 1.2)
         self.assertEqual(f["node 1 wait"], 0.9)
-        self.assertEqual(f["smp: tsc_sync"], 0.9)
+        self.assertEqual(f["tsc_sync check"], 0.9)
         self.assertEqual(f["tsc calibration"], 1.4)
+        # Inside phase smp here: a slow boot may be blamed on it.
+        self.assertNotIn("tsc_sync check", f[usable_after()])
+        # In phase tscsync, after memory is usable: not among the causes.
+        later = recs[:3] + [{"event": "phase", "name": "tscsync", "start_ns": 34000000,
+                             "ns": 900000}] + recs[3:]
+        f = usable.figures(FakeBoot(0, later))
+        self.assertEqual(f["tsc_sync check"], 0.9)
+        self.assertIn("tsc_sync check", f[usable_after()])
+        self.assertIn("phase tscsync", f[usable_after()])
         # A boot that failed, or never said done, gives nothing.
         self.assertIsNone(usable.figures(FakeBoot(5, recs)))
         self.assertIsNone(usable.figures(FakeBoot(0, recs[:-1])))
