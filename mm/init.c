@@ -283,6 +283,7 @@ void mminit_run(struct mminit *mi, void (*before_parallel)(void *ctx), void *ctx
 	if (before_parallel)
 		before_parallel(ctx);
 	t1 = job_platform_ticks();
+	own->early_ticks = t1 - t0;
 	own->early_ns = job_platform_ticks_to_ns(t1 - t0);
 	if (own->early_pages) {
 		own->early_start_ticks = t0;
@@ -320,8 +321,8 @@ void mminit_node_usable(const struct mminit_node *w, uint64_t phase_start_ticks,
 	out->usable_ticks = end - phase_start_ticks;
 }
 
-uint32_t mminit_correct_ticks(struct mminit *mi, int64_t (*offset_of)(uint32_t cpu, void *ctx),
-			      void *ctx)
+uint32_t mminit_retime(struct mminit *mi, int64_t (*offset_of)(uint32_t cpu, void *ctx),
+		       void *ctx)
 {
 	uint32_t inexact = 0;
 
@@ -337,23 +338,25 @@ uint32_t mminit_correct_ticks(struct mminit *mi, int64_t (*offset_of)(uint32_t c
 
 			t->start_ticks -= (uint64_t)off;
 			t->end_ticks -= (uint64_t)off;
+			t->ns = t->end_ticks > t->start_ticks ?
+				job_platform_ticks_to_ns(t->end_ticks - t->start_ticks) : 0;
 			moved |= off != 0;
 			if (!first || t->start_ticks < first)
 				first = t->start_ticks;
 			if (t->end_ticks > end)
 				end = t->end_ticks;
 		}
-		if (!moved)
-			continue;
+		w->early_ns = job_platform_ticks_to_ns(w->early_ticks);
 		/* The node's first start and last end are over all its chunks:
 		 * recomputed only from all of them. */
-		if (kept < w->nr_chunks) {
+		if (moved && kept < w->nr_chunks)
 			inexact++;
-			continue;
+		else if (moved) {
+			w->start_ticks = first;
+			w->end_ticks = end;
 		}
-		w->start_ticks = first;
-		w->end_ticks = end;
-		w->ns = end > first ? job_platform_ticks_to_ns(end - first) : 0;
+		if (w->end_ticks > w->start_ticks && w->start_ticks)
+			w->ns = job_platform_ticks_to_ns(w->end_ticks - w->start_ticks);
 	}
 	return inexact;
 }

@@ -65,6 +65,7 @@ struct mminit_node {
 	uint32_t cpus;               /* CPUs offered the node's job */
 	bool caller_offered;         /* the caller helped (its node, or a CPU-less one) */
 	uint64_t early_ns;           /* the caller's first section (its node only) */
+	uint64_t early_ticks;        /* the same in ticks (also with no pages in it) */
 	uint64_t early_start_ticks, early_end_ticks;   /* that section (0: none) */
 	uint64_t start_ticks, end_ticks;   /* first chunk's start, last chunk's end */
 	uint64_t ns;                 /* the parallel part (serial: the caller's work) */
@@ -122,16 +123,19 @@ void mminit_node_usable(const struct mminit_node *w, uint64_t phase_start_ticks,
 			struct mminit_usable *out);
 
 /*
- * Per-CPU clock corrections learned after the work ran (the TSC check of
- * SMP bring-up runs once memory is usable): @offset_of(cpu, @ctx) is what
- * that CPU's ticks are ahead of the caller's clock. Every kept chunk time
- * is moved into the caller's clock, and each node's first start, last end
- * and ns are recomputed from its chunks. Returns the nodes with a moved
- * chunk whose chunks were not all kept (more than MMINIT_TRACE_CHUNKS):
- * their first, end and ns stay as measured (0: every figure exact).
+ * Make every time figure of the work final, after it ran: the per-CPU clock
+ * corrections learned since (the TSC check of SMP bring-up runs once memory
+ * is usable: @offset_of(cpu, @ctx) is how far that CPU's ticks are ahead of
+ * the caller's clock) and the tick rate in force now (the work may have run
+ * on a quick estimate of it: every ns figure is converted again from its
+ * ticks). Each kept chunk's times move into the caller's clock; each node's
+ * first start and last end are recomputed from its chunks where one moved.
+ * Returns the nodes with a moved chunk whose chunks were not all kept (more
+ * than MMINIT_TRACE_CHUNKS): their first and end stay as measured (0: every
+ * figure exact).
  */
-uint32_t mminit_correct_ticks(struct mminit *mi, int64_t (*offset_of)(uint32_t cpu, void *ctx),
-			      void *ctx);
+uint32_t mminit_retime(struct mminit *mi, int64_t (*offset_of)(uint32_t cpu, void *ctx),
+		       void *ctx);
 
 /* Pages handed to the allocator on @node so far. */
 static inline uint64_t mminit_done_pages(const struct mminit *mi, uint32_t node)

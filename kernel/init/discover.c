@@ -133,13 +133,21 @@ static void print_numa(void *topo)
 	numa_print(topo);
 }
 
-/* The highest-numbered idle AP below @below (0: none). */
-static uint32_t idle_ap_below(uint32_t below)
+/* The highest-numbered idle AP below @below (0: none), on another node
+ * than CPU @other_node_than's where there is one (@other_node_than 0: any). */
+static uint32_t idle_ap_below(uint32_t below, uint32_t other_node_than)
 {
-	for (uint32_t cpu = below; cpu-- > 1;)
-		if (job_platform_online(cpu) && !job_platform_busy(cpu))
+	uint32_t any = 0;
+
+	for (uint32_t cpu = below; cpu-- > 1;) {
+		if (!job_platform_online(cpu) || job_platform_busy(cpu))
+			continue;
+		if (!other_node_than || job_platform_node(cpu) != job_platform_node(other_node_than))
 			return cpu;
-	return 0;
+		if (!any)
+			any = cpu;
+	}
+	return any;
 }
 
 void clock_checks_start(const struct discovered_acpi *acpi, struct clock_checks *cc)
@@ -155,9 +163,12 @@ void clock_checks_start(const struct discovered_acpi *acpi, struct clock_checks 
 	/* Idle APs, the last ones: the measurement is of the TSC's rate, which
 	 * every CPU's TSC shares (invariant TSC). The two references are
 	 * independent devices, so two CPUs halve the wait; the brackets
-	 * reject what one CPU's reads do to the other's. */
-	cc->hpet_cpu = idle_ap_below(job_platform_max_cpus());
-	cc->pm_cpu = cc->hpet_cpu ? idle_ap_below(cc->hpet_cpu) : 0;
+	 * reject what one CPU's reads do to the other's. On two nodes where
+	 * there are: memory init may begin before they are done (the figure
+	 * is needed only once memory is usable, phase clockcheck), and each
+	 * node then keeps a CPU that is free for its job. */
+	cc->hpet_cpu = idle_ap_below(job_platform_max_cpus(), 0);
+	cc->pm_cpu = cc->hpet_cpu ? idle_ap_below(cc->hpet_cpu, cc->hpet_cpu) : 0;
 	if (cc->hpet_cpu && cc->pm_cpu) {
 		job_platform_post(cc->hpet_cpu, measure_hpet, cc);
 		job_platform_post(cc->pm_cpu, measure_pm_timer, cc);
@@ -168,7 +179,7 @@ void clock_checks_start(const struct discovered_acpi *acpi, struct clock_checks 
 }
 
 /* @cpu's measurement is in (@done) and @cpu is back in its idle loop, so
- * meminit's jobs find it idle. */
+ * later jobs find it idle. */
 static void wait_measured(volatile uint32_t *done, uint32_t cpu)
 {
 	while (!__atomic_load_n(done, __ATOMIC_ACQUIRE) || (cpu && job_platform_busy(cpu)))

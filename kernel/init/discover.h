@@ -33,10 +33,12 @@ struct discovered_acpi {
  * early calibration is good (its uncertainty within TIME_ADOPT_PPM, so no
  * reference will replace it), phase acpi only finds the PM timer and the
  * HPET; clock_checks_start() then posts the measurements to idle APs
- * (after phase smp), which measure while the boot CPU builds the
- * descriptor arrays, and clock_checks_finish() (phase clockcheck, before
- * meminit) waits for them and reports, exactly as the checks in phase
- * acpi do. With no AP the boot CPU measures in clock_checks_finish().
+ * (after phase smp, one per node where there are two), which measure while
+ * the boot CPU builds the descriptor arrays and prepares memory init, and
+ * clock_checks_finish() (phase clockcheck, once memory is usable: nothing
+ * before needs the precise figure, as nothing is printed or converted for
+ * good until then) waits for them and reports, exactly as the checks in
+ * phase acpi do. With no AP the boot CPU measures in clock_checks_finish().
  */
 struct clock_checks {
 	bool pending;                    /* start() posted or left work for finish() */

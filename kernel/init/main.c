@@ -22,10 +22,10 @@
  *   memprep     bs.topo, bs.hugetlb,        -> the allocator started, the init engine's
  *               bs.physmem, bs.memmap          work taken, fixed descriptors written;
  *                                              bs.physmem retires, bs.census its baseline
- *   clockcheck  bs.clock_checks             -> the precise TSC figure (the APs'
- *                                              measurements); clock_check records
  *   meminit     bs.memmap                   -> the allocator owns all free memory
  *                                              (memory is usable here)
+ *   clockcheck  bs.clock_checks             -> the precise TSC figure (the APs'
+ *                                              measurements); clock_check records
  *   tscsync     the online CPUs             -> each AP's TSC checked against the boot
  *                                              CPU's, a known offset corrected; then
  *                                              meminit_report(): the node figures
@@ -212,8 +212,8 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 	PHASE("memmap", meminit_arrays(&bs.topo, &bs.physmem, &bs.memmap));
 	PHASE("memprep", meminit_prepare(&bs.topo, &bs.hugetlb, &bs.physmem, &bs.memmap,
 					 &bs.census));
-	PHASE("clockcheck", clock_checks_finish(&bs.clock_checks));
 	PHASE("meminit", meminit_run(&bs.memmap));
+	PHASE("clockcheck", clock_checks_finish(&bs.clock_checks));
 	PHASE("tscsync", smp_tsc_check());
 	meminit_report(&bs.topo, &bs.physmem);
 	PHASE("hugetlb", hugetlb_boot_pools(&bs.hugetlb, &hugetlb_params, &bs.topo, &bs.memmap,

@@ -506,10 +506,10 @@ static void report(uint32_t nid, enum mminit_policy policy)
  * order-0 allocations (which split lazy blocks, writing a few heads) and
  * 2 MiB ones (which also write their 511 tails).
  */
-struct lazy_stats {
-	uint64_t first_alloc_ns;      /* end of init to the first page in hand */
+struct lazy_stats {                /* TSC cycles: converted when reported */
+	uint64_t first_alloc_cycles;  /* end of init to the first page in hand */
 	uint32_t allocs, fill_allocs;
-	uint64_t fill_ns, fill_max_ns, plain_ns, filled_pages;
+	uint64_t fill_cycles, fill_max_cycles, plain_cycles, filled_pages;
 };
 
 static void lazy_measure(uint64_t init_end_tsc, struct lazy_stats *ls)
@@ -524,18 +524,18 @@ static void lazy_measure(uint64_t init_end_tsc, struct lazy_stats *ls)
 		/* Only this CPU allocates now: the counter's change is ours. */
 		uint64_t before = alloc_counters.lazy_filled_pages, t0 = rdtsc();
 		pfns[i] = alloc_pages(node, order, 0);
-		uint64_t t1 = rdtsc(), ns = tsc_cycles_to_ns(t1 - t0);
+		uint64_t t1 = rdtsc(), c = t1 - t0;
 		uint64_t filled = alloc_counters.lazy_filled_pages - before;
 		if (i == 0)
-			ls->first_alloc_ns = tsc_cycles_to_ns(t1 - init_end_tsc);
+			ls->first_alloc_cycles = t1 - init_end_tsc;
 		ls->allocs++;
 		if (filled) {
 			ls->fill_allocs++;
-			ls->fill_ns += ns;
+			ls->fill_cycles += c;
 			ls->filled_pages += filled;
-			ls->fill_max_ns = ns > ls->fill_max_ns ? ns : ls->fill_max_ns;
+			ls->fill_max_cycles = c > ls->fill_max_cycles ? c : ls->fill_max_cycles;
 		} else {
-			ls->plain_ns += ns;
+			ls->plain_cycles += c;
 		}
 	}
 	for (int i = 0; i < N; i++)
@@ -546,18 +546,18 @@ static void lazy_measure(uint64_t init_end_tsc, struct lazy_stats *ls)
 static void lazy_report(const struct lazy_stats *ls)
 {
 	uint32_t plains = ls->allocs - ls->fill_allocs;
-	uint64_t fill_avg = ls->fill_allocs ? ls->fill_ns / ls->fill_allocs : 0;
-	uint64_t plain_avg = plains ? ls->plain_ns / plains : 0;
+	uint64_t fill_avg = ls->fill_allocs ? ls->fill_cycles / ls->fill_allocs : 0;
+	uint64_t plain_avg = plains ? ls->plain_cycles / plains : 0;
 	struct record r;
 
 	rec_begin(&r, "lazy");
-	rec_u64(&r, "first_alloc_ns", ls->first_alloc_ns);
+	rec_tsc_ns(&r, "first_alloc_ns", ls->first_alloc_cycles);
 	rec_u64(&r, "allocs", ls->allocs);
 	rec_u64(&r, "fill_allocs", ls->fill_allocs);
 	rec_u64(&r, "filled_pages", ls->filled_pages);
-	rec_u64(&r, "fill_alloc_avg_ns", fill_avg);
-	rec_u64(&r, "fill_alloc_max_ns", ls->fill_max_ns);
-	rec_u64(&r, "plain_alloc_avg_ns", plain_avg);
+	rec_tsc_ns(&r, "fill_alloc_avg_ns", fill_avg);
+	rec_tsc_ns(&r, "fill_alloc_max_ns", ls->fill_max_cycles);
+	rec_tsc_ns(&r, "plain_alloc_avg_ns", plain_avg);
 	record_report(&r, LOG_INFO, "meminit: lazy: first page {first_alloc_ns} ns after init; "
 		      "{fill_allocs} of {allocs} allocations wrote tail descriptors "
 		      "(avg {fill_alloc_avg_ns} ns, max {fill_alloc_max_ns} ns), "
@@ -694,9 +694,11 @@ void meminit_report(const struct numa_topology *topo, struct physmem *pm)
 	bool lazy = policy == MMINIT_LAZY;
 
 	ASSERT(meminit_ran, "meminit_report() before meminit_run()");
-	/* The APs timed their chunks before the TSC check (phase tscsync):
-	 * in the boot CPU's time now, before anything compares them with it. */
-	uint32_t inexact = mminit_correct_ticks(&mi, cpu_tsc_offset, NULL);
+	/* The APs timed their chunks before the TSC check (phase tscsync),
+	 * all of it ran on the quick clock estimate (the precise figure comes
+	 * in phase clockcheck, after it): in the boot CPU's time now, at the
+	 * rate in force, before anything compares or prints them. */
+	uint32_t inexact = mminit_retime(&mi, cpu_tsc_offset, NULL);
 	if (inexact)
 		pr_warn("meminit: %u node%s ran more than %u chunks, some on CPUs whose TSC offset was "
 			"corrected after: their start, end and usable times are as measured, off by at most "

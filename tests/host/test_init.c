@@ -202,8 +202,10 @@ static int64_t test_offset(uint32_t cpu, void *ctx)
 	return cpu == 1 ? 500 : cpu == 2 ? -300 : 0;
 }
 
-/* The APs' chunk times moved into the boot CPU's clock after the work, and
- * each node's first start, last end and ns recomputed from them. */
+/* The APs' chunk times moved into the boot CPU's clock after the work, each
+ * node's first start and last end recomputed from them, and every ns figure
+ * converted again from ticks (the work ran on a quick clock estimate: here
+ * the ns left by it are wrong on purpose). */
 static void test_correct_ticks(void **state)
 {
 	static struct mminit_node nodes[3];
@@ -215,12 +217,16 @@ static void test_correct_ticks(void **state)
 	/* Node 0: CPU 1's chunk read first (1550) but began at 1050, after
 	 * CPU 0's (1100); it ended last in its own clock (2600 -> 2100), CPU 0's
 	 * at 2000. */
-	nodes[0].chunks[0] = (struct job_chunk_time){ .cpu = 1, .start_ticks = 1550, .end_ticks = 2600 };
-	nodes[0].chunks[1] = (struct job_chunk_time){ .cpu = 0, .start_ticks = 1100, .end_ticks = 2000 };
+	nodes[0].chunks[0] = (struct job_chunk_time){ .cpu = 1, .start_ticks = 1550, .end_ticks = 2600,
+						      .ns = 1 };
+	nodes[0].chunks[1] = (struct job_chunk_time){ .cpu = 0, .start_ticks = 1100, .end_ticks = 2000,
+						      .ns = 2 };
 	nodes[0].nr_chunks = 2;
 	nodes[0].start_ticks = 1100;      /* as measured: min and max of the raw */
 	nodes[0].end_ticks = 2600;
 	nodes[0].ns = 1500;
+	nodes[0].early_ticks = 40;
+	nodes[0].early_ns = 3;
 	/* Node 1: only CPU 2, behind: both its times move later. */
 	nodes[1].chunks[0] = (struct job_chunk_time){ .cpu = 2, .start_ticks = 700, .end_ticks = 900 };
 	nodes[1].nr_chunks = 1;
@@ -235,12 +241,15 @@ static void test_correct_ticks(void **state)
 							      .start_ticks = 5000 + i, .end_ticks = 6000 + i };
 	nodes[2].start_ticks = 5000;
 	nodes[2].end_ticks = 7000;
-	nodes[2].ns = 2000;
+	nodes[2].ns = 7;                  /* converted again from 5000..7000 */
 
-	assert_int_equal(mminit_correct_ticks(&m, test_offset, NULL), 1);
+	assert_int_equal(mminit_retime(&m, test_offset, NULL), 1);
 	assert_int_equal(nodes[0].chunks[0].start_ticks, 1050);
 	assert_int_equal(nodes[0].chunks[0].end_ticks, 2100);
 	assert_int_equal(nodes[0].chunks[1].start_ticks, 1100);
+	assert_int_equal(nodes[0].chunks[0].ns, 1050);
+	assert_int_equal(nodes[0].chunks[1].ns, 900);
+	assert_int_equal(nodes[0].early_ns, 40);
 	assert_int_equal(nodes[0].start_ticks, 1050);
 	assert_int_equal(nodes[0].end_ticks, 2100);
 	assert_int_equal(nodes[0].ns, 1050);
@@ -258,7 +267,7 @@ static void test_correct_ticks(void **state)
 	assert_int_equal(u.wait_ticks, 50);
 	assert_int_equal(u.usable_ticks, 1100);
 	/* Nothing to move: nothing changes, nothing is inexact. */
-	assert_int_equal(mminit_correct_ticks(&m, test_offset_none, NULL), 0);
+	assert_int_equal(mminit_retime(&m, test_offset_none, NULL), 0);
 	assert_int_equal(nodes[0].start_ticks, 1050);
 	assert_int_equal(nodes[2].end_ticks, 7000);
 }
