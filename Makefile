@@ -127,6 +127,7 @@ help:
 	@echo '  make host-deps        install only what the host builds need (tools/setup-deps.sh host)'
 	@echo '  make fuzz             run every libFuzzer target for FUZZ_SECONDS (default 60)'
 	@echo '  make bench            host benchmark of descriptor init; make bench-qemu: per-node init in QEMU'
+	@echo '  make bench-usable     time to usable memory by phase; make bench-translated: the same, counted'
 	@echo '  make bench-pt         page-fault benchmark of the page-table locks (PT_BENCH_ARGS="--threads N")'
 	@echo '  make release-check    build the release kernel (warnings are errors)'
 	@echo '  make clean | distclean  remove build/ | also the newlib cache'

@@ -8,6 +8,7 @@
 #   make bench-host BENCH_ARGS='--threads 1,2,4,8,16'   host benchmark, full size
 #   make bench-qemu     per-node init and huge pools from QEMU boots (tables)
 #   make bench-usable   time to usable memory, every phase, release and debug (tables)
+#   make bench-translated  instructions QEMU translates before memory is usable, by phase
 #   make compare-linux  Debian's Linux cloud kernel beside memboot (downloads it once)
 #   make bench-pt       seed 003's page-table fault-in benchmark (below)
 #   bench/device.sh     all host benchmarks at 1-16 threads on a many-core machine
@@ -73,7 +74,7 @@ bench-build: $(MEMMAP_BENCH_BINS)
 
 BENCH_QUICK_ARGS := --quick --reps 15 --what init,init_plain,init_nt,lim_memset,lim_store,lim_nt,lim_ntdq
 
-.PHONY: bench bench-host bench-qemu bench-usable results seeds compare-linux
+.PHONY: bench bench-host bench-qemu bench-usable bench-translated results seeds compare-linux
 bench: $(MEMMAP_BENCH_BINS) all
 	@python3 bench/memmap_results.py --bin-dir $(BENCH_O) --command "make bench" \
 		-- $(BENCH_QUICK_ARGS) $(BENCH_ARGS)
@@ -92,6 +93,12 @@ bench-qemu: all
 bench-usable: all
 	@$(MAKE) --no-print-directory MODE=release kernel
 	@python3 bench/usable.py $(BENCH_ARGS)
+
+# The same boots counted, not timed: the instructions QEMU's TCG translates
+# before memory is usable, by phase (bench/translated.py; BENCH_ARGS as above).
+bench-translated: all
+	@$(MAKE) --no-print-directory MODE=release kernel
+	@python3 bench/translated.py $(BENCH_ARGS)
 
 # The only benchmark target that writes a tracked file.
 results: $(MEMMAP_BENCH_BINS) all
