@@ -92,7 +92,10 @@ static uint64_t lost_entries;         /* only when the ring could not drain (a f
  * with this CPU's writes captured into defer_capture[], and every console
  * prints the captured entries there, stamped with the entry's time.
  */
-#define DEFER_MAX 16
+/* Every report made late before memory is usable fits: the phase records,
+ * the calibration's and the other records of the phases before it
+ * (about 25 at 2 x 2; the count does not grow with CPUs or nodes). */
+#define DEFER_MAX 48
 #define DEFER_CAPTURE_BYTES (256u << 10)
 enum { DEFER_PENDING, DEFER_RUNNING, DEFER_DONE };
 struct console_out;
@@ -540,6 +543,14 @@ void console_defer(void (*fn)(void *arg), void *arg, size_t bytes)
 	ring_put(RING_DEFER, LOG_INFO, &k, sizeof(k));
 }
 
+bool console_defers_pending(void)
+{
+	for (uint32_t k = 0; k < nr_defers; k++)
+		if (defers[k].state == DEFER_PENDING)
+			return true;
+	return false;
+}
+
 void console_always_begin(void)
 {
 	__atomic_fetch_add(&always_depth, 1, __ATOMIC_RELAXED);
@@ -734,25 +745,54 @@ bool console_probe_uart(const struct uart *u)
 	return uart_probe(u);
 }
 
-void console_print_list(void)
+/* The consoles as they were when listed; the line and record are made when
+ * the consoles drain (console_defer(): kernel/init/phase.c says why). */
+struct console_list {
+	char serial[MAX_OUTS][sizeof(outs[0].name)];
+	unsigned nr_serial, cols, rows;
+	const char *screen;          /* NULL: none */
+};
+#define CONSOLE_LISTS 4              /* console_setup() and an SPCR console */
+static struct console_list lists[CONSOLE_LISTS];
+static unsigned nr_lists;
+
+static void print_list_now(void *arg)
 {
+	const struct console_list *l = arg;
 	struct record r;
-	unsigned n = nr_uarts();
 
 	rec_begin(&r, "console");
 	rec_key(&r, "serial");
 	rec_open(&r, '[');
+	for (unsigned i = 0; i < l->nr_serial; i++)
+		rec_v_str(&r, l->serial[i]);
+	rec_close(&r);
+	rec_str(&r, "screen", l->screen ? l->screen : "none");
+	rec_u64(&r, "cols", l->cols);
+	rec_u64(&r, "rows", l->rows);
+	record_report(&r, LOG_INFO, l->nr_serial && l->screen ? "console: writing to {serial:[ ]} {screen}" :
+				    l->nr_serial ? "console: writing to {serial:[ ]}" :
+				    l->screen ? "console: writing to {screen}" :
+				    "console: writing to nothing");
+}
+
+void console_print_list(void)
+{
+	struct console_list now = { .screen = have_screen ? screen_name : NULL };
+
 	for (unsigned i = 0; i < MAX_OUTS; i++)
 		if (outs[i].used && !outs[i].is_screen)
-			rec_v_str(&r, outs[i].name);
-	rec_close(&r);
-	rec_str(&r, "screen", have_screen ? screen_name : "none");
-	rec_u64(&r, "cols", have_screen ? screen.cols : 0);
-	rec_u64(&r, "rows", have_screen ? screen.rows : 0);
-	record_report(&r, LOG_INFO, n && have_screen ? "console: writing to {serial:[ ]} {screen}" :
-				    n ? "console: writing to {serial:[ ]}" :
-				    have_screen ? "console: writing to {screen}" :
-				    "console: writing to nothing");
+			memcpy(now.serial[now.nr_serial++], outs[i].name, sizeof(now.serial[0]));
+	if (have_screen) {
+		now.cols = screen.cols;
+		now.rows = screen.rows;
+	}
+	if (nr_lists == CONSOLE_LISTS) {
+		print_list_now(&now);
+		return;
+	}
+	lists[nr_lists] = now;
+	console_defer(print_list_now, &lists[nr_lists++], 2 * CONSOLE_DEFER_ITEM_BYTES);
 }
 
 void console_ring_resize(void *buf, uint64_t bytes)

@@ -71,6 +71,10 @@ void console_report(void);
  * then drained at once), runs now. Called on one CPU at a time.
  */
 void console_defer(void (*fn)(void *arg), void *arg, size_t bytes);
+/* Whether a report console_defer() holds has not run yet: what is made now
+ * would then be captured (kernel/results.h) before it, out of the log's
+ * order, unless it is deferred too. */
+bool console_defers_pending(void);
 /* What console_defer() allows for one line or record of a report. */
 #define CONSOLE_DEFER_ITEM_BYTES 320
 

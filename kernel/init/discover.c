@@ -133,21 +133,28 @@ static void print_numa(void *topo)
 	numa_print(topo);
 }
 
-/* The highest-numbered idle AP below @below (0: none), on another node
- * than CPU @other_node_than's where there is one (@other_node_than 0: any). */
-static uint32_t idle_ap_below(uint32_t below, uint32_t other_node_than)
+/*
+ * An idle AP to measure on, the highest-numbered that is not @not_cpu (0:
+ * none), preferring one off the boot CPU's node (where the store probe
+ * and the boot CPU's own share of memory init run) and then one off
+ * @apart_from's node (0: no preference): 0 if none is idle.
+ */
+static uint32_t measuring_ap(uint32_t not_cpu, uint32_t apart_from)
 {
-	uint32_t any = 0;
+	const uint32_t boot_node = job_platform_node(0);
+	uint32_t best = 0, best_score = 0;
 
-	for (uint32_t cpu = below; cpu-- > 1;) {
-		if (!job_platform_online(cpu) || job_platform_busy(cpu))
+	for (uint32_t cpu = job_platform_max_cpus(); cpu-- > 1;) {
+		if (cpu == not_cpu || !job_platform_online(cpu) || job_platform_busy(cpu))
 			continue;
-		if (!other_node_than || job_platform_node(cpu) != job_platform_node(other_node_than))
-			return cpu;
-		if (!any)
-			any = cpu;
+		uint32_t score = 1 + 2 * (job_platform_node(cpu) != boot_node) +
+				 (apart_from && job_platform_node(cpu) != job_platform_node(apart_from));
+		if (score > best_score) {
+			best = cpu;
+			best_score = score;
+		}
 	}
-	return any;
+	return best;
 }
 
 void clock_checks_start(const struct discovered_acpi *acpi, struct clock_checks *cc)
@@ -163,12 +170,13 @@ void clock_checks_start(const struct discovered_acpi *acpi, struct clock_checks 
 	/* Idle APs, the last ones: the measurement is of the TSC's rate, which
 	 * every CPU's TSC shares (invariant TSC). The two references are
 	 * independent devices, so two CPUs halve the wait; the brackets
-	 * reject what one CPU's reads do to the other's. On two nodes where
-	 * there are: memory init may begin before they are done (the figure
-	 * is needed only once memory is usable, phase clockcheck), and each
-	 * node then keeps a CPU that is free for its job. */
-	cc->hpet_cpu = idle_ap_below(job_platform_max_cpus(), 0);
-	cc->pm_cpu = cc->hpet_cpu ? idle_ap_below(cc->hpet_cpu, cc->hpet_cpu) : 0;
+	 * reject what one CPU's reads do to the other's. Off the boot CPU's
+	 * node, whose APs the store probe wants (phase memmap), and on two
+	 * other nodes where there are: memory init may begin before they are
+	 * done (the figure is needed only once memory is usable, phase
+	 * clockcheck), and a node then keeps a CPU free for its job. */
+	cc->hpet_cpu = measuring_ap(0, 0);
+	cc->pm_cpu = cc->hpet_cpu ? measuring_ap(cc->hpet_cpu, cc->hpet_cpu) : 0;
 	if (cc->hpet_cpu && cc->pm_cpu) {
 		job_platform_post(cc->hpet_cpu, measure_hpet, cc);
 		job_platform_post(cc->pm_cpu, measure_pm_timer, cc);
@@ -381,54 +389,79 @@ void discover_numa(const struct bootinfo *bi, const struct discovered_acpi *acpi
  * memboot.apic= may ask for either.
  * Prints a line and an `apic` record; returns true for x2APIC.
  */
-static bool discover_apic_mode(const struct discovered_acpi *acpi,
-			       const struct numa_topology *topo)
-{
-	struct apic_mode_input in = {
-		.cpu_x2apic = cpu_features.x2apic,
-		.hypervisor = cpu_features.has_hypervisor,
-		.firmware_x2apic = apic_firmware_x2apic(),
-		.request = (enum apic_request)smp_settings.apic,
-	};
+/* What the APIC mode was chosen from, reported when the consoles drain
+ * (console_defer(): kernel/init/phase.c says why); a refused request is a
+ * warning, reported at once. */
+struct apic_report {
+	struct apic_mode_input in;
 	struct apic_mode_choice c;
-	uint32_t unreachable = 0;
+	uint32_t unreachable;
+	const struct discovered_acpi *acpi;
+	const struct numa_topology *topo;
+};
+static struct apic_report apic_reported;
+
+static void apic_report_now(void *arg)
+{
+	const struct apic_report *a = arg;
+	const struct discovered_acpi *acpi = a->acpi;
 	struct record r;
 
-	for (uint32_t i = 0; acpi->have_madt && i < acpi->madt.nr_cpus; i++)
-		in.madt_x2apic |= acpi->madt.cpus[i].x2apic;
-	for (uint32_t i = 0; i < topo->nr_cpus; i++)
-		if (topo->cpus[i].present && topo->cpus[i].apic_id > in.max_apic_id)
-			in.max_apic_id = topo->cpus[i].apic_id;
-	c = apic_choose_mode(&in);
-	for (uint32_t i = 0; i < topo->nr_cpus; i++)
-		unreachable += topo->cpus[i].present &&
-			       !apic_id_reachable(c.mode, topo->cpus[i].apic_id);
 	rec_begin(&r, "apic");
-	rec_str(&r, "mode", apic_mode_name(c.mode));
-	rec_str(&r, "reason", c.reason);
-	rec_bool(&r, "cpu_x2apic", in.cpu_x2apic);
-	rec_bool(&r, "hypervisor", in.hypervisor);
-	rec_bool(&r, "firmware_x2apic", in.firmware_x2apic);
-	rec_bool(&r, "madt_x2apic", in.madt_x2apic);
-	rec_u64(&r, "max_apic_id", in.max_apic_id);
-	rec_u64(&r, "unreachable", unreachable);
+	rec_str(&r, "mode", apic_mode_name(a->c.mode));
+	rec_str(&r, "reason", a->c.reason);
+	rec_bool(&r, "cpu_x2apic", a->in.cpu_x2apic);
+	rec_bool(&r, "hypervisor", a->in.hypervisor);
+	rec_bool(&r, "firmware_x2apic", a->in.firmware_x2apic);
+	rec_bool(&r, "madt_x2apic", a->in.madt_x2apic);
+	rec_u64(&r, "max_apic_id", a->in.max_apic_id);
+	rec_u64(&r, "unreachable", a->unreachable);
 	if (acpi->have_madt) {
 		uint32_t x2 = 0;
 		for (uint32_t i = 0; i < acpi->madt.nr_nmis && i < ACPI_MADT_MAX_NMIS; i++)
 			x2 += acpi->madt.nmis[i].x2apic;
 		rec_u64(&r, "nmi_entries", acpi->madt.nr_nmis);
 		rec_u64(&r, "x2apic_nmi_entries", x2);
-		rec_u64(&r, "boot_lint_nmi", acpi_lint_nmi_of(&acpi->madt, topo->cpus[0].acpi_uid));
+		rec_u64(&r, "boot_lint_nmi", acpi_lint_nmi_of(&acpi->madt, a->topo->cpus[0].acpi_uid));
 	}
-	if (c.request_refused) {
-		rec_str(&r, "requested", smp_settings.apic == APIC_REQUEST_XAPIC ? "xapic" : "x2apic");
+	if (a->c.request_refused) {
+		rec_str(&r, "requested", a->in.request == APIC_REQUEST_XAPIC ? "xapic" : "x2apic");
 		record_report(&r, LOG_WARN, "apic: {mode} mode ({reason}); memboot.apic={requested} "
 			      "not honoured");
 	} else {
 		record_report(&r, LOG_INFO, "apic: {mode} mode ({reason})");
 	}
-	apic_set_mode(c.mode == APIC_MODE_X2APIC);
-	return c.mode == APIC_MODE_X2APIC;
+}
+
+static bool discover_apic_mode(const struct discovered_acpi *acpi,
+			       const struct numa_topology *topo)
+{
+	struct apic_report *a = &apic_reported;
+
+	*a = (struct apic_report){
+		.in = {
+			.cpu_x2apic = cpu_features.x2apic,
+			.hypervisor = cpu_features.has_hypervisor,
+			.firmware_x2apic = apic_firmware_x2apic(),
+			.request = (enum apic_request)smp_settings.apic,
+		},
+		.acpi = acpi, .topo = topo,
+	};
+	for (uint32_t i = 0; acpi->have_madt && i < acpi->madt.nr_cpus; i++)
+		a->in.madt_x2apic |= acpi->madt.cpus[i].x2apic;
+	for (uint32_t i = 0; i < topo->nr_cpus; i++)
+		if (topo->cpus[i].present && topo->cpus[i].apic_id > a->in.max_apic_id)
+			a->in.max_apic_id = topo->cpus[i].apic_id;
+	a->c = apic_choose_mode(&a->in);
+	for (uint32_t i = 0; i < topo->nr_cpus; i++)
+		a->unreachable += topo->cpus[i].present &&
+				  !apic_id_reachable(a->c.mode, topo->cpus[i].apic_id);
+	if (a->c.request_refused)
+		apic_report_now(a);
+	else
+		console_defer(apic_report_now, a, 2 * CONSOLE_DEFER_ITEM_BYTES);
+	apic_set_mode(a->c.mode == APIC_MODE_X2APIC);
+	return a->c.mode == APIC_MODE_X2APIC;
 }
 
 /*

@@ -103,9 +103,14 @@ static const struct param_table *const cmdline_tables[] = {
 	&vm_param_table,
 };
 
-/* The calibration as a line and a `tsc` record (docs/records.md). */
-static void tsc_report(const struct tsc_calibration *cal)
+/* The calibration as a line and a `tsc` record (docs/records.md); made when
+ * the consoles drain, in this place (console_defer(): kernel/init/phase.c
+ * says why), from the figures as they were. */
+static struct tsc_calibration tsc_reported;
+
+static void tsc_report_now(void *arg)
 {
+	const struct tsc_calibration *cal = arg;
 	struct record r;
 
 	rec_begin(&r, "tsc");
@@ -128,6 +133,12 @@ static void tsc_report(const struct tsc_calibration *cal)
 	rec_tsc_ns(&r, "ns", cal->cycles);
 	record_report(&r, LOG_INFO, "tsc: Detected {hz:MHz} MHz processor ({method}, "
 		      "+-{uncertainty_ppm:.4}%, {ns:us} us; PIT: {pit_kept} of {pit_samples} samples kept)");
+}
+
+static void tsc_report(const struct tsc_calibration *cal)
+{
+	tsc_reported = *cal;
+	console_defer(tsc_report_now, &tsc_reported, 2 * CONSOLE_DEFER_ITEM_BYTES);
 }
 
 /* COM1, CPU identity, this CPU's descriptor tables, TSC calibration. */

@@ -9,6 +9,7 @@
 #include "arch/cpu.h"
 #include "arch/paging.h"
 #include "arch/percpu.h"
+#include "kernel/console.h"
 #include "kernel/init/discover.h"
 #include "kernel/exit.h"
 #include "kernel/init/hugetlb.h"
@@ -70,17 +71,42 @@ static uint64_t sparse_alloc(void *ctx, uint64_t bytes, uint64_t align, uint32_t
 	return at;
 }
 
-static bool sparse_map(void *ctx, uint64_t virt, uint64_t phys, uint64_t bytes)
+/*
+ * Phase memmap's records (a memmap_piece per mapped piece of a window, the
+ * store_probe, a memmap per node) are made when the consoles drain, in
+ * their place (console_defer(): kernel/init/phase.c says why), from what
+ * is kept here and in the boot state. Past MEMMAP_PIECES_LATE pieces a
+ * piece's record is made at once (before the others, then).
+ */
+#define MEMMAP_PIECES_LATE 1024
+struct memmap_piece {
+	uint32_t nid;
+	uint64_t phys, bytes, virt;
+};
+static struct memmap_piece pieces[MEMMAP_PIECES_LATE];
+static uint32_t nr_pieces;
+
+static void piece_report(const struct memmap_piece *p)
 {
-	struct sparse_ctx *sc = ctx;
 	struct record r;
 
 	rec_begin(&r, "memmap_piece");
-	rec_u64(&r, "node", sc->nid);
-	rec_hex(&r, "start", phys);
-	rec_hex(&r, "end", phys + bytes);
-	rec_hex(&r, "virt", virt);
+	rec_u64(&r, "node", p->nid);
+	rec_hex(&r, "start", p->phys);
+	rec_hex(&r, "end", p->phys + p->bytes);
+	rec_hex(&r, "virt", p->virt);
 	record_emit(&r);
+}
+
+static bool sparse_map(void *ctx, uint64_t virt, uint64_t phys, uint64_t bytes)
+{
+	struct sparse_ctx *sc = ctx;
+	const struct memmap_piece p = { sc->nid, phys, bytes, virt };
+
+	if (nr_pieces < MEMMAP_PIECES_LATE)
+		pieces[nr_pieces++] = p;
+	else
+		piece_report(&p);
 	return arch_map_range(virt, phys, bytes, memory_alloc_pagetable, &sc->pt);
 }
 
@@ -188,9 +214,31 @@ static void store_probe_start(struct store_probe_job *j, const struct memmap_nod
 		job_platform_post(j->cpus[i], store_probe_run, &probe_parts[i]);
 }
 
-static void store_probe_finish(struct store_probe_job *j)
+/* The probe's result as phase memmap's report prints it (NULL node: none ran). */
+static struct store_probe_job probe_reported;
+
+static void store_probe_report(const struct store_probe_job *j)
 {
 	struct record r;
+	uint32_t n = j->nr_cpus ? j->nr_cpus : 1;
+
+	rec_begin(&r, "store_probe");
+	rec_u64(&r, "cpu", j->nr_cpus ? j->cpus[0] : 0);
+	rec_u64(&r, "cpus", n);
+	rec_u64(&r, "warm_bytes", j->res.warm_bytes);
+	rec_u64(&r, "bytes", j->res.bytes);
+	rec_tsc_ns(&r, "plain_ns", j->res.plain_ticks);
+	rec_tsc_ns(&r, "nt_ns", j->res.nt_ticks);
+	rec_str(&r, "choice", j->res.choice == MEMMAP_STORE_NT ? "nt" : "plain");
+	rec_u64(&r, "plain_margin_pct", MEMMAP_PLAIN_MARGIN_PCT);
+	record_report(&r, LOG_INFO, "memmap: store probe on {cpus} CPU(s) from CPU {cpu}: after "
+		      "{warm_bytes:KiB} KiB of plain stores, {bytes:KiB} KiB of descriptors in "
+		      "{plain_ns:us} us with plain stores, {nt_ns:us} us non-temporal: "
+		      "{choice} stores for arrays larger than the LLC");
+}
+
+static void store_probe_finish(struct store_probe_job *j)
+{
 	uint32_t n = j->nr_cpus ? j->nr_cpus : 1;
 
 	if (!j->node)
@@ -210,19 +258,60 @@ static void store_probe_finish(struct store_probe_job *j)
 	}
 	memmap_store_probe_combine(j->parts, n, &j->res);
 	memmap_store_set(j->res.choice);
-	rec_begin(&r, "store_probe");
-	rec_u64(&r, "cpu", j->nr_cpus ? j->cpus[0] : 0);
-	rec_u64(&r, "cpus", n);
-	rec_u64(&r, "warm_bytes", j->res.warm_bytes);
-	rec_u64(&r, "bytes", j->res.bytes);
-	rec_tsc_ns(&r, "plain_ns", j->res.plain_ticks);
-	rec_tsc_ns(&r, "nt_ns", j->res.nt_ticks);
-	rec_str(&r, "choice", j->res.choice == MEMMAP_STORE_NT ? "nt" : "plain");
-	rec_u64(&r, "plain_margin_pct", MEMMAP_PLAIN_MARGIN_PCT);
-	record_report(&r, LOG_INFO, "memmap: store probe on {cpus} CPU(s) from CPU {cpu}: after "
-		      "{warm_bytes:KiB} KiB of plain stores, {bytes:KiB} KiB of descriptors in "
-		      "{plain_ns:us} us with plain stores, {nt_ns:us} us non-temporal: "
-		      "{choice} stores for arrays larger than the LLC");
+	probe_reported = *j;
+}
+
+/* Phase memmap's records, in the order they were due (above). */
+struct arrays_report {
+	const struct numa_topology *topo;
+	struct memmap *mm;             /* the store choice reads it */
+};
+static struct arrays_report arrays_reported;
+
+static void arrays_report_now(void *arg)
+{
+	const struct arrays_report *a = arg;
+	const struct numa_topology *topo = a->topo;
+	struct memmap *mm = a->mm;
+
+	for (uint32_t i = 0; i < nr_pieces; i++)
+		piece_report(&pieces[i]);
+	if (probe_reported.node)
+		store_probe_report(&probe_reported);
+	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++) {
+		const struct numa_node *nn = &topo->nodes[nid];
+		const struct memmap_sparse_stats st = sparse_stats[nid];
+		struct record r;
+
+		if (!has_memory(topo, nid))
+			continue;
+		uint64_t pages = PFN(nn->span_end) - PFN(nn->span_start);
+		void *window = (void *)(uintptr_t)(ARCH_MEMMAP_WINDOW_BASE +
+						   (uint64_t)nid * ARCH_MEMMAP_WINDOW_BYTES);
+		/* The store memmap_init_range() will use for this array (it
+		 * weighs the present pages' descriptors against the LLC, and
+		 * for a larger array takes the probe's choice). */
+		const struct cpu_caches *cc = &cpu_caches;
+		const char *store = memmap_node_choose_store(&mm->nodes[nid], cc) == MEMMAP_STORE_NT
+				    ? "nt" : "plain";
+		rec_begin(&r, "memmap");
+		rec_u64(&r, "node", nid);
+		rec_hex(&r, "window", (uint64_t)(uintptr_t)window);
+		rec_u64(&r, "desc_bytes", MEMMAP_DESC_BYTES);
+		rec_hex(&r, "span_start", nn->span_start);
+		rec_hex(&r, "span_end", nn->span_end);
+		rec_u64(&r, "span_pages", pages);
+		rec_u64(&r, "present_pages", st.present_pages);
+		rec_u64(&r, "bytes", st.backed_bytes);
+		rec_u64(&r, "runs", st.runs);
+		rec_str(&r, "store", store);
+		rec_u64(&r, "llc_bytes", cc->llc_bytes);
+		rec_str(&r, "llc_source", cc->llc_source);
+		record_report(&r, LOG_INFO, "memmap: node {node}: {present_pages} pages present in "
+			      "[mem 0x{span_start:x16}-0x{span_end:x16-1}], {bytes} bytes of descriptors "
+			      "({desc_bytes} bytes each) in {runs} runs, {store} stores "
+			      "(LLC {llc_bytes:KiB} KiB, CPUID {llc_source})");
+	}
 }
 
 void meminit_arrays(const struct numa_topology *topo, struct physmem *pm, struct memmap *mm)
@@ -285,41 +374,9 @@ void meminit_arrays(const struct numa_topology *topo, struct physmem *pm, struct
 		memmap_set_nid(mm, PFN(topo->ranges[i].start), PFN(topo->ranges[i].end),
 			       topo->ranges[i].node);
 	store_probe_finish(&probe);
-
-	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++) {
-		const struct numa_node *nn = &topo->nodes[nid];
-		const struct memmap_sparse_stats st = sparse_stats[nid];
-		struct record r;
-
-		if (!has_memory(topo, nid))
-			continue;
-		uint64_t pages = PFN(nn->span_end) - PFN(nn->span_start);
-		void *window = (void *)(uintptr_t)(ARCH_MEMMAP_WINDOW_BASE +
-						   (uint64_t)nid * ARCH_MEMMAP_WINDOW_BYTES);
-		/* The store memmap_init_range() will use for this array (it
-		 * weighs the present pages' descriptors against the LLC, and
-		 * for a larger array takes the probe's choice). */
-		const struct cpu_caches *cc = &cpu_caches;
-		const char *store = memmap_node_choose_store(&mm->nodes[nid], cc) == MEMMAP_STORE_NT
-				    ? "nt" : "plain";
-		rec_begin(&r, "memmap");
-		rec_u64(&r, "node", nid);
-		rec_hex(&r, "window", (uint64_t)(uintptr_t)window);
-		rec_u64(&r, "desc_bytes", MEMMAP_DESC_BYTES);
-		rec_hex(&r, "span_start", nn->span_start);
-		rec_hex(&r, "span_end", nn->span_end);
-		rec_u64(&r, "span_pages", pages);
-		rec_u64(&r, "present_pages", st.present_pages);
-		rec_u64(&r, "bytes", st.backed_bytes);
-		rec_u64(&r, "runs", st.runs);
-		rec_str(&r, "store", store);
-		rec_u64(&r, "llc_bytes", cc->llc_bytes);
-		rec_str(&r, "llc_source", cc->llc_source);
-		record_report(&r, LOG_INFO, "memmap: node {node}: {present_pages} pages present in "
-			      "[mem 0x{span_start:x16}-0x{span_end:x16-1}], {bytes} bytes of descriptors "
-			      "({desc_bytes} bytes each) in {runs} runs, {store} stores "
-			      "(LLC {llc_bytes:KiB} KiB, CPUID {llc_source})");
-	}
+	arrays_reported = (struct arrays_report){ topo, mm };
+	console_defer(arrays_report_now, &arrays_reported,
+		      ((size_t)nr_pieces + topo->nr_nodes + 2) * CONSOLE_DEFER_ITEM_BYTES);
 }
 
 /* --- the boot CPU's part --------------------------------------------------- */

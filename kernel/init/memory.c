@@ -4,6 +4,7 @@
 #include "kernel/init/memory.h"
 
 #include "arch/paging.h"
+#include "kernel/console.h"
 #include "kernel/exit.h"
 #include "kernel/log.h"
 #include "kernel/record.h"
@@ -60,20 +61,30 @@ uint64_t memory_alloc_pagetable(void *ctx)
 				   PHYSMEM_RESV_PAGETABLE);
 }
 
+/* The map's figures, reported when the consoles drain (console_defer()). */
+static struct direct_map_stats direct_map_reported;
+
+static void direct_map_report(void *arg)
+{
+	const struct direct_map_stats *st = arg;
+	struct record r;
+
+	rec_begin(&r, "direct_map");
+	rec_u64(&r, "bytes_4k", st->bytes_4k);
+	rec_u64(&r, "bytes_2m", st->bytes_2m);
+	rec_u64(&r, "bytes_1g", st->bytes_1g);
+	rec_u64(&r, "tables", st->tables);
+	rec_hex(&r, "top", st->top);
+	record_report(&r, LOG_INFO, "DirectMap4k: {bytes_4k:KiB} kB, DirectMap2M: {bytes_2m:KiB} kB, "
+		      "DirectMap1G: {bytes_1g:KiB} kB, {tables} tables");
+}
+
 void memory_direct_map(const struct bootinfo *bi, struct physmem *pm)
 {
 	struct memory_pt_source src = { pm, PHYSMEM_ANY_NODE };
-	struct direct_map_stats st;
-	struct record r;
 
-	if (!arch_direct_map(bi->ranges, bi->nr_ranges, memory_alloc_pagetable, &src, &st))
+	if (!arch_direct_map(bi->ranges, bi->nr_ranges, memory_alloc_pagetable, &src,
+			     &direct_map_reported))
 		kernel_exit(EXIT_PANIC, "no memory below 4 GiB for the kernel's page tables");
-	rec_begin(&r, "direct_map");
-	rec_u64(&r, "bytes_4k", st.bytes_4k);
-	rec_u64(&r, "bytes_2m", st.bytes_2m);
-	rec_u64(&r, "bytes_1g", st.bytes_1g);
-	rec_u64(&r, "tables", st.tables);
-	rec_hex(&r, "top", st.top);
-	record_report(&r, LOG_INFO, "DirectMap4k: {bytes_4k:KiB} kB, DirectMap2M: {bytes_2m:KiB} kB, "
-		      "DirectMap1G: {bytes_1g:KiB} kB, {tables} tables");
+	console_defer(direct_map_report, &direct_map_reported, 2 * CONSOLE_DEFER_ITEM_BYTES);
 }

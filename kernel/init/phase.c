@@ -40,6 +40,47 @@ static uint64_t ap_busy_total(uint32_t *aps)
 	return sum;
 }
 
+/* A phase's figures, in TSC cycles, until its record is made. */
+struct phase_figures {
+	const char *name;
+	uint64_t start_tsc, cycles, ap_busy, ap_idle;
+	uint32_t aps;
+};
+
+static void phase_report(void *arg)
+{
+	const struct phase_figures *f = arg;
+	struct record r;
+
+	/* TSC values, rendered when printed (kernel/record.h), so phases that
+	 * end on the clock's quick estimate print with its precise figure. */
+	rec_begin(&r, "phase");
+	rec_str(&r, "name", f->name);
+	rec_tsc_stamp(&r, "start_ns", f->start_tsc);
+	rec_tsc_ns(&r, "ns", f->cycles);
+	/* What the APs did meanwhile: the boot CPU's own time is `ns`; the
+	 * APs' busy time (running jobs: memory init, huge pools, the clock's
+	 * and the store's measurements) and their idle time (halted, waiting
+	 * for work) together are `aps` x `ns`. */
+	rec_u64(&r, "aps", f->aps);
+	rec_tsc_ns(&r, "ap_busy_ns", f->ap_busy);
+	rec_tsc_ns(&r, "ap_idle_ns", f->ap_idle);
+	record_report(&r, LOG_INFO, "phase {name}: {ns:ms} ms");
+}
+
+/*
+ * The records of the phases that end while the consoles are held (before
+ * memory is usable) are made when they drain, in their place of the log
+ * (console_defer()): building a record is code that runs for the first
+ * time, and under QEMU's TCG the record builder's first run (about 1,000
+ * translated instructions, the phase record's and the others' of those
+ * phases together) was 1.5 ms of the path to usable memory. The figures
+ * wait here; past PHASE_LATE_MAX phases a record is made at once.
+ */
+#define PHASE_LATE_MAX 32
+static struct phase_figures late_phases[PHASE_LATE_MAX];
+static uint32_t nr_late_phases;
+
 void phase_end(const char *name, uint64_t start_tsc)
 {
 	uint64_t end_tsc = rdtsc();
@@ -47,31 +88,29 @@ void phase_end(const char *name, uint64_t start_tsc)
 	uint64_t busy = ap_busy_total(&aps);
 	uint64_t ap_busy = busy - ap_busy_at_last_end;
 	uint64_t ap_time = (end_tsc - start_tsc) * aps;
-	struct record r;
+	const bool held = !(tsc_final && summary_usable_ns());
+	/* Also when the consoles are about to drain with late records still
+	 * to make: this one after them, as in the log. */
+	const bool late = held || console_defers_pending();
+	struct phase_figures f = {
+		.name = name, .start_tsc = start_tsc, .cycles = end_tsc - start_tsc,
+		.ap_busy = ap_busy, .ap_idle = ap_time > ap_busy ? ap_time - ap_busy : 0, .aps = aps,
+	};
 
 	ap_busy_at_last_end = busy;
-
-	/* TSC values, rendered when printed (kernel/record.h), so phases that
-	 * end on the clock's quick estimate print with its precise figure. */
-	rec_begin(&r, "phase");
-	rec_str(&r, "name", name);
-	rec_tsc_stamp(&r, "start_ns", start_tsc);
-	rec_tsc_ns(&r, "ns", end_tsc - start_tsc);
-	/* What the APs did meanwhile: the boot CPU's own time is `ns`; the
-	 * APs' busy time (running jobs: memory init, huge pools, the clock's
-	 * and the store's measurements) and their idle time (halted, waiting
-	 * for work) together are `aps` x `ns`. */
-	rec_u64(&r, "aps", aps);
-	rec_tsc_ns(&r, "ap_busy_ns", ap_busy);
-	rec_tsc_ns(&r, "ap_idle_ns", ap_time > ap_busy ? ap_time - ap_busy : 0);
-	record_report(&r, LOG_INFO, "phase {name}: {ns:ms} ms");
-	summary_phase(name, end_tsc - start_tsc, ap_busy, ap_time > ap_busy ? ap_time - ap_busy : 0);
+	if (late && nr_late_phases < PHASE_LATE_MAX) {
+		late_phases[nr_late_phases] = f;
+		console_defer(phase_report, &late_phases[nr_late_phases++], 2 * CONSOLE_DEFER_ITEM_BYTES);
+	} else {
+		phase_report(&f);
+	}
+	summary_phase(name, f.cycles, f.ap_busy, f.ap_idle);
 	/* Not while the clock runs on its quick estimate: what is printed
 	 * waits in the ring for the precise figure (kernel/time.h). Nor
 	 * before memory is usable: printing (milliseconds a screenful on a
 	 * serial line) is then never on the path to usable memory. An error
 	 * line, a full ring and the exit still drain at once. */
-	if (tsc_final && summary_usable_ns())
+	if (!held)
 		console_drain();
 }
 
