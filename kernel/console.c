@@ -563,6 +563,18 @@ void console_always_end(void)
 
 /* --- setting the consoles up ------------------------------------------------- */
 
+/* @src into @dst (@cap bytes, cut to fit, NUL ended): no formatting code on
+ * the boot's path (kernel/init/phase.c, on first runs under TCG). */
+static void copy_name(char *dst, size_t cap, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
 static bool add_uart_locked(const struct uart *u, uint32_t baud, const char *name, bool probed)
 {
 	struct console_out *c;
@@ -576,7 +588,7 @@ static bool add_uart_locked(const struct uart *u, uint32_t baud, const char *nam
 	if (!probed && !uart_probe(u))
 		return false;
 	*c = (struct console_out){ .uart = *u, .baud = baud };
-	snprintf(c->name, sizeof(c->name), "%s", name);
+	copy_name(c->name, sizeof(c->name), name);
 	uart_init(u, console_baud_divisor(baud));
 	if (baud) {
 		c->baud_known = baud;
@@ -643,12 +655,33 @@ static const char *attach_vga_locked(const struct fb_info *fb, bool legacy_vga)
 	return NULL;
 }
 
+/* The screen's line, printed when the consoles drain, in its place
+ * (console_defer(): kernel/init/phase.c says why). */
+struct screen_line {
+	bool fb;
+	uint32_t width_px, height_px, bpp;
+	uint64_t phys;
+	unsigned cols, rows;
+};
+static struct screen_line screen_said;
+
+static void screen_line_now(void *arg)
+{
+	const struct screen_line *s = arg;
+
+	if (s->fb)
+		pr_info("console: fb %ux%u %u bpp at 0x%llx, %ux%u characters", s->width_px,
+			s->height_px, s->bpp, (unsigned long long)s->phys, s->cols, s->rows);
+	else
+		pr_info("console: vga text %ux%u", s->cols, s->rows);
+}
+
 void console_setup(const struct console_options *opt, const struct fb_info *fb,
 		   bool legacy_vga, uint64_t mapped_top_bytes)
 {
 	const char *fb_why = NULL, *vga_why = NULL;
 	char msgs[4][200];
-	unsigned nr_msgs = 0;
+	unsigned nr_msgs = 0, screen_at = ~0u;
 	bool want_fb = !opt->given || opt->fb || opt->screen;
 	bool want_vga = !opt->given || opt->vga || opt->screen;
 	struct console_out *com1, *stop_com1 = NULL;
@@ -693,17 +726,13 @@ void console_setup(const struct console_options *opt, const struct fb_info *fb,
 		screen_dirty = true;
 		if (c) {
 			*c = (struct console_out){ .is_screen = true };
-			snprintf(c->name, sizeof(c->name), "%s", screen_name);
+			copy_name(c->name, sizeof(c->name), screen_name);
 			start_out(c);
 		}
-		if (screen.kind == SCREEN_FB)
-			snprintf(msgs[nr_msgs++], sizeof(msgs[0]),
-				 "console: fb %ux%u %u bpp at 0x%llx, %ux%u characters",
-				 fb->width_px, fb->height_px, fb->bpp, (unsigned long long)fb->phys,
-				 screen.cols, screen.rows);
-		else
-			snprintf(msgs[nr_msgs++], sizeof(msgs[0]), "console: vga text %ux%u",
-				 screen.cols, screen.rows);
+		screen_said = (struct screen_line){ screen.kind == SCREEN_FB, fb->width_px,
+						    fb->height_px, fb->bpp, fb->phys, screen.cols,
+						    screen.rows };
+		screen_at = nr_msgs;     /* its place among the lines below */
 	}
 	/* Say why a screen asked for by name is missing. */
 	if (opt->given && opt->fb && (!have_screen || screen.kind != SCREEN_FB) && fb_why)
@@ -721,7 +750,11 @@ void console_setup(const struct console_options *opt, const struct fb_info *fb,
 		stop_out(stop_com1);
 	spin_unlock(&drain_lock);
 
-	for (unsigned i = 0; i < nr_msgs; i++) {
+	for (unsigned i = 0; i <= nr_msgs; i++) {
+		if (i == screen_at)
+			console_defer(screen_line_now, &screen_said, CONSOLE_DEFER_ITEM_BYTES);
+		if (i == nr_msgs)
+			break;
 		if (msgs[i][0] == '!')
 			pr_warn("%s", msgs[i] + 1);
 		else

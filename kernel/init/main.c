@@ -141,14 +141,12 @@ static void tsc_report(const struct tsc_calibration *cal)
 	console_defer(tsc_report_now, &tsc_reported, 2 * CONSOLE_DEFER_ITEM_BYTES);
 }
 
-/* COM1, CPU identity, this CPU's descriptor tables, TSC calibration. */
-static void early_init(void)
+/* The first lines; printed when the consoles drain, in this place, from
+ * what CPU identification found (console_defer(): kernel/init/phase.c says
+ * why). */
+static void banner_now(void *arg)
 {
-	struct tsc_calibration cal;
-
-	console_init();
-	arch_cpu_identify();
-	smp_init_boot_cpu();
+	(void)arg;
 	pr_info("memboot version %s (%s build) on %s", MEMBOOT_VERSION,
 #ifdef NDEBUG
 		"release",
@@ -158,6 +156,17 @@ static void early_init(void)
 		cpu_features.brand[0] ? cpu_features.brand : cpu_features.vendor);
 	if (cpu_features.has_hypervisor)
 		pr_info("Hypervisor detected: %s", cpu_features.hypervisor);
+}
+
+/* COM1, CPU identity, this CPU's descriptor tables, TSC calibration. */
+static void early_init(void)
+{
+	struct tsc_calibration cal;
+
+	console_init();
+	arch_cpu_identify();
+	smp_init_boot_cpu();
+	console_defer(banner_now, NULL, 2 * CONSOLE_DEFER_ITEM_BYTES);
 	arch_tsc_calibrate(&cal);
 	if (cal.hz == 0) {
 		cal.hz = 1000000000ULL;
