@@ -514,13 +514,20 @@ void discover_smp(const struct discovered_acpi *acpi, const struct numa_topology
 	uint32_t *group_of = (uint32_t *)(cpus + nc);
 	bool *keep = (bool *)(group_of + nc);
 
-	for (uint32_t i = 0, k = 0; i < topo->nr_cpus; i++) {
-		const struct numa_cpu *c = &topo->cpus[i];
+	if (limit >= nc) {
+		/* Nothing to share out (no maxcpus= below the CPUs there are):
+		 * every CPU, without the choice's code on the boot's path. */
+		memset(keep, 1, nc * sizeof(*keep));
+		kept = nc;
+	} else {
+		for (uint32_t i = 0, k = 0; i < topo->nr_cpus; i++) {
+			const struct numa_cpu *c = &topo->cpus[i];
 
-		if (i == 0 || (c->present && apic_id_reachable(mode, c->apic_id)))
-			group_of[k++] = c->node;
+			if (i == 0 || (c->present && apic_id_reachable(mode, c->apic_id)))
+				group_of[k++] = c->node;
+		}
+		kept = numa_select_balanced(group_of, nc, topo->nr_nodes, limit, keep, quota);
 	}
-	kept = numa_select_balanced(group_of, nc, topo->nr_nodes, limit, keep, quota);
 	for (uint32_t i = 0, k = 0; i < topo->nr_cpus; i++) {
 		const struct numa_cpu *c = &topo->cpus[i];
 
