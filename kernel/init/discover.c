@@ -287,7 +287,10 @@ void discover_acpi(const struct bootinfo *bi, bool dump, struct discovered_acpi 
 		crosscheck_now(acpi);
 		acpi->clock_checked = true;
 	}
-	discover_s5(acpi);
+	/* Only memboot.exit=poweroff writes S5 (the command line is read by
+	 * now): no scan of the DSDT's AML on any other boot's path. */
+	if (exit_method == EXIT_METHOD_POWEROFF)
+		discover_s5(acpi);
 }
 
 /* What memboot.exit=poweroff writes where (kernel/acpi/sleep.h). */
