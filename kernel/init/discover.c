@@ -167,22 +167,28 @@ void clock_checks_start(const struct discovered_acpi *acpi, struct clock_checks 
 	/* Mapped here, by the boot CPU: the APs only read. */
 	if (acpi->hpet.address)
 		cc->hpet_regs = map_hpet(&acpi->hpet);
-	/* Idle APs, the last ones: the measurement is of the TSC's rate, which
-	 * every CPU's TSC shares (invariant TSC). The two references are
-	 * independent devices, so two CPUs halve the wait; the brackets
-	 * reject what one CPU's reads do to the other's. Off the boot CPU's
-	 * node, whose APs the store probe wants (phase memmap), and on two
-	 * other nodes where there are: memory init may begin before they are
-	 * done (the figure is needed only once memory is usable, phase
-	 * clockcheck), and a node then keeps a CPU free for its job. */
-	cc->hpet_cpu = measuring_ap(0, 0);
-	cc->pm_cpu = cc->hpet_cpu ? measuring_ap(cc->hpet_cpu, cc->hpet_cpu) : 0;
-	if (cc->hpet_cpu && cc->pm_cpu) {
-		job_platform_post(cc->hpet_cpu, measure_hpet, cc);
-		job_platform_post(cc->pm_cpu, measure_pm_timer, cc);
-	} else if (cc->hpet_cpu) {
-		cc->pm_cpu = cc->hpet_cpu;
-		job_platform_post(cc->hpet_cpu, measure_both, cc);
+	/*
+	 * One reference now, on an idle AP, the last one: the measurement is
+	 * of the TSC's rate, which every CPU's TSC shares (invariant TSC). The
+	 * HPET where there is one (a memory read: the finer of the two), else
+	 * the PM timer. Off the boot CPU's node, whose APs the store probe
+	 * wants (phase memmap). Memory init may begin before it is done (the
+	 * figure is needed only once memory is usable, phase clockcheck): a
+	 * vCPU that measures on a host with fewer cores than vCPUs takes time
+	 * from memory init's, so the other reference, a cross-check, is
+	 * measured in phase clockcheck, after it (two measuring APs made
+	 * meminit 2 ms slower in a busy spell of a 2-core host).
+	 */
+	uint32_t cpu = measuring_ap(0, 0);
+
+	if (!cpu)
+		return;                  /* the boot CPU measures both in finish() */
+	if (cc->hpet_regs) {
+		cc->hpet_cpu = cpu;
+		job_platform_post(cpu, measure_hpet, cc);
+	} else {
+		cc->pm_cpu = cpu;
+		job_platform_post(cpu, measure_pm_timer, cc);
 	}
 }
 
@@ -199,8 +205,14 @@ static void wait_measured(volatile uint32_t *done, uint32_t cpu)
  * cross-checked against the figure in force. */
 static void refine_from_checks(struct clock_checks *cc)
 {
-	if (cc->hpet_cpu == 0)
+	/* What no AP measured, the boot CPU does now (the APs are idle: memory
+	 * is usable). */
+	if (cc->hpet_cpu == 0 && cc->pm_cpu == 0)
 		measure_both(cc);
+	else if (cc->pm_cpu == 0)
+		measure_pm_timer(cc);
+	else
+		measure_hpet(cc);
 	wait_measured(&cc->hpet_done, cc->hpet_cpu);
 	wait_measured(&cc->pm_done, cc->pm_cpu);
 	const bool hpet = cc->acpi->hpet.address && cc->hpet_regs;

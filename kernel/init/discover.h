@@ -32,20 +32,21 @@ struct discovered_acpi {
  * The clock cross-checks off the boot CPU's path: when the figure from the
  * early calibration is good (its uncertainty within TIME_ADOPT_PPM, so no
  * reference will replace it), phase acpi only finds the PM timer and the
- * HPET; clock_checks_start() then posts the measurements to idle APs
- * (after phase smp, one per node where there are two), which measure while
- * the boot CPU builds the descriptor arrays and prepares memory init, and
- * clock_checks_finish() (phase clockcheck, once memory is usable: nothing
+ * HPET; clock_checks_start() then posts one measurement to an idle AP
+ * (after phase smp), which measures while the boot CPU builds the
+ * descriptor arrays and prepares memory init, and clock_checks_finish()
+ * (phase clockcheck, once memory is usable: nothing
  * before needs the precise figure, as nothing is printed or converted for
- * good until then) waits for them and reports, exactly as the checks in
- * phase acpi do. With no AP the boot CPU measures in clock_checks_finish().
+ * good until then) measures the other reference on the boot CPU, waits for
+ * the AP's and reports, exactly as the checks in phase acpi do. With no AP
+ * the boot CPU measures both in clock_checks_finish().
  */
 struct clock_checks {
 	bool pending;                    /* start() posted or left work for finish() */
-	/* Two idle APs measure one reference each, at once (the HPET and the
-	 * PM timer have sample space of their own, arch/x86_64/tsc.c); with
-	 * one AP it measures both, one after the other; with none the boot
-	 * CPU does, in finish(). */
+	/* An idle AP measures one reference from start() on (the HPET where
+	 * there is one), the boot CPU the other in finish(); with no AP the
+	 * boot CPU measures both, in finish(). (The HPET and the PM timer
+	 * have sample space of their own, arch/x86_64/tsc.c.) */
 	volatile uint32_t hpet_done, pm_done;
 	uint32_t hpet_cpu, pm_cpu;       /* who measures (0: the boot CPU) */
 	const struct discovered_acpi *acpi;

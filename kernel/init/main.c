@@ -17,7 +17,7 @@
  *   hugetlb1g   bs.topo, bs.physmem         -> bs.hugetlb's 1 GiB pages, reserved in physmem
  *   pagetables  bs.bootinfo, bs.physmem     -> the kernel's page tables
  *   smp         bs.acpi, bs.topo, bs.physmem -> every CPU up, its stack on its node
- *               (then two APs measure the clock: bs.clock_checks)
+ *               (then an AP measures the clock: bs.clock_checks)
  *   memmap      bs.topo, bs.physmem         -> bs.memmap: descriptor arrays, node-local
  *   memprep     bs.topo, bs.hugetlb,        -> the allocator started, the init engine's
  *               bs.physmem, bs.memmap          work taken, fixed descriptors written;
@@ -79,7 +79,7 @@ struct boot_state {
 	/* The huge page pools: 1 GiB pages reserved before the page tables,
 	 * 2 MiB pages after memory init; used by self-tests and faults. */
 	struct hugetlb_pools hugetlb;
-	struct clock_checks clock_checks;   /* PM timer and HPET, on two APs */
+	struct clock_checks clock_checks;   /* HPET on an AP, PM timer in clockcheck */
 	/* What the census counts as fixed: physmem's reservations when it
 	 * retired, the 1 GiB pool pages among them. */
 	struct census_baseline census;
