@@ -36,8 +36,8 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
-from mbtools import boot as mbboot, inputs  # noqa: E402  (after its path)
-from usable import parse_config  # noqa: E402
+from mbtools import boot as mbboot  # noqa: E402  (after its path)
+from usable import checked_configs  # noqa: E402
 
 MAIN_C = os.path.join(ROOT, "kernel", "init", "main.c")
 DEFAULT_CONFIGS = ("release=build/release/memboot.elf,prealloc",
@@ -203,21 +203,7 @@ def main(argv=None):
         ap.error("--nodes and --cpus-per-node must be at least 1")
     if not shutil.which("nm"):
         ap.error("nm (binutils) is needed to name the kernel's functions")
-    configs = []
-    for text in a.config or DEFAULT_CONFIGS:
-        try:
-            name, elf, prealloc, append = parse_config(text)
-        except ValueError as e:
-            ap.error("--config %s" % e)
-        if any(c[0] == name for c in configs):
-            ap.error("--config: the name %r is given twice" % name)
-        path = elf if os.path.isabs(elf) else os.path.join(ROOT, elf)
-        if not os.path.isfile(path):
-            ap.error("--config %s: no kernel at %s (make, make MODE=release)" % (name, path))
-        problem = inputs.cmdline_problem(append)
-        if problem:
-            ap.error("--config %s: append=%s" % (name, problem))
-        configs.append((name, path, prealloc, append))
+    configs = checked_configs(ap, a.config or DEFAULT_CONFIGS)
     with open(MAIN_C) as f:
         phases = phase_calls(f.read())
     results, failed = {}, False

@@ -97,6 +97,27 @@ def figures(b):
     return out
 
 
+def checked_configs(ap, texts):
+    """[(name, absolute ELF path, prealloc, append)] of the --config @texts,
+    every problem a usage error of @ap (argparse) naming it."""
+    configs = []
+    for text in texts:
+        try:
+            name, elf, prealloc, append = parse_config(text)
+        except ValueError as e:
+            ap.error("--config %s" % e)
+        if any(c[0] == name for c in configs):
+            ap.error("--config: the name %r is given twice" % name)
+        path = elf if os.path.isabs(elf) else os.path.join(ROOT, elf)
+        if not os.path.isfile(path):
+            ap.error("--config %s: no kernel at %s (make, make MODE=release)" % (name, path))
+        problem = inputs.cmdline_problem(append)
+        if problem:
+            ap.error("--config %s: append=%s" % (name, problem))
+        configs.append((name, path, prealloc, append))
+    return configs
+
+
 def slow_boots(figs, over_ms=2.0, row_ms=1.0, top=3):
     """The boots of one configuration (@figs: one entry a boot, None where it
     failed) whose usable_ns is more than @over_ms above the median boot's,
@@ -174,21 +195,7 @@ def main(argv=None):
         ap.error("--boots %d: at least 1" % a.boots)
     if a.nodes < 1 or a.cpus_per_node < 1:
         ap.error("--nodes and --cpus-per-node must be at least 1")
-    configs = []
-    for text in a.config or DEFAULT_CONFIGS:
-        try:
-            name, elf, prealloc, append = parse_config(text)
-        except ValueError as e:
-            ap.error("--config %s" % e)
-        if any(c[0] == name for c in configs):
-            ap.error("--config: the name %r is given twice" % name)
-        path = elf if os.path.isabs(elf) else os.path.join(ROOT, elf)
-        if not os.path.isfile(path):
-            ap.error("--config %s: no kernel at %s (make, make MODE=release)" % (name, path))
-        problem = inputs.cmdline_problem(append)
-        if problem:
-            ap.error("--config %s: append=%s" % (name, problem))
-        configs.append((name, path, prealloc, append))
+    configs = checked_configs(ap, a.config or DEFAULT_CONFIGS)
     names = [c[0] for c in configs]
     results = {n: [] for n in names}
     failed = {n: 0 for n in names}
