@@ -20,8 +20,9 @@ function its line in kernel/init/main.c calls, PHASE("name", fn(...)), to
 the next phase's; an AP's code falls in the phase in which it ran first.
 "before usable" is every kernel instruction before the phase after
 `meminit`. The same kernel gives the same count within a few dozen
-instructions (a retaken calibration window, a CPU late to a job);
-compare kernels by it where the median of 15 timed boots cannot tell them
+instructions on a quiet host (14,477-14,505 in five boots); a busy one
+adds a few hundred now and then (a retaken calibration window, a CPU late
+to a job: 14,729 once, beside a test run). Compare kernels by it where the median of 15 timed boots cannot tell them
 apart. Prints markdown; writes no file (the log's directory is removed).
 """
 import argparse
