@@ -134,27 +134,24 @@ static void print_numa(void *topo)
 }
 
 /*
- * An idle AP to measure on, the highest-numbered that is not @not_cpu (0:
- * none), preferring one off the boot CPU's node (where the store probe
- * and the boot CPU's own share of memory init run) and then one off
- * @apart_from's node (0: no preference): 0 if none is idle.
+ * The AP to measure on: the highest-numbered idle one off the boot CPU's
+ * node (where the store probe and the boot CPU's own share of memory init
+ * run), else the highest-numbered idle one; 0 if none is idle.
  */
-static uint32_t measuring_ap(uint32_t not_cpu, uint32_t apart_from)
+static uint32_t measuring_ap(void)
 {
 	const uint32_t boot_node = job_platform_node(0);
-	uint32_t best = 0, best_score = 0;
+	uint32_t any = 0;
 
 	for (uint32_t cpu = job_platform_max_cpus(); cpu-- > 1;) {
-		if (cpu == not_cpu || !job_platform_online(cpu) || job_platform_busy(cpu))
+		if (!job_platform_online(cpu) || job_platform_busy(cpu))
 			continue;
-		uint32_t score = 1 + 2 * (job_platform_node(cpu) != boot_node) +
-				 (apart_from && job_platform_node(cpu) != job_platform_node(apart_from));
-		if (score > best_score) {
-			best = cpu;
-			best_score = score;
-		}
+		if (job_platform_node(cpu) != boot_node)
+			return cpu;
+		if (!any)
+			any = cpu;
 	}
-	return best;
+	return any;
 }
 
 void clock_checks_start(const struct discovered_acpi *acpi, struct clock_checks *cc)
@@ -179,7 +176,7 @@ void clock_checks_start(const struct discovered_acpi *acpi, struct clock_checks 
 	 * measured in phase clockcheck, after it (two measuring APs made
 	 * meminit 2 ms slower in a busy spell of a 2-core host).
 	 */
-	uint32_t cpu = measuring_ap(0, 0);
+	uint32_t cpu = measuring_ap();
 
 	if (!cpu)
 		return;                  /* the boot CPU measures both in finish() */
