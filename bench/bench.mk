@@ -70,9 +70,11 @@ $(BENCH_O)/host/%.o: %.c bench/bench.mk | $(HOST_DEPS)
 	$(Q)$(CC) $(BENCH_HOST_CFLAGS) -MMD -MP -c $< -o $@
 
 .PHONY: bench-build
-bench-build: $(MEMMAP_BENCH_BINS)
+# Every host benchmark binary (make test builds them all, so a link line
+# that breaks fails the tests, not a user's first `make bench-pt`).
+bench-build: $(MEMMAP_BENCH_BINS) $(BENCH_O)/pt_bench $(BENCH_O)/pcp_bench $(BENCH_O)/lab
 
-BENCH_QUICK_ARGS := --quick --reps 15 --what init,init_plain,init_nt,lim_memset,lim_store,lim_nt,lim_ntdq
+BENCH_QUICK_ARGS := --quick --reps 15 --budget-s 20 --what init,init_plain,init_nt,lim_memset,lim_store,lim_nt,lim_ntdq
 
 .PHONY: bench bench-host bench-qemu bench-usable bench-translated results seeds compare-linux
 bench: $(MEMMAP_BENCH_BINS) all
@@ -117,7 +119,8 @@ compare-linux: all
 # pthreads; prints a table, writes no file.
 #   make bench-pt [PT_BENCH_ARGS='--threads 16 --mib 1024 --reps 5']
 PT_BENCH_ARGS ?=
-PT_BENCH_OBJS := $(BENCH_O)/host/bench/pt_bench.o $(BENCH_O)/host/mm/pt/pt.o
+PT_BENCH_OBJS := $(BENCH_O)/host/bench/pt_bench.o $(BENCH_O)/host/mm/pt/pt.o \
+	$(BENCH_O)/host/kernel/cmdline.o $(BENCH_O)/host/kernel/record.o $(BENCH_SUPPORT_OBJ)
 $(BENCH_O)/pt_bench: $(PT_BENCH_OBJS)
 	@$(if $(Q),echo "  BENCHLD $@")
 	$(Q)$(CC) $(BENCH_HOST_CFLAGS) -o $@ $^
@@ -141,7 +144,8 @@ $(BENCH_O)/pcp_bench: $(PCP_BENCH_OBJS)
 	@$(if $(Q),echo "  BENCHLD $@")
 	$(Q)$(CC) $(BENCH_HOST_CFLAGS) -o $@ $^
 
-.PHONY: bench-pcp
+.PHONY: bench-pcp bench-pcp-build
+bench-pcp-build: $(BENCH_O)/pcp_bench
 bench-pcp: $(BENCH_O)/pcp_bench
 	@$(BENCH_O)/pcp_bench $(PCP_BENCH_ARGS)
 

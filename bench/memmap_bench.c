@@ -96,7 +96,9 @@ static struct {
 	uint64_t pages;
 	uint32_t nr_nodes;
 	uint32_t threads[32], nr_threads;
-	uint32_t reps;
+	uint32_t reps;                  /* at most this many repetitions */
+	uint64_t budget_ns;             /* --budget-s: 0, or the whole run's time bound */
+	uint64_t start_ns;              /* when main() started: the budget counts from it */
 	bool want[W_NR];
 	struct node_sim nodes[MAX_NODES];
 	uint64_t measured_pages;        /* sum over nodes of array_pfn - start_pfn */
@@ -636,13 +638,13 @@ static void *probe_thread_run(void *arg)
 }
 
 static uint32_t probe_plain_picks, probe_picks;
+static struct memmap_store_probe last_probe;   /* the latest repetition's */
 
-static void store_choose(uint32_t threads, bool report)
+static void store_choose(uint32_t threads)
 {
 	static struct probe_thread pt[MAX_THREADS];
 	static struct memmap_store_probe parts[MAX_THREADS];
 	struct node_sim *n0 = &B.nodes[0];
-	struct memmap_store_probe pr;
 	uint64_t warm;
 	uint64_t pages = memmap_store_probe_bytes(host_caches.llc_bytes, &warm) / MEMMAP_DESC_BYTES;
 
@@ -664,20 +666,25 @@ static void store_choose(uint32_t threads, bool report)
 		parts[i] = pt[i].res;
 	}
 	pthread_barrier_destroy(&probe_barrier);
-	memmap_store_probe_combine(parts, threads, &pr);
-	memmap_store_set(pr.choice);
+	memmap_store_probe_combine(parts, threads, &last_probe);
+	memmap_store_set(last_probe.choice);
 	for (uint32_t nd = 0; nd < B.nr_nodes; nd++)
 		memmap_node_choose_store(&B.nodes[nd].map, &host_caches);
 	probe_picks++;
-	probe_plain_picks += pr.choice == MEMMAP_STORE_PLAIN;
-	if (!report)
-		return;
+	probe_plain_picks += last_probe.choice == MEMMAP_STORE_PLAIN;
+}
+
+/* The last repetition's probe and how often plain stores won. */
+static void probe_report(uint32_t threads)
+{
+	const struct memmap_store_probe *pr = &last_probe;
+
 	printf("memmap-bench-probe desc=%d threads=%u store=%s probes=%u plain_picks=%u "
 	       "warm_bytes=%llu bytes=%llu plain_ns=%llu nt_ns=%llu plain_margin_pct=%d\n",
 	       MEMMAP_DESC_BYTES, threads,
 	       B.nodes[0].map.store == MEMMAP_STORE_NT ? "nt" : "plain", probe_picks,
-	       probe_plain_picks, (unsigned long long)pr.warm_bytes, (unsigned long long)pr.bytes,
-	       (unsigned long long)pr.plain_ticks, (unsigned long long)pr.nt_ticks,
+	       probe_plain_picks, (unsigned long long)pr->warm_bytes, (unsigned long long)pr->bytes,
+	       (unsigned long long)pr->plain_ticks, (unsigned long long)pr->nt_ticks,
 	       MEMMAP_PLAIN_MARGIN_PCT);
 	fflush(stdout);
 }
@@ -688,18 +695,37 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static bool measure(uint32_t threads)
+/*
+ * How many repetitions fit: with --budget-s, the time left is shared by the
+ * thread counts still to measure (@left, this one included), and after each
+ * odd count of at least three repetitions the run stops if two more (the
+ * next odd count, a median needs one) would pass this measurement's share.
+ * The arrays stay at four times the LLC whatever the budget: a host with a
+ * 300 MiB L3 gets fewer repetitions, never arrays that fit its cache.
+ */
+static bool budget_spent(uint32_t done, uint64_t started_ns, uint64_t share_ns)
+{
+	if (!B.budget_ns || done < 3 || done % 2 == 0)
+		return false;
+	uint64_t spent = now_ns() - started_ns;
+	return spent + 2 * (spent / done) > share_ns;
+}
+
+static bool measure(uint32_t threads, uint32_t left)
 {
 	static uint64_t t[W_NR][MAX_REPS];
 	bool ok = true;
+	const uint64_t started = now_ns(), used = started - B.start_ns;
+	const uint64_t share = B.budget_ns > used ? (B.budget_ns - used) / left : 0;
+	uint32_t reps = B.reps;
 
 	probe_picks = probe_plain_picks = 0;
 	plan_chunks(threads);
 	pool_start(threads);
 	/* Repetition by repetition, every measurement in turn, so a slow
 	 * spell of the machine hits them all alike rather than one. */
-	for (uint32_t r = 0; r < B.reps; r++) {
-		store_choose(threads, r + 1 == B.reps);
+	for (uint32_t r = 0; r < reps; r++) {
+		store_choose(threads);
 		for (int w = 0; w < W_NR; w++) {
 			if (!B.want[w])
 				continue;
@@ -712,6 +738,14 @@ static bool measure(uint32_t threads)
 			if (r == 0 && is_init((enum what)w))
 				ok &= check_init(what_names[w]);
 		}
+		if (budget_spent(r + 1, started, share))
+			reps = r + 1;
+	}
+	probe_report(threads);
+	if (B.budget_ns) {
+		printf("memmap-bench-budget desc=%d threads=%u budget_s=%.1f share_s=%.1f "
+		       "spent_s=%.1f reps=%u max_reps=%u\n", MEMMAP_DESC_BYTES, threads,
+		       B.budget_ns / 1e9, share / 1e9, (now_ns() - started) / 1e9, reps, B.reps);
 	}
 	/* init against the limit repetition by repetition, then the median of
 	 * those ratios: the pair shares the machine's moment, which a ratio of
@@ -727,22 +761,22 @@ static bool measure(uint32_t threads)
 		for (int w = W_LIM_MEMSET; w <= W_LIM_NTDQ; w++) {
 			if (!B.want[w])
 				continue;
-			memcpy(sorted, t[w], B.reps * sizeof(sorted[0]));
-			qsort(sorted, B.reps, sizeof(sorted[0]), cmp_u64);
-			if (sorted[B.reps / 2] < best_median) {
-				best_median = sorted[B.reps / 2];
+			memcpy(sorted, t[w], reps * sizeof(sorted[0]));
+			qsort(sorted, reps, sizeof(sorted[0]), cmp_u64);
+			if (sorted[reps / 2] < best_median) {
+				best_median = sorted[reps / 2];
 				lim_w = w;
 			}
 		}
-		for (uint32_t r = 0; r < B.reps; r++)
+		for (uint32_t r = 0; r < reps; r++)
 			ratio_ppm[r] = t[lim_w][r] ? t[W_INIT][r] * 1000000ULL / t[lim_w][r] : 0;
-		qsort(ratio_ppm, B.reps, sizeof(ratio_ppm[0]), cmp_u64);
+		qsort(ratio_ppm, reps, sizeof(ratio_ppm[0]), cmp_u64);
 		printf("memmap-bench-ratio desc=%d threads=%u limit=%s init_over_limit=%.4f min=%.4f max=%.4f reps=%u ratios=",
-		       MEMMAP_DESC_BYTES, threads, what_names[lim_w], ratio_ppm[B.reps / 2] / 1e6,
-		       ratio_ppm[0] / 1e6, ratio_ppm[B.reps - 1] / 1e6, B.reps);
+		       MEMMAP_DESC_BYTES, threads, what_names[lim_w], ratio_ppm[reps / 2] / 1e6,
+		       ratio_ppm[0] / 1e6, ratio_ppm[reps - 1] / 1e6, reps);
 		/* Every repetition's ratio, sorted: bench/memmap_results.py gives
 		 * the median's confidence interval from them. */
-		for (uint32_t r = 0; r < B.reps; r++)
+		for (uint32_t r = 0; r < reps; r++)
 			printf("%s%.4f", r ? "," : "", ratio_ppm[r] / 1e6);
 		printf("\n");
 	}
@@ -751,8 +785,8 @@ static bool measure(uint32_t threads)
 
 		if (!B.want[w])
 			continue;
-		qsort(t[w], B.reps, sizeof(t[w][0]), cmp_u64);
-		ns_per_page = (double)t[w][B.reps / 2] / (double)B.measured_pages;
+		qsort(t[w], reps, sizeof(t[w][0]), cmp_u64);
+		ns_per_page = (double)t[w][reps / 2] / (double)B.measured_pages;
 		/* Descriptor bytes written per page of RAM; the head-only steps
 		 * write one descriptor per block, so no rate is given. */
 		gbps = (w == W_HEADS || w == W_FREE || w == W_BOOT_LAZY ? 0.0 : MEMMAP_DESC_BYTES) /
@@ -761,8 +795,8 @@ static bool measure(uint32_t threads)
 		       "min_ns_per_page=%.4f max_ns_per_page=%.4f pages=%llu nodes=%u chunks=%u reps=%u\n",
 		       MEMMAP_DESC_BYTES, threads, what_names[w], ns_per_page, gbps,
 		       (double)t[w][0] / (double)B.measured_pages,
-		       (double)t[w][B.reps - 1] / (double)B.measured_pages,
-		       (unsigned long long)B.measured_pages, B.nr_nodes, J.nr_chunks, B.reps);
+		       (double)t[w][reps - 1] / (double)B.measured_pages,
+		       (unsigned long long)B.measured_pages, B.nr_nodes, J.nr_chunks, reps);
 	}
 	fflush(stdout);
 	pool_stop();
@@ -779,6 +813,10 @@ static void usage(const char *argv0)
 		"  --nodes N     nodes to split it into (default 2, at most %d)\n"
 		"  --threads L   thread counts to measure (default 1 and every CPU)\n"
 		"  --reps N      repetitions, the median is reported (default 5, odd, <= %d)\n"
+		"  --llc-bytes N size everything as if the last-level cache were N bytes (to see\n"
+		"                what a host with another cache would run; the default: CPUID's)\n"
+		"  --budget-s S  stop repeating (at 3 or more, an odd count) once the run would\n"
+		"                pass S seconds; the repetitions each row got are printed\n"
 		"  --what L      measurements (default all):", argv0, MAX_NODES, MAX_REPS);
 	for (int w = 0; w < W_NR; w++)
 		fprintf(stderr, " %s", what_names[w]);
@@ -808,6 +846,7 @@ int main(int argc, char **argv)
 
 	/* The pure code's warnings and errors on stderr (tests/host/host_support.h). */
 	host_shim_configure(&HOST_SHIM_BENCH);
+	B.start_ns = now_ns();
 	cpu_caches_decode(cpuid_instruction, NULL, &host_caches);
 	B.pages = 16777216;
 	B.nr_nodes = 2;
@@ -840,6 +879,19 @@ int main(int argc, char **argv)
 				usage(argv[0]);
 		} else if (!strcmp(a, "--reps") && v) {
 			B.reps = (uint32_t)strtoul(v, NULL, 0);
+		} else if (!strcmp(a, "--llc-bytes") && v) {
+			char *end;
+			unsigned long long n = strtoull(v, &end, 0);
+			if (end == v || *end || n < (1u << 20) || n > (1ull << 40))
+				usage(argv[0]);
+			host_caches.llc_bytes = n;
+			host_caches.llc_source = "--llc-bytes";
+		} else if (!strcmp(a, "--budget-s") && v) {
+			char *end;
+			double sec = strtod(v, &end);
+			if (end == v || *end || !(sec > 0 && sec <= 86400))
+				usage(argv[0]);
+			B.budget_ns = (uint64_t)(sec * 1e9);
 		} else if (!strcmp(a, "--what") && v) {
 			char buf[256], *tok, *save;
 			snprintf(buf, sizeof(buf), "%s", v);
@@ -892,6 +944,6 @@ int main(int argc, char **argv)
 		"on %u nodes, %ld CPUs\n", MEMMAP_DESC_BYTES, (unsigned long long)B.measured_pages,
 		(unsigned long long)(memmap_desc_bytes(B.measured_pages) >> 20), B.nr_nodes, B.ncpu);
 	for (uint32_t i = 0; i < B.nr_threads; i++)
-		ok &= measure(B.threads[i]);
+		ok &= measure(B.threads[i], B.nr_threads - i);
 	return ok ? 0 : 1;
 }

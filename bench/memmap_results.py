@@ -47,6 +47,7 @@ def run(bin_dir, args):
     cpu = {}
     ratios = {}
     probes = {}
+    budgets = {}
     t0 = time.monotonic()
     for i, size in enumerate(SIZES):
         cmd = [os.path.join(bin_dir, "memmap_bench_%d" % size)] + args
@@ -68,6 +69,9 @@ def run(bin_dir, args):
             if line.startswith("memmap-bench-probe "):
                 kv = dict(f.split("=", 1) for f in line.split()[1:])
                 probes[(int(kv["desc"]), int(kv["threads"]))] = kv
+            if line.startswith("memmap-bench-budget "):
+                kv = dict(f.split("=", 1) for f in line.split()[1:])
+                budgets[(int(kv["desc"]), int(kv["threads"]))] = kv
             if line.startswith("memmap-bench-ratio "):
                 kv = dict(f.split("=", 1) for f in line.split()[1:])
                 ratios[(int(kv["desc"]), int(kv["threads"]))] = kv
@@ -79,6 +83,7 @@ def run(bin_dir, args):
     rows["cpu"] = cpu
     rows["ratios"] = ratios
     rows["probes"] = probes
+    rows["budgets"] = budgets
     return rows, cmds
 
 
@@ -107,6 +112,7 @@ def section(rows, cmds, command):
     cpu = rows.pop("cpu", {})
     ratios = rows.pop("ratios", {})
     probes = rows.pop("probes", {})
+    budgets = rows.pop("budgets", {})
     threads = sorted({t for (_, t, _) in rows})
     sample = next(iter(rows.values()))
     out = [BEGIN, "## Page descriptor init and boot-time buddy free (memmap-bench)", ""]
@@ -119,7 +125,17 @@ def section(rows, cmds, command):
     out.append("- Simulated RAM: %s pages per descriptor size (the arrays' own pages "
                "excluded), %s nodes; median of %s repetitions, each on cold (flushed) "
                "descriptor memory; per page of RAM." % (
-                   sample["pages"], sample["nodes"], sample["reps"]))
+                   sample["pages"], sample["nodes"],
+                   ("at most %s" % next(iter(budgets.values()))["max_reps"]) if budgets
+                   else sample["reps"]))
+    if budgets:
+        b = next(iter(budgets.values()))
+        out.append("- Time bound: `--budget-s %s` per descriptor size; the arrays stay at "
+                   "four times the LLC and the repetitions shrink instead (at least 3, an odd "
+                   "count). Repetitions each row got: %s." % (
+                       b["budget_s"], ", ".join(
+                           "%d B x %d: %s" % (d, t, budgets[(d, t)]["reps"])
+                           for (d, t) in sorted(budgets))))
     out.append("")
     out.append("### Descriptor init against the store limit")
     out.append("")
