@@ -126,6 +126,36 @@ def test_console_option_moves_output_to_com2():
     assert (con["serial"], con["screen"]) == (["ttyS1"], "none"), con
 
 
+def _run_tool(append):
+    """tools/memboot run as a user runs it: (exit status, stdout, stderr)."""
+    run = subprocess.run([MEMBOOT, "run", "--nodes", "1", "--cpus-per-node", "1",
+                          "--mem-per-node", "512M", "--timeout", "120", "--append", append],
+                         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         timeout=180)
+    return run.returncode, run.stdout, run.stderr
+
+
+def test_run_says_where_a_screen_console_sent_the_output():
+    """console=fb on a GRUB boot (which has a framebuffer) leaves COM1 out:
+    nothing reaches the terminal, and the tool says so and gives the
+    kernel's status (0), not the "console stopped early" exit 66."""
+    rc, out, err = _run_tool("console=fb")
+    assert rc == 0, (rc, err[-2000:])
+    assert "MEMBOOT {" not in out, out[-2000:]
+    assert "went to fb, not to this terminal" in err, err[-2000:]
+    assert "console stopped early" not in err, err[-2000:]
+
+
+def test_run_reads_the_serial_port_console_names():
+    """console=ttyS1 alone: the tool puts COM2 on the terminal, so every
+    record, done included, arrives as usual."""
+    rc, out, err = _run_tool("console=ttyS1")
+    assert rc == 0, (rc, err[-2000:])
+    b = Boot([], rc, out, err)
+    b.expect_ok()
+    assert b.one("console")["serial"] == ["ttyS1"], b.one("console")
+
+
 def test_bad_console_value_is_an_error_not_a_stop():
     b = boot(boot_path="pvh", append="console=ttyS9 console=ttyS0,12345")
     done = b.expect_ok()
