@@ -49,5 +49,8 @@ static const struct param smp_params[] = {
 	{ .key = "memboot.tsc_skew", .type = PARAM_U64, .ptr = &smp_settings.tsc_skew,
 	  .min = 0, .max = 1ULL << 40,
 	  .help = "debug: CPU 1's TSC readings run this many cycles ahead (a simulated skew)" },
+	{ .key = "memboot.tsc_coarse", .type = PARAM_BOOL, .ptr = &smp_settings.tsc_coarse,
+	  .help = "debug: move the quick TSC estimate 1 % off and claim it good to 2 % only, "
+		  "so that the precise reference must replace it" },
 };
 PARAM_TABLE(smp_param_table, "smp", smp_params);

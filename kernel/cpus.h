@@ -20,6 +20,7 @@ struct smp_settings {
 	unsigned bringup;          /* memboot.smp_bringup: enum smp_bringup */
 	uint64_t tsc_skew;         /* memboot.tsc_skew: debug, CPU 1's TSC moved by this */
 	bool tsc_sync;             /* memboot.tsc_sync: check every AP's TSC */
+	bool tsc_coarse;           /* memboot.tsc_coarse: debug, a poor quick TSC estimate */
 };
 
 /* memboot.smp_bringup=parallel|serial */

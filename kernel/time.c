@@ -32,6 +32,18 @@ void time_init(uint64_t hz, const char *method, uint32_t uncertainty_ppm)
 	ns_per_cycle_q32 = hz ? (uint64_t)(((unsigned __int128)1000000000ULL << 32) / hz) : 0;
 }
 
+void time_coarsen(void)
+{
+	if (tsc_final || !tsc_hz)
+		return;
+	uint64_t hz = tsc_hz + tsc_hz / 1000000 * TIME_COARSE_OFF_PPM;
+
+	pr_warn("tsc: memboot.tsc_coarse: the quick %s estimate moved from %llu to %llu Hz "
+		"and claimed good to %u ppm only (debug: the precise reference must replace it)",
+		tsc_method, (unsigned long long)tsc_hz, (unsigned long long)hz, TIME_COARSE_PPM);
+	time_init_provisional(hz, tsc_method, TIME_COARSE_PPM);
+}
+
 uint64_t tsc_cycles_to_ns(uint64_t cycles)
 {
 	return (uint64_t)(((unsigned __int128)cycles * ns_per_cycle_q32) >> 32);

@@ -36,6 +36,17 @@ extern bool tsc_final;
  * that measures it at less than half its uncertainty. */
 #define TIME_ADOPT_PPM 5000
 /*
+ * memboot.tsc_coarse (debug): the quick estimate is moved TIME_COARSE_OFF_PPM
+ * off and claimed good to TIME_COARSE_PPM only, so that phase clockcheck
+ * must replace it with a reference's figure whatever the host's timing (a
+ * tight PIT window on one host, a loose one on another), and what was made
+ * before shows whether it waited for the precise figure. Below
+ * TIME_TIMEOUT_PPM: the boot's course (who measures, when) stays as it is.
+ */
+#define TIME_COARSE_OFF_PPM 10000
+#define TIME_COARSE_PPM 20000
+void time_coarsen(void);
+/*
  * A second reference (at I/O port or address @where, recorded under
  * @where_key) measured the TSC at @res: print how far it is from
  * tsc_hz, emit a `clock_check` record, and warn if the two disagree by more

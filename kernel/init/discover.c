@@ -286,6 +286,10 @@ void discover_acpi(const struct bootinfo *bi, bool dump, struct discovered_acpi 
 	if ((bytes = table_bytes(acpi, "FACP", &len)) &&
 	    !acpi_fadt_pm_timer(bytes, len, &acpi->pm_timer))
 		acpi->pm_timer.port = 0;
+	/* The first phase that can use the command line's debug key: from here
+	 * on everything runs on the poor figure it makes. */
+	if (smp_settings.tsc_coarse)
+		time_coarsen();
 	/* A quick estimate too poor for timeouts (or an assumed figure) must
 	 * give way to a better reference before the SMP timeout counts on it:
 	 * measure now, the HPET first (a memory read, the fastest of the
