@@ -30,7 +30,11 @@ def test_quiet_hides_info_and_warnings_not_the_summary():
     assert _lines(b) == (False, False, True, True), b.tail()
     # Records still reach the serial console, the warning's among them.
     assert [p["name"] for p in b.all("phase")][-1] == "selftest"
-    assert done["warnings"] == 1 and len(b.all("warning")) == 1
+    # The unknown key's warning among them; a busy host may add a clock
+    # warning of its own, so the count is checked against the records.
+    warnings = b.all("warning")
+    assert done["warnings"] == len(warnings) >= 1, (done, warnings)
+    assert any("memboot.no_such_key" in w["msg"] for w in warnings), warnings
 
 
 def test_loglevel_5_shows_warnings_hides_info():

@@ -2,8 +2,11 @@
 reader here drains at 11,520 bytes a second (8N1: ten bits a byte), its pipe
 buffer cut to one page so the guest feels it. Against the same boot on a
 FIFO read as fast as it fills: every record is there and parses, no line is dropped, and the
-phases take what they took unthrottled (within 20 % plus 2 ms): the line's
-time is reported on its own, in `console_drain`, not in some phase."""
+line's time is reported on its own, in `console_drain`, not in some phase:
+the phases of the throttled boots take less than half of the line's drain
+time (seconds) more than the unthrottled ones, each phase at its best. A
+host that stalls vCPUs adds milliseconds; a console counted in the phases
+would add all of it."""
 import fcntl
 import os
 import re
@@ -106,6 +109,15 @@ def _best_phases_ns(boots):
                for n in names)
 
 
+def _within_drain(fast_ns, slow_ns, slows):
+    """The throttled boots' phases (each at its best) are longer than the
+    unthrottled ones' by less than half of the shortest throttled drain:
+    what a console counted in the phases would add is all of its drain."""
+    drain_ns = min(next(d["ns"] for d in b.all("console_drain") if d["name"] == "ttyS0")
+                   for b in slows)
+    return slow_ns - fast_ns < drain_ns / 2
+
+
 def test_slow_console_loses_nothing_and_is_no_phase_time():
     kw = dict(boot_path="pvh", nodes=2, cpus_per_node=2, mem_per_node="1G")
     # Unthrottled: the same FIFO read as fast as it fills (QEMU's pipe
@@ -124,7 +136,7 @@ def test_slow_console_loses_nothing_and_is_no_phase_time():
         if len(fasts) < 3:
             continue
         fast_ns, slow_ns = _best_phases_ns(fasts), _best_phases_ns(slows)
-        if abs(slow_ns - fast_ns) <= 0.2 * fast_ns + 2e6 or len(fasts) >= MAX_PAIRS:
+        if _within_drain(fast_ns, slow_ns, slows) or len(fasts) >= MAX_PAIRS:
             break
     for b in fasts + slows:
         b.expect_ok()
@@ -154,7 +166,7 @@ def test_slow_console_loses_nothing_and_is_no_phase_time():
           f"(each phase best of {len(fasts)}); ttyS0 drain {tty['ns'] / 1e6:.3f} ms for {tty['bytes']} bytes "
           f"(unthrottled: {fasts[0].all('console_drain')[0]['ns'] / 1e6:.3f} ms)")
     per_phase = {p["name"]: (p["ns"], q["ns"]) for p, q in zip(fast.all("phase"), slow.all("phase"))}
-    assert abs(slow_ns - fast_ns) <= 0.2 * fast_ns + 2e6, (fast_ns, slow_ns, per_phase)
+    assert _within_drain(fast_ns, slow_ns, slows), (fast_ns, slow_ns, per_phase, tty)
 
 
 # A timing check: run alone, after the rest (tests/run.py).
