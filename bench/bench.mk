@@ -76,44 +76,66 @@ bench-build: $(MEMMAP_BENCH_BINS) $(BENCH_O)/pt_bench $(BENCH_O)/pcp_bench $(BEN
 
 BENCH_QUICK_ARGS := --quick --reps 15 --budget-s 20 --what init,init_plain,init_nt,lim_memset,lim_store,lim_nt,lim_ntdq
 
+# SMOKE=1: every benchmark target at its smallest, one repetition or boot of
+# the least work that still runs each step and prints each table: a check
+# that the command works (tests/guest/test_commands.py runs every documented
+# command so), never figures to keep. The arguments go first: BENCH_ARGS and
+# the others still win.
+SMOKE ?=
+ifneq ($(SMOKE),)
+SMOKE_MEMMAP_ARGS := --pages 1200000 --reps 1 --threads 1
+SMOKE_TOOL_BENCH_ARGS := --boots 1 --axis topo=1x1x512M --axis init=deferred --axis threads=1
+SMOKE_TOPO_ARGS := --nodes 1 --cpus-per-node 1 --mem-per-node 512M
+SMOKE_BOOT_ARGS := --boots 1 $(SMOKE_TOPO_ARGS)
+SMOKE_QEMU_ARGS := --boots 1 --policies deferred --nodes 1 --cpus-per-node 1 --mem-per-node 512M
+SMOKE_SEED_ARGS := --boots 1
+SMOKE_LINUX_ARGS := --nodes 1 --cpus-per-node 1 --mem-per-node 1G
+PT_BENCH_ARGS ?= --threads 1 --mib 16 --reps 1
+PCP_BENCH_ARGS ?= --threads 1 --repeats 1 --allocs 2000 --mix kbuild
+PCP_GUEST_ARGS ?= --nodes 1 --cpus-per-node 2 --mem-per-node 512M --repeats 1 --allocs 500
+FUZZ_SECONDS := 1
+endif
+
 .PHONY: bench bench-host bench-qemu bench-usable bench-translated results seeds compare-linux
 bench: $(MEMMAP_BENCH_BINS) all
 	@python3 bench/memmap_results.py --bin-dir $(BENCH_O) --command "make bench" \
-		-- $(BENCH_QUICK_ARGS) $(BENCH_ARGS)
-	@tools/memboot bench --quick
+		-- $(BENCH_QUICK_ARGS) $(SMOKE_MEMMAP_ARGS) $(BENCH_ARGS)
+	@tools/memboot bench --quick $(SMOKE_TOOL_BENCH_ARGS)
 
 bench-host: $(MEMMAP_BENCH_BINS)
 	@python3 bench/memmap_results.py --bin-dir $(BENCH_O) \
-		--command "make bench-host$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')" -- $(BENCH_ARGS)
+		--command "make bench-host$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')" -- \
+		$(SMOKE_MEMMAP_ARGS) $(BENCH_ARGS)
 
 # Per-node init figures from real boots (QEMU, 2 nodes x 2 CPUs x 2 GiB).
 bench-qemu: all
-	@python3 bench/qemu_meminit.py --iso $(O)/memboot.iso
+	@python3 bench/qemu_meminit.py --iso $(O)/memboot.iso $(SMOKE_QEMU_ARGS)
 
 # Time to usable memory and every phase, release against debug, both with
 # guest RAM preallocated (bench/usable.py; BENCH_ARGS='--boots 9 --config ...').
 bench-usable: all
 	@$(MAKE) --no-print-directory MODE=release kernel
-	@python3 bench/usable.py $(BENCH_ARGS)
+	@python3 bench/usable.py $(SMOKE_BOOT_ARGS) $(BENCH_ARGS)
 
 # The same boots counted, not timed: the instructions QEMU's TCG translates
 # before memory is usable, by phase (bench/translated.py; BENCH_ARGS as above).
 bench-translated: all
 	@$(MAKE) --no-print-directory MODE=release kernel
-	@python3 bench/translated.py $(BENCH_ARGS)
+	@python3 bench/translated.py $(SMOKE_TOPO_ARGS) $(BENCH_ARGS)
 
 # The only benchmark target that writes a tracked file.
 results: $(MEMMAP_BENCH_BINS) all
 	@python3 bench/memmap_results.py --bin-dir $(BENCH_O) --results docs/results.md \
-		--command "make results$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')" -- $(BENCH_ARGS)
+		--command "make results$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')" -- \
+		$(SMOKE_MEMMAP_ARGS) $(BENCH_ARGS)
 	@python3 bench/qemu_meminit.py --iso $(O)/memboot.iso --results docs/results.md \
-		--command "make results"
+		--command "make results" $(SMOKE_QEMU_ARGS)
 
 seeds: all
-	@tools/memboot bench --seed all
+	@tools/memboot bench --seed all $(SMOKE_SEED_ARGS)
 
 compare-linux: all
-	@tools/memboot compare-linux
+	@tools/memboot compare-linux $(SMOKE_LINUX_ARGS)
 
 # Page-table fault-in (seed 003's thp_memscale shape): mm/pt/pt.c natively with
 # pthreads; prints a table, writes no file.

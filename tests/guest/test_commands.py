@@ -1,0 +1,228 @@
+"""Every command the project documents works, as a new user would type it.
+
+The commands come from the documents themselves: every `make TARGET` and
+`make VAR=value` in a code span or block of README.md, docs/tools.md and
+docs/benchmarks.md and every line of `make help`, and every
+`tools/memboot SUBCOMMAND` there. Each runs in a scratch copy of the tree
+(the build included, so nothing is rebuilt that is not out of date), with
+SMOKE=1 in the environment: the benchmark targets then do their least work
+(bench/bench.mk says what each does), so the whole list takes minutes. A
+command fails on a non-zero status or a Python traceback in its output. No
+command but `make results` may change a tracked file.
+
+What is not run: `make test` (this suite is it). The tool's subcommands need
+arguments a user would give (a log, a results store): QUICK below gives each
+its smallest real use, and a documented subcommand without one fails, so a
+new subcommand gets its line here when its documentation is written.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+from guest import ROOT
+
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+
+DOCS = ("README.md", "docs/tools.md", "docs/benchmarks.md")
+NOT_RUN = {"test": "the suite this test is part of"}
+# Run after every other command: they remove what the others use.
+LAST = ("results", "clean", "distclean")
+# The one command allowed to change a tracked file, and the file.
+WRITES = {"results": {"docs/results.md"}}
+TIMEOUT_S = 600
+
+# The smallest real use of each subcommand, in order: later ones read what
+# earlier ones wrote ({tmp} is a scratch directory).
+QUICK = [
+    ("run", ["run", "--nodes", "2", "--cpus-per-node", "1", "--mem-per-node", "512M",
+             "--log", "{tmp}/boot.log"]),
+    ("run", ["run", "--firmware", "uefi", "--mem-per-node", "512M",
+             "--vars", "{tmp}/vars.fd"]),
+    ("results", ["results", "{tmp}/vars.fd"]),
+    ("topo", ["topo", "tests/host/fixtures/acpi/q35-numa2-slit.acpidump"]),
+    ("trace", ["trace", "{tmp}/boot.log", "-o", "{tmp}/trace.json"]),
+    ("plot", ["plot", "{tmp}/boot.log", "-o", "{tmp}/boot.png"]),
+    ("bench", ["bench", "--quick", "--boots", "1", "--axis", "topo=1x1x512M",
+               "--axis", "init=deferred", "--axis", "threads=1", "--json", "{tmp}/bench.json"]),
+    ("bench-plot", ["bench-plot", "{tmp}/bench.json", "--out", "{tmp}/bench"]),
+    ("compare-linux", ["compare-linux", "--nodes", "1", "--cpus-per-node", "1",
+                       "--mem-per-node", "1G"]),
+    ("lab", ["lab", "--quick", "--no-plot", "--out", "{tmp}/lab"]),
+]
+
+
+def code_text(text):
+    """What a document shows as code: fenced and indented blocks, inline
+    spans. Prose is left out, so "make sure" is never a command."""
+    parts = re.findall(r"```[^\n]*\n(.*?)```", text, re.S)
+    rest = re.sub(r"```.*?```", "", text, flags=re.S)
+    parts += re.findall(r"`([^`\n]+)`", rest)
+    parts += [line for line in rest.splitlines() if line.startswith("    ")]
+    return "\n".join(parts)
+
+
+MAKE_RE = re.compile(r"(?<![\w/.-])make((?:\s+[A-Z_]+=(?:'[^']*'|\"[^\"]*\"|[^\s|]+))*)"
+                     r"(\s+[a-z][a-z0-9-]*(?:\s*\|\s*[a-z][a-z0-9-]*)*)?")
+VAR_RE = re.compile(r"([A-Z_]+)=('[^']*'|\"[^\"]*\"|[^\s|]+)")
+TOOL_RE = re.compile(r"tools/memboot\s+([a-z][a-z-]*)")
+
+
+def documented(root):
+    """({target: source}, {VAR: value}, {subcommand: source}) named by the
+    documents and `make help`."""
+    texts = {}
+    for name in DOCS:
+        with open(os.path.join(root, name), encoding="utf-8") as f:
+            texts[name] = code_text(f.read())
+    texts["make help"] = subprocess.run(["make", "-s", "--no-print-directory", "help"], cwd=root,
+                                        stdout=subprocess.PIPE, text=True, check=True).stdout
+    targets, variables, subs = {}, {}, {}
+    for source, text in texts.items():
+        for m in MAKE_RE.finditer(text):
+            for var, value in VAR_RE.findall(m.group(1)):
+                if "|" not in value:
+                    variables.setdefault(var, value.strip("'\""))
+            for word in re.findall(r"[a-z][a-z0-9-]*", m.group(2) or ""):
+                targets.setdefault(word, source)
+        for m in TOOL_RE.finditer(text):
+            subs.setdefault(m.group(1), source)
+    return targets, variables, subs
+
+
+def make_targets(root):
+    """Every explicit target of the Makefile (make's own database)."""
+    out = subprocess.run(["make", "-pRrq", "-f", "Makefile", ":"], cwd=root,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout
+    return {m.group(1) for m in re.finditer(r"^([a-z][a-z0-9-]*):", out, re.M)}
+
+
+def help_targets(root):
+    """The targets `make help` lists (its lines "  make A | B  text")."""
+    out = subprocess.run(["make", "-s", "--no-print-directory", "help"], cwd=root,
+                         stdout=subprocess.PIPE, text=True, check=True).stdout
+    found = set()
+    for line in out.splitlines():
+        m = re.match(r"\s+make ((?:[a-z][a-z0-9-]*(?: \| )?)+)", line)
+        if m:
+            found.update(w for w in m.group(1).split(" | ") if w)
+    return found
+
+
+def subcommands():
+    """The subcommands tools/memboot registers (make_parser())."""
+    import importlib.machinery
+    import importlib.util
+    loader = importlib.machinery.SourceFileLoader("memboot_cli", os.path.join(ROOT, "tools",
+                                                                              "memboot"))
+    spec = importlib.util.spec_from_loader("memboot_cli", loader)
+    cli = importlib.util.module_from_spec(spec)
+    loader.exec_module(cli)
+    parser = cli.make_parser()
+    for action in parser._subparsers._group_actions:
+        return set(action.choices)
+    return set()
+
+
+def scratch_copy(dst):
+    """The working tree as it is (uncommitted changes, the build, file
+    times kept so make rebuilds nothing), with a git index of its own:
+    the copy's commands can never touch this tree's repository."""
+    tree = os.path.join(dst, "tree")
+    shutil.copytree(ROOT, tree, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+    subprocess.run(["git", "init", "-q"], cwd=tree, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=tree, check=True)
+    return tree
+
+
+def changed_files(tree):
+    """Tracked files whose content differs from the copy's index."""
+    out = subprocess.run(["git", "diff", "--name-only"], cwd=tree, stdout=subprocess.PIPE,
+                         text=True, check=True).stdout
+    return set(out.split())
+
+
+def run_one(argv, cwd, env, log):
+    start = time.monotonic()
+    try:
+        p = subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True,
+                           errors="replace", timeout=TIMEOUT_S)
+        rc, out = p.returncode, p.stdout
+    except subprocess.TimeoutExpired as e:
+        rc, out = "timeout", (e.stdout or b"").decode("utf-8", "replace") \
+            if isinstance(e.stdout, bytes) else (e.stdout or "")
+    wall = time.monotonic() - start
+    problem = None
+    if rc != 0:
+        problem = "exit %s" % rc
+    elif "Traceback (most recent call last)" in out:
+        problem = "a Python traceback"
+    log.append("%-60s %6.1f s  %s" % (" ".join(argv)[:60], wall, problem or "ok"))
+    return problem, out
+
+
+def test_every_documented_command_runs():
+    targets, variables, subs = documented(ROOT)
+    real = make_targets(ROOT)
+    # What `make help` lists must be a target; prose-like words in the other
+    # documents' code (a path, a flag) are only run when they are targets.
+    missing = sorted(help_targets(ROOT) - real)
+    assert not missing, "make help lists targets the Makefile lacks: %s" % missing
+    run_targets = sorted(t for t in targets if t in real and t not in NOT_RUN)
+    registered = subcommands()
+    subs = {s for s in subs if s in registered}
+    assert subs, "no tools/memboot subcommand found in %s" % (DOCS,)
+    quick_names = {name for name, _ in QUICK}
+    assert not subs - quick_names, \
+        "documented subcommands with no quick form in QUICK: %s" % sorted(subs - quick_names)
+    assert not quick_names - registered, \
+        "QUICK names subcommands tools/memboot lacks: %s" % sorted(quick_names - registered)
+
+    failures, log = [], []
+    with tempfile.TemporaryDirectory(prefix="memboot-commands-") as tmp:
+        tree = scratch_copy(tmp)
+        env = dict(os.environ, SMOKE="1", MEMBOOT_HOST_NOTES="off")
+        # A command of its own, not a sub-make of the `make test` running this.
+        for var in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS"):
+            env.pop(var, None)
+
+        def check(name, argv):
+            # distclean removes the newlib cache: the copy's, which is empty
+            # (the build's newlib is a link into the real one, kept).
+            run_env = dict(env, NEWLIB_CACHE=os.path.join(tmp, "newlib-cache")) \
+                if argv[-1] == "distclean" else env
+            problem, out = run_one(argv, tree, run_env, log)
+            if problem:
+                failures.append("%s: %s\n%s" % (name, problem, out[-3000:]))
+
+        for target in run_targets:
+            if target not in LAST:
+                check("make " + target, ["make", target])
+        for var, value in sorted(variables.items()):
+            check("make %s=%s" % (var, value), ["make", "%s=%s" % (var, value)])
+        for name, argv in QUICK:
+            if name in subs:
+                check("tools/memboot " + name,
+                      ["tools/memboot"] + [a.format(tmp=tmp) for a in argv])
+        changed = changed_files(tree)
+        for target in LAST:
+            if target in run_targets:
+                before = changed_files(tree)
+                check("make " + target, ["make", target])
+                if target in WRITES:
+                    wrote = changed_files(tree) - before
+                    if not wrote & WRITES[target]:
+                        failures.append("make %s changed none of %s" % (target, WRITES[target]))
+    print("\n".join(log))
+    assert not changed, "commands other than make results changed tracked files: %s" % changed
+    assert not failures, "\n\n".join(failures)
+    # The documents name what the product is: the list must not shrink to
+    # nothing through a change of the extraction.
+    assert {"run", "test", "bench", "fuzz"} <= set(targets), sorted(targets)
+
+
+test_every_documented_command_runs.serial = True
