@@ -16,7 +16,7 @@ instruction QEMU translates, in the order it does, all vCPUs together.
 Each instruction is the kernel's when its address lies in one of the ELF's
 functions (`nm`); the rest (firmware, the AP trampoline copied below 1 MiB)
 is counted apart. A phase's share runs from the first translation of the
-function its line in kernel/init/main.c calls, PHASE("name", fn(...)), to
+function its line in kernel/init/main.c calls, PHASE(name, fn(...)), to
 the next phase's; an AP's code falls in the phase in which it ran first.
 "before usable" is every kernel instruction before the phase after
 `meminit`. The same kernel gives the same count within a few dozen
@@ -45,8 +45,9 @@ DEFAULT_CONFIGS = ("release=build/release/memboot.elf,prealloc",
                    "debug=build/debug/memboot.elf,prealloc")
 USABLE_AFTER = "meminit"       # memory is usable when this phase ends
 
-# PHASE("name", fn(...)) or PHASE("name", var = fn(...)) in main.c.
-PHASE_RE = re.compile(r'\bPHASE\(\s*"(\w+)"\s*,\s*(?:[\w.]+\s*=\s*)?(\w+)\s*\(')
+# PHASE(name, fn(...)) or PHASE(name, var = fn(...)) in main.c (the name
+# quoted in trees before the phase table, kernel/init/phases.h).
+PHASE_RE = re.compile(r'\bPHASE\(\s*"?(\w+)"?\s*,\s*(?:[\w.]+\s*=\s*)?(\w+)\s*\(')
 # A line of QEMU's in_asm log: "0x00100000:  fa   cli".
 IN_ASM_RE = re.compile(r"^0x([0-9a-fA-F]+):")
 OUTSIDE = "outside the kernel"

@@ -7,35 +7,8 @@
  *
  * main.c owns the boot state (struct boot_state below) and hands each phase
  * pointers to what it reads (const) and what it fills; no phase reaches
- * another's globals. Phase -> takes -> builds:
- *
- *   bootinfo    the loader's registers      -> bs.bootinfo
- *   cmdline     bs.bootinfo.cmdline         -> each subsystem's settings (cmdline_tables)
- *   physmem     bs.bootinfo (usable ranges) -> bs.physmem (page 0, kernel image reserved)
- *   acpi        bs.bootinfo (RSDP)          -> bs.acpi (MADT, SRAT, SLIT, PM timer)
- *   numa        bs.bootinfo, bs.acpi        -> bs.topo; bs.physmem learns nodes, distances
- *   hugetlb1g   bs.topo, bs.physmem         -> bs.hugetlb's 1 GiB pages, reserved in physmem
- *   pagetables  bs.bootinfo, bs.physmem     -> the kernel's page tables
- *   smp         bs.acpi, bs.topo, bs.physmem -> every CPU up, its stack on its node
- *               (then an AP measures the clock: bs.clock_checks)
- *   memmap      bs.topo, bs.physmem         -> bs.memmap: descriptor arrays, node-local
- *   memprep     bs.topo, bs.hugetlb,        -> the allocator started, the init engine's
- *               bs.physmem, bs.memmap          work taken, fixed descriptors written;
- *                                              bs.physmem retires, bs.census its baseline
- *   meminit     bs.memmap                   -> the allocator owns all free memory
- *                                              (memory is usable here)
- *   clockcheck  bs.clock_checks             -> the precise TSC figure (the APs'
- *                                              measurements); clock_check records
- *   tscsync     the online CPUs             -> each AP's TSC checked against the boot
- *                                              CPU's, a known offset corrected; then
- *                                              meminit_report(): the node figures
- *   hugetlb     bs.topo, bs.memmap          -> bs.hugetlb's 2 MiB pools, from the allocator
- *   vm          bs.memmap, bs.hugetlb       -> the #PF handler and the shootdown vector
- *   census      bs.topo, bs.memmap,         -> every page counted (false: one is lost)
- *               bs.census
- *   pcp         the allocator               -> per-CPU page lists in front of it
- *   selftest    bs.topo, bs.memmap,         -> the self-tests the command line asks for,
- *               bs.hugetlb, bs.census          each followed by a census
+ * another's globals. The phases, in order, with what each takes and builds,
+ * are kernel/init/phases.h's table: PHASE() names its phase from it.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -206,47 +179,47 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 					    .census = boot_census, .census_arg = &bs,
 					    .replay = &bs.bootinfo.replay };
 
-	PHASE("early", early_init());
-	PHASE("bootinfo", boot_ok = boot_collect(boot_magic, boot_info, &bs.bootinfo));
+	PHASE(early, early_init());
+	PHASE(bootinfo, boot_ok = boot_collect(boot_magic, boot_info, &bs.bootinfo));
 	results_setup(bs.bootinfo.efi_system_table, bs.bootinfo.efi_runtime_code,
 		      bs.bootinfo.nr_efi_runtime_code);
-	PHASE("cmdline", cmdline_parse_tables(bs.bootinfo.cmdline, cmdline_tables,
+	PHASE(cmdline, cmdline_parse_tables(bs.bootinfo.cmdline, cmdline_tables,
 					      sizeof(cmdline_tables) / sizeof(cmdline_tables[0])));
-	PHASE("console", console_setup(&console_cmdline, &bs.bootinfo.fb,
+	PHASE(console, console_setup(&console_cmdline, &bs.bootinfo.fb,
 				       boot_has_legacy_vga(&bs.bootinfo), arch_mapped_top()));
-	PHASE("report", bootreport_print(&bs.bootinfo, bootreport_settings.dump_mmap));
+	PHASE(report, bootreport_print(&bs.bootinfo, bootreport_settings.dump_mmap));
 	if (bootreport_settings.dump_bootinfo)
 		bootreport_dump_loader_info(&bs.bootinfo);
 	if (!boot_ok)
 		kernel_exit(EXIT_BOOTINFO, "boot information missing or corrupt");
-	PHASE("physmem", memory_init_physmem(&bs.bootinfo, bootreport_settings.dump_mmap,
+	PHASE(physmem, memory_init_physmem(&bs.bootinfo, bootreport_settings.dump_mmap,
 					     &bs.physmem));
-	PHASE("acpi", discover_acpi(&bs.bootinfo, bootreport_settings.dump_acpi, &bs.acpi));
-	PHASE("numa", discover_numa(&bs.bootinfo, &bs.acpi, &bs.physmem, &bs.topo));
+	PHASE(acpi, discover_acpi(&bs.bootinfo, bootreport_settings.dump_acpi, &bs.acpi));
+	PHASE(numa, discover_numa(&bs.bootinfo, &bs.acpi, &bs.physmem, &bs.topo));
 	phase_console_ring(&bs.topo, &bs.physmem);
-	PHASE("hugetlb1g", hugetlb_boot_reserve(&bs.hugetlb, &hugetlb_params, &bs.topo,
+	PHASE(hugetlb1g, hugetlb_boot_reserve(&bs.hugetlb, &hugetlb_params, &bs.topo,
 						&bs.physmem));
-	PHASE("pagetables", memory_direct_map(&bs.bootinfo, &bs.physmem));
-	PHASE("smp", discover_smp(&bs.acpi, &bs.topo, &bs.physmem));
+	PHASE(pagetables, memory_direct_map(&bs.bootinfo, &bs.physmem));
+	PHASE(smp, discover_smp(&bs.acpi, &bs.topo, &bs.physmem));
 	clock_checks_start(&bs.acpi, &bs.clock_checks);
-	PHASE("memmap", meminit_arrays(&bs.topo, &bs.physmem, &bs.memmap));
-	PHASE("memprep", meminit_prepare(&bs.topo, &bs.hugetlb, &bs.physmem, &bs.memmap,
+	PHASE(memmap, meminit_arrays(&bs.topo, &bs.physmem, &bs.memmap));
+	PHASE(memprep, meminit_prepare(&bs.topo, &bs.hugetlb, &bs.physmem, &bs.memmap,
 					 &bs.census));
-	PHASE("meminit", meminit_run(&bs.memmap));
-	PHASE("clockcheck", clock_checks_finish(&bs.clock_checks));
-	PHASE("tscsync", smp_tsc_check());
+	PHASE(meminit, meminit_run(&bs.memmap));
+	PHASE(clockcheck, clock_checks_finish(&bs.clock_checks));
+	PHASE(tscsync, smp_tsc_check());
 	meminit_report(&bs.topo, &bs.physmem);
-	PHASE("hugetlb", hugetlb_boot_pools(&bs.hugetlb, &hugetlb_params, &bs.topo, &bs.memmap,
+	PHASE(hugetlb, hugetlb_boot_pools(&bs.hugetlb, &hugetlb_params, &bs.topo, &bs.memmap,
 					    meminit_settings.trace));
-	PHASE("vm", vm_init(&bs.memmap, &bs.hugetlb));
-	PHASE("census", census_ok = census_run(&bs.topo, &bs.memmap, &bs.census, "boot"));
+	PHASE(vm, vm_init(&bs.memmap, &bs.hugetlb));
+	PHASE(census, census_ok = census_run(&bs.topo, &bs.memmap, &bs.census, "boot"));
 	/* After the boot census, which thus counts exactly what memory init
 	 * left free; the lists' own memory shows as allocated from here on. */
-	PHASE("pcp", pcp_setup_init());
+	PHASE(pcp, pcp_setup_init());
 	fault_inject(&bs.memmap);
-	PHASE("selftest", tests_ok = selftests_run(&tests));
+	PHASE(selftest, tests_ok = selftests_run(&tests));
 	if (vm_settings.bench_pt)
-		PHASE("bench", selftest_pt_bench(&tests));
+		PHASE(bench, selftest_pt_bench(&tests));
 	if (!census_ok || !census_run(&bs.topo, &bs.memmap, &bs.census, "end"))
 		kernel_exit(EXIT_CENSUS, "pages unaccounted for");
 	kernel_exit(tests_ok ? EXIT_OK : EXIT_SELFTEST, tests_ok ? NULL : "a self-test failed");

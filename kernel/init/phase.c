@@ -11,6 +11,7 @@
 #include "kernel/console.h"
 #include "kernel/console/ring.h"
 #include "kernel/log.h"
+#include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/record.h"
 #include "kernel/summary.h"
@@ -81,8 +82,21 @@ static void phase_report(void *arg)
 static struct phase_figures late_phases[PHASE_LATE_MAX];
 static uint32_t nr_late_phases;
 
-void phase_end(const char *name, uint64_t start_tsc)
+static const char *const phase_names[BOOT_PHASE_COUNT] = {
+#define PHASE_NAME_(name, when, takes, builds) [BOOT_PHASE_##name] = #name,
+	BOOT_PHASES(PHASE_NAME_)
+#undef PHASE_NAME_
+};
+
+const char *boot_phase_name(enum boot_phase phase)
 {
+	ASSERT(phase < BOOT_PHASE_COUNT, "boot phase %u beyond the table", (unsigned)phase);
+	return phase_names[phase];
+}
+
+void phase_end(enum boot_phase phase, uint64_t start_tsc)
+{
+	const char *name = boot_phase_name(phase);
 	uint64_t end_tsc = rdtsc();
 	uint32_t aps;
 	uint64_t busy = ap_busy_total(&aps);

@@ -1,8 +1,9 @@
 /*
  * phase.h: timing of boot phases. Each phase prints a line and a `phase`
- * record (name, start_ns, ns) when it ends.
+ * record (name, start_ns, ns) when it ends. Its name comes from the phase
+ * table (kernel/init/phases.h): a phase that is not there does not compile.
  *
- *   PHASE("bootinfo", ok = boot_collect(magic, info, &bi));
+ *   PHASE(bootinfo, ok = boot_collect(magic, info, &bi));
  */
 #ifndef MEMBOOT_KERNEL_PHASE_H
 #define MEMBOOT_KERNEL_PHASE_H
@@ -10,8 +11,9 @@
 #include <stdint.h>
 
 #include "arch/cpu.h"
+#include "kernel/init/phases.h"
 
-void phase_end(const char *name, uint64_t start_tsc);
+void phase_end(enum boot_phase phase, uint64_t start_tsc);
 
 struct numa_topology;
 struct physmem;
@@ -23,7 +25,7 @@ void phase_console_ring(const struct numa_topology *topo, struct physmem *pm);
 	do {                                               \
 		uint64_t phase_start_tsc_ = rdtsc();       \
 		__VA_ARGS__;                               \
-		phase_end(name, phase_start_tsc_);         \
+		phase_end(BOOT_PHASE_##name, phase_start_tsc_); \
 	} while (0)
 
 #endif

@@ -1,12 +1,11 @@
 """Boot matrix of the foundation: firmware, machine types, node counts,
 command-line handling and exit statuses."""
-from guest import boot, check_map_invariants, usable_bytes
+from guest import boot, check_map_invariants, facts, usable_bytes
 
 GIB = 1 << 30
 MIB = 1 << 20
-PHASES = ["early", "bootinfo", "cmdline", "console", "report", "physmem", "acpi", "numa", "hugetlb1g",
-          "pagetables", "smp", "memmap", "memprep", "meminit", "clockcheck", "tscsync", "hugetlb", "vm",
-          "census", "pcp", "selftest"]
+# Every boot's phases, in order: kernel/init/phases.h's table.
+PHASES = list(facts.PHASES)
 
 
 def _common(b, boot_path):

@@ -164,10 +164,10 @@ def boot_state_members(main_text):
 
 
 def phase_calls(main_text):
-    """The text of every PHASE("name", ...) in main.c, by name."""
+    """The text of every PHASE(name, ...) in main.c, by name."""
     text = strip_comments(main_text)
     calls = {}
-    for m in re.finditer(r'PHASE\("(\w+)",', text):
+    for m in re.finditer(r'PHASE\((\w+),', text):
         depth, i = 1, m.end()
         while depth and i < len(text):
             depth += {"(": 1, ")": -1}.get(text[i], 0)
@@ -204,7 +204,7 @@ class TestBootState(unittest.TestCase):
         builds = {"bootinfo": "bootinfo", "physmem": "physmem", "acpi": "acpi",
                   "numa": "topo", "memmap": "memmap", "hugetlb1g": "hugetlb"}
         for phase, member in builds.items():
-            self.assertIn(phase, calls, f"no PHASE(\"{phase}\") in {MAIN}")
+            self.assertIn(phase, calls, f"no PHASE({phase}, ...) in {MAIN}")
             self.assertIn(f"&bs.{member}", calls[phase],
                           f"phase {phase} is not handed &bs.{member}")
         for phase in ("memprep", "census"):
@@ -236,7 +236,7 @@ class TestBootState(unittest.TestCase):
             "/*\nstruct memmap memmap;\n*/\n"), [])
         self.assertEqual(boot_state_members("struct boot_state {\n\tstruct memmap mm;\n};"),
                          {"memmap": "mm"})
-        calls = phase_calls('PHASE("numa", discover_numa(&bs.bootinfo, &topo));')
+        calls = phase_calls('PHASE(numa, discover_numa(&bs.bootinfo, &topo));')
         self.assertEqual(calls, {"numa": " discover_numa(&bs.bootinfo, &topo)"})
 
     def test_shared_state_check_can_fail(self):

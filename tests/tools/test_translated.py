@@ -36,7 +36,7 @@ class PhaseLines(unittest.TestCase):
         self.assertEqual(documented, names)
 
     def test_forms(self):
-        src = '''PHASE("a", f(x));\n  PHASE("b", ok = g(&bs.y, 1));\n PHASE("c", s.t = h());
+        src = '''PHASE(a, f(x));\n  PHASE("b", ok = g(&bs.y, 1));\n PHASE(c, s.t = h());
                  if (z) PHASE("a", f(y));'''
         self.assertEqual(tr.phase_calls(src), [("a", "f"), ("b", "g"), ("c", "h")])
 

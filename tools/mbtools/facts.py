@@ -33,6 +33,7 @@ EXIT_H = os.path.join(REPO_ROOT, "kernel", "exit.h")
 EVENTS_H = os.path.join(REPO_ROOT, "kernel", "record_events.h")
 LIMITS_H = os.path.join(REPO_ROOT, "kernel", "limits.h")
 ALLOC_TABLE_H = os.path.join(REPO_ROOT, "mm", "alloc", "table.h")
+PHASES_H = os.path.join(REPO_ROOT, "kernel", "init", "phases.h")
 PAGE_H = os.path.join(REPO_ROOT, "mm", "page.h")
 # Where FWCFG_CMDLINE_FILE is defined: boot/fwcfg.h, the header of the fw_cfg
 # reader, is its home; boot/boot.c defines it until it moves there.
@@ -111,6 +112,23 @@ def parse_allocators(text, path=ALLOC_TABLE_H):
     return names
 
 
+def _c_string(text):
+    """The value of a C string literal's body (\\" and \\\\ unescaped)."""
+    return re.sub(r'\\(.)', r'\1', text)
+
+
+def parse_phases(text, path=PHASES_H):
+    """[(name, when, takes, builds)], in boot order, from the BOOT_PHASES
+    table of kernel/init/phases.h; @when is "ALWAYS" or "WITH_KEY"."""
+    string = r'"((?:[^"\\]|\\.)*)"'
+    rows = [(name, when, _c_string(takes), _c_string(builds)) for name, when, takes, builds
+            in re.findall(r"X\(\s*(\w+)\s*,\s*(ALWAYS|WITH_KEY)\s*,\s*\\?\s*%s\s*,\s*\\?\s*%s\s*\)"
+                          % (string, string), _table(text, "BOOT_PHASES", path))]
+    if not rows:
+        raise FactsError("%s: BOOT_PHASES has no X(name, when, \"takes\", \"builds\")" % path)
+    return rows
+
+
 def parse_defines(text):
     """{NAME: int} for each `#define NAME <integer>` line of a header."""
     return {name: int(value, 0) for name, value in re.findall(
@@ -125,6 +143,9 @@ QEMU_EXIT_BASE = parse_defines(_read(EXIT_H))["EXIT_QEMU_BASE"]
 EVENTS = tuple(parse_events(_read(EVENTS_H)))
 LIMITS = parse_defines(_read(LIMITS_H))
 ALLOCATORS = tuple(parse_allocators(_read(ALLOC_TABLE_H)))
+PHASE_TABLE = tuple(parse_phases(_read(PHASES_H)))
+# The phases every boot runs, in order (the others only with their key).
+PHASES = tuple(name for name, when, _, _ in PHASE_TABLE if when == "ALWAYS")
 MAX_NODES = LIMITS["MEMBOOT_MAX_NODES"]
 PAGE_SIZE_BYTES = 1 << LIMITS["PAGE_SHIFT"]
 

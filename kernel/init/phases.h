@@ -1,0 +1,95 @@
+/*
+ * phases.h: the boot's phases, in the order kernel/init/main.c runs them,
+ * each with what it takes and what it builds (`bs.` is main.c's boot
+ * state). This is the one list: PHASE() in main.c names its phase from it
+ * (a phase not listed here does not compile), and tests/tools/test_phases.py
+ * checks that main.c runs them in this order, that docs/design.md's phase
+ * table and docs/records.md's list of `phase` names are this table, and the
+ * guest tests read their expected order from it (tools/mbtools/facts.py).
+ *
+ * X(name, when, takes, builds): @name is the `phase` record's and the
+ * summary's; @when is ALWAYS, or WITH_KEY for a phase only a command-line
+ * key runs (its key is named in @takes).
+ */
+#ifndef MEMBOOT_KERNEL_INIT_PHASES_H
+#define MEMBOOT_KERNEL_INIT_PHASES_H
+
+#define BOOT_PHASES(X) \
+	X(early, ALWAYS, \
+	  "the CPU as the loader left it", \
+	  "console on COM1, CPU identity, descriptor tables, the TSC calibration") \
+	X(bootinfo, ALWAYS, \
+	  "the loader's registers", \
+	  "`bs.bootinfo`: the normalized memory map (sorted, disjoint, page aligned), RSDP, command line, boot path") \
+	X(cmdline, ALWAYS, \
+	  "`bs.bootinfo`'s command line", \
+	  "each subsystem's settings, parsed by its own key table (docs/cmdline.md)") \
+	X(console, ALWAYS, \
+	  "the `console=` settings, `bs.bootinfo`'s framebuffer", \
+	  "the consoles people read") \
+	X(report, ALWAYS, \
+	  "`bs.bootinfo`", \
+	  "the `boot`, `mem_range` and `mem_summary` records (made when the consoles drain, printed here: docs/console.md, \"Reports made late\"; so are the ACPI table list of `acpi`, the NUMA report of `numa` and the SMP report of `smp`)") \
+	X(physmem, ALWAYS, \
+	  "`bs.bootinfo`'s usable ranges", \
+	  "`bs.physmem`: the early allocator, with page 0 and the kernel image reserved") \
+	X(acpi, ALWAYS, \
+	  "`bs.bootinfo`'s RSDP", \
+	  "`bs.acpi`: MADT (CPUs), SRAT (CPU and memory affinity), SLIT (distances), validated; the PM timer and HPET (measured here only when the calibration is poor), S5 (only with `memboot.exit=poweroff`, its one user), SPCR") \
+	X(numa, ALWAYS, \
+	  "`bs.bootinfo`, `bs.acpi`", \
+	  "`bs.topo`: nodes, each CPU's node, each range's node, distances; `bs.physmem` learns the nodes and distances") \
+	X(hugetlb1g, ALWAYS, \
+	  "`bs.topo`, `bs.physmem`", \
+	  "`bs.hugetlb`'s 1 GiB pages, reserved on their exact node before anything large is allocated") \
+	X(pagetables, ALWAYS, \
+	  "`bs.bootinfo`, `bs.physmem`", \
+	  "the kernel's own W^X page tables, kept below 4 GiB, their pages from `bs.physmem`") \
+	X(smp, ALWAYS, \
+	  "`bs.acpi`, `bs.topo`, `bs.physmem`", \
+	  "the APIC mode; every CPU up, its per-CPU area and stack from `bs.physmem` on its own node (their TSCs are checked in `tscsync`)") \
+	X(memmap, ALWAYS, \
+	  "`bs.topo`, `bs.physmem`", \
+	  "`bs.memmap`: one page descriptor array per node, in that node's memory") \
+	X(memprep, ALWAYS, \
+	  "`bs.topo`, `bs.hugetlb`, `bs.physmem`, `bs.memmap`", \
+	  "the allocator started, the per-CPU lists' memory reserved, the free ranges taken as the init engine's work, the fixed descriptors written (reserved pages, holes, 1 GiB pool heads); `bs.physmem` retires; `bs.census`: the baseline. While the APs measure the clock") \
+	X(meminit, ALWAYS, \
+	  "`bs.memmap`", \
+	  "every free page initialised by its own node's CPUs and handed to the allocator (1 GiB pool pages get a head descriptor only); the nodes' jobs are posted as the phase starts, and the phase ends when memory is usable") \
+	X(clockcheck, ALWAYS, \
+	  "`bs.clock_checks` (an AP measured the HPET from the end of `smp`; the boot CPU measures the PM timer here)", \
+	  "the precise TSC figure, the `clock_check` records (docs/measuring.md): once memory is usable, since nothing before needs it (nothing is printed or converted for good until then)") \
+	X(tscsync, ALWAYS, \
+	  "the online CPUs", \
+	  "every AP's TSC checked against the boot CPU's (`tsc_sync` records), a known offset corrected from here on; then `meminit_report()` (`bs.topo`, `bs.physmem`: its retired reservations) makes meminit's figures, the APs' chunk times corrected by those offsets and every time converted at the precise rate: nothing on the path to usable memory waits for the check") \
+	X(hugetlb, ALWAYS, \
+	  "`bs.topo`, `bs.memmap`, the allocator", \
+	  "`bs.hugetlb`'s 2 MiB pools per node, filled in parallel") \
+	X(vm, ALWAYS, \
+	  "`bs.memmap`, `bs.hugetlb`", \
+	  "the #PF handler and the TLB shootdown vector, for address spaces (kernel/vm/)") \
+	X(census, ALWAYS, \
+	  "`bs.topo`, `bs.memmap`, `bs.census`", \
+	  "every page counted exactly once; a lost page fails the boot (status 5)") \
+	X(pcp, ALWAYS, \
+	  "the allocator, the online CPUs", \
+	  "per-CPU page lists in front of the allocator") \
+	X(selftest, ALWAYS, \
+	  "`bs.topo`, `bs.memmap`, `bs.hugetlb`, the census (a `struct selftest_ctx`), what the command line asks", \
+	  "the self-tests of kernel/selftest/list.h, each followed by a census (`memboot.selftest=list` prints the table)") \
+	X(bench, WITH_KEY, \
+	  "`bs.topo`, `bs.memmap`, `memboot.bench=pt`", \
+	  "seed 003's page-table fault-in benchmark in the guest (`pt_bench` records): only with `memboot.bench`")
+
+enum boot_phase {
+#define BOOT_PHASE_ENUM_(name, when, takes, builds) BOOT_PHASE_##name,
+	BOOT_PHASES(BOOT_PHASE_ENUM_)
+#undef BOOT_PHASE_ENUM_
+	BOOT_PHASE_COUNT
+};
+
+/* The phase's name, as its record and the summary give it. */
+const char *boot_phase_name(enum boot_phase phase);
+
+#endif
