@@ -25,22 +25,16 @@ SOURCE_DIRS = ("arch", "boot", "kernel", "mm")
 MAIN = "kernel/init/main.c"
 PHASE_DIR = "kernel/init"
 
-# The boot state's parts: the type and the member of struct boot_state.
-STATE_TYPES = {
-    "bootinfo": "bootinfo",
-    "physmem": "physmem",
-    "discovered_acpi": "acpi",
-    "numa_topology": "topo",
-    "memmap": "memmap",
-    "hugetlb_pools": "hugetlb",
-}
-
-# A file-scope object (not a pointer) of one of those types, defined or
-# declared extern: "struct physmem physmem;", "extern struct memmap mm;",
-# "static struct numa_topology topo = {...};".
-INSTANCE = re.compile(
-    r"^(?:extern\s+|static\s+)?(?:const\s+)?struct\s+(%s)\s+(\w+)\s*(?:\[[^\]]*\])?\s*[;=]"
-    % "|".join(STATE_TYPES), re.M)
+# A file-scope object (not a pointer) of one of the boot state's types,
+# defined or declared extern: "struct physmem physmem;", "extern struct
+# memmap mm;", "static struct numa_topology topo = {...};". The types are
+# read from struct boot_state itself (STATE_TYPES, below): a part added
+# there is guarded here with no list to edit.
+INSTANCE_FORM = (r"^(?:extern\s+|static\s+)?(?:const\s+)?struct\s+(%s)\s+(\w+)\s*"
+                 r"(?:\[[^\]]*\])?\s*[;=]")
+# Parts every boot state has had since the start: a parse of main.c that
+# finds fewer is a broken parse, not a smaller state.
+CORE_PARTS = {"bootinfo": "bootinfo", "physmem": "physmem", "memmap": "memmap"}
 
 
 def sources():
@@ -63,7 +57,7 @@ def strip_comments(text):
 
 def state_instances(text):
     """(type, name) of every file-scope instance of a boot-state type."""
-    return INSTANCE.findall(strip_comments(text))
+    return re.findall(INSTANCE_FORM % "|".join(STATE_TYPES), strip_comments(text), re.M)
 
 
 def strip_literals(text):
@@ -176,6 +170,10 @@ def phase_calls(main_text):
     return calls
 
 
+# The boot state's parts, {type: member}, from kernel/init/main.c.
+STATE_TYPES = boot_state_members(read(MAIN))
+
+
 class TestBootState(unittest.TestCase):
     def test_no_file_scope_instance_outside_the_boot_state(self):
         found = []
@@ -193,7 +191,7 @@ class TestBootState(unittest.TestCase):
 
     def test_main_owns_every_part(self):
         members = boot_state_members(read(MAIN))
-        for typ, member in STATE_TYPES.items():
+        for typ, member in CORE_PARTS.items():
             self.assertEqual(members.get(typ), member,
                              f"struct boot_state in {MAIN} has no struct {typ} {member}")
         self.assertRegex(strip_comments(read(MAIN)), r"\bstatic\s+struct\s+boot_state\s+bs\s*;")
