@@ -468,6 +468,15 @@ class ToolFacts(unittest.TestCase):
         self.assertEqual(sorted(listed), sorted(sub.choices))
         self.assertTrue(listed)
 
+    def test_cmdline_doc_names_every_selftest(self):
+        """docs/cmdline.md's memboot.selftest row names kernel/selftest/list.h's
+        tests in the table's order, then `list`."""
+        row = next(line for line in read("docs/cmdline.md").splitlines()
+                   if line.startswith("| `memboot.selftest` |"))
+        values = row.split("|")[2]
+        self.assertEqual(re.findall(r"`([a-z0-9_]+)`", values), list(facts.SELFTESTS) + ["list"])
+        self.assertGreaterEqual(len(facts.SELFTESTS), 2)
+
     def test_tools_doc_table_lists_every_subcommand(self):
         """docs/tools.md's table of subcommands is the parser's list, in
         full: a subcommand added without its row (lab once) fails."""

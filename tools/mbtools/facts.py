@@ -34,6 +34,7 @@ EVENTS_H = os.path.join(REPO_ROOT, "kernel", "record_events.h")
 LIMITS_H = os.path.join(REPO_ROOT, "kernel", "limits.h")
 ALLOC_TABLE_H = os.path.join(REPO_ROOT, "mm", "alloc", "table.h")
 PHASES_H = os.path.join(REPO_ROOT, "kernel", "init", "phases.h")
+SELFTEST_LIST_H = os.path.join(REPO_ROOT, "kernel", "selftest", "list.h")
 PAGE_H = os.path.join(REPO_ROOT, "mm", "page.h")
 # Where FWCFG_CMDLINE_FILE is defined: boot/fwcfg.h, the header of the fw_cfg
 # reader, is its home; boot/boot.c defines it until it moves there.
@@ -129,6 +130,15 @@ def parse_phases(text, path=PHASES_H):
     return rows
 
 
+def parse_selftests(text, path=SELFTEST_LIST_H):
+    """Self-test names, in run order, from the SELFTEST_LIST of
+    kernel/selftest/list.h."""
+    names = re.findall(r'X\(\s*\w+\s*,\s*"([a-z0-9_]+)"', _table(text, "SELFTEST_LIST", path))
+    if not names:
+        raise FactsError("%s: SELFTEST_LIST has no X(ID, \"name\", ...)" % path)
+    return names
+
+
 def parse_defines(text):
     """{NAME: int} for each `#define NAME <integer>` line of a header."""
     return {name: int(value, 0) for name, value in re.findall(
@@ -144,6 +154,7 @@ EVENTS = tuple(parse_events(_read(EVENTS_H)))
 LIMITS = parse_defines(_read(LIMITS_H))
 ALLOCATORS = tuple(parse_allocators(_read(ALLOC_TABLE_H)))
 PHASE_TABLE = tuple(parse_phases(_read(PHASES_H)))
+SELFTESTS = tuple(parse_selftests(_read(SELFTEST_LIST_H)))
 # The phases every boot runs, in order (the others only with their key).
 PHASES = tuple(name for name, when, _, _ in PHASE_TABLE if when == "ALWAYS")
 MAX_NODES = LIMITS["MEMBOOT_MAX_NODES"]
