@@ -12,19 +12,10 @@ import unittest
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO_ROOT, "tools"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from mbtools import facts  # noqa: E402
-
-MAIN = "kernel/init/main.c"
-
-
-def read(rel):
-    with open(os.path.join(REPO_ROOT, rel), encoding="utf-8") as f:
-        return f.read()
-
-
-def strip_comments(text):
-    return re.sub(r"/\*.*?\*/|//[^\n]*", "", text, flags=re.S)
+from test_boot_state import MAIN, read, strip_comments  # noqa: E402
 
 
 def main_phases(text):
