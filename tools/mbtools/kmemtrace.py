@@ -36,8 +36,21 @@ ORDER_RE = re.compile(r"[0-9]+", re.ASCII)
 # (version, trace CPUs, events, ids), the five skips as <5Q, then events of
 # <IBBH (id, op, order, cpu). The CPU is 16 bits and the kernel refuses a
 # header of more than 65535 CPUs: the most a trace may have to be replayed.
+# The kernel's header checks name that limit REPLAY_CPU_FIELD_LIMIT
+# (kernel/selftest/replay_file.h, where the tree has it): read from there.
 REPLAY_MAGIC = b"MBREPLAY"
-REPLAY_MAX_CPUS = 65535
+REPLAY_FILE_H = os.path.join(REPO_ROOT, "kernel", "selftest", "replay_file.h")
+
+
+def _replay_max_cpus():
+    try:
+        with open(REPLAY_FILE_H, encoding="utf-8") as f:
+            return facts.parse_defines(f.read())["REPLAY_CPU_FIELD_LIMIT"]
+    except (OSError, KeyError):
+        return (1 << 16) - 1        # the event's 16-bit cpu field
+
+
+REPLAY_MAX_CPUS = _replay_max_cpus()
 REPLAY_SKIPS = ("skipped_free_before_trace", "skipped_alloc_of_held_pfn", "skipped_order",
                 "skipped_failed_alloc", "unparsed")
 SKIP_WORDS = {
