@@ -476,14 +476,17 @@ class ToolProperties(unittest.TestCase):
     @given(st.data())
     def test_every_parser_on_random_argv(self, data):
         argv = data.draw(command_line())
-        status = call_parser(argv)
-        self.assertIn(status, (None, 0, 64), argv)
-        if argv[0] in ("run", "results", "trace", "bench-plot") and status is None:
-            # Run the command too where that starts nothing: run with
-            # --dry-run prints QEMU's command line.
-            argv = argv[:1] + (["--dry-run"] if argv[0] == "run" else []) + argv[1:]
-            status, _, err = call_tool(argv)
-            self.assertIn(status, (0, 1, 64, 65), (argv, err))
+        # Relative paths in argv name files of the test's directory, never
+        # of the checkout.
+        with contextlib.chdir(self.dir):
+            status = call_parser(argv)
+            self.assertIn(status, (None, 0, 64), argv)
+            if argv[0] in ("run", "results", "trace", "bench-plot") and status is None:
+                # Run the command too where that starts nothing: run with
+                # --dry-run prints QEMU's command line.
+                argv = argv[:1] + (["--dry-run"] if argv[0] == "run" else []) + argv[1:]
+                status, _, err = call_tool(argv)
+                self.assertIn(status, (0, 1, 64, 65), (argv, err))
 
     def test_rows_of_bench_plot(self):
         """benchplot's row check agrees with what the figures read."""
