@@ -146,6 +146,75 @@ class ResultsTool(unittest.TestCase):
         self.assertEqual(proc.returncode, 65)
         self.assertIn("shorter than efivarfs's 4 bytes", proc.stderr)
 
+    # A missing chunk, one past the kernel's limit, foreign attributes,
+    # control bytes in records, an unreadable directory.
+
+    def test_missing_chunk_is_named(self):
+        parts = chunks("\n".join(LINES) + "\n", 300)
+        d = self.efivarfs(parts)
+        os.unlink(os.path.join(d, "MembootResults01-" + results.GUID))
+        proc = self.run_tool(d)
+        self.assertEqual(proc.returncode, 65)
+        self.assertIn("chunk MembootResults01 is missing (it holds 00, 02", proc.stderr)
+        self.assertNotIn("no done record", proc.stdout + proc.stderr)
+        store = self.var_store([("MembootResults%02d" % i, results.GUID, p)
+                                for i, p in enumerate(parts) if i != 1])
+        proc = self.run_tool(store)
+        self.assertEqual(proc.returncode, 65)
+        self.assertIn("chunk MembootResults01 is missing", proc.stderr)
+
+    def test_chunk_past_the_kernels_limit_is_named(self):
+        self.assertEqual(results.MAX_CHUNKS, 32)
+        text = "\n".join(LINES) + "\n"
+        size = -(-len(text) // 32)
+        parts = chunks(text, size)
+        parts += [b""] * (32 - len(parts)) + [b'{"event":"warning","msg":"stale"}\n']
+        self.assertEqual(len(parts), 33)
+        proc = self.run_tool(self.efivarfs(parts))
+        self.expect_records(proc)
+        self.assertIn("MembootResults32 is past the 32 chunks memboot writes "
+                      "(RESULTS_MAX_CHUNKS, kernel/results.h); left out", proc.stderr)
+
+    def test_attributes_are_checked(self):
+        d = self.efivarfs(chunks("\n".join(LINES) + "\n", 4000))
+        with open(os.path.join(d, "MembootResults00-" + results.GUID), "r+b") as f:
+            f.write(struct.pack("<I", 0xFFFFFFFF))
+        proc = self.run_tool(d)
+        self.assertEqual(proc.returncode, 65)
+        self.assertIn("attributes 0xffffffff; memboot writes its variables with 0x00000007 "
+                      "(non-volatile, boot service and runtime access), the only ones "
+                      "accepted", proc.stderr)
+
+    def test_control_bytes_are_escaped(self):
+        lines = [LINES[0].replace('"cmdline":""', '"cmdline":"\\u001b]0;owned\\u0007"')]
+        lines += LINES[1:-1] + [LINES[-1].replace('"reason":"ok"', '"reason":"\\u001b[2J"')
+                                + "\x1b[2J\x07"]
+        proc = self.run_tool(self.efivarfs([("\n".join(lines) + "\n").encode()]))
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        for bad in ("\x1b", "\x07"):
+            self.assertNotIn(bad, proc.stdout)
+        self.assertIn("results: boot path mb2-uefi, \\u001b]0;owned\\u0007", proc.stdout)
+        self.assertIn("status 0 (\\u001b[2J)", proc.stdout)
+        self.assertEqual(proc.stdout.splitlines()[-1],
+                         "MEMBOOT " + LINES[-1].replace('"reason":"ok"',
+                                                        '"reason":"\\u001b[2J"'))
+        self.assertEqual(results.terminal_safe("a\x1bb\x07c\x7f\td"),
+                         "a\\u001bb\\u0007c\\u007f\\u0009d")
+
+    def test_unreadable_directory_is_permission_denied(self):
+        d = self.efivarfs(chunks("\n".join(LINES) + "\n", 4000))
+        os.chmod(self.dir, 0o755)
+        os.chmod(d, 0)
+        cmd = [TOOL, "results", d]
+        if os.geteuid() == 0:       # root reads it anyway: run as nobody
+            cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + cmd
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+        os.chmod(d, 0o755)
+        self.assertNotIn("Traceback", proc.stderr)
+        self.assertEqual(proc.returncode, 64, proc.stderr)
+        self.assertIn("cannot read directory %s: Permission denied" % d, proc.stderr)
+        self.assertNotIn("holds no memboot results", proc.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -38,7 +38,7 @@ def add_parser(sub):
                         "pcp or any kernel command-line key; '-' leaves the key out)")
     p.add_argument("--preset", metavar="NAME",
                    help="a seed's machine as the only topology (the topo axis; "
-                        "'memboot run --preset list' prints them)")
+                        "'--preset list' prints them)")
     p.add_argument("--boots", type=inputs.positive_int, metavar="N",
                    help="boots per combination (at least 1)")
     p.add_argument("--csv", metavar="FILE", type=inputs.output_file,
@@ -57,6 +57,11 @@ def add_parser(sub):
 
 
 def main(args):
+    if args.preset == "list":
+        # As `run --preset list`: the presets, and nothing booted.
+        from mbtools import presets
+        print("\n".join(presets.listing()))
+        return 0
     if args.seed:
         return seeds.main(args)
     if args.mode == "scale":

@@ -59,10 +59,12 @@ def load_rows(path, stream=None):
     or is not a bench JSON at all."""
     stream = stream if stream is not None else sys.stderr
     try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f, parse_constant=_no_constant)
-    except OSError as e:
-        raise BenchJSONError("cannot read %s: %s" % (path, e.strerror or e)) from None
+        data = json.loads(inputs.read_input(path, "bench JSON").decode("utf-8"),
+                          parse_constant=_no_constant)
+    except inputs.InputError as e:
+        raise BenchJSONError(str(e)) from None
+    except UnicodeDecodeError as e:
+        raise BenchJSONError("%s is not UTF-8 text: %s" % (path, e)) from None
     except RecursionError:
         raise BenchJSONError("%s: nested too deeply" % path) from None
     except ValueError as e:
@@ -82,6 +84,10 @@ def load_rows(path, stream=None):
                   file=stream)
         else:
             good.append(row)
+    if rows and not good:
+        # Nothing would be drawn: not a success.
+        raise BenchJSONError("%s: all %d rows have the wrong shape (each named above): "
+                             "nothing to plot" % (path, len(rows)))
     return good
 
 

@@ -62,22 +62,196 @@ def cmdline_problem(text):
     return None
 
 
+# ---------------------------------------------------------------------------
+# Reading a user's file: one rule for every tool
+# ---------------------------------------------------------------------------
+#
+# Only regular files are read. A FIFO would block (open() itself waits for a
+# writer), a device may never end (/dev/zero), a directory is not data: each
+# is refused with a message naming what it is, from fstat() of a descriptor
+# opened with O_NONBLOCK, so nothing is ever waited on or read. A file is
+# read up to a cap, as tools/topo/memboot-topo.c does (TOPO_MAX_FILE_BYTES,
+# the same 64 MiB: tests/tools/test_file_rule.py checks they agree), so a
+# 4 GiB sparse file is refused from its size before a byte is read, and a
+# file that grows while being read stops at the cap. Compressed input (.gz,
+# .xz) is capped after decompression too, and its damage named ("corrupt
+# gzip data"). Errors of the system are named in words ("permission
+# denied"), never a traceback.
+
+MAX_INPUT_BYTES = 64 << 20
+# A kmem trace is streamed line by line, never held whole: what is kept is
+# its events (about 100 bytes of text each), so it may be larger. Its text,
+# after decompression, is capped at 8 times the rule's cap: about 4 million
+# events, a few hundred MiB of memory for the reader.
+MAX_TRACE_BYTES = 8 * MAX_INPUT_BYTES
+# A line of a trace is at most a few hundred bytes; one longer is not an
+# event (and a file of NUL bytes without a newline must not become one line
+# of gigabytes in memory).
+MAX_LINE_BYTES = 4096
+
+
+class InputError(Exception):
+    """A user's file that the tools do not read: one sentence naming the
+    file and the problem."""
+
+
+def _kind(mode):
+    """What a file that is not regular is, in words."""
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a file"
+
+
+def _mib(n):
+    return "%d MiB" % (n >> 20) if n % (1 << 20) == 0 else "%d bytes" % n
+
+
+def os_error_text(e):
+    """An OSError in the system's words: "Permission denied", "No such file
+    or directory"."""
+    return e.strerror or str(e)
+
+
+def open_input(path, what="file", max_bytes=MAX_INPUT_BYTES):
+    """@path opened for reading in binary, if it is a regular file of at most
+    @max_bytes; else InputError naming it (@what: "trace", "variable store")."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as e:
+        raise InputError("cannot read %s %s: %s" % (what, path, os_error_text(e))) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError("%s %s is not a regular file (it is %s): only regular files "
+                             "are read" % (what, path, _kind(st.st_mode)))
+        if st.st_size > max_bytes:
+            raise InputError("%s %s: %d bytes, larger than the %s read at most"
+                             % (what, path, st.st_size, _mib(max_bytes)))
+        # A regular file never blocks; plain reads from here on.
+        os.set_blocking(fd, True)
+        f = os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+    return f
+
+
+def read_input(path, what="file", max_bytes=MAX_INPUT_BYTES):
+    """The bytes of @path under the file rule (open_input()); a file that
+    grew past @max_bytes while being read is refused too."""
+    with open_input(path, what, max_bytes) as f:
+        try:
+            data = f.read(max_bytes + 1)
+        except OSError as e:
+            raise InputError("cannot read %s %s: %s" % (what, path, os_error_text(e))) from None
+    if len(data) > max_bytes:
+        raise InputError("%s %s: larger than the %s read at most" % (what, path,
+                                                                     _mib(max_bytes)))
+    return data
+
+
+class _CappedLines:
+    """The lines of a (possibly compressed) binary stream, decoded, each cut
+    at MAX_LINE_BYTES (the rest of it dropped and the line flagged), the
+    whole capped at @max_bytes of decompressed text; the decompressor's
+    complaints become InputError."""
+
+    def __init__(self, raw, stream, path, what, kind, max_bytes):
+        self.raw, self.stream, self.path, self.what = raw, stream, path, what
+        self.kind, self.max_bytes, self.total = kind, max_bytes, 0
+
+    def _read(self, fn, *a):
+        import lzma
+        import zlib
+        try:
+            return fn(*a)
+        except (EOFError, zlib.error, lzma.LZMAError) as e:
+            raise InputError("%s %s: corrupt %s data (%s)"
+                             % (self.what, self.path, self.kind, e)) from None
+        except OSError as e:
+            # gzip.BadGzipFile is an OSError without an errno.
+            if e.errno is None and self.kind != "text":
+                raise InputError("%s %s: corrupt %s data (%s)"
+                                 % (self.what, self.path, self.kind, e)) from None
+            raise InputError("cannot read %s %s: %s"
+                             % (self.what, self.path, os_error_text(e))) from None
+
+    def __iter__(self):
+        """(line text, cut?) for each line."""
+        while True:
+            line = self._read(self.stream.readline, MAX_LINE_BYTES + 1)
+            if not line:
+                return
+            self._count(len(line))
+            cut = len(line) > MAX_LINE_BYTES and not line.endswith(b"\n")
+            while cut:
+                rest = self._read(self.stream.readline, 1 << 16)
+                if not rest:
+                    break
+                self._count(len(rest))
+                if rest.endswith(b"\n"):
+                    break
+            yield line[:MAX_LINE_BYTES].decode("utf-8", "replace"), cut
+
+    def _count(self, n):
+        self.total += n
+        if self.total > self.max_bytes:
+            raise InputError("%s %s: more than %s of text%s, more than is read"
+                             % (self.what, self.path, _mib(self.max_bytes),
+                                "" if self.kind == "text" else
+                                " once decompressed (%s)" % self.kind))
+
+    def close(self):
+        try:
+            self.stream.close()
+        finally:
+            self.raw.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def open_lines(path, what="file", max_bytes=MAX_TRACE_BYTES):
+    """The lines of a text file under the file rule, read as .xz or .gz
+    when its name says so: iterate for (text, cut?) pairs. The file and its
+    decompressed text are each capped at @max_bytes."""
+    import gzip
+    import lzma
+    raw = open_input(path, what, max_bytes)
+    if path.endswith(".gz"):
+        kind, stream = "gzip", gzip.GzipFile(fileobj=raw, mode="rb")
+    elif path.endswith(".xz"):
+        kind, stream = "xz", lzma.LZMAFile(raw, "rb")
+    else:
+        kind, stream = "text", raw
+    return _CappedLines(raw, stream, path, what, kind, max_bytes)
+
+
 def _head(path, offset, length):
-    with open(path, "rb") as f:
+    # The signature of an image (an ISO of any size): only its head is read.
+    with open_input(path, max_bytes=1 << 62) as f:
         f.seek(offset)
         return f.read(length)
 
 
 def regular_file_problem(path, what):
-    """None if path is a readable regular file, else why not."""
+    """None if path is a readable regular file, else why not (the file rule,
+    checked without opening it: an argument's check)."""
     try:
         st = os.stat(path)
     except OSError as e:
-        return "%s %s: %s" % (what, path, e.strerror)
+        return "%s %s: %s" % (what, path, os_error_text(e))
     if not stat.S_ISREG(st.st_mode):
-        return "%s %s is not a regular file" % (what, path)
+        return "%s %s is not a regular file (it is %s): only regular files are read" \
+            % (what, path, _kind(st.st_mode))
     if not os.access(path, os.R_OK):
-        return "%s %s is not readable" % (what, path)
+        return "cannot read %s %s: Permission denied" % (what, path)
     return None
 
 

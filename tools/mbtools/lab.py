@@ -30,18 +30,16 @@ the guest's times are an emulator's, many times the hardware's.
 """
 import argparse
 import csv
-import gzip
 import json
-import lzma
 import os
-import re
-import struct
 import subprocess
 import sys
 import tempfile
 import time
 
-from mbtools import facts, hostinfo
+from mbtools import facts, hostinfo, kmemtrace
+from mbtools.kmemtrace import (REPLAY_MAGIC, REPLAY_SKIPS, trace_summary,  # noqa: F401
+                               write_events, write_replay)
 
 TOOLS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO_ROOT = os.path.dirname(TOOLS_DIR)
@@ -50,124 +48,21 @@ DEFAULT_TRACE = os.path.join(REPO_ROOT, "tests", "tools", "fixtures", "kmem",
                              "kbuild.trace.xz")
 WORKLOADS = ("kbuild", "deep", "net", "bulk", "repeat", "random", "frag", "trace")
 
-# tracefs text:  cc1-10936 [001] ..... 847.591449: mm_page_alloc: page=... pfn=0x13d251 order=0 ...
-# trace-cmd report:  cc1-10936 [001] 847.591449: mm_page_alloc: page=... pfn=0x13d251 order=0 ...
-EVENT_RE = re.compile(
-    r"^\s*\S.*?\[(\d+)\]\s+(?:\S+\s+)?(\d+\.\d+):\s+(mm_page_alloc|mm_page_free_batched|"
-    r"mm_page_free):\s+(.*)$")
-PFN_RE = re.compile(r"\bpfn=(0x[0-9a-fA-F]+|\d+)")
-ORDER_RE = re.compile(r"\border=(\d+)")
-
-
 class LabError(Exception):
     pass
 
 
-def open_text(path):
-    if path.endswith(".xz"):
-        return lzma.open(path, "rt", errors="replace")
-    if path.endswith(".gz"):
-        return gzip.open(path, "rt", errors="replace")
-    return open(path, errors="replace")
-
-
 def parse_trace(path, max_order=10):
-    """(events [(cpu, op, order, id)], report dict) from a kmem trace."""
-    live = {}          # trace pfn -> (id, order)
-    events = []
-    rep = {"lines": 0, "alloc": 0, "free": 0, "skipped_free_before_trace": 0,
-           "skipped_alloc_of_held_pfn": 0, "skipped_order": 0, "skipped_failed_alloc": 0,
-           "unparsed": 0, "cpus": 0, "held_at_end": 0, "peak_held_pages": 0}
-    next_id = held = 0
-    cpus = set()
+    """(events [(cpu, op, order, id)], report dict) from a kmem trace
+    (mbtools.kmemtrace), with at most as many CPUs as bench/lab.c has
+    threads: each trace CPU runs on a thread of its own."""
     try:
-        f = open_text(path)
-        with f:
-            for line in f:
-                if line.startswith("#") or not line.strip():
-                    continue
-                rep["lines"] += 1
-                m = EVENT_RE.match(line)
-                if not m:
-                    rep["unparsed"] += 1
-                    continue
-                cpu, name, rest = int(m.group(1)), m.group(3), m.group(4)
-                pm = PFN_RE.search(rest)
-                om = ORDER_RE.search(rest)
-                if not pm:
-                    rep["unparsed"] += 1
-                    continue
-                pfn = int(pm.group(1), 0)
-                order = int(om.group(1)) if om else 0
-                if name == "mm_page_alloc":
-                    if pfn == 0 and "page=0000000000000000" in rest or "page=(nil)" in rest:
-                        rep["skipped_failed_alloc"] += 1
-                        continue
-                    if order > max_order:
-                        rep["skipped_order"] += 1
-                        continue
-                    if pfn in live:
-                        rep["skipped_alloc_of_held_pfn"] += 1
-                        continue
-                    live[pfn] = (next_id, order)
-                    events.append((cpu, 0, order, next_id))
-                    next_id += 1
-                    rep["alloc"] += 1
-                    held += 1 << order
-                    rep["peak_held_pages"] = max(rep["peak_held_pages"], held)
-                else:
-                    got = live.pop(pfn, None)
-                    if got is None:
-                        rep["skipped_free_before_trace"] += 1
-                        continue
-                    events.append((cpu, 1, got[1], got[0]))
-                    rep["free"] += 1
-                    held -= 1 << got[1]
-                cpus.add(cpu)
-    except (OSError, EOFError, lzma.LZMAError) as e:
-        raise LabError("cannot read trace %s: %s" % (path, e))
-    if not events:
-        raise LabError("trace %s has no kmem:mm_page_alloc/mm_page_free events (%d lines)"
-                       % (path, rep["lines"]))
-    # Trace CPUs become threads 0..N-1 in id order.
-    order = {c: i for i, c in enumerate(sorted(cpus))}
-    events = [(order[c], op, o, i) for c, op, o, i in events]
-    rep["cpus"] = len(cpus)
-    rep["held_at_end"] = len(live)
-    return events, rep
-
-
-def write_events(events, path):
-    with open(path, "wb") as f:
-        for cpu, op, order, ident in events:
-            f.write(struct.pack("<IBBH", ident, op, order, cpu))
-
-
-REPLAY_MAGIC = b"MBREPLAY"
-REPLAY_SKIPS = ("skipped_free_before_trace", "skipped_alloc_of_held_pfn", "skipped_order",
-                "skipped_failed_alloc", "unparsed")
-
-
-def write_replay(events, rep, path):
-    """The guest's replay file (kernel/selftest/replay.c): a header with the
-    skips of this reading, then the events as write_events() writes them."""
-    ids = 1 + max((e[3] for e in events), default=-1)
-    with open(path, "wb") as f:
-        f.write(REPLAY_MAGIC + struct.pack("<IIQQ", 1, rep["cpus"], len(events), ids))
-        f.write(struct.pack("<5Q", *(rep[k] for k in REPLAY_SKIPS)))
-        for cpu, op, order, ident in events:
-            f.write(struct.pack("<IBBH", ident, op, order, cpu))
-
-
-def trace_summary(path, rep):
-    return ("trace %s: %d CPUs, %d allocs, %d frees replayed; skipped: %d frees of pages "
-            "allocated before the trace, %d allocations of a pfn still held, %d orders "
-            "above 10, %d failed allocations, %d unparsed lines; %d still held at its end; "
-            "peak %d pages held" % (
-                os.path.basename(path), rep["cpus"], rep["alloc"], rep["free"],
-                rep["skipped_free_before_trace"], rep["skipped_alloc_of_held_pfn"],
-                rep["skipped_order"], rep["skipped_failed_alloc"], rep["unparsed"],
-                rep["held_at_end"], rep["peak_held_pages"]))
+        limit = kmemtrace.lab_max_threads()
+        return kmemtrace.parse_trace(
+            path, max_order, max_cpus=limit,
+            cpus_limit="the lab runs a thread per trace CPU (bench/lab.c MAX_THREADS),")
+    except kmemtrace.TraceError as e:
+        raise LabError(str(e)) from None
 
 
 def build(quiet):

@@ -332,14 +332,13 @@ def parse_log(text, name="<log>", strict=False):
 
 def read_log(path, strict=False):
     """parse_log() of the file at @path; LogError (one sentence) when it is
-    missing, a directory, not a regular file or not readable."""
+    missing, a directory, not a regular file, not readable or larger than
+    the tools read (mbtools.inputs: the file rule)."""
+    from mbtools import inputs
     try:
-        if os.path.isdir(path):
-            raise LogError("%s is a directory, not a console log" % path)
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise LogError("cannot read %s: %s" % (path, e.strerror or e)) from None
+        data = inputs.read_input(path, "console log")
+    except inputs.InputError as e:
+        raise LogError(str(e)) from None
     return parse_log(data, name=path, strict=strict)
 
 

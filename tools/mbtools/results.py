@@ -17,16 +17,31 @@ data are compact JSON records, one a line, which are printed as a boot log
 would print them, after a few summary lines.
 """
 import os
+import re
 import struct
 import sys
 import uuid
 
-from mbtools import records
+from mbtools import facts, inputs, records
 
 RECORD_PREFIX = "MEMBOOT "
 GUID = "4d454d42-4f4f-5452-9e53-756c74730001"
 PREFIX = "MembootResults"
-MAX_CHUNKS = 32
+CHUNK_RE = re.compile(PREFIX + r"([0-9]{2,})", re.ASCII)
+RESULTS_H = os.path.join(facts.REPO_ROOT, "kernel", "results.h")
+RESULTS_C = os.path.join(facts.REPO_ROOT, "kernel", "results.c")
+
+
+def _kernel_define(path, name):
+    """`#define NAME number` of a kernel source: what the kernel writes."""
+    with open(path, encoding="utf-8") as f:
+        return facts.parse_defines(f.read())[name]
+
+
+# The most chunks the kernel writes, and the attributes it gives each
+# variable (NON_VOLATILE | BOOTSERVICE_ACCESS | RUNTIME_ACCESS, UEFI 8.2).
+MAX_CHUNKS = _kernel_define(RESULTS_H, "RESULTS_MAX_CHUNKS")
+RESULTS_ATTRIBUTES = _kernel_define(RESULTS_C, "EFI_VARIABLE_NV_BS_RT")
 
 FV_SIGNATURE = b"_FVH"
 AUTH_VARIABLE_GUID = uuid.UUID("aaf32c78-947b-439a-a180-2e144ec37792")
@@ -46,22 +61,41 @@ def chunk_name(i):
     return "%s%02u" % (PREFIX, i)
 
 
+def _chunk_index(name):
+    """The chunk number of variable @name (MembootResults07: 7), or None."""
+    m = CHUNK_RE.fullmatch(name)
+    return int(m.group(1), 10) if m else None
+
+
 def read_efivarfs(path):
-    """{name: data} of memboot's variables in an efivarfs directory."""
+    """{name: data} of memboot's variables in an efivarfs directory. Each
+    file is read under the tools' file rule (a FIFO or a link to a device is
+    refused, not read) and must start with the attributes memboot writes."""
+    try:
+        names = os.listdir(path)
+    except OSError as e:
+        raise ResultsError("cannot read directory %s: %s"
+                           % (path, inputs.os_error_text(e))) from None
     found = {}
-    for i in range(MAX_CHUNKS):
-        f = os.path.join(path, "%s-%s" % (chunk_name(i), GUID))
-        if not os.path.exists(f):
-            break
+    suffix = "-" + GUID
+    for entry in sorted(names):
+        if not entry.endswith(suffix) or _chunk_index(entry[:-len(suffix)]) is None:
+            continue
+        f = os.path.join(path, entry)
         try:
-            with open(f, "rb") as fh:
-                raw = fh.read()
-        except OSError as e:
-            raise ResultsError("cannot read %s: %s" % (f, e.strerror)) from None
+            raw = inputs.read_input(f, "variable")
+        except inputs.InputError as e:
+            raise ResultsError(str(e)) from None
         if len(raw) < 4:
             raise ResultsError("%s: %d bytes, shorter than efivarfs's 4 bytes of attributes"
                                % (f, len(raw)))
-        found[chunk_name(i)] = raw[4:]
+        attributes, = struct.unpack_from("<I", raw)
+        if attributes != RESULTS_ATTRIBUTES:
+            raise ResultsError(
+                "%s: attributes 0x%08x; memboot writes its variables with 0x%08x "
+                "(non-volatile, boot service and runtime access), the only ones accepted"
+                % (f, attributes, RESULTS_ATTRIBUTES))
+        found[entry[:-len(suffix)]] = raw[4:]
     return found
 
 
@@ -78,6 +112,11 @@ def parse_var_store(blob):
     if header_len < 56 or header_len + 28 > len(blob) or fv_length > len(blob):
         raise ResultsError("firmware volume header length %d or volume length %d does not fit "
                            "the file's %d bytes" % (header_len, fv_length, len(blob)))
+    # PI spec vol. 3, 3.2.1: the header's 16-bit words sum to 0.
+    checksum = sum(struct.unpack_from("<%dH" % (header_len // 2), blob)) & 0xFFFF
+    if checksum:
+        raise ResultsError("firmware volume header checksum: its 16-bit words sum to 0x%04x, "
+                           "not 0 (a damaged header)" % checksum)
     store = header_len
     sig = uuid.UUID(bytes_le=bytes(blob[store:store + 16]))
     if sig not in (AUTH_VARIABLE_GUID, VARIABLE_GUID):
@@ -158,27 +197,41 @@ def add_variables(blob, variables):
     return bytes(blob), n
 
 
-def read_var_store_file(path):
+def read_var_store_blob(path, what="variable store"):
+    """The bytes of a variable-store file, under the tools' file rule."""
     try:
-        with open(path, "rb") as f:
-            blob = f.read()
-    except OSError as e:
-        raise ResultsError("cannot read %s: %s" % (path, e.strerror)) from None
-    all_vars = parse_var_store(blob)
-    return {name: data for (name, guid), data in all_vars.items() if guid == GUID}
+        return inputs.read_input(path, what)
+    except inputs.InputError as e:
+        raise ResultsError(str(e)) from None
 
 
-def chunks_in_order(found, where):
-    """The chunks' text joined, in index order, up to the first missing."""
-    if chunk_name(0) not in found:
+def read_var_store_file(path):
+    all_vars = parse_var_store(read_var_store_blob(path))
+    return {name: data for (name, guid), data in all_vars.items()
+            if guid == GUID and _chunk_index(name) is not None}
+
+
+def chunks_in_order(found, where, notes=None):
+    """The chunks' text joined in index order. A chunk missing before
+    others is an error naming it (the records cannot be joined across it);
+    chunks past the RESULTS_MAX_CHUNKS memboot writes are left out, each
+    named in @notes (a list)."""
+    indices = sorted(_chunk_index(name) for name in found)
+    kept = [i for i in indices if i < MAX_CHUNKS]
+    for i in indices:
+        if i >= MAX_CHUNKS and notes is not None:
+            notes.append("%s: %s is past the %d chunks memboot writes (RESULTS_MAX_CHUNKS, "
+                         "kernel/results.h); left out" % (where, chunk_name(i), MAX_CHUNKS))
+    if not kept:
         raise ResultsError("%s holds no memboot results (no variable %s-%s)"
                            % (where, chunk_name(0), GUID))
-    parts = []
-    for i in range(MAX_CHUNKS):
-        data = found.get(chunk_name(i))
-        if data is None:
-            break
-        parts.append(data)
+    missing = next(i for i in range(kept[-1] + 2) if i not in kept)
+    if missing < kept[-1]:
+        raise ResultsError("%s: chunk %s is missing (it holds %s): the records cannot be "
+                           "joined without it" % (where, chunk_name(missing),
+                                                  ", ".join("%02u" % i for i in kept)))
+    names = {_chunk_index(name): name for name in found}
+    parts = [found[names[i]] for i in kept]
     try:
         return b"".join(parts).decode("ascii")
     except UnicodeDecodeError:
@@ -186,26 +239,38 @@ def chunks_in_order(found, where):
                            % where) from None
 
 
-def read_results(path):
-    """The records memboot kept, from an efivarfs directory or a var-store file."""
+def read_results(path, notes=None):
+    """The records memboot kept, from an efivarfs directory or a var-store
+    file: [(record text, record)]; what was left out is named in @notes."""
     if os.path.isdir(path):
-        text = chunks_in_order(read_efivarfs(path), path)
+        text = chunks_in_order(read_efivarfs(path), path, notes)
     else:
-        text = chunks_in_order(read_var_store_file(path), path)
+        text = chunks_in_order(read_var_store_file(path), path, notes)
     recs = []
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
+            rec_text = records.record_text(RECORD_PREFIX + line, strict=True)
             rec = records.parse_record(RECORD_PREFIX + line, strict=True)
         except records.RecordError as e:
-            raise ResultsError("%s: kept record %d does not parse: %s" % (path, n, e)) from None
+            raise ResultsError("%s: kept record %d does not parse: %s"
+                               % (path, n, terminal_safe(str(e)))) from None
         if rec is None:
-            raise ResultsError("%s: kept line %d is not a record: %r" % (path, n, line[:80]))
-        recs.append((line, rec))
+            raise ResultsError("%s: kept line %d is not a record: %s"
+                               % (path, n, terminal_safe(repr(line[:80]))))
+        recs.append((rec_text, rec))
     if not recs:
         raise ResultsError("%s: the memboot variables hold no records" % path)
     return recs
+
+
+def terminal_safe(text):
+    """@text with each control byte (ESC, BEL, ...; DEL) written \\u00XX, as
+    the kernel escapes them in a record's strings (kernel/record.c), so a
+    kept record cannot clear the screen or set a terminal's title."""
+    return "".join("\\u%04x" % ord(c) if ord(c) < 0x20 or ord(c) == 0x7F else c
+                   for c in text)
 
 
 def ms(ns):
@@ -253,28 +318,44 @@ def add_parser(sub):
     p.set_defaults(func=cmd_results)
 
 
+def path_problem(path):
+    """Why @path itself cannot be read as a results source (a usage error),
+    or None: it must be a directory that can be listed or a regular file."""
+    if not os.path.lexists(path):
+        return "%s does not exist" % path
+    if os.path.isdir(path):
+        try:
+            os.listdir(path)
+        except OSError as e:
+            return "cannot read directory %s: %s" % (path, inputs.os_error_text(e))
+        return None
+    problem = inputs.regular_file_problem(path, "variable store")
+    if problem and not os.path.exists(path):
+        return "%s is a dangling symbolic link" % path
+    return problem and problem.replace("only regular files are read",
+                                       "give an efivarfs directory or a variable-store file")
+
+
 def cmd_results(args):
     path = args.path
-    if not os.path.exists(path):
-        print("memboot results: %s does not exist" % path, file=sys.stderr)
+    problem = path_problem(path)
+    if problem:
+        print("memboot results: %s" % problem, file=sys.stderr)
         return EXIT_USAGE
-    if not os.path.isdir(path) and not os.path.isfile(path):
-        print("memboot results: %s is neither a directory nor a file" % path, file=sys.stderr)
-        return EXIT_USAGE
-    if not os.access(path, os.R_OK):
-        print("memboot results: %s cannot be read" % path, file=sys.stderr)
-        return EXIT_USAGE
+    notes = []
     try:
-        recs = read_results(path)
+        recs = read_results(path, notes)
     except ResultsError as e:
-        print("memboot results: %s" % e, file=sys.stderr)
+        print("memboot results: %s" % terminal_safe(str(e)), file=sys.stderr)
         return EXIT_DATA
+    for note in notes:
+        print("memboot results: %s" % terminal_safe(note), file=sys.stderr)
     try:
         if not args.json:
             for line in summary_lines([r for _, r in recs]):
-                print(line)
+                print(terminal_safe(line))
         for line, _ in recs:
-            print(RECORD_PREFIX + line)
+            print(terminal_safe(RECORD_PREFIX + line))
         sys.stdout.flush()
     except BrokenPipeError:
         # `memboot results FILE | head`: the reader has what it wanted.
