@@ -37,7 +37,7 @@ const char *replay_header_problem(const struct replay_header *h, uint64_t file_b
 		return "no MBREPLAY magic";
 	if (h->version != 1)
 		return "not version 1";
-	if (h->cpus == 0 || h->cpus > REPLAY_MAX_CPUS)
+	if (h->cpus == 0 || h->cpus > REPLAY_CPU_FIELD_LIMIT)
 		return "its trace CPU count is 0 or above 65535";
 	if ((file_bytes - sizeof(*h)) % sizeof(struct replay_event))
 		return "its events are not a whole number of 8-byte events";

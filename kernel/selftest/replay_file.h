@@ -42,7 +42,7 @@ _Static_assert(sizeof(struct replay_event) == 8, "replay event");
 /* Never in a valid file: what the kernel writes over an event it skips. */
 #define REPLAY_OP_SKIP 0xff
 
-#define REPLAY_MAX_CPUS 65535          /* the event's 16-bit cpu field */
+#define REPLAY_CPU_FIELD_LIMIT 65535   /* the event's 16-bit cpu field: trace CPUs, not the kernel's */
 
 /*
  * Why an event is skipped: X(name, record key, what is wrong). The record
