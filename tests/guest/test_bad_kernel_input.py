@@ -58,3 +58,18 @@ def test_largest_tsc_skew_prints_no_wrong_figure_as_good():
         assert summary["usable_ns"] <= done["total_ns"], summary
     for c in b.all("cpu_up"):
         assert c.get("up_ns", 0) <= done["total_ns"], c
+
+
+def test_least_memory_boots_and_less_is_named_too_small():
+    """The least --mem-per-node tools/memboot takes boots (GRUB 8M, PVH 6M);
+    one step below, with -m given to QEMU directly past the tool's check,
+    the kernel says the guest is too small instead of blaming the loader."""
+    for path, size in ((None, "8M"), ("pvh", "6M")):
+        b = boot(boot_path=path, mem_per_node=size)
+        b.expect_ok()
+        for c in b.all("census"):
+            assert c["lost"] == 0, c
+    b = boot(boot_path="pvh", qemu_args=["-m", "4M"])
+    b.expect_status(3)
+    assert "the guest is too small for the kernel" in b.console, b.tail()
+    assert "the loader put it there" not in b.console, b.tail()
