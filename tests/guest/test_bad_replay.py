@@ -6,9 +6,13 @@ what it could not replay and why. Every event of the file is in one count,
 and every page is accounted for afterwards."""
 import os
 import struct
+import sys
 import tempfile
 
-from guest import boot
+from guest import ROOT, boot
+
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from mbtools import facts  # noqa: E402
 
 INVALID = ("invalid_field", "invalid_realloc", "invalid_free_unallocated",
            "invalid_double_free", "invalid_free_order")
@@ -29,7 +33,7 @@ def replay(events, cpus=1, mem_per_node="1G", nodes=1, cpus_per_node=1):
         f = replay_file(os.path.join(d, "r.bin"), cpus, events)
         b = boot(nodes=nodes, cpus_per_node=cpus_per_node, mem_per_node=mem_per_node,
                  append="memboot.selftest=replay",
-                 qemu_args=["-fw_cfg", "name=opt/memboot/replay,file=" + f])
+                 qemu_args=["-fw_cfg", "name=%s,file=%s" % (facts.fw_cfg_replay_file(), f)])
     return b
 
 
