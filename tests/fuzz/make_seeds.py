@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Write the seed corpora of the ACPI fuzz targets into tests/fuzz/seeds/.
+"""Write the seed corpora of the ACPI fuzz targets and of fuzz_replay_events
+(the replay file) into tests/fuzz/seeds/.
 
     tests/fuzz/make_seeds.py
 
