@@ -108,6 +108,8 @@ void kernel_exit(enum exit_status status, const char *why)
 	rec_u64(&r, "errors", console_errors());
 	rec_u64(&r, "total_ns", total_ns);
 	rec_u64(&r, "usable_ns", summary_usable_ns());
+	if (!summary_usable_reliable())
+		rec_bool(&r, "usable_reliable", false);   /* summary's line says why */
 	/* The reason may be a panic message; the line names the status. */
 	snprintf(line, sizeof(line),
 		 "memboot: boot %s, status {status} (%s), {warnings} warnings, {errors} errors",

@@ -11,7 +11,7 @@
 #include "kernel/time.h"
 
 struct node_row {
-	bool known, inited;
+	bool known, inited, unreliable;
 	uint32_t cpus, threads;
 	uint64_t mem_bytes, pages, ns;
 	const char *policy;
@@ -25,16 +25,23 @@ static struct {
 } phases[SUMMARY_MAX_PHASES];
 static unsigned nr_phases;
 static uint64_t usable_ns;
+static bool usable_reliable = true;
 static bool phases_in_ns;
 
-void summary_usable(uint64_t ns)
+void summary_usable(uint64_t ns, bool reliable)
 {
 	usable_ns = ns;
+	usable_reliable = reliable;
 }
 
 uint64_t summary_usable_ns(void)
 {
 	return usable_ns;
+}
+
+bool summary_usable_reliable(void)
+{
+	return usable_reliable;
 }
 
 void summary_node_topology(uint32_t node, uint32_t cpus, uint64_t mem_bytes)
@@ -59,6 +66,12 @@ void summary_node_init(uint32_t node, const char *policy, uint32_t threads, uint
 	nodes[node].ns = ns;
 }
 
+void summary_node_unreliable(uint32_t node)
+{
+	if (node < SUMMARY_MAX_NODES)
+		nodes[node].unreliable = true;
+}
+
 void summary_phase(const char *name, uint64_t cycles, uint64_t ap_busy_cycles,
 		   uint64_t ap_idle_cycles)
 {
@@ -80,7 +93,11 @@ void summary_print(uint64_t total_ns)
 		const struct node_row *r = &nodes[i];
 		if (!r->known)
 			continue;
-		if (r->inited)
+		if (r->inited && r->unreliable)
+			pr_info("summary: %4u %4u %7llu %-8s %3u %9llu unreliable", i, r->cpus,
+				(unsigned long long)(r->mem_bytes >> 20), r->policy, r->threads,
+				(unsigned long long)r->pages);
+		else if (r->inited)
 			pr_info("summary: %4u %4u %7llu %-8s %3u %9llu %6llu.%03llu", i, r->cpus,
 				(unsigned long long)(r->mem_bytes >> 20), r->policy, r->threads,
 				(unsigned long long)r->pages, (unsigned long long)(r->ns / 1000000),
@@ -129,6 +146,8 @@ void summary_print(uint64_t total_ns)
 	rec_u64(&rec, "outside_ns", outside_ns);
 	rec_u64(&rec, "phases_ns", in_phases_ns);
 	rec_u64(&rec, "usable_ns", usable_ns);
+	if (!usable_reliable)
+		rec_bool(&rec, "usable_reliable", false);
 	rec_key(&rec, "phases");
 	rec_open(&rec, '[');
 	for (unsigned k = 0; k < nr_phases; k++) {
@@ -141,6 +160,11 @@ void summary_print(uint64_t total_ns)
 		rec_close(&rec);
 	}
 	rec_close(&rec);
-	record_report(&rec, LOG_INFO, "summary: phases total {phases_ns:ms} ms, boot {total_ns:ms} ms, "
-		      "memory usable at {usable_ns:ms} ms");
+	if (usable_reliable)
+		record_report(&rec, LOG_INFO, "summary: phases total {phases_ns:ms} ms, boot "
+			      "{total_ns:ms} ms, memory usable at {usable_ns:ms} ms");
+	else
+		record_report(&rec, LOG_WARN, "summary: phases total {phases_ns:ms} ms, boot "
+			      "{total_ns:ms} ms, memory usable at {usable_ns:ms} ms UNRELIABLE (a "
+			      "CPU's TSC is off the boot CPU's beyond correction: see tsc_sync)");
 }

@@ -173,6 +173,8 @@ image_check:
 8:	movl $info_in_image_msg, %esi
 	jmp bad_boot_info
 10:	movl $0, image_ram_bytes
+	movl $0, image_reserved_hit
+	movl $0, image_ram_past
 	cmpl $PVH_MAGIC, %edi
 	je image_check_pvh
 	cmpl $MB2_MAGIC, %edi
@@ -235,6 +237,22 @@ image_check_entries:
 	addl %ebx, %eax
 	cmpl image_map_end, %eax
 	ja image_check_done
+	/* RAM that reaches past the image's end: the guest has room for the
+	 * image, so a reserved overlap is where the loader put it. */
+	cmpl $1, 16(%ebx)
+	jne 20f
+	cmpl $0, 4(%ebx)
+	jne 21f                         /* RAM above 4 GiB */
+	movl (%ebx), %eax
+	movl 8(%ebx), %edx
+	addl %eax, %edx
+	jc 21f
+	cmpl $0, 12(%ebx)
+	jne 21f
+	cmpl $__kernel_end, %edx
+	jb 20f
+21:	movl $1, image_ram_past
+20:
 	cmpl $0, 4(%ebx)                /* base above 4 GiB: not the image's */
 	jne 16f
 	movl (%ebx), %eax               /* start = max(base, kernel_start) */
@@ -257,14 +275,23 @@ image_check_entries:
 	subl %eax, %edx
 	addl %edx, image_ram_bytes
 	jmp 16f
-19:	movl $image_reserved_msg, %esi
-	jmp bad_boot_info
+19:	movl $1, image_reserved_hit     /* refused once the map is read */
 16:	addl image_map_stride, %ebx
 	jmp 13b
 
 image_check_done:
 	cmpl $0, image_map_stride
 	je image_ok                     /* no map found: C reports it */
+	cmpl $0, image_reserved_hit
+	je 22f
+	/* No RAM past the image: the guest is smaller than the image, and
+	 * the firmware's tables at the top of its RAM sit where .bss goes. */
+	movl $image_small_msg, %esi
+	cmpl $0, image_ram_past
+	je bad_boot_info
+	movl $image_reserved_msg, %esi
+	jmp bad_boot_info
+22:
 	movl $__kernel_end, %eax
 	subl $__kernel_start, %eax
 	cmpl %eax, image_ram_bytes
@@ -356,6 +383,8 @@ info_in_image_msg:
 	.asciz "memboot: the loader put its boot information where the kernel's .bss is, which clearing it would overwrite; cannot boot\r\n"
 image_reserved_msg:
 	.asciz "memboot: the kernel image overlaps memory the memory map reserves (firmware data such as ACPI tables); the loader put it there and clearing .bss would overwrite it; cannot boot\r\n"
+image_small_msg:
+	.asciz "memboot: the guest is too small for the kernel: its RAM ends inside the kernel image (through .bss), where the firmware keeps its tables at the top of RAM; give the guest more memory (tools/memboot run --mem-per-node: docs/tools.md gives the least each boot path boots with); cannot boot\r\n"
 image_no_ram_msg:
 	.asciz "memboot: the kernel image (through .bss) is not all RAM in the memory map: too little memory for the kernel (give the guest more, e.g. -m 16M); cannot boot\r\n"
 bad_info_done:
@@ -388,6 +417,10 @@ image_map_end:
 image_map_stride:
 	.long 0
 image_exit_value:
+	.long 0
+image_reserved_hit:                     /* a reserved entry overlaps the image */
+	.long 0
+image_ram_past:                         /* some RAM reaches past the image's end */
 	.long 0
 
 	.section .bss

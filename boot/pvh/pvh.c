@@ -23,6 +23,16 @@ static enum mem_type pvh_mem_type(uint32_t type)
 	}
 }
 
+/* Whether the four bytes of @v are printable ASCII: start info overwritten
+ * by a command line, not a stray pointer. */
+static bool looks_like_text(uint32_t v)
+{
+	for (int i = 0; i < 4; i++, v >>= 8)
+		if ((v & 0xff) < 0x20 || (v & 0xff) > 0x7e)
+			return false;
+	return true;
+}
+
 static const void *map_checked(pvh_map_fn map, void *ctx, uint64_t phys, size_t len)
 {
 	if (phys == 0 || len == 0 || phys > UINT64_MAX - len)
@@ -149,8 +159,11 @@ enum pvh_status pvh_parse(uint32_t entry_magic, uint64_t start_info,
 	memset(&si, 0, sizeof(si));
 	memcpy(&si, p, PVH_START_INFO_V0_BYTES);
 	if (si.magic != PVH_START_MAGIC) {
-		pr_err("pvh: hvm_start_info at 0x%llx has magic 0x%08x, not 0x%08x",
-		       (unsigned long long)start_info, si.magic, PVH_START_MAGIC);
+		pr_err("pvh: hvm_start_info at 0x%llx has magic 0x%08x, not 0x%08x%s",
+		       (unsigned long long)start_info, si.magic, PVH_START_MAGIC,
+		       looks_like_text(si.magic) ?
+		       " (its bytes are text: QEMU's PVH option ROM writes a command line of "
+		       "more than 4096 bytes over its start info; pass a shorter -append)" : "");
 		return PVH_ERR_MAGIC;
 	}
 	bytes = PVH_START_INFO_V0_BYTES;

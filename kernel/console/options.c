@@ -13,8 +13,13 @@ const uint16_t console_serial_io[CONSOLE_SERIAL_PORTS] = { 0x3f8, 0x2f8, 0x3e8, 
 
 uint32_t console_baud_divisor(uint32_t baud)
 {
-	/* A 16550 divides its 1.8432 MHz clock by 16 and by the divisor. */
-	if (baud == 0 || baud > 115200 || 115200 % baud != 0)
+	/* A 16550 divides its 1.8432 MHz clock by 16 and by the divisor, a
+	 * whole number its two 8-bit divisor latches (DLL, DLM) hold: 1 to
+	 * 65535. A speed whose divisor is not whole would be another speed
+	 * (rounding 115200 / 7 to 16457 gives 7.0000x, but 115200 / 50000 to
+	 * 2 gives 57600), so only exact divisors are made. */
+	if (baud == 0 || baud > 115200 || 115200 % baud != 0 ||
+	    115200 / baud > CONSOLE_MAX_DIVISOR)
 		return 0;
 	return 115200 / baud;
 }
@@ -37,7 +42,9 @@ static bool parse_serial_opts(const char *s, uint32_t *baud, char *err, size_t e
 	digits[n] = '\0';
 	if (!cmdline_parse_u64(digits, &v) || v > 115200 || !console_baud_divisor((uint32_t)v)) {
 		snprintf(err, err_bytes,
-			 "a speed that divides 115200 exactly (115200, 57600, 38400, 19200, 9600...)");
+			 "a speed that divides 115200 exactly into a divisor the 16550's 16-bit "
+			 "latch holds (115200 / BAUD from 1 to %u: 115200, 57600, 38400, 19200, "
+			 "9600 ... down to 2)", CONSOLE_MAX_DIVISOR);
 		return false;
 	}
 	if (s[n] != '\0' && strcmp(s + n, "n8") != 0) {

@@ -54,8 +54,11 @@ extern const uint16_t console_serial_io[CONSOLE_SERIAL_PORTS];
 bool console_parse_option(struct console_options *o, const char *value, char *err,
 			  size_t err_bytes);
 
+/* The 16550's divisor latch: 16 bits (DLM:DLL). */
+#define CONSOLE_MAX_DIVISOR 65535u
+
 /* The 16550 divisor for @baud from its 1.8432 MHz clock (115200 / baud),
- * or 0 if @baud is not one the divisor reaches exactly. */
+ * or 0 if @baud is not one a whole divisor of 1..65535 reaches exactly. */
 uint32_t console_baud_divisor(uint32_t baud);
 
 /* --- boot report dumps: command-line keys (docs/cmdline.md) --- */

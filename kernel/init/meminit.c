@@ -28,6 +28,7 @@
 #include "mm/census.h"
 #include "mm/alloc/alloc_pcp.h"
 #include "kernel/init/pcp_setup.h"
+#include "kernel/init/smp.h"
 
 #define PFN(addr) ((addr) >> PAGE_SHIFT)
 
@@ -433,7 +434,10 @@ static void trace_chunks(uint32_t nid)
 		rec_u64(&r, "cpu", t->cpu);
 		rec_u64(&r, "start_pfn", t->start);
 		rec_u64(&r, "end_pfn", t->end);
-		rec_u64(&r, "start_ns", tsc_to_boot_ns(t->start_ticks));
+		/* A start on a counter the TSC check could not correct is not
+		 * a boot time; its duration (one CPU's counter) is. */
+		if (!smp_tsc_unreliable(t->cpu))
+			rec_u64(&r, "start_ns", tsc_to_boot_ns(t->start_ticks));
 		rec_u64(&r, "ns", t->ns);
 		record_emit(&r);
 	}
@@ -498,6 +502,25 @@ static uint32_t report_cpus(uint32_t nid, uint64_t span_ns, uint64_t *busy_list)
 /* The start of phase meminit: what a node's usable_ns counts from. */
 static uint64_t phase_start_tsc;
 
+/*
+ * The first CPU whose TSC the check could not correct that ran a chunk of
+ * node @nid, or -1: the node's start, end and usable times compare its
+ * readings with the boot CPU's. Beyond the chunks kept, any such CPU may
+ * have run one.
+ */
+static int64_t unreliable_cpu(const struct mminit_node *w)
+{
+	uint32_t kept = w->nr_chunks < MMINIT_TRACE_CHUNKS ? w->nr_chunks : MMINIT_TRACE_CHUNKS;
+
+	for (uint32_t i = 0; i < kept; i++)
+		if (smp_tsc_unreliable(w->chunks[i].cpu))
+			return w->chunks[i].cpu;
+	for (uint32_t cpu = 1; kept < w->nr_chunks && cpu < nr_cpu_ids; cpu++)
+		if (smp_tsc_unreliable(cpu))
+			return cpu;
+	return -1;
+}
+
 static void report(uint32_t nid, enum mminit_policy policy)
 {
 	const struct mminit_node *w = &mi.nodes[nid];
@@ -537,6 +560,10 @@ static void report(uint32_t nid, enum mminit_policy policy)
 	rec_u64(&r, "usable_ns", usable_ns);
 	rec_u64(&r, "wait_ns", wait_ns);
 	rec_u64(&r, "work_ns", usable_ns - wait_ns);
+	int64_t bad_cpu = unreliable_cpu(w);
+	rec_bool(&r, "times_reliable", bad_cpu < 0);
+	if (bad_cpu >= 0)
+		rec_u64(&r, "unreliable_cpu", (uint64_t)bad_cpu);
 	if (policy == MMINIT_SERIAL) {
 		record_report(&r, LOG_INFO, "node {node} serial pages initialised in {ns:ms}ms "
 			      "({pages} pages, 1 CPU; usable {usable_ns:ms} ms into meminit: "
@@ -548,13 +575,24 @@ static void report(uint32_t nid, enum mminit_policy policy)
 		for (uint32_t i = 0; i < nr_busy; i++)
 			rec_v_u64(&r, busy[i]);
 		rec_close(&r);
-		record_report(&r, LOG_INFO, "node {node} {policy} pages initialised in {ns:ms}ms "
-			      "({pages} pages, {threads} of {cpus} CPU{cpus:s}, busy {busy_ns:ms1[+]} ms; "
-			      "usable {usable_ns:ms} ms into meminit: waited {wait_ns:ms}, "
-			      "worked {work_ns:ms})");
+		if (bad_cpu < 0)
+			record_report(&r, LOG_INFO, "node {node} {policy} pages initialised in "
+				      "{ns:ms}ms ({pages} pages, {threads} of {cpus} CPU{cpus:s}, busy "
+				      "{busy_ns:ms1[+]} ms; usable {usable_ns:ms} ms into meminit: "
+				      "waited {wait_ns:ms}, worked {work_ns:ms})");
+		else
+			/* Only the busy times (each CPU's own counter) are right. */
+			record_report(&r, LOG_WARN, "node {node} {policy} pages initialised "
+				      "({pages} pages, {threads} of {cpus} CPU{cpus:s}, busy "
+				      "{busy_ns:ms1[+]} ms); its times UNRELIABLE: CPU "
+				      "{unreliable_cpu} ran its chunks with a TSC off the boot CPU's "
+				      "beyond correction (tsc_sync): its start, end, {ns:ms} ms and "
+				      "usable {usable_ns:ms} ms compare counters that disagree");
 	}
 	summary_node_init(nid, policy_names[policy], w->threads,
 			  policy == MMINIT_SERIAL ? pages : w->parallel_pages, w->ns);
+	if (bad_cpu >= 0)
+		summary_node_unreliable(nid);
 }
 
 /*
@@ -769,12 +807,14 @@ void meminit_report(const struct numa_topology *topo, struct physmem *pm)
 	/* Every node's free memory is in the allocator at the end of the
 	 * last node's last piece of work: the boot's usable_ns. */
 	uint64_t usable_end = 0;
+	bool reliable = true;
 	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++) {
 		struct mminit_usable u;
 		mminit_node_usable(&mi.nodes[nid], phase_start_tsc, &u);
 		usable_end = u.end_ticks > usable_end ? u.end_ticks : usable_end;
+		reliable &= unreliable_cpu(&mi.nodes[nid]) < 0;
 	}
-	summary_usable(tsc_to_boot_ns(usable_end ? usable_end : phase_start_tsc));
+	summary_usable(tsc_to_boot_ns(usable_end ? usable_end : phase_start_tsc), reliable);
 	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++)
 		if (has_memory(topo, nid))
 			report(nid, policy);

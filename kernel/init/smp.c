@@ -536,7 +536,9 @@ static void smp_report_now(void *arg)
 		rec_hex(&r, "percpu", (uint64_t)(uintptr_t)pc);
 		rec_hex(&r, "stack_bottom", pc->stack_bottom);
 		rec_hex(&r, "stack_top", pc->stack_top);
-		if (i > 0 && cs->kick_tsc)
+		/* Left out where the TSC check found this CPU's counter off by
+		 * more than it could correct: the figure would be that offset. */
+		if (i > 0 && cs->kick_tsc && !(tsc_checked && smp_tsc_unreliable(i)))
 			rec_tsc_ns(&r, "up_ns", cs->online_tsc - cs->kick_tsc);
 		if (i > 0 && tsc_checked && cs->tsc_checked) {
 			rec_i64(&r, "tsc_offset", cs->tsc_offset_est);
@@ -739,6 +741,13 @@ report:
 	return res;
 }
 
+bool smp_tsc_unreliable(uint32_t cpu)
+{
+	const struct cpu_state *cs = cpu_state_of(cpu);
+
+	return cs && cs->online && cs->tsc_checked && cs->tsc_verdict == TSC_SYNC_UNRELIABLE;
+}
+
 void smp_tsc_check(void)
 {
 	struct smp_report *rp = &smp_report;
@@ -756,6 +765,10 @@ void smp_tsc_check(void)
 		if (!cs || !cs->online || !cs->kick_tsc)
 			continue;
 		cs->online_tsc -= (uint64_t)cs->tsc_offset;
+		/* Its bring-up time is kicked on the boot CPU, online on its own
+		 * counter: off by the offset the check could not correct. */
+		if (smp_tsc_unreliable(i))
+			continue;
 		if (cs->online_tsc - cs->kick_tsc > rp->slowest_cycles) {
 			rp->slowest_cycles = cs->online_tsc - cs->kick_tsc;
 			rp->slowest = i;

@@ -61,4 +61,13 @@ struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
  */
 void smp_tsc_check(void);
 
+/*
+ * Whether CPU @cpu's TSC was found off the boot CPU's by more than the check
+ * could correct (verdict unreliable): a time it measured against the boot
+ * CPU's (a start on one, an end on the other) is wrong by about its offset,
+ * and is printed only marked as such, or not at all. A duration it measured
+ * on its own counter is right. memboot.tsc_skew makes such a CPU on purpose.
+ */
+bool smp_tsc_unreliable(uint32_t cpu);
+
 #endif

@@ -31,30 +31,12 @@
 #include "kernel/log.h"
 #include "kernel/percpu.h"
 #include "kernel/record.h"
+#include "kernel/selftest/replay_file.h"
 #include "kernel/time.h"
 #include "mm/alloc/alloc.h"
 #include "mm/alloc/lab_stats.h"
 
 typedef unsigned long long ull;
-
-/* The file's header (tools/mbtools/lab.py write_replay, little-endian). */
-struct replay_header {
-	char magic[8];                 /* "MBREPLAY" */
-	uint32_t version;              /* 1 */
-	uint32_t cpus;                 /* trace CPUs: 0 .. cpus - 1 */
-	uint64_t events, ids;          /* events; allocation ids 0 .. ids - 1 */
-	uint64_t skipped_free_before_trace, skipped_alloc_of_held_pfn, skipped_order,
-		 skipped_failed_alloc, unparsed;
-};
-_Static_assert(sizeof(struct replay_header) == 72, "replay header");
-
-struct replay_event {
-	uint32_t id;
-	uint8_t op;                    /* 0 alloc, 1 free */
-	uint8_t order;
-	uint16_t cpu;
-};
-_Static_assert(sizeof(struct replay_event) == 8, "replay event");
 
 #define BLOCK_ORDER ALLOC_MAX_ORDER
 #define BLOCK_BYTES (4096ULL << BLOCK_ORDER)
@@ -73,6 +55,8 @@ struct replay {
 	uint64_t ev_block[MAX_BLOCKS], slot_block[MAX_BLOCKS];
 	uint64_t hist_block[MAX_HIST_BLOCKS];
 	uint32_t nr_ev_blocks, nr_slot_blocks, nr_hist_blocks;
+	uint64_t nr_loaded, nr_slots;   /* events read, ids with a slot: what memory held */
+	struct replay_check check;
 	uint64_t replayed, alloc_failed, deferred_frees, failed_frees;
 	/* The latencies of every trace CPU merged (TSC cycles), as the host lab's. */
 	struct lab_hist alloc_lat, free_lat;
@@ -130,8 +114,11 @@ static void replay_alloc(struct replay *r, const struct replay_event *e, uint32_
 	if (pfn == ALLOC_NO_PFN) {
 		add(&r->alloc_failed, 1);
 		if (!__atomic_compare_exchange_n(s, &want, ALLOC_NO_PFN, false, __ATOMIC_ACQ_REL,
-						 __ATOMIC_ACQUIRE))
-			__atomic_store_n(s, SLOT_DONE, __ATOMIC_RELEASE);   /* its free came first */
+						 __ATOMIC_ACQUIRE)) {
+			/* Its free came first: it has nothing to free either. */
+			__atomic_store_n(s, SLOT_DONE, __ATOMIC_RELEASE);
+			add(&r->failed_frees, 1);
+		}
 		return;
 	}
 	add(&r->replayed, 1);
@@ -174,11 +161,11 @@ static void replay_cpus(void *arg, uint64_t s, uint64_t e)
 
 	for (uint64_t c = s; c < e; c++) {
 		struct lab_hist *h = hists(r, c);
-		for (uint64_t i = 0; i < r->h.events; i++) {
+		for (uint64_t i = 0; i < r->nr_loaded; i++) {
 			const struct replay_event *x = ev(r, i);
-			if (x->cpu != c)
+			if (x->cpu != c || x->op == REPLAY_OP_SKIP)
 				continue;
-			if (x->op == 0)
+			if (x->op == REPLAY_OP_ALLOC)
 				replay_alloc(r, x, node, h);
 			else
 				replay_free(r, x, h);
@@ -196,18 +183,106 @@ static void release(struct replay *r)
 		alloc_free(r->hist_block[i], BLOCK_ORDER);
 }
 
-static bool take_blocks(uint64_t *blocks, uint32_t *nr, uint64_t bytes, uint32_t max)
+/* Up to @want blocks of 4 MiB into @blocks, fewer when the allocator runs
+ * out; how many it took. */
+static uint32_t take_blocks(uint64_t *blocks, uint64_t want)
 {
-	uint64_t need = (bytes + BLOCK_BYTES - 1) / BLOCK_BYTES;
+	uint32_t n = 0;
 
-	if (need > max)
-		return false;
-	for (*nr = 0; *nr < need; (*nr)++) {
-		blocks[*nr] = alloc_pages(this_cpu_state()->mem_node, BLOCK_ORDER, 0);
-		if (blocks[*nr] == ALLOC_NO_PFN)
-			return false;
+	for (; n < want; n++) {
+		blocks[n] = alloc_pages(this_cpu_state()->mem_node, BLOCK_ORDER, 0);
+		if (blocks[n] == ALLOC_NO_PFN)
+			break;
 	}
+	return n;
+}
+
+static uint64_t blocks_for(uint64_t bytes)
+{
+	return (bytes + BLOCK_BYTES - 1) / BLOCK_BYTES;
+}
+
+static uint64_t min64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* The replay's own memory: the latencies' blocks (all, or none), then the
+ * ids' slots and the events, within half of the free memory so that the
+ * trace's allocations keep the other half. What does not fit is not loaded,
+ * and counted (REPLAY_NO_MEMORY), not refused. */
+static bool take_storage(struct replay *r)
+{
+	uint64_t budget = alloc_free_count() / 2 >> BLOCK_ORDER;
+	uint64_t hist = blocks_for(2 * (uint64_t)r->h.cpus * sizeof(struct lab_hist));
+
+	if (r->h.cpus > MAX_HIST_BLOCKS * HISTS_PER_BLOCK / 2 || hist > budget ||
+	    (r->nr_hist_blocks = take_blocks(r->hist_block, hist)) < hist) {
+		pr_err("replay: no memory for %u trace CPUs' latencies (%llu x 4 MiB of the "
+		       "%llu half the free memory allows; at most %u trace CPUs)", r->h.cpus,
+		       (ull)hist, (ull)budget, (unsigned)(MAX_HIST_BLOCKS * HISTS_PER_BLOCK / 2));
+		return false;
+	}
+	budget -= hist;
+	uint64_t slots = min64(min64(blocks_for(r->h.ids * 8), MAX_BLOCKS), budget);
+	r->nr_slot_blocks = take_blocks(r->slot_block, slots);
+	budget -= r->nr_slot_blocks;
+	uint64_t evs = min64(min64(blocks_for(r->h.events * 8), MAX_BLOCKS), budget);
+	r->nr_ev_blocks = take_blocks(r->ev_block, evs);
+	r->nr_slots = min64(r->h.ids, r->nr_slot_blocks * SLOTS_PER_BLOCK);
+	r->nr_loaded = min64(r->h.events, r->nr_ev_blocks * EV_PER_BLOCK);
+	if (r->nr_loaded < r->h.events || r->nr_slots < r->h.ids)
+		pr_warn("replay: memory for %llu of the trace's %llu events and %llu of its %llu "
+			"ids (the replay keeps itself to half of the free memory, at most %u "
+			"x 4 MiB each): events beyond are not replayed (not_loaded)",
+			(ull)r->nr_loaded, (ull)r->h.events, (ull)r->nr_slots, (ull)r->h.ids,
+			MAX_BLOCKS);
 	return true;
+}
+
+#define SKIP_WARNINGS 4   /* events named one by one; the rest only counted */
+
+/* Each loaded event checked against the ones before it (replay_file.h);
+ * one that does not fit gets REPLAY_OP_SKIP, counted by its reason. The
+ * slots hold each id's state byte meanwhile, then start empty. */
+static void check_events(struct replay *r)
+{
+	struct replay_check *c = &r->check;
+	unsigned warned = 0;
+
+	replay_check_init(c, &r->h, ALLOC_MAX_ORDER);
+	for (uint64_t id = 0; id < r->nr_slots; id++)
+		*slot(r, id) = 0;
+	replay_check_skip(c, REPLAY_NO_MEMORY, r->h.events - r->nr_loaded);
+	for (uint64_t i = 0; i < r->nr_loaded; i++) {
+		struct replay_event *x = ev(r, i);
+		enum replay_verdict v = replay_check_fields(c, x);
+
+		if (v == REPLAY_FITS && x->id >= r->nr_slots) {
+			v = REPLAY_NO_MEMORY;
+			replay_check_skip(c, v, 1);
+		} else if (v == REPLAY_FITS) {
+			/* The slot's low byte: x86 is little-endian. */
+			v = replay_check_event(c, x, (uint8_t *)slot(r, x->id));
+		}
+		if (v == REPLAY_FITS)
+			continue;
+		if (warned++ < SKIP_WARNINGS)
+			pr_warn("replay: event %llu (id %u op %u order %u cpu %u) skipped: %s",
+				(ull)i, x->id, x->op, x->order, x->cpu, replay_skip_why(v));
+		x->op = REPLAY_OP_SKIP;
+	}
+	for (uint64_t id = 0; id < r->nr_slots; id++)
+		*slot(r, id) = SLOT_EMPTY;
+	uint64_t invalid = replay_check_skipped(c) - c->skipped[REPLAY_NO_MEMORY];
+	if (invalid)
+		pr_warn("replay: %llu of %llu events do not fit the events before them and are "
+			"skipped (each id is allocated once, then freed once at its order): "
+			"%llu bad fields, %llu allocations of an allocated id, %llu frees before "
+			"the allocation, %llu second frees, %llu frees at another order",
+			(ull)invalid, (ull)r->h.events, (ull)c->skipped[REPLAY_BAD_FIELD],
+			(ull)c->skipped[REPLAY_REALLOC], (ull)c->skipped[REPLAY_FREE_UNALLOCATED],
+			(ull)c->skipped[REPLAY_DOUBLE_FREE], (ull)c->skipped[REPLAY_FREE_ORDER]);
 }
 
 static struct replay the_replay;   /* this self-test's own, used by nobody else */
@@ -218,6 +293,7 @@ bool selftest_replay(const struct selftest_ctx *ctx, const char **skipped)
 	struct replay *r = &the_replay;
 	struct record rec;
 	struct job_state st;
+	const char *problem;
 
 	if (!blob || blob->bytes == 0) {
 		*skipped = "no trace (tools/memboot run --replay TRACE)";
@@ -225,50 +301,32 @@ bool selftest_replay(const struct selftest_ctx *ctx, const char **skipped)
 	}
 	memset(r, 0, sizeof(*r));
 	fwcfg_select(blob->select);
-	if (blob->bytes < sizeof(r->h)) {
-		pr_err("replay: fw_cfg trace of %u bytes has no header", blob->bytes);
-		return false;
-	}
-	if (!fwcfg_read(&r->h, sizeof(r->h))) {
+	if (blob->bytes >= sizeof(r->h) && !fwcfg_read(&r->h, sizeof(r->h))) {
 		pr_err("replay: fw_cfg reported an error reading the trace's header");
 		return false;
 	}
-	if (memcmp(r->h.magic, "MBREPLAY", 8) != 0 || r->h.version != 1 || !r->h.cpus ||
-	    r->h.cpus > 65535 || r->h.events != (blob->bytes - sizeof(r->h)) / 8 ||
-	    (blob->bytes - sizeof(r->h)) % 8) {
-		pr_err("replay: fw_cfg trace is not a version 1 replay file of %u bytes "
-		       "(written by tools/memboot run --replay)", blob->bytes);
+	problem = replay_header_problem(&r->h, blob->bytes);
+	if (problem) {
+		pr_err("replay: fw_cfg trace of %u bytes is not a version 1 replay file (written "
+		       "by tools/memboot run --replay): %s", blob->bytes, problem);
 		return false;
 	}
-	if (!take_blocks(r->ev_block, &r->nr_ev_blocks, r->h.events * 8, MAX_BLOCKS) ||
-	    !take_blocks(r->slot_block, &r->nr_slot_blocks, r->h.ids * 8, MAX_BLOCKS) ||
-	    r->h.cpus > MAX_HIST_BLOCKS * HISTS_PER_BLOCK / 2 ||
-	    !take_blocks(r->hist_block, &r->nr_hist_blocks,
-			 2 * r->h.cpus * sizeof(struct lab_hist), MAX_HIST_BLOCKS)) {
-		pr_err("replay: no memory for %llu events, %llu slots and %u trace CPUs' "
-		       "latencies (at most %u x 4 MiB each, %u trace CPUs)",
-		       (ull)r->h.events, (ull)r->h.ids, r->h.cpus, MAX_BLOCKS,
-		       (unsigned)(MAX_HIST_BLOCKS * HISTS_PER_BLOCK / 2));
+	if (!take_storage(r)) {
 		release(r);
 		return false;
 	}
-	for (uint64_t i = 0; i < r->h.events; i++) {
-		if (!fwcfg_read(ev(r, i), sizeof(struct replay_event))) {
-			pr_err("replay: fw_cfg reported an error reading event %llu", (ull)i);
-			release(r);
-			return false;
-		}
-		struct replay_event *x = ev(r, i);
-		if (x->id >= r->h.ids || x->op > 1 || x->order > ALLOC_MAX_ORDER ||
-		    x->cpu >= r->h.cpus) {
-			pr_err("replay: event %llu is malformed (id %u op %u order %u cpu %u)",
-			       (ull)i, x->id, x->op, x->order, x->cpu);
+	/* A block's events at a time: they are contiguous there. */
+	for (uint64_t i = 0; i < r->nr_loaded; i += EV_PER_BLOCK) {
+		uint64_t n = min64(EV_PER_BLOCK, r->nr_loaded - i);
+		if (!fwcfg_read(ev(r, i), n * sizeof(struct replay_event))) {
+			pr_err("replay: fw_cfg reported an error reading events %llu to %llu",
+			       (ull)i, (ull)(i + n - 1));
 			release(r);
 			return false;
 		}
 	}
-	for (uint64_t id = 0; id < r->h.ids; id++)
-		*slot(r, id) = SLOT_EMPTY;
+	check_events(r);
+	uint64_t free_pages = alloc_free_count();
 	for (uint64_t c = 0; c < r->h.cpus; c++)
 		memset(hists(r, c), 0, 2 * sizeof(struct lab_hist));
 
@@ -299,10 +357,12 @@ bool selftest_replay(const struct selftest_ctx *ctx, const char **skipped)
 	/* What the trace still held at its end goes back (the census after
 	 * the self-test counts every page). */
 	uint64_t held = 0;
-	for (uint64_t i = 0; i < r->h.events; i++) {
+	for (uint64_t i = 0; i < r->nr_loaded; i++) {
 		const struct replay_event *x = ev(r, i);
+		if (x->op != REPLAY_OP_ALLOC)
+			continue;   /* a skipped event's id may have no slot */
 		uint64_t v = *slot(r, x->id);
-		if (x->op != 0 || v >= SLOT_DONE)
+		if (v >= SLOT_DONE)
 			continue;
 		alloc_free(v, x->order);
 		*slot(r, x->id) = SLOT_DONE;
@@ -317,7 +377,17 @@ bool selftest_replay(const struct selftest_ctx *ctx, const char **skipped)
 	rec_u64(&rec, "replayed", r->replayed);
 	rec_u64(&rec, "alloc_failed", r->alloc_failed);
 	rec_u64(&rec, "deferred_frees", r->deferred_frees);
+	rec_u64(&rec, "failed_frees", r->failed_frees);
 	rec_u64(&rec, "held_at_end", held);
+	/* The events of the file that were not replayed, by reason: with
+	 * replayed, alloc_failed and failed_frees they add up to events. */
+	const struct replay_check *c = &r->check;
+	uint64_t not_loaded = c->skipped[REPLAY_NO_MEMORY];
+	rec_u64(&rec, "invalid", replay_check_skipped(c) - not_loaded);
+	for (int v = REPLAY_FITS + 1; v < REPLAY_NR_VERDICTS; v++)
+		rec_u64(&rec, replay_skip_key(v), c->skipped[v]);
+	rec_u64(&rec, "peak_held_pages", c->peak_held_pages);
+	rec_u64(&rec, "free_pages", free_pages);
 	rec_u64(&rec, "skipped_free_before_trace", r->h.skipped_free_before_trace);
 	rec_u64(&rec, "skipped_alloc_of_held_pfn", r->h.skipped_alloc_of_held_pfn);
 	rec_u64(&rec, "skipped_order", r->h.skipped_order);
@@ -347,6 +417,20 @@ bool selftest_replay(const struct selftest_ctx *ctx, const char **skipped)
 		lab_unusable_index(end_blocks, ALLOC_NR_ORDERS, 9, 1000));
 	record_report(&rec, LOG_INFO, "selftest replay: {replayed} of {events} events replayed on "
 		      "{threads} CPUs in {ns} ns ({alloc_failed} allocations failed, "
+		      "{failed_frees} frees of failed allocations, {invalid} events that do not "
+		      "fit skipped, {not_loaded} not loaded; "
 		      "{skipped_free_before_trace} frees before the trace skipped)");
-	return r->replayed + r->alloc_failed + r->failed_frees == r->h.events;
+	if (r->alloc_failed)
+		pr_warn("replay: %llu allocations failed (and %llu frees of them not replayed): "
+			"the trace holds up to %llu pages at once in trace order, the guest had "
+			"%llu pages free when the replay began (after the replay's own %u x 4 MiB); "
+			"give the guest more memory (tools/memboot run --mem-per-node)",
+			(ull)r->alloc_failed, (ull)r->failed_frees, (ull)c->peak_held_pages,
+			(ull)free_pages,
+			r->nr_ev_blocks + r->nr_slot_blocks + r->nr_hist_blocks);
+	uint64_t counted = r->replayed + r->alloc_failed + r->failed_frees +
+			   replay_check_skipped(c);
+	if (counted != r->h.events)
+		pr_err("replay: %llu events counted of %llu", (ull)counted, (ull)r->h.events);
+	return counted == r->h.events;
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Write the seed corpora of the ACPI fuzz targets into tests/fuzz/seeds/.
+"""Write the seed corpora of the ACPI fuzz targets and of fuzz_replay_events
+(the replay file) into tests/fuzz/seeds/.
 
     tests/fuzz/make_seeds.py
 
@@ -155,6 +156,14 @@ def spcr(itype, space, width, access, addr, baud):
     return sdt("SPCR", 2, bytes(body))
 
 
+def replay_file(cpus, events):
+    """A replay file as tools/mbtools/lab.py write_replay writes it: events
+    are (id, op, order, cpu)."""
+    ids = 1 + max((e[0] for e in events), default=-1)
+    return (b"MBREPLAY" + struct.pack("<IIQQ", 1, cpus, len(events), ids) + bytes(40) +
+            b"".join(struct.pack("<IBBH", *e) for e in events))
+
+
 def write(target, name, data):
     d = os.path.join(SEEDS, target)
     os.makedirs(d, exist_ok=True)
@@ -231,6 +240,17 @@ def main():
     write("fuzz_acpi_dump_text", "serial-log",
           b"[    0.001000] ACPI: RSDP 0x00000000000F5970 000014 (v00 BOCHS )\r\n" +
           dump_text([("RSDP", 0xF5970, rsdp(0, 0x7FFE250B, 0))], "[    0.002000] "))
+
+    # The replay file's events: a sequence that fits, and the ones that do not.
+    write("fuzz_replay_events", "two-cpus-fit",
+          replay_file(2, [(0, 0, 3, 0), (1, 0, 0, 1), (2, 0, 9, 0), (1, 1, 0, 0),
+                          (0, 1, 3, 1), (3, 0, 10, 1), (2, 1, 9, 1)]))
+    write("fuzz_replay_events", "double-free", replay_file(1, [(0, 0, 0, 0), (0, 1, 0, 0),
+                                                               (0, 1, 0, 0)]))
+    write("fuzz_replay_events", "order0-free-order10",
+          replay_file(1, [(0, 0, 0, 0), (0, 1, 10, 0)]))
+    write("fuzz_replay_events", "free-first-realloc",
+          replay_file(1, [(0, 1, 0, 0), (0, 0, 0, 0), (0, 0, 0, 0), (1, 0, 11, 0)]))
     return 0
 
 

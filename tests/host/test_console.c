@@ -72,6 +72,25 @@ static void test_options_refused(void **state)
 	assert_int_equal(console_baud_divisor(7), 0);
 }
 
+/* 115200 / 1 does not fit the 16550's 16-bit divisor latch; 115200 / 2 does. */
+static void test_baud_divisor_fits_the_latch(void **state)
+{
+	struct console_options o = { 0 };
+	char err[256];
+
+	assert_int_equal(console_baud_divisor(1), 0);
+	assert_int_equal(console_baud_divisor(2), 57600);
+	assert_int_equal(console_baud_divisor(3), 38400);
+	assert_int_equal(console_baud_divisor(50000), 0);   /* 2.304: not whole */
+	err[0] = '\0';
+	assert_false(console_parse_option(&o, "ttyS0,1", err, sizeof(err)));
+	assert_non_null(strstr(err, "16-bit latch"));
+	assert_non_null(strstr(err, "65535"));
+	assert_int_equal(o.baud[0], 0);
+	assert_true(console_parse_option(&o, "ttyS0,2", err, sizeof(err)));
+	assert_int_equal(o.baud[0], 2);
+}
+
 /* ---- the screen ------------------------------------------------------------- */
 
 #define W 128
@@ -444,6 +463,7 @@ int main(void)
 		cmocka_unit_test(test_options_serial_ports_and_speeds),
 		cmocka_unit_test(test_options_screens),
 		cmocka_unit_test(test_options_refused),
+		cmocka_unit_test(test_baud_divisor_fits_the_latch),
 		cmocka_unit_test(test_fb_draws_the_font),
 		cmocka_unit_test(test_fb_wraps_and_scrolls),
 		cmocka_unit_test(test_fb_16bpp_and_bad_layouts),

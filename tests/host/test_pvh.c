@@ -291,6 +291,13 @@ static void test_magics(void **state)
 	mem.r[0].buf[0] ^= 0x80;
 	assert_int_equal(parse(SI_PHYS), PVH_ERR_MAGIC);
 	assert_true(host_log_contains("has magic"));
+	assert_false(host_log_contains("its bytes are text"));
+	/* A command line written over the start info (QEMU's PVH option ROM
+	 * with more than 4096 bytes of -append): the magic is text. */
+	memcpy(mem.r[0].buf, "xxxx", 4);
+	assert_int_equal(parse(SI_PHYS), PVH_ERR_MAGIC);
+	assert_true(host_log_contains("has magic 0x78787878"));
+	assert_true(host_log_contains("its bytes are text: QEMU's PVH option ROM"));
 	assert_int_equal(parse(0), PVH_ERR_MAP);                  /* no start info */
 	assert_int_equal(parse(0x123456), PVH_ERR_MAP);           /* not mapped */
 	assert_int_equal(parse(UINT64_MAX - 8), PVH_ERR_MAP);     /* wraps */
