@@ -21,11 +21,13 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <x86intrin.h>
 
 #include "mm/alloc/alloc.h"
@@ -33,6 +35,7 @@
 #include "mm/alloc/lab_stats.h"
 #include "mm/memmap.h"
 #include "mm/page.h"
+#include "tests/host/host_support.h"
 
 #define ZONE_LINE_PFN 0x100000ULL  /* 4 GiB: DMA32 below, Normal above */
 #define LAB_MAX_NODES 8            /* the lab's option range, not the kernel's limit */
@@ -71,6 +74,191 @@ struct sample { uint64_t at_ops; uint64_t blocks[ALLOC_NR_ORDERS]; };
 static struct sample samples[MAX_SAMPLES];
 static uint32_t nr_samples;
 static uint64_t total_ops;   /* every thread's, relaxed */
+
+/* ---- the verdict: every block checked, as the kernel's front checks it ----
+ *
+ * A block an allocator hands out goes through alloc_verify_block() (the
+ * front's own check: aligned, inside one node, head written), and every one
+ * of its pages is claimed in an ownership bitmap: a page claimed twice is a
+ * block handed out while still held. At the end of the run: check(), the
+ * free-page counter against the allocator's walk of its structures, the
+ * census of the descriptors (memmap_count_types) against both, and free
+ * blocks by order against the counter. The first failure ends the run: its
+ * message is printed as the row's JSON with no figures (a broken allocator
+ * is never timed as if good) and the harness exits with status 3. */
+static uint64_t *owner_bits;         /* one bit per page of [base_pfn, +nr_pages) */
+static pthread_mutex_t fail_lock = PTHREAD_MUTEX_INITIALIZER;
+static const char *alloc_name = "buddy";
+static uint64_t n_runs_done;         /* --repeat: runs finished before a failure */
+
+static const struct host_shim_options shim_run = {
+	.echo = HOST_ECHO_WARNINGS, .keep_lines = false, .records = HOST_RECORDS_LOG,
+	.panic_prefix = "panic: ", .panic_exit = 0,
+};
+static const struct host_shim_options shim_capture = {
+	.echo = HOST_ECHO_NONE, .keep_lines = true, .records = HOST_RECORDS_LOG,
+	.panic_prefix = "panic: ", .panic_exit = 0,
+};
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+/* The row of a failed run: which check failed, in words; no figures. */
+static void __attribute__((noreturn, format(printf, 1, 2))) lab_fail(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	pthread_mutex_lock(&fail_lock);   /* the first failure only: never unlocked */
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	printf("{\"allocator\":");
+	json_str(alloc_name);
+	printf(",\"workload\":");
+	json_str(workload);
+	printf(",\"threads\":%u,\"check\":false,\"runs_done\":%llu,\"failure\":", nr_threads,
+	       (unsigned long long)n_runs_done);
+	json_str(msg);
+	printf("}\n");
+	fflush(stdout);
+	fprintf(stderr, "lab: %s: %s\n", alloc_name, msg);
+	_exit(3);
+}
+
+/* The first line @ops logged while failing a check, rerun with the log kept
+ * (the run itself keeps none: its threads log unlocked). */
+static void verify_or_fail(uint64_t pfn, unsigned order)
+{
+	if (__builtin_expect(alloc_verify_block(ops, &mm, pfn, order, 0), 1))
+		return;
+	pthread_mutex_lock(&fail_lock);
+	host_shim_configure(&shim_capture);
+	host_log_reset();
+	alloc_verify_block(ops, &mm, pfn, order, 0);
+	char line[300];
+	snprintf(line, sizeof(line), "%s", host_log_total() ? host_log_line(0) : "?");
+	pthread_mutex_unlock(&fail_lock);
+	lab_fail("the front's check of every block failed: %s", line);
+}
+
+/* The bits of word p / 64 from page index @p on, at most @left of them. */
+static uint64_t word_bits(uint64_t p, uint64_t left, uint64_t *count)
+{
+	uint64_t off = p & 63, c = 64 - off < left ? 64 - off : left;
+
+	*count = c;
+	return c == 64 ? ~0ULL : ((1ULL << c) - 1) << off;
+}
+
+static void claim(uint64_t pfn, unsigned order)
+{
+	uint64_t i = pfn - base_pfn, n = 1ULL << order, c;
+
+	if (pfn < base_pfn || i + n > nr_pages)
+		lab_fail("%s handed out block pfn %#llx order %u outside the memory it was given "
+			 "[%#llx, %#llx)", alloc_name, (unsigned long long)pfn, order,
+			 (unsigned long long)base_pfn, (unsigned long long)(base_pfn + nr_pages));
+	for (uint64_t p = i; p < i + n; p += c) {
+		uint64_t bits = word_bits(p, i + n - p, &c);
+		uint64_t old = __atomic_fetch_or(&owner_bits[p / 64], bits, __ATOMIC_RELAXED);
+		if (old & bits)
+			lab_fail("%s handed out block pfn %#llx order %u while its page pfn %#llx "
+				 "was still held (handed out before and not freed): one page in two "
+				 "blocks", alloc_name, (unsigned long long)pfn, order,
+				 (unsigned long long)(base_pfn + (p & ~63ULL) +
+						      (unsigned)__builtin_ctzll(old & bits)));
+	}
+}
+
+static void release(uint64_t pfn, unsigned order)
+{
+	uint64_t i = pfn - base_pfn, n = 1ULL << order, c;
+
+	for (uint64_t p = i; p < i + n; p += c) {
+		uint64_t bits = word_bits(p, i + n - p, &c);
+		uint64_t old = __atomic_fetch_and(&owner_bits[p / 64], ~bits, __ATOMIC_RELAXED);
+		if ((old & bits) != bits)
+			lab_fail("the workload freed block pfn %#llx order %u that is not held "
+				 "(a harness bug)", (unsigned long long)pfn, order);
+	}
+}
+
+static uint64_t per_node;           /* pages of each node */
+
+static uint64_t held_pages(void)
+{
+	uint64_t n = 0;
+
+	for (uint64_t w = 0; w < (nr_pages + 63) / 64; w++)
+		n += (uint64_t)__builtin_popcountll(owner_bits[w]);
+	return n;
+}
+
+static const char *first_logged(void)
+{
+	return host_log_total() ? host_log_line(0) : "(it logged nothing)";
+}
+
+/* After every run: the allocator's invariants, its two counts, the census of
+ * the descriptors and the free blocks by order, against each other and
+ * against what the workload holds (the conformance suite's census). */
+static void end_checks(bool trace)
+{
+	uint64_t free_now = 0, counted = 0, bad = 0, counts[PAGE_NR_TYPES] = { 0 };
+	uint64_t blocks[ALLOC_NR_ORDERS] = { 0 };
+
+	host_shim_configure(&shim_capture);
+	host_log_reset();
+	if (!ops->check(self))
+		lab_fail("%s's check() found its invariants broken at the end of the run: %s",
+			 alloc_name, first_logged());
+	host_log_reset();
+	for (uint32_t nd = 0; nd < nr_nodes; nd++) {
+		struct memmap_range r = { base_pfn + nd * per_node, base_pfn + (nd + 1) * per_node };
+		free_now += ops->free_pages(self, nd);
+		counted += ops->count_free(self, nd);
+		bad += memmap_count_types(&mm.nodes[nd], &r, 1, counts);
+		ops->free_blocks(self, nd, blocks);
+	}
+	if (bad)
+		lab_fail("census: %llu page descriptors are bad (a type, order or zone out of range, "
+			 "or a block that is not naturally aligned): %s", (unsigned long long)bad,
+			 first_logged());
+	if (free_now != counted)
+		lab_fail("%s's free-page counter says %llu pages, walking its structures finds %llu",
+			 alloc_name, (unsigned long long)free_now, (unsigned long long)counted);
+	if (counts[PAGE_FREE] != free_now)
+		lab_fail("census: the page descriptors say %llu pages are free, %s's counter says "
+			 "%llu", (unsigned long long)counts[PAGE_FREE], alloc_name,
+			 (unsigned long long)free_now);
+	uint64_t held = held_pages();
+	if (free_now + held != nr_pages)
+		lab_fail("%llu pages were given to %s; %llu are free and the workload holds %llu: "
+			 "%lld pages unaccounted for", (unsigned long long)nr_pages, alloc_name,
+			 (unsigned long long)free_now, (unsigned long long)held,
+			 (long long)(nr_pages - free_now - held));
+	if (lab_free_pages(blocks, ALLOC_NR_ORDERS) != free_now)
+		lab_fail("%s's free blocks by order add up to %llu pages, its counter says %llu",
+			 alloc_name, (unsigned long long)lab_free_pages(blocks, ALLOC_NR_ORDERS),
+			 (unsigned long long)free_now);
+	if (!trace && held)
+		lab_fail("the workload still holds %llu pages at its end (a harness bug)",
+			 (unsigned long long)held);
+	host_shim_configure(&shim_run);
+}
 
 static uint32_t lab_cpu(void)
 {
@@ -116,16 +304,20 @@ static uint64_t lab_alloc(unsigned order)
 	for (uint32_t k = 0; k < nr_nodes && pfn == ALLOC_NO_PFN; k++)
 		pfn = ops->alloc(self, (me->id + k) % nr_nodes, order, 0);
 	uint64_t t1 = __rdtsc();
-	if (pfn == ALLOC_NO_PFN)
+	if (pfn == ALLOC_NO_PFN) {
 		me->failed++;
-	else
+	} else {
 		record(0, order, t1 - t0);
+		verify_or_fail(pfn, order);
+		claim(pfn, order);
+	}
 	maybe_sample();
 	return pfn;
 }
 
 static void lab_free(uint64_t pfn, unsigned order)
 {
+	release(pfn, order);   /* before: once freed, another thread may get it */
 	uint64_t t0 = __rdtsc();
 	ops->free(self, pfn, order);
 	record(1, order, __rdtsc() - t0);
@@ -344,6 +536,8 @@ static void give_zone(void *ctx, enum page_zone zone, uint64_t s, uint64_t e)
 int main(int argc, char **argv)
 {
 	const char *name = "buddy", *events = NULL;
+
+	host_shim_configure(&shim_run);
 	uint64_t mib = 256, seed = 1;
 	bool split = false;
 
@@ -369,6 +563,7 @@ int main(int argc, char **argv)
 		i++;
 	}
 	ops = alloc_find(name);
+	alloc_name = name;
 	if (split)
 		base_pfn = ZONE_LINE_PFN - (mib << 8) / 2;
 	if (!ops || !nr_threads || nr_threads > MAX_THREADS || mib < 16 || mib > (1 << 20) ||
@@ -405,7 +600,7 @@ int main(int argc, char **argv)
 	 * (node 0 then has a DMA32 and a Normal zone); descriptors written
 	 * eagerly or, with --lazy, block heads only (memory init's two
 	 * policies). */
-	uint64_t per_node = (mib << 8) / nr_nodes & ~(ALLOC_MAX_ORDER_PAGES - 1);
+	per_node = (mib << 8) / nr_nodes & ~(ALLOC_MAX_ORDER_PAGES - 1);
 	nr_pages = per_node * nr_nodes;
 	memmap_nid_t *table = malloc(memmap_nid_table_bytes(base_pfn + nr_pages));
 	memmap_init(&mm, table, base_pfn + nr_pages);
@@ -418,6 +613,7 @@ int main(int argc, char **argv)
 		memmap_set_nid(&mm, s0, s0 + per_node, nd);
 	}
 	mm.nr_nodes = nr_nodes;
+	owner_bits = calloc((nr_pages + 63) / 64, sizeof(*owner_bits));
 	struct alloc_setup setup = { .mm = &mm, .nr_nodes = nr_nodes, .reserve = lab_reserve,
 				     .this_cpu = lab_cpu };
 	double ti = now_s();
@@ -481,21 +677,14 @@ int main(int argc, char **argv)
 	uint64_t end_blocks[ALLOC_NR_ORDERS] = { 0 };
 	for (uint32_t nd = 0; nd < nr_nodes; nd++)
 		ops->free_blocks(self, nd, end_blocks);
-	uint64_t free_now = 0, counted = 0;
-	for (uint32_t nd = 0; nd < nr_nodes; nd++) {
-		free_now += ops->free_pages(self, nd);
-		counted += ops->count_free(self, nd);
-	}
-	bool ok = ops->check(self) && free_now == nr_pages && counted == nr_pages;
-	/* Whatever a replayed trace still holds stays held: count it. */
+	end_checks(!strcmp(workload, "trace"));
+	bool ok = true;
 	uint64_t total = 0, failed = 0, all_lat = 0;
 	for (uint32_t i = 0; i < nr_threads; i++) {
 		total += T[i].ops;
 		failed += T[i].failed;
 		all_lat += T[i].nr_lat;
 	}
-	if (!strcmp(workload, "trace"))
-		ok = ops->check(self);
 	struct lat *v = malloc((all_lat + 1) * sizeof(*v));
 	uint64_t n = 0;
 	for (uint32_t i = 0; i < nr_threads; i++) {

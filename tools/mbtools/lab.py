@@ -177,19 +177,60 @@ def build(quiet):
         raise LabError("make lab-build failed:\n" + r.stdout[-2000:] + r.stderr[-2000:])
 
 
+def failed_row(alloc, threads, workload, message):
+    """The row of a run whose checks failed: the first message, no figures."""
+    return {"on": "host", "allocator": alloc, "workload": workload, "threads": threads,
+            "check": False, "failure": message}
+
+
+def crash_message(stderr, returncode, timeout):
+    """The failure of a run that ended without its row: the allocator's panic
+    line (and the error it logged just before), or the signal."""
+    lines = [l.strip() for l in (stderr or "").splitlines() if l.strip()]
+    panic = [i for i, l in enumerate(lines) if l.startswith("panic:")]
+    if panic:
+        i = panic[0]
+        before = lines[i - 1] + "; " if i and not lines[i - 1].startswith("lab:") else ""
+        return "the allocator panicked: %s%s" % (before, lines[i][len("panic:"):].strip())
+    sig = -returncode
+    try:
+        import signal
+        name = signal.Signals(sig).name
+    except ValueError:
+        name = "signal %d" % sig
+    return "the run died of %s%s" % (name, (": " + lines[-1]) if lines else "")
+
+
 def run_one(alloc, threads, workload, args, events_path, mib):
+    """One run's row; a run whose checks fail, that panics, crashes or hangs
+    gives a failed row (failed_row) naming what went wrong."""
     cmd = [LAB_BIN, "--alloc", alloc, "--threads", str(threads), "--workload", workload,
            "--ops", str(args.ops), "--mib", str(mib), "--seed", str(args.seed),
            "--sample", str(args.sample), "--nodes", str(args.nodes),
            "--lazy", "1" if args.lazy else "0", "--split", "1" if args.split else "0"]
     if workload == "trace":
         cmd += ["--events", events_path]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+    except subprocess.TimeoutExpired:
+        return failed_row(alloc, threads, workload,
+                          "did not finish within %d s (--timeout): a hang, e.g. a lock never "
+                          "released or a search that never ends" % args.timeout)
+    if r.returncode < 0:
+        return failed_row(alloc, threads, workload,
+                          crash_message(r.stderr, r.returncode, args.timeout))
     if r.returncode not in (0, 3) or not r.stdout.strip():
         raise LabError("%s failed (status %d): %s" % (" ".join(cmd), r.returncode,
                                                       r.stderr.strip()[-500:]))
-    res = json.loads(r.stdout)
+    try:
+        res = json.loads(r.stdout.strip().splitlines()[-1])
+    except ValueError:
+        raise LabError("%s printed no result: %s" % (" ".join(cmd), r.stdout[-300:]))
+    res.setdefault("on", "host")
     res["status"] = r.returncode
+    if r.returncode == 3 or not res.get("check"):
+        return failed_row(alloc, threads, workload,
+                          res.get("failure") or "the checks at the end of the run failed")
     return res
 
 
@@ -233,6 +274,10 @@ def guest_row(alloc, args, rep, mib):
 
 
 def fmt_row(r):
+    if not r["check"]:
+        # A failed row has no figures: a broken allocator is never timed.
+        return [r.get("on", "host"), r["allocator"], r["workload"], str(r["threads"])] + \
+            ["-"] * (len(HEADER) - 7) + ["FAILED", "-", r.get("failure", "")[:120]]
     lat = r["latency"]
     a, f = lat.get("alloc_all", {}), lat.get("free_all", {})
     lk = r["lock"]
@@ -285,6 +330,7 @@ def plot(rows, prefix, fmt):
         print("memboot lab: matplotlib missing (tools/setup-deps.sh): no plots", file=sys.stderr)
         return []
     written = []
+    rows = [r for r in rows if r["check"]]   # failed rows have nothing to draw
     for wl in sorted({r["workload"] for r in rows}):
         sel = [r for r in rows if r["workload"] == wl]
         fig, ax = plt.subplots(1, 3, figsize=(16, 4.5))
@@ -456,8 +502,10 @@ def _main(args):
     print("wrote " + ", ".join(written))
     bad = [r for r in rows if not r["check"]]
     if bad:
-        print("memboot lab: check() failed after %s" % ", ".join(
-            "%s x%d %s" % (r["allocator"], r["threads"], r["workload"]) for r in bad),
-            file=sys.stderr)
+        print("memboot lab: %d row(s) FAILED the checks (not timed):" % len(bad),
+              file=sys.stderr)
+        for r in bad:
+            print("  %s x%d %s: %s" % (r["allocator"], r["threads"], r["workload"],
+                                       r.get("failure", "?")), file=sys.stderr)
         return 1
     return 0
