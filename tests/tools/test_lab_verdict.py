@@ -8,6 +8,7 @@ each and registered in mm/alloc/table.h, as a student's allocator would be:
             are not naturally aligned
   twice     the last page of every block is left free: a page handed out in
             two blocks (an order-0 request gets the same page again and again)
+  stuck     a free keeps the zone's lock: the next allocation spins for ever
 
 The host suite (build/host/test_alloc -k NAME) must fail each within 60 s,
 its messages naming the allocator, the test and what was violated; the lab
@@ -37,6 +38,10 @@ BUGS = {
     "twice": ("\tset_bits(z->bits, i, n, false);\n\tz->free_pages -= n;",
               "\tset_bits(z->bits, i, n - 1, false);   /* the bug: last page left free */\n"
               "\tz->free_pages -= n - 1;"),
+    # Not in the issue: a lock a free never releases, so the next allocation
+    # spins for ever: the per-test timeout must fail it, named.
+    "stuck": ("\tz->free_pages += n;\n\tspin_unlock(&z->lock);\n}",
+              "\tz->free_pages += n;\n}   /* the bug: the lock stays held */"),
 }
 BUILD_TIMEOUT_S = 900   # a cold build on a loaded 2-core machine
 HANG_LIMIT_S = 60
@@ -88,11 +93,11 @@ class BrokenAllocators(unittest.TestCase):
     def setUp(self):
         self.root = built_tree()
 
-    def suite(self, name):
+    def suite(self, name, env=None):
         t0 = time.monotonic()
         r = subprocess.run([os.path.join(self.root, "build", "host", "test_alloc"), "-k", name],
                            cwd=self.root, capture_output=True, text=True,
-                           timeout=HANG_LIMIT_S + 30)
+                           timeout=HANG_LIMIT_S + 30, env=dict(os.environ, **(env or {})))
         secs = time.monotonic() - t0
         self.assertNotEqual(r.returncode, 0, r.stdout[-2000:])
         self.assertLess(secs, HANG_LIMIT_S, "the suite took %.0f s" % secs)
@@ -116,6 +121,13 @@ class BrokenAllocators(unittest.TestCase):
                               r"0x[0-9a-f]+ handed out twice")
         # The loop that hung before the timeout: bounded, and said in words.
         self.assertRegex(err, r"test_flags .*more than its pages: pages handed out twice")
+
+    def test_suite_times_out_a_hang_and_names_it(self):
+        err = self.suite("stuck", {"MEMBOOT_TEST_TIMEOUT_S": "2"})
+        self.assertIn("FAILED: allocator stuck (alone), test_every_order: did not finish "
+                      "within 2 s (a hang", err)
+        # The suite with the lists in front still ran after the first hung.
+        self.assertIn("FAILED: allocator stuck (per-CPU lists in front), ", err)
 
     def lab(self, name):
         with tempfile.TemporaryDirectory() as d:
