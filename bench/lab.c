@@ -28,7 +28,35 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sched.h>
+
+/* The lab's clock: the TSC on x86, the generic timer's virtual count on
+ * arm64, else CLOCK_MONOTONIC_RAW in ns; calibrated against CLOCK_MONOTONIC
+ * (calibrate()), so every latency is given in clock ticks and in ns. */
+#if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
+#define LAB_CLOCK "tsc"
+static inline uint64_t lab_ticks(void) { return __rdtsc(); }
+static inline void lab_relax(void) { _mm_pause(); }
+#elif defined(__aarch64__)
+#define LAB_CLOCK "cntvct"
+static inline uint64_t lab_ticks(void)
+{
+	uint64_t v;
+	__asm__ volatile("isb; mrs %0, cntvct_el0" : "=r"(v) :: "memory");
+	return v;
+}
+static inline void lab_relax(void) { __asm__ volatile("yield"); }
+#else
+#define LAB_CLOCK "clock_gettime"
+static inline uint64_t lab_ticks(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+static inline void lab_relax(void) { }
+#endif
 
 #include "mm/alloc/alloc.h"
 #include "mm/alloc/churn.h"
@@ -51,6 +79,9 @@ struct thread {
 	uint64_t nr_lat, max_lat;
 	uint64_t ops, failed;
 	uint64_t seed;
+	uint64_t allocs_by_order[ALLOC_NR_ORDERS], failed_by_order[ALLOC_NR_ORDERS];
+	uint64_t phase;                 /* --serial: the turns it has taken */
+	bool pinned;
 } __attribute__((aligned(64)));
 
 static const struct alloc_ops *ops;
@@ -66,7 +97,6 @@ static __thread struct thread *me;
 static uint64_t n_ops = 200000, batch = 512, sample_every = 20000;
 static unsigned repeat_order = 0;
 static const char *workload = "kbuild";
-static pthread_barrier_t bar;
 static double ns_per_cycle;
 
 /* Fragmentation samples (thread 0 takes them). */
@@ -198,6 +228,73 @@ static void release(uint64_t pfn, unsigned order)
 
 static uint64_t per_node;           /* pages of each node */
 
+/*
+ * --serial 1: the deterministic run. The threads take turns: thread 0 runs
+ * until the workload's first meeting point (a barrier), then thread 1, and
+ * so on, then thread 0 again for the next stretch; a trace is replayed in
+ * its file order by one thread acting as each trace CPU in turn. With the
+ * seed fixed, every block is the same from run to run, so fragmentation,
+ * failures and counts by order are identical (their times mean nothing).
+ */
+static bool serial;
+static bool pin = true;
+static pthread_mutex_t baton_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t baton_cv = PTHREAD_COND_INITIALIZER;
+static uint32_t baton_turn;
+static uint64_t baton_phase;
+
+static void baton_wait(struct thread *t)
+{
+	pthread_mutex_lock(&baton_lock);
+	while (baton_phase != t->phase || baton_turn != t->id)
+		pthread_cond_wait(&baton_cv, &baton_lock);
+	pthread_mutex_unlock(&baton_lock);
+}
+
+static void baton_pass(struct thread *t)
+{
+	pthread_mutex_lock(&baton_lock);
+	if (t->id + 1 < nr_threads) {
+		baton_turn = t->id + 1;
+	} else {
+		baton_turn = 0;
+		baton_phase++;
+	}
+	t->phase++;
+	pthread_cond_broadcast(&baton_cv);
+	pthread_mutex_unlock(&baton_lock);
+}
+
+/* Where the workload's threads meet. */
+static pthread_barrier_t bar;
+static void lab_barrier(void)
+{
+	if (serial) {
+		baton_pass(me);
+		baton_wait(me);
+	} else {
+		pthread_barrier_wait(&bar);
+	}
+}
+
+/* Thread @t on CPU t mod (the CPUs this process may use), so that a run's
+ * threads do not migrate; false where the host refuses. */
+static cpu_set_t allowed;
+static uint32_t nr_allowed;
+static bool pin_thread(struct thread *t)
+{
+	cpu_set_t one;
+	uint32_t k = t->id % (nr_allowed ? nr_allowed : 1), seen = 0;
+
+	CPU_ZERO(&one);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &allowed) && seen++ == k) {
+			CPU_SET(c, &one);
+			return pthread_setaffinity_np(pthread_self(), sizeof(one), &one) == 0;
+		}
+	return false;
+}
+
 static uint64_t held_pages(void)
 {
 	uint64_t n = 0;
@@ -287,7 +384,7 @@ static inline void record(unsigned op, unsigned order, uint64_t cycles)
 static void maybe_sample(void)
 {
 	uint64_t n = __atomic_add_fetch(&total_ops, 1, __ATOMIC_RELAXED);
-	if (me->id == 0 && n / sample_every > nr_samples && nr_samples < MAX_SAMPLES) {
+	if ((serial || me->id == 0) && n / sample_every > nr_samples && nr_samples < MAX_SAMPLES) {
 		struct sample *s = &samples[nr_samples++];
 		memset(s, 0, sizeof(*s));
 		s->at_ops = n;
@@ -298,15 +395,17 @@ static void maybe_sample(void)
 
 static uint64_t lab_alloc(unsigned order)
 {
-	uint64_t t0 = __rdtsc();
+	uint64_t t0 = lab_ticks();
 	/* The thread's node first, then the others (as the seam's front). */
 	uint64_t pfn = ALLOC_NO_PFN;
 	for (uint32_t k = 0; k < nr_nodes && pfn == ALLOC_NO_PFN; k++)
 		pfn = ops->alloc(self, (me->id + k) % nr_nodes, order, 0);
-	uint64_t t1 = __rdtsc();
+	uint64_t t1 = lab_ticks();
 	if (pfn == ALLOC_NO_PFN) {
 		me->failed++;
+		me->failed_by_order[order]++;
 	} else {
+		me->allocs_by_order[order]++;
 		record(0, order, t1 - t0);
 		verify_or_fail(pfn, order);
 		claim(pfn, order);
@@ -318,9 +417,9 @@ static uint64_t lab_alloc(unsigned order)
 static void lab_free(uint64_t pfn, unsigned order)
 {
 	release(pfn, order);   /* before: once freed, another thread may get it */
-	uint64_t t0 = __rdtsc();
+	uint64_t t0 = lab_ticks();
 	ops->free(self, pfn, order);
-	record(1, order, __rdtsc() - t0);
+	record(1, order, lab_ticks() - t0);
 	maybe_sample();
 }
 
@@ -355,9 +454,13 @@ static uint64_t frag_huge;       /* frag: 2 MiB blocks found after the scatter *
 
 static void run_trace(struct thread *t)
 {
+	if (serial && t->id)
+		return;   /* thread 0 replays every CPU's events in file order */
 	for (uint64_t i = 0; i < nr_tevs; i++) {
 		const struct tev *e = &tevs[i];
-		if (e->cpu % nr_threads != t->id)
+		if (serial)
+			me = &T[e->cpu % nr_threads];
+		else if (e->cpu % nr_threads != t->id)
 			continue;
 		if (e->op == 0) {
 			uint64_t p = lab_alloc(e->order);
@@ -369,7 +472,7 @@ static void run_trace(struct thread *t)
 			/* Its allocation came earlier in the trace, maybe on
 			 * another CPU's thread: wait for it. */
 			while ((p = __atomic_load_n(&tslot[e->id], __ATOMIC_ACQUIRE)) == SLOT_EMPTY)
-				_mm_pause();
+				lab_relax();
 			if (p != ALLOC_NO_PFN) {
 				lab_free(p, e->order);
 				__atomic_store_n(&tslot[e->id], ALLOC_NO_PFN, __ATOMIC_RELEASE);
@@ -377,13 +480,19 @@ static void run_trace(struct thread *t)
 			}
 		}
 	}
+	me = t;
 }
 
 static void *worker(void *arg)
 {
 	struct thread *t = arg;
 	me = t;
-	pthread_barrier_wait(&bar);
+	if (pin)
+		t->pinned = pin_thread(t);
+	if (serial)
+		baton_wait(t);
+	else
+		pthread_barrier_wait(&bar);
 	if (strcmp(workload, "bulk") == 0) {
 		uint64_t *p = malloc(batch * sizeof(*p));
 		for (uint64_t done = 0; done < n_ops; done += 2 * batch) {
@@ -434,19 +543,21 @@ static void *worker(void *arg)
 		while (n < cap && (p[n] = lab_alloc(0)) != ALLOC_NO_PFN)
 			n++;
 		me->failed -= n < cap;   /* the end of memory is the point, not a failure */
+		me->failed_by_order[0] -= n < cap;
 		for (uint64_t i = 0; i < n; i++) {
 			if (rnd(&t->seed) % 4 == 0)
 				continue;
 			lab_free(p[i], 0);
 			p[i] = ALLOC_NO_PFN;
 		}
-		pthread_barrier_wait(&bar);
+		lab_barrier();
 		uint64_t *h = malloc((nr_pages / 512 + 1) * sizeof(*h));
 		while ((h[big] = lab_alloc(9)) != ALLOC_NO_PFN)
 			big++;
 		me->failed--;
+		me->failed_by_order[9]--;
 		__atomic_fetch_add(&frag_huge, big, __ATOMIC_RELAXED);
-		pthread_barrier_wait(&bar);
+		lab_barrier();
 		while (big)
 			lab_free(h[--big], 9);
 		for (uint64_t i = 0; i < n; i++)
@@ -458,9 +569,11 @@ static void *worker(void *arg)
 		run_trace(t);
 	} else {
 		churn_worker_run(&churn, t->id, NULL);
-		pthread_barrier_wait(&bar);
+		lab_barrier();
 		churn_worker_finish(&churn, t->id, NULL);
 	}
+	if (serial)
+		baton_pass(t);
 	return NULL;
 }
 
@@ -482,10 +595,10 @@ static double now_s(void)
 static void calibrate(void)
 {
 	double t0 = now_s();
-	uint64_t c0 = __rdtsc();
+	uint64_t c0 = lab_ticks();
 	while (now_s() - t0 < 0.05)
 		;
-	ns_per_cycle = (now_s() - t0) * 1e9 / (double)(__rdtsc() - c0);
+	ns_per_cycle = (now_s() - t0) * 1e9 / (double)(lab_ticks() - c0);
 }
 
 /* Percentiles by the shared histogram (mm/alloc/lab_stats.c), as the
@@ -501,19 +614,34 @@ static void print_pcts(struct lat *v, uint64_t n)
 	memset(&hist, 0, sizeof(hist));
 	for (uint64_t i = 0; i < n; i++)
 		lab_hist_add(&hist, v[i].cycles);
-#define P(q) (lab_hist_pct(&hist, (q)) * ns_per_cycle)
-	printf("{\"n\":%llu,\"p50_ns\":%.0f,\"p99_ns\":%.0f,\"p999_ns\":%.0f,\"max_ns\":%.0f}",
-	       (unsigned long long)n, P(LAB_P50), P(LAB_P99), P(LAB_P999), P(LAB_Q_ONE));
+#define C(q) lab_hist_pct(&hist, (q))
+#define P(q) (C(q) * ns_per_cycle)
+	printf("{\"n\":%llu,\"p50_ns\":%.0f,\"p99_ns\":%.0f,\"p999_ns\":%.0f,\"max_ns\":%.0f,"
+	       "\"p50_ticks\":%llu,\"p99_ticks\":%llu,\"p999_ticks\":%llu,\"max_ticks\":%llu}",
+	       (unsigned long long)n, P(LAB_P50), P(LAB_P99), P(LAB_P999), P(LAB_Q_ONE),
+	       (unsigned long long)C(LAB_P50), (unsigned long long)C(LAB_P99),
+	       (unsigned long long)C(LAB_P999), (unsigned long long)C(LAB_Q_ONE));
 #undef P
+#undef C
 }
 
-/* Free blocks by order and the unusable index at order 9, as JSON. */
+/* Free blocks by order, and Linux's two indices at every order (unusable
+ * free space, debugfs extfrag/unusable_index; fragmentation,
+ * extfrag/extfrag_index), in thousandths as Linux prints them. */
 static void print_frag(const uint64_t *blocks)
 {
 	printf("\"unusable_9\":%.4f,\"blocks\":[",
 	       lab_unusable_index(blocks, ALLOC_NR_ORDERS, 9, 10000) / 10000.0);
 	for (unsigned k = 0; k < ALLOC_NR_ORDERS; k++)
 		printf("%s%llu", k ? "," : "", (unsigned long long)blocks[k]);
+	printf("],\"unusable\":[");
+	for (unsigned k = 0; k < ALLOC_NR_ORDERS; k++)
+		printf("%s%.3f", k ? "," : "",
+		       lab_unusable_index(blocks, ALLOC_NR_ORDERS, k, 1000) / 1000.0);
+	printf("],\"extfrag\":[");
+	for (unsigned k = 0; k < ALLOC_NR_ORDERS; k++)
+		printf("%s%.3f", k ? "," : "",
+		       (double)lab_extfrag_index(blocks, ALLOC_NR_ORDERS, k, 1000) / 1000.0);
 	printf("]");
 }
 
@@ -559,6 +687,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--nodes")) nr_nodes = (uint32_t)atoi(v);
 		else if (!strcmp(a, "--lazy")) lazy = atoi(v) != 0;
 		else if (!strcmp(a, "--split")) split = atoi(v) != 0;
+		else if (!strcmp(a, "--serial")) serial = atoi(v) != 0;
+		else if (!strcmp(a, "--pin")) pin = atoi(v) != 0;
 		else goto usage;
 		i++;
 	}
@@ -595,6 +725,9 @@ int main(int argc, char **argv)
 			tslot[i] = SLOT_EMPTY;
 	}
 	calibrate();
+	CPU_ZERO(&allowed);
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0)
+		nr_allowed = (uint32_t)CPU_COUNT(&allowed);
 	/* The machine: --nodes equal nodes of 4 MiB multiples, from 4 GiB up
 	 * (one Normal zone each) or, with --split, from mib/2 below the line
 	 * (node 0 then has a DMA32 and a Normal zone); descriptors written
@@ -661,13 +794,16 @@ int main(int argc, char **argv)
 	}
 	int churny = !strcmp(workload, "kbuild") || !strcmp(workload, "deep") ||
 		     !strcmp(workload, "net");
-	pthread_barrier_wait(&bar);
 	double t0 = now_s();
-	if (churny)
+	if (!serial) {
 		pthread_barrier_wait(&bar);
-	if (!strcmp(workload, "frag")) {
-		pthread_barrier_wait(&bar);
-		pthread_barrier_wait(&bar);
+		t0 = now_s();
+		if (churny)
+			pthread_barrier_wait(&bar);
+		if (!strcmp(workload, "frag")) {
+			pthread_barrier_wait(&bar);
+			pthread_barrier_wait(&bar);
+		}
 	}
 	for (uint32_t i = 0; i < nr_threads; i++)
 		pthread_join(T[i].th, NULL);
@@ -693,6 +829,22 @@ int main(int argc, char **argv)
 	}
 	printf("{\"nodes\":%u,\"lazy\":%s,\"split\":%s,", nr_nodes, lazy ? "true" : "false",
 	       base_pfn < ZONE_LINE_PFN ? "true" : "false");
+	bool pinned = pin;
+	for (uint32_t i = 0; i < nr_threads; i++)
+		pinned = pinned && T[i].pinned;
+	printf("\"serial\":%s,\"pinned\":%s,\"cpus_allowed\":%u,\"clock\":\"%s\","
+	       "\"ns_per_tick\":%.6f,", serial ? "true" : "false", pinned ? "true" : "false",
+	       nr_allowed, LAB_CLOCK, ns_per_cycle);
+	for (int f = 0; f < 2; f++) {
+		printf("\"%s_by_order\":[", f ? "failed" : "allocs");
+		for (unsigned k = 0; k < ALLOC_NR_ORDERS; k++) {
+			uint64_t c = 0;
+			for (uint32_t i = 0; i < nr_threads; i++)
+				c += f ? T[i].failed_by_order[k] : T[i].allocs_by_order[k];
+			printf("%s%llu", k ? "," : "", (unsigned long long)c);
+		}
+		printf("],");
+	}
 	printf("\"allocator\":\"%s\",\"workload\":\"%s\",\"threads\":%u,\"pages\":%llu,"
 	       "\"ops\":%llu,\"failed\":%llu,\"wall_s\":%.6f,\"mops\":%.4f,\"check\":%s,"
 	       "\"init_ns_per_page\":%.3f,\"bookkeeping_bytes_per_page\":%.4f,"
@@ -754,6 +906,6 @@ int main(int argc, char **argv)
 usage:
 	fprintf(stderr, "usage: lab --alloc NAME [--threads N] [--workload W] [--ops N] [--mib M] "
 		"[--seed S] [--sample N] [--batch N] [--order K] [--events FILE] [--nodes N] "
-		"[--lazy 0|1] [--split 0|1]\n");
+		"[--lazy 0|1] [--split 0|1] [--serial 0|1] [--pin 0|1]\n");
 	return 64;
 }

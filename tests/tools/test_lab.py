@@ -104,11 +104,57 @@ class LabRun(unittest.TestCase):
             self.assertTrue(os.path.exists(out + ".csv"))
 
     def test_bad_arguments(self):
-        for args in (["--allocators", "nosuch"], ["--threads", "x"], ["--workloads", "dance"],
-                     ["--workloads", "trace", "--trace", "/nonexistent.xz"],
-                     ["--nodes", "9"], ["--guest", "--workloads", "kbuild"]):
+        # Usage errors exit 64 (docs/tools.md), named, before any run (no
+        # "[1/N]" progress line) and without a traceback.
+        for args, words in (
+                (["--allocators", "nosuch"], "unknown allocator nosuch"),
+                (["--threads", "x"], "--threads 'x'"),
+                (["--threads", "1,,2"], "an empty item"),
+                (["--threads", "0"], "1 to 256"),
+                (["--workloads", "dance"], "unknown workload dance"),
+                (["--workloads", "trace", "--trace", "/nonexistent.xz"], "--trace"),
+                (["--nodes", "9"], "--nodes '9'"),
+                (["--sample", "-5"], "--sample '-5'"),
+                (["--ops", "10"], "--ops '10'"),
+                (["--repeat", "0"], "--repeat '0'"),
+                (["--out", "/nonexistent/dir/o"], "/nonexistent/dir does not exist"),
+                (["--out", "/proc/o"], "cannot write /proc/o.json"),
+                (["--guest", "--workloads", "kbuild"], "--guest replays the trace")):
             r = subprocess.run([os.path.join(REPO_ROOT, "tools", "memboot"), "lab"] + args,
                                capture_output=True, text=True, timeout=120)
-            self.assertEqual(r.returncode, 1, (args, r.stderr))
-            self.assertIn("memboot lab:", r.stderr)
+            self.assertEqual(r.returncode, 64, (args, r.stderr))
+            self.assertIn(words, r.stderr, args)
             self.assertNotIn("Traceback", r.stderr)
+            self.assertNotIn("[1/", r.stderr, args)
+
+    def test_deterministic_columns_repeat(self):
+        """Two invocations, two threads: the deterministic figures are equal
+        (the runs in which the threads take turns); the timed ones come with
+        one value per --repeat run and an interval."""
+        def run(d, name):
+            trace = os.path.join(d, "t.trace")
+            with open(trace, "w") as f:
+                f.write(TRACE)
+            out = os.path.join(d, name)
+            r = subprocess.run(
+                [os.path.join(REPO_ROOT, "tools", "memboot"), "lab", "--allocators",
+                 "buddy,bitmap", "--threads", "2", "--workloads", "kbuild,random,trace",
+                 "--trace", trace, "--ops", "20000", "--mib", "64", "--repeat", "2",
+                 "--out", out, "--no-plot"], capture_output=True, text=True, timeout=600)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            with open(out + ".json") as f:
+                return json.load(f)["rows"], r.stdout
+        with tempfile.TemporaryDirectory() as d:
+            a, text = run(d, "a")
+            b, _ = run(d, "b")
+        self.assertEqual(len(a), 6)
+        for x, y in zip(a, b):
+            self.assertTrue(x["check"])
+            self.assertEqual(x["deterministic"], y["deterministic"], x["allocator"])
+            if x["workload"] != "trace":   # 5 events: no sample
+                self.assertGreater(len(x["deterministic"]["frag"]), 0)
+            self.assertEqual(x["timed"]["mops"]["n"], 2)
+            self.assertEqual(len(x["timed"]["alloc_p99_ns"]["values"]), 2)
+            self.assertLessEqual(x["timed"]["mops"]["lo"], x["timed"]["mops"]["median"])
+        self.assertIn("deterministic (one --serial run per row", text)
+        self.assertRegex(text, r"\| host \| buddy \| kbuild \| 2 \| [0-9.]+ \[[0-9.]+, [0-9.]+\] \|")

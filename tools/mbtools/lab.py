@@ -41,7 +41,7 @@ import sys
 import tempfile
 import time
 
-from mbtools import facts, hostinfo
+from mbtools import facts, hostinfo, inputs, stats
 
 TOOLS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO_ROOT = os.path.dirname(TOOLS_DIR)
@@ -61,6 +61,13 @@ ORDER_RE = re.compile(r"\border=(\d+)")
 
 class LabError(Exception):
     pass
+
+
+class LabUsage(LabError):
+    """A bad option or path, found before any run: exit 64 (docs/tools.md)."""
+
+
+EXIT_USAGE = 64
 
 
 def open_text(path):
@@ -201,13 +208,14 @@ def crash_message(stderr, returncode, timeout):
     return "the run died of %s%s" % (name, (": " + lines[-1]) if lines else "")
 
 
-def run_one(alloc, threads, workload, args, events_path, mib):
+def run_one(alloc, threads, workload, args, events_path, mib, serial=False):
     """One run's row; a run whose checks fail, that panics, crashes or hangs
     gives a failed row (failed_row) naming what went wrong."""
     cmd = [LAB_BIN, "--alloc", alloc, "--threads", str(threads), "--workload", workload,
            "--ops", str(args.ops), "--mib", str(mib), "--seed", str(args.seed),
            "--sample", str(args.sample), "--nodes", str(args.nodes),
-           "--lazy", "1" if args.lazy else "0", "--split", "1" if args.split else "0"]
+           "--lazy", "1" if args.lazy else "0", "--split", "1" if args.split else "0",
+           "--serial", "1" if serial else "0", "--pin", "0" if args.no_pin else "1"]
     if workload == "trace":
         cmd += ["--events", events_path]
     try:
@@ -273,28 +281,128 @@ def guest_row(alloc, args, rep, mib):
             "record": g}
 
 
-def fmt_row(r):
+# The timed figures of a row: each run's value, then the median and its 95 %
+# interval over --repeat runs (tools/mbtools/stats.py).
+TIMED = (
+    ("mops", "Mops/s", lambda r: r["mops"]),
+    ("alloc_p50_ns", "alloc p50 ns", lambda r: r["latency"].get("alloc_all", {}).get("p50_ns", 0)),
+    ("alloc_p99_ns", "alloc p99 ns", lambda r: r["latency"].get("alloc_all", {}).get("p99_ns", 0)),
+    ("alloc_p999_ns", "alloc p99.9 ns",
+     lambda r: r["latency"].get("alloc_all", {}).get("p999_ns", 0)),
+    ("alloc_max_ns", "alloc max ns", lambda r: r["latency"].get("alloc_all", {}).get("max_ns", 0)),
+    ("alloc_p99_ticks", "alloc p99 ticks",
+     lambda r: r["latency"].get("alloc_all", {}).get("p99_ticks", 0)),
+    ("free_p50_ns", "free p50 ns", lambda r: r["latency"].get("free_all", {}).get("p50_ns", 0)),
+    ("free_p99_ns", "free p99 ns", lambda r: r["latency"].get("free_all", {}).get("p99_ns", 0)),
+    ("lock_contended", "lock contended", lambda r: r["lock"]["contended"]),
+    ("lock_spin_us", "lock spin us", lambda r: r["lock"]["spin_ns"] / 1e3),
+    ("init_ns_per_page", "init ns/page", lambda r: r["init_ns_per_page"]),
+)
+
+
+def summarise(values):
+    """{"median", "lo", "hi", "n", "values"}: the median and its 95 % interval."""
+    v = sorted(values)
+    n = len(v)
+    med = v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+    lo, hi = stats.median_ci(v)
+    return {"median": med, "lo": lo, "hi": hi, "n": n, "values": list(values)}
+
+
+def deterministic(r):
+    """The figures of the --serial run that a fixed seed makes identical from
+    run to run: what was done, what failed, what is left free and how."""
+    end = r.get("frag_end") or {}
+    last = r["frag"][-1] if r.get("frag") else end
+    d = {"ops": r["ops"], "failed": r["failed"],
+         "allocs_by_order": r.get("allocs_by_order"), "failed_by_order": r.get("failed_by_order"),
+         "bookkeeping_bytes_per_page": r["bookkeeping_bytes_per_page"],
+         # The trace's end: what it still holds held; else the last sample.
+         "unusable_9": (end if r["workload"] == "trace" else last).get("unusable_9", 0.0),
+         "blocks_end": end.get("blocks"), "unusable_end": end.get("unusable"),
+         "extfrag_end": end.get("extfrag"),
+         "frag": [{k: s[k] for k in ("ops", "blocks")} for s in r.get("frag", [])]}
+    for k in ("replayed", "replay_alloc_failed", "huge_after_scatter", "huge_ideal"):
+        if k in r:
+            d[k] = r[k]
+    return d
+
+
+def combine(det, timed_runs):
+    """One row from the deterministic run and the timed runs (all passed)."""
+    by_mops = sorted(timed_runs, key=lambda r: r["mops"])
+    row = dict(by_mops[len(by_mops) // 2])     # the median run: its CDF is drawn
+    row["timed"] = {key: summarise([f(r) for r in timed_runs]) for key, _, f in TIMED}
+    row["mops"] = row["timed"]["mops"]["median"]
+    row["deterministic"] = deterministic(det)
+    row["frag"] = det.get("frag", [])
+    row["frag_end"] = det.get("frag_end", {})
+    row["pinned"] = all(r.get("pinned") for r in timed_runs)
+    return row
+
+
+def cell(x, digits=0):
+    """A median with its interval: "5.02 [4.91, 5.20]"; one run: the value."""
+    f = "%%.%df" % digits
+    if x["n"] == 1 or x["lo"] is None:
+        return f % x["median"]
+    return (f + " [" + f + ", " + f + "]") % (x["median"], x["lo"], x["hi"])
+
+
+def row_timed(r):
+    """A row's timed figures as summaries (a guest row has one run)."""
+    if "timed" in r:
+        return r["timed"]
+    return {key: summarise([f(r)]) for key, _, f in TIMED}
+
+
+TIMED_COLS = [("mops", 2), ("alloc_p50_ns", 0), ("alloc_p99_ns", 0), ("alloc_p999_ns", 0),
+              ("free_p50_ns", 0), ("free_p99_ns", 0), ("lock_contended", 0),
+              ("lock_spin_us", 0), ("init_ns_per_page", 2)]
+TIMED_HEADER = ["on", "allocator", "workload", "thr"] + \
+    [dict((k, t) for k, t, _ in TIMED)[k] for k, _ in TIMED_COLS] + ["check"]
+DET_HEADER = ["on", "allocator", "workload", "thr", "ops", "failed", "bytes/page",
+              "unusable@9", "free blocks o9/o10 at end", "check", "notes"]
+HEADER = TIMED_HEADER   # the CSV's first table
+
+
+def fmt_timed(r):
+    head = [r.get("on", "host"), r["allocator"], r["workload"], str(r["threads"])]
     if not r["check"]:
-        # A failed row has no figures: a broken allocator is never timed.
-        return [r.get("on", "host"), r["allocator"], r["workload"], str(r["threads"])] + \
-            ["-"] * (len(HEADER) - 7) + ["FAILED", "-", r.get("failure", "")[:120]]
-    lat = r["latency"]
-    a, f = lat.get("alloc_all", {}), lat.get("free_all", {})
-    lk = r["lock"]
-    if r["workload"] == "trace" and "frag_end" in r:
-        frag = r["frag_end"]["unusable_9"]   # where the trace ends, what it holds held
-    else:
-        frag = r["frag"][-1]["unusable_9"] if r["frag"] else 0.0
-    return [r.get("on", "host"), r["allocator"], r["workload"], str(r["threads"]), "%.2f" % r["mops"],
-            "%d/%d/%d/%d" % (a.get("p50_ns", 0), a.get("p99_ns", 0), a.get("p999_ns", 0),
-                             a.get("max_ns", 0)),
-            "%d/%d/%d/%d" % (f.get("p50_ns", 0), f.get("p99_ns", 0), f.get("p999_ns", 0),
-                             f.get("max_ns", 0)),
-            "%d/%d/%.0f" % (lk["acquired"], lk["contended"], lk["spin_ns"] / 1e3),
-            # The guest's replay does not measure the allocator's start.
-            "-" if r.get("on") == "guest" else "%.3f" % r["bookkeeping_bytes_per_page"],
-            "-" if r.get("on") == "guest" else "%.2f" % r["init_ns_per_page"],
-            "%.3f" % frag, "yes" if r["check"] else "NO", str(r["failed"]), note(r)]
+        return head + ["-"] * len(TIMED_COLS) + ["FAILED"]
+    t = row_timed(r)
+    cells = []
+    for key, digits in TIMED_COLS:
+        if key == "init_ns_per_page" and r.get("on") == "guest":
+            cells.append("-")   # the guest's replay does not time the allocator's start
+        else:
+            cells.append(cell(t[key], digits))
+    return head + cells + ["yes"]
+
+
+def fmt_det(r):
+    head = [r.get("on", "host"), r["allocator"], r["workload"], str(r["threads"])]
+    if not r["check"]:
+        return head + ["-"] * 5 + ["FAILED", r.get("failure", "")[:160]]
+    d = r.get("deterministic") or deterministic(r)
+    blocks = d.get("blocks_end") or []
+    return head + [str(d["ops"]), str(d["failed"]),
+                   "-" if r.get("on") == "guest" else "%.3f" % d["bookkeeping_bytes_per_page"],
+                   "%.3f" % d["unusable_9"],
+                   "%s/%s" % tuple(blocks[9:11]) if len(blocks) == 11 else "-",
+                   "yes", note(r)]
+
+
+def fmt_row(r):
+    """The CSV row: the timed cells, then the deterministic ones."""
+    return fmt_timed(r) + fmt_det(r)[4:]
+
+
+def print_md(header, cells, out):
+    print("| " + " | ".join(header) + " |", file=out)
+    print("|" + "|".join("---" for _ in header) + "|", file=out)
+    for c in cells:
+        print("| " + " | ".join(c) + " |", file=out)
 
 
 def note(r):
@@ -310,17 +418,13 @@ def note(r):
     return ""
 
 
-HEADER = ["on", "allocator", "workload", "thr", "Mops/s", "alloc ns p50/p99/p99.9/max",
-          "free ns p50/p99/p99.9/max", "lock acq/contended/spin us", "bytes/page",
-          "init ns/page", "unusable@9", "check", "failed", "notes"]
-
-
-def print_table(rows, out=sys.stdout):
-    cells = [HEADER] + [fmt_row(r) for r in rows]
-    print("| " + " | ".join(HEADER) + " |", file=out)
-    print("|" + "|".join("---" for _ in HEADER) + "|", file=out)
-    for c in cells[1:]:
-        print("| " + " | ".join(c) + " |", file=out)
+def print_table(rows, out=sys.stdout, repeat=1):
+    print("\ntimed (median [95 %% interval] of %d run(s) per row; times vary run to run):"
+          % repeat, file=out)
+    print_md(TIMED_HEADER, [fmt_timed(r) for r in rows], out)
+    print("\ndeterministic (one --serial run per row: the threads take turns, so a fixed "
+          "seed gives the same blocks every time):", file=out)
+    print_md(DET_HEADER, [fmt_det(r) for r in rows], out)
 
 
 def plot(rows, prefix, fmt):
@@ -368,20 +472,40 @@ def plot(rows, prefix, fmt):
     return written
 
 
+def _uint(what, low=0, high=None):
+    """An argparse type: ASCII digits, @low..@high, or a usage error naming
+    the option."""
+    def check(text):
+        v = inputs.parse_uint(text.strip())
+        if v is None:
+            raise inputs._argument_error("%s %r: not a whole number" % (what, text))
+        if v < low or (high is not None and v > high):
+            raise inputs._argument_error("%s %r: must be %d to %s" % (
+                what, text, low, high if high is not None else "any"))
+        return v
+    return check
+
+
 def add_parser(sub):
     p = sub.add_parser(
         "lab", help="compare page allocators on the host: churn mixes, patterns, trace replay",
         description=__doc__.split("\n\n")[0])
     p.add_argument("--allocators", default=",".join(facts.ALLOCATORS),
                    help="comma-separated, from mm/alloc/table.h (default: all: %(default)s)")
-    p.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2)")
+    p.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2); "
+                   "not for trace, which runs one thread per trace CPU")
     p.add_argument("--workloads", default="kbuild,trace",
                    help="comma-separated, of %s (default kbuild,trace)" % ", ".join(WORKLOADS))
     p.add_argument("--trace", default=DEFAULT_TRACE, help="kmem trace for the trace workload "
                    "(tracefs or trace-cmd report text, .xz/.gz ok)")
-    p.add_argument("--ops", type=int, default=1000000, help="operations per run (default 1e6)")
-    p.add_argument("--mib", type=int, default=1024, help="simulated memory (default 1024 MiB)")
-    p.add_argument("--nodes", type=int, default=1, help="simulated nodes, 1 to 8 (default 1); "
+    p.add_argument("--ops", type=_uint("--ops", 1000), default=1000000,
+                   help="operations of a run (default 1e6): kbuild, deep, net: allocations over "
+                        "all threads together (each with its free); bulk, repeat, random: "
+                        "operations per thread; frag and trace ignore it")
+    p.add_argument("--mib", type=_uint("--mib", 16, 1 << 20), default=1024,
+                   help="simulated memory (default 1024 MiB)")
+    p.add_argument("--nodes", type=_uint("--nodes", 1, 8), default=1,
+                   help="simulated nodes, 1 to 8 (default 1); "
                    "thread t allocates on node t %% nodes first, then the others")
     p.add_argument("--lazy", action="store_true",
                    help="lazy memory: only block heads written before the allocator "
@@ -389,16 +513,24 @@ def add_parser(sub):
     p.add_argument("--split", action="store_true",
                    help="half the machine below the 4 GiB line: node 0 gets a DMA32 and a "
                         "Normal zone (default: all above it)")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--sample", type=int, default=0,
-                   help="fragmentation sample every N ops (default: ops / 50)")
+    p.add_argument("--seed", type=_uint("--seed", 0), default=1)
+    p.add_argument("--sample", type=_uint("--sample", 0), default=0,
+                   help="fragmentation sample every N ops (default 0: ops / 50)")
+    p.add_argument("--repeat", type=_uint("--repeat", 1, 100), default=1,
+                   help="timed runs per row (default 1): each timed figure is their median "
+                        "with its 95 %% interval; the deterministic figures come from one "
+                        "more run in which the threads take turns")
+    p.add_argument("--no-pin", action="store_true",
+                   help="leave the threads unpinned (default: thread t on the t-th CPU "
+                        "this process may use)")
     p.add_argument("--quick", action="store_true",
                    help="small runs (200k ops, 256 MiB): all of it within a minute")
     p.add_argument("--out", default="memboot-lab", metavar="PREFIX",
                    help="writes PREFIX.json, PREFIX.csv and PREFIX-WORKLOAD.png")
     p.add_argument("--format", choices=("png", "svg"), default="png")
     p.add_argument("--no-plot", action="store_true")
-    p.add_argument("--timeout", type=int, default=600, help="seconds per run (default 600)")
+    p.add_argument("--timeout", type=_uint("--timeout", 1, inputs.MAX_TIMEOUT_S), default=600,
+                   help="seconds per run (default 600); a run past it fails its row")
     p.add_argument("--guest", action="store_true",
                    help="also replay --trace in the guest (tools/memboot run --replay, QEMU) "
                         "with each allocator: its row beside the host's")
@@ -411,44 +543,94 @@ def add_parser(sub):
 def main(args):
     try:
         return _main(args)
+    except LabUsage as e:
+        print("memboot lab: %s" % e, file=sys.stderr)
+        return EXIT_USAGE
     except LabError as e:
         print("memboot lab: %s" % e, file=sys.stderr)
-        return 1
-    except subprocess.TimeoutExpired as e:
-        print("memboot lab: a run took longer than %ss: %s" % (args.timeout, e.cmd[:6]),
-              file=sys.stderr)
         return 1
 
 
 def _list(text, what, allowed=None):
-    items = [x.strip() for x in text.split(",") if x.strip()]
-    if not items:
-        raise LabError("no %s given" % what)
+    items = [x.strip() for x in text.split(",")]
+    if not text.strip():
+        raise LabUsage("no %s given" % what)
+    if any(not x for x in items):
+        raise LabUsage("%s %r: an empty item (two commas, or one at an end)" % (what, text))
     if allowed is not None:
         bad = [x for x in items if x not in allowed]
         if bad:
-            raise LabError("unknown %s %s (known: %s)" % (what, ", ".join(bad),
+            raise LabUsage("unknown %s %s (known: %s)" % (what, ", ".join(bad),
                                                           ", ".join(allowed)))
     return items
+
+
+def output_prefix_problem(prefix):
+    """None if PREFIX.json, PREFIX.csv and the plots can be written: checked
+    by creating them (a directory the process may enter can still refuse a
+    new file, as /proc does), before any run."""
+    for ext in (".json", ".csv"):
+        path = prefix + ext
+        problem = inputs.output_problem(path)
+        if problem:
+            return problem
+        existed = os.path.exists(path)
+        try:
+            with open(path, "a"):
+                pass
+        except OSError as e:
+            return "cannot write %s: %s" % (path, e.strerror or e)
+        if not existed:
+            os.unlink(path)
+    return None
+
+
+def host_warnings(threads, pinned):
+    """What makes this host's times less trustworthy, one line each."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    out = []
+    if max(threads, default=1) > cpus:
+        out.append("%d threads on %d CPUs: threads share CPUs, so times include waiting for "
+                   "one (a lock holder preempted spins its waiters for a whole time slice)"
+                   % (max(threads), cpus))
+    try:
+        load = os.getloadavg()[0]
+    except OSError:
+        load = 0.0
+    if load > 0.5 * cpus:
+        out.append("load average %.2f on %d CPUs: other work competes for them; run "
+                   "--repeat 5 or more and read the intervals" % (load, cpus))
+    if not pinned:
+        out.append("the threads could not be pinned to CPUs (--no-pin, or the host refused)")
+    return out, cpus
 
 
 def _main(args):
     allocs = _list(args.allocators, "allocator", facts.ALLOCATORS)
     workloads = _list(args.workloads, "workload", WORKLOADS)
-    try:
-        threads = [int(t) for t in _list(args.threads, "thread count")]
-    except ValueError:
-        raise LabError("--threads wants numbers, e.g. 1,2,4")
-    if any(t < 1 or t > 256 for t in threads):
-        raise LabError("--threads: 1 to 256")
+    threads = []
+    for t in _list(args.threads, "--threads"):
+        v = inputs.parse_uint(t)
+        if v is None or not 1 <= v <= 256:
+            raise LabUsage("--threads %r: each a thread count, 1 to 256, e.g. 1,2,4" % args.threads)
+        threads.append(v)
     if args.guest and "trace" not in workloads:
-        raise LabError("--guest replays the trace: add trace to --workloads")
+        raise LabUsage("--guest replays the trace: add trace to --workloads")
+    if args.mib // args.nodes < 4:
+        raise LabUsage("--nodes %d: each node needs at least 4 MiB of --mib %d"
+                       % (args.nodes, args.mib))
+    if "trace" in workloads:
+        problem = inputs.regular_file_problem(args.trace, "trace")
+        if problem:
+            raise LabUsage("--trace: %s" % problem)
+    problem = output_prefix_problem(args.out)
+    if problem:
+        raise LabUsage("--out: %s" % problem)
     if args.quick:
         args.ops, args.mib = min(args.ops, 200000), min(args.mib, 256)
-    if args.ops < 1000 or args.mib < 16:
-        raise LabError("--ops at least 1000, --mib at least 16")
-    if not 1 <= args.nodes <= 8 or args.mib // args.nodes < 4:
-        raise LabError("--nodes: 1 to 8, each with at least 4 MiB of --mib")
     args.sample = args.sample or max(args.ops // 50, 100)
     build(quiet=True)
     events_path, trace_rep, trace_mib = None, None, args.mib
@@ -469,31 +651,74 @@ def _main(args):
         trace_rep["mib"] = trace_mib
         print(trace_summary(args.trace, trace_rep) + ", replayed on %d MiB" % trace_mib,
               file=sys.stderr)
-    runs = [(a, t, w) for w in workloads for a in allocs
-            for t in ([trace_rep["cpus"]] if w == "trace" else threads)]
-    rows = []
+        if args.threads != "1,2" and set(threads) != {trace_rep["cpus"]}:
+            # A trace's CPUs are its threads: said, not silently ignored.
+            print("memboot lab: note: --threads %s is not used for trace: it runs one thread "
+                  "per trace CPU (%d)" % (args.threads, trace_rep["cpus"]), file=sys.stderr)
+    cells = [(a, t, w) for w in workloads for a in allocs
+             for t in ([trace_rep["cpus"]] if w == "trace" else threads)]
+    warnings, cpus = host_warnings([t for _, t, _ in cells], not args.no_pin)
+    for w in warnings:
+        print("memboot lab: warning: " + w, file=sys.stderr)
+    # The deterministic run of every cell, then the timed runs round by round
+    # (every cell once per round), so that a change of the host's state
+    # during the runs falls on every allocator alike.
+    det, timed, failed = {}, {c: [] for c in cells}, {}
     t0 = time.time()
-    for i, (a, t, w) in enumerate(runs):
-        print("[%d/%d] %s x%d %s (%.0fs)" % (i + 1, len(runs), a, t, w, time.time() - t0),
-              file=sys.stderr, flush=True)
-        rows.append(run_one(a, t, w, args, events_path, trace_mib if w == "trace" else args.mib))
+    total = len(cells) * (args.repeat + 1)
+    done = 0
+
+    def one(c, serial):
+        nonlocal done
+        a, t, w = c
+        done += 1
+        print("[%d/%d] %s x%d %s%s (%.0fs)" % (done, total, a, t, w,
+                                                " deterministic" if serial else "",
+                                                time.time() - t0), file=sys.stderr, flush=True)
+        r = run_one(a, t, w, args, events_path, trace_mib if w == "trace" else args.mib, serial)
+        if not r["check"]:
+            failed[c] = r
+        return r
+
+    for c in cells:
+        det[c] = one(c, True)
+    for _ in range(args.repeat):
+        for c in cells:
+            if c not in failed:
+                timed[c].append(one(c, False))
+    rows = []
+    for c in cells:
+        a, t, w = c
+        rows.append(failed[c] if c in failed else combine(det[c], timed[c]))
         if w == "trace" and args.guest:
-            print("[%d/%d] %s guest replay (%.0fs)" % (i + 1, len(runs), a, time.time() - t0),
-                  file=sys.stderr, flush=True)
+            print("%s guest replay (%.0fs)" % (a, time.time() - t0), file=sys.stderr, flush=True)
             rows.append(guest_row(a, args, trace_rep, trace_mib))
     host = hostinfo.cpu_model()
-    print("host CPU: %s; %d MiB simulated on %d node(s)%s, %s memory, %d ops per run, seed %d" %
-          (host, args.mib, args.nodes, ", half below 4 GiB" if args.split else "",
-           "lazy" if args.lazy else "eager", args.ops, args.seed))
-    print_table(rows)
-    out = {"host_cpu": host, "mib": args.mib, "ops": args.ops, "seed": args.seed,
-           "nodes": args.nodes, "lazy": args.lazy, "split": args.split,
+    clock = next((r for r in rows if r.get("clock")), {})
+    pinned = all(r.get("pinned", True) for r in rows if r["check"] and r.get("on") != "guest")
+    print("host CPU: %s, %d CPUs usable; clock %s, %.3f ns per tick (calibrated); %d MiB "
+          "simulated on %d node(s)%s, %s memory; seed %d; threads %s" % (
+              host, cpus, clock.get("clock", "?"), clock.get("ns_per_tick", 0.0), args.mib,
+              args.nodes, ", half below 4 GiB" if args.split else "",
+              "lazy" if args.lazy else "eager", args.seed,
+              "pinned" if pinned else "NOT pinned"))
+    print("--ops %d: for kbuild, deep and net the allocations of all threads together (each "
+          "with its free, so ops is about twice that); for bulk, repeat and random the "
+          "operations of each thread; frag fills 90%% of memory and trace replays the "
+          "trace's events, whatever --ops says" % args.ops)
+    for w in warnings:
+        print("warning: " + w)
+    print_table(rows, repeat=args.repeat)
+    out = {"host_cpu": host, "cpus": cpus, "mib": args.mib, "ops": args.ops, "seed": args.seed,
+           "nodes": args.nodes, "lazy": args.lazy, "split": args.split, "repeat": args.repeat,
+           "warnings": warnings, "clock": clock.get("clock"),
+           "ns_per_tick": clock.get("ns_per_tick"),
            "trace": trace_rep, "trace_file": args.trace if trace_rep else None, "rows": rows}
     with open(args.out + ".json", "w") as f:
         json.dump(out, f, indent=1)
     with open(args.out + ".csv", "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(HEADER)
+        w.writerow(TIMED_HEADER + DET_HEADER[4:])
         for r in rows:
             w.writerow(fmt_row(r))
     written = [args.out + ".json", args.out + ".csv"]
