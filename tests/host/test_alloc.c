@@ -330,7 +330,8 @@ static void world_fill(bool lazy)
 	give(1, span[1].start, span[1].end, lazy);
 	give(2, span[2].start, span[2].end, lazy);
 	W.free_at_start = alloc_free_count();
-	EQ(W.free_at_start, NR_PAGES - RESERVED_PAGES);
+	EQ(W.free_at_start, NR_PAGES - RESERVED_PAGES, "free pages once memory init handed every "
+	   "page over (free_range; the allocator's free-page counter)");
 }
 
 static void world_end(void)
@@ -652,7 +653,8 @@ static void test_grow(void **state)
 	grow_next = span[1].start;
 	alloc_set_grow(grow_one_block, NULL);
 	for (int i = 0; i < 2 * 1024; i++)
-		EQ(node_of(alloc_pages(2, 0, 0)), 1);
+		EQ(node_of(alloc_pages(2, 0, 0)), 1, "node of an order-0 block once nodes 0 and 2 "
+		   "are full (the grow hook gives node 1 its memory block by block)");
 	EQ(alloc_counters.grows, 2);
 	EQ(alloc_pages(2, 0, 0), ALLOC_NO_PFN);
 	alloc_set_grow(NULL, NULL);

@@ -490,6 +490,12 @@ def add_parser(sub):
     p = sub.add_parser(
         "lab", help="compare page allocators on the host: churn mixes, patterns, trace replay",
         description=__doc__.split("\n\n")[0])
+    p.add_argument("verb", nargs="*", metavar="new NAME | grade NAME",
+                   help="the course kit (docs/teaching.md): `new NAME` writes "
+                        "mm/alloc/NAME.c from the skeleton and registers it; `grade NAME` "
+                        "runs the suite, the checked lab and a guest boot: PASS or FAIL")
+    p.add_argument("--no-guest", action="store_true",
+                   help="grade: leave out the guest boot (reported as skipped)")
     p.add_argument("--allocators", default=",".join(facts.ALLOCATORS),
                    help="comma-separated, from mm/alloc/table.h (default: all: %(default)s)")
     p.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2); "
@@ -541,6 +547,18 @@ def add_parser(sub):
 
 
 def main(args):
+    if args.verb:
+        from mbtools import lab_kit
+        try:
+            if len(args.verb) != 2 or args.verb[0] not in ("new", "grade"):
+                raise lab_kit.KitError("%r: the course kit takes `new NAME` or `grade NAME`"
+                                       % " ".join(args.verb))
+            if args.verb[0] == "new":
+                return lab_kit.new(args.verb[1])
+            return lab_kit.grade(args.verb[1], guest=not args.no_guest)
+        except lab_kit.KitError as e:
+            print("memboot lab: %s" % e, file=sys.stderr)
+            return EXIT_USAGE
     try:
         return _main(args)
     except LabUsage as e:
