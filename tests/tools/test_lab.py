@@ -127,6 +127,56 @@ class LabRun(unittest.TestCase):
             self.assertNotIn("Traceback", r.stderr)
             self.assertNotIn("[1/", r.stderr, args)
 
+    def test_views(self):
+        """--columns (a slide table of medians), --orders (per-order tables
+        with Linux's two indices for every order), the --threads note for
+        a trace, and the JSON's indices at every order."""
+        with tempfile.TemporaryDirectory() as d:
+            trace = os.path.join(d, "t.trace")
+            with open(trace, "w") as f:
+                f.write(TRACE)
+            out = os.path.join(d, "v")
+            r = subprocess.run(
+                [os.path.join(REPO_ROOT, "tools", "memboot"), "lab", "--allocators", "buddy",
+                 "--threads", "1,4", "--workloads", "random,trace", "--trace", trace,
+                 "--ops", "20000", "--mib", "64", "--columns", "allocator,thr,mops,unusable_9",
+                 "--orders", "--out", out, "--no-plot"], capture_output=True, text=True,
+                timeout=300)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertIn("| allocator | thr | Mops/s | unusable@9 |\n", r.stdout)
+            self.assertRegex(r.stdout, r"\| buddy \| 4 \| [0-9]+\.[0-9]{2} \| 0\.[0-9]{3} \|")
+            self.assertNotIn("timed (median", r.stdout)
+            self.assertIn("fragmentation index by order at the end (Linux's extfrag_index",
+                          r.stdout)
+            self.assertIn("| allocator | workload | thr | o0 | o1 | o2 | o3 | o4 | o5 | o6 | "
+                          "o7 | o8 | o9 | o10 |", r.stdout)
+            self.assertIn("--threads 1,4 is not used for trace: it runs one thread per trace "
+                          "CPU (2)", r.stderr)
+            self.assertIn("--ops 20000: for kbuild, deep and net the allocations of all "
+                          "threads together", r.stdout)
+            with open(out + ".json") as f:
+                rows = json.load(f)["rows"]
+            for row in rows:
+                d = row["deterministic"]
+                self.assertEqual(len(d["unusable_end"]), 11)
+                self.assertEqual(len(d["extfrag_end"]), 11)
+                self.assertEqual(len(d["allocs_by_order"]), 11)
+        bad = subprocess.run([os.path.join(REPO_ROOT, "tools", "memboot"), "lab", "--columns",
+                              "allocator,nosuch"], capture_output=True, text=True, timeout=60)
+        self.assertEqual(bad.returncode, 64, bad.stderr)
+        self.assertIn("unknown --columns nosuch", bad.stderr)
+
+    def test_plot_style_and_gaps(self):
+        # One colour per allocator in every panel, a style per thread count;
+        # a missing sample breaks the line.
+        a1, a2 = lab.style("buddy", 1, {1, 2}), lab.style("buddy", 2, {1, 2})
+        self.assertEqual(a1["color"], a2["color"])
+        self.assertNotEqual(a1["linestyle"], a2["linestyle"])
+        self.assertNotEqual(lab.style("bitmap", 1, {1})["color"], a1["color"])
+        xs, ys = lab.with_gaps([0, 10, 20, 30, 70, 80], [1, 2, 3, 4, 5, 6])
+        self.assertEqual(xs, [0, 10, 20, 30, None, 70, 80])
+        self.assertEqual(ys, [1, 2, 3, 4, None, 5, 6])
+
     def test_deterministic_columns_repeat(self):
         """Two invocations, two threads: the deterministic figures are equal
         (the runs in which the threads take turns); the timed ones come with

@@ -427,6 +427,40 @@ def print_table(rows, out=sys.stdout, repeat=1):
     print_md(DET_HEADER, [fmt_det(r) for r in rows], out)
 
 
+def style(alloc, threads, all_threads):
+    """One colour per allocator (its place in mm/alloc/table.h) and one line
+    style per thread count, the same in every panel and every figure."""
+    names = list(facts.ALLOCATORS)
+    colours = ["C%d" % i for i in range(10)]
+    styles = ["-", "--", ":", "-."]
+    i = names.index(alloc) if alloc in names else len(names)
+    t = sorted(all_threads).index(threads) if threads in all_threads else 0
+    return {"color": colours[i % 10], "linestyle": styles[t % len(styles)]}
+
+
+def with_gaps(xs, ys):
+    """A series with None where samples are missing (a gap wider than 1.5 x
+    the usual step), so the line breaks instead of bridging it."""
+    if len(xs) < 3:
+        return xs, ys
+    steps = sorted(b - a for a, b in zip(xs, xs[1:]))
+    usual = steps[len(steps) // 2] or 1
+    ox, oy = [xs[0]], [ys[0]]
+    for (a, b), y in zip(zip(xs, xs[1:]), ys[1:]):
+        if b - a > 1.5 * usual:
+            ox.append(None)
+            oy.append(None)
+        ox.append(b)
+        oy.append(y)
+    return ox, oy
+
+
+def order_key(r):
+    names = list(facts.ALLOCATORS)
+    return (names.index(r["allocator"]) if r["allocator"] in names else 99, r["threads"],
+            r.get("on", "host"))
+
+
 def plot(rows, prefix, fmt):
     from mbtools import plot as mbplot
     plt = mbplot.import_pyplot()
@@ -436,31 +470,44 @@ def plot(rows, prefix, fmt):
     written = []
     rows = [r for r in rows if r["check"]]   # failed rows have nothing to draw
     for wl in sorted({r["workload"] for r in rows}):
-        sel = [r for r in rows if r["workload"] == wl]
+        sel = sorted([r for r in rows if r["workload"] == wl], key=order_key)
+        thr = {r["threads"] for r in sel}
         fig, ax = plt.subplots(1, 3, figsize=(16, 4.5))
         for r in sel:
-            label = "%s x%d" % (r["allocator"], r["threads"])
-            cdf = r["latency"].get("alloc_all", {}).get("cdf_alloc_ns") or \
-                r["latency"].get("cdf_alloc_ns")
-            cdf = r["latency"].get("cdf_alloc_ns", cdf)
+            label = "%s x%d%s" % (r["allocator"], r["threads"],
+                                   " (guest)" if r.get("on") == "guest" else "")
+            st = style(r["allocator"], r["threads"], thr)
+            cdf = r["latency"].get("cdf_alloc_ns") or \
+                r["latency"].get("alloc_all", {}).get("cdf_alloc_ns")
             if cdf:
                 ax[0].plot([max(v, 1) for v in cdf], [q / 100 for q in range(len(cdf))],
-                           label=label)
+                           label=label, **st)
             if r["frag"]:
-                ax[1].plot([s["ops"] for s in r["frag"]], [s["unusable_9"] for s in r["frag"]],
-                           label=label)
+                xs, ys = with_gaps([s["ops"] for s in r["frag"]],
+                                   [s["unusable_9"] for s in r["frag"]])
+                ax[1].plot(xs, ys, label=label, marker=".", markersize=3, **st)
         ax[0].set_xscale("log")
         ax[0].set_xlabel("alloc latency (ns)")
         ax[0].set_ylabel("fraction of allocations")
-        ax[0].set_title("latency CDF (%s)" % wl)
+        ax[0].set_title("latency CDF (%s, the median run)" % wl)
         ax[1].set_xlabel("operations")
         ax[1].set_ylabel("unusable free space index, order 9")
-        ax[1].set_title("fragmentation over time")
-        for alloc in sorted({r["allocator"] for r in sel}):
-            pts = sorted((r["threads"], r["mops"]) for r in sel if r["allocator"] == alloc)
-            ax[2].plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=alloc)
+        ax[1].set_title("fragmentation over time (deterministic run)")
+        for alloc in sorted({r["allocator"] for r in sel}, key=lambda a: order_key(
+                {"allocator": a, "threads": 0})):
+            pts = sorted((r["threads"], r["mops"], row_timed(r)["mops"]) for r in sel
+                         if r["allocator"] == alloc and r.get("on") != "guest")
+            if not pts:
+                continue
+            st = dict(style(alloc, min(thr), thr), linestyle="-")
+            ax[2].errorbar([p[0] for p in pts], [p[1] for p in pts],
+                           yerr=[[p[1] - (p[2]["lo"] if p[2]["lo"] is not None else p[1])
+                                  for p in pts],
+                                 [(p[2]["hi"] if p[2]["hi"] is not None else p[1]) - p[1]
+                                  for p in pts]],
+                           marker="o", capsize=3, label=alloc, **st)
         ax[2].set_xlabel("threads")
-        ax[2].set_ylabel("Mops/s")
+        ax[2].set_ylabel("Mops/s (median, 95 % interval)")
         ax[2].set_title("throughput against threads")
         for a in ax:
             a.legend(fontsize=7)
@@ -469,7 +516,89 @@ def plot(rows, prefix, fmt):
         fig.savefig(path)
         plt.close(fig)
         written.append(path)
+        # Free blocks per order over time: one heatmap per row.
+        heat = [r for r in sel if r["frag"]]
+        if heat:
+            fig, axes = plt.subplots(len(heat), 1, figsize=(10, 1.8 * len(heat) + 0.8),
+                                     squeeze=False)
+            import math
+            top = max(math.log10(b + 1) for r in heat for s in r["frag"] for b in s["blocks"])
+            for a, r in zip(axes[:, 0], heat):
+                grid = [[math.log10(s["blocks"][k] + 1) for s in r["frag"]]
+                        for k in range(len(r["frag"][0]["blocks"]))]
+                im = a.imshow(grid, aspect="auto", origin="lower", vmin=0, vmax=top or 1,
+                              cmap="viridis", interpolation="nearest",
+                              extent=(r["frag"][0]["ops"], r["frag"][-1]["ops"], -0.5,
+                                      len(grid) - 0.5))
+                a.set_ylabel("order")
+                a.set_title("%s x%d: free blocks per order" % (r["allocator"], r["threads"]),
+                            fontsize=9)
+            axes[-1, 0].set_xlabel("operations (deterministic run)")
+            fig.colorbar(im, ax=axes[:, 0].tolist(), label="log10(free blocks + 1)")
+            path = "%s-%s-orders.%s" % (prefix, wl, fmt)
+            fig.savefig(path)
+            plt.close(fig)
+            written.append(path)
     return written
+
+
+# --slide / --columns: one short table, medians only, for a slide.
+SLIDE_COLS = {
+    "allocator": ("allocator", lambda r, t, d: r["allocator"]),
+    "workload": ("workload", lambda r, t, d: r["workload"]),
+    "thr": ("thr", lambda r, t, d: str(r["threads"])),
+    "on": ("on", lambda r, t, d: r.get("on", "host")),
+    "failed": ("failed", lambda r, t, d: str(d["failed"])),
+    "bytes_page": ("bytes/page", lambda r, t, d: "%.3f" % d["bookkeeping_bytes_per_page"]),
+    "unusable_9": ("unusable@9", lambda r, t, d: "%.3f" % d["unusable_9"]),
+}
+for _key, _title, _ in TIMED:
+    SLIDE_COLS[_key] = (_title, (lambda k: lambda r, t, d: "%.*f" % (
+        2 if k in ("mops", "init_ns_per_page") else 0, t[k]["median"]))(_key))
+SLIDE_DEFAULT = "allocator,workload,thr,mops,alloc_p99_ns,unusable_9"
+
+
+def print_slide(rows, columns, out=sys.stdout):
+    cols = columns.split(",")
+    cells = []
+    for r in rows:
+        if not r["check"]:
+            cells.append([r["allocator"] if c == "allocator" else r["workload"]
+                          if c == "workload" else str(r["threads"]) if c == "thr" else "FAILED"
+                          for c in cols])
+            continue
+        t, d = row_timed(r), r.get("deterministic") or deterministic(r)
+        cells.append([SLIDE_COLS[c][1](r, t, d) for c in cols])
+    print_md([SLIDE_COLS[c][0] for c in cols], cells, out)
+
+
+def print_orders(rows, out=sys.stdout):
+    """Per-order tables: allocations, latency of the median run, free blocks
+    at the end, and Linux's two indices, for every order 0..10."""
+    orders = list(range(11))
+    for title, fn in (
+            ("allocations by order (deterministic run)",
+             lambda r, d: d.get("allocs_by_order") or []),
+            ("alloc p99 ns by order (the median timed run)",
+             lambda r, d: ["%d" % r["latency"].get("alloc_o%d" % k, {}).get("p99_ns", 0)
+                           if "alloc_o%d" % k in r["latency"] else "-" for k in orders]),
+            ("free blocks by order at the end (deterministic run)",
+             lambda r, d: d.get("blocks_end") or []),
+            ("unusable free space index by order at the end (Linux's unusable_index)",
+             lambda r, d: ["%.3f" % v for v in (d.get("unusable_end") or [])]),
+            ("fragmentation index by order at the end (Linux's extfrag_index; -1.000: a "
+             "request of that order would succeed)",
+             lambda r, d: ["%.3f" % v for v in (d.get("extfrag_end") or [])])):
+        print("\n" + title + ":", file=out)
+        cells = []
+        for r in rows:
+            if not r["check"] or r.get("on") == "guest":
+                continue
+            d = r.get("deterministic") or deterministic(r)
+            vals = [str(v) for v in fn(r, d)]
+            cells.append([r["allocator"], r["workload"], str(r["threads"])] +
+                         (vals + ["-"] * 11)[:11])
+        print_md(["allocator", "workload", "thr"] + ["o%d" % k for k in orders], cells, out)
 
 
 def _uint(what, low=0, high=None):
@@ -534,6 +663,15 @@ def add_parser(sub):
     p.add_argument("--out", default="memboot-lab", metavar="PREFIX",
                    help="writes PREFIX.json, PREFIX.csv and PREFIX-WORKLOAD.png")
     p.add_argument("--format", choices=("png", "svg"), default="png")
+    p.add_argument("--slide", action="store_true",
+                   help="print one short table of medians (for a slide) instead of the two "
+                        "full ones; --columns chooses its columns")
+    p.add_argument("--columns", default=None, metavar="LIST",
+                   help="the --slide table's columns, comma-separated, of: %s (default %s)"
+                        % (", ".join(sorted(SLIDE_COLS)), SLIDE_DEFAULT))
+    p.add_argument("--orders", action="store_true",
+                   help="also print per-order tables: allocations, p99 latency, free blocks, "
+                        "and Linux's unusable and fragmentation indices for every order")
     p.add_argument("--no-plot", action="store_true")
     p.add_argument("--timeout", type=_uint("--timeout", 1, inputs.MAX_TIMEOUT_S), default=600,
                    help="seconds per run (default 600); a run past it fails its row")
@@ -644,6 +782,9 @@ def _main(args):
         problem = inputs.regular_file_problem(args.trace, "trace")
         if problem:
             raise LabUsage("--trace: %s" % problem)
+    if args.columns is not None:
+        args.slide = True
+        _list(args.columns, "--columns", sorted(SLIDE_COLS))
     problem = output_prefix_problem(args.out)
     if problem:
         raise LabUsage("--out: %s" % problem)
@@ -726,7 +867,12 @@ def _main(args):
           "trace's events, whatever --ops says" % args.ops)
     for w in warnings:
         print("warning: " + w)
-    print_table(rows, repeat=args.repeat)
+    if args.slide:
+        print_slide(rows, args.columns or SLIDE_DEFAULT)
+    else:
+        print_table(rows, repeat=args.repeat)
+    if args.orders:
+        print_orders(rows)
     out = {"host_cpu": host, "cpus": cpus, "mib": args.mib, "ops": args.ops, "seed": args.seed,
            "nodes": args.nodes, "lazy": args.lazy, "split": args.split, "repeat": args.repeat,
            "warnings": warnings, "clock": clock.get("clock"),
