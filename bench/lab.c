@@ -790,8 +790,11 @@ int main(int argc, char **argv)
 		T[i].seed = seed * 0x9e3779b97f4a7c15ULL + i + 1;
 		T[i].max_lat = per;
 		T[i].lat = malloc(per * sizeof(struct lat));
-		pthread_create(&T[i].th, NULL, worker, &T[i]);
 	}
+	/* Every thread's state first: in a --serial trace replay thread 0
+	 * records into the others' (it acts as every trace CPU) from its start. */
+	for (uint32_t i = 0; i < nr_threads; i++)
+		pthread_create(&T[i].th, NULL, worker, &T[i]);
 	int churny = !strcmp(workload, "kbuild") || !strcmp(workload, "deep") ||
 		     !strcmp(workload, "net");
 	double t0 = now_s();
