@@ -661,6 +661,27 @@ static void give_zone(void *ctx, enum page_zone zone, uint64_t s, uint64_t e)
 	give_ns += (now_s() - t0) * 1e9;
 }
 
+/* A whole decimal number of ASCII digits, at most @max: anything else
+ * ("-5", "1x", "", "1,,2") is a usage error naming the option. */
+static uint64_t arg_uint(const char *opt, const char *v, uint64_t max)
+{
+	uint64_t n = 0;
+
+	if (!*v)
+		goto bad;
+	for (const char *c = v; *c; c++) {
+		uint64_t d = (uint64_t)(*c - '0');
+		if (*c < '0' || *c > '9' || d > max || n > (max - d) / 10)
+			goto bad;
+		n = n * 10 + d;
+	}
+	return n;
+bad:
+	fprintf(stderr, "lab: %s %s: not a whole number from 0 to %llu\n", opt, v,
+		(unsigned long long)max);
+	exit(64);
+}
+
 int main(int argc, char **argv)
 {
 	const char *name = "buddy", *events = NULL;
@@ -675,20 +696,20 @@ int main(int argc, char **argv)
 		if (!v)
 			goto usage;
 		if (!strcmp(a, "--alloc")) name = v;
-		else if (!strcmp(a, "--threads")) nr_threads = (uint32_t)atoi(v);
+		else if (!strcmp(a, "--threads")) nr_threads = (uint32_t)arg_uint("--threads", v, UINT32_MAX);
 		else if (!strcmp(a, "--workload")) workload = v;
-		else if (!strcmp(a, "--ops")) n_ops = strtoull(v, 0, 0);
-		else if (!strcmp(a, "--mib")) mib = strtoull(v, 0, 0);
-		else if (!strcmp(a, "--seed")) seed = strtoull(v, 0, 0);
-		else if (!strcmp(a, "--sample")) sample_every = strtoull(v, 0, 0);
-		else if (!strcmp(a, "--batch")) batch = strtoull(v, 0, 0);
-		else if (!strcmp(a, "--order")) repeat_order = (unsigned)atoi(v);
+		else if (!strcmp(a, "--ops")) n_ops = arg_uint("--ops", v, UINT64_MAX >> 1);
+		else if (!strcmp(a, "--mib")) mib = arg_uint("--mib", v, UINT64_MAX >> 1);
+		else if (!strcmp(a, "--seed")) seed = arg_uint("--seed", v, UINT64_MAX >> 1);
+		else if (!strcmp(a, "--sample")) sample_every = arg_uint("--sample", v, UINT64_MAX >> 1);
+		else if (!strcmp(a, "--batch")) batch = arg_uint("--batch", v, UINT64_MAX >> 1);
+		else if (!strcmp(a, "--order")) repeat_order = (unsigned)arg_uint("--order", v, UINT32_MAX);
 		else if (!strcmp(a, "--events")) events = v;
-		else if (!strcmp(a, "--nodes")) nr_nodes = (uint32_t)atoi(v);
-		else if (!strcmp(a, "--lazy")) lazy = atoi(v) != 0;
-		else if (!strcmp(a, "--split")) split = atoi(v) != 0;
-		else if (!strcmp(a, "--serial")) serial = atoi(v) != 0;
-		else if (!strcmp(a, "--pin")) pin = atoi(v) != 0;
+		else if (!strcmp(a, "--nodes")) nr_nodes = (uint32_t)arg_uint("--nodes", v, UINT32_MAX);
+		else if (!strcmp(a, "--lazy")) lazy = arg_uint("--lazy", v, 1) != 0;
+		else if (!strcmp(a, "--split")) split = arg_uint("--split", v, 1) != 0;
+		else if (!strcmp(a, "--serial")) serial = arg_uint("--serial", v, 1) != 0;
+		else if (!strcmp(a, "--pin")) pin = arg_uint("--pin", v, 1) != 0;
 		else goto usage;
 		i++;
 	}

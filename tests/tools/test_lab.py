@@ -177,6 +177,16 @@ class LabRun(unittest.TestCase):
         self.assertEqual(xs, [0, 10, 20, 30, None, 70, 80])
         self.assertEqual(ys, [1, 2, 3, 4, None, 5, 6])
 
+    def test_harness_refuses_bad_numbers(self):
+        lab.build(quiet=True)
+        for args in (["--sample", "-5"], ["--threads", "1,,2"], ["--ops", "1x"],
+                     ["--lazy", "2"], ["--threads", "99999999999"], ["--mib", ""]):
+            r = subprocess.run([lab.LAB_BIN, "--alloc", "buddy", "--workload", "repeat"] + args,
+                               capture_output=True, text=True, timeout=60)
+            self.assertEqual(r.returncode, 64, (args, r.stderr))
+            self.assertIn("lab: %s " % args[0], r.stderr)
+            self.assertEqual(r.stdout, "")
+
     def test_deterministic_columns_repeat(self):
         """Two invocations, two threads: the deterministic figures are equal
         (the runs in which the threads take turns); the timed ones come with
