@@ -91,7 +91,8 @@ class LabRun(unittest.TestCase):
             with open(out + ".json") as f:
                 data = json.load(f)
             rows = data["rows"]
-            self.assertEqual(len(rows), 6)
+            # repeat and trace (its 2 CPUs on 1 and 2 threads: --threads given), x2 each.
+            self.assertEqual(len(rows), 8)
             self.assertEqual({(r["nodes"], r["lazy"], r["split"]) for r in rows},
                              {(2, True, True)})
             for row in rows:
@@ -150,12 +151,17 @@ class LabRun(unittest.TestCase):
                           r.stdout)
             self.assertIn("| allocator | workload | thr | o0 | o1 | o2 | o3 | o4 | o5 | o6 | "
                           "o7 | o8 | o9 | o10 |", r.stdout)
-            self.assertIn("--threads 1,4 is not used for trace: it runs one thread per trace "
-                          "CPU (2)", r.stderr)
+            # --threads is honoured for a trace: its 2 CPUs on 1 and on 4 threads.
+            self.assertIn("trace: 2 trace CPUs replayed on --threads 1,4 (trace CPU c on "
+                          "thread c mod N)", r.stderr)
+            self.assertRegex(r.stdout, r"\| buddy \| 1 \| [0-9.]+ \| [0-9.]+ \|")
             self.assertIn("--ops 20000: for kbuild, deep and net the allocations of all "
                           "threads together", r.stdout)
             with open(out + ".json") as f:
                 rows = json.load(f)["rows"]
+            traced = [row for row in rows if row["workload"] == "trace"]
+            self.assertEqual([row["threads"] for row in traced], [1, 4])
+            self.assertEqual({row["replayed"] for row in traced}, {5})
             for row in rows:
                 d = row["deterministic"]
                 self.assertEqual(len(d["unusable_end"]), 11)

@@ -627,8 +627,10 @@ def add_parser(sub):
                    help="grade: leave out the guest boot (reported as skipped)")
     p.add_argument("--allocators", default=",".join(facts.ALLOCATORS),
                    help="comma-separated, from mm/alloc/table.h (default: all: %(default)s)")
-    p.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2); "
-                   "not for trace, which runs one thread per trace CPU")
+    p.add_argument("--threads", default=None,
+                   help="comma-separated thread counts (default 1,2); for trace the default "
+                        "is one thread per trace CPU, and given counts replay trace CPU c on "
+                        "thread c mod N")
     p.add_argument("--workloads", default="kbuild,trace",
                    help="comma-separated, of %s (default kbuild,trace)" % ", ".join(WORKLOADS))
     p.add_argument("--trace", default=DEFAULT_TRACE, help="kmem trace for the trace workload "
@@ -768,6 +770,8 @@ def _main(args):
     allocs = _list(args.allocators, "allocator", facts.ALLOCATORS)
     workloads = _list(args.workloads, "workload", WORKLOADS)
     threads = []
+    threads_given = args.threads is not None
+    args.threads = args.threads if threads_given else "1,2"
     for t in _list(args.threads, "--threads"):
         v = inputs.parse_uint(t)
         if v is None or not 1 <= v <= 256:
@@ -810,12 +814,14 @@ def _main(args):
         trace_rep["mib"] = trace_mib
         print(trace_summary(args.trace, trace_rep) + ", replayed on %d MiB" % trace_mib,
               file=sys.stderr)
-        if args.threads != "1,2" and set(threads) != {trace_rep["cpus"]}:
-            # A trace's CPUs are its threads: said, not silently ignored.
-            print("memboot lab: note: --threads %s is not used for trace: it runs one thread "
-                  "per trace CPU (%d)" % (args.threads, trace_rep["cpus"]), file=sys.stderr)
+        if threads_given and set(threads) != {trace_rep["cpus"]}:
+            print("memboot lab: trace: %d trace CPUs replayed on --threads %s (trace CPU c on "
+                  "thread c mod N)" % (trace_rep["cpus"], args.threads), file=sys.stderr)
+        if args.guest and threads_given:
+            print("memboot lab: the guest replays on one CPU per trace CPU (%d), whatever "
+                  "--threads says" % trace_rep["cpus"], file=sys.stderr)
     cells = [(a, t, w) for w in workloads for a in allocs
-             for t in ([trace_rep["cpus"]] if w == "trace" else threads)]
+             for t in (threads if w != "trace" or threads_given else [trace_rep["cpus"]])]
     warnings, cpus = host_warnings([t for _, t, _ in cells], not args.no_pin)
     for w in warnings:
         print("memboot lab: warning: " + w, file=sys.stderr)
