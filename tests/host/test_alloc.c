@@ -79,10 +79,12 @@ static struct world W;
 struct suite_case {
 	const struct alloc_ops *ops;
 	const char *test;
+	unsigned nr;              /* its place in the suite, 1-based (TAP's number) */
 };
 
 static const char *suite_label = "";
 static const char *current_test = "?";
+static unsigned current_nr;
 static volatile sig_atomic_t in_test;
 static unsigned test_timeout_s = 10;
 
@@ -165,7 +167,9 @@ static void on_alarm(int sig)
 		"that never ends or a lock never released; MEMBOOT_TEST_TIMEOUT_S sets the limit)\n",
 		W.ops ? W.ops->name : "?", suite_label, current_test, test_timeout_s);
 	dump_log(stderr);
-	printf("not ok - %s (timed out)\n", current_test);
+	/* The TAP line cmocka cannot print for it (tests/run.py reads these). */
+	printf("not ok %u - %s (allocator %s%s: timed out)\n", current_nr, current_test,
+	       W.ops ? W.ops->name : "?", suite_label);
 	fflush(NULL);
 	_exit(1);
 }
@@ -176,6 +180,9 @@ static void on_abort(int sig)
 		fprintf(stderr, "FAILED: allocator %s%s, %s: a panic or an abort (the line above "
 			"says which check)\n", W.ops ? W.ops->name : "?", suite_label, current_test);
 		dump_log(stderr);
+		printf("not ok %u - %s (allocator %s%s: panic or abort)\n", current_nr,
+		       current_test, W.ops ? W.ops->name : "?", suite_label);
+		fflush(stdout);
 	}
 	signal(sig, SIG_DFL);
 	raise(sig);
@@ -186,6 +193,7 @@ static int test_start(void **state)
 	const struct suite_case *c = *state;
 
 	current_test = c->test;
+	current_nr = c->nr;
 	host_log_reset();
 	in_test = 1;
 	alarm(test_timeout_s);
@@ -890,7 +898,7 @@ static int run_suite(unsigned i, bool pcp)
 {
 	const struct alloc_ops *ops = alloc_table[i];
 	char name[64];
-#define CASE(fn) { ops, #fn }
+#define CASE(fn) { ops, #fn, 0 }
 	static struct suite_case cases[16];
 	const struct suite_case all[] = {
 		CASE(test_every_order), CASE(test_exhaustion), CASE(test_fallback_by_distance),
@@ -900,6 +908,8 @@ static int run_suite(unsigned i, bool pcp)
 	};
 #undef CASE
 	memcpy(cases, all, sizeof(all));
+	for (unsigned k = 0; k < sizeof(all) / sizeof(all[0]); k++)
+		cases[k].nr = k + 1;
 #define T(k, fn) cmocka_unit_test_prestate_setup_teardown(fn, test_start, test_stop, &cases[k])
 	const struct CMUnitTest tests[] = {
 		T(0, test_every_order), T(1, test_exhaustion), T(2, test_fallback_by_distance),
