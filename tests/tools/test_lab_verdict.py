@@ -124,6 +124,13 @@ class BrokenAllocators(unittest.TestCase):
 
     def test_suite_times_out_a_hang_and_names_it(self):
         err = self.suite("stuck", {"MEMBOOT_TEST_TIMEOUT_S": "2"})
+        # The TAP line tests/run.py reports it by.
+        tap = subprocess.run([os.path.join(self.root, "build", "host", "test_alloc"), "-k",
+                              "stuck"], cwd=self.root, capture_output=True, text=True,
+                             timeout=HANG_LIMIT_S, env=dict(os.environ, CMOCKA_MESSAGE_OUTPUT="TAP",
+                                                            MEMBOOT_TEST_TIMEOUT_S="2"))
+        self.assertIn("not ok 1 - test_every_order (allocator stuck (alone): timed out)",
+                      tap.stdout)
         self.assertIn("FAILED: allocator stuck (alone), test_every_order: did not finish "
                       "within 2 s (a hang", err)
         # The suite with the lists in front still ran after the first hung.
