@@ -74,7 +74,7 @@ $(BENCH_O)/host/%.o: %.c bench/bench.mk | $(HOST_DEPS)
 # that breaks fails the tests, not a user's first `make bench-pt`).
 bench-build: $(MEMMAP_BENCH_BINS) $(BENCH_O)/pt_bench $(BENCH_O)/pcp_bench $(BENCH_O)/lab
 
-BENCH_QUICK_ARGS := --quick --reps 15 --budget-s 20 --what init,init_plain,init_nt,lim_memset,lim_store,lim_nt,lim_ntdq
+BENCH_QUICK_ARGS := --quick --reps 15 --budget-s 15 --what init,init_plain,init_nt,lim_memset,lim_store,lim_nt,lim_ntdq
 
 # SMOKE=1: every benchmark target at its smallest, one repetition or boot of
 # the least work that still runs each step and prints each table: a check

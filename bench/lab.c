@@ -21,18 +21,49 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sched.h>
+
+/* The lab's clock: the TSC on x86, the generic timer's virtual count on
+ * arm64, else CLOCK_MONOTONIC_RAW in ns; calibrated against CLOCK_MONOTONIC
+ * (calibrate()), so every latency is given in clock ticks and in ns. */
+#if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
+#define LAB_CLOCK "tsc"
+static inline uint64_t lab_ticks(void) { return __rdtsc(); }
+static inline void lab_relax(void) { _mm_pause(); }
+#elif defined(__aarch64__)
+#define LAB_CLOCK "cntvct"
+static inline uint64_t lab_ticks(void)
+{
+	uint64_t v;
+	__asm__ volatile("isb; mrs %0, cntvct_el0" : "=r"(v) :: "memory");
+	return v;
+}
+static inline void lab_relax(void) { __asm__ volatile("yield"); }
+#else
+#define LAB_CLOCK "clock_gettime"
+static inline uint64_t lab_ticks(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+static inline void lab_relax(void) { }
+#endif
 
 #include "mm/alloc/alloc.h"
 #include "mm/alloc/churn.h"
 #include "mm/alloc/lab_stats.h"
 #include "mm/memmap.h"
 #include "mm/page.h"
+#include "tests/host/host_support.h"
 
 #define ZONE_LINE_PFN 0x100000ULL  /* 4 GiB: DMA32 below, Normal above */
 #define LAB_MAX_NODES 8            /* the lab's option range, not the kernel's limit */
@@ -48,6 +79,9 @@ struct thread {
 	uint64_t nr_lat, max_lat;
 	uint64_t ops, failed;
 	uint64_t seed;
+	uint64_t allocs_by_order[ALLOC_NR_ORDERS], failed_by_order[ALLOC_NR_ORDERS];
+	uint64_t phase;                 /* --serial: the turns it has taken */
+	bool pinned;
 } __attribute__((aligned(64)));
 
 static const struct alloc_ops *ops;
@@ -63,7 +97,6 @@ static __thread struct thread *me;
 static uint64_t n_ops = 200000, batch = 512, sample_every = 20000;
 static unsigned repeat_order = 0;
 static const char *workload = "kbuild";
-static pthread_barrier_t bar;
 static double ns_per_cycle;
 
 /* Fragmentation samples (thread 0 takes them). */
@@ -71,6 +104,258 @@ struct sample { uint64_t at_ops; uint64_t blocks[ALLOC_NR_ORDERS]; };
 static struct sample samples[MAX_SAMPLES];
 static uint32_t nr_samples;
 static uint64_t total_ops;   /* every thread's, relaxed */
+
+/* ---- the verdict: every block checked, as the kernel's front checks it ----
+ *
+ * A block an allocator hands out goes through alloc_verify_block() (the
+ * front's own check: aligned, inside one node, head written), and every one
+ * of its pages is claimed in an ownership bitmap: a page claimed twice is a
+ * block handed out while still held. At the end of the run: check(), the
+ * free-page counter against the allocator's walk of its structures, the
+ * census of the descriptors (memmap_count_types) against both, and free
+ * blocks by order against the counter. The first failure ends the run: its
+ * message is printed as the row's JSON with no figures (a broken allocator
+ * is never timed as if good) and the harness exits with status 3. */
+static uint64_t *owner_bits;         /* one bit per page of [base_pfn, +nr_pages) */
+static pthread_mutex_t fail_lock = PTHREAD_MUTEX_INITIALIZER;
+static const char *alloc_name = "buddy";
+static uint64_t n_runs_done;         /* --repeat: runs finished before a failure */
+
+static const struct host_shim_options shim_run = {
+	.echo = HOST_ECHO_WARNINGS, .keep_lines = false, .records = HOST_RECORDS_LOG,
+	.panic_prefix = "panic: ", .panic_exit = 0,
+};
+static const struct host_shim_options shim_capture = {
+	.echo = HOST_ECHO_NONE, .keep_lines = true, .records = HOST_RECORDS_LOG,
+	.panic_prefix = "panic: ", .panic_exit = 0,
+};
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+/* The row of a failed run: which check failed, in words; no figures. */
+static void __attribute__((noreturn, format(printf, 1, 2))) lab_fail(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	pthread_mutex_lock(&fail_lock);   /* the first failure only: never unlocked */
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	printf("{\"allocator\":");
+	json_str(alloc_name);
+	printf(",\"workload\":");
+	json_str(workload);
+	printf(",\"threads\":%u,\"check\":false,\"runs_done\":%llu,\"failure\":", nr_threads,
+	       (unsigned long long)n_runs_done);
+	json_str(msg);
+	printf("}\n");
+	fflush(stdout);
+	fprintf(stderr, "lab: %s: %s\n", alloc_name, msg);
+	_exit(3);
+}
+
+/* The first line @ops logged while failing a check, rerun with the log kept
+ * (the run itself keeps none: its threads log unlocked). */
+static void verify_or_fail(uint64_t pfn, unsigned order)
+{
+	if (__builtin_expect(alloc_verify_block(ops, &mm, pfn, order, 0), 1))
+		return;
+	pthread_mutex_lock(&fail_lock);
+	host_shim_configure(&shim_capture);
+	host_log_reset();
+	alloc_verify_block(ops, &mm, pfn, order, 0);
+	char line[300];
+	snprintf(line, sizeof(line), "%s", host_log_total() ? host_log_line(0) : "?");
+	pthread_mutex_unlock(&fail_lock);
+	lab_fail("the front's check of every block failed: %s", line);
+}
+
+/* The bits of word p / 64 from page index @p on, at most @left of them. */
+static uint64_t word_bits(uint64_t p, uint64_t left, uint64_t *count)
+{
+	uint64_t off = p & 63, c = 64 - off < left ? 64 - off : left;
+
+	*count = c;
+	return c == 64 ? ~0ULL : ((1ULL << c) - 1) << off;
+}
+
+static void claim(uint64_t pfn, unsigned order)
+{
+	uint64_t i = pfn - base_pfn, n = 1ULL << order, c;
+
+	if (pfn < base_pfn || i + n > nr_pages)
+		lab_fail("%s handed out block pfn %#llx order %u outside the memory it was given "
+			 "[%#llx, %#llx)", alloc_name, (unsigned long long)pfn, order,
+			 (unsigned long long)base_pfn, (unsigned long long)(base_pfn + nr_pages));
+	for (uint64_t p = i; p < i + n; p += c) {
+		uint64_t bits = word_bits(p, i + n - p, &c);
+		uint64_t old = __atomic_fetch_or(&owner_bits[p / 64], bits, __ATOMIC_RELAXED);
+		if (old & bits)
+			lab_fail("%s handed out block pfn %#llx order %u while its page pfn %#llx "
+				 "was still held (handed out before and not freed): one page in two "
+				 "blocks", alloc_name, (unsigned long long)pfn, order,
+				 (unsigned long long)(base_pfn + (p & ~63ULL) +
+						      (unsigned)__builtin_ctzll(old & bits)));
+	}
+}
+
+static void release(uint64_t pfn, unsigned order)
+{
+	uint64_t i = pfn - base_pfn, n = 1ULL << order, c;
+
+	for (uint64_t p = i; p < i + n; p += c) {
+		uint64_t bits = word_bits(p, i + n - p, &c);
+		uint64_t old = __atomic_fetch_and(&owner_bits[p / 64], ~bits, __ATOMIC_RELAXED);
+		if ((old & bits) != bits)
+			lab_fail("the workload freed block pfn %#llx order %u that is not held "
+				 "(a harness bug)", (unsigned long long)pfn, order);
+	}
+}
+
+static uint64_t per_node;           /* pages of each node */
+
+/*
+ * --serial 1: the deterministic run. The threads take turns: thread 0 runs
+ * until the workload's first meeting point (a barrier), then thread 1, and
+ * so on, then thread 0 again for the next stretch; a trace is replayed in
+ * its file order by one thread acting as each trace CPU in turn. With the
+ * seed fixed, every block is the same from run to run, so fragmentation,
+ * failures and counts by order are identical (their times mean nothing).
+ */
+static bool serial;
+static bool pin = true;
+static pthread_mutex_t baton_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t baton_cv = PTHREAD_COND_INITIALIZER;
+static uint32_t baton_turn;
+static uint64_t baton_phase;
+
+static void baton_wait(struct thread *t)
+{
+	pthread_mutex_lock(&baton_lock);
+	while (baton_phase != t->phase || baton_turn != t->id)
+		pthread_cond_wait(&baton_cv, &baton_lock);
+	pthread_mutex_unlock(&baton_lock);
+}
+
+static void baton_pass(struct thread *t)
+{
+	pthread_mutex_lock(&baton_lock);
+	if (t->id + 1 < nr_threads) {
+		baton_turn = t->id + 1;
+	} else {
+		baton_turn = 0;
+		baton_phase++;
+	}
+	t->phase++;
+	pthread_cond_broadcast(&baton_cv);
+	pthread_mutex_unlock(&baton_lock);
+}
+
+/* Where the workload's threads meet. */
+static pthread_barrier_t bar;
+static void lab_barrier(void)
+{
+	if (serial) {
+		baton_pass(me);
+		baton_wait(me);
+	} else {
+		pthread_barrier_wait(&bar);
+	}
+}
+
+/* Thread @t on CPU t mod (the CPUs this process may use), so that a run's
+ * threads do not migrate; false where the host refuses. */
+static cpu_set_t allowed;
+static uint32_t nr_allowed;
+static bool pin_thread(struct thread *t)
+{
+	cpu_set_t one;
+	uint32_t k = t->id % (nr_allowed ? nr_allowed : 1), seen = 0;
+
+	CPU_ZERO(&one);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &allowed) && seen++ == k) {
+			CPU_SET(c, &one);
+			return pthread_setaffinity_np(pthread_self(), sizeof(one), &one) == 0;
+		}
+	return false;
+}
+
+static uint64_t held_pages(void)
+{
+	uint64_t n = 0;
+
+	for (uint64_t w = 0; w < (nr_pages + 63) / 64; w++)
+		n += (uint64_t)__builtin_popcountll(owner_bits[w]);
+	return n;
+}
+
+static const char *first_logged(void)
+{
+	return host_log_total() ? host_log_line(0) : "(it logged nothing)";
+}
+
+/* After every run: the allocator's invariants, its two counts, the census of
+ * the descriptors and the free blocks by order, against each other and
+ * against what the workload holds (the conformance suite's census). */
+static void end_checks(bool trace)
+{
+	uint64_t free_now = 0, counted = 0, bad = 0, counts[PAGE_NR_TYPES] = { 0 };
+	uint64_t blocks[ALLOC_NR_ORDERS] = { 0 };
+
+	host_shim_configure(&shim_capture);
+	host_log_reset();
+	if (!ops->check(self))
+		lab_fail("%s's check() found its invariants broken at the end of the run: %s",
+			 alloc_name, first_logged());
+	host_log_reset();
+	for (uint32_t nd = 0; nd < nr_nodes; nd++) {
+		struct memmap_range r = { base_pfn + nd * per_node, base_pfn + (nd + 1) * per_node };
+		free_now += ops->free_pages(self, nd);
+		counted += ops->count_free(self, nd);
+		bad += memmap_count_types(&mm.nodes[nd], &r, 1, counts);
+		ops->free_blocks(self, nd, blocks);
+	}
+	if (bad)
+		lab_fail("census: %llu page descriptors are bad (a type, order or zone out of range, "
+			 "or a block that is not naturally aligned): %s", (unsigned long long)bad,
+			 first_logged());
+	if (free_now != counted)
+		lab_fail("%s's free-page counter says %llu pages, walking its structures finds %llu",
+			 alloc_name, (unsigned long long)free_now, (unsigned long long)counted);
+	if (counts[PAGE_FREE] != free_now)
+		lab_fail("census: the page descriptors say %llu pages are free, %s's counter says "
+			 "%llu", (unsigned long long)counts[PAGE_FREE], alloc_name,
+			 (unsigned long long)free_now);
+	uint64_t held = held_pages();
+	if (free_now + held != nr_pages)
+		lab_fail("%llu pages were given to %s; %llu are free and the workload holds %llu: "
+			 "%lld pages unaccounted for", (unsigned long long)nr_pages, alloc_name,
+			 (unsigned long long)free_now, (unsigned long long)held,
+			 (long long)(nr_pages - free_now - held));
+	if (lab_free_pages(blocks, ALLOC_NR_ORDERS) != free_now)
+		lab_fail("%s's free blocks by order add up to %llu pages, its counter says %llu",
+			 alloc_name, (unsigned long long)lab_free_pages(blocks, ALLOC_NR_ORDERS),
+			 (unsigned long long)free_now);
+	if (!trace && held)
+		lab_fail("the workload still holds %llu pages at its end (a harness bug)",
+			 (unsigned long long)held);
+	host_shim_configure(&shim_run);
+}
 
 static uint32_t lab_cpu(void)
 {
@@ -99,7 +384,7 @@ static inline void record(unsigned op, unsigned order, uint64_t cycles)
 static void maybe_sample(void)
 {
 	uint64_t n = __atomic_add_fetch(&total_ops, 1, __ATOMIC_RELAXED);
-	if (me->id == 0 && n / sample_every > nr_samples && nr_samples < MAX_SAMPLES) {
+	if ((serial || me->id == 0) && n / sample_every > nr_samples && nr_samples < MAX_SAMPLES) {
 		struct sample *s = &samples[nr_samples++];
 		memset(s, 0, sizeof(*s));
 		s->at_ops = n;
@@ -110,25 +395,31 @@ static void maybe_sample(void)
 
 static uint64_t lab_alloc(unsigned order)
 {
-	uint64_t t0 = __rdtsc();
+	uint64_t t0 = lab_ticks();
 	/* The thread's node first, then the others (as the seam's front). */
 	uint64_t pfn = ALLOC_NO_PFN;
 	for (uint32_t k = 0; k < nr_nodes && pfn == ALLOC_NO_PFN; k++)
 		pfn = ops->alloc(self, (me->id + k) % nr_nodes, order, 0);
-	uint64_t t1 = __rdtsc();
-	if (pfn == ALLOC_NO_PFN)
+	uint64_t t1 = lab_ticks();
+	if (pfn == ALLOC_NO_PFN) {
 		me->failed++;
-	else
+		me->failed_by_order[order]++;
+	} else {
+		me->allocs_by_order[order]++;
 		record(0, order, t1 - t0);
+		verify_or_fail(pfn, order);
+		claim(pfn, order);
+	}
 	maybe_sample();
 	return pfn;
 }
 
 static void lab_free(uint64_t pfn, unsigned order)
 {
-	uint64_t t0 = __rdtsc();
+	release(pfn, order);   /* before: once freed, another thread may get it */
+	uint64_t t0 = lab_ticks();
 	ops->free(self, pfn, order);
-	record(1, order, __rdtsc() - t0);
+	record(1, order, lab_ticks() - t0);
 	maybe_sample();
 }
 
@@ -163,9 +454,13 @@ static uint64_t frag_huge;       /* frag: 2 MiB blocks found after the scatter *
 
 static void run_trace(struct thread *t)
 {
+	if (serial && t->id)
+		return;   /* thread 0 replays every CPU's events in file order */
 	for (uint64_t i = 0; i < nr_tevs; i++) {
 		const struct tev *e = &tevs[i];
-		if (e->cpu % nr_threads != t->id)
+		if (serial)
+			me = &T[e->cpu % nr_threads];
+		else if (e->cpu % nr_threads != t->id)
 			continue;
 		if (e->op == 0) {
 			uint64_t p = lab_alloc(e->order);
@@ -177,7 +472,7 @@ static void run_trace(struct thread *t)
 			/* Its allocation came earlier in the trace, maybe on
 			 * another CPU's thread: wait for it. */
 			while ((p = __atomic_load_n(&tslot[e->id], __ATOMIC_ACQUIRE)) == SLOT_EMPTY)
-				_mm_pause();
+				lab_relax();
 			if (p != ALLOC_NO_PFN) {
 				lab_free(p, e->order);
 				__atomic_store_n(&tslot[e->id], ALLOC_NO_PFN, __ATOMIC_RELEASE);
@@ -185,13 +480,19 @@ static void run_trace(struct thread *t)
 			}
 		}
 	}
+	me = t;
 }
 
 static void *worker(void *arg)
 {
 	struct thread *t = arg;
 	me = t;
-	pthread_barrier_wait(&bar);
+	if (pin)
+		t->pinned = pin_thread(t);
+	if (serial)
+		baton_wait(t);
+	else
+		pthread_barrier_wait(&bar);
 	if (strcmp(workload, "bulk") == 0) {
 		uint64_t *p = malloc(batch * sizeof(*p));
 		for (uint64_t done = 0; done < n_ops; done += 2 * batch) {
@@ -242,19 +543,21 @@ static void *worker(void *arg)
 		while (n < cap && (p[n] = lab_alloc(0)) != ALLOC_NO_PFN)
 			n++;
 		me->failed -= n < cap;   /* the end of memory is the point, not a failure */
+		me->failed_by_order[0] -= n < cap;
 		for (uint64_t i = 0; i < n; i++) {
 			if (rnd(&t->seed) % 4 == 0)
 				continue;
 			lab_free(p[i], 0);
 			p[i] = ALLOC_NO_PFN;
 		}
-		pthread_barrier_wait(&bar);
+		lab_barrier();
 		uint64_t *h = malloc((nr_pages / 512 + 1) * sizeof(*h));
 		while ((h[big] = lab_alloc(9)) != ALLOC_NO_PFN)
 			big++;
 		me->failed--;
+		me->failed_by_order[9]--;
 		__atomic_fetch_add(&frag_huge, big, __ATOMIC_RELAXED);
-		pthread_barrier_wait(&bar);
+		lab_barrier();
 		while (big)
 			lab_free(h[--big], 9);
 		for (uint64_t i = 0; i < n; i++)
@@ -266,9 +569,11 @@ static void *worker(void *arg)
 		run_trace(t);
 	} else {
 		churn_worker_run(&churn, t->id, NULL);
-		pthread_barrier_wait(&bar);
+		lab_barrier();
 		churn_worker_finish(&churn, t->id, NULL);
 	}
+	if (serial)
+		baton_pass(t);
 	return NULL;
 }
 
@@ -290,10 +595,10 @@ static double now_s(void)
 static void calibrate(void)
 {
 	double t0 = now_s();
-	uint64_t c0 = __rdtsc();
+	uint64_t c0 = lab_ticks();
 	while (now_s() - t0 < 0.05)
 		;
-	ns_per_cycle = (now_s() - t0) * 1e9 / (double)(__rdtsc() - c0);
+	ns_per_cycle = (now_s() - t0) * 1e9 / (double)(lab_ticks() - c0);
 }
 
 /* Percentiles by the shared histogram (mm/alloc/lab_stats.c), as the
@@ -309,19 +614,34 @@ static void print_pcts(struct lat *v, uint64_t n)
 	memset(&hist, 0, sizeof(hist));
 	for (uint64_t i = 0; i < n; i++)
 		lab_hist_add(&hist, v[i].cycles);
-#define P(q) (lab_hist_pct(&hist, (q)) * ns_per_cycle)
-	printf("{\"n\":%llu,\"p50_ns\":%.0f,\"p99_ns\":%.0f,\"p999_ns\":%.0f,\"max_ns\":%.0f}",
-	       (unsigned long long)n, P(LAB_P50), P(LAB_P99), P(LAB_P999), P(LAB_Q_ONE));
+#define C(q) lab_hist_pct(&hist, (q))
+#define P(q) (C(q) * ns_per_cycle)
+	printf("{\"n\":%llu,\"p50_ns\":%.0f,\"p99_ns\":%.0f,\"p999_ns\":%.0f,\"max_ns\":%.0f,"
+	       "\"p50_ticks\":%llu,\"p99_ticks\":%llu,\"p999_ticks\":%llu,\"max_ticks\":%llu}",
+	       (unsigned long long)n, P(LAB_P50), P(LAB_P99), P(LAB_P999), P(LAB_Q_ONE),
+	       (unsigned long long)C(LAB_P50), (unsigned long long)C(LAB_P99),
+	       (unsigned long long)C(LAB_P999), (unsigned long long)C(LAB_Q_ONE));
 #undef P
+#undef C
 }
 
-/* Free blocks by order and the unusable index at order 9, as JSON. */
+/* Free blocks by order, and Linux's two indices at every order (unusable
+ * free space, debugfs extfrag/unusable_index; fragmentation,
+ * extfrag/extfrag_index), in thousandths as Linux prints them. */
 static void print_frag(const uint64_t *blocks)
 {
 	printf("\"unusable_9\":%.4f,\"blocks\":[",
 	       lab_unusable_index(blocks, ALLOC_NR_ORDERS, 9, 10000) / 10000.0);
 	for (unsigned k = 0; k < ALLOC_NR_ORDERS; k++)
 		printf("%s%llu", k ? "," : "", (unsigned long long)blocks[k]);
+	printf("],\"unusable\":[");
+	for (unsigned k = 0; k < ALLOC_NR_ORDERS; k++)
+		printf("%s%.3f", k ? "," : "",
+		       lab_unusable_index(blocks, ALLOC_NR_ORDERS, k, 1000) / 1000.0);
+	printf("],\"extfrag\":[");
+	for (unsigned k = 0; k < ALLOC_NR_ORDERS; k++)
+		printf("%s%.3f", k ? "," : "",
+		       (double)lab_extfrag_index(blocks, ALLOC_NR_ORDERS, k, 1000) / 1000.0);
 	printf("]");
 }
 
@@ -341,9 +661,32 @@ static void give_zone(void *ctx, enum page_zone zone, uint64_t s, uint64_t e)
 	give_ns += (now_s() - t0) * 1e9;
 }
 
+/* A whole decimal number of ASCII digits, at most @max: anything else
+ * ("-5", "1x", "", "1,,2") is a usage error naming the option. */
+static uint64_t arg_uint(const char *opt, const char *v, uint64_t max)
+{
+	uint64_t n = 0;
+
+	if (!*v)
+		goto bad;
+	for (const char *c = v; *c; c++) {
+		uint64_t d = (uint64_t)(*c - '0');
+		if (*c < '0' || *c > '9' || d > max || n > (max - d) / 10)
+			goto bad;
+		n = n * 10 + d;
+	}
+	return n;
+bad:
+	fprintf(stderr, "lab: %s %s: not a whole number from 0 to %llu\n", opt, v,
+		(unsigned long long)max);
+	exit(64);
+}
+
 int main(int argc, char **argv)
 {
 	const char *name = "buddy", *events = NULL;
+
+	host_shim_configure(&shim_run);
 	uint64_t mib = 256, seed = 1;
 	bool split = false;
 
@@ -353,22 +696,25 @@ int main(int argc, char **argv)
 		if (!v)
 			goto usage;
 		if (!strcmp(a, "--alloc")) name = v;
-		else if (!strcmp(a, "--threads")) nr_threads = (uint32_t)atoi(v);
+		else if (!strcmp(a, "--threads")) nr_threads = (uint32_t)arg_uint("--threads", v, UINT32_MAX);
 		else if (!strcmp(a, "--workload")) workload = v;
-		else if (!strcmp(a, "--ops")) n_ops = strtoull(v, 0, 0);
-		else if (!strcmp(a, "--mib")) mib = strtoull(v, 0, 0);
-		else if (!strcmp(a, "--seed")) seed = strtoull(v, 0, 0);
-		else if (!strcmp(a, "--sample")) sample_every = strtoull(v, 0, 0);
-		else if (!strcmp(a, "--batch")) batch = strtoull(v, 0, 0);
-		else if (!strcmp(a, "--order")) repeat_order = (unsigned)atoi(v);
+		else if (!strcmp(a, "--ops")) n_ops = arg_uint("--ops", v, UINT64_MAX >> 1);
+		else if (!strcmp(a, "--mib")) mib = arg_uint("--mib", v, UINT64_MAX >> 1);
+		else if (!strcmp(a, "--seed")) seed = arg_uint("--seed", v, UINT64_MAX >> 1);
+		else if (!strcmp(a, "--sample")) sample_every = arg_uint("--sample", v, UINT64_MAX >> 1);
+		else if (!strcmp(a, "--batch")) batch = arg_uint("--batch", v, UINT64_MAX >> 1);
+		else if (!strcmp(a, "--order")) repeat_order = (unsigned)arg_uint("--order", v, UINT32_MAX);
 		else if (!strcmp(a, "--events")) events = v;
-		else if (!strcmp(a, "--nodes")) nr_nodes = (uint32_t)atoi(v);
-		else if (!strcmp(a, "--lazy")) lazy = atoi(v) != 0;
-		else if (!strcmp(a, "--split")) split = atoi(v) != 0;
+		else if (!strcmp(a, "--nodes")) nr_nodes = (uint32_t)arg_uint("--nodes", v, UINT32_MAX);
+		else if (!strcmp(a, "--lazy")) lazy = arg_uint("--lazy", v, 1) != 0;
+		else if (!strcmp(a, "--split")) split = arg_uint("--split", v, 1) != 0;
+		else if (!strcmp(a, "--serial")) serial = arg_uint("--serial", v, 1) != 0;
+		else if (!strcmp(a, "--pin")) pin = arg_uint("--pin", v, 1) != 0;
 		else goto usage;
 		i++;
 	}
 	ops = alloc_find(name);
+	alloc_name = name;
 	if (split)
 		base_pfn = ZONE_LINE_PFN - (mib << 8) / 2;
 	if (!ops || !nr_threads || nr_threads > MAX_THREADS || mib < 16 || mib > (1 << 20) ||
@@ -400,12 +746,15 @@ int main(int argc, char **argv)
 			tslot[i] = SLOT_EMPTY;
 	}
 	calibrate();
+	CPU_ZERO(&allowed);
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0)
+		nr_allowed = (uint32_t)CPU_COUNT(&allowed);
 	/* The machine: --nodes equal nodes of 4 MiB multiples, from 4 GiB up
 	 * (one Normal zone each) or, with --split, from mib/2 below the line
 	 * (node 0 then has a DMA32 and a Normal zone); descriptors written
 	 * eagerly or, with --lazy, block heads only (memory init's two
 	 * policies). */
-	uint64_t per_node = (mib << 8) / nr_nodes & ~(ALLOC_MAX_ORDER_PAGES - 1);
+	per_node = (mib << 8) / nr_nodes & ~(ALLOC_MAX_ORDER_PAGES - 1);
 	nr_pages = per_node * nr_nodes;
 	memmap_nid_t *table = malloc(memmap_nid_table_bytes(base_pfn + nr_pages));
 	memmap_init(&mm, table, base_pfn + nr_pages);
@@ -418,6 +767,7 @@ int main(int argc, char **argv)
 		memmap_set_nid(&mm, s0, s0 + per_node, nd);
 	}
 	mm.nr_nodes = nr_nodes;
+	owner_bits = calloc((nr_pages + 63) / 64, sizeof(*owner_bits));
 	struct alloc_setup setup = { .mm = &mm, .nr_nodes = nr_nodes, .reserve = lab_reserve,
 				     .this_cpu = lab_cpu };
 	double ti = now_s();
@@ -461,17 +811,23 @@ int main(int argc, char **argv)
 		T[i].seed = seed * 0x9e3779b97f4a7c15ULL + i + 1;
 		T[i].max_lat = per;
 		T[i].lat = malloc(per * sizeof(struct lat));
-		pthread_create(&T[i].th, NULL, worker, &T[i]);
 	}
+	/* Every thread's state first: in a --serial trace replay thread 0
+	 * records into the others' (it acts as every trace CPU) from its start. */
+	for (uint32_t i = 0; i < nr_threads; i++)
+		pthread_create(&T[i].th, NULL, worker, &T[i]);
 	int churny = !strcmp(workload, "kbuild") || !strcmp(workload, "deep") ||
 		     !strcmp(workload, "net");
-	pthread_barrier_wait(&bar);
 	double t0 = now_s();
-	if (churny)
+	if (!serial) {
 		pthread_barrier_wait(&bar);
-	if (!strcmp(workload, "frag")) {
-		pthread_barrier_wait(&bar);
-		pthread_barrier_wait(&bar);
+		t0 = now_s();
+		if (churny)
+			pthread_barrier_wait(&bar);
+		if (!strcmp(workload, "frag")) {
+			pthread_barrier_wait(&bar);
+			pthread_barrier_wait(&bar);
+		}
 	}
 	for (uint32_t i = 0; i < nr_threads; i++)
 		pthread_join(T[i].th, NULL);
@@ -481,21 +837,14 @@ int main(int argc, char **argv)
 	uint64_t end_blocks[ALLOC_NR_ORDERS] = { 0 };
 	for (uint32_t nd = 0; nd < nr_nodes; nd++)
 		ops->free_blocks(self, nd, end_blocks);
-	uint64_t free_now = 0, counted = 0;
-	for (uint32_t nd = 0; nd < nr_nodes; nd++) {
-		free_now += ops->free_pages(self, nd);
-		counted += ops->count_free(self, nd);
-	}
-	bool ok = ops->check(self) && free_now == nr_pages && counted == nr_pages;
-	/* Whatever a replayed trace still holds stays held: count it. */
+	end_checks(!strcmp(workload, "trace"));
+	bool ok = true;
 	uint64_t total = 0, failed = 0, all_lat = 0;
 	for (uint32_t i = 0; i < nr_threads; i++) {
 		total += T[i].ops;
 		failed += T[i].failed;
 		all_lat += T[i].nr_lat;
 	}
-	if (!strcmp(workload, "trace"))
-		ok = ops->check(self);
 	struct lat *v = malloc((all_lat + 1) * sizeof(*v));
 	uint64_t n = 0;
 	for (uint32_t i = 0; i < nr_threads; i++) {
@@ -504,6 +853,22 @@ int main(int argc, char **argv)
 	}
 	printf("{\"nodes\":%u,\"lazy\":%s,\"split\":%s,", nr_nodes, lazy ? "true" : "false",
 	       base_pfn < ZONE_LINE_PFN ? "true" : "false");
+	bool pinned = pin;
+	for (uint32_t i = 0; i < nr_threads; i++)
+		pinned = pinned && T[i].pinned;
+	printf("\"serial\":%s,\"pinned\":%s,\"cpus_allowed\":%u,\"clock\":\"%s\","
+	       "\"ns_per_tick\":%.6f,", serial ? "true" : "false", pinned ? "true" : "false",
+	       nr_allowed, LAB_CLOCK, ns_per_cycle);
+	for (int f = 0; f < 2; f++) {
+		printf("\"%s_by_order\":[", f ? "failed" : "allocs");
+		for (unsigned k = 0; k < ALLOC_NR_ORDERS; k++) {
+			uint64_t c = 0;
+			for (uint32_t i = 0; i < nr_threads; i++)
+				c += f ? T[i].failed_by_order[k] : T[i].allocs_by_order[k];
+			printf("%s%llu", k ? "," : "", (unsigned long long)c);
+		}
+		printf("],");
+	}
 	printf("\"allocator\":\"%s\",\"workload\":\"%s\",\"threads\":%u,\"pages\":%llu,"
 	       "\"ops\":%llu,\"failed\":%llu,\"wall_s\":%.6f,\"mops\":%.4f,\"check\":%s,"
 	       "\"init_ns_per_page\":%.3f,\"bookkeeping_bytes_per_page\":%.4f,"
@@ -565,6 +930,6 @@ int main(int argc, char **argv)
 usage:
 	fprintf(stderr, "usage: lab --alloc NAME [--threads N] [--workload W] [--ops N] [--mib M] "
 		"[--seed S] [--sample N] [--batch N] [--order K] [--events FILE] [--nodes N] "
-		"[--lazy 0|1] [--split 0|1]\n");
+		"[--lazy 0|1] [--split 0|1] [--serial 0|1] [--pin 0|1]\n");
 	return 64;
 }

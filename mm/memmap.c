@@ -352,9 +352,19 @@ static void store_plain(struct page *p, struct page *end, const uint64_t w[DESC_
 	}
 }
 
+/* x86 only (the kernel's); a host build elsewhere (the lab, the tests on
+ * arm64) stores plainly: the same descriptors, without the cache hint. */
+#if defined(__x86_64__)
+#define MEMMAP_NT_X86 1
+#endif
+
 static inline void movnti(desc_word *dst, uint64_t v)
 {
+#ifdef MEMMAP_NT_X86
 	__asm__ volatile("movnti %1, %0" : "=m"(*dst) : "r"(v));
+#else
+	*(volatile desc_word *)dst = v;
+#endif
 }
 
 /*
@@ -395,6 +405,7 @@ static void store_nt(struct page *p, struct page *end, const uint64_t w[DESC_WOR
 	 * time for that. Four descriptors (one or more whole lines) an
 	 * iteration, as store_plain().
 	 */
+#ifdef MEMMAP_NT_X86
 	if (((uintptr_t)p & 15) == 0) {
 		for (; end - p >= 4; p += 4)
 			__asm__ volatile("movq %1, %%xmm0\n\t"
@@ -404,6 +415,7 @@ static void store_nt(struct page *p, struct page *end, const uint64_t w[DESC_WOR
 					 NTDQ_FOUR
 					 : : "r"(p), "r"(w0), "r"(w1) : "memory");
 	}
+#endif
 	/* The tail, and arrays not 16-byte aligned (a host test's on the
 	 * stack; the kernel's start on a page): 8-byte stores. */
 	for (; p < end; p++) {
@@ -415,7 +427,11 @@ static void store_nt(struct page *p, struct page *end, const uint64_t w[DESC_WOR
 	}
 	/* Non-temporal stores are weakly ordered: fence them before whoever
 	 * waits for this chunk reads the descriptors. */
+#ifdef MEMMAP_NT_X86
 	__asm__ volatile("sfence" ::: "memory");
+#else
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
 }
 
 /* ---- choosing the store ---- */

@@ -104,6 +104,10 @@ def stale_host_binaries(root):
                   and os.access(p, os.X_OK))
 
 
+# A host test binary that runs longer is a hang (test_alloc's own per-test
+# timeout fails a hung test sooner, named).
+HOST_TIMEOUT_S = 300
+
 # cmocka's TAP: "ok 1 - name", "not ok 2 - name", "not ok 3 # SKIP name".
 TAP_RE = re.compile(r"^(not ok|ok) \d+ (?:- (.*)|# SKIP (.*))$")
 
@@ -121,8 +125,15 @@ def run_host(tally, pattern, root=ROOT):
             tally.fail(f"host/{name}", problem)
             continue
         env = dict(os.environ, CMOCKA_MESSAGE_OUTPUT="TAP")
-        proc = subprocess.run([binary], cwd=root, env=env, capture_output=True,
-                              text=True, timeout=300)
+        try:
+            proc = subprocess.run([binary], cwd=root, env=env, capture_output=True,
+                                  text=True, timeout=HOST_TIMEOUT_S)
+        except subprocess.TimeoutExpired as e:
+            # A hang fails the binary, named, and the other binaries still run.
+            out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+            tally.fail(f"host/{name} (did not finish within {HOST_TIMEOUT_S} s: a hang)",
+                       out[-3000:])
+            continue
         seen = 0
         for line in proc.stdout.splitlines():
             m = TAP_RE.match(line)

@@ -44,7 +44,7 @@ typedef unsigned long long ull;
 #define EV_PER_BLOCK (BLOCK_BYTES / sizeof(struct replay_event))
 #define SLOTS_PER_BLOCK (BLOCK_BYTES / sizeof(uint64_t))
 #define HISTS_PER_BLOCK (BLOCK_BYTES / sizeof(struct lab_hist))
-#define MAX_HIST_BLOCKS 2                /* 2 per trace CPU: 536 trace CPUs */
+#define MAX_HIST_BLOCKS 8                /* 2 histograms (30 KiB each) per trace CPU: 552 trace CPUs */
 
 #define SLOT_EMPTY (ALLOC_NO_PFN - 1)       /* not allocated yet */
 #define SLOT_FREE_PENDING (ALLOC_NO_PFN - 2) /* its free came first */

@@ -35,10 +35,14 @@ static void retype(uint64_t pfn, unsigned order, enum page_type from, enum page_
 {
 	struct page *p = memmap_pfn_to_page(alloc_memmap(), pfn);
 
+	/* The lists only pass blocks on: a head of the wrong type here is the
+	 * allocator's (a block it handed out twice), so the message names it. */
 	ASSERT(p->type == from && p->order == order,
-	       "pcp: block pfn %#llx order %u: head expected type %s, found type %s order %u",
-	       (unsigned long long)pfn, order, page_type_name(from), page_type_name(p->type),
-	       p->order);
+	       "pcp: block pfn %#llx order %u: head expected type %s, found type %s order %u "
+	       "(allocator %s behind the lists: a block handed out twice, or one it did not "
+	       "mark as its own?)", (unsigned long long)pfn, order, page_type_name(from),
+	       page_type_name(p->type), p->order,
+	       alloc_current() ? alloc_current()->name : "?");
 	p->type = (uint8_t)to;
 }
 

@@ -86,3 +86,22 @@ uint64_t lab_unusable_index(const uint64_t *blocks, unsigned nr_orders, unsigned
 		suitable += blocks[k] << (k - order);
 	return (free_pages - (suitable << order)) * scale / free_pages;
 }
+
+int64_t lab_extfrag_index(const uint64_t *blocks, unsigned nr_orders, unsigned order,
+			  uint64_t scale)
+{
+	uint64_t free_pages = lab_free_pages(blocks, nr_orders), total = 0, suitable = 0;
+
+	for (unsigned k = 0; k < nr_orders; k++) {
+		total += blocks[k];
+		if (k >= order)
+			suitable += blocks[k] << (k - order);
+	}
+	if (!total)
+		return 0;
+	if (suitable)
+		return -(int64_t)scale;   /* a request of @order would succeed */
+	/* scale - (scale + free_pages * scale / 2^order) / free blocks, truncated
+	 * at each division as Linux's div_u64. */
+	return (int64_t)scale - (int64_t)((scale + free_pages * scale / (1ULL << order)) / total);
+}

@@ -9,7 +9,7 @@
  *    merged at the end, so that recording takes no lock and no atomic.
  *    A percentile is the largest value of the bucket that holds the rank
  *    lab_pct_rank() names, never above the largest value seen: at most
- *    1/LAB_HIST_SUB (6.25 %) above the exact figure.
+ *    1/LAB_HIST_SUB (1.6 %) above the exact figure.
  *  - Fragmentation from free blocks by order (as /proc/buddyinfo): free
  *    pages and Linux's unusable free space index (mm/vmstat.c,
  *    unusable_free_index, shown in debugfs extfrag/unusable_index): the
@@ -20,7 +20,10 @@
 
 #include <stdint.h>
 
-#define LAB_HIST_SUB_BITS 4
+/* 64 buckets per power of two: at most 1.6 % above the exact figure, fine
+ * enough that designs a few percent apart get different percentiles (at
+ * 16, three allocators' p99 fell into one bucket). 30 KiB a histogram. */
+#define LAB_HIST_SUB_BITS 6
 #define LAB_HIST_SUB (1u << LAB_HIST_SUB_BITS)
 /* Values 0 .. 2*SUB-1 exactly, then SUB buckets for each power of two
  * 2^k, k = SUB_BITS+1 .. 63. */
@@ -57,5 +60,12 @@ uint64_t lab_free_pages(const uint64_t *blocks, unsigned nr_orders);
  * larger, over free pages; 0 with no free page. */
 uint64_t lab_unusable_index(const uint64_t *blocks, unsigned nr_orders, unsigned order,
 			    uint64_t scale);
+/* Linux's fragmentation index at @order (mm/vmstat.c, __fragmentation_index;
+ * debugfs extfrag/extfrag_index), times @scale (Linux: 1000): only meaningful
+ * when a request of @order would fail. -@scale when a free block of @order
+ * or larger exists (no failure), 0 with no free block; else towards 0 a
+ * failure for lack of memory, towards @scale one for fragmentation. */
+int64_t lab_extfrag_index(const uint64_t *blocks, unsigned nr_orders, unsigned order,
+			  uint64_t scale);
 
 #endif

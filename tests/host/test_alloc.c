@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include <pthread.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -66,6 +67,146 @@ struct world {
 
 static struct world W;
 
+/*
+ * What a failure says: the allocator (and whether the per-CPU lists were in
+ * front), the test, the line, what was violated in words, the values found
+ * and expected, then the lines the allocator and the front logged during the
+ * test (they are kept, not echoed, while the test passes). A test that runs
+ * longer than its timeout (MEMBOOT_TEST_TIMEOUT_S, default 10 s; every test
+ * takes well under a second) is a hang: it fails, named, and the suite's
+ * process ends, so the next suite still runs.
+ */
+struct suite_case {
+	const struct alloc_ops *ops;
+	const char *test;
+	unsigned nr;              /* its place in the suite, 1-based (TAP's number) */
+};
+
+static const char *suite_label = "";
+static const char *current_test = "?";
+static unsigned current_nr;
+static volatile sig_atomic_t in_test;
+static unsigned test_timeout_s = 10;
+
+static void dump_log(FILE *out)
+{
+	size_t total = host_log_total(), first = total > 40 ? total - 40 : 0;
+
+	if (!total) {
+		fprintf(out, "  (the allocator and the front logged nothing during the test)\n");
+		return;
+	}
+	fprintf(out, "  what the allocator and the front logged during the test%s:\n",
+		first ? " (its last 40 lines)" : "");
+	for (size_t i = first; i < total; i++) {
+		const char *line = host_log_line(i);
+		if (line)
+			fprintf(out, "    %s\n", line);
+	}
+}
+
+static void __attribute__((format(printf, 2, 3))) suite_fail(int line, const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+	int n = snprintf(msg, sizeof(msg), "allocator %s%s, %s (tests/host/test_alloc.c:%d): ",
+			 W.ops ? W.ops->name : "?", suite_label, current_test, line);
+
+	va_start(ap, fmt);
+	vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+	fprintf(stderr, "FAILED: %s\n", msg);
+	dump_log(stderr);
+	fail_msg("%s", msg);
+}
+
+static void eq_check(int line, const char *found_text, const char *expected_text,
+		     unsigned long long found, unsigned long long expected, const char *fmt, ...)
+{
+	char what[384];
+	va_list ap;
+
+	if (found == expected)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	suite_fail(line, "%s%sfound %llu (%#llx), expected %llu (%#llx) [%s == %s]", what,
+		   *what ? ": " : "", found, found, expected, expected, found_text, expected_text);
+}
+
+/* EQ(found, expected[, "what was violated", args...]) and TRUE(cond[, ...]). */
+#define EQ(found, expected, ...)                                                          \
+	eq_check(__LINE__, #found, #expected, (unsigned long long)(found),               \
+		 (unsigned long long)(expected), "" __VA_ARGS__)
+#define TRUE(cond, ...)                                                                  \
+	do {                                                                              \
+		if (!(cond))                                                              \
+			truth_fail(__LINE__, #cond, "" __VA_ARGS__);                       \
+	} while (0)
+
+static void truth_fail(int line, const char *cond_text, const char *fmt, ...)
+{
+	char what[384];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	suite_fail(line, "%s%snot true: %s", what, *what ? ": " : "", cond_text);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	if (!in_test)
+		return;
+	fflush(stdout);
+	fprintf(stderr, "FAILED: allocator %s%s, %s: did not finish within %u s (a hang: a loop "
+		"that never ends or a lock never released; MEMBOOT_TEST_TIMEOUT_S sets the limit)\n",
+		W.ops ? W.ops->name : "?", suite_label, current_test, test_timeout_s);
+	dump_log(stderr);
+	/* The TAP line cmocka cannot print for it (tests/run.py reads these). */
+	printf("not ok %u - %s (allocator %s%s: timed out)\n", current_nr, current_test,
+	       W.ops ? W.ops->name : "?", suite_label);
+	fflush(NULL);
+	_exit(1);
+}
+
+static void on_abort(int sig)
+{
+	if (in_test) {
+		fprintf(stderr, "FAILED: allocator %s%s, %s: a panic or an abort (the line above "
+			"says which check)\n", W.ops ? W.ops->name : "?", suite_label, current_test);
+		dump_log(stderr);
+		printf("not ok %u - %s (allocator %s%s: panic or abort)\n", current_nr,
+		       current_test, W.ops ? W.ops->name : "?", suite_label);
+		fflush(stdout);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static int test_start(void **state)
+{
+	const struct suite_case *c = *state;
+
+	current_test = c->test;
+	current_nr = c->nr;
+	host_log_reset();
+	in_test = 1;
+	alarm(test_timeout_s);
+	return 0;
+}
+
+static int test_stop(void **state)
+{
+	alarm(0);
+	in_test = 0;
+	return 0;
+}
+
 /* Per-CPU lists in front (the second run of each allocator): each thread
  * takes the next CPU id; CPU i lives on node i % NR_NODES. */
 #define PCP_CPUS 16
@@ -90,7 +231,7 @@ static void *host_list_mem(void *ctx, size_t bytes, uint32_t cpu, uint32_t node)
 	void *p = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
 
 	assert_non_null(p);
-	assert_true(cpu < PCP_CPUS && node < NR_NODES && nr_pcp_mem < PCP_CPUS * (NR_NODES + 1));
+	TRUE(cpu < PCP_CPUS && node < NR_NODES && nr_pcp_mem < PCP_CPUS * (NR_NODES + 1));
 	memset(p, 0x5a, bytes);
 	pcp_mem[nr_pcp_mem++] = p;
 	return p;
@@ -108,9 +249,9 @@ static void pcp_start(void)
 	next_cpu = 0;
 	my_cpu = -1;
 	nr_pcp_mem = 0;
-	assert_true(alloc_pcp_bytes_per_cpu(&s) > 0);
-	assert_true(alloc_pcp_init(&s));
-	assert_true(alloc_pcp_active());
+	TRUE(alloc_pcp_bytes_per_cpu(&s) > 0);
+	TRUE(alloc_pcp_init(&s));
+	TRUE(alloc_pcp_active());
 }
 
 /* The allocator's free pages with nothing left on the lists. */
@@ -125,7 +266,7 @@ static uint64_t host_reserve(void *ctx, uint64_t bytes, uint32_t node)
 	struct world *w = ctx;
 	void *p;
 
-	assert_true(node < NR_NODES && w->nr_reserved < 64);
+	TRUE(node < NR_NODES && w->nr_reserved < 64);
 	p = aligned_alloc(4096, (bytes + 4095) & ~4095ULL);
 	assert_non_null(p);
 	memset(p, 0x5a, bytes);   /* the allocator must not rely on zeroed memory */
@@ -156,9 +297,9 @@ static void world_start(const struct alloc_ops *ops, const uint8_t *dist)
 		.mm = &W.mm, .nr_nodes = NR_NODES, .reserve = host_reserve, .reserve_ctx = &W,
 		.this_cpu = host_cpu,
 	};
-	assert_true(alloc_init(ops, &setup, dist));
+	TRUE(alloc_init(ops, &setup, dist));
 	assert_ptr_equal(alloc_current(), ops);
-	assert_int_equal(alloc_free_count(), 0);
+	EQ(alloc_free_count(), 0);
 	if (with_pcp)
 		pcp_start();
 }
@@ -197,7 +338,8 @@ static void world_fill(bool lazy)
 	give(1, span[1].start, span[1].end, lazy);
 	give(2, span[2].start, span[2].end, lazy);
 	W.free_at_start = alloc_free_count();
-	assert_int_equal(W.free_at_start, NR_PAGES - RESERVED_PAGES);
+	EQ(W.free_at_start, NR_PAGES - RESERVED_PAGES, "free pages once memory init handed every "
+	   "page over (free_range; the allocator's free-page counter)");
 }
 
 static void world_end(void)
@@ -215,38 +357,65 @@ static void world_end(void)
 }
 
 /* The census over every node: descriptors against the allocator. */
-static void assert_census(uint64_t allocated_pages)
+static void census_counts(uint64_t counts[PAGE_NR_TYPES], int line)
 {
-	uint64_t counts[PAGE_NR_TYPES] = { 0 };
+	memset(counts, 0, sizeof(uint64_t) * PAGE_NR_TYPES);
+	for (uint32_t n = 0; n < NR_NODES; n++) {
+		struct memmap_range r = { span[n].start, span[n].end };
+		eq_check(line, "bad descriptors", "0",
+			 memmap_count_types(&W.mm.nodes[n], &r, 1, counts), 0,
+			 "census of node %u: page descriptors with a bad type, order or zone, or "
+			 "blocks not naturally aligned (the log names them)", n);
+	}
+}
 
-	for (uint32_t n = 0; n < NR_NODES; n++) {
-		struct memmap_range r = { span[n].start, span[n].end };
-		assert_int_equal(memmap_count_types(&W.mm.nodes[n], &r, 1, counts), 0);
-	}
-	assert_true(alloc_check());
+#define assert_census(allocated) census_check((allocated), __LINE__)
+static void census_check(uint64_t allocated_pages, int line)
+{
+	uint64_t counts[PAGE_NR_TYPES];
+
+	census_counts(counts, line);
+	if (!alloc_check())
+		suite_fail(line, "check(): the allocator's own invariants are broken (its log "
+			   "lines below say which)");
 	/* Blocks on per-CPU lists are their own kind in the census. */
-	assert_int_equal(counts[PAGE_PCP], alloc_pcp_pages());
-	assert_int_equal(counts[PAGE_FREE], alloc_free_count());
+	eq_check(line, "pcp pages (census)", "alloc_pcp_pages()", counts[PAGE_PCP],
+		 alloc_pcp_pages(), "census: pages the descriptors say are on per-CPU lists "
+		 "against the lists' own count");
+	eq_check(line, "free pages (census)", "alloc_free_count()", counts[PAGE_FREE],
+		 alloc_free_count(), "census: pages the descriptors say are free against the "
+		 "allocator's free-page counter");
 	alloc_drain();
-	memset(counts, 0, sizeof(counts));
-	for (uint32_t n = 0; n < NR_NODES; n++) {
-		struct memmap_range r = { span[n].start, span[n].end };
-		assert_int_equal(memmap_count_types(&W.mm.nodes[n], &r, 1, counts), 0);
-	}
-	assert_int_equal(counts[PAGE_PCP], 0);
-	assert_int_equal(alloc_pcp_pages(), 0);
-	assert_int_equal(alloc_free_count(), alloc_count_free());
-	assert_int_equal(counts[PAGE_FREE], alloc_free_count());
-	assert_int_equal(counts[PAGE_RESERVED], RESERVED_PAGES);
-	assert_int_equal(counts[PAGE_UNINIT] + counts[PAGE_TAIL] + counts[PAGE_HOLE], 0);
-	assert_int_equal(counts[PAGE_FREE] + allocated_pages + RESERVED_PAGES, NR_PAGES);
+	census_counts(counts, line);
+	eq_check(line, "pcp pages (census)", "0", counts[PAGE_PCP], 0,
+		 "census after a drain: pages still typed as on per-CPU lists");
+	eq_check(line, "alloc_pcp_pages()", "0", alloc_pcp_pages(), 0,
+		 "after a drain the per-CPU lists still count pages");
+	eq_check(line, "alloc_free_count()", "alloc_count_free()", alloc_free_count(),
+		 alloc_count_free(), "the allocator's free-page counter against the free pages "
+		 "found by walking its structures (count_free)");
+	eq_check(line, "free pages (census)", "alloc_free_count()", counts[PAGE_FREE],
+		 alloc_free_count(), "census: pages the descriptors say are free against the "
+		 "allocator's free-page counter (a block handed out but not marked allocated, or "
+		 "pages of a held block left free?)");
+	eq_check(line, "reserved pages (census)", "RESERVED_PAGES", counts[PAGE_RESERVED],
+		 RESERVED_PAGES, "census: reserved pages (never given to the allocator)");
+	eq_check(line, "uninit + tail + hole pages (census)", "0",
+		 counts[PAGE_UNINIT] + counts[PAGE_TAIL] + counts[PAGE_HOLE], 0,
+		 "census: pages no head accounts for (unwritten, or a tail outside its block)");
+	eq_check(line, "free + allocated + reserved", "NR_PAGES",
+		 counts[PAGE_FREE] + allocated_pages + RESERVED_PAGES, NR_PAGES,
+		 "census: free pages plus the pages the test holds plus the reserved ones must "
+		 "be every page (pages lost or counted twice)");
 	/* Free blocks by order (the census's buddyinfo) add up to the free
 	 * pages; a block counted at order k is one the allocator could give. */
 	uint64_t blocks[ALLOC_NR_ORDERS], by_blocks = 0;
 	alloc_free_blocks(blocks);
 	for (unsigned k = 0; k < ALLOC_NR_ORDERS; k++)
 		by_blocks += blocks[k] << k;
-	assert_int_equal(by_blocks, counts[PAGE_FREE]);
+	eq_check(line, "pages in free_blocks()", "free pages (census)", by_blocks,
+		 counts[PAGE_FREE], "free blocks by order (free_blocks) against the free pages "
+		 "of the census");
 }
 
 static uint32_t node_of(uint64_t pfn)
@@ -259,8 +428,8 @@ static uint32_t node_of(uint64_t pfn)
 #define BLOCK_CHECK(cond, fmt, ...)                                                       \
 	do {                                                                              \
 		if (!(cond))                                                              \
-			fail_msg("allocator %s: block pfn %#llx order %u: " fmt, W.ops->name,   \
-				 (unsigned long long)pfn, order, ##__VA_ARGS__);           \
+			suite_fail(__LINE__, "block pfn %#llx order %u: " fmt,               \
+				   (unsigned long long)pfn, order, ##__VA_ARGS__);          \
 	} while (0)
 
 /* A block as handed out: aligned, on a node, head (and tails) written. */
@@ -297,7 +466,7 @@ static void assert_block(uint64_t pfn, unsigned order, bool tails)
 	}
 }
 
-#define OPS ((const struct alloc_ops *)*state)
+#define OPS (((const struct suite_case *)*state)->ops)
 
 /* ---- the tests ---- */
 
@@ -309,16 +478,18 @@ static void test_every_order(void **state)
 		for (unsigned order = 0; order <= ALLOC_MAX_ORDER; order++) {
 			uint64_t pfn = alloc_pages(1, order, 0);
 			assert_block(pfn, order, true);
-			assert_int_equal(node_of(pfn), 1);
-			assert_int_equal(free_now(), W.free_at_start - (1ULL << order));
+			EQ(node_of(pfn), 1, "node of a block asked of node 1, which has memory");
+			EQ(free_now(), W.free_at_start - (1ULL << order), "free pages after one "
+			   "block of order %u was handed out (the counter must drop by 2^order)", order);
 			assert_census(1ULL << order);
 			alloc_free(pfn, order);
-			assert_int_equal(free_now(), W.free_at_start);
+			EQ(free_now(), W.free_at_start, "free pages after the order %u block came "
+			   "back", order);
 			assert_census(0);
 		}
-		assert_int_equal(alloc_counters.allocs, ALLOC_MAX_ORDER + 1);
-		assert_int_equal(alloc_counters.frees, ALLOC_MAX_ORDER + 1);
-		assert_int_equal(alloc_counters.remote_allocs, 0);
+		EQ(alloc_counters.allocs, ALLOC_MAX_ORDER + 1);
+		EQ(alloc_counters.frees, ALLOC_MAX_ORDER + 1);
+		EQ(alloc_counters.remote_allocs, 0);
 		world_end();
 	}
 }
@@ -338,26 +509,32 @@ static void test_exhaustion(void **state)
 			uint64_t pfn = alloc_pages(0, (unsigned)order, 0);
 			if (pfn == ALLOC_NO_PFN)
 				break;
-			assert_true(n < NR_PAGES);
+			TRUE(n < NR_PAGES, "more blocks handed out than there are pages: blocks "
+			     "handed out twice");
 			assert_block(pfn, (unsigned)order, order == 0);
 			for (uint64_t p = pfn; p < pfn + (1ULL << order); p++) {
-				assert_int_equal(seen[p - BASE_PFN], 0);
+				EQ(seen[p - BASE_PFN], 0, "page pfn %#llx handed out twice: block pfn "
+				   "%#llx order %d holds it, and so does a block handed out earlier "
+				   "and never freed", (unsigned long long)p, (unsigned long long)pfn,
+				   order);
 				seen[p - BASE_PFN] = 1;
 			}
 			pfns[n] = pfn;
 		}
 		/* Order 0: every free page; order 10: every whole aligned 4 MiB
 		 * block (node 0's first one holds the reserved pages). */
-		assert_int_equal(n, order == 0 ? NR_PAGES - RESERVED_PAGES
-					       : NR_PAGES / ALLOC_MAX_ORDER_PAGES - 1);
-		assert_int_equal(alloc_counters.failures, 1);
+		EQ(n, order == 0 ? NR_PAGES - RESERVED_PAGES : NR_PAGES / ALLOC_MAX_ORDER_PAGES - 1,
+		   "blocks of order %d handed out before the allocator ran out (every free page, "
+		   "or every whole aligned 4 MiB block, exactly once)", order);
+		EQ(alloc_counters.failures, 1, "failed requests: only the last one may fail");
 		assert_census(n << order);
 		for (uint64_t i = 0; i < n; i++)
 			alloc_free(pfns[(i * 7919) % n], (unsigned)order);   /* shuffled */
-		assert_int_equal(free_now(), W.free_at_start);
+		EQ(free_now(), W.free_at_start, "free pages after every block went back");
 		assert_census(0);
 		/* Everything merged back: whole blocks again. */
-		assert_int_equal(alloc_pages(2, ALLOC_MAX_ORDER, 0) != ALLOC_NO_PFN, 1);
+		TRUE(alloc_pages(2, ALLOC_MAX_ORDER, 0) != ALLOC_NO_PFN,
+		     "no 4 MiB block after everything was freed: freed pages did not merge back");
 		world_end();
 	}
 }
@@ -368,21 +545,21 @@ static void test_fallback_by_distance(void **state)
 	uint32_t order[NR_NODES];
 
 	world_start(OPS, distance);
-	assert_int_equal(alloc_fallback_order(0, order), 3);
-	assert_int_equal(order[0], 0);
-	assert_int_equal(order[1], 2);
-	assert_int_equal(order[2], 1);
-	assert_int_equal(alloc_fallback_order(1, order), 3);
-	assert_int_equal(order[0], 1);
-	assert_int_equal(order[1], 2);
-	assert_int_equal(order[2], 0);
+	EQ(alloc_fallback_order(0, order), 3);
+	EQ(order[0], 0);
+	EQ(order[1], 2);
+	EQ(order[2], 1);
+	EQ(alloc_fallback_order(1, order), 3);
+	EQ(order[0], 1);
+	EQ(order[1], 2);
+	EQ(order[2], 0);
 	world_end();
 
 	world_start(OPS, NULL);   /* no SLIT: 20 to every other node, by id */
-	assert_int_equal(alloc_fallback_order(2, order), 3);
-	assert_int_equal(order[0], 2);
-	assert_int_equal(order[1], 0);
-	assert_int_equal(order[2], 1);
+	EQ(alloc_fallback_order(2, order), 3);
+	EQ(order[0], 2);
+	EQ(order[1], 0);
+	EQ(order[2], 1);
 	world_end();
 
 	/* Node 1 asks for 4 MiB blocks: its 2, node 2's 2, then node 0's
@@ -394,13 +571,13 @@ static void test_fallback_by_distance(void **state)
 	for (unsigned i = 0; i < 11; i++) {
 		uint64_t pfn = alloc_pages(1, ALLOC_MAX_ORDER, 0);
 		assert_block(pfn, ALLOC_MAX_ORDER, true);
-		assert_int_equal(node_of(pfn), want_node[i]);
+		EQ(node_of(pfn), want_node[i]);
 		if (i >= 4)
-			assert_int_equal(page_zone_of_pfn(pfn), i < 8 ? PAGE_ZONE_NORMAL
+			EQ(page_zone_of_pfn(pfn), i < 8 ? PAGE_ZONE_NORMAL
 								      : PAGE_ZONE_DMA32);
 	}
-	assert_int_equal(alloc_pages(1, ALLOC_MAX_ORDER, 0), ALLOC_NO_PFN);
-	assert_int_equal(alloc_counters.remote_allocs, 9);
+	EQ(alloc_pages(1, ALLOC_MAX_ORDER, 0), ALLOC_NO_PFN);
+	EQ(alloc_counters.remote_allocs, 9);
 	assert_census(11 * ALLOC_MAX_ORDER_PAGES);
 	world_end();
 }
@@ -413,18 +590,19 @@ static void test_flags(void **state)
 	for (int i = 0; i < 4; i++) {
 		uint64_t pfn = alloc_pages(2, 3, ALLOC_DMA32);
 		assert_block(pfn, 3, true);
-		assert_true(pfn + 8 <= PAGE_ZONE_DMA32_END_PFN);
+		TRUE(pfn + 8 <= PAGE_ZONE_DMA32_END_PFN);
 	}
 	/* This node only: node 1's 2048 pages and not one more. */
 	uint64_t got = 0;
-	while (alloc_pages(1, 0, ALLOC_THISNODE) != ALLOC_NO_PFN)
+	while (got <= span[1].end - span[1].start && alloc_pages(1, 0, ALLOC_THISNODE) != ALLOC_NO_PFN)
 		got++;
-	assert_int_equal(got, span[1].end - span[1].start);
-	assert_int_equal(alloc_counters.remote_allocs, 4);
+	EQ(got, span[1].end - span[1].start, "order-0 pages node 1 handed out with ALLOC_THISNODE "
+	   "until it had none (more than its pages: pages handed out twice)");
+	EQ(alloc_counters.remote_allocs, 4);
 	/* No tails: the head alone is written, the caller types it. */
 	uint64_t pfn = alloc_pages(2, 9, ALLOC_THISNODE | ALLOC_NO_TAILS);
 	assert_block(pfn, 9, false);
-	assert_int_equal(node_of(pfn), 2);
+	EQ(node_of(pfn), 2);
 	memmap_page(&W.mm.nodes[2], pfn)->type = PAGE_HUGE;
 	assert_census(4 * 8 + got + 512);
 	alloc_free(pfn, 9);   /* a retyped head goes back too */
@@ -440,17 +618,17 @@ static void test_bulk(void **state)
 	world_fill(true);
 	/* More than node 2 has: the rest comes from the next node by distance. */
 	uint32_t want = (uint32_t)(span[2].end - span[2].start) / 2 + 100;
-	assert_int_equal(alloc_pages_bulk(2, 1, 0, want, pfns), want);
+	EQ(alloc_pages_bulk(2, 1, 0, want, pfns), want);
 	for (uint32_t i = 0; i < want; i++) {
 		assert_block(pfns[i], 1, true);
-		assert_int_equal(node_of(pfns[i]), i < want - 100 ? 2 : 0);
+		EQ(node_of(pfns[i]), i < want - 100 ? 2 : 0);
 	}
-	assert_int_equal(alloc_counters.remote_allocs, 100);
+	EQ(alloc_counters.remote_allocs, 100);
 	assert_census(2ULL * want);
 	alloc_free_bulk(pfns, want, 1);
 	assert_census(0);
 	/* This node only: stops short. */
-	assert_int_equal(alloc_pages_bulk(1, 10, ALLOC_THISNODE, 10, pfns), 2);
+	EQ(alloc_pages_bulk(1, 10, ALLOC_THISNODE, 10, pfns), 2);
 	alloc_free_bulk(pfns, 2, 10);
 	assert_census(0);
 	world_end();
@@ -475,18 +653,20 @@ static void test_grow(void **state)
 	give(0, BASE_PFN + RESERVED_PAGES, span[0].end, false);
 	give(2, span[2].start, span[2].end, false);
 	/* Node 1's memory is "deferred"; nodes 0 and 2 are full. */
-	while (alloc_pages(0, ALLOC_MAX_ORDER, 0) != ALLOC_NO_PFN)
-		;
-	while (alloc_pages(0, 0, 0) != ALLOC_NO_PFN)
-		;
+	for (uint64_t n = 0; alloc_pages(0, ALLOC_MAX_ORDER, 0) != ALLOC_NO_PFN; n++)
+		TRUE(n < NR_PAGES / ALLOC_MAX_ORDER_PAGES, "more 4 MiB blocks handed out than "
+		     "there are: blocks handed out twice");
+	for (uint64_t n = 0; alloc_pages(0, 0, 0) != ALLOC_NO_PFN; n++)
+		TRUE(n < NR_PAGES, "more pages handed out than there are: pages handed out twice");
 	grow_next = span[1].start;
 	alloc_set_grow(grow_one_block, NULL);
 	for (int i = 0; i < 2 * 1024; i++)
-		assert_int_equal(node_of(alloc_pages(2, 0, 0)), 1);
-	assert_int_equal(alloc_counters.grows, 2);
-	assert_int_equal(alloc_pages(2, 0, 0), ALLOC_NO_PFN);
+		EQ(node_of(alloc_pages(2, 0, 0)), 1, "node of an order-0 block once nodes 0 and 2 "
+		   "are full (the grow hook gives node 1 its memory block by block)");
+	EQ(alloc_counters.grows, 2);
+	EQ(alloc_pages(2, 0, 0), ALLOC_NO_PFN);
 	alloc_set_grow(NULL, NULL);
-	assert_int_equal(free_now(), 0);
+	EQ(free_now(), 0);
 	world_end();
 }
 
@@ -530,14 +710,14 @@ static void test_cross_thread_frees(void **state)
 	world_fill(true);
 	pthread_barrier_init(&barrier, NULL, THREADS);
 	for (uint32_t t = 0; t < THREADS; t++)
-		assert_int_equal(pthread_create(&th[t], NULL, cross_thread, (void *)(uintptr_t)t), 0);
+		EQ(pthread_create(&th[t], NULL, cross_thread, (void *)(uintptr_t)t), 0);
 	for (uint32_t t = 0; t < THREADS; t++)
 		pthread_join(th[t], NULL);
 	pthread_barrier_destroy(&barrier);
-	assert_int_equal(alloc_counters.failures, 0);
-	assert_int_equal(alloc_counters.allocs, 4 * THREADS * PER_THREAD);
-	assert_int_equal(alloc_counters.frees, alloc_counters.allocs);
-	assert_int_equal(free_now(), W.free_at_start);
+	EQ(alloc_counters.failures, 0);
+	EQ(alloc_counters.allocs, 4 * THREADS * PER_THREAD);
+	EQ(alloc_counters.frees, alloc_counters.allocs);
+	EQ(free_now(), W.free_at_start);
 	assert_census(0);
 	world_end();
 }
@@ -567,7 +747,9 @@ static void test_random_model(void **state)
 			struct held h = held[i];
 			held[i] = held[--nr_held];
 			for (uint64_t p = h.pfn; p < h.pfn + (1ULL << h.order); p++) {
-				assert_int_equal(owner[p - BASE_PFN], 1);
+				EQ(owner[p - BASE_PFN], 1, "page pfn %#llx of held block pfn %#llx "
+				   "order %u is no longer the test's (the model lost it)",
+				   (unsigned long long)p, (unsigned long long)h.pfn, h.order);
 				owner[p - BASE_PFN] = 0;
 			}
 			owned -= 1ULL << h.order;
@@ -581,18 +763,21 @@ static void test_random_model(void **state)
 				/* Only when no node has a free aligned block that large:
 				 * order 0 must then be impossible too. */
 				if (order == 0)
-					assert_int_equal(free_now(), 0);
+					EQ(free_now(), 0, "an order-0 request failed while pages are free");
 				continue;
 			}
 			assert_block(pfn, order, true);
 			for (uint64_t p = pfn; p < pfn + (1ULL << order); p++) {
-				assert_int_equal(owner[p - BASE_PFN], 0);
+				EQ(owner[p - BASE_PFN], 0, "page pfn %#llx handed out twice: block pfn "
+				   "%#llx order %u holds it while the test still holds it from an "
+				   "earlier block", (unsigned long long)p, (unsigned long long)pfn, order);
 				owner[p - BASE_PFN] = 1;
 			}
 			owned += 1ULL << order;
 			held[nr_held++] = (struct held){ pfn, order };
 		}
-		assert_int_equal(free_now(), W.free_at_start - owned);
+		EQ(free_now(), W.free_at_start - owned, "free pages at step %d against the pages "
+		   "given minus those the test holds", step);
 		if (step % 2000 == 0)
 			assert_census(owned);
 	}
@@ -604,9 +789,10 @@ static void test_random_model(void **state)
 	assert_census(0);
 	/* Merged back completely: every 4 MiB block but the reserved one. */
 	uint64_t big = 0;
-	while (alloc_pages(0, ALLOC_MAX_ORDER, 0) != ALLOC_NO_PFN)
+	while (big <= NR_PAGES / ALLOC_MAX_ORDER_PAGES && alloc_pages(0, ALLOC_MAX_ORDER, 0) != ALLOC_NO_PFN)
 		big++;
-	assert_int_equal(big, NR_PAGES / ALLOC_MAX_ORDER_PAGES - 1);
+	EQ(big, NR_PAGES / ALLOC_MAX_ORDER_PAGES - 1, "whole 4 MiB blocks after everything was "
+	   "freed (every one but the reserved pages' block): freed pages must merge back");
 	world_end();
 }
 
@@ -626,15 +812,15 @@ static void test_merge_back(void **state)
 		pfns[i] = alloc_pages(1, 0, ALLOC_THISNODE);
 		assert_block(pfns[i], 0, true);
 	}
-	assert_int_equal(alloc_pages(1, 0, ALLOC_THISNODE), ALLOC_NO_PFN);
+	EQ(alloc_pages(1, 0, ALLOC_THISNODE), ALLOC_NO_PFN);
 	for (uint32_t i = 0; i < 2048; i++)
 		alloc_free(pfns[(i * 1237) % 2048], 0);
 	alloc_drain();
 	memset(blocks, 0, sizeof(blocks));
 	OPS->free_blocks(alloc_current_self(), 1, blocks);
 	for (unsigned k = 0; k < ALLOC_MAX_ORDER; k++)
-		assert_int_equal(blocks[k], 0);
-	assert_int_equal(blocks[ALLOC_MAX_ORDER], 2);
+		EQ(blocks[k], 0);
+	EQ(blocks[ALLOC_MAX_ORDER], 2);
 	for (int i = 0; i < 2; i++)
 		assert_block(alloc_pages(1, ALLOC_MAX_ORDER, ALLOC_THISNODE), ALLOC_MAX_ORDER, true);
 	assert_census(2 * ALLOC_MAX_ORDER_PAGES);
@@ -653,7 +839,7 @@ static void test_lazy_no_tails_free(void **state)
 		pfns[i] = alloc_pages(2, 9, ALLOC_THISNODE | ALLOC_NO_TAILS);
 		assert_block(pfns[i], 9, false);
 	}
-	assert_int_equal(alloc_pages(2, 9, ALLOC_THISNODE | ALLOC_NO_TAILS), ALLOC_NO_PFN);
+	EQ(alloc_pages(2, 9, ALLOC_THISNODE | ALLOC_NO_TAILS), ALLOC_NO_PFN);
 	for (int i = 0; i < 4; i++)
 		alloc_free(pfns[i], 9);
 	assert_census(0);
@@ -698,7 +884,7 @@ static void test_table(void **state)
 		const struct alloc_ops *o = alloc_table[i];
 		assert_ptr_equal(alloc_find(o->name), o);
 		assert_non_null(o->summary);
-		assert_true(o->create && o->free_blocks && o->free_range && o->alloc && o->free && o->free_pages &&
+		TRUE(o->create && o->free_blocks && o->free_range && o->alloc && o->free && o->free_pages &&
 			    o->count_free && o->check);
 	}
 	assert_null(alloc_find("nosuch"));
@@ -710,22 +896,29 @@ static void test_table(void **state)
  * and the others still run. */
 static int run_suite(unsigned i, bool pcp)
 {
-	void *ops = (void *)alloc_table[i];
+	const struct alloc_ops *ops = alloc_table[i];
 	char name[64];
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_prestate(test_every_order, ops),
-		cmocka_unit_test_prestate(test_exhaustion, ops),
-		cmocka_unit_test_prestate(test_fallback_by_distance, ops),
-		cmocka_unit_test_prestate(test_flags, ops),
-		cmocka_unit_test_prestate(test_bulk, ops),
-		cmocka_unit_test_prestate(test_grow, ops),
-		cmocka_unit_test_prestate(test_cross_thread_frees, ops),
-		cmocka_unit_test_prestate(test_random_model, ops),
-		cmocka_unit_test_prestate(test_merge_back, ops),
-		cmocka_unit_test_prestate(test_lazy_no_tails_free, ops),
-		cmocka_unit_test_prestate(test_census_while_held, ops),
+#define CASE(fn) { ops, #fn, 0 }
+	static struct suite_case cases[16];
+	const struct suite_case all[] = {
+		CASE(test_every_order), CASE(test_exhaustion), CASE(test_fallback_by_distance),
+		CASE(test_flags), CASE(test_bulk), CASE(test_grow), CASE(test_cross_thread_frees),
+		CASE(test_random_model), CASE(test_merge_back), CASE(test_lazy_no_tails_free),
+		CASE(test_census_while_held),
 	};
-	snprintf(name, sizeof(name), "%s%s", alloc_table[i]->name, pcp ? " with pcp in front" : "");
+#undef CASE
+	memcpy(cases, all, sizeof(all));
+	for (unsigned k = 0; k < sizeof(all) / sizeof(all[0]); k++)
+		cases[k].nr = k + 1;
+#define T(k, fn) cmocka_unit_test_prestate_setup_teardown(fn, test_start, test_stop, &cases[k])
+	const struct CMUnitTest tests[] = {
+		T(0, test_every_order), T(1, test_exhaustion), T(2, test_fallback_by_distance),
+		T(3, test_flags), T(4, test_bulk), T(5, test_grow), T(6, test_cross_thread_frees),
+		T(7, test_random_model), T(8, test_merge_back), T(9, test_lazy_no_tails_free),
+		T(10, test_census_while_held),
+	};
+#undef T
+	snprintf(name, sizeof(name), "%s%s", ops->name, pcp ? " with pcp in front" : "");
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0) {
@@ -734,6 +927,9 @@ static int run_suite(unsigned i, bool pcp)
 	}
 	if (pid == 0) {
 		with_pcp = pcp;
+		suite_label = pcp ? " (per-CPU lists in front)" : " (alone)";
+		signal(SIGALRM, on_alarm);
+		signal(SIGABRT, on_abort);
 		_exit(_cmocka_run_group_tests(name, tests, sizeof(tests) / sizeof(tests[0]), NULL,
 					      NULL) ? 1 : 0);
 	}
@@ -743,9 +939,11 @@ static int run_suite(unsigned i, bool pcp)
 		return 0;
 	if (WIFSIGNALED(st))
 		fprintf(stderr, "allocator %s: suite \"%s\" died of signal %d (a panic or crash; "
-			"the log above names the test)\n", alloc_table[i]->name, name, WTERMSIG(st));
+			"the lines above name the test and the check)\n", ops->name, name,
+			WTERMSIG(st));
 	else
-		fprintf(stderr, "allocator %s: suite \"%s\" failed\n", alloc_table[i]->name, name);
+		fprintf(stderr, "allocator %s: suite \"%s\" failed (the FAILED lines above say "
+			"which test and what was violated)\n", ops->name, name);
 	return 1;
 }
 
@@ -768,6 +966,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "test_alloc: -k %s: no such allocator in mm/alloc/table.h\n", only);
 		return 2;
 	}
+	const char *t = getenv("MEMBOOT_TEST_TIMEOUT_S");
+	if (t && atoi(t) > 0)
+		test_timeout_s = (unsigned)atoi(t);
 	const struct CMUnitTest common[] = { cmocka_unit_test(test_table) };
 	failed += cmocka_run_group_tests_name("alloc_table", common, NULL, NULL);
 	for (unsigned i = 0; alloc_table[i]; i++) {

@@ -30,21 +30,24 @@ static void test_rank(void **state)
 
 static void test_buckets(void **state)
 {
-	/* Exact below 32; then every bucket's top is one below the next
-	 * bucket's first value, and no bucket is wider than 1/16 of its base. */
-	for (uint64_t v = 0; v < 32; v++) {
+	/* Exact below 128; then every bucket's top is one below the next
+	 * bucket's first value, and no bucket is wider than 1/64 of its base. */
+	for (uint64_t v = 0; v < 2 * LAB_HIST_SUB; v++) {
 		assert_int_equal(lab_hist_bucket(v), v);
 		assert_int_equal(lab_hist_bucket_top((uint32_t)v), v);
 	}
-	for (uint32_t b = 32; b + 1 < LAB_HIST_BUCKETS; b++) {
-		uint64_t top = lab_hist_bucket_top(b);
+	for (uint32_t b = 2 * LAB_HIST_SUB; b + 1 < LAB_HIST_BUCKETS; b++) {
+		uint64_t top = lab_hist_bucket_top(b), first = b ? lab_hist_bucket_top(b - 1) + 1 : 0;
 		assert_int_equal(lab_hist_bucket(top), b);
+		assert_true(top - first + 1 <= (first >> 6) + 1);
 		assert_int_equal(lab_hist_bucket(top + 1), b + 1);
 	}
 	assert_int_equal(lab_hist_bucket(UINT64_MAX), LAB_HIST_BUCKETS - 1);
 	assert_int_equal(lab_hist_bucket_top(LAB_HIST_BUCKETS - 1), UINT64_MAX);
-	assert_int_equal(lab_hist_bucket(500), lab_hist_bucket(496));
-	assert_int_equal(lab_hist_bucket_top(lab_hist_bucket(500)), 511);
+	/* [256, 512) in 64 buckets of 4: 500 is in [500, 504). */
+	assert_int_equal(lab_hist_bucket(503), lab_hist_bucket(500));
+	assert_true(lab_hist_bucket(499) != lab_hist_bucket(500));
+	assert_int_equal(lab_hist_bucket_top(lab_hist_bucket(500)), 503);
 }
 
 static void test_uniform(void **state)
@@ -56,14 +59,14 @@ static void test_uniform(void **state)
 		lab_hist_add(&h, v);
 	assert_int_equal(h.n, 1000);
 	assert_int_equal(h.max, 1000);
-	assert_int_equal(lab_hist_pct(&h, LAB_P50), 511);    /* bucket [496, 512) */
-	assert_int_equal(lab_hist_pct(&h, LAB_P99), 991);    /* bucket [960, 992) */
-	assert_int_equal(lab_hist_pct(&h, LAB_P999), 1000);  /* [992, 1024) clipped to max */
+	assert_int_equal(lab_hist_pct(&h, LAB_P50), 503);    /* bucket [500, 504) */
+	assert_int_equal(lab_hist_pct(&h, LAB_P99), 991);    /* bucket [984, 992) */
+	assert_int_equal(lab_hist_pct(&h, LAB_P999), 999);   /* bucket [992, 1000) */
 	assert_int_equal(lab_hist_pct(&h, LAB_Q_ONE), 1000);
 	uint64_t exact[] = { 500, 990, 999 }, q[] = { LAB_P50, LAB_P99, LAB_P999 };
 	for (int i = 0; i < 3; i++) {
 		uint64_t got = lab_hist_pct(&h, (uint32_t)q[i]);
-		assert_true(got >= exact[i] && got <= exact[i] + exact[i] / 16);
+		assert_true(got >= exact[i] && got <= exact[i] + exact[i] / 64);
 	}
 }
 
@@ -132,6 +135,48 @@ static void test_unusable_index(void **state)
 	}
 }
 
+/* Linux's __fragmentation_index, written out as mm/vmstat.c has it. */
+static int64_t linux_extfrag(const uint64_t *nr_free, unsigned order)
+{
+	uint64_t free_pages = 0, total = 0, suitable = 0, requested = 1ULL << order;
+	for (unsigned k = 0; k < 11; k++) {
+		free_pages += nr_free[k] << k;
+		total += nr_free[k];
+		if (k >= order)
+			suitable += nr_free[k] << (k - order);
+	}
+	if (!total)
+		return 0;
+	if (suitable)
+		return -1000;
+	return 1000 - (int64_t)((1000 + free_pages * 1000 / requested) / total);
+}
+
+static void test_extfrag_index(void **state)
+{
+	/* 512 single pages: order 9 would fail with 512 pages free, all
+	 * scattered: 1000 - (1000 + 1000) / 512 = 997 (fragmentation). */
+	uint64_t scattered[11] = { 512 };
+	assert_int_equal(lab_extfrag_index(scattered, 11, 9, 1000), 997);
+	assert_int_equal(lab_extfrag_index(scattered, 11, 0, 1000), -1000);   /* would succeed */
+	/* One free page: order 9 fails for want of memory: 1000 - 1001 = -1. */
+	uint64_t one[11] = { 1 }, none[11] = { 0 };
+	assert_int_equal(lab_extfrag_index(one, 11, 9, 1000), -1);
+	assert_int_equal(lab_extfrag_index(none, 11, 9, 1000), 0);
+	uint64_t set[11];
+	for (uint64_t seed = 1; seed < 200; seed++) {
+		uint64_t x = seed * 0x9e3779b97f4a7c15ULL;
+		for (unsigned k = 0; k < 11; k++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			set[k] = x % 3 == 0 || k > seed % 11 ? 0 : x % 1000;
+		}
+		for (unsigned o = 0; o < 11; o++)
+			assert_int_equal(lab_extfrag_index(set, 11, o, 1000), linux_extfrag(set, o));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -140,6 +185,7 @@ int main(void)
 		cmocka_unit_test(test_uniform),
 		cmocka_unit_test(test_small_exact_and_merge),
 		cmocka_unit_test(test_unusable_index),
+		cmocka_unit_test(test_extfrag_index),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -91,7 +91,8 @@ class LabRun(unittest.TestCase):
             with open(out + ".json") as f:
                 data = json.load(f)
             rows = data["rows"]
-            self.assertEqual(len(rows), 6)
+            # repeat and trace (its 2 CPUs on 1 and 2 threads: --threads given), x2 each.
+            self.assertEqual(len(rows), 8)
             self.assertEqual({(r["nodes"], r["lazy"], r["split"]) for r in rows},
                              {(2, True, True)})
             for row in rows:
@@ -104,11 +105,122 @@ class LabRun(unittest.TestCase):
             self.assertTrue(os.path.exists(out + ".csv"))
 
     def test_bad_arguments(self):
-        for args in (["--allocators", "nosuch"], ["--threads", "x"], ["--workloads", "dance"],
-                     ["--workloads", "trace", "--trace", "/nonexistent.xz"],
-                     ["--nodes", "9"], ["--guest", "--workloads", "kbuild"]):
+        # Usage errors exit 64 (docs/tools.md), named, before any run (no
+        # "[1/N]" progress line) and without a traceback.
+        for args, words in (
+                (["--allocators", "nosuch"], "unknown allocator nosuch"),
+                (["--threads", "x"], "--threads 'x'"),
+                (["--threads", "1,,2"], "an empty item"),
+                (["--threads", "0"], "1 to 256"),
+                (["--workloads", "dance"], "unknown workload dance"),
+                (["--workloads", "trace", "--trace", "/nonexistent.xz"], "--trace"),
+                (["--nodes", "9"], "--nodes '9'"),
+                (["--sample", "-5"], "--sample '-5'"),
+                (["--ops", "10"], "--ops '10'"),
+                (["--repeat", "0"], "--repeat '0'"),
+                (["--out", "/nonexistent/dir/o"], "/nonexistent/dir does not exist"),
+                (["--out", "/proc/o"], "cannot write /proc/o.json"),
+                (["--guest", "--workloads", "kbuild"], "--guest replays the trace")):
             r = subprocess.run([os.path.join(REPO_ROOT, "tools", "memboot"), "lab"] + args,
                                capture_output=True, text=True, timeout=120)
-            self.assertEqual(r.returncode, 1, (args, r.stderr))
-            self.assertIn("memboot lab:", r.stderr)
+            self.assertEqual(r.returncode, 64, (args, r.stderr))
+            self.assertIn(words, r.stderr, args)
             self.assertNotIn("Traceback", r.stderr)
+            self.assertNotIn("[1/", r.stderr, args)
+
+    def test_views(self):
+        """--columns (a slide table of medians), --orders (per-order tables
+        with Linux's two indices for every order), the --threads note for
+        a trace, and the JSON's indices at every order."""
+        with tempfile.TemporaryDirectory() as d:
+            trace = os.path.join(d, "t.trace")
+            with open(trace, "w") as f:
+                f.write(TRACE)
+            out = os.path.join(d, "v")
+            r = subprocess.run(
+                [os.path.join(REPO_ROOT, "tools", "memboot"), "lab", "--allocators", "buddy",
+                 "--threads", "1,4", "--workloads", "random,trace", "--trace", trace,
+                 "--ops", "20000", "--mib", "64", "--columns", "allocator,thr,mops,unusable_9",
+                 "--orders", "--out", out, "--no-plot"], capture_output=True, text=True,
+                timeout=300)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertIn("| allocator | thr | Mops/s | unusable@9 |\n", r.stdout)
+            self.assertRegex(r.stdout, r"\| buddy \| 4 \| [0-9]+\.[0-9]{2} \| 0\.[0-9]{3} \|")
+            self.assertNotIn("timed (median", r.stdout)
+            self.assertIn("fragmentation index by order at the end (Linux's extfrag_index",
+                          r.stdout)
+            self.assertIn("| allocator | workload | thr | o0 | o1 | o2 | o3 | o4 | o5 | o6 | "
+                          "o7 | o8 | o9 | o10 |", r.stdout)
+            # --threads is honoured for a trace: its 2 CPUs on 1 and on 4 threads.
+            self.assertIn("trace: 2 trace CPUs replayed on --threads 1,4 (trace CPU c on "
+                          "thread c mod N)", r.stderr)
+            self.assertRegex(r.stdout, r"\| buddy \| 1 \| [0-9.]+ \| [0-9.]+ \|")
+            self.assertIn("--ops 20000: for kbuild, deep and net the allocations of all "
+                          "threads together", r.stdout)
+            with open(out + ".json") as f:
+                rows = json.load(f)["rows"]
+            traced = [row for row in rows if row["workload"] == "trace"]
+            self.assertEqual([row["threads"] for row in traced], [1, 4])
+            self.assertEqual({row["replayed"] for row in traced}, {5})
+            for row in rows:
+                d = row["deterministic"]
+                self.assertEqual(len(d["unusable_end"]), 11)
+                self.assertEqual(len(d["extfrag_end"]), 11)
+                self.assertEqual(len(d["allocs_by_order"]), 11)
+        bad = subprocess.run([os.path.join(REPO_ROOT, "tools", "memboot"), "lab", "--columns",
+                              "allocator,nosuch"], capture_output=True, text=True, timeout=60)
+        self.assertEqual(bad.returncode, 64, bad.stderr)
+        self.assertIn("unknown --columns nosuch", bad.stderr)
+
+    def test_plot_style_and_gaps(self):
+        # One colour per allocator in every panel, a style per thread count;
+        # a missing sample breaks the line.
+        a1, a2 = lab.style("buddy", 1, {1, 2}), lab.style("buddy", 2, {1, 2})
+        self.assertEqual(a1["color"], a2["color"])
+        self.assertNotEqual(a1["linestyle"], a2["linestyle"])
+        self.assertNotEqual(lab.style("bitmap", 1, {1})["color"], a1["color"])
+        xs, ys = lab.with_gaps([0, 10, 20, 30, 70, 80], [1, 2, 3, 4, 5, 6])
+        self.assertEqual(xs, [0, 10, 20, 30, None, 70, 80])
+        self.assertEqual(ys, [1, 2, 3, 4, None, 5, 6])
+
+    def test_harness_refuses_bad_numbers(self):
+        lab.build(quiet=True)
+        for args in (["--sample", "-5"], ["--threads", "1,,2"], ["--ops", "1x"],
+                     ["--lazy", "2"], ["--threads", "99999999999"], ["--mib", ""]):
+            r = subprocess.run([lab.LAB_BIN, "--alloc", "buddy", "--workload", "repeat"] + args,
+                               capture_output=True, text=True, timeout=60)
+            self.assertEqual(r.returncode, 64, (args, r.stderr))
+            self.assertIn("lab: %s " % args[0], r.stderr)
+            self.assertEqual(r.stdout, "")
+
+    def test_deterministic_columns_repeat(self):
+        """Two invocations, two threads: the deterministic figures are equal
+        (the runs in which the threads take turns); the timed ones come with
+        one value per --repeat run and an interval."""
+        def run(d, name):
+            trace = os.path.join(d, "t.trace")
+            with open(trace, "w") as f:
+                f.write(TRACE)
+            out = os.path.join(d, name)
+            r = subprocess.run(
+                [os.path.join(REPO_ROOT, "tools", "memboot"), "lab", "--allocators",
+                 "buddy,bitmap", "--threads", "2", "--workloads", "kbuild,random,trace",
+                 "--trace", trace, "--ops", "20000", "--mib", "64", "--repeat", "2",
+                 "--out", out, "--no-plot"], capture_output=True, text=True, timeout=600)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            with open(out + ".json") as f:
+                return json.load(f)["rows"], r.stdout
+        with tempfile.TemporaryDirectory() as d:
+            a, text = run(d, "a")
+            b, _ = run(d, "b")
+        self.assertEqual(len(a), 6)
+        for x, y in zip(a, b):
+            self.assertTrue(x["check"])
+            self.assertEqual(x["deterministic"], y["deterministic"], x["allocator"])
+            if x["workload"] != "trace":   # 5 events: no sample
+                self.assertGreater(len(x["deterministic"]["frag"]), 0)
+            self.assertEqual(x["timed"]["mops"]["n"], 2)
+            self.assertEqual(len(x["timed"]["alloc_p99_ns"]["values"]), 2)
+            self.assertLessEqual(x["timed"]["mops"]["lo"], x["timed"]["mops"]["median"])
+        self.assertIn("deterministic (one --serial run per row", text)
+        self.assertRegex(text, r"\| host \| buddy \| kbuild \| 2 \| [0-9.]+ \[[0-9.]+, [0-9.]+\] \|")

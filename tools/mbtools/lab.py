@@ -37,7 +37,7 @@ import sys
 import tempfile
 import time
 
-from mbtools import facts, hostinfo, kmemtrace
+from mbtools import facts, hostinfo, inputs, kmemtrace, stats
 from mbtools.kmemtrace import (REPLAY_MAGIC, REPLAY_SKIPS, trace_summary,  # noqa: F401
                                write_events, write_replay)
 
@@ -50,6 +50,13 @@ WORKLOADS = ("kbuild", "deep", "net", "bulk", "repeat", "random", "frag", "trace
 
 class LabError(Exception):
     pass
+
+
+class LabUsage(LabError):
+    """A bad option or path, found before any run: exit 64 (docs/tools.md)."""
+
+
+EXIT_USAGE = 64
 
 
 def parse_trace(path, max_order=10):
@@ -72,19 +79,61 @@ def build(quiet):
         raise LabError("make lab-build failed:\n" + r.stdout[-2000:] + r.stderr[-2000:])
 
 
-def run_one(alloc, threads, workload, args, events_path, mib):
+def failed_row(alloc, threads, workload, message):
+    """The row of a run whose checks failed: the first message, no figures."""
+    return {"on": "host", "allocator": alloc, "workload": workload, "threads": threads,
+            "check": False, "failure": message}
+
+
+def crash_message(stderr, returncode, timeout):
+    """The failure of a run that ended without its row: the allocator's panic
+    line (and the error it logged just before), or the signal."""
+    lines = [l.strip() for l in (stderr or "").splitlines() if l.strip()]
+    panic = [i for i, l in enumerate(lines) if l.startswith("panic:")]
+    if panic:
+        i = panic[0]
+        before = lines[i - 1] + "; " if i and not lines[i - 1].startswith("lab:") else ""
+        return "the allocator panicked: %s%s" % (before, lines[i][len("panic:"):].strip())
+    sig = -returncode
+    try:
+        import signal
+        name = signal.Signals(sig).name
+    except ValueError:
+        name = "signal %d" % sig
+    return "the run died of %s%s" % (name, (": " + lines[-1]) if lines else "")
+
+
+def run_one(alloc, threads, workload, args, events_path, mib, serial=False):
+    """One run's row; a run whose checks fail, that panics, crashes or hangs
+    gives a failed row (failed_row) naming what went wrong."""
     cmd = [LAB_BIN, "--alloc", alloc, "--threads", str(threads), "--workload", workload,
            "--ops", str(args.ops), "--mib", str(mib), "--seed", str(args.seed),
            "--sample", str(args.sample), "--nodes", str(args.nodes),
-           "--lazy", "1" if args.lazy else "0", "--split", "1" if args.split else "0"]
+           "--lazy", "1" if args.lazy else "0", "--split", "1" if args.split else "0",
+           "--serial", "1" if serial else "0", "--pin", "0" if args.no_pin else "1"]
     if workload == "trace":
         cmd += ["--events", events_path]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+    except subprocess.TimeoutExpired:
+        return failed_row(alloc, threads, workload,
+                          "did not finish within %d s (--timeout): a hang, e.g. a lock never "
+                          "released or a search that never ends" % args.timeout)
+    if r.returncode < 0:
+        return failed_row(alloc, threads, workload,
+                          crash_message(r.stderr, r.returncode, args.timeout))
     if r.returncode not in (0, 3) or not r.stdout.strip():
         raise LabError("%s failed (status %d): %s" % (" ".join(cmd), r.returncode,
                                                       r.stderr.strip()[-500:]))
-    res = json.loads(r.stdout)
+    try:
+        res = json.loads(r.stdout.strip().splitlines()[-1])
+    except ValueError:
+        raise LabError("%s printed no result: %s" % (" ".join(cmd), r.stdout[-300:]))
+    res.setdefault("on", "host")
     res["status"] = r.returncode
+    if r.returncode == 3 or not res.get("check"):
+        return failed_row(alloc, threads, workload,
+                          res.get("failure") or "the checks at the end of the run failed")
     return res
 
 
@@ -127,24 +176,128 @@ def guest_row(alloc, args, rep, mib):
             "record": g}
 
 
+# The timed figures of a row: each run's value, then the median and its 95 %
+# interval over --repeat runs (tools/mbtools/stats.py).
+TIMED = (
+    ("mops", "Mops/s", lambda r: r["mops"]),
+    ("alloc_p50_ns", "alloc p50 ns", lambda r: r["latency"].get("alloc_all", {}).get("p50_ns", 0)),
+    ("alloc_p99_ns", "alloc p99 ns", lambda r: r["latency"].get("alloc_all", {}).get("p99_ns", 0)),
+    ("alloc_p999_ns", "alloc p99.9 ns",
+     lambda r: r["latency"].get("alloc_all", {}).get("p999_ns", 0)),
+    ("alloc_max_ns", "alloc max ns", lambda r: r["latency"].get("alloc_all", {}).get("max_ns", 0)),
+    ("alloc_p99_ticks", "alloc p99 ticks",
+     lambda r: r["latency"].get("alloc_all", {}).get("p99_ticks", 0)),
+    ("free_p50_ns", "free p50 ns", lambda r: r["latency"].get("free_all", {}).get("p50_ns", 0)),
+    ("free_p99_ns", "free p99 ns", lambda r: r["latency"].get("free_all", {}).get("p99_ns", 0)),
+    ("lock_contended", "lock contended", lambda r: r["lock"]["contended"]),
+    ("lock_spin_us", "lock spin us", lambda r: r["lock"]["spin_ns"] / 1e3),
+    ("init_ns_per_page", "init ns/page", lambda r: r["init_ns_per_page"]),
+)
+
+
+def summarise(values):
+    """{"median", "lo", "hi", "n", "values"}: the median and its 95 % interval."""
+    v = sorted(values)
+    n = len(v)
+    med = v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+    lo, hi = stats.median_ci(v)
+    return {"median": med, "lo": lo, "hi": hi, "n": n, "values": list(values)}
+
+
+def deterministic(r):
+    """The figures of the --serial run that a fixed seed makes identical from
+    run to run: what was done, what failed, what is left free and how."""
+    end = r.get("frag_end") or {}
+    last = r["frag"][-1] if r.get("frag") else end
+    d = {"ops": r["ops"], "failed": r["failed"],
+         "allocs_by_order": r.get("allocs_by_order"), "failed_by_order": r.get("failed_by_order"),
+         "bookkeeping_bytes_per_page": r["bookkeeping_bytes_per_page"],
+         # The trace's end: what it still holds held; else the last sample.
+         "unusable_9": (end if r["workload"] == "trace" else last).get("unusable_9", 0.0),
+         "blocks_end": end.get("blocks"), "unusable_end": end.get("unusable"),
+         "extfrag_end": end.get("extfrag"),
+         "frag": [{k: s[k] for k in ("ops", "blocks")} for s in r.get("frag", [])]}
+    for k in ("replayed", "replay_alloc_failed", "huge_after_scatter", "huge_ideal"):
+        if k in r:
+            d[k] = r[k]
+    return d
+
+
+def combine(det, timed_runs):
+    """One row from the deterministic run and the timed runs (all passed)."""
+    by_mops = sorted(timed_runs, key=lambda r: r["mops"])
+    row = dict(by_mops[len(by_mops) // 2])     # the median run: its CDF is drawn
+    row["timed"] = {key: summarise([f(r) for r in timed_runs]) for key, _, f in TIMED}
+    row["mops"] = row["timed"]["mops"]["median"]
+    row["deterministic"] = deterministic(det)
+    row["frag"] = det.get("frag", [])
+    row["frag_end"] = det.get("frag_end", {})
+    row["pinned"] = all(r.get("pinned") for r in timed_runs)
+    return row
+
+
+def cell(x, digits=0):
+    """A median with its interval: "5.02 [4.91, 5.20]"; one run: the value."""
+    f = "%%.%df" % digits
+    if x["n"] == 1 or x["lo"] is None:
+        return f % x["median"]
+    return (f + " [" + f + ", " + f + "]") % (x["median"], x["lo"], x["hi"])
+
+
+def row_timed(r):
+    """A row's timed figures as summaries (a guest row has one run)."""
+    if "timed" in r:
+        return r["timed"]
+    return {key: summarise([f(r)]) for key, _, f in TIMED}
+
+
+TIMED_COLS = [("mops", 2), ("alloc_p50_ns", 0), ("alloc_p99_ns", 0), ("alloc_p999_ns", 0),
+              ("free_p50_ns", 0), ("free_p99_ns", 0), ("lock_contended", 0),
+              ("lock_spin_us", 0), ("init_ns_per_page", 2)]
+TIMED_HEADER = ["on", "allocator", "workload", "thr"] + \
+    [dict((k, t) for k, t, _ in TIMED)[k] for k, _ in TIMED_COLS] + ["check"]
+DET_HEADER = ["on", "allocator", "workload", "thr", "ops", "failed", "bytes/page",
+              "unusable@9", "free blocks o9/o10 at end", "check", "notes"]
+HEADER = TIMED_HEADER   # the CSV's first table
+
+
+def fmt_timed(r):
+    head = [r.get("on", "host"), r["allocator"], r["workload"], str(r["threads"])]
+    if not r["check"]:
+        return head + ["-"] * len(TIMED_COLS) + ["FAILED"]
+    t = row_timed(r)
+    cells = []
+    for key, digits in TIMED_COLS:
+        if key == "init_ns_per_page" and r.get("on") == "guest":
+            cells.append("-")   # the guest's replay does not time the allocator's start
+        else:
+            cells.append(cell(t[key], digits))
+    return head + cells + ["yes"]
+
+
+def fmt_det(r):
+    head = [r.get("on", "host"), r["allocator"], r["workload"], str(r["threads"])]
+    if not r["check"]:
+        return head + ["-"] * 5 + ["FAILED", r.get("failure", "")[:160]]
+    d = r.get("deterministic") or deterministic(r)
+    blocks = d.get("blocks_end") or []
+    return head + [str(d["ops"]), str(d["failed"]),
+                   "-" if r.get("on") == "guest" else "%.3f" % d["bookkeeping_bytes_per_page"],
+                   "%.3f" % d["unusable_9"],
+                   "%s/%s" % tuple(blocks[9:11]) if len(blocks) == 11 else "-",
+                   "yes", note(r)]
+
+
 def fmt_row(r):
-    lat = r["latency"]
-    a, f = lat.get("alloc_all", {}), lat.get("free_all", {})
-    lk = r["lock"]
-    if r["workload"] == "trace" and "frag_end" in r:
-        frag = r["frag_end"]["unusable_9"]   # where the trace ends, what it holds held
-    else:
-        frag = r["frag"][-1]["unusable_9"] if r["frag"] else 0.0
-    return [r.get("on", "host"), r["allocator"], r["workload"], str(r["threads"]), "%.2f" % r["mops"],
-            "%d/%d/%d/%d" % (a.get("p50_ns", 0), a.get("p99_ns", 0), a.get("p999_ns", 0),
-                             a.get("max_ns", 0)),
-            "%d/%d/%d/%d" % (f.get("p50_ns", 0), f.get("p99_ns", 0), f.get("p999_ns", 0),
-                             f.get("max_ns", 0)),
-            "%d/%d/%.0f" % (lk["acquired"], lk["contended"], lk["spin_ns"] / 1e3),
-            # The guest's replay does not measure the allocator's start.
-            "-" if r.get("on") == "guest" else "%.3f" % r["bookkeeping_bytes_per_page"],
-            "-" if r.get("on") == "guest" else "%.2f" % r["init_ns_per_page"],
-            "%.3f" % frag, "yes" if r["check"] else "NO", str(r["failed"]), note(r)]
+    """The CSV row: the timed cells, then the deterministic ones."""
+    return fmt_timed(r) + fmt_det(r)[4:]
+
+
+def print_md(header, cells, out):
+    print("| " + " | ".join(header) + " |", file=out)
+    print("|" + "|".join("---" for _ in header) + "|", file=out)
+    for c in cells:
+        print("| " + " | ".join(c) + " |", file=out)
 
 
 def note(r):
@@ -160,17 +313,47 @@ def note(r):
     return ""
 
 
-HEADER = ["on", "allocator", "workload", "thr", "Mops/s", "alloc ns p50/p99/p99.9/max",
-          "free ns p50/p99/p99.9/max", "lock acq/contended/spin us", "bytes/page",
-          "init ns/page", "unusable@9", "check", "failed", "notes"]
+def print_table(rows, out=sys.stdout, repeat=1):
+    print("\ntimed (median [95 %% interval] of %d run(s) per row; times vary run to run):"
+          % repeat, file=out)
+    print_md(TIMED_HEADER, [fmt_timed(r) for r in rows], out)
+    print("\ndeterministic (one --serial run per row: the threads take turns, so a fixed "
+          "seed gives the same blocks every time):", file=out)
+    print_md(DET_HEADER, [fmt_det(r) for r in rows], out)
 
 
-def print_table(rows, out=sys.stdout):
-    cells = [HEADER] + [fmt_row(r) for r in rows]
-    print("| " + " | ".join(HEADER) + " |", file=out)
-    print("|" + "|".join("---" for _ in HEADER) + "|", file=out)
-    for c in cells[1:]:
-        print("| " + " | ".join(c) + " |", file=out)
+def style(alloc, threads, all_threads):
+    """One colour per allocator (its place in mm/alloc/table.h) and one line
+    style per thread count, the same in every panel and every figure."""
+    names = list(facts.ALLOCATORS)
+    colours = ["C%d" % i for i in range(10)]
+    styles = ["-", "--", ":", "-."]
+    i = names.index(alloc) if alloc in names else len(names)
+    t = sorted(all_threads).index(threads) if threads in all_threads else 0
+    return {"color": colours[i % 10], "linestyle": styles[t % len(styles)]}
+
+
+def with_gaps(xs, ys):
+    """A series with None where samples are missing (a gap wider than 1.5 x
+    the usual step), so the line breaks instead of bridging it."""
+    if len(xs) < 3:
+        return xs, ys
+    steps = sorted(b - a for a, b in zip(xs, xs[1:]))
+    usual = steps[len(steps) // 2] or 1
+    ox, oy = [xs[0]], [ys[0]]
+    for (a, b), y in zip(zip(xs, xs[1:]), ys[1:]):
+        if b - a > 1.5 * usual:
+            ox.append(None)
+            oy.append(None)
+        ox.append(b)
+        oy.append(y)
+    return ox, oy
+
+
+def order_key(r):
+    names = list(facts.ALLOCATORS)
+    return (names.index(r["allocator"]) if r["allocator"] in names else 99, r["threads"],
+            r.get("on", "host"))
 
 
 def plot(rows, prefix, fmt):
@@ -180,32 +363,46 @@ def plot(rows, prefix, fmt):
         print("memboot lab: matplotlib missing (tools/setup-deps.sh): no plots", file=sys.stderr)
         return []
     written = []
+    rows = [r for r in rows if r["check"]]   # failed rows have nothing to draw
     for wl in sorted({r["workload"] for r in rows}):
-        sel = [r for r in rows if r["workload"] == wl]
+        sel = sorted([r for r in rows if r["workload"] == wl], key=order_key)
+        thr = {r["threads"] for r in sel}
         fig, ax = plt.subplots(1, 3, figsize=(16, 4.5))
         for r in sel:
-            label = "%s x%d" % (r["allocator"], r["threads"])
-            cdf = r["latency"].get("alloc_all", {}).get("cdf_alloc_ns") or \
-                r["latency"].get("cdf_alloc_ns")
-            cdf = r["latency"].get("cdf_alloc_ns", cdf)
+            label = "%s x%d%s" % (r["allocator"], r["threads"],
+                                   " (guest)" if r.get("on") == "guest" else "")
+            st = style(r["allocator"], r["threads"], thr)
+            cdf = r["latency"].get("cdf_alloc_ns") or \
+                r["latency"].get("alloc_all", {}).get("cdf_alloc_ns")
             if cdf:
                 ax[0].plot([max(v, 1) for v in cdf], [q / 100 for q in range(len(cdf))],
-                           label=label)
+                           label=label, **st)
             if r["frag"]:
-                ax[1].plot([s["ops"] for s in r["frag"]], [s["unusable_9"] for s in r["frag"]],
-                           label=label)
+                xs, ys = with_gaps([s["ops"] for s in r["frag"]],
+                                   [s["unusable_9"] for s in r["frag"]])
+                ax[1].plot(xs, ys, label=label, marker=".", markersize=3, **st)
         ax[0].set_xscale("log")
         ax[0].set_xlabel("alloc latency (ns)")
         ax[0].set_ylabel("fraction of allocations")
-        ax[0].set_title("latency CDF (%s)" % wl)
+        ax[0].set_title("latency CDF (%s, the median run)" % wl)
         ax[1].set_xlabel("operations")
         ax[1].set_ylabel("unusable free space index, order 9")
-        ax[1].set_title("fragmentation over time")
-        for alloc in sorted({r["allocator"] for r in sel}):
-            pts = sorted((r["threads"], r["mops"]) for r in sel if r["allocator"] == alloc)
-            ax[2].plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=alloc)
+        ax[1].set_title("fragmentation over time (deterministic run)")
+        for alloc in sorted({r["allocator"] for r in sel}, key=lambda a: order_key(
+                {"allocator": a, "threads": 0})):
+            pts = sorted((r["threads"], r["mops"], row_timed(r)["mops"]) for r in sel
+                         if r["allocator"] == alloc and r.get("on") != "guest")
+            if not pts:
+                continue
+            st = dict(style(alloc, min(thr), thr), linestyle="-")
+            ax[2].errorbar([p[0] for p in pts], [p[1] for p in pts],
+                           yerr=[[p[1] - (p[2]["lo"] if p[2]["lo"] is not None else p[1])
+                                  for p in pts],
+                                 [(p[2]["hi"] if p[2]["hi"] is not None else p[1]) - p[1]
+                                  for p in pts]],
+                           marker="o", capsize=3, label=alloc, **st)
         ax[2].set_xlabel("threads")
-        ax[2].set_ylabel("Mops/s")
+        ax[2].set_ylabel("Mops/s (median, 95 % interval)")
         ax[2].set_title("throughput against threads")
         for a in ax:
             a.legend(fontsize=7)
@@ -214,23 +411,133 @@ def plot(rows, prefix, fmt):
         fig.savefig(path)
         plt.close(fig)
         written.append(path)
+        # Free blocks per order over time: one heatmap per row.
+        heat = [r for r in sel if r["frag"]]
+        if heat:
+            fig, axes = plt.subplots(len(heat), 1, figsize=(10, 1.8 * len(heat) + 0.8),
+                                     squeeze=False)
+            import math
+            top = max(math.log10(b + 1) for r in heat for s in r["frag"] for b in s["blocks"])
+            for a, r in zip(axes[:, 0], heat):
+                grid = [[math.log10(s["blocks"][k] + 1) for s in r["frag"]]
+                        for k in range(len(r["frag"][0]["blocks"]))]
+                im = a.imshow(grid, aspect="auto", origin="lower", vmin=0, vmax=top or 1,
+                              cmap="viridis", interpolation="nearest",
+                              extent=(r["frag"][0]["ops"], r["frag"][-1]["ops"], -0.5,
+                                      len(grid) - 0.5))
+                a.set_ylabel("order")
+                a.set_title("%s x%d: free blocks per order" % (r["allocator"], r["threads"]),
+                            fontsize=9)
+            axes[-1, 0].set_xlabel("operations (deterministic run)")
+            fig.colorbar(im, ax=axes[:, 0].tolist(), label="log10(free blocks + 1)")
+            path = "%s-%s-orders.%s" % (prefix, wl, fmt)
+            fig.savefig(path)
+            plt.close(fig)
+            written.append(path)
     return written
+
+
+# --slide / --columns: one short table, medians only, for a slide.
+SLIDE_COLS = {
+    "allocator": ("allocator", lambda r, t, d: r["allocator"]),
+    "workload": ("workload", lambda r, t, d: r["workload"]),
+    "thr": ("thr", lambda r, t, d: str(r["threads"])),
+    "on": ("on", lambda r, t, d: r.get("on", "host")),
+    "failed": ("failed", lambda r, t, d: str(d["failed"])),
+    "bytes_page": ("bytes/page", lambda r, t, d: "%.3f" % d["bookkeeping_bytes_per_page"]),
+    "unusable_9": ("unusable@9", lambda r, t, d: "%.3f" % d["unusable_9"]),
+}
+for _key, _title, _ in TIMED:
+    SLIDE_COLS[_key] = (_title, (lambda k: lambda r, t, d: "%.*f" % (
+        2 if k in ("mops", "init_ns_per_page") else 0, t[k]["median"]))(_key))
+SLIDE_DEFAULT = "allocator,workload,thr,mops,alloc_p99_ns,unusable_9"
+
+
+def print_slide(rows, columns, out=sys.stdout):
+    cols = columns.split(",")
+    cells = []
+    for r in rows:
+        if not r["check"]:
+            cells.append([r["allocator"] if c == "allocator" else r["workload"]
+                          if c == "workload" else str(r["threads"]) if c == "thr" else "FAILED"
+                          for c in cols])
+            continue
+        t, d = row_timed(r), r.get("deterministic") or deterministic(r)
+        cells.append([SLIDE_COLS[c][1](r, t, d) for c in cols])
+    print_md([SLIDE_COLS[c][0] for c in cols], cells, out)
+
+
+def print_orders(rows, out=sys.stdout):
+    """Per-order tables: allocations, latency of the median run, free blocks
+    at the end, and Linux's two indices, for every order 0..10."""
+    orders = list(range(11))
+    for title, fn in (
+            ("allocations by order (deterministic run)",
+             lambda r, d: d.get("allocs_by_order") or []),
+            ("alloc p99 ns by order (the median timed run)",
+             lambda r, d: ["%d" % r["latency"].get("alloc_o%d" % k, {}).get("p99_ns", 0)
+                           if "alloc_o%d" % k in r["latency"] else "-" for k in orders]),
+            ("free blocks by order at the end (deterministic run)",
+             lambda r, d: d.get("blocks_end") or []),
+            ("unusable free space index by order at the end (Linux's unusable_index)",
+             lambda r, d: ["%.3f" % v for v in (d.get("unusable_end") or [])]),
+            ("fragmentation index by order at the end (Linux's extfrag_index; -1.000: a "
+             "request of that order would succeed)",
+             lambda r, d: ["%.3f" % v for v in (d.get("extfrag_end") or [])])):
+        print("\n" + title + ":", file=out)
+        cells = []
+        for r in rows:
+            if not r["check"] or r.get("on") == "guest":
+                continue
+            d = r.get("deterministic") or deterministic(r)
+            vals = [str(v) for v in fn(r, d)]
+            cells.append([r["allocator"], r["workload"], str(r["threads"])] +
+                         (vals + ["-"] * 11)[:11])
+        print_md(["allocator", "workload", "thr"] + ["o%d" % k for k in orders], cells, out)
+
+
+def _uint(what, low=0, high=None):
+    """An argparse type: ASCII digits, @low..@high, or a usage error naming
+    the option."""
+    def check(text):
+        v = inputs.parse_uint(text.strip())
+        if v is None:
+            raise inputs._argument_error("%s %r: not a whole number" % (what, text))
+        if v < low or (high is not None and v > high):
+            raise inputs._argument_error("%s %r: must be %d to %s" % (
+                what, text, low, high if high is not None else "any"))
+        return v
+    return check
 
 
 def add_parser(sub):
     p = sub.add_parser(
         "lab", help="compare page allocators on the host: churn mixes, patterns, trace replay",
         description=__doc__.split("\n\n")[0])
+    p.add_argument("verb", nargs="*", metavar="new NAME | grade NAME",
+                   help="the course kit (docs/teaching.md): `new NAME` writes "
+                        "mm/alloc/NAME.c from the skeleton and registers it; `grade NAME` "
+                        "runs the suite, the checked lab and a guest boot: PASS or FAIL")
+    p.add_argument("--no-guest", action="store_true",
+                   help="grade: leave out the guest boot (reported as skipped)")
     p.add_argument("--allocators", default=",".join(facts.ALLOCATORS),
                    help="comma-separated, from mm/alloc/table.h (default: all: %(default)s)")
-    p.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2)")
+    p.add_argument("--threads", default=None,
+                   help="comma-separated thread counts (default 1,2); for trace the default "
+                        "is one thread per trace CPU, and given counts replay trace CPU c on "
+                        "thread c mod N")
     p.add_argument("--workloads", default="kbuild,trace",
                    help="comma-separated, of %s (default kbuild,trace)" % ", ".join(WORKLOADS))
     p.add_argument("--trace", default=DEFAULT_TRACE, help="kmem trace for the trace workload "
                    "(tracefs or trace-cmd report text, .xz/.gz ok)")
-    p.add_argument("--ops", type=int, default=1000000, help="operations per run (default 1e6)")
-    p.add_argument("--mib", type=int, default=1024, help="simulated memory (default 1024 MiB)")
-    p.add_argument("--nodes", type=int, default=1, help="simulated nodes, 1 to 8 (default 1); "
+    p.add_argument("--ops", type=_uint("--ops", 1000), default=1000000,
+                   help="operations of a run (default 1e6): kbuild, deep, net: allocations over "
+                        "all threads together (each with its free); bulk, repeat, random: "
+                        "operations per thread; frag and trace ignore it")
+    p.add_argument("--mib", type=_uint("--mib", 16, 1 << 20), default=1024,
+                   help="simulated memory (default 1024 MiB)")
+    p.add_argument("--nodes", type=_uint("--nodes", 1, 8), default=1,
+                   help="simulated nodes, 1 to 8 (default 1); "
                    "thread t allocates on node t %% nodes first, then the others")
     p.add_argument("--lazy", action="store_true",
                    help="lazy memory: only block heads written before the allocator "
@@ -238,16 +545,33 @@ def add_parser(sub):
     p.add_argument("--split", action="store_true",
                    help="half the machine below the 4 GiB line: node 0 gets a DMA32 and a "
                         "Normal zone (default: all above it)")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--sample", type=int, default=0,
-                   help="fragmentation sample every N ops (default: ops / 50)")
+    p.add_argument("--seed", type=_uint("--seed", 0), default=1)
+    p.add_argument("--sample", type=_uint("--sample", 0), default=0,
+                   help="fragmentation sample every N ops (default 0: ops / 50)")
+    p.add_argument("--repeat", type=_uint("--repeat", 1, 100), default=1,
+                   help="timed runs per row (default 1): each timed figure is their median "
+                        "with its 95 %% interval; the deterministic figures come from one "
+                        "more run in which the threads take turns")
+    p.add_argument("--no-pin", action="store_true",
+                   help="leave the threads unpinned (default: thread t on the t-th CPU "
+                        "this process may use)")
     p.add_argument("--quick", action="store_true",
                    help="small runs (200k ops, 256 MiB): all of it within a minute")
     p.add_argument("--out", default="memboot-lab", metavar="PREFIX",
                    help="writes PREFIX.json, PREFIX.csv and PREFIX-WORKLOAD.png")
     p.add_argument("--format", choices=("png", "svg"), default="png")
+    p.add_argument("--slide", action="store_true",
+                   help="print one short table of medians (for a slide) instead of the two "
+                        "full ones; --columns chooses its columns")
+    p.add_argument("--columns", default=None, metavar="LIST",
+                   help="the --slide table's columns, comma-separated, of: %s (default %s)"
+                        % (", ".join(sorted(SLIDE_COLS)), SLIDE_DEFAULT))
+    p.add_argument("--orders", action="store_true",
+                   help="also print per-order tables: allocations, p99 latency, free blocks, "
+                        "and Linux's unusable and fragmentation indices for every order")
     p.add_argument("--no-plot", action="store_true")
-    p.add_argument("--timeout", type=int, default=600, help="seconds per run (default 600)")
+    p.add_argument("--timeout", type=_uint("--timeout", 1, inputs.MAX_TIMEOUT_S), default=600,
+                   help="seconds per run (default 600); a run past it fails its row")
     p.add_argument("--guest", action="store_true",
                    help="also replay --trace in the guest (tools/memboot run --replay, QEMU) "
                         "with each allocator: its row beside the host's")
@@ -258,46 +582,113 @@ def add_parser(sub):
 
 
 def main(args):
+    if args.verb:
+        from mbtools import lab_kit
+        try:
+            if len(args.verb) != 2 or args.verb[0] not in ("new", "grade"):
+                raise lab_kit.KitError("%r: the course kit takes `new NAME` or `grade NAME`"
+                                       % " ".join(args.verb))
+            if args.verb[0] == "new":
+                return lab_kit.new(args.verb[1])
+            return lab_kit.grade(args.verb[1], guest=not args.no_guest)
+        except lab_kit.KitError as e:
+            print("memboot lab: %s" % e, file=sys.stderr)
+            return EXIT_USAGE
     try:
         return _main(args)
+    except LabUsage as e:
+        print("memboot lab: %s" % e, file=sys.stderr)
+        return EXIT_USAGE
     except LabError as e:
         print("memboot lab: %s" % e, file=sys.stderr)
-        return 1
-    except subprocess.TimeoutExpired as e:
-        print("memboot lab: a run took longer than %ss: %s" % (args.timeout, e.cmd[:6]),
-              file=sys.stderr)
         return 1
 
 
 def _list(text, what, allowed=None):
-    items = [x.strip() for x in text.split(",") if x.strip()]
-    if not items:
-        raise LabError("no %s given" % what)
+    items = [x.strip() for x in text.split(",")]
+    if not text.strip():
+        raise LabUsage("no %s given" % what)
+    if any(not x for x in items):
+        raise LabUsage("%s %r: an empty item (two commas, or one at an end)" % (what, text))
     if allowed is not None:
         bad = [x for x in items if x not in allowed]
         if bad:
-            raise LabError("unknown %s %s (known: %s)" % (what, ", ".join(bad),
+            raise LabUsage("unknown %s %s (known: %s)" % (what, ", ".join(bad),
                                                           ", ".join(allowed)))
     return items
+
+
+def output_prefix_problem(prefix):
+    """None if PREFIX.json, PREFIX.csv and the plots can be written: checked
+    by creating them (a directory the process may enter can still refuse a
+    new file, as /proc does), before any run."""
+    for ext in (".json", ".csv"):
+        path = prefix + ext
+        problem = inputs.output_problem(path)
+        if problem:
+            return problem
+        existed = os.path.exists(path)
+        try:
+            with open(path, "a"):
+                pass
+        except OSError as e:
+            return "cannot write %s: %s" % (path, e.strerror or e)
+        if not existed:
+            os.unlink(path)
+    return None
+
+
+def host_warnings(threads, pinned):
+    """What makes this host's times less trustworthy, one line each."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    out = []
+    if max(threads, default=1) > cpus:
+        out.append("%d threads on %d CPUs: threads share CPUs, so times include waiting for "
+                   "one (a lock holder preempted spins its waiters for a whole time slice)"
+                   % (max(threads), cpus))
+    try:
+        load = os.getloadavg()[0]
+    except OSError:
+        load = 0.0
+    if load > 0.5 * cpus:
+        out.append("load average %.2f on %d CPUs: other work competes for them; run "
+                   "--repeat 5 or more and read the intervals" % (load, cpus))
+    if not pinned:
+        out.append("the threads could not be pinned to CPUs (--no-pin, or the host refused)")
+    return out, cpus
 
 
 def _main(args):
     allocs = _list(args.allocators, "allocator", facts.ALLOCATORS)
     workloads = _list(args.workloads, "workload", WORKLOADS)
-    try:
-        threads = [int(t) for t in _list(args.threads, "thread count")]
-    except ValueError:
-        raise LabError("--threads wants numbers, e.g. 1,2,4")
-    if any(t < 1 or t > 256 for t in threads):
-        raise LabError("--threads: 1 to 256")
+    threads = []
+    threads_given = args.threads is not None
+    args.threads = args.threads if threads_given else "1,2"
+    for t in _list(args.threads, "--threads"):
+        v = inputs.parse_uint(t)
+        if v is None or not 1 <= v <= 256:
+            raise LabUsage("--threads %r: each a thread count, 1 to 256, e.g. 1,2,4" % args.threads)
+        threads.append(v)
     if args.guest and "trace" not in workloads:
-        raise LabError("--guest replays the trace: add trace to --workloads")
+        raise LabUsage("--guest replays the trace: add trace to --workloads")
+    if args.mib // args.nodes < 4:
+        raise LabUsage("--nodes %d: each node needs at least 4 MiB of --mib %d"
+                       % (args.nodes, args.mib))
+    if "trace" in workloads:
+        problem = inputs.regular_file_problem(args.trace, "trace")
+        if problem:
+            raise LabUsage("--trace: %s" % problem)
+    if args.columns is not None:
+        args.slide = True
+        _list(args.columns, "--columns", sorted(SLIDE_COLS))
+    problem = output_prefix_problem(args.out)
+    if problem:
+        raise LabUsage("--out: %s" % problem)
     if args.quick:
         args.ops, args.mib = min(args.ops, 200000), min(args.mib, 256)
-    if args.ops < 1000 or args.mib < 16:
-        raise LabError("--ops at least 1000, --mib at least 16")
-    if not 1 <= args.nodes <= 8 or args.mib // args.nodes < 4:
-        raise LabError("--nodes: 1 to 8, each with at least 4 MiB of --mib")
     args.sample = args.sample or max(args.ops // 50, 100)
     build(quiet=True)
     events_path, trace_rep, trace_mib = None, None, args.mib
@@ -318,31 +709,81 @@ def _main(args):
         trace_rep["mib"] = trace_mib
         print(trace_summary(args.trace, trace_rep) + ", replayed on %d MiB" % trace_mib,
               file=sys.stderr)
-    runs = [(a, t, w) for w in workloads for a in allocs
-            for t in ([trace_rep["cpus"]] if w == "trace" else threads)]
-    rows = []
+        if threads_given and set(threads) != {trace_rep["cpus"]}:
+            print("memboot lab: trace: %d trace CPUs replayed on --threads %s (trace CPU c on "
+                  "thread c mod N)" % (trace_rep["cpus"], args.threads), file=sys.stderr)
+        if args.guest and threads_given:
+            print("memboot lab: the guest replays on one CPU per trace CPU (%d), whatever "
+                  "--threads says" % trace_rep["cpus"], file=sys.stderr)
+    cells = [(a, t, w) for w in workloads for a in allocs
+             for t in (threads if w != "trace" or threads_given else [trace_rep["cpus"]])]
+    warnings, cpus = host_warnings([t for _, t, _ in cells], not args.no_pin)
+    for w in warnings:
+        print("memboot lab: warning: " + w, file=sys.stderr)
+    # The deterministic run of every cell, then the timed runs round by round
+    # (every cell once per round), so that a change of the host's state
+    # during the runs falls on every allocator alike.
+    det, timed, failed = {}, {c: [] for c in cells}, {}
     t0 = time.time()
-    for i, (a, t, w) in enumerate(runs):
-        print("[%d/%d] %s x%d %s (%.0fs)" % (i + 1, len(runs), a, t, w, time.time() - t0),
-              file=sys.stderr, flush=True)
-        rows.append(run_one(a, t, w, args, events_path, trace_mib if w == "trace" else args.mib))
+    total = len(cells) * (args.repeat + 1)
+    done = 0
+
+    def one(c, serial):
+        nonlocal done
+        a, t, w = c
+        done += 1
+        print("[%d/%d] %s x%d %s%s (%.0fs)" % (done, total, a, t, w,
+                                                " deterministic" if serial else "",
+                                                time.time() - t0), file=sys.stderr, flush=True)
+        r = run_one(a, t, w, args, events_path, trace_mib if w == "trace" else args.mib, serial)
+        if not r["check"]:
+            failed[c] = r
+        return r
+
+    for c in cells:
+        det[c] = one(c, True)
+    for _ in range(args.repeat):
+        for c in cells:
+            if c not in failed:
+                timed[c].append(one(c, False))
+    rows = []
+    for c in cells:
+        a, t, w = c
+        rows.append(failed[c] if c in failed else combine(det[c], timed[c]))
         if w == "trace" and args.guest:
-            print("[%d/%d] %s guest replay (%.0fs)" % (i + 1, len(runs), a, time.time() - t0),
-                  file=sys.stderr, flush=True)
+            print("%s guest replay (%.0fs)" % (a, time.time() - t0), file=sys.stderr, flush=True)
             rows.append(guest_row(a, args, trace_rep, trace_mib))
     host = hostinfo.cpu_model()
-    print("host CPU: %s; %d MiB simulated on %d node(s)%s, %s memory, %d ops per run, seed %d" %
-          (host, args.mib, args.nodes, ", half below 4 GiB" if args.split else "",
-           "lazy" if args.lazy else "eager", args.ops, args.seed))
-    print_table(rows)
-    out = {"host_cpu": host, "mib": args.mib, "ops": args.ops, "seed": args.seed,
-           "nodes": args.nodes, "lazy": args.lazy, "split": args.split,
+    clock = next((r for r in rows if r.get("clock")), {})
+    pinned = all(r.get("pinned", True) for r in rows if r["check"] and r.get("on") != "guest")
+    print("host CPU: %s, %d CPUs usable; clock %s, %.3f ns per tick (calibrated); %d MiB "
+          "simulated on %d node(s)%s, %s memory; seed %d; threads %s" % (
+              host, cpus, clock.get("clock", "?"), clock.get("ns_per_tick", 0.0), args.mib,
+              args.nodes, ", half below 4 GiB" if args.split else "",
+              "lazy" if args.lazy else "eager", args.seed,
+              "pinned" if pinned else "NOT pinned"))
+    print("--ops %d: for kbuild, deep and net the allocations of all threads together (each "
+          "with its free, so ops is about twice that); for bulk, repeat and random the "
+          "operations of each thread; frag fills 90%% of memory and trace replays the "
+          "trace's events, whatever --ops says" % args.ops)
+    for w in warnings:
+        print("warning: " + w)
+    if args.slide:
+        print_slide(rows, args.columns or SLIDE_DEFAULT)
+    else:
+        print_table(rows, repeat=args.repeat)
+    if args.orders:
+        print_orders(rows)
+    out = {"host_cpu": host, "cpus": cpus, "mib": args.mib, "ops": args.ops, "seed": args.seed,
+           "nodes": args.nodes, "lazy": args.lazy, "split": args.split, "repeat": args.repeat,
+           "warnings": warnings, "clock": clock.get("clock"),
+           "ns_per_tick": clock.get("ns_per_tick"),
            "trace": trace_rep, "trace_file": args.trace if trace_rep else None, "rows": rows}
     with open(args.out + ".json", "w") as f:
         json.dump(out, f, indent=1)
     with open(args.out + ".csv", "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(HEADER)
+        w.writerow(TIMED_HEADER + DET_HEADER[4:])
         for r in rows:
             w.writerow(fmt_row(r))
     written = [args.out + ".json", args.out + ".csv"]
@@ -351,8 +792,10 @@ def _main(args):
     print("wrote " + ", ".join(written))
     bad = [r for r in rows if not r["check"]]
     if bad:
-        print("memboot lab: check() failed after %s" % ", ".join(
-            "%s x%d %s" % (r["allocator"], r["threads"], r["workload"]) for r in bad),
-            file=sys.stderr)
+        print("memboot lab: %d row(s) FAILED the checks (not timed):" % len(bad),
+              file=sys.stderr)
+        for r in bad:
+            print("  %s x%d %s: %s" % (r["allocator"], r["threads"], r["workload"],
+                                       r.get("failure", "?")), file=sys.stderr)
         return 1
     return 0
