@@ -184,7 +184,8 @@ static void early_init(void)
 	 * nothing before phase acpi times anything but the consoles, whose
 	 * timeouts take an upper bound meanwhile, and every stamp waits in the
 	 * log ring as TSC cycles. */
-	if (clockcal_first(cal.hz ? CLOCKCAL_HAVE_CPUID : 0, false) == CLOCKCAL_FIRST_WAIT) {
+	if (clockcal_first((cal.cpuid_hz ? CLOCKCAL_HAVE_CPUID : 0) | (cal.pit.hz ? CLOCKCAL_HAVE_PIT : 0),
+			   false) == CLOCKCAL_FIRST_WAIT) {
 		tsc_reported = cal;
 		return;
 	}
@@ -200,7 +201,8 @@ static void early_init(void)
  * (discover_clock_first()). With neither (and no CPUID figure, no PIT), 1 GHz
  * is assumed for the timeouts, and a warning names what is missing: every
  * time of this boot is a guess, and says so (method "assumed", uncertainty
- * unknown, in the `tsc` and `boot` records and the summary).
+ * unknown, in the `tsc` and `boot` records; every stamp and record marked,
+ * kernel/console.c).
  */
 static void clock_first_from_acpi(void)
 {
