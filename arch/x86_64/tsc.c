@@ -118,7 +118,7 @@ static uint32_t take_samples(struct sample_space *sp, const struct ref_counter *
  * Whether a reference counts at all, before it is sampled
  * (clockcal_counter_counts()): at least 8 reads and PROBE_MIN_CYCLES of
  * TSC time, 4096 reads at most. A platform may gate the 8254 or leave it
- * out (QEMU's -machine pit=off: every read of ports 0x42 and 0x61 then
+ * out (QEMU's -machine pit=off: every latched read of channel 2 then
  * answers one fixed value), and sampling a counter that does not count
  * costs clockcal_sample() 131,072 reads before it gives up (85-100 ms of a
  * TCG boot). What the test relies on: a counting reference moves within
@@ -129,7 +129,7 @@ static uint32_t take_samples(struct sample_space *sp, const struct ref_counter *
  * rely on what an absent device answers (all ones, zeros) or on port
  * 0x61's gate and output bits reading back: a chipset that keeps port 0x61
  * but gates the counter's clock answers them and still does not count.
- * Under TCG an absent PIT is found in about 30 reads, 20 us.
+ * Under TCG an absent PIT is found in 8 to a few dozen reads, tens of us.
  */
 #define PROBE_MIN_READS 8
 #define PROBE_MIN_CYCLES 50000
