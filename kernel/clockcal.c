@@ -403,3 +403,66 @@ int clockcal_choose(const struct clockcal_candidate *c, uint32_t n, uint32_t tru
 			      c[best].uncertainty_ppm, c[reported].uncertainty_ppm, trust_ppm, NULL)
 		       ? reported : best;
 }
+
+bool clockcal_counter_counts(const struct clockcal_source *src, uint32_t min_reads,
+			     uint64_t min_cycles, uint32_t max_reads, uint32_t *reads_out)
+{
+	const uint64_t mask = src->bits >= 64 ? UINT64_MAX : (1ULL << src->bits) - 1;
+	const uint64_t t0 = src->read_tsc(src->ctx);
+	const uint64_t first = src->read_ref(src->ctx) & mask;
+	uint32_t reads = 1;
+	bool counts = false;
+
+	while (reads < max_reads) {
+		uint64_t v = src->read_ref(src->ctx) & mask;
+
+		reads++;
+		if (v != first) {
+			counts = true;
+			break;
+		}
+		if (reads >= min_reads && src->read_tsc(src->ctx) - t0 >= min_cycles)
+			break;
+	}
+	if (reads_out)
+		*reads_out = reads;
+	return counts;
+}
+
+enum clockcal_first clockcal_first(unsigned have, bool acpi_read)
+{
+	if (have & (CLOCKCAL_HAVE_CPUID | CLOCKCAL_HAVE_PIT))
+		return CLOCKCAL_FIRST_EARLY;
+	if (!acpi_read)
+		return CLOCKCAL_FIRST_WAIT;
+	if (have & CLOCKCAL_HAVE_HPET)
+		return CLOCKCAL_FIRST_HPET;
+	if (have & CLOCKCAL_HAVE_PM_TIMER)
+		return CLOCKCAL_FIRST_PM_TIMER;
+	return CLOCKCAL_FIRST_ASSUMED;
+}
+
+uint32_t clockcal_missing(unsigned have, char *buf, uint32_t len)
+{
+	static const struct { unsigned bit; const char *name; } refs[] = {
+		{ CLOCKCAL_HAVE_CPUID, "cpuid" },
+		{ CLOCKCAL_HAVE_PIT, "pit" },
+		{ CLOCKCAL_HAVE_HPET, "hpet" },
+		{ CLOCKCAL_HAVE_PM_TIMER, "pm_timer" },
+	};
+	uint32_t at = 0;
+
+	for (size_t i = 0; i < sizeof(refs) / sizeof(refs[0]); i++) {
+		if (have & refs[i].bit)
+			continue;
+		for (const char *p = at ? "," : ""; *p; p++, at++)
+			if (at + 1 < len)
+				buf[at] = *p;
+		for (const char *p = refs[i].name; *p; p++, at++)
+			if (at + 1 < len)
+				buf[at] = *p;
+	}
+	if (len)
+		buf[at < len ? at : len - 1] = '\0';
+	return at;
+}

@@ -168,6 +168,61 @@ struct clockcal_candidate {
 };
 int clockcal_choose(const struct clockcal_candidate *c, uint32_t n, uint32_t trust_ppm);
 
+/*
+ * Whether @src's counter counts at all: read it until it shows a value
+ * other than its first; give up once @min_reads reads have been made and
+ * the TSC has advanced at least @min_cycles since the first read, or after
+ * @max_reads reads whatever the TSC did. @reads gets the reads made.
+ *
+ * Why: a timer that is not there (QEMU's `-machine pit=off`, a platform
+ * that gates the 8254 or has no HPET behind its table) answers a port or
+ * memory read with one fixed value, and sampling it as if it counted costs
+ * clockcal_sample()'s 64 reads a slot before it gives up: 131,072 PIT
+ * reads, 85-100 ms of a TCG boot. A counter that ticks at @ref_hz moves
+ * within two of its ticks; with @min_cycles at least twice (TSC cycles a
+ * second at the fastest TSC there is) / @ref_hz, a counter that did not
+ * move is not counting. Callers pass cycles for a 10 GHz TSC, above any
+ * shipped (kernel/clockcal.c, arch/x86_64/tsc.c).
+ */
+bool clockcal_counter_counts(const struct clockcal_source *src, uint32_t min_reads,
+			     uint64_t min_cycles, uint32_t max_reads, uint32_t *reads);
+
+/*
+ * Which reference gives the boot its first TSC figure (the quick estimate),
+ * from what the machine has. The references, as a mask:
+ */
+enum {
+	CLOCKCAL_HAVE_CPUID = 1u << 0,     /* CPUID 0x40000010, 0x15 or 0x16 gave a figure */
+	CLOCKCAL_HAVE_PIT = 1u << 1,       /* PIT channel 2 counts */
+	CLOCKCAL_HAVE_HPET = 1u << 2,      /* an HPET table, its registers mapped */
+	CLOCKCAL_HAVE_PM_TIMER = 1u << 3,  /* the FADT names a PM timer port */
+	CLOCKCAL_HAVE_ALL = 0xf,
+};
+enum clockcal_first {
+	/* CPUID or the PIT, in phase early (clockcal_choose() picks between
+	 * the two when both exist). */
+	CLOCKCAL_FIRST_EARLY,
+	/* Neither, and the ACPI tables are not read yet: no figure until they
+	 * are. Nothing times anything before phase acpi but the consoles,
+	 * whose timeouts take a 4 GHz upper bound meanwhile (kernel/console.c). */
+	CLOCKCAL_FIRST_WAIT,
+	CLOCKCAL_FIRST_HPET,       /* phase acpi: the HPET (a memory read, the finer) */
+	CLOCKCAL_FIRST_PM_TIMER,   /* phase acpi: the PM timer, where no HPET measured */
+	/* Nothing at all: a figure must be assumed, and every time the boot
+	 * prints is unreliable. */
+	CLOCKCAL_FIRST_ASSUMED,
+};
+/* @have: CLOCKCAL_HAVE_* bits, of a reference known to be there (a
+ * reference that was tried and gave no figure is taken out by the caller,
+ * which asks again); @acpi_read: whether the HPET and PM timer bits are
+ * known yet. Never CLOCKCAL_FIRST_ASSUMED while a reference is there. */
+enum clockcal_first clockcal_first(unsigned have, bool acpi_read);
+
+/* The references missing from @have, named for a line and a record
+ * ("pit,hpet", "" when none is missing) into @buf of @len bytes (cut to
+ * fit, always terminated when @len > 0). Returns the names' length. */
+uint32_t clockcal_missing(unsigned have, char *buf, uint32_t len);
+
 /* The median of @n values; sorts @v in place. @n must be at least 1. */
 uint64_t clockcal_median(uint64_t *v, uint32_t n);
 

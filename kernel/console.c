@@ -31,6 +31,7 @@
 
 #include "arch/cpu.h"
 #include "arch/serial.h"
+#include "kernel/clockcal.h"
 #include "kernel/console/ring.h"
 #include "kernel/console/screen.h"
 #include "kernel/log.h"
@@ -195,12 +196,41 @@ static size_t write_uart(struct console_out *c, const char *s, size_t len)
 
 static const struct rec_tsc_clock boot_clock = { tsc_cycles_to_ns, tsc_to_boot_ns };
 
+/*
+ * With no clock reference at all (no CPUID figure, PIT, HPET or PM timer:
+ * tsc_method "assumed", kernel/init/main.c) every time is a guess: each
+ * line's stamp ends in '?' and each record carries "clock_assumed":true,
+ * so that no figure of such a boot passes for a measurement.
+ */
+static bool clock_assumed(void)
+{
+	return tsc_hz && tsc_uncertainty_ppm == CLOCKCAL_UNKNOWN_PPM;
+}
+
 static size_t stamp(char *out, size_t cap, uint64_t tsc)
 {
 	uint64_t ns = tsc_to_boot_ns(tsc);
 
-	return (size_t)snprintf(out, cap, "[%5llu.%06llu] ", (unsigned long long)(ns / 1000000000ULL),
-				(unsigned long long)(ns % 1000000000ULL / 1000));
+	return (size_t)snprintf(out, cap, "[%5llu.%06llu%s] ", (unsigned long long)(ns / 1000000000ULL),
+				(unsigned long long)(ns % 1000000000ULL / 1000),
+				clock_assumed() ? "?" : "");
+}
+
+/* Record text @rec (@len bytes, "MEMBOOT {...}") and a newline into @out
+ * (@cap bytes, at least @len + 1), marked when the clock is assumed. */
+static size_t put_record(char *out, size_t cap, const char *rec, size_t len)
+{
+	static const char mark[] = ",\"clock_assumed\":true}";
+
+	if (clock_assumed() && len && rec[len - 1] == '}' && len + sizeof(mark) <= cap) {
+		memcpy(out, rec, len - 1);
+		memcpy(out + len - 1, mark, sizeof(mark) - 1);
+		len += sizeof(mark) - 2;
+	} else {
+		memcpy(out, rec, len);
+	}
+	out[len] = '\n';
+	return len + 1;
 }
 
 /* The drain's buffers (under drain_lock). */
@@ -217,9 +247,7 @@ static size_t render_record_tsc(const struct ring_entry *e)
 	memcpy(raw.buf, entry_data, raw.len);
 	raw.safe_len = raw.len;
 	rec_resolve_tsc(&raw, &resolved, &boot_clock);
-	memcpy(text_out, resolved.buf, resolved.len);
-	text_out[resolved.len] = '\n';
-	return resolved.len + 1;
+	return put_record(text_out, sizeof(text_out), resolved.buf, resolved.len);
 }
 
 /*
@@ -254,9 +282,7 @@ static size_t render(const struct console_out *c, const struct ring_entry *e)
 			return 0;
 		if (memchr(entry_data, '\x01', e->len))
 			return render_record_tsc(e);
-		memcpy(text_out, entry_data, e->len);
-		text_out[e->len] = '\n';
-		return e->len + 1;
+		return put_record(text_out, cap, entry_data, e->len);
 	case RING_REPORT: {
 		/* "template\0MEMBOOT {...}": the record's TSC values resolved
 		 * now, then the line rendered from it. */
@@ -285,11 +311,8 @@ static size_t render(const struct console_out *c, const struct ring_entry *e)
 			n += l;
 			text_out[n++] = '\n';
 		}
-		if (record_ok && resolved.len + 1 <= cap - n) {
-			memcpy(text_out + n, resolved.buf, resolved.len);
-			n += resolved.len;
-			text_out[n++] = '\n';
-		}
+		if (record_ok && resolved.len + 1 <= cap - n)
+			n += put_record(text_out + n, cap - n, resolved.buf, resolved.len);
 		return n;
 	}
 	default:

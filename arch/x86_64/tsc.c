@@ -114,6 +114,35 @@ static uint32_t take_samples(struct sample_space *sp, const struct ref_counter *
 	return clockcal_sample(&src, w, sp->samples, MAX_SAMPLES, &sp->last_reads);
 }
 
+/*
+ * Whether a reference counts at all, before it is sampled
+ * (clockcal_counter_counts()): at least 8 reads and PROBE_MIN_CYCLES of
+ * TSC time, 4096 reads at most. A platform may gate the 8254 or leave it
+ * out (QEMU's -machine pit=off: every latched read of channel 2 then
+ * answers one fixed value), and sampling a counter that does not count
+ * costs clockcal_sample() 131,072 reads before it gives up (85-100 ms of a
+ * TCG boot). What the test relies on: a counting reference moves within
+ * two of its ticks, which is 1.7 us for the PIT (the slowest, 1.193182
+ * MHz; the PM timer's are 0.28 us, an HPET's at most 0.1 us); 50,000 TSC
+ * cycles are 5 us or more on any TSC up to 10 GHz, above every part
+ * shipped, so a counter unchanged over them is not counting. It does not
+ * rely on what an absent device answers (all ones, zeros) or on port
+ * 0x61's gate and output bits reading back: a chipset that keeps port 0x61
+ * but gates the counter's clock answers them and still does not count.
+ * Under TCG an absent PIT is found in 8 to a few dozen reads, tens of us.
+ */
+#define PROBE_MIN_READS 8
+#define PROBE_MIN_CYCLES 50000
+#define PROBE_MAX_READS 4096
+
+static bool ref_counts(const struct ref_counter *c, unsigned bits, bool down, uint32_t *reads)
+{
+	const struct clockcal_source src = { read_tsc_cb, read_ref_cb, (void *)c, bits, down };
+
+	return clockcal_counter_counts(&src, PROBE_MIN_READS, PROBE_MIN_CYCLES, PROBE_MAX_READS,
+				       reads);
+}
+
 /* PIT channel 2 free-running, gate on, speaker off. */
 static void pit_start(void)
 {
@@ -160,22 +189,12 @@ static uint64_t cpuid_frequency(const char **leaf)
 	return 0;
 }
 
-void arch_tsc_calibrate(struct tsc_calibration *out)
+/* The PIT's quick figure into @out, retaken over a longer window when it is
+ * poor (clockcal_retake()). */
+static void measure_pit(struct tsc_calibration *out, struct sample_space *sp,
+			const struct ref_counter *pit, const struct clockcal_window *pit_window)
 {
-	uint64_t t0 = rdtsc();
-
-	memset(out, 0, sizeof(*out));
-	out->method = "none";
-	out->cpuid_hz = cpuid_frequency(&out->cpuid_leaf);
-
-	pit_start();
-	const struct ref_counter pit = { 0 };
-
-	const struct clockcal_window pit_window = PIT_WINDOW;
-
-	struct sample_space *sp = &port_space;
-
-	out->pit_samples = take_samples(sp, &pit, 16, true, &pit_window);
+	out->pit_samples = take_samples(sp, pit, 16, true, pit_window);
 	out->pit_reads = sp->last_reads;
 	out->pit_ticks = out->pit_samples ? sp->samples[out->pit_samples - 1].ref : 0;
 	out->pit_windows = 1;
@@ -184,7 +203,7 @@ void arch_tsc_calibrate(struct tsc_calibration *out)
 			    PIT_SLOW_READ_TICKS, PIT_QUICK_TARGET_PPM)) {
 		const struct clockcal_window longer = PIT_PRECISE_WINDOW;
 		struct clockcal_result again;
-		uint32_t n = take_samples(sp, &pit, 16, true, &longer);
+		uint32_t n = take_samples(sp, pit, 16, true, &longer);
 
 		out->pit_windows = 2;
 		if (clockcal_estimate(sp->samples, n, PIT_HZ, sp->scratch, &again) &&
@@ -195,6 +214,25 @@ void arch_tsc_calibrate(struct tsc_calibration *out)
 			out->pit_ticks = n ? sp->samples[n - 1].ref : 0;
 		}
 	}
+}
+
+void arch_tsc_calibrate(struct tsc_calibration *out)
+{
+	uint64_t t0 = rdtsc();
+
+	memset(out, 0, sizeof(*out));
+	out->method = "none";
+	out->cpuid_hz = cpuid_frequency(&out->cpuid_leaf);
+
+	pit_start();
+	const struct ref_counter pit = { 0 };
+	const struct clockcal_window pit_window = PIT_WINDOW;
+
+	/* Not sampled when it does not count: no PIT is polled that is not
+	 * there (ref_counts()). */
+	out->pit_present = ref_counts(&pit, 16, true, &out->pit_probe_reads);
+	if (out->pit_present)
+		measure_pit(out, &port_space, &pit, &pit_window);
 
 	uint32_t cpuid_ppm = 0;
 	const char *cpuid_method = !strcmp(out->cpuid_leaf, "0x40000010") ? "hypervisor"
@@ -223,13 +261,22 @@ void arch_tsc_calibrate(struct tsc_calibration *out)
 			out->cpuid_leaf, (unsigned long long)(out->cpuid_hz / 1000),
 			(unsigned long long)(out->pit.hz / 1000), out->cpuid_vs_pit_ppm);
 	out->cycles = rdtsc() - t0;
+	out->phase = "early";
+	clockcal_missing((out->cpuid_hz ? CLOCKCAL_HAVE_CPUID : 0) |
+			 (out->pit_present ? CLOCKCAL_HAVE_PIT : 0) |
+			 CLOCKCAL_HAVE_HPET | CLOCKCAL_HAVE_PM_TIMER, out->missing, sizeof(out->missing));
 }
 
 bool arch_tsc_measure_pm_timer(uint16_t port, unsigned bits, struct clockcal_result *out)
 {
 	const struct ref_counter c = { .pm_port = port };
 	const struct clockcal_window w = PM_WINDOW;
-	uint32_t n = take_samples(&port_space, &c, bits, false, &w);
+	uint32_t n;
+
+	memset(out, 0, sizeof(*out));
+	if (!ref_counts(&c, bits, false, NULL))
+		return false;
+	n = take_samples(&port_space, &c, bits, false, &w);
 
 	return clockcal_estimate(port_space.samples, n, PM_TIMER_HZ, port_space.scratch, out);
 }
@@ -262,6 +309,8 @@ bool arch_tsc_measure_hpet(const volatile void *regs, struct clockcal_result *ou
 		*config |= 1;
 	span = *ref_hz / 1000;   /* 1 ms, up to 20 for a slow one */
 	const struct clockcal_window w = { span, span * 20, 32 };
+	if (!ref_counts(&c, 32, false, NULL))
+		return false;
 	n = take_samples(&hpet_space, &c, 32, false, &w);
 	return clockcal_estimate(hpet_space.samples, n, *ref_hz, hpet_space.scratch, out);
 }

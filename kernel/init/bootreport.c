@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 
+#include "arch/tsc.h"
 #include "kernel/console.h"
 #include "kernel/log.h"
 #include "kernel/record.h"
@@ -49,14 +50,12 @@ void bootreport_dump_loader_info(const struct bootinfo *bi)
 	}
 }
 
-/* What the report prints, taken when it was due: the clock figure of that
- * moment (the quick estimate), not the one in force when it runs. */
+/* What the report prints: the boot's first clock figure (the quick
+ * estimate), not the one in force when it runs. */
 struct report_args {
 	const struct bootinfo *bi;
 	bool dump_raw;
-	uint64_t tsc_hz;
-	const char *tsc_method;
-	uint32_t tsc_uncertainty_ppm;
+	const struct tsc_calibration *first;
 };
 static struct report_args report_args;
 
@@ -72,9 +71,9 @@ static void report_now(void *arg)
 	rec_str(&r, "version", MEMBOOT_VERSION);
 	rec_str(&r, "boot_path", boot_path_name(bi->path));
 	rec_str(&r, "loader", bi->loader);
-	rec_u64(&r, "tsc_hz", a->tsc_hz);
-	rec_str(&r, "tsc_method", a->tsc_method);
-	rec_u64(&r, "tsc_uncertainty_ppm", a->tsc_uncertainty_ppm);
+	rec_u64(&r, "tsc_hz", a->first->hz);
+	rec_str(&r, "tsc_method", a->first->method ? a->first->method : "none");
+	rec_u64(&r, "tsc_uncertainty_ppm", a->first->uncertainty_ppm);
 	rec_str(&r, "map_source", bi->map_source);
 	rec_u64(&r, "map_entries", bi->raw.nr_entries);
 	rec_u64(&r, "rsdp_revision", bi->rsdp_len ? bi->rsdp_revision : 0);
@@ -127,9 +126,10 @@ static void report_now(void *arg)
 		pr_warn("ACPI: the boot loader passed no RSDP");
 }
 
-void bootreport_print(const struct bootinfo *bi, bool dump_raw)
+void bootreport_print(const struct bootinfo *bi, bool dump_raw,
+		      const struct tsc_calibration *first)
 {
-	report_args = (struct report_args){ bi, dump_raw, tsc_hz, tsc_method, tsc_uncertainty_ppm };
+	report_args = (struct report_args){ bi, dump_raw, first };
 	/* Output only: made when the consoles drain, in this place of the log
 	 * (console_defer()); a raw dump, long and asked for, now. */
 	if (dump_raw)

@@ -9,7 +9,12 @@
 
 #include "boot/bootinfo.h"
 
-void bootreport_print(const struct bootinfo *bi, bool dump_raw);
+struct tsc_calibration;
+/* @first: the boot's first TSC figure, which the `boot` record reports;
+ * filled by phase acpi when phase early had none (kernel/init/main.c), so
+ * read when the record is made, as the consoles drain. */
+void bootreport_print(const struct bootinfo *bi, bool dump_raw,
+		      const struct tsc_calibration *first);
 
 /*
  * Print the loader's information block as `blob` records of hex text, so

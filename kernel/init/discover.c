@@ -95,6 +95,57 @@ static void crosscheck_now(const struct discovered_acpi *acpi)
 	}
 }
 
+/*
+ * The boot's first TSC figure when phase early had none: no CPUID figure
+ * and no PIT that counts (a legacy-free platform, QEMU's -machine pit=off).
+ * The ACPI tables name what is left; clockcal_first() says which to use:
+ * the HPET, else the PM timer, each probed before it is sampled (a table
+ * may name a timer that does not count), the next one tried when one gives
+ * no figure. Measured now, on the boot CPU, as the quick estimate the PIT
+ * would have given: the SMP timeouts need it, and the APs' measurements
+ * (clock_checks_start()) refine it as they refine the PIT's. With none, @cal
+ * keeps hz 0 and names what is missing.
+ */
+void discover_clock_first(const struct discovered_acpi *acpi, struct tsc_calibration *cal)
+{
+	const uint64_t t0 = rdtsc();
+	const volatile void *regs = acpi->hpet.address ? map_hpet(&acpi->hpet) : NULL;
+	unsigned have = (cal->cpuid_hz ? CLOCKCAL_HAVE_CPUID : 0) |
+			(cal->pit_present ? CLOCKCAL_HAVE_PIT : 0) |
+			(regs ? CLOCKCAL_HAVE_HPET : 0) |
+			(acpi->pm_timer.port ? CLOCKCAL_HAVE_PM_TIMER : 0);
+	struct clockcal_result res = { 0 };
+	const char *method = NULL;
+
+	while (!method) {
+		enum clockcal_first first = clockcal_first(have, true);
+		uint64_t hpet_hz;
+
+		if (first == CLOCKCAL_FIRST_HPET) {
+			if (arch_tsc_measure_hpet(regs, &res, &hpet_hz) && res.hz)
+				method = "hpet";
+			else
+				have &= ~(unsigned)CLOCKCAL_HAVE_HPET;
+		} else if (first == CLOCKCAL_FIRST_PM_TIMER) {
+			if (arch_tsc_measure_pm_timer(acpi->pm_timer.port, acpi->pm_timer.bits, &res) &&
+			    res.hz)
+				method = "pm_timer";
+			else
+				have &= ~(unsigned)CLOCKCAL_HAVE_PM_TIMER;
+		} else {
+			break;   /* CLOCKCAL_FIRST_ASSUMED: nothing left */
+		}
+	}
+	cal->phase = "acpi";
+	if (method) {
+		cal->hz = res.hz;
+		cal->method = method;
+		cal->uncertainty_ppm = res.uncertainty_ppm;
+	}
+	clockcal_missing(have, cal->missing, sizeof(cal->missing));
+	cal->cycles += rdtsc() - t0;
+}
+
 /* What the APs run (and the boot CPU, with no AP to run it). */
 static void measure_hpet(void *arg)
 {

@@ -58,6 +58,12 @@ struct clock_checks {
 void clock_checks_start(const struct discovered_acpi *acpi, struct clock_checks *cc);
 void clock_checks_finish(struct clock_checks *cc);
 
+struct tsc_calibration;
+/* Phase acpi, when phase early found no TSC figure (@cal: its calibration,
+ * hz 0): the figure from the HPET or the PM timer into @cal, or hz 0 and
+ * cal->missing naming what is not there (kernel/init/discover.c). */
+void discover_clock_first(const struct discovered_acpi *acpi, struct tsc_calibration *cal);
+
 struct physmem;
 
 /* Phase "acpi": walk the tables from the RSDP of @bi, parse MADT, SRAT,

@@ -92,6 +92,10 @@ static void tsc_report_now(void *arg)
 	rec_u64(&r, "uncertainty_ppm", cal->uncertainty_ppm);
 	rec_u64(&r, "cpuid_hz", cal->cpuid_hz);
 	rec_str(&r, "cpuid_leaf", cal->cpuid_leaf);
+	rec_str(&r, "phase", cal->phase);
+	rec_str(&r, "missing", cal->missing);
+	rec_bool(&r, "pit_present", cal->pit_present);
+	rec_u64(&r, "pit_probe_reads", cal->pit_probe_reads);
 	rec_u64(&r, "pit_hz", cal->pit.hz);
 	rec_u64(&r, "pit_uncertainty_ppm", cal->pit.uncertainty_ppm);
 	rec_u64(&r, "pit_samples", cal->pit_samples);
@@ -104,8 +108,14 @@ static void tsc_report_now(void *arg)
 	if (cal->cpuid_hz && cal->pit.hz)
 		rec_u64(&r, "cpuid_vs_pit_ppm", cal->cpuid_vs_pit_ppm);
 	rec_tsc_ns(&r, "ns", cal->cycles);
-	record_report(&r, LOG_INFO, "tsc: Detected {hz:MHz} MHz processor ({method}, "
-		      "+-{uncertainty_ppm:.4}%, {ns:us} us; PIT: {pit_kept} of {pit_samples} samples kept)");
+	if (!cal->pit_present)
+		record_report(&r, cal->uncertainty_ppm == CLOCKCAL_UNKNOWN_PPM ? LOG_WARN : LOG_INFO,
+			      "tsc: Detected {hz:MHz} MHz processor ({method}, +-{uncertainty_ppm:.4}%, "
+			      "{ns:us} us, phase {phase}; no PIT: it did not count in "
+			      "{pit_probe_reads} reads; missing: {missing})");
+	else
+		record_report(&r, LOG_INFO, "tsc: Detected {hz:MHz} MHz processor ({method}, "
+			      "+-{uncertainty_ppm:.4}%, {ns:us} us; PIT: {pit_kept} of {pit_samples} samples kept)");
 }
 
 static void tsc_report(const struct tsc_calibration *cal)
@@ -141,16 +151,46 @@ static void early_init(void)
 	smp_init_boot_cpu();
 	console_defer(banner_now, NULL, 2 * CONSOLE_DEFER_ITEM_BYTES);
 	arch_tsc_calibrate(&cal);
-	if (cal.hz == 0) {
-		cal.hz = 1000000000ULL;
-		cal.method = "assumed";
-		cal.uncertainty_ppm = CLOCKCAL_UNKNOWN_PPM;
-		pr_warn("tsc: no CPUID frequency and the PIT did not count; assuming 1 GHz "
-			"until the ACPI PM timer or HPET measures it");
+	/* No CPUID figure and no PIT that counts: nothing is assumed; the
+	 * first figure waits for the ACPI tables' HPET or PM timer
+	 * (clockcal_first(), clock_first_from_acpi()). Until then tsc_hz is 0:
+	 * nothing before phase acpi times anything but the consoles, whose
+	 * timeouts take an upper bound meanwhile, and every stamp waits in the
+	 * log ring as TSC cycles. */
+	if (clockcal_first((cal.cpuid_hz ? CLOCKCAL_HAVE_CPUID : 0) | (cal.pit.hz ? CLOCKCAL_HAVE_PIT : 0),
+			   false) == CLOCKCAL_FIRST_WAIT) {
+		tsc_reported = cal;
+		return;
 	}
 	/* A quick estimate: the precise figure comes from the HPET or the PM
 	 * timer, measured on the APs (phase clockcheck); until then what is
 	 * printed waits in the log ring. */
+	time_init_provisional(cal.hz, cal.method, cal.uncertainty_ppm);
+	tsc_report(&cal);
+}
+
+/*
+ * Phase acpi, when phase early had no figure: the HPET's or the PM timer's
+ * (discover_clock_first()). With neither (and no CPUID figure, no PIT), 1 GHz
+ * is assumed for the timeouts, and a warning names what is missing: every
+ * time of this boot is a guess, and says so (method "assumed", uncertainty
+ * unknown, in the `tsc` and `boot` records; every stamp and record marked,
+ * kernel/console.c).
+ */
+static void clock_first_from_acpi(void)
+{
+	struct tsc_calibration cal = tsc_reported;
+
+	if (tsc_hz)
+		return;
+	discover_clock_first(&bs.acpi, &cal);
+	if (cal.hz == 0) {
+		cal.hz = 1000000000ULL;
+		cal.method = "assumed";
+		cal.uncertainty_ppm = CLOCKCAL_UNKNOWN_PPM;
+		pr_warn("tsc: no clock reference (missing: %s); assuming 1 GHz: every time "
+			"this boot prints is unreliable", cal.missing);
+	}
 	time_init_provisional(cal.hz, cal.method, cal.uncertainty_ppm);
 	tsc_report(&cal);
 }
@@ -187,14 +227,16 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 					      sizeof(cmdline_tables) / sizeof(cmdline_tables[0])));
 	PHASE(console, console_setup(&console_cmdline, &bs.bootinfo.fb,
 				       boot_has_legacy_vga(&bs.bootinfo), arch_mapped_top()));
-	PHASE(report, bootreport_print(&bs.bootinfo, bootreport_settings.dump_mmap));
+	PHASE(report, bootreport_print(&bs.bootinfo, bootreport_settings.dump_mmap,
+				       &tsc_reported));
 	if (bootreport_settings.dump_bootinfo)
 		bootreport_dump_loader_info(&bs.bootinfo);
 	if (!boot_ok)
 		kernel_exit(EXIT_BOOTINFO, "boot information missing or corrupt");
 	PHASE(physmem, memory_init_physmem(&bs.bootinfo, bootreport_settings.dump_mmap,
 					     &bs.physmem));
-	PHASE(acpi, discover_acpi(&bs.bootinfo, bootreport_settings.dump_acpi, &bs.acpi));
+	PHASE(acpi, discover_acpi(&bs.bootinfo, bootreport_settings.dump_acpi, &bs.acpi);
+		    clock_first_from_acpi());
 	PHASE(numa, discover_numa(&bs.bootinfo, &bs.acpi, &bs.physmem, &bs.topo));
 	phase_console_ring(&bs.topo, &bs.physmem);
 	PHASE(hugetlb1g, hugetlb_boot_reserve(&bs.hugetlb, &hugetlb_params, &bs.topo,

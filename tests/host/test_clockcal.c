@@ -400,6 +400,117 @@ static void test_stuck_reference_gives_up(void **state)
 	assert_false(clockcal_estimate(samples, n, 3579545, scratch, &r));
 }
 
+/* The probe the kernel runs before it samples a reference (arch/x86_64/
+ * tsc.c: 8 reads, 50,000 cycles, 4096 reads at most). */
+#define PROBE_MIN_READS 8
+#define PROBE_MIN_CYCLES 50000
+#define PROBE_MAX_READS 4096
+
+static bool probe(struct sim_ref *r, uint32_t *reads)
+{
+	const struct clockcal_source src = { sim_tsc, sim_read, r, r->bits, r->down };
+	return clockcal_counter_counts(&src, PROBE_MIN_READS, PROBE_MIN_CYCLES, PROBE_MAX_READS,
+				       reads);
+}
+
+/* A PIT that is not there (QEMU -machine pit=off: one fixed value) is found
+ * in microseconds: a few dozen reads, not the 131,072 the sampler would
+ * make before giving up. */
+static void test_absent_counter_found_in_microseconds(void **state)
+{
+	struct sim_ref pit = { .t_ns = 1000000, .read_ns = 650, .hz = PIT_HZ, .bits = 16,
+			       .down = true, .stuck = true };
+	uint64_t t0 = pit.t_ns;
+	uint32_t reads;
+
+	assert_false(probe(&pit, &reads));
+	assert_true(reads >= PROBE_MIN_READS);
+	assert_true(reads < 100);
+	/* 50,000 cycles of a 2.6 GHz TSC (19 us) and one read more. */
+	assert_true(pit.t_ns - t0 < 25000);
+	assert_true(pit.t_ns - t0 >= 19000);
+}
+
+/* A counting PIT, read slowly (a TCG port read) or far faster than its
+ * 838 ns tick (real hardware's fastest): it moves before the probe gives
+ * up, however many reads fit in one tick. */
+static void test_counting_counter_is_found(void **state)
+{
+	const uint64_t read_ns[] = { 20, 100, 650, 2000, 1000000 };
+
+	for (size_t i = 0; i < sizeof(read_ns) / sizeof(read_ns[0]); i++) {
+		struct sim_ref pit = { .t_ns = 1000000, .read_ns = read_ns[i], .hz = PIT_HZ,
+				       .bits = 16, .down = true };
+		struct sim_ref pm = { .t_ns = 1000000, .read_ns = read_ns[i], .hz = 3579545,
+				      .bits = 24 };
+		uint32_t reads;
+
+		assert_true(probe(&pit, &reads));
+		assert_true(reads <= 2 + 1000 / read_ns[i] * 2);
+		assert_true(probe(&pm, &reads));
+	}
+}
+
+/* A TSC that does not advance must not make the probe spin forever. */
+static uint64_t frozen_tsc(void *ctx) { (void)ctx; return 42; }
+
+static void test_probe_bounded_without_a_tsc(void **state)
+{
+	struct sim_ref pit = { .t_ns = 1000000, .read_ns = 650, .hz = PIT_HZ, .bits = 16,
+			       .down = true, .stuck = true };
+	const struct clockcal_source src = { frozen_tsc, sim_read, &pit, 16, true };
+	uint32_t reads;
+
+	assert_false(clockcal_counter_counts(&src, PROBE_MIN_READS, PROBE_MIN_CYCLES,
+					     PROBE_MAX_READS, &reads));
+	assert_int_equal(reads, PROBE_MAX_READS);
+}
+
+/* Every combination of references: the first figure comes from CPUID or
+ * the PIT where either is there, else waits for the ACPI tables, then the
+ * HPET before the PM timer; a figure is assumed only with none at all. */
+static void test_first_reference_for_every_combination(void **state)
+{
+	for (unsigned have = 0; have <= CLOCKCAL_HAVE_ALL; have++) {
+		enum clockcal_first before = clockcal_first(have, false);
+		enum clockcal_first after = clockcal_first(have, true);
+
+		if (have & (CLOCKCAL_HAVE_CPUID | CLOCKCAL_HAVE_PIT)) {
+			assert_int_equal(before, CLOCKCAL_FIRST_EARLY);
+			assert_int_equal(after, CLOCKCAL_FIRST_EARLY);
+			continue;
+		}
+		assert_int_equal(before, CLOCKCAL_FIRST_WAIT);
+		if (have & CLOCKCAL_HAVE_HPET)
+			assert_int_equal(after, CLOCKCAL_FIRST_HPET);
+		else if (have & CLOCKCAL_HAVE_PM_TIMER)
+			assert_int_equal(after, CLOCKCAL_FIRST_PM_TIMER);
+		else
+			assert_int_equal(after, CLOCKCAL_FIRST_ASSUMED);
+		/* Never assumed while anything is there. */
+		assert_true(after != CLOCKCAL_FIRST_ASSUMED || have == 0);
+	}
+	/* An HPET that gave no figure is taken out: the PM timer is next. */
+	assert_int_equal(clockcal_first(CLOCKCAL_HAVE_HPET | CLOCKCAL_HAVE_PM_TIMER, true),
+			 CLOCKCAL_FIRST_HPET);
+	assert_int_equal(clockcal_first(CLOCKCAL_HAVE_PM_TIMER, true), CLOCKCAL_FIRST_PM_TIMER);
+}
+
+static void test_missing_names(void **state)
+{
+	char buf[64], small[8];
+
+	assert_int_equal(clockcal_missing(CLOCKCAL_HAVE_ALL, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "");
+	clockcal_missing(CLOCKCAL_HAVE_CPUID | CLOCKCAL_HAVE_PM_TIMER, buf, sizeof(buf));
+	assert_string_equal(buf, "pit,hpet");
+	assert_int_equal(clockcal_missing(0, buf, sizeof(buf)), strlen("cpuid,pit,hpet,pm_timer"));
+	assert_string_equal(buf, "cpuid,pit,hpet,pm_timer");
+	/* Cut to fit, terminated. */
+	assert_int_equal(clockcal_missing(0, small, sizeof(small)), strlen("cpuid,pit,hpet,pm_timer"));
+	assert_string_equal(small, "cpuid,p");
+}
+
 static void test_choose(void **state)
 {
 	const struct clockcal_candidate none[] = {
@@ -660,6 +771,11 @@ int main(void)
 		cmocka_unit_test(test_a_stall_in_the_quick_window_is_retaken),
 		cmocka_unit_test(test_retake_rule),
 		cmocka_unit_test(test_choose),
+		cmocka_unit_test(test_absent_counter_found_in_microseconds),
+		cmocka_unit_test(test_counting_counter_is_found),
+		cmocka_unit_test(test_probe_bounded_without_a_tsc),
+		cmocka_unit_test(test_first_reference_for_every_combination),
+		cmocka_unit_test(test_missing_names),
 		cmocka_unit_test(test_unknown_uncertainty_never_agrees),
 		cmocka_unit_test(test_linear_samples_keep_the_bracket_bound),
 		cmocka_unit_test(test_tsc_step_mid_window_is_claimed),

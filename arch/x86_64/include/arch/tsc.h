@@ -12,22 +12,31 @@
 
 struct tsc_calibration {
 	uint64_t hz;                /* what the kernel uses; 0: nothing worked */
-	const char *method;         /* "hypervisor", "cpuid15", "cpuid16", "pit", "none" */
+	const char *method;         /* "hypervisor", "cpuid15", "cpuid16", "pit", "none";
+	                             * "hpet", "pm_timer" or "assumed" when phase acpi
+	                             * gave the figure (kernel/init/discover.c) */
 	uint32_t uncertainty_ppm;   /* estimated bound on hz's relative error */
 	uint64_t cpuid_hz;          /* from CPUID (0x40000010, 0x15 or 0x16); 0 if none */
 	const char *cpuid_leaf;     /* which one, or "" */
-	struct clockcal_result pit; /* the PIT measurement (pit.hz 0: failed) */
+	bool pit_present;           /* PIT channel 2 counted (ref_counts()): sampled */
+	uint32_t pit_probe_reads;   /* reads that told */
+	struct clockcal_result pit; /* the PIT measurement (pit.hz 0: failed or absent) */
 	uint32_t pit_samples;       /* kept for the estimate, of pit_reads */
 	uint64_t pit_reads;
 	uint64_t pit_ticks;         /* PIT ticks the samples span */
 	uint32_t pit_windows;       /* 1, or 2 when a poor quick figure was retaken */
 	uint32_t cpuid_vs_pit_ppm;  /* disagreement, when both exist */
 	uint64_t cycles;            /* TSC cycles the calibration took */
+	const char *phase;          /* where the figure came from: "early" or "acpi" */
+	/* The references found missing by then (clockcal_missing(): phase
+	 * early knows of CPUID and the PIT only), "" when none. */
+	char missing[32];
 };
 
 /*
  * Find the TSC frequency: take CPUID's figure where the CPU (or hypervisor)
- * gives one, and always measure against PIT channel 2 in about 1 ms; when the
+ * gives one, and measure against PIT channel 2 in about 1 ms wherever it
+ * counts (a PIT that does not is found in microseconds); when the
  * two disagree by more than the measurement's uncertainty plus 0.5 %, warn
  * and trust the measurement (a TCG guest's CPUID may report a frequency the
  * emulated TSC does not run at).
