@@ -24,6 +24,9 @@
 	X(cpu)           /* a CPU the firmware lists */                     \
 	X(node)          /* a NUMA node */                                  \
 	X(numa)          /* the topology as a whole */                      \
+	X(machine)       /* the machine and firmware SMBIOS names */        \
+	X(dimm)          /* a populated memory device (SMBIOS type 17) */   \
+	X(node_dimms)    /* a node's memory devices, alike ones together */ \
 	X(direct_map)    /* the kernel's identity map */                    \
 	X(physmem_retire) /* early reservations kept when physmem retires */ \
 	X(apic)          /* the local APIC mode chosen for SMP */           \

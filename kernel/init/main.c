@@ -29,6 +29,8 @@
  *   tscsync     the online CPUs             -> each AP's TSC checked against the boot
  *                                              CPU's, a known offset corrected; then
  *                                              meminit_report(): the node figures
+ *   machine     bs.bootinfo (SMBIOS),       -> bs.machine: firmware, system, DIMMs and
+ *               bs.topo                        their nodes
  *   hugetlb     bs.topo, bs.memmap          -> bs.hugetlb's 2 MiB pools, from the allocator
  *   vm          bs.memmap, bs.hugetlb       -> the #PF handler and the shootdown vector
  *   census      bs.topo, bs.memmap,         -> every page counted (false: one is lost)
@@ -51,6 +53,7 @@
 #include "kernel/init/discover.h"
 #include "kernel/exit.h"
 #include "kernel/init/hugetlb.h"
+#include "kernel/init/machine.h"
 #include "kernel/log.h"
 #include "kernel/init/memory.h"
 #include "kernel/init/meminit.h"
@@ -75,6 +78,7 @@ struct boot_state {
 	struct physmem physmem;          /* early ranges and reservations, until meminit */
 	struct discovered_acpi acpi;     /* the parsed ACPI tables */
 	struct numa_topology topo;       /* nodes, CPUs, each range's node, distances */
+	struct machine_info machine;     /* SMBIOS: firmware, system, memory devices */
 	struct memmap memmap;            /* every node's page descriptors */
 	/* The huge page pools: 1 GiB pages reserved before the page tables,
 	 * 2 MiB pages after memory init; used by self-tests and faults. */
@@ -236,6 +240,8 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 	PHASE("clockcheck", clock_checks_finish(&bs.clock_checks));
 	PHASE("tscsync", smp_tsc_check());
 	meminit_report(&bs.topo, &bs.physmem);
+	/* Off the path to usable memory: nothing before needs it. */
+	PHASE("machine", discover_machine(&bs.bootinfo, &bs.topo, &bs.machine));
 	PHASE("hugetlb", hugetlb_boot_pools(&bs.hugetlb, &hugetlb_params, &bs.topo, &bs.memmap,
 					    meminit_settings.trace));
 	PHASE("vm", vm_init(&bs.memmap, &bs.hugetlb));

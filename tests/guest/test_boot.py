@@ -5,7 +5,7 @@ from guest import boot, check_map_invariants, usable_bytes
 GIB = 1 << 30
 MIB = 1 << 20
 PHASES = ["early", "bootinfo", "cmdline", "console", "report", "physmem", "acpi", "numa", "hugetlb1g",
-          "pagetables", "smp", "memmap", "memprep", "meminit", "clockcheck", "tscsync", "hugetlb", "vm",
+          "pagetables", "smp", "memmap", "memprep", "meminit", "clockcheck", "tscsync", "machine", "hugetlb", "vm",
           "census", "pcp", "selftest"]
 
 
