@@ -24,6 +24,9 @@
 	X(cpu)           /* a CPU the firmware lists */                     \
 	X(node)          /* a NUMA node */                                  \
 	X(numa)          /* the topology as a whole */                      \
+	X(hmat)          /* the HMAT as a whole */                          \
+	X(node_perf)     /* a node's best initiator's figures and its tier */ \
+	X(srat_generic)  /* an SRAT generic initiator or port */            \
 	X(machine)       /* the machine and firmware SMBIOS names */        \
 	X(dimm)          /* a populated memory device (SMBIOS type 17) */   \
 	X(node_dimms)    /* a node's memory devices, alike ones together */ \

@@ -14,6 +14,7 @@
  *   physmem     bs.bootinfo (usable ranges) -> bs.physmem (page 0, kernel image reserved)
  *   acpi        bs.bootinfo (RSDP)          -> bs.acpi (MADT, SRAT, SLIT, PM timer)
  *   numa        bs.bootinfo, bs.acpi        -> bs.topo; bs.physmem learns nodes, distances
+ *   tiers       bs.acpi (HMAT, SRAT), bs.topo -> bs.tiers; a CPU-less node's init_node in bs.topo
  *   hugetlb1g   bs.topo, bs.physmem         -> bs.hugetlb's 1 GiB pages, reserved in physmem
  *   pagetables  bs.bootinfo, bs.physmem     -> the kernel's page tables
  *   smp         bs.acpi, bs.topo, bs.physmem -> every CPU up, its stack on its node
@@ -54,6 +55,7 @@
 #include "kernel/exit.h"
 #include "kernel/init/hugetlb.h"
 #include "kernel/init/machine.h"
+#include "kernel/init/memtiers.h"
 #include "kernel/log.h"
 #include "kernel/init/memory.h"
 #include "kernel/init/meminit.h"
@@ -79,6 +81,7 @@ struct boot_state {
 	struct discovered_acpi acpi;     /* the parsed ACPI tables */
 	struct numa_topology topo;       /* nodes, CPUs, each range's node, distances */
 	struct machine_info machine;     /* SMBIOS: firmware, system, memory devices */
+	struct mem_tiers tiers;          /* HMAT figures and tiers per node */
 	struct memmap memmap;            /* every node's page descriptors */
 	/* The huge page pools: 1 GiB pages reserved before the page tables,
 	 * 2 MiB pages after memory init; used by self-tests and faults. */
@@ -227,6 +230,7 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 					     &bs.physmem));
 	PHASE("acpi", discover_acpi(&bs.bootinfo, bootreport_settings.dump_acpi, &bs.acpi));
 	PHASE("numa", discover_numa(&bs.bootinfo, &bs.acpi, &bs.physmem, &bs.topo));
+	PHASE("tiers", discover_tiers(&bs.acpi, &bs.topo, &bs.tiers));
 	phase_console_ring(&bs.topo, &bs.physmem);
 	PHASE("hugetlb1g", hugetlb_boot_reserve(&bs.hugetlb, &hugetlb_params, &bs.topo,
 						&bs.physmem));

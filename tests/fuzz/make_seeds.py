@@ -281,6 +281,19 @@ def main():
           b"[    0.001000] ACPI: RSDP 0x00000000000F5970 000014 (v00 BOCHS )\r\n" +
           dump_text([("RSDP", 0xF5970, rsdp(0, 0x7FFE250B, 0))], "[    0.002000] "))
 
+    hmat_fx = read_acpidump("q35-hmat-4nodes.acpidump")
+    write("fuzz_acpi_hmat", "qemu-2cpu-2memonly", hmat_fx["HMAT"][0][1])
+    write("fuzz_acpi_srat", "qemu-q35-hmat-4nodes", hmat_fx["SRAT"][0][1])
+    write("fuzz_acpi_srat", "generic-initiator-and-port",
+          sdt("SRAT", 3, bytes(12) +
+              struct.pack("<BBBBIHH12sII", 5, 32, 0, 1, 4, 0, 0x301, bytes(12), 3, 0) +
+              struct.pack("<BBBBI8sI4sII", 6, 32, 0, 0, 5, b"ACPI0016", 7, bytes(4), 1, 0)))
+    lb = struct.pack("<HHIBBBBIII Q", 1, 0, 32 + 8 + 8 + 8, 0, 1, 0, 0, 2, 2, 0, 1000)
+    lb += struct.pack("<IIII", 0, 1, 0, 2) + struct.pack("<HHHH", 10, 40, 20, 0xffff)
+    cache = struct.pack("<HHIIIQIHH", 2, 0, 36, 2, 0, 1 << 30, 0x00401121, 0, 2) + b"\x01\x00\x02\x00"
+    write("fuzz_acpi_hmat", "read-latency-unreachable-cache",
+          sdt("HMAT", 2, bytes(4) + struct.pack("<HHIHHIIIQQ", 0, 0, 40, 1, 0, 1, 2, 0, 0, 0) + lb + cache))
+
     q = smbios_qemu_like(2 << 30, speed=3200)
     write("fuzz_smbios", "qemu-30", smbios_ep3(len(q)) + q)
     q = smbios_qemu_like(1 << 30)

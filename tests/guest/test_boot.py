@@ -4,7 +4,7 @@ from guest import boot, check_map_invariants, usable_bytes
 
 GIB = 1 << 30
 MIB = 1 << 20
-PHASES = ["early", "bootinfo", "cmdline", "console", "report", "physmem", "acpi", "numa", "hugetlb1g",
+PHASES = ["early", "bootinfo", "cmdline", "console", "report", "physmem", "acpi", "numa", "tiers", "hugetlb1g",
           "pagetables", "smp", "memmap", "memprep", "meminit", "clockcheck", "tscsync", "machine", "hugetlb", "vm",
           "census", "pcp", "selftest"]
 
