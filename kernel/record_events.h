@@ -17,6 +17,7 @@
 	X(clock_check)   /* the TSC checked against a second clock */       \
 	X(mem_range)     /* one range of the normalized memory map */       \
 	X(mem_summary)   /* totals of the map */                            \
+	X(soft_reserved) /* EFI_MEMORY_SP memory kept out of the allocator */ \
 	X(phase)         /* a boot phase ended */                           \
 	X(console)       /* the consoles being written to */                \
 	X(console_drain) /* what one console printed and what it cost */    \

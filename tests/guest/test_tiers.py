@@ -97,3 +97,63 @@ def test_without_hmat_the_slit_chooses():
         cpu_node, cpus, cpu_nodes = _initialised_by(b, n)
         assert cpu_node == owner and cpu_nodes == {owner}, (n, cpu_node, cpus, cpu_nodes)
     _census_ok(b)
+
+
+def _mark_specific_purpose(mbi):
+    """@mbi (Multiboot2 information with an EFI memory map tag) with its
+    largest conventional descriptor marked EFI_MEMORY_SP; and that range."""
+    import struct
+    data, off, best = bytearray(mbi), 8, None
+    while off + 8 <= len(data):
+        tag, size = struct.unpack_from("<II", data, off)
+        if tag == 0:
+            break
+        if tag == 17:                         # EFI memory map
+            desc_size = struct.unpack_from("<I", data, off + 8)[0]
+            for p in range(off + 16, off + size - 39, desc_size):
+                kind, _, start, _, pages, _ = struct.unpack_from("<IIQQQQ", data, p)
+                if kind == 7 and (best is None or pages > best[2]):
+                    best = (p, start, pages)
+        off += (size + 7) & ~7
+    p, start, pages = best
+    attr = struct.unpack_from("<Q", data, p + 32)[0]
+    struct.pack_into("<Q", data, p + 32, attr | 1 << 18)
+    return bytes(data), start, start + pages * 4096
+
+
+def test_soft_reserved_memory_stays_out_of_the_allocator():
+    # The information GRUB gave an OVMF boot (a host-test fixture), fed back
+    # through the fw_cfg override under SeaBIOS: once as it was, once with
+    # its largest conventional range marked specific-purpose. (Its RSDP and
+    # system table are the OVMF boot's: ACPI falls back to one node.)
+    import os
+    import tempfile
+    from guest import ROOT
+    fixture = os.path.join(ROOT, "tests", "host", "fixtures", "mb2", "ovmf-q35-512m.bin")
+    intact = open(fixture, "rb").read()
+    marked, start, end = _mark_specific_purpose(intact)
+    boots = []
+    with tempfile.TemporaryDirectory() as d:
+        for name, data in (("intact", intact), ("sp", marked)):
+            path = os.path.join(d, name)
+            with open(path, "wb") as f:
+                f.write(data)
+            boots.append(boot(mem_per_node="512M", machine="q35", timeout=60,
+                              qemu_args=["-fw_cfg", "name=opt/memboot/mb2-override,file=" + path]))
+    plain, sp = boots
+    plain.expect_ok()
+    sp.expect_ok()
+    assert plain.all("soft_reserved") == []
+    rec = sp.one("soft_reserved")
+    assert (int(rec["start"], 16), int(rec["end"], 16), rec["bytes"]) == \
+        (start, end, end - start), rec
+    assert any(int(r["start"], 16) <= start and end <= int(r["end"], 16) and r["type"] == "reserved"
+               for r in sp.all("mem_range")), sp.all("mem_range")
+    assert plain.one("mem_summary")["usable_bytes"] - sp.one("mem_summary")["usable_bytes"] == \
+        end - start
+    free = [[c for c in b.all("census") if c["when"] == "boot"][0] for b in boots]
+    assert all(c["lost"] == 0 for c in free), free
+    # None of its pages reached the allocator: what it lost is the range,
+    # less the descriptors a hole does not need.
+    kept = [c["free"] + c["pcp"] + c["memmap"] for c in free]
+    assert kept[0] - kept[1] == (end - start) // 4096, free
