@@ -3,9 +3,11 @@
  */
 #include "mm/tiers.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "kernel/log.h"
+#include "kernel/record.h"
 
 #define PREFIX "tiers: "
 #define MAX_INITIATORS 256
@@ -262,4 +264,85 @@ const char *tiers_init_by_name(uint8_t by)
 	case TIERS_INIT_DISTANCE: return "distance";
 	default: return "none";
 	}
+}
+
+static void report_generic(const struct acpi_srat_generic *g)
+{
+	char handle[40];
+	struct record r;
+
+	if (g->handle_type == 0)
+		snprintf(handle, sizeof(handle), "ACPI %s:%u", g->acpi_hid, g->acpi_uid);
+	else
+		snprintf(handle, sizeof(handle), "PCI %04x:%02x:%02x.%u", g->pci_segment,
+			 g->pci_bdf >> 8, (g->pci_bdf >> 3) & 0x1f, g->pci_bdf & 7);
+	rec_begin(&r, "srat_generic");
+	rec_str(&r, "kind", g->type == 5 ? "initiator" : "port");
+	rec_u64(&r, "pxm", g->pxm);
+	rec_str(&r, "device", handle);
+	rec_bool(&r, "architectural", g->architectural);
+	record_report(&r, LOG_INFO, "SRAT: generic {kind} PXM {pxm}: {device}");
+}
+
+static void report_node(const struct numa_topology *topo, const struct mem_tiers *t, uint32_t n)
+{
+	const struct node_perf *p = &t->perf[n];
+	struct record r;
+
+	rec_begin(&r, "node_perf");
+	rec_u64(&r, "node", n);
+	rec_i64(&r, "pxm", topo->nodes[n].pxm == NUMA_NO_PXM ? -1 : (int64_t)topo->nodes[n].pxm);
+	rec_u64(&r, "cpus", topo->nodes[n].nr_present_cpus);
+	rec_u64(&r, "tier", t->tier[n]);
+	rec_u64(&r, "adistance", t->adistance[n]);
+	rec_bool(&r, "hmat", p->have);
+	rec_i64(&r, "initiator_node", p->have && p->initiator_node != NUMA_NO_NODE ?
+		(int64_t)p->initiator_node : -1);
+	rec_i64(&r, "initiator_pxm", p->have ? (int64_t)p->initiator_pxm : -1);
+	rec_u64(&r, "read_latency_ns", p->read_latency_ns);
+	rec_u64(&r, "write_latency_ns", p->write_latency_ns);
+	rec_u64(&r, "read_bandwidth_mbs", p->read_bandwidth_mbs);
+	rec_u64(&r, "write_bandwidth_mbs", p->write_bandwidth_mbs);
+	rec_u64(&r, "cache_bytes", t->cache_bytes[n]);
+	rec_u64(&r, "init_node", t->init_node[n]);
+	rec_str(&r, "init_by", tiers_init_by_name(t->init_by[n]));
+	if (p->have)
+		record_report(&r, LOG_INFO, "tiers: node {node} ({cpus} CPU{cpus:s}): memory_tier{tier} "
+			      "(adistance {adistance}); from PXM {initiator_pxm}: read {read_latency_ns} ns, "
+			      "write {write_latency_ns} ns, read {read_bandwidth_mbs} MB/s, write "
+			      "{write_bandwidth_mbs} MB/s; memory-side cache {cache_bytes:MiB} MiB; "
+			      "initialised by node {init_node}'s CPUs ({init_by})");
+	else
+		record_report(&r, LOG_INFO, "tiers: node {node} ({cpus} CPU{cpus:s}): memory_tier{tier} "
+			      "(adistance {adistance}, no HMAT figures); initialised by node "
+			      "{init_node}'s CPUs ({init_by})");
+}
+
+void tiers_report(const struct mem_tiers *t, const struct numa_topology *topo,
+		  const struct acpi_hmat_info *hmat, uint32_t hmat_warnings,
+		  const struct acpi_srat_info *srat)
+{
+	struct record r;
+
+	for (uint32_t i = 0; srat && i < srat->nr_generic; i++)
+		report_generic(&srat->generic[i]);
+	if (hmat) {
+		rec_begin(&r, "hmat");
+		rec_u64(&r, "revision", hmat->revision);
+		rec_u64(&r, "domains", hmat->nr_domains);
+		rec_u64(&r, "lb_structures", hmat->nr_lb);
+		rec_u64(&r, "figures", hmat->nr_values);
+		rec_u64(&r, "caches", hmat->nr_caches);
+		rec_u64(&r, "warnings", hmat_warnings);
+		rec_bool(&r, "truncated", hmat->truncated);
+		rec_i64(&r, "dram_ref_node", t->dram_ref_node);
+		rec_str(&r, "no_ref_reason", t->no_ref_reason ? t->no_ref_reason : "");
+		rec_u64(&r, "tiers", t->nr_tiers);
+		record_report(&r, LOG_INFO, "HMAT: revision {revision}: {domains} memory domain attributes, "
+			      "{lb_structures} latency/bandwidth structures ({figures} figures), "
+			      "{caches} memory-side caches; {tiers} tier{tiers:s}, DRAM reference node {dram_ref_node}");
+	}
+	for (uint32_t n = 0; n < topo->nr_nodes; n++)
+		if (topo->nodes[n].mem_bytes)
+			report_node(topo, t, n);
 }

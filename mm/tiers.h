@@ -74,6 +74,13 @@ struct mem_tiers {
 void tiers_build(struct mem_tiers *t, const struct numa_topology *topo,
 		 const struct acpi_hmat_info *hmat);
 
+/* The `srat_generic` (from @srat, NULL: none), `hmat` (NULL: none; with
+ * @hmat_warnings, what acpi_hmat_check() gave) and `node_perf` records and
+ * their lines. */
+void tiers_report(const struct mem_tiers *t, const struct numa_topology *topo,
+		  const struct acpi_hmat_info *hmat, uint32_t hmat_warnings,
+		  const struct acpi_srat_info *srat);
+
 /* "own", "hmat", "distance", "none". */
 const char *tiers_init_by_name(uint8_t by);
 

@@ -1,29 +1,14 @@
 /*
  * machine.h: phase "machine": which machine, firmware and memory devices
- * this is, from SMBIOS (kernel/acpi/smbios.h), each device placed on the
- * NUMA node its address ranges lie on.
+ * this is, from SMBIOS (kernel/acpi/smbios.h), each device placed on its
+ * NUMA node (mm/machine.h).
  */
 #ifndef MEMBOOT_KERNEL_INIT_MACHINE_H
 #define MEMBOOT_KERNEL_INIT_MACHINE_H
 
-#include <stdbool.h>
-#include <stdint.h>
-
 #include "boot/bootinfo.h"
-#include "kernel/acpi/smbios.h"
+#include "mm/machine.h"
 #include "mm/numa.h"
-
-/* A device's node when its ranges do not say it. */
-#define MACHINE_NODE_UNKNOWN -1   /* no type 19/20 range names its addresses */
-#define MACHINE_NODE_SPANS -2     /* its ranges lie on more than one node */
-
-struct machine_info {
-	bool have_smbios;
-	const char *smbios_source;                /* how boot/ found the entry point */
-	struct smbios_info smbios;
-	uint32_t nr_nodes;                         /* the topology's, for the per-node lines */
-	int32_t device_node[SMBIOS_MAX_DEVICES];  /* node, or MACHINE_NODE_* */
-};
 
 /* Parse the SMBIOS table the entry point in @bi names into @m and report
  * the `machine`, `dimm` and `node_dimms` records (made when the consoles
