@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "kernel/acpi/smbios.h"
+#include "mm/machine.h"
 #include "tests/host/host_support.h"
 
 /* ---- builders ---- */
@@ -595,6 +596,55 @@ static void test_seeds(void **state)
 	free(b);
 }
 
+/* mm/machine.c: each device on the node its ranges lie on. */
+static void test_devices_on_nodes(void **state)
+{
+	static struct tbl t;
+	static struct machine_info m;
+	static struct numa_topology topo;
+	struct smbios_entry e;
+
+	(void)state;
+	server_table(&t);      /* DIMM A1 at [0, 32 GiB), the second at [32, 64 GiB) */
+	e = entry_for(&t);
+	memset(&m, 0, sizeof(m));
+	assert_true(smbios_parse(t.b, t.len, &e, &m.smbios));
+	memset(&topo, 0, sizeof(topo));
+	topo.nr_nodes = 2;
+	topo.nr_ranges = 2;
+	topo.ranges[0] = (struct numa_mem_range){ 1u << 20, 32ull << 30, 0 };
+	topo.ranges[1] = (struct numa_mem_range){ 32ull << 30, 64ull << 30, 1 };
+	machine_place(&m, &topo);
+	assert_int_equal(m.device_node[0], 0);
+	assert_int_equal(m.device_node[1], 1);
+	/* One node's memory across the line between the two DIMMs: the first
+	 * DIMM spans both nodes. */
+	topo.ranges[0].end = 16ull << 30;
+	topo.ranges[1].start = 16ull << 30;
+	machine_place(&m, &topo);
+	assert_int_equal(m.device_node[0], MACHINE_NODE_SPANS);
+	assert_int_equal(m.device_node[1], 1);
+	/* No type 20, two devices in the array: no node said. */
+	m.smbios.nr_device_ranges = 0;
+	machine_place(&m, &topo);
+	assert_int_equal(m.device_node[0], MACHINE_NODE_UNKNOWN);
+	/* One node: every device on it. */
+	topo.nr_nodes = 1;
+	machine_place(&m, &topo);
+	assert_int_equal(m.device_node[0], 0);
+	assert_int_equal(m.device_node[1], 0);
+	/* The per-node line counts alike devices together. */
+	host_log_reset();
+	topo.nr_nodes = 2;
+	m.smbios.nr_device_ranges = 2;
+	topo.ranges[0].end = 64ull << 30;
+	topo.nr_ranges = 1;
+	machine_place(&m, &topo);
+	machine_report(&m);
+	assert_true(host_log_contains("DMI: node 0: 2 x 32 GiB DDR5-4800, 4400 configured"));
+	assert_true(host_log_contains("DMI: Acme R760, BIOS 2.14.1 03/15/2024"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -612,6 +662,7 @@ int main(void)
 		T(test_structure_count_21),
 		T(test_capacity),
 		T(test_seeds),
+		T(test_devices_on_nodes),
 #undef T
 	};
 
