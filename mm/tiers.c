@@ -224,10 +224,18 @@ void tiers_build(struct mem_tiers *t, const struct numa_topology *topo,
 {
 	uint32_t seen[NUMA_MAX_NODES], nr_seen = 0;
 
-	memset(t, 0, sizeof(*t));
+	/* The nodes there are, not NUMA_MAX_NODES of them: this runs before
+	 * memory is usable. */
 	t->have_hmat = hmat != NULL;
+	t->nr_tiers = 0;
 	for (uint32_t n = 0; n < topo->nr_nodes; n++) {
 		const uint32_t pxm = topo->nodes[n].pxm;
+
+		memset(&t->perf[n], 0, sizeof(t->perf[n]));
+		memset(&t->cpu_perf[n], 0, sizeof(t->cpu_perf[n]));
+		t->perf[n].initiator_node = t->cpu_perf[n].initiator_node = NUMA_NO_NODE;
+		t->cache_bytes[n] = 0;
+		t->adistance[n] = 0;
 
 		if (!hmat || pxm == NUMA_NO_PXM || !topo->nodes[n].mem_bytes)
 			continue;

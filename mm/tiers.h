@@ -69,8 +69,9 @@ struct mem_tiers {
 	uint8_t init_by[NUMA_MAX_NODES];            /* enum tiers_init_by */
 };
 
-/* Fill @t from @topo and @hmat (NULL: no HMAT). Warns only when the DRAM
- * nodes disagree. */
+/* Fill @t from @topo and @hmat (NULL: no HMAT): its per-node entries for
+ * the topology's nodes (the others are left as they were). Warns only when
+ * the DRAM nodes disagree. */
 void tiers_build(struct mem_tiers *t, const struct numa_topology *topo,
 		 const struct acpi_hmat_info *hmat);
 

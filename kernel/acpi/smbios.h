@@ -95,6 +95,8 @@ struct smbios_range {
 	uint16_t handle;            /* 19: the array's handle; 20: the device's */
 };
 
+/* Everything before `sockets` is cleared by smbios_parse(); the arrays'
+ * entries below their counts are written as they are taken. */
 struct smbios_info {
 	struct smbios_entry entry;
 	char bios_vendor[SMBIOS_STR_BYTES];
@@ -119,11 +121,11 @@ struct smbios_info {
 	bool ended;                 /* type 127 (end of table) was met */
 
 	uint32_t nr_sockets;
-	struct smbios_socket sockets[SMBIOS_MAX_SOCKETS];
 	uint32_t nr_devices;        /* type 17 structures kept */
 	uint32_t nr_populated;      /* of which size_bytes > 0 or size unknown */
-	struct smbios_device devices[SMBIOS_MAX_DEVICES];
 	uint32_t nr_array_ranges, nr_device_ranges;
+	struct smbios_socket sockets[SMBIOS_MAX_SOCKETS];
+	struct smbios_device devices[SMBIOS_MAX_DEVICES];
 	struct smbios_range array_ranges[SMBIOS_MAX_RANGES];   /* type 19 */
 	struct smbios_range device_ranges[SMBIOS_MAX_RANGES];  /* type 20 */
 

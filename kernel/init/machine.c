@@ -23,7 +23,7 @@ void discover_machine(const struct bootinfo *bi, const struct numa_topology *top
 	uint64_t top;
 	size_t avail;
 
-	memset(m, 0, sizeof(*m));
+	m->have_smbios = false;   /* smbios_parse() clears what it fills */
 	if (!bi->smbios_ep_len) {
 		pr_info("DMI: no SMBIOS entry point (%s); no machine or memory device records",
 			bi->efi_system_table ? "none in the EFI configuration table" :
@@ -32,7 +32,10 @@ void discover_machine(const struct bootinfo *bi, const struct numa_topology *top
 	}
 	if (!smbios_entry_parse(bi->smbios_ep, bi->smbios_ep_len, &ep))
 		return;
-	/* The table may claim more than is mapped (a 3.0 maximum): read what
+	/* Read after memory is usable: firmware keeps the table in memory it
+	 * reserves (EfiRuntimeServicesData under UEFI, a reserved range or the
+	 * BIOS area under a BIOS), which the allocator never owns; one that
+	 * says otherwise is named. The table may claim more than is mapped (a 3.0 maximum): read what
 	 * the identity map holds, and say so. */
 	avail = ep.table_bytes;
 	top = arch_mapped_top();
@@ -43,6 +46,12 @@ void discover_machine(const struct bootinfo *bi, const struct numa_topology *top
 	table = avail ? arch_map_phys(NULL, ep.table_phys, avail) : NULL;
 	if (!table)
 		avail = 0;
+	for (uint32_t i = 0; i < bi->nr_ranges; i++)
+		if (bi->ranges[i].type == MEM_USABLE && bi->ranges[i].start < ep.table_phys + avail &&
+		    ep.table_phys < bi->ranges[i].end)
+			pr_warn("DMI: the table at 0x%llx lies in usable memory, which memory init has "
+				"given to the allocator: what follows may be wrong",
+				(unsigned long long)ep.table_phys);
 	m->smbios_source = bi->smbios_source ? bi->smbios_source : "";
 	if (!smbios_parse(table, avail, &ep, &m->smbios))
 		return;
