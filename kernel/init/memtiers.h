@@ -3,9 +3,9 @@
  * node's best initiator's figures and its memory tier (mm/tiers.h), the
  * SRAT's generic initiators and ports reported, and each CPU-less node
  * given the node whose CPUs initialise its memory (topo->nodes[].init_node,
- * which phase meminit follows). Without an HMAT and without CPU-less memory
- * nodes nothing before usable memory needs them: the tiers are then built
- * when their report is made.
+ * which phase meminit follows). Without CPU-less memory nodes nothing
+ * before usable memory needs them: the checks and the tiers are then made
+ * with their report, after memory is usable.
  */
 #ifndef MEMBOOT_KERNEL_INIT_MEMTIERS_H
 #define MEMBOOT_KERNEL_INIT_MEMTIERS_H
