@@ -157,3 +157,29 @@ def test_soft_reserved_memory_stays_out_of_the_allocator():
     # less the descriptors a hole does not need.
     kept = [c["free"] + c["pcp"] + c["memmap"] for c in free]
     assert kept[0] - kept[1] == (end - start) // 4096, free
+
+
+def test_hmat_on_cpu_nodes_only_warns_and_never_stops():
+    # Two CPU nodes whose DRAM figures disagree by more than 10 %: Linux
+    # then keeps every node in DRAM's tier, with a warning. No CPU-less
+    # node: the checks and tiers are made with the report, after memory
+    # is usable.
+    args = ["-m", "1G", "-smp", "2,sockets=2,cores=1,threads=1", "-machine", "hmat=on"]
+    for n in (0, 1):
+        args += ["-object", "memory-backend-ram,id=m%d,size=512M" % n,
+                 "-numa", "node,nodeid=%d,cpus=%d,memdev=m%d" % (n, n, n)]
+    for (i, t), (lat, bw) in {(0, 0): (10, 20000), (0, 1): (30, 9000),
+                              (1, 1): (20, 20000), (1, 0): (30, 9000)}.items():
+        base = "hmat-lb,initiator=%d,target=%d,hierarchy=memory," % (i, t)
+        args += ["-numa", base + "data-type=access-latency,latency=%d" % lat,
+                 "-numa", base + "data-type=access-bandwidth,bandwidth=%dM" % bw]
+    b = boot(boot_path="pvh", qemu_args=args)
+    done = b.expect_ok()
+    assert done["warnings"] >= 1, done
+    assert any("differ by more than 10%" in w["msg"] for w in b.all("warning")), b.all("warning")
+    h = b.one("hmat")
+    assert (h["dram_ref_node"], h["no_ref_reason"], h["tiers"]) == (-1, "dram-mismatch", 1), h
+    perf = {r["node"]: r for r in b.all("node_perf")}
+    assert [(perf[n]["read_latency_ns"], perf[n]["tier"], perf[n]["init_by"]) for n in (0, 1)] == \
+        [(10, 4, "own"), (20, 4, "own")], perf
+    _census_ok(b)
