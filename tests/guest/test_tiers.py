@@ -54,7 +54,8 @@ def _initialised_by(b, node):
 
 
 def test_hmat_figures_tiers_and_initialising_cpus():
-    b = boot(boot_path="pvh", qemu_args=_topology(True) + _hmat_args())
+    b = boot(boot_path="pvh", qemu_args=_topology(True) + _hmat_args(),
+             append="hugepagesz=2M hugepages=16")
     done = b.expect_ok()
     assert done["warnings"] == 0, done
     h = b.one("hmat")
@@ -78,6 +79,10 @@ def test_hmat_figures_tiers_and_initialising_cpus():
     for n, owner in ((2, 0), (3, 1)):
         cpu_node, cpus, cpu_nodes = _initialised_by(b, n)
         assert cpu_node == owner and cpus and cpu_nodes == {owner}, (n, cpu_node, cpus, cpu_nodes)
+    # Their 2 MiB pools are built by the same CPUs, from their own memory.
+    pools = {r["node"]: r for r in b.all("hugetlb")}
+    assert [(pools[n]["cpu_node"], pools[n]["allocated"]) for n in range(4)] == \
+        [(0, 4), (1, 4), (0, 4), (1, 4)], pools
     _census_ok(b)
 
 
