@@ -11,6 +11,7 @@
 #include "boot/handoff.h"
 #include "boot/mb2/mb2.h"
 #include "boot/pvh/pvh.h"
+#include "boot/smbios_ep.h"
 #include "kernel/log.h"
 
 static void append_fwcfg_cmdline(struct bootinfo *bi)
@@ -84,6 +85,8 @@ bool boot_collect(uint32_t magic, uint32_t info, struct bootinfo *bi)
 		       magic, info);
 		ok = false;
 	}
+	if (ok)
+		boot_find_smbios(bi);
 	append_fwcfg_cmdline(bi);
 	find_fwcfg_replay(bi);
 	return ok;

@@ -46,6 +46,8 @@ enum boot_path {
 #define BOOTINFO_LOADER_BYTES 64
 #define BOOTINFO_DROPPED_BYTES 40
 #define BOOTINFO_MAX_EFI_RUNTIME 32
+#define BOOTINFO_MAX_SOFT_RESERVED 32
+#define BOOTINFO_SMBIOS_EP_BYTES 32   /* the 3.0 entry point is 24 bytes, 2.x 31 */
 
 /* The raw firmware map as read, before normalization (kept for dumps). */
 struct mem_map_raw {
@@ -85,6 +87,21 @@ struct bootinfo {
 	uint64_t efi_system_table;
 	struct mem_range efi_runtime_code[BOOTINFO_MAX_EFI_RUNTIME];
 	uint32_t nr_efi_runtime_code;
+	/* Conventional memory the EFI map marks EFI_MEMORY_SP (specific
+	 * purpose, soft-reserved: HBM, CXL memory meant for a driver): put in
+	 * the raw map as reserved, so never given to the allocator, as Linux
+	 * leaves it to drivers; listed here for the report. nr_soft_reserved
+	 * counts them all, the array keeps the first ones. */
+	struct mem_range soft_reserved[BOOTINFO_MAX_SOFT_RESERVED];
+	uint32_t nr_soft_reserved;
+
+	/* A copy of the SMBIOS entry point (boot/smbios_ep.c), smbios_ep_len 0
+	 * if none was found; where it lay and how it was found ("bios-area",
+	 * "efi-smbios3", "efi-smbios"). */
+	uint8_t smbios_ep[BOOTINFO_SMBIOS_EP_BYTES];
+	uint32_t smbios_ep_len;
+	uint64_t smbios_ep_phys;
+	const char *smbios_source;
 
 	/* Where the loader's own information block lies, for debug dumps
 	 * (memboot.dump_bootinfo); nothing interprets it outside boot/. */

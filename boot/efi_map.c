@@ -59,6 +59,18 @@ long efi_map_add(struct bootinfo *bi, const void *map, size_t map_bytes,
 		} else {
 			len = d.number_of_pages << PAGE_SHIFT;
 		}
+		/* UEFI 2.8: EFI_MEMORY_SP marks memory meant for a specific use
+		 * (a driver's); Linux keeps such conventional memory out of the
+		 * page allocator (soft reserved), and so does memboot. */
+		if (d.type == EFI_CONVENTIONAL_MEMORY && (d.attribute & EFI_MEMORY_SP) && len) {
+			if (bi->nr_soft_reserved < BOOTINFO_MAX_SOFT_RESERVED)
+				bi->soft_reserved[bi->nr_soft_reserved] = (struct mem_range){
+					d.physical_start, d.physical_start + len > d.physical_start ?
+					d.physical_start + len : UINT64_MAX, MEM_RESERVED };
+			bi->nr_soft_reserved++;
+			bootinfo_add_raw(bi, d.physical_start, len, MEM_RESERVED);
+			continue;
+		}
 		bootinfo_add_raw(bi, d.physical_start, len, efi_mem_type(d.type));
 		if (d.type == EFI_RUNTIME_SERVICES_CODE && len &&
 		    bi->nr_efi_runtime_code < BOOTINFO_MAX_EFI_RUNTIME &&

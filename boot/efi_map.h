@@ -46,6 +46,9 @@ enum {
 	EFI_PERSISTENT_MEMORY = 14,
 };
 
+/* EFI_MEMORY_DESCRIPTOR attribute bits, UEFI 2.10 7.2. */
+#define EFI_MEMORY_SP (1ull << 18)   /* specific-purpose memory (UEFI 2.8) */
+
 /*
  * The kernel's view of an EFI type once boot services have exited: loader and
  * boot-services memory is RAM again; runtime services, MMIO and anything
@@ -55,7 +58,8 @@ enum mem_type efi_mem_type(uint32_t efi_type);
 
 /*
  * Add the descriptors of a UEFI memory map of @map_bytes bytes, stepping by
- * @desc_size, to bi->raw. Returns the number of descriptors read, or -1 if
+ * @desc_size, to bi->raw. Conventional memory with EFI_MEMORY_SP is added
+ * as reserved and listed in bi->soft_reserved. Returns the number of descriptors read, or -1 if
  * @desc_size is smaller than the descriptor structure (nothing is added).
  */
 long efi_map_add(struct bootinfo *bi, const void *map, size_t map_bytes,

@@ -17,6 +17,7 @@
 	X(clock_check)   /* the TSC checked against a second clock */       \
 	X(mem_range)     /* one range of the normalized memory map */       \
 	X(mem_summary)   /* totals of the map */                            \
+	X(soft_reserved) /* EFI_MEMORY_SP memory kept out of the allocator */ \
 	X(phase)         /* a boot phase ended */                           \
 	X(console)       /* the consoles being written to */                \
 	X(console_drain) /* what one console printed and what it cost */    \
@@ -24,6 +25,12 @@
 	X(cpu)           /* a CPU the firmware lists */                     \
 	X(node)          /* a NUMA node */                                  \
 	X(numa)          /* the topology as a whole */                      \
+	X(hmat)          /* the HMAT as a whole */                          \
+	X(node_perf)     /* a node's best initiator's figures and its tier */ \
+	X(srat_generic)  /* an SRAT generic initiator or port */            \
+	X(machine)       /* the machine and firmware SMBIOS names */        \
+	X(dimm)          /* a populated memory device (SMBIOS type 17) */   \
+	X(node_dimms)    /* a node's memory devices, alike ones together */ \
 	X(direct_map)    /* the kernel's identity map */                    \
 	X(physmem_retire) /* early reservations kept when physmem retires */ \
 	X(apic)          /* the local APIC mode chosen for SMP */           \

@@ -214,7 +214,7 @@ static void parallel_start(struct mminit *mi, uint32_t nid)
 		.size = memmap_packed_pages(w->seg, w->nr_seg),
 		.align = ALLOC_MAX_ORDER_PAGES, .min_chunk = MMINIT_MIN_CHUNK_PAGES,
 		.max_threads = all ? 0 : mi->cfg.max_threads,
-		.node = all ? JOB_ALL_NODES : nid,
+		.node = all ? JOB_ALL_NODES : mi->cfg.cpu_node ? mi->cfg.cpu_node[nid] : nid,
 		.fn = node_chunk, .arg = &args[nid],
 		.times = w->chunks, .times_cap = MMINIT_TRACE_CHUNKS,
 	};

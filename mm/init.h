@@ -48,6 +48,9 @@ struct mminit_config {
 	uint64_t early_pages;        /* deferred/lazy: the caller's first section */
 	uint32_t boot_node;          /* the node whose memory the caller fills first */
 	bool trace;                  /* keep per-chunk timings */
+	/* Per node, the node whose CPUs run its parallel part (a CPU-less
+	 * node's nearest); NULL: each node's own. */
+	const uint32_t *cpu_node;
 };
 
 /* One node's work and what it cost. */

@@ -407,6 +407,7 @@ static void finish(struct build *b)
 		uint32_t best = 0;
 		uint8_t best_d = 0xff;
 
+		n->init_node = i;
 		if (n->mem_bytes > 0 || !any_mem) {
 			n->mem_node = n->mem_bytes > 0 ? i : 0;
 			continue;

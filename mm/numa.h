@@ -122,6 +122,9 @@ struct numa_node {
 	uint32_t mem_node;         /* itself if it has memory, else the nearest
 				      node with memory (distance, then lower
 				      id), else 0 */
+	/* Whose CPUs initialise its page descriptors: itself here;
+	 * mm/tiers.c's choice for a CPU-less node, set by phase tiers. */
+	uint32_t init_node;
 	uint32_t nr_cpus;          /* CPUs on the node, present or not */
 	uint32_t nr_present_cpus;
 	uint32_t nr_ranges;        /* entries of ranges[] on this node */

@@ -244,6 +244,21 @@ struct acpi_srat_mem {
 	bool nonvolatile;
 };
 
+/* A generic initiator (type 5: an accelerator, a NIC) or generic port
+ * (type 6: a CXL host bridge) affinity, ACPI 6.4/6.5: a device handle and
+ * the domain its memory accesses (or the memory behind it) belong to. */
+#define ACPI_SRAT_MAX_GENERIC 64
+struct acpi_srat_generic {
+	uint8_t type;           /* 5: initiator, 6: port */
+	uint8_t handle_type;    /* 0: ACPI (_HID, _UID), 1: PCI (segment, BDF) */
+	uint32_t pxm;
+	char acpi_hid[9];       /* handle type 0; NUL-terminated, '?' for non-printables */
+	uint32_t acpi_uid;
+	uint16_t pci_segment;   /* handle type 1 */
+	uint16_t pci_bdf;       /* bus << 8 | device << 3 | function */
+	bool architectural;     /* flags bit 1: architectural transactions */
+};
+
 struct acpi_srat_info {
 	uint8_t revision;       /* below 2: proximity domains are 8 bits */
 	uint32_t nr_entries;    /* well-formed entry headers met, of any type */
@@ -254,13 +269,17 @@ struct acpi_srat_info {
 	uint32_t nr_dropped_cpus;   /* beyond ACPI_SRAT_MAX_CPUS */
 	uint32_t nr_dropped_mems;   /* beyond ACPI_SRAT_MAX_MEMS */
 	bool truncated;         /* a malformed entry ended the parse */
+	uint32_t nr_generic;    /* generic initiators and ports kept (enabled ones) */
+	uint32_t nr_dropped_generic;   /* beyond ACPI_SRAT_MAX_GENERIC */
+	struct acpi_srat_generic generic[ACPI_SRAT_MAX_GENERIC];
 	struct acpi_srat_cpu cpus[ACPI_SRAT_MAX_CPUS];
 	struct acpi_srat_mem mems[ACPI_SRAT_MAX_MEMS];
 };
 
 /*
  * Parse the SRAT in @table. Types 0 (processor local APIC affinity), 1
- * (memory affinity) and 2 (x2APIC affinity) are read; disabled entries are
+ * (memory affinity), 2 (x2APIC affinity), 5 (generic initiator) and 6
+ * (generic port) are read; disabled entries are
  * counted and skipped (QEMU's q35 appends an empty disabled memory entry).
  * For SRAT revisions below 2 only the low 8 bits of a proximity domain count,
  * as ACPI 2.0 defined them. A memory range wrapping past 2^64 is clipped to
@@ -295,6 +314,107 @@ bool acpi_slit_parse(const void *table, size_t len, struct acpi_slit_info *out);
 /* Distance from locality @from to @to, or 0 if either is out of range. */
 uint8_t acpi_slit_distance(const struct acpi_slit_info *slit, uint32_t from,
 			   uint32_t to);
+
+/* ---- HMAT: heterogeneous memory attributes (ACPI 6.5, 5.2.28) ---- */
+
+/* Data types of a latency and bandwidth structure (5.2.28.4). */
+enum acpi_hmat_data_type {
+	ACPI_HMAT_ACCESS_LATENCY = 0,
+	ACPI_HMAT_READ_LATENCY = 1,
+	ACPI_HMAT_WRITE_LATENCY = 2,
+	ACPI_HMAT_ACCESS_BANDWIDTH = 3,
+	ACPI_HMAT_READ_BANDWIDTH = 4,
+	ACPI_HMAT_WRITE_BANDWIDTH = 5,
+	ACPI_HMAT_NR_DATA_TYPES = 6,
+};
+#define ACPI_HMAT_HIERARCHY_MEMORY 0   /* 1..3: a memory-side cache level */
+
+#define ACPI_HMAT_MAX_DOMAINS 256
+#define ACPI_HMAT_MAX_LB 64
+#define ACPI_HMAT_MAX_VALUES 4096
+#define ACPI_HMAT_MAX_CACHES 256
+
+/* Type 0: a memory domain and the initiator attached to it. */
+struct acpi_hmat_domain {
+	uint32_t memory_pxm;
+	uint32_t initiator_pxm;
+	bool initiator_valid;   /* flags bit 0 */
+};
+
+/* One figure of a latency and bandwidth structure. */
+struct acpi_hmat_value {
+	uint32_t initiator_pxm;
+	uint32_t target_pxm;
+	/* Entry x base unit: picoseconds for a latency, MB/s for a bandwidth. */
+	uint64_t value;
+	uint8_t data_type;      /* enum acpi_hmat_data_type */
+	uint8_t hierarchy;      /* ACPI_HMAT_HIERARCHY_MEMORY or a cache level */
+};
+
+/* Type 1, as read: its figures are values[first_value, + nr_values). */
+struct acpi_hmat_lb {
+	uint8_t hierarchy;      /* flags bits 0-3 */
+	uint8_t data_type;
+	uint8_t min_transfer;   /* bytes (ACPI 6.4); 0: not given */
+	uint32_t nr_initiators, nr_targets;
+	uint64_t base_unit;
+	uint32_t first_value, nr_values;
+	uint32_t nr_missing;    /* entries 0: not provided */
+	uint32_t nr_unreachable;/* entries 0xffff */
+};
+
+/* Type 2: a memory-side cache in front of a memory domain. */
+struct acpi_hmat_cache {
+	uint32_t memory_pxm;
+	uint64_t size_bytes;
+	uint8_t total_levels, level;
+	uint8_t associativity;  /* 0 none, 1 direct mapped, 2 complex */
+	uint8_t write_policy;   /* 0 none, 1 write-back, 2 write-through */
+	uint16_t line_bytes;
+};
+
+struct acpi_hmat_info {
+	uint8_t revision;       /* 2 since ACPI 6.3 (latencies in picoseconds) */
+	uint32_t nr_structures;
+	uint32_t nr_domains, nr_lb, nr_values, nr_caches;
+	uint32_t nr_dropped;    /* structures or figures beyond the capacities */
+	uint32_t nr_zero_base;  /* latency/bandwidth structures with base unit 0 */
+	bool truncated;         /* a malformed structure ended the parse */
+	struct acpi_hmat_domain domains[ACPI_HMAT_MAX_DOMAINS];
+	struct acpi_hmat_lb lb[ACPI_HMAT_MAX_LB];
+	struct acpi_hmat_value values[ACPI_HMAT_MAX_VALUES];
+	struct acpi_hmat_cache caches[ACPI_HMAT_MAX_CACHES];
+};
+
+/*
+ * Parse the HMAT in @table: memory proximity domain attributes (type 0),
+ * system locality latency and bandwidth (type 1: every data type, its
+ * entries times the entry base unit, entries 0 (not provided) and 0xffff
+ * (unreachable) counted and not kept) and memory-side cache information
+ * (type 2). Structures are (type u16, reserved u16, length u32, ...); one
+ * shorter than its type's fixed part or than the lists and matrix its
+ * counts need, or running past the table, ends the parse with a warning
+ * (truncated). Returns false with @out empty and one warning if the table
+ * itself is unusable, as acpi_madt_parse() does.
+ */
+bool acpi_hmat_parse(const void *table, size_t len, struct acpi_hmat_info *out);
+
+/* "access_latency", "read_latency", ... "write_bandwidth"; "?" beyond. */
+const char *acpi_hmat_data_type_name(uint8_t type);
+
+/*
+ * Check @hmat against @srat (NULL: no SRAT), warning, never refusing: a
+ * proximity domain HMAT names that the SRAT does not (an initiator no CPU
+ * or generic initiator affinity has, a target no memory affinity has), a
+ * latency/bandwidth structure with base unit 0, a latency above 100 us or a
+ * bandwidth above 100 TB/s (absurd for memory). Returns the warnings given.
+ */
+uint32_t acpi_hmat_check(const struct acpi_hmat_info *hmat, const struct acpi_srat_info *srat);
+
+/* Latency above this is absurd for memory (picoseconds: 100 us). */
+#define ACPI_HMAT_ABSURD_LATENCY_PS 100000000ull
+/* Bandwidth above this is absurd for memory (MB/s: 100 TB/s). */
+#define ACPI_HMAT_ABSURD_BANDWIDTH_MBS 100000000ull
 
 /* ---- acpidump text ---- */
 

@@ -149,6 +149,8 @@ enum {
 	ACPI_SRAT_LAPIC_AFFINITY = 0,
 	ACPI_SRAT_MEM_AFFINITY = 1,
 	ACPI_SRAT_X2APIC_AFFINITY = 2,
+	ACPI_SRAT_GENERIC_INITIATOR = 5,
+	ACPI_SRAT_GENERIC_PORT = 6,
 };
 
 /* SRAT revision 2 (ACPI 3.0) widened proximity domains from 8 to 32 bits. */

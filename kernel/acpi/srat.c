@@ -10,8 +10,12 @@
  *    widen them to 32 bits being reserved then; QEMU still writes revision 1
  *    tables, with small domains, so masking loses nothing there;
  *  - memory ranges are (base, length) and may be hot-pluggable or
- *    non-volatile.
- * Other types (GICC, GIC ITS, generic initiators and ports) are skipped.
+ *    non-volatile;
+ *  - types 5 (generic initiator, ACPI 6.3) and 6 (generic port, 6.5) are 32
+ *    bytes: device handle type at 3 (0 ACPI _HID/_UID, 1 PCI segment/BDF),
+ *    proximity domain at 4, the 16-byte handle at 8, flags at 24 (bit 0
+ *    enabled, bit 1 architectural transactions).
+ * Other types (GICC, GIC ITS) are skipped.
  */
 #include "kernel/acpi/acpi_internal.h"
 
@@ -78,6 +82,45 @@ static void add_mem(struct acpi_srat_info *out, const struct acpi_srat_mem_affin
 	m->end = end;
 	m->hotplug = e->flags & ACPI_SRAT_MEM_HOTPLUG;
 	m->nonvolatile = e->flags & ACPI_SRAT_MEM_NONVOLATILE;
+}
+
+#define SRAT_GENERIC_BYTES 32
+
+static void add_generic(struct acpi_srat_info *out, const uint8_t *e, uint8_t type,
+			uint32_t pxm_mask, uint32_t off)
+{
+	struct acpi_srat_generic *g;
+	uint32_t flags, pxm;
+
+	memcpy(&flags, e + 24, 4);
+	if (!(flags & ACPI_SRAT_ENABLED)) {
+		out->nr_disabled++;
+		return;
+	}
+	memcpy(&pxm, e + 4, 4);
+	if (out->nr_generic == ACPI_SRAT_MAX_GENERIC) {
+		if (out->nr_dropped_generic++ == 0)
+			pr_warn(PREFIX "more than %u generic initiators and ports; offset 0x%x and later ones dropped",
+				ACPI_SRAT_MAX_GENERIC, off);
+		return;
+	}
+	g = &out->generic[out->nr_generic++];
+	memset(g, 0, sizeof(*g));
+	g->type = type;
+	g->handle_type = e[3];
+	g->pxm = pxm & pxm_mask;
+	g->architectural = flags & 2u;
+	if (g->handle_type == 0) {
+		acpi_copy_name(g->acpi_hid, e + 8, 8);
+		memcpy(&g->acpi_uid, e + 16, 4);
+	} else {
+		memcpy(&g->pci_segment, e + 8, 2);
+		memcpy(&g->pci_bdf, e + 10, 2);
+		if (g->handle_type != 1)
+			pr_warn(PREFIX "generic %s at offset 0x%x has device handle type %u (0 ACPI, 1 PCI); read as PCI",
+				type == ACPI_SRAT_GENERIC_INITIATOR ? "initiator" : "port", off,
+				g->handle_type);
+	}
 }
 
 bool acpi_srat_parse(const void *table, size_t len, struct acpi_srat_info *out)
@@ -156,6 +199,17 @@ bool acpi_srat_parse(const void *table, size_t len, struct acpi_srat_info *out)
 			add_mem(out, &e, e.pxm & pxm_mask, off);
 			break;
 		}
+		case ACPI_SRAT_GENERIC_INITIATOR:
+		case ACPI_SRAT_GENERIC_PORT:
+			if (length < SRAT_GENERIC_BYTES) {
+				acpi_subtables_short(&it, type == ACPI_SRAT_GENERIC_INITIATOR ?
+						     "generic initiator affinity" :
+						     "generic port affinity", off, length,
+						     SRAT_GENERIC_BYTES);
+				break;
+			}
+			add_generic(out, entry, type, pxm_mask, off);
+			break;
 		default:
 			break;
 		}

@@ -108,6 +108,17 @@ static void report_now(void *arg)
 		rec_str(&r, "type", mem_type_name((enum mem_type)m->type));
 		record_report(&r, LOG_INFO, line);
 	}
+	for (uint32_t i = 0; i < bi->nr_soft_reserved && i < BOOTINFO_MAX_SOFT_RESERVED; i++) {
+		rec_begin(&r, "soft_reserved");
+		rec_hex(&r, "start", bi->soft_reserved[i].start);
+		rec_hex(&r, "end", bi->soft_reserved[i].end);
+		rec_u64(&r, "bytes", bi->soft_reserved[i].end - bi->soft_reserved[i].start);
+		record_report(&r, LOG_INFO, "efi: [mem 0x{start:x16}-0x{end:x16-1}] is EFI_MEMORY_SP "
+			      "(soft reserved, {bytes:MiB} MiB): left to drivers, not in the allocator");
+	}
+	if (bi->nr_soft_reserved > BOOTINFO_MAX_SOFT_RESERVED)
+		pr_info("efi: %u more soft-reserved ranges, kept out of the allocator too",
+			bi->nr_soft_reserved - BOOTINFO_MAX_SOFT_RESERVED);
 	rec_begin(&r, "mem_summary");
 	for (int t = MEM_USABLE; t < MEM_TYPE_COUNT; t++) {
 		char key[32];

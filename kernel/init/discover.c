@@ -328,6 +328,8 @@ void discover_acpi(const struct bootinfo *bi, bool dump, struct discovered_acpi 
 		acpi->have_srat = acpi_srat_parse(bytes, len, &acpi->srat);
 	if ((bytes = table_bytes(acpi, "SLIT", &len)))
 		acpi->have_slit = acpi_slit_parse(bytes, len, &acpi->slit);
+	if ((bytes = table_bytes(acpi, "HMAT", &len)))
+		acpi->have_hmat = acpi_hmat_parse(bytes, len, &acpi->hmat);
 	if (!acpi->have_madt)
 		pr_warn("ACPI: no usable MADT: the boot CPU only");
 	if ((bytes = table_bytes(acpi, "SPCR", &len)))

@@ -19,10 +19,11 @@
 
 struct discovered_acpi {
 	struct acpi_tables dir;
-	bool have_madt, have_srat, have_slit;
+	bool have_madt, have_srat, have_slit, have_hmat;
 	struct acpi_madt_info madt;
 	struct acpi_srat_info srat;
 	struct acpi_slit_info slit;
+	struct acpi_hmat_info hmat;      /* phase tiers checks and reads it */
 	struct acpi_pm_timer pm_timer;   /* port 0: none */
 	struct acpi_hpet_info hpet;      /* address 0: none */
 	bool clock_checked;              /* the cross-checks ran in phase acpi */

@@ -55,9 +55,15 @@ void hugetlb_boot_reserve(struct hugetlb_pools *hp, const struct hugetlb_params 
 void hugetlb_boot_pools(struct hugetlb_pools *hp, const struct hugetlb_params *params,
 			const struct numa_topology *topo, const struct memmap *mm, bool trace)
 {
+	static uint32_t cpu_node[HUGETLB_MAX_NODES];
 	bool has_mem[HUGETLB_MAX_NODES] = { false };
 
 	nodes_with_memory(topo, has_mem);
+	/* A CPU-less node's pools are built by the CPUs that initialised its
+	 * memory (phase tiers chose them). */
+	for (uint32_t n = 0; n < topo->nr_nodes && n < HUGETLB_MAX_NODES; n++)
+		cpu_node[n] = topo->nodes[n].init_node;
+	hp->cpu_node = cpu_node;
 	hugetlb_build_pools(hp, &params->config, params->zero, has_mem, mm,
 			    table_from_allocator, NULL);
 	hugetlb_report(hp, trace);

@@ -24,6 +24,8 @@
 #include "kernel/init/discover.h"
 #include "kernel/exit.h"
 #include "kernel/init/hugetlb.h"
+#include "kernel/init/machine.h"
+#include "kernel/init/memtiers.h"
 #include "kernel/log.h"
 #include "kernel/init/memory.h"
 #include "kernel/init/meminit.h"
@@ -48,6 +50,8 @@ struct boot_state {
 	struct physmem physmem;          /* early ranges and reservations, until meminit */
 	struct discovered_acpi acpi;     /* the parsed ACPI tables */
 	struct numa_topology topo;       /* nodes, CPUs, each range's node, distances */
+	struct machine_info machine;     /* SMBIOS: firmware, system, memory devices */
+	struct mem_tiers tiers;          /* HMAT figures and tiers per node */
 	struct memmap memmap;            /* every node's page descriptors */
 	/* The huge page pools: 1 GiB pages reserved before the page tables,
 	 * 2 MiB pages after memory init; used by self-tests and faults. */
@@ -238,6 +242,7 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 	PHASE(acpi, discover_acpi(&bs.bootinfo, bootreport_settings.dump_acpi, &bs.acpi);
 		    clock_first_from_acpi());
 	PHASE(numa, discover_numa(&bs.bootinfo, &bs.acpi, &bs.physmem, &bs.topo));
+	PHASE(tiers, discover_tiers(&bs.acpi, &bs.topo, &bs.tiers));
 	phase_console_ring(&bs.topo, &bs.physmem);
 	PHASE(hugetlb1g, hugetlb_boot_reserve(&bs.hugetlb, &hugetlb_params, &bs.topo,
 						&bs.physmem));
@@ -251,6 +256,8 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 	PHASE(clockcheck, clock_checks_finish(&bs.clock_checks));
 	PHASE(tscsync, smp_tsc_check());
 	meminit_report(&bs.topo, &bs.physmem);
+	/* Off the path to usable memory: nothing before needs it. */
+	PHASE(machine, discover_machine(&bs.bootinfo, &bs.topo, &bs.machine));
 	PHASE(hugetlb, hugetlb_boot_pools(&bs.hugetlb, &hugetlb_params, &bs.topo, &bs.memmap,
 					    meminit_settings.trace));
 	PHASE(vm, vm_init(&bs.memmap, &bs.hugetlb));

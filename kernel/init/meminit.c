@@ -456,7 +456,7 @@ static bool cpu_offered(uint32_t nid, uint32_t cpu)
 		return true;
 	if (cs == this_cpu_state())
 		return mi.nodes[nid].caller_offered;
-	return cs->node == nid;
+	return cs->node == (mi.cfg.cpu_node ? mi.cfg.cpu_node[nid] : nid);
 }
 
 /*
@@ -541,6 +541,8 @@ static void report(uint32_t nid, enum mminit_policy policy)
 	uint64_t wait_ns = tsc_cycles_to_ns(u.wait_ticks);
 	rec_begin(&r, "node_init");
 	rec_u64(&r, "node", nid);
+	/* A CPU-less node's CPUs are another node's (phase tiers chose it). */
+	rec_u64(&r, "cpu_node", mi.cfg.cpu_node ? mi.cfg.cpu_node[nid] : nid);
 	rec_str(&r, "policy", policy_names[policy]);
 	rec_u64(&r, "threads", w->threads);
 	rec_u64(&r, "cpus", w->cpus);
@@ -712,6 +714,10 @@ static void alloc_report(const struct alloc_ops *ops)
 
 static void early_allocations(void *ctx);
 
+/* Each node's initialising node (struct numa_node's init_node), for the
+ * engine's config. */
+static uint32_t init_nodes[MEMBOOT_MAX_NODES];
+
 /* What meminit_prepare() set up for meminit_run(). */
 static const struct alloc_ops *started_ops;
 
@@ -728,8 +734,11 @@ void meminit_prepare(const struct numa_topology *topo, const struct hugetlb_pool
 		.early_pages = meminit_settings.early_pages,
 		.boot_node = this_cpu_state()->mem_node,
 		.trace = meminit_settings.trace,
+		.cpu_node = init_nodes,
 	};
 
+	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++)
+		init_nodes[nid] = topo->nodes[nid].init_node;
 	started_ops = alloc_start(topo, pm, mm);
 	pcp_setup_reserve(reserve_for_pcp, pm);
 	/* The engine's per-node work lists, sized by the nodes there are. */

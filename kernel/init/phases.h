@@ -39,6 +39,9 @@
 	X(numa, ALWAYS, \
 	  "`bs.bootinfo`, `bs.acpi`", \
 	  "`bs.topo`: nodes, each CPU's node, each range's node, distances; `bs.physmem` learns the nodes and distances") \
+	X(tiers, ALWAYS, \
+	  "`bs.acpi` (HMAT, SRAT), `bs.topo`", \
+	  "`bs.tiers`: the HMAT checked against the SRAT (warnings only), each node's best initiator's figures and memory tier (mm/tiers.c, Linux's abstract distance), the SRAT's generic initiators and ports reported; a CPU-less node's `init_node` in `bs.topo`: the node whose CPUs initialise its memory (HMAT, else SLIT)") \
 	X(hugetlb1g, ALWAYS, \
 	  "`bs.topo`, `bs.physmem`", \
 	  "`bs.hugetlb`'s 1 GiB pages, reserved on their exact node before anything large is allocated") \
@@ -63,6 +66,9 @@
 	X(tscsync, ALWAYS, \
 	  "the online CPUs", \
 	  "every AP's TSC checked against the boot CPU's (`tsc_sync` records), a known offset corrected from here on; then `meminit_report()` (`bs.topo`, `bs.physmem`: its retired reservations) makes meminit's figures, the APs' chunk times corrected by those offsets and every time converted at the precise rate: nothing on the path to usable memory waits for the check") \
+	X(machine, ALWAYS, \
+	  "`bs.bootinfo`'s SMBIOS entry point (boot/ found it in the BIOS area or the EFI configuration table), `bs.topo`", \
+	  "`bs.machine`: firmware, system, board, sockets and memory devices (kernel/acpi/smbios.c), each device on its node; the `machine`, `dimm` and `node_dimms` records. After memory is usable: nothing before needs it") \
 	X(hugetlb, ALWAYS, \
 	  "`bs.topo`, `bs.memmap`, the allocator", \
 	  "`bs.hugetlb`'s 2 MiB pools per node, filled in parallel") \

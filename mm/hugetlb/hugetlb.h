@@ -162,6 +162,9 @@ struct hugetlb_pools {
 	uintptr_t map_offset;         /* a page's address: (pfn << PAGE_SHIFT) + map_offset */
 	uint64_t epoch_ticks;         /* job clock at boot: times in records are since then */
 	uint64_t gigantic_pages;      /* 4 KiB pages physmem holds for 1 GiB pool pages */
+	/* Per node, the node whose CPUs build its pools (a CPU-less node's
+	 * nearest, as for its memory init); NULL: each node's own. */
+	const uint32_t *cpu_node;
 };
 
 struct physmem;

@@ -259,7 +259,8 @@ void hugetlb_build_pools(struct hugetlb_pools *hp, const struct hugetlb_config *
 		node->zero = zero;
 		if (g->total && zero) {
 			g->job = (struct job){ .name = "hugetlb-zero", .start = 0,
-				.size = g->total << 9, .min_chunk = 64, .node = n,
+				.size = g->total << 9, .min_chunk = 64,
+				.node = hp->cpu_node ? hp->cpu_node[n] : n,
 				.fn = zero_gigantic_chunk, .arg = node, .times = g->times,
 				.times_cap = HUGETLB_CHUNK_TIMES };
 			g->zeroed = true;
@@ -272,7 +273,9 @@ void hugetlb_build_pools(struct hugetlb_pools *hp, const struct hugetlb_config *
 			} else {
 				h->zeroed = zero;
 				h->job = (struct job){ .name = "hugetlb", .start = 0, .size = want[n],
-					.min_chunk = 16, .node = n, .fn = alloc_huge_chunk,
+					.min_chunk = 16,
+					.node = hp->cpu_node ? hp->cpu_node[n] : n,
+					.fn = alloc_huge_chunk,
 					.arg = node, .times = h->times,
 					.times_cap = HUGETLB_CHUNK_TIMES };
 				h->has_job = true;
@@ -357,6 +360,7 @@ void hugetlb_report(const struct hugetlb_pools *hp, bool trace)
 				rec_u64(&r, "threads", p->threads);
 				rec_u64(&r, "cpus", p->cpus);
 			}
+			rec_u64(&r, "cpu_node", hp->cpu_node ? hp->cpu_node[n] : n);
 			record_report(&r, LOG_INFO, s == HUGETLB_1G
 				? "HugeTLB: node {node}: {allocated} of {requested} 1.00 GiB pages in {ns:ms}ms"
 				: "HugeTLB: node {node}: {allocated} of {requested} 2.00 MiB pages in {ns:ms}ms");

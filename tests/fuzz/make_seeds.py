@@ -163,6 +163,54 @@ def replay_file(cpus, events):
     return (b"MBREPLAY" + struct.pack("<IIQQ", 1, cpus, len(events), ids) + bytes(40) +
             b"".join(struct.pack("<IBBH", *e) for e in events))
 
+# ---- SMBIOS (fuzz_smbios: a 32-byte entry point slot, then the table) ----
+
+def smbios_struct(stype, handle, fields, strings=()):
+    """A structure: header, @fields after it, the string set."""
+    body = struct.pack("<BBH", stype, 4 + len(fields), handle) + fields
+    if strings:
+        return body + b"".join(x.encode() + b"\0" for x in strings) + b"\0"
+    return body + b"\0\0"
+
+
+def smbios_qemu_like(ram_bytes, speed=0, extra_dimms=0):
+    """Types 0, 1, 4, 16, 17, 19, 32 and 127 as QEMU builds them."""
+    t = smbios_struct(0, 0, struct.pack("<BBHBBQHBBBB", 1, 2, 0xE800, 3, 0, 8, 0, 0, 0, 0xff, 0xff),
+                      ["SeaBIOS", "1.16.3", "04/01/2014"])
+    t += smbios_struct(1, 0x100, struct.pack("<BBBB16sBBB", 1, 2, 3, 0, bytes(16), 6, 0, 0),
+                       ["Acme", "Roadrunner", "pc-q35-10.0"])
+    t += smbios_struct(4, 0x400, bytes([1, 3, 1, 2]) + bytes(8) + bytes([3, 0]) +
+                       struct.pack("<HHHBB", 0, 2000, 2000, 0x41, 1) + bytes(6) + bytes(3) +
+                       bytes([1, 1, 1, 0]) + bytes(8), ["CPU 0", "QEMU", "pc-q35-10.0"])
+    t += smbios_struct(16, 0x1000, struct.pack("<BBBIHHQ", 1, 3, 6, 0x80000000, 0xfffe,
+                                               1 + extra_dimms, 0))
+    for i in range(1 + extra_dimms):
+        mib = ram_bytes >> 20
+        t += smbios_struct(17, 0x1100 + i,
+                           struct.pack("<HHHHHBBBBBHHBBBBBIH", 0x1000, 0xfffe, 0xffff, 0xffff,
+                                       min(mib, 0x7fff), 9, 0, 1, 0, 7, 2, speed, 2, 0, 0,
+                                       0, 0, mib if mib >= 0x7fff else 0, speed),
+                           ["DIMM %d" % i, "QEMU"])
+    t += smbios_struct(19, 0x1300, struct.pack("<IIHB", 0, (ram_bytes >> 10) - 1, 0x1000, 1))
+    t += smbios_struct(32, 0x2000, bytes(7))
+    t += smbios_struct(127, 0x7f00, b"")
+    return t
+
+
+def smbios_ep3(table_len):
+    ep = bytearray(struct.pack("<5sBBBBBBBIQ", b"_SM3_", 0, 0x18, 3, 0, 0, 1, 0,
+                               table_len, 0x7fe00000))
+    ep[5] = (-sum(ep)) & 0xFF
+    return bytes(ep).ljust(32, b"\0")
+
+
+def smbios_ep2(table_len, count):
+    ep = bytearray(struct.pack("<4sBBBBHB5s5sBHIHB", b"_SM_", 0, 0x1f, 2, 8, 0x100, 0,
+                               bytes(5), b"_DMI_", 0, table_len, 0xf0000, count, 0x28))
+    ep[0x15] = (-sum(ep[0x10:0x1f])) & 0xFF
+    ep[4] = (-sum(ep)) & 0xFF
+    return bytes(ep).ljust(32, b"\0")
+
 
 def write(target, name, data):
     d = os.path.join(SEEDS, target)
@@ -251,6 +299,26 @@ def main():
           replay_file(1, [(0, 0, 0, 0), (0, 1, 10, 0)]))
     write("fuzz_replay_events", "free-first-realloc",
           replay_file(1, [(0, 1, 0, 0), (0, 0, 0, 0), (0, 0, 0, 0), (1, 0, 11, 0)]))
+
+    hmat_fx = read_acpidump("q35-hmat-4nodes.acpidump")
+    write("fuzz_acpi_hmat", "qemu-2cpu-2memonly", hmat_fx["HMAT"][0][1])
+    write("fuzz_acpi_srat", "qemu-q35-hmat-4nodes", hmat_fx["SRAT"][0][1])
+    write("fuzz_acpi_srat", "generic-initiator-and-port",
+          sdt("SRAT", 3, bytes(12) +
+              struct.pack("<BBBBIHH12sII", 5, 32, 0, 1, 4, 0, 0x301, bytes(12), 3, 0) +
+              struct.pack("<BBBBI8sI4sII", 6, 32, 0, 0, 5, b"ACPI0016", 7, bytes(4), 1, 0)))
+    lb = struct.pack("<HHIBBBBIII Q", 1, 0, 32 + 8 + 8 + 8, 0, 1, 0, 0, 2, 2, 0, 1000)
+    lb += struct.pack("<IIII", 0, 1, 0, 2) + struct.pack("<HHHH", 10, 40, 20, 0xffff)
+    cache = struct.pack("<HHIIIQIHH", 2, 0, 36, 2, 0, 1 << 30, 0x00401121, 0, 2) + b"\x01\x00\x02\x00"
+    write("fuzz_acpi_hmat", "read-latency-unreachable-cache",
+          sdt("HMAT", 2, bytes(4) + struct.pack("<HHIHHIIIQQ", 0, 0, 40, 1, 0, 1, 2, 0, 0, 0) + lb + cache))
+
+    q = smbios_qemu_like(2 << 30, speed=3200)
+    write("fuzz_smbios", "qemu-30", smbios_ep3(len(q)) + q)
+    q = smbios_qemu_like(1 << 30)
+    write("fuzz_smbios", "qemu-21", smbios_ep2(len(q), 8) + q)
+    big = smbios_qemu_like(64 << 30, speed=4800, extra_dimms=3)
+    write("fuzz_smbios", "four-dimms-extended-size", smbios_ep3(0x10000) + big)
     return 0
 
 

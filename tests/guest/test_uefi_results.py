@@ -42,6 +42,8 @@ def test_results_read_back_from_the_variable_store():
     assert _node_init(kept) == _node_init(b.records) and len(_node_init(kept)) == 2, \
         (_node_init(kept), _node_init(b.records))
     assert kept[-1] == b.one("done")
+    # Results from many machines say which machine made them.
+    assert [r for r in kept if r["event"] == "machine"] == [b.one("machine")]
     assert [r for r in kept if r["event"] == "phase"] == b.all("phase")
     assert human.returncode == 0 and "memboot: boot done, status 0 (ok)" in human.stdout, human
 

@@ -533,9 +533,14 @@ static void test_efi_mem_type(void **state)
 
 static void put_desc(uint8_t *p, uint32_t type, uint64_t start, uint64_t pages)
 {
+	/* Cacheability bits only: an all-ones attribute would set
+	 * EFI_MEMORY_SP, which makes conventional memory soft-reserved. */
+	uint64_t attribute = 0xf;
+
 	memcpy(p, &type, 4);
 	memcpy(p + 8, &start, 8);
 	memcpy(p + 24, &pages, 8);
+	memcpy(p + 32, &attribute, 8);
 }
 
 static void test_efi_map_add(void **state)

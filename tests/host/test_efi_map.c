@@ -291,6 +291,35 @@ static void test_too_many_descriptors(void **state)
 	free(m);
 }
 
+/* EFI_MEMORY_SP on conventional memory: reserved and listed; on other
+ * types (boot-services data) the attribute changes nothing, as in Linux. */
+static void test_specific_purpose_memory(void **state)
+{
+	unsigned char m[48 * 3];
+	struct efi_memory_descriptor d;
+
+	(void)state;
+	put_desc(m, EFI_CONVENTIONAL_MEMORY, 0x100000, 0x100);
+	put_desc(m + 48, EFI_CONVENTIONAL_MEMORY, 0x200000, 0x200);
+	put_desc(m + 96, EFI_BOOT_SERVICES_DATA, 0x400000, 0x10);
+	memcpy(&d, m + 48, sizeof(d));
+	d.attribute |= EFI_MEMORY_SP;
+	memcpy(m + 48, &d, sizeof(d));
+	memcpy(&d, m + 96, sizeof(d));
+	d.attribute |= EFI_MEMORY_SP;
+	memcpy(m + 96, &d, sizeof(d));
+	assert_int_equal(efi_map_add(&bi, m, sizeof(m), 48), 3);
+	bootinfo_normalize(&bi);
+	check_map_invariants(&bi);
+	assert_true(map_has_range(&bi, 0x100000, 0x200000, MEM_USABLE));
+	assert_true(map_has_range(&bi, 0x200000, 0x400000, MEM_RESERVED));
+	assert_true(map_has_range(&bi, 0x400000, 0x410000, MEM_USABLE));
+	assert_int_equal(bi.nr_soft_reserved, 1);
+	assert_int_equal(bi.soft_reserved[0].start, 0x200000);
+	assert_int_equal(bi.soft_reserved[0].end, 0x400000);
+	assert_int_equal(bootinfo_total_bytes(&bi, MEM_USABLE), 0x100000 + 0x10000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -306,6 +335,7 @@ int main(void)
 		cmocka_unit_test_setup(test_page_count_overflow, reset),
 		cmocka_unit_test_setup(test_empty_and_unaligned_buffer, reset),
 		cmocka_unit_test_setup(test_too_many_descriptors, reset),
+		cmocka_unit_test_setup(test_specific_purpose_memory, reset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

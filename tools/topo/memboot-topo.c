@@ -7,7 +7,14 @@
  *                                console log of a memboot.dump_acpi boot)
  *   memboot-topo [--json] DIR    binary tables: Linux's /sys/firmware/acpi/tables
  *                                (files named by signature: APIC, SRAT, SSDT1)
- *                                or `acpixtract -a` output (apic.dat, ...)
+ *                                or `acpixtract -a` output (apic.dat, ...); or a
+ *                                copy of /sys/firmware: its acpi/tables, and
+ *                                its dmi/tables (smbios_entry_point, DMI) when
+ *                                there
+ *
+ * With an HMAT it prints each node's best initiator's figures and memory tier
+ * (mm/tiers.c); with SMBIOS tables the machine and its memory devices, each
+ * on its node (mm/machine.c): the kernel's records and lines.
  *
  * It names the format it recognised on stderr ("format: ..."), or says that it
  * recognised none, so a user who points it at the wrong thing learns why.
@@ -41,7 +48,9 @@
 #include "kernel/log.h"
 #include "kernel/panic.h"
 #include "kernel/record.h"
+#include "mm/machine.h"
 #include "mm/numa.h"
+#include "mm/tiers.h"
 #include "tests/host/host_support.h"
 #include "tools/topo/acpidump_text.h"
 
@@ -52,7 +61,7 @@ struct table {
 	uint8_t *bytes;
 	size_t len;
 };
-static struct table madt, srat, slit;
+static struct table madt, srat, slit, hmat;
 static unsigned nr_tables;
 
 /* A table's header length: bytes 4..7, little endian. */
@@ -114,7 +123,8 @@ static void keep(const char *sig, const uint8_t *bytes, size_t len, uint64_t phy
 {
 	struct table *t = strncmp(sig, "APIC", 4) == 0 ? &madt :
 			  strncmp(sig, "SRAT", 4) == 0 ? &srat :
-			  strncmp(sig, "SLIT", 4) == 0 ? &slit : NULL;
+			  strncmp(sig, "SLIT", 4) == 0 ? &slit :
+			  strncmp(sig, "HMAT", 4) == 0 ? &hmat : NULL;
 
 	nr_tables++;
 	if (!t)
@@ -374,12 +384,55 @@ static int read_dir(const char *path)
 	return 0;
 }
 
+/*
+ * Linux's /sys/firmware/dmi/tables: smbios_entry_point (the entry point's
+ * bytes) and DMI (the structure table). Returns 0 with @m filled (or
+ * untouched when @dir has neither), -1 when they are there but unreadable.
+ */
+static int read_dmi(const char *dir, struct machine_info *m)
+{
+	char ep_path[4224], table_path[4224];   /* @dir: at most 4095 bytes */
+	const char *why = NULL;
+	struct smbios_entry ep;
+	char *ep_bytes, *table;
+	size_t ep_len, table_len;
+
+	snprintf(ep_path, sizeof(ep_path), "%s/smbios_entry_point", dir);
+	snprintf(table_path, sizeof(table_path), "%s/DMI", dir);
+	if (access(ep_path, F_OK) != 0 && access(table_path, F_OK) != 0)
+		return 0;
+	if (!(ep_bytes = read_all(ep_path, &ep_len, &why))) {
+		fprintf(stderr, "memboot-topo: cannot read %s: %s%s\n", ep_path,
+			why ? why : strerror(errno),
+			errno == EACCES ? " (root's: run as root, or copy it with sudo cp -r)" : "");
+		return -1;
+	}
+	if (!(table = read_all(table_path, &table_len, &why))) {
+		fprintf(stderr, "memboot-topo: cannot read %s: %s%s\n", table_path,
+			why ? why : strerror(errno),
+			errno == EACCES ? " (root's: run as root, or copy it with sudo cp -r)" : "");
+		free(ep_bytes);
+		return -1;
+	}
+	if (smbios_entry_parse(ep_bytes, ep_len, &ep) &&
+	    smbios_parse(table, table_len, &ep, &m->smbios)) {
+		m->have_smbios = true;
+		m->smbios_source = "sysfs";
+		note_format("SMBIOS %u.%u tables (/sys/firmware/dmi/tables), %u structures\n",
+			    ep.major, ep.minor, m->smbios.nr_structures);
+	}
+	free(ep_bytes);
+	free(table);
+	return 0;
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: memboot-topo [--json] FILE|DIR\n"
 			"  FILE: acpidump text (also a memboot.dump_acpi console log)\n"
 			"  DIR:  binary tables: /sys/firmware/acpi/tables (or a copy), or\n"
-			"        acpixtract -a output (*.dat)\n");
+			"        acpixtract -a output (*.dat), or a copy of /sys/firmware\n"
+			"        (acpi/tables, and dmi/tables when there)\n");
 	return 64;
 }
 
@@ -390,6 +443,10 @@ int main(int argc, char **argv)
 	static struct acpi_slit_info slit_info;
 	static struct bootinfo map;
 	static struct numa_topology topo;
+	static struct acpi_hmat_info hmat_info;
+	static struct mem_tiers tiers;
+	static struct machine_info machine;
+	char sub[4096];
 	const char *path = NULL;
 	struct stat st;
 	bool have_srat = false, have_slit = false;
@@ -423,8 +480,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "memboot-topo: %s: %s\n", path, strerror(errno));
 		return 1;
 	}
-	if ((S_ISDIR(st.st_mode) ? read_dir(path) : read_text(path)) != 0)
+	/* A copy of /sys/firmware: its acpi/tables and dmi/tables. */
+	snprintf(sub, sizeof(sub), "%s/acpi/tables", path);
+	if (S_ISDIR(st.st_mode) && stat(sub, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (read_dir(sub) != 0)
+			return 1;
+		snprintf(sub, sizeof(sub), "%s/dmi/tables", path);
+		if (read_dmi(sub, &machine) != 0)
+			return 1;
+	} else if ((S_ISDIR(st.st_mode) ? read_dir(path) : read_text(path)) != 0) {
 		return 1;
+	}
 	if (!madt.bytes || !acpi_madt_parse(madt.bytes, madt.len, &madt_info)) {
 		fprintf(stderr, "memboot-topo: no usable MADT (APIC) among the %u tables of %s\n",
 			nr_tables, path);
@@ -459,6 +525,19 @@ int main(int argc, char **argv)
 	};
 	numa_build(&topo, &in);
 	numa_print(&topo);
+
+	/* HMAT: checked against the SRAT, the tiers (the kernel's phase tiers). */
+	bool have_hmat = hmat.bytes && acpi_hmat_parse(hmat.bytes, hmat.len, &hmat_info);
+	uint32_t hmat_warnings = have_hmat ?
+		acpi_hmat_check(&hmat_info, have_srat ? &srat_info : NULL) : 0;
+	tiers_build(&tiers, &topo, have_hmat ? &hmat_info : NULL);
+	if (have_hmat || (have_srat && srat_info.nr_generic))
+		tiers_report(&tiers, &topo, have_hmat ? &hmat_info : NULL, hmat_warnings,
+			     have_srat ? &srat_info : NULL);
+	if (machine.have_smbios) {
+		machine_place(&machine, &topo);
+		machine_report(&machine);
+	}
 
 	/* The APIC mode the kernel would choose, for a CPU that has x2APIC (all
 	 * server CPUs since 2008; the kernel checks CPUID itself). */

@@ -1,0 +1,60 @@
+/*
+ * memtiers.c: phase "tiers" (kernel/init/memtiers.h).
+ */
+#include "kernel/init/memtiers.h"
+
+#include "kernel/console.h"
+
+/* What the deferred report reads: the phase's inputs, unchanged after it,
+ * and the tiers it builds when the phase did not. */
+struct tiers_report {
+	const struct discovered_acpi *acpi;
+	struct numa_topology *topo;
+	struct mem_tiers *tiers;
+	uint32_t hmat_warnings;
+	bool built;              /* the checks and tiers are made */
+};
+static struct tiers_report reported;
+
+/* The HMAT's checks and the tiers; in the phase (@phase), the initialising
+ * nodes into the topology for memory init. */
+static void build(struct tiers_report *rep, bool phase)
+{
+	const struct discovered_acpi *acpi = rep->acpi;
+
+	if (acpi->have_hmat)
+		rep->hmat_warnings = acpi_hmat_check(&acpi->hmat, acpi->have_srat ? &acpi->srat : NULL);
+	tiers_build(rep->tiers, rep->topo, acpi->have_hmat ? &acpi->hmat : NULL);
+	for (uint32_t n = 0; phase && n < rep->topo->nr_nodes; n++)
+		rep->topo->nodes[n].init_node = rep->tiers->init_node[n];
+	rep->built = true;
+}
+
+static void report_now(void *arg)
+{
+	struct tiers_report *rep = arg;
+	const struct discovered_acpi *acpi = rep->acpi;
+
+	if (!rep->built)
+		build(rep, false);
+	tiers_report(rep->tiers, rep->topo, acpi->have_hmat ? &acpi->hmat : NULL,
+		     rep->hmat_warnings, acpi->have_srat ? &acpi->srat : NULL);
+}
+
+void discover_tiers(const struct discovered_acpi *acpi, struct numa_topology *topo,
+		    struct mem_tiers *tiers)
+{
+	bool cpuless = false;
+
+	for (uint32_t n = 0; n < topo->nr_nodes; n++)
+		cpuless |= topo->nodes[n].mem_bytes && !topo->nodes[n].nr_present_cpus;
+	reported = (struct tiers_report){ acpi, topo, tiers, 0, false };
+	/* Memory init needs only a CPU-less node's initialiser: with none,
+	 * the HMAT's checks and the tiers wait for the report, after memory
+	 * is usable (under emulation, each piece of code run for the first
+	 * time costs its translation). */
+	if (cpuless)
+		build(&reported, true);
+	console_defer(report_now, &reported,
+		      2 * ((size_t)topo->nr_nodes + acpi->srat.nr_generic + 2) * CONSOLE_DEFER_ITEM_BYTES);
+}
