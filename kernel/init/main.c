@@ -55,6 +55,7 @@
 #include "kernel/init/memory.h"
 #include "kernel/init/meminit.h"
 #include "mm/init.h"
+#include "mm/memtest.h"
 #include "mm/alloc/pcp.h"
 #include "kernel/init/pcp_setup.h"
 #include "kernel/init/phase.h"
@@ -97,6 +98,7 @@ static const struct param_table *const cmdline_tables[] = {
 	&smp_param_table,
 	&alloc_param_table,
 	&meminit_param_table,
+	&memtest_param_table,
 	&hugetlb_param_table,
 	&pcp_param_table,
 	&selftest_param_table,

@@ -23,6 +23,7 @@
 #include "kernel/log.h"
 #include "kernel/init/meminit.h"
 #include "mm/init.h"
+#include "mm/memtest.h"
 #include "mm/alloc/pcp.h"
 #include "kernel/selftest/select.h"
 #include "kernel/cpus.h"
@@ -83,7 +84,7 @@ static const struct param_table *const all_tables[] = {
 	&console_param_table, &console_levels_param_table, &exit_param_table, &bootreport_param_table,
 	&smp_param_table,
 	&alloc_param_table, &meminit_param_table, &hugetlb_param_table, &pcp_param_table,
-	&selftest_param_table, &vm_param_table,
+	&selftest_param_table, &vm_param_table, &memtest_param_table,
 };
 #define NTABLES (sizeof(all_tables) / sizeof(all_tables[0]))
 
