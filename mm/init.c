@@ -81,12 +81,51 @@ struct zone_ctx {
 	uint32_t node;
 };
 
+/*
+ * A tested piece with bad pages: every descriptor written (lazy too: its
+ * heads-only blocks assume every page of the block is free), the bad pages
+ * typed PAGE_BAD, the good runs between them freed. A merge never takes in
+ * a bad page: its head is not free.
+ */
+static void free_around_bad(const struct zone_ctx *c, enum page_zone z, uint64_t s, uint64_t e,
+			    const uint64_t *bad, uint32_t nr_bad)
+{
+	const struct memmap_node *map = &c->mi->mm->nodes[c->node];
+	uint32_t kept = nr_bad < MMINIT_TEST_BAD_MAX ? nr_bad : MMINIT_TEST_BAD_MAX;
+	uint64_t from = s, nr_pages = 0;
+
+	memmap_init_range(map, s, e, PAGE_RESERVED, z);
+	for (uint32_t k = 0; k < kept; k++) {
+		uint64_t b = bad[k];
+		ASSERT(b >= from && b < e, "bad pfn %#llx outside [%#llx, %#llx)",
+		       (unsigned long long)b, (unsigned long long)from, (unsigned long long)e);
+		uint64_t to = k == kept - 1 && nr_bad > kept ? e : b + 1;
+		memmap_init_range(map, b, to, PAGE_BAD, z);
+		if (from < b)
+			alloc_current()->free_range(alloc_current_self(), c->node, z, from, b);
+		nr_pages += to - b;
+		from = to;
+	}
+	if (from < e)
+		alloc_current()->free_range(alloc_current_self(), c->node, z, from, e);
+	__atomic_fetch_add(&c->mi->nodes[c->node].bad_pages, nr_pages, __ATOMIC_RELAXED);
+}
+
 /* Fill and free [s, e) of one zone: the unit of all policies. */
 static void fill_and_free(void *ctx, enum page_zone z, uint64_t s, uint64_t e)
 {
 	const struct zone_ctx *c = ctx;
 	const struct memmap_node *map = &c->mi->mm->nodes[c->node];
+	const struct mminit_test *t = c->mi->cfg.test;
 
+	if (t) {
+		uint64_t bad[MMINIT_TEST_BAD_MAX];
+		uint32_t nr_bad = t->run(t->ctx, c->node, s, e, bad);
+		if (nr_bad) {
+			free_around_bad(c, z, s, e, bad, nr_bad);
+			return;
+		}
+	}
 	if (c->mi->cfg.policy == MMINIT_LAZY)
 		memmap_init_heads(map, s, e, PAGE_RESERVED, z, ALLOC_MAX_ORDER);
 	else

@@ -41,6 +41,28 @@
 
 enum mminit_policy { MMINIT_SERIAL, MMINIT_DEFERRED, MMINIT_LAZY };
 
+/* Bad pages one piece's test can name; past that the rest of the piece is
+ * taken as bad (a DIMM failing that widely has nothing worth keeping). */
+#define MMINIT_TEST_BAD_MAX 64
+
+/*
+ * Optional: test each piece of free memory before its pages go to the
+ * allocator (the memory test, mm/memtest.h), on the CPU that initialises
+ * the piece: under every policy the last thing before the free, so lazy
+ * and deferred memory is tested before it is handed over, the boot CPU's
+ * early section and on-demand growth included. run() tests [start_pfn,
+ * end_pfn) of @node and fills @bad with the bad pages, ascending and
+ * distinct, at most MMINIT_TEST_BAD_MAX; it returns how many it found (more
+ * than that: every page from bad[MMINIT_TEST_BAD_MAX - 1] to the end of
+ * the piece is taken as bad). Bad pages get PAGE_BAD descriptors and are
+ * never freed.
+ */
+struct mminit_test {
+	uint32_t (*run)(void *ctx, uint32_t node, uint64_t start_pfn, uint64_t end_pfn,
+			uint64_t *bad);
+	void *ctx;
+};
+
 struct mminit_config {
 	enum mminit_policy policy;
 	uint32_t max_threads;        /* per node; 0: all of its CPUs */
@@ -48,6 +70,7 @@ struct mminit_config {
 	uint64_t early_pages;        /* deferred/lazy: the caller's first section */
 	uint32_t boot_node;          /* the node whose memory the caller fills first */
 	bool trace;                  /* keep per-chunk timings */
+	const struct mminit_test *test;   /* NULL: no memory test */
 };
 
 /* One node's work and what it cost. */
@@ -61,6 +84,7 @@ struct mminit_node {
 	uint64_t free_pages;         /* all free pages of the node */
 	uint64_t early_pages;        /* filled by the caller before the parallel part */
 	uint64_t parallel_pages;     /* filled by the node's CPUs */
+	volatile uint64_t bad_pages; /* of those and the early ones: PAGE_BAD, never freed */
 	uint32_t threads;            /* CPUs that ran at least one chunk */
 	uint32_t cpus;               /* CPUs offered the node's job */
 	bool caller_offered;         /* the caller helped (its node, or a CPU-less one) */

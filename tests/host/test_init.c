@@ -391,7 +391,7 @@ static void test_census_names_a_lost_page(void **state)
 	 * counts are the census's own, the lost page included. */
 	char line[256];
 	snprintf(line, sizeof(line), "census (test): %llu pages: %llu free, 0 pcp, %llu reserved, "
-		 "%llu memmap, 0 pagetable, 0 huge, %llu allocated, %llu hole, 1 lost",
+		 "%llu memmap, 0 pagetable, 0 huge, %llu allocated, 0 bad, %llu hole, 1 lost",
 		 (unsigned long long)c.pages, (unsigned long long)c.counts[PAGE_FREE],
 		 (unsigned long long)c.counts[PAGE_RESERVED], (unsigned long long)c.counts[PAGE_MEMMAP],
 		 (unsigned long long)c.counts[PAGE_ALLOCATED], (unsigned long long)c.hole);
@@ -406,6 +406,87 @@ static void test_census_names_a_lost_page(void **state)
 	alloc_free(pfn, 0);
 	assert_true(census(&c));
 	stop();
+}
+
+/* --- the test hook (mm/init.h, struct mminit_test): memtest's place --- */
+
+/* Pages the fake test calls bad: in the boot CPU's early section (two
+ * together), at the start of a range, at a node's last page, on node 1,
+ * and on the CPU-less node 2. */
+static const uint64_t bad_pfns[] = { 0x400, 0x401, 0x9000, 0x1ffff, 0x23456, 0x47fff };
+#define NR_BAD (sizeof(bad_pfns) / sizeof(bad_pfns[0]))
+static uint8_t tested[TOP];       /* times each pfn was tested */
+static uint8_t tested_node_ok[TOP];
+
+static uint32_t fake_test(void *ctx, uint32_t node, uint64_t s, uint64_t e, uint64_t *bad)
+{
+	uint32_t n = 0;
+
+	(void)ctx;
+	for (uint64_t pfn = s; pfn < e; pfn++) {
+		__atomic_fetch_add(&tested[pfn], 1, __ATOMIC_RELAXED);
+		/* Each piece is handed to the test with the node it is on. */
+		tested_node_ok[pfn] = memmap_nid_of_pfn(&mm, pfn) == node;
+	}
+	for (size_t i = 0; i < NR_BAD; i++)
+		if (bad_pfns[i] >= s && bad_pfns[i] < e)
+			bad[n++] = bad_pfns[i];
+	return n;
+}
+
+/*
+ * Under every policy, every free page is tested exactly once before it is
+ * freed, on its own node; the bad ones become PAGE_BAD, are never freed and
+ * never handed out, and the census counts them against the engine's count
+ * with nothing lost.
+ */
+static void test_tested_before_freed(void **state)
+{
+	static const struct mminit_test hook = { fake_test, NULL };
+	static const enum mminit_policy policies[] = { MMINIT_SERIAL, MMINIT_DEFERRED, MMINIT_LAZY };
+
+	for (size_t k = 0; k < 3; k++) {
+		struct mminit_config cfg = { .policy = policies[k], .early_pages = 4096,
+					     .boot_node = 0, .test = &hook };
+		struct census c;
+
+		memset(tested, 0, sizeof(tested));
+		memset(tested_node_ok, 0, sizeof(tested_node_ok));
+		start("buddy", &cfg);
+		mminit_run(&mi, NULL, NULL);
+		for (int r = 0; r < NR_USABLE; r++)
+			for (uint64_t pfn = sim3_usable[r].start_pfn; pfn < sim3_usable[r].end_pfn; pfn++) {
+				bool fixed = pfn >= 0x100 && pfn < 0x300;
+				assert_int_equal(tested[pfn], fixed ? 0 : 1);
+				assert_true(fixed || tested_node_ok[pfn]);
+			}
+		uint64_t bad = 0;
+		for (uint32_t n = 0; n < NR_NODES; n++)
+			bad += mi.nodes[n].bad_pages;
+		assert_int_equal(bad, NR_BAD);
+		for (size_t i = 0; i < NR_BAD; i++)
+			assert_int_equal(memmap_pfn_to_page(&mm, bad_pfns[i])->type, PAGE_BAD);
+		struct census_input in = { .mm = &mm, .ranges = sim3_usable, .nr_ranges = NR_USABLE,
+					   .fixed_pages = RESV_PAGES + MEMMAP_PAGES, .bad_pages = bad };
+		assert_true(census_take(&in, "test", &c));
+		assert_int_equal(c.lost, 0);
+		assert_int_equal(c.counts[PAGE_BAD], NR_BAD);
+		assert_int_equal(c.counts[PAGE_FREE], total_free() - NR_BAD);
+		/* The census holds the engine to its count. */
+		in.bad_pages = bad - 1;
+		assert_false(census_take(&in, "test", &c));
+		assert_int_equal(c.lost, 1);
+		/* Everything free can be had, and no bad page among it. */
+		uint64_t got = 0, pfn;
+		for (uint32_t n = 0; n < NR_NODES; n++)
+			while ((pfn = alloc_pages(n, 0, 0)) != ALLOC_NO_PFN) {
+				for (size_t i = 0; i < NR_BAD; i++)
+					assert_true(pfn != bad_pfns[i]);
+				got++;
+			}
+		assert_int_equal(got, total_free() - NR_BAD);
+		stop();
+	}
 }
 
 static int cpus_up(void **state)
@@ -428,6 +509,7 @@ int main(void)
 		cmocka_unit_test(test_census_names_a_lost_page),
 		cmocka_unit_test(test_usable_edges),
 		cmocka_unit_test(test_correct_ticks),
+		cmocka_unit_test(test_tested_before_freed),
 	};
 	return cmocka_run_group_tests(tests, cpus_up, cpus_down);
 }

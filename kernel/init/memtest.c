@@ -1,0 +1,273 @@
+/*
+ * memtest.c (kernel/init): memtest=N inside memory init, and what it found
+ * (memtest.h; the passes are mm/memtest.c's).
+ *
+ * Each piece of a node's free memory is tested by the CPU that initialises
+ * it (a node's own CPUs, through the job runner; the boot CPU for its
+ * early section), right before its pages go to the allocator
+ * (mm/init.h, struct mminit_test). Physical memory is identity mapped
+ * (arch/paging.c), so a piece's address is its pointer.
+ */
+#include "kernel/init/memtest.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "kernel/job_platform.h"
+#include "kernel/log.h"
+#include "kernel/record.h"
+#include "kernel/spinlock.h"
+#include "mm/init.h"
+#include "mm/memmap.h"
+#include "mm/memtest.h"
+#include "mm/numa.h"
+#include "mm/page.h"
+#include "mm/physmem.h"
+
+#define PFN(addr) ((addr) >> PAGE_SHIFT)
+/* Bad ranges kept per node for their lines; more are counted. */
+#define MEMTEST_RANGES_KEPT 32
+
+typedef unsigned long long ull;
+
+/* A run of consecutive bad words of one pass. */
+struct bad_range {
+	uint64_t start, end;     /* bytes, [start, end) */
+	uint64_t pattern;        /* written */
+	uint64_t read;           /* the first word as read */
+	uint64_t bits;           /* bits that differed in any of its words */
+};
+
+static struct memtest_node {
+	struct spinlock lock;                /* ranges, nr_ranges, ranges_cut */
+	volatile uint64_t bytes;             /* tested (each byte once, whatever the passes) */
+	volatile uint64_t errors;            /* words that read back wrong, over all passes */
+	volatile uint64_t busy_ticks;        /* summed over the CPUs testing */
+	volatile uint64_t first_ticks, end_ticks;
+	struct bad_range ranges[MEMTEST_RANGES_KEPT];
+	uint32_t nr_ranges;
+	uint64_t ranges_cut;
+} nodes[MEMMAP_MAX_NODES];
+
+static volatile uint8_t fault_hit[MEMTEST_MAX_FAULTS];
+static enum memtest_store store;
+
+/* Lower @v to @t unless set and lower; raise likewise. */
+static void ticks_min(volatile uint64_t *v, uint64_t t)
+{
+	uint64_t seen = __atomic_load_n(v, __ATOMIC_RELAXED);
+
+	while ((seen == 0 || t < seen) &&
+	       !__atomic_compare_exchange_n(v, &seen, t, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+static void ticks_max(volatile uint64_t *v, uint64_t t)
+{
+	uint64_t seen = __atomic_load_n(v, __ATOMIC_RELAXED);
+
+	while (seen < t &&
+	       !__atomic_compare_exchange_n(v, &seen, t, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+/* One piece's test, on the stack of the CPU running it. */
+struct piece {
+	uint32_t node;
+	uint64_t *bad;           /* MMINIT_TEST_BAD_MAX pfns, ascending */
+	uint32_t nr_bad;         /* found; above the maximum: the rest is bad */
+	struct bad_range cur;    /* the run being extended */
+	bool have_cur;
+};
+
+static void flush_range(struct piece *p)
+{
+	struct memtest_node *n = &nodes[p->node];
+
+	if (!p->have_cur)
+		return;
+	spin_lock(&n->lock);
+	if (n->nr_ranges < MEMTEST_RANGES_KEPT)
+		n->ranges[n->nr_ranges++] = p->cur;
+	else
+		n->ranges_cut++;
+	spin_unlock(&n->lock);
+	p->have_cur = false;
+}
+
+/* Add @pfn to the piece's ascending set of bad pages. When it is full, a
+ * lower pfn still goes in and the highest drops out: the engine takes every
+ * page from the last kept one to the piece's end as bad, which covers it. */
+static void add_bad_pfn(struct piece *p, uint64_t pfn)
+{
+	uint32_t kept = p->nr_bad < MMINIT_TEST_BAD_MAX ? p->nr_bad : MMINIT_TEST_BAD_MAX;
+	uint32_t at = 0;
+
+	while (at < kept && p->bad[at] < pfn)
+		at++;
+	if (at < kept && p->bad[at] == pfn)
+		return;
+	if (at == MMINIT_TEST_BAD_MAX) {
+		p->nr_bad = MMINIT_TEST_BAD_MAX + 1;   /* beyond the last kept: covered */
+		return;
+	}
+	uint32_t move = kept - at - (kept == MMINIT_TEST_BAD_MAX);
+	memmove(&p->bad[at + 1], &p->bad[at], move * sizeof(p->bad[0]));
+	p->bad[at] = pfn;
+	p->nr_bad = kept == MMINIT_TEST_BAD_MAX ? MMINIT_TEST_BAD_MAX + 1 : p->nr_bad + 1;
+}
+
+static void on_bad(void *ctx, uint64_t phys, uint64_t pattern, uint64_t read)
+{
+	struct piece *p = ctx;
+
+	if (p->have_cur && p->cur.pattern == pattern && p->cur.end == phys) {
+		p->cur.end += 8;
+		p->cur.bits |= read ^ pattern;
+	} else {
+		flush_range(p);
+		p->cur = (struct bad_range){ phys, phys + 8, pattern, read, read ^ pattern };
+		p->have_cur = true;
+	}
+	add_bad_pfn(p, PFN(phys));
+}
+
+static uint32_t test_piece(void *ctx, uint32_t node, uint64_t start_pfn, uint64_t end_pfn,
+			   uint64_t *bad)
+{
+	struct memtest_node *n = &nodes[node];
+	struct piece p = { .node = node, .bad = bad };
+	const struct memtest_ops ops = {
+		.store = store, .faults = memtest_settings.faults,
+		.nr_faults = memtest_settings.nr_faults, .fault_hit = fault_hit,
+		.bad = on_bad, .ctx = &p,
+	};
+	uint64_t bytes = (end_pfn - start_pfn) << PAGE_SHIFT;
+	uint64_t t0 = job_platform_ticks(), errors, t1;
+
+	(void)ctx;
+	errors = memtest_range((uint64_t *)(uintptr_t)(start_pfn << PAGE_SHIFT),
+			       start_pfn << PAGE_SHIFT, bytes / 8, memtest_settings.passes, &ops);
+	flush_range(&p);
+	t1 = job_platform_ticks();
+	ticks_min(&n->first_ticks, t0);
+	ticks_max(&n->end_ticks, t1);
+	__atomic_fetch_add(&n->busy_ticks, t1 - t0, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&n->bytes, bytes, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&n->errors, errors, __ATOMIC_RELAXED);
+	return p.nr_bad;
+}
+
+static const struct mminit_test hook = { test_piece, NULL };
+
+const struct mminit_test *memtest_hook(void)
+{
+	if (!memtest_settings.passes)
+		return NULL;
+	/* Memory init's store for memory larger than the cache (the probe's
+	 * choice, else non-temporal): the pieces are. */
+	store = memmap_store_for_cold() == MEMMAP_STORE_PLAIN ? MEMTEST_STORE_PLAIN
+							      : MEMTEST_STORE_NT;
+	return &hook;
+}
+
+void memtest_reserve_badram(struct physmem *pm)
+{
+	for (uint32_t i = 0; i < memtest_settings.nr_badram; i++) {
+		const struct memtest_badram *b = &memtest_settings.badram[i];
+		uint64_t s = b->start & ~(PAGE_SIZE_BYTES - 1);
+		uint64_t e = (b->end + PAGE_SIZE_BYTES - 1) & ~(PAGE_SIZE_BYTES - 1);
+
+		pr_info("memtest: [mem 0x%010llx-0x%010llx] named bad on the command line: not used",
+			(ull)s, (ull)e - 1);
+		physmem_reserve(pm, s, e, PHYSMEM_RESV_BADRAM);
+	}
+}
+
+static void report_range(uint32_t nid, const struct bad_range *b)
+{
+	struct record r;
+
+	rec_begin(&r, "memtest_bad");
+	rec_u64(&r, "node", nid);
+	rec_hex(&r, "start", b->start);
+	rec_hex(&r, "end", b->end);
+	rec_hex(&r, "pattern", b->pattern);
+	rec_hex(&r, "expected", b->pattern);
+	rec_hex(&r, "read", b->read);
+	rec_hex(&r, "bits", b->bits);
+	rec_hex(&r, "page", b->start & ~(PAGE_SIZE_BYTES - 1));
+	record_report(&r, LOG_WARN, "memtest: node {node}: bad mem addr 0x{start:x10} - "
+		      "0x{end:x10-1} pattern {pattern:x16}: read {read:x16}, bits {bits:x16} "
+		      "differ; page 0x{page:x10} reserved");
+}
+
+/* The line that keeps node @nid's bad pages out of later boots. */
+static void report_badram_hint(uint32_t nid, const struct memtest_node *n)
+{
+	char line[256];
+	size_t len = 0;
+	uint64_t last = UINT64_MAX;
+
+	for (uint32_t k = 0; k < n->nr_ranges && len + 40 < sizeof(line); k++) {
+		uint64_t s = n->ranges[k].start & ~(PAGE_SIZE_BYTES - 1);
+		uint64_t e = (n->ranges[k].end + PAGE_SIZE_BYTES - 1) & ~(PAGE_SIZE_BYTES - 1);
+		if (s == last)
+			continue;   /* the same page, another pass */
+		len += (size_t)snprintf(line + len, sizeof(line) - len, "%s0x%llx-0x%llx",
+					len ? "," : "", (ull)s, (ull)e);
+		last = s;
+	}
+	pr_info("memtest: node %u: to keep them out on later boots: memboot.badram=%s%s", nid, line,
+		n->ranges_cut ? " (and the ranges not listed)" : "");
+}
+
+void memtest_report(const struct numa_topology *topo, const uint64_t *bad_pages,
+		    uint64_t probe_bytes, uint64_t probe_ns, uint32_t probe_node)
+{
+	if (!memtest_settings.passes)
+		return;
+	for (uint32_t i = 0; i < memtest_settings.nr_faults; i++)
+		if (!fault_hit[i])
+			pr_warn("memtest: memboot.memtest_inject: the word at 0x%llx was not tested (not free memory)",
+				(ull)memtest_settings.faults[i].addr);
+	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++) {
+		struct memtest_node *n = &nodes[nid];
+		struct record r;
+
+		if (!n->bytes)
+			continue;
+		for (uint32_t k = 0; k < n->nr_ranges; k++)
+			report_range(nid, &n->ranges[k]);
+		if (n->ranges_cut)
+			pr_warn("memtest: node %u: %llu more bad ranges not listed", nid,
+				(ull)n->ranges_cut);
+		uint64_t ns = n->end_ticks > n->first_ticks ?
+			      job_platform_ticks_to_ns(n->end_ticks - n->first_ticks) : 0;
+		/* Bytes written (each also read back) per second, over the
+		 * node's wall time: MB/s, printed as GB/s. */
+		uint64_t written = n->bytes * memtest_settings.passes;
+		uint64_t mbps = ns ? (uint64_t)((unsigned __int128)written * 1000 / ns) : 0;
+		uint64_t probe_mbps = probe_ns ? probe_bytes * 1000 / probe_ns : 0;
+		rec_begin(&r, "memtest");
+		rec_u64(&r, "node", nid);
+		rec_u64(&r, "passes", memtest_settings.passes);
+		rec_u64(&r, "bytes", n->bytes);
+		rec_u64(&r, "errors", n->errors);
+		rec_u64(&r, "bad_ranges", n->nr_ranges + n->ranges_cut);
+		rec_u64(&r, "bad_pages", bad_pages[nid]);
+		rec_str(&r, "store", store == MEMTEST_STORE_NT ? "nt" : "plain");
+		rec_u64(&r, "ns", ns);
+		rec_u64(&r, "busy_ns", job_platform_ticks_to_ns(n->busy_ticks));
+		rec_u64(&r, "mb_per_s", mbps);
+		rec_u64(&r, "probe_mb_per_s", probe_mbps);
+		rec_u64(&r, "probe_node", probe_node);
+		rec_u64(&r, "probe_ratio_pct", probe_mbps ? mbps * 100 / probe_mbps : 0);
+		record_report(&r, LOG_INFO, "memtest: node {node}: {bytes:MiB} MiB tested with "
+			      "{passes} pattern{passes:s} in {ns:ms} ms ({mb_per_s:.3} GB/s written and "
+			      "read back, {store} stores): {errors} bad word{errors:s} in "
+			      "{bad_ranges} range{bad_ranges:s}, {bad_pages} page{bad_pages:s} kept out");
+		if (n->nr_ranges)
+			report_badram_hint(nid, n);
+	}
+}
