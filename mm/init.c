@@ -256,6 +256,9 @@ static void parallel_start(struct mminit *mi, uint32_t nid)
 		.node = all ? JOB_ALL_NODES : nid,
 		.fn = node_chunk, .arg = &args[nid],
 		.times = w->chunks, .times_cap = MMINIT_TRACE_CHUNKS,
+		/* Steps of one max-order block: the unit a chunk is cut at. */
+		.chunk_states = w->chunk_states, .chunk_states_cap = MMINIT_TRACE_CHUNKS,
+		.step = ALLOC_MAX_ORDER_PAGES, .deadline_ns = mi->cfg.deadline_ns,
 	};
 	job_start(&jobs[nid], &states[nid]);
 	/* With all_cpus, every CPU works on one node after the other. */
@@ -409,6 +412,7 @@ struct meminit_settings meminit_settings = {
 	.early_pages = 32768,              /* one 128 MiB section, as Linux starts */
 	.early_alloc_pages = 0,
 	.trace = false,
+	.deadline_ms = 10000,
 };
 
 /* In the order of enum mminit_policy. */
@@ -446,5 +450,8 @@ static const struct param meminit_params[] = {
 	  .help = "debug: early page allocations before the parallel part" },
 	{ .key = "memboot.trace", .type = PARAM_BOOL, .ptr = &meminit_settings.trace,
 	  .help = "print a record per chunk of the parallel init" },
+	{ .key = "memboot.init_deadline_ms", .type = PARAM_U64, .ptr = &meminit_settings.deadline_ms,
+	  .min = 0, .max = 3600000,
+	  .help = "a node CPU silent this long mid-chunk is lost, its work redone (0: never)" },
 };
 PARAM_TABLE(meminit_param_table, "meminit", meminit_params);

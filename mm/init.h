@@ -71,6 +71,10 @@ struct mminit_config {
 	uint32_t boot_node;          /* the node whose memory the caller fills first */
 	bool trace;                  /* keep per-chunk timings */
 	const struct mminit_test *test;   /* NULL: no memory test */
+	/* A node CPU that makes no progress in the middle of its chunk for this
+	 * long is counted lost and its unclaimed 4 MiB steps are done by the
+	 * node's other CPUs (kernel/job.h; 0: never). */
+	uint64_t deadline_ns;
 };
 
 /* One node's work and what it cost. */
@@ -97,6 +101,11 @@ struct mminit_node {
 	/* Always kept (not only with cfg.trace): they say which CPU did what.
 	 * start/end are pfns (the job's packed units, converted back). */
 	struct job_chunk_time chunks[MMINIT_TRACE_CHUNKS];
+	/* Each chunk's claim word and progress (kernel/job.h): a chunk is freed
+	 * to the allocator 4 MiB step by step, each step claimed once, so a
+	 * CPU lost mid-chunk leaves steps others can finish without freeing
+	 * any block twice (a free is not repeatable). */
+	struct job_chunk_state chunk_states[MMINIT_TRACE_CHUNKS];
 };
 
 struct mminit {
@@ -179,6 +188,7 @@ struct meminit_settings {
 	uint64_t early_pages;         /* deferred/lazy: filled by the boot CPU first */
 	uint64_t early_alloc_pages;   /* debug: early allocations before the parallel part */
 	bool trace;                   /* a record per init chunk and per huge pool page */
+	uint64_t deadline_ms;         /* a node CPU silent this long mid-chunk is lost */
 };
 
 extern struct meminit_settings meminit_settings;

@@ -56,6 +56,7 @@
 #include "kernel/init/meminit.h"
 #include "mm/init.h"
 #include "mm/memtest.h"
+#include "kernel/job.h"
 #include "mm/alloc/pcp.h"
 #include "kernel/init/pcp_setup.h"
 #include "kernel/init/phase.h"
@@ -251,5 +252,7 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 		PHASE("bench", selftest_pt_bench(&tests));
 	if (!census_ok || !census_run(&bs.topo, &bs.memmap, &bs.census, "end"))
 		kernel_exit(EXIT_CENSUS, "pages unaccounted for");
+	if (tests_ok && job_lost_cpus())
+		kernel_exit(EXIT_CPU_LOST, "a CPU stopped answering; its work was done by others");
 	kernel_exit(tests_ok ? EXIT_OK : EXIT_SELFTEST, tests_ok ? NULL : "a self-test failed");
 }

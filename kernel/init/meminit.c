@@ -18,6 +18,7 @@
 #include "kernel/log.h"
 #include "kernel/init/memory.h"
 #include "kernel/init/memtest.h"
+#include "kernel/selftest/selftest.h"
 #include "kernel/percpu.h"
 #include "kernel/vm/vm.h"
 #include "kernel/panic.h"
@@ -693,9 +694,11 @@ void meminit_prepare(const struct numa_topology *topo, const struct hugetlb_pool
 		.boot_node = this_cpu_state()->mem_node,
 		.trace = meminit_settings.trace,
 		.test = memtest_hook(),
+		.deadline_ns = meminit_settings.deadline_ms * 1000000ULL,
 	};
 
 	started_ops = alloc_start(topo, pm, mm);
+	fault_before_meminit();
 	pcp_setup_reserve(reserve_for_pcp, pm);
 	/* The engine's per-node work lists, sized by the nodes there are. */
 	uint64_t work_bytes = topo->nr_nodes * sizeof(struct mminit_node);

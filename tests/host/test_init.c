@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sched.h>
+
 #include <cmocka.h>
 
 #include "kernel/job.h"
@@ -489,6 +491,55 @@ static void test_tested_before_freed(void **state)
 	}
 }
 
+/* A node CPU that stops in the middle of its chunk (between two steps):
+ * the init still frees every page exactly once (a second free of a block
+ * would break the allocator's check and the census), each tested once. */
+static volatile uint32_t parked = 0xffffffffu;
+static volatile bool park_release;
+
+static void park_on_node1(const struct job *j, uint32_t cpu)
+{
+	uint32_t none = 0xffffffffu;
+
+	if (cpu == 0 || job_platform_node(cpu) != 1 ||
+	    !__atomic_compare_exchange_n(&parked, &none, cpu, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return;
+	while (!__atomic_load_n(&park_release, __ATOMIC_ACQUIRE))
+		sched_yield();
+}
+
+static void test_vanished_cpu_mid_chunk(void **state)
+{
+	static const struct mminit_test hook = { fake_test, NULL };
+	struct mminit_config cfg = { .policy = MMINIT_DEFERRED, .early_pages = 4096, .boot_node = 0,
+				     .test = &hook, .deadline_ns = 20 * 1000000ULL };
+	struct census c;
+
+	memset(tested, 0, sizeof(tested));
+	parked = 0xffffffffu;
+	park_release = false;
+	start("buddy", &cfg);
+	job_step_hook = park_on_node1;
+	mminit_run(&mi, NULL, NULL);
+	job_step_hook = NULL;
+	assert_true(parked == 2 || parked == 3);
+	assert_false(job_platform_online(parked));
+	for (int r = 0; r < NR_USABLE; r++)
+		for (uint64_t pfn = sim3_usable[r].start_pfn; pfn < sim3_usable[r].end_pfn; pfn++)
+			assert_int_equal(tested[pfn], pfn >= 0x100 && pfn < 0x300 ? 0 : 1);
+	struct census_input in = { .mm = &mm, .ranges = sim3_usable, .nr_ranges = NR_USABLE,
+				   .fixed_pages = RESV_PAGES + MEMMAP_PAGES, .bad_pages = NR_BAD };
+	assert_true(census_take(&in, "test", &c));
+	assert_int_equal(c.lost, 0);
+	assert_int_equal(c.counts[PAGE_FREE], total_free() - NR_BAD);
+	assert_true(alloc_check());
+	park_release = true;
+	while (job_platform_busy(parked))
+		sched_yield();
+	stop();
+}
+
 static int cpus_up(void **state)
 {
 	job_host_start(4, sim3_cpu_nodes);
@@ -510,6 +561,7 @@ int main(void)
 		cmocka_unit_test(test_usable_edges),
 		cmocka_unit_test(test_correct_ticks),
 		cmocka_unit_test(test_tested_before_freed),
+		cmocka_unit_test(test_vanished_cpu_mid_chunk),
 	};
 	return cmocka_run_group_tests(tests, cpus_up, cpus_down);
 }
