@@ -713,6 +713,8 @@ void meminit_prepare(const struct numa_topology *topo, const struct hugetlb_pool
 	/* From here on physmem's free memory belongs to the allocator. The 1 GiB
 	 * pool pages are among the reservations, but the census finds them as
 	 * PAGE_HUGE heads, not as reserved pages. */
+	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++)
+		memtest_node_total(nid, mi.nodes[nid].free_pages << PAGE_SHIFT);
 	base->retired_reserved_pages = memory_retire_physmem(pm);
 	base->gigantic_pages = hp->gigantic_pages;
 	base->badram_pages = physmem_reserved_bytes_of(pm, PHYSMEM_RESV_BADRAM) >> PAGE_SHIFT;

@@ -47,7 +47,12 @@ static struct memtest_node {
 	struct bad_range ranges[MEMTEST_RANGES_KEPT];
 	uint32_t nr_ranges;
 	uint64_t ranges_cut;
+	uint64_t total_bytes;                /* the node's free memory: what 100 % is */
+	volatile uint64_t progress_ticks;    /* the last progress line (0: none yet) */
 } nodes[MEMMAP_MAX_NODES];
+
+/* A progress line per node at most this often, for runs over seconds. */
+#define MEMTEST_PROGRESS_NS 1000000000ULL
 
 static volatile uint8_t fault_hit[MEMTEST_MAX_FAULTS];
 static enum memtest_store store;
@@ -132,6 +137,35 @@ static void on_bad(void *ctx, uint64_t phys, uint64_t pattern, uint64_t read)
 	add_bad_pfn(p, PFN(phys));
 }
 
+/*
+ * A line per node at most every MEMTEST_PROGRESS_NS: how far, and how fast
+ * so far. One CPU of the node prints it (a compare-and-swap on the last
+ * line's time); it goes into the log ring and reaches the consoles when
+ * they drain, after memory init, with the time it was made.
+ */
+static void progress(uint32_t node, struct memtest_node *n, uint64_t done, uint64_t now)
+{
+	uint64_t last = __atomic_load_n(&n->progress_ticks, __ATOMIC_RELAXED);
+	uint64_t since = last ? last : n->first_ticks;
+
+	if (now <= since || job_platform_ticks_to_ns(now - since) < MEMTEST_PROGRESS_NS ||
+	    !__atomic_compare_exchange_n(&n->progress_ticks, &last, now, false, __ATOMIC_RELAXED,
+					 __ATOMIC_RELAXED))
+		return;
+	uint64_t ns = job_platform_ticks_to_ns(now - n->first_ticks);
+	uint64_t mbps = ns ? (uint64_t)((unsigned __int128)done * memtest_settings.passes * 1000 / ns) : 0;
+	uint64_t pct = n->total_bytes ? done * 100 / n->total_bytes : 0;
+	pr_info("memtest: node %u: %llu%% (%llu of %llu MiB, %u pattern%s) at %llu.%03llu GB/s",
+		node, (ull)(pct > 100 ? 100 : pct), (ull)(done >> 20), (ull)(n->total_bytes >> 20),
+		memtest_settings.passes, memtest_settings.passes == 1 ? "" : "s",
+		(ull)(mbps / 1000), (ull)(mbps % 1000));
+}
+
+void memtest_node_total(uint32_t node, uint64_t bytes)
+{
+	nodes[node].total_bytes = bytes;
+}
+
 static uint32_t test_piece(void *ctx, uint32_t node, uint64_t start_pfn, uint64_t end_pfn,
 			   uint64_t *bad)
 {
@@ -153,8 +187,9 @@ static uint32_t test_piece(void *ctx, uint32_t node, uint64_t start_pfn, uint64_
 	ticks_min(&n->first_ticks, t0);
 	ticks_max(&n->end_ticks, t1);
 	__atomic_fetch_add(&n->busy_ticks, t1 - t0, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&n->bytes, bytes, __ATOMIC_RELAXED);
+	uint64_t done = __atomic_add_fetch(&n->bytes, bytes, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&n->errors, errors, __ATOMIC_RELAXED);
+	progress(node, n, done, t1);
 	return p.nr_bad;
 }
 

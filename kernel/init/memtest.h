@@ -19,6 +19,8 @@ void memtest_reserve_badram(struct physmem *pm);
 /* The init engine's test hook (mm/init.h) when memtest=N asks for one, else
  * NULL. The store is the one memory init uses for cold memory. */
 const struct mminit_test *memtest_hook(void);
+/* Node @node's free memory, @bytes: what its progress lines count to. */
+void memtest_node_total(uint32_t node, uint64_t bytes);
 /* After memory init: a line per bad range, a memtest record and summary
  * line per node tested (@bad_pages[node]: the pages the engine kept out);
  * @probe_bytes over @probe_ns is the store probe's rate (0: none ran),
