@@ -25,28 +25,34 @@
 #include "mm/physmem.h"
 
 #define PFN(addr) ((addr) >> PAGE_SHIFT)
-/* Bad ranges kept per node for their lines; more are counted. */
-#define MEMTEST_RANGES_KEPT 32
+/* Bad ranges kept for their lines, over all nodes (a table per node would
+ * cost every boot its .bss for 256 nodes); more are counted per node. */
+#define MEMTEST_RANGES_KEPT 64
 
 typedef unsigned long long ull;
 
 /* A run of consecutive bad words of one pass. */
 struct bad_range {
+	uint32_t node;
 	uint64_t start, end;     /* bytes, [start, end) */
 	uint64_t pattern;        /* written */
 	uint64_t read;           /* the first word as read */
 	uint64_t bits;           /* bits that differed in any of its words */
 };
 
+static struct bad_ranges {
+	struct spinlock lock;
+	struct bad_range r[MEMTEST_RANGES_KEPT];
+	uint32_t nr;
+} bad_ranges;
+
 static struct memtest_node {
-	struct spinlock lock;                /* ranges, nr_ranges, ranges_cut */
 	volatile uint64_t bytes;             /* tested (each byte once, whatever the passes) */
 	volatile uint64_t errors;            /* words that read back wrong, over all passes */
 	volatile uint64_t busy_ticks;        /* summed over the CPUs testing */
 	volatile uint64_t first_ticks, end_ticks;
-	struct bad_range ranges[MEMTEST_RANGES_KEPT];
-	uint32_t nr_ranges;
-	uint64_t ranges_cut;
+	volatile uint64_t nr_ranges;         /* bad ranges found */
+	volatile uint64_t ranges_cut;        /* of those, not kept for a line */
 	uint64_t total_bytes;                /* the node's free memory: what 100 % is */
 	volatile uint64_t progress_ticks;    /* the last progress line (0: none yet) */
 } nodes[MEMMAP_MAX_NODES];
@@ -88,15 +94,19 @@ struct piece {
 static void flush_range(struct piece *p)
 {
 	struct memtest_node *n = &nodes[p->node];
+	bool kept = false;
 
 	if (!p->have_cur)
 		return;
-	spin_lock(&n->lock);
-	if (n->nr_ranges < MEMTEST_RANGES_KEPT)
-		n->ranges[n->nr_ranges++] = p->cur;
-	else
-		n->ranges_cut++;
-	spin_unlock(&n->lock);
+	spin_lock(&bad_ranges.lock);
+	if (bad_ranges.nr < MEMTEST_RANGES_KEPT) {
+		bad_ranges.r[bad_ranges.nr++] = p->cur;
+		kept = true;
+	}
+	spin_unlock(&bad_ranges.lock);
+	__atomic_fetch_add(&n->nr_ranges, 1, __ATOMIC_RELAXED);
+	if (!kept)
+		__atomic_fetch_add(&n->ranges_cut, 1, __ATOMIC_RELAXED);
 	p->have_cur = false;
 }
 
@@ -131,7 +141,7 @@ static void on_bad(void *ctx, uint64_t phys, uint64_t pattern, uint64_t read)
 		p->cur.bits |= read ^ pattern;
 	} else {
 		flush_range(p);
-		p->cur = (struct bad_range){ phys, phys + 8, pattern, read, read ^ pattern };
+		p->cur = (struct bad_range){ p->node, phys, phys + 8, pattern, read, read ^ pattern };
 		p->have_cur = true;
 	}
 	add_bad_pfn(p, PFN(phys));
@@ -244,11 +254,13 @@ static void report_badram_hint(uint32_t nid, const struct memtest_node *n)
 	size_t len = 0;
 	uint64_t last = UINT64_MAX;
 
-	for (uint32_t k = 0; k < n->nr_ranges && len + 40 < sizeof(line); k++) {
-		uint64_t s = n->ranges[k].start & ~(PAGE_SIZE_BYTES - 1);
-		uint64_t e = (n->ranges[k].end + PAGE_SIZE_BYTES - 1) & ~(PAGE_SIZE_BYTES - 1);
-		if (s == last)
-			continue;   /* the same page, another pass */
+	line[0] = '\0';
+	for (uint32_t k = 0; k < bad_ranges.nr && len + 40 < sizeof(line); k++) {
+		const struct bad_range *b = &bad_ranges.r[k];
+		uint64_t s = b->start & ~(PAGE_SIZE_BYTES - 1);
+		uint64_t e = (b->end + PAGE_SIZE_BYTES - 1) & ~(PAGE_SIZE_BYTES - 1);
+		if (b->node != nid || s == last)
+			continue;   /* another node's, or the same page in another pass */
 		len += (size_t)snprintf(line + len, sizeof(line) - len, "%s0x%llx-0x%llx",
 					len ? "," : "", (ull)s, (ull)e);
 		last = s;
@@ -272,8 +284,9 @@ void memtest_report(const struct numa_topology *topo, const uint64_t *bad_pages,
 
 		if (!n->bytes)
 			continue;
-		for (uint32_t k = 0; k < n->nr_ranges; k++)
-			report_range(nid, &n->ranges[k]);
+		for (uint32_t k = 0; k < bad_ranges.nr; k++)
+			if (bad_ranges.r[k].node == nid)
+				report_range(nid, &bad_ranges.r[k]);
 		if (n->ranges_cut)
 			pr_warn("memtest: node %u: %llu more bad ranges not listed", nid,
 				(ull)n->ranges_cut);
@@ -289,7 +302,7 @@ void memtest_report(const struct numa_topology *topo, const uint64_t *bad_pages,
 		rec_u64(&r, "passes", memtest_settings.passes);
 		rec_u64(&r, "bytes", n->bytes);
 		rec_u64(&r, "errors", n->errors);
-		rec_u64(&r, "bad_ranges", n->nr_ranges + n->ranges_cut);
+		rec_u64(&r, "bad_ranges", n->nr_ranges);
 		rec_u64(&r, "bad_pages", bad_pages[nid]);
 		rec_str(&r, "store", store == MEMTEST_STORE_NT ? "nt" : "plain");
 		rec_u64(&r, "ns", ns);
