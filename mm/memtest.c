@@ -182,6 +182,25 @@ uint64_t memtest_range(uint64_t *mem, uint64_t phys, uint64_t words, uint32_t pa
 	return bad;
 }
 
+void memtest_add_bad_page(uint64_t *set, uint32_t *nr, uint32_t cap, uint64_t pfn)
+{
+	uint32_t kept = *nr < cap ? *nr : cap;
+	uint32_t at = 0;
+
+	while (at < kept && set[at] < pfn)
+		at++;
+	if (at < kept && set[at] == pfn)
+		return;
+	if (at == cap) {
+		*nr = cap + 1;   /* beyond the last kept: covered by it */
+		return;
+	}
+	uint32_t move = kept - at - (kept == cap);
+	memmove(&set[at + 1], &set[at], move * sizeof(set[0]));
+	set[at] = pfn;
+	*nr = kept == cap ? cap + 1 : *nr + 1;
+}
+
 /* --- command-line keys (docs/cmdline.md) --- */
 
 struct memtest_settings memtest_settings;

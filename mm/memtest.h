@@ -76,6 +76,15 @@ uint64_t memtest_pass(uint64_t *mem, uint64_t phys, uint64_t words, uint64_t pat
 uint64_t memtest_range(uint64_t *mem, uint64_t phys, uint64_t words, uint32_t passes,
 		       const struct memtest_ops *ops);
 
+/*
+ * Add @pfn to the ascending set @set of at most @cap distinct pages, *@nr
+ * of them found so far; more than @cap found (*@nr == @cap + 1) means every
+ * page from set[@cap - 1] on is to be taken as bad (mm/init.h, struct
+ * mminit_test): when the set is full a lower pfn still goes in and the
+ * highest drops out, since the pages from the new last one on cover it.
+ */
+void memtest_add_bad_page(uint64_t *set, uint32_t *nr, uint32_t cap, uint64_t pfn);
+
 /* A range not to use, [start, end) in bytes (page-rounded outward when
  * reserved). */
 struct memtest_badram {

@@ -110,28 +110,6 @@ static void flush_range(struct piece *p)
 	p->have_cur = false;
 }
 
-/* Add @pfn to the piece's ascending set of bad pages. When it is full, a
- * lower pfn still goes in and the highest drops out: the engine takes every
- * page from the last kept one to the piece's end as bad, which covers it. */
-static void add_bad_pfn(struct piece *p, uint64_t pfn)
-{
-	uint32_t kept = p->nr_bad < MMINIT_TEST_BAD_MAX ? p->nr_bad : MMINIT_TEST_BAD_MAX;
-	uint32_t at = 0;
-
-	while (at < kept && p->bad[at] < pfn)
-		at++;
-	if (at < kept && p->bad[at] == pfn)
-		return;
-	if (at == MMINIT_TEST_BAD_MAX) {
-		p->nr_bad = MMINIT_TEST_BAD_MAX + 1;   /* beyond the last kept: covered */
-		return;
-	}
-	uint32_t move = kept - at - (kept == MMINIT_TEST_BAD_MAX);
-	memmove(&p->bad[at + 1], &p->bad[at], move * sizeof(p->bad[0]));
-	p->bad[at] = pfn;
-	p->nr_bad = kept == MMINIT_TEST_BAD_MAX ? MMINIT_TEST_BAD_MAX + 1 : p->nr_bad + 1;
-}
-
 static void on_bad(void *ctx, uint64_t phys, uint64_t pattern, uint64_t read)
 {
 	struct piece *p = ctx;
@@ -144,7 +122,7 @@ static void on_bad(void *ctx, uint64_t phys, uint64_t pattern, uint64_t read)
 		p->cur = (struct bad_range){ p->node, phys, phys + 8, pattern, read, read ^ pattern };
 		p->have_cur = true;
 	}
-	add_bad_pfn(p, PFN(phys));
+	memtest_add_bad_page(p->bad, &p->nr_bad, MMINIT_TEST_BAD_MAX, PFN(phys));
 }
 
 /*

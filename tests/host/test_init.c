@@ -491,6 +491,39 @@ static void test_tested_before_freed(void **state)
 	}
 }
 
+/* A piece with more bad pages than its test can name: the rest of the
+ * piece from the last one named is bad, nothing lost, nothing of it free. */
+static uint32_t flood_test(void *ctx, uint32_t node, uint64_t s, uint64_t e, uint64_t *bad)
+{
+	(void)ctx;
+	(void)node;
+	if (!(0x30000 >= s && 0x30000 < e))
+		return 0;
+	for (uint32_t i = 0; i < MMINIT_TEST_BAD_MAX; i++)
+		bad[i] = 0x30000 + i;
+	return MMINIT_TEST_BAD_MAX + 1;
+}
+
+static void test_more_bad_pages_than_named(void **state)
+{
+	static const struct mminit_test hook = { flood_test, NULL };
+	/* With a deadline (as the kernel's default) chunks go in 4 MiB steps. */
+	struct mminit_config cfg = { .policy = MMINIT_DEFERRED, .early_pages = 4096, .boot_node = 0,
+				     .test = &hook, .deadline_ns = 10000 * 1000000ULL };
+	struct census c;
+
+	start("buddy", &cfg);
+	mminit_run(&mi, NULL, NULL);
+	/* The piece is the step [0x30000, 0x30400) of node 1's chunk. */
+	assert_int_equal(mi.nodes[1].bad_pages, 0x400);
+	assert_int_equal(memmap_pfn_to_page(&mm, 0x303ff)->type, PAGE_BAD);
+	struct census_input in = { .mm = &mm, .ranges = sim3_usable, .nr_ranges = NR_USABLE,
+				   .fixed_pages = RESV_PAGES + MEMMAP_PAGES, .bad_pages = 0x400 };
+	assert_true(census_take(&in, "test", &c));
+	assert_int_equal(c.counts[PAGE_FREE], total_free() - 0x400);
+	stop();
+}
+
 /* A node CPU that stops in the middle of its chunk (between two steps):
  * the init still frees every page exactly once (a second free of a block
  * would break the allocator's check and the census), each tested once. */
@@ -561,6 +594,7 @@ int main(void)
 		cmocka_unit_test(test_usable_edges),
 		cmocka_unit_test(test_correct_ticks),
 		cmocka_unit_test(test_tested_before_freed),
+		cmocka_unit_test(test_more_bad_pages_than_named),
 		cmocka_unit_test(test_vanished_cpu_mid_chunk),
 	};
 	return cmocka_run_group_tests(tests, cpus_up, cpus_down);

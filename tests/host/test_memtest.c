@@ -188,6 +188,35 @@ static void test_stuck_bits_show_only_against_the_other_value(void **state)
 	free(buf);
 }
 
+/* The set of bad pages of a piece: ascending, distinct, and past its
+ * capacity a cover from its last page on. */
+static void test_bad_page_set(void **state)
+{
+	uint64_t set[4];
+	uint32_t nr = 0;
+
+	(void)state;
+	memtest_add_bad_page(set, &nr, 4, 9);
+	memtest_add_bad_page(set, &nr, 4, 3);
+	memtest_add_bad_page(set, &nr, 4, 9);      /* again: once */
+	memtest_add_bad_page(set, &nr, 4, 5);
+	assert_int_equal(nr, 3);
+	assert_true(set[0] == 3 && set[1] == 5 && set[2] == 9);
+	memtest_add_bad_page(set, &nr, 4, 7);
+	assert_int_equal(nr, 4);
+	assert_true(set[2] == 7 && set[3] == 9);
+	/* Full: a higher page is covered by "from set[3] on"... */
+	memtest_add_bad_page(set, &nr, 4, 20);
+	assert_int_equal(nr, 5);
+	assert_true(set[3] == 9);
+	/* ...a lower one goes in and the cover starts lower. */
+	memtest_add_bad_page(set, &nr, 4, 4);
+	assert_int_equal(nr, 5);
+	assert_true(set[0] == 3 && set[1] == 4 && set[2] == 5 && set[3] == 7);
+	memtest_add_bad_page(set, &nr, 4, 8);
+	assert_true(set[3] == 7 && nr == 5);
+}
+
 static void parse(const char *line)
 {
 	const struct param_table *t[] = { &memtest_param_table };
@@ -255,6 +284,7 @@ int main(void)
 		cmocka_unit_test(test_linux_pattern_order),
 		cmocka_unit_test(test_passes_match_the_model),
 		cmocka_unit_test(test_stuck_bits_show_only_against_the_other_value),
+		cmocka_unit_test(test_bad_page_set),
 		cmocka_unit_test(test_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
