@@ -11,6 +11,7 @@
 #   make bench-translated  instructions QEMU translates before memory is usable, by phase
 #   make compare-linux  Debian's Linux cloud kernel beside memboot (downloads it once)
 #   make bench-pt       seed 003's page-table fault-in benchmark (below)
+#   make bench-memtest  the memory test's passes against the store limit, per pattern
 #   bench/device.sh     all host benchmarks at 1-16 threads on a many-core machine
 #
 # memmap: mm/memmap.c, mm/alloc/buddy.c and kernel/job_plan.c built natively,
@@ -202,3 +203,15 @@ lab-build: $(BENCH_O)/lab
 -include $(patsubst %.o,%.d,$(foreach n,$(BENCH_DESC_SIZES),$(BENCH_O)/$(n)/bench/memmap_bench.o \
 	$(patsubst %.c,$(BENCH_O)/$(n)/%.o,$(MEMMAP_BENCH_KSRCS))) $(BENCH_SUPPORT_OBJ) \
 	$(PT_BENCH_OBJS) $(PCP_BENCH_OBJS) $(LAB_OBJS))
+
+# The memory test's passes (mm/memtest.c, kernel code generation) against the
+# store limit, bytes per second per pattern (bench/memtest_bench.c; not part
+# of `make bench`: about 10 s at 256 MiB).
+MEMTEST_BENCH_KSRCS := mm/memtest.c kernel/cmdline.c kernel/record.c kernel/format.c
+$(BENCH_O)/memtest_bench: $(BENCH_O)/host/bench/memtest_bench.o \
+		$(patsubst %.c,$(BENCH_O)/16/%.o,$(MEMTEST_BENCH_KSRCS)) $(BENCH_SUPPORT_OBJ)
+	@$(if $(Q),echo "  BENCHLD $@")
+	$(Q)$(CC) $(BENCH_HOST_CFLAGS) -o $@ $^
+.PHONY: bench-memtest
+bench-memtest: $(BENCH_O)/memtest_bench
+	@$(BENCH_O)/memtest_bench $(BENCH_ARGS)

@@ -26,7 +26,8 @@
 	X(2, EXIT_EXCEPTION, "exception")            /* CPU exception */                    \
 	X(3, EXIT_BOOTINFO,  "bad boot information") /* missing or corrupt */               \
 	X(4, EXIT_SELFTEST,  "self-test failed")     /* one chosen on the command line */   \
-	X(5, EXIT_CENSUS,    "pages lost")           /* pages unaccounted for */
+	X(5, EXIT_CENSUS,    "pages lost")           /* pages unaccounted for */    \
+	X(6, EXIT_CPU_LOST,  "cpu lost")             /* a CPU stopped answering; its work was redone */
 
 enum exit_status {
 #define EXIT_STATUS_ENUM_(value, sym, name) sym = value,

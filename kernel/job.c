@@ -76,6 +76,87 @@ static void ticks_max(volatile uint64_t *v, uint64_t t)
 		;
 }
 
+void (*job_step_hook)(const struct job *j, uint32_t cpu);
+static volatile uint32_t lost_cpus;
+
+uint32_t job_lost_cpus(void)
+{
+	return __atomic_load_n(&lost_cpus, __ATOMIC_RELAXED);
+}
+
+static void count_ran(struct job_state *st, bool *ran)
+{
+	if (!*ran) {
+		*ran = true;
+		__atomic_fetch_add(&st->ran_cpus, 1, __ATOMIC_RELAXED);
+	}
+}
+
+/*
+ * Run the unclaimed steps of chunk @i ([s, e)), claiming each with a
+ * compare-and-swap on the chunk's next-unit word: the owner and anyone
+ * taking over an orphaned chunk use the same claim, so each step runs once.
+ * Whoever finishes the chunk's last units completes the chunk.
+ */
+static void run_steps(struct job_state *st, uint32_t i, uint64_t s, uint64_t e, uint32_t cpu,
+		      bool *ran)
+{
+	struct job *j = st->job;
+	struct job_chunk_state *cs = &j->chunk_states[i];
+	uint64_t step = j->step ? j->step : (j->align ? j->align : 1);
+
+	for (;;) {
+		uint64_t a = __atomic_load_n(&cs->next, __ATOMIC_ACQUIRE), b, t1;
+		if (a >= e)
+			return;
+		/* Steps end on the chunk's grid of @step from its start. */
+		b = a + step - (a - s) % step;
+		if (b > e)
+			b = e;
+		if (!__atomic_compare_exchange_n(&cs->next, &a, b, false, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE))
+			continue;
+		__atomic_store_n(&cs->progress_ticks, job_platform_ticks(), __ATOMIC_RELEASE);
+		j->fn(j->arg, a, b);
+		t1 = job_platform_ticks();
+		__atomic_store_n(&cs->progress_ticks, t1, __ATOMIC_RELEASE);
+		count_ran(st, ran);
+		if (__atomic_add_fetch(&cs->done_units, b - a, __ATOMIC_ACQ_REL) == e - s) {
+			uint64_t t0 = cs->start_ticks;
+			if (j->times && i < j->times_cap)
+				j->times[i] = (struct job_chunk_time){
+					.cpu = cpu, .start = s, .end = e, .start_ticks = t0,
+					.end_ticks = t1, .ns = job_platform_ticks_to_ns(t1 - t0) };
+			ticks_max(&st->end_tsc, t1);
+			if (__atomic_load_n(&cs->owner, __ATOMIC_ACQUIRE) == JOB_ORPHANED)
+				__atomic_fetch_sub(&st->orphans, 1, __ATOMIC_RELEASE);
+			__atomic_fetch_add(&st->chunks_done, 1, __ATOMIC_RELEASE);
+			return;
+		}
+		/* In the middle of the chunk, holding no step: where a test
+		 * makes a CPU vanish. */
+		if (b < e && job_step_hook)
+			job_step_hook(j, cpu);
+	}
+}
+
+/* Finish the unclaimed steps of orphaned chunks. */
+static void help_orphans(struct job_state *st, uint32_t cpu, bool *ran)
+{
+	uint32_t n = __atomic_load_n(&st->next_chunk, __ATOMIC_ACQUIRE);
+
+	if (n > st->plan.nr_chunks)
+		n = st->plan.nr_chunks;
+	for (uint32_t i = 0; i < n && __atomic_load_n(&st->orphans, __ATOMIC_ACQUIRE) > 0; i++) {
+		struct job_chunk_state *cs = &st->job->chunk_states[i];
+		uint64_t s, e;
+		if (__atomic_load_n(&cs->owner, __ATOMIC_ACQUIRE) != JOB_ORPHANED)
+			continue;
+		job_plan_chunk(&st->plan, i, &s, &e);
+		run_steps(st, i, s, e, cpu, ran);
+	}
+}
+
 /* Claim and run chunks until none are left. */
 static void work_on(struct job_state *st)
 {
@@ -90,6 +171,16 @@ static void work_on(struct job_state *st)
 		if (i >= st->plan.nr_chunks)
 			break;
 		job_plan_chunk(&st->plan, i, &s, &e);
+		if (st->rescue) {
+			struct job_chunk_state *cs = &j->chunk_states[i];
+			t0 = job_platform_ticks();
+			ticks_min(&st->first_tsc, t0);
+			cs->start_ticks = t0;
+			__atomic_store_n(&cs->progress_ticks, t0, __ATOMIC_RELEASE);
+			__atomic_store_n(&cs->owner, cpu, __ATOMIC_RELEASE);
+			run_steps(st, i, s, e, cpu, &ran);
+			continue;
+		}
 		t0 = job_platform_ticks();
 		ticks_min(&st->first_tsc, t0);
 		j->fn(j->arg, s, e);
@@ -100,13 +191,12 @@ static void work_on(struct job_state *st)
 				.end_ticks = t1, .ns = job_platform_ticks_to_ns(t1 - t0) };
 		/* A CPU works on a job once (its loop ends when no chunk is
 		 * left, and it never rejoins): counting it here counts CPUs. */
-		if (!ran) {
-			ran = true;
-			__atomic_fetch_add(&st->ran_cpus, 1, __ATOMIC_RELAXED);
-		}
+		count_ran(st, &ran);
 		ticks_max(&st->end_tsc, t1);
 		__atomic_fetch_add(&st->chunks_done, 1, __ATOMIC_RELEASE);
 	}
+	if (st->rescue && __atomic_load_n(&st->orphans, __ATOMIC_ACQUIRE) > 0)
+		help_orphans(st, cpu, &ran);
 }
 
 /* A job for all nodes, posted to an idle CPU. */
@@ -181,13 +271,16 @@ static void node_worker(void *arg)
 		queue_lock(q);
 		for (pp = &q->head; *pp;) {
 			struct job_state *c = *pp;
-			if (c->next_chunk >= c->plan.nr_chunks) {
+			bool orphans = __atomic_load_n(&c->orphans, __ATOMIC_ACQUIRE) > 0;
+			if (c->next_chunk >= c->plan.nr_chunks && !orphans) {
 				/* Every chunk claimed: nothing here for anyone. */
 				*pp = c->next;
 				c->queued = false;
 				continue;
 			}
-			if (c->joined < c->plan.threads) {
+			/* Orphaned chunks take any CPU that comes (the lost one
+			 * keeps its place among the joined). */
+			if (c->joined < c->plan.threads || orphans) {
 				st = c;
 				break;
 			}
@@ -246,6 +339,9 @@ void job_start(struct job *job, struct job_state *st)
 		start_all_nodes(job, st, self);
 		return;
 	}
+	/* Before any CPU can claim a chunk: each chunk's claim word at its
+	 * start, no owner. */
+	st->rescue = job->chunk_states && job->deadline_ns;
 	/* The node's CPUs, busy or not: a busy one comes to the queue when it
 	 * finishes. The caller helps a job of its own node, and a job no CPU of
 	 * its node can run (a CPU-less node's memory still gets one thread). */
@@ -256,6 +352,13 @@ void job_start(struct job *job, struct job_state *st)
 			   job->min_chunk, st->cpus, job->max_threads)) {
 		st->empty = true;
 		return;
+	}
+	if (st->plan.nr_chunks > job->chunk_states_cap)
+		st->rescue = false;
+	for (uint32_t i = 0; st->rescue && i < st->plan.nr_chunks; i++) {
+		uint64_t s, e;
+		job_plan_chunk(&st->plan, i, &s, &e);
+		job->chunk_states[i] = (struct job_chunk_state){ .next = s, .owner = JOB_NO_OWNER };
 	}
 	st->joined = st->caller_helps;   /* the caller's place is kept */
 	if (node_cpus == 0)
@@ -273,21 +376,110 @@ void job_start(struct job *job, struct job_state *st)
 	kick_node(job->node, self);
 }
 
+/* Put @st back on its node's queue (orphaned chunks to finish). */
+static void requeue(struct job_state *st)
+{
+	struct node_queue *q = &queues[st->job->node];
+
+	queue_lock(q);
+	if (!st->queued) {
+		struct job_state **pp = &q->head;
+		while (*pp)
+			pp = &(*pp)->next;
+		*pp = st;
+		st->queued = true;
+	}
+	queue_unlock(q);
+}
+
+/*
+ * The waiter's look at the chunks (a job with chunk states): a chunk with
+ * an owner and unclaimed steps whose last progress is older than the
+ * deadline is orphaned (once: the owner word goes from the CPU to
+ * JOB_ORPHANED by compare-and-swap) and its CPU reported lost. A chunk
+ * whose steps are all claimed but not all done past the deadline was left
+ * inside a step: those units are abandoned, reported, never redone.
+ */
+static void rescue_check(struct job_state *st, uint32_t self)
+{
+	struct job *j = st->job;
+	uint64_t now = job_platform_ticks();
+	uint32_t n = __atomic_load_n(&st->next_chunk, __ATOMIC_ACQUIRE);
+	bool orphaned = false;
+
+	if (n > st->plan.nr_chunks)
+		n = st->plan.nr_chunks;
+	for (uint32_t i = 0; i < n; i++) {
+		struct job_chunk_state *cs = &j->chunk_states[i];
+		uint32_t owner = __atomic_load_n(&cs->owner, __ATOMIC_ACQUIRE);
+		uint64_t s, e, seen = __atomic_load_n(&cs->progress_ticks, __ATOMIC_ACQUIRE);
+
+		job_plan_chunk(&st->plan, i, &s, &e);
+		if (owner >= JOB_ORPHANED || __atomic_load_n(&cs->done_units, __ATOMIC_ACQUIRE) == e - s ||
+		    now < seen || job_platform_ticks_to_ns(now - seen) < j->deadline_ns)
+			continue;
+		if (!__atomic_compare_exchange_n(&cs->owner, &owner, JOB_ORPHANED, false,
+						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			continue;
+		uint64_t left = e - __atomic_load_n(&cs->next, __ATOMIC_ACQUIRE);
+		uint64_t inside = e - s - left - __atomic_load_n(&cs->done_units, __ATOMIC_ACQUIRE);
+		pr_warn("job %s: CPU %u made no progress for %llu ms in the middle of its chunk %u "
+			"(units [%#llx, %#llx)): counted lost; its %llu unclaimed units go to node %u's other CPUs",
+			j->name, owner, (unsigned long long)(j->deadline_ns / 1000000), i,
+			(unsigned long long)s, (unsigned long long)e, (unsigned long long)left,
+			j->node);
+		if (inside) {
+			/* Non-repeatable work half done: say so, never redo it. */
+			pr_err("job %s: CPU %u was lost inside a step: %llu units of chunk %u left undone",
+			       j->name, owner, (unsigned long long)inside, i);
+			st->abandoned_units += inside;
+			__atomic_fetch_add(&cs->done_units, inside, __ATOMIC_ACQ_REL);
+		}
+		if (job_platform_online(owner)) {
+			job_platform_lost(owner);
+			__atomic_fetch_add(&lost_cpus, 1, __ATOMIC_RELAXED);
+		}
+		st->lost++;   /* it holds its place in active, and never gives it back */
+		if (left) {
+			__atomic_fetch_add(&st->orphans, 1, __ATOMIC_RELEASE);
+			orphaned = true;
+		} else if (__atomic_load_n(&cs->done_units, __ATOMIC_ACQUIRE) == e - s) {
+			__atomic_fetch_add(&st->chunks_done, 1, __ATOMIC_RELEASE);
+		}
+	}
+	if (orphaned) {
+		st->orphaned_ticks = now;
+		requeue(st);
+		kick_node(j->node, self);
+	}
+}
+
 void job_wait(struct job_state *st)
 {
-	uint32_t self = job_platform_this_cpu(), spins = 0, node = st->job->node;
+	uint32_t self = job_platform_this_cpu(), spins = 0, looks = 0, node = st->job->node;
 
 	if (st->empty)
 		return;
 	if (st->caller_helps)
 		work_on(st);
 	while (__atomic_load_n(&st->chunks_done, __ATOMIC_ACQUIRE) < st->plan.nr_chunks ||
-	       __atomic_load_n(&st->active, __ATOMIC_ACQUIRE) != 0) {
+	       __atomic_load_n(&st->active, __ATOMIC_ACQUIRE) > st->lost) {
 		/* A CPU that went idle just as the job was queued missed it:
 		 * wake the node's idle CPUs again now and then. */
 		if (__atomic_load_n(&st->queued, __ATOMIC_RELAXED) && ++spins % 4096 == 0 &&
-		    st->next_chunk < st->plan.nr_chunks)
+		    (st->next_chunk < st->plan.nr_chunks || st->orphans > 0))
 			kick_node(node, self);
+		if (st->rescue && ++looks % 1024 == 0) {
+			rescue_check(st, self);
+			/* Orphans no CPU of the node took within another deadline
+			 * (none left, or all busy): the waiter finishes them, and
+			 * the chunks no one claimed yet. */
+			if (__atomic_load_n(&st->orphans, __ATOMIC_ACQUIRE) > 0 &&
+			    (job_cpus_of_node(node) == 0 ||
+			     job_platform_ticks_to_ns(job_platform_ticks() - st->orphaned_ticks) >=
+				     st->job->deadline_ns))
+				work_on(st);
+		}
 		job_platform_relax();
 	}
 	if (node < JOB_MAX_NODES && st->queued) {

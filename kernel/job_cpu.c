@@ -78,6 +78,13 @@ uint64_t job_platform_ticks_to_ns(uint64_t ticks)
 	return tsc_cycles_to_ns(ticks);
 }
 
+void job_platform_lost(uint32_t cpu)
+{
+	/* Offline from here on: the TSC check, the per-CPU lists, shootdowns
+	 * and later jobs pass it by (its mailbox stays busy, too). */
+	__atomic_store_n(&cpu_states[cpu]->online, 0, __ATOMIC_RELEASE);
+}
+
 void job_platform_relax(void)
 {
 	cpu_relax();

@@ -34,6 +34,9 @@ bool job_platform_try_post(uint32_t cpu, void (*fn)(void *arg), void *arg);
 /* A clock: ticks now, and ticks as nanoseconds. */
 uint64_t job_platform_ticks(void);
 uint64_t job_platform_ticks_to_ns(uint64_t ticks);
+/* @cpu stopped answering (kernel/job.h, a CPU lost mid-job): count it
+ * offline from now on, so that nothing waits for it or posts to it. */
+void job_platform_lost(uint32_t cpu);
 /* Spin-wait politely. */
 void job_platform_relax(void);
 

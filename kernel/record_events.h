@@ -46,6 +46,8 @@
 	X(node_cpu)      /* one CPU's busy and wait time in a node's init */ \
 	X(chunk)         /* one chunk of a job (trace) */                   \
 	X(lazy)          /* what the first allocations paid (lazy init) */  \
+	X(memtest)       /* a node's memory test (memtest=N) */             \
+	X(memtest_bad)   /* a range of words that failed the memory test */ \
 	X(census)        /* every page counted once */                      \
 	X(alloc_test)    /* the allocation self-test */                     \
 	X(pcp)           /* a node's per-CPU lists at boot */               \

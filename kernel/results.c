@@ -47,7 +47,8 @@ static const uint8_t results_guid[16] = {
 };
 
 static const char *const kept_events[] = {
-	"boot", "machine", "numa", "node_init", "hugetlb", "census", "phase", "summary", "done",
+	"boot", "machine", "numa", "node_init", "memtest", "memtest_bad", "hugetlb", "census", "phase",
+	"summary", "done",
 };
 
 static struct {

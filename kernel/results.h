@@ -3,7 +3,7 @@
  * machine without a serial cable (docs/spare-metal.md, "No serial cable").
  *
  * The records a reader needs to see how the boot went (boot, numa,
- * node_init, hugetlb, census, phase, summary, done) are copied as they are
+ * node_init, memtest, memtest_bad, hugetlb, census, phase, summary, done) are copied as they are
  * made; after `done`, kernel_exit() writes them, one compact JSON object a
  * line, into non-volatile UEFI variables MembootResults00, 01, ... (each at
  * most RESULTS_CHUNK_BYTES) under the memboot vendor GUID, through the

@@ -110,6 +110,11 @@ bool census_take(const struct census_input *in, const char *when, struct census 
 		       (ull)fixed, (ull)in->fixed_pages);
 		c->lost += diff(fixed, in->fixed_pages);
 	}
+	if (c->counts[PAGE_BAD] != in->bad_pages) {
+		pr_err("census: %llu pages are bad memory by their descriptors, %llu by memtest and the bad-memory keys",
+		       (ull)c->counts[PAGE_BAD], (ull)in->bad_pages);
+		c->lost += diff(c->counts[PAGE_BAD], in->bad_pages);
+	}
 
 	rec_begin(&r, "census");
 	rec_str(&r, "when", when);
@@ -121,6 +126,7 @@ bool census_take(const struct census_input *in, const char *when, struct census 
 	rec_u64(&r, "pagetable", c->counts[PAGE_PAGETABLE]);
 	rec_u64(&r, "huge", c->counts[PAGE_HUGE]);
 	rec_u64(&r, "allocated", c->counts[PAGE_ALLOCATED]);
+	rec_u64(&r, "bad_mem", c->counts[PAGE_BAD]);
 	rec_u64(&r, "hole", c->hole);
 	rec_u64(&r, "lost", c->lost);
 	rec_bool(&r, "check", c->check_ok);
@@ -132,7 +138,7 @@ bool census_take(const struct census_input *in, const char *when, struct census 
 	rec_close(&r);
 	record_report(&r, LOG_INFO, "census ({when}): {pages} pages: {free} free, {pcp} pcp, "
 		      "{reserved} reserved, {memmap} memmap, {pagetable} pagetable, {huge} huge, "
-		      "{allocated} allocated, {hole} hole, {lost} lost");
+		      "{allocated} allocated, {bad_mem} bad, {hole} hole, {lost} lost");
 	if (c->lost || c->bad) {
 		uint32_t budget = 16;
 		for (uint32_t i = 0; i < in->nr_ranges && budget; i++) {

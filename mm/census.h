@@ -4,8 +4,9 @@
  * allocator (mm/alloc/alloc.h) and the early allocator's reservations.
  *
  * A page is free, pcp (on a per-CPU list), reserved, memmap, pagetable,
- * huge, allocated, a hole (not
- * RAM), or lost: a descriptor nobody accounts for (unwritten, a tail where a
+ * huge, allocated, bad memory (PAGE_BAD: failed memtest, or named bad on
+ * the command line; its record key is bad_mem, since `bad` already counts
+ * impossible descriptors), a hole (not RAM), or lost: a descriptor nobody accounts for (unwritten, a tail where a
  * head should be, a hole marker inside RAM), or a difference between the
  * descriptors and the allocators' own counts. The census prints a line and
  * a `census` record, and names the pfn ranges that are wrong.
@@ -26,6 +27,8 @@ struct census_input {
 	/* Pages the early allocator handed out that must now be reserved,
 	 * memmap or pagetable heads. */
 	uint64_t fixed_pages;
+	/* Pages the memory test and the bad-memory keys took out (PAGE_BAD). */
+	uint64_t bad_pages;
 };
 
 struct census {

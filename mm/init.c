@@ -81,12 +81,51 @@ struct zone_ctx {
 	uint32_t node;
 };
 
+/*
+ * A tested piece with bad pages: every descriptor written (lazy too: its
+ * heads-only blocks assume every page of the block is free), the bad pages
+ * typed PAGE_BAD, the good runs between them freed. A merge never takes in
+ * a bad page: its head is not free.
+ */
+static void free_around_bad(const struct zone_ctx *c, enum page_zone z, uint64_t s, uint64_t e,
+			    const uint64_t *bad, uint32_t nr_bad)
+{
+	const struct memmap_node *map = &c->mi->mm->nodes[c->node];
+	uint32_t kept = nr_bad < MMINIT_TEST_BAD_MAX ? nr_bad : MMINIT_TEST_BAD_MAX;
+	uint64_t from = s, nr_pages = 0;
+
+	memmap_init_range(map, s, e, PAGE_RESERVED, z);
+	for (uint32_t k = 0; k < kept; k++) {
+		uint64_t b = bad[k];
+		ASSERT(b >= from && b < e, "bad pfn %#llx outside [%#llx, %#llx)",
+		       (unsigned long long)b, (unsigned long long)from, (unsigned long long)e);
+		uint64_t to = k == kept - 1 && nr_bad > kept ? e : b + 1;
+		memmap_init_range(map, b, to, PAGE_BAD, z);
+		if (from < b)
+			alloc_current()->free_range(alloc_current_self(), c->node, z, from, b);
+		nr_pages += to - b;
+		from = to;
+	}
+	if (from < e)
+		alloc_current()->free_range(alloc_current_self(), c->node, z, from, e);
+	__atomic_fetch_add(&c->mi->nodes[c->node].bad_pages, nr_pages, __ATOMIC_RELAXED);
+}
+
 /* Fill and free [s, e) of one zone: the unit of all policies. */
 static void fill_and_free(void *ctx, enum page_zone z, uint64_t s, uint64_t e)
 {
 	const struct zone_ctx *c = ctx;
 	const struct memmap_node *map = &c->mi->mm->nodes[c->node];
+	const struct mminit_test *t = c->mi->cfg.test;
 
+	if (t) {
+		uint64_t bad[MMINIT_TEST_BAD_MAX];
+		uint32_t nr_bad = t->run(t->ctx, c->node, s, e, bad);
+		if (nr_bad) {
+			free_around_bad(c, z, s, e, bad, nr_bad);
+			return;
+		}
+	}
 	if (c->mi->cfg.policy == MMINIT_LAZY)
 		memmap_init_heads(map, s, e, PAGE_RESERVED, z, ALLOC_MAX_ORDER);
 	else
@@ -217,6 +256,9 @@ static void parallel_start(struct mminit *mi, uint32_t nid)
 		.node = all ? JOB_ALL_NODES : mi->cfg.cpu_node ? mi->cfg.cpu_node[nid] : nid,
 		.fn = node_chunk, .arg = &args[nid],
 		.times = w->chunks, .times_cap = MMINIT_TRACE_CHUNKS,
+		/* Steps of one max-order block: the unit a chunk is cut at. */
+		.chunk_states = w->chunk_states, .chunk_states_cap = MMINIT_TRACE_CHUNKS,
+		.step = ALLOC_MAX_ORDER_PAGES, .deadline_ns = mi->cfg.deadline_ns,
 	};
 	job_start(&jobs[nid], &states[nid]);
 	/* With all_cpus, every CPU works on one node after the other. */
@@ -370,6 +412,7 @@ struct meminit_settings meminit_settings = {
 	.early_pages = 32768,              /* one 128 MiB section, as Linux starts */
 	.early_alloc_pages = 0,
 	.trace = false,
+	.deadline_ms = 10000,
 };
 
 /* In the order of enum mminit_policy. */
@@ -407,5 +450,8 @@ static const struct param meminit_params[] = {
 	  .help = "debug: early page allocations before the parallel part" },
 	{ .key = "memboot.trace", .type = PARAM_BOOL, .ptr = &meminit_settings.trace,
 	  .help = "print a record per chunk of the parallel init" },
+	{ .key = "memboot.init_deadline_ms", .type = PARAM_U64, .ptr = &meminit_settings.deadline_ms,
+	  .min = 0, .max = 3600000,
+	  .help = "a node CPU silent this long mid-chunk is lost, its work redone (0: never)" },
 };
 PARAM_TABLE(meminit_param_table, "meminit", meminit_params);

@@ -41,6 +41,28 @@
 
 enum mminit_policy { MMINIT_SERIAL, MMINIT_DEFERRED, MMINIT_LAZY };
 
+/* Bad pages one piece's test can name; past that the rest of the piece is
+ * taken as bad (a DIMM failing that widely has nothing worth keeping). */
+#define MMINIT_TEST_BAD_MAX 64
+
+/*
+ * Optional: test each piece of free memory before its pages go to the
+ * allocator (the memory test, mm/memtest.h), on the CPU that initialises
+ * the piece: under every policy the last thing before the free, so lazy
+ * and deferred memory is tested before it is handed over, the boot CPU's
+ * early section and on-demand growth included. run() tests [start_pfn,
+ * end_pfn) of @node and fills @bad with the bad pages, ascending and
+ * distinct, at most MMINIT_TEST_BAD_MAX; it returns how many it found (more
+ * than that: every page from bad[MMINIT_TEST_BAD_MAX - 1] to the end of
+ * the piece is taken as bad). Bad pages get PAGE_BAD descriptors and are
+ * never freed.
+ */
+struct mminit_test {
+	uint32_t (*run)(void *ctx, uint32_t node, uint64_t start_pfn, uint64_t end_pfn,
+			uint64_t *bad);
+	void *ctx;
+};
+
 struct mminit_config {
 	enum mminit_policy policy;
 	uint32_t max_threads;        /* per node; 0: all of its CPUs */
@@ -51,6 +73,11 @@ struct mminit_config {
 	/* Per node, the node whose CPUs run its parallel part (a CPU-less
 	 * node's nearest); NULL: each node's own. */
 	const uint32_t *cpu_node;
+	const struct mminit_test *test;   /* NULL: no memory test */
+	/* A node CPU that makes no progress in the middle of its chunk for this
+	 * long is counted lost and its unclaimed 4 MiB steps are done by the
+	 * node's other CPUs (kernel/job.h; 0: never). */
+	uint64_t deadline_ns;
 };
 
 /* One node's work and what it cost. */
@@ -64,6 +91,7 @@ struct mminit_node {
 	uint64_t free_pages;         /* all free pages of the node */
 	uint64_t early_pages;        /* filled by the caller before the parallel part */
 	uint64_t parallel_pages;     /* filled by the node's CPUs */
+	volatile uint64_t bad_pages; /* of those and the early ones: PAGE_BAD, never freed */
 	uint32_t threads;            /* CPUs that ran at least one chunk */
 	uint32_t cpus;               /* CPUs offered the node's job */
 	bool caller_offered;         /* the caller helped (its node, or a CPU-less one) */
@@ -76,6 +104,11 @@ struct mminit_node {
 	/* Always kept (not only with cfg.trace): they say which CPU did what.
 	 * start/end are pfns (the job's packed units, converted back). */
 	struct job_chunk_time chunks[MMINIT_TRACE_CHUNKS];
+	/* Each chunk's claim word and progress (kernel/job.h): a chunk is freed
+	 * to the allocator 4 MiB step by step, each step claimed once, so a
+	 * CPU lost mid-chunk leaves steps others can finish without freeing
+	 * any block twice (a free is not repeatable). */
+	struct job_chunk_state chunk_states[MMINIT_TRACE_CHUNKS];
 };
 
 struct mminit {
@@ -158,6 +191,7 @@ struct meminit_settings {
 	uint64_t early_pages;         /* deferred/lazy: filled by the boot CPU first */
 	uint64_t early_alloc_pages;   /* debug: early allocations before the parallel part */
 	bool trace;                   /* a record per init chunk and per huge pool page */
+	uint64_t deadline_ms;         /* a node CPU silent this long mid-chunk is lost */
 };
 
 extern struct meminit_settings meminit_settings;

@@ -28,6 +28,7 @@ const char *page_type_name(unsigned type)
 		[PAGE_MEMMAP] = "memmap",     [PAGE_PAGETABLE] = "pagetable",
 		[PAGE_HUGE] = "huge",         [PAGE_ALLOCATED] = "allocated",
 		[PAGE_HOLE] = "hole",         [PAGE_PCP] = "pcp",
+		[PAGE_BAD] = "bad",
 	};
 	return type < PAGE_NR_TYPES ? names[type] : "?";
 }

@@ -62,6 +62,7 @@ enum page_type {
 	PAGE_ALLOCATED,      /* head of a block handed out by the buddy allocator */
 	PAGE_HOLE,           /* not RAM; written only where a buddy search can look */
 	PAGE_PCP,            /* head of a block on a per-CPU list (mm/alloc/alloc_pcp.h) */
+	PAGE_BAD,            /* failed the memory test or named bad (mm/memtest.h): never free */
 	PAGE_NR_TYPES
 };
 

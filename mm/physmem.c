@@ -61,6 +61,7 @@ const char *physmem_resv_type_name(uint32_t type)
 		[PHYSMEM_RESV_PCP] = "pcp",
 		[PHYSMEM_RESV_MEMINIT] = "meminit",
 		[PHYSMEM_RESV_CONSOLE] = "console",
+		[PHYSMEM_RESV_BADRAM] = "badram",
 	};
 
 	return type < PHYSMEM_RESV_TYPE_COUNT && names[type] ? names[type] : "?";

@@ -77,6 +77,7 @@ enum physmem_resv_type {
 	PHYSMEM_RESV_PCP,            /* the per-CPU page lists */
 	PHYSMEM_RESV_MEMINIT,        /* memory init's work area (chunks, timings) */
 	PHYSMEM_RESV_CONSOLE,        /* the log ring between the kernel and its consoles */
+	PHYSMEM_RESV_BADRAM,         /* named bad on the command line (memmap=nn$ss, memboot.badram=) */
 	PHYSMEM_RESV_TYPE_COUNT,
 };
 

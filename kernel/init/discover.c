@@ -241,10 +241,12 @@ void clock_checks_start(const struct discovered_acpi *acpi, struct clock_checks 
 }
 
 /* @cpu's measurement is in (@done) and @cpu is back in its idle loop, so
- * later jobs find it idle. */
+ * later jobs find it idle; unless it was lost since, in memory init
+ * (kernel/job.h): then its mailbox stays busy for good. */
 static void wait_measured(volatile uint32_t *done, uint32_t cpu)
 {
-	while (!__atomic_load_n(done, __ATOMIC_ACQUIRE) || (cpu && job_platform_busy(cpu)))
+	while (!__atomic_load_n(done, __ATOMIC_ACQUIRE) ||
+	       (cpu && job_platform_online(cpu) && job_platform_busy(cpu)))
 		job_platform_relax();
 }
 

@@ -30,6 +30,8 @@
 #include "kernel/init/memory.h"
 #include "kernel/init/meminit.h"
 #include "mm/init.h"
+#include "mm/memtest.h"
+#include "kernel/job.h"
 #include "mm/alloc/pcp.h"
 #include "kernel/init/pcp_setup.h"
 #include "kernel/init/phase.h"
@@ -74,6 +76,7 @@ static const struct param_table *const cmdline_tables[] = {
 	&smp_param_table,
 	&alloc_param_table,
 	&meminit_param_table,
+	&memtest_param_table,
 	&hugetlb_param_table,
 	&pcp_param_table,
 	&selftest_param_table,
@@ -271,5 +274,7 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 		PHASE(bench, selftest_pt_bench(&tests));
 	if (!census_ok || !census_run(&bs.topo, &bs.memmap, &bs.census, "end"))
 		kernel_exit(EXIT_CENSUS, "pages unaccounted for");
+	if (tests_ok && job_lost_cpus())
+		kernel_exit(EXIT_CPU_LOST, "a CPU stopped answering; its work was done by others");
 	kernel_exit(tests_ok ? EXIT_OK : EXIT_SELFTEST, tests_ok ? NULL : "a self-test failed");
 }

@@ -17,6 +17,8 @@
 #include "kernel/job_platform.h"
 #include "kernel/log.h"
 #include "kernel/init/memory.h"
+#include "kernel/init/memtest.h"
+#include "kernel/selftest/selftest.h"
 #include "kernel/percpu.h"
 #include "kernel/vm/vm.h"
 #include "kernel/panic.h"
@@ -388,6 +390,7 @@ static enum page_type resv_page_type(uint32_t type)
 	switch (type) {
 	case PHYSMEM_RESV_MEMMAP:    return PAGE_MEMMAP;
 	case PHYSMEM_RESV_PAGETABLE: return PAGE_PAGETABLE;
+	case PHYSMEM_RESV_BADRAM:    return PAGE_BAD;
 	default:                     return PAGE_RESERVED;
 	}
 }
@@ -735,11 +738,14 @@ void meminit_prepare(const struct numa_topology *topo, const struct hugetlb_pool
 		.boot_node = this_cpu_state()->mem_node,
 		.trace = meminit_settings.trace,
 		.cpu_node = init_nodes,
+		.test = memtest_hook(),
+		.deadline_ns = meminit_settings.deadline_ms * 1000000ULL,
 	};
 
 	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++)
 		init_nodes[nid] = topo->nodes[nid].init_node;
 	started_ops = alloc_start(topo, pm, mm);
+	fault_before_meminit();
 	pcp_setup_reserve(reserve_for_pcp, pm);
 	/* The engine's per-node work lists, sized by the nodes there are. */
 	uint64_t work_bytes = topo->nr_nodes * sizeof(struct mminit_node);
@@ -754,8 +760,11 @@ void meminit_prepare(const struct numa_topology *topo, const struct hugetlb_pool
 	/* From here on physmem's free memory belongs to the allocator. The 1 GiB
 	 * pool pages are among the reservations, but the census finds them as
 	 * PAGE_HUGE heads, not as reserved pages. */
+	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++)
+		memtest_node_total(nid, mi.nodes[nid].free_pages << PAGE_SHIFT);
 	base->retired_reserved_pages = memory_retire_physmem(pm);
 	base->gigantic_pages = hp->gigantic_pages;
+	base->badram_pages = physmem_reserved_bytes_of(pm, PHYSMEM_RESV_BADRAM) >> PAGE_SHIFT;
 
 	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++)
 		if (has_memory(topo, nid))
@@ -781,6 +790,19 @@ void meminit_run(const struct memmap *mm)
 	if (policy == MMINIT_LAZY)
 		lazy_measure(rdtsc(), &lazy_stats);
 	meminit_ran = true;
+}
+
+/* memtest=N's findings, against the store probe's rate (none: 0). */
+static void memtest_report_now(const struct numa_topology *topo)
+{
+	static uint64_t bad_pages[MEMMAP_MAX_NODES];
+	const struct store_probe_job *p = &probe_reported;
+	uint64_t ticks = p->res.choice == MEMMAP_STORE_NT ? p->res.nt_ticks : p->res.plain_ticks;
+
+	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++)
+		bad_pages[nid] = mi.nodes[nid].bad_pages;
+	memtest_report(topo, bad_pages, p->node ? p->res.bytes : 0,
+		       p->node && ticks ? tsc_cycles_to_ns(ticks) : 0, p->node ? p->node->nid : 0);
 }
 
 /* meminit_report()'s view of the TSC check: what each CPU's readings were ahead. */
@@ -829,6 +851,7 @@ void meminit_report(const struct numa_topology *topo, struct physmem *pm)
 			report(nid, policy);
 	if (lazy)
 		lazy_report(&lazy_stats);
+	memtest_report_now(topo);
 	alloc_enable_poison();
 }
 
@@ -878,11 +901,16 @@ bool census_run(const struct numa_topology *topo, const struct memmap *mm,
 	 * vm layer counts them); the 1 GiB pool pages are, with PAGE_HUGE heads. */
 	struct census_input in = {
 		.mm = mm, .ranges = ranges, .nr_ranges = topo->nr_ranges,
-		.fixed_pages = base->retired_reserved_pages - base->gigantic_pages +
-			       vm_table_pages(),
+		.fixed_pages = base->retired_reserved_pages - base->gigantic_pages -
+			       base->badram_pages + vm_table_pages(),
+		.bad_pages = base->badram_pages,
 	};
 	struct census c;
 
+	/* The pages memtest kept out are the engine's count (its work lists
+	 * stay reserved for good). */
+	for (uint32_t nid = 0; nid < mi.nr_nodes; nid++)
+		in.bad_pages += mi.nodes[nid].bad_pages;
 	for (uint32_t i = 0; i < topo->nr_ranges; i++)
 		ranges[i] = (struct mm_node_range){ PFN(topo->ranges[i].start),
 						    PFN(topo->ranges[i].end), topo->ranges[i].node };

@@ -43,6 +43,9 @@ void meminit_arrays(const struct numa_topology *topo, struct physmem *pm, struct
 struct census_baseline {
 	uint64_t retired_reserved_pages;
 	uint64_t gigantic_pages;
+	/* Reserved as known-bad memory (memmap=nn$ss, memboot.badram=): PAGE_BAD
+	 * heads in the census, not reserved pages. */
+	uint64_t badram_pages;
 };
 
 /* Phase "memprep": start the allocator over @mm, reserve the per-CPU

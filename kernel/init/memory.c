@@ -2,6 +2,7 @@
  * memory.c: physmem, seeded from the boot map.
  */
 #include "kernel/init/memory.h"
+#include "kernel/init/memtest.h"
 
 #include "arch/paging.h"
 #include "kernel/console.h"
@@ -19,6 +20,8 @@ void memory_init_physmem(const struct bootinfo *bi, bool dump, struct physmem *p
 	physmem_reserve(pm, 0, PAGE_SIZE_BYTES, PHYSMEM_RESV_PAGE0);
 	physmem_reserve(pm, (uint64_t)__kernel_start, (uint64_t)__kernel_end,
 			PHYSMEM_RESV_KERNEL);
+	/* Known-bad memory next, before anything is allocated from physmem. */
+	memtest_reserve_badram(pm);
 	if (dump)
 		physmem_dump(pm);
 }

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "arch/cpu.h"
 #include "arch/io.h"
@@ -35,6 +36,35 @@ static void fault_on_ap(void *arg, uint64_t start, uint64_t end)
 	pr_info("fault: CPU %u reading its stack guard page at 0x%llx on purpose", pc->cpu,
 		(unsigned long long)(pc->stack_bottom - 8));
 	(void)*(volatile uint64_t *)(uintptr_t)(pc->stack_bottom - 8);
+}
+
+/*
+ * memboot.fault=ap-park: the first AP to reach the middle of a chunk of
+ * memory init (between two of its steps, holding no lock and no step:
+ * kernel/job.h) stops answering for good, interrupts off, as a CPU with a
+ * hardware fault would. With memtest=N its chunk was being tested. The job
+ * runner must find it lost and have its chunk finished.
+ */
+static volatile uint32_t parked_cpu = JOB_NO_OWNER;
+
+static void park_in_chunk(const struct job *j, uint32_t cpu)
+{
+	uint32_t none = JOB_NO_OWNER;
+
+	if (cpu == 0 || strcmp(j->name, "meminit") != 0 ||
+	    !__atomic_compare_exchange_n(&parked_cpu, &none, cpu, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return;
+	pr_info("fault: CPU %u stops answering in the middle of its meminit chunk on purpose", cpu);
+	__asm__ volatile("cli");
+	for (;;)
+		__asm__ volatile("hlt");
+}
+
+void fault_before_meminit(void)
+{
+	if (selftest_settings.fault == FAULT_AP_PARK)
+		job_step_hook = park_in_chunk;
 }
 
 /* The command-line name of the fault asked for ("ap-ud"), not its number. */
@@ -121,6 +151,11 @@ void fault_inject(struct memmap *mm)
 		}
 		return;
 	}
+	case FAULT_AP_PARK:
+		job_step_hook = NULL;
+		if (parked_cpu == JOB_NO_OWNER)
+			pr_err("fault: memboot.fault=ap-park: no AP reached the middle of a meminit chunk (one CPU, or chunks of one step); nothing injected");
+		return;
 	case FAULT_ASSERT:
 		ASSERT(selftest_settings.fault == FAULT_NONE, "fault=%u requested on the command line",
 		       selftest_settings.fault);

@@ -44,5 +44,7 @@ void selftest_pt_bench(const struct selftest_ctx *ctx);
 /* Raise the fault named by memboot.fault, if any (does not return then);
  * memboot.fault=lose-page wipes a descriptor in @mm. */
 void fault_inject(struct memmap *mm);
+/* memboot.fault=ap-park is armed before memory init (it acts inside it). */
+void fault_before_meminit(void);
 
 #endif

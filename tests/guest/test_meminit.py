@@ -78,7 +78,7 @@ def check_meminit(b, policy):
     assert [c["when"] for c in censuses][0] == "boot" and censuses[-1]["when"] == "end"
     for c in censuses:
         assert c["lost"] == 0, c
-        parts = sum(c[k] for k in ("free", "pcp", "reserved", "memmap", "pagetable", "huge",
+        parts = sum(c[k] for k in ("free", "pcp", "reserved", "memmap", "pagetable", "huge", "bad_mem",
                                    "allocated", "hole"))
         assert parts == c["pages"], c
     # The census's free pages are the memory physmem left free.

@@ -103,7 +103,7 @@ uint32_t job_platform_this_cpu(void)
 bool job_platform_online(uint32_t cpu)
 {
 	/* Before job_host_start, CPU 0 alone: jobs run on the caller. */
-	return cpu == 0 || (cpu < nr_host_cpus && cpus[cpu].online);
+	return cpu == 0 || (cpu < nr_host_cpus && __atomic_load_n(&cpus[cpu].online, __ATOMIC_ACQUIRE));
 }
 
 uint32_t job_platform_node(uint32_t cpu)
@@ -154,6 +154,11 @@ uint64_t job_platform_ticks(void)
 uint64_t job_platform_ticks_to_ns(uint64_t ticks)
 {
 	return ticks;
+}
+
+void job_platform_lost(uint32_t cpu)
+{
+	__atomic_store_n(&cpus[cpu].online, false, __ATOMIC_RELEASE);
 }
 
 void job_platform_relax(void)

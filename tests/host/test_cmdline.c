@@ -23,6 +23,7 @@
 #include "kernel/log.h"
 #include "kernel/init/meminit.h"
 #include "mm/init.h"
+#include "mm/memtest.h"
 #include "mm/alloc/pcp.h"
 #include "kernel/selftest/select.h"
 #include "kernel/selftest/list.h"
@@ -84,7 +85,7 @@ static const struct param_table *const all_tables[] = {
 	&console_param_table, &console_levels_param_table, &exit_param_table, &bootreport_param_table,
 	&smp_param_table,
 	&alloc_param_table, &meminit_param_table, &hugetlb_param_table, &pcp_param_table,
-	&selftest_param_table, &vm_param_table,
+	&selftest_param_table, &vm_param_table, &memtest_param_table,
 };
 #define NTABLES (sizeof(all_tables) / sizeof(all_tables[0]))
 
@@ -686,16 +687,17 @@ static void test_kernel_exit_and_fault(void **state)
 	assert_string_equal(selftest_fault_name(FAULT_ASSERT), "assert");
 
 	/* Every fault's name parses back to its number. */
-	for (unsigned f = FAULT_NONE; f <= FAULT_LOSE_PAGE; f++) {
+	for (unsigned f = FAULT_NONE; f <= FAULT_AP_PARK; f++) {
 		char line[64];
 		snprintf(line, sizeof(line), "memboot.fault=%s", selftest_fault_name(f));
 		assert_result(params_parse(line), 1, 1, 0, 0);
 		assert_int_equal(selftest_settings.fault, f);
 	}
 	assert_string_equal(selftest_fault_name(FAULT_LOSE_PAGE), "lose-page");
-	assert_string_equal(selftest_fault_name(FAULT_LOSE_PAGE + 1), "?");
+	assert_string_equal(selftest_fault_name(FAULT_AP_PARK), "ap-park");
+	assert_string_equal(selftest_fault_name(FAULT_AP_PARK + 1), "?");
 	assert_result(params_parse("memboot.fault=oops"), 1, 0, 0, 1);
-	assert_int_equal(selftest_settings.fault, FAULT_LOSE_PAGE);
+	assert_int_equal(selftest_settings.fault, FAULT_AP_PARK);
 }
 
 /* memboot.init_threads fills two fields of memory init's settings. */

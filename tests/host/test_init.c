@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sched.h>
+
 #include <cmocka.h>
 
 #include "kernel/job.h"
@@ -391,7 +393,7 @@ static void test_census_names_a_lost_page(void **state)
 	 * counts are the census's own, the lost page included. */
 	char line[256];
 	snprintf(line, sizeof(line), "census (test): %llu pages: %llu free, 0 pcp, %llu reserved, "
-		 "%llu memmap, 0 pagetable, 0 huge, %llu allocated, %llu hole, 1 lost",
+		 "%llu memmap, 0 pagetable, 0 huge, %llu allocated, 0 bad, %llu hole, 1 lost",
 		 (unsigned long long)c.pages, (unsigned long long)c.counts[PAGE_FREE],
 		 (unsigned long long)c.counts[PAGE_RESERVED], (unsigned long long)c.counts[PAGE_MEMMAP],
 		 (unsigned long long)c.counts[PAGE_ALLOCATED], (unsigned long long)c.hole);
@@ -405,6 +407,169 @@ static void test_census_names_a_lost_page(void **state)
 	assert_true(census(&c));
 	alloc_free(pfn, 0);
 	assert_true(census(&c));
+	stop();
+}
+
+/* --- the test hook (mm/init.h, struct mminit_test): memtest's place --- */
+
+/* Pages the fake test calls bad: in the boot CPU's early section (two
+ * together), at the start of a range, at a node's last page, on node 1,
+ * and on the CPU-less node 2. */
+static const uint64_t bad_pfns[] = { 0x400, 0x401, 0x9000, 0x1ffff, 0x23456, 0x47fff };
+#define NR_BAD (sizeof(bad_pfns) / sizeof(bad_pfns[0]))
+static uint8_t tested[TOP];       /* times each pfn was tested */
+static uint8_t tested_node_ok[TOP];
+
+static uint32_t fake_test(void *ctx, uint32_t node, uint64_t s, uint64_t e, uint64_t *bad)
+{
+	uint32_t n = 0;
+
+	(void)ctx;
+	for (uint64_t pfn = s; pfn < e; pfn++) {
+		__atomic_fetch_add(&tested[pfn], 1, __ATOMIC_RELAXED);
+		/* Each piece is handed to the test with the node it is on. */
+		tested_node_ok[pfn] = memmap_nid_of_pfn(&mm, pfn) == node;
+	}
+	for (size_t i = 0; i < NR_BAD; i++)
+		if (bad_pfns[i] >= s && bad_pfns[i] < e)
+			bad[n++] = bad_pfns[i];
+	return n;
+}
+
+/*
+ * Under every policy, every free page is tested exactly once before it is
+ * freed, on its own node; the bad ones become PAGE_BAD, are never freed and
+ * never handed out, and the census counts them against the engine's count
+ * with nothing lost.
+ */
+static void test_tested_before_freed(void **state)
+{
+	static const struct mminit_test hook = { fake_test, NULL };
+	static const enum mminit_policy policies[] = { MMINIT_SERIAL, MMINIT_DEFERRED, MMINIT_LAZY };
+
+	for (size_t k = 0; k < 3; k++) {
+		struct mminit_config cfg = { .policy = policies[k], .early_pages = 4096,
+					     .boot_node = 0, .test = &hook };
+		struct census c;
+
+		memset(tested, 0, sizeof(tested));
+		memset(tested_node_ok, 0, sizeof(tested_node_ok));
+		start("buddy", &cfg);
+		mminit_run(&mi, NULL, NULL);
+		for (int r = 0; r < NR_USABLE; r++)
+			for (uint64_t pfn = sim3_usable[r].start_pfn; pfn < sim3_usable[r].end_pfn; pfn++) {
+				bool fixed = pfn >= 0x100 && pfn < 0x300;
+				assert_int_equal(tested[pfn], fixed ? 0 : 1);
+				assert_true(fixed || tested_node_ok[pfn]);
+			}
+		uint64_t bad = 0;
+		for (uint32_t n = 0; n < NR_NODES; n++)
+			bad += mi.nodes[n].bad_pages;
+		assert_int_equal(bad, NR_BAD);
+		for (size_t i = 0; i < NR_BAD; i++)
+			assert_int_equal(memmap_pfn_to_page(&mm, bad_pfns[i])->type, PAGE_BAD);
+		struct census_input in = { .mm = &mm, .ranges = sim3_usable, .nr_ranges = NR_USABLE,
+					   .fixed_pages = RESV_PAGES + MEMMAP_PAGES, .bad_pages = bad };
+		assert_true(census_take(&in, "test", &c));
+		assert_int_equal(c.lost, 0);
+		assert_int_equal(c.counts[PAGE_BAD], NR_BAD);
+		assert_int_equal(c.counts[PAGE_FREE], total_free() - NR_BAD);
+		/* The census holds the engine to its count. */
+		in.bad_pages = bad - 1;
+		assert_false(census_take(&in, "test", &c));
+		assert_int_equal(c.lost, 1);
+		/* Everything free can be had, and no bad page among it. */
+		uint64_t got = 0, pfn;
+		for (uint32_t n = 0; n < NR_NODES; n++)
+			while ((pfn = alloc_pages(n, 0, 0)) != ALLOC_NO_PFN) {
+				for (size_t i = 0; i < NR_BAD; i++)
+					assert_true(pfn != bad_pfns[i]);
+				got++;
+			}
+		assert_int_equal(got, total_free() - NR_BAD);
+		stop();
+	}
+}
+
+/* A piece with more bad pages than its test can name: the rest of the
+ * piece from the last one named is bad, nothing lost, nothing of it free. */
+static uint32_t flood_test(void *ctx, uint32_t node, uint64_t s, uint64_t e, uint64_t *bad)
+{
+	(void)ctx;
+	(void)node;
+	if (!(0x30000 >= s && 0x30000 < e))
+		return 0;
+	for (uint32_t i = 0; i < MMINIT_TEST_BAD_MAX; i++)
+		bad[i] = 0x30000 + i;
+	return MMINIT_TEST_BAD_MAX + 1;
+}
+
+static void test_more_bad_pages_than_named(void **state)
+{
+	static const struct mminit_test hook = { flood_test, NULL };
+	/* With a deadline (as the kernel's default) chunks go in 4 MiB steps. */
+	struct mminit_config cfg = { .policy = MMINIT_DEFERRED, .early_pages = 4096, .boot_node = 0,
+				     .test = &hook, .deadline_ns = 10000 * 1000000ULL };
+	struct census c;
+
+	start("buddy", &cfg);
+	mminit_run(&mi, NULL, NULL);
+	/* The piece is the step [0x30000, 0x30400) of node 1's chunk. */
+	assert_int_equal(mi.nodes[1].bad_pages, 0x400);
+	assert_int_equal(memmap_pfn_to_page(&mm, 0x303ff)->type, PAGE_BAD);
+	struct census_input in = { .mm = &mm, .ranges = sim3_usable, .nr_ranges = NR_USABLE,
+				   .fixed_pages = RESV_PAGES + MEMMAP_PAGES, .bad_pages = 0x400 };
+	assert_true(census_take(&in, "test", &c));
+	assert_int_equal(c.counts[PAGE_FREE], total_free() - 0x400);
+	stop();
+}
+
+/* A node CPU that stops in the middle of its chunk (between two steps):
+ * the init still frees every page exactly once (a second free of a block
+ * would break the allocator's check and the census), each tested once. */
+static volatile uint32_t parked = 0xffffffffu;
+static volatile bool park_release;
+
+static void park_on_node1(const struct job *j, uint32_t cpu)
+{
+	uint32_t none = 0xffffffffu;
+
+	if (cpu == 0 || job_platform_node(cpu) != 1 ||
+	    !__atomic_compare_exchange_n(&parked, &none, cpu, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return;
+	while (!__atomic_load_n(&park_release, __ATOMIC_ACQUIRE))
+		sched_yield();
+}
+
+static void test_vanished_cpu_mid_chunk(void **state)
+{
+	static const struct mminit_test hook = { fake_test, NULL };
+	struct mminit_config cfg = { .policy = MMINIT_DEFERRED, .early_pages = 4096, .boot_node = 0,
+				     .test = &hook, .deadline_ns = 20 * 1000000ULL };
+	struct census c;
+
+	memset(tested, 0, sizeof(tested));
+	parked = 0xffffffffu;
+	park_release = false;
+	start("buddy", &cfg);
+	job_step_hook = park_on_node1;
+	mminit_run(&mi, NULL, NULL);
+	job_step_hook = NULL;
+	assert_true(parked == 2 || parked == 3);
+	assert_false(job_platform_online(parked));
+	for (int r = 0; r < NR_USABLE; r++)
+		for (uint64_t pfn = sim3_usable[r].start_pfn; pfn < sim3_usable[r].end_pfn; pfn++)
+			assert_int_equal(tested[pfn], pfn >= 0x100 && pfn < 0x300 ? 0 : 1);
+	struct census_input in = { .mm = &mm, .ranges = sim3_usable, .nr_ranges = NR_USABLE,
+				   .fixed_pages = RESV_PAGES + MEMMAP_PAGES, .bad_pages = NR_BAD };
+	assert_true(census_take(&in, "test", &c));
+	assert_int_equal(c.lost, 0);
+	assert_int_equal(c.counts[PAGE_FREE], total_free() - NR_BAD);
+	assert_true(alloc_check());
+	park_release = true;
+	while (job_platform_busy(parked))
+		sched_yield();
 	stop();
 }
 
@@ -428,6 +593,9 @@ int main(void)
 		cmocka_unit_test(test_census_names_a_lost_page),
 		cmocka_unit_test(test_usable_edges),
 		cmocka_unit_test(test_correct_ticks),
+		cmocka_unit_test(test_tested_before_freed),
+		cmocka_unit_test(test_more_bad_pages_than_named),
+		cmocka_unit_test(test_vanished_cpu_mid_chunk),
 	};
 	return cmocka_run_group_tests(tests, cpus_up, cpus_down);
 }

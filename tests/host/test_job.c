@@ -3,7 +3,9 @@
  * tests/host/job_host.c): every unit done exactly once for odd shapes on
  * every node, chunks run only on the job's node's CPUs, the caller helping
  * only its own node or a node without CPUs, max_threads, and two jobs at
- * once on different nodes.
+ * once on different nodes; and a CPU that vanishes in the middle of its
+ * chunk: its unclaimed steps redone by its node's other CPUs, or by the
+ * waiter when it was the node's only CPU, each unit exactly once.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pthread.h>
+#include <sched.h>
 #include <time.h>
 
 #include <cmocka.h>
@@ -205,6 +209,144 @@ static void test_two_nodes_at_once(void **state)
 	assert_true(sa.ns > 0 && sb.ns > 0);
 }
 
+/* --- a CPU that vanishes mid-chunk --- */
+
+static volatile uint32_t parked_cpu = JOB_NO_OWNER;   /* who parked */
+static volatile uint32_t park_on_node;                /* whose CPU to park */
+static volatile bool park_release;
+static volatile uint32_t units_twice;
+
+static void count_once(void *arg, uint64_t s, uint64_t e)
+{
+	/* Work that must not be repeated: a second run of a unit is caught. */
+	for (uint64_t u = s; u < e; u++)
+		if (__atomic_fetch_add(&counts[u], 1, __ATOMIC_RELAXED) != 0)
+			__atomic_fetch_add(&units_twice, 1, __ATOMIC_RELAXED);
+	struct timespec ts = { 0, 200000 };   /* 0.2 ms a step */
+	nanosleep(&ts, NULL);
+}
+
+/* The first CPU (not the caller) of the chosen node to reach the middle of
+ * a chunk stops there, as a CPU that stopped answering: until released. */
+static void park_hook(const struct job *j, uint32_t cpu)
+{
+	uint32_t none = JOB_NO_OWNER;
+
+	(void)j;
+	if (cpu == 0 || job_platform_node(cpu) != park_on_node ||
+	    !__atomic_compare_exchange_n(&parked_cpu, &none, cpu, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return;
+	while (!__atomic_load_n(&park_release, __ATOMIC_ACQUIRE)) {
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+static struct job_chunk_state chunk_states[64];
+
+static void run_with_a_vanishing_cpu(uint32_t node, uint32_t other_cpus_of_node)
+{
+	static struct job j;
+	static struct job_state st;
+	const uint64_t size = 40000;
+	uint32_t lost_before = job_lost_cpus();
+
+	memset(counts, 0, sizeof(counts));
+	units_twice = 0;
+	parked_cpu = JOB_NO_OWNER;
+	park_on_node = node;
+	park_release = false;
+	job_step_hook = park_hook;
+	j = (struct job){ .name = "vanish", .start = 0, .size = size, .align = 16,
+			  .min_chunk = 2000, .node = node, .fn = count_once,
+			  .chunk_states = chunk_states, .chunk_states_cap = 64, .step = 64,
+			  .deadline_ns = 50 * 1000000ULL };
+	job_start(&j, &st);
+	job_wait(&st);
+	job_step_hook = NULL;
+	/* Someone parked, was found lost, and the job still did every unit
+	 * exactly once. */
+	assert_true(parked_cpu != JOB_NO_OWNER);
+	assert_int_equal(job_platform_node(parked_cpu), node);
+	assert_false(job_platform_online(parked_cpu));
+	assert_int_equal(job_lost_cpus(), lost_before + 1);
+	assert_int_equal(st.lost, 1);
+	assert_int_equal(st.orphans, 0);
+	assert_int_equal(st.abandoned_units, 0);
+	assert_int_equal(st.chunks_done, st.plan.nr_chunks);
+	assert_int_equal(units_twice, 0);
+	for (uint64_t u = 0; u < size; u++)
+		assert_int_equal(counts[u], 1);
+	assert_true(host_log_contains("counted lost"));
+	assert_int_equal(job_cpus_of_node(node), other_cpus_of_node);
+	/* Released, the CPU finds nothing left to claim: still once each. */
+	park_release = true;
+	while (job_platform_busy(parked_cpu))
+		sched_yield();
+	assert_int_equal(units_twice, 0);
+}
+
+/* Node 1's other two CPUs finish what the lost one left. */
+static void test_vanished_cpu_its_node_finishes(void **state)
+{
+	host_log_reset();
+	run_with_a_vanishing_cpu(1, 2);
+}
+
+/* A node whose only CPU vanishes: the waiter (another node's) finishes. */
+static const uint32_t lonely_nodes[3] = { 0, 0, 1 };
+
+static int up_lonely(void **state)
+{
+	job_host_start(3, lonely_nodes);
+	return 0;
+}
+
+static void test_vanished_cpu_alone_on_its_node(void **state)
+{
+	host_log_reset();
+	run_with_a_vanishing_cpu(1, 0);
+}
+
+/* A CPU slow for less than the deadline is not lost: the job waits for
+ * it, it comes back and finishes its chunk. */
+static void *release_later(void *arg)
+{
+	struct timespec ts = { 0, 100 * 1000000 };
+	(void)arg;
+	nanosleep(&ts, NULL);
+	park_release = true;
+	return NULL;
+}
+
+static void test_slow_cpu_is_not_lost(void **state)
+{
+	static struct job j;
+	static struct job_state st;
+	pthread_t t;
+
+	memset(counts, 0, sizeof(counts));
+	units_twice = 0;
+	parked_cpu = JOB_NO_OWNER;
+	park_on_node = 1;
+	park_release = false;
+	job_step_hook = park_hook;
+	j = (struct job){ .name = "wait", .start = 0, .size = 20000, .align = 16, .min_chunk = 2000,
+			  .node = 1, .fn = count_once, .chunk_states = chunk_states,
+			  .chunk_states_cap = 64, .step = 64, .deadline_ns = 10000 * 1000000ULL };
+	assert_int_equal(pthread_create(&t, NULL, release_later, NULL), 0);
+	job_start(&j, &st);
+	job_wait(&st);
+	pthread_join(t, NULL);
+	job_step_hook = NULL;
+	assert_true(parked_cpu != JOB_NO_OWNER);
+	assert_true(job_platform_online(parked_cpu));
+	assert_int_equal(st.lost, 0);
+	for (uint64_t u = 0; u < 20000; u++)
+		assert_int_equal(counts[u], 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +355,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_two_nodes_at_once, up, down),
 		cmocka_unit_test_setup_teardown(test_threads_are_cpus_that_ran, up, down),
 		cmocka_unit_test_setup_teardown(test_second_job_queues_on_its_node, up, down),
+		cmocka_unit_test_setup_teardown(test_vanished_cpu_its_node_finishes, up, down),
+		cmocka_unit_test_setup_teardown(test_vanished_cpu_alone_on_its_node, up_lonely, down),
+		cmocka_unit_test_setup_teardown(test_slow_cpu_is_not_lost, up, down),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -293,9 +293,14 @@ class DecodeExit(unittest.TestCase):
         self.assertEqual(mb.decode_exit(43), (5, "pages lost"))
 
     def test_unknown_kernel_status(self):
+        status, meaning = mb.decode_exit(47)
+        self.assertEqual(status, 7)
+        self.assertIn("7", meaning)
+
+    def test_cpu_lost_status(self):
         status, meaning = mb.decode_exit(45)
         self.assertEqual(status, 6)
-        self.assertIn("6", meaning)
+        self.assertIn("cpu lost", meaning)
 
     def test_rc0_no_status(self):
         status, meaning = mb.decode_exit(0)

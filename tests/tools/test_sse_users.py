@@ -6,6 +6,8 @@ are allowed, each safe for its own reason (and the entry code, below):
   - mm/memmap.c's non-temporal store (store_nt(), inlined where the compiler
     likes): 16-byte movntdq, its two registers loaded in the same asm
     statement that stores them, so only a handler using SSE could disturb it;
+  - mm/memtest.c's non-temporal pattern store (memtest_store_nt(), kept out
+    of line): the same movntdq rule, one register loaded in its statement;
   - libgcc's 128-bit division (__udivmodti4), called by the clock calibration,
     the store probe, the console's timestamps and delays: none of them runs
     inside a handler that returns (a fatal trap may call it on its way out);
@@ -22,7 +24,7 @@ import subprocess
 import unittest
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-ALLOWED = {"store_nt", "memmap_init_range_store", "__udivmodti4", "long_mode_entry", "_start64"}
+ALLOWED = {"store_nt", "memmap_init_range_store", "memtest_store_nt", "__udivmodti4", "long_mode_entry", "_start64"}
 FUNC = re.compile(r"^[0-9a-f]+ <([^>]+)>:$")
 SSE = re.compile(r"%[xy]mm\d+")
 
