@@ -466,7 +466,7 @@ class ToolFacts(unittest.TestCase):
         parser = mb.make_parser()
         sub = next(a for a in parser._actions if a.dest == "command")
         self.assertEqual(sorted(listed), sorted(sub.choices))
-        self.assertEqual(len(listed), 11)
+        self.assertEqual(len(listed), 12)
 
     def test_tools_doc_table_lists_every_subcommand(self):
         mb = load_memboot()

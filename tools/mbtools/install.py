@@ -85,13 +85,15 @@ def grub_word(word):
     return "'" + word.replace("'", "'\\''") + "'"
 
 
-def menu_entry(words, kernel_dir="/memboot"):
+def menu_entry(words, kernel_dir="/memboot", more=""):
     """memboot's menu entry as GRUB reads it. The kernel lies beside GRUB's
     own directory: $prefix is (DEVICE)DIR/grub with DIR /boot when /boot is
     part of the root filesystem, empty when /boot is a filesystem of its own
     (or a TFTP tree's boot/grub), so the entry needs no device named at
-    install time. @kernel_dir is the kernel's directory relative to DIR."""
-    args = " ".join(grub_word(w) for w in words)
+    install time. @kernel_dir is the kernel's directory relative to DIR;
+    @more is GRUB script text put after the words as it is (netboot's
+    $memboot_args, which GRUB splits into words)."""
+    args = " ".join([grub_word(w) for w in words] + ([more] if more else []))
     return (
         "menuentry '%s' --id %s {\n"
         "\tinsmod all_video\n"
