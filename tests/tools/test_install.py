@@ -48,8 +48,9 @@ def grubenv(path):
     return install.parse_grubenv(out.stdout)
 
 
-@unittest.skipUnless(HAVE_GRUB, "grub-script-check / grub-editenv (grub-common) missing")
-class InstallRoot(unittest.TestCase):
+class Tree(unittest.TestCase):
+    """A tree that stands for a Debian machine's root, and the tool."""
+
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory(prefix="memboot-install-")
         self.root = os.path.join(self.tmp.name, "root")
@@ -82,6 +83,10 @@ class InstallRoot(unittest.TestCase):
     def assert_refused(self, proc, text, status=facts.EXIT_USAGE):
         self.assertEqual(proc.returncode, status, proc.stdout + proc.stderr)
         self.assertIn(text, proc.stderr)
+
+
+@unittest.skipUnless(HAVE_GRUB, "grub-script-check / grub-editenv (grub-common) missing")
+class InstallRoot(Tree):
 
     # -- the round trip ------------------------------------------------------
 
@@ -324,3 +329,95 @@ class Pieces(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+FAKE_UPDATE_GRUB = r"""#!/bin/sh
+# Stands for update-grub on the tree $MEMBOOT_HOST_ROOT: the grub.cfg header
+# and OS entries of the fixture, then each executable script of etc/grub.d
+# between grub-mkconfig's markers (the scripts' absolute paths made the
+# tree's), written to grub.cfg.new and renamed, as grub-mkconfig does.
+set -e
+root="$MEMBOOT_HOST_ROOT"
+out="$root/boot/grub/grub.cfg"
+{
+    cat "$FIXTURE_CFG"
+    for s in "$root"/etc/grub.d/*; do
+        [ -x "$s" ] || continue
+        echo
+        echo "### BEGIN /etc/grub.d/$(basename "$s") ###"
+        sed "s|\[ -f /boot|[ -f $root/boot|" "$s" | sh
+        echo "### END /etc/grub.d/$(basename "$s") ###"
+    done
+} > "$out.new"
+[ -z "$UPDATE_GRUB_FAILS" ] || { echo "update-grub: error: $UPDATE_GRUB_FAILS" >&2; exit 1; }
+mv "$out.new" "$out"
+"""
+
+FAKE_GRUB_PROBE = """#!/bin/sh
+case "$1" in
+--target=fs) echo "${PROBE_FS:-ext2}" ;;
+--target=abstraction) echo "${PROBE_ABSTRACTION:-}" ;;
+esac
+"""
+
+
+@unittest.skipUnless(HAVE_GRUB, "grub-script-check / grub-editenv (grub-common) missing")
+class InstallRunningMachine(Tree):
+    """The path without --root: update-grub regenerates grub.cfg and
+    grub-probe says where grubenv lives. A fake of each (and the tree as
+    '/', MEMBOOT_HOST_ROOT) stands in for the machine."""
+
+    def setUp(self):
+        super().setUp()
+        self.bin = os.path.join(self.tmp.name, "hostbin")
+        os.mkdir(self.bin)
+        for t in GRUB_TOOLS:
+            os.symlink(shutil.which(t), os.path.join(self.bin, t))
+        for name, text in (("update-grub", FAKE_UPDATE_GRUB), ("grub-probe", FAKE_GRUB_PROBE)):
+            with open(os.path.join(self.bin, name), "w") as f:
+                f.write(text)
+            os.chmod(os.path.join(self.bin, name), 0o755)
+        self.host_env = dict(ENV, MEMBOOT_GRUB_BIN=self.bin, MEMBOOT_HOST_ROOT=self.root,
+                             FIXTURE_CFG=FIXTURE_CFG)
+
+    def host(self, cmd, *extra, **env):
+        argv = [cmd] + (["--elf", self.elf] if cmd == "install" else []) + list(extra)
+        return self.tool(*argv, env=dict(self.host_env, **env))
+
+    def test_host_install_once_then_uninstall(self):
+        proc = self.host("install", "--once")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("running %s" % os.path.join(self.bin, "update-grub"), proc.stdout)
+        self.assertEqual(script_check(self.cfg).returncode, 0)
+        with open(self.cfg) as f:
+            cfg = f.read()
+        self.assertIn("### BEGIN /etc/grub.d/42_memboot ###\nmenuentry 'memboot", cfg)
+        self.assertEqual(grubenv(self.env_file), {"next_entry": "memboot"})
+        proc = self.host("uninstall")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(self.cfg) as f:
+            self.assertNotIn("memboot", f.read())
+        self.assertEqual(grubenv(self.env_file), {})
+        self.assertFalse(os.path.exists(os.path.join(self.root, "boot", "memboot")))
+
+    def test_host_refuses_once_where_grub_cannot_save_env(self):
+        before = snapshot(self.root)
+        for env, word in (({"PROBE_FS": "btrfs"}, "btrfs"),
+                          ({"PROBE_ABSTRACTION": "lvm"}, "lvm")):
+            proc = self.host("install", "--once", **env)
+            self.assert_refused(proc, "is on %s, where GRUB cannot write grubenv" % word)
+            self.assertEqual(snapshot(self.root), before)
+        # Without --once nothing needs grubenv.
+        self.assertEqual(self.host("install", PROBE_FS="btrfs").returncode, 0)
+
+    def test_host_failing_update_grub_is_undone(self):
+        before = snapshot(self.root)
+        proc = self.host("install", "--once", UPDATE_GRUB_FAILS="disk full")
+        self.assert_refused(proc, "update-grub: error: disk full", facts.EXIT_GRUB_FAILED)
+        after = snapshot(self.root)
+        after.pop("boot/grub/grub.cfg.new", None)
+        self.assertEqual(after, before)
+
+    def test_host_needs_update_grub_or_grub_mkconfig(self):
+        os.unlink(os.path.join(self.bin, "update-grub"))
+        self.assert_refused(self.host("install"), "neither update-grub nor grub-mkconfig")

@@ -163,6 +163,24 @@ class RunNetboot(unittest.TestCase):
                 self.assertNotIn("-net none", proc.stdout)
                 self.assertNotIn("-cdrom", proc.stdout)
 
+    def test_disk(self):
+        with tempfile.TemporaryDirectory() as d:
+            img = os.path.join(d, "disk,1.img")
+            with open(img, "wb") as f:
+                f.truncate(1 << 20)
+            proc = self.run_tool("--disk", img, "--firmware", "uefi", "--dry-run")
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            # Writable (no readonly=on), the comma doubled for QEMU.
+            self.assertIn("-drive format=raw,if=virtio,file=%s " % img.replace(",", ",,"),
+                          proc.stdout.replace("'", ""))
+            self.assertNotIn("-cdrom", proc.stdout)
+            proc = self.run_tool("--disk", os.path.join(d, "none.img"))
+            self.assertEqual(proc.returncode, facts.EXIT_USAGE)
+            self.assertIn("--disk %s: No such file" % os.path.join(d, "none.img"), proc.stderr)
+            proc = self.run_tool("--disk", img, "--netboot", d)
+            self.assertEqual(proc.returncode, facts.EXIT_USAGE)
+            self.assertIn("--disk boots the disk image", proc.stderr)
+
     def test_bad_netboot_options(self):
         with tempfile.TemporaryDirectory() as d:
             proc = self.run_tool("--netboot", d)

@@ -160,7 +160,9 @@ class Layout:
     def __init__(self, root):
         self.root = root
         self.host = root is None
-        base = root or "/"
+        # MEMBOOT_HOST_ROOT: where '/' is for the running-machine path
+        # (update-grub, grub-probe), so tests can run it on a tree.
+        base = root or os.environ.get("MEMBOOT_HOST_ROOT") or "/"
         self.base = base
         self.boot = os.path.join(base, "boot")
         self.kernel_dir = os.path.join(base, KERNEL_DIR)
