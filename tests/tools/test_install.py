@@ -421,3 +421,40 @@ class InstallRunningMachine(Tree):
     def test_host_needs_update_grub_or_grub_mkconfig(self):
         os.unlink(os.path.join(self.bin, "update-grub"))
         self.assert_refused(self.host("install"), "neither update-grub nor grub-mkconfig")
+
+
+@unittest.skipUnless(HAVE_GRUB, "grub-script-check / grub-editenv (grub-common) missing")
+class DefaultKept(Tree):
+    """A numeric GRUB_DEFAULT with entries from scripts after 42_memboot:
+    memboot's entry would shift them, so install refuses."""
+
+    def later_script(self):
+        path = os.path.join(self.root, "etc", "grub.d", "50_other")
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\necho \"menuentry 'Other' { true; }\"\n")
+        os.chmod(path, 0o755)
+
+    def default(self, value, where="grub"):
+        d = os.path.join(self.root, "etc", "default")
+        os.makedirs(os.path.join(d, "grub.d"), exist_ok=True)
+        with open(os.path.join(d, where), "a") as f:
+            f.write("GRUB_TIMEOUT=5\nGRUB_DEFAULT=%s\n" % value)
+
+    def test_numeric_default_with_later_entries_is_refused(self):
+        self.later_script()
+        self.default("0")
+        self.default('"2"', "grub.d/60_site.cfg")
+        before = snapshot(self.root)
+        self.assert_refused(self.install("--once"), "GRUB_DEFAULT=2 counts menu entries, and "
+                                                    "/etc/grub.d/50_other come after")
+        self.assertEqual(snapshot(self.root), before)
+
+    def test_defaults_that_stay(self):
+        self.later_script()
+        for value in ("0", "saved", "gnulinux-simple-0f0e"):
+            with self.subTest(value=value):
+                self.default(value)
+                self.assertEqual(self.install().returncode, 0)
+        self.default("3")
+        os.chmod(os.path.join(self.root, "etc", "grub.d", "50_other"), 0o644)
+        self.assertEqual(self.install().returncode, 0)     # not executable: no entries

@@ -245,6 +245,42 @@ def check_save_env(lay, layer_fs=None):
                       % (lay.grub_dir, " and ".join(bad)))
 
 
+def grub_default(lay):
+    """GRUB_DEFAULT as /etc/default/grub and /etc/default/grub.d/*.cfg set
+    it (the last assignment wins, as when grub-mkconfig sources them), or
+    None."""
+    files = [os.path.join(lay.base, "etc", "default", "grub")]
+    d = os.path.join(lay.base, "etc", "default", "grub.d")
+    if os.path.isdir(d):
+        files += sorted(os.path.join(d, n) for n in os.listdir(d) if n.endswith(".cfg"))
+    value = None
+    for f in files:
+        if not os.path.isfile(f):
+            continue
+        for line in read_text(f).splitlines():
+            m = re.match(r"\s*GRUB_DEFAULT=(.*)$", line)
+            if m:
+                value = m.group(1).strip().strip("\"'")
+    return value
+
+
+def check_default_kept(lay):
+    """A numeric GRUB_DEFAULT counts menu entries: memboot's entry must not
+    come before the one it names. Only scripts sorting after 42_memboot can
+    put entries after it."""
+    value = grub_default(lay)
+    if value is None or not value.isdigit() or int(value) == 0:
+        return
+    later = sorted(n for n in os.listdir(lay.grub_d)
+                   if n > SCRIPT_NAME and n[:1].isdigit()
+                   and os.access(os.path.join(lay.grub_d, n), os.X_OK))
+    if later:
+        raise Refused("GRUB_DEFAULT=%s counts menu entries, and %s come after memboot's "
+                      "entry (%s): the default would become another entry; set GRUB_DEFAULT "
+                      "to an entry's id or title, or to saved" % (
+                          value, ", ".join("/etc/grub.d/" + n for n in later), SCRIPT_NAME))
+
+
 def read_text(path):
     try:
         with open(path, encoding="utf-8", errors="surrogateescape") as f:
@@ -474,9 +510,9 @@ def cmd_install(args):
                 raise Refused(problem)
         if os.path.lexists(lay.kernel_dir) and not os.path.isdir(lay.kernel_dir):
             raise Refused("%s exists and is not a directory" % lay.kernel_dir)
-        if lay.root:
-            plan.say("install under %s (not this machine's /)" % lay.root) if args.dry_run \
-                else None
+        check_default_kept(lay)
+        if lay.root and args.dry_run:
+            plan.say("install under %s (not this machine's /)" % lay.root)
         plan.mkdir(lay.kernel_dir)
         with open(elf, "rb") as f:
             plan.write_file(lay.kernel, f.read(), show=False)
