@@ -15,7 +15,9 @@ Under OVMF, each boot a new QEMU on the same disk and variable-store files
           keeps its results in UEFI variables and reboots (memboot.exit=reboot);
   boot 2  GRUB's default, Linux: mounts efivarfs and prints every
           MembootResults file as hex on the serial line;
-  boot 3  Linux again: next_entry was consumed.
+  boot 3  Linux again: next_entry was consumed;
+  boot 4  after `tools/memboot uninstall --root` (grub.cfg as before the
+          install, grub-script-check accepts it), Linux, the default.
 `tools/memboot results` on the bytes Linux printed gives the node_init
 (node, pages, ns) and done records memboot printed on its own serial line;
 the same bytes with one digit changed do not."""
@@ -138,17 +140,34 @@ def _build_disk(tmp, vmlinuz, kernel_root, elf):
                            "--append", "memboot.init=deferred"],
                           capture_output=True, text=True, timeout=120)
     assert inst.returncode == 0, inst.stderr
-    shutil.rmtree(os.path.join(tree, "etc"))      # the grub.d script is for update-grub only
     disk = os.path.join(tmp, "disk.img")
     with open(disk, "wb") as f:
         f.truncate(DISK_MIB << 20)
     sectors = (DISK_MIB << 20) // 512
     subprocess.run(["mformat", "-i", disk, "-T", str(sectors), "-h", "64", "-s", "32", "::"],
                    check=True, capture_output=True)
-    subprocess.run(["mcopy", "-s", "-i", disk] + [os.path.join(tree, n)
-                                                  for n in os.listdir(tree)] + ["::/"],
-                   check=True, capture_output=True)
-    return disk
+    # etc/grub.d stays in the tree: its script is for update-grub only.
+    subprocess.run(["mcopy", "-s", "-i", disk, os.path.join(tree, "EFI"),
+                    os.path.join(tree, "boot"), "::/"], check=True, capture_output=True)
+    return disk, tree
+
+
+def _uninstall(disk, tree):
+    """`memboot uninstall --root` on the tree, and the disk made to match:
+    the new grub.cfg and grubenv copied over, the kernel deleted."""
+    out = subprocess.run([MEMBOOT, "uninstall", "--root", tree], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    cfg = os.path.join(tree, "boot", "grub", "grub.cfg")
+    check = subprocess.run(["grub-script-check", cfg], capture_output=True, text=True)
+    assert check.returncode == 0, check.stderr
+    with open(cfg) as f:
+        assert f.read() == GRUB_CFG
+    for name in ("grub.cfg", "grubenv"):
+        subprocess.run(["mcopy", "-o", "-i", disk, os.path.join(tree, "boot", "grub", name),
+                        "::/boot/grub/" + name], check=True, capture_output=True)
+    subprocess.run(["mdeltree", "-i", disk, "::/boot/memboot"], check=True,
+                   capture_output=True)
 
 
 def _grubenv(tmp, disk):
@@ -199,7 +218,7 @@ def test_install_once_memboot_then_linux_reads_the_results():
             raise unittest.SkipTest("Debian's Linux kernel: %s" % e)
     kernel_root = os.path.join(linux.DEFAULT_CACHE, "root")
     with tempfile.TemporaryDirectory(prefix="memboot-spare-") as tmp:
-        disk = _build_disk(tmp, vmlinuz, kernel_root, elf)
+        disk, tree = _build_disk(tmp, vmlinuz, kernel_root, elf)
         assert _grubenv(tmp, disk) == {"next_entry": "memboot"}
         vars_file = os.path.join(tmp, "vars.fd")
         tool = ["--disk", disk, "--vars", vars_file]
@@ -225,6 +244,16 @@ def test_install_once_memboot_then_linux_reads_the_results():
         third = boot(firmware="uefi", nodes=2, mem_per_node="512M", timeout=240,
                      tool_args=tool)
         assert not third.records and _linux_vars(third) == files, third.tail()
+
+        # Uninstalled, with a next_entry still naming memboot (as if the
+        # one-shot had not been used yet): the default, Linux, boots.
+        subprocess.run(["grub-editenv", os.path.join(tree, "boot", "grub", "grubenv"), "set",
+                        "next_entry=memboot"], check=True)
+        _uninstall(disk, tree)
+        assert not _grubenv(tmp, disk).get("next_entry")
+        fourth = boot(firmware="uefi", nodes=2, mem_per_node="512M", timeout=240,
+                      tool_args=tool)
+        assert not fourth.records and MARK + " linux up" in fourth.console, fourth.tail()
 
         out = _read_back(tmp, files, "efivars")
         assert out.returncode == 0, out.stderr
