@@ -47,6 +47,7 @@ FWCFG_SOURCES = (os.path.join(REPO_ROOT, "boot", "fwcfg.h"),
 EXIT_USAGE = 64
 EXIT_STRICT = 65         # run --strict: status 0 but warnings or errors
 EXIT_NO_DONE = 66        # run: the boot ended without a done record
+EXIT_GRUB_FAILED = 69    # install, uninstall, netboot: a GRUB command failed, undone
 EXIT_TIMEOUT = 124
 EXIT_QEMU_FAILED = 125
 EXIT_NO_STATUS = 126
@@ -56,6 +57,7 @@ TOOL_STATUS = {
     EXIT_USAGE: "bad usage",
     EXIT_STRICT: "warnings or errors under --strict",
     EXIT_NO_DONE: "the boot ended without a done record",
+    EXIT_GRUB_FAILED: "install, uninstall, netboot: a step failed and was undone",
     EXIT_TIMEOUT: "timeout",
     EXIT_QEMU_FAILED: "QEMU could not start",
     EXIT_NO_STATUS: "QEMU stopped without a kernel status",

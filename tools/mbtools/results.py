@@ -313,9 +313,12 @@ def add_parser(sub):
                     "on Linux booted later on that machine) or an OVMF variable-store "
                     "file (memboot run --vars FILE), and print them as a boot log would."
                     % GUID)
-    p.add_argument("path", metavar="PATH", help="efivarfs directory or OVMF_VARS file")
+    p.add_argument("path", metavar="PATH", nargs="*",
+                   help="efivarfs directory or OVMF_VARS file (default: %s); with "
+                        "--table also text files of MEMBOOT lines" % EFIVARFS)
     p.add_argument("--json", action="store_true", help="print only the records")
-    p.set_defaults(func=cmd_results)
+    add_table_options(p)
+    p.set_defaults(func=cmd_results_all)
 
 
 def path_problem(path):
@@ -361,3 +364,227 @@ def cmd_results(args):
         # `memboot results FILE | head`: the reader has what it wanted.
         sys.stdout = None
     return 0
+
+
+# ---------------------------------------------------------------------------
+# Where results land: the default efivarfs, --delete, one table of many
+# ---------------------------------------------------------------------------
+
+# MEMBOOT_EFIVARFS: another directory in its place (tests).
+EFIVARFS = os.environ.get("MEMBOOT_EFIVARFS") or "/sys/firmware/efi/efivars"
+# linux/fs.h: FS_IOC_GETFLAGS / FS_IOC_SETFLAGS (_IOR/_IOW('f', 1/2, long)),
+# FS_IMMUTABLE_FL. efivarfs marks every variable that is not a standard one
+# immutable, so it cannot be removed by accident; chattr -i clears it.
+FS_IOC_GETFLAGS = 0x80086601
+FS_IOC_SETFLAGS = 0x40086602
+FS_IMMUTABLE_FL = 0x10
+TABLE_FIELDS = ("source", "boot", "version", "boot_path", "loader", "cmdline", "nodes",
+                "cpus", "pages", "init_ms", "node_init", "total_ms", "status", "reason",
+                "warnings", "errors")
+
+
+def default_paths_problem():
+    """Why the default (no PATH) cannot be read, or None."""
+    if os.path.isdir(EFIVARFS):
+        return None
+    return ("no %s: this Linux was not booted through UEFI, or efivarfs is not mounted "
+            "(mount -t efivarfs efivarfs %s); name a variable-store file or a directory "
+            "of variable files instead" % (EFIVARFS, EFIVARFS))
+
+
+def memboot_variable_files(path):
+    """The MembootResultsNN-GUID files of an efivarfs directory, every index
+    (also past a gap: all of them go with --delete)."""
+    names = []
+    for name in sorted(os.listdir(path)):
+        base, sep, guid = name.partition("-")
+        if sep and guid == GUID and base.startswith(PREFIX) and base[len(PREFIX):].isdigit():
+            names.append(os.path.join(path, name))
+    return names
+
+
+def clear_immutable(path):
+    """chattr -i @path, through the ioctl chattr uses. A filesystem without
+    the attribute (a copy of the variables on tmpfs) has nothing to clear."""
+    import array
+    import errno
+    import fcntl
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as e:
+        raise ResultsError("cannot open %s: %s" % (path, e.strerror)) from None
+    try:
+        flags = array.array("l", [0])
+        try:
+            fcntl.ioctl(fd, FS_IOC_GETFLAGS, flags, True)
+        except OSError as e:
+            if e.errno in (errno.ENOTTY, errno.EOPNOTSUPP, errno.EINVAL):
+                return
+            raise ResultsError("cannot read the attributes of %s: %s" % (path, e.strerror)) \
+                from None
+        if flags[0] & FS_IMMUTABLE_FL:
+            flags[0] &= ~FS_IMMUTABLE_FL
+            try:
+                fcntl.ioctl(fd, FS_IOC_SETFLAGS, flags)
+            except OSError as e:
+                raise ResultsError("cannot clear the immutable attribute of %s (chattr -i): "
+                                   "%s%s" % (path, e.strerror, "; run as root"
+                                             if e.errno == errno.EPERM else "")) from None
+    finally:
+        os.close(fd)
+
+
+def delete_variables(path):
+    """Remove memboot's variables from the efivarfs directory @path; the
+    number removed."""
+    if not os.path.isdir(path):
+        raise ResultsError("--delete removes the variables from an efivarfs directory; %s is "
+                           "a file (for a QEMU variable store, start from a fresh copy of "
+                           "OVMF_VARS)" % path)
+    files = memboot_variable_files(path)
+    for f in files:
+        clear_immutable(f)
+        try:
+            os.unlink(f)
+        except OSError as e:
+            raise ResultsError("cannot delete %s: %s" % (f, e.strerror)) from None
+    return len(files)
+
+
+def boots_of(path):
+    """[[record, ...] per boot] kept under @path: an efivarfs directory or a
+    variable store (one boot: every boot replaces the last), or a text file
+    of MEMBOOT lines (a console log or a saved `memboot results` output),
+    split at each boot record."""
+    if os.path.isdir(path) or not _is_text_log(path):
+        return [[r for _, r in read_results(path)]]
+    log = records.read_log(path)
+    boots = []
+    for rec in log.records:
+        if rec["event"] == "boot" or not boots:
+            boots.append([])
+        boots[-1].append(rec)
+    if not boots:
+        raise ResultsError("%s holds no memboot records" % path)
+    return boots
+
+
+def _is_text_log(path):
+    try:
+        with open(path, "rb") as f:
+            head = f.read(1 << 16)
+    except OSError as e:
+        raise ResultsError("cannot read %s: %s" % (path, e.strerror)) from None
+    return head[40:44] != FV_SIGNATURE and b"MEMBOOT {" in head
+
+
+def table_row(source, index, recs):
+    """One boot's figures, flat (CSV) with the per-node ones joined."""
+    boot = next((r for r in recs if r["event"] == "boot"), {})
+    numa = next((r for r in recs if r["event"] == "numa"), {})
+    done = next((r for r in recs if r["event"] == "done"), {})
+    nodes = [r for r in recs if r["event"] == "node_init"]
+    ns = [r.get("ns") for r in nodes if isinstance(r.get("ns"), (int, float))]
+    pages = [r.get("pages") for r in nodes if isinstance(r.get("pages"), int)]
+    return {
+        "source": source, "boot": index,
+        "version": boot.get("version"), "boot_path": boot.get("boot_path"),
+        "loader": boot.get("loader"), "cmdline": boot.get("cmdline"),
+        "nodes": len(nodes) if nodes else numa.get("nodes"), "cpus": numa.get("cpus"),
+        "pages": sum(pages) if pages else None,
+        "init_ms": round(max(ns) / 1e6, 3) if ns else None,
+        "node_init": [{"node": r.get("node"), "pages": r.get("pages"), "ns": r.get("ns"),
+                       "policy": r.get("policy"), "threads": r.get("threads")}
+                      for r in nodes],
+        "total_ms": round(done["total_ns"] / 1e6, 3)
+        if isinstance(done.get("total_ns"), (int, float)) else None,
+        "status": done.get("status"), "reason": done.get("reason") if done else "no done record",
+        "warnings": done.get("warnings"), "errors": done.get("errors"),
+    }
+
+
+def csv_cell(value):
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return " ".join("%s:%s:%s" % (n["node"], n["pages"], n["ns"]) for n in value)
+    return value
+
+
+def print_table(rows, fmt, out):
+    import csv
+    import json
+    if fmt == "json":
+        json.dump(rows, out, indent=1)
+        out.write("\n")
+        return
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(TABLE_FIELDS)
+    for row in rows:
+        w.writerow([csv_cell(row[f]) for f in TABLE_FIELDS])
+
+
+def cmd_results_all(args):
+    """results [PATH ...] [--delete] [--table csv|json]: no PATH is the
+    machine's own efivarfs; one PATH without --table is cmd_results; many,
+    or --table, one row per machine and boot."""
+    paths = list(args.path) if args.path else []
+    if not paths:
+        problem = default_paths_problem()
+        if problem:
+            print("memboot results: %s" % problem, file=sys.stderr)
+            return EXIT_USAGE
+        paths = [EFIVARFS]
+    if args.delete and (len(paths) != 1 or not os.path.isdir(paths[0])):
+        print("memboot results: --delete takes one efivarfs directory (default %s)"
+              % EFIVARFS, file=sys.stderr)
+        return EXIT_USAGE
+    if len(paths) == 1 and not args.table:
+        args.path = paths[0]
+        status = cmd_results(args)
+    else:
+        status = cmd_results_table(paths, args.table or "csv")
+    if args.delete:
+        try:
+            n = delete_variables(paths[0])
+        except ResultsError as e:
+            print("memboot results: --delete: %s" % e, file=sys.stderr)
+            return EXIT_USAGE
+        print("memboot results: deleted %d variable%s from %s"
+              % (n, "" if n == 1 else "s", paths[0]), file=sys.stderr)
+    return status
+
+
+def cmd_results_table(paths, fmt):
+    rows = []
+    status = 0
+    for path in paths:
+        if not os.path.exists(path) or not os.access(path, os.R_OK) or not (
+                os.path.isdir(path) or os.path.isfile(path)):
+            print("memboot results: %s does not exist or cannot be read; no row" % path,
+                  file=sys.stderr)
+            status = EXIT_USAGE
+            continue
+        try:
+            for i, recs in enumerate(boots_of(path), 1):
+                rows.append(table_row(path, i, recs))
+        except (ResultsError, records.LogError) as e:
+            print("memboot results: %s; no row" % e, file=sys.stderr)
+            status = status or EXIT_DATA
+    try:
+        print_table(rows, fmt, sys.stdout)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        sys.stdout = None
+    return status
+
+
+def add_table_options(p):
+    """The options of results beyond one PATH (add_parser calls this)."""
+    p.add_argument("--delete", action="store_true",
+                   help="after printing, remove memboot's variables from the efivarfs "
+                        "directory (clearing the immutable attribute efivarfs puts on "
+                        "them, as chattr -i does; needs root)")
+    p.add_argument("--table", choices=("csv", "json"),
+                   help="one row per machine and boot, from every PATH (the default with "
+                        "more than one PATH: csv)")

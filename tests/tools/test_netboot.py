@@ -1,0 +1,195 @@
+"""tools/memboot netboot DIR: the TFTP tree (real grub-mknetdir), its
+grub.cfg as GRUB's own grub-script-check reads it, a second run replacing
+the first, and bad input: a clear message, 64 (refused) or 69 (a step
+failed), DIR exactly as it was. Also `run --netboot DIR`'s QEMU command.
+The boots themselves are tests/guest/test_netboot.py."""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TOOL = os.path.join(REPO_ROOT, "tools", "memboot")
+sys.path.insert(0, os.path.join(REPO_ROOT, "tools"))
+sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "tools"))
+from mbtools import facts, netboot  # noqa: E402
+from test_install import ENV, snapshot  # noqa: E402
+
+HAVE = all(shutil.which(t) for t in ("grub-mknetdir", "grub-script-check")) and all(
+    os.path.isfile(os.path.join("/usr/lib/grub", p, "moddep.lst")) for p in netboot.PLATFORMS)
+
+
+@unittest.skipUnless(HAVE, "grub-mknetdir, grub-pc-bin or grub-efi-amd64-bin missing")
+class Netboot(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="memboot-netboot-")
+        self.dir = os.path.join(self.tmp.name, "tftp")
+        self.elf = os.path.join(self.tmp.name, "memboot.elf")
+        with open(self.elf, "wb") as f:
+            f.write(b"\x7fELF" + bytes(1000))
+        self.immutable = []
+
+    def tearDown(self):
+        for path in self.immutable:
+            subprocess.run(["chattr", "-i", path], capture_output=True)
+            os.chmod(path, 0o755)
+        self.tmp.cleanup()
+
+    def tool(self, *argv, env=None):
+        proc = subprocess.run([sys.executable, TOOL] + list(argv), capture_output=True,
+                              text=True, timeout=300, env=env or ENV)
+        self.assertNotIn("Traceback", proc.stderr)
+        return proc
+
+    def netboot(self, *extra, env=None):
+        return self.tool("netboot", self.dir, "--elf", self.elf, *extra, env=env)
+
+    def assert_status(self, proc, status, text):
+        self.assertEqual(proc.returncode, status, proc.stdout + proc.stderr)
+        self.assertIn(text, proc.stderr)
+
+    def test_tree(self):
+        proc = self.netboot("--append", "memboot.init=serial",
+                            "--mac", "52:54:00:AB:cd:01=memboot.exit=halt quiet")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        for p in netboot.PLATFORMS:
+            self.assertTrue(os.path.isfile(os.path.join(self.dir, netboot.bootfile(p))), p)
+            self.assertIn(netboot.bootfile(p), proc.stdout)
+        cfg = os.path.join(self.dir, "boot", "grub", "grub.cfg")
+        self.assertEqual(subprocess.run(["grub-script-check", cfg]).returncode, 0)
+        with open(cfg) as f:
+            text = f.read()
+        self.assertIn("set default=memboot\n", text)
+        self.assertIn("set memboot_args='memboot.init=serial'\n", text)
+        self.assertIn("if [ \"$net_default_mac\" = 52:54:00:ab:cd:01 ]; then "
+                      "set memboot_args='memboot.exit=halt quiet'; fi\n", text)
+        self.assertIn('multiboot2 "${mb_dir}/memboot/memboot.elf" $memboot_args\n', text)
+        with open(os.path.join(self.dir, "boot", "memboot", "memboot.elf"), "rb") as f:
+            self.assertEqual(f.read()[:4], b"\x7fELF")
+        # No staging directory left behind.
+        self.assertEqual(os.listdir(self.dir), ["boot"])
+
+        # A second run replaces the tree, other files in DIR stay.
+        with open(os.path.join(self.dir, "other.txt"), "w") as f:
+            f.write("lab file\n")
+        proc = self.netboot("--platform", "i386-pc")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "boot", "grub", "x86_64-efi")))
+        self.assertTrue(os.path.exists(os.path.join(self.dir, "other.txt")))
+        with open(cfg) as f:
+            self.assertNotIn("net_default_mac\" =", f.read())
+        self.assertEqual(sorted(os.listdir(self.dir)), ["boot", "other.txt"])
+
+    def test_dry_run_changes_nothing(self):
+        os.mkdir(self.dir)
+        proc = self.netboot("--mac", "52:54:00:12:34:56=quiet", "--dry-run")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(os.listdir(self.dir), [])
+        for text in ("grub-mknetdir --net-directory=%s --subdir=boot/grub -d "
+                     "/usr/lib/grub/i386-pc" % self.dir, "/usr/lib/grub/x86_64-efi",
+                     "boot/grub/grub.cfg:", "52:54:00:12:34:56", "boot/memboot/memboot.elf"):
+            self.assertIn(text, proc.stdout)
+
+    def make_unwritable(self, path):
+        if os.geteuid() == 0:
+            if subprocess.run(["chattr", "+i", path], capture_output=True).returncode != 0:
+                self.skipTest("running as root on a filesystem without chattr +i")
+        else:
+            os.chmod(path, 0o555)
+        self.immutable.append(path)
+
+    def test_unwritable_tftp_dir(self):
+        os.mkdir(self.dir)
+        self.make_unwritable(self.dir)
+        self.assert_status(self.netboot(), facts.EXIT_USAGE,
+                           "the TFTP directory: cannot write in %s" % self.dir)
+        self.assertEqual(os.listdir(self.dir), [])
+
+    def test_refusals(self):
+        os.makedirs(os.path.join(self.dir, "boot", "grub"))
+        before = snapshot(self.dir)
+        self.assert_status(self.netboot(), facts.EXIT_USAGE, "was not written by memboot netboot")
+        self.assertEqual(snapshot(self.dir), before)
+        for bad, text in (("52:54:00:12:34=quiet", "expected MAC=WORDS"),
+                          ("52:54:00:12:34:56", "expected MAC=WORDS")):
+            self.assert_status(self.netboot("--mac", bad), facts.EXIT_USAGE, text)
+        self.assert_status(self.netboot("--platform", "arm64-efi"), facts.EXIT_USAGE,
+                           "platforms are i386-pc, x86_64-efi")
+        empty = os.path.join(self.tmp.name, "lib")
+        os.mkdir(empty)
+        self.assert_status(self.netboot(env=dict(ENV, MEMBOOT_GRUB_LIB=empty)),
+                           facts.EXIT_USAGE, "no GRUB modules for i386-pc")
+        with open(self.elf, "wb") as f:
+            f.write(b"junk")
+        self.assert_status(self.netboot(), facts.EXIT_USAGE, "is not an ELF file")
+        self.assertEqual(snapshot(self.dir), before)
+        self.assert_status(self.tool("netboot", os.path.join(self.tmp.name, "no", "dir")),
+                           facts.EXIT_USAGE, "does not exist")
+
+    def test_failing_grub_mknetdir_leaves_the_old_tree(self):
+        self.assertEqual(self.netboot("--platform", "i386-pc").returncode, 0)
+        before = snapshot(self.dir)
+        fake = os.path.join(self.tmp.name, "bin")
+        os.mkdir(fake)
+        os.symlink(shutil.which("grub-script-check"), os.path.join(fake, "grub-script-check"))
+        with open(os.path.join(fake, "grub-mknetdir"), "w") as f:
+            f.write("#!/bin/sh\nmkdir -p \"${1#--net-directory=}/boot/grub/half\"\n"
+                    "echo 'grub-mknetdir: error: disk full' >&2\nexit 1\n")
+        os.chmod(os.path.join(fake, "grub-mknetdir"), 0o755)
+        proc = self.netboot(env=dict(ENV, MEMBOOT_GRUB_BIN=fake))
+        self.assert_status(proc, facts.EXIT_GRUB_FAILED, "disk full")
+        self.assertIn("left as it was", proc.stderr)
+        self.assertEqual(snapshot(self.dir), before)
+
+
+class RunNetboot(unittest.TestCase):
+    def run_tool(self, *argv):
+        return subprocess.run([sys.executable, TOOL, "run"] + list(argv), capture_output=True,
+                              text=True, timeout=60, env=ENV)
+
+    def test_command_line(self):
+        with tempfile.TemporaryDirectory() as d:
+            for fw, image in (("bios", "i386-pc/core.0"), ("uefi", "x86_64-efi/core.efi")):
+                path = os.path.join(d, "boot", "grub", image)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                open(path, "w").close()
+                proc = self.run_tool("--netboot", d, "--firmware", fw, "--dry-run")
+                self.assertEqual(proc.returncode, 0, proc.stderr)
+                self.assertIn("-netdev user,id=n0,tftp=%s,bootfile=boot/grub/%s -device "
+                              "e1000,netdev=n0 -boot n" % (d, image), proc.stdout)
+                self.assertNotIn("-net none", proc.stdout)
+                self.assertNotIn("-cdrom", proc.stdout)
+
+    def test_disk(self):
+        with tempfile.TemporaryDirectory() as d:
+            img = os.path.join(d, "disk,1.img")
+            with open(img, "wb") as f:
+                f.truncate(1 << 20)
+            proc = self.run_tool("--disk", img, "--firmware", "uefi", "--dry-run")
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            # Writable (no readonly=on), the comma doubled for QEMU.
+            self.assertIn("-drive format=raw,if=virtio,file=%s " % img.replace(",", ",,"),
+                          proc.stdout.replace("'", ""))
+            self.assertNotIn("-cdrom", proc.stdout)
+            proc = self.run_tool("--disk", os.path.join(d, "none.img"))
+            self.assertEqual(proc.returncode, facts.EXIT_USAGE)
+            self.assertIn("--disk %s: No such file" % os.path.join(d, "none.img"), proc.stderr)
+            proc = self.run_tool("--disk", img, "--netboot", d)
+            self.assertEqual(proc.returncode, facts.EXIT_USAGE)
+            self.assertIn("--disk boots the disk image", proc.stderr)
+
+    def test_bad_netboot_options(self):
+        with tempfile.TemporaryDirectory() as d:
+            proc = self.run_tool("--netboot", d)
+            self.assertEqual(proc.returncode, facts.EXIT_USAGE)
+            self.assertIn("run 'tools/memboot netboot %s' first" % d, proc.stderr)
+            proc = self.run_tool("--netboot", d, "--boot", "pvh")
+            self.assertEqual(proc.returncode, facts.EXIT_USAGE)
+            self.assertIn("--netboot boots GRUB from the network", proc.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,289 @@
+"""memboot netboot DIR: a TFTP tree from which a lab's machines boot memboot
+over the network, through GRUB (iPXE boots only Multiboot 1; memboot is a
+Multiboot2 kernel, so GRUB's own network images load it).
+
+  DIR/boot/grub/i386-pc/core.0       BIOS PXE clients  (grub-mknetdir, grub-pc-bin)
+  DIR/boot/grub/x86_64-efi/core.efi  UEFI x86-64 clients (grub-efi-amd64-bin)
+  DIR/boot/grub/grub.cfg             memboot's entry, the default, no menu
+                                     wait; a machine's own words (--mac) where
+                                     $net_default_mac matches
+  DIR/boot/memboot/memboot.elf       the kernel
+  DIR/boot/grub/memboot-netboot      says the tree is this command's, so a
+                                     second run may replace it
+
+GRUB's netboot $prefix is (tftp,SERVER)/boot/grub, so the entry is the one
+`memboot install` writes (tools/mbtools/install.py: the kernel beside
+$prefix), with the words in $memboot_args. The tree is built in a staging
+directory inside DIR and moved into place with renames: a failure leaves
+DIR as it was. Standard library only.
+"""
+
+import argparse
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from mbtools import facts, inputs, install
+
+# platform: (the image grub-mknetdir makes, the Debian package of its
+# modules, what boots it)
+PLATFORMS = {
+    "i386-pc": ("core.0", "grub-pc-bin", "BIOS PXE"),
+    "x86_64-efi": ("core.efi", "grub-efi-amd64-bin", "UEFI x86-64 PXE"),
+}
+SUBDIR = "boot/grub"
+KERNEL_DIR = "boot/memboot"
+MARKER = "memboot-netboot"           # under SUBDIR
+MAC_RE = re.compile(r"([0-9a-fA-F]{2})(?:[:-]([0-9a-fA-F]{2})){5}")
+
+EXIT_USAGE = facts.EXIT_USAGE
+EXIT_GRUB_FAILED = facts.EXIT_GRUB_FAILED
+
+
+def grub_lib():
+    return os.environ.get("MEMBOOT_GRUB_LIB") or "/usr/lib/grub"
+
+
+def bootfile(platform):
+    """The image a DHCP server names for @platform's clients, relative to
+    the TFTP root."""
+    return "%s/%s/%s" % (SUBDIR, platform, PLATFORMS[platform][0])
+
+
+def mac_name(mac):
+    """'52:54:00:AB:cd:01' -> '52-54-00-ab-cd-01', or None if not a MAC
+    (dashes: a word GRUB's lexer and a file name take as it is)."""
+    if not MAC_RE.fullmatch(mac):
+        return None
+    return "-".join(re.split(r"[:-]", mac.lower()))
+
+
+def grub_value(text):
+    """@text as one single-quoted GRUB word."""
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def grub_cfg(words, macs=()):
+    """boot/grub/grub.cfg: memboot at once, with @words, or a machine's own
+    words from @macs [(mac name, words)]. The machines are told apart
+    inside this file: GRUB's `test -f` cannot see files over TFTP (it has
+    no directory listing), so a file per machine could not be looked for."""
+    lines = [
+        "# Written by memboot's tools/memboot netboot; a second run replaces it.",
+        "set timeout=0",
+        "set default=%s" % install.ENTRY_ID,
+        "set memboot_args=%s" % grub_value(" ".join(words)),
+    ]
+    if macs:
+        lines.append("# One machine's words (--mac): $net_default_mac is the MAC address of "
+                     "the NIC\n# GRUB booted from, lower case with colons.")
+    for name, mac_words in macs:
+        lines.append("if [ \"$net_default_mac\" = %s ]; then set memboot_args=%s; fi"
+                     % (name.replace("-", ":"), grub_value(" ".join(mac_words))))
+    return "\n".join(lines) + "\n" + install.menu_entry([], more="$memboot_args")
+
+
+def mac_arg(text):
+    """--mac MAC=WORDS."""
+    mac, sep, words = text.partition("=")
+    name = mac_name(mac)
+    if not sep or name is None:
+        raise argparse.ArgumentTypeError(
+            "%r: expected MAC=WORDS with a MAC of six hex octets (52:54:00:12:34:56)" % text)
+    problem = inputs.cmdline_problem(words)
+    if problem:
+        raise argparse.ArgumentTypeError("%s: %s" % (mac, problem))
+    return name, words.split()
+
+
+class Refused(Exception):
+    pass
+
+
+def check(args):
+    """Everything that can be refused before anything is written."""
+    elf = args.elf or install.DEFAULT_ELF
+    problem = inputs.elf_problem(elf)
+    if problem:
+        raise Refused(problem)
+    if install.which("grub-mknetdir") is None:
+        raise Refused("grub-mknetdir not found (Debian package grub-common)")
+    if install.which("grub-script-check") is None:
+        raise Refused("grub-script-check not found (Debian package grub-common)")
+    for p in args.platform:
+        if not os.path.isfile(os.path.join(grub_lib(), p, "moddep.lst")):
+            raise Refused("no GRUB modules for %s in %s (Debian package %s), or leave it "
+                          "out: --platform %s" % (p, os.path.join(grub_lib(), p),
+                                                  PLATFORMS[p][1],
+                                                  ",".join(q for q in args.platform if q != p)
+                                                  or "..."))
+    d = args.dir
+    if os.path.lexists(d) and not os.path.isdir(d):
+        raise Refused("%s exists and is not a directory" % d)
+    parent = os.path.dirname(os.path.abspath(d))
+    if not os.path.isdir(d):
+        if not os.path.isdir(parent):
+            raise Refused("cannot create %s: %s does not exist" % (d, parent))
+        problem = install.writable_problem(parent)
+    else:
+        problem = install.writable_problem(d)
+    if problem:
+        raise Refused("the TFTP directory: " + problem)
+    for sub in (SUBDIR, KERNEL_DIR):
+        path = os.path.join(d, sub)
+        if os.path.lexists(path) and not os.path.exists(os.path.join(d, SUBDIR, MARKER)):
+            raise Refused("%s exists and was not written by memboot netboot; remove it or "
+                          "choose another directory" % path)
+    if os.path.exists(os.path.join(d, "boot")):
+        problem = install.writable_problem(os.path.join(d, "boot"))
+        if problem:
+            raise Refused("the TFTP directory: " + problem)
+    return elf
+
+
+def run_checked(argv):
+    try:
+        proc = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=600)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise install.Failed("%s could not run: %s" % (argv[0], e)) from None
+    if proc.returncode != 0:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-5:]
+        raise install.Failed("%s failed (status %d): %s" % (shlex.join(argv), proc.returncode,
+                                                           " / ".join(tail)))
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def build(args, elf, stage):
+    """The whole tree under @stage."""
+    for p in args.platform:
+        run_checked([install.which("grub-mknetdir"), "--net-directory=" + stage,
+                     "--subdir=" + SUBDIR, "-d", os.path.join(grub_lib(), p)])
+    cfg = os.path.join(stage, SUBDIR, "grub.cfg")
+    write(cfg, grub_cfg(args.words, args.mac))
+    install.check_cfg_text(grub_cfg(args.words, args.mac), cfg)
+    write(os.path.join(stage, SUBDIR, MARKER),
+          "Written by memboot's tools/memboot netboot; a second run replaces %s and %s.\n"
+          % (SUBDIR, KERNEL_DIR))
+    os.makedirs(os.path.join(stage, KERNEL_DIR))
+    shutil.copyfile(elf, os.path.join(stage, KERNEL_DIR, install.KERNEL_NAME))
+
+
+def swap_in(d, stage):
+    """Move @stage's boot/grub and boot/memboot into @d, replacing a
+    previous run's; on a failure the old ones go back."""
+    os.makedirs(os.path.join(d, "boot"), exist_ok=True)
+    done = []
+    try:
+        for sub in (SUBDIR, KERNEL_DIR):
+            target = os.path.join(d, sub)
+            old = os.path.join(stage, "old-" + os.path.basename(sub))
+            had_old = os.path.lexists(target)
+            if had_old:
+                os.rename(target, old)
+            done.append((target, old, had_old))
+            os.rename(os.path.join(stage, sub), target)
+    except OSError as e:
+        for target, old, had_old in reversed(done):
+            # What is at @target now is the new tree, if its rename happened.
+            shutil.rmtree(target, ignore_errors=True)
+            if had_old and os.path.lexists(old):
+                os.rename(old, target)
+        raise install.Failed("cannot move the tree into %s: %s" % (d, e.strerror)) from None
+
+
+def cmd_netboot(args):
+    args.words = args.append.split() if args.append else []
+    try:
+        elf = check(args)
+    except Refused as e:
+        print("memboot netboot: %s; nothing changed" % e, file=sys.stderr)
+        return EXIT_USAGE
+    d = os.path.abspath(args.dir)
+    if args.dry_run:
+        say = lambda t: print("memboot: would " + t)  # noqa: E731
+        for p in args.platform:
+            say("run: %s" % shlex.join(["grub-mknetdir", "--net-directory=" + d,
+                                        "--subdir=" + SUBDIR, "-d",
+                                        os.path.join(grub_lib(), p)]))
+        say("write %s:" % os.path.join(d, SUBDIR, "grub.cfg"))
+        for line in grub_cfg(args.words, args.mac).splitlines():
+            print("    " + line)
+        say("copy %s to %s" % (elf, os.path.join(d, KERNEL_DIR, install.KERNEL_NAME)))
+        say("write %s" % os.path.join(d, SUBDIR, MARKER))
+        print("memboot: (all of it built in a staging directory inside %s, then renamed "
+              "into place)" % d)
+        return 0
+    created = not os.path.isdir(d)
+    try:
+        if created:
+            os.mkdir(d)
+        stage = tempfile.mkdtemp(prefix=".memboot-netboot-", dir=d)
+    except OSError as e:
+        print("memboot netboot: cannot write in %s: %s; nothing changed" % (d, e.strerror),
+              file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        build(args, elf, stage)
+        swap_in(d, stage)
+    except (install.Failed, OSError) as e:
+        print("memboot netboot: %s; %s left as it was" % (
+            e if isinstance(e, install.Failed) else "cannot write the tree: %s" % e.strerror,
+            d), file=sys.stderr)
+        return EXIT_GRUB_FAILED
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+        if created and os.path.isdir(d) and not os.listdir(d):
+            os.rmdir(d)
+    print("memboot: TFTP tree in %s" % d)
+    for p in args.platform:
+        print("memboot: %s clients: DHCP boot file %s" % (PLATFORMS[p][2], bootfile(p)))
+    for name, words in args.mac:
+        print("memboot: machine %s: %s" % (name.replace("-", ":"), " ".join(words)))
+    return 0
+
+
+def platforms_arg(text):
+    names = [p for p in text.split(",") if p]
+    bad = [p for p in names if p not in PLATFORMS]
+    if bad or not names:
+        raise argparse.ArgumentTypeError("%r: platforms are %s, comma-separated"
+                                         % (text, ", ".join(PLATFORMS)))
+    return list(dict.fromkeys(names))
+
+
+def add_parser(sub):
+    p = sub.add_parser(
+        "netboot", allow_abbrev=False,
+        help="write a TFTP tree from which machines boot memboot over the network "
+             "(GRUB's PXE images, BIOS and UEFI)",
+        description="Write a TFTP tree in DIR: GRUB's network images (grub-mknetdir) for "
+                    "BIOS PXE (boot/grub/i386-pc/core.0) and UEFI (boot/grub/x86_64-efi/"
+                    "core.efi), a grub.cfg that boots memboot at once, per-machine words "
+                    "(--mac) and the kernel. A previous run's tree is replaced; anything "
+                    "else in DIR is left alone. Refusals exit 64, a failed step 69, and DIR "
+                    "is left as it was.")
+    p.add_argument("dir", metavar="DIR", help="the TFTP server's root (created if missing)")
+    p.add_argument("--elf", metavar="PATH",
+                   help="kernel (default: build/debug/memboot.elf)")
+    p.add_argument("--append", action="append", default=[], metavar="ARGS",
+                   help="kernel command-line words of every machine; may be given more "
+                        "than once")
+    p.add_argument("--mac", action="append", default=[], type=mac_arg, metavar="MAC=WORDS",
+                   help="the words of one machine instead (its MAC address, e.g. "
+                        "52:54:00:12:34:56=memboot.init=serial); may be given more than once")
+    p.add_argument("--platform", type=platforms_arg, default=list(PLATFORMS),
+                   metavar="LIST",
+                   help="GRUB platforms, comma-separated (default: %s)" % ",".join(PLATFORMS))
+    p.add_argument("--dry-run", action="store_true",
+                   help="print every file and command, change nothing")
+    p.set_defaults(func=cmd_netboot, subparser=p)
