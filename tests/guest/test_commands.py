@@ -52,7 +52,23 @@ QUICK = [
     ("compare-linux", ["compare-linux", "--nodes", "1", "--cpus-per-node", "1",
                        "--mem-per-node", "1G"]),
     ("lab", ["lab", "--quick", "--no-plot", "--out", "{tmp}/lab"]),
+    # A tree that stands for a Debian machine's root (grub_root() makes it).
+    ("install", ["install", "--root", "{tmp}/root", "--once"]),
+    ("uninstall", ["uninstall", "--root", "{tmp}/root"]),
+    ("netboot", ["netboot", "{tmp}/tftp"]),
 ]
+GRUB_CFG_FIXTURE = os.path.join(ROOT, "tests", "tools", "fixtures", "grub-mkconfig.cfg")
+
+
+def grub_root(tmp):
+    """{tmp}/root: boot/grub with a grub.cfg as grub-mkconfig writes it and
+    an empty grubenv, and etc/grub.d, for install and uninstall --root."""
+    root = os.path.join(tmp, "root")
+    os.makedirs(os.path.join(root, "boot", "grub"))
+    os.makedirs(os.path.join(root, "etc", "grub.d"))
+    shutil.copyfile(GRUB_CFG_FIXTURE, os.path.join(root, "boot", "grub", "grub.cfg"))
+    subprocess.run(["grub-editenv", os.path.join(root, "boot", "grub", "grubenv"), "create"],
+                   check=True)
 
 
 def code_text(text):
@@ -185,6 +201,7 @@ def test_every_documented_command_runs():
     failures, log = [], []
     with tempfile.TemporaryDirectory(prefix="memboot-commands-") as tmp:
         tree = scratch_copy(tmp)
+        grub_root(tmp)
         env = dict(os.environ, SMOKE="1", MEMBOOT_HOST_NOTES="off")
         # A command of its own, not a sub-make of the `make test` running this.
         for var in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS"):
