@@ -34,12 +34,44 @@ CHUNK = "MembootResults00-" + results.GUID
 EVENT = "cc1-1 [%03d] .....   1.000001: mm_page_alloc: page=1 pfn=0x%x order=0\n"
 
 
+AS_NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+_nobody_copy = []
+
+
+def nobody_tool():
+    """A tools/memboot that user nobody can run: this one when nobody can
+    read it, else one in a world-readable copy of the tree's sources (a
+    checkout under a private directory, such as a mktemp -d, is closed to
+    nobody; the tool reads kernel headers beside it, so the copy holds the
+    tracked sources). Made once per process, removed at exit."""
+    if _nobody_copy:
+        return _nobody_copy[0]
+    probe = subprocess.run(AS_NOBODY + [sys.executable, "-c", "open(%r).close()" % TOOL],
+                           capture_output=True)
+    if probe.returncode == 0:
+        _nobody_copy.append(TOOL)
+        return TOOL
+    import atexit
+    top = tempfile.mkdtemp(prefix="memboot-nobody-")
+    os.chmod(top, 0o755)
+    atexit.register(shutil.rmtree, top, True)
+    shutil.copytree(REPO_ROOT, os.path.join(top, "tree"),
+                    ignore=shutil.ignore_patterns(".git", "build"))
+    for folder, dirs, files in os.walk(top):
+        for name in dirs + files:
+            p = os.path.join(folder, name)
+            if not os.path.islink(p):
+                os.chmod(p, os.stat(p).st_mode | 0o055 | (0o011 if os.path.isdir(p) else 0))
+    _nobody_copy.append(os.path.join(top, "tree", "tools", "memboot"))
+    return _nobody_copy[0]
+
+
 def tool(*argv, timeout=60, user=None):
     """tools/memboot ARGV; @user="nobody" runs it without root's rights
     (setpriv), so that a file mode the test set is obeyed."""
     cmd = [sys.executable, TOOL] + list(argv)
     if user and os.geteuid() == 0:
-        cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + cmd
+        cmd = AS_NOBODY + [sys.executable, nobody_tool()] + list(argv)
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=CLEAN_ENV)
 
 
