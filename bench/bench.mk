@@ -182,17 +182,21 @@ bench-pcp-guest: $(O)/memboot.elf
 # The allocator lab's harness (tools/memboot lab): every allocator of
 # mm/alloc/table.h, built natively (-march=native, no sanitizers), on
 # pthreads. tools/memboot lab builds it on demand.
+# The host's own CPU by default; a cross build (another architecture's
+# compiler as CC) names its own or none: make CC=aarch64-linux-gnu-gcc
+# LAB_MARCH= BENCH_O=build/bench-arm64 build/bench-arm64/lab
+LAB_MARCH ?= -march=native
 LAB_KSRCS := mm/memmap.c $(BENCH_ALLOC_SRCS) kernel/record.c
 LAB_OBJS := $(BENCH_O)/labobj/bench/lab.o $(patsubst %.c,$(BENCH_O)/labobj/%.o,$(LAB_KSRCS)) \
 	$(BENCH_SUPPORT_OBJ)
 $(BENCH_O)/labobj/bench/%.o: bench/%.c bench/bench.mk | $(HOST_DEPS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  BENCHCC $@")
-	$(Q)$(CC) $(BENCH_HOST_CFLAGS) -march=native -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(BENCH_HOST_CFLAGS) $(LAB_MARCH) -MMD -MP -c $< -o $@
 $(BENCH_O)/labobj/%.o: %.c bench/bench.mk | $(HOST_DEPS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  BENCHCC $@")
-	$(Q)$(CC) $(BENCH_KCFLAGS) -march=native -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(BENCH_KCFLAGS) $(LAB_MARCH) -MMD -MP -c $< -o $@
 $(BENCH_O)/lab: $(LAB_OBJS)
 	@$(if $(Q),echo "  BENCHLD $@")
 	$(Q)$(CC) $(BENCH_HOST_CFLAGS) -o $@ $^

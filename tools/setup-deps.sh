@@ -34,6 +34,7 @@ packages=(
 	acpica-tools                         # iasl/acpidump formats for ACPI tests
 	python3-matplotlib                   # tools/memboot plot
 	python3-hypothesis                   # property tests of the tools
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user   # the lab built and run for arm64
 )
 # The everyday machine, from bookworm-backports (QEMU >= 10).
 qemu_packages=(qemu-system-x86 qemu-system-common qemu-system-data seabios)
