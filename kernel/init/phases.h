@@ -59,7 +59,7 @@
 	  "the allocator started, the per-CPU lists' memory reserved, the free ranges taken as the init engine's work, the fixed descriptors written (reserved pages, holes, 1 GiB pool heads); `bs.physmem` retires; `bs.census`: the baseline. While the APs measure the clock") \
 	X(meminit, ALWAYS, \
 	  "`bs.memmap`", \
-	  "every free page initialised by its own node's CPUs and handed to the allocator (1 GiB pool pages get a head descriptor only); the nodes' jobs are posted as the phase starts, and the phase ends when memory is usable") \
+	  "every free page initialised by its own node's CPUs and handed to the allocator (1 GiB pool pages get a head descriptor only), in 4 MiB steps that a node's other CPUs finish if one is lost mid-chunk; with `memtest=N` each piece is tested first, its bad pages kept out (docs/memory.md, \"memtest\"); the nodes' jobs are posted as the phase starts, and the phase ends when memory is usable") \
 	X(clockcheck, ALWAYS, \
 	  "`bs.clock_checks` (an AP measured the HPET from the end of `smp`; the boot CPU measures the PM timer here)", \
 	  "the precise TSC figure, the `clock_check` records (docs/measuring.md): once memory is usable, since nothing before needs it (nothing is printed or converted for good until then)") \
