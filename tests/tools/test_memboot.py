@@ -150,9 +150,9 @@ class BuildQemuCommand(unittest.TestCase):
         self.assertEqual(mb.parse_size("1g"), 1 << 30)
         self.assertEqual(mb.parse_size("1T"), 1 << 40)
         self.assertEqual(mb.parse_size(str(6 << 20)), 6 << 20)
-        # 10M: above the least GRUB boots with (MIN_MEM_PER_NODE).
-        cmd = build("--mem-per-node", str(10 << 20))
-        self.assertEqual(cmd[cmd.index("-m") + 1], "10M")
+        # 18M: above GRUB's floor (MIN_MEM_PER_NODE), in plain bytes.
+        cmd = build("--mem-per-node", str(18 << 20))
+        self.assertEqual(cmd[cmd.index("-m") + 1], "18M")
 
     def test_machine_cpu_firmware_bios(self):
         cmd = build("--machine", "pc", "--cpu", "Skylake-Server")
