@@ -17,6 +17,28 @@
 #include "kernel/acpi/acpi.h"
 #include "kernel/limits.h"
 
+/* Little-endian fields at any address (a table's bytes are not aligned). */
+static inline uint16_t acpi_read16(const uint8_t *p)
+{
+	uint16_t v;
+	memcpy(&v, p, 2);
+	return v;
+}
+
+static inline uint32_t acpi_read32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static inline uint64_t acpi_read64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
 /* Root System Description Pointer, 5.2.5.3. v1 stops after rsdt_address. */
 struct acpi_rsdp {
 	char signature[8];          /* "RSD PTR " */

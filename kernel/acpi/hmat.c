@@ -35,27 +35,6 @@
 #define HMAT_CACHE_BYTES 32
 #define HMAT_UNREACHABLE 0xffffu
 
-static uint16_t get16(const uint8_t *p)
-{
-	uint16_t v;
-	memcpy(&v, p, 2);
-	return v;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
-
 const char *acpi_hmat_data_type_name(uint8_t type)
 {
 	static const char *const names[ACPI_HMAT_NR_DATA_TYPES] = {
@@ -76,7 +55,7 @@ static void dropped(struct acpi_hmat_info *out, const char *what, uint32_t off)
  * do not fit in it. */
 static bool read_lb(struct acpi_hmat_info *out, const uint8_t *e, uint32_t length, uint32_t off)
 {
-	uint32_t ni = get32(e + 12), nt = get32(e + 16);
+	uint32_t ni = acpi_read32(e + 12), nt = acpi_read32(e + 16);
 	uint64_t need = HMAT_LB_BYTES + 4ull * ni + 4ull * nt + 2ull * ni * nt;
 	struct acpi_hmat_lb *lb;
 	const uint8_t *inits, *targets, *matrix;
@@ -96,7 +75,7 @@ static bool read_lb(struct acpi_hmat_info *out, const uint8_t *e, uint32_t lengt
 	lb->min_transfer = e[10];
 	lb->nr_initiators = ni;
 	lb->nr_targets = nt;
-	lb->base_unit = get64(e + 24);
+	lb->base_unit = acpi_read64(e + 24);
 	lb->first_value = out->nr_values;
 	if (lb->data_type >= ACPI_HMAT_NR_DATA_TYPES) {
 		pr_warn(PREFIX "latency/bandwidth structure at offset 0x%x has data type %u (0-5 are defined); its figures are ignored",
@@ -112,7 +91,7 @@ static bool read_lb(struct acpi_hmat_info *out, const uint8_t *e, uint32_t lengt
 	matrix = targets + 4ull * nt;
 	for (uint32_t i = 0; i < ni; i++) {
 		for (uint32_t t = 0; t < nt; t++) {
-			uint16_t entry = get16(matrix + 2ull * ((uint64_t)i * nt + t));
+			uint16_t entry = acpi_read16(matrix + 2ull * ((uint64_t)i * nt + t));
 			struct acpi_hmat_value *v;
 
 			if (entry == 0) {
@@ -128,8 +107,8 @@ static bool read_lb(struct acpi_hmat_info *out, const uint8_t *e, uint32_t lengt
 				return true;
 			}
 			v = &out->values[out->nr_values++];
-			v->initiator_pxm = get32(inits + 4ull * i);
-			v->target_pxm = get32(targets + 4ull * t);
+			v->initiator_pxm = acpi_read32(inits + 4ull * i);
+			v->target_pxm = acpi_read32(targets + 4ull * t);
 			/* entry < 2^16: the product overflows only for a base
 			 * unit above 2^48, clipped to the largest figure. */
 			v->value = lb->base_unit > (UINT64_MAX / HMAT_UNREACHABLE) ? UINT64_MAX :
@@ -144,8 +123,8 @@ static bool read_lb(struct acpi_hmat_info *out, const uint8_t *e, uint32_t lengt
 
 static bool read_cache(struct acpi_hmat_info *out, const uint8_t *e, uint32_t length, uint32_t off)
 {
-	uint16_t handles = get16(e + 30);
-	uint32_t attr = get32(e + 24);
+	uint16_t handles = acpi_read16(e + 30);
+	uint32_t attr = acpi_read32(e + 24);
 	struct acpi_hmat_cache *c;
 
 	if (HMAT_CACHE_BYTES + 2u * handles > length) {
@@ -158,8 +137,8 @@ static bool read_cache(struct acpi_hmat_info *out, const uint8_t *e, uint32_t le
 		return true;
 	}
 	c = &out->caches[out->nr_caches++];
-	c->memory_pxm = get32(e + 8);
-	c->size_bytes = get64(e + 16);
+	c->memory_pxm = acpi_read32(e + 8);
+	c->size_bytes = acpi_read64(e + 16);
 	c->total_levels = attr & 0xf;
 	c->level = (attr >> 4) & 0xf;
 	c->associativity = (attr >> 8) & 0xf;
@@ -190,8 +169,8 @@ bool acpi_hmat_parse(const void *table, size_t len, struct acpi_hmat_info *out)
 			out->truncated = true;
 			break;
 		}
-		type = get16(e);
-		length = get32(e + 4);
+		type = acpi_read16(e);
+		length = acpi_read32(e + 4);
 		if (length < 8 || length > table_len - off) {
 			pr_warn(PREFIX "structure at offset 0x%x (type %u) has length %u, %s; table ends there",
 				off, type, length, length < 8 ? "below its 8-byte header" :
@@ -210,9 +189,9 @@ bool acpi_hmat_parse(const void *table, size_t len, struct acpi_hmat_info *out)
 				dropped(out, "memory proximity domain attributes", off);
 				break;
 			}
-			out->domains[out->nr_domains].initiator_valid = get16(e + 8) & 1;
-			out->domains[out->nr_domains].initiator_pxm = get32(e + 12);
-			out->domains[out->nr_domains].memory_pxm = get32(e + 16);
+			out->domains[out->nr_domains].initiator_valid = acpi_read16(e + 8) & 1;
+			out->domains[out->nr_domains].initiator_pxm = acpi_read32(e + 12);
+			out->domains[out->nr_domains].memory_pxm = acpi_read32(e + 16);
 			out->nr_domains++;
 			break;
 		case 1:

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "kernel/acpi/acpi_internal.h"
 #include "kernel/log.h"
 
 #define PREFIX "DMI: "
@@ -31,27 +32,6 @@ _Static_assert(offsetof(struct smbios_info, nr_device_ranges) < offsetof(struct 
 
 /* Warnings about single structures per parse before the rest are counted only. */
 #define SMBIOS_MAX_WARNINGS 8
-
-static uint16_t get16(const uint8_t *p)
-{
-	uint16_t v;
-	memcpy(&v, p, 2);
-	return v;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
 
 static uint8_t sum(const uint8_t *p, size_t n)
 {
@@ -84,8 +64,8 @@ bool smbios_entry_parse(const void *ep, size_t len, struct smbios_entry *out)
 		out->major = p[7];
 		out->minor = p[8];
 		out->docrev = p[9];
-		out->table_bytes = get32(p + 0x0c);
-		out->table_phys = get64(p + 0x10);
+		out->table_bytes = acpi_read32(p + 0x0c);
+		out->table_phys = acpi_read64(p + 0x10);
 	} else if (memcmp(p, "_SM_", 4) == 0) {
 		/* 0x1e: SMBIOS 2.1's erratum, still met. */
 		if (len < 0x1e || p[5] < 0x1e || p[5] > len) {
@@ -103,9 +83,9 @@ bool smbios_entry_parse(const void *ep, size_t len, struct smbios_entry *out)
 		}
 		out->major = p[6];
 		out->minor = p[7];
-		out->table_bytes = get16(p + 0x16);
-		out->table_phys = get32(p + 0x18);
-		out->nr_structures = get16(p + 0x1c);
+		out->table_bytes = acpi_read16(p + 0x16);
+		out->table_phys = acpi_read32(p + 0x18);
+		out->nr_structures = acpi_read16(p + 0x1c);
 	} else {
 		pr_warn(PREFIX "no '_SM_' or '_SM3_' anchor at the entry point; no SMBIOS");
 		return false;
@@ -218,8 +198,8 @@ static void read_socket(struct parse_state *st, const struct smbios_struct *s)
 	get_str(st, s, 0x04, k->designation);
 	get_str(st, s, 0x07, k->manufacturer);
 	get_str(st, s, 0x10, k->version);
-	k->max_speed_mhz = get16(s->p + 0x14);
-	k->current_speed_mhz = get16(s->p + 0x16);
+	k->max_speed_mhz = acpi_read16(s->p + 0x14);
+	k->current_speed_mhz = acpi_read16(s->p + 0x16);
 	k->populated = s->p[0x18] & 0x40;
 	if (s->length >= 0x28) {           /* 2.5: core and thread counts */
 		k->cores = s->p[0x23];
@@ -227,9 +207,9 @@ static void read_socket(struct parse_state *st, const struct smbios_struct *s)
 	}
 	if (s->length >= 0x30) {           /* 3.0: counts above 255 */
 		if (k->cores == 0xff)
-			k->cores = get16(s->p + 0x2a);
+			k->cores = acpi_read16(s->p + 0x2a);
 		if (k->threads == 0xff)
-			k->threads = get16(s->p + 0x2e);
+			k->threads = acpi_read16(s->p + 0x2e);
 	}
 }
 
@@ -248,13 +228,13 @@ static void read_device(struct parse_state *st, const struct smbios_struct *s)
 	d = &out->devices[out->nr_devices++];
 	memset(d, 0, sizeof(*d));
 	d->handle = s->handle;
-	d->array_handle = get16(s->p + 0x04);
-	size = get16(s->p + 0x0c);
+	d->array_handle = acpi_read16(s->p + 0x04);
+	size = acpi_read16(s->p + 0x0c);
 	if (size == 0xffff) {
 		d->size_unknown = true;
 	} else if (size == 0x7fff && s->length >= 0x20) {
 		/* 2.7: the size is in the extended field, in MiB (bits 0-30). */
-		d->size_bytes = (uint64_t)(get32(s->p + 0x1c) & 0x7fffffffu) << 20;
+		d->size_bytes = (uint64_t)(acpi_read32(s->p + 0x1c) & 0x7fffffffu) << 20;
 	} else if (size & 0x8000) {
 		d->size_bytes = (uint64_t)(size & 0x7fff) << 10;   /* KiB granularity */
 	} else {
@@ -265,19 +245,19 @@ static void read_device(struct parse_state *st, const struct smbios_struct *s)
 	get_str(st, s, 0x11, d->bank);
 	d->type = s->p[0x12];
 	if (s->length >= 0x17)
-		d->speed_mts = get16(s->p + 0x15);
+		d->speed_mts = acpi_read16(s->p + 0x15);
 	if (s->length >= 0x1b) {
 		get_str(st, s, 0x17, d->manufacturer);
 		get_str(st, s, 0x1a, d->part);
 	}
 	if (s->length >= 0x22)
-		d->configured_mts = get16(s->p + 0x20);
+		d->configured_mts = acpi_read16(s->p + 0x20);
 	/* 3.3: 0xffff means the speed is in the extended fields. */
 	if (s->length >= 0x5c) {
 		if (d->speed_mts == 0xffff)
-			d->speed_mts = get32(s->p + 0x54) & 0x7fffffffu;
+			d->speed_mts = acpi_read32(s->p + 0x54) & 0x7fffffffu;
 		if (d->configured_mts == 0xffff)
-			d->configured_mts = get32(s->p + 0x58) & 0x7fffffffu;
+			d->configured_mts = acpi_read32(s->p + 0x58) & 0x7fffffffu;
 	}
 	if (d->speed_mts == 0xffff)
 		d->speed_mts = 0;
@@ -301,16 +281,16 @@ static void read_range(struct parse_state *st, const struct smbios_struct *s, bo
 	if (!need(st, s, min, device ? "memory device mapped address" :
 		  "memory array mapped address"))
 		return;
-	start = (uint64_t)get32(s->p + 0x04) << 10;
-	last = ((uint64_t)get32(s->p + 0x08) << 10) | 0x3ff;
-	if (get32(s->p + 0x04) == 0xffffffffu) {
+	start = (uint64_t)acpi_read32(s->p + 0x04) << 10;
+	last = ((uint64_t)acpi_read32(s->p + 0x08) << 10) | 0x3ff;
+	if (acpi_read32(s->p + 0x04) == 0xffffffffu) {
 		if (s->length < ext + 16) {
 			warn_struct(st, s, "extended address named but the structure is too short for it; skipped");
 			out->nr_short++;
 			return;
 		}
-		start = get64(s->p + ext);
-		last = get64(s->p + ext + 8);
+		start = acpi_read64(s->p + ext);
+		last = acpi_read64(s->p + ext + 8);
 	}
 	if (last < start || last == UINT64_MAX) {
 		warn_struct(st, s, "ending address below the start (or at the last byte of the address space); skipped");
@@ -322,7 +302,7 @@ static void read_range(struct parse_state *st, const struct smbios_struct *s, bo
 	}
 	ranges[*nr].start = start;
 	ranges[*nr].end = last + 1;
-	ranges[*nr].handle = get16(s->p + 0x0c);
+	ranges[*nr].handle = acpi_read16(s->p + 0x0c);
 	(*nr)++;
 }
 
@@ -408,7 +388,7 @@ bool smbios_parse(const void *table, size_t avail, const struct smbios_entry *ep
 		}
 		s.type = s.p[0];
 		s.length = s.p[1];
-		s.handle = get16(s.p + 2);
+		s.handle = acpi_read16(s.p + 2);
 		if (s.length < 4) {
 			pr_warn(PREFIX "structure at offset 0x%x (type %u) has length %u, below its 4-byte header; table ends there",
 				off, s.type, s.length);

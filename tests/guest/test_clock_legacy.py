@@ -11,21 +11,11 @@ from guest import ROOT, boot
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from mbtools import hostclock  # noqa: E402
+from test_clock import final_clock  # noqa: E402  (the clock in force, as test_clock reads it)
 
 # arch/x86_64/tsc.c: the probe's read limit. An absent PIT must be found by
 # its rule (a counter unchanged over 50,000 TSC cycles), long before it.
 PROBE_MAX_READS = 4096
-
-
-def final_clock(b):
-    """The TSC rate in force at the end: the first figure, or the reference
-    that replaced or refined it (clock_check.adopted), and its method."""
-    tsc = b.one("tsc")
-    hz, method = tsc["hz"], tsc["method"]
-    for c in b.all("clock_check"):
-        if c["adopted"]:
-            hz, method = c["hz"], c["reference"]
-    return hz, method
 
 
 def _legacy_free(opts, first_method, references, boot_path="pvh"):
