@@ -57,25 +57,6 @@ static void queue_remove_locked(struct node_queue *q, struct job_state *st)
 	}
 }
 
-/* Lower @v to @t unless it is set and already lower (0: unset). */
-static void ticks_min(volatile uint64_t *v, uint64_t t)
-{
-	uint64_t seen = __atomic_load_n(v, __ATOMIC_RELAXED);
-
-	while ((seen == 0 || t < seen) &&
-	       !__atomic_compare_exchange_n(v, &seen, t, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
-}
-
-static void ticks_max(volatile uint64_t *v, uint64_t t)
-{
-	uint64_t seen = __atomic_load_n(v, __ATOMIC_RELAXED);
-
-	while (seen < t &&
-	       !__atomic_compare_exchange_n(v, &seen, t, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
-}
-
 void (*job_step_hook)(const struct job *j, uint32_t cpu);
 static volatile uint32_t lost_cpus;
 
@@ -127,7 +108,7 @@ static void run_steps(struct job_state *st, uint32_t i, uint64_t s, uint64_t e, 
 				j->times[i] = (struct job_chunk_time){
 					.cpu = cpu, .start = s, .end = e, .start_ticks = t0,
 					.end_ticks = t1, .ns = job_platform_ticks_to_ns(t1 - t0) };
-			ticks_max(&st->end_tsc, t1);
+			job_ticks_max(&st->end_tsc, t1);
 			if (__atomic_load_n(&cs->owner, __ATOMIC_ACQUIRE) == JOB_ORPHANED)
 				__atomic_fetch_sub(&st->orphans, 1, __ATOMIC_RELEASE);
 			__atomic_fetch_add(&st->chunks_done, 1, __ATOMIC_RELEASE);
@@ -174,7 +155,7 @@ static void work_on(struct job_state *st)
 		if (st->rescue) {
 			struct job_chunk_state *cs = &j->chunk_states[i];
 			t0 = job_platform_ticks();
-			ticks_min(&st->first_tsc, t0);
+			job_ticks_min(&st->first_tsc, t0);
 			cs->start_ticks = t0;
 			__atomic_store_n(&cs->progress_ticks, t0, __ATOMIC_RELEASE);
 			__atomic_store_n(&cs->owner, cpu, __ATOMIC_RELEASE);
@@ -182,7 +163,7 @@ static void work_on(struct job_state *st)
 			continue;
 		}
 		t0 = job_platform_ticks();
-		ticks_min(&st->first_tsc, t0);
+		job_ticks_min(&st->first_tsc, t0);
 		j->fn(j->arg, s, e);
 		t1 = job_platform_ticks();
 		if (j->times && i < j->times_cap)
@@ -192,7 +173,7 @@ static void work_on(struct job_state *st)
 		/* A CPU works on a job once (its loop ends when no chunk is
 		 * left, and it never rejoins): counting it here counts CPUs. */
 		count_ran(st, &ran);
-		ticks_max(&st->end_tsc, t1);
+		job_ticks_max(&st->end_tsc, t1);
 		__atomic_fetch_add(&st->chunks_done, 1, __ATOMIC_RELEASE);
 	}
 	if (st->rescue && __atomic_load_n(&st->orphans, __ATOMIC_ACQUIRE) > 0)

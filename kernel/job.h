@@ -139,4 +139,25 @@ uint32_t job_cpus_of_node(uint32_t node);
  * be done exactly once. Needs scratch memory of @units bytes at @scratch. */
 bool job_selftest(uint8_t *scratch, uint64_t units, uint32_t nr_nodes);
 
+/* Lower *@v to @t unless it is set (0: unset) and already lower; raise it
+ * to @t unless already higher. Chunks end on many CPUs at once: a
+ * compare-and-swap loop, never a lock. */
+static inline void job_ticks_min(volatile uint64_t *v, uint64_t t)
+{
+	uint64_t seen = __atomic_load_n(v, __ATOMIC_RELAXED);
+
+	while ((seen == 0 || t < seen) &&
+	       !__atomic_compare_exchange_n(v, &seen, t, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+static inline void job_ticks_max(volatile uint64_t *v, uint64_t t)
+{
+	uint64_t seen = __atomic_load_n(v, __ATOMIC_RELAXED);
+
+	while (seen < t &&
+	       !__atomic_compare_exchange_n(v, &seen, t, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
 #endif

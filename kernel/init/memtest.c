@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kernel/job.h"
 #include "kernel/job_platform.h"
 #include "kernel/log.h"
 #include "kernel/record.h"
@@ -62,25 +63,6 @@ static struct memtest_node {
 
 static volatile uint8_t fault_hit[MEMTEST_MAX_FAULTS];
 static enum memtest_store store;
-
-/* Lower @v to @t unless set and lower; raise likewise. */
-static void ticks_min(volatile uint64_t *v, uint64_t t)
-{
-	uint64_t seen = __atomic_load_n(v, __ATOMIC_RELAXED);
-
-	while ((seen == 0 || t < seen) &&
-	       !__atomic_compare_exchange_n(v, &seen, t, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
-}
-
-static void ticks_max(volatile uint64_t *v, uint64_t t)
-{
-	uint64_t seen = __atomic_load_n(v, __ATOMIC_RELAXED);
-
-	while (seen < t &&
-	       !__atomic_compare_exchange_n(v, &seen, t, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
-}
 
 /* One piece's test, on the stack of the CPU running it. */
 struct piece {
@@ -172,8 +154,8 @@ static uint32_t test_piece(void *ctx, uint32_t node, uint64_t start_pfn, uint64_
 			       start_pfn << PAGE_SHIFT, bytes / 8, memtest_settings.passes, &ops);
 	flush_range(&p);
 	t1 = job_platform_ticks();
-	ticks_min(&n->first_ticks, t0);
-	ticks_max(&n->end_ticks, t1);
+	job_ticks_min(&n->first_ticks, t0);
+	job_ticks_max(&n->end_ticks, t1);
 	__atomic_fetch_add(&n->busy_ticks, t1 - t0, __ATOMIC_RELAXED);
 	uint64_t done = __atomic_add_fetch(&n->bytes, bytes, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&n->errors, errors, __ATOMIC_RELAXED);
