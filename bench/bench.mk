@@ -1,7 +1,7 @@
 # Benchmarks (included by the top Makefile).
 #
 #   make bench          quick host and guest benchmarks: tables on stdout,
-#                       about 3 minutes, no file in the checkout written
+#                       about a minute, no file in the checkout written
 #   make results        the full host benchmark and the QEMU boots, and
 #                       rewrite their sections of docs/results.md (explicitly)
 #   make seeds          the seed threads' tables beside the seeds' figures
