@@ -27,7 +27,9 @@ def _pairs(b):
 def _measured(b, pairs):
     cpus = {r["cpu"]: r["node"] for r in b.all("cpu")}
     for (i, t), r in pairs.items():
-        assert r["latency_ps"] > 0 and r["latency_ns"] >= 0 and r["bandwidth_mbps"] > 0, r
+        assert r["latency_ps"] > 0 and r["bandwidth_mbps"] > 0, r
+        assert r["latency_ns"] == (r["latency_ps"] + 500) // 1000, r
+        assert r["beyond_llc"] is (r["llc_bytes"] > 0 and r["buffer_bytes"] >= 2 * r["llc_bytes"]), r
         assert r["loads"] > 0 and r["store_bytes"] > 0 and r["buffer_bytes"] >= 2 << 20, r
         assert cpus[r["cpu"]] == i, (r, cpus)          # measured from the initiator's CPU
         assert r["local_node"] == i, r
@@ -59,6 +61,8 @@ def test_numaperf_slit_pairs_and_emulated():
         assert r["hmat"] is False and "hmat_read_latency_ns" not in r, r
         # tests/run.py boots under TCG (no KVM is asked for).
         assert r["emulated"] is True and r["hypervisor"] == "TCG", r
+        # Kept small under the emulator (docs/records.md).
+        assert r["buffer_bytes"] == r["store_bytes"] == 4 << 20 and r["loads"] == 8000, r
     assert "figures under an emulator (TCG)" in b.console
     assert "not the machine's memory" in b.console
 
