@@ -89,6 +89,8 @@ PURE_SRCS += arch/x86_64/apic_mode.c arch/x86_64/cpu_caches.c
 PURE_SRCS += kernel/cpus.c kernel/exit_method.c kernel/selftest/select.c
 # The replay file's checks (kernel/selftest/replay.c reads the file).
 PURE_SRCS += kernel/selftest/replay_file.c
+# The numaperf self-test's permutation and arithmetic.
+PURE_SRCS += kernel/selftest/numaperf_calc.c
 # The one host shim of log_printf/panic/record_emit (tests, fuzzers, benchmarks
 # and memboot-topo; each picks its behaviour with host_shim_configure()).
 HOST_SUPPORT := tests/host/host_support.c

@@ -27,6 +27,7 @@
 	X(numa)          /* the topology as a whole */                      \
 	X(hmat)          /* the HMAT as a whole */                          \
 	X(node_perf)     /* a node's best initiator's figures and its tier */ \
+	X(numa_perf)     /* measured latency and bandwidth of a node pair */ \
 	X(srat_generic)  /* an SRAT generic initiator or port */            \
 	X(machine)       /* the machine and firmware SMBIOS names */        \
 	X(dimm)          /* a populated memory device (SMBIOS type 17) */   \

@@ -223,6 +223,7 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 {
 	bool boot_ok = false, tests_ok = true, census_ok = true;
 	const struct selftest_ctx tests = { .topo = &bs.topo, .mm = &bs.memmap, .pools = &bs.hugetlb,
+					    .tiers = &bs.tiers,
 					    .census = boot_census, .census_arg = &bs,
 					    .replay = &bs.bootinfo.replay };
 

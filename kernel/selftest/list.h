@@ -30,6 +30,8 @@
 	X(CHURN, "churn", selftest_churn, "half of free memory, all CPUs, memboot.pcp lists", \
 	  "the churn workload on every CPU through the per-CPU lists, then every list drained") \
 	X(REPLAY, "replay", selftest_replay, "a trace: tools/memboot run --replay TRACE",    \
-	  "a Linux kmem trace replayed by every CPU, with the host lab's counts")
+	  "a Linux kmem trace replayed by every CPU, with the host lab's counts")           \
+	X(NUMAPERF, "numaperf", selftest_numaperf, "memory on each node for a 4 to 64 MiB buffer", \
+	  "latency and store bandwidth from each node's CPUs to each node's memory, beside SLIT and HMAT")
 
 #endif

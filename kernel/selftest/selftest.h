@@ -14,6 +14,7 @@
 
 struct fwcfg_blob;
 struct hugetlb_pools;
+struct mem_tiers;
 struct memmap;
 struct numa_topology;
 
@@ -22,6 +23,7 @@ struct selftest_ctx {
 	const struct numa_topology *topo;     /* nodes and CPUs */
 	struct memmap *mm;                    /* every node's page descriptors */
 	struct hugetlb_pools *pools;          /* the huge page pools */
+	const struct mem_tiers *tiers;        /* HMAT figures per node (phase tiers) */
 	/* Count every page now (the boot's census, with its baseline); false
 	 * if one is lost. @when names the count in its record. */
 	bool (*census)(void *census_arg, const char *when);
