@@ -40,7 +40,7 @@ static void nodes_with_memory(const struct numa_topology *topo, bool has_mem[HUG
 		has_mem[n] = topo->nodes[n].mem_bytes != 0;
 }
 
-void hugetlb_boot_reserve(struct hugetlb_pools *hp, const struct hugetlb_params *params,
+void hugetlb_boot_reserve(struct hugetlb_pools *hp, const struct hugetlb_settings *params,
 			  const struct numa_topology *topo, struct physmem *pm)
 {
 	bool has_mem[HUGETLB_MAX_NODES] = { false };
@@ -52,7 +52,7 @@ void hugetlb_boot_reserve(struct hugetlb_pools *hp, const struct hugetlb_params 
 				 table_from_physmem, pm);
 }
 
-void hugetlb_boot_pools(struct hugetlb_pools *hp, const struct hugetlb_params *params,
+void hugetlb_boot_pools(struct hugetlb_pools *hp, const struct hugetlb_settings *params,
 			const struct numa_topology *topo, const struct memmap *mm, bool trace)
 {
 	static uint32_t cpu_node[HUGETLB_MAX_NODES];

@@ -17,11 +17,11 @@ struct physmem;
 struct memmap;
 
 /* Phase "hugetlb1g": reserve the 1 GiB pages of @params from @pm into @hp. */
-void hugetlb_boot_reserve(struct hugetlb_pools *hp, const struct hugetlb_params *params,
+void hugetlb_boot_reserve(struct hugetlb_pools *hp, const struct hugetlb_settings *params,
 			  const struct numa_topology *topo, struct physmem *pm);
 /* Phase "hugetlb": build the 2 MiB pools from the allocator over @mm, zero
  * if asked, and report every pool. */
-void hugetlb_boot_pools(struct hugetlb_pools *hp, const struct hugetlb_params *params,
+void hugetlb_boot_pools(struct hugetlb_pools *hp, const struct hugetlb_settings *params,
 			const struct numa_topology *topo, const struct memmap *mm, bool trace);
 
 #endif

@@ -248,7 +248,7 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 	PHASE(numa, discover_numa(&bs.bootinfo, &bs.acpi, &bs.physmem, &bs.topo));
 	PHASE(tiers, discover_tiers(&bs.acpi, &bs.topo, &bs.tiers));
 	phase_console_ring(&bs.topo, &bs.physmem);
-	PHASE(hugetlb1g, hugetlb_boot_reserve(&bs.hugetlb, &hugetlb_params, &bs.topo,
+	PHASE(hugetlb1g, hugetlb_boot_reserve(&bs.hugetlb, &hugetlb_settings, &bs.topo,
 						&bs.physmem));
 	PHASE(pagetables, memory_direct_map(&bs.bootinfo, &bs.physmem));
 	PHASE(smp, discover_smp(&bs.acpi, &bs.topo, &bs.physmem));
@@ -262,7 +262,7 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 	meminit_report(&bs.topo, &bs.physmem);
 	/* Off the path to usable memory: nothing before needs it. */
 	PHASE(machine, discover_machine(&bs.bootinfo, &bs.topo, &bs.machine));
-	PHASE(hugetlb, hugetlb_boot_pools(&bs.hugetlb, &hugetlb_params, &bs.topo, &bs.memmap,
+	PHASE(hugetlb, hugetlb_boot_pools(&bs.hugetlb, &hugetlb_settings, &bs.topo, &bs.memmap,
 					    meminit_settings.trace));
 	PHASE(vm, vm_init(&bs.memmap, &bs.hugetlb));
 	PHASE(census, census_ok = census_run(&bs.topo, &bs.memmap, &bs.census, "boot"));

@@ -9,7 +9,7 @@
 
 #include "kernel/cmdline.h"
 
-struct hugetlb_params hugetlb_params = {
+struct hugetlb_settings hugetlb_settings = {
 	.config = HUGETLB_CONFIG_INIT,
 	.zero = false,
 };
@@ -32,13 +32,13 @@ static bool parse_hugepages(const char *value, void *ptr, char *err, size_t err_
 /* The three request keys share one config: their order on the line matters
  * (hugepages= counts for the hugepagesz= before it). */
 static const struct param hugetlb_params_list[] = {
-	{ .key = "hugepagesz", .type = PARAM_FUNC, .ptr = &hugetlb_params.config,
+	{ .key = "hugepagesz", .type = PARAM_FUNC, .ptr = &hugetlb_settings.config,
 	  .fn = parse_hugepagesz, .help = "huge page size for the hugepages= that follow" },
-	{ .key = "default_hugepagesz", .type = PARAM_FUNC, .ptr = &hugetlb_params.config,
+	{ .key = "default_hugepagesz", .type = PARAM_FUNC, .ptr = &hugetlb_settings.config,
 	  .fn = parse_default_hugepagesz, .help = "size for hugepages= without hugepagesz=" },
-	{ .key = "hugepages", .type = PARAM_FUNC, .ptr = &hugetlb_params.config,
+	{ .key = "hugepages", .type = PARAM_FUNC, .ptr = &hugetlb_settings.config,
 	  .fn = parse_hugepages, .help = "pages in the pool: N spread over nodes, or node:N,..." },
-	{ .key = "memboot.hugetlb_zero", .type = PARAM_BOOL, .ptr = &hugetlb_params.zero,
+	{ .key = "memboot.hugetlb_zero", .type = PARAM_BOOL, .ptr = &hugetlb_settings.zero,
 	  .help = "zero huge pool pages at boot" },
 };
 PARAM_TABLE(hugetlb_param_table, "hugetlb", hugetlb_params_list);

@@ -77,14 +77,14 @@ struct hugetlb_config {
 
 /* The four keys (hugepagesz=, default_hugepagesz=, hugepages=,
  * memboot.hugetlb_zero) land here; main.c lists hugetlb_param_table. */
-struct hugetlb_params {
+struct hugetlb_settings {
 	struct hugetlb_config config;
 	bool zero;                         /* memboot.hugetlb_zero */
 };
 #define HUGETLB_CONFIG_INIT { .current = -1, .default_size = HUGETLB_2M }
 
 struct param_table;
-extern struct hugetlb_params hugetlb_params;
+extern struct hugetlb_settings hugetlb_settings;
 extern const struct param_table hugetlb_param_table;
 
 uint64_t hugetlb_size_bytes(enum hugetlb_size s);

@@ -71,7 +71,7 @@ static const struct param table[] = {
 #define NT (sizeof(table) / sizeof(table[0]))
 
 /* Every subsystem's settings as the kernel starts, restored before each test. */
-static struct hugetlb_params hugetlb_default;
+static struct hugetlb_settings hugetlb_default;
 static struct console_options console_default;
 static struct selftest_settings selftest_default;
 static struct smp_settings smp_default;
@@ -108,7 +108,7 @@ static int setup(void **state)
 	v_mode = 0;
 	strcpy(v_name, "default");
 	strcpy(v_long, "default");
-	hugetlb_params = hugetlb_default;
+	hugetlb_settings = hugetlb_default;
 	console_cmdline = console_default;
 	selftest_settings = selftest_default;
 	smp_settings = smp_default;
@@ -549,9 +549,9 @@ static void test_kernel_defaults(void **state)
 	assert_result(r, 0, 0, 0, 0);
 	assert_int_equal(exit_method, EXIT_METHOD_AUTO);
 	/* hugetlb's table is reached too (its values: tests/host/test_hugetlb.c). */
-	assert_false(hugetlb_params.zero);
+	assert_false(hugetlb_settings.zero);
 	assert_result(params_parse("memboot.hugetlb_zero"), 1, 1, 0, 0);
-	assert_true(hugetlb_params.zero);
+	assert_true(hugetlb_settings.zero);
 }
 
 static void test_kernel_selftest(void **state)
@@ -965,7 +965,7 @@ static void test_list_keys_share_the_rule(void **state)
 		assert_result(params_parse(hp[i][0]), 1, 0, 0, 1);
 		assert_true(host_log_contains(hp[i][1]));
 		assert_true(host_log_contains("(expected node:count pairs, "));
-		assert_false(hugetlb_params.config.req[HUGETLB_2M].set);
+		assert_false(hugetlb_settings.config.req[HUGETLB_2M].set);
 	}
 
 	/* memboot.bench: a list of benchmark names, or all. */
@@ -1068,7 +1068,7 @@ static void test_kernel_keys_documented(void **state)
 
 int main(void)
 {
-	hugetlb_default = hugetlb_params;
+	hugetlb_default = hugetlb_settings;
 	console_default = console_cmdline;
 	selftest_default = selftest_settings;
 	smp_default = smp_settings;

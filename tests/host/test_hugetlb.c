@@ -238,7 +238,7 @@ static struct cmdline_result parse_keys(const char *line)
 {
 	const struct param_table *const tables[] = { &hugetlb_param_table };
 
-	hugetlb_params = (struct hugetlb_params){ .config = HUGETLB_CONFIG_INIT };
+	hugetlb_settings = (struct hugetlb_settings){ .config = HUGETLB_CONFIG_INIT };
 	host_log_reset();
 	return cmdline_parse_tables(line, tables, 1);
 }
@@ -257,21 +257,21 @@ static void test_keys_in_own_table(void **state)
 	assert_true(host_log_contains("cmdline: bad value '4' for 'hugepages' (expected a valid "
 				      "hugepagesz= before it; it follows an invalid one, so it is "
 				      "ignored); keeping the default"));
-	assert_int_equal(hugetlb_params.config.req[HUGETLB_1G].total, 1);
-	assert_false(hugetlb_params.config.req[HUGETLB_2M].set);
-	assert_false(hugetlb_params.zero);
+	assert_int_equal(hugetlb_settings.config.req[HUGETLB_1G].total, 1);
+	assert_false(hugetlb_settings.config.req[HUGETLB_2M].set);
+	assert_false(hugetlb_settings.zero);
 
 	r = parse_keys("hugepages=2 default_hugepagesz=1G memboot.hugetlb_zero");
 	assert_int_equal(r.applied, 3);
 	assert_int_equal(r.unknown, 0);
-	assert_int_equal(hugetlb_params.config.req[HUGETLB_1G].total, 2);
-	assert_false(hugetlb_params.config.req[HUGETLB_2M].set);
-	assert_true(hugetlb_params.zero);
+	assert_int_equal(hugetlb_settings.config.req[HUGETLB_1G].total, 2);
+	assert_false(hugetlb_settings.config.req[HUGETLB_2M].set);
+	assert_true(hugetlb_settings.zero);
 
 	/* Keys of other subsystems are not hugetlb's. */
 	r = parse_keys("memboot.trace hugepages=3");
 	assert_int_equal(r.unknown, 1);
-	assert_int_equal(hugetlb_params.config.req[HUGETLB_2M].total, 3);
+	assert_int_equal(hugetlb_settings.config.req[HUGETLB_2M].total, 3);
 }
 
 /* --- tables the pools take ---------------------------------------------------- */
@@ -300,7 +300,7 @@ static void free_tables(void)
 static struct hugetlb_config config_of(const char *line)
 {
 	parse_keys(line);
-	return hugetlb_params.config;
+	return hugetlb_settings.config;
 }
 
 /* --- 1 GiB pages from physmem ------------------------------------------------- */
