@@ -484,99 +484,103 @@ def install_words(args):
     return words
 
 
-def cmd_install(args):
+def run_plan(name, args, steps):
+    """@steps(lay, plan) under the rule of both commands: a refusal changes
+    nothing (exit 64); a step that fails after work began is undone (69)."""
     lay = Layout(args.root)
     plan = Plan(args.dry_run)
     try:
-        elf = args.elf or DEFAULT_ELF
-        problem = inputs.elf_problem(elf)
-        if problem:
-            raise Refused(problem + ("; run 'make' first" if elf == DEFAULT_ELF
-                                     and not os.path.exists(elf) else ""))
-        check_layout(lay, ["grub-script-check"] + (["grub-editenv"] if args.once else []))
-        words = install_words(args)
-        entry = menu_entry(words)
-        cfg = read_text(lay.grub_cfg)
-        if args.once and not lay.host and "next_entry" not in cfg:
-            raise Refused("--once: %s never reads grubenv's next_entry (it was not written "
-                          "by grub-mkconfig), so the one-shot boot would not happen"
-                          % lay.grub_cfg)
-        if args.once and lay.host:
-            check_save_env(lay)
-        for folder in (lay.kernel_dir if os.path.isdir(lay.kernel_dir) else lay.boot,
-                       lay.grub_d, lay.grub_dir):
-            problem = writable_problem(folder)
-            if problem:
-                raise Refused(problem)
-        if os.path.lexists(lay.kernel_dir) and not os.path.isdir(lay.kernel_dir):
-            raise Refused("%s exists and is not a directory" % lay.kernel_dir)
-        check_default_kept(lay)
-        if lay.root and args.dry_run:
-            plan.say("install under %s (not this machine's /)" % lay.root)
-        plan.mkdir(lay.kernel_dir)
-        with open(elf, "rb") as f:
-            plan.write_file(lay.kernel, f.read(), show=False)
-        plan.write_file(lay.script, grub_d_script(words).encode("utf-8"), mode=0o755)
-        regenerate(plan, lay, entry)
-        if args.once:
-            set_next_entry(plan, lay)
-        if args.dry_run:
-            return 0
-        print("memboot: installed: menu entry '%s' (id %s)%s" % (
-            ENTRY_TITLE, ENTRY_ID,
-            "; the next boot is memboot's, then GRUB's default again" if args.once
-            else "; not the default (install --once, or grub-reboot %s, picks it for one boot)"
-            % ENTRY_ID))
-        return 0
+        return steps(lay, plan)
     except Refused as e:
-        print("memboot install: %s; nothing changed" % e, file=sys.stderr)
+        print("memboot %s: %s; nothing changed" % (name, e), file=sys.stderr)
         return EXIT_USAGE
     except Failed as e:
         plan.undo()
-        print("memboot install: %s; everything done so far is undone" % e, file=sys.stderr)
+        print("memboot %s: %s; everything done so far is undone" % (name, e), file=sys.stderr)
         return EXIT_GRUB_FAILED
+
+
+def cmd_install(args):
+    return run_plan("install", args, lambda lay, plan: install_steps(args, lay, plan))
+
+
+def install_steps(args, lay, plan):
+    elf = args.elf or DEFAULT_ELF
+    problem = inputs.elf_problem(elf)
+    if problem:
+        raise Refused(problem + ("; run 'make' first" if elf == DEFAULT_ELF
+                                 and not os.path.exists(elf) else ""))
+    check_layout(lay, ["grub-script-check"] + (["grub-editenv"] if args.once else []))
+    words = install_words(args)
+    entry = menu_entry(words)
+    cfg = read_text(lay.grub_cfg)
+    if args.once and not lay.host and "next_entry" not in cfg:
+        raise Refused("--once: %s never reads grubenv's next_entry (it was not written "
+                      "by grub-mkconfig), so the one-shot boot would not happen"
+                      % lay.grub_cfg)
+    if args.once and lay.host:
+        check_save_env(lay)
+    for folder in (lay.kernel_dir if os.path.isdir(lay.kernel_dir) else lay.boot,
+                   lay.grub_d, lay.grub_dir):
+        problem = writable_problem(folder)
+        if problem:
+            raise Refused(problem)
+    if os.path.lexists(lay.kernel_dir) and not os.path.isdir(lay.kernel_dir):
+        raise Refused("%s exists and is not a directory" % lay.kernel_dir)
+    check_default_kept(lay)
+    if lay.root and args.dry_run:
+        plan.say("install under %s (not this machine's /)" % lay.root)
+    plan.mkdir(lay.kernel_dir)
+    with open(elf, "rb") as f:
+        plan.write_file(lay.kernel, f.read(), show=False)
+    plan.write_file(lay.script, grub_d_script(words).encode("utf-8"), mode=0o755)
+    regenerate(plan, lay, entry)
+    if args.once:
+        set_next_entry(plan, lay)
+    if args.dry_run:
+        return 0
+    print("memboot: installed: menu entry '%s' (id %s)%s" % (
+        ENTRY_TITLE, ENTRY_ID,
+        "; the next boot is memboot's, then GRUB's default again" if args.once
+        else "; not the default (install --once, or grub-reboot %s, picks it for one boot)"
+        % ENTRY_ID))
+    return 0
 
 
 def cmd_uninstall(args):
-    lay = Layout(args.root)
-    plan = Plan(args.dry_run)
-    try:
-        check_layout(lay, ["grub-script-check", "grub-editenv"])
-        env = grubenv_entries(lay)
-        cfg = read_text(lay.grub_cfg)
-        present = [p for p in (lay.script, lay.kernel) if os.path.lexists(p)]
-        clear = env.get("next_entry") in (ENTRY_ID, ENTRY_TITLE)
-        if not present and BLOCK_BEGIN not in cfg and not clear:
-            print("memboot uninstall: memboot is not installed under %s; nothing to do"
-                  % lay.base)
-            return 0
-        for folder in (lay.grub_d, lay.grub_dir, lay.kernel_dir if os.path.isdir(
-                lay.kernel_dir) else lay.boot):
-            problem = writable_problem(folder)
-            if problem:
-                raise Refused(problem)
-        if clear:
-            # First, so that no boot picks an entry that is going away.
-            plan.command([which("grub-editenv"), lay.grubenv, "unset", "next_entry"],
-                         undo_argv=[which("grub-editenv"), lay.grubenv, "set",
-                                    "next_entry=" + env["next_entry"]])
-        plan.remove(lay.script)
-        regenerate(plan, lay, None)
-        plan.remove(lay.kernel)
-        if not args.dry_run and os.path.isdir(lay.kernel_dir) and not os.listdir(lay.kernel_dir):
-            os.rmdir(lay.kernel_dir)
-        elif args.dry_run and os.path.isdir(lay.kernel_dir):
-            plan.say("remove directory %s if empty" % lay.kernel_dir)
-        if not args.dry_run:
-            print("memboot: uninstalled from %s" % lay.base)
+    return run_plan("uninstall", args, lambda lay, plan: uninstall_steps(args, lay, plan))
+
+
+def uninstall_steps(args, lay, plan):
+    check_layout(lay, ["grub-script-check", "grub-editenv"])
+    env = grubenv_entries(lay)
+    cfg = read_text(lay.grub_cfg)
+    present = [p for p in (lay.script, lay.kernel) if os.path.lexists(p)]
+    clear = env.get("next_entry") in (ENTRY_ID, ENTRY_TITLE)
+    if not present and BLOCK_BEGIN not in cfg and not clear:
+        print("memboot uninstall: memboot is not installed under %s; nothing to do"
+              % lay.base)
         return 0
-    except Refused as e:
-        print("memboot uninstall: %s; nothing changed" % e, file=sys.stderr)
-        return EXIT_USAGE
-    except Failed as e:
-        plan.undo()
-        print("memboot uninstall: %s; everything done so far is undone" % e, file=sys.stderr)
-        return EXIT_GRUB_FAILED
+    for folder in (lay.grub_d, lay.grub_dir, lay.kernel_dir if os.path.isdir(
+            lay.kernel_dir) else lay.boot):
+        problem = writable_problem(folder)
+        if problem:
+            raise Refused(problem)
+    if clear:
+        # First, so that no boot picks an entry that is going away.
+        plan.command([which("grub-editenv"), lay.grubenv, "unset", "next_entry"],
+                     undo_argv=[which("grub-editenv"), lay.grubenv, "set",
+                                "next_entry=" + env["next_entry"]])
+    plan.remove(lay.script)
+    regenerate(plan, lay, None)
+    plan.remove(lay.kernel)
+    if not args.dry_run and os.path.isdir(lay.kernel_dir) and not os.listdir(lay.kernel_dir):
+        os.rmdir(lay.kernel_dir)
+    elif args.dry_run and os.path.isdir(lay.kernel_dir):
+        plan.say("remove directory %s if empty" % lay.kernel_dir)
+    if not args.dry_run:
+        print("memboot: uninstalled from %s" % lay.base)
+    return 0
 
 
 def root_arg(text):
