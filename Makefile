@@ -71,14 +71,13 @@ KLDFLAGS := -nostdlib -static -no-pie -z max-page-size=0x1000 \
 # Every directory's sources by wildcard: a new file in a layer's directory is
 # built with no list to edit (docs/design.md, "Where things go").
 MM_DIRS := mm mm/alloc mm/hugetlb mm/pt
-KERNEL_C := $(wildcard boot/*.c boot/mb2/*.c kernel/*.c kernel/init/*.c kernel/vm/*.c kernel/selftest/*.c \
-	kernel/acpi/*.c kernel/console/*.c arch/x86_64/*.c $(addsuffix /*.c,$(MM_DIRS)))
+KERNEL_C := $(wildcard boot/*.c boot/mb2/*.c kernel/*.c kernel/*/*.c arch/x86_64/*.c $(addsuffix /*.c,$(MM_DIRS)))
 KERNEL_S := $(wildcard boot/mb2/*.S arch/x86_64/*.S)
 KERNEL_OBJS := $(patsubst %.c,$(O)/%.o,$(KERNEL_C)) $(patsubst %.S,$(O)/%.o,$(KERNEL_S))
 
 # Pure C that also builds on the host: the same files the kernel links.
 PURE_SRCS := boot/bootinfo.c boot/efi_map.c boot/mb2/mb2.c kernel/cmdline.c \
-	kernel/record.c kernel/format.c kernel/job_plan.c kernel/clockcal.c kernel/tsc_sync.c $(wildcard kernel/acpi/*.c) \
+	kernel/report/record.c kernel/report/format.c kernel/jobs/plan.c kernel/clock/clockcal.c kernel/clock/tsc_sync.c $(wildcard kernel/acpi/*.c) \
 	$(wildcard $(addsuffix /*.c,$(MM_DIRS)))
 PURE_SRCS += boot/handoff.c boot/pvh/pvh.c boot/efi/kelf.c
 # The consoles' drawing and option parsing (no hardware in them).
@@ -86,7 +85,7 @@ PURE_SRCS += $(wildcard kernel/console/*.c)
 # The local APIC mode decision and ICR encodings; the caches from CPUID leaves.
 PURE_SRCS += arch/x86_64/apic_mode.c arch/x86_64/cpu_caches.c
 # Each subsystem's command-line keys and their parsing (kernel/cmdline.h).
-PURE_SRCS += kernel/cpus.c kernel/exit_method.c kernel/selftest/select.c
+PURE_SRCS += kernel/cpus.c kernel/exit_method.c kernel/selftest/select.c kernel/bench/settings.c
 # The replay file's checks (kernel/selftest/replay.c reads the file).
 PURE_SRCS += kernel/selftest/replay_file.c
 # The numaperf self-test's permutation and arithmetic.
@@ -225,9 +224,9 @@ HOST_OBJ := $(HOST_O)/obj
 FUZZ_OBJ := $(FUZZ_O)/obj
 HOST_LIB := $(HOST_O)/libmemboot-host.a
 FUZZ_LIB := $(FUZZ_O)/libmemboot-fuzz.a
-HOST_TEST_HELPERS := tests/host/map_check.c kernel/job.c tests/host/job_host.c \
+HOST_TEST_HELPERS := tests/host/map_check.c kernel/jobs/job.c tests/host/job_host.c \
 	tests/host/sim_memmap.c
-FUZZ_HELPERS := kernel/job.c tests/host/job_host.c
+FUZZ_HELPERS := kernel/jobs/job.c tests/host/job_host.c
 HOST_LIB_SRCS := $(PURE_SRCS) $(HOST_TOOL_SRCS) $(HOST_SUPPORT) $(HOST_TEST_HELPERS)
 FUZZ_LIB_SRCS := $(PURE_SRCS) $(HOST_TOOL_SRCS) $(HOST_SUPPORT) $(FUZZ_HELPERS)
 # Entry code's assembly macros, each wrapped as a function the tests call.
@@ -277,7 +276,7 @@ $(FUZZ_O)/fuzz_%: $(FUZZ_OBJ)/tests/fuzz/fuzz_%.o $(FUZZ_LIB)
 TOOL_OBJ := $(HOST_O)/tool
 TOOL_CFLAGS := -std=gnu11 -O2 -g -I. -Wall -Wextra -Wno-unused-parameter -DMEMBOOT_HOST
 TOPO_SRCS := tools/topo/memboot-topo.c tools/topo/acpidump_text.c boot/bootinfo.c \
-	kernel/record.c $(wildcard kernel/acpi/*.c) mm/numa.c mm/tiers.c mm/machine.c \
+	kernel/report/record.c $(wildcard kernel/acpi/*.c) mm/numa.c mm/tiers.c mm/machine.c \
 	arch/x86_64/apic_mode.c \
 	$(HOST_SUPPORT)
 TOPO_OBJS := $(patsubst %.c,$(TOOL_OBJ)/%.o,$(TOPO_SRCS))

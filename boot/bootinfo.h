@@ -83,7 +83,7 @@ struct bootinfo {
 	 * 12, the gnu-efi loader's hand-off), 0 if none, and the runtime
 	 * services' code ranges of the EFI memory map (type 5), which the
 	 * kernel makes executable while it calls SetVariable
-	 * (kernel/results.c). */
+	 * (kernel/report/efivars.c). */
 	uint64_t efi_system_table;
 	struct mem_range efi_runtime_code[BOOTINFO_MAX_EFI_RUNTIME];
 	uint32_t nr_efi_runtime_code;

@@ -31,15 +31,15 @@
 
 #include "arch/cpu.h"
 #include "arch/serial.h"
-#include "kernel/clockcal.h"
+#include "kernel/clock/clockcal.h"
 #include "kernel/console/ring.h"
 #include "kernel/console/screen.h"
 #include "kernel/log.h"
 #include "kernel/percpu.h"
-#include "kernel/record.h"
-#include "kernel/results.h"
+#include "kernel/report/record.h"
+#include "kernel/report/efivars.h"
 #include "kernel/spinlock.h"
-#include "kernel/time.h"
+#include "kernel/clock/time.h"
 
 #define LINE_MAX_BYTES 512
 #define MAX_UARTS 5                     /* ttyS0..3 and an SPCR port elsewhere */
@@ -982,13 +982,13 @@ void record_emit(struct record *r)
 	static const char done_start[] = RECORD_PREFIX "{\"event\":\"done\"";
 	const char *line;
 
-	/* A name outside kernel/record_events.h is a tool-visible typo: say so
+	/* A name outside kernel/report/events.h is a tool-visible typo: say so
 	 * (a warning fails the guest tests) but print the record anyway. */
 	if (!record_event_known(r->event))
-		pr_warn("record: event '%s' is not in kernel/record_events.h", r->event);
+		pr_warn("record: event '%s' is not in kernel/report/events.h", r->event);
 	line = rec_finish(r);
 	rec_check_whole(r);
-	results_capture(line, r->len);
+	efivars_capture(line, r->len);
 	if (strncmp(line, done_start, sizeof(done_start) - 1) == 0) {
 		done_emitted = true;
 		console_always_begin();   /* done is always printed */
@@ -1025,10 +1025,10 @@ void record_report(struct record *r, enum log_level level, const char *tmpl)
 		return;
 	}
 	if (!record_event_known(r->event))
-		pr_warn("record: event '%s' is not in kernel/record_events.h", r->event);
+		pr_warn("record: event '%s' is not in kernel/report/events.h", r->event);
 	rec_finish(r);
 	rec_check_whole(r);
-	results_capture(r->buf, r->len);
+	efivars_capture(r->buf, r->len);
 	bool locked = !in_report && lock_bounded(&report_lock);
 	memcpy(entry, tmpl, tlen + 1);
 	memcpy(entry + tlen + 1, r->buf, r->len);

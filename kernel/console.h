@@ -3,7 +3,7 @@
  *
  * Log lines get a Linux-style timestamp, "[    1.234567] ", from the TSC
  * value taken when the line was made, converted when it is printed; records
- * (kernel/record.h) are printed bare so tools can match them at the start of
+ * (kernel/report/record.h) are printed bare so tools can match them at the start of
  * a line. Lines and records go into the log ring first
  * (kernel/console/ring.h), whole; console_drain() sends them to the
  * consoles, between phases (kernel/init/phase.c), so printing never runs
@@ -72,7 +72,7 @@ void console_report(void);
  */
 void console_defer(void (*fn)(void *arg), void *arg, size_t bytes);
 /* Whether a report console_defer() holds has not run yet: what is made now
- * would then be captured (kernel/results.h) before it, out of the log's
+ * would then be captured (kernel/report/efivars.h) before it, out of the log's
  * order, unless it is deferred too. */
 bool console_defers_pending(void);
 /* What console_defer() allows for one line or record of a report. */

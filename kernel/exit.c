@@ -10,10 +10,10 @@
 #include "arch/io.h"
 #include "kernel/console.h"
 #include "kernel/log.h"
-#include "kernel/record.h"
-#include "kernel/results.h"
-#include "kernel/summary.h"
-#include "kernel/time.h"
+#include "kernel/report/record.h"
+#include "kernel/report/efivars.h"
+#include "kernel/report/summary.h"
+#include "kernel/clock/time.h"
 
 static struct exit_acpi_s5 exit_s5;
 
@@ -116,7 +116,7 @@ void kernel_exit(enum exit_status status, const char *why)
 		 status == EXIT_OK ? "done" : "FAILED", exit_status_name(status));
 	record_report(&r, LOG_INFO, line);
 	/* Kept for a machine without a serial cable: UEFI boots only. */
-	results_save();
+	efivars_save();
 	if (exit_method == EXIT_METHOD_HALT ||
 	    (exit_method == EXIT_METHOD_AUTO && !cpu_features.has_hypervisor))
 		pr_info("memboot: halting with status %d (%s); the machine can be switched off",

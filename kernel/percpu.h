@@ -40,7 +40,7 @@ struct cpu_state {
 	uint64_t kick_tsc;              /* boot CPU's TSC when it sent INIT */
 	uint64_t online_tsc;            /* the AP's TSC as it came online */
 
-	/* TSC sync with the boot CPU (kernel/tsc_sync.h, smp_boot()). */
+	/* TSC sync with the boot CPU (kernel/clock/tsc_sync.h, smp_boot()). */
 	volatile uint64_t tsc_pub;       /* the AP's TSC, republished as it checks */
 	volatile uint32_t tsc_sync_done; /* the AP's side has ended */
 	uint32_t tsc_sync_n;             /* its readings of the boot CPU's TSC */
@@ -60,7 +60,7 @@ struct cpu_state {
 	uint32_t tsc_verdict;            /* enum tsc_sync_verdict */
 
 	/* Job runner mailbox: the boot CPU writes work_fn last; the CPU runs
-	 * it and clears it (kernel/job_cpu.c posts, percpu_ap_main() runs). */
+	 * it and clears it (kernel/jobs/cpu.c posts, percpu_ap_main() runs). */
 	void (*volatile work_fn)(void *arg);
 	void *volatile work_arg;
 	volatile uint64_t works_done;

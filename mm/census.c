@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "kernel/log.h"
-#include "kernel/record.h"
+#include "kernel/report/record.h"
 #include "mm/alloc/alloc.h"
 
 typedef unsigned long long ull;   /* for printf */

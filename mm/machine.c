@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "kernel/log.h"
-#include "kernel/record.h"
+#include "kernel/report/record.h"
 
 #define MAX_DEVICE_RANGES 16
 #define TEXT_BYTES 200

@@ -3,7 +3,7 @@
  * and the keys that take known-bad memory out (memmap=nn$ss,
  * memboot.badram=) or make chosen words read back wrong
  * (memboot.memtest_inject=, for tests). Pure C: the kernel runs it from
- * memory init (mm/init.h, the test hook), the host tests run it on a buffer.
+ * memory init (mm/mminit.h, the test hook), the host tests run it on a buffer.
  *
  * A run of N passes writes one pattern per pass over a range, then reads
  * every word back and compares. The patterns and their order are Linux's
@@ -79,7 +79,7 @@ uint64_t memtest_range(uint64_t *mem, uint64_t phys, uint64_t words, uint32_t pa
 /*
  * Add @pfn to the ascending set @set of at most @cap distinct pages, *@nr
  * of them found so far; more than @cap found (*@nr == @cap + 1) means every
- * page from set[@cap - 1] on is to be taken as bad (mm/init.h, struct
+ * page from set[@cap - 1] on is to be taken as bad (mm/mminit.h, struct
  * mminit_test): when the set is full a lower pfn still goes in and the
  * highest drops out, since the pages from the new last one on cover it.
  */

@@ -34,7 +34,7 @@
 #include "kernel/acpi/acpi.h"
 #include "kernel/log.h"
 #include "kernel/panic.h"
-#include "kernel/record.h"
+#include "kernel/report/record.h"
 
 #define PREFIX "NUMA: "
 #define STR_(x) #x

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "kernel/log.h"
-#include "kernel/record.h"
+#include "kernel/report/record.h"
 
 #define PREFIX "tiers: "
 #define MAX_INITIATORS 256

@@ -51,6 +51,8 @@ import sys
 LAYER_DIRS = (
     ("kernel/init/", "phase"),
     ("kernel/selftest/", "selftest"),
+    ("kernel/bench/", "selftest"),
+    ("kernel/fault/", "selftest"),
     ("kernel/vm/", "vm"),
     ("kernel/acpi/", "acpi"),
     ("kernel/", "services"),

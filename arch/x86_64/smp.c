@@ -11,7 +11,7 @@
 #include "arch/cpu.h"
 #include "arch/io.h"
 #include "kernel/percpu.h"
-#include "kernel/time.h"
+#include "kernel/clock/time.h"
 
 struct smp_boot_entry {
 	uint32_t apic_id;

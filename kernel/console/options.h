@@ -38,7 +38,7 @@ struct console_levels {
 	bool quiet;
 	uint64_t loglevel;        /* CONSOLE_LOGLEVEL_UNSET: from quiet, else 7 */
 	bool records;
-	bool keep_results;        /* the summary records into UEFI variables (kernel/results.h) */
+	bool keep_results;        /* the summary records into UEFI variables (kernel/report/efivars.h) */
 };
 extern struct console_levels console_levels;
 struct param_table;

@@ -35,7 +35,7 @@
 #define RING_MAX_READERS 8
 #define RING_ALIGN 16
 #define RING_HDR_BYTES 16
-/* The largest payload one entry takes: a record (kernel/record.h) with its
+/* The largest payload one entry takes: a record (kernel/report/record.h) with its
  * report template; larger writes are refused. */
 #define RING_MAX_PAYLOAD 4096
 

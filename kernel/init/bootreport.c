@@ -13,8 +13,8 @@
 #include "arch/tsc.h"
 #include "kernel/console.h"
 #include "kernel/log.h"
-#include "kernel/record.h"
-#include "kernel/time.h"
+#include "kernel/report/record.h"
+#include "kernel/clock/time.h"
 
 static void print_range(const char *prefix, const struct mem_range *r)
 {

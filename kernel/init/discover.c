@@ -23,12 +23,12 @@
 #include "kernel/exit.h"
 #include "kernel/log.h"
 #include "kernel/panic.h"
-#include "kernel/record.h"
+#include "kernel/report/record.h"
 #include "kernel/init/smp.h"
-#include "kernel/job_platform.h"
+#include "kernel/jobs/platform.h"
 #include "kernel/cpus.h"
-#include "kernel/summary.h"
-#include "kernel/time.h"
+#include "kernel/report/summary.h"
+#include "kernel/clock/time.h"
 #include "mm/numa.h"
 #include "mm/physmem.h"
 
@@ -242,7 +242,7 @@ void clock_checks_start(const struct discovered_acpi *acpi, struct clock_checks 
 
 /* @cpu's measurement is in (@done) and @cpu is back in its idle loop, so
  * later jobs find it idle; unless it was lost since, in memory init
- * (kernel/job.h): then its mailbox stays busy for good. */
+ * (kernel/jobs/job.h): then its mailbox stays busy for good. */
 static void wait_measured(volatile uint32_t *done, uint32_t cpu)
 {
 	while (!__atomic_load_n(done, __ATOMIC_ACQUIRE) ||

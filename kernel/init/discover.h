@@ -13,7 +13,7 @@
 #include <stdbool.h>
 
 #include "boot/bootinfo.h"
-#include "kernel/clockcal.h"
+#include "kernel/clock/clockcal.h"
 #include "kernel/acpi/acpi.h"
 #include "mm/numa.h"
 

@@ -29,21 +29,23 @@
 #include "kernel/log.h"
 #include "kernel/init/memory.h"
 #include "kernel/init/meminit.h"
-#include "mm/init.h"
+#include "mm/mminit.h"
 #include "mm/memtest.h"
-#include "kernel/job.h"
+#include "kernel/jobs/job.h"
 #include "mm/alloc/pcp.h"
 #include "kernel/init/pcp_setup.h"
 #include "kernel/init/phase.h"
-#include "kernel/record.h"
-#include "kernel/results.h"
+#include "kernel/report/record.h"
+#include "kernel/report/efivars.h"
 #include "kernel/selftest/selftest.h"
+#include "kernel/bench/bench.h"
+#include "kernel/fault/fault.h"
 #include "kernel/selftest/select.h"
 #include "kernel/init/smp.h"
 #include "kernel/cpus.h"
 #include "kernel/vm/vm.h"
 #include "mm/pt/pt.h"
-#include "kernel/time.h"
+#include "kernel/clock/time.h"
 #include "mm/alloc/alloc.h"
 
 /* Everything one phase builds and a later one reads. */
@@ -81,6 +83,7 @@ static const struct param_table *const cmdline_tables[] = {
 	&pcp_param_table,
 	&selftest_param_table,
 	&vm_param_table,
+	&bench_param_table,
 };
 
 /* The calibration as a line and a `tsc` record (docs/records.md); made when
@@ -229,7 +232,7 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 
 	PHASE(early, early_init());
 	PHASE(bootinfo, boot_ok = boot_collect(boot_magic, boot_info, &bs.bootinfo));
-	results_setup(bs.bootinfo.efi_system_table, bs.bootinfo.efi_runtime_code,
+	efivars_setup(bs.bootinfo.efi_system_table, bs.bootinfo.efi_runtime_code,
 		      bs.bootinfo.nr_efi_runtime_code);
 	PHASE(cmdline, cmdline_parse_tables(bs.bootinfo.cmdline, cmdline_tables,
 					      sizeof(cmdline_tables) / sizeof(cmdline_tables[0])));
@@ -271,8 +274,8 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 	PHASE(pcp, pcp_setup_init());
 	fault_inject(&bs.memmap);
 	PHASE(selftest, tests_ok = selftests_run(&tests));
-	if (vm_settings.bench_pt)
-		PHASE(bench, selftest_pt_bench(&tests));
+	if (bench_wanted(&bench_settings))
+		PHASE(bench, bench_pt_run(&tests, &bench_settings));
 	if (!census_ok || !census_run(&bs.topo, &bs.memmap, &bs.census, "end"))
 		kernel_exit(EXIT_CENSUS, "pages unaccounted for");
 	if (tests_ok && job_lost_cpus())

@@ -13,19 +13,19 @@
 #include "kernel/init/discover.h"
 #include "kernel/exit.h"
 #include "kernel/init/hugetlb.h"
-#include "kernel/job.h"
-#include "kernel/job_platform.h"
+#include "kernel/jobs/job.h"
+#include "kernel/jobs/platform.h"
 #include "kernel/log.h"
 #include "kernel/init/memory.h"
 #include "kernel/init/memtest.h"
-#include "kernel/selftest/selftest.h"
+#include "kernel/fault/fault.h"
 #include "kernel/percpu.h"
 #include "kernel/vm/vm.h"
 #include "kernel/panic.h"
-#include "mm/init.h"
-#include "kernel/record.h"
-#include "kernel/summary.h"
-#include "kernel/time.h"
+#include "mm/mminit.h"
+#include "kernel/report/record.h"
+#include "kernel/report/summary.h"
+#include "kernel/clock/time.h"
 #include "mm/alloc/alloc.h"
 #include "mm/census.h"
 #include "mm/alloc/alloc_pcp.h"
@@ -36,7 +36,7 @@
 
 static const char *const policy_names[] = { "serial", "deferred", "lazy" };
 
-/* The init engine's work and figures (mm/init.h). */
+/* The init engine's work and figures (mm/mminit.h). */
 static struct mminit mi;
 /* memboot.early_alloc_pages: how many of those allocations were made. */
 static uint64_t early_alloc_made;

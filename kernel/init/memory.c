@@ -8,7 +8,7 @@
 #include "kernel/console.h"
 #include "kernel/exit.h"
 #include "kernel/log.h"
-#include "kernel/record.h"
+#include "kernel/report/record.h"
 #include "mm/alloc/alloc.h"
 
 extern char __kernel_start[], __kernel_end[];

@@ -5,7 +5,7 @@
  * Each piece of a node's free memory is tested by the CPU that initialises
  * it (a node's own CPUs, through the job runner; the boot CPU for its
  * early section), right before its pages go to the allocator
- * (mm/init.h, struct mminit_test). Physical memory is identity mapped
+ * (mm/mminit.h, struct mminit_test). Physical memory is identity mapped
  * (arch/paging.c), so a piece's address is its pointer.
  */
 #include "kernel/init/memtest.h"
@@ -13,12 +13,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/job.h"
-#include "kernel/job_platform.h"
+#include "kernel/jobs/job.h"
+#include "kernel/jobs/platform.h"
 #include "kernel/log.h"
-#include "kernel/record.h"
+#include "kernel/report/record.h"
 #include "kernel/spinlock.h"
-#include "mm/init.h"
+#include "mm/mminit.h"
 #include "mm/memmap.h"
 #include "mm/memtest.h"
 #include "mm/numa.h"

@@ -16,7 +16,7 @@ struct mminit_test;
 /* Phase physmem: reserve the ranges memmap=nn$ss and memboot.badram= name
  * (PHYSMEM_RESV_BADRAM; their pages become PAGE_BAD). */
 void memtest_reserve_badram(struct physmem *pm);
-/* The init engine's test hook (mm/init.h) when memtest=N asks for one, else
+/* The init engine's test hook (mm/mminit.h) when memtest=N asks for one, else
  * NULL. The store is the one memory init uses for cold memory. */
 const struct mminit_test *memtest_hook(void);
 /* Node @node's free memory, @bytes: what its progress lines count to. */

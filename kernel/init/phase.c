@@ -13,9 +13,9 @@
 #include "kernel/log.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
-#include "kernel/record.h"
-#include "kernel/summary.h"
-#include "kernel/time.h"
+#include "kernel/report/record.h"
+#include "kernel/report/summary.h"
+#include "kernel/clock/time.h"
 #include "mm/numa.h"
 #include "mm/physmem.h"
 
@@ -53,7 +53,7 @@ static void phase_report(void *arg)
 	const struct phase_figures *f = arg;
 	struct record r;
 
-	/* TSC values, rendered when printed (kernel/record.h), so phases that
+	/* TSC values, rendered when printed (kernel/report/record.h), so phases that
 	 * end on the clock's quick estimate print with its precise figure. */
 	rec_begin(&r, "phase");
 	rec_str(&r, "name", f->name);
@@ -120,7 +120,7 @@ void phase_end(enum boot_phase phase, uint64_t start_tsc)
 	}
 	summary_phase(name, f.cycles, f.ap_busy, f.ap_idle);
 	/* Not while the clock runs on its quick estimate: what is printed
-	 * waits in the ring for the precise figure (kernel/time.h). Nor
+	 * waits in the ring for the precise figure (kernel/clock/time.h). Nor
 	 * before memory is usable: printing (milliseconds a screenful on a
 	 * serial line) is then never on the path to usable memory. An error
 	 * line, a full ring and the exit still drain at once. */

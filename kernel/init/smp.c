@@ -15,11 +15,11 @@
 #include "kernel/init/memory.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
-#include "kernel/record.h"
+#include "kernel/report/record.h"
 #include "kernel/cpus.h"
-#include "kernel/job_platform.h"
-#include "kernel/time.h"
-#include "kernel/tsc_sync.h"
+#include "kernel/jobs/platform.h"
+#include "kernel/clock/time.h"
+#include "kernel/clock/tsc_sync.h"
 #include "kernel/vm/vm.h"
 #include "mm/physmem.h"
 
@@ -185,11 +185,11 @@ static bool settle(struct cpu_state *cs, uint64_t deadline_ns)
 	return true;
 }
 
-/* ---- TSC sync at bring-up (kernel/tsc_sync.h) ---------------------------- */
+/* ---- TSC sync at bring-up (kernel/clock/tsc_sync.h) ---------------------------- */
 
 /*
  * The APs of one wave at once (waves: below), against the boot CPU, in
- * bounded time (the one-writer scheme of kernel/tsc_sync.h). The boot CPU
+ * bounded time (the one-writer scheme of kernel/clock/tsc_sync.h). The boot CPU
  * keeps publishing its TSC (tsc_boot_pub) and sweeps over the APs; each AP
  * keeps publishing its own (cs->tsc_pub) and reading the boot CPU's:
  *  - an AP that read the boot CPU's published value v and then its own TSC

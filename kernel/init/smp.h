@@ -52,7 +52,7 @@ struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 
 /*
  * Phase tscsync: every online AP's TSC against the boot CPU's
- * (memboot.tsc_sync; kernel/tsc_sync.h), after memory is usable: nothing on
+ * (memboot.tsc_sync; kernel/clock/tsc_sync.h), after memory is usable: nothing on
  * the way there needs it, since each CPU times its own work with its own
  * TSC, and the figures that compare CPUs are made after it (the node
  * records of meminit_report(), corrected by the offsets found here). An

@@ -7,9 +7,9 @@
 #include <stdint.h>
 
 #include "arch/percpu.h"
-#include "kernel/job.h"
+#include "kernel/jobs/job.h"
 #include "kernel/percpu.h"
-#include "kernel/record.h"
+#include "kernel/report/record.h"
 #include "kernel/selftest/tests.h"
 #include "mm/alloc/alloc.h"
 #include "mm/page.h"

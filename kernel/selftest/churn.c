@@ -7,12 +7,12 @@
 #include <stdint.h>
 
 #include "arch/percpu.h"
-#include "kernel/job.h"
+#include "kernel/jobs/job.h"
 #include "kernel/log.h"
 #include "kernel/percpu.h"
-#include "kernel/record.h"
+#include "kernel/report/record.h"
 #include "kernel/selftest/tests.h"
-#include "kernel/time.h"
+#include "kernel/clock/time.h"
 #include "mm/alloc/alloc.h"
 #include "mm/alloc/alloc_pcp.h"
 #include "mm/alloc/churn.h"

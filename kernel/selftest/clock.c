@@ -11,10 +11,10 @@
 #include "arch/cpu.h"
 #include "kernel/console.h"
 #include "kernel/log.h"
-#include "kernel/record.h"
+#include "kernel/report/record.h"
 #include "kernel/selftest/select.h"
 #include "kernel/selftest/tests.h"
-#include "kernel/time.h"
+#include "kernel/clock/time.h"
 
 bool selftest_clock(const struct selftest_ctx *ctx, const char **skipped)
 {

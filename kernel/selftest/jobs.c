@@ -1,12 +1,12 @@
 /*
  * jobs.c: memboot.selftest=jobs, jobs of odd sizes on every node and on all
  * CPUs, each unit done exactly once (the checks are job_selftest(),
- * kernel/job.c, host-tested too).
+ * kernel/jobs/job.c, host-tested too).
  */
 #include <stdint.h>
 
 #include "arch/percpu.h"
-#include "kernel/job.h"
+#include "kernel/jobs/job.h"
 #include "kernel/log.h"
 #include "kernel/percpu.h"
 #include "kernel/selftest/tests.h"

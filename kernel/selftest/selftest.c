@@ -4,7 +4,7 @@
 #include "kernel/selftest/selftest.h"
 
 #include "kernel/log.h"
-#include "kernel/record.h"
+#include "kernel/report/record.h"
 #include "kernel/selftest/select.h"
 #include "kernel/selftest/tests.h"
 

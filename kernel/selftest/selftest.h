@@ -1,7 +1,6 @@
 /*
- * selftest.h: in-kernel self-tests and deliberate faults chosen on the
- * command line (memboot.selftest=, memboot.fault=), and the page-table
- * benchmark (memboot.bench=pt).
+ * selftest.h: in-kernel self-tests chosen on the command line
+ * (memboot.selftest=).
  *
  * The tests are the table of kernel/selftest/list.h. They get what they
  * need from the boot through struct selftest_ctx, filled by
@@ -38,15 +37,5 @@ struct selftest_ctx {
  * memboot.selftest=list, print the table (a line and a `selftest_entry`
  * record each) and run none. */
 bool selftests_run(const struct selftest_ctx *ctx);
-
-/* memboot.bench=pt: seed 003's fault-in table from real page faults
- * (kernel/selftest/pt_bench.c). */
-void selftest_pt_bench(const struct selftest_ctx *ctx);
-
-/* Raise the fault named by memboot.fault, if any (does not return then);
- * memboot.fault=lose-page wipes a descriptor in @mm. */
-void fault_inject(struct memmap *mm);
-/* memboot.fault=ap-park is armed before memory init (it acts inside it). */
-void fault_before_meminit(void);
 
 #endif

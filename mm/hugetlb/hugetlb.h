@@ -35,7 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/job.h"
+#include "kernel/jobs/job.h"
 #include "kernel/limits.h"
 #include "kernel/spinlock.h"
 

@@ -214,9 +214,6 @@ int pt_fault(struct pt_as *as, const struct pt_region *r, uint64_t va, uint32_t 
 struct vm_settings {
 	unsigned ptlock;           /* enum pt_lock_mode (mm/pt/pt.h): split (default) or global */
 	bool pt_zero;              /* zero each faulted-in frame (as Linux does) */
-	bool bench_pt;             /* memboot.bench=pt: the fault-in benchmark */
-	uint64_t ptbench_mib;
-	uint64_t ptbench_reps;
 };
 
 extern struct vm_settings vm_settings;

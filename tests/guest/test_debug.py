@@ -55,5 +55,5 @@ def test_crash_call_trace_is_symbolized():
     assert proc.returncode == 2, proc.stdout[-2000:] + proc.stderr
     trace = [l for l in proc.stdout.splitlines() if "[<" in l]
     assert trace, proc.stdout[-2000:]
-    assert "(faulting instruction) fault_inject at kernel/selftest/fault.c:" in trace[0], trace
+    assert "(faulting instruction) fault_inject at kernel/fault/inject.c:" in trace[0], trace
     assert any(" kernel_main at kernel/init/main.c:" in l for l in trace[1:]), trace

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "kernel/panic.h"
-#include "kernel/record.h"
+#include "kernel/report/record.h"
 
 static struct host_shim_options shim = HOST_SHIM_DEFAULT;
 

@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#include "mm/init.h"
+#include "mm/mminit.h"
 #include "mm/memmap.h"
 
 /*

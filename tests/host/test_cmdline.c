@@ -22,13 +22,14 @@
 #include "kernel/exit.h"
 #include "kernel/log.h"
 #include "kernel/init/meminit.h"
-#include "mm/init.h"
+#include "mm/mminit.h"
 #include "mm/memtest.h"
 #include "mm/alloc/pcp.h"
 #include "kernel/selftest/select.h"
 #include "kernel/selftest/list.h"
 #include "kernel/cpus.h"
 #include "mm/pt/pt.h"
+#include "kernel/bench/bench.h"
 #include "mm/alloc/alloc.h"
 #include "mm/hugetlb/hugetlb.h"
 #include "tests/host/host_support.h"
@@ -85,7 +86,7 @@ static const struct param_table *const all_tables[] = {
 	&console_param_table, &console_levels_param_table, &exit_param_table, &bootreport_param_table,
 	&smp_param_table,
 	&alloc_param_table, &meminit_param_table, &hugetlb_param_table, &pcp_param_table,
-	&selftest_param_table, &vm_param_table, &memtest_param_table,
+	&selftest_param_table, &vm_param_table, &bench_param_table, &memtest_param_table,
 };
 #define NTABLES (sizeof(all_tables) / sizeof(all_tables[0]))
 
@@ -540,9 +541,9 @@ static void test_kernel_defaults(void **state)
 	assert_int_equal(pcp_settings.churn_allocs, 20000);
 	assert_int_equal(vm_settings.ptlock, PT_LOCK_SPLIT);
 	assert_true(vm_settings.pt_zero);
-	assert_false(vm_settings.bench_pt);
-	assert_int_equal(vm_settings.ptbench_mib, 64);
-	assert_int_equal(vm_settings.ptbench_reps, 3);
+	assert_false(bench_settings.pt);
+	assert_int_equal(bench_settings.ptbench_mib, 64);
+	assert_int_equal(bench_settings.ptbench_reps, 3);
 	assert_string_equal(alloc_requested(), "buddy");
 	assert_false(console_cmdline.given);
 	struct cmdline_result r = params_parse("");
@@ -797,17 +798,17 @@ static void test_kernel_smp_alloc_pcp_vm_keys(void **state)
 				   "memboot.ptbench_mib=128 memboot.ptbench_reps=5"), 5, 5, 0, 0);
 	assert_int_equal(vm_settings.ptlock, PT_LOCK_GLOBAL);
 	assert_false(vm_settings.pt_zero);
-	assert_true(vm_settings.bench_pt);
-	assert_int_equal(vm_settings.ptbench_mib, 128);
-	assert_int_equal(vm_settings.ptbench_reps, 5);
-	vm_settings.bench_pt = false;
+	assert_true(bench_settings.pt);
+	assert_int_equal(bench_settings.ptbench_mib, 128);
+	assert_int_equal(bench_settings.ptbench_reps, 5);
+	bench_settings.pt = false;
 	assert_result(params_parse("memboot.bench=fs memboot.ptbench_reps=16 memboot.ptbench_mib=1"),
 		      3, 0, 0, 3);
 	assert_true(host_log_contains("bad value 'fs' for 'memboot.bench' (expected benchmark "
 				      "names from: pt (or all); 'fs' is not one)"));
-	assert_false(vm_settings.bench_pt);
-	assert_int_equal(vm_settings.ptbench_reps, 5);
-	assert_int_equal(vm_settings.ptbench_mib, 128);
+	assert_false(bench_settings.pt);
+	assert_int_equal(bench_settings.ptbench_reps, 5);
+	assert_int_equal(bench_settings.ptbench_mib, 128);
 }
 
 /* ---- lists: one parser, one rule (docs/cmdline.md, "Lists") ----------- */
@@ -971,15 +972,15 @@ static void test_list_keys_share_the_rule(void **state)
 	/* memboot.bench: a list of benchmark names, or all. */
 	assert_result(params_parse("memboot.bench=pt,pt"), 1, 0, 0, 1);
 	assert_true(host_log_contains("'pt' is given twice"));
-	assert_false(vm_settings.bench_pt);
+	assert_false(bench_settings.pt);
 	host_log_reset();
 	assert_result(params_parse("memboot.bench=all"), 1, 1, 0, 0);
-	assert_true(vm_settings.bench_pt);
-	vm_settings.bench_pt = false;
+	assert_true(bench_settings.pt);
+	bench_settings.pt = false;
 	assert_result(params_parse("memboot.bench=pt,"), 1, 0, 0, 1);
 	assert_true(host_log_contains("item 2 is empty"));
 	assert_false(host_log_contains("unknown benchmark"));
-	assert_false(vm_settings.bench_pt);
+	assert_false(bench_settings.pt);
 }
 
 /* Every table: keys, types, bounds and help in order, and no key in two

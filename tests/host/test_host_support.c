@@ -20,7 +20,7 @@
 #include <cmocka.h>
 
 #include "kernel/panic.h"
-#include "kernel/record.h"
+#include "kernel/report/record.h"
 #include "tests/host/host_support.h"
 
 #define NUMA_LINE "MEMBOOT {\"event\":\"numa\",\"nodes\":2}"

@@ -18,11 +18,11 @@
 #include <cmocka.h>
 
 #include "kernel/cmdline.h"
-#include "kernel/job.h"
+#include "kernel/jobs/job.h"
 #include "mm/alloc/alloc.h"
 #include "mm/census.h"
 #include "mm/hugetlb/hugetlb.h"
-#include "mm/init.h"
+#include "mm/mminit.h"
 #include "mm/memmap.h"
 #include "mm/physmem.h"
 #include "tests/host/host_support.h"

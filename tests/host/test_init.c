@@ -1,5 +1,5 @@
 /*
- * test_init.c: the init-policy engine (mm/init.c) and the census
+ * test_init.c: the init-policy engine (mm/mminit.c) and the census
  * (mm/census.c) on the host, with the kernel's job runner on simulated CPUs
  * (tests/host/job_host.c): serial, deferred and lazy x threads 1, node, all
  * and N, on three nodes (one without CPUs) with a hole and reserved ranges;
@@ -18,11 +18,11 @@
 
 #include <cmocka.h>
 
-#include "kernel/job.h"
+#include "kernel/jobs/job.h"
 #include "mm/alloc/alloc.h"
 #include "mm/census.h"
-#include "mm/init.h"
-#include "kernel/job_platform.h"
+#include "mm/mminit.h"
+#include "kernel/jobs/platform.h"
 #include "mm/memmap.h"
 #include "tests/host/host_support.h"
 #include "tests/host/job_host.h"
@@ -410,7 +410,7 @@ static void test_census_names_a_lost_page(void **state)
 	stop();
 }
 
-/* --- the test hook (mm/init.h, struct mminit_test): memtest's place --- */
+/* --- the test hook (mm/mminit.h, struct mminit_test): memtest's place --- */
 
 /* Pages the fake test calls bad: in the boot CPU's early section (two
  * together), at the start of a range, at a node's last page, on node 1,

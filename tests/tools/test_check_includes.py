@@ -84,7 +84,7 @@ class SmallTree(unittest.TestCase):
 
     def test_each_rule(self):
         self.write("kernel/spinlock.h", '#include <stdint.h>\n\n#include "boot/bootinfo.h"\n')
-        self.write("kernel/time.c", '#include "mm/page.h"\n')
+        self.write("kernel/clock/time.c", '#include "mm/page.h"\n')
         self.write("mm/memmap.c", '#include "kernel/acpi/acpi.h"\n#include "boot/bootinfo.h"\n')
         self.write("arch/x86_64/apic.c", '#include "mm/page.h"\n')
         self.write("boot/boot.c", '#include "arch/cpu.h"\n#include "mm/page.h"\n')
@@ -95,9 +95,9 @@ class SmallTree(unittest.TestCase):
             ("arch/x86_64/apic.c", 1, "mm/page.h"),
             ("boot/boot.c", 2, "mm/page.h"),
             ("kernel/acpi/srat.c", 1, "arch/x86_64/include/arch/cpu.h"),
+            ("kernel/clock/time.c", 1, "mm/page.h"),
             ("kernel/console.c", 1, "tools/topo/dump.h"),
             ("kernel/spinlock.h", 3, "boot/bootinfo.h"),
-            ("kernel/time.c", 1, "mm/page.h"),
             ("mm/memmap.c", 2, "boot/bootinfo.h"),
         ])
         code, out = self.run_check()
@@ -141,9 +141,9 @@ class SmallTree(unittest.TestCase):
         # vm and services may not include a self-test either.
         self.write("kernel/selftest/selftest.h", "\n")
         self.write("kernel/vm/vm.c", '#include "kernel/selftest/selftest.h"\n')
-        self.write("kernel/time.c", '#include "kernel/selftest/selftest.h"\n')
+        self.write("kernel/clock/time.c", '#include "kernel/selftest/selftest.h"\n')
         self.assertIn(("kernel/vm/vm.c", 1, "kernel/selftest/selftest.h"), self.violations())
-        self.assertIn(("kernel/time.c", 1, "kernel/selftest/selftest.h"), self.violations())
+        self.assertIn(("kernel/clock/time.c", 1, "kernel/selftest/selftest.h"), self.violations())
 
     def test_exceptions_are_honoured_and_must_be_used(self):
         # An exception of its own: the real list shrinks to nothing as the

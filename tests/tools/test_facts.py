@@ -2,7 +2,7 @@
 
 - kernel/exit.h (EXIT_STATUS_TABLE) and tools/mbtools/facts.py's tool
   statuses against docs/exit-status.md;
-- kernel/record_events.h (RECORD_EVENT_TABLE) against docs/records.md and
+- kernel/report/events.h (RECORD_EVENT_TABLE) against docs/records.md and
   against every record the sources begin;
 - tools/mbtools/records.py (SCHEMA: the keys the tools read, their types)
   against docs/records.md;
@@ -197,7 +197,7 @@ class RecordEvents(unittest.TestCase):
             for name in source_events(read(path)):
                 used.setdefault(name, path)
         unknown = {n: p for n, p in used.items() if n not in facts.EVENTS}
-        self.assertEqual(unknown, {}, "events not in kernel/record_events.h")
+        self.assertEqual(unknown, {}, "events not in kernel/report/events.h")
         # Names nobody emits are dead entries in the table. Events whose name
         # is not a literal at rec_begin() would show here: there are none.
         self.assertEqual(sorted(set(facts.EVENTS) - set(used)), [])

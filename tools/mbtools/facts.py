@@ -5,7 +5,7 @@ own headers so that each fact has one source.
   EXIT_SYMBOLS     {status: enum name}, e.g. 5: "EXIT_CENSUS"
   QEMU_EXIT_BASE   the kernel writes QEMU_EXIT_BASE + status to isa-debug-exit
   EVENTS           record event names, from RECORD_EVENT_TABLE in
-                   kernel/record_events.h, in table order
+                   kernel/report/events.h, in table order
   LIMITS           {name: int} from the `#define NAME number` lines of
                    kernel/limits.h (MEMBOOT_MAX_NODES, PAGE_SHIFT, ...)
   PAGE_SIZE_BYTES  1 << PAGE_SHIFT of kernel/limits.h
@@ -30,7 +30,7 @@ import re
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 EXIT_H = os.path.join(REPO_ROOT, "kernel", "exit.h")
-EVENTS_H = os.path.join(REPO_ROOT, "kernel", "record_events.h")
+EVENTS_H = os.path.join(REPO_ROOT, "kernel", "report", "events.h")
 LIMITS_H = os.path.join(REPO_ROOT, "kernel", "limits.h")
 ALLOC_TABLE_H = os.path.join(REPO_ROOT, "mm", "alloc", "table.h")
 PHASES_H = os.path.join(REPO_ROOT, "kernel", "init", "phases.h")
@@ -99,7 +99,7 @@ def parse_exit_statuses(text, path=EXIT_H):
 
 
 def parse_events(text, path=EVENTS_H):
-    """Event names, in order, from the RECORD_EVENT_TABLE of record_events.h."""
+    """Event names, in order, from the RECORD_EVENT_TABLE of kernel/report/events.h."""
     names = re.findall(r"X\(\s*(\w+)\s*\)", _table(text, "RECORD_EVENT_TABLE",
                                                      path))
     if not names:

@@ -47,7 +47,7 @@
 #include "kernel/acpi/acpi.h"
 #include "kernel/log.h"
 #include "kernel/panic.h"
-#include "kernel/record.h"
+#include "kernel/report/record.h"
 #include "mm/machine.h"
 #include "mm/numa.h"
 #include "mm/tiers.h"

@@ -1,5 +1,5 @@
 /*
- * results.h: the boot's summary records kept in UEFI variables, for a
+ * efivars.h: the boot's summary records kept in UEFI variables, for a
  * machine without a serial cable (docs/spare-metal.md, "No serial cable").
  *
  * The records a reader needs to see how the boot went (boot, numa,
@@ -13,8 +13,8 @@
  * `tools/memboot results` reads them back (from Linux's efivarfs, or from an
  * OVMF variable-store file). memboot.keep_results=off writes nothing.
  */
-#ifndef MEMBOOT_KERNEL_RESULTS_H
-#define MEMBOOT_KERNEL_RESULTS_H
+#ifndef MEMBOOT_KERNEL_REPORT_EFIVARS_H
+#define MEMBOOT_KERNEL_REPORT_EFIVARS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -29,13 +29,13 @@
 
 /* The UEFI system table and runtime code ranges the loader passed (0, none:
  * not a UEFI boot, nothing is kept). main.c hands them over. */
-void results_setup(uint64_t efi_system_table, const struct mem_range *runtime_code,
+void efivars_setup(uint64_t efi_system_table, const struct mem_range *runtime_code,
 		   uint32_t nr_runtime_code);
 /* A finished record line "MEMBOOT {...}" (record_emit()): kept if it is one
  * of the summary's events. */
-void results_capture(const char *line, size_t len);
+void efivars_capture(const char *line, size_t len);
 /* Write what was kept into the UEFI variables (after done): lines say what
  * happened; a failure is a message, never a failed boot. */
-void results_save(void);
+void efivars_save(void);
 
 #endif

@@ -2,12 +2,12 @@
  * record.c: the JSON record builder and the line renderer of record_report()
  * (pure C, host-tested).
  */
-#include "kernel/record.h"
+#include "kernel/report/record.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/record_events.h"
+#include "kernel/report/events.h"
 
 /* Room kept back so closing brackets always fit. */
 #define CLOSE_RESERVE (RECORD_MAX_DEPTH + 24)

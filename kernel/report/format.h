@@ -2,7 +2,7 @@
  * format.h: the kernel's printf-style formatting, integers and strings only.
  *
  * Every line and record the kernel writes is formatted here: in the kernel
- * image snprintf() and vsnprintf() are these functions (kernel/format.c),
+ * image snprintf() and vsnprintf() are these functions (kernel/report/format.c),
  * not newlib's. newlib's vfprintf serves a hosted C library (locales,
  * wide characters, floating point, FILE buffers); a boot that formats a few
  * thousand numbers before its memory is usable paid 15 us a call for it

@@ -2,14 +2,14 @@
  * time.c: TSC to nanoseconds with a 32.32 fixed-point multiplier, so the
  * conversion costs one 64x64->128 multiply and no division.
  */
-#include "kernel/time.h"
+#include "kernel/clock/time.h"
 
 #include <stdio.h>
 
 #include "arch/cpu.h"
-#include "kernel/clockcal.h"
+#include "kernel/clock/clockcal.h"
 #include "kernel/log.h"
-#include "kernel/record.h"
+#include "kernel/report/record.h"
 
 uint64_t tsc_hz;
 const char *tsc_method = "none";

@@ -1,16 +1,16 @@
 /*
  * job.c: running a job's chunks on several CPUs. Portable C: the CPUs, their
- * mailboxes and the clock come from kernel/job_platform.h (the kernel's
- * kernel/job_cpu.c, or the host's pthreads in tests/host/job_host.c).
+ * mailboxes and the clock come from kernel/jobs/platform.h (the kernel's
+ * kernel/jobs/cpu.c, or the host's pthreads in tests/host/job_host.c).
  */
-#include "kernel/job.h"
+#include "kernel/jobs/job.h"
 
 #include <string.h>
 
-#include "kernel/job_platform.h"
+#include "kernel/jobs/platform.h"
 #include "kernel/log.h"
 #include "kernel/panic.h"
-#include "kernel/record.h"
+#include "kernel/report/record.h"
 
 static bool cpu_in(uint32_t cpu, uint32_t node)
 {

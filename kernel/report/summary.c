@@ -1,14 +1,14 @@
 /*
  * summary.c: the closing table (summary.h).
  */
-#include "kernel/summary.h"
+#include "kernel/report/summary.h"
 
 #include <stdbool.h>
 #include <stdio.h>
 
 #include "kernel/log.h"
-#include "kernel/record.h"
-#include "kernel/time.h"
+#include "kernel/report/record.h"
+#include "kernel/clock/time.h"
 
 struct node_row {
 	bool known, inited, unreliable;

@@ -1,16 +1,16 @@
 /*
- * job_cpu.c: the job runner's platform in the kernel (kernel/job_platform.h):
+ * job_cpu.c: the job runner's platform in the kernel (kernel/jobs/platform.h):
  * logical CPUs from the per-CPU state, the per-CPU mailbox an AP's work
  * loop polls (kernel/percpu.c), a wake-up IPI, and the TSC.
  */
-#include "kernel/job_platform.h"
+#include "kernel/jobs/platform.h"
 
 #include "arch/cpu.h"
 #include "arch/io.h"
 #include "arch/percpu.h"
 #include "arch/smp.h"
 #include "kernel/percpu.h"
-#include "kernel/time.h"
+#include "kernel/clock/time.h"
 
 uint32_t job_platform_max_cpus(void)
 {
@@ -67,7 +67,7 @@ bool job_platform_try_post(uint32_t cpu, void (*fn)(void *arg), void *arg)
 uint64_t job_platform_ticks(void)
 {
 	/* In the boot CPU's time: a TSC the bring-up check found off by a
-	 * known offset is corrected (kernel/tsc_sync.h). */
+	 * known offset is corrected (kernel/clock/tsc_sync.h). */
 	const struct cpu_state *cs = this_cpu_state();
 
 	return rdtsc() + cs->tsc_skew - (uint64_t)cs->tsc_offset;

@@ -1,5 +1,5 @@
 /*
- * record_events.h: every record event name, once.
+ * events.h: every record event name, once.
  *
  * One X(name) per line. The kernel warns about a record whose event is not
  * here (record_event_known()), tools/mbtools/facts.py reads these lines so

@@ -52,7 +52,7 @@ struct clockcal_result {
 	 * of slope hz beyond what their brackets, one reference tick each and
 	 * the bracket bound allow: the largest over pairs of samples of the
 	 * difference of their offsets from the line less those allowances
-	 * (kernel/clockcal.c, step_excess()). 0 for samples that are linear
+	 * (kernel/clock/clockcal.c, step_excess()). 0 for samples that are linear
 	 * within their brackets, and uncertainty_ppm is then the bracket
 	 * bound alone. Otherwise the TSC stepped against the reference
 	 * between samples by about this much (a QEMU TCG guest on a busy
@@ -182,7 +182,7 @@ int clockcal_choose(const struct clockcal_candidate *c, uint32_t n, uint32_t tru
  * within two of its ticks; with @min_cycles at least twice (TSC cycles a
  * second at the fastest TSC there is) / @ref_hz, a counter that did not
  * move is not counting. Callers pass cycles for a 10 GHz TSC, above any
- * shipped (kernel/clockcal.c, arch/x86_64/tsc.c).
+ * shipped (kernel/clock/clockcal.c, arch/x86_64/tsc.c).
  */
 bool clockcal_counter_counts(const struct clockcal_source *src, uint32_t min_reads,
 			     uint64_t min_cycles, uint32_t max_reads, uint32_t *reads);

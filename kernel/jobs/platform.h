@@ -1,8 +1,8 @@
 /*
- * job_platform.h: what the job runner (kernel/job.c) needs from the machine
+ * job_platform.h: what the job runner (kernel/jobs/job.c) needs from the machine
  * it runs on, so that its logic (chunking, claiming, helping, waiting,
  * timing) is one portable C file. Two platforms implement it:
- *   kernel/job_cpu.c        the kernel: logical CPUs and their per-CPU
+ *   kernel/jobs/cpu.c        the kernel: logical CPUs and their per-CPU
  *                           mailboxes, woken by IPI, timed by the TSC;
  *   tests/host/job_host.c   the host: one pthread per simulated CPU, each
  *                           with a node, for host tests and benchmarks.
@@ -34,7 +34,7 @@ bool job_platform_try_post(uint32_t cpu, void (*fn)(void *arg), void *arg);
 /* A clock: ticks now, and ticks as nanoseconds. */
 uint64_t job_platform_ticks(void);
 uint64_t job_platform_ticks_to_ns(uint64_t ticks);
-/* @cpu stopped answering (kernel/job.h, a CPU lost mid-job): count it
+/* @cpu stopped answering (kernel/jobs/job.h, a CPU lost mid-job): count it
  * offline from now on, so that nothing waits for it or posts to it. */
 void job_platform_lost(uint32_t cpu);
 /* Spin-wait politely. */

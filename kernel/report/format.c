@@ -1,7 +1,7 @@
 /*
- * format.c: printf-style formatting of integers and strings (kernel/format.h).
+ * format.c: printf-style formatting of integers and strings (kernel/report/format.h).
  */
-#include "kernel/format.h"
+#include "kernel/report/format.h"
 
 #include <stdbool.h>
 #include <stdint.h>

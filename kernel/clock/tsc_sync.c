@@ -1,7 +1,7 @@
 /*
- * tsc_sync.c: the TSC-sync estimate and decision (kernel/tsc_sync.h).
+ * tsc_sync.c: the TSC-sync estimate and decision (kernel/clock/tsc_sync.h).
  */
-#include "kernel/tsc_sync.h"
+#include "kernel/clock/tsc_sync.h"
 
 void tsc_sync_from_bounds(int64_t lo, int64_t hi, uint32_t samples, struct tsc_sync_estimate *out)
 {

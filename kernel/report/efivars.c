@@ -1,5 +1,5 @@
 /*
- * results.c: the boot's summary records into UEFI variables (results.h).
+ * efivars.c: the boot's summary records into UEFI variables (efivars.h).
  *
  * Rules obeyed (UEFI 2.10):
  *  - 4.3 the system table starts with the signature "IBI SYST" and holds
@@ -15,7 +15,7 @@
  *    4 GiB, RAM above); the runtime code pages are made executable for the
  *    call and no-execute again after it.
  */
-#include "kernel/results.h"
+#include "kernel/report/efivars.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -24,8 +24,8 @@
 #include "arch/paging.h"
 #include "kernel/console/options.h"
 #include "kernel/log.h"
-#include "kernel/record.h"
-#include "kernel/time.h"
+#include "kernel/report/record.h"
+#include "kernel/clock/time.h"
 
 #define SYSTEM_TABLE_SIGNATURE 0x5453595320494249ULL   /* "IBI SYST" */
 #define RUNTIME_SIGNATURE 0x56524553544e5552ULL        /* "RUNTSERV" */
@@ -60,7 +60,7 @@ static struct {
 	unsigned cut;                 /* records that did not fit */
 } results;
 
-void results_setup(uint64_t efi_system_table, const struct mem_range *runtime_code,
+void efivars_setup(uint64_t efi_system_table, const struct mem_range *runtime_code,
 		   uint32_t nr_runtime_code)
 {
 	results.system_table = efi_system_table;
@@ -70,7 +70,7 @@ void results_setup(uint64_t efi_system_table, const struct mem_range *runtime_co
 	results.nr_runtime_code = nr_runtime_code;
 }
 
-void results_capture(const char *line, size_t len)
+void efivars_capture(const char *line, size_t len)
 {
 	static const char head[] = RECORD_PREFIX "{\"event\":\"";
 	const char *name = line + sizeof(head) - 1;
@@ -161,7 +161,7 @@ static void chunk_name(uint16_t name[24], unsigned i)
 	}
 }
 
-void results_save(void)
+void efivars_save(void)
 {
 	static const struct rec_tsc_clock clock = { tsc_cycles_to_ns, tsc_to_boot_ns };
 	static char out[RESULTS_BYTES];

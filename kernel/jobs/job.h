@@ -3,7 +3,7 @@
  * padata_do_multithreaded.
  *
  * A job is a range [start, start + size) of units, cut into aligned chunks
- * (kernel/job_plan.h), run by fn(arg, chunk_start, chunk_end) on the online
+ * (kernel/jobs/plan.h), run by fn(arg, chunk_start, chunk_end) on the online
  * CPUs of one node (or all), the calling CPU taking part when it is one of
  * them (or when the node has no CPU of its own). Chunks are claimed from a
  * shared counter, so a slow CPU simply takes fewer.
@@ -48,7 +48,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/job_plan.h"
+#include "kernel/jobs/plan.h"
 #include "kernel/limits.h"
 
 #define JOB_ALL_NODES 0xffffffffu

@@ -1,8 +1,8 @@
 /*
- * fault.c: memboot.fault, a fault raised on purpose after bring-up, to
+ * inject.c: memboot.fault, a fault raised on purpose after bring-up, to
  * check fault reporting and exit statuses (docs/exit-status.md).
  */
-#include "kernel/selftest/selftest.h"
+#include "kernel/fault/fault.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -11,7 +11,7 @@
 #include "arch/cpu.h"
 #include "arch/io.h"
 #include "arch/percpu.h"
-#include "kernel/job.h"
+#include "kernel/jobs/job.h"
 #include "kernel/log.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
@@ -41,7 +41,7 @@ static void fault_on_ap(void *arg, uint64_t start, uint64_t end)
 /*
  * memboot.fault=ap-park: the first AP to reach the middle of a chunk of
  * memory init (between two of its steps, holding no lock and no step:
- * kernel/job.h) stops answering for good, interrupts off, as a CPU with a
+ * kernel/jobs/job.h) stops answering for good, interrupts off, as a CPU with a
  * hardware fault would. With memtest=N its chunk was being tested. The job
  * runner must find it lost and have its chunk finished.
  */

@@ -1,5 +1,5 @@
 /*
- * pt_bench.c: memboot.bench=pt, seed 003's fault-in table from real page
+ * pt.c: memboot.bench=pt, seed 003's fault-in table from real page
  * faults: every CPU faults in its part of one region of 4 KiB pages, 2 MiB
  * blocks or 2 MiB pool pages, under global and split page-table locks.
  */
@@ -9,12 +9,13 @@
 #include "arch/cpu.h"
 #include "arch/io.h"
 #include "arch/percpu.h"
-#include "kernel/job.h"
+#include "kernel/bench/bench.h"
+#include "kernel/jobs/job.h"
 #include "kernel/log.h"
 #include "kernel/percpu.h"
-#include "kernel/record.h"
+#include "kernel/report/record.h"
 #include "kernel/selftest/selftest.h"
-#include "kernel/time.h"
+#include "kernel/clock/time.h"
 #include "kernel/vm/vm.h"
 #include "mm/alloc/alloc.h"
 #include "mm/hugetlb/hugetlb.h"
@@ -151,7 +152,7 @@ static uint64_t row_bytes(enum pt_region_kind k, const char *label, uint64_t ask
 	return fit;
 }
 
-void selftest_pt_bench(const struct selftest_ctx *ctx)
+void bench_pt_run(const struct selftest_ctx *ctx, const struct bench_settings *s)
 {
 	bench_pools = ctx->pools;
 	static const char *const rows[PT_NR_REGION_KINDS] = { "4K (THP off)", "2M (THP on)",
@@ -159,14 +160,14 @@ void selftest_pt_bench(const struct selftest_ctx *ctx)
 	static struct cell cells[2];
 	static char why[PT_NR_REGION_KINDS][160];
 	uint32_t cpus = nr_cpus_online;
-	uint64_t asked = vm_settings.ptbench_mib << 20;
-	unsigned reps = (unsigned)vm_settings.ptbench_reps;
+	uint64_t asked = s->ptbench_mib << 20;
+	unsigned reps = (unsigned)s->ptbench_reps;
 
 	/* Each CPU's part a whole number of 2 MiB pages. */
 	asked = asked / cpus / SZ_2M * SZ_2M * cpus;
 	if (!asked) {
 		pr_err("bench pt: memboot.ptbench_mib=%llu is less than 2 MiB per CPU (%u CPUs)",
-		       (unsigned long long)vm_settings.ptbench_mib, cpus);
+		       (unsigned long long)s->ptbench_mib, cpus);
 		return;
 	}
 	pr_info("bench pt: %u CPUs fault in %llu MiB, zeroing %s, medians of %u",

@@ -180,7 +180,7 @@ void record_report(struct record *r, enum log_level level, const char *tmpl);
  * been resolved already): record.c's, on the host and the kernel alike. */
 void record_report_now(struct record *r, enum log_level level, const char *tmpl);
 
-/* Whether @event is one of kernel/record_events.h. */
+/* Whether @event is one of kernel/report/events.h. */
 bool record_event_known(const char *event);
 
 #endif

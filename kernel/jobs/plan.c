@@ -1,7 +1,7 @@
 /*
  * job_plan.c: chunking for the parallel job runner (pure C, host-tested).
  */
-#include "kernel/job_plan.h"
+#include "kernel/jobs/plan.h"
 
 #include "kernel/panic.h"
 

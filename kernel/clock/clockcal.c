@@ -1,7 +1,7 @@
 /*
- * clockcal.c: sample rejection and the median estimate (kernel/clockcal.h).
+ * clockcal.c: sample rejection and the median estimate (kernel/clock/clockcal.h).
  */
-#include "kernel/clockcal.h"
+#include "kernel/clock/clockcal.h"
 
 #include <stddef.h>
 

@@ -1,11 +1,11 @@
 /*
  * init.c: the init-policy engine (see init.h).
  */
-#include "mm/init.h"
+#include "mm/mminit.h"
 
 #include <string.h>
 
-#include "kernel/job_platform.h"
+#include "kernel/jobs/platform.h"
 #include "kernel/log.h"
 #include "kernel/panic.h"
 #include "mm/alloc/alloc.h"
