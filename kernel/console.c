@@ -115,6 +115,11 @@ struct capture_hdr {
 };
 static struct deferred defers[DEFER_MAX];
 static uint32_t nr_defers;
+/* console_defer_copy()'s copies of what the reports read: their callers
+ * keep no copy of their own (a phase holds no state between calls). */
+#define DEFER_ARGS_BYTES (16u << 10)
+static uint8_t defer_args[DEFER_ARGS_BYTES] __attribute__((aligned(16)));
+static uint32_t defer_args_used;
 static uint64_t defer_promised;       /* bytes the pending reports may take */
 static uint32_t capture_used;
 static uint64_t capture_overflow;     /* entries that did not fit: written to the ring after */
@@ -564,6 +569,23 @@ void console_defer(void (*fn)(void *arg), void *arg, size_t bytes)
 	defer_promised += bytes;
 	nr_defers = k + 1;
 	ring_put(RING_DEFER, LOG_INFO, &k, sizeof(k));
+}
+
+void console_defer_copy(void (*fn)(void *arg), const void *data, size_t data_bytes, size_t bytes)
+{
+	size_t at = (defer_args_used + 15u) & ~(size_t)15u;
+	void *copy;
+
+	if (sync_mode || this_cpu_captures() || nr_defers >= DEFER_MAX ||
+	    data_bytes > DEFER_ARGS_BYTES - at || bytes > DEFER_CAPTURE_BYTES - defer_promised) {
+		/* Runs now: the caller's @data is whole until it returns. */
+		fn((void *)(uintptr_t)data);
+		return;
+	}
+	copy = &defer_args[at];
+	memcpy(copy, data, data_bytes);
+	defer_args_used = (uint32_t)(at + data_bytes);
+	console_defer(fn, copy, bytes);
 }
 
 bool console_defers_pending(void)

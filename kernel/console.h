@@ -71,6 +71,11 @@ void console_report(void);
  * then drained at once), runs now. Called on one CPU at a time.
  */
 void console_defer(void (*fn)(void *arg), void *arg, size_t bytes);
+/* console_defer() of @fn on a copy of @data (@data_bytes, kept by the
+ * console until @fn has run): for a report of values the caller does not
+ * keep. Beyond the copies' area (16 KiB in all), it runs now on @data. */
+void console_defer_copy(void (*fn)(void *arg), const void *data, size_t data_bytes,
+			size_t bytes);
 /* Whether a report console_defer() holds has not run yet: what is made now
  * would then be captured (kernel/report/efivars.h) before it, out of the log's
  * order, unless it is deferred too. */
