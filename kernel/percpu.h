@@ -18,8 +18,10 @@
 #define MEMBOOT_KERNEL_PERCPU_H
 
 #include <stdint.h>
+#include <stdbool.h>
 
 #include "arch/percpu.h"
+#include "kernel/clock/tsc_sync.h"
 
 /*
  * Start-up handshake between the boot CPU and one AP: both try to move
@@ -88,6 +90,15 @@ static inline struct cpu_state *this_cpu_state(void)
 static inline struct cpu_state *cpu_state_of(uint32_t cpu)
 {
 	return cpu < nr_cpu_ids ? cpu_states[cpu] : 0;
+}
+
+/* Whether @cpu's TSC disagrees with the boot CPU's beyond what the TSC
+ * check (phase tscsync) could correct: its own times are not comparable. */
+static inline bool cpu_tsc_unreliable(uint32_t cpu)
+{
+	const struct cpu_state *cs = cpu_state_of(cpu);
+
+	return cs && cs->online && cs->tsc_checked && cs->tsc_verdict == TSC_SYNC_UNRELIABLE;
 }
 
 /*

@@ -1,6 +1,9 @@
 /*
- * machine.c: phase "machine" (kernel/init/machine.h): the SMBIOS table
- * mapped and parsed, its devices placed and reported (mm/machine.c).
+ * machine.c: phase `machine`: takes `bs.bootinfo`'s SMBIOS entry point
+ * (boot/ found it in the BIOS area or the EFI configuration table) and
+ * `bs.topo`; builds `bs.machine`: the SMBIOS table mapped and parsed
+ * (kernel/acpi/smbios.c), its devices placed on their nodes and reported
+ * (mm/machine.c). After memory is usable: nothing before needs it.
  */
 #include "kernel/init/machine.h"
 
@@ -15,8 +18,8 @@ static void report_now(void *arg)
 	machine_report(arg);
 }
 
-void discover_machine(const struct bootinfo *bi, const struct numa_topology *topo,
-		      struct machine_info *m)
+void init_machine(const struct bootinfo *bi, const struct numa_topology *topo,
+		  struct machine_info *m)
 {
 	struct smbios_entry ep;
 	const void *table;

@@ -1,5 +1,5 @@
 /*
- * machine.h: phase "machine": which machine, firmware and memory devices
+ * machine.h: phase `machine` (kernel/init/phases.h): which machine, firmware and memory devices
  * this is, from SMBIOS (kernel/acpi/smbios.h), each device placed on its
  * NUMA node (mm/machine.h).
  */
@@ -13,7 +13,7 @@
 /* Parse the SMBIOS table the entry point in @bi names into @m and report
  * the `machine`, `dimm` and `node_dimms` records (made when the consoles
  * drain). Without an entry point, one line says so and @m stays empty. */
-void discover_machine(const struct bootinfo *bi, const struct numa_topology *topo,
-		      struct machine_info *m);
+void init_machine(const struct bootinfo *bi, const struct numa_topology *topo,
+		  struct machine_info *m);
 
 #endif

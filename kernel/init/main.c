@@ -1,55 +1,51 @@
 /*
- * main.c: the boot sequence, one phase per line (docs/design.md).
+ * main.c: the boot sequence, one phase per line (kernel/init/phases.h).
  *
- * Every phase is timed (kernel/init/phase.h). Nothing here knows how the machine
- * was booted: boot_collect() turns the loader's registers into struct
- * bootinfo, and everything after reads only that.
+ * Every phase is timed (kernel/init/phase.h). Nothing here knows how the
+ * machine was booted: phase bootinfo turns the loader's registers into
+ * struct bootinfo, and everything after reads only that.
  *
- * main.c owns the boot state (struct boot_state below) and hands each phase
- * pointers to what it reads (const) and what it fills; no phase reaches
- * another's globals. The phases, in order, with what each takes and builds,
- * are kernel/init/phases.h's table: PHASE() names its phase from it.
+ * main.c owns the boot state (struct boot_state below: the one mutable
+ * object at file scope in kernel/init) and hands each phase pointers to
+ * what it reads (const) and what it fills, and the settings it needs; no
+ * phase reaches another's state or another subsystem's settings. Each
+ * phase NAME is kernel/init/NAME.c, entry point init_NAME(); the phases,
+ * in order, with what each takes and builds, are phases.h's table, from
+ * which PHASE() names its phase.
  */
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arch/cpu.h"
-#include "arch/paging.h"
-#include "arch/tsc.h"
-#include "boot/boot.h"
-#include "kernel/init/bootreport.h"
-#include "kernel/console/options.h"
-#include "kernel/cmdline.h"
-#include "kernel/console.h"
-#include "kernel/init/discover.h"
 #include "kernel/exit.h"
+#include "kernel/init/acpi.h"
+#include "kernel/init/bench.h"
+#include "kernel/init/bootinfo.h"
+#include "kernel/init/clockcheck.h"
+#include "kernel/init/cmdline.h"
+#include "kernel/init/console.h"
+#include "kernel/init/early.h"
 #include "kernel/init/hugetlb.h"
 #include "kernel/init/machine.h"
-#include "kernel/init/memtiers.h"
-#include "kernel/log.h"
-#include "kernel/init/memory.h"
 #include "kernel/init/meminit.h"
-#include "mm/mminit.h"
-#include "mm/memtest.h"
-#include "kernel/jobs/job.h"
-#include "mm/alloc/pcp.h"
+#include "kernel/init/memory.h"
+#include "kernel/init/numa.h"
 #include "kernel/init/pcp_setup.h"
 #include "kernel/init/phase.h"
-#include "kernel/report/record.h"
-#include "kernel/report/efivars.h"
-#include "kernel/selftest/selftest.h"
-#include "kernel/bench/bench.h"
-#include "kernel/fault/fault.h"
-#include "kernel/selftest/select.h"
+#include "kernel/init/report.h"
+#include "kernel/init/selftest.h"
 #include "kernel/init/smp.h"
-#include "kernel/cpus.h"
-#include "kernel/vm/vm.h"
-#include "mm/pt/pt.h"
-#include "kernel/clock/time.h"
-#include "mm/alloc/alloc.h"
+#include "kernel/init/tiers.h"
+#include "kernel/init/tscsync.h"
+#include "kernel/init/vm.h"
+#include "kernel/jobs/job.h"
+#include "mm/mminit.h"
 
 /* Everything one phase builds and a later one reads. */
 struct boot_state {
+	struct percpu boot_percpu;       /* the boot CPU's (phase early: no memory yet) */
+	/* The boot's first clock figure (phase early's, or phase acpi's when
+	 * early had none), which the `boot` record reports. */
+	struct tsc_calibration tsc_first;
 	struct bootinfo bootinfo;        /* the loader's hand-off, normalized */
 	struct physmem physmem;          /* early ranges and reservations, until meminit */
 	struct discovered_acpi acpi;     /* the parsed ACPI tables */
@@ -60,6 +56,8 @@ struct boot_state {
 	/* The huge page pools: 1 GiB pages reserved before the page tables,
 	 * 2 MiB pages after memory init; used by self-tests and faults. */
 	struct hugetlb_pools hugetlb;
+	struct smp_report smp;           /* the bring-up's report, completed by tscsync */
+	struct tscsync_shared tscsync;   /* the TSC check's words, shared with the APs */
 	struct clock_checks clock_checks;   /* HPET on an AP, PM timer in clockcheck */
 	/* What the census counts as fixed: physmem's reservations when it
 	 * retired, the 1 GiB pool pages among them. */
@@ -67,143 +65,6 @@ struct boot_state {
 };
 
 static struct boot_state bs;
-
-/* Every subsystem's command-line keys (docs/cmdline.md), in lookup order:
- * a subsystem with keys adds its table here, once. */
-static const struct param_table *const cmdline_tables[] = {
-	&console_param_table,
-	&console_levels_param_table,
-	&exit_param_table,
-	&bootreport_param_table,
-	&smp_param_table,
-	&alloc_param_table,
-	&meminit_param_table,
-	&memtest_param_table,
-	&hugetlb_param_table,
-	&pcp_param_table,
-	&selftest_param_table,
-	&vm_param_table,
-	&bench_param_table,
-};
-
-/* The calibration as a line and a `tsc` record (docs/records.md); made when
- * the consoles drain, in this place (console_defer(): kernel/init/phase.c
- * says why), from the figures as they were. */
-static struct tsc_calibration tsc_reported;
-
-static void tsc_report_now(void *arg)
-{
-	const struct tsc_calibration *cal = arg;
-	struct record r;
-
-	rec_begin(&r, "tsc");
-	rec_u64(&r, "hz", cal->hz);
-	rec_str(&r, "method", cal->method);
-	rec_u64(&r, "uncertainty_ppm", cal->uncertainty_ppm);
-	rec_u64(&r, "cpuid_hz", cal->cpuid_hz);
-	rec_str(&r, "cpuid_leaf", cal->cpuid_leaf);
-	rec_str(&r, "phase", cal->phase);
-	rec_str(&r, "missing", cal->missing);
-	rec_bool(&r, "pit_present", cal->pit_present);
-	rec_u64(&r, "pit_probe_reads", cal->pit_probe_reads);
-	rec_u64(&r, "pit_hz", cal->pit.hz);
-	rec_u64(&r, "pit_uncertainty_ppm", cal->pit.uncertainty_ppm);
-	rec_u64(&r, "pit_samples", cal->pit_samples);
-	rec_u64(&r, "pit_kept", cal->pit.kept);
-	rec_u64(&r, "pit_reads", cal->pit_reads);
-	rec_u64(&r, "pit_ticks", cal->pit_ticks);
-	rec_u64(&r, "pit_windows", cal->pit_windows);
-	rec_u64(&r, "pit_pairs", cal->pit.pairs);
-	rec_u64(&r, "bracket_limit_cycles", cal->pit.bracket_limit);
-	if (cal->cpuid_hz && cal->pit.hz)
-		rec_u64(&r, "cpuid_vs_pit_ppm", cal->cpuid_vs_pit_ppm);
-	rec_tsc_ns(&r, "ns", cal->cycles);
-	if (!cal->pit_present)
-		record_report(&r, cal->uncertainty_ppm == CLOCKCAL_UNKNOWN_PPM ? LOG_WARN : LOG_INFO,
-			      "tsc: Detected {hz:MHz} MHz processor ({method}, +-{uncertainty_ppm:.4}%, "
-			      "{ns:us} us, phase {phase}; no PIT: it did not count in "
-			      "{pit_probe_reads} reads; missing: {missing})");
-	else
-		record_report(&r, LOG_INFO, "tsc: Detected {hz:MHz} MHz processor ({method}, "
-			      "+-{uncertainty_ppm:.4}%, {ns:us} us; PIT: {pit_kept} of {pit_samples} samples kept)");
-}
-
-static void tsc_report(const struct tsc_calibration *cal)
-{
-	tsc_reported = *cal;
-	console_defer(tsc_report_now, &tsc_reported, 2 * CONSOLE_DEFER_ITEM_BYTES);
-}
-
-/* The first lines; printed when the consoles drain, in this place, from
- * what CPU identification found (console_defer(): kernel/init/phase.c says
- * why). */
-static void banner_now(void *arg)
-{
-	(void)arg;
-	pr_info("memboot version %s (%s build) on %s", MEMBOOT_VERSION,
-#ifdef NDEBUG
-		"release",
-#else
-		"debug",
-#endif
-		cpu_features.brand[0] ? cpu_features.brand : cpu_features.vendor);
-	if (cpu_features.has_hypervisor)
-		pr_info("Hypervisor detected: %s", cpu_features.hypervisor);
-}
-
-/* COM1, CPU identity, this CPU's descriptor tables, TSC calibration. */
-static void early_init(void)
-{
-	struct tsc_calibration cal;
-
-	console_init();
-	arch_cpu_identify();
-	smp_init_boot_cpu();
-	console_defer(banner_now, NULL, 2 * CONSOLE_DEFER_ITEM_BYTES);
-	arch_tsc_calibrate(&cal);
-	/* No CPUID figure and no PIT that counts: nothing is assumed; the
-	 * first figure waits for the ACPI tables' HPET or PM timer
-	 * (clockcal_first(), clock_first_from_acpi()). Until then tsc_hz is 0:
-	 * nothing before phase acpi times anything but the consoles, whose
-	 * timeouts take an upper bound meanwhile, and every stamp waits in the
-	 * log ring as TSC cycles. */
-	if (clockcal_first((cal.cpuid_hz ? CLOCKCAL_HAVE_CPUID : 0) | (cal.pit.hz ? CLOCKCAL_HAVE_PIT : 0),
-			   false) == CLOCKCAL_FIRST_WAIT) {
-		tsc_reported = cal;
-		return;
-	}
-	/* A quick estimate: the precise figure comes from the HPET or the PM
-	 * timer, measured on the APs (phase clockcheck); until then what is
-	 * printed waits in the log ring. */
-	time_init_provisional(cal.hz, cal.method, cal.uncertainty_ppm);
-	tsc_report(&cal);
-}
-
-/*
- * Phase acpi, when phase early had no figure: the HPET's or the PM timer's
- * (discover_clock_first()). With neither (and no CPUID figure, no PIT), 1 GHz
- * is assumed for the timeouts, and a warning names what is missing: every
- * time of this boot is a guess, and says so (method "assumed", uncertainty
- * unknown, in the `tsc` and `boot` records; every stamp and record marked,
- * kernel/console.c).
- */
-static void clock_first_from_acpi(void)
-{
-	struct tsc_calibration cal = tsc_reported;
-
-	if (tsc_hz)
-		return;
-	discover_clock_first(&bs.acpi, &cal);
-	if (cal.hz == 0) {
-		cal.hz = 1000000000ULL;
-		cal.method = "assumed";
-		cal.uncertainty_ppm = CLOCKCAL_UNKNOWN_PPM;
-		pr_warn("tsc: no clock reference (missing: %s); assuming 1 GHz: every time "
-			"this boot prints is unreliable", cal.missing);
-	}
-	time_init_provisional(cal.hz, cal.method, cal.uncertainty_ppm);
-	tsc_report(&cal);
-}
 
 /* The census the self-tests take after each test (struct selftest_ctx). */
 static bool boot_census(void *arg, const char *when)
@@ -213,11 +74,15 @@ static bool boot_census(void *arg, const char *when)
 	return census_run(&b->topo, &b->memmap, &b->census, when);
 }
 
-/* VGA text exists where a BIOS set the machine up: Multiboot2 under BIOS
- * and PVH (SeaBIOS). UEFI machines may have no legacy VGA at all. */
-static bool boot_has_legacy_vga(const struct bootinfo *bi)
+/* What phase acpi is asked for, by the keys of the subsystems that own
+ * them (after phase cmdline). */
+static struct acpi_options acpi_asked(void)
 {
-	return bi->path == BOOT_PATH_MB2_BIOS || bi->path == BOOT_PATH_PVH;
+	return (struct acpi_options){
+		.dump_tables = bootreport_settings.dump_acpi,
+		.find_s5 = exit_method == EXIT_METHOD_POWEROFF,
+		.console_chosen = console_cmdline.given,
+	};
 }
 
 void kernel_main(uint32_t boot_magic, uint32_t boot_info);
@@ -230,52 +95,43 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 					    .census = boot_census, .census_arg = &bs,
 					    .replay = &bs.bootinfo.replay };
 
-	PHASE(early, early_init());
-	PHASE(bootinfo, boot_ok = boot_collect(boot_magic, boot_info, &bs.bootinfo));
-	efivars_setup(bs.bootinfo.efi_system_table, bs.bootinfo.efi_runtime_code,
-		      bs.bootinfo.nr_efi_runtime_code);
-	PHASE(cmdline, cmdline_parse_tables(bs.bootinfo.cmdline, cmdline_tables,
-					      sizeof(cmdline_tables) / sizeof(cmdline_tables[0])));
-	PHASE(console, console_setup(&console_cmdline, &bs.bootinfo.fb,
-				       boot_has_legacy_vga(&bs.bootinfo), arch_mapped_top()));
-	PHASE(report, bootreport_print(&bs.bootinfo, bootreport_settings.dump_mmap,
-				       &tsc_reported));
-	if (bootreport_settings.dump_bootinfo)
-		bootreport_dump_loader_info(&bs.bootinfo);
+	PHASE(early, init_early(&bs.boot_percpu, &bs.tsc_first));
+	PHASE(bootinfo, boot_ok = init_bootinfo(boot_magic, boot_info, &bs.bootinfo));
+	PHASE(cmdline, init_cmdline(&bs.bootinfo));
+	PHASE(console, init_console(&bs.bootinfo));
+	PHASE(report, init_report(&bs.bootinfo, &bootreport_settings, &bs.tsc_first));
 	if (!boot_ok)
 		kernel_exit(EXIT_BOOTINFO, "boot information missing or corrupt");
 	PHASE(physmem, memory_init_physmem(&bs.bootinfo, bootreport_settings.dump_mmap,
 					     &bs.physmem));
-	PHASE(acpi, discover_acpi(&bs.bootinfo, bootreport_settings.dump_acpi, &bs.acpi);
-		    clock_first_from_acpi());
-	PHASE(numa, discover_numa(&bs.bootinfo, &bs.acpi, &bs.physmem, &bs.topo));
-	PHASE(tiers, discover_tiers(&bs.acpi, &bs.topo, &bs.tiers));
-	phase_console_ring(&bs.topo, &bs.physmem);
+	PHASE(acpi, init_acpi(&bs.bootinfo, acpi_asked(), &bs.acpi);
+		    init_clock_acpi(&bs.acpi, smp_settings.tsc_coarse, &bs.tsc_first));
+	PHASE(numa, init_numa(&bs.bootinfo, &bs.acpi, &bs.physmem, &bs.topo);
+		    init_console_ring(&bs.topo, &bs.physmem));
+	PHASE(tiers, init_tiers(&bs.acpi, &bs.topo, &bs.tiers));
 	PHASE(hugetlb1g, hugetlb_boot_reserve(&bs.hugetlb, &hugetlb_settings, &bs.topo,
 						&bs.physmem));
 	PHASE(pagetables, memory_direct_map(&bs.bootinfo, &bs.physmem));
-	PHASE(smp, discover_smp(&bs.acpi, &bs.topo, &bs.physmem));
-	clock_checks_start(&bs.acpi, &bs.clock_checks);
+	PHASE(smp, init_smp(&bs.acpi, &bs.topo, &bs.physmem, &smp_settings, &bs.smp);
+		   init_clockcheck_start(&bs.acpi, &bs.clock_checks));
 	PHASE(memmap, meminit_arrays(&bs.topo, &bs.physmem, &bs.memmap));
 	PHASE(memprep, meminit_prepare(&bs.topo, &bs.hugetlb, &bs.physmem, &bs.memmap,
 					 &bs.census));
 	PHASE(meminit, meminit_run(&bs.memmap));
-	PHASE(clockcheck, clock_checks_finish(&bs.clock_checks));
-	PHASE(tscsync, smp_tsc_check());
-	meminit_report(&bs.topo, &bs.physmem);
-	/* Off the path to usable memory: nothing before needs it. */
-	PHASE(machine, discover_machine(&bs.bootinfo, &bs.topo, &bs.machine));
+	PHASE(clockcheck, init_clockcheck(&bs.clock_checks));
+	PHASE(tscsync, init_tscsync(smp_settings.tsc_sync, &bs.tscsync, &bs.smp));
+	STEP(meminit_report, meminit_report(&bs.topo, &bs.physmem));
+	PHASE(machine, init_machine(&bs.bootinfo, &bs.topo, &bs.machine));
 	PHASE(hugetlb, hugetlb_boot_pools(&bs.hugetlb, &hugetlb_settings, &bs.topo, &bs.memmap,
 					    meminit_settings.trace));
-	PHASE(vm, vm_init(&bs.memmap, &bs.hugetlb));
+	PHASE(vm, init_vm(&bs.memmap, &bs.hugetlb));
 	PHASE(census, census_ok = census_run(&bs.topo, &bs.memmap, &bs.census, "boot"));
 	/* After the boot census, which thus counts exactly what memory init
 	 * left free; the lists' own memory shows as allocated from here on. */
 	PHASE(pcp, pcp_setup_init());
-	fault_inject(&bs.memmap);
-	PHASE(selftest, tests_ok = selftests_run(&tests));
+	PHASE(selftest, tests_ok = init_selftest(&tests));
 	if (bench_wanted(&bench_settings))
-		PHASE(bench, bench_pt_run(&tests, &bench_settings));
+		PHASE(bench, init_bench(&tests, &bench_settings));
 	if (!census_ok || !census_run(&bs.topo, &bs.memmap, &bs.census, "end"))
 		kernel_exit(EXIT_CENSUS, "pages unaccounted for");
 	if (tests_ok && job_lost_cpus())

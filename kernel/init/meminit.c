@@ -10,7 +10,7 @@
 #include "arch/paging.h"
 #include "arch/percpu.h"
 #include "kernel/console.h"
-#include "kernel/init/discover.h"
+#include "kernel/init/acpi.h"
 #include "kernel/exit.h"
 #include "kernel/init/hugetlb.h"
 #include "kernel/jobs/job.h"
@@ -439,7 +439,7 @@ static void trace_chunks(uint32_t nid)
 		rec_u64(&r, "end_pfn", t->end);
 		/* A start on a counter the TSC check could not correct is not
 		 * a boot time; its duration (one CPU's counter) is. */
-		if (!smp_tsc_unreliable(t->cpu))
+		if (!cpu_tsc_unreliable(t->cpu))
 			rec_u64(&r, "start_ns", tsc_to_boot_ns(t->start_ticks));
 		rec_u64(&r, "ns", t->ns);
 		record_emit(&r);
@@ -516,10 +516,10 @@ static int64_t unreliable_cpu(const struct mminit_node *w)
 	uint32_t kept = w->nr_chunks < MMINIT_TRACE_CHUNKS ? w->nr_chunks : MMINIT_TRACE_CHUNKS;
 
 	for (uint32_t i = 0; i < kept; i++)
-		if (smp_tsc_unreliable(w->chunks[i].cpu))
+		if (cpu_tsc_unreliable(w->chunks[i].cpu))
 			return w->chunks[i].cpu;
 	for (uint32_t cpu = 1; kept < w->nr_chunks && cpu < nr_cpu_ids; cpu++)
-		if (smp_tsc_unreliable(cpu))
+		if (cpu_tsc_unreliable(cpu))
 			return cpu;
 	return -1;
 }

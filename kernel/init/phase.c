@@ -19,10 +19,6 @@
 #include "mm/numa.h"
 #include "mm/physmem.h"
 
-/* The APs' busy cycles at the end of the last phase: phases follow each
- * other, so the difference is what the APs worked during this one. */
-static uint64_t ap_busy_at_last_end;
-
 /* Every AP's busy cycles in work it has finished. Each AP times its work
  * with its own TSC (no other CPU's offset enters, whatever TSC sync says),
  * so a work is counted whole in the phase in which it ends. */
@@ -76,11 +72,8 @@ static void phase_report(void *arg)
  * time, and under QEMU's TCG the record builder's first run (about 1,000
  * translated instructions, the phase record's and the others' of those
  * phases together) was 1.5 ms of the path to usable memory. The figures
- * wait here; past PHASE_LATE_MAX phases a record is made at once.
+ * wait in the console's copy (console_defer_copy()).
  */
-#define PHASE_LATE_MAX 32
-static struct phase_figures late_phases[PHASE_LATE_MAX];
-static uint32_t nr_late_phases;
 
 static const char *const phase_names[BOOT_PHASE_COUNT] = {
 #define PHASE_NAME_(name, when, takes, builds) [BOOT_PHASE_##name] = #name,
@@ -94,13 +87,20 @@ const char *boot_phase_name(enum boot_phase phase)
 	return phase_names[phase];
 }
 
-void phase_end(enum boot_phase phase, uint64_t start_tsc)
+uint64_t phase_ap_busy(void)
+{
+	uint32_t aps;
+
+	return ap_busy_total(&aps);
+}
+
+void phase_end(enum boot_phase phase, uint64_t start_tsc, uint64_t start_ap_busy)
 {
 	const char *name = boot_phase_name(phase);
 	uint64_t end_tsc = rdtsc();
 	uint32_t aps;
 	uint64_t busy = ap_busy_total(&aps);
-	uint64_t ap_busy = busy - ap_busy_at_last_end;
+	uint64_t ap_busy = busy - start_ap_busy;
 	uint64_t ap_time = (end_tsc - start_tsc) * aps;
 	const bool held = !(tsc_final && summary_usable_ns());
 	/* Also when the consoles are about to drain with late records still
@@ -111,10 +111,8 @@ void phase_end(enum boot_phase phase, uint64_t start_tsc)
 		.ap_busy = ap_busy, .ap_idle = ap_time > ap_busy ? ap_time - ap_busy : 0, .aps = aps,
 	};
 
-	ap_busy_at_last_end = busy;
-	if (late && nr_late_phases < PHASE_LATE_MAX) {
-		late_phases[nr_late_phases] = f;
-		console_defer(phase_report, &late_phases[nr_late_phases++], 2 * CONSOLE_DEFER_ITEM_BYTES);
+	if (late) {
+		console_defer_copy(phase_report, &f, sizeof(f), 2 * CONSOLE_DEFER_ITEM_BYTES);
 	} else {
 		phase_report(&f);
 	}
@@ -126,28 +124,4 @@ void phase_end(enum boot_phase phase, uint64_t start_tsc)
 	 * line, a full ring and the exit still drain at once. */
 	if (!held)
 		console_drain();
-}
-
-void phase_console_ring(const struct numa_topology *topo, struct physmem *pm)
-{
-	uint64_t bytes = ring_bytes_for(topo->nr_cpus, topo->nr_nodes);
-	uint64_t at;
-
-	/* Enough already: nothing to allocate, copy or touch. */
-	if (bytes <= console_ring_bytes())
-		return;
-	/* Below 4 GiB: mapped from the first instruction on. */
-	at = physmem_alloc_range(pm, bytes, 4096, 1ULL << 20, 1ULL << 32,
-					  PHYSMEM_ANY_NODE, false, PHYSMEM_RESV_CONSOLE);
-
-	if (!at) {
-		pr_warn("console: no %llu KiB for the log ring; the %llu KiB early ring stays "
-			"(a full ring makes the writer wait for the consoles)",
-			(unsigned long long)(bytes >> 10),
-			(unsigned long long)(console_ring_bytes() >> 10));
-		return;
-	}
-	console_ring_resize((void *)(uintptr_t)at, bytes);
-	pr_info("console: log ring %llu KiB for %u CPUs on %u nodes",
-		(unsigned long long)(console_ring_bytes() >> 10), topo->nr_cpus, topo->nr_nodes);
 }

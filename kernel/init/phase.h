@@ -1,9 +1,10 @@
 /*
  * phase.h: timing of boot phases. Each phase prints a line and a `phase`
- * record (name, start_ns, ns) when it ends. Its name comes from the phase
- * table (kernel/init/phases.h): a phase that is not there does not compile.
+ * record (name, start_ns, ns, the APs' busy and idle time) when it ends.
+ * Its name comes from the phase table (kernel/init/phases.h): a phase that
+ * is not there does not compile.
  *
- *   PHASE(bootinfo, ok = boot_collect(magic, info, &bi));
+ *   PHASE(bootinfo, ok = init_bootinfo(magic, info, &bs.bootinfo));
  */
 #ifndef MEMBOOT_KERNEL_PHASE_H
 #define MEMBOOT_KERNEL_PHASE_H
@@ -13,19 +14,28 @@
 #include "arch/cpu.h"
 #include "kernel/init/phases.h"
 
-void phase_end(enum boot_phase phase, uint64_t start_tsc);
+/* The APs' busy cycles in work they have finished, so far: taken as a phase
+ * starts, so that its end counts what the APs did during it. */
+uint64_t phase_ap_busy(void);
+void phase_end(enum boot_phase phase, uint64_t start_tsc, uint64_t start_ap_busy);
 
-struct numa_topology;
-struct physmem;
-/* The log ring sized for @topo's CPUs and nodes, from @pm (between the numa
- * and hugetlb1g phases: the first moment both are known). */
-void phase_console_ring(const struct numa_topology *topo, struct physmem *pm);
+#define PHASE(name, ...)                                                   \
+	do {                                                               \
+		_Static_assert((int)BOOT_KIND_##name != (int)BOOT_WHEN_STEP,         \
+			       #name " is a step of the table: STEP()");   \
+		uint64_t phase_start_busy_ = phase_ap_busy();              \
+		uint64_t phase_start_tsc_ = rdtsc();                       \
+		__VA_ARGS__;                                               \
+		phase_end(BOOT_PHASE_##name, phase_start_tsc_, phase_start_busy_); \
+	} while (0)
 
-#define PHASE(name, ...)                                   \
-	do {                                               \
-		uint64_t phase_start_tsc_ = rdtsc();       \
-		__VA_ARGS__;                               \
-		phase_end(BOOT_PHASE_##name, phase_start_tsc_); \
+/* A step of the table (kernel/init/phases.h, STEP): run in its place, not
+ * timed as a phase (its time is the boot's, outside the phases). */
+#define STEP(name, ...)                                                    \
+	do {                                                               \
+		_Static_assert((int)BOOT_KIND_##name == (int)BOOT_WHEN_STEP,         \
+			       #name " is a phase of the table: PHASE()"); \
+		__VA_ARGS__;                                               \
 	} while (0)
 
 #endif

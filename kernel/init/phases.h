@@ -9,7 +9,9 @@
  *
  * X(name, when, takes, builds): @name is the `phase` record's and the
  * summary's; @when is ALWAYS, or WITH_KEY for a phase only a command-line
- * key runs (its key is named in @takes).
+ * key runs (its key is named in @takes), or STEP for a step between two
+ * phases that is not timed as one (no `phase` record: main.c runs it with
+ * STEP(), a phase with PHASE(); the wrong one does not compile).
  */
 #ifndef MEMBOOT_KERNEL_INIT_PHASES_H
 #define MEMBOOT_KERNEL_INIT_PHASES_H
@@ -64,8 +66,11 @@
 	  "`bs.clock_checks` (an AP measured the HPET from the end of `smp`; the boot CPU measures the PM timer here)", \
 	  "the precise TSC figure, the `clock_check` records (docs/measuring.md): once memory is usable, since nothing before needs it (nothing is printed or converted for good until then)") \
 	X(tscsync, ALWAYS, \
-	  "the online CPUs", \
-	  "every AP's TSC checked against the boot CPU's (`tsc_sync` records), a known offset corrected from here on; then `meminit_report()` (`bs.topo`, `bs.physmem`: its retired reservations) makes meminit's figures, the APs' chunk times corrected by those offsets and every time converted at the precise rate: nothing on the path to usable memory waits for the check") \
+	  "the online CPUs, `bs.smp`", \
+	  "every AP's TSC checked against the boot CPU's (`tsc_sync` records, made with the smp report), a known offset corrected from here on") \
+	X(meminit_report, STEP, \
+	  "`bs.topo`, `bs.physmem` (its retired reservations), tscsync's offsets", \
+	  "meminit's figures (`node_init`, `node_cpu`, `alloc`, `physmem_retire`; the boot's usable_ns), the APs' chunk times corrected by tscsync's offsets and every time converted at the precise rate: nothing on the path to usable memory waits for the check") \
 	X(machine, ALWAYS, \
 	  "`bs.bootinfo`'s SMBIOS entry point (boot/ found it in the BIOS area or the EFI configuration table), `bs.topo`", \
 	  "`bs.machine`: firmware, system, board, sockets and memory devices (kernel/acpi/smbios.c), each device on its node; the `machine`, `dimm` and `node_dimms` records. After memory is usable: nothing before needs it") \
@@ -87,6 +92,15 @@
 	X(bench, WITH_KEY, \
 	  "`bs.topo`, `bs.memmap`, `memboot.bench=pt`", \
 	  "seed 003's page-table fault-in benchmark in the guest (`pt_bench` records): only with `memboot.bench`")
+
+enum boot_phase_when { BOOT_WHEN_ALWAYS, BOOT_WHEN_WITH_KEY, BOOT_WHEN_STEP };
+
+/* Each entry's kind, for PHASE() and STEP() to check. */
+enum boot_phase_kind {
+#define BOOT_PHASE_KIND_(name, when, takes, builds) BOOT_KIND_##name = BOOT_WHEN_##when,
+	BOOT_PHASES(BOOT_PHASE_KIND_)
+#undef BOOT_PHASE_KIND_
+};
 
 enum boot_phase {
 #define BOOT_PHASE_ENUM_(name, when, takes, builds) BOOT_PHASE_##name,

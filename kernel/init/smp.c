@@ -1,5 +1,9 @@
 /*
- * smp.c: the SMP bring-up policy: memory for each CPU, start, wait, report.
+ * smp.c: phase `smp`: takes `bs.acpi`, `bs.topo` and `bs.physmem`; builds
+ * the APIC mode, the CPUs chosen (maxcpus=, balanced over the nodes), and
+ * every one of them up, its per-CPU area and stack from `bs.physmem` on its
+ * own node; `bs.smp` is the report, which phase tscsync completes (the
+ * CPUs' TSCs are checked there).
  */
 #include "kernel/init/smp.h"
 
@@ -13,6 +17,7 @@
 #include "kernel/console.h"
 #include "kernel/log.h"
 #include "kernel/init/memory.h"
+#include "kernel/init/tscsync.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/report/record.h"
@@ -20,27 +25,10 @@
 #include "kernel/jobs/platform.h"
 #include "kernel/clock/time.h"
 #include "kernel/clock/tsc_sync.h"
+#include "arch/x86_64/include/arch/apic_mode.h"
+#include "mm/numa.h"
 #include "kernel/vm/vm.h"
 #include "mm/physmem.h"
-
-/* The boot CPU's per-CPU data, set up first thing at boot. */
-static struct percpu boot_percpu;
-
-extern char boot_stack_bottom[], boot_stack_top[];
-
-void smp_init_boot_cpu(void)
-{
-	boot_percpu.cpu = 0;
-	boot_percpu.apic_id = cpuid_apic_id();
-	boot_percpu.stack_bottom = (uint64_t)boot_stack_bottom;
-	boot_percpu.stack_top = (uint64_t)boot_stack_top;
-	boot_percpu.state = &boot_cpu_state;
-	boot_cpu_state.online = 1;
-	arch_cpu_init_tables(&boot_percpu);
-	percpu_of[0] = &boot_percpu;
-	cpu_states[0] = &boot_cpu_state;
-	nr_cpus_online = 1;
-}
 
 static uint64_t align64(uint64_t v)
 {
@@ -56,6 +44,7 @@ static uint64_t align64(uint64_t v)
  */
 static bool alloc_tables(struct physmem *pm, uint32_t n)
 {
+	struct percpu *boot_pc = percpu_of[0];
 	uint64_t off_states = align64((uint64_t)n * sizeof(struct percpu *));
 	uint64_t off_arch = off_states + align64((uint64_t)n * sizeof(struct cpu_state *));
 	uint64_t off_vm = off_arch + align64(arch_smp_table_bytes(n));
@@ -72,7 +61,7 @@ static bool alloc_tables(struct physmem *pm, uint32_t n)
 	memset(p, 0, off_vm);
 	percpu_of = (struct percpu **)p;
 	cpu_states = (struct cpu_state **)(p + off_states);
-	percpu_of[0] = &boot_percpu;
+	percpu_of[0] = boot_pc;
 	cpu_states[0] = &boot_cpu_state;
 	arch_smp_set_table(p + off_arch, n);
 	vm_set_cpu_slots(p + off_vm, n);
@@ -93,7 +82,7 @@ static uint64_t cpu_block_bytes(uint64_t *state_off, uint64_t *pc_off)
 
 /* Set up CPU @cpu's block at @base (on @desc->mem_node). */
 static struct percpu *init_cpu(struct physmem *pm, uint64_t base,
-			       const struct smp_cpu_desc *desc, uint32_t cpu)
+			       const struct smp_cpu_desc *desc, uint32_t cpu, uint64_t tsc_skew)
 {
 	uint64_t state_off, pc_off;
 	struct memory_pt_source src = { pm, desc->mem_node };
@@ -117,7 +106,7 @@ static struct percpu *init_cpu(struct physmem *pm, uint64_t base,
 	cs->mem_node = desc->mem_node;
 	/* memboot.tsc_skew: CPU 1's counter runs ahead from the start, as a
 	 * skewed one would, so its work before the TSC check is skewed too. */
-	cs->tsc_skew = cpu == 1 ? smp_settings.tsc_skew : 0;
+	cs->tsc_skew = cpu == 1 ? tsc_skew : 0;
 	pc->stack_bottom = base + CPU_GUARD_BYTES;
 	pc->stack_top = base + CPU_GUARD_BYTES + CPU_STACK_BYTES;
 	return pc;
@@ -130,7 +119,8 @@ static struct percpu *init_cpu(struct physmem *pm, uint64_t base,
  * there are nodes. A node without room for its CPUs' blocks: those CPUs are
  * left out, the others come up.
  */
-static uint32_t alloc_cpus(struct physmem *pm, const struct smp_cpu_desc *cpus, uint32_t n)
+static uint32_t alloc_cpus(struct physmem *pm, const struct smp_cpu_desc *cpus, uint32_t n,
+			   uint64_t tsc_skew)
 {
 	uint64_t state_off, pc_off, block = cpu_block_bytes(&state_off, &pc_off);
 	uint32_t failed = 0;
@@ -157,7 +147,8 @@ static uint32_t alloc_cpus(struct physmem *pm, const struct smp_cpu_desc *cpus, 
 				failed++;
 				continue;
 			}
-			struct percpu *pc = init_cpu(pm, base + (uint64_t)k++ * block, &cpus[j], j);
+			struct percpu *pc = init_cpu(pm, base + (uint64_t)k++ * block, &cpus[j], j,
+						     tsc_skew);
 			percpu_of[j] = pc;
 			cpu_states[j] = pc->state;
 		}
@@ -185,321 +176,11 @@ static bool settle(struct cpu_state *cs, uint64_t deadline_ns)
 	return true;
 }
 
-/* ---- TSC sync at bring-up (kernel/clock/tsc_sync.h) ---------------------------- */
-
-/*
- * The APs of one wave at once (waves: below), against the boot CPU, in
- * bounded time (the one-writer scheme of kernel/clock/tsc_sync.h). The boot CPU
- * keeps publishing its TSC (tsc_boot_pub) and sweeps over the APs; each AP
- * keeps publishing its own (cs->tsc_pub) and reading the boot CPU's:
- *  - an AP that read the boot CPU's published value v and then its own TSC
- *    a knows its offset is at most a - v (the boot CPU's TSC had passed v);
- *  - the boot CPU that read an AP's published w and then its own TSC b
- *    knows the AP's offset is at least w - b.
- * Every reading taken after seeing another CPU's store is rdtsc_ordered().
- * No AP waits for another. An AP stops as soon as the boot CPU has its
- * bounds (tsc_sync_ack), so on a host running many vCPUs on few cores the
- * spinning CPUs thin out quickly instead of starving the boot CPU; a stale
- * published value only widens an interval, it never makes one wrong.
- */
-#define TSC_SYNC_AP_ITERS 16          /* each AP's readings */
-#define TSC_SYNC_BOOT_READS 4         /* the boot CPU's readings of each AP's word */
-/*
- * Waves: how many APs check at once. One at first, twice as many after a
- * wave that took under TSC_SYNC_FAST_NS per AP, up to TSC_SYNC_MAX_WAVE,
- * and back to one after a slow wave. Every checking CPU spins, and where
- * vCPUs outnumber the host's cores (QEMU's TCG with 4 vCPUs on 2 cores, or
- * 192 on 2) spinners take turns: every AP at once took 1-9 ms at 2 x 2
- * and 170-400 ms at 192 vCPUs, with uncertainties of up to 200 ms; one at
- * a time took 0.8 ms and 82-106 ms, with uncertainties below 0.3 ms. A machine
- * whose CPUs are its own checks an AP in microseconds: its waves double
- * to the limit, and 511 APs take a dozen waves.
- */
-#define TSC_SYNC_FAST_NS 20000ULL
-#define TSC_SYNC_MAX_WAVE 64
-
-static volatile uint64_t tsc_boot_pub;
-static volatile uint32_t tsc_sync_stop;   /* the budget has ended: every AP stops */
-
-static void tsc_sync_ap(void *arg)
-{
-	struct cpu_state *cs = arg;
-	struct tsc_sync_bounds bd;
-
-	/* memboot.tsc_skew: this CPU's readings run ahead, as a skewed counter's
-	 * would (QEMU's TCG ignores writes to the TSC, so the skew is added to
-	 * every reading the kernel takes on this CPU: here and in
-	 * job_platform_ticks()). */
-	const uint64_t skew = cs->tsc_skew;
-	uint64_t give_up = rdtsc() + cs->tsc_sync_budget, linger_end = 0;
-
-	tsc_sync_bounds_init(&bd);
-	while (!__atomic_load_n(&cs->tsc_sync_ack, __ATOMIC_ACQUIRE) &&
-	       !__atomic_load_n(&tsc_sync_stop, __ATOMIC_ACQUIRE)) {
-		uint64_t v = __atomic_load_n(&tsc_boot_pub, __ATOMIC_ACQUIRE);
-		uint64_t a = rdtsc_ordered() + skew;
-
-		if (bd.n_hi < TSC_SYNC_AP_ITERS && v) {
-			tsc_sync_ap_saw(&bd, v, a);
-			if (bd.n_hi == TSC_SYNC_AP_ITERS) {
-				cs->tsc_sync_hi = bd.hi;
-				cs->tsc_sync_n = bd.n_hi;
-				__atomic_store_n(&cs->tsc_sync_done, 1, __ATOMIC_RELEASE);
-			}
-		}
-		/* Keep publishing while the boot CPU reads it, for a short
-		 * linger at most: then leave the last value (stale, so a wider
-		 * bound, never a wrong one) and stop spinning. */
-		__atomic_store_n(&cs->tsc_pub, rdtsc_ordered() + skew, __ATOMIC_RELEASE);
-		if (bd.n_hi == TSC_SYNC_AP_ITERS && !linger_end)
-			linger_end = a - skew + cs->tsc_sync_linger;
-		if (a - skew - give_up < (1ULL << 63) ||
-		    (linger_end && a - skew - linger_end < (1ULL << 63)))
-			break;
-		cpu_relax();
-	}
-	if (bd.n_hi < TSC_SYNC_AP_ITERS) {
-		cs->tsc_sync_hi = bd.hi;
-		cs->tsc_sync_n = bd.n_hi;
-		__atomic_store_n(&cs->tsc_sync_done, 1, __ATOMIC_RELEASE);
-	}
-}
-
-/*
- * The boot CPU's side over the online APs [@first, @end) (CPU ids): all of
- * them started at once, then sweeps over the ones not yet settled until
- * each has its readings from both sides or @end_all (TSC) has passed; APs
- * not settled by then keep whatever bounds they have (one side missing:
- * not checked, counted as such). Returns the APs started.
- */
-static uint32_t tsc_sync_wave(uint32_t first, uint32_t end, uint32_t max_aps,
-			      uint64_t total_budget, uint64_t end_all, uint32_t *next)
-{
-	uint32_t left = 0, started = 0, i;
-
-	__atomic_store_n(&tsc_boot_pub, rdtsc_ordered(), __ATOMIC_RELEASE);
-	for (i = first; i < end && started < max_aps; i++) {
-		struct cpu_state *cs = cpu_states[i];
-
-		if (!cs || !cs->online)
-			continue;
-		cs->tsc_pub = 0;
-		cs->tsc_sync_done = 0;
-		cs->tsc_sync_ack = 0;
-		cs->tsc_sync_n = 0;
-		cs->tsc_sync_n_lo = 0;
-		cs->tsc_sync_lo = INT64_MIN;
-		cs->tsc_sync_hi = INT64_MAX;
-		cs->tsc_sync_budget = total_budget;
-		cs->tsc_sync_linger = total_budget / 1000;   /* 2 ms */
-		cs->tsc_checked = 1;
-		left++;
-		started++;
-		job_platform_post(i, tsc_sync_ap, cs);
-		__atomic_store_n(&tsc_boot_pub, rdtsc_ordered(), __ATOMIC_RELEASE);
-	}
-	*next = i;
-	/* At least TSC_SYNC_BOOT_READS sweeps, however long starting the APs
-	 * took (a sweep is one read per AP: bounded). */
-	for (uint32_t sweep = 0; left && (rdtsc() < end_all || sweep < TSC_SYNC_BOOT_READS); sweep++) {
-		for (uint32_t k = first; k < *next; k++) {
-			struct cpu_state *cs = cpu_states[k];
-			uint64_t w, b;
-
-			if (!cs || !cs->online || cs->tsc_sync_ack)
-				continue;
-			__atomic_store_n(&tsc_boot_pub, rdtsc_ordered(), __ATOMIC_RELEASE);
-			w = __atomic_load_n(&cs->tsc_pub, __ATOMIC_ACQUIRE);
-			b = rdtsc_ordered();
-			if (!w)
-				continue;
-			if ((int64_t)(w - b) > cs->tsc_sync_lo)
-				cs->tsc_sync_lo = (int64_t)(w - b);
-			cs->tsc_sync_n_lo++;
-			if (cs->tsc_sync_n_lo >= TSC_SYNC_BOOT_READS &&
-			    __atomic_load_n(&cs->tsc_sync_done, __ATOMIC_ACQUIRE)) {
-				__atomic_store_n(&cs->tsc_sync_ack, 1, __ATOMIC_RELEASE);
-				left--;
-			}
-		}
-		cpu_relax();
-	}
-	return started;
-}
-
-/* Returns the waves it took. */
-static uint32_t tsc_sync_all(uint64_t total_budget)
-{
-	uint64_t end_all = rdtsc() + total_budget;   /* every wave shares one end */
-	uint64_t fast_cycles = tsc_hz / 1000000 * (TSC_SYNC_FAST_NS / 1000);
-	uint32_t next = 1, wave = 1, waves = 0;
-
-	tsc_sync_stop = 0;
-	while (next < nr_cpu_ids) {
-		uint64_t t0 = rdtsc();
-		uint32_t started = tsc_sync_wave(next, nr_cpu_ids, wave, total_budget, end_all, &next);
-
-		if (!started)
-			break;
-		waves++;
-		if (rdtsc() - t0 < fast_cycles * started)
-			wave = wave * 2 > TSC_SYNC_MAX_WAVE ? TSC_SYNC_MAX_WAVE : wave * 2;
-		else
-			wave = 1;
-	}
-	__atomic_store_n(&tsc_sync_stop, 1, __ATOMIC_RELEASE);
-	/* Every AP leaves its mailbox empty once its loop has ended: wait for
-	 * that a bounded time (a descheduled vCPU may take a while). */
-	uint64_t give_up = rdtsc() + total_budget / 10;
-	for (uint32_t i = 1; i < nr_cpu_ids; i++) {
-		struct cpu_state *cs = cpu_states[i];
-
-		while (cs && cs->online && __atomic_load_n(&cs->work_fn, __ATOMIC_ACQUIRE) &&
-		       rdtsc() < give_up)
-			cpu_relax();
-	}
-	return waves;
-}
-
-/* Every online AP against the boot CPU (the tsc_sync records come with
- * smp_boot()'s report: tsc_sync_report()). Returns the worst verdict. */
-static enum tsc_sync_verdict tsc_sync_check(uint64_t *cycles_out, uint32_t *waves_out,
-					    uint64_t *tol_out)
-{
-	uint64_t t0 = rdtsc(), tol = tsc_sync_tolerance_cycles(tsc_hz, tsc_uncertainty_ppm);
-	/* 2 s in all at most (then 0.2 s for the APs to leave), however many CPUs
-	 * and however busy the host: each AP stops once the boot CPU has its bounds. */
-	uint64_t hz = tsc_hz ? tsc_hz : 1000000000ULL;
-	enum tsc_sync_verdict worst = TSC_SYNC_OK;
-	uint32_t unchecked = 0;
-
-	*tol_out = tol;
-	*waves_out = tsc_sync_all(2 * hz);
-
-	for (uint32_t i = 1; i < nr_cpu_ids; i++) {
-		struct cpu_state *cs = cpu_states[i];
-		struct tsc_sync_estimate e;
-		struct tsc_sync_bounds bd = {
-			.lo = cs ? cs->tsc_sync_lo : INT64_MIN, .hi = cs ? cs->tsc_sync_hi : INT64_MAX,
-			.n_lo = cs ? cs->tsc_sync_n_lo : 0,
-			.n_hi = cs && __atomic_load_n(&cs->tsc_sync_done, __ATOMIC_ACQUIRE) ? cs->tsc_sync_n : 0,
-		};
-		enum tsc_sync_verdict v;
-
-		if (!cs || !cs->online)
-			continue;
-		/* One side never read (the AP did not run in time on a busy
-		 * host): nothing is known; that is "not checked", not "agrees". */
-		if (!cs->tsc_checked || !tsc_sync_judge(&bd, tol, &e, &v)) {
-			cs->tsc_checked = 0;
-			unchecked++;
-			continue;
-		}
-		cs->tsc_verdict = v;
-		cs->tsc_offset_est = e.offset;
-		cs->tsc_offset_err = e.uncertainty;
-		cs->tsc_warp = e.warp;
-		if (cs->tsc_verdict == TSC_SYNC_CORRECTED)
-			cs->tsc_offset = e.offset;
-		if (cs->tsc_verdict > worst)
-			worst = (enum tsc_sync_verdict)cs->tsc_verdict;
-	}
-	*cycles_out = rdtsc() - t0;
-	if (unchecked)
-		pr_info("tsc_sync: %u CPUs not checked (no readings from both sides within 2 s)",
-			unchecked);
-
-	return worst;
-}
-
-/* A tsc_sync record per node with online CPUs: its largest offset
- * (@tol: the tolerance the check used). */
-static void tsc_sync_report(uint64_t tol)
-{
-	uint64_t nodes_seen[MEMBOOT_MAX_NODES / 64] = { 0 };
-
-	/* One record per node with online CPUs: its largest offset. */
-	for (uint32_t i = 0; i < nr_cpu_ids; i++) {
-		const struct cpu_state *first = cpu_states[i];
-		uint32_t node, cpus = 0, checked = 0, corrected = 0, unreliable = 0, worst_cpu = 0;
-		int64_t max_off = 0;
-		uint64_t max_err = 0, max_warp = 0;
-		enum tsc_sync_verdict nv = TSC_SYNC_OK;
-		struct record r;
-
-		if (!first || !first->online || first->node >= MEMBOOT_MAX_NODES ||
-		    (nodes_seen[first->node / 64] >> (first->node % 64) & 1))
-			continue;
-		node = first->node;
-		nodes_seen[node / 64] |= 1ULL << (node % 64);
-		for (uint32_t j = i; j < nr_cpu_ids; j++) {
-			const struct cpu_state *cs = cpu_states[j];
-			int64_t off;
-
-			if (!cs || !cs->online || cs->node != node)
-				continue;
-			cpus++;
-			if (j == 0)
-				continue;     /* the reference itself */
-			if (!cs->tsc_checked)
-				continue;
-			checked++;
-			off = cs->tsc_offset_est;
-			if ((off < 0 ? -(uint64_t)off : (uint64_t)off) >
-			    (max_off < 0 ? -(uint64_t)max_off : (uint64_t)max_off) || !worst_cpu) {
-				max_off = off;
-				worst_cpu = j;
-			}
-			if (cs->tsc_offset_err > max_err)
-				max_err = cs->tsc_offset_err;
-			if (cs->tsc_warp > max_warp)
-				max_warp = cs->tsc_warp;
-			corrected += cs->tsc_verdict == TSC_SYNC_CORRECTED;
-			unreliable += cs->tsc_verdict == TSC_SYNC_UNRELIABLE;
-			if (cs->tsc_verdict > nv)
-				nv = (enum tsc_sync_verdict)cs->tsc_verdict;
-		}
-		rec_begin(&r, "tsc_sync");
-		rec_u64(&r, "node", node);
-		rec_u64(&r, "cpus", cpus);
-		rec_u64(&r, "checked", checked);
-		rec_i64(&r, "max_offset_cycles", max_off);
-		rec_tsc_ns(&r, "max_offset_ns", max_off < 0 ? -(uint64_t)max_off : (uint64_t)max_off);
-		rec_u64(&r, "max_uncertainty_cycles", max_err);
-		rec_u64(&r, "max_warp_cycles", max_warp);
-		if (worst_cpu)
-			rec_u64(&r, "worst_cpu", worst_cpu);
-		rec_u64(&r, "tolerance_cycles", tol);
-		rec_u64(&r, "corrected", corrected);
-		rec_u64(&r, "unreliable", unreliable);
-		rec_str(&r, "verdict", tsc_sync_verdict_name(nv));
-		if (nv == TSC_SYNC_UNRELIABLE)
-			record_report(&r, LOG_WARN, "tsc_sync: node {node}: {unreliable} of {cpus} CPUs' TSCs "
-				      "disagree with the boot CPU's beyond what can be corrected (largest "
-				      "offset {max_offset_cycles} cycles): cross-CPU times are unreliable");
-		else
-			record_report(&r, LOG_INFO, "tsc_sync: node {node}: {cpus} CPUs, {checked} checked, largest offset "
-				      "{max_offset_cycles} cycles (+-{max_uncertainty_cycles}), "
-				      "tolerance {tolerance_cycles}: {verdict}");
-	}
-}
-
 static bool cpu_is_online(uint32_t id, const void *ctx)
 {
 	(void)ctx;
 	return cpu_states[id] && cpu_states[id]->online;
 }
-
-/* What smp_boot() reports, taken when it ends. */
-struct smp_report {
-	struct smp_result res;
-	bool serial, init_delay, tsc_checked;
-	bool printed;          /* smp_report_now() has run (a drain reached it) */
-	enum tsc_sync_verdict tsc_verdict;
-	uint64_t kick_cycles, wait_cycles, tsc_cycles, tsc_tol, slowest_cycles;
-	uint32_t tsc_waves, slowest, slowest_apic_id;
-};
-static struct smp_report smp_report;
 
 /* A cpu_up record per online CPU, the TSC check's per node, then smp. */
 static void smp_report_now(void *arg)
@@ -511,7 +192,7 @@ static void smp_report_now(void *arg)
 
 	rp->printed = true;
 	if (tsc_checked)
-		tsc_sync_report(rp->tsc_tol);
+		tscsync_records(rp->tsc_tol);
 	uint64_t nodes_seen[MEMBOOT_MAX_NODES / 64] = { 0 };
 	uint32_t nr_nodes = 0;
 	for (uint32_t i = 0; i < nr_cpu_ids; i++) {
@@ -538,7 +219,7 @@ static void smp_report_now(void *arg)
 		rec_hex(&r, "stack_top", pc->stack_top);
 		/* Left out where the TSC check found this CPU's counter off by
 		 * more than it could correct: the figure would be that offset. */
-		if (i > 0 && cs->kick_tsc && !(tsc_checked && smp_tsc_unreliable(i)))
+		if (i > 0 && cs->kick_tsc && !(tsc_checked && cpu_tsc_unreliable(i)))
 			rec_tsc_ns(&r, "up_ns", cs->online_tsc - cs->kick_tsc);
 		if (i > 0 && tsc_checked && cs->tsc_checked) {
 			rec_i64(&r, "tsc_offset", cs->tsc_offset_est);
@@ -569,17 +250,17 @@ static void smp_report_now(void *arg)
 		rec_tsc_ns(&r, "slowest_ns", rp->slowest_cycles);
 	}
 	/* Ranges, not one id each: 512 ids would not fit in a record. */
-	static char online[RECORD_MAX_BYTES / 2];
-	if (!rec_format_cpulist(online, sizeof(online), nr_cpu_ids, cpu_is_online, NULL))
+	if (!rec_format_cpulist(rp->online, sizeof(rp->online), nr_cpu_ids, cpu_is_online, NULL))
 		pr_err("smp: the list of online CPUs does not fit in %u bytes; the smp record lists the first",
-		       (unsigned)sizeof(online));
-	rec_str(&r, "online", online);
+		       (unsigned)sizeof(rp->online));
+	rec_str(&r, "online", rp->online);
 	record_report(&r, LOG_INFO, "smp: Brought up {nodes} node{nodes:s}, {cpus} CPU{cpus:s} "
 		      "in {ns:ms} ms ({bringup}, {per_cpu_ns:us} us per CPU)");
 }
 
-struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
-			   uint32_t n, uint32_t skipped, const struct smp_boot_options *opt)
+static struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
+				  uint32_t n, uint32_t skipped, const struct smp_boot_options *opt,
+				  struct smp_report *rp)
 {
 	struct smp_result res = { .skipped = skipped };
 	uint64_t t0 = rdtsc(), trampoline = 0, kick_cycles = 0, wait_cycles = 0;
@@ -591,16 +272,16 @@ struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 	ASSERT(n >= 1 && n <= MEMBOOT_MAX_CPUS, "n=%u", n);
 	boot_cpu_state.node = cpus[0].node;
 	boot_cpu_state.mem_node = cpus[0].mem_node;
-	boot_percpu.lint_nmi = cpus[0].lint_nmi;
+	percpu_of[0]->lint_nmi = cpus[0].lint_nmi;
 	arch_smp_init_boot_cpu();
 	res.online = 1;
 	if (skipped) {
 		/* Name what the user wrote: nosmp arrives here as a limit of 1. */
-		if (smp_settings.nosmp)
+		if (opt->nosmp)
 			pr_info("smp: nosmp: leaving %u of %u CPUs down", skipped, n + skipped);
 		else
 			pr_info("smp: maxcpus=%llu: leaving %u of %u CPUs down, the rest balanced over the nodes",
-				(unsigned long long)smp_settings.maxcpus, skipped, n + skipped);
+				(unsigned long long)opt->maxcpus, skipped, n + skipped);
 	}
 	if (n == 1 || !alloc_tables(pm, n)) {
 		res.failed = n - 1;
@@ -617,7 +298,7 @@ struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
 	}
 	ASSERT(arch_trampoline_bytes() <= 4096, "trampoline of %zu bytes", arch_trampoline_bytes());
 	arch_smp_prepare(trampoline);
-	res.failed += alloc_cpus(pm, cpus, n);
+	res.failed += alloc_cpus(pm, cpus, n, opt->tsc_skew);
 
 	/* Register every AP before the first is started: an AP looks itself
 	 * up by APIC ID in the table (ap_entry64), so all can run at once. */
@@ -728,56 +409,178 @@ report:
 	res.ns = tsc_cycles_to_ns(res.cycles);
 	/* Output only: the records are made when the consoles drain, in this
 	 * place of the log (console_defer()), from what is taken here and
-	 * what smp_tsc_check() adds; the per-CPU figures they read stay as
+	 * what phase tscsync adds; the per-CPU figures they read stay as
 	 * they are then. */
-	smp_report = (struct smp_report){
+	*rp = (struct smp_report){
 		.res = res, .serial = opt->serial, .init_delay = arch_smp_init_delay(),
 		.kick_cycles = kick_cycles, .wait_cycles = wait_cycles, .slowest = slowest,
 		.slowest_apic_id = slowest ? cpus[slowest].apic_id : 0,
 		.slowest_cycles = slowest_cycles,
 	};
-	console_defer(smp_report_now, &smp_report,
+	console_defer(smp_report_now, rp,
 		      ((size_t)nr_cpu_ids * 2 + 8) * CONSOLE_DEFER_ITEM_BYTES);
 	return res;
 }
 
-bool smp_tsc_unreliable(uint32_t cpu)
-{
-	const struct cpu_state *cs = cpu_state_of(cpu);
+/*
+ * The local APIC mode for every CPU (arch/apic_mode.h): x2APIC when the MADT
+ * lists x2APIC processors or an ID is above 254, as many-core servers need,
+ * when firmware already switched it on, or on a virtual CPU that has it;
+ * memboot.apic= may ask for either.
+ * Prints a line and an `apic` record; returns true for x2APIC.
+ */
+/* What the APIC mode was chosen from, reported when the consoles drain
+ * (console_defer_copy(): kernel/init/phase.c says why); a refused request
+ * is a warning, reported at once. */
+struct apic_report {
+	struct apic_mode_input in;
+	struct apic_mode_choice c;
+	uint32_t unreachable;
+	const struct discovered_acpi *acpi;
+	const struct numa_topology *topo;
+};
 
-	return cs && cs->online && cs->tsc_checked && cs->tsc_verdict == TSC_SYNC_UNRELIABLE;
+static void apic_report_now(void *arg)
+{
+	const struct apic_report *a = arg;
+	const struct discovered_acpi *acpi = a->acpi;
+	struct record r;
+
+	rec_begin(&r, "apic");
+	rec_str(&r, "mode", apic_mode_name(a->c.mode));
+	rec_str(&r, "reason", a->c.reason);
+	rec_bool(&r, "cpu_x2apic", a->in.cpu_x2apic);
+	rec_bool(&r, "hypervisor", a->in.hypervisor);
+	rec_bool(&r, "firmware_x2apic", a->in.firmware_x2apic);
+	rec_bool(&r, "madt_x2apic", a->in.madt_x2apic);
+	rec_u64(&r, "max_apic_id", a->in.max_apic_id);
+	rec_u64(&r, "unreachable", a->unreachable);
+	if (acpi->have_madt) {
+		uint32_t x2 = 0;
+		for (uint32_t i = 0; i < acpi->madt.nr_nmis && i < ACPI_MADT_MAX_NMIS; i++)
+			x2 += acpi->madt.nmis[i].x2apic;
+		rec_u64(&r, "nmi_entries", acpi->madt.nr_nmis);
+		rec_u64(&r, "x2apic_nmi_entries", x2);
+		rec_u64(&r, "boot_lint_nmi", acpi_lint_nmi_of(&acpi->madt, a->topo->cpus[0].acpi_uid));
+	}
+	if (a->c.request_refused) {
+		rec_str(&r, "requested", a->in.request == APIC_REQUEST_XAPIC ? "xapic" : "x2apic");
+		record_report(&r, LOG_WARN, "apic: {mode} mode ({reason}); memboot.apic={requested} "
+			      "not honoured");
+	} else {
+		record_report(&r, LOG_INFO, "apic: {mode} mode ({reason})");
+	}
 }
 
-void smp_tsc_check(void)
+static bool choose_apic_mode(const struct discovered_acpi *acpi,
+			     const struct numa_topology *topo, unsigned request)
 {
-	struct smp_report *rp = &smp_report;
+	struct apic_report rep, *a = &rep;
 
-	if (!smp_settings.tsc_sync || nr_cpus_online < 2)
-		return;
-	rp->tsc_verdict = tsc_sync_check(&rp->tsc_cycles, &rp->tsc_waves, &rp->tsc_tol);
-	rp->tsc_checked = true;
-	/* An AP's online_tsc is its own TSC: in the boot CPU's once checked. */
-	rp->slowest = 0;
-	rp->slowest_cycles = 0;
-	for (uint32_t i = 1; i < nr_cpu_ids; i++) {
-		struct cpu_state *cs = cpu_states[i];
+	*a = (struct apic_report){
+		.in = {
+			.cpu_x2apic = cpu_features.x2apic,
+			.hypervisor = cpu_features.has_hypervisor,
+			.firmware_x2apic = apic_firmware_x2apic(),
+			.request = (enum apic_request)request,
+		},
+		.acpi = acpi, .topo = topo,
+	};
+	for (uint32_t i = 0; acpi->have_madt && i < acpi->madt.nr_cpus; i++)
+		a->in.madt_x2apic |= acpi->madt.cpus[i].x2apic;
+	for (uint32_t i = 0; i < topo->nr_cpus; i++)
+		if (topo->cpus[i].present && topo->cpus[i].apic_id > a->in.max_apic_id)
+			a->in.max_apic_id = topo->cpus[i].apic_id;
+	a->c = apic_choose_mode(&a->in);
+	for (uint32_t i = 0; i < topo->nr_cpus; i++)
+		a->unreachable += topo->cpus[i].present &&
+				  !apic_id_reachable(a->c.mode, topo->cpus[i].apic_id);
+	if (a->c.request_refused)
+		apic_report_now(a);
+	else
+		console_defer_copy(apic_report_now, a, sizeof(*a), 2 * CONSOLE_DEFER_ITEM_BYTES);
+	apic_set_mode(a->c.mode == APIC_MODE_X2APIC);
+	return a->c.mode == APIC_MODE_X2APIC;
+}
 
-		if (!cs || !cs->online || !cs->kick_tsc)
-			continue;
-		cs->online_tsc -= (uint64_t)cs->tsc_offset;
-		/* Its bring-up time is kicked on the boot CPU, online on its own
-		 * counter: off by the offset the check could not correct. */
-		if (smp_tsc_unreliable(i))
-			continue;
-		if (cs->online_tsc - cs->kick_tsc > rp->slowest_cycles) {
-			rp->slowest_cycles = cs->online_tsc - cs->kick_tsc;
-			rp->slowest = i;
-		}
+/*
+ * Start the topology's present CPUs the APIC mode can reach, at most
+ * maxcpus= of them (nosmp: 1), chosen balanced over the nodes
+ * (numa_select_balanced(): each node an equal share, the first of each in
+ * MADT order), never simply the first ones: a node must not lose all its
+ * CPUs, and with them the CPUs that initialise its memory. Logical ids are
+ * dense over the chosen CPUs, in topology order (the boot CPU is 0).
+ */
+void init_smp(const struct discovered_acpi *acpi, const struct numa_topology *topo,
+	      struct physmem *pm, const struct smp_settings *set, struct smp_report *rep)
+{
+	bool x2apic = choose_apic_mode(acpi, topo, set->apic);
+	enum apic_mode mode = x2apic ? APIC_MODE_X2APIC : APIC_MODE_XAPIC;
+	uint32_t limit = set->nosmp ? 1 : (uint32_t)set->maxcpus;
+	uint32_t nc = 0, kept, n = 0, quota[NUMA_MAX_NODES];
+	uint32_t boot_mem_node = topo->nodes[topo->cpus[0].node].mem_node;
+	struct smp_boot_options opt = {
+		.timeout_ns = set->timeout_ms * 1000000ULL,
+		.skip_apic_id = (uint32_t)set->skip_apic,
+		.serial = set->bringup == SMP_BRINGUP_SERIAL,
+		.nosmp = set->nosmp, .maxcpus = set->maxcpus, .tsc_skew = set->tsc_skew,
+	};
+
+	for (uint32_t i = 0; i < topo->nr_cpus; i++) {
+		const struct numa_cpu *c = &topo->cpus[i];
+		bool reachable = apic_id_reachable(mode, c->apic_id);
+
+		if (c->present && !reachable && i > 0)
+			pr_warn("smp: APIC ID 0x%x needs x2APIC, which this CPU lacks; CPU %u stays down",
+				c->apic_id, i);
+		nc += i == 0 || (c->present && reachable);
 	}
-	rp->slowest_apic_id = rp->slowest ? percpu_of[rp->slowest]->apic_id : 0;
-	/* The smp report normally prints later, with the verdicts in it; one
-	 * printed already (an error drained the log at once) had none, so the
-	 * per-node records come now, in this place of the log. */
-	if (rp->printed)
-		tsc_sync_report(rp->tsc_tol);
+	/* Work space for the choice, sized by the CPUs there are; given back
+	 * once they are up. */
+	uint64_t bytes = (uint64_t)nc * (sizeof(uint32_t) + sizeof(bool) + sizeof(struct smp_cpu_desc)) + 64;
+	uint64_t base = physmem_alloc(pm, (bytes + 4095) & ~4095ULL, 4096, boot_mem_node, false,
+				      PHYSMEM_RESV_PERCPU);
+	if (!base) {
+		struct smp_cpu_desc boot = {
+			.apic_id = topo->cpus[0].apic_id, .node = topo->cpus[0].node,
+			.mem_node = boot_mem_node,
+			.lint_nmi = acpi->have_madt ? acpi_lint_nmi_of(&acpi->madt, topo->cpus[0].acpi_uid) : 0 };
+		pr_err("smp: no %llu bytes to list %u CPUs; running on the boot CPU",
+		       (unsigned long long)bytes, nc);
+		smp_boot(pm, &boot, 1, nc - 1, &opt, rep);
+		return;
+	}
+	struct smp_cpu_desc *cpus = (struct smp_cpu_desc *)(uintptr_t)base;
+	uint32_t *group_of = (uint32_t *)(cpus + nc);
+	bool *keep = (bool *)(group_of + nc);
+
+	if (limit >= nc) {
+		/* Nothing to share out (no maxcpus= below the CPUs there are):
+		 * every CPU, without the choice's code on the boot's path. */
+		memset(keep, 1, nc * sizeof(*keep));
+		kept = nc;
+	} else {
+		for (uint32_t i = 0, k = 0; i < topo->nr_cpus; i++) {
+			const struct numa_cpu *c = &topo->cpus[i];
+
+			if (i == 0 || (c->present && apic_id_reachable(mode, c->apic_id)))
+				group_of[k++] = c->node;
+		}
+		kept = numa_select_balanced(group_of, nc, topo->nr_nodes, limit, keep, quota);
+	}
+	for (uint32_t i = 0, k = 0; i < topo->nr_cpus; i++) {
+		const struct numa_cpu *c = &topo->cpus[i];
+
+		if (!(i == 0 || (c->present && apic_id_reachable(mode, c->apic_id))))
+			continue;
+		if (keep[k++])
+			cpus[n++] = (struct smp_cpu_desc){
+				.apic_id = c->apic_id, .node = c->node,
+				.mem_node = topo->nodes[c->node].mem_node,
+				.lint_nmi = acpi->have_madt ? acpi_lint_nmi_of(&acpi->madt, c->acpi_uid) : 0 };
+	}
+	ASSERT(n == kept && n >= 1 && cpus[0].apic_id == topo->cpus[0].apic_id,
+	       "%u of %u CPUs chosen", n, kept);
+	smp_boot(pm, cpus, n, nc - n, &opt, rep);
+	physmem_free(pm, base, base + ((bytes + 4095) & ~4095ULL));
 }

@@ -1,20 +1,19 @@
 /*
- * smp.h: bringing up every CPU the firmware lists.
- *
- * Each application processor gets, from its own node's memory (or the
- * nearest node with memory), one block: an unmapped guard page, a 16 KiB
- * kernel stack, and its struct percpu. All APs are started at once with
- * INIT-SIPI-SIPI (or one after another, memboot.smp_bringup=serial); one
- * that has not checked in within memboot.smp_timeout_ms is reported by APIC
- * ID and left out, and the boot goes on.
+ * smp.h: phase `smp` (kernel/init/phases.h): the CPUs the firmware lists,
+ * in the APIC mode they need, brought up.
  */
-#ifndef MEMBOOT_KERNEL_SMP_H
-#define MEMBOOT_KERNEL_SMP_H
+#ifndef MEMBOOT_KERNEL_INIT_SMP_H
+#define MEMBOOT_KERNEL_INIT_SMP_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "arch/percpu.h"
+#include "kernel/clock/tsc_sync.h"
+#include "kernel/cpus.h"
+#include "kernel/init/acpi.h"
+#include "kernel/report/record.h"
+#include "mm/numa.h"
 
 struct physmem;
 
@@ -33,41 +32,43 @@ struct smp_result {
 	uint64_t cycles;       /* the same in TSC cycles */
 };
 
-/* The boot CPU's per-CPU data and its descriptor tables, first thing at boot. */
-void smp_init_boot_cpu(void);
-
 struct smp_boot_options {
 	uint64_t timeout_ns;       /* per CPU: each AP's wait (serial), or all's */
 	uint32_t skip_apic_id;     /* debug: never start this APIC ID */
 	bool serial;               /* memboot.smp_bringup=serial */
+	bool nosmp;                /* named in the message of the CPUs left down */
+	uint64_t maxcpus;
+	uint64_t tsc_skew;         /* memboot.tsc_skew: CPU 1's readings run ahead */
 };
 
 /*
- * Bring up cpus[1..n) (cpus[0] is the running boot CPU, logical id 0): the
- * CPUs chosen (discover_smp()), @skipped more left down by maxcpus/nosmp.
- * Logical ids are array indices; the per-CPU tables are sized by @n.
+ * What the bring-up reports (`cpu_up` records, the `smp` record; with phase
+ * tscsync's verdicts and the `tsc_sync` records): taken when it ends, made
+ * when the consoles drain. In the boot state (`bs.smp`): phase tscsync
+ * completes it, and the report reads it then.
  */
-struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc *cpus,
-			   uint32_t n, uint32_t skipped, const struct smp_boot_options *opt);
+struct smp_report {
+	struct smp_result res;
+	bool serial, init_delay, tsc_checked;
+	bool printed;          /* the report has run (a drain reached it) */
+	enum tsc_sync_verdict tsc_verdict;
+	uint64_t kick_cycles, wait_cycles, tsc_cycles, tsc_tol, slowest_cycles;
+	uint32_t tsc_waves, slowest, slowest_apic_id;
+	/* The online CPUs as ranges (512 ids one by one would not fit). */
+	char online[RECORD_MAX_BYTES / 2];
+};
 
 /*
- * Phase tscsync: every online AP's TSC against the boot CPU's
- * (memboot.tsc_sync; kernel/clock/tsc_sync.h), after memory is usable: nothing on
- * the way there needs it, since each CPU times its own work with its own
- * TSC, and the figures that compare CPUs are made after it (the node
- * records of meminit_report(), corrected by the offsets found here). An
- * AP off by a known offset has it subtracted from its readings from here on
- * (cs->tsc_offset); the tsc_sync records come with the smp report.
+ * Start the topology's present CPUs the APIC mode can reach, at most
+ * maxcpus= of them (nosmp: 1), chosen balanced over the nodes
+ * (numa_select_balanced(): each node an equal share, the first of each in
+ * MADT order), never simply the first ones: a node must not lose all its
+ * CPUs, and with them the CPUs that initialise its memory. Logical ids are
+ * dense over the chosen CPUs, in topology order (the boot CPU is 0). @set:
+ * the SMP keys (kernel/cpus.h); @rep: the report, completed by phase
+ * tscsync.
  */
-void smp_tsc_check(void);
-
-/*
- * Whether CPU @cpu's TSC was found off the boot CPU's by more than the check
- * could correct (verdict unreliable): a time it measured against the boot
- * CPU's (a start on one, an end on the other) is wrong by about its offset,
- * and is printed only marked as such, or not at all. A duration it measured
- * on its own counter is right. memboot.tsc_skew makes such a CPU on purpose.
- */
-bool smp_tsc_unreliable(uint32_t cpu);
+void init_smp(const struct discovered_acpi *acpi, const struct numa_topology *topo,
+	      struct physmem *pm, const struct smp_settings *set, struct smp_report *rep);
 
 #endif

@@ -85,10 +85,10 @@ class CmdlineKeys(unittest.TestCase):
         tables = declared_tables()
         self.assertIn("console_param_table", tables)
         self.assertIn("selftest_param_table", tables)
-        listed = listed_tables("kernel/init/main.c", "cmdline_tables")
-        self.assertIsNotNone(listed, "no cmdline_tables[] in kernel/init/main.c")
+        listed = listed_tables("kernel/init/cmdline.c", "cmdline_tables")
+        self.assertIsNotNone(listed, "no cmdline_tables[] in kernel/init/cmdline.c")
         self.assertEqual(sorted(set(tables) - listed), [],
-                         "PARAM_TABLEs missing from cmdline_tables[] in kernel/init/main.c")
+                         "PARAM_TABLEs missing from cmdline_tables[] in kernel/init/cmdline.c")
         self.assertEqual(sorted(listed - set(tables)), [],
                          "cmdline_tables[] lists tables no source declares")
 

@@ -122,10 +122,10 @@ def _c_string(text):
 
 def parse_phases(text, path=PHASES_H):
     """[(name, when, takes, builds)], in boot order, from the BOOT_PHASES
-    table of kernel/init/phases.h; @when is "ALWAYS" or "WITH_KEY"."""
+    table of kernel/init/phases.h; @when is "ALWAYS", "WITH_KEY" or "STEP"."""
     string = r'"((?:[^"\\]|\\.)*)"'
     rows = [(name, when, _c_string(takes), _c_string(builds)) for name, when, takes, builds
-            in re.findall(r"X\(\s*(\w+)\s*,\s*(ALWAYS|WITH_KEY)\s*,\s*\\?\s*%s\s*,\s*\\?\s*%s\s*\)"
+            in re.findall(r"X\(\s*(\w+)\s*,\s*(ALWAYS|WITH_KEY|STEP)\s*,\s*\\?\s*%s\s*,\s*\\?\s*%s\s*\)"
                           % (string, string), _table(text, "BOOT_PHASES", path))]
     if not rows:
         raise FactsError("%s: BOOT_PHASES has no X(name, when, \"takes\", \"builds\")" % path)

@@ -1,12 +1,15 @@
 /*
- * memtiers.c: phase "tiers" (kernel/init/memtiers.h).
+ * tiers.c: phase `tiers`: takes `bs.acpi` (HMAT, SRAT) and `bs.topo`;
+ * builds `bs.tiers` and a CPU-less node's `init_node` in `bs.topo`
+ * (kernel/init/tiers.h says when).
  */
-#include "kernel/init/memtiers.h"
+#include "kernel/init/tiers.h"
 
 #include "kernel/console.h"
 
-/* What the deferred report reads: the phase's inputs, unchanged after it,
- * and the tiers it builds when the phase did not. */
+/* What the deferred report reads (console_defer_copy() keeps a copy): the
+ * phase's inputs, unchanged after it, and whether the phase built the
+ * tiers already. */
 struct tiers_report {
 	const struct discovered_acpi *acpi;
 	struct numa_topology *topo;
@@ -14,7 +17,6 @@ struct tiers_report {
 	uint32_t hmat_warnings;
 	bool built;              /* the checks and tiers are made */
 };
-static struct tiers_report reported;
 
 /* The HMAT's checks and the tiers; in the phase (@phase), the initialising
  * nodes into the topology for memory init. */
@@ -41,20 +43,21 @@ static void report_now(void *arg)
 		     rep->hmat_warnings, acpi->have_srat ? &acpi->srat : NULL);
 }
 
-void discover_tiers(const struct discovered_acpi *acpi, struct numa_topology *topo,
-		    struct mem_tiers *tiers)
+void init_tiers(const struct discovered_acpi *acpi, struct numa_topology *topo,
+		struct mem_tiers *tiers)
 {
 	bool cpuless = false;
 
 	for (uint32_t n = 0; n < topo->nr_nodes; n++)
 		cpuless |= topo->nodes[n].mem_bytes && !topo->nodes[n].nr_present_cpus;
-	reported = (struct tiers_report){ acpi, topo, tiers, 0, false };
+	struct tiers_report rep = { acpi, topo, tiers, 0, false };
+
 	/* Memory init needs only a CPU-less node's initialiser: with none,
 	 * the HMAT's checks and the tiers wait for the report, after memory
 	 * is usable (under emulation, each piece of code run for the first
 	 * time costs its translation). */
 	if (cpuless)
-		build(&reported, true);
-	console_defer(report_now, &reported,
-		      2 * ((size_t)topo->nr_nodes + acpi->srat.nr_generic + 2) * CONSOLE_DEFER_ITEM_BYTES);
+		build(&rep, true);
+	console_defer_copy(report_now, &rep, sizeof(rep),
+			   2 * ((size_t)topo->nr_nodes + acpi->srat.nr_generic + 2) * CONSOLE_DEFER_ITEM_BYTES);
 }

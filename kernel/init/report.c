@@ -1,12 +1,16 @@
 /*
- * bootreport.c: the boot record and the memory map report.
+ * report.c: phase `report`: takes `bs.bootinfo` and the boot's first clock
+ * figure; builds the `boot`, `mem_range` and `mem_summary` records and the
+ * memory map as Linux prints it (made when the consoles drain, in this
+ * place: docs/console.md, "Reports made late"); with memboot.dump_bootinfo
+ * the loader's information block as `blob` records.
  *
  * The prose lines copy Linux's format, inclusive end and all
  * ("BIOS-e820: [mem 0x0000000000100000-0x000000007ffdefff] usable"), so a
  * memboot log can be compared with a Linux log of the same machine line by
  * line. The records use half-open [start, end) like everything else.
  */
-#include "kernel/init/bootreport.h"
+#include "kernel/init/report.h"
 
 #include <stdio.h>
 
@@ -23,7 +27,7 @@ static void print_range(const char *prefix, const struct mem_range *r)
 		mem_type_linux_name((enum mem_type)r->type));
 }
 
-void bootreport_dump_loader_info(const struct bootinfo *bi)
+static void dump_loader_info(const struct bootinfo *bi)
 {
 	const uint8_t *p = (const uint8_t *)(uintptr_t)bi->loader_info_phys;
 	const uint32_t chunk = 256;
@@ -51,13 +55,14 @@ void bootreport_dump_loader_info(const struct bootinfo *bi)
 }
 
 /* What the report prints: the boot's first clock figure (the quick
- * estimate), not the one in force when it runs. */
+ * estimate), not the one in force when it runs; read when the report runs,
+ * as phase acpi fills it when phase early had none. The arguments are
+ * copied by console_defer_copy(); what they point to is the boot state's. */
 struct report_args {
 	const struct bootinfo *bi;
 	bool dump_raw;
 	const struct tsc_calibration *first;
 };
-static struct report_args report_args;
 
 static void report_now(void *arg)
 {
@@ -137,15 +142,18 @@ static void report_now(void *arg)
 		pr_warn("ACPI: the boot loader passed no RSDP");
 }
 
-void bootreport_print(const struct bootinfo *bi, bool dump_raw,
-		      const struct tsc_calibration *first)
+void init_report(const struct bootinfo *bi, const struct bootreport_settings *s,
+		 const struct tsc_calibration *first)
 {
-	report_args = (struct report_args){ bi, dump_raw, first };
+	const struct report_args args = { bi, s->dump_mmap, first };
+
 	/* Output only: made when the consoles drain, in this place of the log
-	 * (console_defer()); a raw dump, long and asked for, now. */
-	if (dump_raw)
-		report_now(&report_args);
+	 * (console_defer_copy()); a raw dump, long and asked for, now. */
+	if (s->dump_mmap)
+		report_now((void *)&args);
 	else
-		console_defer(report_now, &report_args,
-			      ((size_t)bi->nr_ranges + 8) * CONSOLE_DEFER_ITEM_BYTES);
+		console_defer_copy(report_now, &args, sizeof(args),
+				   ((size_t)bi->nr_ranges + 8) * CONSOLE_DEFER_ITEM_BYTES);
+	if (s->dump_bootinfo)
+		dump_loader_info(bi);
 }

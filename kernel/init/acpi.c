@@ -1,0 +1,149 @@
+/*
+ * acpi.c: phase `acpi`: takes `bs.bootinfo`'s RSDP; builds `bs.acpi`: the
+ * tables found (the parsers are kernel/acpi/), the MADT (CPUs), SRAT (CPU
+ * and memory affinity), SLIT (distances) and HMAT, validated; the PM timer
+ * and the HPET (measured by phase clockcheck's code, init_clock_acpi());
+ * S5 (only with memboot.exit=poweroff, its one user); the SPCR console.
+ */
+#include "kernel/init/acpi.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "arch/paging.h"
+#include "kernel/acpi/sleep.h"
+#include "kernel/acpi/spcr.h"
+#include "kernel/console.h"
+#include "kernel/exit.h"
+#include "kernel/log.h"
+
+/* The bytes of the table @sig in @acpi's directory, mapped (NULL: none). */
+const void *acpi_table_bytes(const struct discovered_acpi *acpi, const char *sig,
+			       uint32_t *len)
+{
+	const struct acpi_table_info *t = acpi_tables_find(&acpi->dir, sig);
+
+	if (!t)
+		return NULL;
+	*len = t->length;
+	return arch_map_phys(NULL, t->phys, t->length);
+}
+
+/* Found in the tables init_acpi() walks; defined below it. */
+static void find_s5(const struct discovered_acpi *acpi);
+static void find_spcr(const struct bootinfo *bi, bool console_chosen, const void *bytes, uint32_t len);
+
+/* console_defer()'s form of the table list. */
+static void print_acpi_tables(void *dir)
+{
+	acpi_print_tables(dir);
+}
+
+void init_acpi(const struct bootinfo *bi, struct acpi_options opt, struct discovered_acpi *acpi)
+{
+	const void *bytes;
+	uint32_t len;
+
+	memset(acpi, 0, sizeof(*acpi));
+	if (bi->rsdp_len == 0) {
+		pr_warn("ACPI: no RSDP: no tables, one node, the boot CPU only");
+		return;
+	}
+	if (acpi_walk(&acpi->dir, bi->rsdp, bi->rsdp_len, 0, arch_map_phys, NULL, 0) != ACPI_OK) {
+		pr_warn("ACPI: tables unusable: one node, the boot CPU only");
+		return;
+	}
+	/* Output only: printed when the consoles drain, in this place. */
+	console_defer(print_acpi_tables, &acpi->dir,
+		      ((size_t)acpi->dir.nr_tables + 2) * CONSOLE_DEFER_ITEM_BYTES);
+	if (opt.dump_tables)
+		acpi_dump_tables(&acpi->dir);
+
+	if ((bytes = acpi_table_bytes(acpi, "APIC", &len)))
+		acpi->have_madt = acpi_madt_parse(bytes, len, &acpi->madt);
+	if ((bytes = acpi_table_bytes(acpi, "SRAT", &len)))
+		acpi->have_srat = acpi_srat_parse(bytes, len, &acpi->srat);
+	if ((bytes = acpi_table_bytes(acpi, "SLIT", &len)))
+		acpi->have_slit = acpi_slit_parse(bytes, len, &acpi->slit);
+	if ((bytes = acpi_table_bytes(acpi, "HMAT", &len)))
+		acpi->have_hmat = acpi_hmat_parse(bytes, len, &acpi->hmat);
+	if (!acpi->have_madt)
+		pr_warn("ACPI: no usable MADT: the boot CPU only");
+	if ((bytes = acpi_table_bytes(acpi, "SPCR", &len)))
+		find_spcr(bi, opt.console_chosen, bytes, len);
+	if ((bytes = acpi_table_bytes(acpi, "HPET", &len)) && !acpi_hpet_parse(bytes, len, &acpi->hpet))
+		acpi->hpet.address = 0;
+	if ((bytes = acpi_table_bytes(acpi, "FACP", &len)) &&
+	    !acpi_fadt_pm_timer(bytes, len, &acpi->pm_timer))
+		acpi->pm_timer.port = 0;
+	/* Only memboot.exit=poweroff writes S5 (the command line is read by
+	 * now): no scan of the DSDT's AML on any other boot's path. */
+	if (opt.find_s5)
+		find_s5(acpi);
+}
+
+/* What memboot.exit=poweroff writes where (kernel/acpi/sleep.h). */
+static void find_s5(const struct discovered_acpi *acpi)
+{
+	struct acpi_s5 s5 = { 0 };
+	const void *fadt, *dsdt;
+	uint32_t fadt_len, dsdt_len;
+
+	if (!(fadt = acpi_table_bytes(acpi, "FACP", &fadt_len)) ||
+	    !(dsdt = acpi_table_bytes(acpi, "DSDT", &dsdt_len)))
+		return;
+	if (!acpi_fadt_pm1(fadt, fadt_len, &s5))
+		return;
+	if (!acpi_find_s5((const uint8_t *)dsdt + ACPI_SDT_HEADER_BYTES,
+			  dsdt_len > ACPI_SDT_HEADER_BYTES ? dsdt_len - ACPI_SDT_HEADER_BYTES : 0,
+			  &s5))
+		return;
+	exit_set_poweroff(&(struct exit_acpi_s5){ .valid = true,
+						  .pm1a_cnt_port = s5.pm1a_cnt_port,
+						  .pm1b_cnt_port = s5.pm1b_cnt_port,
+						  .slp_typa = s5.slp_typa, .slp_typb = s5.slp_typb });
+}
+
+/* The firmware's console port (a BMC's serial over LAN): a console too,
+ * unless console= chose the consoles. */
+static void find_spcr(const struct bootinfo *bi, bool console_chosen, const void *bytes, uint32_t len)
+{
+	struct acpi_spcr_info spcr;
+	struct uart u;
+	char name[32], why[160];
+
+	if (!acpi_spcr_parse(bytes, len, &spcr))
+		return;
+	u = (struct uart){ .base = spcr.address, .mmio_bytes = spcr.io_port ? 0 : spcr.access_bytes };
+	snprintf(name, sizeof(name), "spcr@%s0x%llx", spcr.io_port ? "io" : "mmio",
+		 (unsigned long long)spcr.address);
+	if (spcr.baud)
+		pr_info("ACPI: SPCR: console UART at %s 0x%llx, %u baud",
+			spcr.io_port ? "I/O port" : "MMIO", (unsigned long long)spcr.address, spcr.baud);
+	else
+		pr_info("ACPI: SPCR: console UART at %s 0x%llx, at the speed the firmware set",
+			spcr.io_port ? "I/O port" : "MMIO", (unsigned long long)spcr.address);
+	if (console_chosen) {
+		pr_info("ACPI: SPCR: console= chose the consoles; the SPCR port is not added");
+		return;
+	}
+	if (!acpi_spcr_address_ok(&spcr, bi->ranges, bi->nr_ranges, why, sizeof(why))) {
+		pr_warn("ACPI: SPCR: UART refused: %s", why);
+		return;
+	}
+	if (!spcr.io_port && !arch_map_phys(NULL, spcr.address, 32)) {
+		pr_warn("ACPI: SPCR: UART at 0x%llx is not mapped; not used",
+			(unsigned long long)spcr.address);
+		return;
+	}
+	/* Probed once: a table naming a UART that is not there must not make
+	 * every line wait on it. */
+	if (!console_probe_uart(&u)) {
+		pr_warn("ACPI: SPCR: no 16550 answers at %s 0x%llx (scratch register, line "
+			"status); not used", spcr.io_port ? "I/O port" : "MMIO",
+			(unsigned long long)spcr.address);
+		return;
+	}
+	if (console_add_uart(&u, spcr.baud, name))
+		console_print_list();
+}

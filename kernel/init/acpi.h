@@ -1,0 +1,45 @@
+/*
+ * acpi.h: phase `acpi` (kernel/init/phases.h): the ACPI tables as the
+ * firmware left them, parsed (the parsers are pure: kernel/acpi/) into a
+ * structure the boot state owns (`bs.acpi`).
+ */
+#ifndef MEMBOOT_KERNEL_INIT_ACPI_H
+#define MEMBOOT_KERNEL_INIT_ACPI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "boot/bootinfo.h"
+#include "kernel/acpi/acpi.h"
+
+struct discovered_acpi {
+	struct acpi_tables dir;
+	bool have_madt, have_srat, have_slit, have_hmat;
+	struct acpi_madt_info madt;
+	struct acpi_srat_info srat;
+	struct acpi_slit_info slit;
+	struct acpi_hmat_info hmat;      /* phase tiers checks and reads it */
+	struct acpi_pm_timer pm_timer;   /* port 0: none */
+	struct acpi_hpet_info hpet;      /* address 0: none */
+	bool clock_checked;              /* the cross-checks ran in phase acpi */
+};
+
+/* What the command line asks of the phase (main.c fills it from the
+ * settings of the subsystems that own the keys). */
+struct acpi_options {
+	bool dump_tables;       /* memboot.dump_acpi: every table's bytes */
+	bool find_s5;           /* memboot.exit=poweroff: the S5 sleep values */
+	bool console_chosen;    /* console= was given: the SPCR port is not added */
+};
+
+/* The tables of @bi's RSDP into @acpi (cleared first: no RSDP or unusable
+ * tables leave it empty, and the boot goes on with one node and the boot
+ * CPU). */
+void init_acpi(const struct bootinfo *bi, struct acpi_options opt,
+	       struct discovered_acpi *acpi);
+
+/* The mapped bytes of the table @sig of @acpi, its length in @len; NULL
+ * when the firmware has none. */
+const void *acpi_table_bytes(const struct discovered_acpi *acpi, const char *sig, uint32_t *len);
+
+#endif

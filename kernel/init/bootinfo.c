@@ -1,0 +1,20 @@
+/*
+ * bootinfo.c: phase `bootinfo`: takes the loader's registers; builds
+ * `bs.bootinfo` (the normalized memory map, RSDP, command line, boot path,
+ * SMBIOS entry point, framebuffer), the one structure every later phase
+ * reads instead of a boot protocol's.
+ */
+#include "kernel/init/bootinfo.h"
+
+#include "boot/boot.h"
+#include "kernel/report/efivars.h"
+
+bool init_bootinfo(uint32_t magic, uint32_t info, struct bootinfo *bi)
+{
+	bool ok = boot_collect(magic, info, bi);
+
+	/* Where a UEFI boot's summary records will be kept: the system table
+	 * and the runtime code the identity map must keep executable. */
+	efivars_setup(bi->efi_system_table, bi->efi_runtime_code, bi->nr_efi_runtime_code);
+	return ok;
+}

@@ -1,0 +1,18 @@
+/*
+ * bootinfo.h: phase `bootinfo` (kernel/init/phases.h).
+ */
+#ifndef MEMBOOT_KERNEL_INIT_BOOTINFO_H
+#define MEMBOOT_KERNEL_INIT_BOOTINFO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "boot/bootinfo.h"
+
+/* The loader's registers (@magic, @info) into @bi, normalized (boot/); and
+ * the UEFI runtime services found there kept for the results store
+ * (kernel/report/efivars.h). False when the hand-off is missing or
+ * corrupt: the boot ends once phase report has printed what there is. */
+bool init_bootinfo(uint32_t magic, uint32_t info, struct bootinfo *bi);
+
+#endif
