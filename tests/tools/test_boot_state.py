@@ -7,10 +7,13 @@ pointer. These tests keep it so: no kernel source defines or declares a
 file-scope instance of those types, main.c's boot_state holds each of them,
 and every phase line that uses the state passes it through `&bs.`.
 
-Beyond those types: no phase file (kernel/init/*.c) defines a file-scope
-object that is neither static nor const and that another phase file uses
-(a counter one phase sets and another reads is state shared behind the boot
-state's back; it belongs in struct boot_state, or to a layer below).
+Beyond those types: no phase file (kernel/init/*.c) holds mutable state of
+its own: no file-scope object that is not const, static or not, and no
+static object in a function, but main.c's `bs` (docs/design.md, "Where
+things go"). State that outlives a call is a member of struct boot_state;
+a report made later works on console_defer_copy()'s copy. A counter one
+phase sets and another reads would be state shared behind the boot state's
+back, and a phase's own static the same sharing inside one file.
 
     python3 -m unittest tests/tools/test_boot_state.py -v
 """
@@ -129,6 +132,66 @@ def mutable_globals(text):
     return names
 
 
+def _mutable_objects(decl):
+    """Names of the objects @decl (a declaration without its ';') defines
+    that are not const: none for a function, a prototype, a type or a
+    typedef."""
+    head = re.sub(r"=[^,]*", "", _flat(decl)).strip()
+    head = re.sub(r"__attribute__\s*\(\(.*?\)\)", "", head)
+    if not head or re.match(r"(?:extern|typedef)\b", head):
+        return []
+    if "(" in head:
+        return []               # a prototype or a macro's invocation
+    if re.fullmatch(r"(?:static\s+)?(?:struct|union|enum)\s+\w+\s*", head):
+        return []               # a type's definition only
+    names = []
+    for part in head.split(","):
+        words = re.findall(r"\*|\bconst\b|\w+", part)
+        if not words:
+            continue
+        after_star = words[len(words) - words[::-1].index("*"):] if "*" in words else words
+        if "const" not in after_star:
+            names.append(words[-1])
+    return names
+
+
+def function_bodies(text):
+    """The text of each function body of @text (comments and literals out)."""
+    text = strip_literals(text)
+    bodies, cur, depth, i = [], [], 0, 0
+    while i < len(text):
+        c = text[i]
+        if c == "{" and depth == 0 and re.search(r"\)\s*(?:__attribute__\s*\(\(.*?\)\)\s*)?$",
+                                                  "".join(cur), re.S):
+            start, depth, i = i + 1, 1, i + 1
+            while depth and i < len(text):
+                depth += {"{": 1, "}": -1}.get(text[i], 0)
+                i += 1
+            bodies.append(text[start:i - 1])
+            cur = []
+            continue
+        if c in "{(":
+            depth += 1
+        elif c in "})":
+            depth -= 1
+        cur = [] if c == ";" and depth == 0 else cur + [c]
+        i += 1
+    return bodies
+
+
+def own_state(text):
+    """Names of the mutable objects a C file keeps for itself: file-scope
+    objects that are not const (static or not), and static objects in its
+    functions that are not const."""
+    names = []
+    for decl in file_scope_declarations(text):
+        names += _mutable_objects(decl)
+    for body in function_bodies(text):
+        for m in re.finditer(r"\bstatic\b([^;{}]*)", body):
+            names += _mutable_objects("static" + m.group(1))
+    return names
+
+
 def shared_phase_state(files):
     """[(defining file, name, using file)]: the mutable file-scope objects of
     @files ({path: text}, the phase files) that another of them uses."""
@@ -189,6 +252,38 @@ class TestBootState(unittest.TestCase):
                          "put them in struct boot_state (kernel/init/main.c) and pass them, "
                          "or give them to the layer they belong to")
 
+    def test_no_phase_keeps_state_of_its_own(self):
+        found = {}
+        for path, text in phase_files().items():
+            names = [n for n in own_state(text) if not (path == MAIN and n == "bs")]
+            if names:
+                found[path] = names
+        self.assertEqual(found, {}, "mutable state kept by a phase file: make it a member of "
+                         "struct boot_state (kernel/init/main.c) passed as a pointer, or, for "
+                         "a report made later, hand console_defer_copy() a copy")
+
+    def test_own_state_check_can_fail(self):
+        text = ("static uint64_t phase_start_tsc;\n"
+                "static struct mminit mi;\n"
+                "static const char *last;\n"
+                "uint32_t nr_pieces = 0, other;\n"
+                "static struct piece pieces[8] __attribute__((aligned(64)));\n"
+                "static const char *const names[] = { \"a;\", \"b\" };\n"
+                "static const struct param params[] = { { .key = \"k\" } };\n"
+                "static void f(void);\n"
+                "struct counters { int a; };\n"
+                "static struct boot_state bs;\n"
+                "extern char __kernel_end[];\n"
+                "PARAM_TABLE(t, \"x\", params);\n"
+                "static void f(void)\n{\n\tstatic char buf[64];\n"
+                "\tstatic const uint32_t table[2] = { 1, 2 };\n\tint local = 0;\n"
+                "\tfor (;;) { static bool once; (void)once; }\n}\n"
+                "/* static uint64_t in_a_comment; */\n")
+        self.assertEqual(own_state(text), ["phase_start_tsc", "mi", "last", "nr_pieces", "other",
+                                           "pieces", "bs", "buf", "once"])
+        self.assertEqual(own_state("static const char *const x[] = { \"y\" };\n"
+                                   "void g(void) { return; }\n"), [])
+
     def test_main_owns_every_part(self):
         members = boot_state_members(read(MAIN))
         for typ, member in CORE_PARTS.items():
@@ -217,7 +312,7 @@ class TestBootState(unittest.TestCase):
         self.assertIsNotNone(m, f"no struct selftest_ctx in {MAIN}")
         for member in ("&bs.topo", "&bs.memmap", "&bs.hugetlb"):
             self.assertIn(member, m.group(2))
-        self.assertIn(f"selftests_run(&{m.group(1)})", calls["selftest"])
+        self.assertIn(f"init_selftest(&{m.group(1)})", calls["selftest"])
 
     def test_the_checks_can_fail(self):
         self.assertEqual(state_instances("struct numa_topology numa_topo;\n"),
