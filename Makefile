@@ -85,7 +85,7 @@ PURE_SRCS += $(wildcard kernel/console/*.c)
 # The local APIC mode decision and ICR encodings; the caches from CPUID leaves.
 PURE_SRCS += arch/x86_64/apic_mode.c arch/x86_64/cpu_caches.c
 # Each subsystem's command-line keys and their parsing (kernel/cmdline.h).
-PURE_SRCS += kernel/cpus.c kernel/exit_method.c kernel/selftest/select.c kernel/bench/settings.c
+PURE_SRCS += kernel/smp_settings.c kernel/exit_method.c kernel/selftest/select.c kernel/bench/settings.c
 # The replay file's checks (kernel/selftest/replay.c reads the file).
 PURE_SRCS += kernel/selftest/replay_file.c
 # The numaperf self-test's permutation and arithmetic.

@@ -8,7 +8,7 @@
 #include "kernel/bench/bench.h"
 #include "kernel/cmdline.h"
 #include "kernel/console/options.h"
-#include "kernel/cpus.h"
+#include "kernel/smp_settings.h"
 #include "kernel/exit.h"
 #include "kernel/init/meminit.h"
 #include "kernel/selftest/select.h"

@@ -21,7 +21,7 @@
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/report/record.h"
-#include "kernel/cpus.h"
+#include "kernel/smp_settings.h"
 #include "kernel/jobs/platform.h"
 #include "kernel/clock/time.h"
 #include "kernel/clock/tsc_sync.h"

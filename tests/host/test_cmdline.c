@@ -27,7 +27,7 @@
 #include "mm/alloc/pcp.h"
 #include "kernel/selftest/select.h"
 #include "kernel/selftest/list.h"
-#include "kernel/cpus.h"
+#include "kernel/smp_settings.h"
 #include "mm/pt/pt.h"
 #include "kernel/bench/bench.h"
 #include "mm/alloc/alloc.h"

@@ -1,12 +1,12 @@
 /*
- * cpus.h: the CPU bring-up settings (docs/cmdline.md): maxcpus, nosmp,
- * memboot.smp_timeout_ms, memboot.smp_skip_apic, memboot.apic and
- * memboot.smp_bringup. Parsed by
- * smp_param_table (kernel/cpus.c); read by discover_smp() and
- * discover_apic_mode() (kernel/init/discover.c) and smp_boot() (kernel/init/smp.c).
+ * smp_settings.h: the CPU bring-up settings (docs/cmdline.md): maxcpus,
+ * nosmp, memboot.smp_timeout_ms, memboot.smp_skip_apic, memboot.apic,
+ * memboot.smp_bringup and the TSC keys. Parsed by smp_param_table
+ * (kernel/smp_settings.c); main.c hands them to phases smp, acpi (the
+ * coarse clock) and tscsync.
  */
-#ifndef MEMBOOT_KERNEL_CPUS_H
-#define MEMBOOT_KERNEL_CPUS_H
+#ifndef MEMBOOT_KERNEL_SMP_SETTINGS_H
+#define MEMBOOT_KERNEL_SMP_SETTINGS_H
 
 #include <stdbool.h>
 #include <stdint.h>

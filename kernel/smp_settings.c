@@ -1,8 +1,8 @@
 /*
- * cpus.c: which CPUs the boot brings up and how (cpus.h): the bring-up
+ * smp_settings.c: which CPUs the boot brings up and how (smp_settings.h): the bring-up
  * settings and their keys. Pure C: the host tests parse the same table.
  */
-#include "kernel/cpus.h"
+#include "kernel/smp_settings.h"
 
 #include "arch/apic_mode.h"
 #include "kernel/cmdline.h"
