@@ -48,7 +48,7 @@ enum exit_method {
 };
 
 /* ACPI soft-off (S5): PM1a/PM1b control ports from the FADT and the SLP_TYP
- * values of the DSDT's \_S5 package, found by discover_acpi(). */
+ * values of the DSDT's \_S5 package, found by phase acpi (init_acpi()). */
 struct exit_acpi_s5 {
 	bool valid;
 	uint16_t pm1a_cnt_port, pm1b_cnt_port;   /* 0: no PM1b block */

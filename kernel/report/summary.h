@@ -31,7 +31,7 @@ void summary_phase(const char *name, uint64_t cycles, uint64_t ap_busy_cycles,
 /* Kernel entry to the moment every node's free memory was in the page
  * allocator (docs/measuring.md, "Time to usable memory"); 0 until then. */
 /* @reliable: false when the figure compares a CPU's TSC with the boot CPU's
- * the TSC check could not correct (smp_tsc_unreliable()). */
+ * the TSC check could not correct (cpu_tsc_unreliable(), kernel/percpu.h). */
 void summary_usable(uint64_t usable_ns, bool reliable);
 uint64_t summary_usable_ns(void);
 bool summary_usable_reliable(void);

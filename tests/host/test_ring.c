@@ -262,7 +262,7 @@ static void test_sizing_follows_the_counts_within_a_bound(void **state)
 					      { 512, 8 }, { 4096, 64 } };
 
 	/* A small machine keeps the early ring: moving it costs the boot
-	 * CPU fresh pages (phase_console_ring()). */
+	 * CPU fresh pages (init_console_ring()). */
 	assert_int_equal(ring_bytes_for(4, 2), RING_EARLY_BYTES);
 	assert_int_equal(ring_bytes_for(8, 2), RING_EARLY_BYTES);
 	for (unsigned i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {

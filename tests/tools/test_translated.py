@@ -24,8 +24,8 @@ class PhaseLines(unittest.TestCase):
     def test_main_c(self):
         calls = tr.phase_calls(read("kernel", "init", "main.c"))
         names = [p for p, _ in calls]
-        self.assertEqual(calls[0], ("early", "early_init"))
-        self.assertIn(("bootinfo", "boot_collect"), calls)     # "boot_ok = f(...)"
+        self.assertEqual(calls[0], ("early", "init_early"))
+        self.assertIn(("bootinfo", "init_bootinfo"), calls)     # "boot_ok = f(...)"
         self.assertIn(("meminit", "meminit_run"), calls)
         self.assertIn(tr.USABLE_AFTER, names)
         self.assertLess(names.index(tr.USABLE_AFTER), len(names) - 1)

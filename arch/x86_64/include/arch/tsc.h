@@ -14,7 +14,7 @@ struct tsc_calibration {
 	uint64_t hz;                /* what the kernel uses; 0: nothing worked */
 	const char *method;         /* "hypervisor", "cpuid15", "cpuid16", "pit", "none";
 	                             * "hpet", "pm_timer" or "assumed" when phase acpi
-	                             * gave the figure (kernel/init/discover.c) */
+	                             * gave the figure (kernel/init/clockcheck.c) */
 	uint32_t uncertainty_ppm;   /* estimated bound on hz's relative error */
 	uint64_t cpuid_hz;          /* from CPUID (0x40000010, 0x15 or 0x16); 0 if none */
 	const char *cpuid_leaf;     /* which one, or "" */
