@@ -82,6 +82,8 @@ PURE_SRCS := boot/bootinfo.c boot/efi_map.c boot/mb2/mb2.c kernel/cmdline.c \
 PURE_SRCS += boot/handoff.c boot/pvh/pvh.c boot/efi/kelf.c
 # The consoles' drawing and option parsing (no hardware in them).
 PURE_SRCS += $(wildcard kernel/console/*.c)
+# The boot report's dump keys (memboot.dump_mmap, _acpi, _bootinfo).
+PURE_SRCS += kernel/report/bootreport_keys.c
 # The local APIC mode decision and ICR encodings; the caches from CPUID leaves.
 PURE_SRCS += arch/x86_64/apic_mode.c arch/x86_64/cpu_caches.c
 # Each subsystem's command-line keys and their parsing (kernel/cmdline.h).

@@ -36,6 +36,7 @@
 #include "kernel/init/pcp_setup.h"
 #include "kernel/init/phase.h"
 #include "kernel/report/record.h"
+#include "kernel/report/bootreport_keys.h"
 #include "kernel/report/efivars.h"
 #include "kernel/selftest/selftest.h"
 #include "kernel/bench/bench.h"
