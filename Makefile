@@ -71,7 +71,11 @@ KLDFLAGS := -nostdlib -static -no-pie -z max-page-size=0x1000 \
 # Every directory's sources by wildcard: a new file in a layer's directory is
 # built with no list to edit (docs/design.md, "Where things go").
 MM_DIRS := mm mm/alloc mm/hugetlb mm/pt
-KERNEL_C := $(wildcard boot/*.c boot/mb2/*.c kernel/*.c kernel/*/*.c arch/x86_64/*.c $(addsuffix /*.c,$(MM_DIRS)))
+# kernel/console/out/ is the console's kernel-only side (the ring's writer,
+# the drain, the UARTs and the screen): kept out of kernel/console/, whose
+# files are pure and host-built by wildcard below.
+KERNEL_C := $(wildcard boot/*.c boot/mb2/*.c kernel/*.c kernel/*/*.c kernel/console/out/*.c \
+	arch/x86_64/*.c $(addsuffix /*.c,$(MM_DIRS)))
 KERNEL_S := $(wildcard boot/mb2/*.S arch/x86_64/*.S)
 KERNEL_OBJS := $(patsubst %.c,$(O)/%.o,$(KERNEL_C)) $(patsubst %.S,$(O)/%.o,$(KERNEL_S))
 
@@ -80,8 +84,12 @@ PURE_SRCS := boot/bootinfo.c boot/efi_map.c boot/mb2/mb2.c kernel/cmdline.c \
 	kernel/report/record.c kernel/report/format.c kernel/jobs/plan.c kernel/clock/clockcal.c kernel/clock/tsc_sync.c $(wildcard kernel/acpi/*.c) \
 	$(wildcard $(addsuffix /*.c,$(MM_DIRS)))
 PURE_SRCS += boot/handoff.c boot/pvh/pvh.c boot/efi/kelf.c
-# The consoles' drawing and option parsing (no hardware in them).
+# The consoles' drawing, log ring and option parsing (no hardware in them):
+# every file in kernel/console/ itself; the kernel-only side is in
+# kernel/console/out/, which this wildcard does not reach.
 PURE_SRCS += $(wildcard kernel/console/*.c)
+# The boot report's dump keys (memboot.dump_mmap, _acpi, _bootinfo).
+PURE_SRCS += kernel/report/bootreport_keys.c
 # The local APIC mode decision and ICR encodings; the caches from CPUID leaves.
 PURE_SRCS += arch/x86_64/apic_mode.c arch/x86_64/cpu_caches.c
 # Each subsystem's command-line keys and their parsing (kernel/cmdline.h).

@@ -13,6 +13,9 @@
  * (kernel/console/options.h) and starts the screen; console_add_uart() adds
  * a port found later (the ACPI SPCR table). A console that starts late is
  * first given every line printed so far.
+ *
+ * The code behind it is kernel/console/out/, one subject a file
+ * (kernel/console/out/internal.h lists them).
  */
 #ifndef MEMBOOT_KERNEL_CONSOLE_H
 #define MEMBOOT_KERNEL_CONSOLE_H

@@ -204,7 +204,8 @@ enum clockcal_first {
 	CLOCKCAL_FIRST_EARLY,
 	/* Neither, and the ACPI tables are not read yet: no figure until they
 	 * are. Nothing times anything before phase acpi but the consoles,
-	 * whose timeouts take a 4 GHz upper bound meanwhile (kernel/console.c). */
+	 * whose timeouts take a 4 GHz upper bound meanwhile
+	 * (kernel/console/out/). */
 	CLOCKCAL_FIRST_WAIT,
 	CLOCKCAL_FIRST_HPET,       /* phase acpi: the HPET (a memory read, the finer) */
 	CLOCKCAL_FIRST_PM_TIMER,   /* phase acpi: the PM timer, where no HPET measured */

@@ -61,16 +61,4 @@ bool console_parse_option(struct console_options *o, const char *value, char *er
  * or 0 if @baud is not one a whole divisor of 1..65535 reaches exactly. */
 uint32_t console_baud_divisor(uint32_t baud);
 
-/* --- boot report dumps: command-line keys (docs/cmdline.md) --- */
-
-struct bootreport_settings {
-	bool dump_mmap;            /* the firmware map as read, and physmem */
-	bool dump_acpi;            /* every ACPI table, acpidump text */
-	bool dump_bootinfo;        /* the loader's bytes as blob records */
-};
-
-extern struct bootreport_settings bootreport_settings;
-struct param_table;
-extern const struct param_table bootreport_param_table;
-
 #endif

@@ -176,7 +176,7 @@ void init_clock_acpi(struct discovered_acpi *acpi, bool coarse, struct tsc_calib
 	 * timeouts, and a warning names what is missing: every time of this
 	 * boot is a guess, and says so (method "assumed", uncertainty unknown,
 	 * in the `tsc` and `boot` records; every stamp and record marked,
-	 * kernel/console.c).
+	 * kernel/console/out/render.c).
 	 */
 	clock_first(acpi, first);
 	if (first->hz == 0) {

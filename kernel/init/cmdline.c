@@ -8,6 +8,7 @@
 #include "kernel/bench/bench.h"
 #include "kernel/cmdline.h"
 #include "kernel/console/options.h"
+#include "kernel/report/bootreport_keys.h"
 #include "kernel/smp_settings.h"
 #include "kernel/exit.h"
 #include "kernel/init/meminit.h"

@@ -37,6 +37,8 @@
 #include "kernel/init/tiers.h"
 #include "kernel/init/tscsync.h"
 #include "kernel/init/vm.h"
+#include "kernel/console/options.h"
+#include "kernel/report/bootreport_keys.h"
 #include "kernel/jobs/job.h"
 #include "mm/mminit.h"
 

@@ -732,9 +732,9 @@ size_t rec_render(const struct record *r, const char *tmpl, char *out, size_t ou
 }
 
 #ifdef MEMBOOT_HOST
-/* The kernel's record_report() is the console's (kernel/console.c): it keeps
- * the record for the log ring and renders the line when it is printed. On
- * the host TSC values are taken as nanoseconds. */
+/* The kernel's record_report() is the console's (kernel/console/out/emit.c):
+ * it keeps the record for the log ring and renders the line when it is
+ * printed. On the host TSC values are taken as nanoseconds. */
 static uint64_t host_tsc_identity(uint64_t v)
 {
 	return v;

@@ -55,11 +55,12 @@
  *
  * Durations and moments measured with the TSC: rec_tsc_ns() and
  * rec_tsc_stamp() keep the raw cycles in the record and the console turns
- * them into nanoseconds when it prints the record (kernel/console.c), with
- * the best TSC calibration known by then: a record made while the clock
- * still runs on its quick first estimate prints with the precise figure if
- * that arrives before the console drains it. In the record they are plain
- * integers, as rec_u64() writes them:
+ * them into nanoseconds when it prints the record
+ * (kernel/console/out/render.c), with the best TSC calibration known by
+ * then: a record made while the clock still runs on its quick first
+ * estimate prints with the precise figure if that arrives before the
+ * console drains it. In the record they are plain integers, as rec_u64()
+ * writes them:
  *
  *   rec_tsc_ns(&r, "ns", end_tsc - start_tsc);      // a duration
  *   rec_tsc_stamp(&r, "start_ns", start_tsc);       // ns since boot entry

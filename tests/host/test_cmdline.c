@@ -21,6 +21,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/exit.h"
 #include "kernel/log.h"
+#include "kernel/report/bootreport_keys.h"
 #include "kernel/init/meminit.h"
 #include "mm/mminit.h"
 #include "mm/memtest.h"

@@ -89,14 +89,14 @@ class SmallTree(unittest.TestCase):
         self.write("arch/x86_64/apic.c", '#include "mm/page.h"\n')
         self.write("boot/boot.c", '#include "arch/cpu.h"\n#include "mm/page.h"\n')
         self.write("kernel/acpi/srat.c", '#include "arch/cpu.h"\n')
-        self.write("kernel/console.c", '#include "tools/topo/dump.h"\n')
+        self.write("kernel/console/out/render.c", '#include "tools/topo/dump.h"\n')
         self.write("tools/topo/dump.h", "\n")
         self.assertEqual(sorted(self.violations()), [
             ("arch/x86_64/apic.c", 1, "mm/page.h"),
             ("boot/boot.c", 2, "mm/page.h"),
             ("kernel/acpi/srat.c", 1, "arch/x86_64/include/arch/cpu.h"),
             ("kernel/clock/time.c", 1, "mm/page.h"),
-            ("kernel/console.c", 1, "tools/topo/dump.h"),
+            ("kernel/console/out/render.c", 1, "tools/topo/dump.h"),
             ("kernel/spinlock.h", 3, "boot/bootinfo.h"),
             ("mm/memmap.c", 2, "boot/bootinfo.h"),
         ])
