@@ -284,8 +284,8 @@ $(FUZZ_O)/fuzz_%: $(FUZZ_OBJ)/tests/fuzz/fuzz_%.o $(FUZZ_LIB)
 TOOL_OBJ := $(HOST_O)/tool
 TOOL_CFLAGS := -std=gnu11 -O2 -g -I. -Wall -Wextra -Wno-unused-parameter -DMEMBOOT_HOST
 TOPO_SRCS := tools/topo/memboot-topo.c tools/topo/acpidump_text.c boot/bootinfo.c \
-	kernel/report/record.c $(wildcard kernel/acpi/*.c) mm/numa.c mm/tiers.c mm/machine.c \
-	arch/x86_64/apic_mode.c \
+	kernel/report/record.c $(wildcard kernel/acpi/*.c) \
+	$(wildcard mm/numa*.c) mm/tiers.c mm/machine.c arch/x86_64/apic_mode.c \
 	$(HOST_SUPPORT)
 TOPO_OBJS := $(patsubst %.c,$(TOOL_OBJ)/%.o,$(TOPO_SRCS))
 $(TOOL_OBJ)/%.o: %.c | $(HOST_DEPS)

@@ -28,7 +28,7 @@
  * topology's CPU list and node masks (mm/numa.h) are sized by this. 8192 is
  * what Linux distributions build NR_CPUS as (CONFIG_MAXSMP's value on
  * x86_64). A MADT listing more keeps CPUs balanced across nodes
- * (numa_select_balanced(), mm/numa.h) and counts the rest. */
+ * (numa_balanced_quota(), mm/numa_select.c) and counts the rest. */
 #define MEMBOOT_MAX_CPUS 8192
 
 /* ACPI 6.5, 5.2.17 (SLIT): a node's distance to itself is 10; without a

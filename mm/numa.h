@@ -51,8 +51,19 @@
  *   SMP: start the CPUs with cpus[i].present, i >= 1; a started CPU finds
  *   its per-CPU area by its APIC ID in the SMP boot table.
  *
- * Nothing here allocates, keeps globals or touches hardware: the same file
- * builds into the kernel and into the host tests. Log prefix "NUMA: ", plus
+ * Files (one header for all: the parts share struct numa_topology, and
+ * their callers, kernel/init/discover.c first, use several of them):
+ *   mm/numa.c           numa_build(), the CPUs from the MADT, the one-node
+ *                       topology, the lookups (numa_node_of_addr/cpu)
+ *   mm/numa_srat.c      nodes from the SRAT: domains, CPUs, SLIT distances
+ *   mm/numa_srat_mem.c  the SRAT's memory ranges against the memory map
+ *   mm/numa_build.h     the builder's own state, shared by the three above
+ *   mm/numa_check.c     numa_check(), the invariants
+ *   mm/numa_report.c    numa_print(), the lines and the records
+ *   mm/numa_select.c    numa_balanced_quota(), numa_select_balanced()
+ *
+ * Nothing here allocates, keeps globals or touches hardware: the same files
+ * build into the kernel and into the host tests. Log prefix "NUMA: ", plus
  * Linux's own "SRAT: " and "Initmem setup" lines in numa_print().
  */
 #ifndef MEMBOOT_MM_NUMA_H

@@ -274,7 +274,7 @@ def main():
                      srat(1, [srat_cpu(i, i, 1) for i in range(3)] +
                           [srat_mem(0, 0, 1 << 31, 1), srat_mem(2, 1 << 32, 2 << 30, 1)])))
     # PXM 1 has no CPU and only memory beyond RAM: it gets no node, and
-    # PXM 3 after it is renumbered node 1 (mm/numa.c drop_empty_nodes()).
+    # PXM 3 after it is renumbered node 1 (mm/numa_srat_mem.c drop_empty_nodes()).
     write("fuzz_numa", "cpuless-node-beyond-ram",
           numa_input([0, 1], q35[:4] + [(1 << 32, 1 << 30, 1)],
                      [[10, 17, 19, 21], [17, 10, 19, 23], [19, 19, 10, 25], [21, 23, 25, 10]],

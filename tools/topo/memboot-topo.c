@@ -1,7 +1,7 @@
 /*
  * memboot-topo: the NUMA topology memboot would build from a machine's ACPI
  * tables, printed with the kernel's own lines and records, from the kernel's
- * own parsers (kernel/acpi/, mm/numa.c) built for the host.
+ * own parsers (kernel/acpi/, mm/numa*.c) built for the host.
  *
  *   memboot-topo [--json] FILE   acpidump text (Linux `acpidump`, or a memboot
  *                                console log of a memboot.dump_acpi boot)
