@@ -56,10 +56,19 @@ static void dropped(struct acpi_hmat_info *out, const char *what, uint32_t off)
 static bool read_lb(struct acpi_hmat_info *out, const uint8_t *e, uint32_t length, uint32_t off)
 {
 	uint32_t ni = acpi_read32(e + 12), nt = acpi_read32(e + 16);
-	uint64_t need = HMAT_LB_BYTES + 4ull * ni + 4ull * nt + 2ull * ni * nt;
+	/* Each count is at most the structure's length / 4 (a 4-byte domain
+	 * each), else it cannot fit; below that, the sum cannot wrap (2 x
+	 * 2^30 x 2^30 < 2^62), where 2 x ni x nt of two 32-bit counts could. */
+	uint64_t need = ni > length / 4 || nt > length / 4 ? UINT64_MAX :
+			HMAT_LB_BYTES + 4ull * ni + 4ull * nt + 2ull * ni * nt;
 	struct acpi_hmat_lb *lb;
 	const uint8_t *inits, *targets, *matrix;
 
+	if (need == UINT64_MAX) {
+		pr_warn(PREFIX "latency/bandwidth structure at offset 0x%x: %u initiators x %u targets cannot fit in its %u bytes; table ends there",
+			off, ni, nt, length);
+		return false;
+	}
 	if (need > length) {
 		pr_warn(PREFIX "latency/bandwidth structure at offset 0x%x: %u initiators x %u targets need %llu bytes, it has %u; table ends there",
 			off, ni, nt, (unsigned long long)need, length);

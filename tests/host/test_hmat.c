@@ -420,6 +420,21 @@ static void test_malformed(void **state)
 	assert_int_equal(hmat.nr_domains, 1);
 	assert_int_equal(hmat.nr_values, 0);
 	assert_true(host_log_contains("initiators x"));
+	/* Counts whose matrix size wraps 64 bits (2 x ni x nt, with ni near
+	 * 2^31 and nt near 2^32, is 24 bytes modulo 2^64): refused from the
+	 * counts alone, nothing read past the structure. */
+	sdt(&t, "HMAT", 2, 40);
+	hmat_domain(&t, 0, ~0u);
+	hmat_lb(&t, ACPI_HMAT_READ_LATENCY, 1000, 2, two, 2, two, e);
+	put32(t.b, 40 + 40 + 12, 0x7ffffffeu);  /* initiators */
+	put32(t.b, 40 + 40 + 16, 0xfffffffeu);  /* targets */
+	finish(&t);
+	host_log_reset();
+	assert_true(acpi_hmat_parse(t.b, t.len, &hmat));
+	assert_true(hmat.truncated);
+	assert_int_equal(hmat.nr_lb, 0);
+	assert_int_equal(hmat.nr_values, 0);
+	assert_true(host_log_contains("2147483646 initiators x 4294967294 targets cannot fit"));
 	/* A structure running past the table, one shorter than its header,
 	 * one shorter than its type's fixed part. */
 	sdt(&t, "HMAT", 2, 40);
