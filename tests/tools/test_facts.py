@@ -9,6 +9,8 @@
 - kernel/limits.h: no other file defines the node or CPU limit, the default
   distances or the page size with a number of its own;
 - boot/fwcfg.h: the only C file that spells a fw_cfg file name;
+- tools/memboot's subcommands: each has a help text, and docs/tools.md's
+  table and the tool's own header name only subcommands it has;
 - kernel/selftest/list.h: the docs cite no self-test it lacks.
 
 Each check is a function of texts, also run here on a deliberately wrong
@@ -460,25 +462,6 @@ class ToolFacts(unittest.TestCase):
         self.assertEqual(facts.parse_string_define(
             '#define FWCFG_CMDLINE_FILE "opt/x/y" /* c */\n', "FWCFG_CMDLINE_FILE"), "opt/x/y")
 
-    def test_memboot_header_lists_every_subcommand(self):
-        mb = load_memboot()
-        doc = mb.__doc__.split("Subcommands:\n", 1)[1].split("\n\n", 1)[0]
-        listed = re.findall(r"^  ([a-z][a-z-]*)\s", doc, re.M)
-        parser = mb.make_parser()
-        sub = next(a for a in parser._actions if a.dest == "command")
-        self.assertEqual(sorted(listed), sorted(sub.choices))
-        self.assertTrue(listed)
-
-    def test_tools_doc_table_lists_every_subcommand(self):
-        """docs/tools.md's table of subcommands is the parser's list, in
-        full: a subcommand added without its row (lab once) fails."""
-        text = read("docs/tools.md")
-        table = text.split("| command | what it does |", 1)[1].split("\n\n", 1)[0]
-        rows = re.findall(r"^\| `([a-z][a-z-]*)` *\|", table, re.M)
-        parser = load_memboot().make_parser()
-        sub = next(a for a in parser._actions if a.dest == "command")
-        self.assertEqual(sorted(rows), sorted(sub.choices))
-
     def test_design_doc_names_every_allocator(self):
         """docs/design.md's layout names each allocator's file as
         mm/alloc/table.h lists them, and says where the list is."""
@@ -489,6 +472,102 @@ class ToolFacts(unittest.TestCase):
             self.assertIn(name, named, "docs/design.md's alloc/ line lacks %s.c" % name)
         self.assertIn("table.h", layout)
         self.assertNotIn("alloc_table[]", text)
+
+
+# ---- tools/memboot's subcommands ---------------------------------------------
+
+def subcommands(parser):
+    """({name: help text or None}, {alias: name}) of a parser's subcommands."""
+    import argparse
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    helps = {a.dest: a.help for a in action._choices_actions}
+    by_parser = {}
+    for name, sub in action.choices.items():
+        by_parser.setdefault(id(sub), []).append(name)
+    names, aliases = {}, {}
+    for group in by_parser.values():
+        # argparse registers a subcommand's name before its aliases.
+        names[group[0]] = helps.get(group[0]) or None
+        aliases.update((alias, group[0]) for alias in group[1:])
+    return names, aliases
+
+
+def doc_subcommand_rows(text):
+    """The commands of docs/tools.md's table of subcommands."""
+    table = text.split("| command | what it does |", 1)[1].split("\n\n", 1)[0]
+    return re.findall(r"^\| `([a-z][a-z-]*)` *\|", table, re.M)
+
+
+def header_subcommands(doc):
+    """The subcommands tools/memboot's own docstring names."""
+    listed = doc.split("Subcommands:\n", 1)[1].split("\n\n", 1)[0]
+    return re.findall(r"^  ([a-z][a-z-]*)\s", listed, re.M)
+
+
+def subcommand_problems(documented, names, aliases):
+    """What a list of documented subcommands names that the parser does not
+    have, or names by an alias (only the name is documented)."""
+    problems = []
+    for name in documented:
+        if name in aliases:
+            problems.append("`%s` is an alias of `%s`: document `%s`"
+                            % (name, aliases[name], aliases[name]))
+        elif name not in names:
+            problems.append("`%s`: no such subcommand" % name)
+    return problems
+
+
+class Subcommands(unittest.TestCase):
+    """tools/memboot's subcommands are registered once, in SUBCOMMAND_MODULES
+    (besides run and topo), each with its help text; the docs name only
+    subcommands that exist, so a new one (its module and one entry) breaks
+    nothing before its documentation is written."""
+
+    def setUp(self):
+        self.mb = load_memboot()
+        self.names, self.aliases = subcommands(self.mb.make_parser())
+
+    def test_every_subcommand_has_a_help_text(self):
+        self.assertEqual([n for n, h in self.names.items() if not h], [])
+        self.assertTrue({"run", "topo", "trace", "install", "uninstall"} <= set(self.names))
+
+    def test_registered_in_one_place(self):
+        """Only run and topo are added in tools/memboot itself; every other
+        subcommand comes from a SUBCOMMAND_MODULES module's add_parser()."""
+        self.assertEqual(re.findall(r'\bsub\.add_parser\(\s*"([a-z-]+)"', read("tools/memboot")),
+                         ["run", "topo"])
+        for module in self.mb.SUBCOMMAND_MODULES:
+            with self.subTest(module=module):
+                self.assertRegex(read("tools/mbtools/%s.py" % module), r"(?m)^def add_parser\(sub\):")
+        self.assertEqual(len(set(self.mb.SUBCOMMAND_MODULES)), len(self.mb.SUBCOMMAND_MODULES))
+
+    def test_tools_doc_table_names_only_subcommands(self):
+        rows = doc_subcommand_rows(read("docs/tools.md"))
+        self.assertEqual(subcommand_problems(rows, self.names, self.aliases), [])
+        self.assertTrue({"run", "topo", "bench"} <= set(rows), rows)
+
+    def test_memboot_header_names_only_subcommands(self):
+        listed = header_subcommands(self.mb.__doc__)
+        self.assertEqual(subcommand_problems(listed, self.names, self.aliases), [])
+        self.assertTrue({"run", "topo"} <= set(listed), listed)
+
+    def test_checks_can_fail(self):
+        import argparse
+        parser = argparse.ArgumentParser()
+        sub = parser.add_subparsers(dest="command")
+        sub.add_parser("shown", help="a help text", aliases=["old"])
+        sub.add_parser("bare")
+        names, aliases = subcommands(parser)
+        self.assertEqual((names, aliases), ({"shown": "a help text", "bare": None},
+                                            {"old": "shown"}))
+        rows = doc_subcommand_rows("| command | what it does |\n|---|---|\n"
+                                   "| `shown` | x |\n| `old` | y |\n| `gone` | z |\n\n")
+        self.assertEqual(subcommand_problems(rows, names, aliases),
+                         ["`old` is an alias of `shown`: document `shown`",
+                          "`gone`: no such subcommand"])
+        self.assertEqual(header_subcommands("x\n\nSubcommands:\n  run   boot it\n"
+                                            "                more\n  gone  x\n\nrest"),
+                         ["run", "gone"])
 
 
 # ---- kernel/selftest/list.h ------------------------------------------------
