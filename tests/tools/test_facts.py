@@ -626,9 +626,9 @@ class SelftestNames(unittest.TestCase):
         wrong = cmdline.replace("`churn`: the kbuild-like", "`churning`: the kbuild-like")
         self.assertNotEqual(wrong, cmdline)
         self.assertEqual(unknown_selftests({"docs/cmdline.md": wrong,
-                                            "docs/x.md": "memboot.selftest=pt,bogus,list"},
+                                            "README.md": "memboot.selftest=pt,bogus,list"},
                                            facts.SELFTESTS),
-                         ["docs/cmdline.md: `churning`", "docs/x.md: `bogus`"])
+                         ["README.md: `bogus`", "docs/cmdline.md: `churning`"])
 
 
 # ---- boot/fwcfg.h -----------------------------------------------------------

@@ -14,8 +14,9 @@ The copy holds the working tree's tracked files and its build outputs,
 copied with their times so that only what changed rebuilds, and a git
 repository of its own, whose `git status --porcelain` shows that each recipe
 touched exactly its files. All recipes share the copy and one build (the
-kernel and the host tests), so the whole file costs about as much as one
-incremental build. main.c is edited by content (its `PHASE(census,` line),
+kernel and the host tests), made once by whichever test asks first (the
+project's runner runs each test alone), so the whole file costs about as
+much as one incremental build (about 20 s on two busy cores). main.c is edited by content (its `PHASE(census,` line),
 never by line number: it changes often.
 
     python3 -m unittest tests/tools/test_recipes.py -v
@@ -234,41 +235,35 @@ def run(argv, cwd, timeout=TIMEOUT_S):
     return p.returncode, p.stdout + p.stderr
 
 
-class Recipes(unittest.TestCase):
-    """One scratch copy for all recipes: each is applied and checked, then
-    committed in the copy; the kernel and the host tests build once, with
-    all of them; then the phase is taken out of phases.h again."""
+class Scratch:
+    """The scratch copy, each recipe applied, checked and committed there in
+    turn; then one build of the kernel and the host tests with all of them;
+    then the phase taken out of phases.h again. What each step printed is
+    kept (.results) and the copy removed."""
 
-    @classmethod
-    def setUpClass(cls):
-        cls.scratch = tempfile.mkdtemp(prefix="memboot-recipes-")
+    def __init__(self):
+        scratch = tempfile.mkdtemp(prefix="memboot-recipes-")
         try:
-            cls._apply_all()
-        except BaseException:
-            shutil.rmtree(cls.scratch, ignore_errors=True)
-            raise
+            self.root = os.path.join(scratch, "tree")
+            self.results = {}
+            self.apply_all()
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
 
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.scratch, ignore_errors=True)
-
-    @classmethod
-    def _git(cls, *argv):
+    def git(self, *argv):
         return subprocess.run(["git", "-c", "user.name=memboot", "-c", "user.email=memboot@localhost",
-                               "-c", "commit.gpgsign=false"] + list(argv), cwd=cls.root,
+                               "-c", "commit.gpgsign=false"] + list(argv), cwd=self.root,
                               capture_output=True, text=True, check=True).stdout
 
-    @classmethod
-    def _changed(cls):
+    def changed(self):
         """What `git status --porcelain` shows, then committed in the copy."""
-        status = sorted(cls._git("status", "--porcelain", "--untracked-files=all").splitlines())
-        cls._git("add", "-A")
-        cls._git("commit", "-q", "-m", "recipe")
+        status = sorted(self.git("status", "--porcelain", "--untracked-files=all").splitlines())
+        self.git("add", "-A")
+        self.git("commit", "-q", "-m", "recipe")
         return status
 
-    @classmethod
-    def _apply_all(cls):
-        cls.root = root = os.path.join(cls.scratch, "tree")
+    def apply_all(self):
+        root, r = self.root, self.results
         for rel in tracked():
             src = os.path.join(REPO_ROOT, rel)
             if os.path.isfile(src):
@@ -283,13 +278,11 @@ class Recipes(unittest.TestCase):
                 top = {"fuzz", "release", "bench"} if path == build else set()
                 return [n for n in names if n in top or n.endswith((".iso", ".img"))]
             shutil.copytree(build, os.path.join(root, "build"), symlinks=True, ignore=unneeded)
-        cls._git("init", "-q")
-        cls._changed()
-        cls.results = {}
-        r = cls.results
+        self.git("init", "-q")
+        self.changed()
 
         add_selftest(root, NAME)
-        r["selftest_status"] = cls._changed()
+        r["selftest_status"] = self.changed()
         r["selftest_includes"] = run(CHECK_INCLUDES, root)
         r["selftest_facts"] = run(UNITTEST + ["tests/tools/test_facts.py"], root)
         r["selftest_names"] = run([sys.executable, "-c", (
@@ -302,7 +295,7 @@ class Recipes(unittest.TestCase):
 
         phases_before = read(os.path.join(root, "kernel", "init", "phases.h"))
         add_phase(root, NAME)
-        r["phase_status"] = cls._changed()
+        r["phase_status"] = self.changed()
         r["phase_includes"] = run(CHECK_INCLUDES, root)
         r["phase_tests"] = run(UNITTEST + ["tests/tools/test_phases.py",
                                            "tests/tools/test_boot_state.py"], root)
@@ -312,7 +305,7 @@ class Recipes(unittest.TestCase):
                                 "print(','.join(facts.PHASES))"], root)
 
         add_subcommand(root, NAME)
-        r["tool_status"] = cls._changed()
+        r["tool_status"] = self.changed()
         r["tool_help"] = run(["tools/memboot", NAME, "--help"], root, timeout=60)
         r["tool_run"] = run(["tools/memboot", NAME], root, timeout=60)
         r["tool_facts"] = run(UNITTEST + ["tests/tools/test_facts.py"], root)
@@ -333,13 +326,37 @@ class Recipes(unittest.TestCase):
         elf = os.path.join(root, "build", os.environ.get("MODE", "debug"), "memboot.elf")
         r["symbols"] = run(["nm", elf], root) if os.path.isfile(elf) else (1, "no " + elf)
         r["cmdline_test"] = run([os.path.join(root, "build", "host", "test_cmdline")], root)
-        r["clean_after_build"] = cls._git("status", "--porcelain")
+        r["clean_after_build"] = self.git("status", "--porcelain")
 
         # The phase without its table line: main.c's PHASE names a phase
         # that is not there.
         write(os.path.join(root, "kernel", "init", "phases.h"), phases_before)
-        r["unlisted_status"] = sorted(cls._git("status", "--porcelain").splitlines())
+        r["unlisted_status"] = sorted(self.git("status", "--porcelain").splitlines())
         r["unlisted_build"] = run(["make", "-j2", "Q=@", "kernel"], root)
+
+
+_SCRATCH = []
+
+
+def scratch():
+    """The one Scratch of this run, made by the first test that asks (the
+    runner may run each test alone, without class fixtures); a failure to
+    make it is raised again for each test, not retried."""
+    if not _SCRATCH:
+        try:
+            _SCRATCH.append(Scratch())
+        except Exception as e:  # noqa: BLE001 - kept for every test to report
+            _SCRATCH.append(e)
+    if isinstance(_SCRATCH[0], Exception):
+        raise _SCRATCH[0]
+    return _SCRATCH[0]
+
+
+class Recipes(unittest.TestCase):
+    """Each recipe's checks, on what the one scratch copy showed."""
+
+    def setUp(self):
+        self.results = scratch().results
 
     def ok(self, key):
         rc, out = self.results[key]
