@@ -10,7 +10,7 @@
  * runtime services' SetVariable in physical mode: memboot never calls
  * SetVirtualAddressMap, so the firmware's runtime code runs at the
  * addresses its memory map gives, which memboot's identity map covers.
- * `tools/memboot results` reads them back (from Linux's efivarfs, or from an
+ * `tools/memboot efivars` reads them back (from Linux's efivarfs, or from an
  * OVMF variable-store file). memboot.keep_results=off writes nothing.
  */
 #ifndef MEMBOOT_KERNEL_REPORT_EFIVARS_H

@@ -112,7 +112,7 @@ def test_uefi_results_carry_the_memtest_records():
                  timeout=240, tool_args=["--vars", vars_file],
                  append="memtest=1 memboot.memtest_inject=0x10000008:0x1")
         b.expect_ok()
-        out = subprocess.run([MEMBOOT, "results", vars_file, "--json"], cwd=ROOT,
+        out = subprocess.run([MEMBOOT, "efivars", vars_file, "--json"], cwd=ROOT,
                              capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     kept = [json.loads(line.split(" ", 1)[1]) for line in out.stdout.splitlines()]

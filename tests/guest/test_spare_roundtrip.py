@@ -18,7 +18,7 @@ Under OVMF, each boot a new QEMU on the same disk and variable-store files
   boot 3  Linux again: next_entry was consumed;
   boot 4  after `tools/memboot uninstall --root` (grub.cfg as before the
           install, grub-script-check accepts it), Linux, the default.
-`tools/memboot results` on the bytes Linux printed gives the node_init
+`tools/memboot efivars` on the bytes Linux printed gives the node_init
 (node, pages, ns) and done records memboot printed on its own serial line;
 the same bytes with one digit changed do not."""
 import glob
@@ -34,7 +34,7 @@ import unittest
 from guest import MEMBOOT, ROOT, boot
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-from mbtools import linux, results  # noqa: E402
+from mbtools import efivars, linux  # noqa: E402
 
 GRUB_MODULES = ("normal configfile linux multiboot2 echo test regexp all_video loadenv fat "
                 "part_gpt part_msdos gzio sleep reboot halt search").split()
@@ -53,7 +53,7 @@ for f in /sys/firmware/efi/efivars/%(prefix)s*-%(guid)s; do
 done
 echo "%(mark)s end"
 $bb poweroff -f
-""" % {"mark": MARK, "prefix": results.PREFIX, "guid": results.GUID}
+""" % {"mark": MARK, "prefix": efivars.PREFIX, "guid": efivars.GUID}
 
 # The grub.cfg of the machine: grub-mkconfig's header (the next_entry
 # lines of /etc/grub.d/00_header), then its OS, the default.
@@ -199,7 +199,7 @@ def _read_back(tmp, files, name):
     for fname, data in files.items():
         with open(os.path.join(d, fname), "wb") as f:
             f.write(data)
-    return subprocess.run([MEMBOOT, "results", d, "--json"], capture_output=True, text=True,
+    return subprocess.run([MEMBOOT, "efivars", d, "--json"], capture_output=True, text=True,
                           timeout=60)
 
 
@@ -237,7 +237,7 @@ def test_install_once_memboot_then_linux_reads_the_results():
                       tool_args=tool)
         assert not second.records, "memboot booted again\n" + second.tail()
         files = _linux_vars(second)
-        assert files and all(results.GUID in n for n in files), files
+        assert files and all(efivars.GUID in n for n in files), files
         assert all(len(v) > 4 for v in files.values())
 
         # Boot 3: Linux again.

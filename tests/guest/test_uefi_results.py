@@ -1,5 +1,5 @@
 """Results kept without a serial cable: a UEFI boot under OVMF writes its
-summary records into UEFI variables, and `tools/memboot results` reads them
+summary records into UEFI variables, and `tools/memboot efivars` reads them
 back from the variable store the boot left (`memboot run --vars FILE`),
 figure for figure as the serial log has them. A store that is full, or no
 writable store at all, gives a message and no failure of the boot. (OVMF
@@ -14,13 +14,13 @@ import tempfile
 from guest import MEMBOOT, ROOT, boot
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-from mbtools import results  # noqa: E402
+from mbtools import efivars  # noqa: E402
 
 OVMF_VARS = os.environ.get("MEMBOOT_OVMF_VARS") or "/usr/share/OVMF/OVMF_VARS_4M.fd"
 
 
 def _results(path, *extra):
-    return subprocess.run([MEMBOOT, "results", path] + list(extra), cwd=ROOT,
+    return subprocess.run([MEMBOOT, "efivars", path] + list(extra), cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
 
 
@@ -55,7 +55,7 @@ def test_full_store_and_no_store_are_a_message_not_a_failure():
             blob = f.read()
         junk = [("Junk%04d" % i, "12345678-1234-1234-1234-1234567890ab", b"\x5a" * 3000)
                 for i in range(200)]
-        blob, fitted = results.add_variables(blob, junk)
+        blob, fitted = efivars.add_variables(blob, junk)
         assert fitted > 50, fitted
         with open(vars_file, "wb") as f:
             f.write(blob)

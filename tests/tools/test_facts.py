@@ -8,7 +8,10 @@
   against docs/records.md;
 - kernel/limits.h: no other file defines the node or CPU limit, the default
   distances or the page size with a number of its own;
-- boot/fwcfg.h: the only C file that spells a fw_cfg file name.
+- boot/fwcfg.h: the only C file that spells a fw_cfg file name;
+- tools/memboot's subcommands: each has a help text, and docs/tools.md's
+  table and the tool's own header name only subcommands it has;
+- kernel/selftest/list.h: the docs cite no self-test it lacks.
 
 Each check is a function of texts, also run here on a deliberately wrong
 text, so that the tests are seen to fail when the two sides disagree.
@@ -459,34 +462,6 @@ class ToolFacts(unittest.TestCase):
         self.assertEqual(facts.parse_string_define(
             '#define FWCFG_CMDLINE_FILE "opt/x/y" /* c */\n', "FWCFG_CMDLINE_FILE"), "opt/x/y")
 
-    def test_memboot_header_lists_every_subcommand(self):
-        mb = load_memboot()
-        doc = mb.__doc__.split("Subcommands:\n", 1)[1].split("\n\n", 1)[0]
-        listed = re.findall(r"^  ([a-z][a-z-]*)\s", doc, re.M)
-        parser = mb.make_parser()
-        sub = next(a for a in parser._actions if a.dest == "command")
-        self.assertEqual(sorted(listed), sorted(sub.choices))
-        self.assertTrue(listed)
-
-    def test_cmdline_doc_names_every_selftest(self):
-        """docs/cmdline.md's memboot.selftest row names kernel/selftest/list.h's
-        tests in the table's order, then `list`."""
-        row = next(line for line in read("docs/cmdline.md").splitlines()
-                   if line.startswith("| `memboot.selftest` |"))
-        values = row.split("|")[2]
-        self.assertEqual(re.findall(r"`([a-z0-9_]+)`", values), list(facts.SELFTESTS) + ["list"])
-        self.assertGreaterEqual(len(facts.SELFTESTS), 2)
-
-    def test_tools_doc_table_lists_every_subcommand(self):
-        """docs/tools.md's table of subcommands is the parser's list, in
-        full: a subcommand added without its row (lab once) fails."""
-        text = read("docs/tools.md")
-        table = text.split("| command | what it does |", 1)[1].split("\n\n", 1)[0]
-        rows = re.findall(r"^\| `([a-z][a-z-]*)` *\|", table, re.M)
-        parser = load_memboot().make_parser()
-        sub = next(a for a in parser._actions if a.dest == "command")
-        self.assertEqual(sorted(rows), sorted(sub.choices))
-
     def test_design_doc_names_every_allocator(self):
         """docs/design.md's layout names each allocator's file as
         mm/alloc/table.h lists them, and says where the list is."""
@@ -497,6 +472,163 @@ class ToolFacts(unittest.TestCase):
             self.assertIn(name, named, "docs/design.md's alloc/ line lacks %s.c" % name)
         self.assertIn("table.h", layout)
         self.assertNotIn("alloc_table[]", text)
+
+
+# ---- tools/memboot's subcommands ---------------------------------------------
+
+def subcommands(parser):
+    """({name: help text or None}, {alias: name}) of a parser's subcommands."""
+    import argparse
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    helps = {a.dest: a.help for a in action._choices_actions}
+    by_parser = {}
+    for name, sub in action.choices.items():
+        by_parser.setdefault(id(sub), []).append(name)
+    names, aliases = {}, {}
+    for group in by_parser.values():
+        # argparse registers a subcommand's name before its aliases.
+        names[group[0]] = helps.get(group[0]) or None
+        aliases.update((alias, group[0]) for alias in group[1:])
+    return names, aliases
+
+
+def doc_subcommand_rows(text):
+    """The commands of docs/tools.md's table of subcommands."""
+    table = text.split("| command | what it does |", 1)[1].split("\n\n", 1)[0]
+    return re.findall(r"^\| `([a-z][a-z-]*)` *\|", table, re.M)
+
+
+def header_subcommands(doc):
+    """The subcommands tools/memboot's own docstring names."""
+    listed = doc.split("Subcommands:\n", 1)[1].split("\n\n", 1)[0]
+    return re.findall(r"^  ([a-z][a-z-]*)\s", listed, re.M)
+
+
+def subcommand_problems(documented, names, aliases):
+    """What a list of documented subcommands names that the parser does not
+    have, or names by an alias (only the name is documented)."""
+    problems = []
+    for name in documented:
+        if name in aliases:
+            problems.append("`%s` is an alias of `%s`: document `%s`"
+                            % (name, aliases[name], aliases[name]))
+        elif name not in names:
+            problems.append("`%s`: no such subcommand" % name)
+    return problems
+
+
+class Subcommands(unittest.TestCase):
+    """tools/memboot's subcommands are registered once, in SUBCOMMAND_MODULES
+    (besides run and topo), each with its help text; the docs name only
+    subcommands that exist, so a new one (its module and one entry) breaks
+    nothing before its documentation is written."""
+
+    def setUp(self):
+        self.mb = load_memboot()
+        self.names, self.aliases = subcommands(self.mb.make_parser())
+
+    def test_every_subcommand_has_a_help_text(self):
+        self.assertEqual([n for n, h in self.names.items() if not h], [])
+        self.assertTrue({"run", "topo", "trace", "install", "uninstall"} <= set(self.names))
+
+    def test_registered_in_one_place(self):
+        """Only run and topo are added in tools/memboot itself; every other
+        subcommand comes from a SUBCOMMAND_MODULES module's add_parser()."""
+        self.assertEqual(re.findall(r'\bsub\.add_parser\(\s*"([a-z-]+)"', read("tools/memboot")),
+                         ["run", "topo"])
+        for module in self.mb.SUBCOMMAND_MODULES:
+            with self.subTest(module=module):
+                self.assertRegex(read("tools/mbtools/%s.py" % module), r"(?m)^def add_parser\(sub\):")
+        self.assertEqual(len(set(self.mb.SUBCOMMAND_MODULES)), len(self.mb.SUBCOMMAND_MODULES))
+
+    def test_tools_doc_table_names_only_subcommands(self):
+        rows = doc_subcommand_rows(read("docs/tools.md"))
+        self.assertEqual(subcommand_problems(rows, self.names, self.aliases), [])
+        self.assertTrue({"run", "topo", "bench"} <= set(rows), rows)
+
+    def test_memboot_header_names_only_subcommands(self):
+        listed = header_subcommands(self.mb.__doc__)
+        self.assertEqual(subcommand_problems(listed, self.names, self.aliases), [])
+        self.assertTrue({"run", "topo"} <= set(listed), listed)
+
+    def test_checks_can_fail(self):
+        import argparse
+        parser = argparse.ArgumentParser()
+        sub = parser.add_subparsers(dest="command")
+        sub.add_parser("shown", help="a help text", aliases=["old"])
+        sub.add_parser("bare")
+        names, aliases = subcommands(parser)
+        self.assertEqual((names, aliases), ({"shown": "a help text", "bare": None},
+                                            {"old": "shown"}))
+        rows = doc_subcommand_rows("| command | what it does |\n|---|---|\n"
+                                   "| `shown` | x |\n| `old` | y |\n| `gone` | z |\n\n")
+        self.assertEqual(subcommand_problems(rows, names, aliases),
+                         ["`old` is an alias of `shown`: document `shown`",
+                          "`gone`: no such subcommand"])
+        self.assertEqual(header_subcommands("x\n\nSubcommands:\n  run   boot it\n"
+                                            "                more\n  gone  x\n\nrest"),
+                         ["run", "gone"])
+
+
+# ---- kernel/selftest/list.h ------------------------------------------------
+
+DOC_FILES = ["README.md"] + ["docs/" + n for n in sorted(os.listdir(
+    os.path.join(REPO_ROOT, "docs"))) if n.endswith(".md")]
+SELFTEST_WORDS = re.compile(r"memboot\.selftest=([a-z0-9_]+(?:,[a-z0-9_]+)*)")
+
+
+def cmdline_selftest_row(text):
+    """docs/cmdline.md's row of memboot.selftest."""
+    return next(line for line in text.splitlines()
+                if line.startswith("| `memboot.selftest` |"))
+
+
+def cited_selftests(path, text):
+    """The self-test names a doc cites: the words of each
+    `memboot.selftest=a,b`, and in docs/cmdline.md's memboot.selftest row
+    each `name`: that begins a test's description."""
+    names = [n for m in SELFTEST_WORDS.finditer(text) for n in m.group(1).split(",")]
+    if path == "docs/cmdline.md":
+        names += re.findall(r"`([a-z0-9_]+)`:", cmdline_selftest_row(text).split("|")[4])
+    return names
+
+
+def unknown_selftests(docs, table):
+    """["doc: `name`"] for each self-test @docs ({path: text}) cite that
+    kernel/selftest/list.h (@table) does not have (`list` is the key's own)."""
+    return ["%s: `%s`" % (path, name) for path, text in sorted(docs.items())
+            for name in dict.fromkeys(cited_selftests(path, text))
+            if name not in list(table) + ["list"]]
+
+
+class SelftestNames(unittest.TestCase):
+    """kernel/selftest/list.h is the one list of self-tests: the docs point
+    to it and cite only names it has, so that a new self-test (its file and
+    one list.h line) needs no doc edit; the host test of the key
+    (tests/host/test_cmdline.c) and the guest test of memboot.selftest=list
+    (tests/guest/test_selftest.py) take the names from list.h too."""
+
+    def test_docs_cite_only_selftests_of_the_table(self):
+        docs = {path: read(path) for path in DOC_FILES}
+        self.assertEqual(unknown_selftests(docs, facts.SELFTESTS), [])
+        # The scan sees the docs' citations (a broken one would pass vacuously).
+        self.assertIn("numaperf", cited_selftests("docs/cmdline.md", docs["docs/cmdline.md"]))
+        self.assertIn("pt", cited_selftests("docs/pagetables.md", docs["docs/pagetables.md"]))
+        self.assertGreaterEqual(len(facts.SELFTESTS), 2)
+
+    def test_cmdline_doc_points_to_the_table(self):
+        row = cmdline_selftest_row(read("docs/cmdline.md"))
+        self.assertIn("kernel/selftest/list.h", row)
+        self.assertIn("`memboot.selftest=list`", row)
+
+    def test_check_sees_a_selftest_that_does_not_exist(self):
+        cmdline = read("docs/cmdline.md")
+        wrong = cmdline.replace("`churn`: the kbuild-like", "`churning`: the kbuild-like")
+        self.assertNotEqual(wrong, cmdline)
+        self.assertEqual(unknown_selftests({"docs/cmdline.md": wrong,
+                                            "README.md": "memboot.selftest=pt,bogus,list"},
+                                           facts.SELFTESTS),
+                         ["README.md: `bogus`", "docs/cmdline.md: `churning`"])
 
 
 # ---- boot/fwcfg.h -----------------------------------------------------------

@@ -7,8 +7,8 @@ compressed data named; never a traceback.
 
     python3 -m unittest tests/tools/test_file_rule.py -v
 
-Issue cases: 7 (FIFOs in `results DIR`, `lab --trace`, `run --replay`) and
-9 (the tracebacks: a link to /dev/zero or a 4 GiB sparse file in results, a
+Issue cases: 7 (FIFOs in `efivars DIR`, `lab --trace`, `run --replay`) and
+9 (the tracebacks: a link to /dev/zero or a 4 GiB sparse file in efivars, a
 corrupt .gz trace and /dev/zero as a trace in lab and run --replay, a trace
 with 70,000 CPUs). No QEMU is started: run --replay reads its trace before
 anything else, also with --dry-run.
@@ -26,11 +26,11 @@ import unittest
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TOOL = os.path.join(REPO_ROOT, "tools", "memboot")
 sys.path.insert(0, os.path.join(REPO_ROOT, "tools"))
-from mbtools import inputs, results  # noqa: E402
+from mbtools import inputs, efivars  # noqa: E402
 
 CLEAN_ENV = {k: v for k, v in os.environ.items() if not k.startswith("MEMBOOT_")}
 CLEAN_ENV["MEMBOOT_HOST_NOTES"] = "off"
-CHUNK = "MembootResults00-" + results.GUID
+CHUNK = "MembootResults00-" + efivars.GUID
 EVENT = "cc1-1 [%03d] .....   1.000001: mm_page_alloc: page=1 pfn=0x%x order=0\n"
 
 
@@ -164,22 +164,22 @@ class Rule(Workdir):
     def test_permission_denied_is_named(self):
         secret = self.write("secret.fd", b"x")
         os.chmod(secret, 0)
-        r = tool("results", secret, user="nobody")
+        r = tool("efivars", secret, user="nobody")
         self.refused(r, 64, "Permission denied")
 
 
 class Fifos(Workdir):
     """Issue case 7: a FIFO is refused at once, never opened for reading."""
 
-    def test_results_dir_with_a_fifo_chunk(self):
+    def test_efivars_dir_with_a_fifo_chunk(self):
         d = self.path("efivars")
         os.mkdir(d)
         os.mkfifo(os.path.join(d, CHUNK))
-        self.refused(tool("results", d, timeout=20), 65,
+        self.refused(tool("efivars", d, timeout=20), 65,
                      CHUNK + " is not a regular file (it is a FIFO)")
 
-    def test_results_on_a_fifo(self):
-        self.refused(tool("results", self.fifo("vars.fd"), timeout=20), 64,
+    def test_efivars_on_a_fifo(self):
+        self.refused(tool("efivars", self.fifo("vars.fd"), timeout=20), 64,
                      "is not a regular file (it is a FIFO)")
 
     def test_lab_trace_fifo(self):
@@ -203,14 +203,14 @@ class Tracebacks(Workdir):
         os.symlink(target, os.path.join(d, CHUNK))
         return d
 
-    def test_results_link_to_dev_zero(self):
-        self.refused(tool("results", self.efivars_with("/dev/zero")), 65,
+    def test_efivars_link_to_dev_zero(self):
+        self.refused(tool("efivars", self.efivars_with("/dev/zero")), 65,
                      "is not a regular file (it is a character device)")
 
-    def test_results_sparse_4_gib(self):
-        self.refused(tool("results", self.sparse("vars.fd")), 65,
+    def test_efivars_sparse_4_gib(self):
+        self.refused(tool("efivars", self.sparse("vars.fd")), 65,
                      "4294967296 bytes, larger than the 64 MiB read at most")
-        self.refused(tool("results", self.efivars_with(self.sparse("chunk"))), 65,
+        self.refused(tool("efivars", self.efivars_with(self.sparse("chunk"))), 65,
                      "4294967296 bytes, larger than the 64 MiB read at most")
 
     def test_corrupt_gz_trace(self):

@@ -3,7 +3,7 @@ fed to every tool that reads them. No input may end in a traceback, and
 trace's output must be strict JSON.
 
 The tools are called through their Python entry points (tools/memboot's
-main() for trace, plot, bench-plot and results; the record reader; the parts
+main() for trace, plot, bench-plot and efivars; the record reader; the parts
 of run, bench, seeds, compare-linux and bench --scale that read a boot's
 records; the kmem trace reader of lab and run --replay; and every
 subcommand's argument parser, from make_parser(), on random command lines:
@@ -28,8 +28,8 @@ import unittest
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO_ROOT, "tools"))
 sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "tools"))
-from mbtools import (bench, benchplot, kmemtrace, linux, optional, plot,  # noqa: E402
-                     records, results, scale, seeds, trace)
+from mbtools import (bench, benchplot, efivars, kmemtrace, linux, optional,  # noqa: E402
+                     plot, records, scale, seeds, trace)
 from script_module import load_script  # noqa: E402
 
 hypothesis = optional.debian_import("hypothesis")
@@ -138,7 +138,7 @@ bench_row = st.one_of(good_row, good_row, json_value,
 bench_json = st.one_of(st.fixed_dictionaries({"rows": st.lists(bench_row, max_size=8)}),
                        json_value)
 
-# memboot results: chunk files of an efivarfs directory (any index, any
+# memboot efivars: chunk files of an efivarfs directory (any index, any
 # attributes, bytes or record-like text) and variable stores (random bytes, or
 # the pristine store with chunks added and bytes flipped).
 OVMF_VARS = os.environ.get("MEMBOOT_OVMF_VARS") or "/usr/share/OVMF/OVMF_VARS_4M.fd"
@@ -400,34 +400,34 @@ class ToolProperties(unittest.TestCase):
 
     @settings(**FEW)
     @given(st.one_of(efivarfs_chunks, kept_chunks()))
-    def test_results_of_any_chunk_files(self, chunk_files):
+    def test_efivars_of_any_chunk_files(self, chunk_files):
         d = os.path.join(self.dir, "efivars")
         shutil.rmtree(d, ignore_errors=True)
         os.mkdir(d)
         for index, attributes, data in chunk_files:
-            with open(os.path.join(d, "%s-%s" % (results.chunk_name(index), results.GUID)),
+            with open(os.path.join(d, "%s-%s" % (efivars.chunk_name(index), efivars.GUID)),
                       "wb") as f:
                 f.write(attributes.to_bytes(4, "little") + data)
-        status, out, err = call_tool(["results", d])
+        status, out, err = call_tool(["efivars", d])
         self.assertIn(status, (0, 65), err)
         self.assert_terminal_safe(out + err)
         written = {index: attributes for index, attributes, _ in chunk_files}
         if status == 0:
             # Read only if the kernel's chunks are all there, each with the
             # attributes it writes; one past its 32 is named.
-            kept = sorted(i for i in written if i < results.MAX_CHUNKS)
+            kept = sorted(i for i in written if i < efivars.MAX_CHUNKS)
             self.assertEqual(kept, list(range(len(kept))))
-            self.assertEqual({written[i] for i in kept}, {results.RESULTS_ATTRIBUTES})
+            self.assertEqual({written[i] for i in kept}, {efivars.RESULTS_ATTRIBUTES})
             for i in written:
-                if i >= results.MAX_CHUNKS:
-                    self.assertIn(results.chunk_name(i) + " is past the 32 chunks", err)
+                if i >= efivars.MAX_CHUNKS:
+                    self.assertIn(efivars.chunk_name(i) + " is past the 32 chunks", err)
             self.assertTrue(out.endswith("\n"))
         else:
-            self.assertRegex(err, r"^memboot results: .+\n$")
+            self.assertRegex(err, r"^memboot efivars: .+\n$")
 
     @settings(**FEW)
     @given(store_edit)
-    def test_results_of_any_store(self, edit):
+    def test_efivars_of_any_store(self, edit):
         variables, flips, cut = edit
         try:
             with open(OVMF_VARS, "rb") as f:
@@ -435,9 +435,9 @@ class ToolProperties(unittest.TestCase):
         except OSError:
             blob = os.urandom(1 << 16)
         try:
-            blob, _ = results.add_variables(blob, [(results.chunk_name(i), results.GUID, data)
+            blob, _ = efivars.add_variables(blob, [(efivars.chunk_name(i), efivars.GUID, data)
                                                    for i, data in variables])
-        except results.ResultsError:
+        except efivars.ResultsError:
             pass
         blob = bytearray(blob)
         for offset, value in flips:
@@ -446,7 +446,7 @@ class ToolProperties(unittest.TestCase):
         path = os.path.join(self.dir, "vars.fd")
         with open(path, "wb") as f:
             f.write(bytes(blob[:cut]) if cut is not None else bytes(blob))
-        status, out, err = call_tool(["results", path])
+        status, out, err = call_tool(["efivars", path])
         self.assertIn(status, (0, 65), err)
         self.assert_terminal_safe(out + err)
 
@@ -481,7 +481,7 @@ class ToolProperties(unittest.TestCase):
         with contextlib.chdir(self.dir):
             status = call_parser(argv)
             self.assertIn(status, (None, 0, 64), argv)
-            if argv[0] in ("run", "results", "trace", "bench-plot") and status is None:
+            if argv[0] in ("run", "efivars", "results", "trace", "bench-plot") and status is None:
                 # Run the command too where that starts nothing: run with
                 # --dry-run prints QEMU's command line.
                 argv = argv[:1] + (["--dry-run"] if argv[0] == "run" else []) + argv[1:]

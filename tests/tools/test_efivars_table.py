@@ -1,4 +1,4 @@
-"""tools/memboot results where results land: the machine's own efivarfs by
+"""tools/memboot efivars where results land: the machine's own efivarfs by
 default (MEMBOOT_EFIVARFS stands in for /sys/firmware/efi/efivars), --delete
 (efivarfs's immutable attribute cleared first), and many machines' results
 in one table (CSV or JSON), one row per machine and boot. The efivarfs
@@ -18,8 +18,8 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__fi
 TOOL = os.path.join(REPO_ROOT, "tools", "memboot")
 sys.path.insert(0, os.path.join(REPO_ROOT, "tools"))
 sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "tools"))
-from mbtools import results  # noqa: E402
-from test_results import LINES, OVMF_VARS, chunks  # noqa: E402
+from mbtools import efivars  # noqa: E402
+from test_efivars import LINES, OVMF_VARS, chunks  # noqa: E402
 
 ENV = {k: v for k, v in os.environ.items() if not k.startswith("MEMBOOT_")}
 OTHER_VAR = "Boot0000-8be4df61-93ca-11d2-aa0d-00e098032b8c"
@@ -29,7 +29,7 @@ ATTRS = struct.pack("<I", 7)
 
 class ResultsWhereTheyLand(unittest.TestCase):
     def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory(prefix="memboot-results-")
+        self.tmp = tempfile.TemporaryDirectory(prefix="memboot-efivars-")
         self.dir = self.tmp.name
         self.immutable = []
 
@@ -43,7 +43,7 @@ class ResultsWhereTheyLand(unittest.TestCase):
         d = os.path.join(self.dir, name)
         os.makedirs(d)
         for i, part in enumerate(chunks("\n".join(lines) + "\n", size)):
-            with open(os.path.join(d, "%s-%s" % (results.chunk_name(i), results.GUID)),
+            with open(os.path.join(d, "%s-%s" % (efivars.chunk_name(i), efivars.GUID)),
                       "wb") as f:
                 f.write(ATTRS + part)
         with open(os.path.join(d, OTHER_VAR), "wb") as f:
@@ -51,7 +51,7 @@ class ResultsWhereTheyLand(unittest.TestCase):
         return d
 
     def tool(self, *argv, env=None):
-        proc = subprocess.run([sys.executable, TOOL, "results"] + list(argv),
+        proc = subprocess.run([sys.executable, TOOL, "efivars"] + list(argv),
                               capture_output=True, text=True, timeout=60, env=env or ENV)
         self.assertNotIn("Traceback", proc.stderr)
         return proc
@@ -67,7 +67,7 @@ class ResultsWhereTheyLand(unittest.TestCase):
 
     def test_delete_clears_immutable_and_keeps_other_variables(self):
         d = self.efivarfs("efivars", size=100)
-        mine = results.memboot_variable_files(d)
+        mine = efivars.memboot_variable_files(d)
         self.assertGreater(len(mine), 3)
         if os.geteuid() == 0:
             # efivarfs makes non-standard variables immutable: so does this.
@@ -98,8 +98,8 @@ class ResultsWhereTheyLand(unittest.TestCase):
             proc = self.tool(*argv)
             self.assertEqual(proc.returncode, 64, proc.stderr)
             self.assertIn("--delete takes one efivarfs directory", proc.stderr)
-        self.assertEqual(len(results.memboot_variable_files(os.path.join(self.dir, "a"))),
-                         len(results.memboot_variable_files(os.path.join(self.dir, "b"))))
+        self.assertEqual(len(efivars.memboot_variable_files(os.path.join(self.dir, "a"))),
+                         len(efivars.memboot_variable_files(os.path.join(self.dir, "b"))))
 
     def machines(self):
         """Three machines: an efivarfs copy, an OVMF store, a log of two boots."""
@@ -109,8 +109,8 @@ class ResultsWhereTheyLand(unittest.TestCase):
                  .replace('"ok":true', '"ok":false') for l in LINES]
         with open(OVMF_VARS, "rb") as f:
             blob = f.read()
-        blob, n = results.add_variables(blob, [
-            (results.chunk_name(i), results.GUID, p)
+        blob, n = efivars.add_variables(blob, [
+            (efivars.chunk_name(i), efivars.GUID, p)
             for i, p in enumerate(chunks("\n".join(other) + "\n", 200))])
         b = os.path.join(self.dir, "machine-b.fd")
         with open(b, "wb") as f:
@@ -128,7 +128,7 @@ class ResultsWhereTheyLand(unittest.TestCase):
         rows = list(csv.DictReader(io.StringIO(proc.stdout)))
         self.assertEqual([(r["source"], r["boot"]) for r in rows],
                          [(a, "1"), (b, "1"), (c, "1"), (c, "2")])
-        self.assertEqual(list(rows[0]), list(results.TABLE_FIELDS))
+        self.assertEqual(list(rows[0]), list(efivars.TABLE_FIELDS))
         self.assertEqual(rows[0]["node_init"], "0:95497:324121 1:129098:167742296")
         self.assertEqual((rows[0]["pages"], rows[0]["init_ms"], rows[0]["status"]),
                          ("224595", "167.742", "0"))

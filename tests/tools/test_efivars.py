@@ -1,4 +1,4 @@
-"""tools/memboot results: the records a UEFI boot kept, read from synthetic
+"""tools/memboot efivars: the records a UEFI boot kept, read from synthetic
 efivarfs directories and OVMF variable-store files (the pristine
 OVMF_VARS_4M.fd with variables added as the firmware writes them). Bad
 input gets a clear message and exit 64 (not a directory or a readable file)
@@ -14,7 +14,7 @@ import unittest
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TOOL = os.path.join(REPO_ROOT, "tools", "memboot")
 sys.path.insert(0, os.path.join(REPO_ROOT, "tools"))
-from mbtools import results  # noqa: E402
+from mbtools import efivars  # noqa: E402
 
 OVMF_VARS = os.environ.get("MEMBOOT_OVMF_VARS") or "/usr/share/OVMF/OVMF_VARS_4M.fd"
 # Records as a two-node UEFI boot made them (docs/records.md's fields).
@@ -42,19 +42,19 @@ def chunks(text, size):
 
 class ResultsTool(unittest.TestCase):
     def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory(prefix="memboot-results-")
+        self.tmp = tempfile.TemporaryDirectory(prefix="memboot-efivars-")
         self.dir = self.tmp.name
 
     def tearDown(self):
         self.tmp.cleanup()
 
     def run_tool(self, path, *extra):
-        proc = subprocess.run([TOOL, "results", path] + list(extra), capture_output=True,
+        proc = subprocess.run([TOOL, "efivars", path] + list(extra), capture_output=True,
                               text=True, timeout=60)
         self.assertNotIn("Traceback", proc.stderr)
         return proc
 
-    def efivarfs(self, parts, guid=results.GUID):
+    def efivarfs(self, parts, guid=efivars.GUID):
         d = os.path.join(self.dir, "efivars")
         os.makedirs(d, exist_ok=True)
         for i, part in enumerate(parts):
@@ -65,7 +65,7 @@ class ResultsTool(unittest.TestCase):
     def var_store(self, variables, base=None):
         with open(base or OVMF_VARS, "rb") as f:
             blob = f.read()
-        blob, n = results.add_variables(blob, variables)
+        blob, n = efivars.add_variables(blob, variables)
         self.assertEqual(n, len(variables))
         path = os.path.join(self.dir, "vars.fd")
         with open(path, "wb") as f:
@@ -85,14 +85,26 @@ class ResultsTool(unittest.TestCase):
         self.assertIn("phases total 427.681 ms, boot 695.835 ms", out)
         self.assertIn("memboot: boot done, status 0 (ok), 0 warnings, 0 errors", out)
 
+    def test_results_is_an_alias(self):
+        """`results`, the subcommand's first name, still works, the same in
+        every byte; --help lists only the name, with the alias beside it."""
+        d = self.efivarfs(chunks("\n".join(LINES) + "\n", 100))
+        new = self.run_tool(d)
+        old = subprocess.run([TOOL, "results", d], capture_output=True, text=True, timeout=60)
+        self.assertEqual((old.returncode, old.stdout, old.stderr),
+                         (new.returncode, new.stdout, new.stderr))
+        listing = subprocess.run([TOOL, "--help"], capture_output=True, text=True,
+                                 timeout=60).stdout
+        self.assertRegex(listing, r"\n    efivars \(results\)\s+print the summary")
+
     def test_var_store_last_valid_copy_wins(self):
         text = "\n".join(LINES) + "\n"
         parts = chunks(text, 150)
-        stale = [("MembootResults00", results.GUID, LINES[-1].replace("true", "false").encode() + b"\n", 0x3d)]
+        stale = [("MembootResults00", efivars.GUID, LINES[-1].replace("true", "false").encode() + b"\n", 0x3d)]
         others = [("Boot0000", "8be4df61-93ca-11d2-aa0d-00e098032b8c", b"\x01\x00")]
-        fresh = [("MembootResults%02d" % i, results.GUID, p) for i, p in enumerate(parts)]
+        fresh = [("MembootResults%02d" % i, efivars.GUID, p) for i, p in enumerate(parts)]
         # A chunk of a longer earlier boot, deleted since (state VAR_DELETED).
-        deleted = [("MembootResults%02d" % len(parts), results.GUID, b"stale\n", 0x3d)]
+        deleted = [("MembootResults%02d" % len(parts), efivars.GUID, b"stale\n", 0x3d)]
         path = self.var_store(stale + others + fresh + deleted)
         self.expect_records(self.run_tool(path))
         json_out = self.run_tool(path, "--json")
@@ -120,8 +132,8 @@ class ResultsTool(unittest.TestCase):
         with open(OVMF_VARS, "rb") as f:
             blob = bytearray(f.read())
         # A variable whose sizes run past the store.
-        over = bytearray(results.add_variables(bytes(blob), [
-            ("MembootResults00", results.GUID, b"{}")])[0])
+        over = bytearray(efivars.add_variables(bytes(blob), [
+            ("MembootResults00", efivars.GUID, b"{}")])[0])
         off = struct.unpack_from("<H", over, 48)[0] + 28
         struct.pack_into("<I", over, off + 40, 0x7fffffff)
         overrun = os.path.join(self.dir, "overrun.fd")
@@ -140,7 +152,7 @@ class ResultsTool(unittest.TestCase):
             self.assertEqual(proc.returncode, 65, (path, proc.stderr))
             self.assertIn(words, proc.stderr, path)
         d = self.efivarfs([b"\x07"])
-        with open(os.path.join(d, "MembootResults00-" + results.GUID), "wb") as f:
+        with open(os.path.join(d, "MembootResults00-" + efivars.GUID), "wb") as f:
             f.write(b"\x07")
         proc = self.run_tool(d)
         self.assertEqual(proc.returncode, 65)
@@ -152,19 +164,19 @@ class ResultsTool(unittest.TestCase):
     def test_missing_chunk_is_named(self):
         parts = chunks("\n".join(LINES) + "\n", 300)
         d = self.efivarfs(parts)
-        os.unlink(os.path.join(d, "MembootResults01-" + results.GUID))
+        os.unlink(os.path.join(d, "MembootResults01-" + efivars.GUID))
         proc = self.run_tool(d)
         self.assertEqual(proc.returncode, 65)
         self.assertIn("chunk MembootResults01 is missing (it holds 00, 02", proc.stderr)
         self.assertNotIn("no done record", proc.stdout + proc.stderr)
-        store = self.var_store([("MembootResults%02d" % i, results.GUID, p)
+        store = self.var_store([("MembootResults%02d" % i, efivars.GUID, p)
                                 for i, p in enumerate(parts) if i != 1])
         proc = self.run_tool(store)
         self.assertEqual(proc.returncode, 65)
         self.assertIn("chunk MembootResults01 is missing", proc.stderr)
 
     def test_chunk_past_the_kernels_limit_is_named(self):
-        self.assertEqual(results.MAX_CHUNKS, 32)
+        self.assertEqual(efivars.MAX_CHUNKS, 32)
         text = "\n".join(LINES) + "\n"
         size = -(-len(text) // 32)
         parts = chunks(text, size)
@@ -177,7 +189,7 @@ class ResultsTool(unittest.TestCase):
 
     def test_attributes_are_checked(self):
         d = self.efivarfs(chunks("\n".join(LINES) + "\n", 4000))
-        with open(os.path.join(d, "MembootResults00-" + results.GUID), "r+b") as f:
+        with open(os.path.join(d, "MembootResults00-" + efivars.GUID), "r+b") as f:
             f.write(struct.pack("<I", 0xFFFFFFFF))
         proc = self.run_tool(d)
         self.assertEqual(proc.returncode, 65)
@@ -198,18 +210,18 @@ class ResultsTool(unittest.TestCase):
         self.assertEqual(proc.stdout.splitlines()[-1],
                          "MEMBOOT " + LINES[-1].replace('"reason":"ok"',
                                                         '"reason":"\\u001b[2J"'))
-        self.assertEqual(results.terminal_safe("a\x1bb\x07c\x7f\td"),
+        self.assertEqual(efivars.terminal_safe("a\x1bb\x07c\x7f\td"),
                          "a\\u001bb\\u0007c\\u007f\\u0009d")
 
     def test_unreadable_directory_is_permission_denied(self):
         d = self.efivarfs(chunks("\n".join(LINES) + "\n", 4000))
         os.chmod(self.dir, 0o755)
         os.chmod(d, 0)
-        cmd = [TOOL, "results", d]
+        cmd = [TOOL, "efivars", d]
         if os.geteuid() == 0:       # root reads it anyway: run as nobody
             sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
             from test_file_rule import AS_NOBODY, nobody_tool
-            cmd = AS_NOBODY + [sys.executable, nobody_tool(), "results", d]
+            cmd = AS_NOBODY + [sys.executable, nobody_tool(), "efivars", d]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
         os.chmod(d, 0o755)
         self.assertNotIn("Traceback", proc.stderr)
