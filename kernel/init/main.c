@@ -23,17 +23,22 @@
 #include "kernel/console.h"
 #include "kernel/init/discover.h"
 #include "kernel/exit.h"
+#include "kernel/init/census.h"
 #include "kernel/init/hugetlb.h"
+#include "kernel/init/hugetlb1g.h"
 #include "kernel/init/machine.h"
 #include "kernel/init/memtiers.h"
 #include "kernel/log.h"
-#include "kernel/init/memory.h"
 #include "kernel/init/meminit.h"
+#include "kernel/init/memmap.h"
+#include "kernel/init/memprep.h"
+#include "kernel/init/pagetables.h"
+#include "kernel/init/physmem.h"
 #include "mm/mminit.h"
 #include "mm/memtest.h"
 #include "kernel/jobs/job.h"
 #include "mm/alloc/pcp.h"
-#include "kernel/init/pcp_setup.h"
+#include "kernel/init/pcp.h"
 #include "kernel/init/phase.h"
 #include "kernel/report/record.h"
 #include "kernel/report/efivars.h"
@@ -60,10 +65,20 @@ struct boot_state {
 	/* The huge page pools: 1 GiB pages reserved before the page tables,
 	 * 2 MiB pages after memory init; used by self-tests and faults. */
 	struct hugetlb_pools hugetlb;
+	struct hugetlb_state hugetlb_state;  /* who builds each node's 2 MiB pools */
 	struct clock_checks clock_checks;   /* HPET on an AP, PM timer in clockcheck */
 	/* What the census counts as fixed: physmem's reservations when it
 	 * retired, the 1 GiB pool pages among them. */
 	struct census_baseline census;
+	struct census_ranges census_ranges;  /* each census's view of the topology's ranges */
+	struct direct_map_stats direct_map;  /* the kernel's page tables' figures (phase pagetables) */
+	/* Phase memmap's figures: the mapped pieces, each node's array, the
+	 * store probe (its report, meminit's and memtest's read them). */
+	struct memmap_state memmap_state;
+	/* Memory init's engine, set up in memprep, run in meminit, reported
+	 * after tscsync, read by every census; memtest's state with it. */
+	struct meminit_state meminit;
+	struct pcp_state pcp;            /* the per-CPU lists' memory: memprep reserves, pcp carves */
 };
 
 static struct boot_state bs;
@@ -210,7 +225,7 @@ static bool boot_census(void *arg, const char *when)
 {
 	struct boot_state *b = arg;
 
-	return census_run(&b->topo, &b->memmap, &b->census, when);
+	return init_census(&b->topo, &b->memmap, &b->census, &b->meminit, &b->census_ranges, when);
 }
 
 /* VGA text exists where a BIOS set the machine up: Multiboot2 under BIOS
@@ -244,39 +259,41 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 		bootreport_dump_loader_info(&bs.bootinfo);
 	if (!boot_ok)
 		kernel_exit(EXIT_BOOTINFO, "boot information missing or corrupt");
-	PHASE(physmem, memory_init_physmem(&bs.bootinfo, bootreport_settings.dump_mmap,
-					     &bs.physmem));
+	PHASE(physmem, init_physmem(&bs.bootinfo, bootreport_settings.dump_mmap, &memtest_settings,
+				      &bs.physmem));
 	PHASE(acpi, discover_acpi(&bs.bootinfo, bootreport_settings.dump_acpi, &bs.acpi);
 		    clock_first_from_acpi());
 	PHASE(numa, discover_numa(&bs.bootinfo, &bs.acpi, &bs.physmem, &bs.topo));
 	PHASE(tiers, discover_tiers(&bs.acpi, &bs.topo, &bs.tiers));
 	phase_console_ring(&bs.topo, &bs.physmem);
-	PHASE(hugetlb1g, hugetlb_boot_reserve(&bs.hugetlb, &hugetlb_settings, &bs.topo,
-						&bs.physmem));
-	PHASE(pagetables, memory_direct_map(&bs.bootinfo, &bs.physmem));
+	PHASE(hugetlb1g, init_hugetlb1g(&bs.topo, &hugetlb_settings, &bs.physmem, &bs.hugetlb));
+	PHASE(pagetables, init_pagetables(&bs.bootinfo, &bs.physmem, &bs.direct_map));
 	PHASE(smp, discover_smp(&bs.acpi, &bs.topo, &bs.physmem));
 	clock_checks_start(&bs.acpi, &bs.clock_checks);
-	PHASE(memmap, meminit_arrays(&bs.topo, &bs.physmem, &bs.memmap));
-	PHASE(memprep, meminit_prepare(&bs.topo, &bs.hugetlb, &bs.physmem, &bs.memmap,
-					 &bs.census));
-	PHASE(meminit, meminit_run(&bs.memmap));
+	PHASE(memmap, init_memmap(&bs.topo, &bs.physmem, &bs.memmap, &bs.memmap_state));
+	PHASE(memprep, init_memprep(&bs.topo, &bs.hugetlb, &meminit_settings, &memtest_settings,
+				    &pcp_settings, &bs.physmem, &bs.memmap, &bs.pcp, &bs.meminit,
+				    &bs.census));
+	PHASE(meminit, init_meminit(&meminit_settings, &bs.memmap, &bs.meminit));
 	PHASE(clockcheck, clock_checks_finish(&bs.clock_checks));
 	PHASE(tscsync, smp_tsc_check());
-	meminit_report(&bs.topo, &bs.physmem);
+	init_meminit_report(&bs.topo, &meminit_settings, &bs.physmem, &bs.memmap_state, &bs.meminit);
 	/* Off the path to usable memory: nothing before needs it. */
 	PHASE(machine, discover_machine(&bs.bootinfo, &bs.topo, &bs.machine));
-	PHASE(hugetlb, hugetlb_boot_pools(&bs.hugetlb, &hugetlb_settings, &bs.topo, &bs.memmap,
-					    meminit_settings.trace));
+	PHASE(hugetlb, init_hugetlb(&bs.topo, &bs.memmap, &hugetlb_settings, meminit_settings.trace,
+				    &bs.hugetlb, &bs.hugetlb_state));
 	PHASE(vm, vm_init(&bs.memmap, &bs.hugetlb));
-	PHASE(census, census_ok = census_run(&bs.topo, &bs.memmap, &bs.census, "boot"));
+	PHASE(census, census_ok = init_census(&bs.topo, &bs.memmap, &bs.census, &bs.meminit,
+					      &bs.census_ranges, "boot"));
 	/* After the boot census, which thus counts exactly what memory init
 	 * left free; the lists' own memory shows as allocated from here on. */
-	PHASE(pcp, pcp_setup_init());
+	PHASE(pcp, init_pcp(&bs.pcp, &pcp_settings));
 	fault_inject(&bs.memmap);
 	PHASE(selftest, tests_ok = selftests_run(&tests));
 	if (bench_wanted(&bench_settings))
 		PHASE(bench, bench_pt_run(&tests, &bench_settings));
-	if (!census_ok || !census_run(&bs.topo, &bs.memmap, &bs.census, "end"))
+	if (!census_ok || !init_census(&bs.topo, &bs.memmap, &bs.census, &bs.meminit,
+				       &bs.census_ranges, "end"))
 		kernel_exit(EXIT_CENSUS, "pages unaccounted for");
 	if (tests_ok && job_lost_cpus())
 		kernel_exit(EXIT_CPU_LOST, "a CPU stopped answering; its work was done by others");

@@ -21,7 +21,6 @@
 #include "kernel/cmdline.h"
 #include "kernel/exit.h"
 #include "kernel/log.h"
-#include "kernel/init/meminit.h"
 #include "mm/mminit.h"
 #include "mm/memtest.h"
 #include "mm/alloc/pcp.h"
