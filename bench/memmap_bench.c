@@ -602,7 +602,7 @@ static bool check_boot(const char *what)
 }
 
 /*
- * The kernel's choice, made the kernel's way (kernel/init/meminit.c): the
+ * The kernel's choice, made the kernel's way (kernel/init/memmap.c): the
  * store probe at the start of node 0's array, on as many CPUs at once as
  * this measurement's threads (memory init runs on all of a node's CPUs),
  * then every array takes it (memmap_node_choose_store()). Made again before

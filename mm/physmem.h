@@ -57,7 +57,7 @@ struct physmem_range {               /* usable RAM, [start, end) */
 
 /*
  * What reserved pages hold. The type, not a name, decides what memory init
- * writes into their page descriptors (kernel/init/meminit.c: memmap and page-table
+ * writes into their page descriptors (kernel/init/memprep.c: memmap and page-table
  * pages get their own page types; 1 GiB pool pages are left to the pool) and
  * what the census counts them as; physmem_resv_type_name() gives the word
  * for messages. Adding an owner of early memory means adding a type here and

@@ -24,13 +24,18 @@
 #include "kernel/init/cmdline.h"
 #include "kernel/init/console.h"
 #include "kernel/init/early.h"
+#include "kernel/init/census.h"
 #include "kernel/init/hugetlb.h"
+#include "kernel/init/hugetlb1g.h"
 #include "kernel/init/machine.h"
 #include "kernel/init/meminit.h"
-#include "kernel/init/memory.h"
+#include "kernel/init/memmap.h"
+#include "kernel/init/memprep.h"
 #include "kernel/init/numa.h"
-#include "kernel/init/pcp_setup.h"
+#include "kernel/init/pagetables.h"
+#include "kernel/init/pcp.h"
 #include "kernel/init/phase.h"
+#include "kernel/init/physmem.h"
 #include "kernel/init/report.h"
 #include "kernel/init/selftest.h"
 #include "kernel/init/smp.h"
@@ -58,12 +63,22 @@ struct boot_state {
 	/* The huge page pools: 1 GiB pages reserved before the page tables,
 	 * 2 MiB pages after memory init; used by self-tests and faults. */
 	struct hugetlb_pools hugetlb;
+	struct hugetlb_state hugetlb_state;  /* who builds each node's 2 MiB pools */
 	struct smp_report smp;           /* the bring-up's report, completed by tscsync */
 	struct tscsync_shared tscsync;   /* the TSC check's words, shared with the APs */
 	struct clock_checks clock_checks;   /* HPET on an AP, PM timer in clockcheck */
 	/* What the census counts as fixed: physmem's reservations when it
 	 * retired, the 1 GiB pool pages among them. */
 	struct census_baseline census;
+	struct census_ranges census_ranges;  /* each census's view of the topology's ranges */
+	struct direct_map_stats direct_map;  /* the kernel's page tables' figures (phase pagetables) */
+	/* Phase memmap's figures: the mapped pieces, each node's array, the
+	 * store probe (its report, meminit's and memtest's read them). */
+	struct memmap_state memmap_state;
+	/* Memory init's engine, set up in memprep, run in meminit, reported
+	 * after tscsync, read by every census; memtest's state with it. */
+	struct meminit_state meminit;
+	struct pcp_state pcp;            /* the per-CPU lists' memory: memprep reserves, pcp carves */
 };
 
 static struct boot_state bs;
@@ -73,7 +88,7 @@ static bool boot_census(void *arg, const char *when)
 {
 	struct boot_state *b = arg;
 
-	return census_run(&b->topo, &b->memmap, &b->census, when);
+	return init_census(&b->topo, &b->memmap, &b->census, &b->meminit, &b->census_ranges, when);
 }
 
 /* What phase acpi is asked for, by the keys of the subsystems that own
@@ -104,37 +119,40 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 	PHASE(report, init_report(&bs.bootinfo, &bootreport_settings, &bs.tsc_first));
 	if (!boot_ok)
 		kernel_exit(EXIT_BOOTINFO, "boot information missing or corrupt");
-	PHASE(physmem, memory_init_physmem(&bs.bootinfo, bootreport_settings.dump_mmap,
-					     &bs.physmem));
+	PHASE(physmem, init_physmem(&bs.bootinfo, bootreport_settings.dump_mmap, &memtest_settings,
+				      &bs.physmem));
 	PHASE(acpi, init_acpi(&bs.bootinfo, acpi_asked(), &bs.acpi);
 		    init_clock_acpi(&bs.acpi, smp_settings.tsc_coarse, &bs.tsc_first));
 	PHASE(numa, init_numa(&bs.bootinfo, &bs.acpi, &bs.physmem, &bs.topo);
 		    init_console_ring(&bs.topo, &bs.physmem));
 	PHASE(tiers, init_tiers(&bs.acpi, &bs.topo, &bs.tiers));
-	PHASE(hugetlb1g, hugetlb_boot_reserve(&bs.hugetlb, &hugetlb_settings, &bs.topo,
-						&bs.physmem));
-	PHASE(pagetables, memory_direct_map(&bs.bootinfo, &bs.physmem));
+	PHASE(hugetlb1g, init_hugetlb1g(&bs.topo, &hugetlb_settings, &bs.physmem, &bs.hugetlb));
+	PHASE(pagetables, init_pagetables(&bs.bootinfo, &bs.physmem, &bs.direct_map));
 	PHASE(smp, init_smp(&bs.acpi, &bs.topo, &bs.physmem, &smp_settings, &bs.smp);
 		   init_clockcheck_start(&bs.acpi, &bs.clock_checks));
-	PHASE(memmap, meminit_arrays(&bs.topo, &bs.physmem, &bs.memmap));
-	PHASE(memprep, meminit_prepare(&bs.topo, &bs.hugetlb, &bs.physmem, &bs.memmap,
-					 &bs.census));
-	PHASE(meminit, meminit_run(&bs.memmap));
+	PHASE(memmap, init_memmap(&bs.topo, &bs.physmem, &bs.memmap, &bs.memmap_state));
+	PHASE(memprep, init_memprep(&bs.topo, &bs.hugetlb, &meminit_settings, &memtest_settings,
+				    &pcp_settings, &bs.physmem, &bs.memmap, &bs.pcp, &bs.meminit,
+				    &bs.census));
+	PHASE(meminit, init_meminit(&meminit_settings, &bs.memmap, &bs.meminit));
 	PHASE(clockcheck, init_clockcheck(&bs.clock_checks));
 	PHASE(tscsync, init_tscsync(smp_settings.tsc_sync, &bs.tscsync, &bs.smp));
-	STEP(meminit_report, meminit_report(&bs.topo, &bs.physmem));
+	STEP(meminit_report, init_meminit_report(&bs.topo, &meminit_settings, &bs.physmem,
+						  &bs.memmap_state, &bs.meminit));
 	PHASE(machine, init_machine(&bs.bootinfo, &bs.topo, &bs.machine));
-	PHASE(hugetlb, hugetlb_boot_pools(&bs.hugetlb, &hugetlb_settings, &bs.topo, &bs.memmap,
-					    meminit_settings.trace));
+	PHASE(hugetlb, init_hugetlb(&bs.topo, &bs.memmap, &hugetlb_settings, meminit_settings.trace,
+				    &bs.hugetlb, &bs.hugetlb_state));
 	PHASE(vm, init_vm(&bs.memmap, &bs.hugetlb));
-	PHASE(census, census_ok = census_run(&bs.topo, &bs.memmap, &bs.census, "boot"));
+	PHASE(census, census_ok = init_census(&bs.topo, &bs.memmap, &bs.census, &bs.meminit,
+					      &bs.census_ranges, "boot"));
 	/* After the boot census, which thus counts exactly what memory init
 	 * left free; the lists' own memory shows as allocated from here on. */
-	PHASE(pcp, pcp_setup_init());
+	PHASE(pcp, init_pcp(&bs.pcp, &pcp_settings));
 	PHASE(selftest, tests_ok = init_selftest(&tests));
 	if (bench_wanted(&bench_settings))
 		PHASE(bench, init_bench(&tests, &bench_settings));
-	if (!census_ok || !census_run(&bs.topo, &bs.memmap, &bs.census, "end"))
+	if (!census_ok || !init_census(&bs.topo, &bs.memmap, &bs.census, &bs.meminit,
+				       &bs.census_ranges, "end"))
 		kernel_exit(EXIT_CENSUS, "pages unaccounted for");
 	if (tests_ok && job_lost_cpus())
 		kernel_exit(EXIT_CPU_LOST, "a CPU stopped answering; its work was done by others");

@@ -1,7 +1,8 @@
 /*
- * meminit.h: page descriptors for every node, filled by the node's own CPUs,
- * and the buddy allocator handed all free memory (phases "memmap" and
- * "meminit"); then the census that accounts for every page.
+ * meminit.h: phase `meminit`, every free page's descriptor filled by its
+ * node's own CPUs and the page allocator (mm/alloc/alloc.h) handed all
+ * free memory; and its report, made after the TSC check (phase tscsync).
+ * Phase memprep (memprep.h) sets up the work first.
  *
  * Policies (memboot.init=):
  *   serial    the boot CPU fills and frees everything (the baseline);
@@ -16,57 +17,64 @@
  * Threads per node (memboot.init_threads=): 1, node (all of the node's CPUs,
  * the default), all (every CPU on each node in turn), or a number.
  */
-#ifndef MEMBOOT_KERNEL_MEMINIT_H
-#define MEMBOOT_KERNEL_MEMINIT_H
+#ifndef MEMBOOT_KERNEL_INIT_MEMINIT_H
+#define MEMBOOT_KERNEL_INIT_MEMINIT_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/init/memtest.h"
+#include "kernel/limits.h"
 #include "mm/memmap.h"
+#include "mm/mminit.h"
 
+struct alloc_ops;
+struct memmap_state;
 struct numa_topology;
 struct physmem;
 
-
-struct hugetlb_pools;
-
-/* Phase "memmap": fill @mm with one descriptor array per node of @topo,
- * each in its own node's memory, taken from @pm. */
-void meminit_arrays(const struct numa_topology *topo, struct physmem *pm, struct memmap *mm);
 /*
- * What the census counts as fixed besides the live page tables (which the
- * vm layer counts, vm_table_pages()): the pages physmem kept reserved when
- * it retired, less the 1 GiB pool pages among them (PAGE_HUGE heads in the
- * census, not reserved pages). Filled by meminit_prepare(), held in the boot
- * state (kernel/init/main.c).
+ * Lazy: what the first allocations pay for descriptors not yet written.
+ * Measured right after the init, before anything is printed: a mix of
+ * order-0 allocations (which split lazy blocks, writing a few heads) and
+ * 2 MiB ones (which also write their 511 tails).
  */
-struct census_baseline {
-	uint64_t retired_reserved_pages;
-	uint64_t gigantic_pages;
-	/* Reserved as known-bad memory (memmap=nn$ss, memboot.badram=): PAGE_BAD
-	 * heads in the census, not reserved pages. */
-	uint64_t badram_pages;
+struct lazy_stats {                /* TSC cycles: converted when reported */
+	uint64_t first_alloc_cycles;  /* end of init to the first page in hand */
+	uint32_t allocs, fill_allocs;
+	uint64_t fill_cycles, fill_max_cycles, plain_cycles, filled_pages;
 };
 
-/* Phase "memprep": start the allocator over @mm, reserve the per-CPU
- * lists' memory, take @pm's free ranges as the init engine's work (@pm
- * retires, and what it keeps reserved is @base) and write the fixed
- * descriptors (reserved pages, holes; the 1 GiB pool pages of @hp get
- * their heads). Everything the nodes' CPUs need before their first chunk,
- * done while an AP still measures the clock (phase clockcheck). */
-void meminit_prepare(const struct numa_topology *topo, const struct hugetlb_pools *hp,
-		     struct physmem *pm, struct memmap *mm, struct census_baseline *base);
+/*
+ * Memory init's state, in the boot state: set up by phase memprep, run by
+ * phase meminit, reported after phase tscsync, read by every census (the
+ * pages memtest kept out).
+ */
+struct meminit_state {
+	struct mminit mi;                         /* the init engine's work and figures */
+	/* Each node's initialising node (struct numa_node's init_node): the
+	 * engine's config points here. */
+	uint32_t init_nodes[MEMBOOT_MAX_NODES];
+	const struct alloc_ops *ops;              /* the allocator memprep started */
+	uint64_t phase_start_tsc;                 /* phase meminit's start: what usable_ns counts from */
+	bool ran;                                 /* init_meminit() is done */
+	uint64_t early_alloc_made;                /* memboot.early_alloc_pages: how many were made */
+	struct lazy_stats lazy;                   /* memboot.init=lazy's first allocations */
+	struct memtest_state memtest;             /* memtest=N (kernel/init/memtest.h) */
+};
+
 /* Phase "meminit": the nodes' CPUs fill the rest of @mm's descriptors and
- * hand the free memory to the allocator. After meminit_prepare() of @mm;
- * it ends when memory is usable, and reports nothing. */
-void meminit_run(const struct memmap *mm);
-/* What meminit_run() did, after the TSC check (phase tscsync, whose offsets
+ * hand the free memory to the allocator, as @set asks. After
+ * init_memprep() of @mm into @st; it ends when memory is usable, and
+ * reports nothing. */
+void init_meminit(const struct meminit_settings *set, const struct memmap *mm,
+		  struct meminit_state *st);
+/* What init_meminit() did, after the TSC check (phase tscsync, whose offsets
  * it applies to the APs' chunk times): each node's init and the boot's
- * usable_ns (the summary), the allocator, @pm's retired reservations. */
-void meminit_report(const struct numa_topology *topo, struct physmem *pm);
-/* Count every page of @topo's ranges in @mm against @base; false if any
- * is lost. */
-bool census_run(const struct numa_topology *topo, const struct memmap *mm,
-		const struct census_baseline *base, const char *when);
+ * usable_ns (the summary), the allocator, @pm's retired reservations,
+ * memtest's findings against @ms's store probe. */
+void init_meminit_report(const struct numa_topology *topo, const struct meminit_settings *set,
+			 const struct physmem *pm, const struct memmap_state *ms,
+			 struct meminit_state *st);
 
 #endif

@@ -1,6 +1,8 @@
 /*
  * memtest.c (kernel/init): memtest=N inside memory init, and what it found
- * (memtest.h; the passes are mm/memtest.c's).
+ * (memtest.h; the passes are mm/memtest.c's). Not a phase: a subject of
+ * phase meminit, set up by phase memprep and reported with meminit's
+ * figures; its state is the boot state's (struct memtest_state).
  *
  * Each piece of a node's free memory is tested by the CPU that initialises
  * it (a node's own CPUs, through the job runner; the boot CPU for its
@@ -17,75 +19,40 @@
 #include "kernel/jobs/platform.h"
 #include "kernel/log.h"
 #include "kernel/report/record.h"
-#include "kernel/spinlock.h"
-#include "mm/mminit.h"
-#include "mm/memmap.h"
-#include "mm/memtest.h"
 #include "mm/numa.h"
 #include "mm/page.h"
-#include "mm/physmem.h"
 
 #define PFN(addr) ((addr) >> PAGE_SHIFT)
-/* Bad ranges kept for their lines, over all nodes (a table per node would
- * cost every boot its .bss for 256 nodes); more are counted per node. */
-#define MEMTEST_RANGES_KEPT 64
 
 typedef unsigned long long ull;
-
-/* A run of consecutive bad words of one pass. */
-struct bad_range {
-	uint32_t node;
-	uint64_t start, end;     /* bytes, [start, end) */
-	uint64_t pattern;        /* written */
-	uint64_t read;           /* the first word as read */
-	uint64_t bits;           /* bits that differed in any of its words */
-};
-
-static struct bad_ranges {
-	struct spinlock lock;
-	struct bad_range r[MEMTEST_RANGES_KEPT];
-	uint32_t nr;
-} bad_ranges;
-
-static struct memtest_node {
-	volatile uint64_t bytes;             /* tested (each byte once, whatever the passes) */
-	volatile uint64_t errors;            /* words that read back wrong, over all passes */
-	volatile uint64_t busy_ticks;        /* summed over the CPUs testing */
-	volatile uint64_t first_ticks, end_ticks;
-	volatile uint64_t nr_ranges;         /* bad ranges found */
-	volatile uint64_t ranges_cut;        /* of those, not kept for a line */
-	uint64_t total_bytes;                /* the node's free memory: what 100 % is */
-	volatile uint64_t progress_ticks;    /* the last progress line (0: none yet) */
-} nodes[MEMMAP_MAX_NODES];
 
 /* A progress line per node at most this often, for runs over seconds. */
 #define MEMTEST_PROGRESS_NS 1000000000ULL
 
-static volatile uint8_t fault_hit[MEMTEST_MAX_FAULTS];
-static enum memtest_store store;
-
 /* One piece's test, on the stack of the CPU running it. */
 struct piece {
+	struct memtest_state *mt;
 	uint32_t node;
 	uint64_t *bad;           /* MMINIT_TEST_BAD_MAX pfns, ascending */
 	uint32_t nr_bad;         /* found; above the maximum: the rest is bad */
-	struct bad_range cur;    /* the run being extended */
+	struct memtest_bad_range cur;    /* the run being extended */
 	bool have_cur;
 };
 
 static void flush_range(struct piece *p)
 {
-	struct memtest_node *n = &nodes[p->node];
+	struct memtest_state *mt = p->mt;
+	struct memtest_node *n = &mt->nodes[p->node];
 	bool kept = false;
 
 	if (!p->have_cur)
 		return;
-	spin_lock(&bad_ranges.lock);
-	if (bad_ranges.nr < MEMTEST_RANGES_KEPT) {
-		bad_ranges.r[bad_ranges.nr++] = p->cur;
+	spin_lock(&mt->bad_ranges.lock);
+	if (mt->bad_ranges.nr < MEMTEST_RANGES_KEPT) {
+		mt->bad_ranges.r[mt->bad_ranges.nr++] = p->cur;
 		kept = true;
 	}
-	spin_unlock(&bad_ranges.lock);
+	spin_unlock(&mt->bad_ranges.lock);
 	__atomic_fetch_add(&n->nr_ranges, 1, __ATOMIC_RELAXED);
 	if (!kept)
 		__atomic_fetch_add(&n->ranges_cut, 1, __ATOMIC_RELAXED);
@@ -101,7 +68,8 @@ static void on_bad(void *ctx, uint64_t phys, uint64_t pattern, uint64_t read)
 		p->cur.bits |= read ^ pattern;
 	} else {
 		flush_range(p);
-		p->cur = (struct bad_range){ p->node, phys, phys + 8, pattern, read, read ^ pattern };
+		p->cur = (struct memtest_bad_range){ p->node, phys, phys + 8, pattern, read,
+						     read ^ pattern };
 		p->have_cur = true;
 	}
 	memtest_add_bad_page(p->bad, &p->nr_bad, MMINIT_TEST_BAD_MAX, PFN(phys));
@@ -113,7 +81,8 @@ static void on_bad(void *ctx, uint64_t phys, uint64_t pattern, uint64_t read)
  * line's time); it goes into the log ring and reaches the consoles when
  * they drain, after memory init, with the time it was made.
  */
-static void progress(uint32_t node, struct memtest_node *n, uint64_t done, uint64_t now)
+static void progress(const struct memtest_settings *set, uint32_t node, struct memtest_node *n,
+		     uint64_t done, uint64_t now)
 {
 	uint64_t last = __atomic_load_n(&n->progress_ticks, __ATOMIC_RELAXED);
 	uint64_t since = last ? last : n->first_ticks;
@@ -123,35 +92,35 @@ static void progress(uint32_t node, struct memtest_node *n, uint64_t done, uint6
 					 __ATOMIC_RELAXED))
 		return;
 	uint64_t ns = job_platform_ticks_to_ns(now - n->first_ticks);
-	uint64_t mbps = ns ? (uint64_t)((unsigned __int128)done * memtest_settings.passes * 1000 / ns) : 0;
+	uint64_t mbps = ns ? (uint64_t)((unsigned __int128)done * set->passes * 1000 / ns) : 0;
 	uint64_t pct = n->total_bytes ? done * 100 / n->total_bytes : 0;
 	pr_info("memtest: node %u: %llu%% (%llu of %llu MiB, %u pattern%s) at %llu.%03llu GB/s",
 		node, (ull)(pct > 100 ? 100 : pct), (ull)(done >> 20), (ull)(n->total_bytes >> 20),
-		memtest_settings.passes, memtest_settings.passes == 1 ? "" : "s",
-		(ull)(mbps / 1000), (ull)(mbps % 1000));
+		set->passes, set->passes == 1 ? "" : "s", (ull)(mbps / 1000), (ull)(mbps % 1000));
 }
 
-void memtest_node_total(uint32_t node, uint64_t bytes)
+void init_memtest_node_total(struct memtest_state *mt, uint32_t node, uint64_t bytes)
 {
-	nodes[node].total_bytes = bytes;
+	mt->nodes[node].total_bytes = bytes;
 }
 
 static uint32_t test_piece(void *ctx, uint32_t node, uint64_t start_pfn, uint64_t end_pfn,
 			   uint64_t *bad)
 {
-	struct memtest_node *n = &nodes[node];
-	struct piece p = { .node = node, .bad = bad };
+	struct memtest_state *mt = ctx;
+	const struct memtest_settings *set = mt->settings;
+	struct memtest_node *n = &mt->nodes[node];
+	struct piece p = { .mt = mt, .node = node, .bad = bad };
 	const struct memtest_ops ops = {
-		.store = store, .faults = memtest_settings.faults,
-		.nr_faults = memtest_settings.nr_faults, .fault_hit = fault_hit,
+		.store = mt->store, .faults = set->faults,
+		.nr_faults = set->nr_faults, .fault_hit = mt->fault_hit,
 		.bad = on_bad, .ctx = &p,
 	};
 	uint64_t bytes = (end_pfn - start_pfn) << PAGE_SHIFT;
 	uint64_t t0 = job_platform_ticks(), errors, t1;
 
-	(void)ctx;
 	errors = memtest_range((uint64_t *)(uintptr_t)(start_pfn << PAGE_SHIFT),
-			       start_pfn << PAGE_SHIFT, bytes / 8, memtest_settings.passes, &ops);
+			       start_pfn << PAGE_SHIFT, bytes / 8, set->passes, &ops);
 	flush_range(&p);
 	t1 = job_platform_ticks();
 	job_ticks_min(&n->first_ticks, t0);
@@ -159,37 +128,25 @@ static uint32_t test_piece(void *ctx, uint32_t node, uint64_t start_pfn, uint64_
 	__atomic_fetch_add(&n->busy_ticks, t1 - t0, __ATOMIC_RELAXED);
 	uint64_t done = __atomic_add_fetch(&n->bytes, bytes, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&n->errors, errors, __ATOMIC_RELAXED);
-	progress(node, n, done, t1);
+	progress(set, node, n, done, t1);
 	return p.nr_bad;
 }
 
-static const struct mminit_test hook = { test_piece, NULL };
-
-const struct mminit_test *memtest_hook(void)
+const struct mminit_test *init_memtest_hook(struct memtest_state *mt,
+					    const struct memtest_settings *set)
 {
-	if (!memtest_settings.passes)
+	mt->settings = set;
+	if (!set->passes)
 		return NULL;
 	/* Memory init's store for memory larger than the cache (the probe's
 	 * choice, else non-temporal): the pieces are. */
-	store = memmap_store_for_cold() == MEMMAP_STORE_PLAIN ? MEMTEST_STORE_PLAIN
-							      : MEMTEST_STORE_NT;
-	return &hook;
+	mt->store = memmap_store_for_cold() == MEMMAP_STORE_PLAIN ? MEMTEST_STORE_PLAIN
+								  : MEMTEST_STORE_NT;
+	mt->hook = (struct mminit_test){ test_piece, mt };
+	return &mt->hook;
 }
 
-void memtest_reserve_badram(struct physmem *pm)
-{
-	for (uint32_t i = 0; i < memtest_settings.nr_badram; i++) {
-		const struct memtest_badram *b = &memtest_settings.badram[i];
-		uint64_t s = b->start & ~(PAGE_SIZE_BYTES - 1);
-		uint64_t e = (b->end + PAGE_SIZE_BYTES - 1) & ~(PAGE_SIZE_BYTES - 1);
-
-		pr_info("memtest: [mem 0x%010llx-0x%010llx] named bad on the command line: not used",
-			(ull)s, (ull)e - 1);
-		physmem_reserve(pm, s, e, PHYSMEM_RESV_BADRAM);
-	}
-}
-
-static void report_range(uint32_t nid, const struct bad_range *b)
+static void report_range(uint32_t nid, const struct memtest_bad_range *b)
 {
 	struct record r;
 
@@ -208,15 +165,16 @@ static void report_range(uint32_t nid, const struct bad_range *b)
 }
 
 /* The line that keeps node @nid's bad pages out of later boots. */
-static void report_badram_hint(uint32_t nid, const struct memtest_node *n)
+static void report_badram_hint(const struct memtest_state *mt, uint32_t nid,
+			       const struct memtest_node *n)
 {
 	char line[256];
 	size_t len = 0;
 	uint64_t last = UINT64_MAX;
 
 	line[0] = '\0';
-	for (uint32_t k = 0; k < bad_ranges.nr && len + 40 < sizeof(line); k++) {
-		const struct bad_range *b = &bad_ranges.r[k];
+	for (uint32_t k = 0; k < mt->bad_ranges.nr && len + 40 < sizeof(line); k++) {
+		const struct memtest_bad_range *b = &mt->bad_ranges.r[k];
 		uint64_t s = b->start & ~(PAGE_SIZE_BYTES - 1);
 		uint64_t e = (b->end + PAGE_SIZE_BYTES - 1) & ~(PAGE_SIZE_BYTES - 1);
 		if (b->node != nid || s == last)
@@ -229,24 +187,27 @@ static void report_badram_hint(uint32_t nid, const struct memtest_node *n)
 		n->ranges_cut ? " (and the ranges not listed)" : "");
 }
 
-void memtest_report(const struct numa_topology *topo, const uint64_t *bad_pages,
-		    uint64_t probe_bytes, uint64_t probe_ns, uint32_t probe_node)
+void init_memtest_report(const struct memtest_state *mt, const struct numa_topology *topo,
+			 const uint64_t *bad_pages, uint64_t probe_bytes, uint64_t probe_ns,
+			 uint32_t probe_node)
 {
-	if (!memtest_settings.passes)
+	const struct memtest_settings *set = mt->settings;
+
+	if (!set || !set->passes)
 		return;
-	for (uint32_t i = 0; i < memtest_settings.nr_faults; i++)
-		if (!fault_hit[i])
+	for (uint32_t i = 0; i < set->nr_faults; i++)
+		if (!mt->fault_hit[i])
 			pr_warn("memtest: memboot.memtest_inject: the word at 0x%llx was not tested (not free memory)",
-				(ull)memtest_settings.faults[i].addr);
+				(ull)set->faults[i].addr);
 	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++) {
-		struct memtest_node *n = &nodes[nid];
+		const struct memtest_node *n = &mt->nodes[nid];
 		struct record r;
 
 		if (!n->bytes)
 			continue;
-		for (uint32_t k = 0; k < bad_ranges.nr; k++)
-			if (bad_ranges.r[k].node == nid)
-				report_range(nid, &bad_ranges.r[k]);
+		for (uint32_t k = 0; k < mt->bad_ranges.nr; k++)
+			if (mt->bad_ranges.r[k].node == nid)
+				report_range(nid, &mt->bad_ranges.r[k]);
 		if (n->ranges_cut)
 			pr_warn("memtest: node %u: %llu more bad ranges not listed", nid,
 				(ull)n->ranges_cut);
@@ -254,17 +215,17 @@ void memtest_report(const struct numa_topology *topo, const uint64_t *bad_pages,
 			      job_platform_ticks_to_ns(n->end_ticks - n->first_ticks) : 0;
 		/* Bytes written (each also read back) per second, over the
 		 * node's wall time: MB/s, printed as GB/s. */
-		uint64_t written = n->bytes * memtest_settings.passes;
+		uint64_t written = n->bytes * set->passes;
 		uint64_t mbps = ns ? (uint64_t)((unsigned __int128)written * 1000 / ns) : 0;
 		uint64_t probe_mbps = probe_ns ? probe_bytes * 1000 / probe_ns : 0;
 		rec_begin(&r, "memtest");
 		rec_u64(&r, "node", nid);
-		rec_u64(&r, "passes", memtest_settings.passes);
+		rec_u64(&r, "passes", set->passes);
 		rec_u64(&r, "bytes", n->bytes);
 		rec_u64(&r, "errors", n->errors);
 		rec_u64(&r, "bad_ranges", n->nr_ranges);
 		rec_u64(&r, "bad_pages", bad_pages[nid]);
-		rec_str(&r, "store", store == MEMTEST_STORE_NT ? "nt" : "plain");
+		rec_str(&r, "store", mt->store == MEMTEST_STORE_NT ? "nt" : "plain");
 		rec_u64(&r, "ns", ns);
 		rec_u64(&r, "busy_ns", job_platform_ticks_to_ns(n->busy_ticks));
 		rec_u64(&r, "mb_per_s", mbps);
@@ -276,6 +237,6 @@ void memtest_report(const struct numa_topology *topo, const uint64_t *bad_pages,
 			      "read back, {store} stores): {errors} bad word{errors:s} in "
 			      "{bad_ranges} range{bad_ranges:s}, {bad_pages} page{bad_pages:s} kept out");
 		if (n->nr_ranges)
-			report_badram_hint(nid, n);
+			report_badram_hint(mt, nid, n);
 	}
 }

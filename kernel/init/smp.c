@@ -16,7 +16,7 @@
 #include "arch/smp.h"
 #include "kernel/console.h"
 #include "kernel/log.h"
-#include "kernel/init/memory.h"
+#include "kernel/init/pagetables.h"
 #include "kernel/init/tscsync.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"

@@ -1,8 +1,8 @@
 /*
  * hugetlb.h: the huge page pools, one subject: the command-line requests
  * (parsed and planned), the 1 GiB and 2 MiB pools per node, and their
- * reports. Pure C with the state passed in: the kernel's phase wrapper
- * (kernel/init/hugetlb.c) gives it the topology, physmem and the memmap; the host
+ * reports. Pure C with the state passed in: the kernel's phases
+ * (kernel/init/hugetlb1g.c, kernel/init/hugetlb.c) give it the topology, physmem and the memmap; the host
  * tests give it the same on simulated nodes and CPUs.
  *
  * Requests, as Linux's command line spells them:

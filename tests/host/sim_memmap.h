@@ -6,7 +6,7 @@
  * A test describes its machine as each node's span and the usable ranges
  * with their nodes (the same shape the kernel's numa phase produces); these
  * helpers build the memmap over it and mark each node's holes, as
- * kernel/init/meminit.c does, so every test starts from the kernel's state.
+ * kernel/init/memprep.c does, so every test starts from the kernel's state.
  */
 #ifndef MEMBOOT_TESTS_HOST_SIM_MEMMAP_H
 #define MEMBOOT_TESTS_HOST_SIM_MEMMAP_H

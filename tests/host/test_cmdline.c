@@ -22,7 +22,6 @@
 #include "kernel/exit.h"
 #include "kernel/log.h"
 #include "kernel/report/bootreport_keys.h"
-#include "kernel/init/meminit.h"
 #include "mm/mminit.h"
 #include "mm/memtest.h"
 #include "mm/alloc/pcp.h"

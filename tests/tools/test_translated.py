@@ -26,7 +26,7 @@ class PhaseLines(unittest.TestCase):
         names = [p for p, _ in calls]
         self.assertEqual(calls[0], ("early", "init_early"))
         self.assertIn(("bootinfo", "init_bootinfo"), calls)     # "boot_ok = f(...)"
-        self.assertIn(("meminit", "meminit_run"), calls)
+        self.assertIn(("meminit", "init_meminit"), calls)
         self.assertIn(tr.USABLE_AFTER, names)
         self.assertLess(names.index(tr.USABLE_AFTER), len(names) - 1)
         # One source: docs/records.md's `phase` record points to the table

@@ -1,8 +1,10 @@
 /*
- * pcp_setup.c: per-CPU page lists at boot (the churn self-test that runs
- * through them is kernel/selftest/churn.c).
+ * pcp.c: phase `pcp`: takes the allocator, the online CPUs (and `bs.pcp`,
+ * the lists' memory phase memprep reserved, init_pcp_reserve()); builds
+ * per-CPU page lists in front of the allocator. The churn self-test that
+ * runs through them is kernel/selftest/churn.c.
  */
-#include "kernel/init/pcp_setup.h"
+#include "kernel/init/pcp.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -23,44 +25,35 @@ static uint32_t cpu_id(void)
 	return this_cpu()->cpu;
 }
 
-/* Each CPU's lists live in one block of its node's memory, reserved from
- * physmem before memory init hands the rest to the allocator (as the
- * allocator's own structures are): counted by the census as reserved, and
- * the boot census still counts exactly what memory init left free. */
-/* The per-CPU bookkeeping, one entry per CPU id, in one block reserved the
- * same way on the boot CPU's node: sized by the CPUs there are. */
-struct cpu_lists {
+/* A CPU's block (struct pcp_state says where they come from). */
+struct pcp_cpu_block {
 	uint64_t base, used;      /* the CPU's block, bytes carved from it */
 };
-static struct cpu_lists *cpu_lists;
-static struct pcp_list ***list_rows;
-static uint32_t nr_list_cpus;
-static uint32_t *cpu_node;
-static uint64_t list_bytes_per_cpu;
 
 static void *list_mem(void *ctx, size_t bytes, uint32_t cpu, uint32_t node)
 {
-	struct cpu_lists *cl;
+	struct pcp_state *ps = ctx;
+	struct pcp_cpu_block *cl;
 	void *p;
 
 	bytes = (bytes + 63) & ~(size_t)63;
-	if (cpu >= nr_list_cpus)
+	if (cpu >= ps->nr_list_cpus)
 		return NULL;
-	cl = &cpu_lists[cpu];
-	if (!cl->base || cl->used + bytes > list_bytes_per_cpu)
+	cl = &ps->cpu_blocks[cpu];
+	if (!cl->base || cl->used + bytes > ps->list_bytes_per_cpu)
 		return NULL;
 	p = (void *)(uintptr_t)(cl->base + cl->used);
 	cl->used += bytes;
 	return p;
 }
 
-static struct alloc_pcp_setup setup_of_params(void)
+static struct alloc_pcp_setup setup_of_params(struct pcp_state *ps, const struct pcp_settings *set)
 {
 	struct alloc_pcp_setup s = {
-		.nr_cpus = nr_list_cpus, .cpu_node = cpu_node, .this_cpu = cpu_id,
-		.now_ns = ktime_ns, .mem = list_mem, .rows = list_rows,
-		.cfg = { .policy = (enum pcp_policy)pcp_settings.policy, .steps = pcp_settings.steps,
-			 .high_fraction = (uint32_t)pcp_settings.high_fraction,
+		.nr_cpus = ps->nr_list_cpus, .cpu_node = ps->cpu_node, .this_cpu = cpu_id,
+		.now_ns = ktime_ns, .mem = list_mem, .mem_ctx = ps, .rows = ps->list_rows,
+		.cfg = { .policy = (enum pcp_policy)set->policy, .steps = set->steps,
+			 .high_fraction = (uint32_t)set->high_fraction,
 			 /* The per-CPU data cache slice Linux's patch 2 of
 			  * the series computes (arch/cpu_caches.h); 0 keeps
 			  * nothing in step 3. */
@@ -70,7 +63,8 @@ static struct alloc_pcp_setup setup_of_params(void)
 	return s;
 }
 
-void pcp_setup_reserve(uint64_t (*reserve)(void *ctx, uint64_t bytes, uint32_t node), void *ctx)
+void init_pcp_reserve(struct pcp_state *ps, const struct pcp_settings *set,
+		      uint64_t (*reserve)(void *ctx, uint64_t bytes, uint32_t node), void *ctx)
 {
 	/* CPU ids run up to the highest one online; a CPU that did not
 	 * answer leaves a hole, given lists on node 0 all the same (alloc_pcp
@@ -79,41 +73,42 @@ void pcp_setup_reserve(uint64_t (*reserve)(void *ctx, uint64_t bytes, uint32_t n
 	for (uint32_t c = 0; c < nr_cpu_ids; c++)
 		if (cpu_state_of(c) && cpu_state_of(c)->online)
 			n = c + 1;
-	uint64_t table = (uint64_t)n * (sizeof(*cpu_lists) + sizeof(*list_rows) + sizeof(*cpu_node));
+	uint64_t table = (uint64_t)n * (sizeof(*ps->cpu_blocks) + sizeof(*ps->list_rows) +
+					sizeof(*ps->cpu_node));
 	uint64_t base = reserve(ctx, (table + 4095) & ~4095ULL, boot_cpu_state.mem_node);
 
-	nr_list_cpus = 0;
+	ps->nr_list_cpus = 0;
 	if (!base) {
 		pr_warn("pcp: no %llu bytes for the per-CPU list table of %u CPUs",
 			(unsigned long long)table, n);
 		return;
 	}
-	cpu_lists = (struct cpu_lists *)(uintptr_t)base;
-	list_rows = (struct pcp_list ***)(cpu_lists + n);
-	cpu_node = (uint32_t *)(list_rows + n);
-	memset(cpu_lists, 0, table);
+	ps->cpu_blocks = (struct pcp_cpu_block *)(uintptr_t)base;
+	ps->list_rows = (struct pcp_list ***)(ps->cpu_blocks + n);
+	ps->cpu_node = (uint32_t *)(ps->list_rows + n);
+	memset(ps->cpu_blocks, 0, table);
 	for (uint32_t c = 0; c < n; c++) {
 		const struct cpu_state *cs = cpu_state_of(c);
-		cpu_node[c] = cs && cs->online ? cs->mem_node : 0;
+		ps->cpu_node[c] = cs && cs->online ? cs->mem_node : 0;
 	}
-	nr_list_cpus = n;
+	ps->nr_list_cpus = n;
 
-	struct alloc_pcp_setup s = setup_of_params();
+	struct alloc_pcp_setup s = setup_of_params(ps, set);
 	/* Every list rounded to 64 bytes, as list_mem() carves them. */
 	uint64_t bytes = alloc_pcp_bytes_per_cpu(&s) + 64 * ALLOC_MAX_NODES;
 
-	list_bytes_per_cpu = (bytes + 4095) & ~4095ULL;
+	ps->list_bytes_per_cpu = (bytes + 4095) & ~4095ULL;
 	for (uint32_t c = 0; c < n; c++) {
-		cpu_lists[c].base = reserve(ctx, list_bytes_per_cpu, cpu_node[c]);
-		if (!cpu_lists[c].base)
+		ps->cpu_blocks[c].base = reserve(ctx, ps->list_bytes_per_cpu, ps->cpu_node[c]);
+		if (!ps->cpu_blocks[c].base)
 			pr_warn("pcp: no %llu bytes on node %u for cpu %u's lists",
-				(unsigned long long)list_bytes_per_cpu, cpu_node[c], c);
+				(unsigned long long)ps->list_bytes_per_cpu, ps->cpu_node[c], c);
 	}
 }
 
-void pcp_setup_init(void)
+void init_pcp(struct pcp_state *ps, const struct pcp_settings *set)
 {
-	struct alloc_pcp_setup s = setup_of_params();
+	struct alloc_pcp_setup s = setup_of_params(ps, set);
 	struct record r;
 	char steps[48];
 

@@ -1,0 +1,42 @@
+/*
+ * hugetlb1g.c: phase `hugetlb1g`: takes `bs.topo`, `bs.physmem`; builds
+ * `bs.hugetlb`'s 1 GiB pages, reserved on their exact node before anything
+ * large is allocated (the pools are mm/hugetlb/pool.c).
+ */
+#include "kernel/init/hugetlb1g.h"
+
+#include "arch/cpu.h"
+#include "mm/numa.h"
+#include "mm/physmem.h"
+
+/* Below 1 GiB: page 0 is always reserved, so [0, 1 GiB) never holds a 1 GiB
+ * page, and the boot identity map covers it before the "pagetables" phase. */
+#define TABLE_LIMIT_BYTES (1ULL << 30)
+
+static void *table_from_physmem(void *ctx, size_t bytes, uint32_t node)
+{
+	uint64_t size = (bytes + PAGE_SIZE_BYTES - 1) & ~(PAGE_SIZE_BYTES - 1);
+	uint64_t at = physmem_alloc_range(ctx, size, PAGE_SIZE_BYTES, 0, TABLE_LIMIT_BYTES,
+					  PHYSMEM_ANY_NODE, false,
+					  PHYSMEM_RESV_HUGETLB_TABLES);
+	return at ? (void *)(uintptr_t)at : NULL;
+}
+
+void init_hugetlb_nodes_with_memory(const struct numa_topology *topo,
+				    bool has_mem[HUGETLB_MAX_NODES])
+{
+	for (uint32_t n = 0; n < topo->nr_nodes && n < HUGETLB_MAX_NODES; n++)
+		has_mem[n] = topo->nodes[n].mem_bytes != 0;
+}
+
+void init_hugetlb1g(const struct numa_topology *topo, const struct hugetlb_settings *params,
+		    struct physmem *pm, struct hugetlb_pools *hp)
+{
+	bool has_mem[HUGETLB_MAX_NODES] = { false };
+
+	/* The kernel runs identity mapped: a page's address is its own. */
+	hugetlb_pools_init(hp, topo->nr_nodes, 0, boot_tsc_at_entry);
+	init_hugetlb_nodes_with_memory(topo, has_mem);
+	hugetlb_reserve_gigantic(hp, &params->config, has_mem, cpu_features.pdpe1gb, pm,
+				 table_from_physmem, pm);
+}

@@ -1,0 +1,49 @@
+/*
+ * pagetables.c: phase `pagetables`: takes `bs.bootinfo`, `bs.physmem`;
+ * builds the kernel's own W^X page tables, kept below 4 GiB, their pages
+ * from `bs.physmem` (and `bs.direct_map`, their figures).
+ */
+#include "kernel/init/pagetables.h"
+
+#include "kernel/console.h"
+#include "kernel/exit.h"
+#include "kernel/log.h"
+#include "kernel/report/record.h"
+#include "mm/alloc/alloc.h"
+
+uint64_t memory_alloc_pagetable(void *ctx)
+{
+	const struct memory_pt_source *src = ctx;
+
+	if (src->pm->retired) {
+		uint64_t pfn = alloc_pages(src->node == PHYSMEM_ANY_NODE ? 0 : src->node, 0, 0);
+		return pfn == ALLOC_NO_PFN ? 0 : pfn << PAGE_SHIFT;
+	}
+	return physmem_alloc_range(src->pm, 4096, 4096, 0, 1ULL << 32, src->node, false,
+				   PHYSMEM_RESV_PAGETABLE);
+}
+
+/* The map's figures, reported when the consoles drain (console_defer()). */
+static void direct_map_report(void *arg)
+{
+	const struct direct_map_stats *st = arg;
+	struct record r;
+
+	rec_begin(&r, "direct_map");
+	rec_u64(&r, "bytes_4k", st->bytes_4k);
+	rec_u64(&r, "bytes_2m", st->bytes_2m);
+	rec_u64(&r, "bytes_1g", st->bytes_1g);
+	rec_u64(&r, "tables", st->tables);
+	rec_hex(&r, "top", st->top);
+	record_report(&r, LOG_INFO, "DirectMap4k: {bytes_4k:KiB} kB, DirectMap2M: {bytes_2m:KiB} kB, "
+		      "DirectMap1G: {bytes_1g:KiB} kB, {tables} tables");
+}
+
+void init_pagetables(const struct bootinfo *bi, struct physmem *pm, struct direct_map_stats *dm)
+{
+	struct memory_pt_source src = { pm, PHYSMEM_ANY_NODE };
+
+	if (!arch_direct_map(bi->ranges, bi->nr_ranges, memory_alloc_pagetable, &src, dm))
+		kernel_exit(EXIT_PANIC, "no memory below 4 GiB for the kernel's page tables");
+	console_defer(direct_map_report, dm, 2 * CONSOLE_DEFER_ITEM_BYTES);
+}
