@@ -3,9 +3,11 @@
  * each with what it takes and what it builds (`bs.` is main.c's boot
  * state). This is the one list: PHASE() in main.c names its phase from it
  * (a phase not listed here does not compile), and tests/tools/test_phases.py
- * checks that main.c runs them in this order, that docs/design.md's phase
- * table and docs/records.md's list of `phase` names are this table, and the
- * guest tests read their expected order from it (tools/mbtools/facts.py).
+ * checks that main.c runs them in this order and that the docs point here
+ * and cite only phases listed here; the guest tests read their expected
+ * order from it (tools/mbtools/facts.py). Each phase NAME is
+ * kernel/init/NAME.c, entry point init_NAME() (tests/tools/test_recipes.py
+ * adds one in a scratch copy).
  *
  * X(name, when, takes, builds): @name is the `phase` record's and the
  * summary's; @when is ALWAYS, or WITH_KEY for a phase only a command-line
