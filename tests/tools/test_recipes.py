@@ -117,27 +117,29 @@ def phase_files(root, name, part_type, part):
     one part of the boot state, printing a line."""
     write(os.path.join(root, "kernel", "init", name + ".h"), f"""\
 /*
- * {name}.h: phase "{name}": a line naming the nodes and CPUs found (a new
- * phase is its files, one kernel/init/phases.h line and one PHASE line).
+ * {name}.h: phase `{name}` (kernel/init/phases.h): a line naming the nodes
+ * and CPUs found (a new phase is its files, one kernel/init/phases.h line
+ * and one PHASE line).
  */
 #ifndef MEMBOOT_KERNEL_INIT_{name.upper()}_H
 #define MEMBOOT_KERNEL_INIT_{name.upper()}_H
 
 struct {part_type};
 
-void {name}_report(const struct {part_type} *{part});
+void init_{name}(const struct {part_type} *{part});
 
 #endif
 """)
     write(os.path.join(root, "kernel", "init", name + ".c"), f"""\
 /*
- * {name}.c: phase "{name}": a line naming the nodes and CPUs found.
+ * {name}.c: phase `{name}`: takes `bs.{part}`; builds a line naming the
+ * nodes and CPUs found.
  */
 #include "kernel/init/{name}.h"
 #include "kernel/log.h"
 #include "mm/numa.h"
 
-void {name}_report(const struct {part_type} *{part})
+void init_{name}(const struct {part_type} *{part})
 {{
 	pr_info("{name}: %u node(s), %u CPU(s)", {part}->nr_nodes, {part}->nr_cpus);
 }}
@@ -181,7 +183,7 @@ def add_phase_call(root, name, after, part):
         if depth <= 0:
             break
     indent = re.match(r"\s*", lines[anchor[0]]).group(0)
-    lines.insert(end + 1, f"{indent}PHASE({name}, {name}_report(&bs.{part}));")
+    lines.insert(end + 1, f"{indent}PHASE({name}, init_{name}(&bs.{part}));")
     lines.insert(includes[-1] + 1, f'#include "kernel/init/{name}.h"')
     write(path, "\n".join(lines))
 
@@ -334,6 +336,15 @@ class Scratch:
         r["unlisted_status"] = sorted(self.git("status", "--porcelain").splitlines())
         r["unlisted_build"] = run(["make", "-j2", "Q=@", "kernel"], root)
 
+        # The phase listed again, but keeping a counter of its own at file
+        # scope: the boot-state test refuses it, naming the file and object.
+        self.git("checkout", "-q", "--", ".")
+        demo_c = os.path.join(root, "kernel", "init", NAME + ".c")
+        write(demo_c, read(demo_c).replace('#include "mm/numa.h"\n',
+                                           '#include "mm/numa.h"\n\nstatic unsigned calls;\n'))
+        r["state_status"] = sorted(self.git("status", "--porcelain").splitlines())
+        r["state_test"] = run(UNITTEST + ["tests/tools/test_boot_state.py"], root)
+
 
 _SCRATCH = []
 
@@ -394,7 +405,7 @@ class Recipes(unittest.TestCase):
 
     def test_phase_builds(self):
         self.ok("build")
-        self.assertIn(" T %s_report\n" % NAME, self.ok("symbols"))
+        self.assertIn(" T init_%s\n" % NAME, self.ok("symbols"))
 
     def test_unlisted_phase_does_not_build(self):
         rc, out = self.results["unlisted_build"]
@@ -405,6 +416,13 @@ class Recipes(unittest.TestCase):
         self.assertRegex(out, r"error: 'BOOT_PHASE_%s' undeclared" % NAME)
         self.assertRegex(out, r"kernel/init/main\.c:\d+:\d+: note: in expansion of macro 'PHASE'")
         self.assertIn("PHASE(%s, " % NAME, out)
+
+    def test_phase_with_state_of_its_own_fails_the_boot_state_test(self):
+        rc, out = self.results["state_test"]
+        self.assertEqual(self.results["state_status"], [" M kernel/init/%s.c" % NAME])
+        self.assertNotEqual(rc, 0, out[-3000:])
+        self.assertIn("test_no_phase_keeps_state_of_its_own", out)
+        self.assertIn("'kernel/init/%s.c': ['calls']" % NAME, out)
 
     def test_subcommand_is_one_module_and_one_entry(self):
         r = self.results
@@ -441,7 +459,7 @@ class RecipeEdits(unittest.TestCase):
                              '#include "kernel/init/phase.h"\n#include "kernel/init/vm.h"\n'
                              '#include "kernel/init/demo.h"\n'
                              '\tPHASE(census, ok = census_run(&bs.topo,\n\t\t\t"boot"));\n'
-                             '\tPHASE(demo, demo_report(&bs.topo));\n\tPHASE(pcp, x());\n')
+                             '\tPHASE(demo, init_demo(&bs.topo));\n\tPHASE(pcp, x());\n')
 
 
 if __name__ == "__main__":
