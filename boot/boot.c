@@ -7,7 +7,7 @@
 
 #include "arch/cpu.h"
 #include "arch/paging.h"
-#include "boot/fwcfg.h"
+#include "boot/fwcfg_files.h"
 #include "boot/handoff.h"
 #include "boot/mb2/mb2.h"
 #include "boot/pvh/pvh.h"
@@ -42,7 +42,7 @@ static void find_fwcfg_replay(struct bootinfo *bi)
 	bi->replay = f;
 }
 
-/* Test facility, QEMU only (boot/fwcfg.h, FWCFG_MB2_OVERRIDE_FILE). */
+/* Test facility, QEMU only (boot/fwcfg_files.h, FWCFG_MB2_OVERRIDE_FILE). */
 static uint8_t mb2_override[64 << 10] __attribute__((aligned(8)));
 
 bool boot_collect(uint32_t magic, uint32_t info, struct bootinfo *bi)

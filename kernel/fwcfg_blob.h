@@ -1,5 +1,5 @@
 /*
- * fwcfg_blob.h: a QEMU fw_cfg file found at boot (boot/fwcfg.c), handed to
+ * fwcfg_blob.h: a QEMU fw_cfg file found at boot (boot/fwcfg_files.c), handed to
  * whoever reads it later through arch/fwcfg.h: its selector and size.
  */
 #ifndef MEMBOOT_KERNEL_FWCFG_BLOB_H

@@ -62,7 +62,7 @@ struct cpu_state {
 	uint32_t tsc_verdict;            /* enum tsc_sync_verdict */
 
 	/* Job runner mailbox: the boot CPU writes work_fn last; the CPU runs
-	 * it and clears it (kernel/jobs/cpu.c posts, percpu_ap_main() runs). */
+	 * it and clears it (kernel/jobs/platform.c posts, percpu_ap_main() runs). */
 	void (*volatile work_fn)(void *arg);
 	void *volatile work_arg;
 	volatile uint64_t works_done;

@@ -1,5 +1,5 @@
 /*
- * init.c: the init-policy engine (see init.h).
+ * mminit.c: the init-policy engine (see init.h).
  */
 #include "mm/mminit.h"
 

@@ -1,5 +1,5 @@
 /*
- * init.h: the init-policy engine: fill every node's page descriptors and
+ * mminit.h: the init-policy engine: fill every node's page descriptors and
  * hand its free memory to the page allocator (mm/alloc/alloc.h), on the node's own
  * CPUs, under one of three policies.
  *

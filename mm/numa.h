@@ -52,7 +52,7 @@
  *   its per-CPU area by its APIC ID in the SMP boot table.
  *
  * Files (one header for all: the parts share struct numa_topology, and
- * their callers, kernel/init/discover.c first, use several of them):
+ * their callers, kernel/init/numa.c first, use several of them):
  *   mm/numa.c           numa_build(), the CPUs from the MADT, the one-node
  *                       topology, the lookups (numa_node_of_addr/cpu)
  *   mm/numa_srat.c      nodes from the SRAT: domains, CPUs, SLIT distances

@@ -1,7 +1,7 @@
 /*
  * job.c: running a job's chunks on several CPUs. Portable C: the CPUs, their
  * mailboxes and the clock come from kernel/jobs/platform.h (the kernel's
- * kernel/jobs/cpu.c, or the host's pthreads in tests/host/job_host.c).
+ * kernel/jobs/platform.c, or the host's pthreads in tests/host/job_host.c).
  */
 #include "kernel/jobs/job.h"
 

@@ -1,5 +1,5 @@
 /*
- * job_plan.c: chunking for the parallel job runner (pure C, host-tested).
+ * plan.c: chunking for the parallel job runner (pure C, host-tested).
  */
 #include "kernel/jobs/plan.h"
 

@@ -1,5 +1,5 @@
 /*
- * job_plan.h: how the job runner splits a range into chunks (pure C).
+ * plan.h: how the job runner splits a range into chunks (pure C).
  *
  * A range [start, start + size) is cut on a grid of chunk_units that starts at
  * start rounded down to align, so every inner chunk boundary is a multiple of

@@ -1,8 +1,8 @@
 /*
- * job_platform.h: what the job runner (kernel/jobs/job.c) needs from the machine
+ * platform.h: what the job runner (kernel/jobs/job.c) needs from the machine
  * it runs on, so that its logic (chunking, claiming, helping, waiting,
  * timing) is one portable C file. Two platforms implement it:
- *   kernel/jobs/cpu.c        the kernel: logical CPUs and their per-CPU
+ *   kernel/jobs/platform.c  the kernel: logical CPUs and their per-CPU
  *                           mailboxes, woken by IPI, timed by the TSC;
  *   tests/host/job_host.c   the host: one pthread per simulated CPU, each
  *                           with a node, for host tests and benchmarks.

@@ -8,7 +8,7 @@
   against docs/records.md;
 - kernel/limits.h: no other file defines the node or CPU limit, the default
   distances or the page size with a number of its own;
-- boot/fwcfg.h: the only C file that spells a fw_cfg file name;
+- boot/fwcfg_files.h: the only C file that spells a fw_cfg file name;
 - tools/memboot's subcommands: each has a help text, and docs/tools.md's
   table and the tool's own header name only subcommands it has;
 - kernel/selftest/list.h: the docs cite no self-test it lacks.
@@ -631,9 +631,9 @@ class SelftestNames(unittest.TestCase):
                          ["README.md: `bogus`", "docs/cmdline.md: `churning`"])
 
 
-# ---- boot/fwcfg.h -----------------------------------------------------------
+# ---- boot/fwcfg_files.h -----------------------------------------------------------
 
-FWCFG_HEADER = "boot/fwcfg.h"
+FWCFG_HEADER = "boot/fwcfg_files.h"
 FWCFG_DEFINE = re.compile(r'^#define\s+(FWCFG_\w+_FILE)\s+"([^"]+)"', re.M)
 FWCFG_LITERAL = re.compile(r'"opt/[^"]*"')
 
@@ -653,7 +653,7 @@ class FwCfgNames(unittest.TestCase):
     def test_no_other_c_file_spells_one(self):
         found = ["%s: %s" % (path, lit) for path in c_sources() if path != FWCFG_HEADER
                  for lit in fwcfg_literals(read(path))]
-        self.assertEqual(found, [], "use the names of boot/fwcfg.h")
+        self.assertEqual(found, [], "use the names of boot/fwcfg_files.h")
 
     def test_check_sees_a_literal(self):
         self.assertEqual(fwcfg_literals('/* "opt/memboot/x" */ read("opt/memboot/cmdline");'),

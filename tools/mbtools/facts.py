@@ -36,9 +36,9 @@ ALLOC_TABLE_H = os.path.join(REPO_ROOT, "mm", "alloc", "table.h")
 PHASES_H = os.path.join(REPO_ROOT, "kernel", "init", "phases.h")
 SELFTEST_LIST_H = os.path.join(REPO_ROOT, "kernel", "selftest", "list.h")
 PAGE_H = os.path.join(REPO_ROOT, "mm", "page.h")
-# Where FWCFG_CMDLINE_FILE is defined: boot/fwcfg.h, the header of the fw_cfg
+# Where FWCFG_CMDLINE_FILE is defined: boot/fwcfg_files.h, the header of the fw_cfg
 # reader, is its home; boot/boot.c defines it until it moves there.
-FWCFG_SOURCES = (os.path.join(REPO_ROOT, "boot", "fwcfg.h"),
+FWCFG_SOURCES = (os.path.join(REPO_ROOT, "boot", "fwcfg_files.h"),
                  os.path.join(REPO_ROOT, "boot", "boot.c"))
 
 # Statuses of tools/memboot that are not kernel statuses. They sit above any

@@ -1,8 +1,8 @@
 /*
- * fwcfg.c: read a named file from QEMU fw_cfg (arch/fwcfg.h reads the bytes). All multi-byte directory fields are
+ * fwcfg_files.c: read a named file from QEMU fw_cfg (arch/fwcfg.h reads the bytes). All multi-byte directory fields are
  * big-endian. Only called under a hypervisor.
  */
-#include "boot/fwcfg.h"
+#include "boot/fwcfg_files.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -1,10 +1,10 @@
 /*
- * fwcfg.h: QEMU's firmware configuration device (docs/specs/fw_cfg.txt in
+ * fwcfg_files.h: the named files of QEMU's firmware configuration device (docs/specs/fw_cfg.txt in
  * QEMU): a selector port and a data port through which QEMU exposes named
  * files, such as those given with -fw_cfg name=...,file=...
  */
-#ifndef MEMBOOT_BOOT_FWCFG_H
-#define MEMBOOT_BOOT_FWCFG_H
+#ifndef MEMBOOT_BOOT_FWCFG_FILES_H
+#define MEMBOOT_BOOT_FWCFG_FILES_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /*
- * job_cpu.c: the job runner's platform in the kernel (kernel/jobs/platform.h):
+ * platform.c: the job runner's platform in the kernel (kernel/jobs/platform.h):
  * logical CPUs from the per-CPU state, the per-CPU mailbox an AP's work
  * loop polls (kernel/percpu.c), a wake-up IPI, and the TSC.
  */
