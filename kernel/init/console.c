@@ -20,9 +20,9 @@ static bool has_legacy_vga(const struct bootinfo *bi)
 	return bi->path == BOOT_PATH_MB2_BIOS || bi->path == BOOT_PATH_PVH;
 }
 
-void init_console(const struct bootinfo *bi)
+void init_console(const struct bootinfo *bi, const struct console_options *opt)
 {
-	console_setup(&console_cmdline, &bi->fb, has_legacy_vga(bi), arch_mapped_top());
+	console_setup(opt, &bi->fb, has_legacy_vga(bi), arch_mapped_top());
 }
 
 void init_console_ring(const struct numa_topology *topo, struct physmem *pm)

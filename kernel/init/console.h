@@ -7,12 +7,13 @@
 
 #include "boot/bootinfo.h"
 
+struct console_options;
 struct numa_topology;
 struct physmem;
 
-/* The consoles console= asks for (kernel/console/options.h), on @bi's
- * framebuffer, VGA text where a BIOS set the machine up. */
-void init_console(const struct bootinfo *bi);
+/* The consoles @opt asks for (console=, kernel/console/options.h), on
+ * @bi's framebuffer, VGA text where a BIOS set the machine up. */
+void init_console(const struct bootinfo *bi, const struct console_options *opt);
 
 /* The log ring sized for @topo's CPUs and nodes, from @pm: at the end of
  * phase numa, the first moment both are known, before anything large is

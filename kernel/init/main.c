@@ -115,7 +115,7 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 	PHASE(early, init_early(&bs.boot_percpu, &bs.tsc_first));
 	PHASE(bootinfo, boot_ok = init_bootinfo(boot_magic, boot_info, &bs.bootinfo));
 	PHASE(cmdline, init_cmdline(&bs.bootinfo));
-	PHASE(console, init_console(&bs.bootinfo));
+	PHASE(console, init_console(&bs.bootinfo, &console_cmdline));
 	PHASE(report, init_report(&bs.bootinfo, &bootreport_settings, &bs.tsc_first));
 	if (!boot_ok)
 		kernel_exit(EXIT_BOOTINFO, "boot information missing or corrupt");

@@ -192,6 +192,28 @@ def own_state(text):
     return names
 
 
+# The phase files that may name the settings: main.c hands them out, and
+# phase cmdline's table list fills them.
+SETTINGS_READERS = (MAIN, f"{PHASE_DIR}/cmdline.c")
+
+
+def settings_objects():
+    """The objects the command-line keys fill: every `.ptr = &NAME` of a
+    key table in the kernel's sources."""
+    names = set()
+    for path in sources():
+        names.update(re.findall(r"\.ptr\s*=\s*&\s*([A-Za-z_]\w*)", strip_comments(read(path))))
+    return names
+
+
+def settings_read(text, settings):
+    """The settings objects (@settings) that @text names, sorted (a type of
+    the same name, `struct smp_settings`, is not the object)."""
+    text = re.sub(r"\b(?:struct|union|enum)\s+\w+", "", strip_literals(text))
+    words = set(re.findall(r"\b[A-Za-z_]\w*\b", text))
+    return sorted(words & settings)
+
+
 def shared_phase_state(files):
     """[(defining file, name, using file)]: the mutable file-scope objects of
     @files ({path: text}, the phase files) that another of them uses."""
@@ -283,6 +305,20 @@ class TestBootState(unittest.TestCase):
                                            "pieces", "bs", "buf", "once"])
         self.assertEqual(own_state("static const char *const x[] = { \"y\" };\n"
                                    "void g(void) { return; }\n"), [])
+
+    def test_no_phase_reads_settings_itself(self):
+        settings = settings_objects()
+        self.assertIn("smp_settings", settings)        # the parse sees the key tables
+        self.assertIn("console_cmdline", settings)
+        found = {path: names for path, text in phase_files().items()
+                 if path not in SETTINGS_READERS
+                 and (names := settings_read(text, settings))}
+        self.assertEqual(found, {}, "a phase reads a subsystem's settings itself: main.c "
+                         "passes what it needs as an argument (docs/design.md, \"The boot state\")")
+        self.assertEqual(settings_read("void f(const struct pcp_settings *s)\n"
+                                       "{ g(smp_settings.nosmp, &bench_settings); }\n"
+                                       "/* smp_settings. */\n", settings),
+                         ["bench_settings", "smp_settings"])
 
     def test_main_owns_every_part(self):
         members = boot_state_members(read(MAIN))
