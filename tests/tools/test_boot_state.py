@@ -70,20 +70,22 @@ def strip_literals(text):
     return re.sub(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', '""', text)
 
 
-def file_scope_declarations(text):
-    """The text of each declaration at file scope (ending in ';'), function
-    bodies skipped, brace initialisers kept."""
+def split_file_scope(text):
+    """(declarations, bodies): the text of each declaration at file scope
+    (ending in ';', brace initialisers kept) and of each function body, of
+    @text without comments and literals."""
     text = strip_literals(text)
-    decls, cur, depth, i = [], [], 0, 0
+    decls, bodies, cur, depth, i = [], [], [], 0, 0
     while i < len(text):
         c = text[i]
         if c == "{" and depth == 0 and re.search(r"\)\s*(?:__attribute__\s*\(\(.*?\)\)\s*)?$",
                                                   "".join(cur), re.S):
-            # A function body: skip to its closing brace.
-            depth, i = 1, i + 1
+            # A function body: to its closing brace.
+            start, depth, i = i + 1, 1, i + 1
             while depth and i < len(text):
                 depth += {"{": 1, "}": -1}.get(text[i], 0)
                 i += 1
+            bodies.append(text[start:i - 1])
             cur = []
             continue
         if c in "{(":
@@ -96,7 +98,18 @@ def file_scope_declarations(text):
         else:
             cur.append(c)
         i += 1
-    return decls
+    return decls, bodies
+
+
+def file_scope_declarations(text):
+    """The text of each declaration at file scope (ending in ';'), function
+    bodies skipped, brace initialisers kept."""
+    return split_file_scope(text)[0]
+
+
+def function_bodies(text):
+    """The text of each function body of @text (comments and literals out)."""
+    return split_file_scope(text)[1]
 
 
 def _flat(decl):
@@ -153,30 +166,6 @@ def _mutable_objects(decl):
         if "const" not in after_star:
             names.append(words[-1])
     return names
-
-
-def function_bodies(text):
-    """The text of each function body of @text (comments and literals out)."""
-    text = strip_literals(text)
-    bodies, cur, depth, i = [], [], 0, 0
-    while i < len(text):
-        c = text[i]
-        if c == "{" and depth == 0 and re.search(r"\)\s*(?:__attribute__\s*\(\(.*?\)\)\s*)?$",
-                                                  "".join(cur), re.S):
-            start, depth, i = i + 1, 1, i + 1
-            while depth and i < len(text):
-                depth += {"{": 1, "}": -1}.get(text[i], 0)
-                i += 1
-            bodies.append(text[start:i - 1])
-            cur = []
-            continue
-        if c in "{(":
-            depth += 1
-        elif c in "})":
-            depth -= 1
-        cur = [] if c == ";" and depth == 0 else cur + [c]
-        i += 1
-    return bodies
 
 
 def own_state(text):
