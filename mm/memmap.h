@@ -26,11 +26,12 @@
  *  memmap_mark_hole()   writes PAGE_HOLE only at the few descriptors of a
  *                       hole that a buddy merge can read (see below).
  *
- * What must be written before the buddy allocator runs on a node
- *  The buddy allocator reads a descriptor it did not write only when it
- *  looks at the buddy of a block being freed: the head of an aligned block of
- *  order < max_order next to it. So, over the zone's span, every pfn must be
- *  one of: written by memmap_init_range(); inside a block whose head
+ * What must be written before the page allocator runs on a node
+ *  The buddy allocator (the default behind the seam) reads a descriptor it
+ *  did not write only when it looks at the buddy of a block being freed:
+ *  the head of an aligned block of order < max_order next to it. So, over
+ *  the zone's span, every pfn must be one of: written by
+ *  memmap_init_range(); inside a block whose head
  *  memmap_init_heads() wrote (its tails are never buddy heads of a block
  *  outside it); inside a naturally aligned huge page whose head says
  *  PAGE_HUGE; or inside a hole passed to memmap_mark_hole(). Descriptors left
@@ -187,7 +188,7 @@ static inline uint64_t memmap_index_pfn(const struct memmap_node *n, uint32_t in
  * describe present memory are backed by memory (the kernel maps them into a
  * window of its address space reserved for the node; the host tests reserve
  * the window with mmap and back the same parts). A descriptor in an unbacked
- * part is never read: the buddy allocator reads a descriptor it did not write
+ * part is never read: the page allocator reads a descriptor it did not write
  * only inside the naturally aligned block of 2^max_order pages around a
  * present page (a buddy of order < max_order lies in the same such block), so
  * rounding every present range out to those blocks covers every read. This is
@@ -376,7 +377,7 @@ static inline void memmap_write_head(struct page *p, unsigned type, unsigned ord
 /*
  * Write every descriptor of [start_pfn, end_pfn) (inside the node's span):
  * type @type, order 0, zone @zone, no flags, word 0, no links, padding 0.
- * For memory about to be freed to the buddy allocator use PAGE_RESERVED
+ * For memory about to be freed to the page allocator use PAGE_RESERVED
  * (buddy_free_range() turns heads into PAGE_FREE). The stores are the
  * node's own (MEMMAP_STORE_AUTO: n->store, memmap_node_choose_store());
  * non-temporal ones end with sfence.

@@ -59,7 +59,7 @@ enum page_type {
 	PAGE_MEMMAP,         /* holds descriptors */
 	PAGE_PAGETABLE,      /* a page-table page; its lock is in ptlock */
 	PAGE_HUGE,           /* head of a huge pool page (order 9 or 18) */
-	PAGE_ALLOCATED,      /* head of a block handed out by the buddy allocator */
+	PAGE_ALLOCATED,      /* head of a block handed out by the page allocator */
 	PAGE_HOLE,           /* not RAM; written only where a buddy search can look */
 	PAGE_PCP,            /* head of a block on a per-CPU list (mm/alloc/alloc_pcp.h) */
 	PAGE_BAD,            /* failed the memory test or named bad (mm/memtest.h): never free */

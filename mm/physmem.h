@@ -1,7 +1,7 @@
 /*
  * physmem.h: the early physical memory allocator.
  *
- * From the normalized boot map until the buddy allocator takes over, physical
+ * From the normalized boot map until the page allocator takes over, physical
  * memory is two sorted arrays: usable RAM ranges, each on a NUMA node, and
  * reservations (page 0, the kernel image, early allocations), each with a
  * type (enum physmem_resv_type) saying what the pages hold. Free memory is
