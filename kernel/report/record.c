@@ -233,6 +233,13 @@ size_t rec_escape_text(char *dst, size_t dst_bytes, const char *src)
 	return n;
 }
 
+size_t rec_room_bytes(const struct record *r)
+{
+	const size_t limit = RECORD_MAX_BYTES - CLOSE_RESERVE;
+
+	return r->truncated || r->len >= limit ? 0 : limit - r->len;
+}
+
 bool rec_str_cut(struct record *r, const char *key, const char *s, size_t reserve_bytes)
 {
 	size_t limit = RECORD_MAX_BYTES - CLOSE_RESERVE;

@@ -134,6 +134,10 @@ void rec_resolve_tsc(const struct record *in, struct record *out,
  * The record itself stays whole, so the keys after it are not lost.
  */
 bool rec_str_cut(struct record *r, const char *key, const char *s, size_t reserve_bytes);
+/* The bytes @r can still take before it is cut (closing brackets already
+ * kept back); 0 once it is truncated. For a record that lists a variable
+ * number of items and leaves out, by count, those that do not fit. */
+size_t rec_room_bytes(const struct record *r);
 
 /* Close everything and return the full line "MEMBOOT {...}" (no newline). */
 const char *rec_finish(struct record *r);

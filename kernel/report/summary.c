@@ -84,7 +84,7 @@ void summary_print(uint64_t total_ns)
 {
 	char line[160];
 	uint64_t in_phases_ns = 0, outside_ns;
-	unsigned order[SUMMARY_MAX_PHASES];
+	unsigned order[SUMMARY_MAX_PHASES], listed;
 	struct record rec;
 	size_t n = 0;
 
@@ -150,16 +150,35 @@ void summary_print(uint64_t total_ns)
 		rec_bool(&rec, "usable_reliable", false);
 	rec_key(&rec, "phases");
 	rec_open(&rec, '[');
-	for (unsigned k = 0; k < nr_phases; k++) {
+	for (listed = 0; listed < nr_phases; listed++) {
+		const unsigned i = order[listed];
+		const unsigned long long permille = total_ns ? phases[i].ns * 1000 / total_ns : 0;
+		/* Its exact bytes, and room for `phases_omitted` unless it is the
+		 * last: the record has a fixed size (RECORD_MAX_BYTES) and the
+		 * table as many phases as kernel/init/phases.h lists, so those
+		 * that do not fit (the shortest) are counted, not cut mid-way
+		 * (their figures are in their `phase` records). */
+		size_t bytes = (size_t)snprintf(NULL, 0, "{\"name\":\"%s\",\"ns\":%llu,\"permille\":%llu,"
+						"\"ap_busy_ns\":%llu,\"ap_idle_ns\":%llu},",
+						phases[i].name, (unsigned long long)phases[i].ns,
+						permille, (unsigned long long)phases[i].ap_busy_ns,
+						(unsigned long long)phases[i].ap_idle_ns);
+
+		if (listed + 1 < nr_phases)
+			bytes += sizeof("],\"phases_omitted\":4294967295");
+		if (rec_room_bytes(&rec) < bytes)
+			break;
 		rec_open(&rec, '{');
-		rec_str(&rec, "name", phases[order[k]].name);
-		rec_u64(&rec, "ns", phases[order[k]].ns);
-		rec_u64(&rec, "permille", total_ns ? phases[order[k]].ns * 1000 / total_ns : 0);
-		rec_u64(&rec, "ap_busy_ns", phases[order[k]].ap_busy_ns);
-		rec_u64(&rec, "ap_idle_ns", phases[order[k]].ap_idle_ns);
+		rec_str(&rec, "name", phases[i].name);
+		rec_u64(&rec, "ns", phases[i].ns);
+		rec_u64(&rec, "permille", permille);
+		rec_u64(&rec, "ap_busy_ns", phases[i].ap_busy_ns);
+		rec_u64(&rec, "ap_idle_ns", phases[i].ap_idle_ns);
 		rec_close(&rec);
 	}
 	rec_close(&rec);
+	if (listed < nr_phases)
+		rec_u64(&rec, "phases_omitted", nr_phases - listed);
 	if (usable_reliable)
 		record_report(&rec, LOG_INFO, "summary: phases total {phases_ns:ms} ms, boot "
 			      "{total_ns:ms} ms, memory usable at {usable_ns:ms} ms");

@@ -435,6 +435,54 @@ static void test_str_cut_keeps_later_keys(void **state)
 	free(s);
 }
 
+/* A list of more items than fit (the summary's phases): each item added
+ * while rec_room_bytes() says its exact bytes and the count's fit, the rest
+ * counted; the record is whole, never cut, and the count is exact. */
+static void test_room_lists_what_fits_and_counts_the_rest(void **state)
+{
+	const unsigned items = 80;
+	unsigned listed;
+	char item[128];
+	const char *line;
+
+	(void)state;
+	rec_begin(&r, "summary");
+	rec_u64(&r, "total_ns", 123456789012ULL);
+	assert_int_equal(rec_room_bytes(&r), RECORD_MAX_BYTES - (RECORD_MAX_DEPTH + 24) - r.len);
+	rec_key(&r, "phases");
+	rec_open(&r, '[');
+	for (listed = 0; listed < items; listed++) {
+		size_t bytes = (size_t)snprintf(item, sizeof(item),
+						"{\"name\":\"phase%02u\",\"ns\":%llu},", listed,
+						123456789012ULL + listed);
+
+		if (listed + 1 < items)
+			bytes += sizeof("],\"phases_omitted\":4294967295");
+		if (rec_room_bytes(&r) < bytes)
+			break;
+		rec_open(&r, '{');
+		snprintf(item, sizeof(item), "phase%02u", listed);
+		rec_str(&r, "name", item);
+		rec_u64(&r, "ns", 123456789012ULL + listed);
+		rec_close(&r);
+	}
+	rec_close(&r);
+	assert_true(listed > 10 && listed < items);
+	rec_u64(&r, "phases_omitted", items - listed);
+	line = finish_checked(&r);
+	assert_null(strstr(line, "truncated"));
+	snprintf(item, sizeof(item), "}],\"phases_omitted\":%u}", items - listed);
+	assert_true(ends_with(line, item));
+	/* Tight: the next item would not have fitted with the count after it. */
+	assert_true(strlen(line) > RECORD_MAX_BYTES - (RECORD_MAX_DEPTH + 24) - 64);
+	/* A truncated record has no room. */
+	rec_begin(&r, "x");
+	for (unsigned i = 0; i < 400; i++)
+		rec_u64(&r, "key", 1234567890);
+	assert_true(r.truncated);
+	assert_int_equal(rec_room_bytes(&r), 0);
+}
+
 static void test_escape_text_for_the_console(void **state)
 {
 	char out[64];
@@ -937,6 +985,7 @@ int main(void)
 		cmocka_unit_test(test_overflow_many_fields),
 		cmocka_unit_test(test_overflow_long_string),
 		cmocka_unit_test(test_str_cut_keeps_later_keys),
+		cmocka_unit_test(test_room_lists_what_fits_and_counts_the_rest),
 		cmocka_unit_test(test_escape_text_for_the_console),
 		cmocka_unit_test(test_overflow_inside_nesting),
 		cmocka_unit_test(test_depth_limit),

@@ -85,6 +85,15 @@ class ResultsTool(unittest.TestCase):
         self.assertIn("phases total 427.681 ms, boot 695.835 ms", out)
         self.assertIn("memboot: boot done, status 0 (ok), 0 warnings, 0 errors", out)
 
+    def test_summary_lines_count_the_phases_left_out(self):
+        recs = [{"event": "summary", "phases_ns": 2000000, "total_ns": 3000000,
+                 "phases": [{"name": "meminit", "ns": 1500000}], "phases_omitted": 23}]
+        lines = efivars.summary_lines(recs)
+        self.assertIn("phase meminit           1.500 ms", lines)
+        self.assertIn("(23 shorter phases not in the summary record)", lines)
+        recs[0].pop("phases_omitted")
+        self.assertFalse([l for l in efivars.summary_lines(recs) if "not in the summary" in l])
+
     def test_results_is_an_alias(self):
         """`results`, the subcommand's first name, still works, the same in
         every byte; --help lists only the name, with the alias beside it."""

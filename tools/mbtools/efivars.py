@@ -293,6 +293,8 @@ def summary_lines(recs):
         for p in summ.get("phases", []) if isinstance(summ.get("phases"), list) else []:
             if isinstance(p, dict):
                 out.append("phase %-12s %10s ms" % (p.get("name"), ms(p.get("ns"))))
+        if isinstance(summ.get("phases_omitted"), int) and summ["phases_omitted"] > 0:
+            out.append("(%d shorter phases not in the summary record)" % summ["phases_omitted"])
         out.append("phases total %s ms, boot %s ms" % (ms(summ.get("phases_ns")),
                                                        ms(summ.get("total_ns"))))
     done = next((r for r in recs if r["event"] == "done"), None)
