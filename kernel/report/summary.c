@@ -153,19 +153,20 @@ void summary_print(uint64_t total_ns)
 	for (listed = 0; listed < nr_phases; listed++) {
 		const unsigned i = order[listed];
 		const unsigned long long permille = total_ns ? phases[i].ns * 1000 / total_ns : 0;
-		/* Its exact bytes, and room for `phases_omitted` unless it is the
-		 * last: the record has a fixed size (RECORD_MAX_BYTES) and the
-		 * table as many phases as kernel/init/phases.h lists, so those
-		 * that do not fit (the shortest) are counted, not cut mid-way
-		 * (their figures are in their `phase` records). */
+		/* Its exact bytes (its comma counted), and room for
+		 * `phases_omitted` unless it is the last: the record has a
+		 * fixed size (RECORD_MAX_BYTES) and the table as many phases as
+		 * kernel/init/phases.h lists, so those that do not fit (the
+		 * shortest) are counted, not cut mid-way (their figures are in
+		 * their `phase` records). */
 		size_t bytes = (size_t)snprintf(NULL, 0, "{\"name\":\"%s\",\"ns\":%llu,\"permille\":%llu,"
 						"\"ap_busy_ns\":%llu,\"ap_idle_ns\":%llu},",
 						phases[i].name, (unsigned long long)phases[i].ns,
 						permille, (unsigned long long)phases[i].ap_busy_ns,
 						(unsigned long long)phases[i].ap_idle_ns);
 
-		if (listed + 1 < nr_phases)
-			bytes += sizeof("],\"phases_omitted\":4294967295");
+		/* The array's "]" after it; before another, the count's room. */
+		bytes += listed + 1 < nr_phases ? sizeof("],\"phases_omitted\":4294967295") : 1;
 		if (rec_room_bytes(&rec) < bytes)
 			break;
 		rec_open(&rec, '{');
