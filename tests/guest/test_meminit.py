@@ -203,8 +203,11 @@ def test_init_threads_one_and_all():
     b = boot(nodes=2, cpus_per_node=2, mem_per_node="1G", append="memboot.init_threads=1")
     assert all(i["threads"] == 1 for i in check_meminit(b, "deferred").values())
     b = boot(nodes=2, cpus_per_node=2, mem_per_node="1G", append="memboot.init_threads=all")
-    assert all(i["cpus"] == 4 and 1 <= i["threads"] <= 4
-               for i in check_meminit(b, "deferred").values())
+    # Every CPU is offered to each node, but one AP may still be measuring
+    # the clock when memory init starts (posted at the end of phase smp,
+    # kernel/init/clockcheck.c), and a busy CPU is not offered: 3 or 4.
+    inits = check_meminit(b, "deferred").values()
+    assert all(3 <= i["cpus"] <= 4 and 1 <= i["threads"] <= i["cpus"] for i in inits), inits
 
 
 def test_trace_prints_every_chunk_on_node_cpus():
