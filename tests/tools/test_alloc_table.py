@@ -37,6 +37,17 @@ def tracked():
     return [p for p in out.decode().split("\0") if p]
 
 
+def copy_tracked(root):
+    """The tracked files that exist (a deletion not yet committed is not
+    copied) into @root, as a scratch copy of the tree."""
+    for rel in tracked():
+        src = os.path.join(REPO_ROOT, rel)
+        if os.path.isfile(src):
+            dst = os.path.join(root, rel)
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copy2(src, dst)
+
+
 def add_allocator(root, name, like="bitmap"):
     """The two edits a newcomer makes: the file and the table line (last)."""
     src = read(os.path.join(root, "mm", "alloc", like + ".c"))
@@ -60,13 +71,7 @@ class OneFileOneEntry(unittest.TestCase):
         scratch = tempfile.mkdtemp(prefix="memboot-alloc-table-")
         try:
             root = os.path.join(scratch, "tree")
-            for rel in tracked():
-                src = os.path.join(REPO_ROOT, rel)
-                if not os.path.isfile(src):
-                    continue
-                dst = os.path.join(root, rel)
-                os.makedirs(os.path.dirname(dst), exist_ok=True)
-                shutil.copy2(src, dst)
+            copy_tracked(root)
             build = os.path.join(REPO_ROOT, "build")
             if os.path.isdir(build):
                 shutil.copytree(build, os.path.join(root, "build"), symlinks=True,

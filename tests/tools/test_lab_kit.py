@@ -22,7 +22,7 @@ import unittest
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "tools"))
-from test_alloc_table import read, tracked  # noqa: E402
+from test_alloc_table import copy_tracked, read  # noqa: E402
 
 SOLUTION = os.path.join(REPO_ROOT, "tests", "tools", "fixtures", "lab", "firstfit.ops")
 
@@ -44,12 +44,7 @@ def fill_todos(path, name, ops_file=SOLUTION):
 def scratch_tree():
     root = tempfile.mkdtemp(prefix="memboot-lab-kit-")
     atexit.register(shutil.rmtree, root, ignore_errors=True)
-    for rel in tracked():
-        src = os.path.join(REPO_ROOT, rel)
-        if os.path.isfile(src):
-            dst = os.path.join(root, rel)
-            os.makedirs(os.path.dirname(dst), exist_ok=True)
-            shutil.copy2(src, dst)
+    copy_tracked(root)
     for sub in ("host", "bench"):
         if os.path.isdir(os.path.join(REPO_ROOT, "build", sub)):
             shutil.copytree(os.path.join(REPO_ROOT, "build", sub),

@@ -30,7 +30,7 @@ import unittest
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "tools"))
-from test_alloc_table import add_allocator, read, tracked  # noqa: E402
+from test_alloc_table import add_allocator, copy_tracked, read  # noqa: E402
 
 BUGS = {
     "misalign": ("uint64_t i = ((base + from + n - 1) & ~(n - 1)) - base;   /* aligned up */",
@@ -49,13 +49,7 @@ HANG_LIMIT_S = 60
 
 def scratch_tree():
     root = tempfile.mkdtemp(prefix="memboot-lab-verdict-")
-    for rel in tracked():
-        src = os.path.join(REPO_ROOT, rel)
-        if not os.path.isfile(src):
-            continue
-        dst = os.path.join(root, rel)
-        os.makedirs(os.path.dirname(dst), exist_ok=True)
-        shutil.copy2(src, dst)
+    copy_tracked(root)
     build = os.path.join(REPO_ROOT, "build")
     for sub in ("host", "bench"):
         if os.path.isdir(os.path.join(build, sub)):

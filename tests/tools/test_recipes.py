@@ -33,6 +33,7 @@ import unittest
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_alloc_table import copy_tracked  # noqa: E402
 from test_boot_state import boot_state_members  # noqa: E402
 
 TIMEOUT_S = 900   # generous: a cold build on a loaded 2-core machine
@@ -55,12 +56,6 @@ def write(path, text):
 
 class RecipeError(Exception):
     """A file a recipe edits does not have the form the recipe looks for."""
-
-
-def tracked():
-    out = subprocess.run(["git", "ls-files", "-z"], cwd=REPO_ROOT,
-                         capture_output=True, check=True).stdout
-    return [p for p in out.decode().split("\0") if p]
 
 
 def continue_line(line):
@@ -266,12 +261,7 @@ class Scratch:
 
     def apply_all(self):
         root, r = self.root, self.results
-        for rel in tracked():
-            src = os.path.join(REPO_ROOT, rel)
-            if os.path.isfile(src):
-                dst = os.path.join(root, rel)
-                os.makedirs(os.path.dirname(dst), exist_ok=True)
-                shutil.copy2(src, dst)
+        copy_tracked(root)
         build = os.path.join(REPO_ROOT, "build")
         if os.path.isdir(build):
             # What `make kernel` and `make host-tests` reuse; the rest is
