@@ -71,29 +71,32 @@ KLDFLAGS := -nostdlib -static -no-pie -z max-page-size=0x1000 \
 # Every directory's sources by wildcard: a new file in a layer's directory is
 # built with no list to edit (docs/design.md, "Where things go").
 MM_DIRS := mm mm/alloc mm/hugetlb mm/pt
-# kernel/console/out/ is the console's kernel-only side (the ring's writer,
-# the drain, the UARTs and the screen): kept out of kernel/console/, whose
+# kernel/services/console/out/ is the console's kernel-only side (the ring's writer,
+# the drain, the UARTs and the screen): kept out of kernel/services/console/, whose
 # files are pure and host-built by wildcard below.
-KERNEL_C := $(wildcard boot/*.c boot/mb2/*.c kernel/*.c kernel/*/*.c kernel/console/out/*.c \
-	arch/x86_64/*.c $(addsuffix /*.c,$(MM_DIRS)))
+KERNEL_DIRS := boot boot/mb2 kernel/init kernel/selftest kernel/bench kernel/fault kernel/vm \
+	kernel/firmware kernel/firmware/acpi kernel/services kernel/services/clock \
+	kernel/services/console kernel/services/console/out kernel/services/jobs \
+	kernel/services/report arch/x86_64 $(MM_DIRS)
+KERNEL_C := $(wildcard $(addsuffix /*.c,$(KERNEL_DIRS)))
 KERNEL_S := $(wildcard boot/mb2/*.S arch/x86_64/*.S)
 KERNEL_OBJS := $(patsubst %.c,$(O)/%.o,$(KERNEL_C)) $(patsubst %.S,$(O)/%.o,$(KERNEL_S))
 
 # Pure C that also builds on the host: the same files the kernel links.
-PURE_SRCS := boot/bootinfo.c boot/efi_map.c boot/mb2/mb2.c kernel/cmdline.c \
-	kernel/report/record.c kernel/report/format.c kernel/jobs/plan.c kernel/clock/clockcal.c kernel/clock/tsc_sync.c $(wildcard kernel/acpi/*.c) \
+PURE_SRCS := boot/bootinfo.c boot/efi_map.c boot/mb2/mb2.c kernel/services/cmdline.c \
+	kernel/services/report/record.c kernel/services/report/format.c kernel/services/jobs/plan.c kernel/services/clock/clockcal.c kernel/services/clock/tsc_sync.c $(wildcard kernel/firmware/*.c kernel/firmware/acpi/*.c) \
 	$(wildcard $(addsuffix /*.c,$(MM_DIRS)))
 PURE_SRCS += boot/handoff.c boot/pvh/pvh.c boot/efi/kelf.c
 # The consoles' drawing, log ring and option parsing (no hardware in them):
-# every file in kernel/console/ itself; the kernel-only side is in
-# kernel/console/out/, which this wildcard does not reach.
-PURE_SRCS += $(wildcard kernel/console/*.c)
+# every file in kernel/services/console/ itself; the kernel-only side is in
+# kernel/services/console/out/, which this wildcard does not reach.
+PURE_SRCS += $(wildcard kernel/services/console/*.c)
 # The boot report's dump keys (memboot.dump_mmap, _acpi, _bootinfo).
-PURE_SRCS += kernel/report/bootreport_keys.c
+PURE_SRCS += kernel/services/report/bootreport_keys.c
 # The local APIC mode decision and ICR encodings; the caches from CPUID leaves.
 PURE_SRCS += arch/x86_64/apic_mode.c arch/x86_64/cpu_caches.c
-# Each subsystem's command-line keys and their parsing (kernel/cmdline.h).
-PURE_SRCS += kernel/smp_settings.c kernel/exit_method.c kernel/selftest/select.c kernel/bench/settings.c
+# Each subsystem's command-line keys and their parsing (kernel/services/cmdline.h).
+PURE_SRCS += kernel/services/smp_settings.c kernel/services/exit_method.c kernel/selftest/select.c kernel/bench/settings.c
 # The replay file's checks (kernel/selftest/replay.c reads the file).
 PURE_SRCS += kernel/selftest/replay_file.c
 # The numaperf self-test's permutation and arithmetic.
@@ -232,9 +235,9 @@ HOST_OBJ := $(HOST_O)/obj
 FUZZ_OBJ := $(FUZZ_O)/obj
 HOST_LIB := $(HOST_O)/libmemboot-host.a
 FUZZ_LIB := $(FUZZ_O)/libmemboot-fuzz.a
-HOST_TEST_HELPERS := tests/host/map_check.c kernel/jobs/job.c tests/host/job_host.c \
+HOST_TEST_HELPERS := tests/host/map_check.c kernel/services/jobs/job.c tests/host/job_host.c \
 	tests/host/sim_memmap.c
-FUZZ_HELPERS := kernel/jobs/job.c tests/host/job_host.c
+FUZZ_HELPERS := kernel/services/jobs/job.c tests/host/job_host.c
 HOST_LIB_SRCS := $(PURE_SRCS) $(HOST_TOOL_SRCS) $(HOST_SUPPORT) $(HOST_TEST_HELPERS)
 FUZZ_LIB_SRCS := $(PURE_SRCS) $(HOST_TOOL_SRCS) $(HOST_SUPPORT) $(FUZZ_HELPERS)
 # Entry code's assembly macros, each wrapped as a function the tests call.
@@ -284,7 +287,7 @@ $(FUZZ_O)/fuzz_%: $(FUZZ_OBJ)/tests/fuzz/fuzz_%.o $(FUZZ_LIB)
 TOOL_OBJ := $(HOST_O)/tool
 TOOL_CFLAGS := -std=gnu11 -O2 -g -I. -Wall -Wextra -Wno-unused-parameter -DMEMBOOT_HOST
 TOPO_SRCS := tools/topo/memboot-topo.c tools/topo/acpidump_text.c boot/bootinfo.c \
-	kernel/report/record.c $(wildcard kernel/acpi/*.c) \
+	kernel/services/report/record.c $(wildcard kernel/firmware/*.c kernel/firmware/acpi/*.c) \
 	$(wildcard mm/numa*.c) mm/tiers.c mm/machine.c arch/x86_64/apic_mode.c \
 	$(HOST_SUPPORT)
 TOPO_OBJS := $(patsubst %.c,$(TOOL_OBJ)/%.o,$(TOPO_SRCS))

@@ -14,7 +14,7 @@
 #   make bench-memtest  the memory test's passes against the store limit, per pattern
 #   bench/device.sh     all host benchmarks at 1-16 threads on a many-core machine
 #
-# memmap: mm/memmap.c, mm/alloc/buddy.c and kernel/jobs/plan.c built natively,
+# memmap: mm/memmap.c, mm/alloc/buddy.c and kernel/services/jobs/plan.c built natively,
 # once per descriptor size (16, 32, 64 bytes), with the kernel's code
 # generation where it matters for speed (-O2 -mgeneral-regs-only: 8-byte
 # general-register stores, as in the kernel) and without sanitizers; the
@@ -34,12 +34,12 @@ BENCH_O := build/bench
 BENCH_DESC_SIZES := 16 32 64
 BENCH_ARGS ?=
 # Every allocator of mm/alloc/ by wildcard: a new one (mm/alloc/table.h) links
-# here with no list to edit. kernel/report/record.c: the host shim's record_emit()
+# here with no list to edit. kernel/services/report/record.c: the host shim's record_emit()
 # finishes records with it.
 # Every allocator and the per-CPU lists, with the services their pure code
 # calls (records; the shared list and number parsers of their keys).
-BENCH_ALLOC_SRCS := $(wildcard mm/alloc/*.c) kernel/cmdline.c
-MEMMAP_BENCH_KSRCS := mm/memmap.c kernel/jobs/plan.c $(BENCH_ALLOC_SRCS) kernel/report/record.c \
+BENCH_ALLOC_SRCS := $(wildcard mm/alloc/*.c) kernel/services/cmdline.c
+MEMMAP_BENCH_KSRCS := mm/memmap.c kernel/services/jobs/plan.c $(BENCH_ALLOC_SRCS) kernel/services/report/record.c \
 	arch/x86_64/cpu_caches.c
 MEMMAP_BENCH_BINS := $(addprefix $(BENCH_O)/memmap_bench_,$(BENCH_DESC_SIZES))
 BENCH_CFLAGS := -std=gnu11 -O2 -g -I. -Iarch/x86_64/include -Wall -Wextra -Wno-unused-parameter -Werror -DNDEBUG
@@ -143,7 +143,7 @@ compare-linux: all
 #   make bench-pt [PT_BENCH_ARGS='--threads 16 --mib 1024 --reps 5']
 PT_BENCH_ARGS ?=
 PT_BENCH_OBJS := $(BENCH_O)/host/bench/pt_bench.o $(BENCH_O)/host/mm/pt/pt.o \
-	$(BENCH_O)/host/kernel/cmdline.o $(BENCH_O)/host/kernel/report/record.o $(BENCH_SUPPORT_OBJ)
+	$(BENCH_O)/host/kernel/services/cmdline.o $(BENCH_O)/host/kernel/services/report/record.o $(BENCH_SUPPORT_OBJ)
 $(BENCH_O)/pt_bench: $(PT_BENCH_OBJS)
 	@$(if $(Q),echo "  BENCHLD $@")
 	$(Q)$(CC) $(BENCH_HOST_CFLAGS) -o $@ $^
@@ -159,7 +159,7 @@ bench-pt: $(BENCH_O)/pt_bench
 #   make bench-pcp PCP_BENCH_ARGS='--threads 16 --mix all'
 # The kernel objects are the 16-byte descriptor set (the size the kernel
 # builds by default) of the memmap benchmark.
-PCP_BENCH_KSRCS := mm/memmap.c $(BENCH_ALLOC_SRCS) kernel/report/record.c
+PCP_BENCH_KSRCS := mm/memmap.c $(BENCH_ALLOC_SRCS) kernel/services/report/record.c
 PCP_BENCH_ARGS ?= --mix all
 PCP_BENCH_OBJS := $(BENCH_O)/host/bench/pcp_bench.o $(patsubst %.c,$(BENCH_O)/16/%.o,$(PCP_BENCH_KSRCS)) \
 	$(BENCH_SUPPORT_OBJ)
@@ -186,7 +186,7 @@ bench-pcp-guest: $(O)/memboot.elf
 # compiler as CC) names its own or none: make CC=aarch64-linux-gnu-gcc
 # LAB_MARCH= BENCH_O=build/bench-arm64 build/bench-arm64/lab
 LAB_MARCH ?= -march=native
-LAB_KSRCS := mm/memmap.c $(BENCH_ALLOC_SRCS) kernel/report/record.c
+LAB_KSRCS := mm/memmap.c $(BENCH_ALLOC_SRCS) kernel/services/report/record.c
 LAB_OBJS := $(BENCH_O)/labobj/bench/lab.o $(patsubst %.c,$(BENCH_O)/labobj/%.o,$(LAB_KSRCS)) \
 	$(BENCH_SUPPORT_OBJ)
 $(BENCH_O)/labobj/bench/%.o: bench/%.c bench/bench.mk | $(HOST_DEPS)
@@ -211,7 +211,7 @@ lab-build: $(BENCH_O)/lab
 # The memory test's passes (mm/memtest.c, kernel code generation) against the
 # store limit, bytes per second per pattern (bench/memtest_bench.c; not part
 # of `make bench`: about 10 s at 256 MiB).
-MEMTEST_BENCH_KSRCS := mm/memtest.c kernel/cmdline.c kernel/report/record.c kernel/report/format.c
+MEMTEST_BENCH_KSRCS := mm/memtest.c kernel/services/cmdline.c kernel/services/report/record.c kernel/services/report/format.c
 $(BENCH_O)/memtest_bench: $(BENCH_O)/host/bench/memtest_bench.o \
 		$(patsubst %.c,$(BENCH_O)/16/%.o,$(MEMTEST_BENCH_KSRCS)) $(BENCH_SUPPORT_OBJ)
 	@$(if $(Q),echo "  BENCHLD $@")

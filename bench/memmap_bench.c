@@ -16,7 +16,7 @@
  * flushed from the caches (clflush) before every repetition, so each
  * repetition writes cold memory as the boot does.
  *
- * Work is cut like the kernel's job runner cuts it (kernel/jobs/plan.c:
+ * Work is cut like the kernel's job runner cuts it (kernel/services/jobs/plan.c:
  * aligned to the max-order block, about four chunks per thread) and the
  * chunks are claimed from a shared counter by --threads threads, the
  * calling thread included, each pinned to a CPU. A measurement is the wall
@@ -57,7 +57,7 @@
 #include <emmintrin.h>
 
 #include "arch/cpu.h"
-#include "kernel/jobs/plan.h"
+#include "kernel/services/jobs/plan.h"
 #include "mm/alloc/buddy.h"
 #include "mm/memmap.h"
 #include "mm/page.h"

@@ -12,7 +12,7 @@
 #include "boot/mb2/mb2.h"
 #include "boot/pvh/pvh.h"
 #include "boot/smbios_ep.h"
-#include "kernel/log.h"
+#include "kernel/services/log.h"
 
 static void append_fwcfg_cmdline(struct bootinfo *bi)
 {

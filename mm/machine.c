@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/log.h"
-#include "kernel/report/record.h"
+#include "kernel/services/log.h"
+#include "kernel/services/report/record.h"
 
 #define MAX_DEVICE_RANGES 16
 #define TEXT_BYTES 200

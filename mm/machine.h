@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/acpi/smbios.h"
+#include "kernel/firmware/smbios.h"
 #include "mm/numa.h"
 
 /* A device's node when its ranges do not say it. */

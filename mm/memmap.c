@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "kernel/log.h"
+#include "kernel/services/log.h"
 
 typedef unsigned long long ull;   /* for printf */
 

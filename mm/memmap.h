@@ -61,8 +61,8 @@
 #include <stdint.h>
 
 #include "arch/cpu_caches.h"
-#include "kernel/limits.h"
-#include "kernel/panic.h"
+#include "kernel/services/limits.h"
+#include "kernel/services/panic.h"
 #include "mm/page.h"
 
 #define MEMMAP_MAX_NODES MEMBOOT_MAX_NODES

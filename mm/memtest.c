@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/cmdline.h"
+#include "kernel/services/cmdline.h"
 
 const uint64_t memtest_patterns[MEMTEST_NR_PATTERNS] = {
 	0,                      /* first: the last pass, leaving memory zeroed */

@@ -5,12 +5,12 @@
 
 #include <string.h>
 
-#include "kernel/jobs/platform.h"
-#include "kernel/log.h"
-#include "kernel/panic.h"
+#include "kernel/services/jobs/platform.h"
+#include "kernel/services/log.h"
+#include "kernel/services/panic.h"
 #include "mm/alloc/alloc.h"
 #include <stdio.h>
-#include "kernel/cmdline.h"
+#include "kernel/services/cmdline.h"
 
 void mminit_start(struct mminit *mi, struct mminit_node *nodes, const struct memmap *mm,
 		  uint32_t nr_nodes, const struct mminit_config *cfg)

@@ -29,8 +29,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/jobs/job.h"
-#include "kernel/spinlock.h"
+#include "kernel/services/jobs/job.h"
+#include "kernel/services/spinlock.h"
 #include "mm/memmap.h"
 #include "mm/page.h"
 
@@ -76,7 +76,7 @@ struct mminit_config {
 	const struct mminit_test *test;   /* NULL: no memory test */
 	/* A node CPU that makes no progress in the middle of its chunk for this
 	 * long is counted lost and its unclaimed 4 MiB steps are done by the
-	 * node's other CPUs (kernel/jobs/job.h; 0: never). */
+	 * node's other CPUs (kernel/services/jobs/job.h; 0: never). */
 	uint64_t deadline_ns;
 };
 
@@ -104,7 +104,7 @@ struct mminit_node {
 	/* Always kept (not only with cfg.trace): they say which CPU did what.
 	 * start/end are pfns (the job's packed units, converted back). */
 	struct job_chunk_time chunks[MMINIT_TRACE_CHUNKS];
-	/* Each chunk's claim word and progress (kernel/jobs/job.h): a chunk is freed
+	/* Each chunk's claim word and progress (kernel/services/jobs/job.h): a chunk is freed
 	 * to the allocator 4 MiB step by step, each step claimed once, so a
 	 * CPU lost mid-chunk leaves steps others can finish without freeing
 	 * any block twice (a free is not repeatable). */

@@ -13,9 +13,9 @@
 
 #include <string.h>
 
-#include "kernel/acpi/acpi.h"
-#include "kernel/log.h"
-#include "kernel/panic.h"
+#include "kernel/firmware/acpi/acpi.h"
+#include "kernel/services/log.h"
+#include "kernel/services/panic.h"
 #include "mm/numa_build.h"
 
 #define PREFIX "NUMA: "

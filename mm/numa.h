@@ -72,8 +72,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/limits.h"
-#include "kernel/mem_range.h"
+#include "kernel/services/limits.h"
+#include "kernel/services/mem_range.h"
 
 struct acpi_madt_info;
 struct acpi_srat_info;

@@ -16,8 +16,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/acpi/acpi.h"
-#include "kernel/log.h"
+#include "kernel/firmware/acpi/acpi.h"
+#include "kernel/services/log.h"
 #include "mm/numa.h"
 
 /* Orphan ranges warned about one by one; the rest are summed up. Also the

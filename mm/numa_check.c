@@ -6,7 +6,7 @@
  */
 #include "mm/numa.h"
 
-#include "kernel/log.h"
+#include "kernel/services/log.h"
 
 #define PREFIX "NUMA: "
 

@@ -7,9 +7,9 @@
 
 #include <stdio.h>
 
-#include "kernel/log.h"
-#include "kernel/panic.h"
-#include "kernel/report/record.h"
+#include "kernel/services/log.h"
+#include "kernel/services/panic.h"
+#include "kernel/services/report/record.h"
 
 #define PREFIX "NUMA: "
 

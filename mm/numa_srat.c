@@ -21,8 +21,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "kernel/acpi/acpi.h"
-#include "kernel/log.h"
+#include "kernel/firmware/acpi/acpi.h"
+#include "kernel/services/log.h"
 #include "mm/numa.h"
 #include "mm/numa_build.h"
 

@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/log.h"
-#include "kernel/panic.h"
+#include "kernel/services/log.h"
+#include "kernel/services/panic.h"
 
 #define PAGE_MASK (PAGE_SIZE_BYTES - 1)
 /* Highest page-aligned end a range can have. */

@@ -15,7 +15,7 @@
  *   physmem_set_node(pm, start, end, node);     numa: each SRAT memory range
  *   addr = physmem_alloc(pm, size, align, node, exact, PHYSMEM_RESV_MEMMAP);
  *
- * The map comes as (struct mem_range *, count) (kernel/mem_range.h), never as
+ * The map comes as (struct mem_range *, count) (kernel/services/mem_range.h), never as
  * a boot hand-off: physmem knows no boot protocol.
  *
  * Every range is half-open [start, end) in bytes and page aligned; log lines
@@ -36,8 +36,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/limits.h"
-#include "kernel/mem_range.h"
+#include "kernel/services/limits.h"
+#include "kernel/services/mem_range.h"
 
 #define PHYSMEM_MAX_MEM 256          /* usable ranges */
 #define PHYSMEM_MAX_RESV 512         /* reservations */

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/log.h"
-#include "kernel/report/record.h"
+#include "kernel/services/log.h"
+#include "kernel/services/report/record.h"
 
 #define PREFIX "tiers: "
 #define MAX_INITIATORS 256

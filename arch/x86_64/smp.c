@@ -10,8 +10,8 @@
 #include "arch/apic.h"
 #include "arch/cpu.h"
 #include "arch/io.h"
-#include "kernel/percpu.h"
-#include "kernel/clock/time.h"
+#include "kernel/services/percpu.h"
+#include "kernel/services/clock/time.h"
 
 struct smp_boot_entry {
 	uint32_t apic_id;

@@ -6,7 +6,7 @@
 #include "arch/apic.h"
 #include "arch/cpu.h"
 #include "arch/io.h"
-#include "kernel/spinlock.h"
+#include "kernel/services/spinlock.h"
 
 extern void apic_tlb_stub(void);
 

@@ -9,8 +9,8 @@
 #include "arch/cpu.h"
 #include "arch/percpu.h"
 #include "arch/trap.h"
-#include "kernel/exit.h"
-#include "kernel/log.h"
+#include "kernel/services/exit.h"
+#include "kernel/services/log.h"
 
 extern char boot_stack_bottom[], boot_stack_top[];
 extern char __kernel_start[], __text_end[];

@@ -13,7 +13,7 @@
  *
  * The measurement is what makes a busy host harmless. Every reference read
  * is bracketed by two TSC reads; a vCPU descheduled between them shows up as
- * a wide bracket and that sample is dropped (kernel/clock/clockcal.c), instead of
+ * a wide bracket and that sample is dropped (kernel/services/clock/clockcal.c), instead of
  * silently stretching a whole window as a single read per window did. The
  * samples run for about 1 ms (longer for a PIT slow to read); estimates
  * from pairs of kept samples are combined by their median.
@@ -29,7 +29,7 @@
 
 #include "arch/cpu.h"
 #include "arch/io.h"
-#include "kernel/log.h"
+#include "kernel/services/log.h"
 
 #define PIT_HZ 1193182ULL
 /* The ACPI PM timer counts at 3.579545 MHz on every machine (ACPI 6.5,
@@ -104,7 +104,7 @@ static uint64_t read_ref_cb(void *ctx)
 	return ref_read(ctx);
 }
 
-/* Sample @c for @w into @sp (kernel/clock/clockcal.c does the loop and the
+/* Sample @c for @w into @sp (kernel/services/clock/clockcal.c does the loop and the
  * unwrapping). */
 static uint32_t take_samples(struct sample_space *sp, const struct ref_counter *c, unsigned bits,
 			     bool down, const struct clockcal_window *w)

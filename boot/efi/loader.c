@@ -30,8 +30,8 @@
 
 #include "boot/efi/kelf.h"
 #include "boot/handoff.h"
-#include "kernel/limits.h"
-#include "kernel/exit.h"   /* the statuses and QEMU's exit port, shared with the kernel */
+#include "kernel/services/limits.h"
+#include "kernel/services/exit.h"   /* the statuses and QEMU's exit port, shared with the kernel */
 
 #ifndef MEMBOOT_VERSION
 #define MEMBOOT_VERSION "unknown"

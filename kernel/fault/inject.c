@@ -11,10 +11,10 @@
 #include "arch/cpu.h"
 #include "arch/io.h"
 #include "arch/percpu.h"
-#include "kernel/jobs/job.h"
-#include "kernel/log.h"
-#include "kernel/panic.h"
-#include "kernel/percpu.h"
+#include "kernel/services/jobs/job.h"
+#include "kernel/services/log.h"
+#include "kernel/services/panic.h"
+#include "kernel/services/percpu.h"
 #include "kernel/selftest/select.h"
 #include "mm/alloc/alloc.h"
 #include "mm/memmap.h"
@@ -41,7 +41,7 @@ static void fault_on_ap(void *arg, uint64_t start, uint64_t end)
 /*
  * memboot.fault=ap-park: the first AP to reach the middle of a chunk of
  * memory init (between two of its steps, holding no lock and no step:
- * kernel/jobs/job.h) stops answering for good, interrupts off, as a CPU with a
+ * kernel/services/jobs/job.h) stops answering for good, interrupts off, as a CPU with a
  * hardware fault would. With memtest=N its chunk was being tested. The job
  * runner must find it lost and have its chunk finished.
  */

@@ -1,6 +1,6 @@
 /*
  * acpi.c: phase `acpi`: takes `bs.bootinfo`'s RSDP; builds `bs.acpi`: the
- * tables found (the parsers are kernel/acpi/), the MADT (CPUs), SRAT (CPU
+ * tables found (the parsers are kernel/firmware/acpi/), the MADT (CPUs), SRAT (CPU
  * and memory affinity), SLIT (distances) and HMAT, validated; the PM timer
  * and the HPET (measured by phase clockcheck's code, init_clock_acpi());
  * S5 (only with memboot.exit=poweroff, its one user); the SPCR console.
@@ -11,11 +11,11 @@
 #include <string.h>
 
 #include "arch/paging.h"
-#include "kernel/acpi/sleep.h"
-#include "kernel/acpi/spcr.h"
-#include "kernel/console.h"
-#include "kernel/exit.h"
-#include "kernel/log.h"
+#include "kernel/firmware/acpi/sleep.h"
+#include "kernel/firmware/acpi/spcr.h"
+#include "kernel/services/console.h"
+#include "kernel/services/exit.h"
+#include "kernel/services/log.h"
 
 /* The bytes of the table @sig in @acpi's directory, mapped (NULL: none). */
 const void *acpi_table_bytes(const struct discovered_acpi *acpi, const char *sig,
@@ -82,7 +82,7 @@ void init_acpi(const struct bootinfo *bi, struct acpi_options opt, struct discov
 		find_s5(acpi);
 }
 
-/* What memboot.exit=poweroff writes where (kernel/acpi/sleep.h). */
+/* What memboot.exit=poweroff writes where (kernel/firmware/acpi/sleep.h). */
 static void find_s5(const struct discovered_acpi *acpi)
 {
 	struct acpi_s5 s5 = { 0 };

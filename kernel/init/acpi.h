@@ -1,6 +1,6 @@
 /*
  * acpi.h: phase `acpi` (kernel/init/phases.h): the ACPI tables as the
- * firmware left them, parsed (the parsers are pure: kernel/acpi/) into a
+ * firmware left them, parsed (the parsers are pure: kernel/firmware/acpi/) into a
  * structure the boot state owns (`bs.acpi`).
  */
 #ifndef MEMBOOT_KERNEL_INIT_ACPI_H
@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "boot/bootinfo.h"
-#include "kernel/acpi/acpi.h"
+#include "kernel/firmware/acpi/acpi.h"
 
 struct discovered_acpi {
 	struct acpi_tables dir;

@@ -7,7 +7,7 @@
 #include "kernel/init/bootinfo.h"
 
 #include "boot/boot.h"
-#include "kernel/report/efivars.h"
+#include "kernel/services/report/efivars.h"
 
 bool init_bootinfo(uint32_t magic, uint32_t info, struct bootinfo *bi)
 {

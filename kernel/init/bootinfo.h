@@ -11,7 +11,7 @@
 
 /* The loader's registers (@magic, @info) into @bi, normalized (boot/); and
  * the UEFI runtime services found there kept for the results store
- * (kernel/report/efivars.h). False when the hand-off is missing or
+ * (kernel/services/report/efivars.h). False when the hand-off is missing or
  * corrupt: the boot ends once phase report has printed what there is. */
 bool init_bootinfo(uint32_t magic, uint32_t info, struct bootinfo *bi);
 

@@ -15,11 +15,11 @@
 #include "arch/cpu.h"
 #include "arch/paging.h"
 #include "arch/tsc.h"
-#include "kernel/clock/clockcal.h"
-#include "kernel/clock/time.h"
-#include "kernel/clock/tsc_report.h"
-#include "kernel/jobs/platform.h"
-#include "kernel/log.h"
+#include "kernel/services/clock/clockcal.h"
+#include "kernel/services/clock/time.h"
+#include "kernel/services/clock/tsc_report.h"
+#include "kernel/services/jobs/platform.h"
+#include "kernel/services/log.h"
 
 /*
  * The PM timer is a second fixed-rate reference, independent of the PIT the
@@ -176,7 +176,7 @@ void init_clock_acpi(struct discovered_acpi *acpi, bool coarse, struct tsc_calib
 	 * timeouts, and a warning names what is missing: every time of this
 	 * boot is a guess, and says so (method "assumed", uncertainty unknown,
 	 * in the `tsc` and `boot` records; every stamp and record marked,
-	 * kernel/console/out/render.c).
+	 * kernel/services/console/out/render.c).
 	 */
 	clock_first(acpi, first);
 	if (first->hz == 0) {
@@ -248,7 +248,7 @@ void init_clockcheck_start(const struct discovered_acpi *acpi, struct clock_chec
 
 /* @cpu's measurement is in (@done) and @cpu is back in its idle loop, so
  * later jobs find it idle; unless it was lost since, in memory init
- * (kernel/jobs/job.h): then its mailbox stays busy for good. */
+ * (kernel/services/jobs/job.h): then its mailbox stays busy for good. */
 static void wait_measured(volatile uint32_t *done, uint32_t cpu)
 {
 	while (!__atomic_load_n(done, __ATOMIC_ACQUIRE) ||

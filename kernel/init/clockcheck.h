@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "arch/tsc.h"
-#include "kernel/clock/clockcal.h"
+#include "kernel/services/clock/clockcal.h"
 #include "kernel/init/acpi.h"
 
 /*

@@ -7,12 +7,12 @@
 
 #include "arch/apic.h"
 #include "arch/cpu.h"
-#include "kernel/clock/clockcal.h"
-#include "kernel/clock/time.h"
-#include "kernel/clock/tsc_report.h"
-#include "kernel/console.h"
-#include "kernel/log.h"
-#include "kernel/percpu.h"
+#include "kernel/services/clock/clockcal.h"
+#include "kernel/services/clock/time.h"
+#include "kernel/services/clock/tsc_report.h"
+#include "kernel/services/console.h"
+#include "kernel/services/log.h"
+#include "kernel/services/percpu.h"
 
 /* The first lines; printed when the consoles drain, in this place, from
  * what CPU identification found (console_defer(): kernel/init/phase.c says

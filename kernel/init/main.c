@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/exit.h"
+#include "kernel/services/exit.h"
 #include "kernel/init/acpi.h"
 #include "kernel/init/bench.h"
 #include "kernel/init/bootinfo.h"
@@ -42,9 +42,9 @@
 #include "kernel/init/tiers.h"
 #include "kernel/init/tscsync.h"
 #include "kernel/init/vm.h"
-#include "kernel/console/options.h"
-#include "kernel/report/bootreport_keys.h"
-#include "kernel/jobs/job.h"
+#include "kernel/services/console/options.h"
+#include "kernel/services/report/bootreport_keys.h"
+#include "kernel/services/jobs/job.h"
 #include "mm/mminit.h"
 
 /* Everything one phase builds and a later one reads. */

@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #include "kernel/init/memtest.h"
-#include "kernel/limits.h"
+#include "kernel/services/limits.h"
 #include "mm/memmap.h"
 #include "mm/mminit.h"
 

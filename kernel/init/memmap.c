@@ -9,12 +9,12 @@
 
 #include "arch/cpu.h"
 #include "arch/paging.h"
-#include "kernel/console.h"
-#include "kernel/exit.h"
+#include "kernel/services/console.h"
+#include "kernel/services/exit.h"
 #include "kernel/init/pagetables.h"
-#include "kernel/jobs/platform.h"
-#include "kernel/log.h"
-#include "kernel/report/record.h"
+#include "kernel/services/jobs/platform.h"
+#include "kernel/services/log.h"
+#include "kernel/services/report/record.h"
 #include "mm/alloc/alloc.h"
 #include "mm/physmem.h"
 

@@ -8,11 +8,11 @@
  */
 #include "kernel/init/memprep.h"
 
-#include "kernel/exit.h"
+#include "kernel/services/exit.h"
 #include "kernel/fault/fault.h"
 #include "kernel/init/physmem.h"
-#include "kernel/log.h"
-#include "kernel/percpu.h"
+#include "kernel/services/log.h"
+#include "kernel/services/percpu.h"
 #include "mm/alloc/alloc.h"
 #include "mm/hugetlb/hugetlb.h"
 #include "mm/numa.h"

@@ -15,10 +15,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/jobs/job.h"
-#include "kernel/jobs/platform.h"
-#include "kernel/log.h"
-#include "kernel/report/record.h"
+#include "kernel/services/jobs/job.h"
+#include "kernel/services/jobs/platform.h"
+#include "kernel/services/log.h"
+#include "kernel/services/report/record.h"
 #include "mm/numa.h"
 #include "mm/page.h"
 

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/spinlock.h"
+#include "kernel/services/spinlock.h"
 #include "mm/memmap.h"
 #include "mm/memtest.h"
 #include "mm/mminit.h"

@@ -7,8 +7,8 @@
 #include "kernel/init/numa.h"
 
 #include "arch/apic.h"
-#include "kernel/console.h"
-#include "kernel/report/summary.h"
+#include "kernel/services/console.h"
+#include "kernel/services/report/summary.h"
 #include "mm/physmem.h"
 
 /* console_defer()'s form of the topology report. */

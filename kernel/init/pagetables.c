@@ -5,10 +5,10 @@
  */
 #include "kernel/init/pagetables.h"
 
-#include "kernel/console.h"
-#include "kernel/exit.h"
-#include "kernel/log.h"
-#include "kernel/report/record.h"
+#include "kernel/services/console.h"
+#include "kernel/services/exit.h"
+#include "kernel/services/log.h"
+#include "kernel/services/report/record.h"
 #include "mm/alloc/alloc.h"
 
 uint64_t memory_alloc_pagetable(void *ctx)

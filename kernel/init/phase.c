@@ -8,14 +8,14 @@
  */
 #include "kernel/init/phase.h"
 
-#include "kernel/console.h"
-#include "kernel/console/ring.h"
-#include "kernel/log.h"
-#include "kernel/panic.h"
-#include "kernel/percpu.h"
-#include "kernel/report/record.h"
-#include "kernel/report/summary.h"
-#include "kernel/clock/time.h"
+#include "kernel/services/console.h"
+#include "kernel/services/console/ring.h"
+#include "kernel/services/log.h"
+#include "kernel/services/panic.h"
+#include "kernel/services/percpu.h"
+#include "kernel/services/report/record.h"
+#include "kernel/services/report/summary.h"
+#include "kernel/services/clock/time.h"
 #include "mm/numa.h"
 #include "mm/physmem.h"
 
@@ -49,7 +49,7 @@ static void phase_report(void *arg)
 	const struct phase_figures *f = arg;
 	struct record r;
 
-	/* TSC values, rendered when printed (kernel/report/record.h), so phases that
+	/* TSC values, rendered when printed (kernel/services/report/record.h), so phases that
 	 * end on the clock's quick estimate print with its precise figure. */
 	rec_begin(&r, "phase");
 	rec_str(&r, "name", f->name);
@@ -118,7 +118,7 @@ void phase_end(enum boot_phase phase, uint64_t start_tsc, uint64_t start_ap_busy
 	}
 	summary_phase(name, f.cycles, f.ap_busy, f.ap_idle);
 	/* Not while the clock runs on its quick estimate: what is printed
-	 * waits in the ring for the precise figure (kernel/clock/time.h). Nor
+	 * waits in the ring for the precise figure (kernel/services/clock/time.h). Nor
 	 * before memory is usable: printing (milliseconds a screenful on a
 	 * serial line) is then never on the path to usable memory. An error
 	 * line, a full ring and the exit still drain at once. */

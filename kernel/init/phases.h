@@ -75,7 +75,7 @@
 	  "meminit's figures (`node_init`, `node_cpu`, `alloc`, `physmem_retire`; the boot's usable_ns), the APs' chunk times corrected by tscsync's offsets and every time converted at the precise rate: nothing on the path to usable memory waits for the check") \
 	X(machine, ALWAYS, \
 	  "`bs.bootinfo`'s SMBIOS entry point (boot/ found it in the BIOS area or the EFI configuration table), `bs.topo`", \
-	  "`bs.machine`: firmware, system, board, sockets and memory devices (kernel/acpi/smbios.c), each device on its node; the `machine`, `dimm` and `node_dimms` records. After memory is usable: nothing before needs it") \
+	  "`bs.machine`: firmware, system, board, sockets and memory devices (kernel/firmware/smbios.c), each device on its node; the `machine`, `dimm` and `node_dimms` records. After memory is usable: nothing before needs it") \
 	X(hugetlb, ALWAYS, \
 	  "`bs.topo`, `bs.memmap`, the allocator", \
 	  "`bs.hugetlb`'s 2 MiB pools per node, filled in parallel") \

@@ -6,8 +6,8 @@
  */
 #include "kernel/init/physmem.h"
 
-#include "kernel/log.h"
-#include "kernel/report/record.h"
+#include "kernel/services/log.h"
+#include "kernel/services/report/record.h"
 #include "mm/memtest.h"
 
 typedef unsigned long long ull;

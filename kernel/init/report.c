@@ -15,10 +15,10 @@
 #include <stdio.h>
 
 #include "arch/tsc.h"
-#include "kernel/console.h"
-#include "kernel/log.h"
-#include "kernel/report/record.h"
-#include "kernel/clock/time.h"
+#include "kernel/services/console.h"
+#include "kernel/services/log.h"
+#include "kernel/services/report/record.h"
+#include "kernel/services/clock/time.h"
 
 static void print_range(const char *prefix, const struct mem_range *r)
 {

@@ -10,7 +10,7 @@
 
 #include "arch/tsc.h"
 #include "boot/bootinfo.h"
-#include "kernel/report/bootreport_keys.h"
+#include "kernel/services/report/bootreport_keys.h"
 
 /*
  * The report of @bi; with @s->dump_mmap the firmware's map as read too

@@ -14,17 +14,17 @@
 #include "arch/io.h"
 #include "arch/paging.h"
 #include "arch/smp.h"
-#include "kernel/console.h"
-#include "kernel/log.h"
+#include "kernel/services/console.h"
+#include "kernel/services/log.h"
 #include "kernel/init/pagetables.h"
 #include "kernel/init/tscsync.h"
-#include "kernel/panic.h"
-#include "kernel/percpu.h"
-#include "kernel/report/record.h"
-#include "kernel/smp_settings.h"
-#include "kernel/jobs/platform.h"
-#include "kernel/clock/time.h"
-#include "kernel/clock/tsc_sync.h"
+#include "kernel/services/panic.h"
+#include "kernel/services/percpu.h"
+#include "kernel/services/report/record.h"
+#include "kernel/services/smp_settings.h"
+#include "kernel/services/jobs/platform.h"
+#include "kernel/services/clock/time.h"
+#include "kernel/services/clock/tsc_sync.h"
 #include "arch/x86_64/include/arch/apic_mode.h"
 #include "mm/numa.h"
 #include "kernel/vm/vm.h"
@@ -311,7 +311,7 @@ static struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc 
 	 *
 	 * - One word decides, cs->boot_state (struct cpu_state), moved away
 	 *   from SMP_AP_WAITING only by a compare-and-swap: the AP's (to
-	 *   ONLINE, percpu_ap_main() in kernel/percpu.c) or ours (to
+	 *   ONLINE, percpu_ap_main() in kernel/services/percpu.c) or ours (to
 	 *   ABANDONED, at the timeout). A compare-and-swap is one
 	 *   atomic read-modify-write (LOCK CMPXCHG, a full barrier on x86,
 	 *   SDM vol. 3A 9.2.3.2 "locked instructions have a total order");

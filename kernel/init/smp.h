@@ -9,10 +9,10 @@
 #include <stdint.h>
 
 #include "arch/percpu.h"
-#include "kernel/clock/tsc_sync.h"
-#include "kernel/smp_settings.h"
+#include "kernel/services/clock/tsc_sync.h"
+#include "kernel/services/smp_settings.h"
 #include "kernel/init/acpi.h"
-#include "kernel/report/record.h"
+#include "kernel/services/report/record.h"
 #include "mm/numa.h"
 
 struct physmem;
@@ -65,7 +65,7 @@ struct smp_report {
  * MADT order), never simply the first ones: a node must not lose all its
  * CPUs, and with them the CPUs that initialise its memory. Logical ids are
  * dense over the chosen CPUs, in topology order (the boot CPU is 0). @set:
- * the SMP keys (kernel/smp_settings.h); @rep: the report, completed by phase
+ * the SMP keys (kernel/services/smp_settings.h); @rep: the report, completed by phase
  * tscsync.
  */
 void init_smp(const struct discovered_acpi *acpi, const struct numa_topology *topo,

@@ -1,7 +1,7 @@
 /*
  * tscsync.c: phase `tscsync`: takes the online CPUs and `bs.smp`; builds
  * every AP's TSC checked against the boot CPU's (memboot.tsc_sync; the
- * arithmetic is kernel/clock/tsc_sync.c), a known offset corrected from
+ * arithmetic is kernel/services/clock/tsc_sync.c), a known offset corrected from
  * here on (cs->tsc_offset), the verdicts in `bs.smp` and the `tsc_sync`
  * records (one per node). After memory is usable: nothing on the way there
  * needs it, since each CPU times its own work with its own TSC, and the
@@ -12,16 +12,16 @@
 #include "arch/cpu.h"
 #include "arch/io.h"
 #include "arch/percpu.h"
-#include "kernel/clock/time.h"
-#include "kernel/jobs/platform.h"
-#include "kernel/limits.h"
-#include "kernel/log.h"
-#include "kernel/percpu.h"
-#include "kernel/report/record.h"
+#include "kernel/services/clock/time.h"
+#include "kernel/services/jobs/platform.h"
+#include "kernel/services/limits.h"
+#include "kernel/services/log.h"
+#include "kernel/services/percpu.h"
+#include "kernel/services/report/record.h"
 
 /*
  * The APs of one wave at once (waves: below), against the boot CPU, in
- * bounded time (the one-writer scheme of kernel/clock/tsc_sync.h). The boot CPU
+ * bounded time (the one-writer scheme of kernel/services/clock/tsc_sync.h). The boot CPU
  * keeps publishing its TSC (sh->boot_pub) and sweeps over the APs; each AP
  * keeps publishing its own (cs->tsc_pub) and reading the boot CPU's:
  *  - an AP that read the boot CPU's published value v and then its own TSC

@@ -21,7 +21,7 @@ struct tscsync_shared {
  * against the boot CPU's, @rp (phase smp's report) given the verdicts. An
  * AP off by a known offset has it subtracted from its readings from here
  * on; one beyond correction is unreliable (cpu_tsc_unreliable(),
- * kernel/percpu.h): its times against the boot CPU's are printed only
+ * kernel/services/percpu.h): its times against the boot CPU's are printed only
  * marked as such. memboot.tsc_skew makes such a CPU on purpose.
  */
 void init_tscsync(bool enabled, struct tscsync_shared *sh, struct smp_report *rp);

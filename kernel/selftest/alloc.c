@@ -7,9 +7,9 @@
 #include <stdint.h>
 
 #include "arch/percpu.h"
-#include "kernel/jobs/job.h"
-#include "kernel/percpu.h"
-#include "kernel/report/record.h"
+#include "kernel/services/jobs/job.h"
+#include "kernel/services/percpu.h"
+#include "kernel/services/report/record.h"
 #include "kernel/selftest/tests.h"
 #include "mm/alloc/alloc.h"
 #include "mm/page.h"

@@ -9,12 +9,12 @@
 #include <stdint.h>
 
 #include "arch/cpu.h"
-#include "kernel/console.h"
-#include "kernel/log.h"
-#include "kernel/report/record.h"
+#include "kernel/services/console.h"
+#include "kernel/services/log.h"
+#include "kernel/services/report/record.h"
 #include "kernel/selftest/select.h"
 #include "kernel/selftest/tests.h"
-#include "kernel/clock/time.h"
+#include "kernel/services/clock/time.h"
 
 bool selftest_clock(const struct selftest_ctx *ctx, const char **skipped)
 {

@@ -49,7 +49,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/spinlock.h"
+#include "kernel/services/spinlock.h"
 #include "mm/memmap.h"
 #include "mm/page.h"
 

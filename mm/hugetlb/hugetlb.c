@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/cmdline.h"
+#include "kernel/services/cmdline.h"
 
 struct hugetlb_settings hugetlb_settings = {
 	.config = HUGETLB_CONFIG_INIT,

@@ -35,9 +35,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/jobs/job.h"
-#include "kernel/limits.h"
-#include "kernel/spinlock.h"
+#include "kernel/services/jobs/job.h"
+#include "kernel/services/limits.h"
+#include "kernel/services/spinlock.h"
 
 #define HUGETLB_MAX_NODES MEMBOOT_MAX_NODES
 #define HUGETLB_NR_SIZES 2

@@ -7,10 +7,10 @@
 
 #include <string.h>
 
-#include "kernel/jobs/platform.h"
-#include "kernel/log.h"
-#include "kernel/panic.h"
-#include "kernel/report/record.h"
+#include "kernel/services/jobs/platform.h"
+#include "kernel/services/log.h"
+#include "kernel/services/panic.h"
+#include "kernel/services/report/record.h"
 #include "mm/alloc/alloc.h"
 #include "mm/memmap.h"
 #include "mm/physmem.h"

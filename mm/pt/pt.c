@@ -7,7 +7,7 @@
 
 #include "arch/pte.h"
 #include <stdio.h>
-#include "kernel/cmdline.h"
+#include "kernel/services/cmdline.h"
 
 #define LEVEL_PML4 3
 #define LEVEL_PDPT 2

@@ -43,7 +43,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/spinlock.h"
+#include "kernel/services/spinlock.h"
 #include "mm/page.h"
 
 #define PT_NO_PHYS UINT64_MAX

@@ -23,8 +23,8 @@
 #include <string.h>
 
 #include "boot/bootinfo.h"
-#include "kernel/acpi/acpi.h"
-#include "kernel/mem_range.h"
+#include "kernel/firmware/acpi/acpi.h"
+#include "kernel/services/mem_range.h"
 #include "mm/numa.h"
 #include "mm/physmem.h"
 #include "tests/fuzz/fuzz_common.h"

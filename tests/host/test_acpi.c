@@ -1,5 +1,5 @@
 /*
- * test_acpi.c: kernel/acpi parsers on built and on captured tables.
+ * test_acpi.c: kernel/firmware/acpi parsers on built and on captured tables.
  *
  * Two kinds of input:
  *  - tables built here, field by field at the offsets the ACPI specification
@@ -22,7 +22,7 @@
 
 #include <cmocka.h>
 
-#include "kernel/acpi/acpi.h"
+#include "kernel/firmware/acpi/acpi.h"
 #include "tools/topo/acpidump_text.h"
 #include "tests/host/host_support.h"
 

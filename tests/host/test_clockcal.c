@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "kernel/clock/clockcal.h"
+#include "kernel/services/clock/clockcal.h"
 #include "tests/host/host_support.h"
 
 #define PIT_HZ 1193182ULL

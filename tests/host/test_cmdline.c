@@ -1,5 +1,5 @@
 /*
- * test_cmdline.c: the command-line parser (kernel/cmdline.c) against a local
+ * test_cmdline.c: the command-line parser (kernel/services/cmdline.c) against a local
  * table with one parameter of every type, and every subsystem's own table of
  * keys (each in its subsystem's pure file: docs/cmdline.md's table), all pure
  * sources the kernel links too.
@@ -17,17 +17,17 @@
 #include <cmocka.h>
 
 #include "arch/apic_mode.h"
-#include "kernel/console/options.h"
-#include "kernel/cmdline.h"
-#include "kernel/exit.h"
-#include "kernel/log.h"
-#include "kernel/report/bootreport_keys.h"
+#include "kernel/services/console/options.h"
+#include "kernel/services/cmdline.h"
+#include "kernel/services/exit.h"
+#include "kernel/services/log.h"
+#include "kernel/services/report/bootreport_keys.h"
 #include "mm/mminit.h"
 #include "mm/memtest.h"
 #include "mm/alloc/pcp.h"
 #include "kernel/selftest/select.h"
 #include "kernel/selftest/list.h"
-#include "kernel/smp_settings.h"
+#include "kernel/services/smp_settings.h"
 #include "mm/pt/pt.h"
 #include "kernel/bench/bench.h"
 #include "mm/alloc/alloc.h"

@@ -1,7 +1,7 @@
 /*
  * test_hmat.c: the HMAT parser and its checks against the SRAT
- * (kernel/acpi/hmat.c), the SRAT's generic initiator and port entries
- * (kernel/acpi/srat.c), and the tiers and initialising nodes built from
+ * (kernel/firmware/acpi/hmat.c), the SRAT's generic initiator and port entries
+ * (kernel/firmware/acpi/srat.c), and the tiers and initialising nodes built from
  * them (mm/tiers.c).
  *
  * Inputs: the tables QEMU 10 built for `-machine hmat=on` with two CPU
@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include "kernel/acpi/acpi.h"
+#include "kernel/firmware/acpi/acpi.h"
 #include "mm/tiers.h"
 #include "tests/host/host_support.h"
 #include "tools/topo/acpidump_text.h"

@@ -1,5 +1,5 @@
 /*
- * test_job.c: the job runner (kernel/jobs/job.c) on simulated CPUs (pthreads,
+ * test_job.c: the job runner (kernel/services/jobs/job.c) on simulated CPUs (pthreads,
  * tests/host/job_host.c): every unit done exactly once for odd shapes on
  * every node, chunks run only on the job's node's CPUs, the caller helping
  * only its own node or a node without CPUs, max_threads, and two jobs at
@@ -20,8 +20,8 @@
 
 #include <cmocka.h>
 
-#include "kernel/jobs/job.h"
-#include "kernel/jobs/platform.h"
+#include "kernel/services/jobs/job.h"
+#include "kernel/services/jobs/platform.h"
 #include "tests/host/host_support.h"
 #include "tests/host/job_host.h"
 

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "kernel/cmdline.h"
+#include "kernel/services/cmdline.h"
 #include "mm/memtest.h"
 #include "tests/host/host_support.h"
 

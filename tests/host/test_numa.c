@@ -29,7 +29,7 @@
 #include <cmocka.h>
 
 #include "boot/bootinfo.h"
-#include "kernel/acpi/acpi.h"
+#include "kernel/firmware/acpi/acpi.h"
 #include "mm/numa.h"
 #include "tools/topo/acpidump_text.h"
 #include "tests/host/host_support.h"

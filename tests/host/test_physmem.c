@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "kernel/log.h"
+#include "kernel/services/log.h"
 #include "mm/physmem.h"
 #include "tests/host/host_support.h"
 

@@ -1,5 +1,5 @@
 /*
- * test_record.c: the JSON record builder (kernel/report/record.c).
+ * test_record.c: the JSON record builder (kernel/services/report/record.c).
  *
  * Whole lines are compared byte for byte; records that overflow the buffer
  * are checked with a small strict JSON validator written here, at every
@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "kernel/report/record.h"
+#include "kernel/services/report/record.h"
 #include "tests/host/host_support.h"
 
 #define PREFIX_LEN (sizeof(RECORD_PREFIX) - 1)

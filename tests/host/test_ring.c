@@ -1,5 +1,5 @@
 /*
- * test_ring.c: the log ring (kernel/console/ring.c): entries come back whole
+ * test_ring.c: the log ring (kernel/services/console/ring.c): entries come back whole
  * and in order across the wrap, a full ring refuses a write instead of
  * overwriting what a console has not read, late readers replay the history,
  * the early ring moves into a larger one with every reader's place, and
@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "kernel/console/ring.h"
+#include "kernel/services/console/ring.h"
 #include "tests/host/host_support.h"
 
 static char payload[RING_MAX_PAYLOAD];

@@ -1,5 +1,5 @@
 /*
- * test_smbios.c: kernel/acpi/smbios.c on entry points and structure tables
+ * test_smbios.c: kernel/firmware/smbios.c on entry points and structure tables
  * built here byte by byte at the offsets DSP0134 gives (not through the
  * parser's own constants), whole and then broken as firmware breaks them:
  * truncated structures, string numbers past a structure's strings, a table
@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "kernel/acpi/smbios.h"
+#include "kernel/firmware/smbios.h"
 #include "mm/machine.h"
 #include "tests/host/host_support.h"
 

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "kernel/clock/tsc_sync.h"
+#include "kernel/services/clock/tsc_sync.h"
 #include "tests/host/host_support.h"
 
 static uint64_t rng = 88172645463325252ULL;

@@ -194,7 +194,7 @@ class ResultsTool(unittest.TestCase):
         proc = self.run_tool(self.efivarfs(parts))
         self.expect_records(proc)
         self.assertIn("MembootResults32 is past the 32 chunks memboot writes "
-                      "(RESULTS_MAX_CHUNKS, kernel/report/efivars.h); left out", proc.stderr)
+                      "(RESULTS_MAX_CHUNKS, kernel/services/report/efivars.h); left out", proc.stderr)
 
     def test_attributes_are_checked(self):
         d = self.efivarfs(chunks("\n".join(LINES) + "\n", 4000))

@@ -245,7 +245,7 @@ class BadOptions(unittest.TestCase):
                     self.check([option, value], option, repr(value))
 
     def test_more_nodes_than_the_kernel_tracks(self):
-        # 257 is one past MEMBOOT_MAX_NODES (kernel/limits.h); 256 is accepted.
+        # 257 is one past MEMBOOT_MAX_NODES (kernel/services/limits.h); 256 is accepted.
         self.check(["--nodes", "257"], "--nodes 257", "at most 256 nodes")
         self.assertEqual(build("--nodes", "256").count("-numa"), 256)
 

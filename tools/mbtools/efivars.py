@@ -1,5 +1,5 @@
 """memboot efivars: the summary records a UEFI boot kept in UEFI variables
-(kernel/report/efivars.c), read back from
+(kernel/services/report/efivars.c), read back from
 
   - an efivarfs directory (/sys/firmware/efi/efivars on Linux booted later
     on that machine): one file per variable, named NAME-GUID, holding four
@@ -28,8 +28,8 @@ RECORD_PREFIX = "MEMBOOT "
 GUID = "4d454d42-4f4f-5452-9e53-756c74730001"
 PREFIX = "MembootResults"
 CHUNK_RE = re.compile(PREFIX + r"([0-9]{2,})", re.ASCII)
-RESULTS_H = os.path.join(facts.REPO_ROOT, "kernel", "report", "efivars.h")
-RESULTS_C = os.path.join(facts.REPO_ROOT, "kernel", "report", "efivars.c")
+RESULTS_H = os.path.join(facts.REPO_ROOT, "kernel", "services", "report", "efivars.h")
+RESULTS_C = os.path.join(facts.REPO_ROOT, "kernel", "services", "report", "efivars.c")
 
 
 def _kernel_define(path, name):
@@ -221,7 +221,7 @@ def chunks_in_order(found, where, notes=None):
     for i in indices:
         if i >= MAX_CHUNKS and notes is not None:
             notes.append("%s: %s is past the %d chunks memboot writes (RESULTS_MAX_CHUNKS, "
-                         "kernel/report/efivars.h); left out" % (where, chunk_name(i), MAX_CHUNKS))
+                         "kernel/services/report/efivars.h); left out" % (where, chunk_name(i), MAX_CHUNKS))
     if not kept:
         raise ResultsError("%s holds no memboot results (no variable %s-%s)"
                            % (where, chunk_name(0), GUID))
@@ -267,7 +267,7 @@ def read_results(path, notes=None):
 
 def terminal_safe(text):
     """@text with each control byte (ESC, BEL, ...; DEL) written \\u00XX, as
-    the kernel escapes them in a record's strings (kernel/report/record.c), so a
+    the kernel escapes them in a record's strings (kernel/services/report/record.c), so a
     kept record cannot clear the screen or set a terminal's title."""
     return "".join("\\u%04x" % ord(c) if ord(c) < 0x20 or ord(c) == 0x7F else c
                    for c in text)

@@ -1,14 +1,14 @@
 """facts: what the kernel and the tools must agree on, read from the kernel's
 own headers so that each fact has one source.
 
-  EXIT_STATUS      {status: name}, from EXIT_STATUS_TABLE in kernel/exit.h
+  EXIT_STATUS      {status: name}, from EXIT_STATUS_TABLE in kernel/services/exit.h
   EXIT_SYMBOLS     {status: enum name}, e.g. 5: "EXIT_CENSUS"
   QEMU_EXIT_BASE   the kernel writes QEMU_EXIT_BASE + status to isa-debug-exit
   EVENTS           record event names, from RECORD_EVENT_TABLE in
-                   kernel/report/events.h, in table order
+                   kernel/services/report/events.h, in table order
   LIMITS           {name: int} from the `#define NAME number` lines of
-                   kernel/limits.h (MEMBOOT_MAX_NODES, PAGE_SHIFT, ...)
-  PAGE_SIZE_BYTES  1 << PAGE_SHIFT of kernel/limits.h
+                   kernel/services/limits.h (MEMBOOT_MAX_NODES, PAGE_SHIFT, ...)
+  PAGE_SIZE_BYTES  1 << PAGE_SHIFT of kernel/services/limits.h
   DESC_BYTES       the page descriptor's default size, MEMMAP_DESC_BYTES of
                    mm/page.h; DESC_BYTES_CHOICES the sizes its #if allows
   fw_cfg_cmdline_file()  the fw_cfg file the kernel reads its command line
@@ -29,9 +29,9 @@ import re
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
-EXIT_H = os.path.join(REPO_ROOT, "kernel", "exit.h")
-EVENTS_H = os.path.join(REPO_ROOT, "kernel", "report", "events.h")
-LIMITS_H = os.path.join(REPO_ROOT, "kernel", "limits.h")
+EXIT_H = os.path.join(REPO_ROOT, "kernel", "services", "exit.h")
+EVENTS_H = os.path.join(REPO_ROOT, "kernel", "services", "report", "events.h")
+LIMITS_H = os.path.join(REPO_ROOT, "kernel", "services", "limits.h")
 ALLOC_TABLE_H = os.path.join(REPO_ROOT, "mm", "alloc", "table.h")
 PHASES_H = os.path.join(REPO_ROOT, "kernel", "init", "phases.h")
 SELFTEST_LIST_H = os.path.join(REPO_ROOT, "kernel", "selftest", "list.h")
@@ -99,7 +99,7 @@ def parse_exit_statuses(text, path=EXIT_H):
 
 
 def parse_events(text, path=EVENTS_H):
-    """Event names, in order, from the RECORD_EVENT_TABLE of kernel/report/events.h."""
+    """Event names, in order, from the RECORD_EVENT_TABLE of kernel/services/report/events.h."""
     names = re.findall(r"X\(\s*(\w+)\s*\)", _table(text, "RECORD_EVENT_TABLE",
                                                      path))
     if not names:

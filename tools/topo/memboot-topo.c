@@ -1,7 +1,7 @@
 /*
  * memboot-topo: the NUMA topology memboot would build from a machine's ACPI
  * tables, printed with the kernel's own lines and records, from the kernel's
- * own parsers (kernel/acpi/, mm/numa*.c) built for the host.
+ * own parsers (kernel/firmware/acpi/, mm/numa*.c) built for the host.
  *
  *   memboot-topo [--json] FILE   acpidump text (Linux `acpidump`, or a memboot
  *                                console log of a memboot.dump_acpi boot)
@@ -22,7 +22,7 @@
  * memory ranges, and the CPUs that exist are the enabled ones of the MADT; the
  * boot CPU is the first of them.
  *
- * A table is used or skipped by the kernel's own rules (kernel/acpi/tables.c,
+ * A table is used or skipped by the kernel's own rules (kernel/firmware/acpi/tables.c,
  * load_sdt()): its header length must be at least 36 bytes and within the
  * bytes given, and its bytes must sum to 0; a table that breaks one is
  * skipped with the kernel's warning, never parsed anyway. A table file that
@@ -44,10 +44,10 @@
 
 #include "arch/x86_64/include/arch/apic_mode.h"
 #include "boot/bootinfo.h"
-#include "kernel/acpi/acpi.h"
-#include "kernel/log.h"
-#include "kernel/panic.h"
-#include "kernel/report/record.h"
+#include "kernel/firmware/acpi/acpi.h"
+#include "kernel/services/log.h"
+#include "kernel/services/panic.h"
+#include "kernel/services/report/record.h"
 #include "mm/machine.h"
 #include "mm/numa.h"
 #include "mm/tiers.h"
@@ -72,7 +72,7 @@ static uint32_t header_length(const uint8_t *bytes)
 }
 
 /*
- * Whether the kernel's walk would use this table (kernel/acpi/tables.c,
+ * Whether the kernel's walk would use this table (kernel/firmware/acpi/tables.c,
  * load_sdt(), without ACPI_WALK_IGNORE_CHECKSUMS): a header length of at
  * least 36 bytes, all of them present, summing to 0. A table that fails is
  * skipped with the kernel's own warning; @phys is where it was (0 when the

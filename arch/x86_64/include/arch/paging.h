@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/mem_range.h"
+#include "kernel/services/mem_range.h"
 
 #define BOOT_MAP_BYTES (64ULL << 30)
 
@@ -65,7 +65,7 @@ bool arch_map_range(uint64_t virt, uint64_t phys, uint64_t bytes, pt_alloc_fn al
  * Clear (@exec) or set the no-execute bit of every page-table leaf covering
  * [start, end) of the identity map, whatever its size, and flush: the UEFI
  * runtime services' code must run in place while memboot calls them
- * (kernel/report/efivars.c), and is data again afterwards. False if a page there
+ * (kernel/services/report/efivars.c), and is data again afterwards. False if a page there
  * is not mapped (nothing after it is changed).
  */
 bool arch_set_executable(uint64_t start, uint64_t end, bool exec);

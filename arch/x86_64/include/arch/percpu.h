@@ -4,7 +4,7 @@
  * Each CPU's struct percpu holds its identity (logical and APIC ids), its
  * stacks and its descriptor tables (GDT, TSS with interrupt stacks), and a
  * pointer to the kernel's generic per-CPU state (struct cpu_state,
- * kernel/percpu.h: node, start-up handshake, job mailbox), which arch never
+ * kernel/services/percpu.h: node, start-up handshake, job mailbox), which arch never
  * looks into. The boot CPU's lives in .bss; every other CPU's is allocated
  * from its own node's memory, right above its kernel stack, which sits above
  * an unmapped guard page (a stack overflow faults instead of corrupting
@@ -20,9 +20,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/limits.h"
+#include "kernel/services/limits.h"
 
-/* The design limit (kernel/limits.h): only CPU masks are sized by it. */
+/* The design limit (kernel/services/limits.h): only CPU masks are sized by it. */
 #define MAX_CPUS MEMBOOT_MAX_CPUS
 #define CPU_STACK_BYTES (16 * 1024)
 #define CPU_GUARD_BYTES 4096
@@ -39,14 +39,14 @@ struct tss64 {
 } __attribute__((packed));
 _Static_assert(sizeof(struct tss64) == 104, "64-bit TSS is 104 bytes (SDM vol. 3A 8.7)");
 
-struct cpu_state;   /* kernel/percpu.h */
+struct cpu_state;   /* kernel/services/percpu.h */
 
 struct percpu {
 	struct percpu *self;            /* must stay first: %gs:0 */
 	struct cpu_state *state;        /* must stay second: %gs:8 */
 	uint32_t cpu;                   /* logical id; 0 is the boot CPU */
 	uint32_t apic_id;
-	/* LINT pins the MADT wires to NMI (kernel/acpi acpi_lint_nmi_of()):
+	/* LINT pins the MADT wires to NMI (kernel/firmware/acpi acpi_lint_nmi_of()):
 	 * bit 0/1 LINT0/LINT1 is NMI, bit 2/3 it is active low. */
 	uint32_t lint_nmi;
 	uint64_t stack_bottom;          /* [stack_bottom, stack_top) */
@@ -59,7 +59,7 @@ struct percpu {
 _Static_assert(__builtin_offsetof(struct percpu, state) == 8,
 	       "arch_this_cpu_state() loads %gs:8");
 
-/* By logical id, nr_cpu_ids entries (kernel/percpu.h): allocated with the
+/* By logical id, nr_cpu_ids entries (kernel/services/percpu.h): allocated with the
  * kernel's table at bring-up; the boot CPU's alone until then. */
 extern struct percpu **percpu_of;
 extern uint32_t nr_cpu_ids;                  /* entries of percpu_of[]: CPU ids */

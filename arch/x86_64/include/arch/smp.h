@@ -4,7 +4,7 @@
  * The policy (which CPUs, where their memory comes from, how long to wait)
  * is kernel/init/smp.c's; this is the mechanism: the real-mode trampoline, the
  * INIT-SIPI-SIPI sequence, and an AP's first C code, which hands the CPU
- * to the kernel (percpu_ap_main(), kernel/percpu.h).
+ * to the kernel (percpu_ap_main(), kernel/services/percpu.h).
  */
 #ifndef MEMBOOT_ARCH_SMP_H
 #define MEMBOOT_ARCH_SMP_H
@@ -40,7 +40,7 @@ void arch_smp_kick(const uint32_t *apic_ids, unsigned n, uint64_t page_phys);
 bool arch_smp_init_delay(void);
 /* Enable the boot CPU's local APIC and install the wake-up vector. */
 void arch_smp_init_boot_cpu(void);
-/* Wake @pc from its idle hlt (it then looks at its mailbox, kernel/percpu.h). */
+/* Wake @pc from its idle hlt (it then looks at its mailbox, kernel/services/percpu.h). */
 void arch_wake_cpu(const struct percpu *pc);
 
 #endif

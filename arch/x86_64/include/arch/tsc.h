@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/clock/clockcal.h"
+#include "kernel/services/clock/clockcal.h"
 
 struct tsc_calibration {
 	uint64_t hz;                /* what the kernel uses; 0: nothing worked */

@@ -1,0 +1,111 @@
+/*
+ * percpu.h: the kernel's per-CPU state, beside arch's struct percpu.
+ *
+ * arch's struct percpu (arch/percpu.h) keeps what the hardware needs: the
+ * %gs self-pointer, logical and APIC ids, stacks, GDT and TSS. Everything
+ * else a CPU carries (its NUMA node, the node it allocates from, the start-up
+ * handshake word and the job runner's mailbox) is generic and lives here, in
+ * struct cpu_state, so a new per-CPU field never touches arch.
+ *
+ * Reaching it costs what it did when the fields sat in arch's struct: arch's
+ * struct holds a pointer to this one at a fixed offset, and
+ * this_cpu_state() is one %gs-relative load (arch_this_cpu_state()).
+ *
+ * The boot CPU's cpu_state is static; each AP's sits in the block smp_boot()
+ * allocates on the CPU's own node (guard page, stack, struct percpu, this).
+ */
+#ifndef MEMBOOT_KERNEL_PERCPU_H
+#define MEMBOOT_KERNEL_PERCPU_H
+
+#include <stdint.h>
+#include <stdbool.h>
+
+#include "arch/percpu.h"
+#include "kernel/services/clock/tsc_sync.h"
+
+/*
+ * Start-up handshake between the boot CPU and one AP: both try to move
+ * boot_state away from WAITING with a compare-and-swap; the first wins
+ * (kernel/init/smp.c, smp_boot(), says why that is race-free).
+ */
+enum smp_ap_state {
+	SMP_AP_WAITING = 0,     /* kicked, not heard from */
+	SMP_AP_ONLINE = 1,      /* the AP won: it runs and takes work */
+	SMP_AP_ABANDONED = 2,   /* the boot CPU won (timeout): the AP halts */
+};
+
+struct cpu_state {
+	uint32_t node;                  /* NUMA node of this CPU */
+	uint32_t mem_node;              /* node it allocates from (nearest with memory) */
+	volatile uint32_t online;       /* set once boot_state is SMP_AP_ONLINE */
+	uint32_t boot_state;            /* enum smp_ap_state */
+	uint64_t kick_tsc;              /* boot CPU's TSC when it sent INIT */
+	uint64_t online_tsc;            /* the AP's TSC as it came online */
+
+	/* TSC sync with the boot CPU (kernel/services/clock/tsc_sync.h, smp_boot()). */
+	volatile uint64_t tsc_pub;       /* the AP's TSC, republished as it checks */
+	volatile uint32_t tsc_sync_done; /* the AP's side has ended */
+	uint32_t tsc_sync_n;             /* its readings of the boot CPU's TSC */
+	int64_t tsc_sync_lo, tsc_sync_hi;   /* bounds on its offset (boot's, AP's) */
+	uint64_t tsc_sync_budget;        /* cycles the AP checks for at most */
+	uint64_t tsc_sync_linger;        /* cycles it keeps publishing after its readings */
+	uint32_t tsc_sync_n_lo;          /* the boot CPU's readings of tsc_pub */
+	volatile uint32_t tsc_sync_ack;  /* the boot CPU has what it needs: stop */
+	uint32_t tsc_checked;            /* the check reached this CPU */
+	uint64_t tsc_skew;               /* debug (memboot.tsc_skew): added to this CPU's
+					    TSC readings, as a skewed counter would be */
+	int64_t tsc_offset;              /* subtracted from this CPU's TSC readings
+					    (job timings) when the check corrected it */
+	int64_t tsc_offset_est;          /* the check's estimate and its uncertainty */
+	uint64_t tsc_offset_err;
+	uint64_t tsc_warp;
+	uint32_t tsc_verdict;            /* enum tsc_sync_verdict */
+
+	/* Job runner mailbox: the boot CPU writes work_fn last; the CPU runs
+	 * it and clears it (kernel/services/jobs/platform.c posts, percpu_ap_main() runs). */
+	void (*volatile work_fn)(void *arg);
+	void *volatile work_arg;
+	volatile uint64_t works_done;
+	/* TSC cycles spent running posted work: what a phase record's
+	 * ap_busy_ns sums (kernel/init/phase.c). */
+	volatile uint64_t busy_cycles;
+};
+
+/* work_fn while a poster that claimed the mailbox writes the argument
+ * (job_platform_try_post()): the CPU treats it as empty. */
+#define CPU_MAILBOX_CLAIMED ((void (*)(void *))1)
+
+/* The boot CPU's state, and every CPU's by logical id (NULL: not up):
+ * nr_cpu_ids entries, allocated at bring-up for the CPUs there are (one,
+ * the boot CPU's, until then). */
+extern struct cpu_state boot_cpu_state;
+extern struct cpu_state **cpu_states;      /* nr_cpu_ids entries (arch/percpu.h) */
+
+static inline struct cpu_state *this_cpu_state(void)
+{
+	return arch_this_cpu_state();
+}
+
+/* @cpu's state, or NULL when @cpu is out of range or not brought up. */
+static inline struct cpu_state *cpu_state_of(uint32_t cpu)
+{
+	return cpu < nr_cpu_ids ? cpu_states[cpu] : 0;
+}
+
+/* Whether @cpu's TSC disagrees with the boot CPU's beyond what the TSC
+ * check (phase tscsync) could correct: its own times are not comparable. */
+static inline bool cpu_tsc_unreliable(uint32_t cpu)
+{
+	const struct cpu_state *cs = cpu_state_of(cpu);
+
+	return cs && cs->online && cs->tsc_checked && cs->tsc_verdict == TSC_SYNC_UNRELIABLE;
+}
+
+/*
+ * The AP's life once arch has set up its tables and local APIC (called from
+ * arch's ap_main()): the AP side of the start-up handshake, then serving
+ * the job runner's mailbox. Never returns.
+ */
+__attribute__((noreturn)) void percpu_ap_main(void);
+
+#endif
