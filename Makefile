@@ -47,7 +47,7 @@ KCFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-pic -fno-pie -mno-red-zone \
 	-Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes -Werror \
 	-nostdinc -isystem $(NEWLIB)/x86_64-elf/include \
 	-isystem $(shell $(CC) -print-file-name=include) \
-	-I. -Iarch/x86_64/include -DMEMBOOT_VERSION='"$(VERSION)"' -MMD -MP
+	-I. -Iarch/include -Iarch/x86_64/include -DMEMBOOT_VERSION='"$(VERSION)"' -MMD -MP
 # Page descriptor size (16, 32 or 64 bytes): the build option that lets a
 # benchmark compare init time against descriptor size. Objects go to their
 # own directory so the sizes never mix.
@@ -64,7 +64,7 @@ KCFLAGS += -DNDEBUG
 else
 KCFLAGS += -DMEMBOOT_DEBUG
 endif
-KASFLAGS := -g -fno-pic -fno-pie -I. -Iarch/x86_64/include -MMD -MP
+KASFLAGS := -g -fno-pic -fno-pie -I. -Iarch/include -Iarch/x86_64/include -MMD -MP
 KLDFLAGS := -nostdlib -static -no-pie -z max-page-size=0x1000 \
 	-z noexecstack --no-warn-rwx-segments -T linker/kernel.ld
 
@@ -111,10 +111,10 @@ HOST_TOOL_SRCS := tools/topo/acpidump_text.c
 # decision) and arch/cpu_caches.h (the caches from CPUID leaf values) are the
 # arch headers pure code includes; the host build uses
 # them as they are.
-HOST_CFLAGS := -std=gnu11 -g -O1 -I. -Iarch/x86_64/include -Wall -Wextra -Wno-unused-parameter \
+HOST_CFLAGS := -std=gnu11 -g -O1 -I. -Iarch/include -Iarch/x86_64/include -Wall -Wextra -Wno-unused-parameter \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -DMEMBOOT_HOST
-FUZZ_CFLAGS := -std=gnu11 -g -O1 -I. -Iarch/x86_64/include -Wall -Wno-unused-parameter \
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -I. -Iarch/include -Iarch/x86_64/include -Wall -Wno-unused-parameter \
 	-DMEMBOOT_HOST -DMEMBOOT_FUZZ -fno-sanitize-recover=all
 HOST_TESTS := $(patsubst tests/host/%.c,$(HOST_O)/%,$(wildcard tests/host/test_*.c))
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_O)/%,$(wildcard tests/fuzz/fuzz_*.c))
@@ -254,7 +254,7 @@ $(HOST_OBJ)/%.o: %.c | $(HOST_DEPS)
 $(HOST_OBJ)/%.o: %.S | $(HOST_DEPS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  HOSTAS  $<")
-	$(Q)$(CC) -I. -Iarch/x86_64/include -MMD -MP -c $< -o $@
+	$(Q)$(CC) -I. -Iarch/include -Iarch/x86_64/include -MMD -MP -c $< -o $@
 
 $(FUZZ_OBJ)/%.o: %.c | $(HOST_DEPS)
 	@mkdir -p $(@D)
@@ -285,7 +285,7 @@ $(FUZZ_O)/fuzz_%: $(FUZZ_OBJ)/tests/fuzz/fuzz_%.o $(FUZZ_LIB)
 # tools/memboot topo: the kernel's ACPI and NUMA code on the host, optimised
 # and without sanitizers (a user's tool; its own messages, not a sanitizer's).
 TOOL_OBJ := $(HOST_O)/tool
-TOOL_CFLAGS := -std=gnu11 -O2 -g -I. -Wall -Wextra -Wno-unused-parameter -DMEMBOOT_HOST
+TOOL_CFLAGS := -std=gnu11 -O2 -g -I. -Iarch/include -Iarch/x86_64/include -Wall -Wextra -Wno-unused-parameter -DMEMBOOT_HOST
 TOPO_SRCS := tools/topo/memboot-topo.c tools/topo/acpidump_text.c boot/bootinfo.c \
 	kernel/services/report/record.c $(wildcard kernel/firmware/*.c kernel/firmware/acpi/*.c) \
 	$(wildcard mm/numa*.c) mm/tiers.c mm/machine.c arch/x86_64/apic_mode.c \

@@ -56,7 +56,7 @@
 
 #include <emmintrin.h>
 
-#include "arch/cpu.h"
+#include "x86/cpu.h"
 #include "kernel/services/jobs/plan.h"
 #include "mm/alloc/buddy.h"
 #include "mm/memmap.h"

@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "arch/pte.h"
+#include "x86/pte.h"
 #include "mm/pt/pt.h"
 #include "tests/host/pt_arena.h"
 

@@ -5,8 +5,8 @@
 
 #include <stdint.h>
 
-#include "arch/cpu.h"
-#include "arch/paging.h"
+#include "x86/cpu.h"
+#include "x86/paging.h"
 #include "boot/fwcfg_files.h"
 #include "boot/handoff.h"
 #include "boot/mb2/mb2.h"

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "arch/fwcfg.h"
+#include "x86/fwcfg.h"
 
 #define FW_CFG_FILE_DIR 0x0019
 

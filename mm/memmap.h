@@ -60,7 +60,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arch/cpu_caches.h"
+#include "x86/cpu_caches.h"
 #include "kernel/services/limits.h"
 #include "kernel/services/panic.h"
 #include "mm/page.h"

@@ -93,9 +93,10 @@ def layer_of(path):
 
 def resolve(name, including, root):
     """The repository path an include names: relative to the repository
-    (-I.), to arch's include directory (-Iarch/x86_64/include) or to the
-    including file's directory."""
-    for cand in (name, os.path.join("arch/x86_64/include", name),
+    (-I.), to the arch interface's directory (-Iarch/include), to an
+    architecture's own (-Iarch/x86_64/include) or to the including file's
+    directory."""
+    for cand in (name, os.path.join("arch/include", name), os.path.join("arch/x86_64/include", name),
                  os.path.normpath(os.path.join(os.path.dirname(including), name))):
         if os.path.isfile(os.path.join(root, cand)):
             return cand

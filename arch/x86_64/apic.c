@@ -1,13 +1,13 @@
 /*
  * apic.c: local APIC access (Intel SDM vol. 3A, chapter 11).
  */
-#include "arch/apic.h"
+#include "x86/apic.h"
 
-#include "arch/x86_64/include/arch/apic_mode.h"
+#include "x86/apic_mode.h"
 
-#include "arch/cpu.h"
-#include "arch/io.h"
-#include "arch/percpu.h"
+#include "x86/cpu.h"
+#include "x86/io.h"
+#include "x86/percpu.h"
 
 #define MSR_APIC_BASE 0x1b
 #define APIC_BASE_ENABLE (1ULL << 11)

@@ -1,7 +1,7 @@
 /*
  * apic_mode.c: the APIC mode decision and ICR encodings (arch/apic_mode.h).
  */
-#include "arch/x86_64/include/arch/apic_mode.h"
+#include "x86/apic_mode.h"
 
 #include <stddef.h>
 #include <string.h>

@@ -8,9 +8,9 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "arch/cpu.h"
-#include "arch/percpu.h"
-#include "arch/trap.h"
+#include "x86/cpu.h"
+#include "x86/percpu.h"
+#include "x86/trap.h"
 
 struct cpu_features cpu_features;
 struct cpu_caches cpu_caches;

@@ -14,7 +14,7 @@
  *  - turns paging on, loads a 64-bit GDT and calls kernel_main(magic, info).
  * Intel SDM vol. 3A, section 9.8.5 "Initializing IA-32e Mode".
  */
-#include "arch/bss_clear.h"
+#include "x86/bss_clear.h"
 
 #define BOOT_MAP_GIB 64
 #define EFER_MSR 0xc0000080

@@ -24,7 +24,7 @@
  * The ELF note below (name "memboot", type HANDOFF_NOTE_ENTRY64) tells the
  * loader where _start64 is; boot/handoff.h describes it.
  */
-#include "arch/bss_clear.h"
+#include "x86/bss_clear.h"
 
 #define BOOT_MAP_GIB 64                 /* as entry32.S and arch/paging.h */
 #define EFER_MSR 0xc0000080

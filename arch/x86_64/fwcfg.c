@@ -16,11 +16,11 @@
  * identity mapped (linked at 1 MiB), so its address is its physical one
  * whatever the caller's buffer is.
  */
-#include "arch/fwcfg.h"
+#include "x86/fwcfg.h"
 
 #include <string.h>
 
-#include "arch/io.h"
+#include "x86/io.h"
 
 #define FW_CFG_ID 0x0001
 #define FW_CFG_ID_DMA (1u << 1)

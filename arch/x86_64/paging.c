@@ -1,12 +1,12 @@
 /*
  * paging.c: the kernel's identity map and changes to it.
  */
-#include "arch/paging.h"
+#include "x86/paging.h"
 
 #include <stddef.h>
 #include <string.h>
 
-#include "arch/cpu.h"
+#include "x86/cpu.h"
 
 #define PTE_P (1ULL << 0)
 #define PTE_W (1ULL << 1)

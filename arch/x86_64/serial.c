@@ -11,10 +11,10 @@
  * the baud rate needs, many times over), so a slow line loses no byte; only
  * a UART that stops answering for far longer makes it return early.
  */
-#include "arch/serial.h"
+#include "x86/serial.h"
 
-#include "arch/cpu.h"
-#include "arch/io.h"
+#include "x86/cpu.h"
+#include "x86/io.h"
 
 enum { THR = 0, IER = 1, DLL = 0, DLM = 1, FCR = 2, LCR = 3, MCR = 4, LSR = 5, SCR = 7 };
 #define LSR_THR_EMPTY 0x20

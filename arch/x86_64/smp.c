@@ -1,15 +1,15 @@
 /*
  * smp.c: application processor start-up and the idle loop.
  */
-#include "arch/smp.h"
+#include "x86/smp.h"
 
-#include "arch/apic_mode.h"
+#include "x86/apic_mode.h"
 
 #include <string.h>
 
-#include "arch/apic.h"
-#include "arch/cpu.h"
-#include "arch/io.h"
+#include "x86/apic.h"
+#include "x86/cpu.h"
+#include "x86/io.h"
 #include "kernel/services/percpu.h"
 #include "kernel/services/clock/time.h"
 

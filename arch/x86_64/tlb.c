@@ -1,11 +1,11 @@
 /*
  * tlb.c: TLB invalidation here and on other CPUs (arch/tlb.h).
  */
-#include "arch/tlb.h"
+#include "x86/tlb.h"
 
-#include "arch/apic.h"
-#include "arch/cpu.h"
-#include "arch/io.h"
+#include "x86/apic.h"
+#include "x86/cpu.h"
+#include "x86/io.h"
 #include "kernel/services/spinlock.h"
 
 extern void apic_tlb_stub(void);

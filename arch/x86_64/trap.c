@@ -6,9 +6,9 @@
  */
 #include <stdint.h>
 
-#include "arch/cpu.h"
-#include "arch/percpu.h"
-#include "arch/trap.h"
+#include "x86/cpu.h"
+#include "x86/percpu.h"
+#include "x86/trap.h"
 #include "kernel/services/exit.h"
 #include "kernel/services/log.h"
 

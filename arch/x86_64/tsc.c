@@ -23,12 +23,12 @@
  * 16-bit down-counter; the latch command (0x80 to port 0x43) freezes it for
  * a consistent low/high byte read (8254 data sheet, "Counter Latch Command").
  */
-#include "arch/tsc.h"
+#include "x86/tsc.h"
 
 #include <string.h>
 
-#include "arch/cpu.h"
-#include "arch/io.h"
+#include "x86/cpu.h"
+#include "x86/io.h"
 #include "kernel/services/log.h"
 
 #define PIT_HZ 1193182ULL

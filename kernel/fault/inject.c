@@ -8,9 +8,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "arch/cpu.h"
-#include "arch/io.h"
-#include "arch/percpu.h"
+#include "x86/cpu.h"
+#include "x86/io.h"
+#include "x86/percpu.h"
 #include "kernel/services/jobs/job.h"
 #include "kernel/services/log.h"
 #include "kernel/services/panic.h"

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "arch/paging.h"
+#include "x86/paging.h"
 #include "kernel/firmware/acpi/sleep.h"
 #include "kernel/firmware/acpi/spcr.h"
 #include "kernel/services/console.h"

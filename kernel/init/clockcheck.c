@@ -12,9 +12,9 @@
 
 #include <string.h>
 
-#include "arch/cpu.h"
-#include "arch/paging.h"
-#include "arch/tsc.h"
+#include "x86/cpu.h"
+#include "x86/paging.h"
+#include "x86/tsc.h"
 #include "kernel/services/clock/clockcal.h"
 #include "kernel/services/clock/time.h"
 #include "kernel/services/clock/tsc_report.h"

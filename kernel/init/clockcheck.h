@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arch/tsc.h"
+#include "x86/tsc.h"
 #include "kernel/services/clock/clockcal.h"
 #include "kernel/init/acpi.h"
 

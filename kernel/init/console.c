@@ -5,7 +5,7 @@
  */
 #include "kernel/init/console.h"
 
-#include "arch/paging.h"
+#include "x86/paging.h"
 #include "kernel/services/console.h"
 #include "kernel/services/console/options.h"
 #include "kernel/services/console/ring.h"

@@ -5,8 +5,8 @@
  */
 #include "kernel/init/early.h"
 
-#include "arch/apic.h"
-#include "arch/cpu.h"
+#include "x86/apic.h"
+#include "x86/cpu.h"
 #include "kernel/services/clock/clockcal.h"
 #include "kernel/services/clock/time.h"
 #include "kernel/services/clock/tsc_report.h"

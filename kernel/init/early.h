@@ -4,8 +4,8 @@
 #ifndef MEMBOOT_KERNEL_INIT_EARLY_H
 #define MEMBOOT_KERNEL_INIT_EARLY_H
 
-#include "arch/percpu.h"
-#include "arch/tsc.h"
+#include "x86/percpu.h"
+#include "x86/tsc.h"
 
 /* COM1, the CPU's identity, the boot CPU's descriptor tables in @boot_pc,
  * and the TSC calibration: @first is the boot's first figure (hz 0 when

@@ -5,7 +5,7 @@
  */
 #include "kernel/init/hugetlb1g.h"
 
-#include "arch/cpu.h"
+#include "x86/cpu.h"
 #include "mm/numa.h"
 #include "mm/physmem.h"
 

@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "arch/paging.h"
+#include "x86/paging.h"
 #include "kernel/services/console.h"
 #include "kernel/services/log.h"
 

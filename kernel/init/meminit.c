@@ -12,8 +12,8 @@
 
 #include <string.h>
 
-#include "arch/cpu.h"
-#include "arch/percpu.h"
+#include "x86/cpu.h"
+#include "x86/percpu.h"
 #include "kernel/services/clock/time.h"
 #include "kernel/init/memmap.h"
 #include "kernel/init/physmem.h"

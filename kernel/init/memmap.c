@@ -7,8 +7,8 @@
  */
 #include "kernel/init/memmap.h"
 
-#include "arch/cpu.h"
-#include "arch/paging.h"
+#include "x86/cpu.h"
+#include "x86/paging.h"
 #include "kernel/services/console.h"
 #include "kernel/services/exit.h"
 #include "kernel/init/pagetables.h"

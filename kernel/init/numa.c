@@ -6,7 +6,7 @@
  */
 #include "kernel/init/numa.h"
 
-#include "arch/apic.h"
+#include "x86/apic.h"
 #include "kernel/services/console.h"
 #include "kernel/services/report/summary.h"
 #include "mm/physmem.h"

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "arch/paging.h"
+#include "x86/paging.h"
 #include "boot/bootinfo.h"
 #include "mm/physmem.h"
 

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "arch/cpu.h"
-#include "arch/percpu.h"
+#include "x86/cpu.h"
+#include "x86/percpu.h"
 #include "kernel/services/log.h"
 #include "mm/alloc/pcp.h"
 #include "kernel/services/percpu.h"

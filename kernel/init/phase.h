@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "arch/cpu.h"
+#include "x86/cpu.h"
 #include "kernel/init/phases.h"
 
 /* The APs' busy cycles in work they have finished, so far: taken as a phase

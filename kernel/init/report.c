@@ -14,7 +14,7 @@
 
 #include <stdio.h>
 
-#include "arch/tsc.h"
+#include "x86/tsc.h"
 #include "kernel/services/console.h"
 #include "kernel/services/log.h"
 #include "kernel/services/report/record.h"

@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "arch/tsc.h"
+#include "x86/tsc.h"
 #include "boot/bootinfo.h"
 #include "kernel/services/report/bootreport_keys.h"
 

@@ -9,11 +9,11 @@
 
 #include <string.h>
 
-#include "arch/apic.h"
-#include "arch/cpu.h"
-#include "arch/io.h"
-#include "arch/paging.h"
-#include "arch/smp.h"
+#include "x86/apic.h"
+#include "x86/cpu.h"
+#include "x86/io.h"
+#include "x86/paging.h"
+#include "x86/smp.h"
 #include "kernel/services/console.h"
 #include "kernel/services/log.h"
 #include "kernel/init/pagetables.h"
@@ -25,7 +25,7 @@
 #include "kernel/services/jobs/platform.h"
 #include "kernel/services/clock/time.h"
 #include "kernel/services/clock/tsc_sync.h"
-#include "arch/x86_64/include/arch/apic_mode.h"
+#include "x86/apic_mode.h"
 #include "mm/numa.h"
 #include "kernel/vm/vm.h"
 #include "mm/physmem.h"

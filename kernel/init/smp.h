@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arch/percpu.h"
+#include "x86/percpu.h"
 #include "kernel/services/clock/tsc_sync.h"
 #include "kernel/services/smp_settings.h"
 #include "kernel/init/acpi.h"

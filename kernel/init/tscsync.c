@@ -9,9 +9,9 @@
  */
 #include "kernel/init/tscsync.h"
 
-#include "arch/cpu.h"
-#include "arch/io.h"
-#include "arch/percpu.h"
+#include "x86/cpu.h"
+#include "x86/io.h"
+#include "x86/percpu.h"
 #include "kernel/services/clock/time.h"
 #include "kernel/services/jobs/platform.h"
 #include "kernel/services/limits.h"

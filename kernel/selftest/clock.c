@@ -8,7 +8,7 @@
  */
 #include <stdint.h>
 
-#include "arch/cpu.h"
+#include "x86/cpu.h"
 #include "kernel/services/console.h"
 #include "kernel/services/log.h"
 #include "kernel/services/report/record.h"

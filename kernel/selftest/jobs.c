@@ -5,7 +5,7 @@
  */
 #include <stdint.h>
 
-#include "arch/percpu.h"
+#include "x86/percpu.h"
 #include "kernel/services/jobs/job.h"
 #include "kernel/services/log.h"
 #include "kernel/services/percpu.h"

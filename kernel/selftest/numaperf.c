@@ -24,8 +24,8 @@
  */
 #include <stdint.h>
 
-#include "arch/cpu.h"
-#include "arch/cpu_caches.h"
+#include "x86/cpu.h"
+#include "x86/cpu_caches.h"
 #include "kernel/services/jobs/platform.h"
 #include "kernel/services/log.h"
 #include "kernel/services/report/record.h"

@@ -5,10 +5,10 @@
  */
 #include <string.h>
 
-#include "arch/cpu.h"
-#include "arch/io.h"
-#include "arch/percpu.h"
-#include "arch/tlb.h"
+#include "x86/cpu.h"
+#include "x86/io.h"
+#include "x86/percpu.h"
+#include "x86/tlb.h"
 #include "kernel/services/jobs/job.h"
 #include "kernel/services/log.h"
 #include "kernel/services/panic.h"

@@ -23,10 +23,10 @@
 
 #include <string.h>
 
-#include "arch/cpu.h"
-#include "arch/fwcfg.h"
+#include "x86/cpu.h"
+#include "x86/fwcfg.h"
 #include "kernel/services/fwcfg_blob.h"
-#include "arch/percpu.h"
+#include "x86/percpu.h"
 #include "kernel/services/jobs/job.h"
 #include "kernel/services/log.h"
 #include "kernel/services/percpu.h"

@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arch/serial.h"
+#include "x86/serial.h"
 #include "kernel/services/console/options.h"
 #include "kernel/services/console/screen.h"
 

@@ -6,8 +6,8 @@
 
 #include <stdio.h>
 
-#include "arch/cpu.h"
-#include "arch/io.h"
+#include "x86/cpu.h"
+#include "x86/io.h"
 #include "kernel/services/console.h"
 #include "kernel/services/log.h"
 #include "kernel/services/report/record.h"

@@ -6,7 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "arch/trap.h"
+#include "x86/trap.h"
 #include "kernel/services/exit.h"
 #include "kernel/services/log.h"
 

@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "arch/cpu.h"
-#include "arch/io.h"
+#include "x86/cpu.h"
+#include "x86/io.h"
 
 struct cpu_state boot_cpu_state;
 static struct cpu_state *boot_cpu_states[1] = { &boot_cpu_state };

@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 
-#include "arch/percpu.h"
+#include "x86/percpu.h"
 #include "kernel/services/clock/tsc_sync.h"
 
 /*

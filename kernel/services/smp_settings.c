@@ -4,7 +4,7 @@
  */
 #include "kernel/services/smp_settings.h"
 
-#include "arch/apic_mode.h"
+#include "x86/apic_mode.h"
 #include "kernel/services/cmdline.h"
 #include "kernel/services/limits.h"
 

@@ -5,10 +5,10 @@
 
 #include <string.h>
 
-#include "arch/cpu.h"
-#include "arch/paging.h"
-#include "arch/percpu.h"
-#include "arch/trap.h"
+#include "x86/cpu.h"
+#include "x86/paging.h"
+#include "x86/percpu.h"
+#include "x86/trap.h"
 #include "mm/hugetlb/hugetlb.h"
 #include "kernel/services/log.h"
 #include "kernel/services/panic.h"

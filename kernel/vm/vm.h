@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arch/tlb.h"
+#include "x86/tlb.h"
 #include "mm/pt/pt.h"
 
 #define VM_WINDOW_START (1ULL << 46)

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "arch/pte.h"
+#include "x86/pte.h"
 #include <stdio.h>
 #include "kernel/services/cmdline.h"
 

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "arch/apic_mode.h"
+#include "x86/apic_mode.h"
 #include "kernel/services/console/options.h"
 #include "kernel/services/cmdline.h"
 #include "kernel/services/exit.h"

@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "arch/pte.h"
+#include "x86/pte.h"
 #include "mm/page.h"
 #include "mm/pt/pt.h"
 #include "tests/host/host_support.h"

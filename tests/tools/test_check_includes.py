@@ -40,7 +40,7 @@ class SmallTree(unittest.TestCase):
         self.write("kernel/firmware/acpi/acpi.h", '#include "kernel/services/log.h"\n')
         self.write("boot/bootinfo.h", '#include "kernel/services/log.h"\n')
         self.write("mm/page.h", '#include "kernel/services/log.h"\n#include <stdint.h>\n')
-        self.write("arch/x86_64/include/arch/cpu.h", '#include "kernel/services/log.h"\n')
+        self.write("arch/x86_64/include/x86/cpu.h", '#include "kernel/services/log.h"\n')
         self.write("kernel/init/main.c", '#include "boot/bootinfo.h"\n#include "mm/page.h"\n'
                    '#include "arch/cpu.h"\n#include "kernel/firmware/acpi/acpi.h"\n')
 
@@ -87,14 +87,14 @@ class SmallTree(unittest.TestCase):
         self.write("kernel/services/clock/time.c", '#include "mm/page.h"\n')
         self.write("mm/memmap.c", '#include "kernel/firmware/acpi/acpi.h"\n#include "boot/bootinfo.h"\n')
         self.write("arch/x86_64/apic.c", '#include "mm/page.h"\n')
-        self.write("boot/boot.c", '#include "arch/cpu.h"\n#include "mm/page.h"\n')
-        self.write("kernel/firmware/acpi/srat.c", '#include "arch/cpu.h"\n')
+        self.write("boot/boot.c", '#include "x86/cpu.h"\n#include "mm/page.h"\n')
+        self.write("kernel/firmware/acpi/srat.c", '#include "x86/cpu.h"\n')
         self.write("kernel/services/console/out/render.c", '#include "tools/topo/dump.h"\n')
         self.write("tools/topo/dump.h", "\n")
         self.assertEqual(sorted(self.violations()), [
             ("arch/x86_64/apic.c", 1, "mm/page.h"),
             ("boot/boot.c", 2, "mm/page.h"),
-            ("kernel/firmware/acpi/srat.c", 1, "arch/x86_64/include/arch/cpu.h"),
+            ("kernel/firmware/acpi/srat.c", 1, "arch/x86_64/include/x86/cpu.h"),
             ("kernel/services/clock/time.c", 1, "mm/page.h"),
             ("kernel/services/console/out/render.c", 1, "tools/topo/dump.h"),
             ("kernel/services/spinlock.h", 3, "boot/bootinfo.h"),

@@ -42,7 +42,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "arch/x86_64/include/arch/apic_mode.h"
+#include "x86/apic_mode.h"
 #include "boot/bootinfo.h"
 #include "kernel/firmware/acpi/acpi.h"
 #include "kernel/services/log.h"

@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "arch/cpu.h"
+#include "x86/cpu.h"
 #include "kernel/services/clock/clockcal.h"
 #include "kernel/services/log.h"
 #include "kernel/services/report/record.h"

@@ -4,7 +4,7 @@
 #ifndef MEMBOOT_KERNEL_CLOCK_TSC_REPORT_H
 #define MEMBOOT_KERNEL_CLOCK_TSC_REPORT_H
 
-#include "arch/tsc.h"
+#include "x86/tsc.h"
 
 /* @cal's line and `tsc` record, made when the consoles drain, in this place
  * of the log, from a copy of @cal as it is now. */

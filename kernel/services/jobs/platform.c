@@ -5,10 +5,10 @@
  */
 #include "kernel/services/jobs/platform.h"
 
-#include "arch/cpu.h"
-#include "arch/io.h"
-#include "arch/percpu.h"
-#include "arch/smp.h"
+#include "x86/cpu.h"
+#include "x86/io.h"
+#include "x86/percpu.h"
+#include "x86/smp.h"
 #include "kernel/services/percpu.h"
 #include "kernel/services/clock/time.h"
 

@@ -20,8 +20,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "arch/cpu.h"
-#include "arch/paging.h"
+#include "x86/cpu.h"
+#include "x86/paging.h"
 #include "kernel/services/console/options.h"
 #include "kernel/services/log.h"
 #include "kernel/services/report/record.h"

@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "arch/serial.h"
+#include "x86/serial.h"
 #include "kernel/services/console/out/internal.h"
 #include "kernel/services/console/ring.h"
 #include "kernel/services/console/screen.h"

@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arch/serial.h"
+#include "x86/serial.h"
 #include "kernel/services/console/ring.h"
 #include "kernel/services/spinlock.h"
 

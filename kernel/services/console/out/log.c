@@ -12,7 +12,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "arch/cpu.h"
+#include "x86/cpu.h"
 #include "kernel/services/console/out/internal.h"
 #include "kernel/services/console/ring.h"
 #include "kernel/services/log.h"

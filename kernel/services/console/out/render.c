@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "arch/cpu.h"
+#include "x86/cpu.h"
 #include "kernel/services/clock/clockcal.h"
 #include "kernel/services/console/out/internal.h"
 #include "kernel/services/console/ring.h"

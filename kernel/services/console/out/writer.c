@@ -18,7 +18,7 @@
  */
 #include "kernel/services/console.h"
 
-#include "arch/cpu.h"
+#include "x86/cpu.h"
 #include "kernel/services/console/out/internal.h"
 #include "kernel/services/console/ring.h"
 #include "kernel/services/log.h"

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arch/cpu_caches.h"
+#include "x86/cpu_caches.h"
 
 static inline uint64_t rdtsc(void)
 {

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arch/percpu.h"
+#include "x86/percpu.h"
 
 /* Bytes of trampoline code to place in one page below 1 MiB. */
 size_t arch_trampoline_bytes(void);

@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arch/percpu.h"
+#include "x86/percpu.h"
 
 #define APIC_TLB_VECTOR 0xf1
 #define ARCH_CPUMASK_WORDS (MAX_CPUS / 64)
