@@ -1,0 +1,495 @@
+"""Generic code holds no inline asm and names no x86 mechanism.
+
+Every C, header and assembly file of the kernel outside arch/ and the boot
+protocols (the directories of boot/: mb2, pvh, efi) is read, comments
+included, for:
+
+- inline asm: an `asm`, `__asm` or `__asm__` statement, or a
+  `__builtin_ia32_*` builtin. The interface's own headers
+  (arch/include/arch/) hold none either: what must be inline is each
+  architecture's arch/NAME/include/asm/.
+- an x86 word, whole and case-sensitive where case tells the word from
+  English (X86_WORDS below: the TSC and RDTSC, the APIC and its modes, CPUID
+  and MSRs, the PIT, HPET and PM timer, port I/O, COM ports and VGA text,
+  INVLPG and the control registers, descriptor tables, x86's store and
+  cache instructions, and x86's predefined macros: code that asks which
+  architecture it is built for belongs in arch/). Identifiers are split at
+  underscores, so `rec_tsc_stamp` names the TSC and `pitch` names no PIT.
+  The architectures' names themselves (x86_64, arm64, POWER) are no
+  mechanism: a comment cites each one's rule by them.
+
+What keeps an x86 name on purpose is allowed by a rule, never by a list of
+files:
+- record event names (kernel/services/report/events.h), the record keys and
+  values docs/records.md lists under "Names from x86", and the command-line
+  keys docs/cmdline.md documents, where they are names: inside a string
+  literal, in `backquotes` in a comment, or written out whole
+  (`cpu_up.apic_id`, `memboot.tsc_skew`), so `rec_u64(&r, "tsc_hz", hz)`
+  passes and a variable `tsc_hz` does not;
+- in the firmware parsers (kernel/firmware/), the ACPI specification's own
+  names of what the tables describe (FIRMWARE_WORDS: the MADT's local APIC
+  structures, the HPET table, the FADT's PM timer and I/O port blocks, its
+  VGA flag, the MADT's dual-8259 flag); instructions and mechanisms stay
+  out there too.
+
+    python3 -m unittest tests/tools/test_arch_words.py -v
+"""
+
+import bisect
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+
+# The x86 words, grouped by what they name.
+X86_WORDS = {
+    # the time-stamp counter
+    "TSC", "TSCs", "tsc", "rdtsc", "rdtscp", "RDTSC", "RDTSCP",
+    # the local APIC, its modes and its start-up IPIs
+    "APIC", "APICs", "apic", "LAPIC", "lapic", "xAPIC", "xapic", "x2APIC", "x2apic",
+    "IOAPIC", "ioapic", "ICR", "SIPI",
+    # CPUID and model-specific registers
+    "CPUID", "cpuid", "MSR", "MSRs", "msr", "rdmsr", "wrmsr", "IA32", "pdpe1gb",
+    # the legacy timers (the PM timer: PATTERNS)
+    "PIT", "pit", "HPET", "hpet", "8254",
+    # port I/O
+    "inb", "inw", "inl", "outb", "outw", "outl", "insb", "insw", "insl",
+    "outsb", "outsw", "outsl",
+    # legacy devices: COM ports, VGA text, the PIC
+    "COM1", "COM2", "COM3", "COM4", "VGA", "vga", "8259",
+    # paging: TLB instructions, control registers, table names
+    "INVLPG", "invlpg", "INVPCID", "invpcid", "CR0", "CR2", "CR3", "CR4",
+    "cr0", "cr2", "cr3", "cr4", "PML4", "PML5", "PDPT",
+    # descriptor tables and interrupt instructions
+    "GDT", "IDT", "TSS", "lidt", "lgdt", "int3",
+    # x86's store, fence and cache instructions and its vector registers
+    "clflush", "clflushopt", "clwb", "movnti", "movntdq", "movntq", "sfence",
+    "lfence", "mfence", "wbinvd", "SSE", "SSE2",
+}
+# Words of more than one token, x86's vector registers and predefined macros,
+# numbers that are x86 devices: (the name reported, or None for the text
+# found; the pattern).
+PATTERNS = (
+    ("PM timer", re.compile(r"(?<![A-Za-z0-9])(?:PM|pm)[ _-]?(?:[Tt]imer|TIMER|tmr|TMR)"
+                            r"(?![A-Za-z0-9])")),
+    ("port I/O", re.compile(r"(?i)\bport[ -]I/O\b|\bI/O[ -]ports?\b")),
+    ("isa-debug-exit", re.compile(r"isa-debug-exit")),
+    (None, re.compile(r"\b__(?:x86_64|i386|amd64)__\b")),
+    (None, re.compile(r"(?<![A-Za-z0-9])[xyz]mm[0-9]+(?![A-Za-z0-9])")),
+    (None, re.compile(
+        r"(?i)(?<![0-9a-z])0x0*(?:3f8|2f8|3e8|2e8|b8000|cf9)(?![0-9a-z])")),
+)
+# The ACPI specification's names the firmware parsers (kernel/firmware/) may use.
+FIRMWARE_DIR = "kernel/firmware/"
+FIRMWARE_WORDS = {
+    "APIC", "APICs", "apic", "LAPIC", "lapic", "xAPIC", "x2APIC", "x2apic",
+    "IOAPIC", "ioapic", "HPET", "hpet", "VGA", "8259", "PM timer", "port I/O",
+}
+INLINE_ASM = re.compile(r"(?<![A-Za-z0-9_])(?:asm|__asm|__asm__)\s*"
+                        r"(?:(?:volatile|__volatile__|goto|inline)\s*)*\(|__builtin_ia32_\w*")
+TOKEN = re.compile(r"[A-Za-z0-9]+")
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+DOTTED = re.compile(r"\b[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*\b")
+SOURCE_DIRS = ("kernel", "mm", "boot", "arch")
+SOURCE_EXTS = (".c", ".h", ".S")
+
+# TEMPORARY, while the architecture interface is being built (each generic
+# file's x86 words as found when this test was written): file -> the words
+# it may still use, ", " between them. An entry that no longer occurs fails the test, so the
+# list only shrinks; it ends empty, and the dict stays empty.
+EXCEPTIONS = {
+    "kernel/bench/pt.c": "tsc",
+    "kernel/fault/inject.c": "CR0, asm",
+    "kernel/init/acpi.c": "APIC, HPET, PM timer, hpet, port I/O",
+    "kernel/init/acpi.h": "PM timer, hpet",
+    "kernel/init/clockcheck.c": "CPUID, HPET, PIT, PM timer, TSC, cpuid, hpet, pit, port I/O, rdtsc, tsc",
+    "kernel/init/clockcheck.h": "HPET, PM timer, TSC, hpet, tsc",
+    "kernel/init/console.c": "VGA, vga",
+    "kernel/init/console.h": "VGA",
+    "kernel/init/early.c": "COM1, CPUID, HPET, PIT, PM timer, TSC, apic, cpuid, pit, tsc",
+    "kernel/init/early.h": "COM1, TSC, tsc",
+    "kernel/init/hugetlb1g.c": "pdpe1gb, tsc",
+    "kernel/init/main.c": "HPET, PM timer, TSC, tsc",
+    "kernel/init/meminit.c": "TSC, rdtsc, tsc",
+    "kernel/init/meminit.h": "TSC, tsc",
+    "kernel/init/memmap.c": "CPUID, TSC, asm, clflush, mfence, rdtsc, tsc",
+    "kernel/init/numa.c": "apic, cpuid",
+    "kernel/init/phase.c": "TSC, rdtsc, tsc",
+    "kernel/init/phase.h": "rdtsc, tsc",
+    "kernel/init/phases.h": "APIC, COM1, HPET, PM timer, TSC, TSCs",
+    "kernel/init/physmem.h": "TSC",
+    "kernel/init/report.c": "tsc",
+    "kernel/init/report.h": "TSC, tsc",
+    "kernel/init/smp.c": "APIC, SIPI, TSC, TSCs, apic, rdtsc, tsc, x2APIC, x2apic, xapic",
+    "kernel/init/smp.h": "APIC, TSC, apic, tsc",
+    "kernel/init/tscsync.c": "TSC, TSCs, apic, rdtsc, tsc",
+    "kernel/init/tscsync.h": "TSC, tsc",
+    "kernel/selftest/clock.c": "TSC, rdtsc, tsc",
+    "kernel/selftest/list.h": "TSC",
+    "kernel/selftest/numaperf.c": "TSC, asm, clflush, mfence, rdtsc, sfence, tsc",
+    "kernel/selftest/pt.c": "INVLPG, PDPT, pdpe1gb, rdtsc, tsc",
+    "kernel/selftest/replay.c": "TSC, __builtin_ia32_rdtsc, rdtsc, tsc",
+    "kernel/services/clock/clockcal.c": "CPUID, HPET, PIT, PM timer, TSC, cpuid, pit, port I/O, tsc",
+    "kernel/services/clock/clockcal.h": "8254, CPUID, HPET, PIT, PM timer, TSC, hpet, pit, tsc",
+    "kernel/services/clock/time.c": "PIT, TSC, asm, rdtsc, tsc",
+    "kernel/services/clock/time.h": "PIT, TSC, pit, port I/O, tsc",
+    "kernel/services/clock/tsc_report.c": "PIT, TSC, cpuid, pit, tsc",
+    "kernel/services/clock/tsc_report.h": "TSC, tsc",
+    "kernel/services/clock/tsc_sync.c": "TSC, tsc",
+    "kernel/services/clock/tsc_sync.h": "TSC, TSCs, tsc",
+    "kernel/services/console.h": "COM1, TSC, VGA, vga",
+    "kernel/services/console/options.c": "0x2e8, 0x2f8, 0x3e8, 0x3f8, vga",
+    "kernel/services/console/options.h": "COM1, COM2, COM4, VGA, port I/O, vga",
+    "kernel/services/console/out/consoles.c": "0x3f8, 0xb8000, COM1, VGA, port I/O, tsc, vga",
+    "kernel/services/console/out/defer.c": "tsc",
+    "kernel/services/console/out/emit.c": "TSC, tsc",
+    "kernel/services/console/out/internal.h": "COM1, TSC, port I/O, tsc, vga",
+    "kernel/services/console/out/log.c": "asm, rdtsc, tsc",
+    "kernel/services/console/out/render.c": "CPUID, HPET, PIT, PM timer, TSC, asm, rdtsc, tsc",
+    "kernel/services/console/out/writer.c": "TSC, asm, rdtsc, tsc",
+    "kernel/services/console/ring.c": "TSC, tsc",
+    "kernel/services/console/ring.h": "TSC, tsc",
+    "kernel/services/console/screen.c": "VGA, vga",
+    "kernel/services/console/screen.h": "0xb8000, VGA, vga",
+    "kernel/services/exit.c": "0xcf9, IDT, asm, int3, isa-debug-exit, lidt, outb, outl, outw",
+    "kernel/services/exit.h": "isa-debug-exit",
+    "kernel/services/exit_method.c": "port I/O",
+    "kernel/services/jobs/job.c": "tsc",
+    "kernel/services/jobs/job.h": "tsc",
+    "kernel/services/jobs/platform.c": "TSC, rdtsc, tsc",
+    "kernel/services/jobs/platform.h": "TSC",
+    "kernel/services/percpu.c": "TSC, rdtsc, tsc",
+    "kernel/services/percpu.h": "APIC, GDT, TSC, TSS, tsc",
+    "kernel/services/report/efivars.c": "TSC, rdtsc, tsc",
+    "kernel/services/report/events.h": "APIC, TSC, TSCs, apic, tsc",
+    "kernel/services/report/record.c": "TSC, tsc",
+    "kernel/services/report/record.h": "TSC, tsc",
+    "kernel/services/report/summary.c": "TSC, tsc",
+    "kernel/services/report/summary.h": "TSC, TSCs, tsc",
+    "kernel/services/smp_settings.c": "APIC, TSC, apic, tsc, x2APIC, x2apic, xapic",
+    "kernel/services/smp_settings.h": "APIC, TSC, apic, tsc",
+    "kernel/services/spinlock.h": "__i386__, __x86_64__, asm",
+    "kernel/vm/vm.c": "asm, cr3",
+    "kernel/vm/vm.h": "CR3, PML4",
+    "mm/alloc/alloc.h": "TSC, __builtin_ia32_rdtsc, __i386__, __x86_64__, asm, rdtsc",
+    "mm/hugetlb/hugetlb.h": "CPUID, pdpe1gb",
+    "mm/hugetlb/pool.c": "CPUID, pdpe1gb, tsc",
+    "mm/memmap.c": "CR4, SSE, SSE2, __x86_64__, asm, clflush, movntdq, movnti, sfence, xmm0, xmm1",
+    "mm/memmap.h": "TSC, clflush, movnti, sfence",
+    "mm/memtest.c": "SSE2, asm, movntdq, movnti, sfence, xmm0",
+    "mm/mminit.c": "tsc",
+    "mm/mminit.h": "TSC",
+    "mm/numa.c": "APIC, apic",
+    "mm/numa.h": "APIC, apic, cpuid, x2APIC, xAPIC",
+    "mm/numa_build.h": "apic",
+    "mm/numa_check.c": "APIC, apic",
+    "mm/numa_report.c": "APIC, apic",
+    "mm/numa_srat.c": "APIC, apic",
+    "mm/pt/pt.c": "PDPT, PML4",
+    "mm/pt/pt.h": "PDPT, PML4",
+}
+
+
+def tracked(root):
+    try:
+        out = subprocess.run(["git", "ls-files", "-z", "--"] + list(SOURCE_DIRS),
+                             cwd=root, capture_output=True, check=True)
+        files = [p for p in out.stdout.decode().split("\0") if p]
+    except (OSError, subprocess.CalledProcessError):
+        files = []
+    if not files:
+        for d in SOURCE_DIRS:
+            for base, _, names in os.walk(os.path.join(root, d)):
+                files += [os.path.relpath(os.path.join(base, n), root) for n in names]
+    return sorted(p for p in files if p.endswith(SOURCE_EXTS)
+                  and os.path.isfile(os.path.join(root, p)))
+
+
+def scope(path):
+    """'generic' (every rule), 'interface' (arch/include/: no inline asm) or
+    None (an architecture's own code or a boot protocol: no rule)."""
+    if path.startswith("arch/include/"):
+        return "interface"
+    if path.startswith("arch/"):
+        return None
+    parts = path.split("/")
+    if parts[0] == "boot" and len(parts) > 2:
+        return None
+    return "generic"
+
+
+def spans(text):
+    """The C text cut into ('code' | 'comment' | 'string', start, end): string
+    and character literals and both kinds of comment, so names are judged by
+    where they stand."""
+    out, i, n, start = [], 0, len(text), 0
+    while i < n:
+        c = text[i]
+        two = text[i:i + 2]
+        if two in ("//", "/*") or c in "\"'":
+            if i > start:
+                out.append(("code", start, i))
+            if two == "//":
+                j = text.find("\n", i)
+                j = n if j < 0 else j
+                out.append(("comment", i, j))
+            elif two == "/*":
+                j = text.find("*/", i + 2)
+                j = n if j < 0 else j + 2
+                out.append(("comment", i, j))
+            else:
+                j = i + 1
+                while j < n and text[j] != c and text[j] != "\n":
+                    j += 2 if text[j] == "\\" else 1
+                j = min(j + 1, n)
+                out.append(("string" if c == '"' else "code", i, j))
+            i = start = j
+            continue
+        i += 1
+    if start < n:
+        out.append(("code", start, n))
+    return out
+
+
+def record_names(root):
+    """The names that keep x86 words on purpose: every record event
+    (events.h), the keys and values of docs/records.md's "Names from x86",
+    every command-line key docs/cmdline.md documents (bare and with its
+    memboot. prefix)."""
+    names = set()
+    with open(os.path.join(root, "kernel/services/report/events.h"), encoding="utf-8") as f:
+        names.update(re.findall(r"^\s*X\((\w+)\)", f.read(), re.M))
+    names.update(x86_names_documented(root))
+    path = os.path.join(root, "docs/cmdline.md")
+    if os.path.isfile(path):
+        with open(path, encoding="utf-8") as f:
+            for key in set(re.findall(r"\bmemboot\.([a-z0-9_]+)", f.read())):
+                names.update((key, "memboot." + key))
+    return names
+
+
+def x86_names_documented(root):
+    """The first column's `names` of the table under docs/records.md's
+    "## Names from x86" (record.key forms give both)."""
+    with open(os.path.join(root, "docs/records.md"), encoding="utf-8") as f:
+        text = f.read()
+    m = re.search(r"^## Names from x86\n(.*?)(?=^## |\Z)", text, re.M | re.S)
+    if not m:
+        return set()
+    names = set()
+    for row in re.findall(r"^\|([^|\n]*)\|", m.group(1), re.M):
+        for name in re.findall(r"`([a-z0-9_.]+)`", row):
+            names.add(name)
+            names.add(name.rsplit(".", 1)[-1])
+    return names
+
+
+def blank(text, cuts):
+    """@text with each (start, end) of @cuts turned to spaces (lines kept)."""
+    chars = list(text)
+    for start, end in cuts:
+        for i in range(start, end):
+            if chars[i] != "\n":
+                chars[i] = " "
+    return "".join(chars)
+
+
+def findings(path, text, names):
+    """[(line, word)] of @text, the file at repository path @path."""
+    kind = scope(path)
+    if kind is None:
+        return []
+    found = []
+
+    starts = [m.end() for m in re.finditer(r"\n", text)]
+
+    def line_of(pos):
+        return bisect.bisect_right(starts, pos) + 1
+
+    cut = spans(text)
+    for what, s, e in cut:
+        if what == "code":
+            for m in INLINE_ASM.finditer(text, s, e):
+                found.append((line_of(m.start()), "asm" if "builtin" not in m.group(0)
+                              else m.group(0)))
+    if kind == "interface":
+        return found
+    # Names that keep x86 words on purpose go blank before the words are read.
+    cuts = []
+    for what, s, e in cut:
+        if what == "string":
+            cuts += [m.span() for m in NAME.finditer(text, s, e) if m.group(0) in names]
+        elif what == "comment":
+            cuts += [(s + m.start(), s + m.end()) for m in re.finditer(r"`([^`\n]+)`", text[s:e])
+                     if m.group(1) in names]
+    for m in DOTTED.finditer(text):
+        event, key = m.group(0).split(".", 1)
+        if m.group(0) in names or (key in names and (event in names or event == "memboot")):
+            cuts.append(m.span())
+    judged = blank(text, cuts)
+    allowed = FIRMWARE_WORDS if path.startswith(FIRMWARE_DIR) else set()
+    for m in TOKEN.finditer(judged):
+        if m.group(0) in X86_WORDS and m.group(0) not in allowed:
+            found.append((line_of(m.start()), m.group(0)))
+    for word, pattern in PATTERNS:
+        if word in allowed:
+            continue
+        for m in pattern.finditer(judged):
+            found.append((line_of(m.start()), word or m.group(0)))
+    return sorted(set(found))
+
+
+def check(root, exceptions):
+    """(violations, stale): violations are (path, line, word) not covered by
+    @exceptions (path -> words); stale are (path, word) pairs of @exceptions
+    that no longer occur."""
+    names = record_names(root)
+    violations, seen = [], set()
+    for path in tracked(root):
+        with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        for line, word in findings(path, text, names):
+            if word in exceptions.get(path, "").split(", "):
+                seen.add((path, word))
+            else:
+                violations.append((path, line, word))
+    stale = sorted((path, word) for path, words in exceptions.items()
+                   for word in words.split(", ") if (path, word) not in seen)
+    return violations, stale
+
+
+def report(violations):
+    return "\n".join("%s:%d: %s: x86 outside arch/ (docs/design.md, \"The arch "
+                     "interface\")" % v for v in violations)
+
+
+class Repository(unittest.TestCase):
+
+    def test_generic_code_names_no_x86_mechanism(self):
+        violations, _ = check(REPO_ROOT, EXCEPTIONS)
+        self.assertEqual(violations, [], "\n" + report(violations))
+
+    def test_no_exception_is_stale(self):
+        _, stale = check(REPO_ROOT, EXCEPTIONS)
+        self.assertEqual(stale, [], "\n" + "\n".join(
+            "%s no longer uses %r: remove it from EXCEPTIONS in "
+            "tests/tools/test_arch_words.py" % s for s in stale))
+
+    def test_the_x86_names_are_documented(self):
+        # The rule reads its names from the docs: the section must be there,
+        # and each name in it a record's (documented elsewhere on the page).
+        documented = x86_names_documented(REPO_ROOT)
+        self.assertIn("tsc_hz", documented)
+        self.assertIn("apic_id", documented)
+        with open(os.path.join(REPO_ROOT, "docs/records.md"), encoding="utf-8") as f:
+            text = f.read()
+        events = text[:text.index("## Names from x86")]
+        for name in sorted(documented):
+            self.assertIn("`%s`" % name.rsplit(".", 1)[-1], events, "docs/records.md's "
+                          "\"Names from x86\" lists %s, which no event section names" % name)
+
+
+class Scratch(unittest.TestCase):
+    """A scratch copy of the tree with a word planted, checked with no
+    exceptions of the repository's own."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="memboot-archwords-")
+        cls.root = cls.tmp.name
+        for rel in tracked(REPO_ROOT) + ["docs/records.md", "docs/cmdline.md"]:
+            dst = os.path.join(cls.root, rel)
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copy2(os.path.join(REPO_ROOT, rel), dst)
+        cls.names = record_names(cls.root)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def words(self, path, text):
+        return findings(path, text, self.names)
+
+    def test_a_planted_rdtsc_fails(self):
+        # A file of the repository with no exception, and a line that reads
+        # the TSC planted in it: the check names the file, the line, the word.
+        path = "kernel/services/cmdline.c"
+        self.assertNotIn(path, EXCEPTIONS)
+        with open(os.path.join(self.root, path)) as f:
+            text = f.read()
+        lines = text.count("\n")
+        with open(os.path.join(self.root, path), "a") as f:
+            f.write("static inline unsigned long long cmdline_now(void)\n"
+                    "{\n\treturn rdtsc();\n}\n")
+        try:
+            violations, _ = check(self.root, {})
+            self.assertIn((path, lines + 3, "rdtsc"), violations)
+            self.assertIn("kernel/services/cmdline.c:%d: rdtsc: x86 outside arch/"
+                          % (lines + 3), report(violations))
+        finally:
+            with open(os.path.join(self.root, path), "w") as f:
+                f.write(text)
+
+    def test_inline_asm_and_builtins(self):
+        text = ('static void f(void)\n{\n\t__asm__ volatile("" ::: "memory");\n'
+                '\tasm("nop");\n\tasm volatile goto("" :::: out);\nout:\n'
+                '\t(void)__builtin_ia32_rdtsc();\n}\n')
+        self.assertEqual(self.words("mm/x.c", text), [
+            (3, "asm"), (4, "asm"), (5, "asm"), (7, "__builtin_ia32_rdtsc"), (7, "rdtsc")])
+        # The word asm in prose is no statement; the interface's header may
+        # hold prose of x86 but no asm.
+        self.assertEqual(self.words("mm/x.c", "/* the asm/ headers (arch/NAME/include) */\n"), [])
+        self.assertEqual(self.words("arch/include/arch/counter.h",
+                                    "/* x86_64: RDTSC (SDM vol. 2B) */\n"), [])
+        self.assertEqual(self.words("arch/include/arch/counter.h",
+                                    "static inline void f(void) { asm volatile(\"isb\"); }\n"),
+                         [(1, "asm")])
+        # An architecture's own code and the boot protocols are theirs.
+        self.assertEqual(self.words("arch/x86_64/tsc.c", "asm volatile(\"rdtsc\");\n"), [])
+        self.assertEqual(self.words("boot/mb2/mb2.c", "/* the TSC */ asm(\"\");\n"), [])
+        self.assertEqual(self.words("boot/x.c", "/* the TSC */\n"), [(1, "TSC")])
+
+    def test_words_are_whole_and_split_at_underscores(self):
+        text = ("uint64_t rec_tsc_stamp(void);\nint pitch, tscale, capital, inbox;\n"
+                "/* The TSC, the xAPIC and the PM timer; COM1 at 0x3F8. */\n"
+                "static int pm_tmr;\nstatic const int vga = 0xb8000;\n")
+        self.assertEqual(self.words("kernel/services/x.c", text), [
+            (1, "tsc"), (3, "0x3F8"), (3, "COM1"), (3, "PM timer"), (3, "TSC"), (3, "xAPIC"),
+            (4, "PM timer"), (5, "0xb8000"), (5, "vga")])
+
+    def test_record_names_are_allowed_as_names_only(self):
+        # The record key in a string, a template, a backquoted comment and
+        # written out whole: allowed. The same name as a C identifier, and
+        # the word in prose: not.
+        text = ('\trec_u64(&r, "tsc_hz", counter_hz);\n'
+                '\trecord_report(&r, LOG_INFO, "tsc: {hz:MHz} MHz, {tsc_hz:MHz} in use");\n'
+                '\t/* the `apic_id` key of cpu_up.apic_id; memboot.tsc_skew */\n'
+                '\tuint64_t tsc_hz = 0;\n'
+                '\tputs("Refined TSC calibration");\n')
+        self.assertEqual(self.words("kernel/services/clock/x.c", text),
+                         [(4, "tsc"), (5, "TSC")])
+        # A name the docs do not list is a word like any other.
+        self.assertEqual(self.words("kernel/x.c", 'rec_u64(&r, "tsc_wobble", 1);\n'),
+                         [(1, "tsc")])
+
+    def test_firmware_parsers_use_acpi_names_only(self):
+        text = ("/* MADT: Processor Local x2APIC (ACPI 6.5, 5.2.12.12); HPET; PM timer */\n"
+                "#define MADT_LOCAL_APIC 0\n\tuint64_t t = rdtsc();\n")
+        self.assertEqual(self.words("kernel/firmware/acpi/madt.c", text), [(3, "rdtsc")])
+        self.assertEqual(self.words("kernel/init/acpi.c", text), [
+            (1, "HPET"), (1, "PM timer"), (1, "x2APIC"), (2, "APIC"), (3, "rdtsc")])
+
+    def test_a_stale_exception_is_reported(self):
+        violations, stale = check(self.root, {"kernel/services/cmdline.c": "rdtsc",
+                                              "kernel/gone.c": "TSC"})
+        self.assertIn(("kernel/services/cmdline.c", "rdtsc"), stale)
+        self.assertIn(("kernel/gone.c", "TSC"), stale)
+
+
+if __name__ == "__main__":
+    unittest.main()
