@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "kernel/firmware/bytes.h"
+#include "kernel/services/limits.h"
 #include "kernel/services/log.h"
 
 /* Binding defaults when a node has no #address-cells / #size-cells (2.3.5). */
@@ -28,7 +29,6 @@
 /* PSCI 0.2's CPU_ON, SMC64 (Arm DEN0022, 5.1.4): what "arm,psci-0.2" and
  * later bindings imply; the 0.1 binding names it in a cpu_on property. */
 #define PSCI_0_2_FN64_CPU_ON 0xc4000003u
-#define LOCAL_DISTANCE 10
 
 /* One open node's facts, kept until it closes. */
 struct node {
@@ -657,7 +657,7 @@ static void form1_distances(struct dt_machine *m)
 		if (!m->form1_seen[a])
 			continue;
 		for (uint32_t b = 0; b < DT_MAX_DOMAINS; b++) {
-			uint32_t d = LOCAL_DISTANCE;
+			uint32_t d = MEMBOOT_LOCAL_DISTANCE;
 
 			if (!m->form1_seen[b])
 				continue;
