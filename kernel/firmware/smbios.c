@@ -306,9 +306,47 @@ static void read_range(struct parse_state *st, const struct smbios_struct *s, bo
 	(*nr)++;
 }
 
+/*
+ * The formatted length DSP0134 3.7 gives the fixed-layout types memboot
+ * reads. A later version may add fields, so only a length well past it
+ * (more than LENGTH_SLACK bytes) is called wrong: then the structure's own
+ * fields are read as usual but whatever the length swallowed (often the
+ * next structures: a length byte of 0xff) is lost, and the warning says so.
+ */
+#define LENGTH_SLACK 0x20
+
+static uint8_t known_length(uint8_t type)
+{
+	switch (type) {
+	case 0: return 0x1a;      /* BIOS information, 3.1 */
+	case 1: return 0x1b;      /* system information, 2.4 */
+	case 4: return 0x32;      /* processor, 3.6 */
+	case 16: return 0x17;     /* physical memory array, 2.7 */
+	case 17: return 0x5c;     /* memory device, 3.3 */
+	case 19: return 0x1f;     /* memory array mapped address, 2.7 */
+	case 20: return 0x23;     /* memory device mapped address, 2.7 */
+	}
+	return 0;
+}
+
+static void check_length(struct parse_state *st, const struct smbios_struct *s)
+{
+	uint8_t known = known_length(s->type);
+
+	if (!known || s->length <= known + LENGTH_SLACK)
+		return;
+	st->out->nr_bad_lengths++;
+	if (st->warnings++ < SMBIOS_MAX_WARNINGS)
+		pr_warn(PREFIX "type %u (handle 0x%04x) at offset 0x%x: length 0x%x, far beyond the 0x%x "
+			"SMBIOS 3.7 defines: the bytes past 0x%x may be other structures, lost to this one",
+			s->type, s->handle, s->off, s->length, known, known);
+}
+
 static void read_struct(struct parse_state *st, const struct smbios_struct *s)
 {
 	struct smbios_info *out = st->out;
+
+	check_length(st, s);
 
 	switch (s->type) {
 	case 0:

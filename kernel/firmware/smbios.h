@@ -114,6 +114,7 @@ struct smbios_info {
 	uint32_t table_bytes_read;  /* bytes up to the end of the last one read */
 	uint32_t nr_bad_strings;    /* string numbers past a structure's strings */
 	uint32_t nr_short;          /* structures too short for their type's fields */
+	uint32_t nr_bad_lengths;    /* far longer than their type's layout (smbios.c) */
 	uint32_t nr_duplicate_handles;
 	uint32_t nr_dropped;        /* sockets, devices, ranges beyond capacity */
 	bool truncated;             /* a structure ran past the table's end */

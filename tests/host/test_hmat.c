@@ -323,6 +323,15 @@ static void test_attached_and_distance(void **state)
 	assert_int_equal(tiers.init_node[3], 0);    /* 20 and 20: the lower id */
 	/* No bandwidth: no adistance from figures, DRAM's tier. */
 	assert_int_equal(tiers.adistance[2], TIERS_ADISTANCE_DRAM);
+	/* Figures the HMAT leaves out are said to be, never printed as 0, and
+	 * no reference node is not node -1. */
+	host_log_reset();
+	tiers_report(&tiers, &topo, &hmat, 0, NULL);
+	assert_true(host_log_contains("read latency 10 ns, write latency 10 ns, "
+				      "read bandwidth not given, write bandwidth not given"));
+	assert_true(host_log_contains("no DRAM reference node (no-dram-figures)"));
+	assert_false(host_log_contains(" 0 MB/s"));
+	assert_false(host_log_contains("node -1"));
 
 	/* Without an HMAT: node 2 goes to node 1, nearer by the SLIT. */
 	tiers_build(&tiers, &topo, NULL);

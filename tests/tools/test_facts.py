@@ -289,11 +289,11 @@ class RecordSchema(unittest.TestCase):
 
 # ---- kernel/services/limits.h ------------------------------------------------------
 
-# A limit defined with a number of its own outside kernel/services/limits.h. The ACPI
-# parsers' caps (ACPI_MADT_MAX_CPUS...) bound table entries, not the kernel's
-# CPUs, and stay theirs.
+# A limit defined with a number of its own outside kernel/services/limits.h. The
+# firmware parsers' caps (ACPI_MADT_MAX_CPUS, DT_MAX_CPUS...) bound table
+# entries, not the kernel's CPUs, and stay theirs.
 SECOND_LIMIT = re.compile(
-    r"^#define\s+((?!ACPI_)\w*MAX_NODES|(?!ACPI_)\w*MAX_CPUS|\w*_DISTANCE"
+    r"^#define\s+((?!ACPI_|DT_)\w*MAX_NODES|(?!ACPI_|DT_)\w*MAX_CPUS|\w*_DISTANCE"
     r"|PAGE_SHIFT|PAGE_SIZE\w*)\s+\(?\s*(\d|0x)", re.M)
 
 

@@ -607,6 +607,18 @@ static void render_value(struct out *o, const char *v, size_t n, const char *fmt
 		emit(o, "?", 1);
 		return;
 	}
+	if (fmt_len >= 5 && memcmp(fmt, "given", 5) == 0) {
+		/* A figure firmware may leave out, 0 meaning "not given" (HMAT's
+		 * entry 0): the number and the unit after "given", or the words. */
+		if (!x) {
+			emit_str(o, "not given");
+			return;
+		}
+		snprintf(num, sizeof(num), "%llu", (unsigned long long)x);
+		emit_str(o, num);
+		emit(o, fmt + 5, fmt_len - 5);
+		return;
+	}
 	if (fmt_len == 2 && memcmp(fmt, "ms", 2) == 0) {
 		snprintf(num, sizeof(num), "%llu.%03llu", (unsigned long long)(x / 1000000),
 			 (unsigned long long)(x / 1000 % 1000));

@@ -43,6 +43,8 @@
  *   {key:xN-1}   the same less one: the inclusive end of a half-open range,
  *                the way Linux prints [mem start-end]
  *   {key:s}      "s" unless the value is 1, for plurals
+ *   {key:given U} a figure firmware may leave out: "12 U" (the text after
+ *                "given", its space included), or "not given" for 0
  *   {key:F[SEP]} an array: each element with format F (empty: as held),
  *                SEP between two, e.g. {busy_ns:ms1[+]} gives "3.1+3.0";
  *                an empty array gives "", a value not an array "?"
