@@ -26,11 +26,11 @@ files:
   literal, in `backquotes` in a comment, or written out whole
   (`cpu_up.apic_id`, `memboot.tsc_skew`), so `rec_u64(&r, "tsc_hz", hz)`
   passes and a variable `tsc_hz` does not;
-- in the firmware parsers (kernel/firmware/), the ACPI specification's own
-  names of what the tables describe (FIRMWARE_WORDS: the MADT's local APIC
-  structures, the HPET table, the FADT's PM timer and I/O port blocks, its
-  VGA flag, the MADT's dual-8259 flag); instructions and mechanisms stay
-  out there too.
+- in the firmware parsers (kernel/firmware/), the firmware formats' own
+  names of what they describe (FIRMWARE_WORDS: ACPI's local APIC
+  structures, HPET table, PM timer and I/O port blocks, VGA and dual-8259
+  flags; the device tree header's boot_cpuid_phys); instructions and
+  mechanisms stay out there too.
 
     python3 -m unittest tests/tools/test_arch_words.py -v
 """
@@ -84,11 +84,16 @@ PATTERNS = (
     (None, re.compile(
         r"(?i)(?<![0-9a-z])0x0*(?:3f8|2f8|3e8|2e8|b8000|cf9)(?![0-9a-z])")),
 )
-# The ACPI specification's names the firmware parsers (kernel/firmware/) may use.
+# The firmware formats' own names the firmware parsers (kernel/firmware/)
+# may use: ACPI's (the MADT's local APIC structures, the HPET table, the
+# FADT's PM timer and I/O port blocks and VGA flag, the MADT's dual-8259
+# flag) and the device tree's (its header's boot_cpuid_phys, Devicetree
+# Specification 5.2).
 FIRMWARE_DIR = "kernel/firmware/"
 FIRMWARE_WORDS = {
     "APIC", "APICs", "apic", "LAPIC", "lapic", "xAPIC", "x2APIC", "x2apic",
     "IOAPIC", "ioapic", "HPET", "hpet", "VGA", "8259", "PM timer", "port I/O",
+    "CPUID", "cpuid",
 }
 INLINE_ASM = re.compile(r"(?<![A-Za-z0-9_])(?:asm|__asm|__asm__)\s*"
                         r"(?:(?:volatile|__volatile__|goto|inline)\s*)*\(|__builtin_ia32_\w*")
