@@ -23,9 +23,11 @@ files:
 - record event names (kernel/services/report/events.h), the record keys and
   values docs/records.md lists under "Names from x86", and the command-line
   keys docs/cmdline.md documents, where they are names: inside a string
-  literal, in `backquotes` in a comment, or written out whole
-  (`cpu_up.apic_id`, `memboot.tsc_skew`), so `rec_u64(&r, "tsc_hz", hz)`
-  passes and a variable `tsc_hz` does not;
+  literal, in `backquotes` in a comment, written out whole
+  (`cpu_up.apic_id`, `memboot.tsc_skew`) or as a word's value
+  (`console=vga`), so `rec_u64(&r, "tsc_hz", hz)` passes and a variable
+  `tsc_hz` does not; and a settings member named for its command-line key
+  (`smp_settings.tsc_skew`, the key table's `.ptr` and default);
 - in the firmware parsers (kernel/firmware/), the firmware formats' own
   names of what they describe (FIRMWARE_WORDS: ACPI's local APIC
   structures, HPET table, PM timer and I/O port blocks, VGA and dual-8259
@@ -100,7 +102,13 @@ INLINE_ASM = re.compile(r"(?<![A-Za-z0-9_])(?:asm|__asm|__asm__)\s*"
 TOKEN = re.compile(r"[A-Za-z0-9]+")
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 DOTTED = re.compile(r"\b[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*\b")
+# A command-line word's value (console=vga) and a settings member named for
+# its key (smp_settings.tsc_skew, .tsc_skew = 0, cs->tsc_skew).
+WORD_VALUE = re.compile(r"\b[a-z][a-z0-9_.]*=([A-Za-z0-9_]+)")
+MEMBER = re.compile(r"(?:\.|->)[ \t]*([A-Za-z_][A-Za-z0-9_]*)")
 SOURCE_DIRS = ("kernel", "mm", "boot", "arch")
+EVENTS_H = "kernel/services/report/events.h"
+EVENT_LINE = re.compile(r"^\s*X\((\w+)\)", re.M)
 SOURCE_EXTS = (".c", ".h", ".S")
 
 # TEMPORARY, while the architecture interface is being built (each generic
@@ -171,12 +179,12 @@ EXCEPTIONS = {
     "kernel/services/percpu.c": "TSC, rdtsc, tsc",
     "kernel/services/percpu.h": "APIC, GDT, TSC, TSS, tsc",
     "kernel/services/report/efivars.c": "TSC, rdtsc, tsc",
-    "kernel/services/report/events.h": "APIC, TSC, TSCs, apic, tsc",
+    "kernel/services/report/events.h": "TSC, TSCs",
     "kernel/services/report/record.c": "TSC, tsc",
     "kernel/services/report/record.h": "TSC, tsc",
     "kernel/services/report/summary.c": "TSC, tsc",
     "kernel/services/report/summary.h": "TSC, TSCs, tsc",
-    "kernel/services/smp_settings.c": "APIC, TSC, apic, tsc, x2APIC, x2apic, xapic",
+    "kernel/services/smp_settings.c": "APIC, TSC, apic, x2APIC, x2apic, xapic",
     "kernel/services/smp_settings.h": "APIC, TSC, apic, tsc",
     "kernel/services/spinlock.h": "__i386__, __x86_64__, asm",
     "kernel/vm/vm.c": "asm, cr3",
@@ -265,17 +273,28 @@ def record_names(root):
     """The names that keep x86 words on purpose: every record event
     (events.h), the keys and values of docs/records.md's "Names from x86",
     every command-line key docs/cmdline.md documents (bare and with its
-    memboot. prefix)."""
+    memboot. prefix). The keys are also returned apart: a settings member
+    may be named for its key."""
     names = set()
-    with open(os.path.join(root, "kernel/services/report/events.h"), encoding="utf-8") as f:
-        names.update(re.findall(r"^\s*X\((\w+)\)", f.read(), re.M))
+    with open(os.path.join(root, EVENTS_H), encoding="utf-8") as f:
+        names.update(EVENT_LINE.findall(f.read()))
     names.update(x86_names_documented(root))
+    keys = set()
     path = os.path.join(root, "docs/cmdline.md")
     if os.path.isfile(path):
         with open(path, encoding="utf-8") as f:
-            for key in set(re.findall(r"\bmemboot\.([a-z0-9_]+)", f.read())):
-                names.update((key, "memboot." + key))
-    return names
+            keys = set(re.findall(r"\bmemboot\.([a-z0-9_]+)", f.read()))
+    for key in keys:
+        names.update((key, "memboot." + key))
+    return Names(names, keys)
+
+
+class Names(set):
+    """The allowed names; .keys: the command-line keys among them."""
+
+    def __init__(self, names, keys):
+        super().__init__(names)
+        self.keys = set(keys)
 
 
 def x86_names_documented(root):
@@ -336,6 +355,12 @@ def findings(path, text, names):
         event, key = m.group(0).split(".", 1)
         if m.group(0) in names or (key in names and (event in names or event == "memboot")):
             cuts.append(m.span())
+    cuts += [m.span(1) for m in WORD_VALUE.finditer(text) if m.group(1) in names]
+    keys = getattr(names, "keys", ())
+    cuts += [m.span(1) for m in MEMBER.finditer(text) if m.group(1) in keys]
+    if path == EVENTS_H:
+        # The event names' own table.
+        cuts += [m.span(1) for m in EVENT_LINE.finditer(text)]
     judged = blank(text, cuts)
     allowed = FIRMWARE_WORDS if path.startswith(FIRMWARE_DIR) else set()
     for m in TOKEN.finditer(judged):
@@ -477,6 +502,13 @@ class Scratch(unittest.TestCase):
         # A name the docs do not list is a word like any other.
         self.assertEqual(self.words("kernel/x.c", 'rec_u64(&r, "tsc_wobble", 1);\n'),
                          [(1, "tsc")])
+        # A command-line word's value, and a settings member named for its
+        # key (memboot.tsc_skew): allowed; the same name as a variable, and
+        # a member no key names, are not.
+        text = ('/* console=vga: the text screen */\n'
+                '\t.tsc_skew = 0,\n\tskew = smp_settings.tsc_skew + cs->tsc_skew;\n'
+                '\tuint64_t tsc_skew = 1;\n\tcs->tsc_wobble = 2;\n')
+        self.assertEqual(self.words("kernel/services/x.c", text), [(4, "tsc"), (5, "tsc")])
 
     def test_firmware_parsers_use_acpi_names_only(self):
         text = ("/* MADT: Processor Local x2APIC (ACPI 6.5, 5.2.12.12); HPET; PM timer */\n"

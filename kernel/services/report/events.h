@@ -34,7 +34,7 @@
 	X(node_dimms)    /* a node's memory devices, alike ones together */ \
 	X(direct_map)    /* the kernel's identity map */                    \
 	X(physmem_retire) /* early reservations kept when physmem retires */ \
-	X(apic)          /* the local APIC mode chosen for SMP */           \
+	X(apic)          /* x86_64's interrupt controller mode for SMP */   \
 	X(cpu_up)        /* a CPU running after SMP bring-up */             \
 	X(smp)           /* SMP bring-up as a whole */                      \
 	X(tsc_sync)      /* each node's APs' TSCs against the boot CPU's */   \
