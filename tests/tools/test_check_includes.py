@@ -151,8 +151,9 @@ class SmallTree(unittest.TestCase):
         self.assertIn("use the interface, arch/NAME.h", self.why("kernel/init/smp.c")[0])
 
     def test_arch_code_includes_a_short_list_of_services(self):
-        # log, panic, spinlock, limits, mem_range, record, cmdline, percpu:
-        # nothing else of kernel/, and never another architecture's headers.
+        # log, panic, spinlock, limits, mem_range, record, cmdline, percpu,
+        # the calibration arithmetic: nothing else of kernel/, and never
+        # another architecture's headers.
         self.write("arch/x86_64/tsc.c", '#include "kernel/services/report/record.h"\n'
                    '#include "kernel/services/clock/time.h"\n#include "mm/page.h"\n')
         self.write("arch/include/arch/clock.h", '#include "kernel/services/console.h"\n'
@@ -170,6 +171,7 @@ class SmallTree(unittest.TestCase):
         self.assertIn("only each architecture's inline part, asm/SUBJECT.h",
                       self.why("arch/include/arch/clock.h")[1])
         self.assertEqual(sorted(ci.ARCH_SERVICES), [
+            "kernel/services/clock/clockcal.h",
             "kernel/services/cmdline.h", "kernel/services/limits.h", "kernel/services/log.h",
             "kernel/services/mem_range.h", "kernel/services/panic.h", "kernel/services/percpu.h",
             "kernel/services/report/record.h", "kernel/services/spinlock.h"])
