@@ -815,9 +815,9 @@ class Interrupted(Exception):
 class Plan:
     """Runs (or, with dry_run, prints) steps; undo() reverts those done."""
 
-    def __init__(self, dry_run, out=sys.stdout):
+    def __init__(self, dry_run, out=None):
         self.dry_run = dry_run
-        self.out = out
+        self.out = out or sys.stdout
         self.undo_steps = []
 
     def say(self, text):
