@@ -31,6 +31,7 @@ before anything is touched exits 64. Standard library only.
 """
 
 import argparse
+import contextlib
 import os
 import re
 import shlex
@@ -1069,38 +1070,54 @@ def install_words(args):
 SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 
+@contextlib.contextmanager
+def signals_raise():
+    """While the block runs, SIGTERM, SIGINT and SIGHUP raise Interrupted,
+    the first one only: later ones are ignored while what was done is
+    undone. The handlers before are put back after."""
+    def interrupted(signum, frame):
+        for s in SIGNALS:
+            signal.signal(s, signal.SIG_IGN)
+        raise Interrupted(signum)
+    saved = {s: signal.signal(s, interrupted) for s in SIGNALS}
+    try:
+        yield
+    finally:
+        for s, handler in saved.items():
+            signal.signal(s, handler)
+
+
+def interrupted_text(e, name, rest):
+    """(message, status) for an Interrupted: 128 + the signal, as the shell
+    counts it."""
+    how = "interrupted" if e.signum == signal.SIGINT else "terminated"
+    return ("memboot %s: %s (%s); %s" % (name, how, signal.Signals(e.signum).name, rest),
+            128 + e.signum)
+
+
 def run_plan(name, args, steps):
     """@steps(lay, plan) under the rule of both commands: a refusal changes
     nothing (exit 64); a step that fails after work began is undone (69),
     and so is the work a SIGTERM, SIGINT or SIGHUP interrupts (128 + the
-    signal, as the shell counts it)."""
+    signal)."""
     lay = Layout(args.root)
     plan = Plan(args.dry_run)
-
-    def interrupted(signum, frame):
-        raise Interrupted(signum)
-    saved = {s: signal.signal(s, interrupted) for s in SIGNALS}
-    try:
-        return steps(lay, plan)
-    except Refused as e:
-        print("memboot %s: %s; nothing changed" % (name, e), file=sys.stderr)
-        return EXIT_USAGE
-    except (Failed, Interrupted, KeyboardInterrupt) as e:
-        for s in SIGNALS:
-            signal.signal(s, signal.SIG_IGN)
-        plan.undo()
-        if isinstance(e, Failed):
+    with signals_raise():
+        try:
+            return steps(lay, plan)
+        except Refused as e:
+            print("memboot %s: %s; nothing changed" % (name, e), file=sys.stderr)
+            return EXIT_USAGE
+        except Failed as e:
+            plan.undo()
             print("memboot %s: %s; everything done so far is undone" % (name, e),
                   file=sys.stderr)
             return EXIT_GRUB_FAILED
-        signum = e.signum if isinstance(e, Interrupted) else signal.SIGINT
-        print("memboot %s: %s (%s); everything done so far is undone"
-              % (name, "interrupted" if signum == signal.SIGINT else "terminated",
-                 signal.Signals(signum).name), file=sys.stderr)
-        return 128 + signum
-    finally:
-        for s, handler in saved.items():
-            signal.signal(s, handler)
+        except Interrupted as e:
+            plan.undo()
+            text, status = interrupted_text(e, name, "everything done so far is undone")
+            print(text, file=sys.stderr)
+            return status
 
 
 def cmd_install(args):
