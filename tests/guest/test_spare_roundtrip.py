@@ -257,7 +257,7 @@ def test_install_once_memboot_then_linux_reads_the_results():
 
         out = _read_back(tmp, files, "efivars")
         assert out.returncode == 0, out.stderr
-        kept = [json.loads(l.split(" ", 1)[1]) for l in out.stdout.splitlines()]
+        kept = [json.loads(l) for l in out.stdout.splitlines()]
         assert _node_init(kept) == _node_init(first.records), (kept, first.records)
         assert len(_node_init(kept)) == 2
         assert kept[-1] == done
@@ -269,5 +269,5 @@ def test_install_once_memboot_then_linux_reads_the_results():
         assert ns in data
         changed = dict(files, **{name: data.replace(ns, str(int(ns) + 1).encode(), 1)})
         out = _read_back(tmp, changed, "changed")
-        kept = [json.loads(l.split(" ", 1)[1]) for l in out.stdout.splitlines()]
+        kept = [json.loads(l) for l in out.stdout.splitlines()]
         assert _node_init(kept) != _node_init(first.records)
