@@ -87,6 +87,39 @@ def grubenv(path):
     return install.parse_grubenv(out.stdout)
 
 
+def fake_grub_bin(folder, scripts):
+    """A directory for MEMBOOT_GRUB_BIN: the real grub-script-check and
+    grub-editenv, except those @scripts ({name: shell text}) stand in for,
+    and any other tool of @scripts."""
+    os.makedirs(folder, exist_ok=True)
+    for t in GRUB_TOOLS + tuple(scripts):
+        path = os.path.join(folder, t)
+        if os.path.lexists(path):
+            os.unlink(path)
+        if t in scripts:
+            with open(path, "w") as f:
+                f.write("#!/bin/sh\n" + scripts[t])
+            os.chmod(path, 0o755)
+        else:
+            os.symlink(shutil.which(t), path)
+    return folder
+
+
+def terminate_when_started(argv, env, started):
+    """tools/memboot ARGV, sent SIGTERM once the file @started exists (a
+    fake tool makes it, then sleeps): (status, stdout, stderr)."""
+    import signal
+    import time
+    proc = subprocess.Popen([sys.executable, TOOL] + list(argv), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + 60
+    while not os.path.exists(started) and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    return proc.returncode, out, err
+
+
 class Tree(unittest.TestCase):
     """A tree that stands for a Debian machine's root, and the tool."""
 
@@ -308,19 +341,8 @@ class InstallRoot(Tree):
     def fake_bin(self, failing):
         """A directory of the real GRUB tools, with @failing replaced by a
         script that fails as a broken tool would."""
-        d = os.path.join(self.tmp.name, "fakebin")
-        os.makedirs(d, exist_ok=True)
-        for t in GRUB_TOOLS:
-            target = os.path.join(d, t)
-            if os.path.lexists(target):
-                os.unlink(target)
-            if t == failing:
-                with open(target, "w") as f:
-                    f.write("#!/bin/sh\necho \"%s: error: cannot open file\" >&2\nexit 1\n" % t)
-                os.chmod(target, 0o755)
-            else:
-                os.symlink(shutil.which(t), target)
-        return d
+        return fake_grub_bin(os.path.join(self.tmp.name, "fakebin"), {
+            failing: "echo \"%s: error: cannot open file\" >&2\nexit 1\n" % failing})
 
     def test_failing_grub_editenv_is_undone(self):
         before = snapshot(self.root)
@@ -792,27 +814,14 @@ class AsItWas(Tree):
         self.assertEqual(snapshot(self.root), before)
 
     def test_sigterm_undoes_what_was_done(self):
-        import signal
-        import time
-        fake = os.path.join(self.tmp.name, "slowbin")
-        os.mkdir(fake)
-        os.symlink(shutil.which("grub-script-check"), os.path.join(fake, "grub-script-check"))
         started = os.path.join(self.tmp.name, "started")
-        with open(os.path.join(fake, "grub-editenv"), "w") as f:
-            f.write("#!/bin/sh\ntouch %s\nexec sleep 60\n" % started)
-        os.chmod(os.path.join(fake, "grub-editenv"), 0o755)
+        fake = fake_grub_bin(os.path.join(self.tmp.name, "slowbin"), {
+            "grub-editenv": "touch %s\nexec sleep 60\n" % started})
         before = snapshot(self.root)
-        proc = subprocess.Popen([sys.executable, TOOL, "install", "--root", self.root,
-                                 "--elf", self.elf, "--once"], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True,
-                                env=dict(ENV, MEMBOOT_GRUB_BIN=fake))
-        deadline = time.monotonic() + 60
-        while not os.path.exists(started) and time.monotonic() < deadline \
-                and proc.poll() is None:
-            time.sleep(0.05)
-        proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=60)
-        self.assertEqual(proc.returncode, facts.EXIT_TERMINATED, out + err)
+        status, out, err = terminate_when_started(
+            ["install", "--root", self.root, "--elf", self.elf, "--once"],
+            dict(ENV, MEMBOOT_GRUB_BIN=fake), started)
+        self.assertEqual(status, facts.EXIT_TERMINATED, out + err)
         self.assertIn("terminated (SIGTERM); everything done so far is undone", err)
         self.assertEqual(snapshot(self.root), before)
 

@@ -22,8 +22,6 @@ files, derandomized: every run tries the same examples, in about a minute.
     python3 -m unittest tests/tools/test_install_properties.py -v
 """
 
-import contextlib
-import io
 import os
 import shutil
 import subprocess
@@ -34,34 +32,19 @@ import unittest
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO_ROOT, "tools"))
 sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "tools"))
-from mbtools import install, optional  # noqa: E402
-from script_module import load_script  # noqa: E402
+from mbtools import install  # noqa: E402
 from test_install import FIXTURE_CFG, HAVE_GRUB, fake_kernel, snapshot  # noqa: E402
 
-hypothesis = optional.debian_import("hypothesis")
+# Hypothesis as the other property tests set it up (Debian's package, its
+# cache in a temporary directory; stand-ins when it is missing).
+from test_tool_properties import call_tool, given, hypothesis, settings, st  # noqa: E402
 if hypothesis is not None:
-    import atexit
-    from hypothesis import HealthCheck, configuration, given, settings, strategies as st
-    _home = tempfile.mkdtemp(prefix="memboot-hypothesis-")
-    atexit.register(shutil.rmtree, _home, True)
-    configuration.set_hypothesis_home_dir(_home)
+    from hypothesis import HealthCheck
     EXAMPLES = dict(max_examples=200, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-else:   # the class below is skipped; these only keep the decorators valid
+else:
     EXAMPLES = {}
 
-    def given(*a, **k):
-        return lambda f: f
-
-    def settings(*a, **k):
-        return lambda f: f
-
-    class _St:
-        def __getattr__(self, name):
-            return lambda *a, **k: None
-    st = _St()
-
-mb = load_script(os.path.join(REPO_ROOT, "tools", "memboot"), "memboot_install_properties")
 
 with open(FIXTURE_CFG) as _f:
     _FIXTURE = _f.read()
@@ -190,16 +173,6 @@ def picked(default, entries, saved):
     return next((k for k, (title, ident) in enumerate(entries) if first in (title, ident)), 0)
 
 
-def call(argv):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            status = mb.main(argv)
-        except SystemExit as e:
-            status = e.code
-    return status, out.getvalue(), err.getvalue()
-
-
 @unittest.skipIf(hypothesis is None, "python3-hypothesis is not installed")
 @unittest.skipUnless(HAVE_GRUB, "grub-script-check / grub-editenv (grub-common) missing")
 class InstallProperties(unittest.TestCase):
@@ -230,7 +203,7 @@ class InstallProperties(unittest.TestCase):
         root = self.tree(text, saved)
         path = os.path.join(root, "boot", "grub", "grub.cfg")
         before = snapshot(root)
-        status, _, err = call(["install", "--root", root, "--elf", self.elf]
+        status, _, err = call_tool(["install", "--root", root, "--elf", self.elf]
                               + (["--once"] if once else []))
         self.assertNotIn("Traceback", err)
         well_formed = markers in ("none", "pair")
@@ -242,7 +215,7 @@ class InstallProperties(unittest.TestCase):
             self.assertEqual(status, 64, err)
             self.assertIn("memboot's", err)
             self.assertEqual(snapshot(root), before)
-            status, _, err = call(["uninstall", "--root", root])
+            status, _, err = call_tool(["uninstall", "--root", root])
             self.assertEqual(status, 64, err)
             self.assertEqual(snapshot(root), before)
             return
@@ -258,7 +231,7 @@ class InstallProperties(unittest.TestCase):
             new = f.read()
         self.assertEqual(new.count(BEGIN), 1)
         self.assertEqual(install.menu_entries(new)[mine][2], "memboot")
-        status, _, err = call(["uninstall", "--root", root])
+        status, _, err = call_tool(["uninstall", "--root", root])
         self.assertEqual(status, 0, err)
         after = snapshot(root)
         if markers == "pair":

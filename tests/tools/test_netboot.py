@@ -16,7 +16,8 @@ TOOL = os.path.join(REPO_ROOT, "tools", "memboot")
 sys.path.insert(0, os.path.join(REPO_ROOT, "tools"))
 sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "tools"))
 from mbtools import facts, netboot  # noqa: E402
-from test_install import ENV, fake_kernel, snapshot  # noqa: E402
+from test_install import (ENV, fake_grub_bin, fake_kernel, snapshot,  # noqa: E402
+                          terminate_when_started)
 
 HAVE = all(shutil.which(t) for t in ("grub-mknetdir", "grub-script-check")) and all(
     os.path.isfile(os.path.join("/usr/lib/grub", p, "moddep.lst")) for p in netboot.PLATFORMS)
@@ -132,13 +133,7 @@ class Netboot(unittest.TestCase):
     def test_failing_grub_mknetdir_leaves_the_old_tree(self):
         self.assertEqual(self.netboot("--platform", "i386-pc").returncode, 0)
         before = snapshot(self.dir)
-        fake = os.path.join(self.tmp.name, "bin")
-        os.mkdir(fake)
-        os.symlink(shutil.which("grub-script-check"), os.path.join(fake, "grub-script-check"))
-        with open(os.path.join(fake, "grub-mknetdir"), "w") as f:
-            f.write("#!/bin/sh\nmkdir -p \"${1#--net-directory=}/boot/grub/half\"\n"
-                    "echo 'grub-mknetdir: error: disk full' >&2\nexit 1\n")
-        os.chmod(os.path.join(fake, "grub-mknetdir"), 0o755)
+        fake = self.fake_mknetdir("echo 'grub-mknetdir: error: disk full' >&2\nexit 1\n")
         proc = self.netboot(env=dict(ENV, MEMBOOT_GRUB_BIN=fake))
         self.assert_status(proc, facts.EXIT_GRUB_FAILED, "disk full")
         self.assertIn("left as it was", proc.stderr)
@@ -169,29 +164,20 @@ class Netboot(unittest.TestCase):
         self.assertIn("removed %s (left by a netboot that was killed)" % stale, proc.stdout)
         self.assertEqual(os.listdir(self.dir), ["boot"])
 
+    def fake_mknetdir(self, then):
+        """A grub-mknetdir that starts a tree in its directory, then runs
+        the shell text @then."""
+        return fake_grub_bin(os.path.join(self.tmp.name, "bin"), {
+            "grub-mknetdir": "mkdir -p \"${1#--net-directory=}/boot/grub/half\"\n" + then})
+
     def test_sigterm_leaves_the_directory_as_it_was(self):
-        import signal
-        import time
         self.assertEqual(self.netboot("--platform", "i386-pc").returncode, 0)
         before = snapshot(self.dir)
-        fake = os.path.join(self.tmp.name, "bin")
-        os.mkdir(fake)
-        os.symlink(shutil.which("grub-script-check"), os.path.join(fake, "grub-script-check"))
         started = os.path.join(self.tmp.name, "started")
-        with open(os.path.join(fake, "grub-mknetdir"), "w") as f:
-            f.write("#!/bin/sh\nmkdir -p \"${1#--net-directory=}/boot/grub/half\"\n"
-                    "touch %s\nexec sleep 60\n" % started)
-        os.chmod(os.path.join(fake, "grub-mknetdir"), 0o755)
-        proc = subprocess.Popen([sys.executable, TOOL, "netboot", self.dir, "--elf", self.elf],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                env=dict(ENV, MEMBOOT_GRUB_BIN=fake))
-        deadline = time.monotonic() + 60
-        while not os.path.exists(started) and time.monotonic() < deadline \
-                and proc.poll() is None:
-            time.sleep(0.05)
-        proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=60)
-        self.assertEqual(proc.returncode, facts.EXIT_TERMINATED, out + err)
+        fake = self.fake_mknetdir("touch %s\nexec sleep 60\n" % started)
+        status, out, err = terminate_when_started(
+            ["netboot", self.dir, "--elf", self.elf], dict(ENV, MEMBOOT_GRUB_BIN=fake), started)
+        self.assertEqual(status, facts.EXIT_TERMINATED, out + err)
         self.assertIn("terminated (SIGTERM); %s left as it was" % self.dir, err)
         self.assertEqual(snapshot(self.dir), before)
 
