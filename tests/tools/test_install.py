@@ -934,8 +934,9 @@ class WordsAndKernel(Tree):
             self.skipTest("no build/debug/memboot.elf (make)")
         self.assertIsNone(install.kernel_problem(built))
 
-    def test_note_is_the_kernels(self):
-        # install's copy of the note's name and type, against the kernel's.
+    def test_note_and_command_line_are_the_kernels(self):
+        # install's copy of the note's name and type and of the command
+        # line's length, against the kernel's headers wherever they are.
         import glob
         found = {}
         for h in glob.glob(os.path.join(REPO_ROOT, "**", "*.h"), recursive=True):
@@ -948,6 +949,8 @@ class WordsAndKernel(Tree):
                 found["HANDOFF_NOTE_NAME"] = name
         self.assertEqual(found.get("HANDOFF_NOTE_ENTRY64"), install.KERNEL_NOTE_TYPE)
         self.assertEqual(found.get("HANDOFF_NOTE_NAME"), install.KERNEL_NOTE_NAME)
+        # And the command line the kernel keeps (its buffer, less the NUL).
+        self.assertEqual(found.get("BOOTINFO_CMDLINE_BYTES"), install.CMDLINE_KEEP_BYTES + 1)
 
     def test_command_line_that_does_not_fit(self):
         before = snapshot(self.root)
