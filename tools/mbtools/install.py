@@ -175,10 +175,18 @@ def find_block(text, where, planned=False):
     def refuse(i, why):
         raise Refused("%s, line %d: %s%s" % (where, i + 1, why, MARKER_RULE))
 
-    def closes_later(i, name):
-        return any(b == "### END %s ###" % name for b in lines[i + 1:])
+    last_end = {}
+    for i, body in enumerate(lines):
+        m = MARKER_RE.fullmatch(body)
+        if m and m.group(1) == "END":
+            last_end[m.group(2)] = i
 
-    open_other = []                 # [(script, line)] of BEGINs not yet ended
+    def closes_later(i, name):
+        return last_end.get(name, -1) > i
+
+    open_other = []                 # [(script, line)] of BEGINs, in order
+    open_by_name = {}               # script: [its BEGINs' places in open_other]
+    ended = set()                   # places in open_other whose END came
     begin = None
     block = None
     for i, body in enumerate(lines):
@@ -198,6 +206,9 @@ def find_block(text, where, planned=False):
                        % (block[0] + 1))
             if not closes_later(i, name):
                 refuse(i, "memboot's BEGIN marker has no END marker after it")
+            while open_other and len(open_other) - 1 in ended:
+                ended.discard(len(open_other) - 1)
+                open_other.pop()
             if open_other:
                 other, at = open_other[-1]
                 refuse(i, "memboot's block %s inside %s's block (its BEGIN at line %d%s)"
@@ -212,12 +223,10 @@ def find_block(text, where, planned=False):
             refuse(i, "%s's marker inside memboot's block (its BEGIN at line %d)"
                    % (name, begin + 1))
         elif kind == "BEGIN":
+            open_by_name.setdefault(name, []).append(len(open_other))
             open_other.append((name, i))
-        else:
-            for k in range(len(open_other) - 1, -1, -1):
-                if open_other[k][0] == name:
-                    del open_other[k]
-                    break
+        elif open_by_name.get(name):
+            ended.add(open_by_name[name].pop())
     return block
 
 
@@ -304,11 +313,12 @@ ID_RE = re.compile(r"(?:--id|\$menuentry_id_option|\$\{menuentry_id_option\})\s+
 DEFAULT_RE = re.compile(r"(?:^|[\s;])((?:set\s+)?default=('[^']*'|\"[^\"]*\"|[^\s;]*))")
 
 
-def menu_entries(text):
+def menu_entries(text, code=None):
     """[(line, title, id)] of the menu entries and submenus at grub.cfg's
-    top level, in menu order (what a numeric default counts)."""
+    top level, in menu order (what a numeric default counts). @code:
+    grub_code(text), if made already."""
     entries = []
-    for n, code, depth in grub_code(text):
+    for n, code, depth in code or grub_code(text):
         m = ENTRY_RE.match(code)
         if m and depth == 0:
             i = ID_RE.search(m.group(3))
@@ -323,12 +333,13 @@ def default_problem(text, grubenv_vars):
     "1>2" by its first number), anything else names an entry's id or title;
     one GRUB finds no entry for falls back to entry 0. ${next_entry} is the
     one-shot boot (--once) and ${saved_entry} is grubenv's."""
-    entries = menu_entries(text)
+    lines = grub_code(text)
+    entries = menu_entries(text, lines)
     mine = next((k for k, (_, title, ident) in enumerate(entries)
                  if ident == ENTRY_ID or title == ENTRY_TITLE), None)
     if mine is None:
         return None
-    for n, code, _ in grub_code(text):
+    for n, code, _ in lines:
         for m in DEFAULT_RE.finditer(code):
             value = unquote(m.group(2))
             if "$" in value:
@@ -397,6 +408,9 @@ MB2_SEARCH_BYTES = 32768
 # More than any memboot kernel (a debug build is a few MiB).
 MAX_KERNEL_BYTES = 256 << 20
 MAX_NOTE_BYTES = 1 << 16
+# More than any grub.cfg grub-mkconfig writes (a few hundred KiB with many
+# kernels and other systems): the file is read whole and scanned.
+MAX_CFG_BYTES = 4 << 20
 ELF_TYPES = {0: "none", 1: "relocatable", 2: "executable", 3: "shared object", 4: "core"}
 # The kernel keeps BOOTINFO_CMDLINE_BYTES - 1 bytes of its command line and
 # drops the words past them (docs/cmdline.md; checked against the kernel's
@@ -553,8 +567,8 @@ class Layout:
         except inputs.InputError as e:
             raise Refused(str(e)) from None
 
-    def read_text(self, path, what):
-        return self.read(path, what).decode("utf-8", "surrogateescape")
+    def read_text(self, path, what, max_bytes=inputs.MAX_INPUT_BYTES):
+        return self.read(path, what, max_bytes).decode("utf-8", "surrogateescape")
 
     def check_inside(self):
         """Every path install and uninstall read or write leads to a place
@@ -970,7 +984,7 @@ def planned_cfg(lay, entry, env):
     replaced by one holding @entry (None: removed). Refused, before
     anything is written, when memboot's markers are not one well-formed
     pair (or none), and when memboot's entry would be the default."""
-    old = lay.read_text(lay.grub_cfg, "grub.cfg")
+    old = lay.read_text(lay.grub_cfg, "grub.cfg", MAX_CFG_BYTES)
     block = find_block(old, lay.grub_cfg)
     base = old if block is None else remove_block(old, block)
     if entry is None:
@@ -1018,7 +1032,7 @@ def regenerate_host(plan, lay, entry, once, env):
         plan.undo_steps.append(lambda: plan._restore(target, old))
     if plan.dry_run:
         return
-    new = lay.read_text(lay.grub_cfg, "grub.cfg")
+    new = lay.read_text(lay.grub_cfg, "grub.cfg", MAX_CFG_BYTES)
     if entry is None:
         return
     if ("--id %s " % ENTRY_ID) not in new:
