@@ -775,6 +775,12 @@ class AsItWas(Tree):
         self.assertEqual(self.install().returncode, 0)
         self.assertEqual(self.tool("uninstall", "--root", self.root).returncode, 0)
         self.assertEqual(snapshot(self.root), before)
+        # After the one-shot boot: GRUB's header saved next_entry empty.
+        self.assertEqual(self.install("--once").returncode, 0)
+        subprocess.run(["grub-editenv", self.env_file, "set", "next_entry="], check=True)
+        self.assertEqual(grubenv(self.env_file), {"next_entry": ""})
+        self.assertEqual(self.tool("uninstall", "--root", self.root).returncode, 0)
+        self.assertEqual(snapshot(self.root), before)
 
     def test_grubenv_with_other_variables_stays(self):
         os.unlink(self.env_file)

@@ -1178,7 +1178,7 @@ def install_steps(args, lay, plan):
         if problem:
             raise Refused(problem)
     check_default_kept(lay)
-    kernel = inputs_read(elf)
+    kernel = read_kernel(elf)
     if lay.root and args.dry_run:
         plan.say("install under %s (not this machine's /)" % lay.root)
     remove_leftovers(plan, lay)
@@ -1203,7 +1203,7 @@ def install_steps(args, lay, plan):
     return 0
 
 
-def inputs_read(elf):
+def read_kernel(elf):
     """The kernel's bytes (kernel_problem() has checked its size)."""
     try:
         return inputs.read_input(elf, "kernel", MAX_KERNEL_BYTES)
@@ -1246,7 +1246,9 @@ def uninstall_steps(args, lay, plan):
         write_cfg(plan, lay, old_cfg, new_cfg)
     plan.remove(lay.real(lay.kernel), max_old=MAX_KERNEL_BYTES)
     remove_leftovers(plan, lay)
-    if made_grubenv and not [n for n in env if not (n == "next_entry" and clear)]:
+    # GRUB's header clears next_entry by saving it empty ("next_entry=").
+    kept = [n for n, v in env.items() if not (n == "next_entry" and (clear or not v))]
+    if made_grubenv and not kept:
         plan.remove(lay.real(lay.grubenv))
     kernel_dir = lay.real(lay.kernel_dir)
     if not args.dry_run and os.path.isdir(kernel_dir) and not os.listdir(kernel_dir):
