@@ -17,6 +17,7 @@
 #include "kernel/selftest/selftest.h"
 #include "kernel/services/clock/time.h"
 #include "kernel/vm/vm.h"
+#include "kernel/vm/vm_settings.h"
 #include "mm/alloc/alloc.h"
 #include "mm/hugetlb/hugetlb.h"
 #include "mm/pt/pt.h"

@@ -17,6 +17,7 @@
 #include "kernel/selftest/tests.h"
 #include "kernel/services/clock/time.h"
 #include "kernel/vm/vm.h"
+#include "kernel/vm/vm_settings.h"
 #include "mm/pt/pt.h"
 
 #define SZ_4K (1ULL << 12)
