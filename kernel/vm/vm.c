@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "x86/cpu.h"
-#include "x86/paging.h"
+#include "arch/map.h"
 #include "x86/percpu.h"
 #include "x86/trap.h"
 #include "mm/hugetlb/hugetlb.h"
