@@ -311,7 +311,7 @@ bool selftest_pt(const struct selftest_ctx *ctx, const char **skipped)
 {
 	struct job_state js;
 	struct record r;
-	uint64_t base = VM_WINDOW_START + SZ_1G;     /* PDPT entry 1: one PD for all */
+	uint64_t base = VM_WINDOW_START + SZ_1G;     /* PUD entry 1: one PMD table for all */
 	uint64_t ipis0 = vm_tlb_ipis_received();
 	enum pt_lock_mode mode = (enum pt_lock_mode)vm_settings.ptlock;
 	struct pt_stats sum = { 0 };
@@ -334,7 +334,7 @@ bool selftest_pt(const struct selftest_ctx *ctx, const char **skipped)
 	 * 2 MiB block (every worker in one PTE table, under one lock in either
 	 * mode), its own 4 KiB slots in block 2 + w (a PTE table that empties
 	 * and is unlinked every round), its 2 MiB slot block 2 + W + w (same
-	 * PD). Worker 0 also maps physical [0, 1 GiB) read-only as 1 GiB.
+	 * PMD table). Worker 0 also maps physical [0, 1 GiB) read-only as 1 GiB.
 	 */
 	for (uint32_t w = 0; w < stress.workers; w++) {
 		struct slot *sl = stress.slots[w];

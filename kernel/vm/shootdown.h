@@ -4,7 +4,7 @@
  * architecture reaches other CPUs).
  *
  * Where the architecture has no broadcast invalidation (ARCH_TLB_BROADCAST
- * 0, x86_64), a shootdown: the CPU that changed an entry invalidates its own
+ * 0), a shootdown: the CPU that changed an entry invalidates its own
  * TLB and, under one request lock, sends the shootdown IPI to every other
  * CPU in the space's mask, then waits until each has invalidated and
  * acknowledged; only one is in flight at a time (one request slot, as in
