@@ -8,8 +8,7 @@
 #include "arch/mmu.h"
 #include "x86/pte.h"          /* arch_cycles(): the lock spin timing */
 
-/* Linux's names for the levels; the root is ARCH_PT_ROOT. */
-#define LEVEL_PUD 2
+/* Linux's names for the lowest levels; the root is ARCH_PT_ROOT. */
 #define LEVEL_PMD 1
 #define LEVEL_PTE 0
 
