@@ -80,7 +80,7 @@ static void stress_error(const char *what, uint32_t w, uint64_t va, uint64_t got
 
 	if (n < 8)
 		pr_err("selftest pt: worker %u on CPU %u: %s at 0x%llx (read 0x%llx, want 0x%llx)", w,
-		       this_cpu()->cpu, what, (unsigned long long)va, (unsigned long long)got,
+		       this_cpu_id(), what, (unsigned long long)va, (unsigned long long)got,
 		       (unsigned long long)want);
 }
 
@@ -251,7 +251,7 @@ static void stress_barrier(void)
 
 static void stress_worker(uint32_t w)
 {
-	struct pt_stats *st = vm_cpu_stats(this_cpu()->cpu);
+	struct pt_stats *st = vm_cpu_stats(this_cpu_id());
 	uint32_t left = (w + stress.workers - 1) % stress.workers;
 	uint32_t right = (w + 1) % stress.workers;
 
@@ -296,7 +296,7 @@ static void stress_worker(uint32_t w)
 
 static void stress_chunk(void *arg, uint64_t s, uint64_t e)
 {
-	uint32_t cpu = this_cpu()->cpu;
+	uint32_t cpu = this_cpu_id();
 	uint64_t flags = arch_irq_save_enable();
 
 	arch_cpumask_set(&stress.cpus_seen, cpu);

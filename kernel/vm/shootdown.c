@@ -16,11 +16,6 @@ static struct {
 
 static volatile uint64_t ipis_received;
 
-static uint32_t this_cpu_id(void)
-{
-	return this_cpu()->cpu;
-}
-
 /* This CPU: one page of any size at @va, or everything non-global when
  * @bytes is 0. */
 static void invalidate_local(uint64_t va, uint64_t bytes)

@@ -307,7 +307,7 @@ int vm_region_add(struct vm_space *s, uint64_t start, uint64_t end, enum pt_regi
 
 void vm_enter(struct vm_space *s)
 {
-	uint32_t cpu = this_cpu()->cpu;
+	uint32_t cpu = this_cpu_id();
 
 	vm_tlb_enter(s->as.root_phys, &s->cpus);
 	slot_of(cpu)->current = s;
@@ -315,7 +315,7 @@ void vm_enter(struct vm_space *s)
 
 void vm_leave(struct vm_space *s)
 {
-	uint32_t cpu = this_cpu()->cpu;
+	uint32_t cpu = this_cpu_id();
 
 	slot_of(cpu)->current = NULL;
 	vm_tlb_leave(kernel_root, &s->cpus);
@@ -336,7 +336,7 @@ void vm_reset_stats(void)
 
 static bool vm_page_fault(const struct arch_fault *f)
 {
-	uint32_t cpu = this_cpu()->cpu;
+	uint32_t cpu = this_cpu_id();
 	struct vm_space *s = slot_of(cpu)->current;
 	const struct pt_region *r = NULL;
 	uint64_t addr = f->addr, flags = 0;
