@@ -96,7 +96,8 @@ PURE_SRCS += kernel/services/report/bootreport_keys.c
 # The local APIC mode decision and ICR encodings; the caches from CPUID leaves.
 PURE_SRCS += arch/x86_64/apic_mode.c arch/x86_64/cpu_caches.c
 # Each subsystem's command-line keys and their parsing (kernel/services/cmdline.h).
-PURE_SRCS += kernel/services/smp_settings.c kernel/services/exit_method.c kernel/selftest/select.c kernel/bench/settings.c
+PURE_SRCS += kernel/services/smp_settings.c kernel/services/exit_method.c kernel/selftest/select.c kernel/bench/settings.c \
+	kernel/vm/vm_settings.c
 # The replay file's checks (kernel/selftest/replay.c reads the file).
 PURE_SRCS += kernel/selftest/replay_file.c
 # The numaperf self-test's permutation and arithmetic.

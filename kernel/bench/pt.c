@@ -6,9 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "x86/cpu.h"
-#include "x86/io.h"
-#include "x86/percpu.h"
+#include "arch/tlb.h"
 #include "kernel/bench/bench.h"
 #include "kernel/services/jobs/job.h"
 #include "kernel/services/log.h"
@@ -17,6 +15,7 @@
 #include "kernel/selftest/selftest.h"
 #include "kernel/services/clock/time.h"
 #include "kernel/vm/vm.h"
+#include "kernel/vm/vm_settings.h"
 #include "mm/alloc/alloc.h"
 #include "mm/hugetlb/hugetlb.h"
 #include "mm/pt/pt.h"

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "x86/paging.h"
+#include "arch/map.h"
 #include "kernel/firmware/acpi/sleep.h"
 #include "kernel/firmware/acpi/spcr.h"
 #include "kernel/services/console.h"

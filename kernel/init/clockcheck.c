@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "x86/cpu.h"
-#include "x86/paging.h"
+#include "arch/map.h"
 #include "x86/tsc.h"
 #include "kernel/services/clock/clockcal.h"
 #include "kernel/services/clock/time.h"

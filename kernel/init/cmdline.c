@@ -18,7 +18,7 @@
 #include "mm/hugetlb/hugetlb.h"
 #include "mm/memtest.h"
 #include "mm/mminit.h"
-#include "mm/pt/pt.h"
+#include "kernel/vm/vm_settings.h"
 
 /* Every subsystem's command-line keys (docs/cmdline.md), in lookup order. */
 static const struct param_table *const cmdline_tables[] = {

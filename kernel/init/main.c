@@ -71,7 +71,7 @@ struct boot_state {
 	 * retired, the 1 GiB pool pages among them. */
 	struct census_baseline census;
 	struct census_ranges census_ranges;  /* each census's view of the topology's ranges */
-	struct direct_map_stats direct_map;  /* the kernel's page tables' figures (phase pagetables) */
+	struct arch_direct_map_stats direct_map;  /* the kernel's page tables' figures (phase pagetables) */
 	/* Phase memmap's figures: the mapped pieces, each node's array, the
 	 * store probe (its report, meminit's and memtest's read them). */
 	struct memmap_state memmap_state;

@@ -8,7 +8,7 @@
 #include "kernel/init/memmap.h"
 
 #include "x86/cpu.h"
-#include "x86/paging.h"
+#include "arch/map.h"
 #include "kernel/services/console.h"
 #include "kernel/services/exit.h"
 #include "kernel/init/pagetables.h"

@@ -26,7 +26,7 @@ uint64_t memory_alloc_pagetable(void *ctx)
 /* The map's figures, reported when the consoles drain (console_defer()). */
 static void direct_map_report(void *arg)
 {
-	const struct direct_map_stats *st = arg;
+	const struct arch_direct_map_stats *st = arg;
 	struct record r;
 
 	rec_begin(&r, "direct_map");
@@ -39,7 +39,8 @@ static void direct_map_report(void *arg)
 		      "DirectMap1G: {bytes_1g:KiB} kB, {tables} tables");
 }
 
-void init_pagetables(const struct bootinfo *bi, struct physmem *pm, struct direct_map_stats *dm)
+void init_pagetables(const struct bootinfo *bi, struct physmem *pm,
+		     struct arch_direct_map_stats *dm)
 {
 	struct memory_pt_source src = { pm, PHYSMEM_ANY_NODE };
 

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "x86/paging.h"
+#include "arch/map.h"
 #include "boot/bootinfo.h"
 #include "mm/physmem.h"
 
@@ -21,13 +21,14 @@ struct memory_pt_source {
 };
 
 /* A 4 KiB page for a page table, below 4 GiB ("pagetable"); @ctx is a
- * struct memory_pt_source (a pt_alloc_fn, arch/paging.h). */
+ * struct memory_pt_source (an arch_pt_alloc_fn, arch/map.h). */
 uint64_t memory_alloc_pagetable(void *ctx);
 
 /* Phase "pagetables": build the kernel's identity map of the ranges of
  * @bi, W^X, its tables from @pm, and switch to it; its figures go into
  * @dm (the boot state's, which the `direct_map` record reads when the
  * consoles drain). */
-void init_pagetables(const struct bootinfo *bi, struct physmem *pm, struct direct_map_stats *dm);
+void init_pagetables(const struct bootinfo *bi, struct physmem *pm,
+		     struct arch_direct_map_stats *dm);
 
 #endif

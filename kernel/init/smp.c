@@ -12,7 +12,7 @@
 #include "x86/apic.h"
 #include "x86/cpu.h"
 #include "x86/io.h"
-#include "x86/paging.h"
+#include "arch/map.h"
 #include "x86/smp.h"
 #include "kernel/services/console.h"
 #include "kernel/services/log.h"

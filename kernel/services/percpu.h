@@ -86,6 +86,12 @@ static inline struct cpu_state *this_cpu_state(void)
 	return arch_this_cpu_state();
 }
 
+/* The running CPU's logical id. */
+static inline uint32_t this_cpu_id(void)
+{
+	return this_cpu()->cpu;
+}
+
 /* @cpu's state, or NULL when @cpu is out of range or not brought up. */
 static inline struct cpu_state *cpu_state_of(uint32_t cpu)
 {

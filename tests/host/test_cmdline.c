@@ -29,6 +29,7 @@
 #include "kernel/selftest/list.h"
 #include "kernel/services/smp_settings.h"
 #include "mm/pt/pt.h"
+#include "kernel/vm/vm_settings.h"
 #include "kernel/bench/bench.h"
 #include "mm/alloc/alloc.h"
 #include "mm/hugetlb/hugetlb.h"

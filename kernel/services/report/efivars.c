@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "x86/cpu.h"
-#include "x86/paging.h"
+#include "arch/map.h"
 #include "kernel/services/console/options.h"
 #include "kernel/services/log.h"
 #include "kernel/services/report/record.h"
