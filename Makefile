@@ -84,7 +84,7 @@ KERNEL_OBJS := $(patsubst %.c,$(O)/%.o,$(KERNEL_C)) $(patsubst %.S,$(O)/%.o,$(KE
 
 # Pure C that also builds on the host: the same files the kernel links.
 PURE_SRCS := boot/bootinfo.c boot/efi_map.c boot/mb2/mb2.c kernel/services/cmdline.c \
-	kernel/services/report/record.c kernel/services/report/format.c kernel/services/jobs/plan.c kernel/services/clock/clockcal.c kernel/services/clock/tsc_sync.c $(wildcard kernel/firmware/*.c kernel/firmware/acpi/*.c) \
+	kernel/services/report/record.c kernel/services/report/format.c kernel/services/jobs/plan.c kernel/services/clock/clockcal.c kernel/services/clock/counter_sync.c $(wildcard kernel/firmware/*.c kernel/firmware/acpi/*.c) \
 	$(wildcard $(addsuffix /*.c,$(MM_DIRS)))
 PURE_SRCS += boot/handoff.c boot/pvh/pvh.c boot/efi/kelf.c
 # The consoles' drawing, log ring and option parsing (no hardware in them):
@@ -94,7 +94,7 @@ PURE_SRCS += $(wildcard kernel/services/console/*.c)
 # The boot report's dump keys (memboot.dump_mmap, _acpi, _bootinfo).
 PURE_SRCS += kernel/services/report/bootreport_keys.c
 # The local APIC mode decision and ICR encodings; the caches from CPUID leaves.
-PURE_SRCS += arch/x86_64/apic_mode.c arch/x86_64/cpu_caches.c
+PURE_SRCS += arch/x86_64/apic_mode.c arch/x86_64/cpu_caches.c arch/x86_64/tsc_first.c
 # Each subsystem's command-line keys and their parsing (kernel/services/cmdline.h).
 PURE_SRCS += kernel/services/smp_settings.c kernel/services/exit_method.c kernel/selftest/select.c kernel/bench/settings.c
 # The replay file's checks (kernel/selftest/replay.c reads the file).

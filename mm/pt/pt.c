@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "arch/counter.h"
 #include "x86/pte.h"
 #include <stdio.h>
 #include "kernel/services/cmdline.h"
@@ -125,10 +126,10 @@ static void lock_take(struct spinlock *l, struct pt_stats *st)
 	st->acquisitions++;
 	if (spin_trylock(l))
 		return;
-	uint64_t t0 = arch_cycles();
+	uint64_t t0 = arch_counter();
 	spin_lock(l);
 	st->contended++;
-	st->spin_cycles += arch_cycles() - t0;
+	st->spin_cycles += arch_counter() - t0;
 }
 
 static inline void lock_drop(struct spinlock *l)

@@ -1,11 +1,13 @@
 /*
- * tsc_sync.c: the TSC-sync estimate and decision (kernel/services/clock/tsc_sync.h).
+ * counter_sync.c: the counters' agreement, estimate and decision
+ * (kernel/services/clock/counter_sync.h).
  */
-#include "kernel/services/clock/tsc_sync.h"
+#include "kernel/services/clock/counter_sync.h"
 
-void tsc_sync_from_bounds(int64_t lo, int64_t hi, uint32_t samples, struct tsc_sync_estimate *out)
+void counter_sync_from_bounds(int64_t lo, int64_t hi, uint32_t samples,
+			      struct counter_sync_estimate *out)
 {
-	*out = (struct tsc_sync_estimate){ .lo = lo, .hi = hi, .samples = samples };
+	*out = (struct counter_sync_estimate){ .lo = lo, .hi = hi, .samples = samples };
 	out->consistent = samples > 0 && lo != INT64_MIN && hi != INT64_MAX && lo <= hi;
 	if (!out->consistent) {
 		out->offset = lo != INT64_MIN && hi != INT64_MAX ? lo / 2 + hi / 2 : 0;
@@ -20,7 +22,8 @@ void tsc_sync_from_bounds(int64_t lo, int64_t hi, uint32_t samples, struct tsc_s
 	out->warp = lo > 0 ? (uint64_t)lo : hi < 0 ? 0 - (uint64_t)hi : 0;
 }
 
-void tsc_sync_estimate(const struct tsc_sync_sample *s, uint32_t n, struct tsc_sync_estimate *out)
+void counter_sync_estimate(const struct counter_sync_sample *s, uint32_t n,
+			   struct counter_sync_estimate *out)
 {
 	int64_t lo = INT64_MIN, hi = INT64_MAX;
 
@@ -32,10 +35,10 @@ void tsc_sync_estimate(const struct tsc_sync_sample *s, uint32_t n, struct tsc_s
 		if (h < hi)
 			hi = h;
 	}
-	tsc_sync_from_bounds(lo, hi, n, out);
+	counter_sync_from_bounds(lo, hi, n, out);
 }
 
-uint64_t tsc_sync_tolerance_cycles(uint64_t hz, uint64_t uncertainty_ppm)
+uint64_t counter_sync_tolerance_cycles(uint64_t hz, uint64_t uncertainty_ppm)
 {
 	/* hz * ppm / 1e6 cycles a second of error, times the span in seconds;
 	 * in steps that cannot overflow for any hz below 2^44 and ppm below
@@ -45,30 +48,31 @@ uint64_t tsc_sync_tolerance_cycles(uint64_t hz, uint64_t uncertainty_ppm)
 	if (uncertainty_ppm >= 1000000)
 		return UINT64_MAX;     /* an unknown uncertainty: nothing is beyond it */
 	per_s = hz / 1000000 * uncertainty_ppm + hz % 1000000 * uncertainty_ppm / 1000000;
-	t = per_s / (1000000000ULL / TSC_SYNC_SPAN_NS);
+	t = per_s / (1000000000ULL / COUNTER_SYNC_SPAN_NS);
 	return t ? t : 1;
 }
 
-enum tsc_sync_verdict tsc_sync_decide(const struct tsc_sync_estimate *e, uint64_t tolerance_cycles)
+enum counter_sync_verdict counter_sync_decide(const struct counter_sync_estimate *e,
+					      uint64_t tolerance_cycles)
 {
 	if (!e->consistent)
-		return TSC_SYNC_UNRELIABLE;
+		return COUNTER_SYNC_UNRELIABLE;
 	if (e->warp <= tolerance_cycles)
-		return TSC_SYNC_OK;
-	return e->uncertainty <= tolerance_cycles ? TSC_SYNC_CORRECTED : TSC_SYNC_UNRELIABLE;
+		return COUNTER_SYNC_OK;
+	return e->uncertainty <= tolerance_cycles ? COUNTER_SYNC_CORRECTED : COUNTER_SYNC_UNRELIABLE;
 }
 
-const char *tsc_sync_verdict_name(enum tsc_sync_verdict v)
+const char *counter_sync_verdict_name(enum counter_sync_verdict v)
 {
-	return v == TSC_SYNC_OK ? "ok" : v == TSC_SYNC_CORRECTED ? "corrected" : "unreliable";
+	return v == COUNTER_SYNC_OK ? "ok" : v == COUNTER_SYNC_CORRECTED ? "corrected" : "unreliable";
 }
 
-void tsc_sync_bounds_init(struct tsc_sync_bounds *b)
+void counter_sync_bounds_init(struct counter_sync_bounds *b)
 {
-	*b = (struct tsc_sync_bounds){ .lo = INT64_MIN, .hi = INT64_MAX };
+	*b = (struct counter_sync_bounds){ .lo = INT64_MIN, .hi = INT64_MAX };
 }
 
-void tsc_sync_ap_saw(struct tsc_sync_bounds *b, uint64_t ref_pub, uint64_t own_after)
+void counter_sync_ap_saw(struct counter_sync_bounds *b, uint64_t ref_pub, uint64_t own_after)
 {
 	int64_t h = (int64_t)(own_after - ref_pub);
 
@@ -77,7 +81,7 @@ void tsc_sync_ap_saw(struct tsc_sync_bounds *b, uint64_t ref_pub, uint64_t own_a
 	b->n_hi++;
 }
 
-void tsc_sync_boot_saw(struct tsc_sync_bounds *b, uint64_t own_pub, uint64_t ref_after)
+void counter_sync_boot_saw(struct counter_sync_bounds *b, uint64_t own_pub, uint64_t ref_after)
 {
 	int64_t l = (int64_t)(own_pub - ref_after);
 
@@ -86,12 +90,12 @@ void tsc_sync_boot_saw(struct tsc_sync_bounds *b, uint64_t own_pub, uint64_t ref
 	b->n_lo++;
 }
 
-bool tsc_sync_judge(const struct tsc_sync_bounds *b, uint64_t tolerance_cycles,
-		    struct tsc_sync_estimate *e, enum tsc_sync_verdict *v)
+bool counter_sync_judge(const struct counter_sync_bounds *b, uint64_t tolerance_cycles,
+		    struct counter_sync_estimate *e, enum counter_sync_verdict *v)
 {
 	if (b->n_lo == 0 || b->n_hi == 0)
 		return false;
-	tsc_sync_from_bounds(b->lo, b->hi, b->n_lo + b->n_hi, e);
-	*v = tsc_sync_decide(e, tolerance_cycles);
+	counter_sync_from_bounds(b->lo, b->hi, b->n_lo + b->n_hi, e);
+	*v = counter_sync_decide(e, tolerance_cycles);
 	return true;
 }

@@ -39,12 +39,4 @@ static inline uint64_t arch_pte_leaf_addr(uint64_t e, unsigned level)
 	return e & ARCH_PTE_ADDR & ~((1ULL << ARCH_PT_SHIFT(level)) - 1);
 }
 
-/* The CPU's cycle counter, for lock spin times (rdtsc has no side effect). */
-static inline uint64_t arch_cycles(void)
-{
-	uint32_t lo, hi;
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
-}
-
 #endif
