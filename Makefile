@@ -229,14 +229,15 @@ run: all
 #                                                           one set per descriptor size N
 #
 # The cmocka tests' library also holds their helpers (the job runner on
-# pthreads, the memory map checks and simulator), the fuzzers' the job runner.
+# pthreads, the memory map checks and simulator, the clock's story over a
+# simulated architecture's hooks), the fuzzers' the job runner.
 # A binary takes from a library only the objects it needs.
 HOST_OBJ := $(HOST_O)/obj
 FUZZ_OBJ := $(FUZZ_O)/obj
 HOST_LIB := $(HOST_O)/libmemboot-host.a
 FUZZ_LIB := $(FUZZ_O)/libmemboot-fuzz.a
 HOST_TEST_HELPERS := tests/host/map_check.c kernel/services/jobs/job.c tests/host/job_host.c \
-	tests/host/sim_memmap.c
+	tests/host/sim_memmap.c kernel/services/clock/clock.c kernel/services/clock/time.c
 FUZZ_HELPERS := kernel/services/jobs/job.c tests/host/job_host.c
 HOST_LIB_SRCS := $(PURE_SRCS) $(HOST_TOOL_SRCS) $(HOST_SUPPORT) $(HOST_TEST_HELPERS)
 FUZZ_LIB_SRCS := $(PURE_SRCS) $(HOST_TOOL_SRCS) $(HOST_SUPPORT) $(FUZZ_HELPERS)
