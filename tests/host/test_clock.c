@@ -219,6 +219,38 @@ static void test_first_figure_from_the_tables(void **state)
 	assert_int_equal(host_log_count(LOG_WARN), 0);
 }
 
+/* memboot.tsc_coarse makes the first figure poor wherever it came from:
+ * phase early's, or the tables' in phase acpi; its record keeps the figure
+ * as measured. An assumed figure stays as it is (unknown, not 2 %). */
+static void test_coarse_makes_any_measured_first_figure_poor(void **state)
+{
+	fk.first = (struct arch_clock_first){ .hz = 3000000000ULL, .method = "quick",
+					      .uncertainty_ppm = 100, .known = ARCH_CLOCK_GIVEN };
+	clock_early(&clock);
+	clock_tables(&clock, &tables, true);
+	assert_int_equal(counter_hz, 3000000000ULL + 3000ULL * TIME_COARSE_OFF_PPM);
+	assert_int_equal(counter_uncertainty_ppm, TIME_COARSE_PPM);
+	assert_true(host_log_contains("memboot.tsc_coarse: the quick quick estimate"));
+
+	setup(state);
+	fk.late_hz = 2000000000ULL;
+	fk.late_method = "tablet";
+	clock_early(&clock);
+	clock_tables(&clock, &tables, true);
+	assert_int_equal(counter_hz, 2000000000ULL + 2000ULL * TIME_COARSE_OFF_PPM);
+	assert_int_equal(counter_uncertainty_ppm, TIME_COARSE_PPM);
+	assert_string_equal(counter_method, "tablet");
+	assert_int_equal(fk.reported.hz, 2000000000ULL);
+	assert_true(host_log_contains("memboot.tsc_coarse: the quick tablet estimate"));
+
+	setup(state);
+	clock_early(&clock);
+	clock_tables(&clock, &tables, true);
+	assert_int_equal(counter_hz, 1000000000ULL);
+	assert_int_equal(counter_uncertainty_ppm, CLOCKCAL_UNKNOWN_PPM);
+	assert_false(host_log_contains("memboot.tsc_coarse"));
+}
+
 /* A usable first figure: one reference (the first the architecture
  * lists) is measured by an idle AP off the boot CPU's node, the others by
  * the boot CPU in clockcheck; the best becomes the clock, every other one
@@ -341,6 +373,7 @@ int main(void)
 		cmocka_unit_test_setup(test_given_figure_without_references, setup),
 		cmocka_unit_test_setup(test_nothing_at_all_is_assumed_and_said, setup),
 		cmocka_unit_test_setup(test_first_figure_from_the_tables, setup),
+		cmocka_unit_test_setup(test_coarse_makes_any_measured_first_figure_poor, setup),
 		cmocka_unit_test_setup(test_best_reference_refines_the_others_check, setup),
 		cmocka_unit_test_setup(test_no_reference_better_than_the_figure, setup),
 		cmocka_unit_test_setup(test_poor_figure_is_checked_in_phase_acpi, setup),

@@ -75,22 +75,22 @@ void clock_tables(struct clock_state *c, const struct arch_clock_tables *t, bool
 	c->nr_checks = arch_clock_refs(t, refs, ARCH_CLOCK_MAX_REFS);
 	for (uint32_t i = 0; i < c->nr_checks; i++)
 		c->checks[i] = (struct clock_check){ .ref = refs[i] };
-	/* The first phase that can use the command line's debug key: from here
-	 * on everything runs on the poor figure it makes. */
-	if (coarse)
-		time_coarsen();
-	/* A quick estimate too poor for timeouts (or an assumed figure) must
-	 * give way to a better reference before the SMP timeout counts on it:
-	 * measure now, in the architecture's order (the finest and quickest
-	 * to read first). Otherwise an AP measures one later
-	 * (clock_checks_start()), off the boot CPU's path, and the best becomes
-	 * the precise figure. */
-	if (counter_uncertainty_ppm > TIME_TIMEOUT_PPM) {
-		crosscheck_now(c);
-		c->checked = true;
-	}
-	if (counter_hz)
+	/* A figure from phase early: the first phase that can use the command
+	 * line's debug key makes it poor (from here on everything runs on
+	 * the poor figure), and a quick estimate too poor for timeouts must
+	 * give way to a better reference before the SMP timeout counts on it: measure now, in the architecture's order (the
+	 * finest and quickest to read first). Otherwise an AP measures one
+	 * later (clock_checks_start()), off the boot CPU's path, and the best
+	 * becomes the precise figure. */
+	if (counter_hz) {
+		if (coarse)
+			time_coarsen();
+		if (counter_uncertainty_ppm > TIME_TIMEOUT_PPM) {
+			crosscheck_now(c);
+			c->checked = true;
+		}
 		return;
+	}
 	/*
 	 * Phase early had no figure: the tables' references give it, measured
 	 * now on the boot CPU as the quick estimate phase early would have
@@ -115,6 +115,11 @@ void clock_tables(struct clock_state *c, const struct arch_clock_tables *t, bool
 			"time this boot prints is unreliable", c->first.missing);
 	}
 	first_in_force(c);
+	/* The debug key holds for this first figure too (a measured one: an
+	 * assumed figure stays what it is, time_coarsen()), whose record
+	 * keeps the figure as measured. */
+	if (coarse)
+		time_coarsen();
 }
 
 /*

@@ -36,7 +36,9 @@ void time_init(uint64_t hz, const char *method, uint32_t uncertainty_ppm)
 
 void time_coarsen(void)
 {
-	if (clock_final || !counter_hz)
+	/* Nothing to make poor: no figure, the final one, or an assumed one
+	 * (which no claim may turn into a measurement). */
+	if (clock_final || !counter_hz || counter_uncertainty_ppm == CLOCKCAL_UNKNOWN_PPM)
 		return;
 	uint64_t hz = counter_hz + counter_hz / 1000000 * TIME_COARSE_OFF_PPM;
 
