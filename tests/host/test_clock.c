@@ -119,6 +119,13 @@ static int setup(void **state)
 	return 0;
 }
 
+/* Phase early's figure: 3 GHz, "quick", good to @ppm. */
+static void quick_first(uint32_t ppm, enum arch_clock_known known)
+{
+	fk.first = (struct arch_clock_first){ .hz = 3000000000ULL, .method = "quick",
+					      .uncertainty_ppm = ppm, .known = known };
+}
+
 static void ref(uint32_t i, const char *name, uint64_t hz, uint32_t ppm)
 {
 	fk.refs[i] = (struct arch_clock_ref){ .name = name, .where_key = "port", .where = 0x600 + i,
@@ -224,8 +231,7 @@ static void test_first_figure_from_the_tables(void **state)
  * as measured. An assumed figure stays as it is (unknown, not 2 %). */
 static void test_coarse_makes_any_measured_first_figure_poor(void **state)
 {
-	fk.first = (struct arch_clock_first){ .hz = 3000000000ULL, .method = "quick",
-					      .uncertainty_ppm = 100, .known = ARCH_CLOCK_GIVEN };
+	quick_first(100, ARCH_CLOCK_GIVEN);
 	clock_early(&clock);
 	clock_tables(&clock, &tables, true);
 	assert_int_equal(counter_hz, 3000000000ULL + 3000ULL * TIME_COARSE_OFF_PPM);
@@ -260,9 +266,7 @@ static void test_best_reference_refines_the_others_check(void **state)
 	static const uint32_t nodes[] = { 0, 1 };
 	char got[128];
 
-	fk.first = (struct arch_clock_first){ .hz = 3000000000ULL, .method = "quick",
-					      .uncertainty_ppm = 8000,
-					      .known = ARCH_CLOCK_CALIBRATED };
+	quick_first(8000, ARCH_CLOCK_CALIBRATED);
 	ref(0, "coarse", 3000900000ULL, 300);
 	ref(1, "fine", 3000300000ULL, 100);
 	job_host_start(2, nodes);
@@ -293,8 +297,7 @@ static void test_no_reference_better_than_the_figure(void **state)
 {
 	char got[128];
 
-	fk.first = (struct arch_clock_first){ .hz = 3000000000ULL, .method = "quick",
-					      .uncertainty_ppm = 50, .known = ARCH_CLOCK_GIVEN };
+	quick_first(50, ARCH_CLOCK_GIVEN);
 	ref(0, "coarse", 3000900000ULL, 300);
 	ref(1, "fine", 3000300000ULL, 100);
 	clock_early(&clock);
@@ -315,9 +318,7 @@ static void test_poor_figure_is_checked_in_phase_acpi(void **state)
 {
 	char got[128];
 
-	fk.first = (struct arch_clock_first){ .hz = 3000000000ULL, .method = "quick",
-					      .uncertainty_ppm = TIME_TIMEOUT_PPM + 1,
-					      .known = ARCH_CLOCK_CALIBRATED };
+	quick_first(TIME_TIMEOUT_PPM + 1, ARCH_CLOCK_CALIBRATED);
 	ref(0, "coarse", 3000900000ULL, 3000);
 	ref(1, "fine", 3000300000ULL, 1000);
 	clock_early(&clock);
@@ -343,9 +344,7 @@ static void test_refused_and_unreadable_references(void **state)
 	static const uint32_t nodes[] = { 0, 1 };
 	char got[128];
 
-	fk.first = (struct arch_clock_first){ .hz = 3000000000ULL, .method = "quick",
-					      .uncertainty_ppm = 8000,
-					      .known = ARCH_CLOCK_CALIBRATED };
+	quick_first(8000, ARCH_CLOCK_CALIBRATED);
 	ref(0, "unmapped", 3000900000ULL, 300);
 	ref(1, "odd", 0, 0);
 	ref(2, "fine", 3000300000ULL, 100);
