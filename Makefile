@@ -84,7 +84,7 @@ KERNEL_OBJS := $(patsubst %.c,$(O)/%.o,$(KERNEL_C)) $(patsubst %.S,$(O)/%.o,$(KE
 
 # Pure C that also builds on the host: the same files the kernel links.
 PURE_SRCS := boot/bootinfo.c boot/efi_map.c boot/mb2/mb2.c kernel/services/cmdline.c \
-	kernel/services/report/record.c kernel/services/report/format.c kernel/services/jobs/plan.c kernel/services/clock/clockcal.c kernel/services/clock/tsc_sync.c $(wildcard kernel/firmware/*.c kernel/firmware/acpi/*.c) \
+	kernel/services/report/record.c kernel/services/report/format.c kernel/services/jobs/plan.c kernel/services/clock/clockcal.c kernel/services/clock/counter_sync.c $(wildcard kernel/firmware/*.c kernel/firmware/acpi/*.c) \
 	$(wildcard $(addsuffix /*.c,$(MM_DIRS)))
 PURE_SRCS += boot/handoff.c boot/pvh/pvh.c boot/efi/kelf.c
 # The consoles' drawing, log ring and option parsing (no hardware in them):
@@ -94,7 +94,7 @@ PURE_SRCS += $(wildcard kernel/services/console/*.c)
 # The boot report's dump keys (memboot.dump_mmap, _acpi, _bootinfo).
 PURE_SRCS += kernel/services/report/bootreport_keys.c
 # The local APIC mode decision and ICR encodings; the caches from CPUID leaves.
-PURE_SRCS += arch/x86_64/apic_mode.c arch/x86_64/cpu_caches.c
+PURE_SRCS += arch/x86_64/apic_mode.c arch/x86_64/cpu_caches.c arch/x86_64/tsc_first.c
 # Each subsystem's command-line keys and their parsing (kernel/services/cmdline.h).
 PURE_SRCS += kernel/services/smp_settings.c kernel/services/exit_method.c kernel/selftest/select.c kernel/bench/settings.c \
 	kernel/vm/vm_settings.c
@@ -230,14 +230,15 @@ run: all
 #                                                           one set per descriptor size N
 #
 # The cmocka tests' library also holds their helpers (the job runner on
-# pthreads, the memory map checks and simulator), the fuzzers' the job runner.
+# pthreads, the memory map checks and simulator, the clock's story over a
+# simulated architecture's hooks), the fuzzers' the job runner.
 # A binary takes from a library only the objects it needs.
 HOST_OBJ := $(HOST_O)/obj
 FUZZ_OBJ := $(FUZZ_O)/obj
 HOST_LIB := $(HOST_O)/libmemboot-host.a
 FUZZ_LIB := $(FUZZ_O)/libmemboot-fuzz.a
 HOST_TEST_HELPERS := tests/host/map_check.c kernel/services/jobs/job.c tests/host/job_host.c \
-	tests/host/sim_memmap.c
+	tests/host/sim_memmap.c kernel/services/clock/clock.c kernel/services/clock/time.c
 FUZZ_HELPERS := kernel/services/jobs/job.c tests/host/job_host.c
 HOST_LIB_SRCS := $(PURE_SRCS) $(HOST_TOOL_SRCS) $(HOST_SUPPORT) $(HOST_TEST_HELPERS)
 FUZZ_LIB_SRCS := $(PURE_SRCS) $(HOST_TOOL_SRCS) $(HOST_SUPPORT) $(FUZZ_HELPERS)

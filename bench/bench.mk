@@ -42,7 +42,13 @@ BENCH_ALLOC_SRCS := $(wildcard mm/alloc/*.c) kernel/services/cmdline.c
 MEMMAP_BENCH_KSRCS := mm/memmap.c kernel/services/jobs/plan.c $(BENCH_ALLOC_SRCS) kernel/services/report/record.c \
 	arch/x86_64/cpu_caches.c
 MEMMAP_BENCH_BINS := $(addprefix $(BENCH_O)/memmap_bench_,$(BENCH_DESC_SIZES))
-BENCH_CFLAGS := -std=gnu11 -O2 -g -I. -Iarch/include -Iarch/x86_64/include -Wall -Wextra -Wno-unused-parameter -Werror -DNDEBUG
+# The architecture of the compiler's target: its asm/ headers come first, so
+# that a cross build of the lab (CC=aarch64-linux-gnu-gcc) reads that
+# architecture's cycle counter (arch/counter.h), not the TSC.
+BENCH_ARCH := $(patsubst aarch64,arm64,$(patsubst powerpc64le,ppc64le,$(firstword \
+	$(subst -, ,$(shell $(CC) -dumpmachine)))))
+BENCH_CFLAGS := -std=gnu11 -O2 -g -I. -Iarch/include -Iarch/$(BENCH_ARCH)/include -Iarch/x86_64/include \
+	-Wall -Wextra -Wno-unused-parameter -Werror -DNDEBUG
 BENCH_KCFLAGS := $(BENCH_CFLAGS) -mgeneral-regs-only -ffreestanding -fno-builtin-printf
 BENCH_HOST_CFLAGS := $(BENCH_CFLAGS) -Iarch/include -Iarch/x86_64/include -pthread
 BENCH_SUPPORT_OBJ := $(BENCH_O)/host/tests/host/host_support.o

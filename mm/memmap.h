@@ -421,7 +421,7 @@ enum memmap_store memmap_store_for_cold(void);
  * descriptors, the fastest of each kind kept. Timed is what memory init
  * pays: the stores, and for non-temporal ones their sfence. A range too
  * short for passes of an eighth of it after the warm-up gets half of it as
- * warm-up. @ticks reads a clock (the TSC; the host's monotonic ns). The
+ * warm-up. @ticks reads a clock (the cycle counter; the host's monotonic ns). The
  * pick is memmap_store_pick(); it is what memmap_store_choose() uses for
  * arrays larger than the last-level cache once memmap_store_set() records
  * it.

@@ -283,8 +283,8 @@ static void parallel_wait(struct mminit *mi)
 		w->cpus = states[nid].cpus;
 		w->caller_offered = states[nid].caller_helps;
 		w->ns = states[nid].ns;
-		w->start_ticks = states[nid].first_tsc;
-		w->end_ticks = states[nid].end_tsc;
+		w->start_ticks = states[nid].first_counter;
+		w->end_ticks = states[nid].end_counter;
 		w->nr_todo = 0;
 		w->nr_chunks = states[nid].plan.nr_chunks;
 		chunks_to_pfns(w);

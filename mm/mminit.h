@@ -160,7 +160,7 @@ void mminit_node_usable(const struct mminit_node *w, uint64_t phase_start_ticks,
 
 /*
  * Make every time figure of the work final, after it ran: the per-CPU clock
- * corrections learned since (the TSC check of SMP bring-up runs once memory
+ * corrections learned since (the counter check of SMP bring-up runs once memory
  * is usable: @offset_of(cpu, @ctx) is how far that CPU's ticks are ahead of
  * the caller's clock) and the tick rate in force now (the work may have run
  * on a quick estimate of it: every ns figure is converted again from its

@@ -107,7 +107,7 @@ static const char *bench_once(enum pt_region_kind k, enum pt_lock_mode mode, uin
 		c->ns[c->done] = js.ns;
 		c->acq[c->done] = sum.acquisitions;
 		c->con[c->done] = sum.contended;
-		c->spin[c->done] = tsc_cycles_to_ns(sum.spin_cycles);
+		c->spin[c->done] = cycles_to_ns(sum.spin_cycles);
 		c->faults = sum.faults;
 		c->done++;
 	}

@@ -1,7 +1,7 @@
 /*
  * meminit.h: phase `meminit`, every free page's descriptor filled by its
  * node's own CPUs and the page allocator (mm/alloc/alloc.h) handed all
- * free memory; and its report, made after the TSC check (phase tscsync).
+ * free memory; and its report, made after the counter check (phase tscsync).
  * Phase memprep (memprep.h) sets up the work first.
  *
  * Policies (memboot.init=):
@@ -39,7 +39,7 @@ struct physmem;
  * order-0 allocations (which split lazy blocks, writing a few heads) and
  * 2 MiB ones (which also write their 511 tails).
  */
-struct lazy_stats {                /* TSC cycles: converted when reported */
+struct lazy_stats {                /* counter cycles: converted when reported */
 	uint64_t first_alloc_cycles;  /* end of init to the first page in hand */
 	uint32_t allocs, fill_allocs;
 	uint64_t fill_cycles, fill_max_cycles, plain_cycles, filled_pages;
@@ -56,7 +56,8 @@ struct meminit_state {
 	 * engine's config points here. */
 	uint32_t init_nodes[MEMBOOT_MAX_NODES];
 	const struct alloc_ops *ops;              /* the allocator memprep started */
-	uint64_t phase_start_tsc;                 /* phase meminit's start: what usable_ns counts from */
+	/* Phase meminit's start: what usable_ns counts from. */
+	uint64_t phase_start_counter;
 	bool ran;                                 /* init_meminit() is done */
 	uint64_t early_alloc_made;                /* memboot.early_alloc_pages: how many were made */
 	struct lazy_stats lazy;                   /* memboot.init=lazy's first allocations */
@@ -69,7 +70,7 @@ struct meminit_state {
  * reports nothing. */
 void init_meminit(const struct meminit_settings *set, const struct memmap *mm,
 		  struct meminit_state *st);
-/* What init_meminit() did, after the TSC check (phase tscsync, whose offsets
+/* What init_meminit() did, after the counter check (phase tscsync, whose offsets
  * it applies to the APs' chunk times): each node's init and the boot's
  * usable_ns (the summary), the allocator, @pm's retired reservations,
  * memtest's findings against @ms's store probe. */

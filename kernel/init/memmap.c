@@ -7,6 +7,7 @@
  */
 #include "kernel/init/memmap.h"
 
+#include "arch/counter.h"
 #include "x86/cpu.h"
 #include "arch/map.h"
 #include "kernel/services/console.h"
@@ -84,7 +85,7 @@ static bool sparse_map(void *ctx, uint64_t virt, uint64_t phys, uint64_t bytes)
  * node's largest present range, on an idle AP of that node while the boot
  * CPU builds the other arrays (on the boot CPU if there is none): an LLC's
  * worth of plain stores, untimed, then one pass of each kind
- * (memmap_store_probe_bytes()), as far as the range goes. The TSC times
+ * (memmap_store_probe_bytes()), as far as the range goes. The counter times
  * the passes; clflush (SDM vol. 2A: writes a dirty line back and
  * invalidates it) then mfence, untimed, first makes the lines cold as
  * memory init finds them.
@@ -119,7 +120,7 @@ struct store_probe_job {
 
 static uint64_t probe_ticks(void)
 {
-	return rdtsc();
+	return arch_counter();
 }
 
 static void probe_flush(const void *p, uint64_t bytes)
@@ -193,8 +194,8 @@ static void store_probe_report(const struct memmap_probe_result *p)
 	rec_u64(&r, "cpus", p->cpus);
 	rec_u64(&r, "warm_bytes", p->res.warm_bytes);
 	rec_u64(&r, "bytes", p->res.bytes);
-	rec_tsc_ns(&r, "plain_ns", p->res.plain_ticks);
-	rec_tsc_ns(&r, "nt_ns", p->res.nt_ticks);
+	rec_cycles_ns(&r, "plain_ns", p->res.plain_ticks);
+	rec_cycles_ns(&r, "nt_ns", p->res.nt_ticks);
 	rec_str(&r, "choice", p->res.choice == MEMMAP_STORE_NT ? "nt" : "plain");
 	rec_u64(&r, "plain_margin_pct", MEMMAP_PLAIN_MARGIN_PCT);
 	record_report(&r, LOG_INFO, "memmap: store probe on {cpus} CPU(s) from CPU {cpu}: after "

@@ -1,7 +1,7 @@
 /*
  * physmem.h: phase `physmem`, the early allocator (mm/physmem.h) seeded
  * from the boot map, and its retirement when memory init takes its free
- * memory (phase memprep; the report after the TSC check).
+ * memory (phase memprep; the report after the counter check).
  */
 #ifndef MEMBOOT_KERNEL_INIT_PHYSMEM_H
 #define MEMBOOT_KERNEL_INIT_PHYSMEM_H

@@ -15,7 +15,7 @@
  *    memory; the buffer is also made twice the LLC where memory allows.
  *  - Bandwidth: plain 8-byte stores (volatile: the compiler neither merges
  *    them nor makes a memset of them) over the buffer, flushed first.
- *  - Both on the initiator CPU, timed by its TSC; the figures are converted
+ *  - Both on the initiator CPU, timed by its counter; the figures are converted
  *    with the boot's calibration afterwards.
  * Bounded: at most NP_LOADS loads and NP_STORE_BYTES bytes a pair (far less
  * under an emulator, where the figures say nothing about memory anyway).
@@ -24,6 +24,7 @@
  */
 #include <stdint.h>
 
+#include "arch/counter.h"
 #include "x86/cpu.h"
 #include "x86/cpu_caches.h"
 #include "kernel/services/jobs/platform.h"
@@ -64,7 +65,7 @@ struct np_work {
 	bool store;                /* false: the chase */
 	uint64_t loads;            /* chase: loads to time */
 	uint64_t store_bytes;      /* store: bytes to write */
-	uint64_t cycles;           /* out: TSC cycles of the timed part */
+	uint64_t cycles;           /* out: counter cycles of the timed part */
 	uint64_t sink;             /* out: the chase's last pointer */
 	volatile uint32_t done;
 };
@@ -108,7 +109,7 @@ static void np_run(void *arg)
 
 	np_flush(b);
 	if (w->store) {
-		uint64_t left = w->store_bytes / 8, t0 = rdtsc_ordered();
+		uint64_t left = w->store_bytes / 8, t0 = arch_counter_ordered();
 		for (uint32_t k = 0; k < b->nr_blocks && left; k++) {
 			volatile uint64_t *p = (volatile uint64_t *)(uintptr_t)(b->pfn[k] << PAGE_SHIFT);
 			uint64_t n = NP_BLOCK_BYTES / 8 < left ? NP_BLOCK_BYTES / 8 : left;
@@ -117,15 +118,15 @@ static void np_run(void *arg)
 			left -= n;
 		}
 		__asm__ volatile("sfence" : : : "memory");
-		w->cycles = rdtsc_ordered() - t0;
+		w->cycles = arch_counter_ordered() - t0;
 	} else {
 		uint64_t p = (uint64_t)(uintptr_t)np_slot(b, 0);
 		/* Warm the code and the TLB on lines the timed chase visits
 		 * last, if at all: it starts where this one stops. */
 		p = np_chase(p, NP_WARM_LOADS);
-		uint64_t t0 = rdtsc_ordered();
+		uint64_t t0 = arch_counter_ordered();
 		p = np_chase(p, w->loads);
-		w->cycles = rdtsc_ordered() - t0;
+		w->cycles = arch_counter_ordered() - t0;
 		w->sink = p;
 	}
 	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
@@ -302,7 +303,7 @@ bool selftest_numaperf(const struct selftest_ctx *ctx, const char **skipped)
 				goto out;
 			}
 			np_loads[i][t] = loads;
-			np_lat_ps[i][t] = tsc_cycles_to_ns(w.cycles * 1000) / loads;
+			np_lat_ps[i][t] = cycles_to_ns(w.cycles * 1000) / loads;
 		}
 		for (uint32_t i = 0; i < topo->nr_nodes; i++) {
 			if (cpu_of[i] == NUMA_NO_CPU)
@@ -316,7 +317,7 @@ bool selftest_numaperf(const struct selftest_ctx *ctx, const char **skipped)
 				goto out;
 			}
 			np_bytes[i][t] = w.store_bytes;
-			np_bw_mbps[i][t] = numaperf_mbps(w.store_bytes, tsc_cycles_to_ns(w.cycles));
+			np_bw_mbps[i][t] = numaperf_mbps(w.store_bytes, cycles_to_ns(w.cycles));
 		}
 	}
 	for (uint32_t i = 0; i < topo->nr_nodes; i++) {

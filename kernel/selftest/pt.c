@@ -5,10 +5,11 @@
  */
 #include <string.h>
 
+#include "arch/counter.h"
 #include "arch/fault.h"
 #include "arch/mmu.h"
 #include "arch/tlb.h"
-#include "x86/cpu.h"              /* rdtsc() */
+#include "x86/percpu.h"
 #include "kernel/services/jobs/job.h"
 #include "kernel/services/log.h"
 #include "kernel/services/panic.h"
@@ -218,14 +219,14 @@ static volatile uint64_t bar_gen;
 
 static void stress_start(void)
 {
-	uint64_t t0 = rdtsc(), limit = tsc_hz * 2;
+	uint64_t t0 = arch_counter(), limit = counter_hz * 2;
 	uint32_t expected = LOCKSTEP_UNDECIDED;
 
 	if (__atomic_add_fetch(&arrived, 1, __ATOMIC_ACQ_REL) == stress.workers)
 		__atomic_compare_exchange_n(&lockstep, &expected, LOCKSTEP_ON, false,
 					    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 	while (__atomic_load_n(&lockstep, __ATOMIC_ACQUIRE) == LOCKSTEP_UNDECIDED) {
-		if (rdtsc() - t0 > limit) {
+		if (arch_counter() - t0 > limit) {
 			expected = LOCKSTEP_UNDECIDED;
 			__atomic_compare_exchange_n(&lockstep, &expected, LOCKSTEP_OFF, false,
 						    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
@@ -357,9 +358,9 @@ bool selftest_pt(const struct selftest_ctx *ctx, const char **skipped)
 
 	struct job j = { .name = "pt-stress", .start = 0, .size = stress.workers, .min_chunk = 1,
 			 .node = JOB_ALL_NODES, .fn = stress_chunk };
-	uint64_t t0 = rdtsc();
+	uint64_t t0 = arch_counter();
 	job_run(&j, &js);
-	uint64_t ns = tsc_cycles_to_ns(rdtsc() - t0);
+	uint64_t ns = cycles_to_ns(arch_counter() - t0);
 
 	for (uint32_t c = 0; c < nr_cpu_ids; c++)
 		pt_stats_add(&sum, vm_cpu_stats(c));

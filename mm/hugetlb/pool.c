@@ -230,8 +230,8 @@ static void pool_job_done(struct hugetlb_pool *p)
 
 	p->ns += st->ns;
 	p->job_ns = st->ns;
-	p->start_ticks = st->first_tsc;
-	p->end_ticks = st->end_tsc ? st->end_tsc : st->first_tsc;
+	p->start_ticks = st->first_counter;
+	p->end_ticks = st->end_counter ? st->end_counter : st->first_counter;
 	p->threads = st->threads;
 	p->cpus = st->cpus;
 	p->nr_times = st->plan.nr_chunks < HUGETLB_CHUNK_TIMES ? st->plan.nr_chunks

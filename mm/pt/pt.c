@@ -5,8 +5,8 @@
 
 #include <string.h>
 
+#include "arch/counter.h"
 #include "arch/mmu.h"
-#include "x86/pte.h"          /* arch_cycles(): the lock spin timing */
 
 /* Linux's names for the lowest levels; the root is ARCH_PT_ROOT. */
 #define LEVEL_PMD 1
@@ -124,10 +124,10 @@ static void lock_take(struct spinlock *l, struct pt_stats *st)
 	st->acquisitions++;
 	if (spin_trylock(l))
 		return;
-	uint64_t t0 = arch_cycles();
+	uint64_t t0 = arch_counter();
 	spin_lock(l);
 	st->contended++;
-	st->spin_cycles += arch_cycles() - t0;
+	st->spin_cycles += arch_counter() - t0;
 }
 
 static inline void lock_drop(struct spinlock *l)

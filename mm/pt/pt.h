@@ -81,7 +81,7 @@ const char *pt_strerror(int err);
 struct pt_stats {
 	uint64_t acquisitions;    /* every lock taken */
 	uint64_t contended;       /* of which the first try found it held */
-	uint64_t spin_cycles;     /* cycles spent waiting in those (arch_cycles) */
+	uint64_t spin_cycles;     /* counter cycles spent waiting in those (arch_counter()) */
 	uint64_t tables_allocated;
 	uint64_t tables_raced;    /* allocated, then another CPU installed one first */
 	uint64_t faults;          /* pt_fault() calls that mapped a frame */
