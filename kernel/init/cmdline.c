@@ -11,13 +11,12 @@
 #include "kernel/services/report/bootreport_keys.h"
 #include "kernel/services/smp_settings.h"
 #include "kernel/services/exit.h"
-#include "kernel/init/meminit.h"
 #include "kernel/selftest/select.h"
 #include "mm/alloc/alloc.h"
 #include "mm/alloc/pcp.h"
 #include "mm/hugetlb/hugetlb.h"
 #include "mm/memtest.h"
-#include "mm/mminit.h"
+#include "mm/meminit_settings.h"
 #include "mm/pt/pt.h"
 
 /* Every subsystem's command-line keys (docs/cmdline.md), in lookup order. */

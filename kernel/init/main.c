@@ -45,7 +45,7 @@
 #include "kernel/services/console/options.h"
 #include "kernel/services/report/bootreport_keys.h"
 #include "kernel/services/jobs/job.h"
-#include "mm/mminit.h"
+#include "mm/meminit_settings.h"
 
 /* Everything one phase builds and a later one reads. */
 struct boot_state {

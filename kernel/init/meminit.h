@@ -25,6 +25,7 @@
 
 #include "kernel/init/memtest.h"
 #include "kernel/services/limits.h"
+#include "mm/meminit_settings.h"
 #include "mm/memmap.h"
 #include "mm/mminit.h"
 
