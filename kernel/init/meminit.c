@@ -339,7 +339,7 @@ static void memtest_report_now(const struct numa_topology *topo, const struct me
 {
 	uint64_t bad_pages[MEMMAP_MAX_NODES];
 	const struct memmap_probe_result *p = &ms->probe;
-	uint64_t ticks = p->res.choice == MEMMAP_STORE_NT ? p->res.nt_ticks : p->res.plain_ticks;
+	uint64_t ticks = memmap_store_probe_ticks(&p->res, p->res.choice);
 
 	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++)
 		bad_pages[nid] = st->mi.nodes[nid].bad_pages;

@@ -120,7 +120,7 @@ void init_memprep(const struct numa_topology *topo, const struct hugetlb_pools *
 		.boot_node = this_cpu_state()->mem_node,
 		.trace = set->trace,
 		.cpu_node = st->init_nodes,
-		.test = init_memtest_hook(&st->memtest, mt),
+		.test = init_memtest_hook(&st->memtest, mt, mm),
 		.deadline_ns = set->deadline_ms * 1000000ULL,
 	};
 

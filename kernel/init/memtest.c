@@ -133,15 +133,16 @@ static uint32_t test_piece(void *ctx, uint32_t node, uint64_t start_pfn, uint64_
 }
 
 const struct mminit_test *init_memtest_hook(struct memtest_state *mt,
-					    const struct memtest_settings *set)
+					    const struct memtest_settings *set,
+					    const struct memmap *mm)
 {
 	mt->settings = set;
 	if (!set->passes)
 		return NULL;
 	/* Memory init's store for memory larger than the cache (the probe's
 	 * choice, else non-temporal): the pieces are. */
-	mt->store = memmap_store_for_cold() == MEMMAP_STORE_PLAIN ? MEMTEST_STORE_PLAIN
-								  : MEMTEST_STORE_NT;
+	mt->store = memmap_store_for_cold(mm) == MEMMAP_STORE_PLAIN ? MEMTEST_STORE_PLAIN
+								    : MEMTEST_STORE_NT;
 	mt->hook = (struct mminit_test){ test_piece, mt };
 	return &mt->hook;
 }

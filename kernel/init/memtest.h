@@ -62,9 +62,10 @@ struct memtest_state {
 
 /* The init engine's test hook (mm/mminit.h) when @set asks for one
  * (memtest=N), kept in @mt, else NULL. The store is the one memory init
- * uses for cold memory. */
+ * uses for cold memory of @mm (memmap_store_for_cold()). */
 const struct mminit_test *init_memtest_hook(struct memtest_state *mt,
-					    const struct memtest_settings *set);
+					    const struct memtest_settings *set,
+					    const struct memmap *mm);
 /* Node @node's free memory, @bytes: what its progress lines count to. */
 void init_memtest_node_total(struct memtest_state *mt, uint32_t node, uint64_t bytes);
 /* After memory init: a line per bad range, a memtest record and summary

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "x86/cpu.h"
+#include "arch/memory.h"
 #include "x86/percpu.h"
 #include "kernel/services/log.h"
 #include "mm/alloc/pcp.h"
@@ -55,9 +55,9 @@ static struct alloc_pcp_setup setup_of_params(struct pcp_state *ps, const struct
 		.cfg = { .policy = (enum pcp_policy)set->policy, .steps = set->steps,
 			 .high_fraction = (uint32_t)set->high_fraction,
 			 /* The per-CPU data cache slice Linux's patch 2 of
-			  * the series computes (arch/cpu_caches.h); 0 keeps
+			  * the series computes (arch/memory.h); 0 keeps
 			  * nothing in step 3. */
-			 .cache_bytes = cpu_caches.slice_bytes },
+			 .cache_bytes = arch_caches().slice_bytes },
 	};
 
 	return s;
