@@ -479,6 +479,15 @@ void memmap_store_probe_combine(const struct memmap_store_probe *parts, unsigned
 				struct memmap_store_probe *out);
 /* @p's fastest pass of kind @how (not AUTO). */
 uint64_t memmap_store_probe_ticks(const struct memmap_store_probe *p, enum memmap_store how);
+/* The store probe's result as the kernel ran it at boot: what phase
+ * memmap's report prints and memtest compares its rate with (none ran:
+ * !ran). */
+struct memmap_probe_result {
+	bool ran;
+	uint32_t nid;                     /* the node whose descriptors it wrote */
+	uint32_t cpu, cpus;               /* the first CPU it ran on, how many */
+	struct memmap_store_probe res;
+};
 /*
  * The probe's extent, the same at boot and in the host benchmark: the
  * warm-up is the LLC (@llc_bytes; 0, unknown, counts as

@@ -138,7 +138,8 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 	PHASE(clockcheck, init_clockcheck(&bs.clock_checks));
 	PHASE(tscsync, init_tscsync(smp_settings.tsc_sync, &bs.tscsync, &bs.smp));
 	STEP(meminit_report, init_meminit_report(&bs.topo, &meminit_settings, &bs.physmem,
-						  &bs.memmap_state, &bs.meminit));
+						  &bs.memmap_state.probe, bs.memmap_state.stats,
+						  &bs.meminit));
 	PHASE(machine, init_machine(&bs.bootinfo, &bs.topo, &bs.machine));
 	PHASE(hugetlb, init_hugetlb(&bs.topo, &bs.memmap, &hugetlb_settings, meminit_settings.trace,
 				    &bs.hugetlb, &bs.hugetlb_state));

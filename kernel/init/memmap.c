@@ -12,12 +12,12 @@
 #include "x86/paging.h"
 #include "kernel/services/console.h"
 #include "kernel/services/exit.h"
-#include "kernel/init/pagetables.h"
 #include "kernel/services/jobs/platform.h"
 #include "kernel/services/log.h"
 #include "kernel/services/report/record.h"
 #include "mm/alloc/alloc.h"
 #include "mm/physmem.h"
+#include "mm/pt_pages.h"
 
 #define PFN(addr) ((addr) >> PAGE_SHIFT)
 
