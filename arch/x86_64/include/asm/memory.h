@@ -65,54 +65,45 @@ static inline __attribute__((always_inline)) void arch_store_nt8(uint64_t *dst, 
 }
 
 #define ARCH_X86_NTDQ(reg, off) "movntdq %%xmm" #reg ", " #off "(%0)\n\t"
+/* xmm0 = (lo, hi), xmm1 = 0, then @stores, in one statement. */
+#define ARCH_X86_NT16_STORES(stores)                                            \
+	__asm__ volatile("movq %1, %%xmm0\n\t"                                  \
+			 "movq %2, %%xmm1\n\t"                                  \
+			 "punpcklqdq %%xmm1, %%xmm0\n\t"                        \
+			 "pxor %%xmm1, %%xmm1\n\t"                              \
+			 stores                                                 \
+			 : : "r"(dst), "r"(lo), "r"(hi) : "memory" ARCH_X86_XMM_CLOBBERS)
 
 /*
- * xmm0 = (lo, hi), xmm1 = 0, then the stores. A pattern (@lo == @hi known
- * to the compiler, as in the memory test's fill) needs only xmm0: one
- * register loaded and spread, four stores of it.
+ * A pattern (@lo == @hi known to the compiler, as in the memory test's
+ * fill) needs only xmm0: one register loaded and spread, four stores of it.
  */
 static inline __attribute__((always_inline)) void arch_store_nt16_x4(void *dst, uint64_t lo,
 								     uint64_t hi, unsigned stride)
 {
-	if (stride == 16 && __builtin_constant_p(lo == hi) && lo == hi) {
+	if (stride == 16 && __builtin_constant_p(lo == hi) && lo == hi)
 		__asm__ volatile("movq %1, %%xmm0\n\t"
 				 "punpcklqdq %%xmm0, %%xmm0\n\t"
 				 ARCH_X86_NTDQ(0, 0) ARCH_X86_NTDQ(0, 16)
 				 ARCH_X86_NTDQ(0, 32) ARCH_X86_NTDQ(0, 48)
 				 : : "r"(dst), "r"(lo) : "memory" ARCH_X86_XMM_CLOBBERS);
-	} else if (stride == 16) {
-		__asm__ volatile("movq %1, %%xmm0\n\t"
-				 "movq %2, %%xmm1\n\t"
-				 "punpcklqdq %%xmm1, %%xmm0\n\t"
-				 "pxor %%xmm1, %%xmm1\n\t"
-				 ARCH_X86_NTDQ(0, 0) ARCH_X86_NTDQ(0, 16)
-				 ARCH_X86_NTDQ(0, 32) ARCH_X86_NTDQ(0, 48)
-				 : : "r"(dst), "r"(lo), "r"(hi) : "memory" ARCH_X86_XMM_CLOBBERS);
-	} else if (stride == 32) {
-		__asm__ volatile("movq %1, %%xmm0\n\t"
-				 "movq %2, %%xmm1\n\t"
-				 "punpcklqdq %%xmm1, %%xmm0\n\t"
-				 "pxor %%xmm1, %%xmm1\n\t"
-				 ARCH_X86_NTDQ(0, 0) ARCH_X86_NTDQ(1, 16)
-				 ARCH_X86_NTDQ(0, 32) ARCH_X86_NTDQ(1, 48)
-				 ARCH_X86_NTDQ(0, 64) ARCH_X86_NTDQ(1, 80)
-				 ARCH_X86_NTDQ(0, 96) ARCH_X86_NTDQ(1, 112)
-				 : : "r"(dst), "r"(lo), "r"(hi) : "memory" ARCH_X86_XMM_CLOBBERS);
-	} else {
-		__asm__ volatile("movq %1, %%xmm0\n\t"
-				 "movq %2, %%xmm1\n\t"
-				 "punpcklqdq %%xmm1, %%xmm0\n\t"
-				 "pxor %%xmm1, %%xmm1\n\t"
-				 ARCH_X86_NTDQ(0, 0) ARCH_X86_NTDQ(1, 16)
-				 ARCH_X86_NTDQ(1, 32) ARCH_X86_NTDQ(1, 48)
-				 ARCH_X86_NTDQ(0, 64) ARCH_X86_NTDQ(1, 80)
-				 ARCH_X86_NTDQ(1, 96) ARCH_X86_NTDQ(1, 112)
-				 ARCH_X86_NTDQ(0, 128) ARCH_X86_NTDQ(1, 144)
-				 ARCH_X86_NTDQ(1, 160) ARCH_X86_NTDQ(1, 176)
-				 ARCH_X86_NTDQ(0, 192) ARCH_X86_NTDQ(1, 208)
-				 ARCH_X86_NTDQ(1, 224) ARCH_X86_NTDQ(1, 240)
-				 : : "r"(dst), "r"(lo), "r"(hi) : "memory" ARCH_X86_XMM_CLOBBERS);
-	}
+	else if (stride == 16)
+		ARCH_X86_NT16_STORES(ARCH_X86_NTDQ(0, 0) ARCH_X86_NTDQ(0, 16)
+				     ARCH_X86_NTDQ(0, 32) ARCH_X86_NTDQ(0, 48));
+	else if (stride == 32)
+		ARCH_X86_NT16_STORES(ARCH_X86_NTDQ(0, 0) ARCH_X86_NTDQ(1, 16)
+				     ARCH_X86_NTDQ(0, 32) ARCH_X86_NTDQ(1, 48)
+				     ARCH_X86_NTDQ(0, 64) ARCH_X86_NTDQ(1, 80)
+				     ARCH_X86_NTDQ(0, 96) ARCH_X86_NTDQ(1, 112));
+	else
+		ARCH_X86_NT16_STORES(ARCH_X86_NTDQ(0, 0) ARCH_X86_NTDQ(1, 16)
+				     ARCH_X86_NTDQ(1, 32) ARCH_X86_NTDQ(1, 48)
+				     ARCH_X86_NTDQ(0, 64) ARCH_X86_NTDQ(1, 80)
+				     ARCH_X86_NTDQ(1, 96) ARCH_X86_NTDQ(1, 112)
+				     ARCH_X86_NTDQ(0, 128) ARCH_X86_NTDQ(1, 144)
+				     ARCH_X86_NTDQ(1, 160) ARCH_X86_NTDQ(1, 176)
+				     ARCH_X86_NTDQ(0, 192) ARCH_X86_NTDQ(1, 208)
+				     ARCH_X86_NTDQ(1, 224) ARCH_X86_NTDQ(1, 240));
 }
 
 static inline uint64_t arch_zero_block_bytes(void)
