@@ -35,7 +35,7 @@ packages=(
 	python3-matplotlib                   # tools/memboot plot
 	python3-hypothesis                   # property tests of the tools
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user   # the lab built and run for arm64
-	gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross      # the page-table entry format run for ppc64le
+	gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross      # the arch interface run for ppc64le (qemu-user)
 )
 # The everyday machine, from bookworm-backports (QEMU >= 10).
 qemu_packages=(qemu-system-x86 qemu-system-common qemu-system-data seabios)

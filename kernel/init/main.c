@@ -46,7 +46,7 @@
 #include "kernel/services/console/options.h"
 #include "kernel/services/report/bootreport_keys.h"
 #include "kernel/services/jobs/job.h"
-#include "mm/mminit.h"
+#include "mm/meminit_settings.h"
 
 /* Everything one phase builds and a later one reads. */
 struct boot_state {
@@ -139,7 +139,8 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 	PHASE(clockcheck, init_clockcheck(&bs.clock));
 	PHASE(tscsync, init_tscsync(smp_settings.tsc_sync, &bs.clock, &bs.smp));
 	STEP(meminit_report, init_meminit_report(&bs.topo, &meminit_settings, &bs.physmem,
-						  &bs.memmap_state, &bs.meminit));
+						  &bs.memmap_state.probe, bs.memmap_state.stats,
+						  &bs.meminit));
 	PHASE(machine, init_machine(&bs.bootinfo, &bs.topo, &bs.machine));
 	PHASE(hugetlb, init_hugetlb(&bs.topo, &bs.memmap, &hugetlb_settings, meminit_settings.trace,
 				    &bs.hugetlb, &bs.hugetlb_state));

@@ -4,7 +4,7 @@
  * node's CPUs and handed to the allocator (1 GiB pool pages get a head
  * descriptor only), in 4 MiB steps that a node's other CPUs finish if one
  * is lost mid-chunk; with `memtest=N` each piece is tested first, its bad
- * pages kept out (kernel/init/memtest.c); the nodes' jobs are posted as the
+ * pages kept out (mm/memtest_run.c); the nodes' jobs are posted as the
  * phase starts, and the phase ends when memory is usable. Its report,
  * init_meminit_report(), is made in phase tscsync, after the counter check.
  */
@@ -13,10 +13,7 @@
 #include <string.h>
 
 #include "arch/counter.h"
-#include "x86/percpu.h"
 #include "kernel/services/clock/time.h"
-#include "kernel/init/memmap.h"
-#include "kernel/init/physmem.h"
 #include "kernel/services/log.h"
 #include "kernel/services/panic.h"
 #include "kernel/services/percpu.h"
@@ -24,6 +21,7 @@
 #include "kernel/services/report/summary.h"
 #include "mm/alloc/alloc.h"
 #include "mm/numa.h"
+#include "mm/physmem.h"
 
 static const char *const policy_names[] = { "serial", "deferred", "lazy" };
 
@@ -222,7 +220,7 @@ static int64_t unreliable_cpu(const struct mminit_node *w)
 	return -1;
 }
 
-static void report(const struct meminit_state *st, const struct memmap_state *ms,
+static void report(const struct meminit_state *st, const struct memmap_sparse_stats *desc,
 		   const struct meminit_settings *set, uint32_t nid, enum mminit_policy policy)
 {
 	const struct mminit *mi = &st->mi;
@@ -257,7 +255,7 @@ static void report(const struct meminit_state *st, const struct memmap_state *ms
 		rec_u64(&r, "early_alloc_made", st->early_alloc_made);
 	}
 	rec_u64(&r, "free_pages", w->free_pages);
-	rec_u64(&r, "desc_bytes", ms->stats[nid].backed_bytes);
+	rec_u64(&r, "desc_bytes", desc[nid].backed_bytes);
 	rec_u64(&r, "start_ns", start_ns);
 	rec_u64(&r, "end_ns", end_ns);
 	rec_u64(&r, "ns", w->ns);
@@ -335,16 +333,15 @@ static void alloc_report(const struct alloc_ops *ops)
 
 /* memtest=N's findings, against the store probe's rate (none: 0). */
 static void memtest_report_now(const struct numa_topology *topo, const struct meminit_state *st,
-			       const struct memmap_state *ms)
+			       const struct memmap_probe_result *p)
 {
 	uint64_t bad_pages[MEMMAP_MAX_NODES];
-	const struct memmap_probe_result *p = &ms->probe;
-	uint64_t ticks = p->res.choice == MEMMAP_STORE_NT ? p->res.nt_ticks : p->res.plain_ticks;
+	uint64_t ticks = memmap_store_probe_ticks(&p->res, p->res.choice);
 
 	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++)
 		bad_pages[nid] = st->mi.nodes[nid].bad_pages;
-	init_memtest_report(&st->memtest, topo, bad_pages, p->ran ? p->res.bytes : 0,
-			    p->ran && ticks ? cycles_to_ns(ticks) : 0, p->ran ? p->nid : 0);
+	memtest_run_report(&st->memtest, topo, bad_pages, p->ran ? p->res.bytes : 0,
+			   p->ran && ticks ? cycles_to_ns(ticks) : 0, p->ran ? p->nid : 0);
 }
 
 /* The report's view of the counter check: what each CPU's readings were ahead. */
@@ -357,8 +354,8 @@ static int64_t cpu_counter_offset(uint32_t cpu, void *ctx)
 }
 
 void init_meminit_report(const struct numa_topology *topo, const struct meminit_settings *set,
-			 const struct physmem *pm, const struct memmap_state *ms,
-			 struct meminit_state *st)
+			 const struct physmem *pm, const struct memmap_probe_result *probe,
+			 const struct memmap_sparse_stats *desc, struct meminit_state *st)
 {
 	enum mminit_policy policy = (enum mminit_policy)set->policy;
 	bool lazy = policy == MMINIT_LAZY;
@@ -376,7 +373,7 @@ void init_meminit_report(const struct numa_topology *topo, const struct meminit_
 			"the largest offset of the tsc_sync records", inexact, inexact == 1 ? "" : "s",
 			(unsigned)MMINIT_TRACE_CHUNKS);
 	alloc_report(st->ops);
-	init_physmem_report_retired(pm);
+	physmem_report_retired(pm);
 	if (set->trace)
 		for (uint32_t nid = 0; nid < topo->nr_nodes; nid++)
 			trace_chunks(&st->mi, nid);
@@ -393,9 +390,9 @@ void init_meminit_report(const struct numa_topology *topo, const struct meminit_
 	summary_usable(counter_to_boot_ns(usable_end ? usable_end : st->phase_start_counter), reliable);
 	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++)
 		if (has_memory(topo, nid))
-			report(st, ms, set, nid, policy);
+			report(st, desc, set, nid, policy);
 	if (lazy)
 		lazy_report(&st->lazy);
-	memtest_report_now(topo, st, ms);
+	memtest_report_now(topo, st, probe);
 	alloc_enable_poison();
 }

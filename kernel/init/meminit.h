@@ -23,13 +23,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/init/memtest.h"
 #include "kernel/services/limits.h"
+#include "mm/meminit_settings.h"
 #include "mm/memmap.h"
+#include "mm/memtest_run.h"
 #include "mm/mminit.h"
 
 struct alloc_ops;
-struct memmap_state;
 struct numa_topology;
 struct physmem;
 
@@ -61,7 +61,7 @@ struct meminit_state {
 	bool ran;                                 /* init_meminit() is done */
 	uint64_t early_alloc_made;                /* memboot.early_alloc_pages: how many were made */
 	struct lazy_stats lazy;                   /* memboot.init=lazy's first allocations */
-	struct memtest_state memtest;             /* memtest=N (kernel/init/memtest.h) */
+	struct memtest_state memtest;             /* memtest=N (mm/memtest_run.h) */
 };
 
 /* Phase "meminit": the nodes' CPUs fill the rest of @mm's descriptors and
@@ -70,12 +70,13 @@ struct meminit_state {
  * reports nothing. */
 void init_meminit(const struct meminit_settings *set, const struct memmap *mm,
 		  struct meminit_state *st);
-/* What init_meminit() did, after the counter check (phase tscsync, whose offsets
- * it applies to the APs' chunk times): each node's init and the boot's
- * usable_ns (the summary), the allocator, @pm's retired reservations,
- * memtest's findings against @ms's store probe. */
+/* What init_meminit() did, after the counter check (phase tscsync, whose
+ * offsets it applies to the APs' chunk times): each node's init (@desc[node]:
+ * its descriptor array's figures, phase memmap's) and the boot's usable_ns
+ * (the summary), the allocator, @pm's retired reservations, memtest's
+ * findings against the store @probe (phase memmap's). */
 void init_meminit_report(const struct numa_topology *topo, const struct meminit_settings *set,
-			 const struct physmem *pm, const struct memmap_state *ms,
-			 struct meminit_state *st);
+			 const struct physmem *pm, const struct memmap_probe_result *probe,
+			 const struct memmap_sparse_stats *desc, struct meminit_state *st);
 
 #endif

@@ -113,7 +113,7 @@ bool hugetlb_reserve_gigantic(struct hugetlb_pools *hp, const struct hugetlb_con
 	if (!any_request(cfg))
 		return true;
 	if (gigantic && !cpu_has_1g) {
-		pr_err("HugeTLB: unsupported hugepagesz=1G: this CPU has no 1 GiB pages (CPUID pdpe1gb); that pool stays empty");
+		pr_err("HugeTLB: unsupported hugepagesz=1G: this CPU has no 1 GiB pages; that pool stays empty");
 		gigantic = false;
 	}
 	if (gigantic) {

@@ -22,6 +22,7 @@
 #include "kernel/services/exit.h"
 #include "kernel/services/log.h"
 #include "kernel/services/report/bootreport_keys.h"
+#include "mm/meminit_settings.h"
 #include "mm/mminit.h"
 #include "mm/memtest.h"
 #include "mm/alloc/pcp.h"
