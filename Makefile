@@ -116,7 +116,7 @@ FUZZ_CFLAGS := -std=gnu11 -g -O1 -I. -Iarch/x86_64/include -Wall -Wno-unused-par
 HOST_TESTS := $(patsubst tests/host/%.c,$(HOST_O)/%,$(wildcard tests/host/test_*.c))
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_O)/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all kernel iso run test check-includes topo release-check host-tests fuzz-build fuzz bench clean distclean deps host-deps newlib help
+.PHONY: all kernel iso run test check-includes topo release-check host-tests fuzz-build fuzz bench clean distclean deps host-deps newlib help deb
 
 # Everything a documented command needs: the ISO (make run, tools/memboot run),
 # the ESP (boot/efi/efi.mk) and memboot-topo (tools/memboot topo).
@@ -141,6 +141,8 @@ help:
 	@echo '  make bench-usable     time to usable memory by phase; make bench-translated: the same, counted'
 	@echo '  make bench-pt         page-fault benchmark of the page-table locks (PT_BENCH_ARGS="--threads N")'
 	@echo '  make release-check    build the release kernel (warnings are errors)'
+	@echo '  make deb              build/deb/memboot_VERSION_amd64.deb: kernel, UEFI loader and the memboot'
+	@echo '                        command (install, uninstall, efivars) for a server (docs/spare-metal.md)'
 	@echo '  make clean | distclean  remove build/ | also the newlib cache'
 	@echo '  make help             this list'
 	@echo 'variables:'
@@ -313,6 +315,14 @@ test: check-includes all host-tests fuzz-build release-check bench-build
 
 fuzz: fuzz-build
 	@tools/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# The server package (tools/mbtools/package.py, dpkg-deb): this MODE's kernel
+# and UEFI loader, and the tools' install, uninstall and efivars with the
+# kernel tree's facts generated into it.
+.PHONY: deb
+deb: $(O)/memboot.elf $(O)/efi/BOOTX64.EFI
+	@python3 tools/mbtools/package.py --elf $(O)/memboot.elf --loader $(O)/efi/BOOTX64.EFI \
+		--out build/deb --version '$(VERSION)'
 
 clean:
 	rm -rf build

@@ -39,10 +39,11 @@ import subprocess
 import sys
 import tempfile
 
-from mbtools import facts, inputs
+from mbtools import bootnext, facts, inputs, secureboot
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT_ELF = os.path.join(REPO_ROOT, "build", "debug", "memboot.elf")
+DEFAULT_LOADER = os.path.join(REPO_ROOT, "build", "debug", "efi", "BOOTX64.EFI")
 
 ENTRY_ID = "memboot"
 ENTRY_TITLE = "memboot: memory bring-up test"
@@ -85,17 +86,17 @@ def grub_word(word):
     return "'" + word.replace("'", "'\\''") + "'"
 
 
-def menu_entry(words, kernel_dir="/memboot", more=""):
+def menu_entry(words, kernel_dir="/memboot", more="", prologue=""):
     """memboot's menu entry as GRUB reads it. The kernel lies beside GRUB's
     own directory: $prefix is (DEVICE)DIR/grub with DIR /boot when /boot is
     part of the root filesystem, empty when /boot is a filesystem of its own
     (or a TFTP tree's boot/grub), so the entry needs no device named at
     install time. @kernel_dir is the kernel's directory relative to DIR;
     @more is GRUB script text put after the words as it is (netboot's
-    $memboot_args, which GRUB splits into words)."""
+    $memboot_args, which GRUB splits into words); @prologue is GRUB script
+    run first (secureboot.fallback_lines())."""
     args = " ".join([grub_word(w) for w in words] + ([more] if more else []))
-    return (
-        "menuentry '%s' --id %s {\n"
+    return "menuentry '%s' --id %s {\n" % (ENTRY_TITLE, ENTRY_ID) + prologue + (
         "\tinsmod all_video\n"
         "\tinsmod regexp\n"
         "\tif regexp --set 1:mb_dev --set 2:mb_dir '^\\((.*)\\)(.*)/grub$' \"$prefix\"; then\n"
@@ -106,12 +107,12 @@ def menu_entry(words, kernel_dir="/memboot", more=""):
         "\techo 'Loading memboot ...'\n"
         "\tmultiboot2 \"${mb_dir}%s/%s\"%s\n"
         "\tboot\n"
-        "}\n" % (ENTRY_TITLE, ENTRY_ID, kernel_dir, KERNEL_NAME, " " + args if args else ""))
+        "}\n" % (kernel_dir, KERNEL_NAME, " " + args if args else ""))
 
 
-def grub_d_script(words):
-    """/etc/grub.d/42_memboot: prints the entry for grub-mkconfig while the
-    kernel is there."""
+def grub_d_script(words, entry=None):
+    """/etc/grub.d/42_memboot: prints the entry (@entry, or the multiboot2
+    one of @words) for grub-mkconfig while the kernel is there."""
     return (
         "#!/bin/sh\n"
         "# Written by memboot's tools/memboot install; removed by tools/memboot uninstall.\n"
@@ -121,7 +122,7 @@ def grub_d_script(words):
         "[ -f /%s/%s ] || exit 0\n"
         "cat <<'MEMBOOT_ENTRY'\n"
         "%s"
-        "MEMBOOT_ENTRY\n" % (KERNEL_DIR, KERNEL_NAME, menu_entry(words)))
+        "MEMBOOT_ENTRY\n" % (KERNEL_DIR, KERNEL_NAME, entry or menu_entry(words)))
 
 
 def splice_block(cfg, entry):
@@ -510,9 +511,11 @@ def install_steps(args, lay, plan):
     if problem:
         raise Refused(problem + ("; run 'make' first" if elf == DEFAULT_ELF
                                  and not os.path.exists(elf) else ""))
-    check_layout(lay, ["grub-script-check"] + (["grub-editenv"] if args.once else []))
     words = install_words(args)
-    entry = menu_entry(words)
+    if args.bootnext:
+        return bootnext.install_steps(args, lay, plan, elf, words)
+    check_layout(lay, ["grub-script-check"] + (["grub-editenv"] if args.once else []))
+    entry = bootnext.firmware_checks(args, lay, plan, elf, words, grub_default(lay))
     cfg = read_text(lay.grub_cfg)
     if args.once and not lay.host and "next_entry" not in cfg:
         raise Refused("--once: %s never reads grubenv's next_entry (it was not written "
@@ -530,10 +533,11 @@ def install_steps(args, lay, plan):
     check_default_kept(lay)
     if lay.root and args.dry_run:
         plan.say("install under %s (not this machine's /)" % lay.root)
+    bootnext.write_esp_files(args, lay, plan, elf, words)
     plan.mkdir(lay.kernel_dir)
     with open(elf, "rb") as f:
         plan.write_file(lay.kernel, f.read(), show=False)
-    plan.write_file(lay.script, grub_d_script(words).encode("utf-8"), mode=0o755)
+    plan.write_file(lay.script, grub_d_script(words, entry).encode("utf-8"), mode=0o755)
     regenerate(plan, lay, entry)
     if args.once:
         set_next_entry(plan, lay)
@@ -552,14 +556,18 @@ def cmd_uninstall(args):
 
 
 def uninstall_steps(args, lay, plan):
+    uefi = bootnext.uninstall_steps(args, lay, plan)
+    if uefi and not os.path.isdir(lay.grub_d):
+        return 0
     check_layout(lay, ["grub-script-check", "grub-editenv"])
     env = grubenv_entries(lay)
     cfg = read_text(lay.grub_cfg)
     present = [p for p in (lay.script, lay.kernel) if os.path.lexists(p)]
     clear = env.get("next_entry") in (ENTRY_ID, ENTRY_TITLE)
     if not present and BLOCK_BEGIN not in cfg and not clear:
-        print("memboot uninstall: memboot is not installed under %s; nothing to do"
-              % lay.base)
+        if not uefi:
+            print("memboot uninstall: memboot is not installed under %s; nothing to do"
+                  % lay.base)
         return 0
     for folder in (lay.grub_d, lay.grub_dir, lay.kernel_dir if os.path.isdir(
             lay.kernel_dir) else lay.boot):
@@ -611,6 +619,7 @@ def add_parser(sub):
                         "screen)" % DEFAULT_EXIT)
     p.add_argument("--once", action="store_true",
                    help="the next boot only: grub-editenv grubenv set next_entry=%s" % ENTRY_ID)
+    bootnext.add_options(p)
     _common(p)
     p.set_defaults(func=cmd_install, subparser=p)
 
@@ -620,6 +629,7 @@ def add_parser(sub):
         description="Clear grubenv's next_entry if it names memboot, remove "
                     "/etc/grub.d/%s and /boot/memboot/%s, and regenerate grub.cfg."
                     % (SCRIPT_NAME, KERNEL_NAME))
+    bootnext.add_uninstall_options(u)
     _common(u)
     u.set_defaults(func=cmd_uninstall, subparser=u)
 
