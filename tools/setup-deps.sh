@@ -37,6 +37,7 @@ packages=(
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user   # the lab built and run for arm64
 	sbsigntool efibootmgr mokutil        # install --sign-key, --bootnext and their guest tests
 	debootstrap                          # the package's install/purge test in a Debian 12 root
+	fdisk openssl                        # tools/memboot rehearse: the server's GPT disk, its key
 )
 # The everyday machine, from bookworm-backports (QEMU >= 10).
 qemu_packages=(qemu-system-x86 qemu-system-common qemu-system-data seabios)

@@ -8,7 +8,7 @@ import argparse
 import os
 import sys
 
-from mbtools import efivars, facts, install
+from mbtools import efivars, facts, inputs, install
 
 # /usr/lib/memboot: this file is /usr/lib/memboot/tools/mbtools/servercmd.py.
 LIB = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -50,4 +50,10 @@ def main(argv=None):
     if not getattr(args, "func", None):
         p.print_help(sys.stderr)
         return facts.EXIT_USAGE
+    if isinstance(getattr(args, "append", None), list):
+        # As tools/memboot does: every --append counts, joined in order.
+        args.append = " ".join(a for a in args.append if a)
+        problem = inputs.cmdline_problem(args.append)
+        if problem:
+            p.error(problem)
     return args.func(args)
