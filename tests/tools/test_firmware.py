@@ -107,7 +107,6 @@ class Firmware(ti.Tree):
             self.put(os.path.join(self.bin, name), text, 0o755)
         self.efivarfs = os.path.join(self.root, "sys", "firmware", "efi", "efivars")
         os.makedirs(self.efivarfs)
-        os.makedirs(os.path.join(self.root, "var", "lib"))
         self.esp = os.path.join(self.root, "boot", "efi")
         os.makedirs(os.path.join(self.esp, "EFI", "BOOT"))
         # The ESP is /dev/vda1 in the mount table and sysfs of the tree.
@@ -272,7 +271,7 @@ class Firmware(ti.Tree):
         self.assertFalse(os.path.exists(os.path.join(self.root, "etc", "grub.d",
                                                      install.SCRIPT_NAME)))
         # Twice is refused: the entry is there.
-        self.assert_refused(self.host("install", "--bootnext"), "already there")
+        self.assert_refused(self.host("install", "--bootnext"), "Boot0010 is already there")
 
         proc = self.host("uninstall")
         self.assertEqual(proc.returncode, 0, proc.stderr)

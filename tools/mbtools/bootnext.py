@@ -11,8 +11,10 @@ memboot's loader on the EFI system partition
 adds a Boot#### entry for it that is not in BootOrder (efibootmgr
 --create-only) and sets BootNext to it. The firmware deletes BootNext before
 it boots the entry, so the boot after memboot's is BootOrder's again.
-uninstall deletes the entry, a BootNext naming it and the files; what
-install made is kept in /var/lib/memboot/bootnext for that.
+uninstall deletes every Boot#### entry whose file is memboot's loader (as
+`efibootmgr -v` lists them: nothing is kept on the machine's own disk, so
+a machine whose root is gone or read-only is cleaned up the same), a
+BootNext naming one, and the files.
 
   boot_current()   BootCurrent and its Boot#### load option (description and
                    file path, UEFI 2.10 3.1.3 EFI_LOAD_OPTION and 10.3.5.4
@@ -33,7 +35,6 @@ from mbtools import secureboot
 ESP_DIR = "EFI/memboot"                      # relative to the ESP
 LOADER_NAME = "memboot.efi"
 LOADER_PATH = "\\EFI\\memboot\\memboot.efi"  # as the firmware names it
-STATE = "var/lib/memboot/bootnext"          # relative to the root
 LABEL = "memboot"
 DEFAULT_ESP = "boot/efi"                    # relative to the root
 REMOVABLE = "\\EFI\\BOOT\\BOOTX64.EFI"
@@ -137,11 +138,18 @@ def describe(current):
 
 
 def parse_entries(text):
-    """{number: label} from efibootmgr's listing ("Boot0003* memboot\\t...")."""
+    """{number: (label, device path text)} from `efibootmgr -v`'s listing
+    ("Boot0003* memboot\\tHD(1,GPT,...)/File(\\EFI\\memboot\\memboot.efi)")."""
     out = {}
-    for m in re.finditer(r"^Boot([0-9A-Fa-f]{4})\*?\s+(.*?)(?:\t.*)?$", text, re.M):
-        out[int(m.group(1), 16)] = m.group(2).strip()
+    for m in re.finditer(r"^Boot([0-9A-Fa-f]{4})\*?\s+([^\t\n]*)(?:\t(.*))?$", text, re.M):
+        out[int(m.group(1), 16)] = (m.group(2).strip(), m.group(3) or "")
     return out
+
+
+def memboot_entries(entries):
+    """The numbers of the entries that boot memboot's loader."""
+    return sorted(n for n, (_, path) in entries.items()
+                  if LOADER_PATH.lower() in path.replace("/", "\\").lower())
 
 
 def esp_device(base, esp):
@@ -393,10 +401,10 @@ def install_steps(args, lay, plan, elf, words):
     st = secureboot.state(lay.base, inst.which)
     for line in secureboot.notice(st, bool(signed), True):
         _say(plan, line)
-    state = os.path.join(lay.base, STATE)
-    if os.path.exists(state):
-        raise inst.Refused("%s exists: memboot's Boot#### entry is already there; run "
-                           "'memboot uninstall' first" % state)
+    before = _listing(plan, inst, [tool, "-v"])
+    if memboot_entries(before):
+        raise inst.Refused("memboot's Boot####: Boot%s is already there; run 'memboot "
+                           "uninstall' first" % "%04X" % memboot_entries(before)[0])
     write_esp_files(args, lay, plan, elf, words, force=True)
     disk, part = dev
     create = [tool, "--create-only", "--disk", disk, "--part", str(part),
@@ -405,18 +413,13 @@ def install_steps(args, lay, plan, elf, words):
         plan.say("run: %s" % " ".join(create))
         plan.say("run: %s --bootnext XXXX (the new entry's number)" % tool)
         return 0
-    before = set(_listing(plan, inst, [tool]))
     plan.command(create, what="efibootmgr --create-only")
-    new = [n for n, label in _listing(plan, inst, [tool]).items()
-           if n not in before and label == LABEL]
+    new = [n for n in memboot_entries(_listing(plan, inst, [tool, "-v"])) if n not in before]
     if len(new) != 1:
         raise inst.Failed("efibootmgr made no Boot#### entry labelled %s" % LABEL)
     num = "%04X" % new[0]
     plan.undo_steps.append(lambda: _run_quiet([tool, "--bootnum", num, "--delete-bootnum"]))
     plan.command([tool, "--bootnext", num], undo_argv=[tool, "--delete-bootnext"])
-    os.makedirs(os.path.dirname(state), exist_ok=True)
-    with open(state, "w") as f:
-        f.write("Boot%s %s\n" % (num, esp))
     print("memboot: installed: Boot%s '%s' (%s on %s partition %d), BootNext=%s: the next "
           "boot is memboot's, then BootOrder's again" % (num, LABEL, LOADER_PATH, disk, part,
                                                         num), file=plan.out)
@@ -442,41 +445,25 @@ def _listing(plan, inst, argv):
 
 def uninstall_steps(args, lay, plan):
     """What install --bootnext or --sign-key put in place: BootNext (when
-    it names memboot's entry), the entry, the ESP files. True if anything
-    was there."""
+    it names memboot's entry), the entries that boot memboot's loader, the
+    ESP files. True if anything was there."""
     inst = _install()
-    state = os.path.join(lay.base, STATE)
     found = False
-    if os.path.exists(state):
-        found = True
-        with open(state) as f:
-            words = f.read().split()
-        m = re.fullmatch(r"Boot([0-9A-F]{4})", words[0] if words else "")
-        tool = inst.which("efibootmgr")
-        if m and lay.host and tool:
-            num = m.group(1)
-            nxt = secureboot.read_var(efivarfs_dir(lay), "BootNext")
-            if nxt is not None and len(nxt) >= 2 and "%04X" % struct.unpack_from(
-                    "<H", nxt)[0] == num:
-                plan.command([tool, "--delete-bootnext"])
-            if int(num, 16) in _listing(plan, inst, [tool]):
-                plan.command([tool, "--bootnum", num, "--delete-bootnum"])
-        elif m and lay.host:
-            raise inst.Refused("efibootmgr not found: cannot delete Boot%s (Debian package "
-                               "efibootmgr)" % m.group(1))
-        if len(words) > 1 and not getattr(args, "esp", None):
-            args.esp = words[1]
+    tool = inst.which("efibootmgr")
+    if lay.host and tool and os.path.isdir(efivarfs_dir(lay)):
+        ours = memboot_entries(_listing(plan, inst, [tool, "-v"]))
+        nxt = secureboot.read_var(efivarfs_dir(lay), "BootNext")
+        if nxt is not None and len(nxt) >= 2 and struct.unpack_from("<H", nxt)[0] in ours:
+            plan.command([tool, "--delete-bootnext"])
+        for n in ours:
+            found = True
+            plan.command([tool, "--bootnum", "%04X" % n, "--delete-bootnum"])
     esp = esp_dir(args, lay)
     efi = _find_case(esp, ["EFI", "memboot"]) if os.path.isdir(esp) else None
     if efi:
         found = True
         for name in (LOADER_NAME, "memboot.elf", "cmdline.txt"):
             plan.remove(os.path.join(efi, name))
-        if not plan.dry_run and not os.listdir(efi):
+        if not plan.dry_run and os.path.isdir(efi) and not os.listdir(efi):
             os.rmdir(efi)
-    if os.path.exists(state):
-        plan.remove(state)
-        parent = os.path.dirname(state)
-        if not plan.dry_run and os.path.isdir(parent) and not os.listdir(parent):
-            os.rmdir(parent)
     return found

@@ -79,20 +79,10 @@ PRERM = """#!/bin/sh
 set -e
 case "$1" in
 remove|deconfigure)
-	if [ -e /etc/grub.d/42_memboot ] || [ -e /boot/memboot ] || [ -e /var/lib/memboot/bootnext ]; then
+	if [ -e /etc/grub.d/42_memboot ] || [ -e /boot/memboot ] || [ -e /boot/efi/EFI/memboot ]; then
 		echo "memboot: undoing 'memboot install' before the package is removed"
 		/usr/bin/memboot uninstall
 	fi
-	;;
-esac
-exit 0
-"""
-
-POSTRM = """#!/bin/sh
-set -e
-case "$1" in
-purge)
-	rm -rf /var/lib/memboot
 	;;
 esac
 exit 0
@@ -197,7 +187,6 @@ def stage(root, files, version, arch):
                                     SUGGESTS))
     _write(os.path.join(debian, "md5sums"), "".join(sums))
     _write(os.path.join(debian, "prerm"), PRERM, 0o755)
-    _write(os.path.join(debian, "postrm"), POSTRM, 0o755)
 
 
 def build(files, out_dir, version, arch="amd64"):
