@@ -270,25 +270,32 @@ def chain_entry(prologue):
                      ESP_DIR, LOADER_NAME))
 
 
+def check_boot_manager(args, lay, plan):
+    """install through GRUB on the running machine: Refused for --once where
+    GRUB is not what the firmware boots (BootCurrent), a note without it.
+    Before GRUB's layout is looked at: a machine without GRUB gets this."""
+    inst = _install()
+    if not lay.host or not os.path.isdir(os.path.join(lay.base, "sys", "firmware", "efi")):
+        return
+    cur = boot_current(efivarfs_dir(lay))
+    if grub_boots(cur, esp_dir(args, lay)) is False:
+        msg = ("the firmware booted %s, not GRUB: GRUB's menu and its next_entry are "
+               "never read on this machine; install --bootnext makes the next boot "
+               "memboot's through UEFI's own BootNext instead" % describe(cur))
+        if args.once:
+            raise inst.Refused("--once: " + msg)
+        _say(plan, "note: " + msg)
+
+
 def firmware_checks(args, lay, plan, elf, words, default):
-    """install through GRUB: what the running machine's firmware does with
-    it (Refused for --once where GRUB is not what the firmware boots), the
-    Secure Boot notice, and memboot's entry."""
+    """install through GRUB: the Secure Boot notice, and memboot's entry
+    (chainloading the signed loader with --sign-key)."""
     inst = _install()
     signed = _signing(args, inst)
     if signed:
         _loader(args, inst)
     if lay.host:
         st = secureboot.state(lay.base, inst.which)
-        if st["uefi"]:
-            cur = boot_current(efivarfs_dir(lay))
-            if grub_boots(cur, esp_dir(args, lay)) is False:
-                msg = ("the firmware booted %s, not GRUB: GRUB's menu and its next_entry are "
-                       "never read on this machine; install --bootnext makes the next boot "
-                       "memboot's through UEFI's own BootNext instead" % describe(cur))
-                if args.once:
-                    raise inst.Refused("--once: " + msg)
-                _say(plan, "note: " + msg)
         for line in secureboot.notice(st, bool(signed), False):
             _say(plan, line)
     prologue = secureboot.fallback_lines(default)

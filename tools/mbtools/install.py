@@ -514,6 +514,7 @@ def install_steps(args, lay, plan):
     words = install_words(args)
     if args.bootnext:
         return bootnext.install_steps(args, lay, plan, elf, words)
+    bootnext.check_boot_manager(args, lay, plan)
     check_layout(lay, ["grub-script-check"] + (["grub-editenv"] if args.once else []))
     entry = bootnext.firmware_checks(args, lay, plan, elf, words, grub_default(lay))
     cfg = read_text(lay.grub_cfg)

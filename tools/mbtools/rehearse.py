@@ -81,7 +81,9 @@ $bb poweroff -f
 """ % {"mark": MARK, "prefix": efivars.PREFIX, "guid": efivars.GUID}
 
 # The grub.cfg of the server: grub-mkconfig's header (the next_entry lines
-# of /etc/grub.d/00_header), then its OS, the default.
+# of /etc/grub.d/00_header), then its OS, the default. no_timer_check, as
+# cloud images boot: on a loaded host TCG's timer misses Linux's IO-APIC
+# check and Linux panics ("IO-APIC + timer doesn't work").
 GRUB_CFG = """if [ -s $prefix/grubenv ]; then
   set have_grubenv=true
   load_env
@@ -96,7 +98,7 @@ else
 fi
 set timeout=0
 menuentry 'Debian GNU/Linux' --id linux {
-	linux /boot/vmlinuz console=ttyS0,115200 rdinit=/init panic=-1
+	linux /boot/vmlinuz console=ttyS0,115200 rdinit=/init panic=-1 no_timer_check
 	initrd /boot/initrd.img
 }
 """
@@ -318,6 +320,185 @@ def make_key(workdir):
 
 
 # ---------------------------------------------------------------------------
+# A server whose firmware boots Linux itself (no GRUB): install --bootnext
+# ---------------------------------------------------------------------------
+
+STUB_DIR = "EFI/linux"
+STUB_ENTRY = 0x0080
+STUB_WORDS = "console=ttyS0,115200 rdinit=/init panic=-1 no_timer_check"
+# The ESP's disk and its modules, in load order (the cloud kernel has them
+# as modules), and the Python and efibootmgr the package's command needs.
+DISK_MODULES = ("drivers/virtio/virtio_ring.ko", "drivers/virtio/virtio.ko",
+                "drivers/virtio/virtio_pci_legacy_dev.ko",
+                "drivers/virtio/virtio_pci_modern_dev.ko", "drivers/virtio/virtio_pci.ko",
+                "drivers/block/virtio_blk.ko", "fs/fat/fat.ko", "fs/fat/vfat.ko",
+                "fs/nls/nls_cp437.ko", "fs/nls/nls_ascii.ko")
+PYTHON = "/usr/bin/python3.11"
+PY_LIB = "/usr/lib/python3.11"
+PY_LEAVE_OUT = ("test", "tests", "idlelib", "tkinter", "turtledemo", "lib2to3", "ensurepip",
+                "pydoc_data", "distutils", "dist-packages", "site-packages", "venv",
+                "__pycache__", "config-3.11-x86_64-linux-gnu", "sqlite3", "curses",
+                "unittest", "asyncio", "email", "http", "xml", "xmlrpc", "multiprocessing",
+                "concurrent", "ctypes", "wsgiref", "urllib", "dbm", "html")
+
+STAGE_INIT = """#!/bin/sh
+bb=/bin/busybox
+$bb mkdir -p /proc /sys /dev /tmp /boot/efi /var/lib
+$bb mount -t proc proc /proc
+$bb mount -t sysfs sysfs /sys
+$bb mount -t devtmpfs devtmpfs /dev
+$bb insmod /efivarfs.ko
+$bb mount -t efivarfs efivarfs /sys/firmware/efi/efivars
+for m in %(modules)s; do $bb insmod /modules/$m; done
+n=0
+while [ ! -b /dev/vda1 ] && [ $n -lt 50 ]; do $bb sleep 0.2; n=$((n + 1)); done
+$bb mount -t vfat /dev/vda1 /boot/efi
+echo "%(mark)s linux up"
+for f in /sys/firmware/efi/efivars/%(prefix)s*-%(guid)s; do
+    [ -e "$f" ] || continue
+    echo "%(mark)s var $($bb basename $f) $($bb od -An -v -tx1 $f | $bb tr -d ' \\n')"
+done
+export PATH=/usr/bin:/bin
+%(commands)s
+$bb umount /boot/efi
+$bb sync
+echo "%(mark)s end"
+$bb poweroff -f
+"""
+
+
+def _elf_libs(path):
+    """The shared objects @path loads, as ldd names them."""
+    out = _run(["ldd", path], "ldd " + path).stdout
+    libs = []
+    for line in out.splitlines():
+        m = line.split("=>")
+        name = (m[1] if len(m) > 1 else m[0]).split("(")[0].strip()
+        if name.startswith("/"):
+            libs.append(name)
+    return libs
+
+
+def _file_entries(paths):
+    """cpio entries for files at their own paths, with their directories."""
+    dirs, files = set(), []
+    for p in paths:
+        parts = p.strip("/").split("/")
+        for i in range(1, len(parts)):
+            dirs.add("/".join(parts[:i]))
+        mode = 0o100755 if os.access(p, os.X_OK) else 0o100644
+        files.append((p.strip("/"), mode, _read(os.path.realpath(p))))
+    return [(d, 0o40755, b"") for d in sorted(dirs)] + files
+
+
+def python_and_efibootmgr():
+    """Debian's Python (the standard library the tools use) and efibootmgr,
+    with their libraries, for a busybox initramfs."""
+    for p in (PYTHON, "/usr/bin/efibootmgr"):
+        if not os.path.exists(p):
+            raise RehearsalError("%s missing (Debian packages python3, efibootmgr)" % p)
+    paths = {PYTHON, "/usr/bin/efibootmgr"}
+    for exe in (PYTHON, "/usr/bin/efibootmgr"):
+        paths.update(_elf_libs(exe))
+    for folder, dirs, files in os.walk(PY_LIB):
+        dirs[:] = [d for d in dirs if d not in PY_LEAVE_OUT]
+        for f in files:
+            p = os.path.join(folder, f)
+            if f.endswith(".py") or (f.endswith(".so") and folder.endswith("lib-dynload")
+                                     and f.startswith(("_json", "_struct", "_uuid",
+                                                       "_bz2", "_lzma", "math", "select",
+                                                       "fcntl", "array", "binascii",
+                                                       "zlib", "_posixsubprocess",
+                                                       "_opcode", "_contextvars"))):
+                paths.add(p)
+    for so in [p for p in paths if p.endswith(".so")]:
+        paths.update(_elf_libs(so))
+    entries = _file_entries(sorted(paths))
+    return entries + [("usr/bin/python3", 0o120777, b"python3.11")]
+
+
+def stage_initramfs(kernel_root, cache, package_root, commands):
+    """The busybox initramfs with the ESP's modules, Python, efibootmgr
+    and memboot's package, running @commands (shell) once the ESP is
+    mounted at /boot/efi; their output goes to the console."""
+    mods = []
+    for rel in DISK_MODULES:
+        found = glob.glob(os.path.join(kernel_root, "lib", "modules", "*", "kernel", rel))
+        if not found:
+            raise RehearsalError("no %s in the kernel package" % rel)
+        mods.append(("modules/" + os.path.basename(rel), 0o100644, _read(found[0])))
+    pkg = []
+    for folder, _, files in os.walk(package_root):
+        for f in files:
+            p = os.path.join(folder, f)
+            rel = os.path.relpath(p, package_root)
+            pkg.append((rel, 0o100755 if os.access(p, os.X_OK) else 0o100644, _read(p)))
+    pkg_dirs = sorted({os.path.dirname(n) for n, _, _ in pkg if os.path.dirname(n)})
+    dir_entries = []
+    for d in pkg_dirs:
+        parts = d.split("/")
+        for i in range(1, len(parts) + 1):
+            dir_entries.append(("/".join(parts[:i]), 0o40755, b""))
+    init = STAGE_INIT % {"mark": MARK, "prefix": efivars.PREFIX, "guid": efivars.GUID,
+                         "modules": " ".join(os.path.basename(r) for r in DISK_MODULES),
+                         "commands": commands}
+    entries = ([("modules", 0o40755, b"")] + mods + python_and_efibootmgr()
+               + list(dict.fromkeys(dir_entries)) + pkg)
+    seen, unique = set(), []
+    for e in entries:
+        if e[0] not in seen:
+            seen.add(e[0])
+            unique.append(e)
+    import gzip
+    return gzip.compress(initramfs(kernel_root, cache, init=init, extra=unique), 6)
+
+
+def load_option(desc, path, words=""):
+    """An EFI_LOAD_OPTION for a file found by its path alone (a short-form
+    File Path, which the firmware expands), with @words as its optional
+    data (UCS-2, the command line of a Linux EFI stub)."""
+    import struct
+    name = (path + "\0").encode("utf-16-le")
+    dp = struct.pack("<BBH", 4, 4, 4 + len(name)) + name + struct.pack("<BBH", 0x7F, 0xFF, 4)
+    return (struct.pack("<IH", 1, len(dp)) + (desc + "\0").encode("utf-16-le") + dp
+            + (words.encode("utf-16-le") if words else b""))
+
+
+class StubServer(Server):
+    """A server whose firmware boots Linux's EFI stub itself (Boot0080 first
+    in BootOrder, with initrd= and the words as its load options): no GRUB
+    anywhere, as on a machine with systemd-boot or a UKI."""
+
+    def build_tree(self):
+        os.makedirs(os.path.join(self.esp, STUB_DIR), exist_ok=True)
+        shutil.copyfile(self.vmlinuz, os.path.join(self.esp, STUB_DIR, "vmlinuz.efi"))
+        self.set_initrd(initramfs(self.kernel_root, self.cache))
+        if shutil.which("virt-fw-vars") is None:
+            raise RehearsalError("virt-fw-vars not found (Debian package "
+                                 "python3-virt-firmware, bookworm-backports)")
+        import json
+        words = "initrd=\\%s\\initrd.img %s" % (STUB_DIR.replace("/", "\\"), STUB_WORDS)
+        data = load_option("Debian (Linux EFI stub)",
+                           "\\%s\\vmlinuz.efi" % STUB_DIR.replace("/", "\\"), words)
+        js = os.path.join(self.dir, "bootorder.json")
+        with open(js, "w") as f:
+            json.dump({"version": 2, "variables": [
+                {"name": "Boot%04X" % STUB_ENTRY, "guid": GLOBAL_GUID, "attr": 7,
+                 "data": data.hex()},
+                {"name": "BootOrder", "guid": GLOBAL_GUID, "attr": 7,
+                 "data": STUB_ENTRY.to_bytes(2, "little").hex()}]}, f)
+        _run(["virt-fw-vars", "-i", vars_template(False), "--set-json", js, "-o", self.vars],
+             "virt-fw-vars --set-json")
+
+    def set_initrd(self, data):
+        with open(os.path.join(self.esp, STUB_DIR, "initrd.img"), "wb") as f:
+            f.write(data)
+
+
+GLOBAL_GUID = "8be4df61-93ca-11d2-aa0d-00e098032b8c"
+
+
+# ---------------------------------------------------------------------------
 # The command
 # ---------------------------------------------------------------------------
 
@@ -385,8 +566,14 @@ def describe_memboot(b):
 
 
 def rehearse(args, say):
-    workdir = args.keep or tempfile.mkdtemp(prefix="memboot-rehearse-")
-    os.makedirs(workdir, exist_ok=True)
+    if not args.keep:
+        with tempfile.TemporaryDirectory(prefix="memboot-rehearse-") as tmp:
+            return rehearse_in(args, say, tmp)
+    os.makedirs(args.keep, exist_ok=True)
+    return rehearse_in(args, say, os.path.abspath(args.keep))
+
+
+def rehearse_in(args, say, workdir):
     deb = args.deb or build_deb(workdir)
     srv = Server(workdir, secure_boot=args.secure_boot, cache=args.cache)
     say.step("the simulated server in %s: a GPT disk, its EFI system partition with %s, "
@@ -489,7 +676,7 @@ def add_parser(sub):
                         "rehearsal, enrolled as a machine owner key")
     p.add_argument("--keep", metavar="DIR",
                    help="build the server in DIR and keep it (default: a temporary "
-                        "directory, kept too: its path is printed)")
+                        "directory, removed at the end)")
     p.add_argument("--cache", default=DEFAULT_CACHE, metavar="DIR",
                    help="where the Debian packages are kept (default %s)" % DEFAULT_CACHE)
     p.add_argument("--timeout", type=inputs.positive_seconds, default=300, metavar="S",
