@@ -170,6 +170,6 @@ def fallback_lines(default):
 
 
 def _grub_quote(word):
-    if re.fullmatch(r"[A-Za-z0-9_.:=,+@%>-]+", word):
+    if re.fullmatch(r"[A-Za-z0-9_.:=,+@%-]+", word):
         return word
     return "'" + word.replace("'", "'\\''") + "'"
