@@ -120,7 +120,7 @@ FUZZ_CFLAGS := -std=gnu11 -g -O1 -I. -Iarch/include -Iarch/x86_64/include -Wall 
 HOST_TESTS := $(patsubst tests/host/%.c,$(HOST_O)/%,$(wildcard tests/host/test_*.c))
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_O)/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all kernel iso run test check-includes topo release-check host-tests fuzz-build fuzz bench clean distclean deps host-deps newlib help
+.PHONY: all kernel iso run test check-includes topo release-check host-tests fuzz-build fuzz bench clean distclean deps host-deps newlib help deb test-spare
 
 # Everything a documented command needs: the ISO (make run, tools/memboot run),
 # the ESP (boot/efi/efi.mk) and memboot-topo (tools/memboot topo).
@@ -135,6 +135,7 @@ help:
 	@echo '  make esp              UEFI loader and ESP image $(O)/memboot-esp.img (boot without GRUB)'
 	@echo '  make run              boot the ISO in QEMU: 2 nodes x 2 CPUs x 1 GiB (RUN_ARGS="..." for tools/memboot run)'
 	@echo '  make test             host unit tests, fuzz regressions, tool tests, guest boots; ends "N passed, N failed"'
+	@echo '  make test-spare       the slow spare-server guest tests alone (Secure Boot, BootNext, the package)'
 	@echo '  make host-tests       build the cmocka unit tests (ASan/UBSan) in build/host/ (needs only gcc, clang, cmocka)'
 	@echo '  make fuzz-build       build the libFuzzer targets in build/fuzz/'
 	@echo '  make check-includes   check that includes follow the layering rules (part of make test)'
@@ -145,6 +146,8 @@ help:
 	@echo '  make bench-usable     time to usable memory by phase; make bench-translated: the same, counted'
 	@echo '  make bench-pt         page-fault benchmark of the page-table locks (PT_BENCH_ARGS="--threads N")'
 	@echo '  make release-check    build the release kernel (warnings are errors)'
+	@echo '  make deb              build/deb/memboot_VERSION_amd64.deb: kernel, UEFI loader and the memboot'
+	@echo '                        command (install, uninstall, efivars) for a server (docs/spare-metal.md)'
 	@echo '  make clean | distclean  remove build/ | also the newlib cache'
 	@echo '  make help             this list'
 	@echo 'variables:'
@@ -316,8 +319,24 @@ check-includes:
 test: check-includes all host-tests fuzz-build release-check bench-build
 	@python3 tests/run.py --iso $(O)/memboot.iso --elf $(O)/memboot.elf $(TEST_ARGS)
 
+# The spare-server loop's slow guest tests alone (Secure Boot, BootNext, the
+# package in a Debian root, docs/spare-metal.md's rehearsal): minutes a boot
+# under TCG, so `make test` skips them; CI runs them with it (.ci/run).
+test-spare: all
+	@MEMBOOT_SPARE_TESTS=1 python3 tests/run.py --only guest -k '$(SPARE_TESTS)' \
+		--iso $(O)/memboot.iso --elf $(O)/memboot.elf $(TEST_ARGS)
+SPARE_TESTS := secure_boot|bootnext|package_root|spare_docs
+
 fuzz: fuzz-build
 	@tools/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# The server package (tools/mbtools/package.py, dpkg-deb): this MODE's kernel
+# and UEFI loader, and the tools' install, uninstall and efivars with the
+# kernel tree's facts generated into it.
+.PHONY: deb
+deb: $(O)/memboot.elf $(O)/efi/BOOTX64.EFI
+	@python3 tools/mbtools/package.py --elf $(O)/memboot.elf --loader $(O)/efi/BOOTX64.EFI \
+		--out build/deb --version '$(VERSION)'
 
 clean:
 	rm -rf build

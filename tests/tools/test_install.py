@@ -19,7 +19,7 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__fi
 TOOL = os.path.join(REPO_ROOT, "tools", "memboot")
 FIXTURE_CFG = os.path.join(REPO_ROOT, "tests", "tools", "fixtures", "grub-mkconfig.cfg")
 sys.path.insert(0, os.path.join(REPO_ROOT, "tools"))
-from mbtools import facts, install  # noqa: E402
+from mbtools import facts, install, secureboot  # noqa: E402
 
 GRUB_TOOLS = ("grub-script-check", "grub-editenv")
 HAVE_GRUB = all(shutil.which(t) for t in GRUB_TOOLS)
@@ -188,7 +188,8 @@ class InstallRoot(Tree):
         # The script prints the same entry grub.cfg has.
         self.assertIn(install.menu_entry(install.install_words(
             type("A", (), {"append": "memboot.init=serial console=ttyS0,115200",
-                           "no_exit_reboot": False})())), cfg)
+                           "no_exit_reboot": False})()),
+            prologue=secureboot.fallback_lines(None)), cfg)
 
         proc = self.tool("uninstall", "--root", self.root)
         self.assertEqual(proc.returncode, 0, proc.stderr)

@@ -34,8 +34,7 @@ RESULTS_C = os.path.join(facts.REPO_ROOT, "kernel", "services", "report", "efiva
 
 def _kernel_define(path, name):
     """`#define NAME number` of a kernel source: what the kernel writes."""
-    with open(path, encoding="utf-8") as f:
-        return facts.parse_defines(f.read())[name]
+    return facts.kernel_define(path, name)
 
 
 # The most chunks the kernel writes, and the attributes it gives each

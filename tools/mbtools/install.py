@@ -43,10 +43,11 @@ import subprocess
 import sys
 import tempfile
 
-from mbtools import facts, inputs
+from mbtools import bootnext, facts, inputs, secureboot
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT_ELF = os.path.join(REPO_ROOT, "build", "debug", "memboot.elf")
+DEFAULT_LOADER = os.path.join(REPO_ROOT, "build", "debug", "efi", "BOOTX64.EFI")
 
 ENTRY_ID = "memboot"
 ENTRY_TITLE = "memboot: memory bring-up test"
@@ -89,17 +90,17 @@ def grub_word(word):
     return "'" + word.replace("'", "'\\''") + "'"
 
 
-def menu_entry(words, kernel_dir="/memboot", more=""):
+def menu_entry(words, kernel_dir="/memboot", more="", prologue=""):
     """memboot's menu entry as GRUB reads it. The kernel lies beside GRUB's
     own directory: $prefix is (DEVICE)DIR/grub with DIR /boot when /boot is
     part of the root filesystem, empty when /boot is a filesystem of its own
     (or a TFTP tree's boot/grub), so the entry needs no device named at
     install time. @kernel_dir is the kernel's directory relative to DIR;
     @more is GRUB script text put after the words as it is (netboot's
-    $memboot_args, which GRUB splits into words)."""
+    $memboot_args, which GRUB splits into words); @prologue is GRUB script
+    run first (secureboot.fallback_lines())."""
     args = " ".join([grub_word(w) for w in words] + ([more] if more else []))
-    return (
-        "menuentry '%s' --id %s {\n"
+    return "menuentry '%s' --id %s {\n" % (ENTRY_TITLE, ENTRY_ID) + prologue + (
         "\tinsmod all_video\n"
         "\tinsmod regexp\n"
         "\tif regexp --set 1:mb_dev --set 2:mb_dir '^\\((.*)\\)(.*)/grub$' \"$prefix\"; then\n"
@@ -110,13 +111,14 @@ def menu_entry(words, kernel_dir="/memboot", more=""):
         "\techo 'Loading memboot ...'\n"
         "\tmultiboot2 \"${mb_dir}%s/%s\"%s\n"
         "\tboot\n"
-        "}\n" % (ENTRY_TITLE, ENTRY_ID, kernel_dir, KERNEL_NAME, " " + args if args else ""))
+        "}\n" % (kernel_dir, KERNEL_NAME, " " + args if args else ""))
 
 
-def grub_d_script(words, made_grubenv=False):
-    """/etc/grub.d/42_memboot: prints the entry for grub-mkconfig while the
-    kernel is there. @made_grubenv: install --once created grubenv, which
-    a comment line says for uninstall (MADE_GRUBENV)."""
+def grub_d_script(words, made_grubenv=False, entry=None):
+    """/etc/grub.d/42_memboot: prints the entry (@entry, or the multiboot2
+    one of @words) for grub-mkconfig while the kernel is there.
+    @made_grubenv: install --once created grubenv, which a comment line says
+    for uninstall (MADE_GRUBENV)."""
     return (
         "#!/bin/sh\n"
         "# Written by memboot's tools/memboot install; removed by tools/memboot uninstall.\n"
@@ -128,7 +130,7 @@ def grub_d_script(words, made_grubenv=False):
         "cat <<'MEMBOOT_ENTRY'\n"
         "%s"
         "MEMBOOT_ENTRY\n" % (MADE_GRUBENV + "\n" if made_grubenv else "", KERNEL_DIR,
-                             KERNEL_NAME, menu_entry(words)))
+                             KERNEL_NAME, entry or menu_entry(words)))
 
 
 # ---------------------------------------------------------------------------
@@ -332,14 +334,19 @@ def default_problem(text, grubenv_vars):
     reads it: a number counts top-level entries from 0 (a submenu path
     "1>2" by its first number), anything else names an entry's id or title;
     one GRUB finds no entry for falls back to entry 0. ${next_entry} is the
-    one-shot boot (--once) and ${saved_entry} is grubenv's."""
+    one-shot boot (--once) and ${saved_entry} is grubenv's. Only the top
+    level counts: a `set default=` inside an entry (memboot's own sets the
+    machine's default back, secureboot.fallback_lines()) or a function runs
+    when they do, not when GRUB picks the entry to boot."""
     lines = grub_code(text)
     entries = menu_entries(text, lines)
     mine = next((k for k, (_, title, ident) in enumerate(entries)
                  if ident == ENTRY_ID or title == ENTRY_TITLE), None)
     if mine is None:
         return None
-    for n, code, _ in lines:
+    for n, code, depth in lines:
+        if depth:
+            continue    # inside an entry or a function: it runs when they do, not at the menu
         for m in DEFAULT_RE.finditer(code):
             value = unquote(m.group(2))
             if "$" in value:
@@ -1155,6 +1162,9 @@ def install_steps(args, lay, plan):
     problem = words_problem(words)
     if problem:
         raise Refused(problem)
+    if args.bootnext:
+        return bootnext.install_steps(args, lay, plan, elf, words)
+    bootnext.check_boot_manager(args, lay, plan)
     check_layout(lay, ["grub-script-check"] + (["grub-editenv"] if args.once else []))
     env = grubenv_entries(lay)
     if args.once and env.get("next_entry") not in (None, "", ENTRY_ID, ENTRY_TITLE):
@@ -1163,7 +1173,7 @@ def install_steps(args, lay, plan):
                       "first, or clear it (grub-editenv %s unset next_entry)"
                       % (lay.grubenv, env["next_entry"], lay.grubenv))
     made_grubenv = script_made_grubenv(lay) or (args.once and not os.path.lexists(lay.grubenv))
-    entry = menu_entry(words)
+    entry = bootnext.firmware_checks(args, lay, plan, elf, words, grub_default(lay))
     old_cfg = new_cfg = None
     if not lay.host:
         old_cfg, new_cfg = planned_cfg(lay, entry, env)
@@ -1182,11 +1192,12 @@ def install_steps(args, lay, plan):
     if lay.root and args.dry_run:
         plan.say("install under %s (not this machine's /)" % lay.root)
     remove_leftovers(plan, lay)
+    bootnext.write_esp_files(args, lay, plan, elf, words)
     plan.mkdir(lay.real(lay.kernel_dir))
     plan.write_file(lay.real(lay.kernel), kernel, mode=0o644, show=False,
                     max_old=MAX_KERNEL_BYTES)
-    plan.write_file(lay.real(lay.script), grub_d_script(words, made_grubenv).encode("utf-8"),
-                    mode=0o755)
+    plan.write_file(lay.real(lay.script),
+                    grub_d_script(words, made_grubenv, entry).encode("utf-8"), mode=0o755)
     if lay.host:
         regenerate_host(plan, lay, entry, args.once, env)
     else:
@@ -1216,6 +1227,9 @@ def cmd_uninstall(args):
 
 
 def uninstall_steps(args, lay, plan):
+    uefi = bootnext.uninstall_steps(args, lay, plan)
+    if uefi and not os.path.isdir(lay.grub_d):
+        return 0
     check_layout(lay, ["grub-script-check", "grub-editenv"])
     env = grubenv_entries(lay)
     made_grubenv = script_made_grubenv(lay)
@@ -1226,8 +1240,9 @@ def uninstall_steps(args, lay, plan):
     clear = env.get("next_entry") in (ENTRY_ID, ENTRY_TITLE)
     left = leftovers(lay)
     if not present and new_cfg == old_cfg and not clear and not left:
-        print("memboot uninstall: memboot is not installed under %s; nothing to do"
-              % lay.base)
+        if not uefi:
+            print("memboot uninstall: memboot is not installed under %s; nothing to do"
+                  % lay.base)
         return 0
     for folder in (lay.grub_d, lay.grub_dir, lay.kernel_dir if os.path.isdir(
             lay.kernel_dir) else lay.boot):
@@ -1288,6 +1303,7 @@ def add_parser(sub):
                         "screen)" % DEFAULT_EXIT)
     p.add_argument("--once", action="store_true",
                    help="the next boot only: grub-editenv grubenv set next_entry=%s" % ENTRY_ID)
+    bootnext.add_options(p)
     _common(p)
     p.set_defaults(func=cmd_install, subparser=p)
 
@@ -1297,6 +1313,7 @@ def add_parser(sub):
         description="Clear grubenv's next_entry if it names memboot, remove "
                     "/etc/grub.d/%s and /boot/memboot/%s, and regenerate grub.cfg."
                     % (SCRIPT_NAME, KERNEL_NAME))
+    bootnext.add_uninstall_options(u)
     _common(u)
     u.set_defaults(func=cmd_uninstall, subparser=u)
 
