@@ -138,7 +138,7 @@ KERNEL_OBJS := $(patsubst %.c,$(O)/%.o,$(KERNEL_C)) $(patsubst %.S,$(O)/%.o,$(KE
 
 # Pure C that also builds on the host: the same files the kernel links.
 PURE_SRCS := boot/bootinfo.c boot/efi_map.c boot/mb2/mb2.c kernel/services/cmdline.c \
-	kernel/services/report/record.c kernel/services/report/format.c kernel/services/jobs/plan.c kernel/services/clock/clockcal.c kernel/services/clock/tsc_sync.c $(wildcard kernel/firmware/*.c kernel/firmware/acpi/*.c) \
+	kernel/services/report/record.c kernel/services/report/format.c kernel/services/jobs/plan.c kernel/services/clock/clockcal.c kernel/services/clock/counter_sync.c $(wildcard kernel/firmware/*.c kernel/firmware/acpi/*.c) \
 	$(wildcard $(addsuffix /*.c,$(MM_DIRS)))
 PURE_SRCS += boot/handoff.c boot/pvh/pvh.c boot/efi/kelf.c
 # The consoles' drawing, log ring and option parsing (no hardware in them):
@@ -148,7 +148,8 @@ PURE_SRCS += $(wildcard kernel/services/console/*.c)
 # The boot report's dump keys (memboot.dump_mmap, _acpi, _bootinfo).
 PURE_SRCS += kernel/services/report/bootreport_keys.c
 # Each subsystem's command-line keys and their parsing (kernel/services/cmdline.h).
-PURE_SRCS += kernel/services/smp_settings.c kernel/services/exit_method.c kernel/selftest/select.c kernel/bench/settings.c
+PURE_SRCS += kernel/services/smp_settings.c kernel/services/exit_method.c kernel/selftest/select.c kernel/bench/settings.c \
+	kernel/vm/vm_settings.c
 # The replay file's checks (kernel/selftest/replay.c reads the file).
 PURE_SRCS += kernel/selftest/replay_file.c
 # The numaperf self-test's permutation and arithmetic.
@@ -180,7 +181,7 @@ FUZZ_CFLAGS := -std=gnu11 -g -O1 $(HOST_INCLUDES) -Wall -Wno-unused-parameter \
 HOST_TESTS := $(patsubst tests/host/%.c,$(HOST_O)/%,$(wildcard tests/host/test_*.c))
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_O)/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all kernel iso run test check-includes cross-check topo release-check host-tests fuzz-build fuzz bench clean distclean deps host-deps newlib help
+.PHONY: all kernel iso run test check-includes cross-check topo release-check host-tests fuzz-build fuzz bench clean distclean deps host-deps newlib help deb test-spare
 
 # Everything a documented command needs: the ISO (make run, tools/memboot run),
 # the ESP (boot/efi/efi.mk) and memboot-topo (tools/memboot topo).
@@ -195,6 +196,7 @@ help:
 	@echo '  make esp              UEFI loader and ESP image $(O)/memboot-esp.img (boot without GRUB)'
 	@echo '  make run              boot the ISO in QEMU: 2 nodes x 2 CPUs x 1 GiB (RUN_ARGS="..." for tools/memboot run)'
 	@echo '  make test             host unit tests, fuzz regressions, tool tests, guest boots; ends "N passed, N failed"'
+	@echo '  make test-spare       the slow spare-server guest tests alone (Secure Boot, BootNext, the package)'
 	@echo '  make host-tests       build the cmocka unit tests (ASan/UBSan) in build/host/ (needs only gcc, clang, cmocka)'
 	@echo '  make fuzz-build       build the libFuzzer targets in build/fuzz/'
 	@echo '  make check-includes   check that includes follow the layering rules (part of make test)'
@@ -206,6 +208,8 @@ help:
 	@echo '  make bench-usable     time to usable memory by phase; make bench-translated: the same, counted'
 	@echo '  make bench-pt         page-fault benchmark of the page-table locks (PT_BENCH_ARGS="--threads N")'
 	@echo '  make release-check    build the release kernel (warnings are errors)'
+	@echo '  make deb              build/deb/memboot_VERSION_amd64.deb: kernel, UEFI loader and the memboot'
+	@echo '                        command (install, uninstall, efivars) for a server (docs/spare-metal.md)'
 	@echo '  make clean | distclean  remove build/ | also the newlib cache'
 	@echo '  make help             this list'
 	@echo 'variables:'
@@ -301,14 +305,15 @@ run: all
 #                                                           one set per descriptor size N
 #
 # The cmocka tests' library also holds their helpers (the job runner on
-# pthreads, the memory map checks and simulator), the fuzzers' the job runner.
+# pthreads, the memory map checks and simulator, the clock's story over a
+# simulated architecture's hooks), the fuzzers' the job runner.
 # A binary takes from a library only the objects it needs.
 HOST_OBJ := $(HOST_O)/obj
 FUZZ_OBJ := $(FUZZ_O)/obj
 HOST_LIB := $(HOST_O)/libmemboot-host.a
 FUZZ_LIB := $(FUZZ_O)/libmemboot-fuzz.a
 HOST_TEST_HELPERS := tests/host/map_check.c kernel/services/jobs/job.c tests/host/job_host.c \
-	tests/host/sim_memmap.c
+	tests/host/sim_memmap.c kernel/services/clock/clock.c kernel/services/clock/time.c
 FUZZ_HELPERS := kernel/services/jobs/job.c tests/host/job_host.c
 HOST_LIB_SRCS := $(PURE_SRCS) $(HOST_TOOL_SRCS) $(HOST_SUPPORT) $(HOST_TEST_HELPERS)
 FUZZ_LIB_SRCS := $(PURE_SRCS) $(HOST_TOOL_SRCS) $(HOST_SUPPORT) $(FUZZ_HELPERS)
@@ -484,8 +489,24 @@ cross-check: $(addprefix cross-check-,$(CROSS_ARCHES))
 test: check-includes cross-check all host-tests fuzz-build release-check bench-build
 	@python3 tests/run.py --iso $(O)/memboot.iso --elf $(O)/memboot.elf $(TEST_ARGS)
 
+# The spare-server loop's slow guest tests alone (Secure Boot, BootNext, the
+# package in a Debian root, docs/spare-metal.md's rehearsal): minutes a boot
+# under TCG, so `make test` skips them; CI runs them with it (.ci/run).
+test-spare: all
+	@MEMBOOT_SPARE_TESTS=1 python3 tests/run.py --only guest -k '$(SPARE_TESTS)' \
+		--iso $(O)/memboot.iso --elf $(O)/memboot.elf $(TEST_ARGS)
+SPARE_TESTS := secure_boot|bootnext|package_root|spare_docs
+
 fuzz: fuzz-build
 	@tools/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# The server package (tools/mbtools/package.py, dpkg-deb): this MODE's kernel
+# and UEFI loader, and the tools' install, uninstall and efivars with the
+# kernel tree's facts generated into it.
+.PHONY: deb
+deb: $(O)/memboot.elf $(O)/efi/BOOTX64.EFI
+	@python3 tools/mbtools/package.py --elf $(O)/memboot.elf --loader $(O)/efi/BOOTX64.EFI \
+		--out build/deb --version '$(VERSION)'
 
 clean:
 	rm -rf build

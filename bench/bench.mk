@@ -44,6 +44,11 @@ BENCH_ALLOC_SRCS := $(wildcard mm/alloc/*.c) kernel/services/cmdline.c
 MEMMAP_BENCH_KSRCS := mm/memmap.c kernel/services/jobs/plan.c $(BENCH_ALLOC_SRCS) kernel/services/report/record.c \
 	$(filter %/cpu_caches.c,$($(HOST_ARCH)_PURE))
 MEMMAP_BENCH_BINS := $(addprefix $(BENCH_O)/memmap_bench_,$(BENCH_DESC_SIZES))
+# The host builds' include path (HOST_INCLUDES, the top Makefile): the
+# architecture $(CC) compiles for gives the inline half of the arch interface
+# (arch/NAME/include/asm/: the counter, the stores and fences of
+# mm/memmap.c), so a cross build of the lab (CC=aarch64-linux-gnu-gcc) takes
+# arm64's, not the TSC.
 BENCH_CFLAGS := -std=gnu11 -O2 -g $(HOST_INCLUDES) -Wall -Wextra -Wno-unused-parameter -Werror -DNDEBUG
 BENCH_KCFLAGS := $(BENCH_CFLAGS) -mgeneral-regs-only -ffreestanding -fno-builtin-printf
 BENCH_HOST_CFLAGS := $(BENCH_CFLAGS) -pthread

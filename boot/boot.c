@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "x86/cpu.h"
-#include "x86/paging.h"
+#include "arch/map.h"
 #include "boot/fwcfg_files.h"
 #include "boot/handoff.h"
 #include "boot/mb2/mb2.h"

@@ -21,7 +21,7 @@
 
 #include <string.h>
 
-#include "x86/paging.h"
+#include "arch/map.h"
 #include "kernel/services/log.h"
 
 #define BIOS_AREA_START 0xf0000u

@@ -252,4 +252,16 @@ void physmem_dump(const struct physmem *pm);
 /* Check every invariant listed at struct physmem; log each violation and return false. */
 bool physmem_check(const struct physmem *pm);
 
+/*
+ * The page allocator now owns all free memory: allocations from @pm are
+ * over (@pm->retired: page tables come from the page allocator,
+ * mm/pt_pages.h). Returns the pages @pm keeps reserved for good (the
+ * census baseline's).
+ */
+uint64_t physmem_retire(struct physmem *pm);
+/* The retired @pm's `physmem_retire` record and line: what stays reserved,
+ * by type. Apart from physmem_retire(), so the printing can wait until the
+ * time-critical part of memory init is over. */
+void physmem_report_retired(const struct physmem *pm);
+
 #endif

@@ -26,8 +26,8 @@ x86_64_LDS := linker/x86_64.ld
 # (boot/efi/efi.mk). They may include this architecture's own headers.
 x86_64_BOOT := mb2 pvh efi
 # Pure x86_64 code the host builds link and test: the local APIC mode
-# decision and the caches from CPUID leaves.
-x86_64_PURE := arch/x86_64/apic_mode.c arch/x86_64/cpu_caches.c
+# decision, the caches from CPUID leaves, the first clock figure's choice.
+x86_64_PURE := arch/x86_64/apic_mode.c arch/x86_64/cpu_caches.c arch/x86_64/tsc_first.c
 # QEMU: the system emulator and its machines, the default first.
 x86_64_QEMU := qemu-system-x86_64
 x86_64_QEMU_MACHINES := q35 pc

@@ -32,8 +32,8 @@ arch_entry32:
 	movl %edi, boot_arg_magic
 	movl %esi, boot_arg_info
 	rdtsc
-	movl %eax, boot_tsc_at_entry
-	movl %edx, boot_tsc_at_entry + 4
+	movl %eax, arch_counter_at_entry
+	movl %edx, arch_counter_at_entry + 4
 
 	jmp image_check
 image_ok:
@@ -402,8 +402,8 @@ boot_gdt_end:
 boot_gdt_ptr:
 	.short boot_gdt_end - boot_gdt - 1
 	.long boot_gdt
-	.globl boot_tsc_at_entry
-boot_tsc_at_entry:
+	.globl arch_counter_at_entry
+arch_counter_at_entry:
 	.quad 0
 boot_arg_magic:
 	.long 0

@@ -53,8 +53,8 @@ _start64:
 	movq %rdi, %r12                 /* magic; callee-saved across what follows */
 	movq %rsi, %r13                 /* boot information */
 	rdtsc
-	movl %eax, boot_tsc_at_entry(%rip)
-	movl %edx, boot_tsc_at_entry + 4(%rip)
+	movl %eax, arch_counter_at_entry(%rip)
+	movl %edx, arch_counter_at_entry + 4(%rip)
 
 	movq %cr4, %rax
 	testq $CR4_LA57, %rax

@@ -13,7 +13,7 @@
  */
 #include "x86/serial.h"
 
-#include "x86/cpu.h"
+#include "arch/counter.h"
 #include "x86/io.h"
 
 enum { THR = 0, IER = 1, DLL = 0, DLM = 1, FCR = 2, LCR = 3, MCR = 4, LSR = 5, SCR = 7 };
@@ -95,10 +95,10 @@ uint32_t uart_divisor(const struct uart *u)
 static bool put(const struct uart *u, char c, uint64_t limit_cycles)
 {
 	if (!(reg_in(u, LSR) & LSR_THR_EMPTY)) {
-		uint64_t start = rdtsc(), polls = 0;
+		uint64_t start = arch_counter(), polls = 0;
 
 		while (!(reg_in(u, LSR) & LSR_THR_EMPTY)) {
-			if (++polls > STUCK_MIN_POLLS && rdtsc() - start > limit_cycles)
+			if (++polls > STUCK_MIN_POLLS && arch_counter() - start > limit_cycles)
 				return false;
 			__asm__ volatile("pause");
 		}

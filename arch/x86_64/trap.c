@@ -6,6 +6,7 @@
  */
 #include <stdint.h>
 
+#include "arch/fault.h"
 #include "x86/cpu.h"
 #include "x86/percpu.h"
 #include "x86/trap.h"
@@ -78,7 +79,24 @@ void arch_backtrace(uint64_t rip, uint64_t rbp)
 	}
 }
 
-bool (*arch_page_fault_hook)(struct trap_frame *frame, uint64_t addr);
+bool (*arch_page_fault_hook)(const struct arch_fault *f);
+
+/* #PF's error code (SDM vol. 3A 4.7) and the interrupted RFLAGS.IF, as the
+ * generic hook reads them. */
+static bool page_fault_hook(const struct trap_frame *f)
+{
+	struct arch_fault af = {
+		.addr = read_cr2(),
+		.pc = f->rip,
+		.write = (f->error & 2) != 0,
+		.fetch = (f->error & 16) != 0,
+		.present = (f->error & 1) != 0,
+		.user = (f->error & 4) != 0,
+		.irqs_on = (f->rflags & (1u << 9)) != 0,
+	};
+
+	return arch_page_fault_hook && arch_page_fault_hook(&af);
+}
 
 extern const char arch_probe_read_insn[], arch_probe_read_fixup[];
 extern const char arch_probe_write_insn[], arch_probe_write_fixup[];
@@ -90,7 +108,7 @@ void arch_trap(struct trap_frame *f)
 
 	if (f->vector == 14) {
 		/* The probes' one faulting instruction each: resume at the
-		 * fixup, which returns false (arch/tlb.h). */
+		 * fixup, which returns false (arch/fault.h). */
 		if (f->rip == (uint64_t)arch_probe_read_insn) {
 			f->rip = (uint64_t)arch_probe_read_fixup;
 			return;
@@ -99,7 +117,7 @@ void arch_trap(struct trap_frame *f)
 			f->rip = (uint64_t)arch_probe_write_fixup;
 			return;
 		}
-		if (arch_page_fault_hook && arch_page_fault_hook(f, read_cr2()))
+		if (page_fault_hook(f))
 			return;
 	}
 

@@ -6,9 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "x86/cpu.h"
-#include "x86/io.h"
-#include "x86/percpu.h"
+#include "arch/tlb.h"
 #include "kernel/bench/bench.h"
 #include "kernel/services/jobs/job.h"
 #include "kernel/services/log.h"
@@ -17,6 +15,7 @@
 #include "kernel/selftest/selftest.h"
 #include "kernel/services/clock/time.h"
 #include "kernel/vm/vm.h"
+#include "kernel/vm/vm_settings.h"
 #include "mm/alloc/alloc.h"
 #include "mm/hugetlb/hugetlb.h"
 #include "mm/pt/pt.h"
@@ -108,7 +107,7 @@ static const char *bench_once(enum pt_region_kind k, enum pt_lock_mode mode, uin
 		c->ns[c->done] = js.ns;
 		c->acq[c->done] = sum.acquisitions;
 		c->con[c->done] = sum.contended;
-		c->spin[c->done] = tsc_cycles_to_ns(sum.spin_cycles);
+		c->spin[c->done] = cycles_to_ns(sum.spin_cycles);
 		c->faults = sum.faults;
 		c->done++;
 	}

@@ -2,7 +2,7 @@
  * acpi.c: phase `acpi`: takes `bs.bootinfo`'s RSDP; builds `bs.acpi`: the
  * tables found (the parsers are kernel/firmware/acpi/), the MADT (CPUs), SRAT (CPU
  * and memory affinity), SLIT (distances) and HMAT, validated; the PM timer
- * and the HPET (measured by phase clockcheck's code, init_clock_acpi());
+ * and the HPET (the clock's references: init_acpi_clock() hands them over);
  * S5 (only with memboot.exit=poweroff, its one user); the SPCR console.
  */
 #include "kernel/init/acpi.h"
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "x86/paging.h"
+#include "arch/map.h"
 #include "kernel/firmware/acpi/sleep.h"
 #include "kernel/firmware/acpi/spcr.h"
 #include "kernel/services/console.h"
@@ -80,6 +80,17 @@ void init_acpi(const struct bootinfo *bi, struct acpi_options opt, struct discov
 	 * now): no scan of the DSDT's AML on any other boot's path. */
 	if (opt.find_s5)
 		find_s5(acpi);
+}
+
+void init_acpi_clock(const struct discovered_acpi *acpi, bool coarse, struct clock_state *clock)
+{
+	const struct arch_clock_tables t = {
+		.timer_block = acpi->hpet.address,
+		.timer_port = acpi->pm_timer.port,
+		.timer_port_bits = acpi->pm_timer.bits,
+	};
+
+	clock_tables(clock, &t, coarse);
 }
 
 /* What memboot.exit=poweroff writes where (kernel/firmware/acpi/sleep.h). */

@@ -11,14 +11,13 @@
 #include "kernel/services/report/bootreport_keys.h"
 #include "kernel/services/smp_settings.h"
 #include "kernel/services/exit.h"
-#include "kernel/init/meminit.h"
 #include "kernel/selftest/select.h"
 #include "mm/alloc/alloc.h"
 #include "mm/alloc/pcp.h"
 #include "mm/hugetlb/hugetlb.h"
 #include "mm/memtest.h"
-#include "mm/mminit.h"
-#include "mm/pt/pt.h"
+#include "kernel/vm/vm_settings.h"
+#include "mm/meminit_settings.h"
 
 /* Every subsystem's command-line keys (docs/cmdline.md), in lookup order. */
 static const struct param_table *const cmdline_tables[] = {

@@ -5,7 +5,7 @@
  */
 #include "kernel/init/console.h"
 
-#include "x86/paging.h"
+#include "arch/map.h"
 #include "kernel/services/console.h"
 #include "kernel/services/console/options.h"
 #include "kernel/services/console/ring.h"

@@ -1,15 +1,14 @@
 /*
  * early.c: phase `early`: takes the CPU as the loader left it; builds the
  * console on COM1, the CPU's identity, the boot CPU's descriptor tables and
- * per-CPU data, and the TSC calibration (the boot's first clock figure).
+ * per-CPU data, and the boot's first clock figure (the clock's story,
+ * kernel/services/clock/clock.h).
  */
 #include "kernel/init/early.h"
 
 #include "x86/apic.h"
 #include "x86/cpu.h"
-#include "kernel/services/clock/clockcal.h"
-#include "kernel/services/clock/time.h"
-#include "kernel/services/clock/tsc_report.h"
+#include "kernel/services/clock/clock.h"
 #include "kernel/services/console.h"
 #include "kernel/services/log.h"
 #include "kernel/services/percpu.h"
@@ -49,25 +48,11 @@ static void boot_cpu_init(struct percpu *pc)
 	nr_cpus_online = 1;
 }
 
-void init_early(struct percpu *boot_pc, struct tsc_calibration *first)
+void init_early(struct percpu *boot_pc, struct clock_state *clock)
 {
 	console_init();
 	arch_cpu_identify();
 	boot_cpu_init(boot_pc);
 	console_defer(banner_now, NULL, 2 * CONSOLE_DEFER_ITEM_BYTES);
-	arch_tsc_calibrate(first);
-	/* No CPUID figure and no PIT that counts: nothing is assumed; the
-	 * first figure waits for the ACPI tables' HPET or PM timer
-	 * (clockcal_first(), init_clock_first()). Until then tsc_hz is 0:
-	 * nothing before phase acpi times anything but the consoles, whose
-	 * timeouts take an upper bound meanwhile, and every stamp waits in the
-	 * log ring as TSC cycles. */
-	if (clockcal_first((first->cpuid_hz ? CLOCKCAL_HAVE_CPUID : 0) |
-			   (first->pit.hz ? CLOCKCAL_HAVE_PIT : 0), false) == CLOCKCAL_FIRST_WAIT)
-		return;
-	/* A quick estimate: the precise figure comes from the HPET or the PM
-	 * timer, measured on the APs (phase clockcheck); until then what is
-	 * printed waits in the log ring. */
-	time_init_provisional(first->hz, first->method, first->uncertainty_ppm);
-	tsc_report(first);
+	clock_early(clock);
 }

@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "x86/paging.h"
+#include "arch/map.h"
 #include "kernel/services/console.h"
 #include "kernel/services/log.h"
 

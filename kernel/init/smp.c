@@ -3,28 +3,28 @@
  * the APIC mode, the CPUs chosen (maxcpus=, balanced over the nodes), and
  * every one of them up, its per-CPU area and stack from `bs.physmem` on its
  * own node; `bs.smp` is the report, which phase tscsync completes (the
- * CPUs' TSCs are checked there).
+ * CPUs' counters are checked there).
  */
 #include "kernel/init/smp.h"
 
 #include <string.h>
 
 #include "x86/apic.h"
+#include "arch/counter.h"
 #include "x86/cpu.h"
 #include "x86/io.h"
-#include "x86/paging.h"
+#include "arch/map.h"
 #include "x86/smp.h"
 #include "kernel/services/console.h"
 #include "kernel/services/log.h"
 #include "kernel/init/pagetables.h"
-#include "kernel/init/tscsync.h"
 #include "kernel/services/panic.h"
 #include "kernel/services/percpu.h"
 #include "kernel/services/report/record.h"
 #include "kernel/services/smp_settings.h"
 #include "kernel/services/jobs/platform.h"
 #include "kernel/services/clock/time.h"
-#include "kernel/services/clock/tsc_sync.h"
+#include "kernel/services/clock/cpu_sync.h"
 #include "x86/apic_mode.h"
 #include "mm/numa.h"
 #include "kernel/vm/vm.h"
@@ -82,7 +82,7 @@ static uint64_t cpu_block_bytes(uint64_t *state_off, uint64_t *pc_off)
 
 /* Set up CPU @cpu's block at @base (on @desc->mem_node). */
 static struct percpu *init_cpu(struct physmem *pm, uint64_t base,
-			       const struct smp_cpu_desc *desc, uint32_t cpu, uint64_t tsc_skew)
+			       const struct smp_cpu_desc *desc, uint32_t cpu, uint64_t counter_skew)
 {
 	uint64_t state_off, pc_off;
 	struct memory_pt_source src = { pm, desc->mem_node };
@@ -105,8 +105,8 @@ static struct percpu *init_cpu(struct physmem *pm, uint64_t base,
 	cs->node = desc->node;
 	cs->mem_node = desc->mem_node;
 	/* memboot.tsc_skew: CPU 1's counter runs ahead from the start, as a
-	 * skewed one would, so its work before the TSC check is skewed too. */
-	cs->tsc_skew = cpu == 1 ? tsc_skew : 0;
+	 * skewed one would, so its work before the counter check is skewed too. */
+	cs->counter_skew = cpu == 1 ? counter_skew : 0;
 	pc->stack_bottom = base + CPU_GUARD_BYTES;
 	pc->stack_top = base + CPU_GUARD_BYTES + CPU_STACK_BYTES;
 	return pc;
@@ -120,7 +120,7 @@ static struct percpu *init_cpu(struct physmem *pm, uint64_t base,
  * left out, the others come up.
  */
 static uint32_t alloc_cpus(struct physmem *pm, const struct smp_cpu_desc *cpus, uint32_t n,
-			   uint64_t tsc_skew)
+			   uint64_t counter_skew)
 {
 	uint64_t state_off, pc_off, block = cpu_block_bytes(&state_off, &pc_off);
 	uint32_t failed = 0;
@@ -148,7 +148,7 @@ static uint32_t alloc_cpus(struct physmem *pm, const struct smp_cpu_desc *cpus, 
 				continue;
 			}
 			struct percpu *pc = init_cpu(pm, base + (uint64_t)k++ * block, &cpus[j], j,
-						     tsc_skew);
+						     counter_skew);
 			percpu_of[j] = pc;
 			cpu_states[j] = pc->state;
 		}
@@ -182,17 +182,17 @@ static bool cpu_is_online(uint32_t id, const void *ctx)
 	return cpu_states[id] && cpu_states[id]->online;
 }
 
-/* A cpu_up record per online CPU, the TSC check's per node, then smp. */
+/* A cpu_up record per online CPU, the counter check's per node, then smp. */
 static void smp_report_now(void *arg)
 {
 	struct smp_report *rp = arg;
 	const struct smp_result res = rp->res;
-	const bool tsc_checked = rp->tsc_checked;
+	const bool sync_checked = rp->sync.checked;
 	const uint32_t slowest = rp->slowest;
 
 	rp->printed = true;
-	if (tsc_checked)
-		tscsync_records(rp->tsc_tol);
+	if (sync_checked)
+		cpu_sync_records(rp->sync.tol_cycles);
 	uint64_t nodes_seen[MEMBOOT_MAX_NODES / 64] = { 0 };
 	uint32_t nr_nodes = 0;
 	for (uint32_t i = 0; i < nr_cpu_ids; i++) {
@@ -217,14 +217,15 @@ static void smp_report_now(void *arg)
 		rec_hex(&r, "percpu", (uint64_t)(uintptr_t)pc);
 		rec_hex(&r, "stack_bottom", pc->stack_bottom);
 		rec_hex(&r, "stack_top", pc->stack_top);
-		/* Left out where the TSC check found this CPU's counter off by
+		/* Left out where the counter check found this CPU's counter off by
 		 * more than it could correct: the figure would be that offset. */
-		if (i > 0 && cs->kick_tsc && !(tsc_checked && cpu_tsc_unreliable(i)))
-			rec_tsc_ns(&r, "up_ns", cs->online_tsc - cs->kick_tsc);
-		if (i > 0 && tsc_checked && cs->tsc_checked) {
-			rec_i64(&r, "tsc_offset", cs->tsc_offset_est);
-			rec_u64(&r, "tsc_offset_err", cs->tsc_offset_err);
-			rec_str(&r, "tsc_sync", tsc_sync_verdict_name((enum tsc_sync_verdict)cs->tsc_verdict));
+		if (i > 0 && cs->kick_counter && !(sync_checked && cpu_counter_unreliable(i)))
+			rec_cycles_ns(&r, "up_ns", cs->online_counter - cs->kick_counter);
+		if (i > 0 && sync_checked && cs->sync_checked) {
+			rec_i64(&r, "tsc_offset", cs->sync_offset);
+			rec_u64(&r, "tsc_offset_err", cs->sync_offset_err);
+			rec_str(&r, "tsc_sync",
+				counter_sync_verdict_name((enum counter_sync_verdict)cs->sync_verdict));
 		}
 		record_emit(&r);
 	}
@@ -235,19 +236,19 @@ static void smp_report_now(void *arg)
 	rec_u64(&r, "skipped", res.skipped);
 	rec_str(&r, "bringup", rp->serial ? "serial" : "parallel");
 	rec_bool(&r, "init_delay", rp->init_delay);
-	rec_tsc_ns(&r, "ns", res.cycles);   /* rendered with the final clock */
-	rec_tsc_ns(&r, "kick_ns", rp->kick_cycles);
-	rec_tsc_ns(&r, "wait_ns", rp->wait_cycles);
-	rec_tsc_ns(&r, "per_cpu_ns", res.online > 1 ? res.cycles / (res.online - 1) : 0);
-	if (tsc_checked) {
-		rec_str(&r, "tsc_sync", tsc_sync_verdict_name(rp->tsc_verdict));
-		rec_tsc_ns(&r, "tsc_sync_ns", rp->tsc_cycles);
-		rec_u64(&r, "tsc_sync_waves", rp->tsc_waves);
+	rec_cycles_ns(&r, "ns", res.cycles);   /* rendered with the final clock */
+	rec_cycles_ns(&r, "kick_ns", rp->kick_cycles);
+	rec_cycles_ns(&r, "wait_ns", rp->wait_cycles);
+	rec_cycles_ns(&r, "per_cpu_ns", res.online > 1 ? res.cycles / (res.online - 1) : 0);
+	if (sync_checked) {
+		rec_str(&r, "tsc_sync", counter_sync_verdict_name(rp->sync.verdict));
+		rec_cycles_ns(&r, "tsc_sync_ns", rp->sync.cycles);
+		rec_u64(&r, "tsc_sync_waves", rp->sync.waves);
 	}
 	if (slowest) {
 		rec_u64(&r, "slowest_cpu", slowest);
 		rec_u64(&r, "slowest_apic_id", rp->slowest_apic_id);
-		rec_tsc_ns(&r, "slowest_ns", rp->slowest_cycles);
+		rec_cycles_ns(&r, "slowest_ns", rp->slowest_cycles);
 	}
 	/* Ranges, not one id each: 512 ids would not fit in a record. */
 	if (!rec_format_cpulist(rp->online, sizeof(rp->online), nr_cpu_ids, cpu_is_online, NULL))
@@ -263,7 +264,7 @@ static struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc 
 				  struct smp_report *rp)
 {
 	struct smp_result res = { .skipped = skipped };
-	uint64_t t0 = rdtsc(), trampoline = 0, kick_cycles = 0, wait_cycles = 0;
+	uint64_t t0 = arch_counter(), trampoline = 0, kick_cycles = 0, wait_cycles = 0;
 	uint32_t nr_abandoned = 0, *kick_ids = NULL;
 	uint64_t kick_list = 0, kick_bytes = ((uint64_t)n * sizeof(uint32_t) + 4095) & ~4095ULL;
 	uint32_t slowest = 0;
@@ -298,7 +299,7 @@ static struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc 
 	}
 	ASSERT(arch_trampoline_bytes() <= 4096, "trampoline of %zu bytes", arch_trampoline_bytes());
 	arch_smp_prepare(trampoline);
-	res.failed += alloc_cpus(pm, cpus, n, opt->tsc_skew);
+	res.failed += alloc_cpus(pm, cpus, n, opt->counter_skew);
 
 	/* Register every AP before the first is started: an AP looks itself
 	 * up by APIC ID in the table (ap_entry64), so all can run at once. */
@@ -345,7 +346,7 @@ static struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc 
 		kick_ids = (uint32_t *)(uintptr_t)kick_list;
 	}
 	uint32_t nr_kick = 0;
-	uint64_t k0 = rdtsc();
+	uint64_t k0 = arch_counter();
 	for (uint32_t i = 1; i < n; i++) {
 		struct cpu_state *cs = cpu_states[i];
 
@@ -353,10 +354,10 @@ static struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc 
 			continue;
 		if (cpus[i].apic_id == opt->skip_apic_id) {
 			pr_warn("smp: not starting APIC 0x%x (memboot.smp_skip_apic)", opt->skip_apic_id);
-			cs->kick_tsc = 0;
+			cs->kick_counter = 0;
 			continue;
 		}
-		cs->kick_tsc = rdtsc();
+		cs->kick_counter = arch_counter();
 		if (kick_ids) {
 			kick_ids[nr_kick++] = cpus[i].apic_id;
 			continue;
@@ -370,9 +371,9 @@ static struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc 
 		arch_smp_kick(kick_ids, nr_kick, trampoline);
 		physmem_free(pm, kick_list, kick_list + kick_bytes);
 	}
-	kick_cycles = rdtsc() - k0;
+	kick_cycles = arch_counter() - k0;
 
-	uint64_t w0 = rdtsc(), deadline_ns = ktime_ns() + opt->timeout_ns;
+	uint64_t w0 = arch_counter(), deadline_ns = ktime_ns() + opt->timeout_ns;
 	for (uint32_t i = 1; i < n; i++) {
 		struct cpu_state *cs = cpu_states[i];
 
@@ -381,8 +382,8 @@ static struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc 
 		/* Serial: settled already (the deadline has passed for those). */
 		if (settle(cs, opt->serial ? 0 : deadline_ns)) {
 			res.online++;
-			if (cs->kick_tsc && cs->online_tsc - cs->kick_tsc > slowest_cycles) {
-				slowest_cycles = cs->online_tsc - cs->kick_tsc;
+			if (cs->kick_counter && cs->online_counter - cs->kick_counter > slowest_cycles) {
+				slowest_cycles = cs->online_counter - cs->kick_counter;
 				slowest = i;
 			}
 			continue;
@@ -390,12 +391,12 @@ static struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc 
 		percpu_of[i] = NULL;
 		cpu_states[i] = NULL;
 		res.failed++;
-		if (cs->kick_tsc)
+		if (cs->kick_counter)
 			nr_abandoned++;
 		pr_err("smp: CPU %u (APIC 0x%x) did not answer within %llu ms; left out",
 		       i, cpus[i].apic_id, (unsigned long long)(opt->timeout_ns / 1000000));
 	}
-	wait_cycles = rdtsc() - w0;
+	wait_cycles = arch_counter() - w0;
 	if (nr_abandoned == 0)
 		physmem_free(pm, trampoline, trampoline + 4096);
 	else
@@ -405,8 +406,8 @@ static struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc 
 
 report:
 	nr_cpus_online = res.online;
-	res.cycles = rdtsc() - t0;
-	res.ns = tsc_cycles_to_ns(res.cycles);
+	res.cycles = arch_counter() - t0;
+	res.ns = cycles_to_ns(res.cycles);
 	/* Output only: the records are made when the consoles drain, in this
 	 * place of the log (console_defer()), from what is taken here and
 	 * what phase tscsync adds; the per-CPU figures they read stay as
@@ -523,7 +524,7 @@ void init_smp(const struct discovered_acpi *acpi, const struct numa_topology *to
 		.timeout_ns = set->timeout_ms * 1000000ULL,
 		.skip_apic_id = (uint32_t)set->skip_apic,
 		.serial = set->bringup == SMP_BRINGUP_SERIAL,
-		.nosmp = set->nosmp, .maxcpus = set->maxcpus, .tsc_skew = set->tsc_skew,
+		.nosmp = set->nosmp, .maxcpus = set->maxcpus, .counter_skew = set->tsc_skew,
 	};
 
 	for (uint32_t i = 0; i < topo->nr_cpus; i++) {

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "x86/percpu.h"
-#include "kernel/services/clock/tsc_sync.h"
+#include "kernel/services/clock/cpu_sync.h"
 #include "kernel/services/smp_settings.h"
 #include "kernel/init/acpi.h"
 #include "kernel/services/report/record.h"
@@ -29,7 +29,7 @@ struct smp_result {
 	uint32_t failed;
 	uint32_t skipped;      /* left down by maxcpus/nosmp */
 	uint64_t ns;
-	uint64_t cycles;       /* the same in TSC cycles */
+	uint64_t cycles;       /* the same in counter cycles */
 };
 
 struct smp_boot_options {
@@ -38,7 +38,7 @@ struct smp_boot_options {
 	bool serial;               /* memboot.smp_bringup=serial */
 	bool nosmp;                /* named in the message of the CPUs left down */
 	uint64_t maxcpus;
-	uint64_t tsc_skew;         /* memboot.tsc_skew: CPU 1's readings run ahead */
+	uint64_t counter_skew;     /* memboot.tsc_skew: CPU 1's readings run ahead */
 };
 
 /*
@@ -49,11 +49,11 @@ struct smp_boot_options {
  */
 struct smp_report {
 	struct smp_result res;
-	bool serial, init_delay, tsc_checked;
+	bool serial, init_delay;
 	bool printed;          /* the report has run (a drain reached it) */
-	enum tsc_sync_verdict tsc_verdict;
-	uint64_t kick_cycles, wait_cycles, tsc_cycles, tsc_tol, slowest_cycles;
-	uint32_t tsc_waves, slowest, slowest_apic_id;
+	struct cpu_sync_report sync;   /* phase tscsync's counter check */
+	uint64_t kick_cycles, wait_cycles, slowest_cycles;
+	uint32_t slowest, slowest_apic_id;
 	/* The online CPUs as ranges (512 ids one by one would not fit). */
 	char online[RECORD_MAX_BYTES / 2];
 };

@@ -23,7 +23,7 @@
 
 #include <string.h>
 
-#include "x86/cpu.h"
+#include "arch/counter.h"
 #include "x86/fwcfg.h"
 #include "kernel/services/fwcfg_blob.h"
 #include "x86/percpu.h"
@@ -58,7 +58,7 @@ struct replay {
 	uint64_t nr_loaded, nr_slots;   /* events read, ids with a slot: what memory held */
 	struct replay_check check;
 	uint64_t replayed, alloc_failed, deferred_frees, failed_frees;
-	/* The latencies of every trace CPU merged (TSC cycles), as the host lab's. */
+	/* The latencies of every trace CPU merged (counter cycles), as the host lab's. */
 	struct lab_hist alloc_lat, free_lat;
 };
 
@@ -83,21 +83,21 @@ static inline struct lab_hist *hists(const struct replay *r, uint64_t c)
 	       i % HISTS_PER_BLOCK;
 }
 
-/* The seam's calls, timed by the TSC as the host lab times the allocator's:
+/* The seam's calls, timed by the counter as the host lab times the allocator's:
  * here they include the per-CPU front (memboot.pcp). */
 static uint64_t timed_alloc(struct lab_hist *h, uint32_t node, unsigned order)
 {
-	uint64_t t0 = __builtin_ia32_rdtsc(), pfn = alloc_pages(node, order, 0);
+	uint64_t t0 = arch_counter(), pfn = alloc_pages(node, order, 0);
 	if (pfn != ALLOC_NO_PFN)
-		lab_hist_add(&h[0], __builtin_ia32_rdtsc() - t0);
+		lab_hist_add(&h[0], arch_counter() - t0);
 	return pfn;
 }
 
 static void timed_free(struct lab_hist *h, uint64_t pfn, unsigned order)
 {
-	uint64_t t0 = __builtin_ia32_rdtsc();
+	uint64_t t0 = arch_counter();
 	alloc_free(pfn, order);
-	lab_hist_add(&h[1], __builtin_ia32_rdtsc() - t0);
+	lab_hist_add(&h[1], arch_counter() - t0);
 }
 
 static void add(uint64_t *counter, uint64_t n)
@@ -403,11 +403,11 @@ bool selftest_replay(const struct selftest_ctx *ctx, const char **skipped)
 		const struct lab_hist *h = op ? &r->free_lat : &r->alloc_lat;
 		rec_u64(&rec, keys[op][0], h->n);
 		for (int i = 0; i < 4; i++)
-			rec_tsc_ns(&rec, keys[op][i + 1], lab_hist_pct(h, qs[i]));
+			rec_cycles_ns(&rec, keys[op][i + 1], lab_hist_pct(h, qs[i]));
 	}
 	rec_u64(&rec, "lock_acquired", ls1.acquired - ls0.acquired);
 	rec_u64(&rec, "lock_contended", ls1.contended - ls0.contended);
-	rec_tsc_ns(&rec, "spin_ns", ls1.spin_cycles - ls0.spin_cycles);
+	rec_cycles_ns(&rec, "spin_ns", ls1.spin_cycles - ls0.spin_cycles);
 	rec_key(&rec, "free_blocks");
 	rec_open(&rec, '[');
 	for (unsigned k = 0; k < ALLOC_NR_ORDERS; k++)

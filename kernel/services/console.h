@@ -1,7 +1,7 @@
 /*
  * console.h: the kernel consoles and their line discipline.
  *
- * Log lines get a Linux-style timestamp, "[    1.234567] ", from the TSC
+ * Log lines get a Linux-style timestamp, "[    1.234567] ", from the counter
  * value taken when the line was made, converted when it is printed; records
  * (kernel/services/report/record.h) are printed bare so tools can match them at the start of
  * a line. Lines and records go into the log ring first

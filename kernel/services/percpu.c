@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "x86/cpu.h"
+#include "arch/counter.h"
 #include "x86/io.h"
 
 struct cpu_state boot_cpu_state;
@@ -22,7 +22,8 @@ void percpu_ap_main(void)
 	 * gave up on this CPU, it must stay out for good. Everything it has
 	 * touched up to here stays allocated for that case. */
 	uint32_t waiting = SMP_AP_WAITING;
-	cs->online_tsc = rdtsc() + cs->tsc_skew;   /* as every reading here (memboot.tsc_skew) */
+	/* As every reading here (memboot.tsc_skew). */
+	cs->online_counter = arch_counter() + cs->counter_skew;
 	if (!__atomic_compare_exchange_n(&cs->boot_state, &waiting, SMP_AP_ONLINE, false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		cpu_halt_forever();
@@ -39,10 +40,10 @@ void percpu_ap_main(void)
 			cpu_irq_enable_and_halt();
 			continue;
 		}
-		/* Own TSC at both ends: no other CPU's offset enters. */
-		uint64_t t0 = rdtsc();
+		/* Own counter at both ends: no other CPU's offset enters. */
+		uint64_t t0 = arch_counter();
 		fn(cs->work_arg);
-		__atomic_store_n(&cs->busy_cycles, cs->busy_cycles + (rdtsc() - t0), __ATOMIC_RELAXED);
+		__atomic_store_n(&cs->busy_cycles, cs->busy_cycles + (arch_counter() - t0), __ATOMIC_RELAXED);
 		__atomic_store_n(&cs->work_fn, NULL, __ATOMIC_RELEASE);
 		cs->works_done++;
 	}

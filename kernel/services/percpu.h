@@ -21,7 +21,7 @@
 #include <stdbool.h>
 
 #include "x86/percpu.h"
-#include "kernel/services/clock/tsc_sync.h"
+#include "kernel/services/clock/counter_sync.h"
 
 /*
  * Start-up handshake between the boot CPU and one AP: both try to move
@@ -39,34 +39,35 @@ struct cpu_state {
 	uint32_t mem_node;              /* node it allocates from (nearest with memory) */
 	volatile uint32_t online;       /* set once boot_state is SMP_AP_ONLINE */
 	uint32_t boot_state;            /* enum smp_ap_state */
-	uint64_t kick_tsc;              /* boot CPU's TSC when it sent INIT */
-	uint64_t online_tsc;            /* the AP's TSC as it came online */
+	uint64_t kick_counter;          /* the boot CPU's counter when it sent the wake-up */
+	uint64_t online_counter;        /* the AP's counter as it came online */
 
-	/* TSC sync with the boot CPU (kernel/services/clock/tsc_sync.h, smp_boot()). */
-	volatile uint64_t tsc_pub;       /* the AP's TSC, republished as it checks */
-	volatile uint32_t tsc_sync_done; /* the AP's side has ended */
-	uint32_t tsc_sync_n;             /* its readings of the boot CPU's TSC */
-	int64_t tsc_sync_lo, tsc_sync_hi;   /* bounds on its offset (boot's, AP's) */
-	uint64_t tsc_sync_budget;        /* cycles the AP checks for at most */
-	uint64_t tsc_sync_linger;        /* cycles it keeps publishing after its readings */
-	uint32_t tsc_sync_n_lo;          /* the boot CPU's readings of tsc_pub */
-	volatile uint32_t tsc_sync_ack;  /* the boot CPU has what it needs: stop */
-	uint32_t tsc_checked;            /* the check reached this CPU */
-	uint64_t tsc_skew;               /* debug (memboot.tsc_skew): added to this CPU's
-					    TSC readings, as a skewed counter would be */
-	int64_t tsc_offset;              /* subtracted from this CPU's TSC readings
-					    (job timings) when the check corrected it */
-	int64_t tsc_offset_est;          /* the check's estimate and its uncertainty */
-	uint64_t tsc_offset_err;
-	uint64_t tsc_warp;
-	uint32_t tsc_verdict;            /* enum tsc_sync_verdict */
+	/* The counter check with the boot CPU (kernel/services/clock/cpu_sync.c;
+	 * run where the architecture does not promise agreement). */
+	volatile uint64_t sync_pub;     /* the AP's counter, republished as it checks */
+	volatile uint32_t sync_done;    /* the AP's side has ended */
+	uint32_t sync_n;                /* its readings of the boot CPU's counter */
+	int64_t sync_lo, sync_hi;       /* bounds on its offset (boot's, AP's) */
+	uint64_t sync_budget;           /* cycles the AP checks for at most */
+	uint64_t sync_linger;           /* cycles it keeps publishing after its readings */
+	uint32_t sync_n_lo;             /* the boot CPU's readings of sync_pub */
+	volatile uint32_t sync_ack;     /* the boot CPU has what it needs: stop */
+	uint32_t sync_checked;          /* the check reached this CPU */
+	uint64_t counter_skew;          /* debug (memboot.tsc_skew): added to this CPU's
+					   counter readings, as a skewed counter would be */
+	int64_t counter_offset;         /* subtracted from this CPU's counter readings
+					   (job timings) when the check corrected it */
+	int64_t sync_offset;            /* the check's estimate and its uncertainty */
+	uint64_t sync_offset_err;
+	uint64_t sync_warp;
+	uint32_t sync_verdict;          /* enum counter_sync_verdict */
 
 	/* Job runner mailbox: the boot CPU writes work_fn last; the CPU runs
 	 * it and clears it (kernel/services/jobs/platform.c posts, percpu_ap_main() runs). */
 	void (*volatile work_fn)(void *arg);
 	void *volatile work_arg;
 	volatile uint64_t works_done;
-	/* TSC cycles spent running posted work: what a phase record's
+	/* Counter cycles spent running posted work: what a phase record's
 	 * ap_busy_ns sums (kernel/init/phase.c). */
 	volatile uint64_t busy_cycles;
 };
@@ -86,19 +87,26 @@ static inline struct cpu_state *this_cpu_state(void)
 	return arch_this_cpu_state();
 }
 
+/* The running CPU's logical id. */
+static inline uint32_t this_cpu_id(void)
+{
+	return this_cpu()->cpu;
+}
+
 /* @cpu's state, or NULL when @cpu is out of range or not brought up. */
 static inline struct cpu_state *cpu_state_of(uint32_t cpu)
 {
 	return cpu < nr_cpu_ids ? cpu_states[cpu] : 0;
 }
 
-/* Whether @cpu's TSC disagrees with the boot CPU's beyond what the TSC
- * check (phase tscsync) could correct: its own times are not comparable. */
-static inline bool cpu_tsc_unreliable(uint32_t cpu)
+/* Whether @cpu's counter disagrees with the boot CPU's beyond what the
+ * counter check (phase tscsync) could correct: its own times are not
+ * comparable. */
+static inline bool cpu_counter_unreliable(uint32_t cpu)
 {
 	const struct cpu_state *cs = cpu_state_of(cpu);
 
-	return cs && cs->online && cs->tsc_checked && cs->tsc_verdict == TSC_SYNC_UNRELIABLE;
+	return cs && cs->online && cs->sync_checked && cs->sync_verdict == COUNTER_SYNC_UNRELIABLE;
 }
 
 /*

@@ -4,6 +4,7 @@
  */
 #include "kernel/services/smp_settings.h"
 
+#include "arch/counter.h"
 #include "x86/apic_mode.h"
 #include "kernel/services/cmdline.h"
 #include "kernel/services/limits.h"
@@ -45,12 +46,14 @@ static const struct param smp_params[] = {
 	  .choices = bringup_names,
 	  .help = "start the APs all at once (parallel) or one after another (serial)" },
 	{ .key = "memboot.tsc_sync", .type = PARAM_BOOL, .ptr = &smp_settings.tsc_sync,
-	  .help = "check every AP's TSC against the boot CPU's at bring-up" },
+	  .help = "check every AP's " ARCH_COUNTER_NAME " against the boot CPU's at bring-up" },
 	{ .key = "memboot.tsc_skew", .type = PARAM_U64, .ptr = &smp_settings.tsc_skew,
 	  .min = 0, .max = 1ULL << 40,
-	  .help = "debug: CPU 1's TSC readings run this many cycles ahead (a simulated skew)" },
+	  .help = "debug: CPU 1's " ARCH_COUNTER_NAME " readings run this many cycles ahead "
+		  "(a simulated skew)" },
 	{ .key = "memboot.tsc_coarse", .type = PARAM_BOOL, .ptr = &smp_settings.tsc_coarse,
-	  .help = "debug: move the quick TSC estimate 1 % off and claim it good to 2 % only, "
+	  .help = "debug: move the quick " ARCH_COUNTER_NAME " estimate 1 % off and claim it good "
+		  "to 2 % only, "
 		  "so that the precise reference must replace it" },
 };
 PARAM_TABLE(smp_param_table, "smp", smp_params);

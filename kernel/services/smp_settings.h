@@ -1,8 +1,8 @@
 /*
  * smp_settings.h: the CPU bring-up settings (docs/cmdline.md): maxcpus,
  * nosmp, memboot.smp_timeout_ms, memboot.smp_skip_apic, memboot.apic,
- * memboot.smp_bringup and the TSC keys. Parsed by smp_param_table
- * (kernel/services/smp_settings.c); main.c hands them to phases smp, acpi (the
+ * memboot.smp_bringup and the counter keys (memboot.tsc_*: x86's names).
+ * Parsed by smp_param_table (kernel/services/smp_settings.c); main.c hands them to phases smp, acpi (the
  * coarse clock) and tscsync.
  */
 #ifndef MEMBOOT_KERNEL_SMP_SETTINGS_H
@@ -18,9 +18,9 @@ struct smp_settings {
 	uint64_t skip_apic;        /* memboot.smp_skip_apic; debug: never start this APIC ID */
 	unsigned apic;             /* memboot.apic: enum apic_request (arch/apic_mode.h) */
 	unsigned bringup;          /* memboot.smp_bringup: enum smp_bringup */
-	uint64_t tsc_skew;         /* memboot.tsc_skew: debug, CPU 1's TSC moved by this */
-	bool tsc_sync;             /* memboot.tsc_sync: check every AP's TSC */
-	bool tsc_coarse;           /* memboot.tsc_coarse: debug, a poor quick TSC estimate */
+	uint64_t tsc_skew;         /* memboot.tsc_skew: debug, CPU 1's counter moved by this */
+	bool tsc_sync;             /* memboot.tsc_sync: check every AP's counter */
+	bool tsc_coarse;           /* memboot.tsc_coarse: debug, a poor quick estimate */
 };
 
 /* memboot.smp_bringup=parallel|serial */

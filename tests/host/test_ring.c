@@ -41,7 +41,7 @@ static void expect_entry(struct log_ring *r, int reader, unsigned i)
 	assert_true(ring_read(r, reader, &e, payload, sizeof(payload)));
 	assert_int_equal(e.len, len);
 	assert_memory_equal(payload, want, len);
-	assert_int_equal(e.tsc, 1000 + i);
+	assert_int_equal(e.counter, 1000 + i);
 	assert_int_equal(e.kind, RING_LINE);
 	assert_int_equal(e.level, 6);
 	assert_int_equal(e.seq, i);
@@ -221,7 +221,7 @@ static void test_concurrent_writers_lose_nothing(void **state)
 			sched_yield();
 			continue;
 		}
-		unsigned id = (unsigned)(e.tsc >> 32), i = (unsigned)e.tsc;
+		unsigned id = (unsigned)(e.counter >> 32), i = (unsigned)e.counter;
 		char want[64];
 		int n = snprintf(want, sizeof(want), "w%u %u %*s", id, i, (int)(i % 40), "");
 		assert_true(id < WRITERS);

@@ -153,15 +153,37 @@ def parse_defines(text):
         text, re.M)}
 
 
-_exit_rows = parse_exit_statuses(_read(EXIT_H))
+# A package of the tools (tools/mbtools/package.py) has no kernel tree: it
+# carries the facts below as they were read from the tree at build time
+# (BUILT_FACTS), and tests/tools/test_package.py checks that they are equal.
+BUILT_FACTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "built_facts.json")
+_built = None
+if not os.path.exists(EXIT_H) and os.path.exists(BUILT_FACTS):
+    import json
+    with open(BUILT_FACTS, encoding="utf-8") as _f:
+        _built = json.load(_f)
+
+
+def _value(name, compute):
+    """Fact @name: from the kernel tree, or from the package's built copy."""
+    if _built is None:
+        return compute()
+    try:
+        return _built["facts"][name]
+    except KeyError:
+        raise FactsError("%s has no %s: a package built by another version"
+                         % (BUILT_FACTS, name)) from None
+
+
+_exit_rows = _value("exit_rows", lambda: parse_exit_statuses(_read(EXIT_H)))
 EXIT_STATUS = {v: name for v, _, name in _exit_rows}
 EXIT_SYMBOLS = {v: sym for v, sym, _ in _exit_rows}
-QEMU_EXIT_BASE = parse_defines(_read(EXIT_H))["EXIT_QEMU_BASE"]
-EVENTS = tuple(parse_events(_read(EVENTS_H)))
-LIMITS = parse_defines(_read(LIMITS_H))
-ALLOCATORS = tuple(parse_allocators(_read(ALLOC_TABLE_H)))
-PHASE_TABLE = tuple(parse_phases(_read(PHASES_H)))
-SELFTESTS = tuple(parse_selftests(_read(SELFTEST_LIST_H)))
+QEMU_EXIT_BASE = _value("QEMU_EXIT_BASE", lambda: parse_defines(_read(EXIT_H))["EXIT_QEMU_BASE"])
+EVENTS = tuple(_value("EVENTS", lambda: parse_events(_read(EVENTS_H))))
+LIMITS = _value("LIMITS", lambda: parse_defines(_read(LIMITS_H)))
+ALLOCATORS = tuple(_value("ALLOCATORS", lambda: parse_allocators(_read(ALLOC_TABLE_H))))
+PHASE_TABLE = tuple(tuple(r) for r in _value("PHASE_TABLE", lambda: parse_phases(_read(PHASES_H))))
+SELFTESTS = tuple(_value("SELFTESTS", lambda: parse_selftests(_read(SELFTEST_LIST_H))))
 # The phases every boot runs, in order (the others only with their key).
 PHASES = tuple(name for name, when, _, _ in PHASE_TABLE if when == "ALWAYS")
 MAX_NODES = LIMITS["MEMBOOT_MAX_NODES"]
@@ -182,7 +204,16 @@ def parse_desc_bytes(text, path=PAGE_H):
     return default, choices
 
 
-DESC_BYTES, DESC_BYTES_CHOICES = parse_desc_bytes(_read(PAGE_H))
+DESC_BYTES, DESC_BYTES_CHOICES = _value("DESC_BYTES", lambda: parse_desc_bytes(_read(PAGE_H)))
+DESC_BYTES_CHOICES = tuple(DESC_BYTES_CHOICES)
+
+
+def kernel_define(path, name):
+    """`#define NAME number` of the kernel source @path (the tree's, or the
+    package's built copy, keyed by the path relative to the tree)."""
+    if _built is None:
+        return parse_defines(_read(path))[name]
+    return _value("define %s %s" % (os.path.relpath(path, REPO_ROOT), name), lambda: None)
 
 
 def parse_string_define(text, name):

@@ -28,8 +28,9 @@ static void sift_down(uint64_t *v, uint32_t i, uint32_t n)
 uint64_t clockcal_median(uint64_t *v, uint32_t n)
 {
 	/* Heapsort: in place, no recursion, n log n whatever the order. An
-	 * insertion sort of the 1500 bracket widths of a 1 ms HPET window
-	 * was 2 ms of a TCG guest's time, longer than the window itself. */
+	 * insertion sort of the 1500 bracket widths of a 1 ms window of a
+	 * 14 MHz reference was 2 ms of a TCG guest's time, longer than the
+	 * window itself. */
 	for (uint32_t i = n / 2; i-- > 0;)
 		sift_down(v, i, n);
 	for (uint32_t end = n; end > 1; end--) {
@@ -64,7 +65,7 @@ uint64_t clockcal_unwrap(uint64_t delta_raw, unsigned bits, uint64_t predicted_t
 
 static uint64_t width_of(const struct clockcal_sample *s)
 {
-	return s->tsc_after >= s->tsc_before ? s->tsc_after - s->tsc_before : UINT64_MAX;
+	return s->counter_after >= s->counter_before ? s->counter_after - s->counter_before : UINT64_MAX;
 }
 
 /* Index of the @k-th kept sample (0-based), or @n if there are not that many. */
@@ -80,11 +81,11 @@ static uint32_t nth_kept(const struct clockcal_sample *s, uint32_t n, uint64_t l
  * that make no sense come near it, and it keeps every sum below in range. */
 #define LINE_OFFSET_MAX (1LL << 61)
 
-/* floor(2 * @dref * @hz / @ref_hz): reference ticks as doubled TSC cycles,
+/* floor(2 * @dref * @hz / @ref_hz): reference ticks as doubled counter cycles,
  * clamped to LINE_OFFSET_MAX. */
 static uint64_t ticks_to_cycles2(uint64_t dref, uint64_t hz, uint64_t ref_hz)
 {
-	/* A window's product fits 64 bits (20 ms of HPET ticks times 5 GHz is
+	/* A window's product fits 64 bits (20 ms of 14 MHz ticks times 5 GHz is
 	 * 1e16): one native division, not libgcc's 128-bit one, for each of
 	 * 1500 samples on the AP that measures. Same result either way. */
 	if (hz == 0 || dref <= UINT64_MAX / hz) {
@@ -103,18 +104,18 @@ static uint64_t ticks_to_cycles2(uint64_t dref, uint64_t hz, uint64_t ref_hz)
 }
 
 /*
- * Sample @i's doubled TSC midpoint less the one predicted for it by the
+ * Sample @i's doubled counter midpoint less the one predicted for it by the
  * line of slope hz / ref_hz through sample @o's, given @ref_cycles2, the
  * reference ticks between them as doubled cycles (ticks_to_cycles2()):
- *   (tsc_before_i + tsc_after_i) - (tsc_before_o + tsc_after_o)
+ *   (counter_before_i + counter_after_i) - (counter_before_o + counter_after_o)
  *     - 2 * (ref_i - ref_o) * hz / ref_hz,
  * clamped to +-LINE_OFFSET_MAX.
  */
 static int64_t line_offset2(const struct clockcal_sample *i, const struct clockcal_sample *o,
 			    uint64_t ref_cycles2)
 {
-	__int128 d = ((__int128)i->tsc_before + i->tsc_after) -
-		     ((__int128)o->tsc_before + o->tsc_after);
+	__int128 d = ((__int128)i->counter_before + i->counter_after) -
+		     ((__int128)o->counter_before + o->counter_after);
 
 	if (i->ref >= o->ref)
 		d -= ref_cycles2;
@@ -128,23 +129,23 @@ static int64_t line_offset2(const struct clockcal_sample *i, const struct clockc
 }
 
 /*
- * The linearity check: by how many TSC cycles the kept samples stray from
+ * The linearity check: by how many counter cycles the kept samples stray from
  * a line of slope @hz / @ref_hz beyond what their brackets, the reference's
  * tick and the claimed @bracket_ppm explain (0: not at all).
  *
- * Why: the bracket bound assumes the TSC and the reference run in
+ * Why: the bracket bound assumes the counter and the reference run in
  * proportion over the whole window. Under QEMU TCG on a busy host they need
- * not: the guest TSC follows the host's clock with a monotonic correction
+ * not: the guest's counter follows the host's clock with a monotonic correction
  * and can step forward against the reference between two samples, every
  * bracket as narrow as before. A bracket sees only what happens between its
- * own two TSC reads, never a step between samples; every pair spans the
+ * own two counter reads, never a step between samples; every pair spans the
  * step, all their rates are biased the same way and the median keeps the
- * bias (a boot measured the HPET 4000 ppm off claiming 389 ppm, the PM
- * timer 5300 ppm off claiming 1157). The samples themselves show the step:
+ * bias (an x86 boot measured one reference 4000 ppm off claiming 389 ppm,
+ * another 5300 ppm off claiming 1157). The samples themselves show the step:
  * their midpoints leave the line.
  *
  * In doubled cycles (exact integers), sample i's offset o_i is its
- * midpoint tsc_before_i + tsc_after_i less the one the line through the
+ * midpoint counter_before_i + counter_after_i less the one the line through the
  * first kept sample predicts (line_offset2()). For linear samples two
  * offsets o_i, o_j differ by no more than
  *  - their readings' places in their brackets: width_i + width_j;
@@ -257,7 +258,8 @@ bool clockcal_estimate(const struct clockcal_sample *s, uint32_t n, uint64_t ref
 		if (a >= n || b >= n || s[b].ref <= s[a].ref)
 			continue;
 		/* Midpoints, doubled to stay in integers. */
-		twice_dt = (s[b].tsc_before + s[b].tsc_after) - (s[a].tsc_before + s[a].tsc_after);
+		twice_dt = (s[b].counter_before + s[b].counter_after) -
+			   (s[a].counter_before + s[a].counter_after);
 		if ((int64_t)twice_dt <= 0)
 			continue;
 		dref = s[b].ref - s[a].ref;
@@ -325,7 +327,7 @@ uint32_t clockcal_sample(const struct clockcal_source *src, const struct clockca
 {
 	const uint64_t mask = src->bits >= 64 ? UINT64_MAX : (1ULL << src->bits) - 1;
 	const uint64_t stride = cap > 1 ? w->min_ticks / (cap - 1) + 1 : 1;
-	uint64_t prev_raw = 0, prev_tsc = 0, total = 0;
+	uint64_t prev_raw = 0, prev_counter = 0, total = 0;
 	uint64_t reads = 0, max_reads = 64ULL * cap;
 	uint32_t n = 0;
 
@@ -333,22 +335,22 @@ uint32_t clockcal_sample(const struct clockcal_source *src, const struct clockca
 		struct clockcal_sample *c = &s[n];
 		uint64_t raw, delta, predicted = 0;
 
-		c->tsc_before = src->read_tsc(src->ctx);
+		c->counter_before = src->read_counter(src->ctx);
 		raw = src->read_ref(src->ctx);
-		c->tsc_after = src->read_tsc(src->ctx);
+		c->counter_after = src->read_counter(src->ctx);
 		raw &= mask;
 		if (reads > 1) {
 			delta = (src->down ? prev_raw - raw : raw - prev_raw) & mask;
-			/* Predict from the TSC once 256 ticks give a rough rate. */
+			/* Predict from the counter once 256 ticks give a rough rate. */
 			if (total >= 256) {
-				uint64_t run = prev_tsc - s[0].tsc_before;
-				uint64_t gap = c->tsc_after - prev_tsc;
+				uint64_t run = prev_counter - s[0].counter_before;
+				uint64_t gap = c->counter_after - prev_counter;
 				predicted = (uint64_t)((unsigned __int128)gap * total / (run ? run : 1));
 			}
 			total += clockcal_unwrap(delta, src->bits, predicted);
 		}
 		prev_raw = raw;
-		prev_tsc = c->tsc_after;
+		prev_counter = c->counter_after;
 		c->ref = total;
 		if (n == 0 || total - s[n - 1].ref >= stride) {
 			n++;
@@ -396,8 +398,8 @@ int clockcal_choose(const struct clockcal_candidate *c, uint32_t n, uint32_t tru
 		return reported;
 	if (reported < 0)
 		return best;
-	/* The CPU's own figure is exact (0x15) or good to its rounding; a TCG
-	 * guest's may name a rate the emulated TSC does not run at, which
+	/* The CPU's own figure is exact or good to its rounding; a TCG
+	 * guest's may name a rate the emulated counter does not run at, which
 	 * the measurement shows. */
 	return clockcal_agree(clockcal_ppm_diff(c[best].hz, c[reported].hz),
 			      c[best].uncertainty_ppm, c[reported].uncertainty_ppm, trust_ppm, NULL)
@@ -408,7 +410,7 @@ bool clockcal_counter_counts(const struct clockcal_source *src, uint32_t min_rea
 			     uint64_t min_cycles, uint32_t max_reads, uint32_t *reads_out)
 {
 	const uint64_t mask = src->bits >= 64 ? UINT64_MAX : (1ULL << src->bits) - 1;
-	const uint64_t t0 = src->read_tsc(src->ctx);
+	const uint64_t t0 = src->read_counter(src->ctx);
 	const uint64_t first = src->read_ref(src->ctx) & mask;
 	uint32_t reads = 1;
 	bool counts = false;
@@ -421,48 +423,10 @@ bool clockcal_counter_counts(const struct clockcal_source *src, uint32_t min_rea
 			counts = true;
 			break;
 		}
-		if (reads >= min_reads && src->read_tsc(src->ctx) - t0 >= min_cycles)
+		if (reads >= min_reads && src->read_counter(src->ctx) - t0 >= min_cycles)
 			break;
 	}
 	if (reads_out)
 		*reads_out = reads;
 	return counts;
-}
-
-enum clockcal_first clockcal_first(unsigned have, bool acpi_read)
-{
-	if (have & (CLOCKCAL_HAVE_CPUID | CLOCKCAL_HAVE_PIT))
-		return CLOCKCAL_FIRST_EARLY;
-	if (!acpi_read)
-		return CLOCKCAL_FIRST_WAIT;
-	if (have & CLOCKCAL_HAVE_HPET)
-		return CLOCKCAL_FIRST_HPET;
-	if (have & CLOCKCAL_HAVE_PM_TIMER)
-		return CLOCKCAL_FIRST_PM_TIMER;
-	return CLOCKCAL_FIRST_ASSUMED;
-}
-
-uint32_t clockcal_missing(unsigned have, char *buf, uint32_t len)
-{
-	static const struct { unsigned bit; const char *name; } refs[] = {
-		{ CLOCKCAL_HAVE_CPUID, "cpuid" },
-		{ CLOCKCAL_HAVE_PIT, "pit" },
-		{ CLOCKCAL_HAVE_HPET, "hpet" },
-		{ CLOCKCAL_HAVE_PM_TIMER, "pm_timer" },
-	};
-	uint32_t at = 0;
-
-	for (size_t i = 0; i < sizeof(refs) / sizeof(refs[0]); i++) {
-		if (have & refs[i].bit)
-			continue;
-		for (const char *p = at ? "," : ""; *p; p++, at++)
-			if (at + 1 < len)
-				buf[at] = *p;
-		for (const char *p = refs[i].name; *p; p++, at++)
-			if (at + 1 < len)
-				buf[at] = *p;
-	}
-	if (len)
-		buf[at < len ? at : len - 1] = '\0';
-	return at;
 }

@@ -1,22 +1,24 @@
 /*
- * clockcal.h: the arithmetic of clock calibration, with no I/O, so the host
- * tests can feed it samples from a simulated busy host.
+ * clockcal.h: the arithmetic of calibrating the cycle counter
+ * (arch/counter.h) against a reference of known rate, with no I/O, so the
+ * host tests can feed it samples from a simulated busy host. The
+ * architecture reads its references (arch/clock.h); this is what every
+ * architecture that measures shares.
  *
- * A sample is one reading of a reference counter (PIT, ACPI PM timer)
- * bracketed by two TSC reads: tsc_before, ref, tsc_after. The reference was
- * read at some instant inside [tsc_before, tsc_after]; a bracket that is wide
- * means the vCPU was descheduled (or an SMI hit) between the reads, and the
- * sample's time is uncertain by up to the bracket's width. Linux's
- * quick_pit_calibrate() and pit_hpet_ptimer_calibrate_cpu() reason the same
- * way: the error of a calibration is the uncertainty of its end points
- * divided by its length.
+ * A sample is one reading of a reference counter bracketed by two counter
+ * reads: counter_before, ref, counter_after. The reference was read at some
+ * instant inside [counter_before, counter_after]; a bracket that is wide
+ * means the vCPU was descheduled (or firmware took the CPU) between the
+ * reads, and the sample's time is uncertain by up to the bracket's width.
+ * Linux's x86 calibration reasons the same way: the error of a calibration
+ * is the uncertainty of its end points divided by its length.
  *
  * clockcal_estimate() drops wide brackets, forms several estimates from pairs
  * of kept samples that each span about half of the run, and keeps their
  * median, so a few bad pairs cannot move the answer. The uncertainty it
  * reports is the bound implied by the worst pair's brackets and the
- * reference's tick, widened by what the samples show of a TSC that did not
- * run in proportion to the reference (a step between samples, which no
+ * reference's tick, widened by what the samples show of a counter that did
+ * not run in proportion to the reference (a step between samples, which no
  * bracket sees: QEMU TCG on a busy host): the kept samples' midpoints are
  * compared with the line the estimate predicts, and offsets further apart
  * than their brackets, the tick and that bound explain are taken as a step
@@ -29,8 +31,8 @@
 #include <stdint.h>
 
 struct clockcal_sample {
-	uint64_t tsc_before;
-	uint64_t tsc_after;
+	uint64_t counter_before;
+	uint64_t counter_after;
 	uint64_t ref;          /* reference ticks, unwrapped (monotonic) */
 };
 
@@ -45,16 +47,16 @@ struct clockcal_result {
 	uint32_t kept;             /* samples whose bracket passed */
 	uint32_t rejected;         /* samples dropped for a wide bracket */
 	uint32_t pairs;            /* estimates the median was taken over */
-	uint64_t bracket_limit;    /* TSC cycles: the widest bracket kept */
+	uint64_t bracket_limit;    /* counter cycles: the widest bracket kept */
 	uint64_t span_ref;         /* reference ticks spanned by the kept samples */
 	/*
-	 * TSC cycles: how far the kept samples' midpoints stray from a line
+	 * Counter cycles: how far the kept samples' midpoints stray from a line
 	 * of slope hz beyond what their brackets, one reference tick each and
 	 * the bracket bound allow: the largest over pairs of samples of the
 	 * difference of their offsets from the line less those allowances
 	 * (kernel/services/clock/clockcal.c, step_excess()). 0 for samples that are linear
 	 * within their brackets, and uncertainty_ppm is then the bracket
-	 * bound alone. Otherwise the TSC stepped against the reference
+	 * bound alone. Otherwise the counter stepped against the reference
 	 * between samples by about this much (a QEMU TCG guest on a busy
 	 * host), which no bracket shows, and uncertainty_ppm includes
 	 * 2 * step_cycles over the shortest pair's span in cycles.
@@ -63,7 +65,7 @@ struct clockcal_result {
 };
 
 /*
- * Estimate the TSC frequency from @n samples (in time order) of a reference
+ * Estimate the counter's frequency from @n samples (in time order) of a reference
  * that ticks @ref_hz times a second. A sample is kept if its bracket is no
  * wider than twice the narrowest quarter's width (the 25th percentile), so a
  * host that deschedules the vCPU in some brackets costs those samples only.
@@ -76,10 +78,11 @@ bool clockcal_estimate(const struct clockcal_sample *s, uint32_t n, uint64_t ref
 /*
  * The true forward distance of a wrapping counter of @bits bits, given the
  * raw forward difference @delta_raw (already reduced modulo 2^bits) and a
- * prediction @predicted_ticks from elapsed TSC time (0 when there is none
- * yet): the value delta_raw + k * 2^bits, k >= 0, nearest the prediction.
- * A vCPU descheduled for longer than the counter's period (55 ms for the
- * PIT) would otherwise make the reference look as if almost no time passed.
+ * prediction @predicted_ticks from elapsed counter time (0 when there is
+ * none yet): the value delta_raw + k * 2^bits, k >= 0, nearest the
+ * prediction. A vCPU descheduled for longer than the reference's period
+ * (55 ms for a 16-bit one at 1.19 MHz) would otherwise make the reference
+ * look as if almost no time passed.
  */
 uint64_t clockcal_unwrap(uint64_t delta_raw, unsigned bits, uint64_t predicted_ticks);
 
@@ -87,23 +90,23 @@ uint64_t clockcal_unwrap(uint64_t delta_raw, unsigned bits, uint64_t predicted_t
 #define CLOCKCAL_UNKNOWN_PPM UINT32_MAX
 
 /*
- * A reference counter to sample: how to read it and the TSC (callbacks, so
- * the host tests can simulate a reference that is slow to read), its width
- * and direction.
+ * A reference counter to sample: how to read it and the cycle counter
+ * (callbacks, so the host tests can simulate a reference that is slow to
+ * read), its width and direction.
  */
 struct clockcal_source {
-	uint64_t (*read_tsc)(void *ctx);
-	uint64_t (*read_ref)(void *ctx);   /* the raw counter */
+	uint64_t (*read_counter)(void *ctx);
+	uint64_t (*read_ref)(void *ctx);   /* the raw reference */
 	void *ctx;
-	unsigned bits;                     /* 16 (PIT), 24 or 32 */
-	bool down;                         /* counts down (the PIT) */
+	unsigned bits;                     /* 16, 24 or 32 */
+	bool down;                         /* counts down */
 };
 
 /*
  * How long to sample. At least @min_ticks of reference time; past that,
  * on until @min_samples samples are kept or @max_ticks have passed. A
  * reference that answers in microseconds gives its samples well inside
- * @min_ticks; one whose every read costs a millisecond (the PIT under
+ * @min_ticks; one whose every read costs a millisecond (port I/O under
  * QEMU TCG with hundreds of vCPU threads) would give four samples in a
  * 3 ms window and no estimate: the window stretches instead, up to
  * @max_ticks, and the estimate's uncertainty says what the slow reads
@@ -119,7 +122,7 @@ struct clockcal_window {
  * says. Reads run back to back; a sample is kept only once the counter
  * has moved min_ticks/cap ticks past the last kept one, so the samples
  * cover the span however fast the reference answers. Wraps are undone with
- * a prediction from the TSC rate seen so far (clockcal_unwrap). Gives up
+ * a prediction from the counter's rate seen so far (clockcal_unwrap). Gives up
  * after 64 reads per slot with no progress (a counter that does not
  * count). Returns the samples taken; @reads gets the reads made.
  */
@@ -133,12 +136,12 @@ uint32_t clockcal_sample(const struct clockcal_source *src, const struct clockca
  * either its window stayed short (under @short_ticks) or its reads were
  * fast (the widest bracket it kept, r->bracket_limit, under
  * @slow_read_ticks of the reference). A window stretched by reads that are
- * all slow (a PIT read costs a millisecond under QEMU's TCG with hundreds
+ * all slow (a port read costs a millisecond under QEMU's TCG with hundreds
  * of vCPU threads) would stretch again and be no better. One stretched by
  * a single stall of the vCPU between reads that take a microsecond most
  * likely is: the stall left only a few samples on one side of it, and a
  * figure from pairs that span little (simulated: a 4 ms stall in a 0.5 ms
- * PIT window claims 1.6-9 %).
+ * window of a 1.19 MHz reference claims 1.6-9 %).
  */
 bool clockcal_retake(const struct clockcal_result *r, uint64_t window_ticks, uint64_t ref_hz,
 		     uint64_t short_ticks, uint64_t slow_read_ticks, uint32_t target_ppm);
@@ -153,15 +156,15 @@ bool clockcal_agree(uint32_t diff_ppm, uint32_t unc_a_ppm, uint32_t unc_b_ppm,
 		    uint32_t slack_ppm, uint64_t *allowed_ppm);
 
 /*
- * The TSC frequency to use of @n candidates (CPUID's figure, measurements
- * against the PIT, the PM timer, the HPET): the measured one with the
- * smallest uncertainty; a CPUID figure is kept while it agrees with that
+ * The counter frequency to use of @n candidates (a figure the hardware
+ * reports, measurements against references): the measured one with the
+ * smallest uncertainty; a reported figure is kept while it agrees with that
  * measurement (within both uncertainties plus @trust_ppm), else the
  * measurement wins. -1 only when no candidate has a figure: never is a
  * frequency assumed while one was measured.
  */
 struct clockcal_candidate {
-	const char *method;          /* "pit", "pm_timer", "hpet", "cpuid15" ... */
+	const char *method;          /* the reference's or the report's name */
 	uint64_t hz;                 /* 0: no figure */
 	uint32_t uncertainty_ppm;
 	bool measured;               /* against a reference, not reported by the CPU */
@@ -169,60 +172,24 @@ struct clockcal_candidate {
 int clockcal_choose(const struct clockcal_candidate *c, uint32_t n, uint32_t trust_ppm);
 
 /*
- * Whether @src's counter counts at all: read it until it shows a value
+ * Whether @src's reference counts at all: read it until it shows a value
  * other than its first; give up once @min_reads reads have been made and
- * the TSC has advanced at least @min_cycles since the first read, or after
- * @max_reads reads whatever the TSC did. @reads gets the reads made.
+ * the cycle counter has advanced at least @min_cycles since the first
+ * read, or after @max_reads reads whatever the counter did. @reads gets the
+ * reads made.
  *
- * Why: a timer that is not there (QEMU's `-machine pit=off`, a platform
- * that gates the 8254 or has no HPET behind its table) answers a port or
- * memory read with one fixed value, and sampling it as if it counted costs
- * clockcal_sample()'s 64 reads a slot before it gives up: 131,072 PIT
- * reads, 85-100 ms of a TCG boot. A counter that ticks at @ref_hz moves
- * within two of its ticks; with @min_cycles at least twice (TSC cycles a
- * second at the fastest TSC there is) / @ref_hz, a counter that did not
- * move is not counting. Callers pass cycles for a 10 GHz TSC, above any
- * shipped (kernel/services/clock/clockcal.c, arch/x86_64/tsc.c).
+ * Why: a timer that is not there (a platform that gates it, a table that
+ * names one that is not behind it, a timer QEMU was told to leave out)
+ * answers a port or memory read with one fixed value, and sampling it as
+ * if it counted costs clockcal_sample()'s 64 reads a slot before it gives
+ * up: 131,072 reads, 85-100 ms of a TCG boot. A reference that ticks at
+ * @ref_hz moves within two of its ticks; with @min_cycles at least twice
+ * (counter cycles a second at the fastest counter there is) / @ref_hz, a
+ * reference that did not move is not counting. Callers pass cycles for a
+ * 10 GHz counter, above any shipped (the architecture's probes, arch/clock.h).
  */
 bool clockcal_counter_counts(const struct clockcal_source *src, uint32_t min_reads,
 			     uint64_t min_cycles, uint32_t max_reads, uint32_t *reads);
-
-/*
- * Which reference gives the boot its first TSC figure (the quick estimate),
- * from what the machine has. The references, as a mask:
- */
-enum {
-	CLOCKCAL_HAVE_CPUID = 1u << 0,     /* CPUID 0x40000010, 0x15 or 0x16 gave a figure */
-	CLOCKCAL_HAVE_PIT = 1u << 1,       /* PIT channel 2 counts */
-	CLOCKCAL_HAVE_HPET = 1u << 2,      /* an HPET table, its registers mapped */
-	CLOCKCAL_HAVE_PM_TIMER = 1u << 3,  /* the FADT names a PM timer port */
-	CLOCKCAL_HAVE_ALL = 0xf,
-};
-enum clockcal_first {
-	/* CPUID or the PIT, in phase early (clockcal_choose() picks between
-	 * the two when both exist). */
-	CLOCKCAL_FIRST_EARLY,
-	/* Neither, and the ACPI tables are not read yet: no figure until they
-	 * are. Nothing times anything before phase acpi but the consoles,
-	 * whose timeouts take a 4 GHz upper bound meanwhile
-	 * (kernel/services/console/out/). */
-	CLOCKCAL_FIRST_WAIT,
-	CLOCKCAL_FIRST_HPET,       /* phase acpi: the HPET (a memory read, the finer) */
-	CLOCKCAL_FIRST_PM_TIMER,   /* phase acpi: the PM timer, where no HPET measured */
-	/* Nothing at all: a figure must be assumed, and every time the boot
-	 * prints is unreliable. */
-	CLOCKCAL_FIRST_ASSUMED,
-};
-/* @have: CLOCKCAL_HAVE_* bits, of a reference known to be there (a
- * reference that was tried and gave no figure is taken out by the caller,
- * which asks again); @acpi_read: whether the HPET and PM timer bits are
- * known yet. Never CLOCKCAL_FIRST_ASSUMED while a reference is there. */
-enum clockcal_first clockcal_first(unsigned have, bool acpi_read);
-
-/* The references missing from @have, named for a line and a record
- * ("pit,hpet", "" when none is missing) into @buf of @len bytes (cut to
- * fit, always terminated when @len > 0). Returns the names' length. */
-uint32_t clockcal_missing(unsigned have, char *buf, uint32_t len);
 
 /* The median of @n values; sorts @v in place. @n must be at least 1. */
 uint64_t clockcal_median(uint64_t *v, uint32_t n);

@@ -8,7 +8,7 @@
 /*
  * An entry's header, RING_HDR_BYTES at a RING_ALIGN boundary: the whole
  * entry's size (header included, aligned), then payload length (16 bits),
- * kind (8), level (4) and flags (4), then the TSC. Padding is a header
+ * kind (8), level (4) and flags (4), then the counter. Padding is a header
  * whose kind is RING_PAD; as sizes and positions are multiples of
  * RING_ALIGN == RING_HDR_BYTES, a whole header always fits.
  */
@@ -28,14 +28,14 @@ static char *at(const struct log_ring *r, uint64_t pos)
 /* Headers are copied in and out with memcpy: the host buffer may be
  * only byte aligned. */
 static void put_hdr(struct log_ring *r, uint64_t pos, uint64_t bytes, size_t len, unsigned kind,
-		    unsigned level, unsigned flags, uint64_t tsc)
+		    unsigned level, unsigned flags, uint64_t counter)
 {
 	char *p = at(r, pos);
 	uint32_t w[2] = { (uint32_t)bytes, (uint32_t)len | (uint32_t)kind << 16 |
 				(uint32_t)(level & 0xf) << 24 | (uint32_t)(flags & 0xf) << 28 };
 
 	memcpy(p, w, 8);
-	memcpy(p + 8, &tsc, 8);
+	memcpy(p + 8, &counter, 8);
 }
 
 static void get_hdr(const struct log_ring *r, uint64_t pos, uint32_t *bytes, struct ring_entry *e)
@@ -50,7 +50,7 @@ static void get_hdr(const struct log_ring *r, uint64_t pos, uint32_t *bytes, str
 		e->kind = (uint8_t)(w[1] >> 16);
 		e->level = (uint8_t)(w[1] >> 24 & 0xf);
 		e->flags = (uint8_t)(w[1] >> 28);
-		memcpy(&e->tsc, p + 8, 8);
+		memcpy(&e->counter, p + 8, 8);
 	}
 }
 
@@ -96,7 +96,7 @@ static bool make_room_locked(struct log_ring *r, uint64_t need)
 }
 
 static bool write_locked(struct log_ring *r, enum ring_kind kind, unsigned level, unsigned flags,
-			 uint64_t tsc, const void *data, size_t len)
+			 uint64_t counter, const void *data, size_t len)
 {
 	uint64_t bytes = align_up(RING_HDR_BYTES + len);
 	uint64_t index = r->head % r->size_bytes;
@@ -110,7 +110,7 @@ static bool write_locked(struct log_ring *r, enum ring_kind kind, unsigned level
 		put_hdr(r, r->head, pad, 0, RING_PAD, 0, 0, 0);
 		r->head += pad;
 	}
-	put_hdr(r, r->head, bytes, len, kind, level, flags, tsc);
+	put_hdr(r, r->head, bytes, len, kind, level, flags, counter);
 	memcpy(at(r, r->head) + RING_HDR_BYTES, data, len);
 	r->head += bytes;
 	r->head_seq++;
@@ -118,12 +118,12 @@ static bool write_locked(struct log_ring *r, enum ring_kind kind, unsigned level
 }
 
 bool ring_write(struct log_ring *r, enum ring_kind kind, unsigned level, unsigned flags,
-		uint64_t tsc, const void *data, size_t len)
+		uint64_t counter, const void *data, size_t len)
 {
 	bool ok;
 
 	spin_lock(&r->lock);
-	ok = write_locked(r, kind, level, flags, tsc, data, len);
+	ok = write_locked(r, kind, level, flags, counter, data, len);
 	spin_unlock(&r->lock);
 	return ok;
 }
@@ -224,7 +224,7 @@ bool ring_move(struct log_ring *dst, struct log_ring *src)
 			if (dst->readers[i].used && dst->readers[i].seq == dst->head_seq)
 				dst->readers[i].pos = dst->head;
 		memcpy(data, at(src, pos - bytes) + RING_HDR_BYTES, e.len);
-		write_locked(dst, e.kind, e.level, e.flags, e.tsc, data, e.len);
+		write_locked(dst, e.kind, e.level, e.flags, e.counter, data, e.len);
 	}
 	for (unsigned i = 0; i < RING_MAX_READERS; i++)
 		if (dst->readers[i].used && dst->readers[i].seq == dst->head_seq)

@@ -2,7 +2,7 @@
  * ring.h: the log ring between the kernel and its consoles (pure C,
  * host-tested with pthreads as CPUs).
  *
- * Every line and record goes into the ring first, whole, with the raw TSC
+ * Every line and record goes into the ring first, whole, with the raw counter
  * value of the moment it was made; consoles read it later, between boot
  * phases, so a slow console never makes a timed region slower, and the
  * timestamp is turned into nanoseconds only when the line is printed (the
@@ -53,7 +53,7 @@ enum ring_kind {
 
 struct ring_entry {
 	uint64_t seq;       /* 0, 1, 2 ... in the order written */
-	uint64_t tsc;
+	uint64_t counter;
 	uint8_t kind;       /* enum ring_kind */
 	uint8_t level;      /* enum log_level */
 	uint8_t flags;
@@ -85,7 +85,7 @@ void ring_init(struct log_ring *r, void *buf, size_t bytes);
  * yet (drain and try again), or when @len exceeds RING_MAX_PAYLOAD.
  */
 bool ring_write(struct log_ring *r, enum ring_kind kind, unsigned level, unsigned flags,
-		uint64_t tsc, const void *data, size_t len);
+		uint64_t counter, const void *data, size_t len);
 
 /*
  * A new reader, starting at the oldest entry still kept (a console that

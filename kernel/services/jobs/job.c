@@ -108,7 +108,7 @@ static void run_steps(struct job_state *st, uint32_t i, uint64_t s, uint64_t e, 
 				j->times[i] = (struct job_chunk_time){
 					.cpu = cpu, .start = s, .end = e, .start_ticks = t0,
 					.end_ticks = t1, .ns = job_platform_ticks_to_ns(t1 - t0) };
-			job_ticks_max(&st->end_tsc, t1);
+			job_ticks_max(&st->end_counter, t1);
 			if (__atomic_load_n(&cs->owner, __ATOMIC_ACQUIRE) == JOB_ORPHANED)
 				__atomic_fetch_sub(&st->orphans, 1, __ATOMIC_RELEASE);
 			__atomic_fetch_add(&st->chunks_done, 1, __ATOMIC_RELEASE);
@@ -155,7 +155,7 @@ static void work_on(struct job_state *st)
 		if (st->rescue) {
 			struct job_chunk_state *cs = &j->chunk_states[i];
 			t0 = job_platform_ticks();
-			job_ticks_min(&st->first_tsc, t0);
+			job_ticks_min(&st->first_counter, t0);
 			cs->start_ticks = t0;
 			__atomic_store_n(&cs->progress_ticks, t0, __ATOMIC_RELEASE);
 			__atomic_store_n(&cs->owner, cpu, __ATOMIC_RELEASE);
@@ -163,7 +163,7 @@ static void work_on(struct job_state *st)
 			continue;
 		}
 		t0 = job_platform_ticks();
-		job_ticks_min(&st->first_tsc, t0);
+		job_ticks_min(&st->first_counter, t0);
 		j->fn(j->arg, s, e);
 		t1 = job_platform_ticks();
 		if (j->times && i < j->times_cap)
@@ -173,7 +173,7 @@ static void work_on(struct job_state *st)
 		/* A CPU works on a job once (its loop ends when no chunk is
 		 * left, and it never rejoins): counting it here counts CPUs. */
 		count_ran(st, &ran);
-		job_ticks_max(&st->end_tsc, t1);
+		job_ticks_max(&st->end_counter, t1);
 		__atomic_fetch_add(&st->chunks_done, 1, __ATOMIC_RELEASE);
 	}
 	if (st->rescue && __atomic_load_n(&st->orphans, __ATOMIC_ACQUIRE) > 0)
@@ -315,7 +315,7 @@ void job_start(struct job *job, struct job_state *st)
 
 	memset(st, 0, sizeof(*st));
 	st->job = job;
-	st->start_tsc = job_platform_ticks();
+	st->start_counter = job_platform_ticks();
 	if (job->node == JOB_ALL_NODES || job->node >= JOB_MAX_NODES) {
 		start_all_nodes(job, st, self);
 		return;
@@ -470,8 +470,8 @@ void job_wait(struct job_state *st)
 		queue_unlock(&queues[node]);
 	}
 	st->threads = __atomic_load_n(&st->ran_cpus, __ATOMIC_ACQUIRE);
-	st->ns = st->first_tsc && st->end_tsc > st->first_tsc
-		 ? job_platform_ticks_to_ns(st->end_tsc - st->first_tsc) : 0;
+	st->ns = st->first_counter && st->end_counter > st->first_counter
+		 ? job_platform_ticks_to_ns(st->end_counter - st->first_counter) : 0;
 }
 
 uint32_t job_run(struct job *job, struct job_state *st)

@@ -109,9 +109,9 @@ struct job_state {
 	struct job_state *next;  /* queue link */
 	volatile uint32_t ran_cpus;  /* CPUs that ran a chunk: the state is the same
 				  * size for 4 CPUs or 8192 */
-	uint64_t start_tsc;          /* job_start() */
-	volatile uint64_t first_tsc; /* when the first chunk began */
-	volatile uint64_t end_tsc;   /* when the last chunk finished */
+	uint64_t start_counter;          /* job_start() */
+	volatile uint64_t first_counter; /* when the first chunk began */
+	volatile uint64_t end_counter;   /* when the last chunk finished */
 	uint64_t ns;             /* first chunk's start to last chunk's end: this job's own
 				  * time, not the time it queued behind others */
 	bool empty;

@@ -1,11 +1,12 @@
 /*
  * platform.c: the job runner's platform in the kernel (kernel/services/jobs/platform.h):
  * logical CPUs from the per-CPU state, the per-CPU mailbox an AP's work
- * loop polls (kernel/services/percpu.c), a wake-up IPI, and the TSC.
+ * loop polls (kernel/services/percpu.c), a wake-up IPI, and the cycle
+ * counter (arch/counter.h).
  */
 #include "kernel/services/jobs/platform.h"
 
-#include "x86/cpu.h"
+#include "arch/counter.h"
 #include "x86/io.h"
 #include "x86/percpu.h"
 #include "x86/smp.h"
@@ -66,21 +67,21 @@ bool job_platform_try_post(uint32_t cpu, void (*fn)(void *arg), void *arg)
 
 uint64_t job_platform_ticks(void)
 {
-	/* In the boot CPU's time: a TSC the bring-up check found off by a
+	/* In the boot CPU's time: a counter the check found off by a
 	 * known offset is corrected (kernel/services/clock/tsc_sync.h). */
 	const struct cpu_state *cs = this_cpu_state();
 
-	return rdtsc() + cs->tsc_skew - (uint64_t)cs->tsc_offset;
+	return arch_counter() + cs->counter_skew - (uint64_t)cs->counter_offset;
 }
 
 uint64_t job_platform_ticks_to_ns(uint64_t ticks)
 {
-	return tsc_cycles_to_ns(ticks);
+	return cycles_to_ns(ticks);
 }
 
 void job_platform_lost(uint32_t cpu)
 {
-	/* Offline from here on: the TSC check, the per-CPU lists, shootdowns
+	/* Offline from here on: the counter check, the per-CPU lists, shootdowns
 	 * and later jobs pass it by (its mailbox stays busy, too). */
 	__atomic_store_n(&cpu_states[cpu]->online, 0, __ATOMIC_RELEASE);
 }

@@ -3,7 +3,7 @@
  * it runs on, so that its logic (chunking, claiming, helping, waiting,
  * timing) is one portable C file. Two platforms implement it:
  *   kernel/services/jobs/platform.c  the kernel: logical CPUs and their per-CPU
- *                           mailboxes, woken by IPI, timed by the TSC;
+ *                           mailboxes, woken by IPI, timed by the cycle counter;
  *   tests/host/job_host.c   the host: one pthread per simulated CPU, each
  *                           with a node, for host tests and benchmarks.
  *

@@ -20,8 +20,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "x86/cpu.h"
-#include "x86/paging.h"
+#include "arch/counter.h"
+#include "arch/map.h"
 #include "kernel/services/console/options.h"
 #include "kernel/services/log.h"
 #include "kernel/services/report/record.h"
@@ -55,7 +55,7 @@ static struct {
 	uint64_t system_table;
 	struct mem_range runtime_code[32];
 	uint32_t nr_runtime_code;
-	char lines[RESULTS_BYTES];    /* "MEMBOOT {...}\n" each, TSC values unresolved */
+	char lines[RESULTS_BYTES];    /* "MEMBOOT {...}\n" each, counter values unresolved */
 	size_t len;
 	unsigned cut;                 /* records that did not fit */
 } results;
@@ -163,7 +163,7 @@ static void chunk_name(uint16_t name[24], unsigned i)
 
 void efivars_save(void)
 {
-	static const struct rec_tsc_clock clock = { tsc_cycles_to_ns, tsc_to_boot_ns };
+	static const struct rec_counter_clock clock = { cycles_to_ns, counter_to_boot_ns };
 	static char out[RESULTS_BYTES];
 	static struct record raw, resolved;
 	size_t out_len = 0, chunk_start[RESULTS_MAX_CHUNKS + 1];
@@ -179,7 +179,7 @@ void efivars_save(void)
 	}
 	if (!(set_variable = find_set_variable()))
 		return;
-	/* Compact lines, TSC values now in nanoseconds, the "MEMBOOT " prefix
+	/* Compact lines, counter values now in nanoseconds, the "MEMBOOT " prefix
 	 * dropped; cut into chunks at line ends. */
 	chunk_start[0] = 0;
 	for (size_t i = 0; i < results.len;) {
@@ -189,7 +189,7 @@ void efivars_save(void)
 		raw.len = n < RECORD_MAX_BYTES ? n : RECORD_MAX_BYTES - 1;
 		memcpy(raw.buf, results.lines + i, raw.len);
 		raw.safe_len = raw.len;
-		rec_resolve_tsc(&raw, &resolved, &clock);
+		rec_resolve_counter(&raw, &resolved, &clock);
 		i += n + 1;
 		if (resolved.len - pre + 1 > RESULTS_CHUNK_BYTES)
 			continue;
@@ -204,7 +204,7 @@ void efivars_save(void)
 	}
 	chunk_start[++nr_chunks] = out_len;
 
-	uint64_t t0 = rdtsc();
+	uint64_t t0 = arch_counter();
 	for (uint32_t i = 0; i < results.nr_runtime_code; i++)
 		arch_set_executable(results.runtime_code[i].start, results.runtime_code[i].end, true);
 	for (unsigned c = 0; c < nr_chunks; c++) {
@@ -227,7 +227,7 @@ void efivars_save(void)
 	}
 	for (uint32_t i = 0; i < results.nr_runtime_code; i++)
 		arch_set_executable(results.runtime_code[i].start, results.runtime_code[i].end, false);
-	uint64_t ns = tsc_cycles_to_ns(rdtsc() - t0);
+	uint64_t ns = cycles_to_ns(arch_counter() - t0);
 
 	if (st & EFI_ERROR_BIT)
 		pr_warn("results: SetVariable of MembootResults%02u failed with %s (0x%llx)%s; %u of %u "

@@ -14,7 +14,7 @@
 #define RECORD_EVENT_TABLE(X)                                              \
 	X(boot)          /* how the machine was booted */                   \
 	X(tsc)           /* how the TSC was calibrated */                   \
-	X(clock_check)   /* the TSC checked against a second clock */       \
+	X(clock_check)   /* the counter checked against a second clock */   \
 	X(mem_range)     /* one range of the normalized memory map */       \
 	X(mem_summary)   /* totals of the map */                            \
 	X(soft_reserved) /* EFI_MEMORY_SP memory kept out of the allocator */ \
@@ -37,7 +37,7 @@
 	X(apic)          /* x86_64's interrupt controller mode for SMP */   \
 	X(cpu_up)        /* a CPU running after SMP bring-up */             \
 	X(smp)           /* SMP bring-up as a whole */                      \
-	X(tsc_sync)      /* each node's APs' TSCs against the boot CPU's */   \
+	X(tsc_sync)      /* each node's APs' counters against the boot CPU's */ \
 	X(job)           /* a job of the job runner's self-test */          \
 	X(memmap)        /* where a node's descriptor array lives */        \
 	X(store_probe)   /* plain against non-temporal stores, timed at boot */ \

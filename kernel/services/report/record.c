@@ -265,47 +265,47 @@ void rec_bool(struct record *r, const char *key, bool v)
 	rec_v_bool(r, v);
 }
 
-/* ---- TSC values converted when printed ---- */
+/* ---- counter values converted when printed ---- */
 
-#define TSC_MARK '\x01'
-#define TSC_HEX_DIGITS 18
-#define TSC_PLACEHOLDER_BYTES (2 + TSC_HEX_DIGITS)   /* >= 20, the longest u64 */
+#define COUNTER_MARK '\x01'
+#define COUNTER_HEX_DIGITS 18
+#define COUNTER_PLACEHOLDER_BYTES (2 + COUNTER_HEX_DIGITS)   /* >= 20, the longest u64 */
 
-static void put_tsc(struct record *r, char kind, uint64_t v)
+static void put_counter(struct record *r, char kind, uint64_t v)
 {
-	char ph[TSC_PLACEHOLDER_BYTES + 1];
+	char ph[COUNTER_PLACEHOLDER_BYTES + 1];
 
 	value_start(r);
-	snprintf(ph, sizeof(ph), "%c%c%0*llx", TSC_MARK, kind, TSC_HEX_DIGITS,
+	snprintf(ph, sizeof(ph), "%c%c%0*llx", COUNTER_MARK, kind, COUNTER_HEX_DIGITS,
 		 (unsigned long long)v);
-	put(r, ph, TSC_PLACEHOLDER_BYTES);
+	put(r, ph, COUNTER_PLACEHOLDER_BYTES);
 	value_end(r);
 }
 
-void rec_v_tsc_ns(struct record *r, uint64_t cycles)
+void rec_v_cycles_ns(struct record *r, uint64_t cycles)
 {
-	put_tsc(r, 'd', cycles);
+	put_counter(r, 'd', cycles);
 }
 
-void rec_tsc_ns(struct record *r, const char *key, uint64_t cycles)
-{
-	rec_key(r, key);
-	put_tsc(r, 'd', cycles);
-}
-
-void rec_tsc_stamp(struct record *r, const char *key, uint64_t tsc)
+void rec_cycles_ns(struct record *r, const char *key, uint64_t cycles)
 {
 	rec_key(r, key);
-	put_tsc(r, 's', tsc);
+	put_counter(r, 'd', cycles);
 }
 
-bool rec_has_tsc(const struct record *r)
+void rec_counter_stamp(struct record *r, const char *key, uint64_t counter)
 {
-	return memchr(r->buf, TSC_MARK, r->len) != NULL;
+	rec_key(r, key);
+	put_counter(r, 's', counter);
 }
 
-void rec_resolve_tsc(const struct record *in, struct record *out,
-		     const struct rec_tsc_clock *clock)
+bool rec_has_counter(const struct record *r)
+{
+	return memchr(r->buf, COUNTER_MARK, r->len) != NULL;
+}
+
+void rec_resolve_counter(const struct record *in, struct record *out,
+		     const struct rec_counter_clock *clock)
 {
 	size_t o = 0;
 
@@ -313,10 +313,10 @@ void rec_resolve_tsc(const struct record *in, struct record *out,
 	out->len = 0;
 	for (size_t i = 0; i < in->len;) {
 		uint64_t v = 0;
-		bool ok = in->buf[i] == TSC_MARK && i + TSC_PLACEHOLDER_BYTES <= in->len &&
+		bool ok = in->buf[i] == COUNTER_MARK && i + COUNTER_PLACEHOLDER_BYTES <= in->len &&
 			  (in->buf[i + 1] == 'd' || in->buf[i + 1] == 's');
 
-		for (size_t k = 0; ok && k < TSC_HEX_DIGITS; k++) {
+		for (size_t k = 0; ok && k < COUNTER_HEX_DIGITS; k++) {
 			char c = in->buf[i + 2 + k];
 			unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0') :
 				     c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10) : 16;
@@ -327,12 +327,12 @@ void rec_resolve_tsc(const struct record *in, struct record *out,
 			out->buf[o++] = in->buf[i++];
 			continue;
 		}
-		v = in->buf[i + 1] == 'd' ? clock->cycles_to_ns(v) : clock->tsc_to_boot_ns(v);
+		v = in->buf[i + 1] == 'd' ? clock->cycles_to_ns(v) : clock->counter_to_boot_ns(v);
 		char num[24];
 		int n = snprintf(num, sizeof(num), "%llu", (unsigned long long)v);
 		memcpy(out->buf + o, num, (size_t)n);
 		o += (size_t)n;
-		i += TSC_PLACEHOLDER_BYTES;
+		i += COUNTER_PLACEHOLDER_BYTES;
 	}
 	out->len = o;
 	out->safe_len = in->safe_len < o ? in->safe_len : o;
@@ -753,19 +753,19 @@ size_t rec_render(const struct record *r, const char *tmpl, char *out, size_t ou
 #ifdef MEMBOOT_HOST
 /* The kernel's record_report() is the console's (kernel/services/console/out/emit.c):
  * it keeps the record for the log ring and renders the line when it is
- * printed. On the host TSC values are taken as nanoseconds. */
-static uint64_t host_tsc_identity(uint64_t v)
+ * printed. On the host counter values are taken as nanoseconds. */
+static uint64_t host_counter_identity(uint64_t v)
 {
 	return v;
 }
 
 void record_report(struct record *r, enum log_level level, const char *tmpl)
 {
-	if (rec_has_tsc(r)) {
-		static const struct rec_tsc_clock same = { host_tsc_identity, host_tsc_identity };
+	if (rec_has_counter(r)) {
+		static const struct rec_counter_clock same = { host_counter_identity, host_counter_identity };
 		static struct record resolved;
 
-		rec_resolve_tsc(r, &resolved, &same);
+		rec_resolve_counter(r, &resolved, &same);
 		*r = resolved;
 	}
 	record_report_now(r, level, tmpl);

@@ -55,17 +55,17 @@
  * A key the record does not hold renders as "{key?}" and a value a format
  * cannot read as "?", so a mistake shows in the line and never stops a boot.
  *
- * Durations and moments measured with the TSC: rec_tsc_ns() and
- * rec_tsc_stamp() keep the raw cycles in the record and the console turns
- * them into nanoseconds when it prints the record
- * (kernel/services/console/out/render.c), with the best TSC calibration known by
- * then: a record made while the clock still runs on its quick first
+ * Durations and moments measured with the cycle counter (arch/counter.h):
+ * rec_cycles_ns() and rec_counter_stamp() keep the raw cycles in the record
+ * and the console turns them into nanoseconds when it prints the record
+ * (kernel/services/console/out/render.c), with the best figure of the
+ * counter's rate known by then: a record made while the clock still runs on its quick first
  * estimate prints with the precise figure if that arrives before the
  * console drains it. In the record they are plain integers, as rec_u64()
  * writes them:
  *
- *   rec_tsc_ns(&r, "ns", end_tsc - start_tsc);      // a duration
- *   rec_tsc_stamp(&r, "start_ns", start_tsc);       // ns since boot entry
+ *   rec_cycles_ns(&r, "ns", end - start);       // a duration
+ *   rec_counter_stamp(&r, "start_ns", start);   // ns since boot entry
  *
  * Until printed the value is a fixed-width placeholder (a 0x01 byte, 'd' or
  * 's', 18 hex digits: 20 bytes, as long as the longest decimal u64), which
@@ -112,23 +112,23 @@ void rec_u64(struct record *r, const char *key, uint64_t v);
 void rec_i64(struct record *r, const char *key, int64_t v);
 void rec_hex(struct record *r, const char *key, uint64_t v);
 void rec_bool(struct record *r, const char *key, bool v);
-/* TSC values converted when printed (above). */
-void rec_tsc_ns(struct record *r, const char *key, uint64_t cycles);
-void rec_tsc_stamp(struct record *r, const char *key, uint64_t tsc);
-void rec_v_tsc_ns(struct record *r, uint64_t cycles);
-/* Whether @r holds a TSC placeholder. */
-bool rec_has_tsc(const struct record *r);
+/* Counter values converted when printed (above). */
+void rec_cycles_ns(struct record *r, const char *key, uint64_t cycles);
+void rec_counter_stamp(struct record *r, const char *key, uint64_t counter);
+void rec_v_cycles_ns(struct record *r, uint64_t cycles);
+/* Whether @r holds a counter placeholder. */
+bool rec_has_counter(const struct record *r);
 
-struct rec_tsc_clock {
+struct rec_counter_clock {
 	uint64_t (*cycles_to_ns)(uint64_t cycles);
-	uint64_t (*tsc_to_boot_ns)(uint64_t tsc);
+	uint64_t (*counter_to_boot_ns)(uint64_t counter);
 };
 /*
- * Copy @in to @out with every TSC placeholder replaced by its value in
+ * Copy @in to @out with every counter placeholder replaced by its value in
  * nanoseconds from @clock. The result is never longer than @in.
  */
-void rec_resolve_tsc(const struct record *in, struct record *out,
-		     const struct rec_tsc_clock *clock);
+void rec_resolve_counter(const struct record *in, struct record *out,
+			 const struct rec_counter_clock *clock);
 
 /*
  * A string that may be long (a command line): as much of @s as fits with
@@ -183,7 +183,7 @@ size_t rec_render(const struct record *r, const char *tmpl, char *out, size_t ou
 
 /* Print the human line rendered from @tmpl at @level, then the record. */
 void record_report(struct record *r, enum log_level level, const char *tmpl);
-/* record_report() with the line rendered at once (TSC values must have
+/* record_report() with the line rendered at once (counter values must have
  * been resolved already): record.c's, on the host and the kernel alike. */
 void record_report_now(struct record *r, enum log_level level, const char *tmpl);
 

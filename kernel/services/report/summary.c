@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "arch/counter.h"
 #include "kernel/services/log.h"
 #include "kernel/services/report/record.h"
 #include "kernel/services/clock/time.h"
@@ -106,13 +107,13 @@ void summary_print(uint64_t total_ns)
 			pr_info("summary: %4u %4u %7llu (no init)", i, r->cpus,
 				(unsigned long long)(r->mem_bytes >> 20));
 	}
-	/* Kept as TSC cycles (a phase may end before the clock's precise
+	/* Kept as counter cycles (a phase may end before the clock's precise
 	 * figure is known): nanoseconds now, with the figure in force. */
 	if (!phases_in_ns) {
 		for (unsigned i = 0; i < nr_phases; i++) {
-			phases[i].ns = tsc_cycles_to_ns(phases[i].ns);
-			phases[i].ap_busy_ns = tsc_cycles_to_ns(phases[i].ap_busy_ns);
-			phases[i].ap_idle_ns = tsc_cycles_to_ns(phases[i].ap_idle_ns);
+			phases[i].ns = cycles_to_ns(phases[i].ns);
+			phases[i].ap_busy_ns = cycles_to_ns(phases[i].ap_busy_ns);
+			phases[i].ap_idle_ns = cycles_to_ns(phases[i].ap_idle_ns);
 		}
 		phases_in_ns = true;
 	}
@@ -186,5 +187,6 @@ void summary_print(uint64_t total_ns)
 	else
 		record_report(&rec, LOG_WARN, "summary: phases total {phases_ns:ms} ms, boot "
 			      "{total_ns:ms} ms, memory usable at {usable_ns:ms} ms UNRELIABLE (a "
-			      "CPU's TSC is off the boot CPU's beyond correction: see tsc_sync)");
+			      "CPU's " ARCH_COUNTER_NAME " is off the boot CPU's beyond correction: see "
+			      "tsc_sync)");
 }

@@ -1,5 +1,6 @@
 /*
- * arch/cpu.h: CPU identification, control registers, TSC, descriptor tables.
+ * arch/cpu.h: CPU identification, control registers, descriptor tables (the
+ * TSC is asm/counter.h's).
  */
 #ifndef MEMBOOT_ARCH_CPU_H
 #define MEMBOOT_ARCH_CPU_H
@@ -8,23 +9,6 @@
 #include <stdint.h>
 
 #include "x86/cpu_caches.h"
-
-static inline uint64_t rdtsc(void)
-{
-	uint32_t lo, hi;
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
-}
-
-/* RDTSC after every earlier load has completed (LFENCE first: SDM vol. 2B,
- * RDTSC, "not a serializing instruction... LFENCE before"), as Linux's
- * rdtsc_ordered(): a reading taken after seeing another CPU's store. */
-static inline uint64_t rdtsc_ordered(void)
-{
-	uint32_t lo, hi;
-	__asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
-	return ((uint64_t)hi << 32) | lo;
-}
 
 static inline void cpuid(uint32_t leaf, uint32_t subleaf, uint32_t r[4])
 {
@@ -81,8 +65,5 @@ struct percpu;
 void arch_cpu_init_tables(struct percpu *pc);
 /* Install @handler (an assembly stub ending in iretq) at @vector. */
 void arch_idt_set_gate(int vector, void (*handler)(void));
-
-/* TSC value read by the very first instruction of the 32-bit entry. */
-extern uint64_t boot_tsc_at_entry;
 
 #endif

@@ -17,17 +17,9 @@ struct trap_frame {
 _Static_assert(sizeof(struct trap_frame) == 22 * 8, "trap frame matches isr.S");
 
 /* Every exception is fatal except a page fault that arch_page_fault_hook
- * resolves (or a fault of arch_probe_read/write): then it returns and the
- * instruction runs again (or the probe reports false). */
+ * (arch/fault.h) resolves (or a fault of arch_probe_read/write): then it
+ * returns and the instruction runs again (or the probe reports false). */
 void arch_trap(struct trap_frame *frame);
-
-/*
- * Set by the kernel's address spaces (kernel/vm/vm.c): called for a #PF with
- * the faulting address (CR2) and interrupts as the CPU left them (off: an
- * interrupt gate); true if it mapped the page. It may enable interrupts
- * when the faulting context had them on (frame->rflags IF).
- */
-extern bool (*arch_page_fault_hook)(struct trap_frame *frame, uint64_t addr);
 
 /* Print "  [<addr>]" lines for the frame-pointer chain starting at @rbp. */
 void arch_backtrace(uint64_t rip, uint64_t rbp);

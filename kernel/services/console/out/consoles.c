@@ -46,7 +46,7 @@ static const char *screen_name;
  */
 static uint64_t byte_limit_cycles(const struct console_out *c)
 {
-	uint64_t hz = tsc_hz ? tsc_hz : 4000000000ULL;   /* before calibration: 4 GHz */
+	uint64_t hz = counter_hz ? counter_hz : 4000000000ULL;   /* before calibration: 4 GHz */
 	uint32_t baud = c->baud_known ? c->baud_known : 9600;
 	uint64_t byte_ns = 10ULL * 1000000000ULL / baud;   /* 8N1: 10 bits a byte */
 	uint64_t ns = 1000000000ULL + 64 * byte_ns;
@@ -118,7 +118,7 @@ void con_report_dead(void)
 			pr_warn("console: %s stopped answering (no byte taken in %llu ms at %u baud); "
 				"dropped, its lines are counted, not waited on",
 				c->name,
-				(unsigned long long)(tsc_cycles_to_ns(byte_limit_cycles(c)) / 1000000),
+				(unsigned long long)(cycles_to_ns(byte_limit_cycles(c)) / 1000000),
 				c->baud_known);
 		}
 	}

@@ -33,7 +33,7 @@ struct deferred {
 	uint32_t start, end;            /* its entries in defer_capture[] */
 	uint8_t state;
 	struct console_out *runner;     /* the console whose drain ran it */
-	uint64_t tsc;                   /* its place's stamp */
+	uint64_t counter;                   /* its place's stamp */
 };
 /* A captured entry: this header, then len bytes, padded to 8. */
 struct capture_hdr {
@@ -101,7 +101,7 @@ static void out_capture(struct console_out *c, const struct deferred *d)
 
 		memcpy(&h, defer_capture + at, sizeof(h));
 		at += sizeof(h);
-		ce = (struct ring_entry){ .tsc = d->tsc, .kind = h.kind, .level = h.level,
+		ce = (struct ring_entry){ .counter = d->counter, .kind = h.kind, .level = h.level,
 					  .flags = h.flags, .len = h.len };
 		con_out_copy(c, &ce, defer_capture + at);
 		at += (h.len + 7) & ~7u;
@@ -122,7 +122,7 @@ void con_out_deferred(struct console_out *c, const struct ring_entry *e, const v
 	if (k >= nr_defers)
 		return;
 	d = &defers[k];
-	d->tsc = e->tsc;
+	d->counter = e->counter;
 	if (d->state == DEFER_PENDING && !capturing) {
 		d->runner = c;
 		run_deferred(d);

@@ -7,7 +7,7 @@
  *
  * Apart from log.c because records are the tools' side of the output and
  * have rules of their own: only known events, done always printed and
- * last, TSC values resolved when printed. The host has its own
+ * last, counter values resolved when printed. The host has its own
  * (record_emit() in tests/host/host_support.c, record_report() in
  * kernel/services/report/record.c).
  */
@@ -59,13 +59,13 @@ void record_report(struct record *r, enum log_level level, const char *tmpl)
 
 	/* Every line is rendered when drained, after memory is usable, not
 	 * on the phase's time (the template engine's first run under QEMU's
-	 * TCG was a millisecond of the boot's path); TSC values then also use
+	 * TCG was a millisecond of the boot's path); counter values then also use
 	 * the final clock. Now only: a warning (counted and turned into a
 	 * warning record at once), done (the last record, always printed). */
 	if (level <= LOG_WARN || tlen + 1 + RECORD_MAX_BYTES > RING_MAX_PAYLOAD ||
 	    !strcmp(r->event, "done")) {
-		if (rec_has_tsc(r)) {
-			rec_resolve_tsc(r, now, &con_boot_clock);
+		if (rec_has_counter(r)) {
+			rec_resolve_counter(r, now, &con_boot_clock);
 			*r = *now;
 		}
 		record_report_now(r, level, tmpl);

@@ -17,7 +17,7 @@
  *   log.c       log_printf() (pr_*()) and the warning and error counts
  *   emit.c      the kernel's record_emit() and record_report()
  *
- * They are kernel-only (the TSC, per-CPU state, port I/O); the pure parts
+ * They are kernel-only (the counter, per-CPU state, port I/O); the pure parts
  * of the console (the ring itself, the screen's drawing, console= parsing)
  * are in kernel/services/console/ and also build on the host.
  */
@@ -55,7 +55,7 @@ struct console_out {
 };
 
 struct record;
-struct rec_tsc_clock;
+struct rec_counter_clock;
 
 /* --- writer.c ---------------------------------------------------------- */
 
@@ -73,8 +73,8 @@ void con_ring_put(enum ring_kind kind, unsigned level, const void *data, size_t 
 
 /* Held while the consoles drain, and while they are added or dropped. */
 extern struct spinlock con_drain_lock;
-/* TSC values to nanoseconds, for records resolved when printed. */
-extern const struct rec_tsc_clock con_boot_clock;
+/* Counter values to nanoseconds, for records resolved when printed. */
+extern const struct rec_counter_clock con_boot_clock;
 /* Send everything each console has not read yet (con_drain_lock held). */
 void con_drain_locked(void);
 /* Drain unless another CPU is at it (it prints ours too). */

@@ -12,7 +12,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "x86/cpu.h"
+#include "arch/counter.h"
 #include "kernel/services/console/out/internal.h"
 #include "kernel/services/console/ring.h"
 #include "kernel/services/log.h"
@@ -30,10 +30,10 @@ static struct spinlock format_lock;   /* the shared formatting buffers of log_pr
  */
 bool con_lock_bounded(struct spinlock *l)
 {
-	uint64_t start = rdtsc(), limit = (tsc_hz ? tsc_hz : 4000000000ULL) * 2;
+	uint64_t start = arch_counter(), limit = (counter_hz ? counter_hz : 4000000000ULL) * 2;
 
 	while (!spin_trylock(l)) {
-		if (rdtsc() - start > limit)
+		if (arch_counter() - start > limit)
 			return false;
 		__asm__ volatile("pause");
 	}

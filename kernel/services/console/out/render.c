@@ -2,7 +2,7 @@
  * render.c: the drain. Each console reads the ring from its own place;
  * an entry becomes the text that console shows (a stamped line, a record
  * line, both for a report, or nothing) and is sent to it. Timestamps and
- * TSC values in records (rec_tsc_ns()) become nanoseconds here, when
+ * Counter values in records (rec_cycles_ns()) become nanoseconds here, when
  * printed, with the calibration known then.
  *
  * Apart from the writers (writer.c) because this runs only when the
@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "x86/cpu.h"
+#include "arch/counter.h"
 #include "kernel/services/clock/clockcal.h"
 #include "kernel/services/console/out/internal.h"
 #include "kernel/services/console/ring.h"
@@ -33,7 +33,7 @@ static unsigned console_loglevel(void)
 	return console_levels.quiet ? 4 : 7;
 }
 
-const struct rec_tsc_clock con_boot_clock = { tsc_cycles_to_ns, tsc_to_boot_ns };
+const struct rec_counter_clock con_boot_clock = { cycles_to_ns, counter_to_boot_ns };
 
 /*
  * With no clock reference at all (no CPUID figure, PIT, HPET or PM timer:
@@ -43,12 +43,12 @@ const struct rec_tsc_clock con_boot_clock = { tsc_cycles_to_ns, tsc_to_boot_ns }
  */
 static bool clock_assumed(void)
 {
-	return tsc_hz && tsc_uncertainty_ppm == CLOCKCAL_UNKNOWN_PPM;
+	return counter_hz && counter_uncertainty_ppm == CLOCKCAL_UNKNOWN_PPM;
 }
 
-static size_t stamp(char *out, size_t cap, uint64_t tsc)
+static size_t stamp(char *out, size_t cap, uint64_t counter)
 {
-	uint64_t ns = tsc_to_boot_ns(tsc);
+	uint64_t ns = counter_to_boot_ns(counter);
 
 	return (size_t)snprintf(out, cap, "[%5llu.%06llu%s] ", (unsigned long long)(ns / 1000000000ULL),
 				(unsigned long long)(ns % 1000000000ULL / 1000),
@@ -77,15 +77,15 @@ static char entry_data[RING_MAX_PAYLOAD + 1];
 static char text_out[RING_MAX_PAYLOAD + RECORD_LINE_BYTES + 64];
 static struct record resolved;
 
-/* A record entry with TSC values: resolved when printed. */
-static size_t render_record_tsc(const struct ring_entry *e)
+/* A record entry with counter values: resolved when printed. */
+static size_t render_record_counter(const struct ring_entry *e)
 {
 	struct record raw;
 
 	raw.len = e->len < RECORD_MAX_BYTES ? e->len : RECORD_MAX_BYTES - 1;
 	memcpy(raw.buf, entry_data, raw.len);
 	raw.safe_len = raw.len;
-	rec_resolve_tsc(&raw, &resolved, &con_boot_clock);
+	rec_resolve_counter(&raw, &resolved, &con_boot_clock);
 	return put_record(text_out, sizeof(text_out), resolved.buf, resolved.len);
 }
 
@@ -111,7 +111,7 @@ static size_t render(const struct console_out *c, const struct ring_entry *e)
 	case RING_LINE:
 		if (!line_ok)
 			return 0;
-		n = stamp(text_out, cap, e->tsc);
+		n = stamp(text_out, cap, e->counter);
 		memcpy(text_out + n, entry_data, e->len);
 		n += e->len;
 		text_out[n++] = '\n';
@@ -120,10 +120,10 @@ static size_t render(const struct console_out *c, const struct ring_entry *e)
 		if (!record_ok)
 			return 0;
 		if (memchr(entry_data, '\x01', e->len))
-			return render_record_tsc(e);
+			return render_record_counter(e);
 		return put_record(text_out, cap, entry_data, e->len);
 	case RING_REPORT: {
-		/* "template\0MEMBOOT {...}": the record's TSC values resolved
+		/* "template\0MEMBOOT {...}": the record's counter values resolved
 		 * now, then the line rendered from it. */
 		size_t tlen = strlen(entry_data);
 		struct record raw;
@@ -135,14 +135,14 @@ static size_t render(const struct console_out *c, const struct ring_entry *e)
 			return 0;
 		memcpy(raw.buf, entry_data + tlen + 1, raw.len);
 		raw.safe_len = raw.len;
-		rec_resolve_tsc(&raw, &resolved, &con_boot_clock);
+		rec_resolve_counter(&raw, &resolved, &con_boot_clock);
 		if (line_ok) {
 			char esc[ESCAPED_MAX_BYTES];
 			char line[RECORD_LINE_BYTES];
 
 			rec_render(&resolved, entry_data, line, sizeof(line));
 			rec_escape_text(esc, sizeof(esc), line);
-			n = stamp(text_out, cap, e->tsc);
+			n = stamp(text_out, cap, e->counter);
 			size_t l = strlen(esc);
 			if (l > cap - n - 1)
 				l = cap - n - 1;
@@ -189,7 +189,7 @@ void con_out_copy(struct console_out *c, const struct ring_entry *e, const void 
 static void drain_out_locked(struct console_out *c)
 {
 	struct ring_entry e;
-	uint64_t start = rdtsc();
+	uint64_t start = arch_counter();
 
 	while (ring_read(con_ring, c->reader, &e, entry_data, sizeof(entry_data) - 1)) {
 		if (e.kind == RING_DEFER)
@@ -197,7 +197,7 @@ static void drain_out_locked(struct console_out *c)
 		else
 			out_entry(c, &e);
 	}
-	c->cycles += rdtsc() - start;
+	c->cycles += arch_counter() - start;
 }
 
 void con_drain_locked(void)
@@ -229,11 +229,11 @@ void console_flush(void)
 	struct deferred *cut = con_defer_cut();
 	/* Wait for a drain on another CPU, up to a few seconds; after that
 	 * (a CPU faulted inside a drain) take the consoles over. */
-	uint64_t start = rdtsc(), limit = (tsc_hz ? tsc_hz : 4000000000ULL) * 5;
+	uint64_t start = arch_counter(), limit = (counter_hz ? counter_hz : 4000000000ULL) * 5;
 	bool locked = true;
 
 	while (!spin_trylock(&con_drain_lock)) {
-		if (rdtsc() - start > limit) {
+		if (arch_counter() - start > limit) {
 			locked = false;
 			break;
 		}

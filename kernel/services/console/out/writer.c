@@ -1,6 +1,6 @@
 /*
  * writer.c: the log ring's writer side. Every line and record goes into
- * the ring (kernel/services/console/ring.h) first, whole, with the raw TSC value of
+ * the ring (kernel/services/console/ring.h) first, whole, with the raw counter value of
  * the moment: a writer only copies. The consoles are drained between boot
  * phases (console_drain(), called by kernel/init/phase.c after a phase's
  * clock has stopped), so a 115200-baud line never makes a phase look
@@ -18,7 +18,7 @@
  */
 #include "kernel/services/console.h"
 
-#include "x86/cpu.h"
+#include "arch/counter.h"
 #include "kernel/services/console/out/internal.h"
 #include "kernel/services/console/ring.h"
 #include "kernel/services/log.h"
@@ -42,7 +42,7 @@ void con_ring_start(void)
 
 void con_ring_put(enum ring_kind kind, unsigned level, const void *data, size_t len)
 {
-	uint64_t tsc = rdtsc(), start = 0;
+	uint64_t counter = arch_counter(), start = 0;
 	unsigned flags = always_depth ? RING_F_ALWAYS : 0;
 
 	/* An error in a report (a fault, a panic) goes to the ring at once:
@@ -53,17 +53,17 @@ void con_ring_put(enum ring_kind kind, unsigned level, const void *data, size_t 
 		/* More than the report said it would make: the rest goes to the
 		 * ring (after the report's place, never lost); we are inside a
 		 * drain, which reads it next. */
-		if (!ring_write(con_ring, kind, level, flags, tsc, data, len))
+		if (!ring_write(con_ring, kind, level, flags, counter, data, len))
 			__atomic_fetch_add(&lost_entries, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	while (!ring_write(con_ring, kind, level, flags, tsc, data, len)) {
-		uint64_t now = rdtsc();
+	while (!ring_write(con_ring, kind, level, flags, counter, data, len)) {
+		uint64_t now = arch_counter();
 
 		if (!start)
 			start = now;
 		if (len > RING_MAX_PAYLOAD ||
-		    now - start > (tsc_hz ? tsc_hz : 4000000000ULL) * 10) {
+		    now - start > (counter_hz ? counter_hz : 4000000000ULL) * 10) {
 			/* Too long for any entry, or no drain made room in ten
 			 * seconds (a CPU faulted while it held the consoles). */
 			__atomic_fetch_add(&lost_entries, 1, __ATOMIC_RELAXED);
@@ -77,7 +77,7 @@ void con_ring_put(enum ring_kind kind, unsigned level, const void *data, size_t 
 		}
 	}
 	if (start)
-		__atomic_fetch_add(&wait_cycles, rdtsc() - start, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&wait_cycles, arch_counter() - start, __ATOMIC_RELAXED);
 	if (con_sync_mode || level <= LOG_ERR)
 		con_drain_now();
 }
@@ -137,7 +137,7 @@ void console_report(void)
 		rec_u64(&r, "baud", c->is_screen ? 0 : c->baud_known);
 		rec_u64(&r, "bytes", c->bytes);
 		rec_u64(&r, "lines", c->lines);
-		rec_u64(&r, "ns", tsc_cycles_to_ns(c->cycles));
+		rec_u64(&r, "ns", cycles_to_ns(c->cycles));
 		rec_u64(&r, "dropped", c->dropped);
 		rec_u64(&r, "missed", c->missed);
 		rec_bool(&r, "answering", !c->dead);
@@ -150,8 +150,8 @@ void console_report(void)
 	rec_u64(&r, "entries", con_ring->head_seq);
 	rec_u64(&r, "evicted", con_ring->evicted);
 	rec_u64(&r, "lost", lost_entries);
-	rec_u64(&r, "drain_ns", tsc_cycles_to_ns(total_cycles));
-	rec_u64(&r, "full_wait_ns", tsc_cycles_to_ns(wait_cycles));
+	rec_u64(&r, "drain_ns", cycles_to_ns(total_cycles));
+	rec_u64(&r, "full_wait_ns", cycles_to_ns(wait_cycles));
 	con_defer_rec(&r);
 	record_report(&r, LOG_INFO, "console: log ring {bytes:KiB} KiB, {entries} entries, "
 		      "{full_wait_ns:ms} ms waiting on a full ring, {lost} lost");

@@ -1,14 +1,16 @@
 /*
- * memtest.h (kernel/init): the memory test as memory init runs it
- * (memtest=N; mm/memtest.h has the passes and the keys), and what it
- * found, reported per node. A subject of phase meminit of its own: phase
- * memprep sets it up (init_memtest_hook()), the nodes' CPUs run it inside
- * phase meminit, its report is part of init_meminit_report(). Its state is
- * struct memtest_state, part of the boot state's struct meminit_state. (The
- * known-bad ranges of the command line are reserved by phase physmem.)
+ * memtest_run.h: the memory test run inside memory init (memtest=N;
+ * mm/memtest.h has the passes and the keys): the init engine's test hook
+ * (mm/mminit.h, struct mminit_test), which each node's CPUs call on the
+ * pieces they initialise through the job runner, and what it found,
+ * reported per node. Phase memprep sets it up (memtest_run_hook()), the
+ * nodes' CPUs run it inside phase meminit, its report is part of
+ * init_meminit_report(). Its state is struct memtest_state, the caller's
+ * (the boot state's struct meminit_state). (The known-bad ranges of the
+ * command line are reserved by phase physmem.)
  */
-#ifndef MEMBOOT_KERNEL_INIT_MEMTEST_H
-#define MEMBOOT_KERNEL_INIT_MEMTEST_H
+#ifndef MEMBOOT_MM_MEMTEST_RUN_H
+#define MEMBOOT_MM_MEMTEST_RUN_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -62,17 +64,18 @@ struct memtest_state {
 
 /* The init engine's test hook (mm/mminit.h) when @set asks for one
  * (memtest=N), kept in @mt, else NULL. The store is the one memory init
- * uses for cold memory. */
-const struct mminit_test *init_memtest_hook(struct memtest_state *mt,
-					    const struct memtest_settings *set);
+ * uses for cold memory of @mm (memmap_store_for_cold()). */
+const struct mminit_test *memtest_run_hook(struct memtest_state *mt,
+					   const struct memtest_settings *set,
+					   const struct memmap *mm);
 /* Node @node's free memory, @bytes: what its progress lines count to. */
-void init_memtest_node_total(struct memtest_state *mt, uint32_t node, uint64_t bytes);
+void memtest_run_node_total(struct memtest_state *mt, uint32_t node, uint64_t bytes);
 /* After memory init: a line per bad range, a memtest record and summary
  * line per node tested (@bad_pages[node]: the pages the engine kept out);
  * @probe_bytes over @probe_ns is the store probe's rate (0: none ran),
  * measured on node @probe_node. Nothing without a hook. */
-void init_memtest_report(const struct memtest_state *mt, const struct numa_topology *topo,
-			 const uint64_t *bad_pages, uint64_t probe_bytes, uint64_t probe_ns,
-			 uint32_t probe_node);
+void memtest_run_report(const struct memtest_state *mt, const struct numa_topology *topo,
+			const uint64_t *bad_pages, uint64_t probe_bytes, uint64_t probe_ns,
+			uint32_t probe_node);
 
 #endif

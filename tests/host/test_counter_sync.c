@@ -1,5 +1,5 @@
 /*
- * test_tsc_sync.c: the TSC-sync estimate and decision over simulated CPUs
+ * test_counter_sync.c: the counters' agreement estimate and decision over simulated CPUs
  * whose counters are skewed (a fixed offset), drift (the offset changes
  * between rounds), or agree, with random message delays between the two.
  */
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "kernel/services/clock/tsc_sync.h"
+#include "kernel/services/clock/counter_sync.h"
 #include "tests/host/host_support.h"
 
 static uint64_t rng = 88172645463325252ULL;
@@ -31,7 +31,7 @@ static uint64_t next_rand(void)
  * delay in [dmin, dmax] cycles, as a cache line moving between cores does.
  */
 static void simulate(int64_t offset, int64_t drift, uint64_t dmin, uint64_t dmax,
-		     struct tsc_sync_sample *s, uint32_t n)
+		     struct counter_sync_sample *s, uint32_t n)
 {
 	uint64_t now = 1000000000ULL;
 
@@ -47,24 +47,24 @@ static void simulate(int64_t offset, int64_t drift, uint64_t dmin, uint64_t dmax
 	}
 }
 
-static enum tsc_sync_verdict run(int64_t offset, int64_t drift, uint64_t dmin, uint64_t dmax,
-				 uint64_t tol, struct tsc_sync_estimate *e)
+static enum counter_sync_verdict run(int64_t offset, int64_t drift, uint64_t dmin, uint64_t dmax,
+				 uint64_t tol, struct counter_sync_estimate *e)
 {
-	struct tsc_sync_sample s[TSC_SYNC_ROUNDS];
+	struct counter_sync_sample s[COUNTER_SYNC_ROUNDS];
 
-	simulate(offset, drift, dmin, dmax, s, TSC_SYNC_ROUNDS);
-	tsc_sync_estimate(s, TSC_SYNC_ROUNDS, e);
-	return tsc_sync_decide(e, tol);
+	simulate(offset, drift, dmin, dmax, s, COUNTER_SYNC_ROUNDS);
+	counter_sync_estimate(s, COUNTER_SYNC_ROUNDS, e);
+	return counter_sync_decide(e, tol);
 }
 
 /* Counters that agree: no warp, the interval holds 0, OK. */
 static void test_synchronised(void **state)
 {
-	struct tsc_sync_estimate e;
+	struct counter_sync_estimate e;
 
 	(void)state;
 	for (int k = 0; k < 100; k++) {
-		assert_int_equal(run(0, 0, 50, 500, 1, &e), TSC_SYNC_OK);
+		assert_int_equal(run(0, 0, 50, 500, 1, &e), COUNTER_SYNC_OK);
 		assert_true(e.consistent);
 		assert_true(e.lo <= 0 && 0 <= e.hi);
 		assert_int_equal(e.warp, 0);
@@ -77,12 +77,12 @@ static void test_synchronised(void **state)
 static void test_skewed_cpu_is_corrected(void **state)
 {
 	static const int64_t skews[] = { 100000, -100000, 5000000, -37779 };
-	struct tsc_sync_estimate e;
+	struct counter_sync_estimate e;
 
 	(void)state;
 	for (unsigned i = 0; i < sizeof(skews) / sizeof(skews[0]); i++) {
 		for (int k = 0; k < 50; k++) {
-			assert_int_equal(run(skews[i], 0, 50, 500, 2000, &e), TSC_SYNC_CORRECTED);
+			assert_int_equal(run(skews[i], 0, 50, 500, 2000, &e), COUNTER_SYNC_CORRECTED);
 			assert_true(e.lo <= skews[i] && skews[i] <= e.hi);
 			int64_t err = e.offset - skews[i];
 			assert_true((uint64_t)(err < 0 ? -err : err) <= e.uncertainty);
@@ -97,72 +97,72 @@ static void test_skewed_cpu_is_corrected(void **state)
 /* A skew inside the tolerance is no disagreement. */
 static void test_small_skew_is_ok(void **state)
 {
-	struct tsc_sync_estimate e;
+	struct counter_sync_estimate e;
 
 	(void)state;
-	assert_int_equal(run(1000, 0, 50, 500, 2000, &e), TSC_SYNC_OK);
-	assert_int_equal(run(-1500, 0, 50, 500, 2000, &e), TSC_SYNC_OK);
+	assert_int_equal(run(1000, 0, 50, 500, 2000, &e), COUNTER_SYNC_OK);
+	assert_int_equal(run(-1500, 0, 50, 500, 2000, &e), COUNTER_SYNC_OK);
 }
 
 /* Beyond the tolerance, but the delays are too long to know by how much:
  * unreliable, not corrected by a guess. */
 static void test_imprecise_skew_is_unreliable(void **state)
 {
-	struct tsc_sync_estimate e;
+	struct counter_sync_estimate e;
 
 	(void)state;
-	assert_int_equal(run(50000, 0, 10000, 40000, 2000, &e), TSC_SYNC_UNRELIABLE);
+	assert_int_equal(run(50000, 0, 10000, 40000, 2000, &e), COUNTER_SYNC_UNRELIABLE);
 	assert_true(e.consistent && e.uncertainty > 2000);
 }
 
 /* Counters that drift apart between rounds give no single offset. */
 static void test_drifting_cpu_is_unreliable(void **state)
 {
-	struct tsc_sync_estimate e;
+	struct counter_sync_estimate e;
 
 	(void)state;
-	assert_int_equal(run(0, 20000, 50, 500, 2000, &e), TSC_SYNC_UNRELIABLE);
+	assert_int_equal(run(0, 20000, 50, 500, 2000, &e), COUNTER_SYNC_UNRELIABLE);
 	assert_false(e.consistent);
-	assert_int_equal(tsc_sync_decide(&e, UINT64_MAX), TSC_SYNC_UNRELIABLE);
+	assert_int_equal(counter_sync_decide(&e, UINT64_MAX), COUNTER_SYNC_UNRELIABLE);
 }
 
 /* Hand-made samples: the bounds are the tightest of all rounds. */
 static void test_bounds_by_hand(void **state)
 {
-	const struct tsc_sync_sample s[] = {
+	const struct counter_sync_sample s[] = {
 		{ 1000, 1600, 1300 },     /* offset in [300, 600] */
 		{ 2000, 2450, 2200 },     /* [250, 450] */
 		{ 3000, 3500, 3100 },     /* [400, 500] */
 	};
-	struct tsc_sync_estimate e;
+	struct counter_sync_estimate e;
 
 	(void)state;
-	tsc_sync_estimate(s, 3, &e);
+	counter_sync_estimate(s, 3, &e);
 	assert_true(e.consistent);
 	assert_int_equal(e.lo, 400);
 	assert_int_equal(e.hi, 450);
 	assert_int_equal(e.offset, 425);
 	assert_int_equal(e.uncertainty, 25);
 	assert_int_equal(e.warp, 400);
-	assert_int_equal(tsc_sync_decide(&e, 399), TSC_SYNC_CORRECTED);
-	assert_int_equal(tsc_sync_decide(&e, 400), TSC_SYNC_OK);
-	assert_int_equal(tsc_sync_decide(&e, 25), TSC_SYNC_CORRECTED);
-	assert_int_equal(tsc_sync_decide(&e, 24), TSC_SYNC_UNRELIABLE);
-	tsc_sync_estimate(s, 0, &e);
+	assert_int_equal(counter_sync_decide(&e, 399), COUNTER_SYNC_CORRECTED);
+	assert_int_equal(counter_sync_decide(&e, 400), COUNTER_SYNC_OK);
+	assert_int_equal(counter_sync_decide(&e, 25), COUNTER_SYNC_CORRECTED);
+	assert_int_equal(counter_sync_decide(&e, 24), COUNTER_SYNC_UNRELIABLE);
+	counter_sync_estimate(s, 0, &e);
 	assert_false(e.consistent);
-	assert_int_equal(tsc_sync_decide(&e, 1000), TSC_SYNC_UNRELIABLE);
+	assert_int_equal(counter_sync_decide(&e, 1000), COUNTER_SYNC_UNRELIABLE);
 }
 
 /*
- * The all-at-once form (kernel/init/smp.c): the boot CPU reads an AP's
- * published TSC w and then its own b (offset >= w - b); the AP reads the
+ * The all-at-once form (kernel/services/clock/cpu_sync.c): the boot CPU reads an AP's
+ * published counter w and then its own b (offset >= w - b); the AP reads the
  * boot CPU's published v and then its own a (offset <= a - v), each after a
  * random delay. The bounds hold the true offset; skewed CPUs are found.
  */
 static void test_bounds_from_both_sides(void **state)
 {
 	static const int64_t skews[] = { 0, 250000, -250000, 40000000 };
-	struct tsc_sync_estimate e;
+	struct counter_sync_estimate e;
 
 	(void)state;
 	for (unsigned i = 0; i < sizeof(skews) / sizeof(skews[0]); i++) {
@@ -181,19 +181,19 @@ static void test_bounds_from_both_sides(void **state)
 			if ((int64_t)(a - v) < hi)
 				hi = (int64_t)(a - v);
 		}
-		tsc_sync_from_bounds(lo, hi, 16, &e);
+		counter_sync_from_bounds(lo, hi, 16, &e);
 		assert_true(e.consistent);
 		assert_true(e.lo <= skews[i] && skews[i] <= e.hi);
 		assert_true(e.uncertainty <= 420);
-		assert_int_equal(tsc_sync_decide(&e, 1000),
-				 skews[i] ? TSC_SYNC_CORRECTED : TSC_SYNC_OK);
-		assert_int_equal(tsc_sync_decide(&e, 10),
-				 skews[i] ? TSC_SYNC_UNRELIABLE : TSC_SYNC_OK);
+		assert_int_equal(counter_sync_decide(&e, 1000),
+				 skews[i] ? COUNTER_SYNC_CORRECTED : COUNTER_SYNC_OK);
+		assert_int_equal(counter_sync_decide(&e, 10),
+				 skews[i] ? COUNTER_SYNC_UNRELIABLE : COUNTER_SYNC_OK);
 	}
 	/* A side that never reported: no estimate to trust. */
-	tsc_sync_from_bounds(-100, INT64_MAX, 4, &e);
+	counter_sync_from_bounds(-100, INT64_MAX, 4, &e);
 	assert_false(e.consistent);
-	assert_int_equal(tsc_sync_decide(&e, UINT64_MAX), TSC_SYNC_UNRELIABLE);
+	assert_int_equal(counter_sync_decide(&e, UINT64_MAX), COUNTER_SYNC_UNRELIABLE);
 }
 
 /* The tolerance: the calibration's error over 1 ms. */
@@ -201,19 +201,19 @@ static void test_tolerance(void **state)
 {
 	(void)state;
 	/* 2.6 GHz known to 1.453 %: 37778 cycles in a millisecond. */
-	assert_int_equal(tsc_sync_tolerance_cycles(2600000000ULL, 14530), 37778);
+	assert_int_equal(counter_sync_tolerance_cycles(2600000000ULL, 14530), 37778);
 	/* 3 GHz to 100 ppm: 300 cycles. */
-	assert_int_equal(tsc_sync_tolerance_cycles(3000000000ULL, 100), 300);
+	assert_int_equal(counter_sync_tolerance_cycles(3000000000ULL, 100), 300);
 	/* Exactly known: at least a cycle; unknown: everything is within. */
-	assert_int_equal(tsc_sync_tolerance_cycles(3000000000ULL, 0), 1);
-	assert_int_equal(tsc_sync_tolerance_cycles(3000000000ULL, 0xffffffffu), UINT64_MAX);
-	assert_string_equal(tsc_sync_verdict_name(TSC_SYNC_CORRECTED), "corrected");
+	assert_int_equal(counter_sync_tolerance_cycles(3000000000ULL, 0), 1);
+	assert_int_equal(counter_sync_tolerance_cycles(3000000000ULL, 0xffffffffu), UINT64_MAX);
+	assert_string_equal(counter_sync_verdict_name(COUNTER_SYNC_CORRECTED), "corrected");
 }
 
 /*
  * The one-writer scheme at scale: 256 simulated APs and the boot CPU run
  * interleaved in a random order (as vCPU threads on a busy host are): the
- * boot CPU publishes its TSC or reads an AP's published one, an AP reads
+ * boot CPU publishes its counter or reads an AP's published one, an AP reads
  * the boot CPU's word or publishes its own, time moving on between events.
  * AP 77 runs 3,000,000 cycles ahead: it is found, with its offset, as the
  * one CPU beyond the tolerance. AP 200 never gets to publish: its readings
@@ -222,21 +222,21 @@ static void test_tolerance(void **state)
 #define SIM_APS 256
 static void test_one_writer_256_cpus(void **state)
 {
-	static struct tsc_sync_bounds b[SIM_APS];
+	static struct counter_sync_bounds b[SIM_APS];
 	static uint64_t pub_ap[SIM_APS];
 	uint64_t now = 7000000000ULL, pub_boot = now;
 	const int64_t skew = 3000000;
-	struct tsc_sync_estimate e;
-	enum tsc_sync_verdict v;
+	struct counter_sync_estimate e;
+	enum counter_sync_verdict v;
 	uint32_t worst = 0, checked = 0;
 	int64_t worst_off = 0;
 
 	(void)state;
 	for (uint32_t i = 0; i < SIM_APS; i++) {
-		tsc_sync_bounds_init(&b[i]);
+		counter_sync_bounds_init(&b[i]);
 		pub_ap[i] = 0;
 	}
-#define AP_TSC(i) ((uint64_t)((int64_t)now + ((i) == 77 ? skew : 0)))
+#define AP_COUNTER(i) ((uint64_t)((int64_t)now + ((i) == 77 ? skew : 0)))
 	for (uint32_t k = 0; k < 400000; k++) {
 		uint32_t i = (uint32_t)(next_rand() % SIM_APS);
 
@@ -245,28 +245,28 @@ static void test_one_writer_256_cpus(void **state)
 		case 0:
 			pub_boot = now;
 			break;
-		case 1:                      /* boot reads AP i's word, then its TSC */
+		case 1:                      /* boot reads AP i's word, then its counter */
 			if (pub_ap[i]) {
 				uint64_t w = pub_ap[i];
 				now += next_rand() % 20;
-				tsc_sync_boot_saw(&b[i], w, now);
+				counter_sync_boot_saw(&b[i], w, now);
 			}
 			break;
-		case 2: {                    /* AP i reads the boot CPU's word, then its TSC */
+		case 2: {                    /* AP i reads the boot CPU's word, then its counter */
 			uint64_t ref = pub_boot;
 			now += next_rand() % 20;
-			tsc_sync_ap_saw(&b[i], ref, AP_TSC(i));
+			counter_sync_ap_saw(&b[i], ref, AP_COUNTER(i));
 			break;
 		}
 		default:
 			if (i != 200)
-				pub_ap[i] = AP_TSC(i);
+				pub_ap[i] = AP_COUNTER(i);
 			break;
 		}
 	}
-#undef AP_TSC
+#undef AP_COUNTER
 	for (uint32_t i = 0; i < SIM_APS; i++) {
-		bool ok = tsc_sync_judge(&b[i], 100000, &e, &v);
+		bool ok = counter_sync_judge(&b[i], 100000, &e, &v);
 
 		if (i == 200) {
 			assert_false(ok);
@@ -277,7 +277,7 @@ static void test_one_writer_256_cpus(void **state)
 		int64_t truth = i == 77 ? skew : 0;
 		assert_true(e.consistent);
 		assert_true(e.lo <= truth && truth <= e.hi);
-		assert_int_equal(v, i == 77 ? TSC_SYNC_CORRECTED : TSC_SYNC_OK);
+		assert_int_equal(v, i == 77 ? COUNTER_SYNC_CORRECTED : COUNTER_SYNC_OK);
 		if (llabs(e.offset) > llabs(worst_off)) {
 			worst_off = e.offset;
 			worst = i;
@@ -292,25 +292,25 @@ static void test_one_writer_256_cpus(void **state)
 /* Only one side ever read: never judged, whatever that side says. */
 static void test_one_side_is_not_checked(void **state)
 {
-	struct tsc_sync_bounds b;
-	struct tsc_sync_estimate e;
-	enum tsc_sync_verdict v = TSC_SYNC_OK;
+	struct counter_sync_bounds b;
+	struct counter_sync_estimate e;
+	enum counter_sync_verdict v = COUNTER_SYNC_OK;
 
 	(void)state;
-	tsc_sync_bounds_init(&b);
-	assert_false(tsc_sync_judge(&b, UINT64_MAX, &e, &v));
-	tsc_sync_ap_saw(&b, 1000, 1010);          /* offset <= 10 */
+	counter_sync_bounds_init(&b);
+	assert_false(counter_sync_judge(&b, UINT64_MAX, &e, &v));
+	counter_sync_ap_saw(&b, 1000, 1010);          /* offset <= 10 */
 	assert_int_equal(b.hi, 10);
-	assert_false(tsc_sync_judge(&b, UINT64_MAX, &e, &v));
-	tsc_sync_bounds_init(&b);
-	tsc_sync_boot_saw(&b, 1000, 1010);        /* offset >= -10 */
+	assert_false(counter_sync_judge(&b, UINT64_MAX, &e, &v));
+	counter_sync_bounds_init(&b);
+	counter_sync_boot_saw(&b, 1000, 1010);        /* offset >= -10 */
 	assert_int_equal(b.lo, -10);
-	assert_false(tsc_sync_judge(&b, UINT64_MAX, &e, &v));
-	tsc_sync_ap_saw(&b, 1000, 1012);          /* both: [-10, 12] */
-	assert_true(tsc_sync_judge(&b, 5, &e, &v));
+	assert_false(counter_sync_judge(&b, UINT64_MAX, &e, &v));
+	counter_sync_ap_saw(&b, 1000, 1012);          /* both: [-10, 12] */
+	assert_true(counter_sync_judge(&b, 5, &e, &v));
 	assert_int_equal(e.lo, -10);
 	assert_int_equal(e.hi, 12);
-	assert_int_equal(v, TSC_SYNC_OK);
+	assert_int_equal(v, COUNTER_SYNC_OK);
 }
 
 int main(void)

@@ -1,16 +1,16 @@
 /*
- * memtest.c (kernel/init): memtest=N inside memory init, and what it found
- * (memtest.h; the passes are mm/memtest.c's). Not a phase: a subject of
- * phase meminit, set up by phase memprep and reported with meminit's
- * figures; its state is the boot state's (struct memtest_state).
+ * memtest_run.c: memtest=N inside memory init, and what it found
+ * (memtest_run.h; the passes are mm/memtest.c's). Not a phase: set up by
+ * phase memprep, run by the nodes' CPUs in phase meminit and reported with
+ * meminit's figures; its state is the caller's (struct memtest_state).
  *
  * Each piece of a node's free memory is tested by the CPU that initialises
  * it (a node's own CPUs, through the job runner; the boot CPU for its
  * early section), right before its pages go to the allocator
  * (mm/mminit.h, struct mminit_test). Physical memory is identity mapped
- * (arch/paging.c), so a piece's address is its pointer.
+ * (phase pagetables), so a piece's address is its pointer.
  */
-#include "kernel/init/memtest.h"
+#include "mm/memtest_run.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -99,7 +99,7 @@ static void progress(const struct memtest_settings *set, uint32_t node, struct m
 		set->passes, set->passes == 1 ? "" : "s", (ull)(mbps / 1000), (ull)(mbps % 1000));
 }
 
-void init_memtest_node_total(struct memtest_state *mt, uint32_t node, uint64_t bytes)
+void memtest_run_node_total(struct memtest_state *mt, uint32_t node, uint64_t bytes)
 {
 	mt->nodes[node].total_bytes = bytes;
 }
@@ -132,16 +132,17 @@ static uint32_t test_piece(void *ctx, uint32_t node, uint64_t start_pfn, uint64_
 	return p.nr_bad;
 }
 
-const struct mminit_test *init_memtest_hook(struct memtest_state *mt,
-					    const struct memtest_settings *set)
+const struct mminit_test *memtest_run_hook(struct memtest_state *mt,
+					   const struct memtest_settings *set,
+					   const struct memmap *mm)
 {
 	mt->settings = set;
 	if (!set->passes)
 		return NULL;
 	/* Memory init's store for memory larger than the cache (the probe's
 	 * choice, else non-temporal): the pieces are. */
-	mt->store = memmap_store_for_cold() == MEMMAP_STORE_PLAIN ? MEMTEST_STORE_PLAIN
-								  : MEMTEST_STORE_NT;
+	mt->store = memmap_store_for_cold(mm) == MEMMAP_STORE_PLAIN ? MEMTEST_STORE_PLAIN
+								    : MEMTEST_STORE_NT;
 	mt->hook = (struct mminit_test){ test_piece, mt };
 	return &mt->hook;
 }
@@ -187,9 +188,9 @@ static void report_badram_hint(const struct memtest_state *mt, uint32_t nid,
 		n->ranges_cut ? " (and the ranges not listed)" : "");
 }
 
-void init_memtest_report(const struct memtest_state *mt, const struct numa_topology *topo,
-			 const uint64_t *bad_pages, uint64_t probe_bytes, uint64_t probe_ns,
-			 uint32_t probe_node)
+void memtest_run_report(const struct memtest_state *mt, const struct numa_topology *topo,
+			const uint64_t *bad_pages, uint64_t probe_bytes, uint64_t probe_ns,
+			uint32_t probe_node)
 {
 	const struct memtest_settings *set = mt->settings;
 
