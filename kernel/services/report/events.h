@@ -13,7 +13,7 @@
 
 #define RECORD_EVENT_TABLE(X)                                              \
 	X(boot)          /* how the machine was booted */                   \
-	X(tsc)           /* how the TSC was calibrated */                   \
+	X(tsc)           /* x86_64: how the counter's first figure was found */ \
 	X(clock_check)   /* the counter checked against a second clock */   \
 	X(mem_range)     /* one range of the normalized memory map */       \
 	X(mem_summary)   /* totals of the map */                            \
