@@ -26,8 +26,13 @@ files:
   literal, in `backquotes` in a comment, written out whole
   (`cpu_up.apic_id`, `memboot.tsc_skew`) or as a word's value
   (`console=vga`), so `rec_u64(&r, "tsc_hz", hz)` passes and a variable
-  `tsc_hz` does not; and a settings member named for its command-line key
-  (`smp_settings.tsc_skew`, the key table's `.ptr` and default);
+  `tsc_hz` does not; a settings member named for its command-line key
+  (`smp_settings.tsc_skew`, the key table's `.ptr` and default, its
+  declaration with the key named on its line); a record's name in a
+  comment's prose;
+- what the firmware parsers declare (kernel/firmware/'s headers: functions,
+  tags, macros such as `acpi_hpet_parse()`) and the ACPI table signatures
+  they check ("APIC", "HPET"), wherever the parsers are called;
 - in the firmware parsers (kernel/firmware/), the firmware formats' own
   names of what they describe (FIRMWARE_WORDS: ACPI's local APIC
   structures, HPET table, PM timer and I/O port blocks, VGA and dual-8259
@@ -106,6 +111,13 @@ DOTTED = re.compile(r"\b[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*\b")
 # its key (smp_settings.tsc_skew, .tsc_skew = 0, cs->tsc_skew).
 WORD_VALUE = re.compile(r"\b[a-z][a-z0-9_.]*=([A-Za-z0-9_]+)")
 MEMBER = re.compile(r"(?:\.|->)[ \t]*([A-Za-z_][A-Za-z0-9_]*)")
+# What a header declares: a function, a struct, union or enum tag, a macro.
+DECLARED = re.compile(r"\b(?:struct|union|enum)[ \t]+([A-Za-z_]\w*)|^[ \t]*#[ \t]*define[ \t]+"
+                      r"([A-Za-z_]\w*)|\b([A-Za-z_]\w*)[ \t]*\(", re.M)
+# A settings member declared with its key named on its line
+# (`bool tsc_sync;   /* memboot.tsc_sync: ... */`), and a family of keys
+# (`memboot.tsc_*`).
+KEY_ON_LINE = re.compile(r"\bmemboot\.([a-z0-9_]+)(\*?)")
 SOURCE_DIRS = ("kernel", "mm", "boot", "arch")
 EVENTS_H = "kernel/services/report/events.h"
 EVENT_LINE = re.compile(r"^\s*X\((\w+)\)", re.M)
@@ -116,95 +128,41 @@ SOURCE_EXTS = (".c", ".h", ".S")
 # it may still use, ", " between them. An entry that no longer occurs fails the test, so the
 # list only shrinks; it ends empty, and the dict stays empty.
 EXCEPTIONS = {
-    "kernel/bench/pt.c": "tsc",
-    "kernel/fault/inject.c": "CR0, asm",
-    "kernel/init/acpi.c": "APIC, HPET, PM timer, hpet, port I/O",
+    "kernel/init/acpi.c": "HPET, PM timer, hpet, port I/O",
     "kernel/init/acpi.h": "PM timer, hpet",
-    "kernel/init/clockcheck.c": "CPUID, HPET, PIT, PM timer, TSC, cpuid, hpet, pit, port I/O, rdtsc, tsc",
-    "kernel/init/clockcheck.h": "HPET, PM timer, TSC, hpet, tsc",
     "kernel/init/console.c": "VGA, vga",
     "kernel/init/console.h": "VGA",
-    "kernel/init/early.c": "COM1, CPUID, HPET, PIT, PM timer, TSC, apic, cpuid, pit, tsc",
-    "kernel/init/early.h": "COM1, TSC, tsc",
-    "kernel/init/hugetlb1g.c": "pdpe1gb, tsc",
-    "kernel/init/main.c": "HPET, PM timer, TSC, tsc",
-    "kernel/init/meminit.c": "TSC, rdtsc, tsc",
-    "kernel/init/meminit.h": "TSC, tsc",
-    "kernel/init/memmap.c": "CPUID, TSC, asm, clflush, mfence, rdtsc, tsc",
+    "kernel/init/early.c": "COM1, apic, cpuid",
+    "kernel/init/early.h": "COM1",
+    "kernel/init/hugetlb1g.c": "pdpe1gb",
     "kernel/init/numa.c": "apic, cpuid",
-    "kernel/init/phase.c": "TSC, rdtsc, tsc",
-    "kernel/init/phase.h": "rdtsc, tsc",
-    "kernel/init/phases.h": "APIC, COM1, HPET, PM timer, TSC, TSCs",
-    "kernel/init/physmem.h": "TSC",
-    "kernel/init/report.c": "tsc",
-    "kernel/init/report.h": "TSC, tsc",
-    "kernel/init/smp.c": "APIC, SIPI, TSC, TSCs, apic, rdtsc, tsc, x2APIC, x2apic, xapic",
-    "kernel/init/smp.h": "APIC, TSC, apic, tsc",
-    "kernel/init/tscsync.c": "TSC, TSCs, apic, rdtsc, tsc",
-    "kernel/init/tscsync.h": "TSC, tsc",
-    "kernel/selftest/clock.c": "TSC, rdtsc, tsc",
-    "kernel/selftest/list.h": "TSC",
-    "kernel/selftest/numaperf.c": "TSC, asm, clflush, mfence, rdtsc, sfence, tsc",
-    "kernel/selftest/pt.c": "INVLPG, PDPT, pdpe1gb, rdtsc, tsc",
-    "kernel/selftest/replay.c": "TSC, __builtin_ia32_rdtsc, rdtsc, tsc",
-    "kernel/services/clock/clockcal.c": "CPUID, HPET, PIT, PM timer, TSC, cpuid, pit, port I/O, tsc",
-    "kernel/services/clock/clockcal.h": "8254, CPUID, HPET, PIT, PM timer, TSC, hpet, pit, tsc",
-    "kernel/services/clock/time.c": "PIT, TSC, asm, rdtsc, tsc",
-    "kernel/services/clock/time.h": "PIT, TSC, pit, port I/O, tsc",
-    "kernel/services/clock/tsc_report.c": "PIT, TSC, cpuid, pit, tsc",
-    "kernel/services/clock/tsc_report.h": "TSC, tsc",
-    "kernel/services/clock/tsc_sync.c": "TSC, tsc",
-    "kernel/services/clock/tsc_sync.h": "TSC, TSCs, tsc",
-    "kernel/services/console.h": "COM1, TSC, VGA, vga",
+    "kernel/init/phases.h": "APIC, COM1",
+    "kernel/init/smp.c": "APIC, SIPI, apic, x2APIC, x2apic, xapic",
+    "kernel/init/smp.h": "APIC, apic",
+    "kernel/init/tscsync.c": "apic",
+    "kernel/services/console.h": "COM1, VGA, vga",
     "kernel/services/console/options.c": "0x2e8, 0x2f8, 0x3e8, 0x3f8, vga",
     "kernel/services/console/options.h": "COM1, COM2, COM4, VGA, port I/O, vga",
-    "kernel/services/console/out/consoles.c": "0x3f8, 0xb8000, COM1, VGA, port I/O, tsc, vga",
-    "kernel/services/console/out/defer.c": "tsc",
-    "kernel/services/console/out/emit.c": "TSC, tsc",
-    "kernel/services/console/out/internal.h": "COM1, TSC, port I/O, tsc, vga",
-    "kernel/services/console/out/log.c": "asm, rdtsc, tsc",
-    "kernel/services/console/out/render.c": "CPUID, HPET, PIT, PM timer, TSC, asm, rdtsc, tsc",
-    "kernel/services/console/out/writer.c": "TSC, asm, rdtsc, tsc",
-    "kernel/services/console/ring.c": "TSC, tsc",
-    "kernel/services/console/ring.h": "TSC, tsc",
+    "kernel/services/console/out/consoles.c": "0x3f8, 0xb8000, COM1, VGA, port I/O, vga",
+    "kernel/services/console/out/internal.h": "COM1, port I/O",
+    "kernel/services/console/out/log.c": "asm",
+    "kernel/services/console/out/render.c": "CPUID, HPET, PIT, PM timer, asm",
+    "kernel/services/console/out/writer.c": "asm",
     "kernel/services/console/screen.c": "VGA, vga",
     "kernel/services/console/screen.h": "0xb8000, VGA, vga",
     "kernel/services/exit.c": "0xcf9, IDT, asm, int3, isa-debug-exit, lidt, outb, outl, outw",
     "kernel/services/exit.h": "isa-debug-exit",
     "kernel/services/exit_method.c": "port I/O",
-    "kernel/services/jobs/job.c": "tsc",
-    "kernel/services/jobs/job.h": "tsc",
-    "kernel/services/jobs/platform.c": "TSC, rdtsc, tsc",
-    "kernel/services/jobs/platform.h": "TSC",
-    "kernel/services/percpu.c": "TSC, rdtsc, tsc",
-    "kernel/services/percpu.h": "APIC, GDT, TSC, TSS, tsc",
-    "kernel/services/report/efivars.c": "TSC, rdtsc, tsc",
-    "kernel/services/report/events.h": "TSC, TSCs",
-    "kernel/services/report/record.c": "TSC, tsc",
-    "kernel/services/report/record.h": "TSC, tsc",
-    "kernel/services/report/summary.c": "TSC, tsc",
-    "kernel/services/report/summary.h": "TSC, TSCs, tsc",
-    "kernel/services/smp_settings.c": "APIC, TSC, apic, x2APIC, x2apic, xapic",
-    "kernel/services/smp_settings.h": "APIC, TSC, apic, tsc",
+    "kernel/services/percpu.h": "APIC, GDT, TSS",
+    "kernel/services/smp_settings.c": "APIC, apic, x2APIC, x2apic, xapic",
+    "kernel/services/smp_settings.h": "APIC, apic",
     "kernel/services/spinlock.h": "__i386__, __x86_64__, asm",
-    "kernel/vm/vm.c": "asm, cr3",
-    "kernel/vm/vm.h": "CR3, PML4",
-    "mm/alloc/alloc.h": "TSC, __builtin_ia32_rdtsc, __i386__, __x86_64__, asm, rdtsc",
-    "mm/hugetlb/hugetlb.h": "CPUID, pdpe1gb",
-    "mm/hugetlb/pool.c": "CPUID, pdpe1gb, tsc",
-    "mm/memmap.c": "CR4, SSE, SSE2, __x86_64__, asm, clflush, movntdq, movnti, sfence, xmm0, xmm1",
-    "mm/memmap.h": "TSC, clflush, movnti, sfence",
-    "mm/memtest.c": "SSE2, asm, movntdq, movnti, sfence, xmm0",
-    "mm/mminit.c": "tsc",
-    "mm/mminit.h": "TSC",
     "mm/numa.c": "APIC, apic",
     "mm/numa.h": "APIC, apic, cpuid, x2APIC, xAPIC",
     "mm/numa_build.h": "apic",
     "mm/numa_check.c": "APIC, apic",
     "mm/numa_report.c": "APIC, apic",
     "mm/numa_srat.c": "APIC, apic",
-    "mm/pt/pt.c": "PDPT, PML4",
-    "mm/pt/pt.h": "PDPT, PML4",
 }
 
 
@@ -286,15 +244,42 @@ def record_names(root):
             keys = set(re.findall(r"\bmemboot\.([a-z0-9_]+)", f.read()))
     for key in keys:
         names.update((key, "memboot." + key))
-    return Names(names, keys)
+    firmware, signatures = firmware_names(root)
+    return Names(names, keys, firmware, signatures)
 
 
 class Names(set):
-    """The allowed names; .keys: the command-line keys among them."""
+    """The allowed names; .keys: the command-line keys among them;
+    .firmware: the firmware parsers' API; .signatures: the ACPI table
+    signatures they check."""
 
-    def __init__(self, names, keys):
+    def __init__(self, names, keys, firmware=(), signatures=()):
         super().__init__(names)
         self.keys = set(keys)
+        self.firmware = set(firmware)
+        self.signatures = set(signatures)
+
+
+def firmware_names(root):
+    """(identifiers, signatures): what the firmware parsers' headers declare
+    (functions, struct, union and enum tags, macros: acpi_hpet_parse(),
+    struct acpi_pm_timer) and the 4-character table signatures their
+    sources check ("APIC", "HPET"): names of what a firmware table holds,
+    which any layer calling the parsers uses."""
+    idents, sigs = set(), set()
+    top = os.path.join(root, FIRMWARE_DIR)
+    for base, _, files in os.walk(top):
+        for name in files:
+            if not name.endswith((".c", ".h")):
+                continue
+            with open(os.path.join(base, name), encoding="utf-8", errors="replace") as f:
+                text = f.read()
+            code = "".join(text[s:e] if what != "comment" else " " for what, s, e in spans(text))
+            sigs.update(re.findall(r'"([A-Z][A-Z0-9]{3})"', code))
+            if name.endswith(".h"):
+                for m in DECLARED.finditer(code):
+                    idents.update(g for g in m.groups() if g)
+    return idents, sigs
 
 
 def x86_names_documented(root):
@@ -311,6 +296,12 @@ def x86_names_documented(root):
             names.add(name)
             names.add(name.rsplit(".", 1)[-1])
     return names
+
+
+def x86ish(name):
+    """Whether @name holds an x86 word (only such names need allowing: a
+    plain word blanked could hide part of a longer one, isa-debug-exit)."""
+    return any(t in X86_WORDS for t in TOKEN.findall(name))
 
 
 def blank(text, cuts):
@@ -344,19 +335,41 @@ def findings(path, text, names):
     if kind == "interface":
         return found
     # Names that keep x86 words on purpose go blank before the words are read.
+    names = {n for n in names if x86ish(n)} if not hasattr(names, "keys") else \
+        Names({n for n in names if x86ish(n)}, {k for k in names.keys if x86ish(k)},
+              names.firmware, names.signatures)
     cuts = []
+    keys = getattr(names, "keys", set())
+    signatures = getattr(names, "signatures", set())
     for what, s, e in cut:
         if what == "string":
+            if text[s + 1:e - 1] in signatures:
+                cuts.append((s, e))
             cuts += [m.span() for m in NAME.finditer(text, s, e) if m.group(0) in names]
         elif what == "comment":
+            # A record's or key's name in prose, bare or `quoted`.
             cuts += [(s + m.start(), s + m.end()) for m in re.finditer(r"`([^`\n]+)`", text[s:e])
                      if m.group(1) in names]
+            cuts += [m.span() for m in NAME.finditer(text, s, e) if m.group(0) in names]
+        elif what == "code":
+            cuts += [m.span() for m in NAME.finditer(text, s, e)
+                     if m.group(0) in getattr(names, "firmware", ())]
+    lines = text.split("\n")
+    offset = 0
+    for line in lines:
+        for m in KEY_ON_LINE.finditer(line):
+            key, family = m.group(1), m.group(2)
+            if family and any(k.startswith(key) for k in keys):
+                cuts.append((offset + m.start(), offset + m.end()))
+            elif key in keys:
+                cuts += [(offset + n.start(), offset + n.end())
+                         for n in re.finditer(r"\b%s\b" % re.escape(key), line)]
+        offset += len(line) + 1
     for m in DOTTED.finditer(text):
         event, key = m.group(0).split(".", 1)
         if m.group(0) in names or (key in names and (event in names or event == "memboot")):
             cuts.append(m.span())
     cuts += [m.span(1) for m in WORD_VALUE.finditer(text) if m.group(1) in names]
-    keys = getattr(names, "keys", ())
     cuts += [m.span(1) for m in MEMBER.finditer(text) if m.group(1) in keys]
     if path == EVENTS_H:
         # The event names' own table.
@@ -509,6 +522,19 @@ class Scratch(unittest.TestCase):
                 '\t.tsc_skew = 0,\n\tskew = smp_settings.tsc_skew + cs->tsc_skew;\n'
                 '\tuint64_t tsc_skew = 1;\n\tcs->tsc_wobble = 2;\n')
         self.assertEqual(self.words("kernel/services/x.c", text), [(4, "tsc"), (5, "tsc")])
+
+    def test_firmware_api_and_settings_declarations(self):
+        # Calling the parsers by their names and signatures is allowed
+        # anywhere; a settings member declared with its key on its line and a
+        # key family too; a record's name in a comment's prose. A plain word
+        # among the names (exit) never hides part of an x86 one.
+        text = ('\tbytes = acpi_table_bytes(acpi, "HPET", &len);\n'
+                '\tacpi_hpet_parse(bytes, len, &info);\n'
+                '\tbool tsc_sync;   /* memboot.tsc_sync: check every AP */\n'
+                '/* the counter keys (memboot.tsc_*) and the record key tsc_hz */\n'
+                '/* QEMU\'s isa-debug-exit device; the HPET */\n')
+        self.assertEqual(self.words("kernel/init/x.c", text),
+                         [(5, "HPET"), (5, "isa-debug-exit")])
 
     def test_firmware_parsers_use_acpi_names_only(self):
         text = ("/* MADT: Processor Local x2APIC (ACPI 6.5, 5.2.12.12); HPET; PM timer */\n"
