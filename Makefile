@@ -416,29 +416,23 @@ cross_host_srcs = $(GENERIC_PURE_SRCS) $($(1)_PURE) $(HOST_TOOL_SRCS) $(HOST_SUP
 # that no longer exists, fails the check: remove it from its list. The lists
 # end empty; then this block goes.
 CROSS_PENDING := \
-	boot/boot.c boot/fwcfg_files.c boot/smbios_ep.c kernel/bench/pt.c kernel/fault/inject.c \
-	kernel/init/acpi.c kernel/init/census.c kernel/init/clockcheck.c kernel/init/cmdline.c \
-	kernel/init/console.c kernel/init/early.c kernel/init/hugetlb.c kernel/init/hugetlb1g.c \
+	boot/boot.c boot/fwcfg_files.c kernel/bench/pt.c kernel/fault/inject.c \
+	kernel/init/acpi.c kernel/init/console.c kernel/init/early.c kernel/init/hugetlb1g.c \
 	kernel/init/machine.c kernel/init/main.c kernel/init/meminit.c kernel/init/memmap.c \
-	kernel/init/memprep.c kernel/init/memtest.c kernel/init/numa.c kernel/init/pagetables.c \
-	kernel/init/pcp.c kernel/init/phase.c kernel/init/report.c kernel/init/smp.c \
-	kernel/init/tiers.c kernel/init/tscsync.c kernel/init/vm.c kernel/selftest/alloc.c \
-	kernel/selftest/churn.c kernel/selftest/clock.c kernel/selftest/hugetlb.c \
+	kernel/init/memprep.c kernel/init/numa.c kernel/init/pagetables.c kernel/init/phase.c \
+	kernel/init/report.c kernel/init/smp.c kernel/init/tiers.c kernel/init/tscsync.c \
+	kernel/selftest/alloc.c kernel/selftest/churn.c kernel/selftest/clock.c \
 	kernel/selftest/jobs.c kernel/selftest/numaperf.c kernel/selftest/pt.c \
-	kernel/selftest/replay.c kernel/services/clock/time.c kernel/services/clock/tsc_report.c \
+	kernel/selftest/replay.c kernel/services/clock/clock.c kernel/services/clock/cpu_sync.c \
 	kernel/services/console/out/consoles.c kernel/services/console/out/defer.c \
 	kernel/services/console/out/emit.c kernel/services/console/out/list.c \
 	kernel/services/console/out/log.c kernel/services/console/out/render.c \
 	kernel/services/console/out/writer.c kernel/services/exit.c \
 	kernel/services/jobs/platform.c kernel/services/panic.c kernel/services/percpu.c \
 	kernel/services/report/efivars.c kernel/services/smp_settings.c \
-	kernel/services/syscalls.c kernel/vm/vm.c mm/alloc/alloc.c mm/alloc/alloc_pcp.c \
-	mm/alloc/bitmap.c mm/alloc/buddy.c mm/alloc/llfree.c mm/census.c mm/hugetlb/pool.c \
-	mm/memmap.c mm/memtest.c mm/mminit.c mm/pt/pt.c
+	kernel/services/syscalls.c kernel/vm/shootdown.c kernel/vm/vm.c
 CROSS_HOST_PENDING := \
-	kernel/services/smp_settings.c mm/alloc/alloc.c mm/alloc/alloc_pcp.c mm/alloc/bitmap.c \
-	mm/alloc/buddy.c mm/alloc/llfree.c mm/census.c mm/hugetlb/pool.c mm/memmap.c \
-	mm/memtest.c mm/mminit.c mm/pt/pt.c tests/host/sim_memmap.c
+	kernel/services/smp_settings.c kernel/services/clock/clock.c
 CROSS_PENDING_arm64 := $(CROSS_PENDING)
 CROSS_PENDING_ppc64le := $(CROSS_PENDING)
 CROSS_HOST_PENDING_arm64 := $(CROSS_HOST_PENDING)
