@@ -46,12 +46,17 @@ import bisect
 import os
 import re
 import shutil
-import subprocess
+import sys
 import tempfile
 import unittest
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "tools"))
+from script_module import load_script  # noqa: E402
+
+check_includes = load_script(os.path.join(REPO_ROOT, "tools", "check-includes.py"),
+                             "check_includes_for_words")
 
 # The x86 words, grouped by what they name.
 X86_WORDS = {
@@ -118,10 +123,8 @@ DECLARED = re.compile(r"\b(?:struct|union|enum)[ \t]+([A-Za-z_]\w*)|^[ \t]*#[ \t
 # (`bool tsc_sync;   /* memboot.tsc_sync: ... */`), and a family of keys
 # (`memboot.tsc_*`).
 KEY_ON_LINE = re.compile(r"\bmemboot\.([a-z0-9_]+)(\*?)")
-SOURCE_DIRS = ("kernel", "mm", "boot", "arch")
 EVENTS_H = "kernel/services/report/events.h"
 EVENT_LINE = re.compile(r"^\s*X\((\w+)\)", re.M)
-SOURCE_EXTS = (".c", ".h", ".S")
 
 # TEMPORARY, while the architecture interface is being built (each generic
 # file's x86 words as found when this test was written): file -> the words
@@ -167,18 +170,9 @@ EXCEPTIONS = {
 
 
 def tracked(root):
-    try:
-        out = subprocess.run(["git", "ls-files", "-z", "--"] + list(SOURCE_DIRS),
-                             cwd=root, capture_output=True, check=True)
-        files = [p for p in out.stdout.decode().split("\0") if p]
-    except (OSError, subprocess.CalledProcessError):
-        files = []
-    if not files:
-        for d in SOURCE_DIRS:
-            for base, _, names in os.walk(os.path.join(root, d)):
-                files += [os.path.relpath(os.path.join(base, n), root) for n in names]
-    return sorted(p for p in files if p.endswith(SOURCE_EXTS)
-                  and os.path.isfile(os.path.join(root, p)))
+    """The kernel's C, header and assembly files under @root, as
+    tools/check-includes.py reads them (git's list, else a walk)."""
+    return check_includes.sources(root)
 
 
 def scope(path):
