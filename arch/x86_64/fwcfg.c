@@ -20,6 +20,7 @@
 
 #include <string.h>
 
+#include "arch/cpu.h"
 #include "x86/io.h"
 
 #define FW_CFG_ID 0x0001
@@ -91,7 +92,7 @@ static bool dma_read(void *buf, size_t len)
 		       ~FW_CFG_DMA_CTL_ERROR) {
 			if (++polls == DMA_POLL_LIMIT)
 				return false;
-			cpu_relax();
+			arch_cpu_relax();
 		}
 		if (ctl & FW_CFG_DMA_CTL_ERROR)
 			return false;

@@ -6,6 +6,7 @@
 #include "x86/apic.h"
 #include "x86/cpu.h"
 #include "x86/io.h"
+#include "kernel/services/percpu.h"
 #include "kernel/services/spinlock.h"
 
 extern void apic_tlb_stub(void);
@@ -61,7 +62,7 @@ void arch_tlb_ipi(void)
 
 void arch_tlb_shootdown(struct arch_cpumask *mask, uint64_t cr3, uint64_t va, uint64_t bytes)
 {
-	uint32_t self = this_cpu()->cpu;
+	uint32_t self = this_cpu_id();
 
 	if ((read_cr3() & ~0xfffULL) == cr3)
 		flush_local(va, bytes);
@@ -77,18 +78,18 @@ void arch_tlb_shootdown(struct arch_cpumask *mask, uint64_t cr3, uint64_t va, ui
 		if (cpu == self || !(w & (1ULL << (cpu % 64))))
 			continue;
 		__atomic_fetch_add(&req.pending, 1, __ATOMIC_RELAXED);
-		send_shootdown_ipi(percpu_of[cpu]->apic_id);
+		send_shootdown_ipi(cpu_states[cpu]->hwid);
 	}
 	/* Interrupts are on (arch/tlb.h): a target that is itself waiting
 	 * here for the lock still answers. */
 	while (__atomic_load_n(&req.pending, __ATOMIC_ACQUIRE))
-		cpu_relax();
+		arch_cpu_relax();
 	spin_unlock(&req.lock);
 }
 
 void arch_switch_space(uint64_t cr3, struct arch_cpumask *mask, struct arch_cpumask *old_mask)
 {
-	uint32_t cpu = this_cpu()->cpu;
+	uint32_t cpu = this_cpu_id();
 
 	if (mask)
 		__atomic_fetch_or(&mask->bits[cpu / 64], 1ULL << (cpu % 64), __ATOMIC_SEQ_CST);

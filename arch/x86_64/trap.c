@@ -11,6 +11,7 @@
 #include "x86/trap.h"
 #include "kernel/services/exit.h"
 #include "kernel/services/log.h"
+#include "kernel/services/percpu.h"
 
 extern char boot_stack_bottom[], boot_stack_top[];
 extern char __kernel_start[], __text_end[];
@@ -24,9 +25,9 @@ static void stack_bounds(uint64_t *bottom, uint64_t *top)
 
 	__asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(MSR_GS_BASE));
 	if (lo | hi) {
-		const struct percpu *pc = this_cpu();
-		*bottom = pc->stack_bottom;
-		*top = pc->stack_top;
+		const struct cpu_state *cs = this_cpu()->state;
+		*bottom = cs->stack_bottom;
+		*top = cs->stack_top;
 	} else {
 		*bottom = (uint64_t)boot_stack_bottom;
 		*top = (uint64_t)boot_stack_top;
@@ -54,7 +55,7 @@ static unsigned current_cpu_id(void)
 {
 	uint64_t bottom, top;
 	stack_bounds(&bottom, &top);
-	return bottom == (uint64_t)boot_stack_bottom ? 0 : this_cpu()->cpu;
+	return bottom == (uint64_t)boot_stack_bottom ? 0 : this_cpu()->state->cpu;
 }
 
 void arch_backtrace(uint64_t rip, uint64_t rbp)

@@ -7,8 +7,7 @@
 #include <string.h>
 
 #include "x86/cpu.h"
-#include "x86/io.h"
-#include "x86/percpu.h"
+#include "arch/cpu.h"
 #include "kernel/bench/bench.h"
 #include "kernel/services/jobs/job.h"
 #include "kernel/services/log.h"

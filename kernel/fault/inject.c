@@ -9,8 +9,7 @@
 #include <string.h>
 
 #include "x86/cpu.h"
-#include "x86/io.h"
-#include "x86/percpu.h"
+#include "arch/cpu.h"
 #include "kernel/services/jobs/job.h"
 #include "kernel/services/log.h"
 #include "kernel/services/panic.h"
@@ -22,12 +21,12 @@
 /* Run on an application processor: fault there, as memboot.fault asks. */
 static void fault_on_ap(void *arg, uint64_t start, uint64_t end)
 {
-	const struct percpu *pc = this_cpu();
+	const struct cpu_state *pc = this_cpu_state();
 
 	if (pc->cpu == 0) {
 		/* The boot CPU waits for the AP's fault to end the boot. */
 		for (;;)
-			cpu_relax();
+			arch_cpu_relax();
 	}
 	if (selftest_settings.fault == FAULT_AP_UD) {
 		pr_info("fault: executing ud2 on CPU %u on purpose", pc->cpu);

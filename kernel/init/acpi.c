@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "x86/paging.h"
+#include "arch/machine.h"
 #include "kernel/firmware/acpi/sleep.h"
 #include "kernel/firmware/acpi/spcr.h"
 #include "kernel/services/console.h"
@@ -98,7 +99,7 @@ static void find_s5(const struct discovered_acpi *acpi)
 			  dsdt_len > ACPI_SDT_HEADER_BYTES ? dsdt_len - ACPI_SDT_HEADER_BYTES : 0,
 			  &s5))
 		return;
-	exit_set_poweroff(&(struct exit_acpi_s5){ .valid = true,
+	exit_set_poweroff(&(struct arch_acpi_s5){ .valid = true,
 						  .pm1a_cnt_port = s5.pm1a_cnt_port,
 						  .pm1b_cnt_port = s5.pm1b_cnt_port,
 						  .slp_typa = s5.slp_typa, .slp_typb = s5.slp_typb });

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arch/entry.h"
 #include "kernel/services/exit.h"
 #include "kernel/init/acpi.h"
 #include "kernel/init/bench.h"
@@ -49,7 +50,6 @@
 
 /* Everything one phase builds and a later one reads. */
 struct boot_state {
-	struct percpu boot_percpu;       /* the boot CPU's (phase early: no memory yet) */
 	/* The boot's first clock figure (phase early's, or phase acpi's when
 	 * early had none), which the `boot` record reports. */
 	struct tsc_calibration tsc_first;
@@ -102,9 +102,7 @@ static struct acpi_options acpi_asked(void)
 	};
 }
 
-void kernel_main(uint32_t boot_magic, uint32_t boot_info);
-
-void kernel_main(uint32_t boot_magic, uint32_t boot_info)
+void kernel_main(uintptr_t boot_arg0, uintptr_t boot_arg1)
 {
 	bool boot_ok = false, tests_ok = true, census_ok = true;
 	const struct selftest_ctx tests = { .topo = &bs.topo, .mm = &bs.memmap, .pools = &bs.hugetlb,
@@ -112,8 +110,8 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 					    .census = boot_census, .census_arg = &bs,
 					    .replay = &bs.bootinfo.replay };
 
-	PHASE(early, init_early(&bs.boot_percpu, &bs.tsc_first));
-	PHASE(bootinfo, boot_ok = init_bootinfo(boot_magic, boot_info, &bs.bootinfo));
+	PHASE(early, init_early(&bs.tsc_first));
+	PHASE(bootinfo, boot_ok = init_bootinfo(boot_arg0, boot_arg1, &bs.bootinfo));
 	PHASE(cmdline, init_cmdline(&bs.bootinfo));
 	PHASE(console, init_console(&bs.bootinfo, &console_cmdline));
 	PHASE(report, init_report(&bs.bootinfo, &bootreport_settings, &bs.tsc_first));

@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "x86/cpu.h"
-#include "x86/percpu.h"
 #include "kernel/services/clock/time.h"
 #include "kernel/init/memmap.h"
 #include "kernel/init/physmem.h"

@@ -80,7 +80,7 @@ static uint64_t reserve_for_pcp(void *ctx, uint64_t bytes, uint32_t node)
 
 static uint32_t alloc_cpu_id(void)
 {
-	return this_cpu()->cpu;
+	return this_cpu_id();
 }
 
 /* memboot.alloc= chooses the allocator behind the seam; an unknown name is

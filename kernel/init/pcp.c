@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "x86/cpu.h"
-#include "x86/percpu.h"
 #include "kernel/services/log.h"
 #include "mm/alloc/pcp.h"
 #include "kernel/services/percpu.h"
@@ -22,7 +21,7 @@
 
 static uint32_t cpu_id(void)
 {
-	return this_cpu()->cpu;
+	return this_cpu_id();
 }
 
 /* A CPU's block (struct pcp_state says where they come from). */

@@ -10,8 +10,7 @@
 #include "kernel/init/tscsync.h"
 
 #include "x86/cpu.h"
-#include "x86/io.h"
-#include "x86/percpu.h"
+#include "arch/cpu.h"
 #include "kernel/services/clock/time.h"
 #include "kernel/services/jobs/platform.h"
 #include "kernel/services/limits.h"
@@ -87,7 +86,7 @@ static void tsc_sync_ap(void *arg)
 		if (a - skew - give_up < (1ULL << 63) ||
 		    (linger_end && a - skew - linger_end < (1ULL << 63)))
 			break;
-		cpu_relax();
+		arch_cpu_relax();
 	}
 	if (bd.n_hi < TSC_SYNC_AP_ITERS) {
 		cs->tsc_sync_hi = bd.hi;
@@ -153,7 +152,7 @@ static uint32_t tsc_sync_wave(struct tscsync_shared *sh, uint32_t first, uint32_
 				left--;
 			}
 		}
-		cpu_relax();
+		arch_cpu_relax();
 	}
 	return started;
 }
@@ -187,7 +186,7 @@ static uint32_t tsc_sync_all(struct tscsync_shared *sh, uint64_t total_budget)
 
 		while (cs && cs->online && __atomic_load_n(&cs->work_fn, __ATOMIC_ACQUIRE) &&
 		       rdtsc() < give_up)
-			cpu_relax();
+			arch_cpu_relax();
 	}
 	return waves;
 }
@@ -339,7 +338,7 @@ void init_tscsync(bool enabled, struct tscsync_shared *sh, struct smp_report *rp
 			rp->slowest = i;
 		}
 	}
-	rp->slowest_apic_id = rp->slowest ? percpu_of[rp->slowest]->apic_id : 0;
+	rp->slowest_hwid = rp->slowest ? cpu_states[rp->slowest]->hwid : 0;
 	/* The smp report normally prints later, with the verdicts in it; one
 	 * printed already (an error drained the log at once) had none, so the
 	 * per-node records come now, in this place of the log. */

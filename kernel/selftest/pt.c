@@ -6,8 +6,7 @@
 #include <string.h>
 
 #include "x86/cpu.h"
-#include "x86/io.h"
-#include "x86/percpu.h"
+#include "arch/cpu.h"
 #include "x86/tlb.h"
 #include "kernel/services/jobs/job.h"
 #include "kernel/services/log.h"
@@ -78,7 +77,7 @@ static void stress_error(const char *what, uint32_t w, uint64_t va, uint64_t got
 
 	if (n < 8)
 		pr_err("selftest pt: worker %u on CPU %u: %s at 0x%llx (read 0x%llx, want 0x%llx)", w,
-		       this_cpu()->cpu, what, (unsigned long long)va, (unsigned long long)got,
+		       this_cpu_id(), what, (unsigned long long)va, (unsigned long long)got,
 		       (unsigned long long)want);
 }
 
@@ -228,7 +227,7 @@ static void stress_start(void)
 			__atomic_compare_exchange_n(&lockstep, &expected, LOCKSTEP_OFF, false,
 						    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 		}
-		cpu_relax();
+		arch_cpu_relax();
 	}
 }
 
@@ -244,12 +243,12 @@ static void stress_barrier(void)
 	}
 	/* Interrupts are on: shootdowns are answered while waiting. */
 	while (__atomic_load_n(&bar_gen, __ATOMIC_ACQUIRE) == gen)
-		cpu_relax();
+		arch_cpu_relax();
 }
 
 static void stress_worker(uint32_t w)
 {
-	struct pt_stats *st = vm_cpu_stats(this_cpu()->cpu);
+	struct pt_stats *st = vm_cpu_stats(this_cpu_id());
 	uint32_t left = (w + stress.workers - 1) % stress.workers;
 	uint32_t right = (w + 1) % stress.workers;
 
@@ -294,7 +293,7 @@ static void stress_worker(uint32_t w)
 
 static void stress_chunk(void *arg, uint64_t s, uint64_t e)
 {
-	uint32_t cpu = this_cpu()->cpu;
+	uint32_t cpu = this_cpu_id();
 	uint64_t flags = arch_irq_save_enable();
 
 	__atomic_fetch_or(&stress.cpus_seen[cpu / 64], 1ULL << (cpu % 64), __ATOMIC_RELAXED);
@@ -329,8 +328,8 @@ bool selftest_pt(const struct selftest_ctx *ctx, const char **skipped)
 	stress.workers = nr_cpus_online < ST_MAX_WORKERS ? nr_cpus_online : ST_MAX_WORKERS;
 	if (stress.workers < 2)
 		stress.workers = 2;     /* one CPU plays both neighbours */
-	stress.big_ok = cpu_features.pdpe1gb;
-	prot_x = cpu_features.nx ? 0 : PT_PROT_EXEC;
+	stress.big_ok = arch_cpu_info.huge_1g;
+	prot_x = arch_cpu_info.nx ? 0 : PT_PROT_EXEC;
 	if (vm_space_create(&stress.space, mode, this_cpu_state()->mem_node) != PT_OK) {
 		pr_err("selftest pt: no memory for a page-table root");
 		return false;

@@ -5,9 +5,9 @@
 
 #include <string.h>
 
+#include "arch/cpu.h"
 #include "x86/cpu.h"
 #include "x86/paging.h"
-#include "x86/percpu.h"
 #include "x86/trap.h"
 #include "mm/hugetlb/hugetlb.h"
 #include "kernel/services/log.h"
@@ -298,7 +298,7 @@ int vm_region_add(struct vm_space *s, uint64_t start, uint64_t end, enum pt_regi
 		if (start < s->regions[i].end && s->regions[i].start < end)
 			return PT_ERR_INVAL;
 	/* Without EFER.NXE bit 63 is reserved: every page stays executable. */
-	if (!cpu_features.nx)
+	if (!arch_cpu_info.nx)
 		prot |= PT_PROT_EXEC;
 	s->regions[s->nr_regions++] = (struct pt_region){
 		.start = start, .end = end, .kind = kind, .prot = prot, .zero = zero,
@@ -308,7 +308,7 @@ int vm_region_add(struct vm_space *s, uint64_t start, uint64_t end, enum pt_regi
 
 void vm_enter(struct vm_space *s)
 {
-	uint32_t cpu = this_cpu()->cpu;
+	uint32_t cpu = this_cpu_id();
 
 	arch_switch_space(s->as.root_phys, &s->cpus, NULL);
 	slot_of(cpu)->current = s;
@@ -316,7 +316,7 @@ void vm_enter(struct vm_space *s)
 
 void vm_leave(struct vm_space *s)
 {
-	uint32_t cpu = this_cpu()->cpu;
+	uint32_t cpu = this_cpu_id();
 
 	slot_of(cpu)->current = NULL;
 	arch_switch_space(kernel_cr3, NULL, &s->cpus);
@@ -337,7 +337,7 @@ void vm_reset_stats(void)
 
 static bool vm_page_fault(struct trap_frame *f, uint64_t addr)
 {
-	uint32_t cpu = this_cpu()->cpu;
+	uint32_t cpu = this_cpu_id();
 	struct vm_space *s = slot_of(cpu)->current;
 	const struct pt_region *r = NULL;
 

@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 
+#include "arch/cpu.h"
 #include "x86/cpu.h"
 #include "kernel/services/clock/clockcal.h"
 #include "kernel/services/log.h"
@@ -66,7 +67,7 @@ uint64_t time_delay_ns(uint64_t ns)
 	uint64_t now;
 
 	do {
-		__asm__ volatile("pause");
+		arch_cpu_relax();
 		now = rdtsc();
 	} while (now - start < cycles);
 	return now - start;

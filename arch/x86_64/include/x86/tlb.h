@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arch/cpu.h"   /* interrupts on around code that must answer shootdowns */
 #include "x86/percpu.h"
 
 #define APIC_TLB_VECTOR 0xf1
@@ -58,19 +59,5 @@ uint64_t arch_tlb_ipis_received(void);
  */
 bool arch_probe_read(uint64_t va, uint64_t *val);
 bool arch_probe_write(uint64_t va, uint64_t val);
-
-/* Interrupts on/off around code that must answer shootdowns. */
-static inline uint64_t arch_irq_save_enable(void)
-{
-	uint64_t flags;
-	__asm__ volatile("pushfq; popq %0; sti" : "=r"(flags) : : "memory");
-	return flags;
-}
-
-static inline void arch_irq_restore(uint64_t flags)
-{
-	if (!(flags & (1u << 9)))
-		__asm__ volatile("cli" ::: "memory");
-}
 
 #endif

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "arch/cpu.h"
 #include "x86/cpu.h"
 #include "kernel/services/console/out/internal.h"
 #include "kernel/services/console/ring.h"
@@ -35,7 +36,7 @@ bool con_lock_bounded(struct spinlock *l)
 	while (!spin_trylock(l)) {
 		if (rdtsc() - start > limit)
 			return false;
-		__asm__ volatile("pause");
+		arch_cpu_relax();
 	}
 	return true;
 }

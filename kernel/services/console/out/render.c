@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "arch/cpu.h"
 #include "x86/cpu.h"
 #include "kernel/services/clock/clockcal.h"
 #include "kernel/services/console/out/internal.h"
@@ -237,7 +238,7 @@ void console_flush(void)
 			locked = false;
 			break;
 		}
-		__asm__ volatile("pause");
+		arch_cpu_relax();
 	}
 	con_drain_locked();
 	if (cut)
