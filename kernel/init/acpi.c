@@ -110,12 +110,12 @@ static void find_s5(const struct discovered_acpi *acpi)
 static void find_spcr(const struct bootinfo *bi, bool console_chosen, const void *bytes, uint32_t len)
 {
 	struct acpi_spcr_info spcr;
-	struct uart u;
+	struct arch_uart u;
 	char name[32], why[160];
 
 	if (!acpi_spcr_parse(bytes, len, &spcr))
 		return;
-	u = (struct uart){ .base = spcr.address, .mmio_bytes = spcr.io_port ? 0 : spcr.access_bytes };
+	u = (struct arch_uart){ .base = spcr.address, .mmio_bytes = spcr.io_port ? 0 : spcr.access_bytes };
 	snprintf(name, sizeof(name), "spcr@%s0x%llx", spcr.io_port ? "io" : "mmio",
 		 (unsigned long long)spcr.address);
 	if (spcr.baud)
