@@ -91,7 +91,6 @@ static struct cpu_state *init_cpu(struct physmem *pm, uint64_t base,
 			cpu, (unsigned long long)base);
 	area = (char *)(uintptr_t)(base + area_off);
 	cs = (struct cpu_state *)(area + state_off);
-	memset(area, 0, arch_percpu_bytes());
 	memset(cs, 0, sizeof(*cs));
 	cs->cpu = cpu;
 	cs->hwid = desc->hwid;

@@ -34,9 +34,9 @@ struct cpu_state;   /* kernel/services/percpu.h */
 size_t arch_percpu_bytes(void);
 
 /*
- * Set up the arch area at @area (arch_percpu_bytes(), zeroed by the caller)
- * of the CPU whose state is @cs (cs->cpu, cs->hwid and its stack filled
- * in), before it is started: the CPU loads it as its first step.
+ * Set up the arch area at @area (arch_percpu_bytes(); its contents need
+ * not be zeroed) of the CPU whose state is @cs (cs->cpu, cs->hwid and its
+ * stack filled in), before it is started: the CPU loads it as its first step.
  * @fw_nmi_pins: the firmware's NMI wiring of this CPU (ACPI MADT NMI
  * entries, acpi_lint_nmi_of(); 0 where there is none). Sets cs->arch.
  */

@@ -26,7 +26,16 @@
 
 /* The design limit (kernel/services/limits.h): only CPU masks are sized by it. */
 #define MAX_CPUS MEMBOOT_MAX_CPUS
-#define CPU_IST_BYTES 4096
+/*
+ * Each interrupt stack (#DF, NMI, #MC) holds a whole fatal report:
+ * arch_trap() runs kernel_exit() on it (the registers, the backtrace, the
+ * consoles drained, the summary, `done`), which took 10.6 KiB after a
+ * kernel stack overflow (memboot.fault=df, measured by filling the stack
+ * with a pattern). With 4 KiB stacks the report ran 6.5 KiB below its
+ * stack, over the TSS, the GDT and whatever lay below them. As the kernel
+ * stacks: 16 KiB.
+ */
+#define CPU_IST_BYTES (16 * 1024)
 
 struct tss64 {
 	uint32_t reserved0;
