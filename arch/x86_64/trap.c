@@ -9,8 +9,8 @@
 #include "x86/cpu.h"
 #include "x86/percpu.h"
 #include "x86/trap.h"
-#include "kernel/services/exit.h"
 #include "kernel/services/log.h"
+#include "kernel/services/panic.h"
 #include "kernel/services/percpu.h"
 
 extern char boot_stack_bottom[], boot_stack_top[];
@@ -107,7 +107,7 @@ void arch_trap(struct trap_frame *f)
 	if (depth++) {
 		/* A fault while reporting a fault: skip everything that could fault
 		 * again and leave at once. */
-		exit_now(EXIT_EXCEPTION);
+		panic_exception_nested();
 	}
 	pr_err("exception: vector %llu (%s), error code 0x%llx, at rip 0x%llx on CPU %u",
 	       (unsigned long long)f->vector, name, (unsigned long long)f->error,
@@ -135,5 +135,5 @@ void arch_trap(struct trap_frame *f)
 	pr_detail("R13: %016llx R14: %016llx R15: %016llx", (unsigned long long)f->r13,
 	       (unsigned long long)f->r14, (unsigned long long)f->r15);
 	arch_backtrace(f->rip, f->rbp);
-	kernel_exit(EXIT_EXCEPTION, name);
+	panic_exception(name);
 }
