@@ -11,7 +11,8 @@
  *    CPU has them, else 2 MiB pages,
  *  - enables SSE (newlib is compiled with it: CR0.EM=0, CR0.MP=1,
  *    CR4.OSFXSR, CR4.OSXMMEXCPT), PAE, EFER.LME and EFER.NXE when present,
- *  - turns paging on, loads a 64-bit GDT and calls kernel_main(magic, info).
+ *  - turns paging on, loads a 64-bit GDT and calls kernel_main(magic, info)
+ *    (arch/entry.h: two register-sized arguments, zero-extended here).
  * Intel SDM vol. 3A, section 9.8.5 "Initializing IA-32e Mode".
  */
 #include "x86/bss_clear.h"
@@ -365,7 +366,7 @@ long_mode_entry:
 	movq $boot_stack_top, %rsp
 	fninit
 	xorl %ebp, %ebp
-	movl boot_arg_magic(%rip), %edi
+	movl boot_arg_magic(%rip), %edi /* kernel_main(arg0, arg1): zero-extended */
 	movl boot_arg_info(%rip), %esi
 	call kernel_main
 7:	cli

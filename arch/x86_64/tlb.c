@@ -8,6 +8,7 @@
 #include "x86/cpu.h"
 #include "x86/io.h"
 #include "x86/percpu.h"
+#include "kernel/services/percpu.h"
 
 #define APIC_TLB_VECTOR 0xf1
 
@@ -48,7 +49,7 @@ void arch_tlb_ipi_init(void (*handler)(void))
 /* The IPI send, in one place: the only call into the APIC driver. */
 void arch_tlb_ipi_send(uint32_t cpu)
 {
-	apic_send_ipi(percpu_of[cpu]->apic_id, APIC_TLB_VECTOR);
+	apic_send_ipi(cpu_states[cpu]->hwid, APIC_TLB_VECTOR);
 }
 
 /* Called by apic_tlb_stub with interrupts off. */

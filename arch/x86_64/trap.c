@@ -10,8 +10,9 @@
 #include "x86/cpu.h"
 #include "x86/percpu.h"
 #include "x86/trap.h"
-#include "kernel/services/exit.h"
 #include "kernel/services/log.h"
+#include "kernel/services/panic.h"
+#include "kernel/services/percpu.h"
 
 extern char boot_stack_bottom[], boot_stack_top[];
 extern char __kernel_start[], __text_end[];
@@ -25,9 +26,9 @@ static void stack_bounds(uint64_t *bottom, uint64_t *top)
 
 	__asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(MSR_GS_BASE));
 	if (lo | hi) {
-		const struct percpu *pc = this_cpu();
-		*bottom = pc->stack_bottom;
-		*top = pc->stack_top;
+		const struct cpu_state *cs = this_cpu()->state;
+		*bottom = cs->stack_bottom;
+		*top = cs->stack_top;
 	} else {
 		*bottom = (uint64_t)boot_stack_bottom;
 		*top = (uint64_t)boot_stack_top;
@@ -55,7 +56,7 @@ static unsigned current_cpu_id(void)
 {
 	uint64_t bottom, top;
 	stack_bounds(&bottom, &top);
-	return bottom == (uint64_t)boot_stack_bottom ? 0 : this_cpu()->cpu;
+	return bottom == (uint64_t)boot_stack_bottom ? 0 : this_cpu()->state->cpu;
 }
 
 void arch_backtrace(uint64_t rip, uint64_t rbp)
@@ -124,7 +125,7 @@ void arch_trap(struct trap_frame *f)
 	if (depth++) {
 		/* A fault while reporting a fault: skip everything that could fault
 		 * again and leave at once. */
-		exit_now(EXIT_EXCEPTION);
+		panic_exception_nested();
 	}
 	pr_err("exception: vector %llu (%s), error code 0x%llx, at rip 0x%llx on CPU %u",
 	       (unsigned long long)f->vector, name, (unsigned long long)f->error,
@@ -152,5 +153,5 @@ void arch_trap(struct trap_frame *f)
 	pr_detail("R13: %016llx R14: %016llx R15: %016llx", (unsigned long long)f->r13,
 	       (unsigned long long)f->r14, (unsigned long long)f->r15);
 	arch_backtrace(f->rip, f->rbp);
-	kernel_exit(EXIT_EXCEPTION, name);
+	panic_exception(name);
 }

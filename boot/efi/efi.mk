@@ -23,6 +23,7 @@ EFI_LIB := /usr/lib
 EFI_ARCH := $($(ARCH)_EFI_ARCH)
 EFI_APP := $($(ARCH)_EFI_APP)
 EFI_CFLAGS := -std=gnu11 -O2 -g -I$(EFI_INC) -I$(EFI_INC)/$(EFI_ARCH) -I$(EFI_INC)/protocol -I. \
+	-Iarch/include -Iarch/$(ARCH)/include \
 	-fpic -ffreestanding -fno-stack-protector -fno-stack-check -fshort-wchar \
 	-mno-red-zone -maccumulate-outgoing-args -mgeneral-regs-only \
 	-Wall -Wextra -Wno-unused-parameter -Werror \

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "arch/cpu.h"
 #include "arch/tlb.h"
 #include "kernel/bench/bench.h"
 #include "kernel/services/jobs/job.h"

@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "arch/cpu.h"
 #include "arch/fault.h"
-#include "x86/io.h"               /* cpu_halt_forever() */
 #include "kernel/services/jobs/job.h"
 #include "kernel/services/log.h"
 #include "kernel/services/panic.h"
@@ -22,12 +22,12 @@
 /* Run on an application processor: fault there, as memboot.fault asks. */
 static void fault_on_ap(void *arg, uint64_t start, uint64_t end)
 {
-	const struct percpu *pc = this_cpu();
+	const struct cpu_state *pc = this_cpu_state();
 
 	if (pc->cpu == 0) {
 		/* The boot CPU waits for the AP's fault to end the boot. */
 		for (;;)
-			spin_relax();
+			arch_cpu_relax();
 	}
 	if (selftest_settings.fault == FAULT_AP_UD) {
 		pr_info("fault: " ARCH_FAULT_UNDEFINED_WHAT " on CPU %u on purpose", pc->cpu);
@@ -56,7 +56,7 @@ static void park_in_chunk(const struct job *j, uint32_t cpu)
 					 __ATOMIC_ACQUIRE))
 		return;
 	pr_info("fault: CPU %u stops answering in the middle of its meminit chunk on purpose", cpu);
-	cpu_halt_forever();
+	arch_halt_forever();
 }
 
 void fault_before_meminit(void)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "arch/machine.h"
 #include "arch/map.h"
 #include "kernel/firmware/acpi/sleep.h"
 #include "kernel/firmware/acpi/spcr.h"
@@ -109,7 +110,7 @@ static void find_s5(const struct discovered_acpi *acpi)
 			  dsdt_len > ACPI_SDT_HEADER_BYTES ? dsdt_len - ACPI_SDT_HEADER_BYTES : 0,
 			  &s5))
 		return;
-	exit_set_poweroff(&(struct exit_acpi_s5){ .valid = true,
+	exit_set_poweroff(&(struct arch_acpi_s5){ .valid = true,
 						  .pm1a_cnt_port = s5.pm1a_cnt_port,
 						  .pm1b_cnt_port = s5.pm1b_cnt_port,
 						  .slp_typa = s5.slp_typa, .slp_typb = s5.slp_typb });
@@ -120,12 +121,12 @@ static void find_s5(const struct discovered_acpi *acpi)
 static void find_spcr(const struct bootinfo *bi, bool console_chosen, const void *bytes, uint32_t len)
 {
 	struct acpi_spcr_info spcr;
-	struct uart u;
+	struct arch_uart u;
 	char name[32], why[160];
 
 	if (!acpi_spcr_parse(bytes, len, &spcr))
 		return;
-	u = (struct uart){ .base = spcr.address, .mmio_bytes = spcr.io_port ? 0 : spcr.access_bytes };
+	u = (struct arch_uart){ .base = spcr.address, .mmio_bytes = spcr.io_port ? 0 : spcr.access_bytes };
 	snprintf(name, sizeof(name), "spcr@%s0x%llx", spcr.io_port ? "io" : "mmio",
 		 (unsigned long long)spcr.address);
 	if (spcr.baud)

@@ -5,6 +5,7 @@
  */
 #include "kernel/init/cmdline.h"
 
+#include "arch/smp.h"
 #include "kernel/bench/bench.h"
 #include "kernel/services/cmdline.h"
 #include "kernel/services/console/options.h"
@@ -26,6 +27,7 @@ static const struct param_table *const cmdline_tables[] = {
 	&exit_param_table,
 	&bootreport_param_table,
 	&smp_param_table,
+	&arch_smp_param_table,
 	&alloc_param_table,
 	&meminit_param_table,
 	&memtest_param_table,

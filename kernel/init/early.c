@@ -1,13 +1,13 @@
 /*
  * early.c: phase `early`: takes the CPU as the loader left it; builds the
- * console on COM1, the CPU's identity, the boot CPU's descriptor tables and
- * per-CPU data, and the boot's first clock figure (the clock's story,
- * kernel/services/clock/clock.h).
+ * console on the first UART, the CPU's identity (arch/cpu.h), the boot
+ * CPU's per-CPU data and tables (arch/percpu.h), and the boot's first clock
+ * figure (the clock's story, kernel/services/clock/clock.h).
  */
 #include "kernel/init/early.h"
 
-#include "x86/apic.h"
-#include "x86/cpu.h"
+#include "arch/cpu.h"
+#include "arch/percpu.h"
 #include "kernel/services/clock/clock.h"
 #include "kernel/services/console.h"
 #include "kernel/services/log.h"
@@ -25,34 +25,28 @@ static void banner_now(void *arg)
 #else
 		"debug",
 #endif
-		cpu_features.brand[0] ? cpu_features.brand : cpu_features.vendor);
-	if (cpu_features.has_hypervisor)
-		pr_info("Hypervisor detected: %s", cpu_features.hypervisor);
+		arch_cpu_info.brand[0] ? arch_cpu_info.brand : arch_cpu_info.vendor);
+	if (arch_cpu_info.has_hypervisor)
+		pr_info("Hypervisor detected: %s", arch_cpu_info.hypervisor);
 }
 
-extern char boot_stack_bottom[], boot_stack_top[];
-
-/* The boot CPU's per-CPU data (@pc, in the boot state: there is no memory
- * to take it from yet) and its descriptor tables. */
-static void boot_cpu_init(struct percpu *pc)
+/* The boot CPU's per-CPU state (static: there is no memory to take it from
+ * yet), its arch area and tables (arch/percpu.h). */
+static void boot_cpu_init(void)
 {
-	pc->cpu = 0;
-	pc->apic_id = cpuid_apic_id();
-	pc->stack_bottom = (uint64_t)boot_stack_bottom;
-	pc->stack_top = (uint64_t)boot_stack_top;
-	pc->state = &boot_cpu_state;
+	boot_cpu_state.cpu = 0;
+	boot_cpu_state.hwid = arch_cpu_hwid();
 	boot_cpu_state.online = 1;
-	arch_cpu_init_tables(pc);
-	percpu_of[0] = pc;
+	arch_percpu_init_boot(&boot_cpu_state);
 	cpu_states[0] = &boot_cpu_state;
 	nr_cpus_online = 1;
 }
 
-void init_early(struct percpu *boot_pc, struct clock_state *clock)
+void init_early(struct clock_state *clock)
 {
 	console_init();
 	arch_cpu_identify();
-	boot_cpu_init(boot_pc);
+	boot_cpu_init();
 	console_defer(banner_now, NULL, 2 * CONSOLE_DEFER_ITEM_BYTES);
 	clock_early(clock);
 }

@@ -6,6 +6,7 @@
 #include "kernel/init/hugetlb1g.h"
 
 #include "arch/counter.h"
+#include "arch/cpu.h"
 #include "x86/cpu.h"
 #include "mm/numa.h"
 #include "mm/physmem.h"
@@ -31,6 +32,6 @@ void init_hugetlb1g(const struct numa_topology *topo, const struct hugetlb_setti
 	/* The kernel runs identity mapped: a page's address is its own. */
 	hugetlb_pools_init(hp, topo->nr_nodes, 0, arch_counter_at_entry);
 	hugetlb_nodes_with_memory(topo, has_mem);
-	hugetlb_reserve_gigantic(hp, &params->config, has_mem, cpu_features.pdpe1gb, pm,
+	hugetlb_reserve_gigantic(hp, &params->config, has_mem, arch_cpu_info.huge_1g, pm,
 				 table_from_physmem, pm);
 }

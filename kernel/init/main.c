@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arch/entry.h"
 #include "kernel/services/exit.h"
 #include "kernel/init/acpi.h"
 #include "kernel/init/bench.h"
@@ -50,7 +51,6 @@
 
 /* Everything one phase builds and a later one reads. */
 struct boot_state {
-	struct percpu boot_percpu;       /* the boot CPU's (phase early: no memory yet) */
 	/* The clock's story (kernel/services/clock/clock.h): the boot's first
 	 * figure (phase early's, or phase acpi's when early had none), which
 	 * the `boot` record reports; the second references, measured from the
@@ -103,9 +103,7 @@ static struct acpi_options acpi_asked(void)
 	};
 }
 
-void kernel_main(uint32_t boot_magic, uint32_t boot_info);
-
-void kernel_main(uint32_t boot_magic, uint32_t boot_info)
+void kernel_main(uintptr_t boot_arg0, uintptr_t boot_arg1)
 {
 	bool boot_ok = false, tests_ok = true, census_ok = true;
 	const struct selftest_ctx tests = { .topo = &bs.topo, .mm = &bs.memmap, .pools = &bs.hugetlb,
@@ -113,8 +111,8 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 					    .census = boot_census, .census_arg = &bs,
 					    .replay = &bs.bootinfo.replay };
 
-	PHASE(early, init_early(&bs.boot_percpu, &bs.clock));
-	PHASE(bootinfo, boot_ok = init_bootinfo(boot_magic, boot_info, &bs.bootinfo));
+	PHASE(early, init_early(&bs.clock));
+	PHASE(bootinfo, boot_ok = init_bootinfo(boot_arg0, boot_arg1, &bs.bootinfo));
 	PHASE(cmdline, init_cmdline(&bs.bootinfo));
 	PHASE(console, init_console(&bs.bootinfo, &console_cmdline));
 	PHASE(report, init_report(&bs.bootinfo, &bootreport_settings, &bs.clock.first));

@@ -6,7 +6,7 @@
  */
 #include "kernel/init/numa.h"
 
-#include "x86/apic.h"
+#include "arch/cpu.h"
 #include "kernel/services/console.h"
 #include "kernel/services/report/summary.h"
 #include "mm/physmem.h"
@@ -26,7 +26,7 @@ void init_numa(const struct bootinfo *bi, const struct discovered_acpi *acpi,
 		.madt = acpi->have_madt ? &acpi->madt : NULL,
 		.srat = acpi->have_srat ? &acpi->srat : NULL,
 		.slit = acpi->have_slit ? &acpi->slit : NULL,
-		.boot_apic_id = cpuid_apic_id(),
+		.boot_hwid = arch_cpu_hwid(),
 	};
 
 	numa_build(topo, &in);

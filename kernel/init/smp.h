@@ -1,6 +1,6 @@
 /*
  * smp.h: phase `smp` (kernel/init/phases.h): the CPUs the firmware lists,
- * in the APIC mode they need, brought up.
+ * reached the way the architecture decides (arch/smp.h), brought up.
  */
 #ifndef MEMBOOT_KERNEL_INIT_SMP_H
 #define MEMBOOT_KERNEL_INIT_SMP_H
@@ -8,7 +8,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "x86/percpu.h"
 #include "kernel/services/clock/cpu_sync.h"
 #include "kernel/services/smp_settings.h"
 #include "kernel/init/acpi.h"
@@ -18,10 +17,10 @@
 struct physmem;
 
 struct smp_cpu_desc {
-	uint32_t apic_id;
+	uint32_t hwid;         /* hardware id (arch/cpu.h) */
 	uint32_t node;
 	uint32_t mem_node;     /* where its memory comes from */
-	uint32_t lint_nmi;     /* LINT pins wired to NMI (struct percpu) */
+	uint32_t nmi_pins;     /* the firmware's NMI wiring (arch_percpu_init()) */
 };
 
 struct smp_result {
@@ -34,7 +33,7 @@ struct smp_result {
 
 struct smp_boot_options {
 	uint64_t timeout_ns;       /* per CPU: each AP's wait (serial), or all's */
-	uint32_t skip_apic_id;     /* debug: never start this APIC ID */
+	uint32_t skip_hwid;        /* debug: never start this hwid (memboot.smp_skip_apic) */
 	bool serial;               /* memboot.smp_bringup=serial */
 	bool nosmp;                /* named in the message of the CPUs left down */
 	uint64_t maxcpus;
@@ -53,13 +52,13 @@ struct smp_report {
 	bool printed;          /* the report has run (a drain reached it) */
 	struct cpu_sync_report sync;   /* phase tscsync's counter check */
 	uint64_t kick_cycles, wait_cycles, slowest_cycles;
-	uint32_t slowest, slowest_apic_id;
+	uint32_t slowest, slowest_hwid;
 	/* The online CPUs as ranges (512 ids one by one would not fit). */
 	char online[RECORD_MAX_BYTES / 2];
 };
 
 /*
- * Start the topology's present CPUs the APIC mode can reach, at most
+ * Start the topology's present CPUs the architecture can reach, at most
  * maxcpus= of them (nosmp: 1), chosen balanced over the nodes
  * (numa_select_balanced(): each node an equal share, the first of each in
  * MADT order), never simply the first ones: a node must not lose all its

@@ -11,7 +11,6 @@
 #include "kernel/init/tscsync.h"
 
 #include "arch/counter.h"
-#include "x86/percpu.h"
 #include "kernel/services/clock/cpu_sync.h"
 #include "kernel/services/percpu.h"
 
@@ -38,7 +37,7 @@ void init_tscsync(bool enabled, struct clock_state *clock, struct smp_report *rp
 			rp->slowest = i;
 		}
 	}
-	rp->slowest_apic_id = rp->slowest ? percpu_of[rp->slowest]->apic_id : 0;
+	rp->slowest_hwid = rp->slowest ? cpu_states[rp->slowest]->hwid : 0;
 	/* The smp report normally prints later, with the verdicts in it; one
 	 * printed already (an error drained the log at once) had none, so the
 	 * per-node records come now, in this place of the log. */

@@ -5,7 +5,6 @@
  */
 #include <stdint.h>
 
-#include "x86/percpu.h"
 #include "kernel/services/jobs/job.h"
 #include "kernel/services/log.h"
 #include "kernel/services/percpu.h"

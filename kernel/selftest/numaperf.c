@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "arch/counter.h"
+#include "arch/cpu.h"
 #include "arch/memory.h"
 #include "x86/cpu.h"
 #include "kernel/services/jobs/platform.h"
@@ -162,9 +163,9 @@ static uint32_t np_node_cpu(const struct numa_topology *topo, uint32_t node)
 
 static const char *np_hypervisor(void)
 {
-	const char *h = cpu_features.hypervisor;
+	const char *h = arch_cpu_info.hypervisor;
 
-	if (!cpu_features.has_hypervisor)
+	if (!arch_cpu_info.has_hypervisor)
 		return "";
 	if (h[0] == 'T' && h[1] == 'C' && h[2] == 'G')
 		return "TCG";

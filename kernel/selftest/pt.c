@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "arch/counter.h"
+#include "arch/cpu.h"
 #include "arch/fault.h"
 #include "arch/mmu.h"
 #include "arch/tlb.h"
-#include "x86/percpu.h"
 #include "kernel/services/jobs/job.h"
 #include "kernel/services/log.h"
 #include "kernel/services/panic.h"
@@ -231,7 +231,7 @@ static void stress_start(void)
 			__atomic_compare_exchange_n(&lockstep, &expected, LOCKSTEP_OFF, false,
 						    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 		}
-		spin_relax();
+		arch_cpu_relax();
 	}
 }
 
@@ -247,7 +247,7 @@ static void stress_barrier(void)
 	}
 	/* Interrupts are on: shootdowns are answered while waiting. */
 	while (__atomic_load_n(&bar_gen, __ATOMIC_ACQUIRE) == gen)
-		spin_relax();
+		arch_cpu_relax();
 }
 
 static void stress_worker(uint32_t w)

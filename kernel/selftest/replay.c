@@ -24,9 +24,8 @@
 #include <string.h>
 
 #include "arch/counter.h"
-#include "x86/fwcfg.h"
+#include "arch/fwcfg.h"
 #include "kernel/services/fwcfg_blob.h"
-#include "x86/percpu.h"
 #include "kernel/services/jobs/job.h"
 #include "kernel/services/log.h"
 #include "kernel/services/percpu.h"
@@ -300,8 +299,8 @@ bool selftest_replay(const struct selftest_ctx *ctx, const char **skipped)
 		return true;
 	}
 	memset(r, 0, sizeof(*r));
-	fwcfg_select(blob->select);
-	if (blob->bytes >= sizeof(r->h) && !fwcfg_read(&r->h, sizeof(r->h))) {
+	arch_fwcfg_select(blob->select);
+	if (blob->bytes >= sizeof(r->h) && !arch_fwcfg_read(&r->h, sizeof(r->h))) {
 		pr_err("replay: fw_cfg reported an error reading the trace's header");
 		return false;
 	}
@@ -318,7 +317,7 @@ bool selftest_replay(const struct selftest_ctx *ctx, const char **skipped)
 	/* A block's events at a time: they are contiguous there. */
 	for (uint64_t i = 0; i < r->nr_loaded; i += EV_PER_BLOCK) {
 		uint64_t n = min64(EV_PER_BLOCK, r->nr_loaded - i);
-		if (!fwcfg_read(ev(r, i), n * sizeof(struct replay_event))) {
+		if (!arch_fwcfg_read(ev(r, i), n * sizeof(struct replay_event))) {
 			pr_err("replay: fw_cfg reported an error reading events %llu to %llu",
 			       (ull)i, (ull)(i + n - 1));
 			release(r);

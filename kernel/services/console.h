@@ -9,10 +9,10 @@
  * consoles, between phases (kernel/init/phase.c), so printing never runs
  * inside a timed region. docs/console.md says why and what it costs.
  *
- * COM1 works from console_init() on. console_setup() then applies console=
- * (kernel/services/console/options.h) and starts the screen; console_add_uart() adds
- * a port found later (the ACPI SPCR table). A console that starts late is
- * first given every line printed so far.
+ * The first UART works from console_init() on. console_setup() then
+ * applies console= (kernel/services/console/options.h) and starts the
+ * screen; console_add_uart() adds a port found later (the ACPI SPCR table).
+ * A console that starts late is first given every line printed so far.
  *
  * The code behind it is kernel/services/console/out/, one subject a file
  * (kernel/services/console/out/internal.h lists them).
@@ -24,24 +24,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "x86/serial.h"
+#include "arch/uart.h"
 #include "kernel/services/console/options.h"
 #include "kernel/services/console/screen.h"
 
 void console_init(void);
 /*
- * Apply @opt: the serial ports it names (or COM1 alone without console=)
- * and a screen: the framebuffer @fb if there is one, else VGA text when
- * @legacy_vga (a BIOS boot). @mapped_top_bytes: the end of what the
+ * Apply @opt: the serial ports it names (or the first UART alone without
+ * console=) and a screen: the framebuffer @fb if there is one, else the
+ * architecture's text screen when @legacy_vga (a BIOS boot). @mapped_top_bytes: the end of what the
  * kernel's page tables map; a framebuffer beyond it is refused.
  */
 void console_setup(const struct console_options *opt, const struct fb_info *fb,
 		   bool legacy_vga, uint64_t mapped_top_bytes);
 /* Add a serial console the caller has probed (console_probe_uart()); false
  * if it is one already (or too many). */
-bool console_add_uart(const struct uart *u, uint32_t baud, const char *name);
-/* Whether a 16550 answers at @u (arch/serial.h's uart_probe()). */
-bool console_probe_uart(const struct uart *u);
+bool console_add_uart(const struct arch_uart *u, uint32_t baud, const char *name);
+/* Whether a UART answers at @u (arch/uart.h's arch_uart_probe()). */
+bool console_probe_uart(const struct arch_uart *u);
 /* Send what the ring holds to the consoles, unless another CPU is at it. */
 void console_drain(void);
 /* The same, waiting for a drain on another CPU to end: everything made so

@@ -1,13 +1,14 @@
 /*
- * exit.c: the end of every boot: the `done` record, then QEMU's
- * isa-debug-exit or a halt.
+ * exit.c: the end of every boot: the `done` record, then the emulator's
+ * exit, a reset, a power-off or a halt (memboot.exit=; the machine's ways
+ * are arch/machine.h's).
  */
 #include "kernel/services/exit.h"
 
 #include <stdio.h>
 
-#include "x86/cpu.h"
-#include "x86/io.h"
+#include "arch/cpu.h"
+#include "arch/machine.h"
 #include "kernel/services/console.h"
 #include "kernel/services/log.h"
 #include "kernel/services/report/record.h"
@@ -15,45 +16,11 @@
 #include "kernel/services/report/summary.h"
 #include "kernel/services/clock/time.h"
 
-static struct exit_acpi_s5 exit_s5;
+static struct arch_acpi_s5 exit_s5;
 
-void exit_set_poweroff(const struct exit_acpi_s5 *s5)
+void exit_set_poweroff(const struct arch_acpi_s5 *s5)
 {
 	exit_s5 = *s5;
-}
-
-/*
- * Reset the machine: the PCI reset control register at 0xcf9 (a full reset,
- * bits 1-3, on every Intel and AMD chipset since the PIIX), then the 8042
- * keyboard controller's pulse-reset command 0xfe, then a triple fault
- * (an empty IDT and an interrupt) as the last resort.
- */
-static __attribute__((noreturn)) void exit_reboot(void)
-{
-	static const struct { uint16_t limit; uint64_t base; } __attribute__((packed)) no_idt;
-
-	outb(0xcf9, 0x02);
-	outb(0xcf9, 0x0e);
-	for (volatile int i = 0; i < 1000000; i++)
-		;
-	outb(0x64, 0xfe);
-	for (volatile int i = 0; i < 1000000; i++)
-		;
-	__asm__ volatile("lidt %0; int3" : : "m"(no_idt));
-	cpu_halt_forever();
-}
-
-/* ACPI 6.5 section 7.4.2 and 4.8.3.2.1: write SLP_TYP (bits 10-12) with
- * SLP_EN (bit 13) to PM1a_CNT, and to PM1b_CNT if the FADT has one. */
-static void exit_poweroff(void)
-{
-	if (!exit_s5.valid)
-		return;
-	outw(exit_s5.pm1a_cnt_port, (uint16_t)((exit_s5.slp_typa & 7) << 10 | 1 << 13));
-	if (exit_s5.pm1b_cnt_port)
-		outw(exit_s5.pm1b_cnt_port, (uint16_t)((exit_s5.slp_typb & 7) << 10 | 1 << 13));
-	for (volatile int i = 0; i < 10000000; i++)
-		;
 }
 
 const char *exit_status_name(enum exit_status status)
@@ -69,16 +36,16 @@ const char *exit_status_name(enum exit_status status)
 
 void exit_now(enum exit_status status)
 {
-	/* Only under a hypervisor is port 0xf4 known to be QEMU's exit device;
-	 * on real hardware an unknown port is better left alone. */
+	/* Only under a hypervisor is the emulator's exit device known to be
+	 * there; on real hardware its address is better left alone. */
 	if (exit_method == EXIT_METHOD_QEMU ||
-	    (exit_method == EXIT_METHOD_AUTO && cpu_features.has_hypervisor))
-		outl(EXIT_QEMU_PORT, EXIT_QEMU_BASE + (uint32_t)status);
+	    (exit_method == EXIT_METHOD_AUTO && arch_cpu_info.has_hypervisor))
+		arch_machine_emulator_exit(EXIT_QEMU_BASE + (uint32_t)status);
 	if (exit_method == EXIT_METHOD_REBOOT)
-		exit_reboot();
+		arch_machine_reset();
 	if (exit_method == EXIT_METHOD_POWEROFF)
-		exit_poweroff();
-	cpu_halt_forever();
+		arch_machine_poweroff(&exit_s5);
+	arch_halt_forever();
 }
 
 void kernel_exit(enum exit_status status, const char *why)
@@ -118,7 +85,7 @@ void kernel_exit(enum exit_status status, const char *why)
 	/* Kept for a machine without a serial cable: UEFI boots only. */
 	efivars_save();
 	if (exit_method == EXIT_METHOD_HALT ||
-	    (exit_method == EXIT_METHOD_AUTO && !cpu_features.has_hypervisor))
+	    (exit_method == EXIT_METHOD_AUTO && !arch_cpu_info.has_hypervisor))
 		pr_info("memboot: halting with status %d (%s); the machine can be switched off",
 			status, exit_status_name(status));
 	else if (exit_method == EXIT_METHOD_REBOOT)

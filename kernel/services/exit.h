@@ -3,10 +3,10 @@
  * docs/exit-status.md is the table users read (a tool test keeps the two in
  * step).
  *
- * Under QEMU the status leaves through the isa-debug-exit device at port
- * 0xf4: the kernel writes 0x10 + status and QEMU exits with
- * ((0x10 + status) << 1) | 1, so success is 33. On real hardware the status
- * is printed and the CPU halts.
+ * Under QEMU the status leaves through the emulator's exit device
+ * (arch/machine.h): the kernel writes 0x10 + status
+ * and QEMU exits with ((0x10 + status) << 1) | 1, so success is 33. On real
+ * hardware the status is printed and the CPU halts.
  */
 #ifndef MEMBOOT_KERNEL_EXIT_H
 #define MEMBOOT_KERNEL_EXIT_H
@@ -35,28 +35,23 @@ enum exit_status {
 #undef EXIT_STATUS_ENUM_
 };
 
-/* isa-debug-exit: the kernel writes EXIT_QEMU_BASE + status to this port. */
-#define EXIT_QEMU_PORT 0xf4
+/* The emulator's exit device is written EXIT_QEMU_BASE + status
+ * (arch_machine_emulator_exit()). */
 #define EXIT_QEMU_BASE 0x10
 
 enum exit_method {
-	EXIT_METHOD_AUTO,     /* isa-debug-exit under a hypervisor, else halt */
+	EXIT_METHOD_AUTO,     /* the emulator's exit under a hypervisor, else halt */
 	EXIT_METHOD_QEMU,
 	EXIT_METHOD_HALT,     /* the status stays on the screen */
 	EXIT_METHOD_REBOOT,
 	EXIT_METHOD_POWEROFF, /* ACPI S5 where the tables say how, else halt */
 };
 
-/* ACPI soft-off (S5): PM1a/PM1b control ports from the FADT and the SLP_TYP
- * values of the DSDT's \_S5 package, found by phase acpi (init_acpi()). */
-struct exit_acpi_s5 {
-	bool valid;
-	uint16_t pm1a_cnt_port, pm1b_cnt_port;   /* 0: no PM1b block */
-	uint8_t slp_typa, slp_typb;
-};
-/* How memboot.exit=poweroff turns the machine off; until called (or with
+/* How memboot.exit=poweroff turns the machine off: ACPI S5 as phase acpi
+ * found it (init_acpi(); arch/machine.h); until called (or with
  * !s5->valid), poweroff halts instead. */
-void exit_set_poweroff(const struct exit_acpi_s5 *s5);
+struct arch_acpi_s5;
+void exit_set_poweroff(const struct arch_acpi_s5 *s5);
 
 /* memboot.exit=, parsed by exit_param_table (kernel/services/exit_method.c). */
 extern enum exit_method exit_method;

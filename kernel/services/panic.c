@@ -23,3 +23,13 @@ void panic(const char *fmt, ...)
 		       (uint64_t)__builtin_frame_address(0));
 	kernel_exit(EXIT_PANIC, msg);
 }
+
+void panic_exception(const char *what)
+{
+	kernel_exit(EXIT_EXCEPTION, what);
+}
+
+void panic_exception_nested(void)
+{
+	exit_now(EXIT_EXCEPTION);
+}

@@ -12,6 +12,14 @@
 __attribute__((noreturn, format(printf, 1, 2)))
 void panic(const char *fmt, ...);
 
+/* A CPU exception arch could not handle (its trap handler has printed the
+ * details): the boot ends with the exception status and @what (the
+ * exception's name) as the reason. */
+__attribute__((noreturn)) void panic_exception(const char *what);
+/* An exception while that report runs: leave at once with the exception
+ * status, printing nothing more. */
+__attribute__((noreturn)) void panic_exception_nested(void);
+
 #define ASSERT(cond, fmt, ...)                                              \
 	do {                                                                \
 		if (__builtin_expect(!(cond), 0))                           \

@@ -7,12 +7,14 @@
 #include <stddef.h>
 
 #include "arch/counter.h"
-#include "x86/io.h"
+#include "arch/cpu.h"
+#include "arch/smp.h"
 
 struct cpu_state boot_cpu_state;
 static struct cpu_state *boot_cpu_states[1] = { &boot_cpu_state };
 struct cpu_state **cpu_states = boot_cpu_states;
 uint32_t nr_cpu_ids = 1;
+uint32_t nr_cpus_online;
 
 void percpu_ap_main(void)
 {
@@ -26,18 +28,19 @@ void percpu_ap_main(void)
 	cs->online_counter = arch_counter() + cs->counter_skew;
 	if (!__atomic_compare_exchange_n(&cs->boot_state, &waiting, SMP_AP_ONLINE, false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		cpu_halt_forever();
+		arch_halt_forever();
 	__atomic_store_n(&cs->online, 1, __ATOMIC_RELEASE);
 
 	for (;;) {
 		void (*fn)(void *);
 
-		cpu_irq_disable();
+		arch_irq_disable();
 		fn = __atomic_load_n(&cs->work_fn, __ATOMIC_ACQUIRE);
 		if (!fn || fn == CPU_MAILBOX_CLAIMED) {
-			/* Interrupts go on and the CPU halts in one step, so a
-			 * wake-up IPI cannot slip in between and be lost. */
-			cpu_irq_enable_and_halt();
+			/* Interrupts go on and the CPU waits in one step
+			 * (arch/cpu.h), so a wake-up IPI cannot slip in between
+			 * and be lost. */
+			arch_irq_enable_and_wait();
 			continue;
 		}
 		/* Own counter at both ends: no other CPU's offset enters. */

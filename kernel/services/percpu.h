@@ -1,18 +1,18 @@
 /*
- * percpu.h: the kernel's per-CPU state, beside arch's struct percpu.
+ * percpu.h: the kernel's per-CPU state, beside arch's per-CPU area.
  *
- * arch's struct percpu (arch/percpu.h) keeps what the hardware needs: the
- * %gs self-pointer, logical and APIC ids, stacks, GDT and TSS. Everything
- * else a CPU carries (its NUMA node, the node it allocates from, the start-up
- * handshake word and the job runner's mailbox) is generic and lives here, in
- * struct cpu_state, so a new per-CPU field never touches arch.
+ * Everything generic a CPU carries (its logical id and hardware id, its
+ * stack, its NUMA node, the node it allocates from, the start-up handshake
+ * word and the job runner's mailbox) lives here, in struct cpu_state, and
+ * generic code reaches its CPU only through it. Arch's area (arch/percpu.h:
+ * descriptor tables, exception stacks) sits beside it and is arch's alone,
+ * so a new per-CPU field never touches arch.
  *
- * Reaching it costs what it did when the fields sat in arch's struct: arch's
- * struct holds a pointer to this one at a fixed offset, and
- * this_cpu_state() is one %gs-relative load (arch_this_cpu_state()).
+ * Reaching it costs one load or two: the architecture's per-CPU register
+ * points at its area, which points at this (arch_this_cpu_state()).
  *
  * The boot CPU's cpu_state is static; each AP's sits in the block smp_boot()
- * allocates on the CPU's own node (guard page, stack, struct percpu, this).
+ * allocates on the CPU's own node (guard page, stack, arch area, this).
  */
 #ifndef MEMBOOT_KERNEL_PERCPU_H
 #define MEMBOOT_KERNEL_PERCPU_H
@@ -20,8 +20,14 @@
 #include <stdint.h>
 #include <stdbool.h>
 
-#include "x86/percpu.h"
+#include "arch/percpu.h"
 #include "kernel/services/clock/counter_sync.h"
+#include "kernel/services/limits.h"
+
+/* Each AP's kernel stack, above a guard page left unmapped (a stack
+ * overflow faults instead of corrupting memory). */
+#define CPU_STACK_BYTES (16 * 1024)
+#define CPU_GUARD_BYTES PAGE_SIZE_BYTES
 
 /*
  * Start-up handshake between the boot CPU and one AP: both try to move
@@ -35,6 +41,11 @@ enum smp_ap_state {
 };
 
 struct cpu_state {
+	uint32_t cpu;                   /* logical id; 0 is the boot CPU */
+	uint32_t hwid;                  /* hardware id (arch/cpu.h) */
+	uint64_t stack_bottom;          /* its kernel stack: [stack_bottom, stack_top) */
+	uint64_t stack_top;
+	void *arch;                     /* its arch area (arch/percpu.h), arch's alone */
 	uint32_t node;                  /* NUMA node of this CPU */
 	uint32_t mem_node;              /* node it allocates from (nearest with memory) */
 	volatile uint32_t online;       /* set once boot_state is SMP_AP_ONLINE */
@@ -80,7 +91,9 @@ struct cpu_state {
  * nr_cpu_ids entries, allocated at bring-up for the CPUs there are (one,
  * the boot CPU's, until then). */
 extern struct cpu_state boot_cpu_state;
-extern struct cpu_state **cpu_states;      /* nr_cpu_ids entries (arch/percpu.h) */
+extern struct cpu_state **cpu_states;
+extern uint32_t nr_cpu_ids;                  /* entries of cpu_states[]: CPU ids */
+extern uint32_t nr_cpus_online;              /* CPUs online (ids may have holes) */
 
 static inline struct cpu_state *this_cpu_state(void)
 {
@@ -90,7 +103,7 @@ static inline struct cpu_state *this_cpu_state(void)
 /* The running CPU's logical id. */
 static inline uint32_t this_cpu_id(void)
 {
-	return this_cpu()->cpu;
+	return this_cpu_state()->cpu;
 }
 
 /* @cpu's state, or NULL when @cpu is out of range or not brought up. */
@@ -109,11 +122,8 @@ static inline bool cpu_counter_unreliable(uint32_t cpu)
 	return cs && cs->online && cs->sync_checked && cs->sync_verdict == COUNTER_SYNC_UNRELIABLE;
 }
 
-/*
- * The AP's life once arch has set up its tables and local APIC (called from
- * arch's ap_main()): the AP side of the start-up handshake, then serving
- * the job runner's mailbox. Never returns.
- */
-__attribute__((noreturn)) void percpu_ap_main(void);
+/* percpu_ap_main(), an AP's life in the kernel once arch has set up its
+ * tables (the start-up handshake, then serving the job runner's mailbox), is
+ * declared with what arch calls (arch/smp.h). */
 
 #endif

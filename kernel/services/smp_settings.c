@@ -5,7 +5,6 @@
 #include "kernel/services/smp_settings.h"
 
 #include "arch/counter.h"
-#include "x86/apic_mode.h"
 #include "kernel/services/cmdline.h"
 #include "kernel/services/limits.h"
 
@@ -17,8 +16,7 @@ struct smp_settings smp_settings = {
 	 * busy host cores (one came up after 2.3 s); a dead CPU costs this
 	 * much boot time once. */
 	.timeout_ms = 10000,
-	.skip_apic = 0xffffffff,   /* no APIC ID is skipped: 0xffffffff is x2APIC broadcast */
-	.apic = APIC_REQUEST_AUTO,
+	.skip_hwid = 0xffffffff,   /* no hwid is skipped: 0xffffffff is no CPU's (arch/cpu.h) */
 	.bringup = SMP_BRINGUP_PARALLEL,
 	.tsc_skew = 0,
 	.tsc_sync = true,
@@ -26,9 +24,6 @@ struct smp_settings smp_settings = {
 
 /* In the order of enum smp_bringup. */
 static const char *const bringup_names[] = { "parallel", "serial", NULL };
-
-/* In the order of enum apic_request. */
-static const char *const apic_names[] = { "auto", "xapic", "x2apic", NULL };
 
 static const struct param smp_params[] = {
 	{ .key = "maxcpus", .type = PARAM_U64, .ptr = &smp_settings.maxcpus, .min = 0,
@@ -38,10 +33,8 @@ static const struct param smp_params[] = {
 	  .help = "run on the boot CPU only" },
 	{ .key = "memboot.smp_timeout_ms", .type = PARAM_U64, .ptr = &smp_settings.timeout_ms,
 	  .min = 1, .max = 60000, .help = "how long to wait for CPUs to answer" },
-	{ .key = "memboot.smp_skip_apic", .type = PARAM_U64, .ptr = &smp_settings.skip_apic,
-	  .min = 0, .max = 0xffffffff, .help = "debug: never start this APIC ID" },
-	{ .key = "memboot.apic", .type = PARAM_ENUM, .ptr = &smp_settings.apic,
-	  .choices = apic_names, .help = "local APIC mode: auto, xapic or x2apic" },
+	{ .key = "memboot.smp_skip_apic", .type = PARAM_U64, .ptr = &smp_settings.skip_hwid,
+	  .min = 0, .max = 0xffffffff, .help = "debug: never start the CPU with this hardware id" },
 	{ .key = "memboot.smp_bringup", .type = PARAM_ENUM, .ptr = &smp_settings.bringup,
 	  .choices = bringup_names,
 	  .help = "start the APs all at once (parallel) or one after another (serial)" },

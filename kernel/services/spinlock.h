@@ -6,26 +6,17 @@
 
 #include <stdbool.h>
 
+#include "arch/cpu.h"
+
 struct spinlock {
 	volatile int locked;
 };
-
-/* The spin-wait hint: x86's PAUSE (the kernel's); the host builds of the
- * pure code (tests, the lab) also run on arm64 (YIELD) and elsewhere. */
-static inline void spin_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__asm__ volatile("pause");
-#elif defined(__aarch64__)
-	__asm__ volatile("yield");
-#endif
-}
 
 static inline void spin_lock(struct spinlock *l)
 {
 	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
 		while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED))
-			spin_relax();
+			arch_cpu_relax();   /* the spin-wait hint */
 }
 
 static inline bool spin_trylock(struct spinlock *l)

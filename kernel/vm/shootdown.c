@@ -69,7 +69,7 @@ void vm_tlb_flush(const struct arch_cpumask *mask, uint64_t root, uint64_t va, u
 	/* Interrupts are on (shootdown.h): a target that is itself waiting
 	 * here for the lock still answers. */
 	while (__atomic_load_n(&req.pending, __ATOMIC_ACQUIRE))
-		spin_relax();
+		arch_cpu_relax();
 	spin_unlock(&req.lock);
 }
 

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "arch/cpu.h"
 #include "arch/fault.h"
 #include "arch/map.h"
 #include "arch/mmu.h"

@@ -9,7 +9,7 @@ import os
 import re
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-FONT_C = os.path.join(ROOT, "kernel", "console", "font8x16.c")
+FONT_C = os.path.join(ROOT, "kernel", "services", "console", "font8x16.c")
 CELL_W, CELL_H = 8, 16
 
 

@@ -511,7 +511,7 @@ int main(int argc, char **argv)
 	uint32_t boot_apic = 0;
 	for (uint32_t i = 0; i < madt_info.nr_cpus; i++) {
 		if (madt_info.cpus[i].enabled) {
-			boot_apic = madt_info.cpus[i].apic_id;
+			boot_apic = madt_info.cpus[i].hwid;
 			break;
 		}
 	}
@@ -521,7 +521,7 @@ int main(int argc, char **argv)
 		.madt = &madt_info,
 		.srat = have_srat ? &srat_info : NULL,
 		.slit = have_slit ? &slit_info : NULL,
-		.boot_apic_id = boot_apic,
+		.boot_hwid = boot_apic,
 	};
 	numa_build(&topo, &in);
 	numa_print(&topo);
@@ -543,9 +543,9 @@ int main(int argc, char **argv)
 	 * server CPUs since 2008; the kernel checks CPUID itself). */
 	struct apic_mode_input ain = { .cpu_x2apic = true, .request = APIC_REQUEST_AUTO };
 	for (uint32_t i = 0; i < madt_info.nr_cpus; i++) {
-		ain.madt_x2apic |= madt_info.cpus[i].x2apic;
-		if (madt_info.cpus[i].apic_id > ain.max_apic_id)
-			ain.max_apic_id = madt_info.cpus[i].apic_id;
+		ain.madt_x2apic |= madt_info.cpus[i].ext_id;
+		if (madt_info.cpus[i].hwid > ain.max_apic_id)
+			ain.max_apic_id = madt_info.cpus[i].hwid;
 	}
 	struct apic_mode_choice ac = apic_choose_mode(&ain);
 	struct record r;

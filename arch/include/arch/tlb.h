@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arch/cpu.h"
 #include "kernel/services/limits.h"
 
 #include "asm/tlb.h"

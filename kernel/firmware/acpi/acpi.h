@@ -167,12 +167,15 @@ void acpi_print_tables(const struct acpi_tables *dir);
 
 /* ---- MADT ("APIC"): processors and the local APIC address ---- */
 
+/* A processor of the MADT, in the form every architecture's entries give
+ * (x86: local APIC type 0 and x2APIC type 9; arm64's GICC, type 0xB, will
+ * fill the same). */
 struct acpi_cpu {
-	uint32_t apic_id;       /* xAPIC or x2APIC ID */
+	uint32_t hwid;          /* hardware id (arch/cpu.h): the xAPIC or x2APIC ID */
 	uint32_t acpi_uid;      /* processor UID (type 0: the 8-bit processor ID) */
 	bool enabled;           /* usable now */
 	bool online_capable;    /* may be brought online later (MADT revision >= 5) */
-	bool x2apic;            /* from a type 9 entry */
+	bool ext_id;            /* from the extended form, a 32-bit id (type 9, x2APIC) */
 };
 
 /* A local APIC NMI entry (MADT type 4 or 0xA): which LINT pin of which
@@ -183,7 +186,7 @@ struct acpi_lapic_nmi {
 	uint32_t acpi_uid;      /* processor UID, or ACPI_UID_ALL */
 	uint16_t flags;         /* MPS INTI flags: bits 0-1 polarity (3: active low), 2-3 trigger */
 	uint8_t lint;           /* 0 or 1 */
-	bool x2apic;            /* from a type 0xA entry */
+	bool ext_id;            /* from the extended form, a 32-bit UID (type 0xA, x2APIC) */
 };
 
 /* LINT pins to program as NMI on one processor: acpi_lint_nmi_of(). */

@@ -28,22 +28,22 @@
 static void add_cpu(struct acpi_madt_info *out, const struct acpi_cpu *cpu,
 		    uint32_t off)
 {
-	const char *kind = cpu->x2apic ? "x2APIC" : "local APIC";
+	const char *kind = cpu->ext_id ? "x2APIC" : "local APIC";
 
 	if (!cpu->enabled && !cpu->online_capable) {
 		out->nr_disabled++;
 		return;
 	}
-	if (cpu->apic_id == (cpu->x2apic ? 0xffffffffu : 0xffu)) {
+	if (cpu->hwid == (cpu->ext_id ? 0xffffffffu : 0xffu)) {
 		pr_warn(PREFIX "%s entry at offset 0x%x has the invalid ID 0x%x; ignored",
-			kind, off, cpu->apic_id);
+			kind, off, cpu->hwid);
 		out->nr_ignored++;
 		return;
 	}
 	for (uint32_t i = 0; i < out->nr_cpus; i++) {
-		if (out->cpus[i].apic_id == cpu->apic_id) {
+		if (out->cpus[i].hwid == cpu->hwid) {
 			pr_warn(PREFIX "%s entry at offset 0x%x repeats APIC ID 0x%x; ignored",
-				kind, off, cpu->apic_id);
+				kind, off, cpu->hwid);
 			out->nr_ignored++;
 			return;
 		}
@@ -51,7 +51,7 @@ static void add_cpu(struct acpi_madt_info *out, const struct acpi_cpu *cpu,
 	if (out->nr_cpus == ACPI_MADT_MAX_CPUS) {
 		if (out->nr_dropped++ == 0)
 			pr_warn(PREFIX "more than %u processors; APIC ID 0x%x (offset 0x%x) and later ones dropped",
-				ACPI_MADT_MAX_CPUS, cpu->apic_id, off);
+				ACPI_MADT_MAX_CPUS, cpu->hwid, off);
 		return;
 	}
 	out->cpus[out->nr_cpus++] = *cpu;
@@ -61,7 +61,7 @@ static void add_nmi(struct acpi_madt_info *out, const struct acpi_lapic_nmi *nmi
 {
 	if (nmi->lint > 1) {
 		pr_warn(PREFIX "%s NMI entry at offset 0x%x names LINT%u; a local APIC has LINT0 and LINT1 only; ignored",
-			nmi->x2apic ? "x2APIC" : "local APIC", off, nmi->lint);
+			nmi->ext_id ? "x2APIC" : "local APIC", off, nmi->lint);
 		out->nr_nmis_ignored++;
 		return;
 	}
@@ -122,7 +122,7 @@ bool acpi_madt_parse(const void *table, size_t len, struct acpi_madt_info *out)
 				break;
 			}
 			memcpy(&e, entry, sizeof(e));
-			cpu.apic_id = e.apic_id;
+			cpu.hwid = e.apic_id;
 			cpu.acpi_uid = e.processor_uid;
 			cpu.enabled = e.flags & ACPI_MADT_ENABLED;
 			cpu.online_capable = out->revision >= ACPI_MADT_ONLINE_CAPABLE_REVISION &&
@@ -138,12 +138,12 @@ bool acpi_madt_parse(const void *table, size_t len, struct acpi_madt_info *out)
 				break;
 			}
 			memcpy(&e, entry, sizeof(e));
-			cpu.apic_id = e.x2apic_id;
+			cpu.hwid = e.x2apic_id;
 			cpu.acpi_uid = e.processor_uid;
 			cpu.enabled = e.flags & ACPI_MADT_ENABLED;
 			cpu.online_capable = out->revision >= ACPI_MADT_ONLINE_CAPABLE_REVISION &&
 					     (e.flags & ACPI_MADT_ONLINE_CAPABLE);
-			cpu.x2apic = true;
+			cpu.ext_id = true;
 			add_cpu(out, &cpu, off);
 			break;
 		}
@@ -170,7 +170,7 @@ bool acpi_madt_parse(const void *table, size_t len, struct acpi_madt_info *out)
 			memcpy(&e, entry, sizeof(e));
 			add_nmi(out, &(struct acpi_lapic_nmi){
 				.acpi_uid = e.processor_uid, .flags = e.flags, .lint = e.lint,
-				.x2apic = true }, off);
+				.ext_id = true }, off);
 			break;
 		}
 		case ACPI_MADT_LAPIC_OVERRIDE: {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "arch/counter.h"
+#include "arch/cpu.h"
 #include "kernel/services/clock/clockcal.h"
 #include "kernel/services/jobs/platform.h"
 #include "kernel/services/log.h"
@@ -70,7 +71,7 @@ uint64_t time_delay_ns(uint64_t ns)
 	uint64_t now;
 
 	do {
-		job_platform_relax();
+		arch_cpu_relax();
 		now = arch_counter();
 	} while (now - start < cycles);
 	return now - start;

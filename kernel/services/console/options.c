@@ -8,8 +8,8 @@
 
 #include "kernel/services/cmdline.h"
 
-/* The PC's serial ports, as every BIOS since the IBM PC assigns them. */
-const uint16_t console_serial_io[CONSOLE_SERIAL_PORTS] = { 0x3f8, 0x2f8, 0x3e8, 0x2e8 };
+/* The console= words, the UARTs' first (arch/uart.h's names). */
+#define CONSOLE_WORDS ARCH_UART_NAMES "[,BAUD], fb, vga or tty0"
 
 uint32_t console_baud_divisor(uint32_t baud)
 {
@@ -35,7 +35,8 @@ static bool parse_serial_opts(const char *s, uint32_t *baud, char *err, size_t e
 	if (*s == '\0')
 		return true;
 	if (n == 0 || n >= sizeof(digits)) {
-		snprintf(err, err_bytes, "ttyS0..ttyS3 with an optional ,BAUD[n8] (e.g. ttyS0,115200)");
+		snprintf(err, err_bytes, ARCH_UART_NAMES " with an optional ,BAUD[n8] (e.g. "
+			 ARCH_UART_NAME "0,115200)");
 		return false;
 	}
 	memcpy(digits, s, n);
@@ -58,21 +59,27 @@ static bool parse_serial_opts(const char *s, uint32_t *baud, char *err, size_t e
 bool console_parse_option(struct console_options *o, const char *value, char *err,
 			  size_t err_bytes)
 {
+	const size_t name_len = strlen(ARCH_UART_NAME);
+	/* After a UART's name (the whole of it matched), its one-digit number. */
+	const char *num;
+
 	if (!value || !*value) {
-		snprintf(err, err_bytes, "ttyS0..ttyS3[,BAUD], fb, vga or tty0");
+		snprintf(err, err_bytes, CONSOLE_WORDS);
 		return false;
 	}
-	if (strncmp(value, "ttyS", 4) == 0 && value[4] >= '0' && value[4] <= '3' &&
-	    (value[5] == '\0' || value[5] == ',')) {
+	num = strncmp(value, ARCH_UART_NAME, name_len) == 0 ? value + name_len : NULL;
+	if (num && num[0] >= '0' && num[0] < '0' + CONSOLE_SERIAL_PORTS &&
+	    (num[1] == '\0' || num[1] == ',')) {
 		uint32_t baud;
 		/* "ttyS0," with nothing after the comma is a typo, not a default. */
-		if (value[5] == ',' && value[6] == '\0') {
-			snprintf(err, err_bytes, "a speed after the comma (e.g. ttyS0,115200)");
+		if (num[1] == ',' && num[2] == '\0') {
+			snprintf(err, err_bytes, "a speed after the comma (e.g. " ARCH_UART_NAME
+				 "0,115200)");
 			return false;
 		}
-		if (!parse_serial_opts(value[5] ? value + 6 : "", &baud, err, err_bytes))
+		if (!parse_serial_opts(num[1] ? num + 2 : "", &baud, err, err_bytes))
 			return false;
-		o->baud[value[4] - '0'] = baud;
+		o->baud[num[0] - '0'] = baud;
 	} else if (strcmp(value, "fb") == 0) {
 		o->fb = true;
 	} else if (strcmp(value, "vga") == 0) {
@@ -80,7 +87,7 @@ bool console_parse_option(struct console_options *o, const char *value, char *er
 	} else if (strcmp(value, "tty0") == 0) {
 		o->screen = true;
 	} else {
-		snprintf(err, err_bytes, "ttyS0..ttyS3[,BAUD], fb, vga or tty0");
+		snprintf(err, err_bytes, CONSOLE_WORDS);
 		return false;
 	}
 	o->given = true;
@@ -97,7 +104,7 @@ static bool parse_console(const char *value, void *ptr, char *err, size_t err_by
 
 static const struct param console_params[] = {
 	{ .key = "console", .type = PARAM_FUNC, .ptr = &console_cmdline,
-	  .fn = parse_console, .help = "a console: ttyS0..ttyS3[,BAUD], fb, vga or tty0" },
+	  .fn = parse_console, .help = "a console: " CONSOLE_WORDS },
 };
 PARAM_TABLE(console_param_table, "console", console_params);
 

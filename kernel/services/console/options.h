@@ -2,11 +2,15 @@
  * options.h: the console= command-line key, Linux style, one console per
  * word and several words at once:
  *
- *   console=ttyS0,115200 console=fb     COM1 at 115200 8N1 and the framebuffer
- *   console=ttyS1                       COM2 at 115200
- *   console=vga | console=tty0          VGA text | whichever screen there is
+ *   console=ttyS0,115200 console=fb     the first UART at 115200 8N1 and the
+ *                                       framebuffer
+ *   console=ttyS1                       the second UART at 115200
+ *   console=vga | console=tty0          the text screen | whichever screen
+ *                                       there is
+ * (the UARTs' names are the architecture's: arch/uart.h).
  *
- * Without any console= word memboot writes to COM1, the screen it finds, and
+ * Without any console= word memboot writes to the first UART, the screen it
+ * finds, and
  * the serial port the ACPI SPCR table names (a server's BMC, for serial over
  * LAN). Pure parsing, tested on the host.
  */
@@ -17,12 +21,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CONSOLE_SERIAL_PORTS 4
+#include "arch/uart.h"
+
+/* The UARTs console= names (arch/uart.h's ARCH_UART_NAMES). */
+#define CONSOLE_SERIAL_PORTS ARCH_UART_NAMED
 #define CONSOLE_DEFAULT_BAUD 115200
 
 struct console_options {
 	bool given;                               /* any console= word */
-	uint32_t baud[CONSOLE_SERIAL_PORTS];      /* ttyS<i>: 0 = not chosen */
+	uint32_t baud[CONSOLE_SERIAL_PORTS];      /* UART i: 0 = not chosen */
 	bool fb, vga, screen;                     /* screen: tty0, either one */
 };
 
@@ -43,9 +50,6 @@ struct console_levels {
 extern struct console_levels console_levels;
 struct param_table;
 extern const struct param_table console_levels_param_table;
-
-/* The legacy I/O ports of ttyS0..ttyS3 (COM1..COM4). */
-extern const uint16_t console_serial_io[CONSOLE_SERIAL_PORTS];
 
 /*
  * Add one console= value to @o. Returns false with @err filled (what was

@@ -7,9 +7,8 @@
 #include "kernel/services/jobs/platform.h"
 
 #include "arch/counter.h"
-#include "x86/io.h"
-#include "x86/percpu.h"
-#include "x86/smp.h"
+#include "arch/cpu.h"
+#include "arch/smp.h"
 #include "kernel/services/percpu.h"
 #include "kernel/services/clock/time.h"
 
@@ -20,7 +19,7 @@ uint32_t job_platform_max_cpus(void)
 
 uint32_t job_platform_this_cpu(void)
 {
-	return this_cpu()->cpu;
+	return this_cpu_id();
 }
 
 bool job_platform_online(uint32_t cpu)
@@ -46,7 +45,7 @@ void job_platform_post(uint32_t cpu, void (*fn)(void *arg), void *arg)
 	cs->work_arg = arg;
 	/* work_fn last: the CPU reads the argument after it sees the function. */
 	__atomic_store_n(&cs->work_fn, fn, __ATOMIC_RELEASE);
-	arch_wake_cpu(percpu_of[cpu]);
+	arch_wake_cpu(cs->hwid);
 }
 
 bool job_platform_try_post(uint32_t cpu, void (*fn)(void *arg), void *arg)
@@ -61,7 +60,7 @@ bool job_platform_try_post(uint32_t cpu, void (*fn)(void *arg), void *arg)
 		return false;
 	cs->work_arg = arg;
 	__atomic_store_n(&cs->work_fn, fn, __ATOMIC_RELEASE);
-	arch_wake_cpu(percpu_of[cpu]);
+	arch_wake_cpu(cs->hwid);
 	return true;
 }
 
@@ -88,5 +87,5 @@ void job_platform_lost(uint32_t cpu)
 
 void job_platform_relax(void)
 {
-	cpu_relax();
+	arch_cpu_relax();
 }

@@ -1,9 +1,9 @@
 /*
- * arch/apic.h: the local APIC, in xAPIC (MMIO) or x2APIC (MSR) mode.
+ * x86/apic.h: the local APIC, in xAPIC (MMIO) or x2APIC (MSR) mode.
  *
  * The mode is chosen once, before SMP, from the MADT and the APIC IDs
- * (arch/apic_mode.h); QEMU 7.2 under TCG has no x2APIC at all, so there the
- * xAPIC path is the one exercised.
+ * (x86/apic_mode.h, arch_smp_setup()); QEMU 7.2 under TCG has no x2APIC at
+ * all, so there the xAPIC path is the one exercised.
  */
 #ifndef MEMBOOT_ARCH_APIC_H
 #define MEMBOOT_ARCH_APIC_H
@@ -23,7 +23,5 @@ void apic_send_init(uint32_t apic_id);
 void apic_send_sipi(uint32_t apic_id, uint8_t vector);
 void apic_send_ipi(uint32_t apic_id, uint8_t vector);
 void apic_eoi(void);
-/* The APIC ID of the running CPU from CPUID (no APIC access needed). */
-uint32_t cpuid_apic_id(void);
 
 #endif

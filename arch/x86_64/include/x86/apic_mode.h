@@ -1,5 +1,5 @@
 /*
- * arch/apic_mode.h: which local APIC mode to run the CPUs in, and the
+ * x86/apic_mode.h: which local APIC mode to run the CPUs in, and the
  * interrupt command register (ICR) values each mode sends. Pure: no
  * hardware access, so host tests check every rule.
  *
@@ -20,8 +20,8 @@
  *    offers it (arch/x86/kernel/apic/apic.c, try_to_enable_x2apic()).
  *    On bare metal without interrupt remapping auto keeps xAPIC for small IDs.
  */
-#ifndef MEMBOOT_ARCH_APIC_MODE_H
-#define MEMBOOT_ARCH_APIC_MODE_H
+#ifndef MEMBOOT_X86_APIC_MODE_H
+#define MEMBOOT_X86_APIC_MODE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -31,6 +31,9 @@
 enum apic_mode { APIC_MODE_XAPIC, APIC_MODE_X2APIC };
 /* memboot.apic=auto|xapic|x2apic */
 enum apic_request { APIC_REQUEST_AUTO, APIC_REQUEST_XAPIC, APIC_REQUEST_X2APIC };
+/* memboot.apic=, an enum apic_request, parsed by arch_smp_param_table
+ * (arch/smp.h; defined in apic_mode.c). */
+extern unsigned apic_request;
 
 struct apic_mode_input {
 	bool cpu_x2apic;            /* CPUID.01H:ECX bit 21 */

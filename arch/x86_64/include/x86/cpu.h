@@ -1,9 +1,10 @@
 /*
- * arch/cpu.h: CPU identification, control registers, descriptor tables (the
- * TSC is asm/counter.h's).
+ * x86/cpu.h: CPUID and its feature words, control registers, descriptor
+ * tables (the TSC is asm/counter.h's). What generic code asks of the CPU is
+ * arch/cpu.h's (struct arch_cpu_info, filled from cpu_features here).
  */
-#ifndef MEMBOOT_ARCH_CPU_H
-#define MEMBOOT_ARCH_CPU_H
+#ifndef MEMBOOT_X86_CPU_H
+#define MEMBOOT_X86_CPU_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -38,6 +39,7 @@ static inline uint64_t read_cr4(void)
 	return v;
 }
 
+/* CPUID's answers, x86-only bits included (x2APIC, invariant TSC). */
 struct cpu_features {
 	char vendor[13];
 	char hypervisor[13];    /* "TCGTCGTCGTCG", "KVMKVMKVM", "" on bare metal */
@@ -51,18 +53,18 @@ struct cpu_features {
 };
 
 extern struct cpu_features cpu_features;
-/* The caches, decoded once by arch_cpu_identify() (arch/cpu_caches.h);
+/* The caches, decoded once by arch_cpu_identify() (x86/cpu_caches.h);
  * the boot CPU's answer stands for every CPU. */
 extern struct cpu_caches cpu_caches;
 
-/* Fill cpu_features and cpu_caches from CPUID. */
-void arch_cpu_identify(void);
+/* arch_cpu_identify() (arch/cpu.h) fills cpu_features, cpu_caches and
+ * arch_cpu_info from CPUID. */
 struct percpu;
 /*
  * Point %gs at @pc and load its GDT and TSS (IST stacks for #DF, NMI, #MC)
- * and the shared IDT (filled by the boot CPU, cpu 0).
+ * and the shared IDT (filled by the boot CPU, @boot).
  */
-void arch_cpu_init_tables(struct percpu *pc);
+void x86_cpu_init_tables(struct percpu *pc, bool boot);
 /* Install @handler (an assembly stub ending in iretq) at @vector. */
 void arch_idt_set_gate(int vector, void (*handler)(void));
 

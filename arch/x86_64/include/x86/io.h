@@ -1,5 +1,6 @@
 /*
- * arch/io.h: x86 port I/O and a few privileged instructions.
+ * x86/io.h: x86 port I/O. (The spin hint and interrupt control are
+ * arch/cpu.h's, in asm/cpu.h.)
  */
 #ifndef MEMBOOT_ARCH_IO_H
 #define MEMBOOT_ARCH_IO_H
@@ -40,32 +41,6 @@ static inline uint32_t inl(uint16_t port)
 	uint32_t v;
 	__asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(port));
 	return v;
-}
-
-static inline void cpu_relax(void)
-{
-	__asm__ volatile("pause" ::: "memory");
-}
-
-static inline void cpu_irq_disable(void)
-{
-	__asm__ volatile("cli" ::: "memory");
-}
-
-/*
- * Enable interrupts and halt until one arrives. sti delays interrupt
- * recognition by one instruction (SDM vol. 2B, STI), so "sti; hlt" cannot
- * lose an interrupt that arrives between the two.
- */
-static inline void cpu_irq_enable_and_halt(void)
-{
-	__asm__ volatile("sti; hlt" ::: "memory");
-}
-
-__attribute__((noreturn)) static inline void cpu_halt_forever(void)
-{
-	for (;;)
-		__asm__ volatile("cli; hlt");
 }
 
 #endif

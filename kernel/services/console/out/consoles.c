@@ -1,23 +1,25 @@
 /*
- * consoles.c: the consoles themselves. Serial ports (COM1 from the first
- * instruction, console_init(); others from console= or the ACPI SPCR
- * table) and one screen (a linear framebuffer, or VGA text under BIOS);
- * sending text to one, and dropping a port that stopped answering.
+ * consoles.c: the consoles themselves. Serial ports (the first from the
+ * first instruction, console_init(); others from console= or the ACPI SPCR
+ * table) and one screen (a linear framebuffer, or the architecture's text
+ * screen under BIOS); sending text to one, and dropping a port that
+ * stopped answering.
  *
  * Consoles that start late (the screen once the boot information is read,
  * the SPCR port once ACPI is) read the ring from its oldest entry, so
  * every console shows the same boot. Records are left off the screen:
  * they are for tools, and a screen has few lines.
  *
- * Apart from the drain (render.c) because this is the hardware side: port
- * I/O, the framebuffer and VGA memory, what console= and the firmware say.
+ * Apart from the drain (render.c) because this is the hardware side: the
+ * UARTs (arch/uart.h), the framebuffer and the text screen's memory, what
+ * console= and the firmware say.
  */
 #include "kernel/services/console.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "x86/serial.h"
+#include "arch/uart.h"
 #include "kernel/services/console/out/internal.h"
 #include "kernel/services/console/ring.h"
 #include "kernel/services/console/screen.h"
@@ -25,12 +27,10 @@
 #include "kernel/services/spinlock.h"
 #include "kernel/services/clock/time.h"
 
-#define VGA_TEXT_PHYS 0xb8000
-
 struct console_out con_outs[MAX_OUTS];
 static struct screen screen;
 static bool have_screen;
-/* Cleared when first drawn to, not at setup: VGA text memory is device
+/* Cleared when first drawn to, not at setup: text screen memory is device
  * memory, and under QEMU's TCG every one of its 2000 cells written is an
  * exit to the device model (a millisecond of boot). The consoles are
  * drained only once memory is usable (kernel/init/phase.c), so the clear
@@ -90,7 +90,7 @@ static size_t write_uart(struct console_out *c, const char *s, size_t len)
 
 	if (c->dead)
 		return 0;
-	n = uart_write_bounded(&c->uart, s, len, byte_limit_cycles(c));
+	n = arch_uart_write_bounded(&c->uart, s, len, byte_limit_cycles(c));
 	if (n < len)
 		c->dead = true;
 	return n;
@@ -138,7 +138,7 @@ static void copy_name(char *dst, size_t cap, const char *src)
 	dst[n] = '\0';
 }
 
-static bool add_uart_locked(const struct uart *u, uint32_t baud, const char *name, bool probed)
+static bool add_uart_locked(const struct arch_uart *u, uint32_t baud, const char *name, bool probed)
 {
 	struct console_out *c;
 
@@ -148,35 +148,54 @@ static bool add_uart_locked(const struct uart *u, uint32_t baud, const char *nam
 			return false;   /* already a console */
 	if (nr_uarts() == MAX_UARTS || !(c = new_out_locked()))
 		return false;
-	if (!probed && !uart_probe(u))
+	if (!probed && !arch_uart_probe(u))
 		return false;
 	*c = (struct console_out){ .uart = *u, .baud = baud };
 	copy_name(c->name, sizeof(c->name), name);
-	uart_init(u, console_baud_divisor(baud));
+	arch_uart_init(u, console_baud_divisor(baud));
 	if (baud) {
 		c->baud_known = baud;
 	} else {
-		uint32_t div = uart_divisor(u);
+		uint32_t div = arch_uart_divisor(u);
 		c->baud_known = div ? 115200 / div : 0;
 	}
 	start_out(c);
 	return c->used;
 }
 
-void console_init(void)
+/* "I/O port 0x..." or "MMIO 0x...": where @u is, for a line. */
+static void uart_where(const struct arch_uart *u, char *buf, size_t cap)
 {
-	con_ring_start();
-	/* No COM1 (a machine without one, or QEMU's -serial none): never
-	 * waited on; the line saying so goes to the consoles found later. */
-	if (!add_uart_locked(&UART_COM1, CONSOLE_DEFAULT_BAUD, "ttyS0", false))
-		pr_info("console: no UART at I/O port 0x3f8 (ttyS0): not a console");
+	snprintf(buf, cap, "%s 0x%llx", u->mmio_bytes ? "MMIO" : "I/O port",
+		 (unsigned long long)u->base);
 }
 
-static struct console_out *find_uart_locked(uint64_t base)
+/* The UART console= calls ARCH_UART_NAME<@i> ("ttyS0"), and its name. */
+static struct arch_uart named_uart(unsigned i, char *name, size_t cap)
+{
+	snprintf(name, cap, ARCH_UART_NAME "%u", i);
+	return arch_uart_named(i);
+}
+
+void console_init(void)
+{
+	char name[8], where[32];
+	struct arch_uart u = named_uart(0, name, sizeof(name));
+
+	con_ring_start();
+	/* No first UART (a machine without one, or QEMU's -serial none): never
+	 * waited on; the line saying so goes to the consoles found later. */
+	if (!add_uart_locked(&u, CONSOLE_DEFAULT_BAUD, name, false)) {
+		uart_where(&u, where, sizeof(where));
+		pr_info("console: no UART at %s (%s): not a console", where, name);
+	}
+}
+
+static struct console_out *find_uart_locked(const struct arch_uart *u)
 {
 	for (unsigned i = 0; i < MAX_OUTS; i++)
-		if (con_outs[i].used && !con_outs[i].is_screen && con_outs[i].uart.base == base &&
-		    con_outs[i].uart.mmio_bytes == 0)
+		if (con_outs[i].used && !con_outs[i].is_screen && con_outs[i].uart.base == u->base &&
+		    con_outs[i].uart.mmio_bytes == u->mmio_bytes)
 			return &con_outs[i];
 	return NULL;
 }
@@ -201,15 +220,17 @@ static const char *attach_fb_locked(const struct fb_info *fb, uint64_t mapped_to
 
 static const char *attach_vga_locked(const struct fb_info *fb, bool legacy_vga)
 {
-	uint64_t phys = VGA_TEXT_PHYS;
-	uint32_t cols = 80, rows = 25;
+	uint64_t phys;
+	unsigned cols, rows;
 
 	if (fb->text) {             /* Multiboot2 reported EGA text: use its size */
 		phys = fb->phys;
 		cols = fb->width_px;
 		rows = fb->height_px;
 	} else if (!legacy_vga) {
-		return "no legacy VGA (a UEFI boot, or the loader set a graphics mode)";
+		return "no legacy text screen (a UEFI boot, or the loader set a graphics mode)";
+	} else if (!arch_text_screen(&phys, &cols, &rows)) {
+		return "this machine has no text screen";
 	}
 	const char *why = screen_init_vga(&screen, (void *)(uintptr_t)phys, cols, rows);
 	if (why)
@@ -247,32 +268,34 @@ void console_setup(const struct console_options *opt, const struct fb_info *fb,
 	unsigned nr_msgs = 0, screen_at = ~0u;
 	bool want_fb = !opt->given || opt->fb || opt->screen;
 	bool want_vga = !opt->given || opt->vga || opt->screen;
-	struct console_out *com1, *stop_com1 = NULL;
+	struct console_out *first, *stop_first = NULL;
 
 	/* The cmdline phase's end drained everything before this to the
-	 * consoles of then (phase.c), so COM1 has had it all if it stops. */
+	 * consoles of then (phase.c), so the first UART has had it all if it
+	 * stops. */
 	spin_lock(&con_drain_lock);
 	if (opt->given) {
-		/* console= names every console, as in Linux: COM1 stays only if
-		 * listed, at the speed given. */
-		com1 = find_uart_locked(console_serial_io[0]);
-		if (com1 && opt->baud[0] && opt->baud[0] != com1->baud) {
-			com1->baud = com1->baud_known = opt->baud[0];
-			uart_init(&com1->uart, console_baud_divisor(opt->baud[0]));
-		} else if (com1 && !opt->baud[0]) {
-			stop_com1 = com1;    /* once another console is known to work */
+		/* console= names every console, as in Linux: the first UART
+		 * stays only if listed, at the speed given. */
+		char name[8], where[32];
+		struct arch_uart u = named_uart(0, name, sizeof(name));
+
+		first = find_uart_locked(&u);
+		if (first && opt->baud[0] && opt->baud[0] != first->baud) {
+			first->baud = first->baud_known = opt->baud[0];
+			arch_uart_init(&first->uart, console_baud_divisor(opt->baud[0]));
+		} else if (first && !opt->baud[0]) {
+			stop_first = first;    /* once another console is known to work */
 		}
 		for (unsigned i = 1; i < CONSOLE_SERIAL_PORTS; i++) {
-			char name[8];
 			if (!opt->baud[i])
 				continue;
-			snprintf(name, sizeof(name), "ttyS%u", i);
-			if (!add_uart_locked(&(struct uart){ .base = console_serial_io[i] },
-					     opt->baud[i], name, false) &&
-			    !find_uart_locked(console_serial_io[i]))
+			u = named_uart(i, name, sizeof(name));
+			if (!add_uart_locked(&u, opt->baud[i], name, false) && !find_uart_locked(&u)) {
+				uart_where(&u, where, sizeof(where));
 				snprintf(msgs[nr_msgs++], sizeof(msgs[0]),
-					 "!console: no UART at I/O port 0x%x (%s): not a console",
-					 console_serial_io[i], name);
+					 "!console: no UART at %s (%s): not a console", where, name);
+			}
 		}
 	}
 	if (want_fb && fb->phys && !fb->text && !(fb_why = attach_fb_locked(fb, mapped_top_bytes)))
@@ -303,14 +326,14 @@ void console_setup(const struct console_options *opt, const struct fb_info *fb,
 	if (opt->given && (opt->vga || opt->screen) && !have_screen && vga_why)
 		snprintf(msgs[nr_msgs++], sizeof(msgs[0]), "!console: no vga console: %s", vga_why);
 	/* console= left nothing to write to (console=fb on a PVH boot): the
-	 * warning must reach someone, so COM1 carries on (issue: a boot that
+	 * warning must reach someone, so the first UART carries on (a boot that
 	 * shows nothing looks like a hang). */
-	if (stop_com1 && nr_uarts() == 1 && !have_screen)
+	if (stop_first && nr_uarts() == 1 && !have_screen)
 		snprintf(msgs[nr_msgs++], sizeof(msgs[0]),
-			 "!console: console= left no console that works; staying on ttyS0 "
-			 "(COM1, 115200)");
-	else if (stop_com1)
-		stop_out(stop_com1);
+			 "!console: console= left no console that works; staying on %s (%u baud)",
+			 stop_first->name, stop_first->baud_known);
+	else if (stop_first)
+		stop_out(stop_first);
 	spin_unlock(&con_drain_lock);
 
 	for (unsigned i = 0; i <= nr_msgs; i++) {
@@ -326,7 +349,7 @@ void console_setup(const struct console_options *opt, const struct fb_info *fb,
 	console_print_list();
 }
 
-bool console_add_uart(const struct uart *u, uint32_t baud, const char *name)
+bool console_add_uart(const struct arch_uart *u, uint32_t baud, const char *name)
 {
 	bool added;
 
@@ -336,9 +359,9 @@ bool console_add_uart(const struct uart *u, uint32_t baud, const char *name)
 	return added;
 }
 
-bool console_probe_uart(const struct uart *u)
+bool console_probe_uart(const struct arch_uart *u)
 {
-	return uart_probe(u);
+	return arch_uart_probe(u);
 }
 
 const char *con_screen(unsigned *cols, unsigned *rows)

@@ -11,13 +11,13 @@
  *   render.c    the drain: ring entries become text on each console
  *   defer.c     console_defer(): reports run at the first drain, their
  *               output captured and printed in their place
- *   consoles.c  the consoles: COM1, the console= ports, the screen, the
- *               SPCR port, and writing bytes to one of them
+ *   consoles.c  the consoles: the first UART, the console= ports, the
+ *               screen, the SPCR port, and writing bytes to one of them
  *   list.c      the line and record that list the consoles
  *   log.c       log_printf() (pr_*()) and the warning and error counts
  *   emit.c      the kernel's record_emit() and record_report()
  *
- * They are kernel-only (the counter, per-CPU state, port I/O); the pure parts
+ * They are kernel-only (the counter, per-CPU state, the UARTs); the pure parts
  * of the console (the ring itself, the screen's drawing, console= parsing)
  * are in kernel/services/console/ and also build on the host.
  */
@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "x86/serial.h"
+#include "arch/uart.h"
 #include "kernel/services/console/ring.h"
 #include "kernel/services/spinlock.h"
 
@@ -45,7 +45,7 @@ struct console_out {
 	bool is_screen;
 	bool dead;                      /* stopped answering: dropped */
 	bool dead_reported;
-	struct uart uart;
+	struct arch_uart uart;
 	uint32_t baud;                  /* 0: as the firmware set it */
 	uint32_t baud_known;            /* the speed the wait bound is based on */
 	char name[24];

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "arch/counter.h"
+#include "arch/cpu.h"
 #include "kernel/services/console/out/internal.h"
 #include "kernel/services/console/ring.h"
 #include "kernel/services/log.h"
@@ -35,7 +36,7 @@ bool con_lock_bounded(struct spinlock *l)
 	while (!spin_trylock(l)) {
 		if (arch_counter() - start > limit)
 			return false;
-		__asm__ volatile("pause");
+		arch_cpu_relax();
 	}
 	return true;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "arch/counter.h"
+#include "arch/cpu.h"
 #include "kernel/services/clock/clockcal.h"
 #include "kernel/services/console/out/internal.h"
 #include "kernel/services/console/ring.h"
@@ -237,7 +238,7 @@ void console_flush(void)
 			locked = false;
 			break;
 		}
-		__asm__ volatile("pause");
+		arch_cpu_relax();
 	}
 	con_drain_locked();
 	if (cut)

@@ -19,6 +19,7 @@
 #include "kernel/services/console.h"
 
 #include "arch/counter.h"
+#include "arch/cpu.h"
 #include "kernel/services/console/out/internal.h"
 #include "kernel/services/console/ring.h"
 #include "kernel/services/log.h"
@@ -73,7 +74,7 @@ void con_ring_put(enum ring_kind kind, unsigned level, const void *data, size_t 
 			con_drain_locked();
 			spin_unlock(&con_drain_lock);
 		} else {
-			__asm__ volatile("pause");
+			arch_cpu_relax();
 		}
 	}
 	if (start)
