@@ -684,6 +684,18 @@ uint64_t physmem_free_bytes(const struct physmem *pm, uint32_t node)
 	return sum;
 }
 
+uint64_t physmem_free_bytes_in(const struct physmem *pm, uint64_t start, uint64_t end)
+{
+	struct free_iter it;
+	uint64_t sum = 0, s, e;
+	uint32_t n;
+
+	free_iter_seek(pm, &it, start);
+	while (start < end && free_iter_next(pm, &it, &s, &e, &n) && s < end)
+		sum += (e < end ? e : end) - s;
+	return sum;
+}
+
 void physmem_for_each_free(const struct physmem *pm, uint32_t node,
 			   bool (*cb)(void *ctx, uint64_t start, uint64_t end, uint32_t node),
 			   void *ctx)

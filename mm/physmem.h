@@ -223,6 +223,8 @@ uint32_t physmem_node_of(const struct physmem *pm, uint64_t addr);
 uint64_t physmem_total_bytes(const struct physmem *pm, uint32_t node);
 uint64_t physmem_reserved_bytes(const struct physmem *pm, uint32_t node);
 uint64_t physmem_free_bytes(const struct physmem *pm, uint32_t node);
+/* Free bytes inside [start, end), every node (0 when start >= end). */
+uint64_t physmem_free_bytes_in(const struct physmem *pm, uint64_t start, uint64_t end);
 
 /*
  * Call @cb for each free range [start, end) of @node (or every node for

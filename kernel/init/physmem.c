@@ -6,26 +6,9 @@
  */
 #include "kernel/init/physmem.h"
 
-#include "kernel/services/log.h"
 #include "mm/memtest.h"
 
-typedef unsigned long long ull;
-
 extern char __kernel_start[], __kernel_end[];
-
-/* Reserve the ranges memmap=nn$ss and memboot.badram= name. */
-static void reserve_badram(const struct memtest_settings *mt, struct physmem *pm)
-{
-	for (uint32_t i = 0; i < mt->nr_badram; i++) {
-		const struct memtest_badram *b = &mt->badram[i];
-		uint64_t s = b->start & ~(PAGE_SIZE_BYTES - 1);
-		uint64_t e = (b->end + PAGE_SIZE_BYTES - 1) & ~(PAGE_SIZE_BYTES - 1);
-
-		pr_info("memtest: [mem 0x%010llx-0x%010llx] named bad on the command line: not used",
-			(ull)s, (ull)e - 1);
-		physmem_reserve(pm, s, e, PHYSMEM_RESV_BADRAM);
-	}
-}
 
 void init_physmem(const struct bootinfo *bi, bool dump, const struct memtest_settings *mt,
 		  struct physmem *pm)
@@ -36,7 +19,7 @@ void init_physmem(const struct bootinfo *bi, bool dump, const struct memtest_set
 	physmem_reserve(pm, (uint64_t)__kernel_start, (uint64_t)__kernel_end,
 			PHYSMEM_RESV_KERNEL);
 	/* Known-bad memory next, before anything is allocated from physmem. */
-	reserve_badram(mt, pm);
+	memtest_keep_out_badram(mt, pm);
 	if (dump)
 		physmem_dump(pm);
 }

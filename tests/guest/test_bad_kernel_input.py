@@ -90,3 +90,36 @@ def test_least_memory_boots_and_less_is_named_too_small():
     b.expect_status(3)
     assert "the guest is too small for the kernel" in b.console, b.tail()
     assert "the loader put it there" not in b.console, b.tail()
+
+
+def _msgs(b, kind):
+    return [r["msg"] for r in b.all(kind)]
+
+
+def test_bad_ranges_at_the_top_or_over_all_memory_boot_on():
+    """Ranges named bad whose page-rounded end wrapped past 2^64 (a panic in
+    physmem_reserve()) are refused at the key, naming the last page; ranges
+    that would leave the kernel no memory for its page tables and page
+    descriptors (status 1 before) are not kept out, with a warning saying
+    what would be left; the boot goes on and the census is clean, with no
+    page kept out as bad."""
+    refused = "(the address space's last page is never memory)"
+    starving = "named bad on the command line would leave the kernel"
+    for append, kind, words in (
+            ("memboot.badram=0xffffffffffffffff", "error", refused),
+            ("memmap=1$0xfffffffffffff001", "error", refused),
+            ("memboot.badram=0x1000-0xffffffffffffffff", "warning",
+             "[mem 0x0000001000-0xffffffffffffefff] " + starving),
+            ("memboot.badram=0-0x100000000", "warning",
+             "[mem 0x0000000000-0x00ffffffff] " + starving),
+            ("memmap=512M$0", "warning", "[mem 0x0000000000-0x001fffffff] " + starving)):
+        b = boot(boot_path="pvh", nodes=2, mem_per_node="256M", append=append)
+        done = b.expect_ok()
+        msgs = _msgs(b, kind)
+        assert done[kind + "s"] == 1 == len(msgs), (append, msgs, b.tail())
+        assert words in msgs[0], (append, msgs)
+        if kind == "warning":
+            assert "KiB free, 0 KiB of it below 4 GiB, where it needs" in msgs[0], msgs
+            assert "not kept out; this boot uses it" in msgs[0], msgs
+        for c in b.all("census"):
+            assert c["lost"] == 0 and c["bad_mem"] == 0, (append, c)
