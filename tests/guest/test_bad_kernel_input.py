@@ -123,3 +123,18 @@ def test_bad_ranges_at_the_top_or_over_all_memory_boot_on():
             assert "not kept out; this boot uses it" in msgs[0], msgs
         for c in b.all("census"):
             assert c["lost"] == 0 and c["bad_mem"] == 0, (append, c)
+
+
+def test_memtest_inject_without_memtest_is_named():
+    """memboot.memtest_inject= has nothing to act on without memtest=N: a
+    warning says so (it was silent), and nothing is kept out."""
+    b = boot(boot_path="pvh", nodes=2, mem_per_node="256M",
+             append="memboot.memtest_inject=0x8000008:0x1,0x10000010:0x2")
+    done = b.expect_ok()
+    msgs = _msgs(b, "warning")
+    assert done["warnings"] == 1 == len(msgs), msgs
+    assert ("memboot.memtest_inject= names 2 words, but memtest is off (memtest=N): "
+            "nothing is tested, the injected bits have no effect") in msgs[0], msgs
+    assert b.all("memtest") == []
+    for c in b.all("census"):
+        assert c["lost"] == 0 and c["bad_mem"] == 0, c

@@ -377,11 +377,17 @@ static void test_run_hook_finds_and_reports_a_stuck_bit(void **state)
 	assert_non_null(buf);
 	memmap_init(&mm, NULL, 0);
 	memset(&mt, 0, sizeof(mt));
+	host_log_reset();
 	assert_null(memtest_run_hook(&mt, &set, &mm));          /* memtest=0 */
-	/* One pass (pattern 0): bit 0 of one word reads 1 whatever is written. */
-	set.passes = 1;
+	assert_false(host_log_contains("memtest is off"));
+	/* Words injected without memtest: nothing tests them, and a warning says so. */
 	set.faults[0] = (struct memtest_fault){ word, 1, 1 };
 	set.nr_faults = 1;
+	assert_null(memtest_run_hook(&mt, &set, &mm));
+	assert_true(host_log_contains("memtest: memboot.memtest_inject= names 1 word, but memtest "
+				      "is off (memtest=N): nothing is tested"));
+	/* One pass (pattern 0): bit 0 of one word reads 1 whatever is written. */
+	set.passes = 1;
 	const struct mminit_test *hook = memtest_run_hook(&mt, &set, &mm);
 	assert_non_null(hook);
 	memtest_run_node_total(&mt, 0, PAGES * 4096);
