@@ -236,6 +236,16 @@ void physmem_for_each_free(const struct physmem *pm, uint32_t node,
 			   bool (*cb)(void *ctx, uint64_t start, uint64_t end, uint32_t node),
 			   void *ctx);
 
+/*
+ * The memory map as used: @map[0, nr_map) (normalized: sorted, disjoint)
+ * with the usable bytes reserved as PHYSMEM_RESV_BADRAM (named bad on the
+ * command line) made MEM_RESERVED, as Linux's memmap=nn$ss makes them, and
+ * neighbours of one type merged: @cb gets each range in address order.
+ * Returns whether it differs from @map.
+ */
+bool physmem_map_as_used(const struct physmem *pm, const struct mem_range *map, uint32_t nr_map,
+			 void (*cb)(void *ctx, const struct mem_range *r), void *ctx);
+
 /* Bytes reserved as @type, all nodes. */
 uint64_t physmem_reserved_bytes_of(const struct physmem *pm, enum physmem_resv_type type);
 

@@ -138,3 +138,36 @@ def test_memtest_inject_without_memtest_is_named():
     assert b.all("memtest") == []
     for c in b.all("census"):
         assert c["lost"] == 0 and c["bad_mem"] == 0, c
+
+
+def test_map_as_used_is_listed_after_memmap():
+    """memmap=nn$ss keeps its range out (census bad_mem) and the map as used
+    is listed after the firmware's, as Linux prints its user-defined map:
+    the range reserved there, the rest as the firmware said. Without such
+    a key there is no second listing."""
+    from guest import check_map_invariants
+    b = boot(boot_path="pvh", nodes=2, mem_per_node="256M",
+             append="memmap=4M$0x8000000 memboot.badram=0xff00000-0x10000000")
+    b.expect_ok()
+    firmware = [(int(r["start"], 16), int(r["end"], 16), r["type"]) for r in b.all("mem_range")]
+    used = b.all("user_range")
+    check_map_invariants(used)
+    assert "user-defined physical RAM map (memmap=nn$ss, memboot.badram=):" in b.console
+    assert "user: [mem 0x0000000008000000-0x00000000083fffff] reserved" in b.console, b.tail()
+    got = [(int(r["start"], 16), int(r["end"], 16), r["type"]) for r in used]
+    out = [(0x8000000, 0x8400000), (0xff00000, 0x10000000)]
+    for s, e in out:
+        assert (s, e, "reserved") in got, got
+    # Every other byte as the firmware's map has it.
+    def type_at(ranges, a):
+        return next((t for s, e, t in ranges if s <= a < e), None)
+    for s, e, t in firmware + got:
+        for a in (s, e - 4096):
+            kept_out = any(os_ <= a < oe for os_, oe in out)
+            assert type_at(got, a) == ("reserved" if kept_out else type_at(firmware, a)), \
+                (hex(a), got, firmware)
+    for c in b.all("census"):
+        assert c["lost"] == 0 and c["bad_mem"] == (4 << 20 | 1 << 20) // 4096, c
+    plain = boot(boot_path="pvh", nodes=2, mem_per_node="256M")
+    plain.expect_ok()
+    assert plain.all("user_range") == [] and "user-defined" not in plain.console

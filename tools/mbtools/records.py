@@ -67,6 +67,7 @@ SCHEMA = {
     "boot": {"boot_path": "str", "tsc_hz": "int", "map_entries": "int",
              "rsdp": "bool", "cmdline": "str"},
     "mem_range": {"start": "hex!", "end": "hex!", "type": "str!"},
+    "user_range": {"start": "hex!", "end": "hex!", "type": "str!"},
     "phase": {"name": "str!", "ns": "int!", "start_ns": "int"},
     "cpu": {"cpu": "int!", "apic_id": "int!", "node": "int!", "present": "bool"},
     "node": {"node": "int!", "cpus": "list", "mem": "list", "mem_bytes": "int",
