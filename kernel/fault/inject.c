@@ -86,6 +86,10 @@ static bool fault_inject_ap(void)
 	return true;
 }
 
+/* A field of a NULL structure pointer (FAULT_NULL_WRITE stores to it):
+ * volatile, so the compiler knows nothing of the address it holds. */
+static volatile uintptr_t null_field = 8;
+
 /* A return instruction in data (FAULT_EXEC_DATA calls it). */
 static uint8_t ret_insn[16] = ARCH_FAULT_RETURN_INSN;
 
@@ -133,6 +137,13 @@ void fault_inject(struct memmap *mm)
 		/* .data is mapped no-execute: a fetch from it faults. */
 		pr_info("fault: executing from kernel data at %p on purpose", (void *)ret_insn);
 		((void (*)(void))(uintptr_t)ret_insn)();
+		break;
+	case FAULT_NULL_WRITE:
+		/* Page 0 is not mapped (phase pagetables): a store through a
+		 * NULL pointer faults instead of landing in the BIOS data. */
+		pr_info("fault: storing to address %#llx (a field of a NULL pointer) on purpose",
+			(unsigned long long)null_field);
+		*(volatile uint64_t *)null_field = 0;
 		break;
 	case FAULT_LOSE_PAGE: {
 		/* A page leaves the allocator and its descriptor is wiped, as a
