@@ -177,8 +177,11 @@ uint64_t memtest_range(uint64_t *mem, uint64_t phys, uint64_t words, uint32_t pa
 {
 	uint64_t bad = 0;
 
-	for (uint32_t i = 0; i < passes; i++)
+	for (uint32_t i = 0; i < passes; i++) {
 		bad += memtest_pass(mem, phys, words, memtest_pass_pattern(passes, i), ops);
+		if (ops->pass_done)
+			ops->pass_done();
+	}
 	return bad;
 }
 

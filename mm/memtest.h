@@ -61,6 +61,9 @@ struct memtest_ops {
 	/* Host tests only (NULL in the kernel): after each pass's writes, before
 	 * its reads, to change memory as a failing DIMM would. */
 	void (*after_write)(void *ctx, uint64_t pattern);
+	/* Optional: after each pass of memtest_range(), a sign of life (the
+	 * kernel: job_progress(), so a long test is not taken for a lost CPU). */
+	void (*pass_done)(void);
 	void *ctx;
 };
 
