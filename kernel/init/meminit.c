@@ -194,21 +194,22 @@ static uint32_t report_cpus(const struct mminit *mi, uint32_t nid, uint64_t span
 	uint32_t listed = 0;
 
 	for (uint32_t c = 0; c < nr_cpu_ids; c++) {
-		uint64_t busy_ticks = 0;
+		uint64_t busy_ns = 0;
 		uint32_t chunks = 0;
 		struct record r;
 
+		/* A chunk its claimant ran alone: its time, as its chunk record
+		 * says; one finished by others: each one's time in its steps. */
 		for (uint32_t i = 0; i < nr; i++) {
 			const struct job_chunk_time *t = &w->chunks[i];
 			if (t->cpu == c)
-				busy_ticks += t->own_ticks;
+				busy_ns += t->helper == JOB_NO_OWNER ? t->ns : cycles_to_ns(t->own_ticks);
 			if (t->helper == c)
-				busy_ticks += t->help_ticks;
+				busy_ns += cycles_to_ns(t->help_ticks);
 			chunks += t->cpu == c || t->helper == c;
 		}
 		if (!chunks && !cpu_offered(mi, nid, c))
 			continue;
-		uint64_t busy_ns = cycles_to_ns(busy_ticks);
 		rec_begin(&r, "node_cpu");
 		rec_u64(&r, "node", nid);
 		rec_u64(&r, "cpu", c);
