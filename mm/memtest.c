@@ -12,6 +12,10 @@
 
 #include "arch/memory.h"
 #include "kernel/services/cmdline.h"
+#include "kernel/services/log.h"
+#include "mm/page.h"
+#include "mm/physmem.h"
+#include "mm/pt_pages.h"
 
 const uint64_t memtest_patterns[MEMTEST_NR_PATTERNS] = {
 	0,                      /* first: the last pass, leaving memory zeroed */
@@ -173,8 +177,11 @@ uint64_t memtest_range(uint64_t *mem, uint64_t phys, uint64_t words, uint32_t pa
 {
 	uint64_t bad = 0;
 
-	for (uint32_t i = 0; i < passes; i++)
+	for (uint32_t i = 0; i < passes; i++) {
 		bad += memtest_pass(mem, phys, words, memtest_pass_pattern(passes, i), ops);
+		if (ops->pass_done)
+			ops->pass_done();
+	}
 	return bad;
 }
 
@@ -195,6 +202,56 @@ void memtest_add_bad_page(uint64_t *set, uint32_t *nr, uint32_t cap, uint64_t pf
 	memmove(&set[at + 1], &set[at], move * sizeof(set[0]));
 	set[at] = pfn;
 	*nr = kept == cap ? cap + 1 : *nr + 1;
+}
+
+/* --- the ranges named bad, kept out of physmem --- */
+
+/*
+ * What the kernel keeps free whatever the command line names bad: its own
+ * needs (page tables, per-CPU areas, the console's ring, the per-CPU lists:
+ * about 1 MiB on a small machine, with room to spare) below PT_PAGES_LIMIT,
+ * where the page tables must lie, and besides those, anywhere, two page
+ * descriptors' worth per usable page (the descriptors and the allocators'
+ * own tables).
+ */
+#define BADRAM_KEEP_BYTES (2ULL << 20)
+
+typedef unsigned long long ull;
+
+uint32_t memtest_keep_out_badram(const struct memtest_settings *mt, struct physmem *pm)
+{
+	const uint64_t need_low = BADRAM_KEEP_BYTES;
+	const uint64_t need = BADRAM_KEEP_BYTES + (physmem_total_bytes(pm, PHYSMEM_ANY_NODE) >>
+						   PAGE_SHIFT) * 2 * sizeof(struct page);
+	uint32_t kept = 0;
+
+	for (uint32_t i = 0; i < mt->nr_badram; i++) {
+		const struct memtest_badram *b = &mt->badram[i];
+		/* end <= MEMTEST_BADRAM_TOP: rounding up cannot wrap. */
+		uint64_t s = b->start & ~(PAGE_SIZE_BYTES - 1);
+		uint64_t e = (b->end + PAGE_SIZE_BYTES - 1) & ~(PAGE_SIZE_BYTES - 1);
+		uint64_t free = physmem_free_bytes(pm, PHYSMEM_ANY_NODE);
+		uint64_t free_low = physmem_free_bytes_in(pm, 0, PT_PAGES_LIMIT);
+		uint64_t take = physmem_free_bytes_in(pm, s, e);
+		uint64_t take_low = physmem_free_bytes_in(pm, s, e < PT_PAGES_LIMIT ? e : PT_PAGES_LIMIT);
+
+		if (s >= e)
+			continue;
+		if (take && (free - take < need || free_low - take_low < need_low)) {
+			pr_warn("memtest: [mem 0x%010llx-0x%010llx] named bad on the command line would "
+				"leave the kernel %llu KiB free, %llu KiB of it below %llu GiB, where it "
+				"needs %llu KiB and %llu KiB (page tables, page descriptors): not kept out; "
+				"this boot uses it", (ull)s, (ull)e - 1, (ull)(free - take) >> 10,
+				(ull)(free_low - take_low) >> 10, (ull)(PT_PAGES_LIMIT >> 30),
+				(ull)need >> 10, (ull)need_low >> 10);
+			continue;
+		}
+		pr_info("memtest: [mem 0x%010llx-0x%010llx] named bad on the command line: not used",
+			(ull)s, (ull)e - 1);
+		if (physmem_reserve(pm, s, e, PHYSMEM_RESV_BADRAM) && take)
+			kept++;
+	}
+	return kept;
 }
 
 /* --- command-line keys (docs/cmdline.md) --- */
@@ -251,9 +308,22 @@ static bool for_each_item(const char *value, bool (*item)(const char *it, void *
 /* Items are parsed into a copy and kept only if the whole value is good. */
 static struct memtest_settings staged;
 
-static bool add_badram(struct memtest_settings *s, uint64_t start, uint64_t end, char *err,
-		       size_t err_bytes)
+/*
+ * The last page of the address space can never be memory (a range's end is
+ * exclusive, so memory ends at MEMTEST_BADRAM_TOP at most): a range starting
+ * there is refused, and an end beyond its start is clipped to it, so that
+ * rounding the range out to pages never wraps past 2^64.
+ */
+static bool add_badram(struct memtest_settings *s, const char *it, uint64_t start, uint64_t end,
+		       char *err, size_t err_bytes)
 {
+	if (start >= MEMTEST_BADRAM_TOP) {
+		snprintf(err, err_bytes, "'%s': a start below %#llx (the address space's last "
+			 "page is never memory)", it, (unsigned long long)MEMTEST_BADRAM_TOP);
+		return false;
+	}
+	if (end > MEMTEST_BADRAM_TOP)
+		end = MEMTEST_BADRAM_TOP;
 	if (s->nr_badram == MEMTEST_MAX_BADRAM) {
 		snprintf(err, err_bytes, "more than %u bad ranges", MEMTEST_MAX_BADRAM);
 		return false;
@@ -277,12 +347,17 @@ static bool memmap_item(const char *it, void *ctx, char *err, size_t err_bytes)
 	}
 	memcpy(size_s, it, (size_t)(d - it));
 	size_s[d - it] = '\0';
-	if (!cmdline_parse_size(size_s, &size) || !cmdline_parse_size(d + 1, &start) || !size ||
-	    start + size < start) {
+	if (!cmdline_parse_size(size_s, &size) || !cmdline_parse_size(d + 1, &start) || !size) {
 		snprintf(err, err_bytes, "'%s': nn$ss needs a size and an address (K/M/G suffixes)", it);
 		return false;
 	}
-	return add_badram(ctx, start, start + size, err, err_bytes);
+	if (size - 1 > UINT64_MAX - start) {
+		snprintf(err, err_bytes, "'%s': ss + nn is beyond the end of the address space", it);
+		return false;
+	}
+	/* Up to the very end is fine: add_badram() clips it to the last page. */
+	return add_badram(ctx, it, start, size > UINT64_MAX - start ? UINT64_MAX : start + size,
+			  err, err_bytes);
 }
 
 static bool parse_memmap(const char *value, void *ptr, char *err, size_t err_bytes)
@@ -314,9 +389,10 @@ static bool badram_item(const char *it, void *ctx, char *err, size_t err_bytes)
 			snprintf(err, err_bytes, "'%s' is not an address", it);
 			return false;
 		}
-		end = start + 1;
+		/* The last address would wrap to 0: add_badram() refuses it. */
+		end = start < MEMTEST_BADRAM_TOP ? start + 1 : start;
 	}
-	return add_badram(ctx, start, end, err, err_bytes);
+	return add_badram(ctx, it, start, end, err, err_bytes);
 }
 
 static bool parse_badram(const char *value, void *ptr, char *err, size_t err_bytes)

@@ -24,6 +24,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/services/limits.h"   /* PAGE_SHIFT */
+
 #define MEMTEST_NR_PATTERNS 17
 #define MEMTEST_MAX_PASSES 1000     /* memtest=N above this is refused */
 #define MEMTEST_MAX_FAULTS 16       /* memboot.memtest_inject= words */
@@ -59,6 +61,9 @@ struct memtest_ops {
 	/* Host tests only (NULL in the kernel): after each pass's writes, before
 	 * its reads, to change memory as a failing DIMM would. */
 	void (*after_write)(void *ctx, uint64_t pattern);
+	/* Optional: after each pass of memtest_range(), a sign of life (the
+	 * kernel: job_progress(), so a long test is not taken for a lost CPU). */
+	void (*pass_done)(void);
 	void *ctx;
 };
 
@@ -86,7 +91,9 @@ uint64_t memtest_range(uint64_t *mem, uint64_t phys, uint64_t words, uint32_t pa
 void memtest_add_bad_page(uint64_t *set, uint32_t *nr, uint32_t cap, uint64_t pfn);
 
 /* A range not to use, [start, end) in bytes (page-rounded outward when
- * reserved). */
+ * reserved); end <= MEMTEST_BADRAM_TOP, the start of the address space's
+ * last page, which is never memory. */
+#define MEMTEST_BADRAM_TOP (~0ULL << PAGE_SHIFT)
 struct memtest_badram {
 	uint64_t start, end;
 };
@@ -104,5 +111,17 @@ struct memtest_settings {
 extern struct memtest_settings memtest_settings;
 struct param_table;
 extern const struct param_table memtest_param_table;
+
+struct physmem;
+
+/*
+ * Reserve the ranges @mt names bad (PHYSMEM_RESV_BADRAM), in order, each
+ * page-rounded outward, with a line each. A range that would leave the
+ * kernel too little free memory for its own tables (below the page tables'
+ * limit, and for the page descriptors) is not kept out: a warning says how
+ * much would be left and how much is needed. Returns the ranges kept out
+ * that held free memory.
+ */
+uint32_t memtest_keep_out_badram(const struct memtest_settings *mt, struct physmem *pm);
 
 #endif

@@ -114,7 +114,7 @@ static uint32_t test_piece(void *ctx, uint32_t node, uint64_t start_pfn, uint64_
 	const struct memtest_ops ops = {
 		.store = mt->store, .faults = set->faults,
 		.nr_faults = set->nr_faults, .fault_hit = mt->fault_hit,
-		.bad = on_bad, .ctx = &p,
+		.bad = on_bad, .pass_done = job_progress, .ctx = &p,
 	};
 	uint64_t bytes = (end_pfn - start_pfn) << PAGE_SHIFT;
 	uint64_t t0 = job_platform_ticks(), errors, t1;
@@ -137,8 +137,13 @@ const struct mminit_test *memtest_run_hook(struct memtest_state *mt,
 					   const struct memmap *mm)
 {
 	mt->settings = set;
-	if (!set->passes)
+	if (!set->passes) {
+		if (set->nr_faults)
+			pr_warn("memtest: memboot.memtest_inject= names %u word%s, but memtest is off "
+				"(memtest=N): nothing is tested, the injected bits have no effect",
+				set->nr_faults, set->nr_faults == 1 ? "" : "s");
 		return NULL;
+	}
 	/* Memory init's store for memory larger than the cache (the probe's
 	 * choice, else non-temporal): the pieces are. */
 	mt->store = memmap_store_for_cold(mm) == MEMMAP_STORE_PLAIN ? MEMTEST_STORE_PLAIN

@@ -684,6 +684,71 @@ uint64_t physmem_free_bytes(const struct physmem *pm, uint32_t node)
 	return sum;
 }
 
+uint64_t physmem_free_bytes_in(const struct physmem *pm, uint64_t start, uint64_t end)
+{
+	struct free_iter it;
+	uint64_t sum = 0, s, e;
+	uint32_t n;
+
+	free_iter_seek(pm, &it, start);
+	while (start < end && free_iter_next(pm, &it, &s, &e, &n) && s < end)
+		sum += (e < end ? e : end) - s;
+	return sum;
+}
+
+/* physmem_map_as_used()'s output: the last range, held until the next one
+ * shows whether they merge. */
+struct map_out {
+	struct mem_range pending;
+	bool have;
+	void (*cb)(void *ctx, const struct mem_range *r);
+	void *ctx;
+};
+
+static void map_emit(struct map_out *o, uint64_t start, uint64_t end, uint32_t type)
+{
+	if (start >= end)
+		return;
+	if (o->have && o->pending.end == start && o->pending.type == type) {
+		o->pending.end = end;
+		return;
+	}
+	if (o->have)
+		o->cb(o->ctx, &o->pending);
+	o->pending = (struct mem_range){ .start = start, .end = end, .type = type };
+	o->have = true;
+}
+
+bool physmem_map_as_used(const struct physmem *pm, const struct mem_range *map, uint32_t nr_map,
+			 void (*cb)(void *ctx, const struct mem_range *r), void *ctx)
+{
+	struct map_out o = { .cb = cb, .ctx = ctx };
+	bool changed = false;
+
+	for (uint32_t i = 0; i < nr_map; i++) {
+		const struct mem_range *m = &map[i];
+		uint64_t at = m->start;
+
+		for (uint32_t k = resv_search(pm, m->start);
+		     m->type == MEM_USABLE && k < pm->nr_resv && pm->resv[k].start < m->end; k++) {
+			const struct physmem_resv *r = &pm->resv[k];
+			uint64_t s = r->start > at ? r->start : at;
+			uint64_t e = r->end < m->end ? r->end : m->end;
+
+			if (r->type != PHYSMEM_RESV_BADRAM || s >= e)
+				continue;
+			map_emit(&o, at, s, MEM_USABLE);
+			map_emit(&o, s, e, MEM_RESERVED);
+			at = e;
+			changed = true;
+		}
+		map_emit(&o, at, m->end, m->type);
+	}
+	if (o.have)
+		cb(ctx, &o.pending);
+	return changed;
+}
+
 void physmem_for_each_free(const struct physmem *pm, uint32_t node,
 			   bool (*cb)(void *ctx, uint64_t start, uint64_t end, uint32_t node),
 			   void *ctx)

@@ -223,6 +223,8 @@ uint32_t physmem_node_of(const struct physmem *pm, uint64_t addr);
 uint64_t physmem_total_bytes(const struct physmem *pm, uint32_t node);
 uint64_t physmem_reserved_bytes(const struct physmem *pm, uint32_t node);
 uint64_t physmem_free_bytes(const struct physmem *pm, uint32_t node);
+/* Free bytes inside [start, end), every node (0 when start >= end). */
+uint64_t physmem_free_bytes_in(const struct physmem *pm, uint64_t start, uint64_t end);
 
 /*
  * Call @cb for each free range [start, end) of @node (or every node for
@@ -233,6 +235,16 @@ uint64_t physmem_free_bytes(const struct physmem *pm, uint32_t node);
 void physmem_for_each_free(const struct physmem *pm, uint32_t node,
 			   bool (*cb)(void *ctx, uint64_t start, uint64_t end, uint32_t node),
 			   void *ctx);
+
+/*
+ * The memory map as used: @map[0, nr_map) (normalized: sorted, disjoint)
+ * with the usable bytes reserved as PHYSMEM_RESV_BADRAM (named bad on the
+ * command line) made MEM_RESERVED, as Linux's memmap=nn$ss makes them, and
+ * neighbours of one type merged: @cb gets each range in address order.
+ * Returns whether it differs from @map.
+ */
+bool physmem_map_as_used(const struct physmem *pm, const struct mem_range *map, uint32_t nr_map,
+			 void (*cb)(void *ctx, const struct mem_range *r), void *ctx);
 
 /* Bytes reserved as @type, all nodes. */
 uint64_t physmem_reserved_bytes_of(const struct physmem *pm, enum physmem_resv_type type);

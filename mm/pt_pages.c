@@ -13,6 +13,6 @@ uint64_t memory_alloc_pagetable(void *ctx)
 		uint64_t pfn = alloc_pages(src->node == PHYSMEM_ANY_NODE ? 0 : src->node, 0, 0);
 		return pfn == ALLOC_NO_PFN ? 0 : pfn << PAGE_SHIFT;
 	}
-	return physmem_alloc_range(src->pm, 4096, 4096, 0, 1ULL << 32, src->node, false,
+	return physmem_alloc_range(src->pm, 4096, 4096, 0, PT_PAGES_LIMIT, src->node, false,
 				   PHYSMEM_RESV_PAGETABLE);
 }

@@ -11,6 +11,10 @@
 
 #include "mm/physmem.h"
 
+/* The boot's page-table pages lie below this (arch/map.h: the SMP
+ * trampoline loads the root in 32-bit mode). */
+#define PT_PAGES_LIMIT (1ULL << 32)
+
 /* Where memory_alloc_pagetable() takes a page: from @pm on @node
  * (PHYSMEM_ANY_NODE: any node), until physmem retires; then from the page
  * allocator (on @node, or node 0). */

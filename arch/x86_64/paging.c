@@ -21,6 +21,8 @@ extern uint64_t boot_pml4[512];
 extern char __kernel_start[], __text_end[], __rodata_end[], __kernel_end[];
 
 static uint64_t mapped_top = BOOT_MAP_BYTES;
+/* arch_unmap_page() took page 0 out: arch_map_phys() refuses it from then on. */
+static bool page0_unmapped;
 
 static uint64_t *table_of(uint64_t entry)
 {
@@ -174,7 +176,10 @@ bool arch_mmu_noexec(void)
 const void *arch_map_phys(void *ctx, uint64_t phys, size_t len)
 {
 	(void)ctx;
-	if (phys == 0 || len > mapped_top || phys > mapped_top - len)
+	/* Page 0, once unmapped (phase pagetables), is refused: what firmware
+	 * left there (QEMU's PVH memory map) was read before, in phase bootinfo. */
+	if (phys == 0 || (page0_unmapped && phys < SZ_4K) || len > mapped_top ||
+	    phys > mapped_top - len)
 		return NULL;
 	return (const void *)(uintptr_t)phys;
 }
@@ -255,6 +260,8 @@ bool arch_unmap_page(uint64_t addr, arch_pt_alloc_fn alloc, void *ctx)
 		return false;
 	table_of(*e)[(addr >> 12) & 511] = 0;
 	__asm__ volatile("invlpg (%0)" : : "r"(addr) : "memory");
+	if (addr < SZ_4K)
+		page0_unmapped = true;
 	return true;
 }
 

@@ -38,14 +38,25 @@ static void fault_on_ap(void *arg, uint64_t start, uint64_t end)
 	(void)*(volatile uint64_t *)(uintptr_t)(pc->stack_bottom - 8);
 }
 
+/* The command-line name of the fault asked for ("ap-ud"), not its number. */
+static const char *fault_name(void)
+{
+	return selftest_fault_name(selftest_settings.fault);
+}
+
 /*
  * memboot.fault=ap-park: the first AP to reach the middle of a chunk of
  * memory init (between two of its steps, holding no lock and no step:
  * kernel/services/jobs/job.h) stops answering for good, interrupts off, as a CPU with a
  * hardware fault would. With memtest=N its chunk was being tested. The job
  * runner must find it lost and have its chunk finished.
+ *
+ * memboot.fault=ap-stall: that AP is silent only until the runner has
+ * counted it lost (a CPU held up by an SMI, or a hypervisor that did not
+ * run it), then goes on with its chunk: it must be told slow, not lost.
  */
 static volatile uint32_t parked_cpu = JOB_NO_OWNER;
+static bool park_refused;   /* memboot.init_deadline_ms=0: not armed, said so */
 
 static void park_in_chunk(const struct job *j, uint32_t cpu)
 {
@@ -55,20 +66,28 @@ static void park_in_chunk(const struct job *j, uint32_t cpu)
 	    !__atomic_compare_exchange_n(&parked_cpu, &none, cpu, false, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE))
 		return;
+	if (selftest_settings.fault == FAULT_AP_STALL) {
+		pr_info("fault: CPU %u is silent in the middle of its meminit chunk on purpose, "
+			"until it is counted lost", cpu);
+		while (!job_lost_cpus())
+			arch_cpu_relax();
+		return;
+	}
 	pr_info("fault: CPU %u stops answering in the middle of its meminit chunk on purpose", cpu);
 	arch_halt_forever();
 }
 
-void fault_before_meminit(void)
+void fault_before_meminit(uint64_t deadline_ns)
 {
-	if (selftest_settings.fault == FAULT_AP_PARK)
-		job_step_hook = park_in_chunk;
-}
-
-/* The command-line name of the fault asked for ("ap-ud"), not its number. */
-static const char *fault_name(void)
-{
-	return selftest_fault_name(selftest_settings.fault);
+	if (selftest_settings.fault != FAULT_AP_PARK && selftest_settings.fault != FAULT_AP_STALL)
+		return;
+	if (!deadline_ns) {
+		park_refused = true;
+		pr_err("fault: memboot.fault=%s needs memboot.init_deadline_ms above 0: with 0 "
+		       "the boot waits for a silent CPU for ever; nothing injected", fault_name());
+		return;
+	}
+	job_step_hook = park_in_chunk;
 }
 
 /* Returns false if the fault cannot apply here (one CPU). */
@@ -85,6 +104,10 @@ static bool fault_inject_ap(void)
 	job_run(&j, &st);
 	return true;
 }
+
+/* A field of a NULL structure pointer (FAULT_NULL_WRITE stores to it):
+ * volatile, so the compiler knows nothing of the address it holds. */
+static volatile uintptr_t null_field = 8;
 
 /* A return instruction in data (FAULT_EXEC_DATA calls it). */
 static uint8_t ret_insn[16] = ARCH_FAULT_RETURN_INSN;
@@ -134,6 +157,13 @@ void fault_inject(struct memmap *mm)
 		pr_info("fault: executing from kernel data at %p on purpose", (void *)ret_insn);
 		((void (*)(void))(uintptr_t)ret_insn)();
 		break;
+	case FAULT_NULL_WRITE:
+		/* Page 0 is not mapped (phase pagetables): a store through a
+		 * NULL pointer faults instead of landing in the BIOS data. */
+		pr_info("fault: storing to address %#llx (a field of a NULL pointer) on purpose",
+			(unsigned long long)null_field);
+		*(volatile uint64_t *)null_field = 0;
+		break;
 	case FAULT_LOSE_PAGE: {
 		/* A page leaves the allocator and its descriptor is wiped, as a
 		 * bug that forgot a page would leave it: the census must say so. */
@@ -146,9 +176,11 @@ void fault_inject(struct memmap *mm)
 		return;
 	}
 	case FAULT_AP_PARK:
+	case FAULT_AP_STALL:
 		job_step_hook = NULL;
-		if (parked_cpu == JOB_NO_OWNER)
-			pr_err("fault: memboot.fault=ap-park: no AP reached the middle of a meminit chunk (one CPU, or chunks of one step); nothing injected");
+		if (parked_cpu == JOB_NO_OWNER && !park_refused)
+			pr_err("fault: memboot.fault=%s: no AP reached the middle of a meminit chunk "
+			       "(one CPU, or chunks of one step); nothing injected", fault_name());
 		return;
 	case FAULT_ASSERT:
 		ASSERT(selftest_settings.fault == FAULT_NONE, "fault=%u requested on the command line",

@@ -10,6 +10,7 @@
  */
 #include "kernel/init/meminit.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "arch/counter.h"
@@ -160,12 +161,29 @@ static bool cpu_offered(const struct mminit *mi, uint32_t nid, uint32_t cpu)
 	return cs->node == (mi->cfg.cpu_node ? mi->cfg.cpu_node[nid] : nid);
 }
 
+/* Is CPU @cpu lost for good in node @nid's job (it claimed a chunk, was
+ * counted lost and never came back)? */
+static bool cpu_lost_in(const struct mminit_node *w, uint32_t cpu)
+{
+	uint32_t n = w->nr_chunks < MMINIT_TRACE_CHUNKS ? w->nr_chunks : MMINIT_TRACE_CHUNKS;
+
+	for (uint32_t i = 0; w->job_state.rescue && i < n; i++) {
+		const struct job_chunk_state *cs = &w->chunk_states[i];
+		if (cs->claimed_by == cpu && cs->lost_ticks &&
+		    !__atomic_load_n(&cs->back_ticks, __ATOMIC_ACQUIRE))
+			return true;
+	}
+	return false;
+}
+
 /*
- * One node_cpu record per CPU offered the node's job: how long it worked on
- * the node's chunks (busy) and how much of the node's interval it spent on
- * anything else (wait: waking up, queueing behind other work, idle once the
- * chunks ran out). The first MEMINIT_BUSY_LIST busy times, in CPU order, go
- * into @busy_list for the node_init record (its line's "busy 3.1+3.0 ms").
+ * One node_cpu record per CPU offered the node's job or that ran a step of
+ * it (a CPU counted lost, the CPUs that finished its steps): how long it
+ * worked on the node's chunks (busy: its time in their steps) and how much
+ * of the node's interval it spent on anything else (wait: waking up,
+ * queueing behind other work, idle once the chunks ran out). The first
+ * MEMINIT_BUSY_LIST busy times, in CPU order, go into @busy_list for the
+ * node_init record (its line's "busy 3.1+3.0 ms").
  */
 #define MEMINIT_BUSY_LIST 32
 static uint32_t report_cpus(const struct mminit *mi, uint32_t nid, uint64_t span_ns,
@@ -180,20 +198,25 @@ static uint32_t report_cpus(const struct mminit *mi, uint32_t nid, uint64_t span
 		uint32_t chunks = 0;
 		struct record r;
 
-		if (!cpu_offered(mi, nid, c))
-			continue;
+		/* A chunk its claimant ran alone: its time, as its chunk record
+		 * says; one finished by others: each one's time in its steps. */
 		for (uint32_t i = 0; i < nr; i++) {
-			if (w->chunks[i].cpu != c)
-				continue;
-			busy_ns += w->chunks[i].ns;
-			chunks++;
+			const struct job_chunk_time *t = &w->chunks[i];
+			if (t->cpu == c)
+				busy_ns += t->helper == JOB_NO_OWNER ? t->ns : cycles_to_ns(t->own_ticks);
+			if (t->helper == c)
+				busy_ns += cycles_to_ns(t->help_ticks);
+			chunks += t->cpu == c || t->helper == c;
 		}
+		if (!chunks && !cpu_offered(mi, nid, c))
+			continue;
 		rec_begin(&r, "node_cpu");
 		rec_u64(&r, "node", nid);
 		rec_u64(&r, "cpu", c);
 		rec_u64(&r, "chunks", chunks);
 		rec_u64(&r, "busy_ns", busy_ns);
 		rec_u64(&r, "wait_ns", span_ns > busy_ns ? span_ns - busy_ns : 0);
+		rec_bool(&r, "lost", cpu_lost_in(w, c));
 		record_emit(&r);
 		if (listed < MEMINIT_BUSY_LIST)
 			busy_list[listed++] = busy_ns;
@@ -231,10 +254,18 @@ static void report(const struct meminit_state *st, const struct memmap_sparse_st
 	uint64_t start_ns = w->start_ticks ? counter_to_boot_ns(w->start_ticks) : 0;
 	uint64_t end_ns = w->end_ticks ? counter_to_boot_ns(w->end_ticks) : start_ns;
 	uint64_t busy[MEMINIT_BUSY_LIST];
-	uint32_t nr_busy = 0;
+	uint32_t nr_busy = 0, lost = 0;
+	int64_t lost_cpu = -1;
 
-	if (policy != MMINIT_SERIAL)
+	if (policy != MMINIT_SERIAL) {
+		/* The lost CPUs' story first (came back, or steps left undone). */
+		if (w->job.fn)
+			lost = job_report_lost(&w->job_state);
+		for (uint32_t c = 0; lost && lost_cpu < 0 && c < nr_cpu_ids; c++)
+			if (cpu_lost_in(w, c))
+				lost_cpu = c;
 		nr_busy = report_cpus(mi, nid, end_ns - start_ns, busy);
+	}
 	mminit_node_usable(w, st->phase_start_counter, &u);
 	/* usable first, then wait: work is their difference, so the three
 	 * add up exactly however the conversion rounds. */
@@ -247,6 +278,9 @@ static void report(const struct meminit_state *st, const struct memmap_sparse_st
 	rec_str(&r, "policy", policy_names[policy]);
 	rec_u64(&r, "threads", w->threads);
 	rec_u64(&r, "cpus", w->cpus);
+	rec_u64(&r, "lost_cpus", lost);
+	if (lost_cpu >= 0)
+		rec_u64(&r, "lost_cpu", (uint64_t)lost_cpu);
 	rec_u64(&r, "pages", policy == MMINIT_SERIAL ? pages : w->parallel_pages);
 	rec_u64(&r, "early_pages", policy == MMINIT_SERIAL ? 0 : w->early_pages);
 	rec_u64(&r, "early_ns", w->early_ns);
@@ -277,19 +311,26 @@ static void report(const struct meminit_state *st, const struct memmap_sparse_st
 		for (uint32_t i = 0; i < nr_busy; i++)
 			rec_v_u64(&r, busy[i]);
 		rec_close(&r);
+		/* Who did the work: the CPUs offered, or, with a CPU lost, the
+		 * ones that finished its steps too (the waiter among them). */
+		const char *cpus_part = lost_cpu >= 0 ?
+			"{cpus} CPU{cpus:s} offered, CPU {lost_cpu} lost mid-chunk and its steps "
+			"finished by others: {threads} CPU{threads:s} ran" :
+			"{threads} of {cpus} CPU{cpus:s}";
+		char line[384];
 		if (bad_cpu < 0)
-			record_report(&r, LOG_INFO, "node {node} {policy} pages initialised in "
-				      "{ns:ms}ms ({pages} pages, {threads} of {cpus} CPU{cpus:s}, busy "
-				      "{busy_ns:ms1[+]} ms; usable {usable_ns:ms} ms into meminit: "
-				      "waited {wait_ns:ms}, worked {work_ns:ms})");
+			snprintf(line, sizeof(line), "node {node} {policy} pages initialised in "
+				 "{ns:ms}ms ({pages} pages, %s, busy {busy_ns:ms1[+]} ms; usable "
+				 "{usable_ns:ms} ms into meminit: waited {wait_ns:ms}, worked "
+				 "{work_ns:ms})", cpus_part);
 		else
 			/* Only the busy times (each CPU's own counter) are right. */
-			record_report(&r, LOG_WARN, "node {node} {policy} pages initialised "
-				      "({pages} pages, {threads} of {cpus} CPU{cpus:s}, busy "
-				      "{busy_ns:ms1[+]} ms); its times UNRELIABLE: CPU "
-				      "{unreliable_cpu} ran its chunks with a " ARCH_COUNTER_NAME " off the boot CPU's "
-				      "beyond correction (tsc_sync): its start, end, {ns:ms} ms and "
-				      "usable {usable_ns:ms} ms compare counters that disagree");
+			snprintf(line, sizeof(line), "node {node} {policy} pages initialised "
+				 "({pages} pages, %s, busy {busy_ns:ms1[+]} ms); its times UNRELIABLE: "
+				 "CPU {unreliable_cpu} ran its chunks with a " ARCH_COUNTER_NAME " off the "
+				 "boot CPU's beyond correction (tsc_sync): its start, end, {ns:ms} ms "
+				 "and usable {usable_ns:ms} ms compare counters that disagree", cpus_part);
+		record_report(&r, bad_cpu < 0 ? LOG_INFO : LOG_WARN, line);
 	}
 	summary_node_init(nid, policy_names[policy], w->threads,
 			  policy == MMINIT_SERIAL ? pages : w->parallel_pages, w->ns);

@@ -145,7 +145,7 @@ void init_memprep(const struct numa_topology *topo, const struct hugetlb_pools *
 	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++)
 		st->init_nodes[nid] = topo->nodes[nid].init_node;
 	st->ops = alloc_start(topo, pm, mm);
-	fault_before_meminit();
+	fault_before_meminit(cfg.deadline_ns);
 	/* The lists' memory, sized as the allocator now says (phase pcp
 	 * carves the lists from it). */
 	const struct pcp_mem_env pcp_env = { job_platform_this_cpu, ktime_ns,

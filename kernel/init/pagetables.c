@@ -1,7 +1,8 @@
 /*
  * pagetables.c: phase `pagetables`: takes `bs.bootinfo`, `bs.physmem`;
  * builds the kernel's own W^X page tables, kept below 4 GiB, their pages
- * from `bs.physmem` (and `bs.direct_map`, their figures).
+ * from `bs.physmem`, page 0 left unmapped (and `bs.direct_map`, their
+ * figures).
  */
 #include "kernel/init/pagetables.h"
 
@@ -34,5 +35,13 @@ void init_pagetables(const struct bootinfo *bi, struct physmem *pm,
 
 	if (!arch_direct_map(bi->ranges, bi->nr_ranges, memory_alloc_pagetable, &src, dm))
 		kernel_exit(EXIT_PANIC, "no memory below 4 GiB for the kernel's page tables");
+	/* Page 0 unmapped, as Linux leaves it: a load or store through a NULL
+	 * pointer (a field of a NULL structure pointer, say) faults and is
+	 * reported instead of reading or writing the real-mode vectors. Nothing
+	 * past this phase reads it (firmware data there, QEMU's PVH memory map,
+	 * was read in phase bootinfo): arch_map_phys() refuses it. Before any AP
+	 * runs on these tables, so no other TLB holds the entry. */
+	if (!arch_unmap_page(0, memory_alloc_pagetable, &src))
+		pr_warn("pagetables: page 0 stays mapped: a NULL pointer's access will not fault");
 	console_defer(direct_map_report, dm, 2 * CONSOLE_DEFER_ITEM_BYTES);
 }

@@ -21,9 +21,12 @@
 #include "mm/numa.h"
 #include "mm/physmem.h"
 
-/* Every AP's busy cycles in work it has finished. Each AP times its work
- * with its own counter (no other CPU's offset enters, whatever the counter check says),
- * so a work is counted whole in the phase in which it ends. */
+/* Every AP's busy cycles in work it has finished, and the APs online. Each
+ * AP times its work with its own counter (no other CPU's offset enters,
+ * whatever the counter check says), so a work is counted whole in the phase
+ * in which it ends. An AP counted lost (offline from then on) still counts
+ * what it did: leaving it out of the sum at a phase's end that included it
+ * at the start made the difference wrap below zero. */
 static uint64_t ap_busy_total(uint32_t *aps)
 {
 	uint64_t sum = 0;
@@ -31,10 +34,10 @@ static uint64_t ap_busy_total(uint32_t *aps)
 	*aps = 0;
 	for (uint32_t cpu = 1; cpu < nr_cpu_ids; cpu++) {
 		const struct cpu_state *cs = cpu_state_of(cpu);
-		if (!cs || !cs->online)
+		if (!cs)
 			continue;
 		sum += __atomic_load_n(&cs->busy_cycles, __ATOMIC_RELAXED);
-		(*aps)++;
+		*aps += cs->online != 0;
 	}
 	return sum;
 }

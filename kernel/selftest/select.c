@@ -45,7 +45,7 @@ const char *selftest_description(unsigned i)
 
 static const char *const fault_names[] = {
 	"none", "de", "ud", "gp", "pf", "df", "panic", "assert", "ap-ud", "ap-guard", "write-text",
-	"exec-data", "lose-page", "ap-park", NULL };
+	"exec-data", "lose-page", "ap-park", "null-write", "ap-stall", NULL };
 
 const char *selftest_fault_name(unsigned fault)
 {

@@ -52,3 +52,90 @@ def test_cpu_parked_during_memtest():
     for t in tests:
         assert t["errors"] == 0, t
         assert t["bytes"] == inits[t["node"]]["free_pages"] * 4096, (t, inits)
+
+
+def _node_line(b, node):
+    m = re.search(rf"node {node} deferred pages initialised in [^\n]*", b.console)
+    assert m, b.tail()
+    return m.group(0)
+
+
+def test_cpu_lost_on_a_node_of_one_cpu_is_told_right():
+    """2 nodes x 1 CPU: node 1's only CPU is parked; the boot CPU, waiting
+    for the node, finishes its chunk. The warning, the line and the record
+    say so: no 'other CPUs' that do not exist, the two CPUs that ran with
+    a busy time each."""
+    b = boot(boot_path="pvh", nodes=2, cpus_per_node=1, mem_per_node="256M", timeout=120,
+             append="memboot.fault=ap-park memboot.init_deadline_ms=300")
+    cpu = _check(b)
+    assert cpu == 1
+    assert re.search(r"job meminit: CPU 1 made no progress .*counted lost; CPU 0, the waiting "
+                     r"one, takes its \d+ unclaimed units \(node 1 has no other CPU\)",
+                     b.console), b.tail()
+    assert "other CPUs" not in b.console, b.tail()
+    node1 = [r for r in b.all("node_init") if r["node"] == 1][0]
+    assert node1["cpus"] == 1 and node1["lost_cpus"] == 1 and node1["lost_cpu"] == 1, node1
+    assert node1["threads"] == 2 and len(node1["busy_ns"]) == 2, node1
+    assert all(ns > 0 for ns in node1["busy_ns"]), node1
+    cpus = {(r["node"], r["cpu"]): r for r in b.all("node_cpu")}
+    assert cpus[(1, 1)]["lost"] is True and cpus[(1, 0)]["lost"] is False, cpus
+    assert cpus[(1, 0)]["chunks"] >= 1, cpus
+    line = _node_line(b, 1)
+    assert "1 CPU offered, CPU 1 lost mid-chunk and its steps finished by others: 2 CPUs ran" \
+        in line, line
+    assert "busy  ms" not in line and "2 of 1 CPU" not in line, line
+    node0 = [r for r in b.all("node_init") if r["node"] == 0][0]
+    assert node0["lost_cpus"] == 0 and "lost_cpu" not in node0, node0
+
+
+def test_ap_park_without_a_deadline_is_refused_named():
+    """memboot.init_deadline_ms=0: the boot waits for a silent CPU for ever,
+    so the fault is not injected, and the error says why (not 'one CPU')."""
+    b = boot(boot_path="pvh", nodes=2, cpus_per_node=1, mem_per_node="256M",
+             append="memboot.fault=ap-park memboot.init_deadline_ms=0")
+    done = b.expect_ok()
+    assert done["errors"] == 1, done
+    assert ("fault: memboot.fault=ap-park needs memboot.init_deadline_ms above 0"
+            in b.console), b.tail()
+    assert "one CPU, or chunks of one step" not in b.console, b.tail()
+    assert "stops answering" not in b.console, b.tail()
+
+
+def test_cpu_silent_past_the_deadline_is_slow_not_lost():
+    """memboot.fault=ap-stall: node 1's CPU is silent until it is counted
+    lost, then goes on. It was slow, not lost: the boot says it came back,
+    counts no CPU lost (status 0), and the census is clean."""
+    b = boot(boot_path="pvh", nodes=2, cpus_per_node=1, mem_per_node="256M", timeout=120,
+             append="memboot.fault=ap-stall memboot.init_deadline_ms=300")
+    done = b.expect_ok()
+    assert "fault: CPU 1 is silent in the middle of its meminit chunk on purpose" in b.console, \
+        b.tail()
+    assert re.search(r"job meminit: CPU 1 made no progress for 300 ms .*counted lost",
+                     b.console), b.tail()
+    assert re.search(r"job meminit: CPU 1 came back \d+ ms after it was counted lost: it was "
+                     r"slow, not lost", b.console), b.tail()
+    assert done["warnings"] == 2 and done["errors"] == 0, done
+    assert "left undone" not in b.console, b.tail()
+    node1 = [r for r in b.all("node_init") if r["node"] == 1][0]
+    assert node1["lost_cpus"] == 0 and "lost_cpu" not in node1, node1
+    for c in b.all("census"):
+        assert c["lost"] == 0 and c["bad"] == 0 and c["check"] is True, c
+
+
+def test_long_memtest_steps_under_a_short_deadline_lose_no_cpu():
+    """memtest=3 with a 1 ms deadline: a step (3 passes over 4 MiB) takes far
+    longer than 1 ms under TCG. A CPU that is working is never counted lost
+    in the end (a sign of life after each pass; one taken for lost comes
+    back and says so), and memtest covers every free byte."""
+    b = boot(boot_path="pvh", nodes=1, cpus_per_node=2, mem_per_node="512M", timeout=240,
+             append="memboot.init_deadline_ms=1 memtest=3")
+    done = b.expect_ok()
+    if "counted lost" in b.console:
+        assert "came back" in b.console, b.tail()
+    for c in b.all("census"):
+        assert c["lost"] == 0 and c["bad"] == 0 and c["check"] is True, c
+    inits = {r["node"]: r for r in b.all("node_init")}
+    t = b.one("memtest")
+    assert t["errors"] == 0 and t["bytes"] == inits[0]["free_pages"] * 4096, (t, inits)
+    assert inits[0]["threads"] <= 2, inits   # the machine has 2 CPUs
+    assert done["status"] == 0

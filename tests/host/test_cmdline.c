@@ -692,7 +692,7 @@ static void test_kernel_exit_and_fault(void **state)
 	assert_string_equal(selftest_fault_name(FAULT_ASSERT), "assert");
 
 	/* Every fault's name parses back to its number. */
-	for (unsigned f = FAULT_NONE; f <= FAULT_AP_PARK; f++) {
+	for (unsigned f = FAULT_NONE; f <= FAULT_AP_STALL; f++) {
 		char line[64];
 		snprintf(line, sizeof(line), "memboot.fault=%s", selftest_fault_name(f));
 		assert_result(params_parse(line), 1, 1, 0, 0);
@@ -700,9 +700,11 @@ static void test_kernel_exit_and_fault(void **state)
 	}
 	assert_string_equal(selftest_fault_name(FAULT_LOSE_PAGE), "lose-page");
 	assert_string_equal(selftest_fault_name(FAULT_AP_PARK), "ap-park");
-	assert_string_equal(selftest_fault_name(FAULT_AP_PARK + 1), "?");
+	assert_string_equal(selftest_fault_name(FAULT_NULL_WRITE), "null-write");
+	assert_string_equal(selftest_fault_name(FAULT_AP_STALL), "ap-stall");
+	assert_string_equal(selftest_fault_name(FAULT_AP_STALL + 1), "?");
 	assert_result(params_parse("memboot.fault=oops"), 1, 0, 0, 1);
-	assert_int_equal(selftest_settings.fault, FAULT_AP_PARK);
+	assert_int_equal(selftest_settings.fault, FAULT_AP_STALL);
 }
 
 /* memboot.init_threads fills two fields of memory init's settings. */

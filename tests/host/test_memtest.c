@@ -21,6 +21,7 @@
 #include "mm/memtest.h"
 #include "mm/memtest_run.h"
 #include "mm/numa.h"
+#include "mm/physmem.h"
 #include "tests/host/host_support.h"
 
 #define PHYS 0x40000000ULL      /* where the buffer "is" */
@@ -282,6 +283,79 @@ static void test_keys(void **state)
 }
 
 /*
+ * Ranges at the top of the address space: the last page is never memory,
+ * so a range starting there is refused, whole value with it, and an end
+ * past it is clipped; rounding the range out to pages then cannot wrap
+ * (memboot.badram=0xffffffffffffffff was a panic in physmem_reserve()).
+ */
+static void test_ranges_at_the_top_never_wrap(void **state)
+{
+	(void)state;
+	memset(&memtest_settings, 0, sizeof(memtest_settings));
+	host_log_reset();
+	parse("memboot.badram=0x1000,0xffffffffffffffff");
+	assert_int_equal(memtest_settings.nr_badram, 0);
+	assert_true(host_log_contains("'0xffffffffffffffff': a start below 0xfffffffffffff000"));
+	host_log_reset();
+	parse("memmap=1$0xfffffffffffff001");
+	assert_int_equal(memtest_settings.nr_badram, 0);
+	assert_true(host_log_contains("the address space's last page is never memory"));
+	parse("memboot.badram=0x1000-0xffffffffffffffff,0xffffffffffffefff");
+	assert_int_equal(memtest_settings.nr_badram, 2);
+	assert_true(memtest_settings.badram[0].start == 0x1000 &&
+		    memtest_settings.badram[0].end == MEMTEST_BADRAM_TOP);
+	assert_true(memtest_settings.badram[1].start == 0xffffffffffffefffULL &&
+		    memtest_settings.badram[1].end == MEMTEST_BADRAM_TOP);
+	parse("memmap=0x2000$0xffffffffffffe000");
+	assert_int_equal(memtest_settings.nr_badram, 3);
+	assert_true(memtest_settings.badram[2].end == MEMTEST_BADRAM_TOP);
+	host_log_reset();
+	parse("memmap=0x3000$0xffffffffffffe000");
+	assert_int_equal(memtest_settings.nr_badram, 3);
+	assert_true(host_log_contains("beyond the end of the address space"));
+}
+
+/*
+ * What the ranges named bad may take: on 2 x 256 MiB, a range is kept out
+ * unless the kernel would be left less than its floor (2 MiB below 4 GiB,
+ * 2 MiB and two descriptors a usable page in all); a refused range changes
+ * nothing and is named, the ranges after it still count. Ranges at the top
+ * reserve nothing and never wrap.
+ */
+static void test_keep_out_leaves_the_kernel_its_floor(void **state)
+{
+	static struct physmem pm;
+	struct memtest_settings mt = { 0 };
+	const uint64_t mib = 1ULL << 20;
+
+	(void)state;
+	physmem_init(&pm);
+	assert_true(physmem_add(&pm, 0, 512 * mib));
+	assert_true(physmem_reserve(&pm, 0, 4096, PHYSMEM_RESV_PAGE0));
+	mt.badram[mt.nr_badram++] = (struct memtest_badram){ 0, 1ULL << 32 };         /* all */
+	mt.badram[mt.nr_badram++] = (struct memtest_badram){ 4096, MEMTEST_BADRAM_TOP };
+	mt.badram[mt.nr_badram++] = (struct memtest_badram){ 0x8000000, 0x8000001 }; /* a page */
+	mt.badram[mt.nr_badram++] = (struct memtest_badram){ 0, 500 * mib };          /* fits */
+	mt.badram[mt.nr_badram++] = (struct memtest_badram){ 500 * mib, 508 * mib };  /* no more */
+	mt.badram[mt.nr_badram++] = (struct memtest_badram){ MEMTEST_BADRAM_TOP - 1,
+							      MEMTEST_BADRAM_TOP };
+	host_log_reset();
+	assert_int_equal(memtest_keep_out_badram(&mt, &pm), 2);
+	assert_true(host_log_contains("[mem 0x0000000000-0x00ffffffff] named bad on the command "
+				      "line would leave the kernel 0 KiB free"));
+	assert_true(host_log_contains("[mem 0x0000001000-0xffffffffffffefff] named bad"));
+	assert_true(host_log_contains("[mem 0x001f400000-0x001fbfffff] named bad on the command "
+				      "line would leave the kernel 4096 KiB free, 4096 KiB of it "
+				      "below 4 GiB, where it needs 6144 KiB and 2048 KiB"));
+	/* The page and [4 KiB, 500 MiB): page 0 stays page 0's. */
+	assert_int_equal(physmem_reserved_bytes_of(&pm, PHYSMEM_RESV_BADRAM), 500 * mib - 4096);
+	assert_int_equal(physmem_free_bytes(&pm, PHYSMEM_ANY_NODE), 12 * mib);
+	assert_int_equal(physmem_free_bytes_in(&pm, 0, 500 * mib), 0);
+	assert_int_equal(physmem_free_bytes_in(&pm, 504 * mib, 1ULL << 40), 8 * mib);
+	assert_true(physmem_check(&pm));
+}
+
+/*
  * The test as memory init runs it (mm/memtest_run.h), on a host buffer
  * taken as physical memory (the kernel's identity map: a piece's address
  * is its pointer): the hook tests a piece, a stuck bit makes its page bad
@@ -303,11 +377,17 @@ static void test_run_hook_finds_and_reports_a_stuck_bit(void **state)
 	assert_non_null(buf);
 	memmap_init(&mm, NULL, 0);
 	memset(&mt, 0, sizeof(mt));
+	host_log_reset();
 	assert_null(memtest_run_hook(&mt, &set, &mm));          /* memtest=0 */
-	/* One pass (pattern 0): bit 0 of one word reads 1 whatever is written. */
-	set.passes = 1;
+	assert_false(host_log_contains("memtest is off"));
+	/* Words injected without memtest: nothing tests them, and a warning says so. */
 	set.faults[0] = (struct memtest_fault){ word, 1, 1 };
 	set.nr_faults = 1;
+	assert_null(memtest_run_hook(&mt, &set, &mm));
+	assert_true(host_log_contains("memtest: memboot.memtest_inject= names 1 word, but memtest "
+				      "is off (memtest=N): nothing is tested"));
+	/* One pass (pattern 0): bit 0 of one word reads 1 whatever is written. */
+	set.passes = 1;
 	const struct mminit_test *hook = memtest_run_hook(&mt, &set, &mm);
 	assert_non_null(hook);
 	memtest_run_node_total(&mt, 0, PAGES * 4096);
@@ -343,6 +423,8 @@ int main(void)
 		cmocka_unit_test(test_stuck_bits_show_only_against_the_other_value),
 		cmocka_unit_test(test_bad_page_set),
 		cmocka_unit_test(test_keys),
+		cmocka_unit_test(test_ranges_at_the_top_never_wrap),
+		cmocka_unit_test(test_keep_out_leaves_the_kernel_its_floor),
 		cmocka_unit_test(test_run_hook_finds_and_reports_a_stuck_bit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

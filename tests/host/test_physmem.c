@@ -982,6 +982,81 @@ static void test_free_and_realloc(void **state)
 
 /* ---- for_each_free ------------------------------------------------------ */
 
+/* Ranges collected by physmem_map_as_used(). */
+struct mranges {
+	uint32_t n;
+	struct mem_range r[16];
+};
+
+static void collect_range(void *ctx, const struct mem_range *r)
+{
+	struct mranges *m = ctx;
+
+	assert_true(m->n < 16);
+	m->r[m->n++] = *r;
+}
+
+static void assert_range(const struct mranges *m, uint32_t i, uint64_t start, uint64_t end,
+			 enum mem_type type)
+{
+	assert_true(i < m->n);
+	assert_int_equal(m->r[i].start, start);
+	assert_int_equal(m->r[i].end, end);
+	assert_int_equal(m->r[i].type, type);
+}
+
+/*
+ * The map as used: the usable bytes named bad become reserved, as Linux's
+ * memmap=nn$ss makes them, and merge with a reserved neighbour; other
+ * reservations (the kernel's, page 0) leave the map as it is; without bad
+ * ranges the map comes back unchanged.
+ */
+static void test_map_as_used(void **state)
+{
+	static const struct mem_range map[] = {
+		{ 0, KiB(636), MEM_USABLE },
+		{ KiB(636), KiB(640), MEM_RESERVED },
+		{ MiB(1), MiB(64), MEM_USABLE },
+		{ MiB(64), MiB(65), MEM_ACPI },
+		{ GiB(4), GiB(5), MEM_USABLE },
+	};
+	struct mranges m = { 0 };
+
+	(void)state;
+	assert_int_equal(physmem_add_map(&pm, map, 5), 0);
+	assert_true(physmem_reserve(&pm, 0, K4, PHYSMEM_RESV_PAGE0));
+	assert_true(physmem_reserve(&pm, MiB(1), MiB(2), PHYSMEM_RESV_KERNEL));
+	assert_false(physmem_map_as_used(&pm, map, 5, collect_range, &m));
+	assert_int_equal(m.n, 5);
+	for (uint32_t i = 0; i < 5; i++)
+		assert_range(&m, i, map[i].start, map[i].end, (enum mem_type)map[i].type);
+
+	/* The end of the low range (next to the reserved one), the kernel's
+	 * range and what follows it, a page in the middle, the top of the map. */
+	assert_true(physmem_reserve(&pm, KiB(600), KiB(636), PHYSMEM_RESV_BADRAM));
+	assert_true(physmem_reserve(&pm, MiB(1), MiB(3), PHYSMEM_RESV_BADRAM));
+	assert_true(physmem_reserve(&pm, MiB(8), MiB(8) + K4, PHYSMEM_RESV_BADRAM));
+	assert_true(physmem_reserve(&pm, GiB(5) - MiB(2), GiB(5), PHYSMEM_RESV_BADRAM));
+	memset(&m, 0, sizeof(m));
+	assert_true(physmem_map_as_used(&pm, map, 5, collect_range, &m));
+	assert_int_equal(m.n, 10);
+	assert_range(&m, 0, 0, KiB(600), MEM_USABLE);
+	assert_range(&m, 1, KiB(600), KiB(640), MEM_RESERVED);
+	assert_range(&m, 2, MiB(1), MiB(2), MEM_USABLE);          /* the kernel's, as the map says */
+	assert_range(&m, 3, MiB(2), MiB(3), MEM_RESERVED);
+	assert_range(&m, 4, MiB(3), MiB(8), MEM_USABLE);
+	assert_range(&m, 5, MiB(8), MiB(8) + K4, MEM_RESERVED);
+	assert_range(&m, 6, MiB(8) + K4, MiB(64), MEM_USABLE);
+	assert_range(&m, 7, MiB(64), MiB(65), MEM_ACPI);
+	assert_range(&m, 8, GiB(4), GiB(5) - MiB(2), MEM_USABLE);
+	assert_range(&m, 9, GiB(5) - MiB(2), GiB(5), MEM_RESERVED);
+	memset(&m, 0, sizeof(m));
+	assert_true(physmem_reserve(&pm, GiB(4), GiB(5), PHYSMEM_RESV_BADRAM));
+	assert_true(physmem_map_as_used(&pm, map, 5, collect_range, &m));
+	assert_range(&m, m.n - 1, GiB(4), GiB(5), MEM_RESERVED);
+	assert_consistent(&pm);
+}
+
 static void test_for_each_free_exact(void **state)
 {
 	static struct franges f;
@@ -1494,6 +1569,7 @@ int main(void)
 		cmocka_unit_test_setup(test_alloc_never_returns_zero, setup),
 		cmocka_unit_test_setup(test_free_and_realloc, setup),
 		cmocka_unit_test_setup(test_for_each_free_exact, setup),
+		cmocka_unit_test_setup(test_map_as_used, setup),
 		cmocka_unit_test_setup(test_check_catches_corruption, setup),
 		cmocka_unit_test_setup(test_dump_lines, setup),
 		cmocka_unit_test_setup(test_random_against_model, setup),

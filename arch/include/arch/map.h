@@ -80,7 +80,9 @@ uint64_t arch_mapped_top(void);
 
 /*
  * @len bytes at physical address @phys through the identity map (the boot
- * map, then the kernel's own), or NULL if any of them lies beyond it: for
+ * map, then the kernel's own), or NULL if any of them lies beyond it, or in
+ * page 0 once arch_unmap_page() took it out (phase pagetables does, so that
+ * a NULL pointer faults; firmware data there is read before): for
  * parsers that reach firmware data through a callback (ACPI tables, PVH
  * start info, SMBIOS, UEFI tables), so a bad address is refused instead of
  * faulted on.

@@ -5,6 +5,7 @@
  */
 #include "kernel/services/jobs/job.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "kernel/services/jobs/platform.h"
@@ -65,29 +66,124 @@ uint32_t job_lost_cpus(void)
 	return __atomic_load_n(&lost_cpus, __ATOMIC_RELAXED);
 }
 
-static void count_ran(struct job_state *st, bool *ran)
+/*
+ * Each CPU's last sign of life from inside a step (job_progress()), in
+ * units of 2^HEARTBEAT_SHIFT ticks (under a microsecond at 1 GHz and up;
+ * 32 bits wrap after more than an hour, and a chunk's silence is measured
+ * within that), and the last job each CPU was counted in (job_state.gen,
+ * 16 bits): a CPU that comes back to a job (the waiter finishing orphans
+ * after its own chunks, a node CPU taking a requeued job) is one CPU,
+ * counted once. Each CPU writes only its own entries; small entries keep
+ * the kernel's image within its limit for 8192 CPUs.
+ */
+#define HEARTBEAT_SHIFT 10
+static volatile uint32_t heartbeat[MEMBOOT_MAX_CPUS];
+static uint16_t counted_in[MEMBOOT_MAX_CPUS];
+static volatile uint32_t job_gen;
+
+void job_progress(void)
 {
-	if (!*ran) {
-		*ran = true;
+	uint32_t cpu = job_platform_this_cpu();
+
+	if (cpu < MEMBOOT_MAX_CPUS)
+		__atomic_store_n(&heartbeat[cpu], (uint32_t)(job_platform_ticks() >> HEARTBEAT_SHIFT),
+				 __ATOMIC_RELEASE);
+}
+
+/* @cpu's last sign of life from inside a step, if after @seen (ticks). */
+static uint64_t last_heard(uint32_t cpu, uint64_t seen, uint64_t now)
+{
+	if (cpu >= MEMBOOT_MAX_CPUS)
+		return seen;
+	uint32_t ago = (uint32_t)(now >> HEARTBEAT_SHIFT) -
+		       __atomic_load_n(&heartbeat[cpu], __ATOMIC_ACQUIRE);
+	uint64_t at = ((now >> HEARTBEAT_SHIFT) - ago) << HEARTBEAT_SHIFT;
+
+	return at > seen && at <= now ? at : seen;
+}
+
+/* A chunk's lock: a few loads and stores, by its owner at each step's end
+ * and by the waiter orphaning it (which only tries: a busy lock means the
+ * owner is alive). */
+static void chunk_lock(struct job_chunk_state *cs)
+{
+	while (__atomic_exchange_n(&cs->lock, 1, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(&cs->lock, __ATOMIC_RELAXED))
+			job_platform_relax();
+}
+
+static bool chunk_trylock(struct job_chunk_state *cs)
+{
+	return !__atomic_exchange_n(&cs->lock, 1, __ATOMIC_ACQUIRE);
+}
+
+static void chunk_unlock(struct job_chunk_state *cs)
+{
+	__atomic_store_n(&cs->lock, 0, __ATOMIC_RELEASE);
+}
+
+/* The lost owner of @cs answers again (once): it was slow, not lost. */
+static void came_back(struct job_state *st, struct job_chunk_state *cs, uint64_t now)
+{
+	uint64_t none = 0;
+
+	if (__atomic_compare_exchange_n(&cs->back_ticks, &none, now ? now : 1, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		__atomic_fetch_add(&st->came_back, 1, __ATOMIC_RELEASE);
+		__atomic_fetch_sub(&lost_cpus, 1, __ATOMIC_RELAXED);
+	}
+}
+
+static void count_ran(struct job_state *st, uint32_t cpu)
+{
+	if (cpu < MEMBOOT_MAX_CPUS && counted_in[cpu] != st->gen) {
+		counted_in[cpu] = st->gen;
 		__atomic_fetch_add(&st->ran_cpus, 1, __ATOMIC_RELAXED);
 	}
+}
+
+/* Chunk @i ([s, e)) is complete, at @t1: its timing, the job's counts
+ * (@orphan: one of the orphans the job waits for). */
+static void chunk_complete(struct job_state *st, uint32_t i, uint64_t s, uint64_t e, uint64_t t1,
+			   bool orphan)
+{
+	struct job *j = st->job;
+	struct job_chunk_state *cs = &j->chunk_states[i];
+
+	if (j->times && i < j->times_cap)
+		j->times[i] = (struct job_chunk_time){
+			.cpu = cs->claimed_by, .start = s, .end = e, .start_ticks = cs->start_ticks,
+			.end_ticks = t1, .ns = job_platform_ticks_to_ns(t1 - cs->start_ticks),
+			.own_ticks = cs->own_ticks, .helper = cs->helper, .help_ticks = cs->help_ticks };
+	job_ticks_max(&st->end_counter, t1);
+	if (orphan)
+		__atomic_fetch_sub(&st->orphans, 1, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&st->chunks_done, 1, __ATOMIC_RELEASE);
 }
 
 /*
  * Run the unclaimed steps of chunk @i ([s, e)), claiming each with a
  * compare-and-swap on the chunk's next-unit word: the owner and anyone
  * taking over an orphaned chunk use the same claim, so each step runs once.
- * Whoever finishes the chunk's last units completes the chunk.
+ * Whoever finishes the chunk's last units completes the chunk. The owner
+ * counts its steps under the chunk's lock: a step the waiter counted as
+ * abandoned (the owner was taken for lost inside it) is not counted again
+ * when the owner, only slow, finishes it after all.
  */
-static void run_steps(struct job_state *st, uint32_t i, uint64_t s, uint64_t e, uint32_t cpu,
-		      bool *ran)
+static void run_steps(struct job_state *st, uint32_t i, uint64_t s, uint64_t e, uint32_t cpu)
 {
 	struct job *j = st->job;
 	struct job_chunk_state *cs = &j->chunk_states[i];
 	uint64_t step = j->step ? j->step : (j->align ? j->align : 1);
+	const bool owner = cs->claimed_by == cpu;
 
 	for (;;) {
-		uint64_t a = __atomic_load_n(&cs->next, __ATOMIC_ACQUIRE), b, t1;
+		uint64_t a = __atomic_load_n(&cs->next, __ATOMIC_ACQUIRE), b, t0, t1, done;
+		bool counted = true;
+
+		/* Orphaned while this CPU was away: it answers again. */
+		if (owner && __atomic_load_n(&cs->owner, __ATOMIC_ACQUIRE) == JOB_ORPHANED)
+			came_back(st, cs, job_platform_ticks());
 		if (a >= e)
 			return;
 		/* Steps end on the chunk's grid of @step from its start. */
@@ -97,21 +193,35 @@ static void run_steps(struct job_state *st, uint32_t i, uint64_t s, uint64_t e, 
 		if (!__atomic_compare_exchange_n(&cs->next, &a, b, false, __ATOMIC_ACQ_REL,
 						 __ATOMIC_ACQUIRE))
 			continue;
-		__atomic_store_n(&cs->progress_ticks, job_platform_ticks(), __ATOMIC_RELEASE);
+		t0 = job_platform_ticks();
+		__atomic_store_n(&cs->progress_ticks, t0, __ATOMIC_RELEASE);
 		j->fn(j->arg, a, b);
 		t1 = job_platform_ticks();
 		__atomic_store_n(&cs->progress_ticks, t1, __ATOMIC_RELEASE);
-		count_ran(st, ran);
-		if (__atomic_add_fetch(&cs->done_units, b - a, __ATOMIC_ACQ_REL) == e - s) {
-			uint64_t t0 = cs->start_ticks;
-			if (j->times && i < j->times_cap)
-				j->times[i] = (struct job_chunk_time){
-					.cpu = cpu, .start = s, .end = e, .start_ticks = t0,
-					.end_ticks = t1, .ns = job_platform_ticks_to_ns(t1 - t0) };
-			job_ticks_max(&st->end_counter, t1);
-			if (__atomic_load_n(&cs->owner, __ATOMIC_ACQUIRE) == JOB_ORPHANED)
-				__atomic_fetch_sub(&st->orphans, 1, __ATOMIC_RELEASE);
-			__atomic_fetch_add(&st->chunks_done, 1, __ATOMIC_RELEASE);
+		count_ran(st, cpu);
+		if (owner) {
+			chunk_lock(cs);
+			cs->own_ticks += t1 - t0;
+			if (cs->abandoned == b - a && cs->lost_ticks) {
+				/* The waiter took this step for abandoned and counted
+				 * it done: it is done, and not abandoned after all. */
+				cs->abandoned = 0;
+				__atomic_fetch_sub(&st->abandoned_units, b - a, __ATOMIC_RELAXED);
+				came_back(st, cs, t1);
+				counted = false;
+			}
+			done = counted ? __atomic_add_fetch(&cs->done_units, b - a, __ATOMIC_ACQ_REL) : 0;
+			chunk_unlock(cs);
+		} else {
+			__atomic_fetch_add(&cs->help_ticks, t1 - t0, __ATOMIC_RELAXED);
+			__atomic_store_n(&cs->helper, cpu, __ATOMIC_RELAXED);
+			done = __atomic_add_fetch(&cs->done_units, b - a, __ATOMIC_ACQ_REL);
+		}
+		if (done == e - s) {
+			/* The waiter completes a chunk it orphaned with nothing
+			 * left to claim; any other orphaned one ends here. */
+			chunk_complete(st, i, s, e, t1,
+				       __atomic_load_n(&cs->owner, __ATOMIC_ACQUIRE) == JOB_ORPHANED);
 			return;
 		}
 		/* In the middle of the chunk, holding no step: where a test
@@ -122,7 +232,7 @@ static void run_steps(struct job_state *st, uint32_t i, uint64_t s, uint64_t e, 
 }
 
 /* Finish the unclaimed steps of orphaned chunks. */
-static void help_orphans(struct job_state *st, uint32_t cpu, bool *ran)
+static void help_orphans(struct job_state *st, uint32_t cpu)
 {
 	uint32_t n = __atomic_load_n(&st->next_chunk, __ATOMIC_ACQUIRE);
 
@@ -134,7 +244,7 @@ static void help_orphans(struct job_state *st, uint32_t cpu, bool *ran)
 		if (__atomic_load_n(&cs->owner, __ATOMIC_ACQUIRE) != JOB_ORPHANED)
 			continue;
 		job_plan_chunk(&st->plan, i, &s, &e);
-		run_steps(st, i, s, e, cpu, ran);
+		run_steps(st, i, s, e, cpu);
 	}
 }
 
@@ -143,7 +253,6 @@ static void work_on(struct job_state *st)
 {
 	struct job *j = st->job;
 	uint32_t cpu = job_platform_this_cpu();
-	bool ran = false;
 
 	for (;;) {
 		uint32_t i = __atomic_fetch_add(&st->next_chunk, 1, __ATOMIC_RELAXED);
@@ -157,9 +266,10 @@ static void work_on(struct job_state *st)
 			t0 = job_platform_ticks();
 			job_ticks_min(&st->first_counter, t0);
 			cs->start_ticks = t0;
+			cs->claimed_by = cpu;
 			__atomic_store_n(&cs->progress_ticks, t0, __ATOMIC_RELEASE);
 			__atomic_store_n(&cs->owner, cpu, __ATOMIC_RELEASE);
-			run_steps(st, i, s, e, cpu, &ran);
+			run_steps(st, i, s, e, cpu);
 			continue;
 		}
 		t0 = job_platform_ticks();
@@ -169,15 +279,14 @@ static void work_on(struct job_state *st)
 		if (j->times && i < j->times_cap)
 			j->times[i] = (struct job_chunk_time){
 				.cpu = cpu, .start = s, .end = e, .start_ticks = t0,
-				.end_ticks = t1, .ns = job_platform_ticks_to_ns(t1 - t0) };
-		/* A CPU works on a job once (its loop ends when no chunk is
-		 * left, and it never rejoins): counting it here counts CPUs. */
-		count_ran(st, &ran);
+				.end_ticks = t1, .ns = job_platform_ticks_to_ns(t1 - t0),
+				.own_ticks = t1 - t0, .helper = JOB_NO_OWNER };
+		count_ran(st, cpu);
 		job_ticks_max(&st->end_counter, t1);
 		__atomic_fetch_add(&st->chunks_done, 1, __ATOMIC_RELEASE);
 	}
 	if (st->rescue && __atomic_load_n(&st->orphans, __ATOMIC_ACQUIRE) > 0)
-		help_orphans(st, cpu, &ran);
+		help_orphans(st, cpu);
 }
 
 /* A job for all nodes, posted to an idle CPU. */
@@ -315,6 +424,9 @@ void job_start(struct job *job, struct job_state *st)
 
 	memset(st, 0, sizeof(*st));
 	st->job = job;
+	do
+		st->gen = (uint16_t)__atomic_add_fetch(&job_gen, 1, __ATOMIC_RELAXED);
+	while (!st->gen);
 	st->start_counter = job_platform_ticks();
 	if (job->node == JOB_ALL_NODES || job->node >= JOB_MAX_NODES) {
 		start_all_nodes(job, st, self);
@@ -339,7 +451,9 @@ void job_start(struct job *job, struct job_state *st)
 	for (uint32_t i = 0; st->rescue && i < st->plan.nr_chunks; i++) {
 		uint64_t s, e;
 		job_plan_chunk(&st->plan, i, &s, &e);
-		job->chunk_states[i] = (struct job_chunk_state){ .next = s, .owner = JOB_NO_OWNER };
+		job->chunk_states[i] = (struct job_chunk_state){
+			.next = s, .owner = JOB_NO_OWNER, .claimed_by = JOB_NO_OWNER,
+			.helper = JOB_NO_OWNER };
 	}
 	st->joined = st->caller_helps;   /* the caller's place is kept */
 	if (node_cpus == 0)
@@ -396,36 +510,58 @@ static void rescue_check(struct job_state *st, uint32_t self)
 		uint64_t s, e, seen = __atomic_load_n(&cs->progress_ticks, __ATOMIC_ACQUIRE);
 
 		job_plan_chunk(&st->plan, i, &s, &e);
-		if (owner >= JOB_ORPHANED || __atomic_load_n(&cs->done_units, __ATOMIC_ACQUIRE) == e - s ||
-		    now < seen || job_platform_ticks_to_ns(now - seen) < j->deadline_ns)
+		if (owner >= JOB_ORPHANED || __atomic_load_n(&cs->done_units, __ATOMIC_ACQUIRE) == e - s)
 			continue;
-		if (!__atomic_compare_exchange_n(&cs->owner, &owner, JOB_ORPHANED, false,
-						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		/* Silence: no step begun or ended, no sign of life from inside one. */
+		seen = last_heard(owner, seen, now);
+		if (now < seen || job_platform_ticks_to_ns(now - seen) < j->deadline_ns)
 			continue;
-		uint64_t left = e - __atomic_load_n(&cs->next, __ATOMIC_ACQUIRE);
-		uint64_t inside = e - s - left - __atomic_load_n(&cs->done_units, __ATOMIC_ACQUIRE);
+		/* A busy lock is an owner ending a step: alive. */
+		if (!chunk_trylock(cs))
+			continue;
+		if (__atomic_load_n(&cs->done_units, __ATOMIC_ACQUIRE) == e - s ||
+		    !__atomic_compare_exchange_n(&cs->owner, &owner, JOB_ORPHANED, false,
+						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			chunk_unlock(cs);
+			continue;
+		}
+		uint64_t next = __atomic_load_n(&cs->next, __ATOMIC_ACQUIRE);
+		uint64_t left = e - next;
+		/* Claimed and not done: the step it is inside (only the owner
+		 * runs a chunk's steps until it is orphaned). Counted done so
+		 * the chunk can end; undone unless the owner comes back. */
+		uint64_t inside = next - s - __atomic_load_n(&cs->done_units, __ATOMIC_ACQUIRE);
+		cs->inside = cs->abandoned = inside;
+		cs->lost_ticks = now;
+		__atomic_fetch_add(&st->abandoned_units, inside, __ATOMIC_RELAXED);
+		uint64_t done = __atomic_add_fetch(&cs->done_units, inside, __ATOMIC_ACQ_REL);
+		chunk_unlock(cs);
+
+		job_platform_lost(owner);
+		__atomic_fetch_add(&lost_cpus, 1, __ATOMIC_RELAXED);
+		st->lost++;   /* it holds its place in active until it comes back, if ever */
+		/* Who finishes its unclaimed steps: the node's CPUs still online
+		 * (the waiter among them, if it is one), else the waiter. */
+		uint32_t others = job_cpus_of_node(j->node) - cpu_in(self, j->node);
+		char who[160];
+		if (!left)
+			snprintf(who, sizeof(who), "no unclaimed units left");
+		else if (others)
+			snprintf(who, sizeof(who), "node %u's %u other CPU%s take its %llu unclaimed units",
+				 j->node, others, others == 1 ? "" : "s", (unsigned long long)left);
+		else
+			snprintf(who, sizeof(who), "CPU %u, the waiting one, takes its %llu unclaimed units "
+				 "(node %u has no other CPU)", self, (unsigned long long)left, j->node);
 		pr_warn("job %s: CPU %u made no progress for %llu ms in the middle of its chunk %u "
-			"(units [%#llx, %#llx)): counted lost; its %llu unclaimed units go to node %u's other CPUs",
-			j->name, owner, (unsigned long long)(j->deadline_ns / 1000000), i,
-			(unsigned long long)s, (unsigned long long)e, (unsigned long long)left,
-			j->node);
-		if (inside) {
-			/* Non-repeatable work half done: say so, never redo it. */
-			pr_err("job %s: CPU %u was lost inside a step: %llu units of chunk %u left undone",
-			       j->name, owner, (unsigned long long)inside, i);
-			st->abandoned_units += inside;
-			__atomic_fetch_add(&cs->done_units, inside, __ATOMIC_ACQ_REL);
-		}
-		if (job_platform_online(owner)) {
-			job_platform_lost(owner);
-			__atomic_fetch_add(&lost_cpus, 1, __ATOMIC_RELAXED);
-		}
-		st->lost++;   /* it holds its place in active, and never gives it back */
+			"(units [%#llx, %#llx)): counted lost; %s%s", j->name, owner,
+			(unsigned long long)(j->deadline_ns / 1000000), i, (unsigned long long)s,
+			(unsigned long long)e, who,
+			inside ? "; it is inside a step, which no one can redo" : "");
 		if (left) {
 			__atomic_fetch_add(&st->orphans, 1, __ATOMIC_RELEASE);
 			orphaned = true;
-		} else if (__atomic_load_n(&cs->done_units, __ATOMIC_ACQUIRE) == e - s) {
-			__atomic_fetch_add(&st->chunks_done, 1, __ATOMIC_RELEASE);
+		} else if (done == e - s) {
+			chunk_complete(st, i, s, e, now, false);
 		}
 	}
 	if (orphaned) {
@@ -472,6 +608,38 @@ void job_wait(struct job_state *st)
 	st->threads = __atomic_load_n(&st->ran_cpus, __ATOMIC_ACQUIRE);
 	st->ns = st->first_counter && st->end_counter > st->first_counter
 		 ? job_platform_ticks_to_ns(st->end_counter - st->first_counter) : 0;
+}
+
+uint32_t job_report_lost(const struct job_state *st)
+{
+	const struct job *j = st->job;
+	uint32_t still = 0, n = st->plan.nr_chunks;
+
+	if (st->empty || !st->rescue || !st->lost)
+		return 0;
+	for (uint32_t i = 0; i < n && i < j->chunk_states_cap; i++) {
+		const struct job_chunk_state *cs = &j->chunk_states[i];
+		uint64_t back = __atomic_load_n(&cs->back_ticks, __ATOMIC_ACQUIRE);
+
+		if (!cs->lost_ticks)
+			continue;
+		if (back) {
+			pr_warn("job %s: CPU %u came back %llu ms after it was counted lost%s: it was "
+				"slow, not lost (silent longer than the deadline, %llu ms); it takes no "
+				"more work in this boot", j->name, cs->claimed_by,
+				(unsigned long long)(back > cs->lost_ticks ?
+						     job_platform_ticks_to_ns(back - cs->lost_ticks) / 1000000 : 0),
+				cs->inside && !cs->abandoned ? " and finished the step it was inside" : "",
+				(unsigned long long)(j->deadline_ns / 1000000));
+			continue;
+		}
+		still++;
+		/* Non-repeatable work half done: say so, never redo it. */
+		if (cs->abandoned)
+			pr_err("job %s: CPU %u was lost inside a step: %llu units of chunk %u left undone",
+			       j->name, cs->claimed_by, (unsigned long long)cs->abandoned, i);
+	}
+	return still;
 }
 
 uint32_t job_run(struct job *job, struct job_state *st)

@@ -30,16 +30,24 @@
  * anyone who takes over alike, so no step runs twice whoever claims it. The
  * owner stamps the chunk after each step; the waiter (job_wait) looks at the
  * chunks now and then, and one whose owner has made no progress for
- * deadline_ns is orphaned: a warning names the CPU, the CPU is marked lost
- * (job_platform_lost(): nothing waits for it any more, nothing is posted to
- * it), the job goes back on its node's queue and the node's other CPUs
- * finish the orphaned chunks' unclaimed steps; if none does within another
- * deadline (the node has no other CPU, or they are busy), the waiter does.
- * The one thing no one can redo is a step the lost CPU was inside: it is
- * reported as units left undone (memory init's census then names the pages),
- * never run twice. A CPU counted lost that was only slow finds every step
- * claimed when it comes back, and leaves: such a job's struct job and
- * struct job_state must outlive the wait (static), since it may touch them
+ * deadline_ns is orphaned: a warning names the CPU and who finishes its
+ * work, the CPU is marked lost (job_platform_lost(): nothing waits for it
+ * any more, nothing is posted to it), the job goes back on its node's queue
+ * and the node's other CPUs finish the orphaned chunks' unclaimed steps; if
+ * none does within another deadline (the node has no other CPU, or they are
+ * busy), the waiter does. The one thing no one can redo is a step the lost
+ * CPU was inside: it is counted as units left undone (memory init's census
+ * then names the pages), never run twice.
+ *
+ * The deadline measures silence, not a slow CPU: progress is a step begun
+ * or ended, or a sign of life from inside a long step (job_progress(),
+ * which memtest gives after each pass). A CPU counted lost that was only
+ * slow comes back: it finishes the step it was inside (those units are not
+ * left undone after all), finds every other step claimed, and leaves; it is
+ * then not lost (job_lost_cpus() no longer counts it), though it takes no
+ * more work in this boot. job_report_lost() tells each lost CPU's story as
+ * it stands when the caller reports. Such a job's struct job and struct
+ * job_state must outlive the wait (static), since the CPU may touch them
  * after job_wait() returned.
  */
 #ifndef MEMBOOT_KERNEL_JOB_H
@@ -56,20 +64,36 @@
 #define JOB_MAX_NODES MEMBOOT_MAX_NODES   /* node queues */
 
 struct job_chunk_time {
-	uint32_t cpu;
+	uint32_t cpu;            /* the CPU that claimed it */
 	uint64_t start, end;     /* units */
 	uint64_t start_ticks;    /* platform clock when the chunk began */
 	uint64_t end_ticks;      /* and when it ended */
 	uint64_t ns;
+	/* Time running its steps: the claiming CPU's, and the others' who
+	 * finished it for a lost one (@helper: the last of them; JOB_NO_OWNER
+	 * if none). Durations on each CPU's own clock. */
+	uint64_t own_ticks;
+	uint32_t helper;
+	uint64_t help_ticks;
 };
 
 /* A chunk's progress, for a job that can outlive a lost CPU (above). */
 struct job_chunk_state {
 	volatile uint64_t next;           /* the next unit to claim; the chunk's end: all claimed */
-	volatile uint64_t done_units;     /* units of steps that returned */
+	volatile uint64_t done_units;     /* units of steps that returned, and abandoned ones */
 	volatile uint64_t start_ticks;    /* its first step's start */
 	volatile uint64_t progress_ticks; /* when a step of it was last claimed or finished */
 	volatile uint32_t owner;          /* the CPU that claimed it; JOB_NO_OWNER, JOB_ORPHANED */
+	uint32_t claimed_by;              /* the CPU that claimed it, kept once orphaned */
+	/* Taken by the owner for each step's end and by the waiter to orphan
+	 * the chunk, so the two never count the same step. */
+	volatile uint32_t lock;
+	uint64_t inside;                  /* units of the step the owner was inside when lost */
+	uint64_t abandoned;               /* of those, not done (0 once it came back and did them) */
+	uint64_t lost_ticks;              /* when it was orphaned (0: never) */
+	volatile uint64_t back_ticks;     /* when its lost owner came back (0: not yet) */
+	uint64_t own_ticks, help_ticks;   /* time in steps: the owner's, the others' */
+	volatile uint32_t helper;         /* the last other CPU that ran a step */
 };
 #define JOB_NO_OWNER 0xffffffffu
 #define JOB_ORPHANED 0xfffffffeu
@@ -109,6 +133,7 @@ struct job_state {
 	struct job_state *next;  /* queue link */
 	volatile uint32_t ran_cpus;  /* CPUs that ran a chunk: the state is the same
 				  * size for 4 CPUs or 8192 */
+	uint16_t gen;                /* this job's number since boot, modulo 2^16 (never 0) */
 	uint64_t start_counter;          /* job_start() */
 	volatile uint64_t first_counter; /* when the first chunk began */
 	volatile uint64_t end_counter;   /* when the last chunk finished */
@@ -118,8 +143,11 @@ struct job_state {
 	bool rescue;                 /* chunk_states in use */
 	volatile int32_t orphans;    /* orphaned chunks not yet finished */
 	uint32_t lost;               /* CPUs of this job found lost (their active places) */
+	volatile uint32_t came_back; /* of those, CPUs that answered again after all */
 	uint64_t orphaned_ticks;     /* the last orphaning */
-	uint64_t abandoned_units;    /* inside a lost CPU's step: not done, never redone */
+	/* Inside a lost CPU's step: not done, never redone (less what a CPU
+	 * that came back finished). */
+	volatile uint64_t abandoned_units;
 };
 
 void job_start(struct job *job, struct job_state *st);
@@ -127,8 +155,16 @@ void job_wait(struct job_state *st);
 /* Start and wait. Returns the number of CPUs that ran chunks. */
 uint32_t job_run(struct job *job, struct job_state *st);
 
-/* CPUs found lost in jobs since boot (each once). */
+/* CPUs found lost in jobs since boot (each once), less those that came back. */
 uint32_t job_lost_cpus(void);
+/* A sign of life from inside a long step (a job's fn calls it now and then):
+ * the deadline measures silence, so a step that takes long but says so is
+ * not taken for a lost CPU. */
+void job_progress(void);
+/* Tell the story of @st's lost CPUs as it stands now (job.h, above): each
+ * one that came back, and each step left undone. Returns the CPUs of @st
+ * still lost. */
+uint32_t job_report_lost(const struct job_state *st);
 /* Test hook: called by a CPU between two steps of a chunk it owns (in the
  * middle of the chunk, no step claimed), with the job; NULL: none. */
 extern void (*job_step_hook)(const struct job *j, uint32_t cpu);

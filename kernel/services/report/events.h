@@ -17,6 +17,7 @@
 	X(clock_check)   /* the counter checked against a second clock */   \
 	X(mem_range)     /* one range of the normalized memory map */       \
 	X(mem_summary)   /* totals of the map */                            \
+	X(user_range)    /* one range of the map as used after memmap=nn$ss */ \
 	X(soft_reserved) /* EFI_MEMORY_SP memory kept out of the allocator */ \
 	X(phase)         /* a boot phase ended */                           \
 	X(console)       /* the consoles being written to */                \
