@@ -19,7 +19,7 @@
  *  - I/O APIC entries (type 1) give each I/O APIC's address and its first
  *    global system interrupt (GSI); interrupt source overrides (type 2,
  *    5.2.12.5) move an ISA IRQ (bus 0, source 0..15) to another GSI with
- *    MPS INTI flags (QEMU moves IRQ 0, the PIT, to GSI 2); an ISA IRQ
+ *    MPS INTI flags (QEMU moves ISA IRQ 0 to GSI 2); an ISA IRQ
  *    without one is the GSI of its number, with the bus's defaults.
  * Everything else (NMI sources, ...) is skipped by its length.
  */
