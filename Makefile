@@ -77,7 +77,7 @@ MM_DIRS := mm mm/alloc mm/hugetlb mm/pt
 KERNEL_DIRS := boot boot/mb2 kernel/init kernel/selftest kernel/bench kernel/fault kernel/vm \
 	kernel/firmware kernel/firmware/acpi kernel/services kernel/services/clock \
 	kernel/services/console kernel/services/console/out kernel/services/jobs \
-	kernel/services/report arch/x86_64 $(MM_DIRS)
+	kernel/services/report kernel/services/watchdog arch/x86_64 $(MM_DIRS)
 KERNEL_C := $(wildcard $(addsuffix /*.c,$(KERNEL_DIRS)))
 KERNEL_S := $(wildcard boot/mb2/*.S arch/x86_64/*.S)
 KERNEL_OBJS := $(patsubst %.c,$(O)/%.o,$(KERNEL_C)) $(patsubst %.S,$(O)/%.o,$(KERNEL_S))
@@ -97,7 +97,7 @@ PURE_SRCS += kernel/services/report/bootreport_keys.c
 PURE_SRCS += arch/x86_64/apic_mode.c arch/x86_64/cpu_caches.c arch/x86_64/tsc_first.c
 # Each subsystem's command-line keys and their parsing (kernel/services/cmdline.h).
 PURE_SRCS += kernel/services/smp_settings.c kernel/services/exit_method.c kernel/selftest/select.c kernel/bench/settings.c \
-	kernel/vm/vm_settings.c
+	kernel/vm/vm_settings.c kernel/services/watchdog/settings.c
 # The replay file's checks (kernel/selftest/replay.c reads the file).
 PURE_SRCS += kernel/selftest/replay_file.c
 # The numaperf self-test's permutation and arithmetic.

@@ -3,7 +3,8 @@
  * tables found (the parsers are kernel/firmware/acpi/), the MADT (CPUs), SRAT (CPU
  * and memory affinity), SLIT (distances) and HMAT, validated; the PM timer
  * and the HPET (the clock's references: init_acpi_clock() hands them over);
- * S5 (only with memboot.exit=poweroff, its one user); the SPCR console.
+ * S5 (only with memboot.exit=poweroff, its one user); the SPCR console; the
+ * WDAT (phase watchdog arms its watchdog).
  */
 #include "kernel/init/acpi.h"
 
@@ -77,6 +78,10 @@ void init_acpi(const struct bootinfo *bi, struct acpi_options opt, struct discov
 	if ((bytes = acpi_table_bytes(acpi, "FACP", &len)) &&
 	    !acpi_fadt_pm_timer(bytes, len, &acpi->pm_timer))
 		acpi->pm_timer.port = 0;
+	if ((bytes = acpi_table_bytes(acpi, "WDAT", &len))) {
+		acpi->wdat_found = true;
+		acpi->have_wdat = acpi_wdat_parse(bytes, len, &acpi->wdat);
+	}
 	/* Only memboot.exit=poweroff writes S5 (the command line is read by
 	 * now): no scan of the DSDT's AML on any other boot's path. */
 	if (opt.find_s5)

@@ -11,6 +11,7 @@
 
 #include "boot/bootinfo.h"
 #include "kernel/firmware/acpi/acpi.h"
+#include "kernel/firmware/acpi/wdat.h"
 #include "kernel/services/clock/clock.h"
 
 struct discovered_acpi {
@@ -22,6 +23,8 @@ struct discovered_acpi {
 	struct acpi_hmat_info hmat;      /* phase tiers checks and reads it */
 	struct acpi_pm_timer pm_timer;   /* port 0: none */
 	struct acpi_hpet_info hpet;      /* address 0: none */
+	bool wdat_found, have_wdat;      /* a WDAT; parsed and usable */
+	struct acpi_wdat_info wdat;      /* phase watchdog arms it */
 };
 
 /* What the command line asks of the phase (main.c fills it from the
