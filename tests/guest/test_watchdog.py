@@ -9,7 +9,14 @@
   (memboot.fault=alloc-loop) hangs the alloc self-test on every CPU; the
   boot's watch tick ends it at memboot.selftest_deadline_ms, names it, and
   the boot ends with status 4 and its `done` record.
+- A watchdog the firmware describes in an ACPI WDAT (QEMU adds one with
+  -acpitable: the q35 TCO's registers as WDAT instructions) is used before
+  the chipset's own; an unusable WDAT is not replaced by it.
 """
+import os
+import struct
+import tempfile
+
 from guest import boot
 from mbtools import facts
 
@@ -58,3 +65,58 @@ def test_a_hung_selftest_is_ended_and_named():
     assert t["deadline_ms"] == 3000, t
     assert done["reason"] == "self-test alloc did not finish within 3000 ms", done
     assert not b.all("alloc_test"), b.tail()
+
+
+def _wdat_body(entries, period_ms=600, min_count=4, max_count=1023):
+    """WDAT bytes after the 36-byte header: the watchdog header (not a PCI
+    device), then each (action, instruction, space, bit offset, access
+    size, address, value, mask) as a 24-byte entry."""
+    body = struct.pack("<IHBBB3xIIIB3xI", 32, 0xFFFF, 0xFF, 0xFF, 0xFF, period_ms,
+                       max_count, min_count, 1, len(entries))
+    for action, instr, space, bit, access, addr, value, mask in entries:
+        body += struct.pack("<BB2xBBBBQII", action, instr, space, 8 << (access - 1), bit,
+                            access, addr, value, mask)
+    return body
+
+
+# The q35 TCO as a WDAT describes it: the firmware's PM base 0x600 (TCO at
+# 0x660), its root complex block at 0xfed1c000 (GCS at +0x3410). Count in
+# TCO_TMR (0x672), reload by TCO_RLD (0x660), halt bit 11 of TCO1_CNT
+# (0x668), reboot allowed by clearing GCS's NO_REBOOT (bit 5).
+Q35_TCO_WDAT = [
+    (0x11, 0x82, 0, 5, 3, 0xFED1F410, 0, 1),      # SET_REBOOT
+    (0x06, 0x83, 1, 0, 2, 0x672, 0, 0x3FF),       # SET_COUNTDOWN_PERIOD
+    (0x01, 0x02, 1, 0, 2, 0x660, 1, 0xFFFF),      # RESET
+    (0x09, 0x82, 1, 11, 2, 0x668, 0, 1),          # SET_RUNNING_STATE
+    (0x0B, 0x82, 1, 11, 2, 0x668, 1, 1),          # SET_STOPPED_STATE
+]
+
+
+def _boot_with_wdat(entries, append, timeout):
+    with tempfile.TemporaryDirectory(prefix="memboot-wdat-") as tmp:
+        path = os.path.join(tmp, "wdat.bin")
+        with open(path, "wb") as f:
+            f.write(_wdat_body(entries))
+        return boot(append=append, timeout=timeout,
+                    qemu_args=["-acpitable", "sig=WDAT,rev=1,data=" + path])
+
+
+def test_wdat_watchdog_is_preferred_and_resets():
+    # One count of 600 ms: memboot.watchdog=5 is 9 counts, 5 s as the
+    # table tells it (the TCO itself counts it twice before the reset).
+    b = _boot_with_wdat(Q35_TCO_WDAT, "memboot.fault=hang memboot.watchdog=5", 60)
+    b.expect_status(facts.EXIT_NO_STATUS)
+    d = b.one("watchdog")
+    assert d["device"] == "wdat" and d["armed"] is True, d
+    assert d["hw_seconds"] == 5 and d["max_seconds"] == 613, d
+    assert "device_id" not in d, d
+
+
+def test_unusable_wdat_is_not_replaced():
+    # No SET_STOPPED_STATE: the table is refused, and the TCO it stands for
+    # is not driven behind its back.
+    b = _boot_with_wdat(Q35_TCO_WDAT[:4], "", 60)
+    b.expect_ok()
+    d = b.one("watchdog")
+    assert d["device"] == "none" and d["armed"] is False, d
+    assert d["reason"] == "the ACPI WDAT has no SET_STOPPED_STATE action", d
