@@ -54,8 +54,8 @@ def test_watchdog_off_leaves_a_hung_boot_hung():
     assert not b.all("done"), b.tail()
 
 
-def test_a_hung_selftest_is_ended_and_named():
-    b = boot(cpus_per_node=2, timeout=120,
+def _hung_selftest(cpus):
+    b = boot(cpus_per_node=cpus, timeout=120,
              append="memboot.selftest=alloc memboot.fault=alloc-loop "
                     "memboot.selftest_deadline_ms=3000 memboot.watchdog=off")
     selftest_failed = [v for v, name in facts.EXIT_STATUS.items() if name == "self-test failed"]
@@ -65,6 +65,16 @@ def test_a_hung_selftest_is_ended_and_named():
     assert t["deadline_ms"] == 3000, t
     assert done["reason"] == "self-test alloc did not finish within 3000 ms", done
     assert not b.all("alloc_test"), b.tail()
+
+
+def test_a_hung_selftest_is_ended_and_named():
+    # Every CPU loops in the allocator; the boot CPU among them.
+    _hung_selftest(2)
+
+
+def test_a_hung_selftest_on_one_cpu_is_ended_too():
+    # No other CPU to watch it: the tick reaches the one CPU anyway.
+    _hung_selftest(1)
 
 
 def _wdat_body(entries, period_ms=600, min_count=4, max_count=1023):
