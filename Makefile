@@ -131,7 +131,7 @@ KERNEL_DIRS := boot $(filter-out $(patsubst %/,%,$(dir $(BOOT_MK))),$(BOOT_PROTO
 	kernel/init kernel/selftest kernel/bench kernel/fault kernel/vm \
 	kernel/firmware kernel/firmware/acpi kernel/services kernel/services/clock \
 	kernel/services/console kernel/services/console/out kernel/services/jobs \
-	kernel/services/report arch/$(ARCH) $(MM_DIRS)
+	kernel/services/report kernel/services/watchdog arch/$(ARCH) $(MM_DIRS)
 KERNEL_C := $(wildcard $(addsuffix /*.c,$(KERNEL_DIRS)))
 KERNEL_S := $(wildcard $(addsuffix /*.S,$(KERNEL_DIRS)))
 KERNEL_OBJS := $(patsubst %.c,$(O)/%.o,$(KERNEL_C)) $(patsubst %.S,$(O)/%.o,$(KERNEL_S))
@@ -149,7 +149,7 @@ PURE_SRCS += $(wildcard kernel/services/console/*.c)
 PURE_SRCS += kernel/services/report/bootreport_keys.c
 # Each subsystem's command-line keys and their parsing (kernel/services/cmdline.h).
 PURE_SRCS += kernel/services/smp_settings.c kernel/services/exit_method.c kernel/selftest/select.c kernel/bench/settings.c \
-	kernel/vm/vm_settings.c
+	kernel/vm/vm_settings.c kernel/services/watchdog/settings.c
 # The replay file's checks (kernel/selftest/replay.c reads the file).
 PURE_SRCS += kernel/selftest/replay_file.c
 # The numaperf self-test's permutation and arithmetic.

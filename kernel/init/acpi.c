@@ -4,7 +4,8 @@
  * and memory affinity), SLIT (distances) and HMAT, validated; the timers of
  * the FADT (PM timer) and of the HPET table (the clock's references:
  * init_acpi_clock() hands them over);
- * S5 (only with memboot.exit=poweroff, its one user); the SPCR console.
+ * S5 (only with memboot.exit=poweroff, its one user); the SPCR console; the
+ * WDAT (phase watchdog arms its watchdog).
  */
 #include "kernel/init/acpi.h"
 
@@ -78,6 +79,10 @@ void init_acpi(const struct bootinfo *bi, struct acpi_options opt, struct discov
 	if ((bytes = acpi_table_bytes(acpi, "FACP", &len)) &&
 	    !acpi_fadt_pm_timer(bytes, len, &acpi->timer_port))
 		acpi->timer_port.port = 0;
+	if ((bytes = acpi_table_bytes(acpi, "WDAT", &len))) {
+		acpi->wdat_found = true;
+		acpi->have_wdat = acpi_wdat_parse(bytes, len, &acpi->wdat);
+	}
 	/* Only memboot.exit=poweroff writes S5 (the command line is read by
 	 * now): no scan of the DSDT's AML on any other boot's path. */
 	if (opt.find_s5)

@@ -40,6 +40,9 @@
 	X(acpi, ALWAYS, \
 	  "`bs.bootinfo`'s RSDP", \
 	  "`bs.acpi`: MADT (CPUs), SRAT (CPU and memory affinity), SLIT (distances), validated; the timers the clock measures its counter against, handed to `bs.clock` (measured here only when the first figure is poor, or is none), S5 (only with `memboot.exit=poweroff`, its one user), SPCR") \
+	X(watchdog, ALWAYS, \
+	  "`bs.acpi` (the WDAT, the MADT's timer line), `bs.bootinfo`'s memory, `memboot.watchdog`, what the boot may take (the keys of smp, meminit, memtest, selftest, bench)", \
+	  "the machine's watchdog (the WDAT's, else the architecture's own, arch/watchdog.h) armed to reset it if the boot hangs, disarmed as the boot ends (the `watchdog` record); the watch tick's timer, for the self-tests' deadline") \
 	X(numa, ALWAYS, \
 	  "`bs.bootinfo`, `bs.acpi`", \
 	  "`bs.topo`: nodes, each CPU's node, each range's node, distances; `bs.physmem` learns the nodes and distances") \

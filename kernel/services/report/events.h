@@ -61,6 +61,7 @@
 	X(hugetlb_test)  /* the huge page self-test */                      \
 	X(pt_test)       /* the page-table self-test */                     \
 	X(pt_bench)      /* the page-table benchmark */                     \
+	X(watchdog)      /* the machine's watchdog: which, armed for how long */ \
 	X(selftest)      /* a self-test's verdict */                        \
 	X(selftest_entry) /* a self-test of the table (memboot.selftest=list) */ \
 	X(clock_start)   /* the clock self-test starts its wait */          \
