@@ -35,6 +35,8 @@ packages=(
 	python3-matplotlib                   # tools/memboot plot
 	python3-hypothesis                   # property tests of the tools
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user   # the lab built and run for arm64
+	bubblewrap                           # lab grade --class: each student's code in a sandbox
+	valgrind                             # the lab's counted figures (callgrind)
 )
 # The everyday machine, from bookworm-backports (QEMU >= 10).
 qemu_packages=(qemu-system-x86 qemu-system-common qemu-system-data seabios)
