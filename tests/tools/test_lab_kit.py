@@ -1,7 +1,9 @@
 """The course kit: `tools/memboot lab new NAME` writes a skeleton that
 builds, is registered, and fails `lab grade` with messages that name what is
 missing; the same skeleton with its TODO(lab) ops filled by a working design
-(tests/tools/fixtures/lab/firstfit.ops, first fit) passes the grade.
+(tests/tools/fixtures/lab/firstfit.ops, first fit) passes the grade, with
+its counted figures. A name that is a C keyword or would declare what the
+tree declares is refused before anything is written.
 
 Both in a scratch copy of the tree (tracked files, build outputs copied with
 their times so only what changed rebuilds). The grade runs with --no-guest
@@ -13,7 +15,6 @@ whole grade).
 
 import atexit
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -22,23 +23,8 @@ import unittest
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "tools"))
+from lab_class_fixture import fill_todos  # noqa: E402
 from test_alloc_table import copy_tracked, read  # noqa: E402
-
-SOLUTION = os.path.join(REPO_ROOT, "tests", "tools", "fixtures", "lab", "firstfit.ops")
-
-
-def fill_todos(path, name, ops_file=SOLUTION):
-    """Replace each TODO(lab) region of @path with the body of that op in
-    @ops_file: what a student does by hand."""
-    sections = re.split(r"^=== (\w+)\n", read(ops_file), flags=re.M)[1:]
-    bodies = dict(zip(sections[0::2], sections[1::2]))
-    text = read(path)
-    for op, body in bodies.items():
-        text, n = re.subn(r"\t/\* TODO\(lab\) %s:.*?/\* END TODO\(lab\) %s \*/\n" % (op, op),
-                          lambda m: body.replace("@NAME@", name), text, flags=re.S)
-        assert n == 1, "no TODO(lab) %s region in %s" % (op, path)
-    with open(path, "w") as f:
-        f.write(text)
 
 
 def scratch_tree():
@@ -82,27 +68,71 @@ class CourseKit(unittest.TestCase):
         self.assertRegex(r.stdout, r"\[FAIL\] conformance suite.*\n.*FAILED: allocator student "
                                    r"\(alone\), test_every_order .*free pages once memory init "
                                    r"handed every page over \(free_range")
-        self.assertRegex(r.stdout, r"\[FAIL\] checked lab.*\n.*student x1 kbuild: 65536 pages "
-                                   r"were given to student; 0 are free")
+        self.assertRegex(r.stdout, r"\[FAIL\] checked lab.*\n.*student x1 kbuild \(threads "
+                                   r"taking turns\): 32768 pages were given to student; 0 are "
+                                   r"free")
         self.assertIn("result: FAIL", r.stdout)
+        # The docs quote this failure: its line of test_alloc.c is the one printed.
+        line = re.search(r"test_every_order \(tests/host/test_alloc.c:(\d+)\)", r.stdout)
+        self.assertIsNotNone(line, r.stdout)
+        self.assertIn("test_every_order (tests/host/test_alloc.c:%s)" % line.group(1),
+                      read(os.path.join(REPO_ROOT, "docs", "teaching.md")))
 
-        fill_todos(os.path.join(root, "mm", "alloc", "student.c"), "student")
-        r = memboot(root, "lab", "grade", "student", "--no-guest")
+        path = os.path.join(root, "mm", "alloc", "student.c")
+        with open(path, "w") as f:
+            f.write(fill_todos(read(path), "student"))
+        r = memboot(root, "lab", "grade", "student", "--no-guest", "--report",
+                    os.path.join(root, "report.txt"))
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-        self.assertEqual(r.stdout.count("[PASS]"), 4, r.stdout)
+        self.assertEqual(r.stdout.count("[PASS]"), 5, r.stdout)
         self.assertIn("[SKIP] guest boot (--no-guest)", r.stdout)
-        self.assertIn("result: PASS (4 of 5 checks passed, 1 skipped)", r.stdout)
+        self.assertIn("result: PASS (5 of 6 checks passed, 1 skipped)", r.stdout)
+        # Counted figures and an index against the reference designs.
+        self.assertRegex(r.stdout, r"\[INFO\] performance, counted .*\n\s+\d+ instructions, "
+                                   r"[0-9.]+ D1 and [0-9.]+ LL misses")
+        self.assertRegex(r.stdout, r"performance index \d+ \(100: as cheap as the best of "
+                                   r"buddy, bitmap, llfree")
+        report = read(os.path.join(root, "report.txt"))
+        self.assertIn("==== suite: the whole output", report)
+        self.assertIn("[       OK ] test_census_while_held", report)
 
     def test_bad_names(self):
         for args, words in ((["new", "Bad-Name"], "a lower-case letter"),
                             (["new", "buddy"], "buddy exists already"),
                             (["grade", "nosuch"], "no allocator nosuch in mm/alloc/table.h"),
                             (["grade"], "the course kit takes"),
-                            (["sideways", "x"], "the course kit takes")):
+                            (["sideways", "x"], "the course kit takes"),
+                            (["new", "x", "--class", "d"], "--class DIR goes with `grade` alone"),
+                            (["grade", "buddy", "--csv", "f.csv"], "--csv goes with --class")):
             r = memboot(REPO_ROOT, "lab", *args, timeout=60)
             self.assertEqual(r.returncode, 64, (args, r.stderr))
             self.assertIn(words, r.stderr)
             self.assertNotIn("Traceback", r.stderr)
+
+    def test_names_that_would_not_build(self):
+        """A C keyword, or a name whose skeleton declarations the tree has
+        (struct page, enum page_zone; alloc_free()): refused, nothing written
+        (before the fix, `lab new if` exited 0 and broke the whole build)."""
+        root = tempfile.mkdtemp(prefix="memboot-lab-names-")
+        atexit.register(shutil.rmtree, root, ignore_errors=True)
+        copy_tracked(root)
+        table = read(os.path.join(root, "mm", "alloc", "table.h"))
+        doc = read(os.path.join(root, "docs", "cmdline.md"))
+        for name, words in (("if", "'if' is a C keyword"),
+                            ("int", "'int' is a C keyword"),
+                            ("page", "the skeleton would declare `page"),
+                            ("alloc", "the skeleton would declare `alloc_"),
+                            ("memmap", "the skeleton would declare `memmap")):
+            r = memboot(root, "lab", "new", name, timeout=60)
+            self.assertEqual(r.returncode, 64, (name, r.stdout, r.stderr))
+            self.assertIn(words, r.stderr)
+            self.assertIn("mm/", r.stderr if name not in ("if", "int") else "mm/")
+            self.assertFalse(os.path.exists(os.path.join(root, "mm", "alloc", name + ".c")))
+            self.assertEqual(read(os.path.join(root, "mm", "alloc", "table.h")), table)
+            self.assertEqual(read(os.path.join(root, "docs", "cmdline.md")), doc)
+        # A name clear of the tree still goes through.
+        r = memboot(root, "lab", "new", "pagefit", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
 
 
 if __name__ == "__main__":
