@@ -111,7 +111,7 @@ class CourseKit(unittest.TestCase):
 
     def test_names_that_would_not_build(self):
         """A C keyword, or a name whose skeleton declarations the tree has
-        (struct page, enum page_zone; alloc_free()): refused, nothing written
+        (struct page, struct memmap): refused, nothing written
         (before the fix, `lab new if` exited 0 and broke the whole build)."""
         root = tempfile.mkdtemp(prefix="memboot-lab-names-")
         atexit.register(shutil.rmtree, root, ignore_errors=True)
@@ -121,12 +121,13 @@ class CourseKit(unittest.TestCase):
         for name, words in (("if", "'if' is a C keyword"),
                             ("int", "'int' is a C keyword"),
                             ("page", "the skeleton would declare `page"),
-                            ("alloc", "the skeleton would declare `alloc_"),
-                            ("memmap", "the skeleton would declare `memmap")):
+                            ("memmap", "the skeleton would declare `memmap`"),
+                            ("memmap_node", "the skeleton would declare `memmap_node`")):
             r = memboot(root, "lab", "new", name, timeout=60)
             self.assertEqual(r.returncode, 64, (name, r.stdout, r.stderr))
             self.assertIn(words, r.stderr)
-            self.assertIn("mm/", r.stderr if name not in ("if", "int") else "mm/")
+            if name not in ("if", "int"):
+                self.assertRegex(r.stderr, r"which the tree already has \((mm|kernel)/\S+\.h\)")
             self.assertFalse(os.path.exists(os.path.join(root, "mm", "alloc", name + ".c")))
             self.assertEqual(read(os.path.join(root, "mm", "alloc", "table.h")), table)
             self.assertEqual(read(os.path.join(root, "docs", "cmdline.md")), doc)

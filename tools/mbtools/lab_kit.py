@@ -109,16 +109,16 @@ def tree_words(root):
     word of the kernel's, the allocators' and the lab's sources and headers
     (a student's file is compiled with all of them), cached per tree."""
     if root not in _TREE_WORDS:
-        words = {}
+        found = []
         for top in TREE_DIRS:
-            for folder, dirs, files in sorted(os.walk(os.path.join(root, top))):
-                dirs.sort()
-                for f in sorted(files):
-                    if f.endswith((".c", ".h")):
-                        path = os.path.join(folder, f)
-                        rel = os.path.relpath(path, root)
-                        for w in re.findall(r"\b[A-Za-z_]\w*\b", _read(path)):
-                            words.setdefault(w, rel)
+            for folder, dirs, files in os.walk(os.path.join(root, top)):
+                found += [os.path.relpath(os.path.join(folder, f), root) for f in files
+                          if f.endswith((".c", ".h"))]
+        words = {}
+        # Headers first: where a shared name is declared is what to name.
+        for rel in sorted(found, key=lambda r: (not r.endswith(".h"), r)):
+            for w in re.findall(r"\b[A-Za-z_]\w*\b", _read(os.path.join(root, rel))):
+                words.setdefault(w, rel)
         _TREE_WORDS[root] = words
     return _TREE_WORDS[root]
 
@@ -132,13 +132,19 @@ def identifier_problem(name, root=REPO_ROOT, skip=()):
     words = tree_words(root)
     tags = re.compile(r"\b(?:struct|union|enum)\s+%s\b|#\s*define\s+%s\b|\b%s_t\b" % (
         (re.escape(name),) * 3))
+    defined = re.compile(r"\b(?:struct|union|enum)\s+%s\s*\{|#\s*define\s+%s\b" % (
+        (re.escape(name),) * 2))
     for ident in skeleton_identifiers(name):
         where = words.get(ident)
         if ident == name:
-            # The name alone is a struct tag: only tags, macros and types clash.
-            where = next((rel for rel in sorted(set(words.values()))
-                          if rel not in skip and tags.search(_read(os.path.join(root, rel)))),
-                         None) if ident in words else None
+            # The name alone is a struct tag: only tags, macros and types
+            # clash; named where defined if that is found.
+            files = sorted(set(words.values()), key=lambda r: (not r.endswith(".h"), r)) \
+                if ident in words else []
+            hits = [rel for rel in files if rel not in skip and
+                    tags.search(_read(os.path.join(root, rel)))]
+            where = next((rel for rel in hits if defined.search(_read(os.path.join(root, rel)))),
+                         hits[0] if hits else None)
         if where and where not in skip:
             return ("allocator name %r: the skeleton would declare `%s`, which the tree "
                     "already has (%s): choose another name" % (name, ident, where))
