@@ -15,6 +15,7 @@ whole grade).
 
 import atexit
 import os
+import re
 import shutil
 import subprocess
 import sys
