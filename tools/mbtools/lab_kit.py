@@ -320,6 +320,7 @@ def build_detail(out, err):
 
 
 ASAN_FRAME = re.compile(r"^\s*#\d+ 0x[0-9a-f]+ in ")
+FAILED_RE = re.compile(r"FAILED: allocator \S+ \(([^)]*)\), (\w+)( \([^)]*\))?: (.*)")
 
 
 def suite_detail(out, err):
@@ -330,6 +331,8 @@ def suite_detail(out, err):
     a test hung."""
     shown, hang = [], False
     logged = None          # lines of the log under the last FAILED: line, while in it
+    same = {}              # (where, what): [(suite, test)] that failed so again
+    keys = []
     for line in (err or "").splitlines():
         s = line.rstrip()
         if logged is not None and s.startswith("  what the allocator"):
@@ -340,7 +343,16 @@ def suite_detail(out, err):
             logged += 1
             continue
         logged = None
+        m = FAILED_RE.match(s)
+        if m and (m.group(3), m.group(4)) in same:
+            same[(m.group(3), m.group(4))].append((m.group(1), m.group(2)))
+            logged = 6     # its log is the first one's
+            continue
         if s.startswith("FAILED: "):
+            if m:
+                same[(m.group(3), m.group(4))] = []
+                keys.append((m.group(3), m.group(4)))
+                s = "%s\0%d" % (s, len(keys) - 1)
             shown.append(s)
             hang = hang or "did not finish within" in s
             logged = 0
@@ -351,6 +363,22 @@ def suite_detail(out, err):
             shown.append("  " + s.strip())
         elif re.match(r"allocator \S+: suite \".*\" (died|failed)", s):
             shown.append(s)
+    # The same failure in other tests: said once, under the first.
+    out_lines = []
+    for s in shown:
+        if "\0" not in s:
+            out_lines.append(s)
+            continue
+        s, key = s.split("\0")
+        out_lines.append(s)
+        again = same[keys[int(key)]]
+        if again:
+            by = {}
+            for suite, test in again:
+                by.setdefault(suite, []).append(test)
+            out_lines.append("    and the same in %d more test(s): %s" % (len(again), "; ".join(
+                "%s: %s" % (suite, ", ".join(tests)) for suite, tests in by.items())))
+    shown = out_lines
     named = {m.group(1) for m in re.finditer(r"FAILED: allocator \S+ \([^)]*\), (\w+)", err or "")}
     for m in re.finditer(r"^\[  (?:FAILED|ERROR)  ?\s*\] (\w+)", out or "", re.M):
         if m.group(1) not in named and m.group(1) != "test_table":
