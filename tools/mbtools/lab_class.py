@@ -123,7 +123,7 @@ class Course:
                 problem = inputs.output_problem(path)
                 if problem:
                     raise ClassError("%s: %s" % (what, problem))
-        self.reports = a.reports or os.path.splitext(a.csv)[0] + "-reports"
+        self.reports = os.path.abspath(a.reports or os.path.splitext(a.csv)[0] + "-reports")
         if os.path.exists(self.reports) and not os.path.isdir(self.reports):
             raise ClassError("--reports %s: exists and is not a directory" % self.reports)
         entries = sorted(os.listdir(a.klass))

@@ -440,7 +440,7 @@ def grade(name, guest=True, out=sys.stdout, root=REPO_ROOT, runner=None, seed=1,
 
     def out_of_time(c):
         if left() is not None and left() <= 0:
-            c.skip("not run: the student's %d s were spent" % budget_s)
+            c.done(False, ["not run: the grade's %d s (--student-limit-s) were spent" % budget_s])
             return True
         return False
 
