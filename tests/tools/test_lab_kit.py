@@ -137,5 +137,90 @@ class CourseKit(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
 
 
+sys.path.insert(0, os.path.join(REPO_ROOT, "tools"))
+from mbtools import lab_kit, sandbox  # noqa: E402
+
+# What cmocka's own assertions print (no FAILED: line of the suite's).
+CMOCKA_OUT = """[==========] Running 11 test(s).
+[ RUN      ] test_every_order
+[  ERROR   ] --- 0xffffffffffffffff != 0x100000
+[   LINE   ] --- tests/host/test_alloc.c:451: error: Failure!
+[  FAILED  ] test_every_order
+[ RUN      ] test_exhaustion
+[       OK ] test_exhaustion
+"""
+PANIC_ERR = """panic: mm/alloc/x.c:12: x_free: assertion 'p' failed: x: pfn 0x10 order 0: already free
+FAILED: allocator x (alone), test_flags: a panic or an abort (the line above says which check)
+  what the allocator and the front logged during the test:
+    x: one
+    x: two
+allocator x: suite "x" died of signal 6 (a panic or crash; the lines above name the test and the check)
+"""
+
+
+class Runner:
+    """A runner whose every command ran out of time (a guest that hangs)."""
+    python = sys.executable
+
+    def run(self, argv, timeout_s, mem_mib=None, env=None):
+        log = argv[argv.index("--log") + 1]
+        with open(log, "w") as f:
+            f.write("[    0.1] phase pcp: done\n[    0.2] selftest alloc: order 10\n")
+        return sandbox.Result(None, "", "", True, timeout_s)
+
+
+class Pieces(unittest.TestCase):
+
+    def test_cmocka_failures_are_named(self):
+        """Before: the grade showed only lines starting "FAILED: ", none here."""
+        lines, hang = lab_kit.suite_detail(CMOCKA_OUT, "")
+        self.assertEqual(lines, ["[  FAILED  ] test_every_order: 0xffffffffffffffff != "
+                                 "0x100000; tests/host/test_alloc.c:451: error: Failure!"])
+        self.assertFalse(hang)
+
+    def test_the_panic_line_comes_with_the_failure(self):
+        lines, _ = lab_kit.suite_detail("", PANIC_ERR)
+        self.assertEqual(lines[0], PANIC_ERR.splitlines()[0])
+        self.assertTrue(lines[1].startswith("FAILED: allocator x (alone), test_flags"))
+        self.assertEqual(lines[2:4], ["    x: one", "    x: two"])
+        self.assertEqual(len(max(lines, key=len)), len(PANIC_ERR.splitlines()[-1]),
+                         "no line cut")
+
+    def test_a_guest_boot_that_hangs_is_named(self):
+        d = tempfile.mkdtemp(prefix="memboot-lab-guest-")
+        atexit.register(shutil.rmtree, d, ignore_errors=True)
+        c = lab_kit.Check("guest", "guest boot")
+        lab_kit.guest_boot(c, "loopy", REPO_ROOT, Runner(), d, 30)
+        self.assertEqual(c.verdict, "FAIL")
+        self.assertEqual(c.detail, ["the guest boot did not end within 30 s: a hang (its "
+                                    "console's last line: [    0.2] selftest alloc: order 10)"])
+
+    def test_ops_name(self):
+        self.assertEqual(lab_kit.ops_name("const struct alloc_ops ab_c_alloc_ops = {\n"
+                                          "\t.name = \"ab_c\","), "ab_c")
+        for text, words in (("int x;", "no `const struct alloc_ops NAME_alloc_ops"),
+                            ("const struct alloc_ops a_alloc_ops = {};\nconst struct alloc_ops "
+                             "b_alloc_ops = {};", "2 ops tables"),
+                            ("const struct alloc_ops a_alloc_ops = { .name = \"b\" };",
+                             "the two must be the same name")):
+            with self.assertRaises(lab_kit.KitError) as e:
+                lab_kit.ops_name(text)
+            self.assertIn(words, str(e.exception))
+
+    def test_default_output_is_under_build(self):
+        """Before: memboot-lab.csv and .json landed in the directory the
+        command was typed in (the checkout root, untracked)."""
+        d = tempfile.mkdtemp(prefix="memboot-lab-cwd-")
+        atexit.register(shutil.rmtree, d, ignore_errors=True)
+        r = subprocess.run([os.path.join(REPO_ROOT, "tools", "memboot"), "lab", "--allocators",
+                            "buddy", "--workloads", "kbuild", "--threads", "1", "--ops", "2000",
+                            "--mib", "16", "--no-plot"], cwd=d, capture_output=True, text=True,
+                           timeout=600)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(os.listdir(d), [])
+        out = os.path.join(REPO_ROOT, "build", "lab", "memboot-lab")
+        self.assertIn("wrote %s.json, %s.csv" % (out, out), r.stdout)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -380,11 +380,19 @@ def suite_detail(out, err):
                 "%s: %s" % (suite, ", ".join(tests)) for suite, tests in by.items())))
     shown = out_lines
     named = {m.group(1) for m in re.finditer(r"FAILED: allocator \S+ \([^)]*\), (\w+)", err or "")}
-    for m in re.finditer(r"^\[  (?:FAILED|ERROR)  ?\s*\] (\w+)", out or "", re.M):
-        if m.group(1) not in named and m.group(1) != "test_table":
-            shown.append("[  FAILED  ] %s (a cmocka assertion: its message is in the report)"
-                         % m.group(1))
-            named.add(m.group(1))
+    said = []     # cmocka's own words since the test started
+    for line in (out or "").splitlines():
+        m = re.match(r"\[ +(ERROR|LINE) +\] --- (.*)", line)
+        if line.startswith("[ RUN"):
+            said = []
+        elif m:
+            said.append(m.group(2).strip())
+        else:
+            m = re.match(r"\[  FAILED  \] (\w+)$", line)
+            if m and m.group(1) not in named and m.group(1) != "test_table":
+                shown.append("[  FAILED  ] %s: %s" % (m.group(1), "; ".join(said) or
+                                                     "a cmocka assertion"))
+                named.add(m.group(1))
     return shown, hang
 
 
