@@ -93,6 +93,7 @@ struct thread {
 	uint64_t phase;                 /* --serial: the turns it has taken */
 	uint64_t stress_seed;           /* --stress: its yields and preemptions */
 	bool pinned;
+	bool parked;                    /* --serial: waited for its first turn */
 } __attribute__((aligned(64)));
 
 static const struct alloc_ops *ops;
@@ -255,10 +256,31 @@ static pthread_cond_t baton_cv = PTHREAD_COND_INITIALIZER;
 static uint32_t baton_turn;
 static uint64_t baton_phase;
 
+static uint32_t baton_parked;   /* threads that reached their first wait */
+
 static void baton_wait(struct thread *t)
 {
 	pthread_mutex_lock(&baton_lock);
+	if (!t->phase && !t->parked) {
+		t->parked = true;
+		baton_parked++;
+		pthread_cond_broadcast(&baton_cv);
+	}
 	while (baton_phase != t->phase || baton_turn != t->id)
+		pthread_cond_wait(&baton_cv, &baton_lock);
+	pthread_mutex_unlock(&baton_lock);
+}
+
+/* --serial: the calling (main) thread is thread 0, and starts once every
+ * other thread waits for its turn, so that no thread's start-up runs in
+ * the middle of another's turn: the order of every memory access, not only
+ * of the allocator's calls, is the same from run to run (what
+ * build/bench/lab-counted's cache simulation needs to give the same
+ * misses every time). */
+static void baton_start(void)
+{
+	pthread_mutex_lock(&baton_lock);
+	while (baton_parked + 1 < nr_threads)
 		pthread_cond_wait(&baton_cv, &baton_lock);
 	pthread_mutex_unlock(&baton_lock);
 }
@@ -985,12 +1007,15 @@ int main(int argc, char **argv)
 	}
 	/* Every thread's state first: in a --serial trace replay thread 0
 	 * records into the others' (it acts as every trace CPU) from its start. */
-	for (uint32_t i = 0; i < nr_threads; i++)
+	for (uint32_t i = serial ? 1 : 0; i < nr_threads; i++)
 		pthread_create(&T[i].th, NULL, worker, &T[i]);
 	int churny = !strcmp(workload, "kbuild") || !strcmp(workload, "deep") ||
 		     !strcmp(workload, "net");
 	double t0 = now_s();
-	if (!serial) {
+	if (serial) {
+		baton_start();
+		worker(&T[0]);
+	} else {
 		pthread_barrier_wait(&bar);
 		t0 = now_s();
 		if (churny)
@@ -1000,8 +1025,9 @@ int main(int argc, char **argv)
 			pthread_barrier_wait(&bar);
 		}
 	}
-	for (uint32_t i = 0; i < nr_threads; i++)
+	for (uint32_t i = serial ? 1 : 0; i < nr_threads; i++)
 		pthread_join(T[i].th, NULL);
+	me = NULL;
 	double wall = now_s() - t0;
 	if (ops->lock_stats)
 		ops->lock_stats(self, &ls1);
