@@ -263,6 +263,27 @@ def counted_row(alloc, threads, workload, ops, mib, seed, events, out_file, node
     return row
 
 
+def counted_cache_get(path, key):
+    """Counted figures kept in @path under @key (they are the same on every
+    run of the same objects), or None."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            kept = json.load(f)
+        return kept["figures"] if kept.get("key") == key else None
+    except (OSError, ValueError, KeyError, AttributeError):
+        return None
+
+
+def counted_cache_put(path, key, figures):
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path + ".part", "w", encoding="utf-8") as f:
+            json.dump({"key": key, "figures": figures}, f)
+        os.replace(path + ".part", path)
+    except OSError:
+        pass
+
+
 def guest_row(alloc, args, rep, mib):
     """Replay --trace in the guest with @alloc: its replay record as a row
     shaped like the host's (run_one)."""

@@ -717,15 +717,15 @@ def reference_figures(root, runner, work, seed, left=None):
     """The reference designs' counted figures: counted once for these
     objects and this seed, then read from build/lab/counted-references.json
     (they are the same on every run)."""
+    from mbtools import lab
     cache = os.path.join(root, "build", "lab", "counted-references.json")
     try:
         key = _references_key(root, seed)
-        with open(cache, encoding="utf-8") as f:
-            kept = json.load(f)
-        if kept.get("key") == key:
-            return kept["figures"]
-    except (OSError, ValueError, KeyError):
-        key = key if "key" in locals() else None
+    except OSError:
+        key = None
+    kept = lab.counted_cache_get(cache, key) if key else None
+    if kept:
+        return kept
     refs = {}
     for name in REFERENCES:
         f = counted_figures(name, root, runner, work, seed, left)
@@ -733,13 +733,7 @@ def reference_figures(root, runner, work, seed, left=None):
             raise KitError("the reference design %s fails its counted run: %s" % (name, f))
         refs[name] = f
     if key:
-        try:
-            os.makedirs(os.path.dirname(cache), exist_ok=True)
-            with open(cache + ".part", "w", encoding="utf-8") as f:
-                json.dump({"key": key, "figures": refs}, f)
-            os.replace(cache + ".part", cache)
-        except OSError:
-            pass
+        lab.counted_cache_put(cache, key, refs)
     return refs
 
 
@@ -817,8 +811,8 @@ class HiddenSet:
                                     "ops": 200000, "mib": 256, "nodes": 1, "lazy": False,
                                     "split": False, "stress": False})
         if not self.checks:
-            raise KitError("--hidden %s: no checks file and no trace (*%s): nothing hidden to "
-                           "run" % (directory, ", *".join(TRACE_EXT)))
+            raise KitError("--hidden %s: no checks file and no trace (*%s): no hidden check "
+                           "at all" % (directory, ", *".join(TRACE_EXT)))
 
     def _parse(self, words, where, lab):
         check = {"seed": 1, "ops": 200000, "mib": 256, "nodes": 1, "lazy": False,
