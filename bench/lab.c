@@ -39,6 +39,7 @@
 #include <unistd.h>
 #include <sched.h>
 #include <signal.h>
+#include <ucontext.h>
 
 /* The lab's clock: the TSC on x86, the generic timer's virtual count on
  * arm64, else CLOCK_MONOTONIC_RAW in ns; calibrated against CLOCK_MONOTONIC
@@ -90,10 +91,8 @@ struct thread {
 	uint64_t ops, failed;
 	uint64_t seed;
 	uint64_t allocs_by_order[ALLOC_NR_ORDERS], failed_by_order[ALLOC_NR_ORDERS];
-	uint64_t phase;                 /* --serial: the turns it has taken */
 	uint64_t stress_seed;           /* --stress: its yields and preemptions */
 	bool pinned;
-	bool parked;                    /* --serial: waited for its first turn */
 } __attribute__((aligned(64)));
 
 static const struct alloc_ops *ops;
@@ -248,55 +247,65 @@ static uint64_t per_node;           /* pages of each node */
  * its file order by one thread acting as each trace CPU in turn. With the
  * seed fixed, every block is the same from run to run, so fragmentation,
  * failures and counts by order are identical (their times mean nothing).
+ *
+ * The threads of a serial run are coroutines of the calling thread
+ * (ucontext), not threads of the system: a turn ends at a meeting point
+ * and nowhere else, and no other thread's start-up or hand-over runs in
+ * the middle of it, so the order of every memory access, the harness's
+ * included, is the same from run to run (what build/bench/lab-counted's
+ * cache simulation needs to give the same misses every time).
  */
 static bool serial;
 static bool pin = true;
-static pthread_mutex_t baton_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t baton_cv = PTHREAD_COND_INITIALIZER;
-static uint32_t baton_turn;
-static uint64_t baton_phase;
+static ucontext_t co_main, co_ctx[MAX_THREADS];
+static bool co_done[MAX_THREADS];
+#define CO_STACK_BYTES (2u << 20)
 
-static uint32_t baton_parked;   /* threads that reached their first wait */
+static void *worker(void *arg);
 
-static void baton_wait(struct thread *t)
+static void co_entry(void)
 {
-	pthread_mutex_lock(&baton_lock);
-	if (!t->phase && !t->parked) {
-		t->parked = true;
-		baton_parked++;
-		pthread_cond_broadcast(&baton_cv);
-	}
-	while (baton_phase != t->phase || baton_turn != t->id)
-		pthread_cond_wait(&baton_cv, &baton_lock);
-	pthread_mutex_unlock(&baton_lock);
+	worker(me);
 }
 
-/* --serial: the calling (main) thread is thread 0, and starts once every
- * other thread waits for its turn, so that no thread's start-up runs in
- * the middle of another's turn: the order of every memory access, not only
- * of the allocator's calls, is the same from run to run (what
- * build/bench/lab-counted's cache simulation needs to give the same
- * misses every time). */
-static void baton_start(void)
+/* The next turn: the next thread still running, or back to the caller of
+ * serial_run() when none is. */
+static void co_switch(uint32_t from)
 {
-	pthread_mutex_lock(&baton_lock);
-	while (baton_parked + 1 < nr_threads)
-		pthread_cond_wait(&baton_cv, &baton_lock);
-	pthread_mutex_unlock(&baton_lock);
+	for (uint32_t k = 1; k <= nr_threads; k++) {
+		uint32_t next = (from + k) % nr_threads;
+		if (!co_done[next]) {
+			if (next != from) {
+				me = &T[next];
+				swapcontext(&co_ctx[from], &co_ctx[next]);
+				me = &T[from];
+			}
+			return;
+		}
+	}
+	swapcontext(&co_ctx[from], &co_main);
 }
 
-static void baton_pass(struct thread *t)
+static void co_make(uint32_t i)
 {
-	pthread_mutex_lock(&baton_lock);
-	if (t->id + 1 < nr_threads) {
-		baton_turn = t->id + 1;
-	} else {
-		baton_turn = 0;
-		baton_phase++;
+	void *stack = malloc(CO_STACK_BYTES);
+
+	if (!stack || getcontext(&co_ctx[i]) != 0) {
+		fprintf(stderr, "lab: no coroutine for thread %u\n", i);
+		exit(1);
 	}
-	t->phase++;
-	pthread_cond_broadcast(&baton_cv);
-	pthread_mutex_unlock(&baton_lock);
+	co_ctx[i].uc_stack.ss_sp = stack;
+	co_ctx[i].uc_stack.ss_size = CO_STACK_BYTES;
+	co_ctx[i].uc_link = &co_main;
+	makecontext(&co_ctx[i], co_entry, 0);
+}
+
+static void serial_run(void)
+{
+	for (uint32_t i = 0; i < nr_threads; i++)
+		co_make(i);
+	me = &T[0];
+	swapcontext(&co_main, &co_ctx[0]);
 }
 
 /* Where the workload's threads meet. */
@@ -304,8 +313,7 @@ static pthread_barrier_t bar;
 static void lab_barrier(void)
 {
 	if (serial) {
-		baton_pass(me);
-		baton_wait(me);
+		co_switch(me->id);
 	} else {
 		pthread_barrier_wait(&bar);
 	}
@@ -668,11 +676,9 @@ static void *worker(void *arg)
 {
 	struct thread *t = arg;
 	me = t;
-	if (pin)
+	if (pin && !serial)
 		t->pinned = pin_thread(t);
-	if (serial)
-		baton_wait(t);
-	else
+	if (!serial)
 		pthread_barrier_wait(&bar);
 	if (stress_permille && !serial)
 		stress_start(t);
@@ -756,8 +762,10 @@ static void *worker(void *arg)
 		churn_worker_finish(&churn, t->id, NULL);
 	}
 	stress_stop();
-	if (serial)
-		baton_pass(t);
+	if (serial) {
+		co_done[t->id] = true;
+		co_switch(t->id);
+	}
 	return NULL;
 }
 
@@ -1007,14 +1015,13 @@ int main(int argc, char **argv)
 	}
 	/* Every thread's state first: in a --serial trace replay thread 0
 	 * records into the others' (it acts as every trace CPU) from its start. */
-	for (uint32_t i = serial ? 1 : 0; i < nr_threads; i++)
+	for (uint32_t i = 0; i < nr_threads && !serial; i++)
 		pthread_create(&T[i].th, NULL, worker, &T[i]);
 	int churny = !strcmp(workload, "kbuild") || !strcmp(workload, "deep") ||
 		     !strcmp(workload, "net");
 	double t0 = now_s();
 	if (serial) {
-		baton_start();
-		worker(&T[0]);
+		serial_run();
 	} else {
 		pthread_barrier_wait(&bar);
 		t0 = now_s();
@@ -1025,7 +1032,7 @@ int main(int argc, char **argv)
 			pthread_barrier_wait(&bar);
 		}
 	}
-	for (uint32_t i = serial ? 1 : 0; i < nr_threads; i++)
+	for (uint32_t i = 0; i < nr_threads && !serial; i++)
 		pthread_join(T[i].th, NULL);
 	me = NULL;
 	double wall = now_s() - t0;

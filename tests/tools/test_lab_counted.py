@@ -13,21 +13,20 @@ on every workload, while the timed table may say what it likes.
     python3 -m unittest tests/tools/test_lab_counted.py -v
 """
 
-import atexit
 import json
 import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import unittest
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "tools"))
 sys.path.insert(0, os.path.join(REPO_ROOT, "tools"))
 import lab_class_fixture  # noqa: E402
-from mbtools import lab  # noqa: E402
-from test_alloc_table import copy_tracked, read  # noqa: E402
+from mbtools import lab, lab_kit  # noqa: E402
+from test_alloc_table import read  # noqa: E402
+from test_lab_kit import scratch_tree  # noqa: E402
 
 STUDENTS = {"myalloc": "ada", "slowfit": "kit"}
 BUILD_TIMEOUT_S = 900
@@ -74,15 +73,7 @@ class Counted(unittest.TestCase):
     def test_same_on_every_run_and_the_slower_ranks_lower(self):
         if not shutil.which("valgrind"):
             self.skipTest("valgrind is not installed (tools/setup-deps.sh)")
-        root = tempfile.mkdtemp(prefix="memboot-lab-counted-")
-        atexit.register(shutil.rmtree, root, ignore_errors=True)
-        copy_tracked(root)
-        for part in ("host", "bench"):
-            if os.path.isdir(os.path.join(REPO_ROOT, "build", part)):
-                shutil.copytree(os.path.join(REPO_ROOT, "build", part),
-                                os.path.join(root, "build", part), symlinks=True)
-        sys.path.insert(0, os.path.join(REPO_ROOT, "tools"))
-        from mbtools import lab_kit
+        root = scratch_tree()
         table = os.path.join(root, "mm", "alloc", "table.h")
         for name, student in STUDENTS.items():
             with open(os.path.join(root, "mm", "alloc", name + ".c"), "w") as f:

@@ -459,6 +459,13 @@ def grade(name, guest=True, out=sys.stdout, root=REPO_ROOT, runner=None, seed=1,
         finally:
             c.seconds = time.monotonic() - s
 
+    def step(c, fn):
+        """@fn(c) unless a hang or the budget ended the grade."""
+        if g.stop:
+            c.skip(g.stop)
+        elif not out_of_time(c):
+            timed(c, fn)
+
     # 1. No TODO left.
     c = g.check("todo", "%s: no TODO(lab) left" % os.path.relpath(path, root))
     source = _read(path) if os.path.exists(path) else ""
@@ -509,10 +516,7 @@ def grade(name, guest=True, out=sys.stdout, root=REPO_ROOT, runner=None, seed=1,
             g.stop = "not run: the suite found a hang (%s)" % (
                 detail[0][len("FAILED: "):] if detail and detail[0].startswith("FAILED: ")
                 else "the suite did not end")
-    if g.stop:
-        c.skip(g.stop)
-    elif not out_of_time(c):
-        timed(c, suite)
+    step(c, suite)
 
     # 4. The checked lab: the lab's harness, every block verified, a census
     # after every run; a run in which the threads take turns (deterministic)
@@ -562,10 +566,7 @@ def grade(name, guest=True, out=sys.stdout, root=REPO_ROOT, runner=None, seed=1,
         if failed and min(failed) > 1 and 1 in passed:
             detail.append("every run with 1 thread passed: the failures are " + THREADS_ONLY)
         c.done(not bad, _shown(detail), "\n".join(log) + "\n")
-    if g.stop:
-        c.skip(g.stop)
-    elif not out_of_time(c):
-        timed(c, checked_lab)
+    step(c, checked_lab)
 
     # 5. Stress: race windows widened until a racy allocator fails every time.
     c = g.check("stress", "stress (build/bench/lab-stress --stress %d: %d threads on at most 2 "
@@ -596,34 +597,24 @@ def grade(name, guest=True, out=sys.stdout, root=REPO_ROOT, runner=None, seed=1,
                         g.stop = "not run: a stressed run hung"
                     return c.done(False, detail, "\n".join(log) + "\n")
         c.done(True, [], "\n".join(log) + "\n")
-    if g.stop:
-        c.skip(g.stop)
-    elif not out_of_time(c):
-        timed(c, stress)
+    step(c, stress)
 
     # 6. The guest boot.
     if guest:
         c = g.check("guest", "guest boot (2 nodes x 2 CPUs, memboot.alloc=%s "
                     "memboot.selftest=alloc, censuses clean, %d s at most)" % (name,
                                                                                BOOT_TIMEOUT_S))
-        if g.stop:
-            c.skip(g.stop)
-        elif not out_of_time(c):
-            timed(c, lambda c: guest_boot(c, name, root, runner, work, left()))
+        step(c, lambda c: guest_boot(c, name, root, runner, work, left()))
 
     # 7. The lecturer's hidden checks.
     if hidden is not None:
         c = g.check("hidden", "hidden checks (%d, not in the students' tree)" % len(hidden.checks))
-        if g.stop:
-            c.skip(g.stop)
-        elif not out_of_time(c):
-            timed(c, lambda c: hidden.run(c, name, root, runner, work, left()))
+        step(c, lambda c: hidden.run(c, name, root, runner, work, left()))
 
     # The counted figures and the index, for an allocator that passed.
     if counted and g.passed and not g.stop:
         c = g.check("counted", "performance, counted (callgrind: the same on every run)")
-        if not out_of_time(c):
-            timed(c, lambda c: count(g, c, name, root, runner, work, seed, references, left()))
+        step(c, lambda c: count(g, c, name, root, runner, work, seed, references, left()))
     g.seconds = time.monotonic() - t0
     if not quiet:
         report(g, out)
