@@ -110,8 +110,12 @@ class Counted(unittest.TestCase):
         for counted in runs:
             for w in ("kbuild", "random"):
                 slow, fast = counted[("slowfit", w, 2)], counted[("myalloc", w, 2)]
-                self.assertGreater(slow["alloc_ir"], 1.5 * fast["alloc_ir"], w)
+                self.assertGreater(slow["alloc_ir"], 1.3 * fast["alloc_ir"], w)
                 self.assertLess(slow["index"], fast["index"], w)
+        print("\n      counted twice beside two busy loops, identical: %s" % "; ".join(
+            "%s %s x%d: %.0f instr/op, %.3f D1 misses/op, index %.0f" % (
+                a, w, t, c["ir_per_op"], c["d1_miss_per_op"], c["index"])
+            for (a, w, t), c in sorted(runs[0].items())), file=sys.stderr)
 
 
 if __name__ == "__main__":
