@@ -80,8 +80,9 @@ class CourseKit(unittest.TestCase):
                       read(os.path.join(REPO_ROOT, "docs", "teaching.md")))
 
         path = os.path.join(root, "mm", "alloc", "student.c")
+        filled = fill_todos(read(path), "student")
         with open(path, "w") as f:
-            f.write(fill_todos(read(path), "student"))
+            f.write(filled)
         r = memboot(root, "lab", "grade", "student", "--no-guest", "--report",
                     os.path.join(root, "report.txt"))
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
