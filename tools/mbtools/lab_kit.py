@@ -605,6 +605,8 @@ def grade(name, guest=True, out=sys.stdout, root=REPO_ROOT, runner=None, seed=1,
                     "memboot.selftest=alloc, censuses clean, %d s at most)" % (name,
                                                                                BOOT_TIMEOUT_S))
         step(c, lambda c: guest_boot(c, name, root, runner, work, left()))
+    else:
+        g.check("guest", "guest boot (--no-guest)")
 
     # 7. The lecturer's hidden checks.
     if hidden is not None:
