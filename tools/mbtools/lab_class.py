@@ -23,6 +23,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -105,6 +106,7 @@ class Course:
         self.args, self.out, self.err = args, out, err
         self.lock = threading.Lock()
         self.rows = []
+        self.stopping = False
 
     def say(self, text):
         with self.lock:
@@ -149,7 +151,10 @@ class Course:
         here = os.path.join(lab_kit.REPO_ROOT, "build")
         self.newlib = os.path.join(self.tmp, "newlib")
         if os.path.isdir(here):
-            copy_build(here, os.path.join(self.base, "build"))
+            # The reference designs' counted figures too, if the tree has
+            # them for these objects (lab_kit.reference_figures() checks).
+            copy_build(here, os.path.join(self.base, "build"),
+                       BUILD_PARTS + ("lab/counted-references.json",))
             if os.path.isdir(os.path.join(here, "newlib", "x86_64-elf")):
                 self.use_newlib(os.path.join(here, "newlib"))
         targets = ["build/host/test_alloc", "build/bench/lab", "build/bench/lab-stress",
@@ -212,6 +217,8 @@ class Course:
 
     def grade_one(self, student_file):
         student = student_file[:-2]
+        if self.stopping:
+            return None
         t0 = time.monotonic()
         row = {"student": student, "file": os.path.join(self.args.klass, student_file),
                "allocator": "", "result": "FAIL", "checks": {}, "first_failure": "",
@@ -305,6 +312,14 @@ class Course:
                      " no counted figures and no performance index")
         os.makedirs(self.reports, exist_ok=True)
         t0 = time.monotonic()
+
+        def stop(signum, frame):
+            # Every command running now is killed and none starts: the
+            # students' grades end at once, and the scratch trees go.
+            self.stopping = True
+            sandbox.kill_all()
+            raise SystemExit(128 + signum)
+        old = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
         try:
             self.shared_build()
             self.tree_allocators = facts.parse_allocators(lab_kit._read(os.path.join(
@@ -320,8 +335,12 @@ class Course:
             with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
                 list(pool.map(self.grade_one, self.students))
         finally:
+            for sig, handler in old.items():
+                signal.signal(sig, handler)
             if getattr(self, "tmp", None) and not a.keep:
                 shutil.rmtree(self.tmp, ignore_errors=True)
+            elif getattr(self, "tmp", None):
+                self.say("memboot lab grade: kept the scratch trees in %s" % self.tmp)
         wall = time.monotonic() - t0
         self.rows.sort(key=lambda r: r["student"])
         rank(self.rows)
