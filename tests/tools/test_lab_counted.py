@@ -90,7 +90,7 @@ class Counted(unittest.TestCase):
             try:
                 out = os.path.join(root, "run%d" % i)
                 r = subprocess.run([os.path.join(root, "tools", "memboot"), "lab",
-                                    "--allocators", "myalloc,slowfit,buddy",
+                                    "--allocators", "myalloc,slowfit",
                                     "--workloads", "kbuild,random", "--threads", "2",
                                     "--ops", "20000", "--mib", "64", "--counted", "--no-plot",
                                     "--out", out], cwd=root, capture_output=True, text=True,
