@@ -47,7 +47,7 @@ KCFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-pic -fno-pie -mno-red-zone \
 	-Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes -Werror \
 	-nostdinc -isystem $(NEWLIB)/x86_64-elf/include \
 	-isystem $(shell $(CC) -print-file-name=include) \
-	-I. -Iarch/x86_64/include -DMEMBOOT_VERSION='"$(VERSION)"' -MMD -MP
+	-I. -Iarch/include -Iarch/x86_64/include -DMEMBOOT_VERSION='"$(VERSION)"' -MMD -MP
 # Page descriptor size (16, 32 or 64 bytes): the build option that lets a
 # benchmark compare init time against descriptor size. Objects go to their
 # own directory so the sizes never mix.
@@ -64,36 +64,40 @@ KCFLAGS += -DNDEBUG
 else
 KCFLAGS += -DMEMBOOT_DEBUG
 endif
-KASFLAGS := -g -fno-pic -fno-pie -I. -Iarch/x86_64/include -MMD -MP
+KASFLAGS := -g -fno-pic -fno-pie -I. -Iarch/include -Iarch/x86_64/include -MMD -MP
 KLDFLAGS := -nostdlib -static -no-pie -z max-page-size=0x1000 \
 	-z noexecstack --no-warn-rwx-segments -T linker/kernel.ld
 
 # Every directory's sources by wildcard: a new file in a layer's directory is
 # built with no list to edit (docs/design.md, "Where things go").
 MM_DIRS := mm mm/alloc mm/hugetlb mm/pt
-# kernel/console/out/ is the console's kernel-only side (the ring's writer,
-# the drain, the UARTs and the screen): kept out of kernel/console/, whose
+# kernel/services/console/out/ is the console's kernel-only side (the ring's writer,
+# the drain, the UARTs and the screen): kept out of kernel/services/console/, whose
 # files are pure and host-built by wildcard below.
-KERNEL_C := $(wildcard boot/*.c boot/mb2/*.c kernel/*.c kernel/*/*.c kernel/console/out/*.c \
-	arch/x86_64/*.c $(addsuffix /*.c,$(MM_DIRS)))
+KERNEL_DIRS := boot boot/mb2 kernel/init kernel/selftest kernel/bench kernel/fault kernel/vm \
+	kernel/firmware kernel/firmware/acpi kernel/services kernel/services/clock \
+	kernel/services/console kernel/services/console/out kernel/services/jobs \
+	kernel/services/report arch/x86_64 $(MM_DIRS)
+KERNEL_C := $(wildcard $(addsuffix /*.c,$(KERNEL_DIRS)))
 KERNEL_S := $(wildcard boot/mb2/*.S arch/x86_64/*.S)
 KERNEL_OBJS := $(patsubst %.c,$(O)/%.o,$(KERNEL_C)) $(patsubst %.S,$(O)/%.o,$(KERNEL_S))
 
 # Pure C that also builds on the host: the same files the kernel links.
-PURE_SRCS := boot/bootinfo.c boot/efi_map.c boot/mb2/mb2.c kernel/cmdline.c \
-	kernel/report/record.c kernel/report/format.c kernel/jobs/plan.c kernel/clock/clockcal.c kernel/clock/tsc_sync.c $(wildcard kernel/acpi/*.c) \
+PURE_SRCS := boot/bootinfo.c boot/efi_map.c boot/mb2/mb2.c kernel/services/cmdline.c \
+	kernel/services/report/record.c kernel/services/report/format.c kernel/services/jobs/plan.c kernel/services/clock/clockcal.c kernel/services/clock/counter_sync.c $(wildcard kernel/firmware/*.c kernel/firmware/acpi/*.c) \
 	$(wildcard $(addsuffix /*.c,$(MM_DIRS)))
 PURE_SRCS += boot/handoff.c boot/pvh/pvh.c boot/efi/kelf.c
 # The consoles' drawing, log ring and option parsing (no hardware in them):
-# every file in kernel/console/ itself; the kernel-only side is in
-# kernel/console/out/, which this wildcard does not reach.
-PURE_SRCS += $(wildcard kernel/console/*.c)
+# every file in kernel/services/console/ itself; the kernel-only side is in
+# kernel/services/console/out/, which this wildcard does not reach.
+PURE_SRCS += $(wildcard kernel/services/console/*.c)
 # The boot report's dump keys (memboot.dump_mmap, _acpi, _bootinfo).
-PURE_SRCS += kernel/report/bootreport_keys.c
+PURE_SRCS += kernel/services/report/bootreport_keys.c
 # The local APIC mode decision and ICR encodings; the caches from CPUID leaves.
-PURE_SRCS += arch/x86_64/apic_mode.c arch/x86_64/cpu_caches.c
-# Each subsystem's command-line keys and their parsing (kernel/cmdline.h).
-PURE_SRCS += kernel/smp_settings.c kernel/exit_method.c kernel/selftest/select.c kernel/bench/settings.c
+PURE_SRCS += arch/x86_64/apic_mode.c arch/x86_64/cpu_caches.c arch/x86_64/tsc_first.c
+# Each subsystem's command-line keys and their parsing (kernel/services/cmdline.h).
+PURE_SRCS += kernel/services/smp_settings.c kernel/services/exit_method.c kernel/selftest/select.c kernel/bench/settings.c \
+	kernel/vm/vm_settings.c
 # The replay file's checks (kernel/selftest/replay.c reads the file).
 PURE_SRCS += kernel/selftest/replay_file.c
 # The numaperf self-test's permutation and arithmetic.
@@ -108,15 +112,15 @@ HOST_TOOL_SRCS := tools/topo/acpidump_text.c
 # decision) and arch/cpu_caches.h (the caches from CPUID leaf values) are the
 # arch headers pure code includes; the host build uses
 # them as they are.
-HOST_CFLAGS := -std=gnu11 -g -O1 -I. -Iarch/x86_64/include -Wall -Wextra -Wno-unused-parameter \
+HOST_CFLAGS := -std=gnu11 -g -O1 -I. -Iarch/include -Iarch/x86_64/include -Wall -Wextra -Wno-unused-parameter \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -DMEMBOOT_HOST
-FUZZ_CFLAGS := -std=gnu11 -g -O1 -I. -Iarch/x86_64/include -Wall -Wno-unused-parameter \
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -I. -Iarch/include -Iarch/x86_64/include -Wall -Wno-unused-parameter \
 	-DMEMBOOT_HOST -DMEMBOOT_FUZZ -fno-sanitize-recover=all
 HOST_TESTS := $(patsubst tests/host/%.c,$(HOST_O)/%,$(wildcard tests/host/test_*.c))
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_O)/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all kernel iso run test check-includes topo release-check host-tests fuzz-build fuzz bench clean distclean deps host-deps newlib help
+.PHONY: all kernel iso run test check-includes topo release-check host-tests fuzz-build fuzz bench clean distclean deps host-deps newlib help deb test-spare
 
 # Everything a documented command needs: the ISO (make run, tools/memboot run),
 # the ESP (boot/efi/efi.mk) and memboot-topo (tools/memboot topo).
@@ -131,6 +135,7 @@ help:
 	@echo '  make esp              UEFI loader and ESP image $(O)/memboot-esp.img (boot without GRUB)'
 	@echo '  make run              boot the ISO in QEMU: 2 nodes x 2 CPUs x 1 GiB (RUN_ARGS="..." for tools/memboot run)'
 	@echo '  make test             host unit tests, fuzz regressions, tool tests, guest boots; ends "N passed, N failed"'
+	@echo '  make test-spare       the slow spare-server guest tests alone (Secure Boot, BootNext, the package)'
 	@echo '  make host-tests       build the cmocka unit tests (ASan/UBSan) in build/host/ (needs only gcc, clang, cmocka)'
 	@echo '  make fuzz-build       build the libFuzzer targets in build/fuzz/'
 	@echo '  make check-includes   check that includes follow the layering rules (part of make test)'
@@ -141,6 +146,8 @@ help:
 	@echo '  make bench-usable     time to usable memory by phase; make bench-translated: the same, counted'
 	@echo '  make bench-pt         page-fault benchmark of the page-table locks (PT_BENCH_ARGS="--threads N")'
 	@echo '  make release-check    build the release kernel (warnings are errors)'
+	@echo '  make deb              build/deb/memboot_VERSION_amd64.deb: kernel, UEFI loader and the memboot'
+	@echo '                        command (install, uninstall, efivars) for a server (docs/spare-metal.md)'
 	@echo '  make clean | distclean  remove build/ | also the newlib cache'
 	@echo '  make help             this list'
 	@echo 'variables:'
@@ -226,15 +233,16 @@ run: all
 #                                                           one set per descriptor size N
 #
 # The cmocka tests' library also holds their helpers (the job runner on
-# pthreads, the memory map checks and simulator), the fuzzers' the job runner.
+# pthreads, the memory map checks and simulator, the clock's story over a
+# simulated architecture's hooks), the fuzzers' the job runner.
 # A binary takes from a library only the objects it needs.
 HOST_OBJ := $(HOST_O)/obj
 FUZZ_OBJ := $(FUZZ_O)/obj
 HOST_LIB := $(HOST_O)/libmemboot-host.a
 FUZZ_LIB := $(FUZZ_O)/libmemboot-fuzz.a
-HOST_TEST_HELPERS := tests/host/map_check.c kernel/jobs/job.c tests/host/job_host.c \
-	tests/host/sim_memmap.c
-FUZZ_HELPERS := kernel/jobs/job.c tests/host/job_host.c
+HOST_TEST_HELPERS := tests/host/map_check.c kernel/services/jobs/job.c tests/host/job_host.c \
+	tests/host/sim_memmap.c kernel/services/clock/clock.c kernel/services/clock/time.c
+FUZZ_HELPERS := kernel/services/jobs/job.c tests/host/job_host.c
 HOST_LIB_SRCS := $(PURE_SRCS) $(HOST_TOOL_SRCS) $(HOST_SUPPORT) $(HOST_TEST_HELPERS)
 FUZZ_LIB_SRCS := $(PURE_SRCS) $(HOST_TOOL_SRCS) $(HOST_SUPPORT) $(FUZZ_HELPERS)
 # Entry code's assembly macros, each wrapped as a function the tests call.
@@ -251,7 +259,7 @@ $(HOST_OBJ)/%.o: %.c | $(HOST_DEPS)
 $(HOST_OBJ)/%.o: %.S | $(HOST_DEPS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  HOSTAS  $<")
-	$(Q)$(CC) -I. -Iarch/x86_64/include -MMD -MP -c $< -o $@
+	$(Q)$(CC) -I. -Iarch/include -Iarch/x86_64/include -MMD -MP -c $< -o $@
 
 $(FUZZ_OBJ)/%.o: %.c | $(HOST_DEPS)
 	@mkdir -p $(@D)
@@ -282,9 +290,9 @@ $(FUZZ_O)/fuzz_%: $(FUZZ_OBJ)/tests/fuzz/fuzz_%.o $(FUZZ_LIB)
 # tools/memboot topo: the kernel's ACPI and NUMA code on the host, optimised
 # and without sanitizers (a user's tool; its own messages, not a sanitizer's).
 TOOL_OBJ := $(HOST_O)/tool
-TOOL_CFLAGS := -std=gnu11 -O2 -g -I. -Wall -Wextra -Wno-unused-parameter -DMEMBOOT_HOST
+TOOL_CFLAGS := -std=gnu11 -O2 -g -I. -Iarch/include -Iarch/x86_64/include -Wall -Wextra -Wno-unused-parameter -DMEMBOOT_HOST
 TOPO_SRCS := tools/topo/memboot-topo.c tools/topo/acpidump_text.c boot/bootinfo.c \
-	kernel/report/record.c $(wildcard kernel/acpi/*.c) \
+	kernel/services/report/record.c $(wildcard kernel/firmware/*.c kernel/firmware/acpi/*.c) \
 	$(wildcard mm/numa*.c) mm/tiers.c mm/machine.c arch/x86_64/apic_mode.c \
 	$(HOST_SUPPORT)
 TOPO_OBJS := $(patsubst %.c,$(TOOL_OBJ)/%.o,$(TOPO_SRCS))
@@ -311,8 +319,24 @@ check-includes:
 test: check-includes all host-tests fuzz-build release-check bench-build
 	@python3 tests/run.py --iso $(O)/memboot.iso --elf $(O)/memboot.elf $(TEST_ARGS)
 
+# The spare-server loop's slow guest tests alone (Secure Boot, BootNext, the
+# package in a Debian root, docs/spare-metal.md's rehearsal): minutes a boot
+# under TCG, so `make test` skips them; CI runs them with it (.ci/run).
+test-spare: all
+	@MEMBOOT_SPARE_TESTS=1 python3 tests/run.py --only guest -k '$(SPARE_TESTS)' \
+		--iso $(O)/memboot.iso --elf $(O)/memboot.elf $(TEST_ARGS)
+SPARE_TESTS := secure_boot|bootnext|package_root|spare_docs
+
 fuzz: fuzz-build
 	@tools/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# The server package (tools/mbtools/package.py, dpkg-deb): this MODE's kernel
+# and UEFI loader, and the tools' install, uninstall and efivars with the
+# kernel tree's facts generated into it.
+.PHONY: deb
+deb: $(O)/memboot.elf $(O)/efi/BOOTX64.EFI
+	@python3 tools/mbtools/package.py --elf $(O)/memboot.elf --loader $(O)/efi/BOOTX64.EFI \
+		--out build/deb --version '$(VERSION)'
 
 clean:
 	rm -rf build

@@ -14,7 +14,7 @@
 #   make bench-memtest  the memory test's passes against the store limit, per pattern
 #   bench/device.sh     all host benchmarks at 1-16 threads on a many-core machine
 #
-# memmap: mm/memmap.c, mm/alloc/buddy.c and kernel/jobs/plan.c built natively,
+# memmap: mm/memmap.c, mm/alloc/buddy.c and kernel/services/jobs/plan.c built natively,
 # once per descriptor size (16, 32, 64 bytes), with the kernel's code
 # generation where it matters for speed (-O2 -mgeneral-regs-only: 8-byte
 # general-register stores, as in the kernel) and without sanitizers; the
@@ -34,17 +34,24 @@ BENCH_O := build/bench
 BENCH_DESC_SIZES := 16 32 64
 BENCH_ARGS ?=
 # Every allocator of mm/alloc/ by wildcard: a new one (mm/alloc/table.h) links
-# here with no list to edit. kernel/report/record.c: the host shim's record_emit()
+# here with no list to edit. kernel/services/report/record.c: the host shim's record_emit()
 # finishes records with it.
 # Every allocator and the per-CPU lists, with the services their pure code
 # calls (records; the shared list and number parsers of their keys).
-BENCH_ALLOC_SRCS := $(wildcard mm/alloc/*.c) kernel/cmdline.c
-MEMMAP_BENCH_KSRCS := mm/memmap.c kernel/jobs/plan.c $(BENCH_ALLOC_SRCS) kernel/report/record.c \
+BENCH_ALLOC_SRCS := $(wildcard mm/alloc/*.c) kernel/services/cmdline.c
+MEMMAP_BENCH_KSRCS := mm/memmap.c kernel/services/jobs/plan.c $(BENCH_ALLOC_SRCS) kernel/services/report/record.c \
 	arch/x86_64/cpu_caches.c
 MEMMAP_BENCH_BINS := $(addprefix $(BENCH_O)/memmap_bench_,$(BENCH_DESC_SIZES))
-BENCH_CFLAGS := -std=gnu11 -O2 -g -I. -Iarch/x86_64/include -Wall -Wextra -Wno-unused-parameter -Werror -DNDEBUG
+# The architecture $(CC) compiles for gives the inline half of the arch
+# interface (arch/NAME/include/asm/: the counter, the stores and fences of
+# mm/memmap.c): a cross build of the lab (CC=aarch64-linux-gnu-gcc) takes
+# arm64's, not the TSC.
+BENCH_ARCH := $(strip $(foreach t,$(shell $(CC) -dumpmachine 2>/dev/null),\
+	$(if $(filter aarch64-%,$(t)),arm64,$(if $(filter powerpc64le-%,$(t)),ppc64le,x86_64))))
+BENCH_CFLAGS := -std=gnu11 -O2 -g -I. -Iarch/include -Iarch/$(or $(BENCH_ARCH),x86_64)/include \
+	-Iarch/x86_64/include -Wall -Wextra -Wno-unused-parameter -Werror -DNDEBUG
 BENCH_KCFLAGS := $(BENCH_CFLAGS) -mgeneral-regs-only -ffreestanding -fno-builtin-printf
-BENCH_HOST_CFLAGS := $(BENCH_CFLAGS) -Iarch/x86_64/include -pthread
+BENCH_HOST_CFLAGS := $(BENCH_CFLAGS) -pthread
 BENCH_SUPPORT_OBJ := $(BENCH_O)/host/tests/host/host_support.o
 
 # build/bench/16/mm/memmap.o ...: kernel sources, one set per descriptor size
@@ -144,7 +151,7 @@ compare-linux: all
 #   make bench-pt [PT_BENCH_ARGS='--threads 16 --mib 1024 --reps 5']
 PT_BENCH_ARGS ?=
 PT_BENCH_OBJS := $(BENCH_O)/host/bench/pt_bench.o $(BENCH_O)/host/mm/pt/pt.o \
-	$(BENCH_O)/host/kernel/cmdline.o $(BENCH_O)/host/kernel/report/record.o $(BENCH_SUPPORT_OBJ)
+	$(BENCH_O)/host/kernel/services/cmdline.o $(BENCH_O)/host/kernel/services/report/record.o $(BENCH_SUPPORT_OBJ)
 $(BENCH_O)/pt_bench: $(PT_BENCH_OBJS)
 	@$(if $(Q),echo "  BENCHLD $@")
 	$(Q)$(CC) $(BENCH_HOST_CFLAGS) -o $@ $^
@@ -160,7 +167,7 @@ bench-pt: $(BENCH_O)/pt_bench
 #   make bench-pcp PCP_BENCH_ARGS='--threads 16 --mix all'
 # The kernel objects are the 16-byte descriptor set (the size the kernel
 # builds by default) of the memmap benchmark.
-PCP_BENCH_KSRCS := mm/memmap.c $(BENCH_ALLOC_SRCS) kernel/report/record.c
+PCP_BENCH_KSRCS := mm/memmap.c $(BENCH_ALLOC_SRCS) kernel/services/report/record.c
 PCP_BENCH_ARGS ?= --mix all
 PCP_BENCH_OBJS := $(BENCH_O)/host/bench/pcp_bench.o $(patsubst %.c,$(BENCH_O)/16/%.o,$(PCP_BENCH_KSRCS)) \
 	$(BENCH_SUPPORT_OBJ)
@@ -194,7 +201,7 @@ bench-pcp-guest: $(O)/memboot.elf
 #                            first: its lock operations are points where
 #                            --stress hands the CPU to another thread
 LAB_MARCH ?= -march=native
-LAB_KSRCS := mm/memmap.c $(BENCH_ALLOC_SRCS) kernel/report/record.c
+LAB_KSRCS := mm/memmap.c $(BENCH_ALLOC_SRCS) kernel/services/report/record.c
 # $(1): objects' directory, $(2): the binary, $(3): flags of the driver,
 # $(4): flags of the kernel sources.
 define LAB_BUILD_RULES
@@ -229,7 +236,7 @@ lab-build: $(LAB_BINS)
 # The memory test's passes (mm/memtest.c, kernel code generation) against the
 # store limit, bytes per second per pattern (bench/memtest_bench.c; not part
 # of `make bench`: about 10 s at 256 MiB).
-MEMTEST_BENCH_KSRCS := mm/memtest.c kernel/cmdline.c kernel/report/record.c kernel/report/format.c
+MEMTEST_BENCH_KSRCS := mm/memtest.c kernel/services/cmdline.c kernel/services/report/record.c kernel/services/report/format.c
 $(BENCH_O)/memtest_bench: $(BENCH_O)/host/bench/memtest_bench.o \
 		$(patsubst %.c,$(BENCH_O)/16/%.o,$(MEMTEST_BENCH_KSRCS)) $(BENCH_SUPPORT_OBJ)
 	@$(if $(Q),echo "  BENCHLD $@")

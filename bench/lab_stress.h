@@ -12,7 +12,7 @@
 #ifndef MEMBOOT_BENCH_LAB_STRESS_H
 #define MEMBOOT_BENCH_LAB_STRESS_H
 
-#include "kernel/spinlock.h"
+#include "kernel/services/spinlock.h"
 #include "mm/alloc/alloc.h"
 
 void lab_stress_point(void);

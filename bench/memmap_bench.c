@@ -16,7 +16,7 @@
  * flushed from the caches (clflush) before every repetition, so each
  * repetition writes cold memory as the boot does.
  *
- * Work is cut like the kernel's job runner cuts it (kernel/jobs/plan.c:
+ * Work is cut like the kernel's job runner cuts it (kernel/services/jobs/plan.c:
  * aligned to the max-order block, about four chunks per thread) and the
  * chunks are claimed from a shared counter by --threads threads, the
  * calling thread included, each pinned to a CPU. A measurement is the wall
@@ -56,8 +56,8 @@
 
 #include <emmintrin.h>
 
-#include "arch/cpu.h"
-#include "kernel/jobs/plan.h"
+#include "x86/cpu.h"
+#include "kernel/services/jobs/plan.h"
 #include "mm/alloc/buddy.h"
 #include "mm/memmap.h"
 #include "mm/page.h"
@@ -101,6 +101,9 @@ static struct {
 	uint64_t start_ns;              /* when main() started: the budget counts from it */
 	bool want[W_NR];
 	struct node_sim nodes[MAX_NODES];
+	/* What the nodes' arrays share, as the kernel's struct memmap does:
+	 * the store the probe measured (memmap_store_set()). */
+	struct memmap mm;
 	uint64_t measured_pages;        /* sum over nodes of array_pfn - start_pfn */
 	long ncpu;
 } B;
@@ -428,8 +431,10 @@ static void *arena_map(uint64_t bytes)
 }
 
 /* This machine's caches, decoded by the kernel's own reader
- * (arch/cpu_caches.h) from the CPUID instruction. */
+ * (x86/cpu_caches.h) from the CPUID instruction, and as the kernel hands
+ * them to mm/ (arch/memory.h's struct arch_caches). */
 static struct cpu_caches host_caches;
+static struct arch_caches host_arch_caches;
 
 static void cpuid_instruction(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t r[4])
 {
@@ -443,6 +448,7 @@ static void setup(void)
 	char *arena = arena_map(max_pfn << PAGE_SHIFT);
 
 	limit_line_setup();
+	memmap_init(&B.mm, NULL, 0);
 	B.measured_pages = 0;
 	for (uint32_t nd = 0; nd < B.nr_nodes; nd++) {
 		struct node_sim *n = &B.nodes[nd];
@@ -462,7 +468,7 @@ static void setup(void)
 		madvise(array, bytes, MADV_HUGEPAGE);
 		memset(array, 0, bytes);                 /* pre-fault */
 		memmap_node_init(&n->map, nd, n->start_pfn, per_node, (struct page *)array);
-		memmap_node_choose_store(&n->map, &host_caches);
+		memmap_node_choose_store(&B.mm, &n->map, &host_arch_caches);
 		/* The array's own pages, as the kernel marks them. */
 		memmap_init_range(&n->map, n->array_pfn, n->end_pfn, PAGE_MEMMAP,
 				  page_zone_of_pfn(n->array_pfn));
@@ -502,9 +508,7 @@ static uint64_t probe_ns(void)
 
 static void probe_flush(const void *p, uint64_t bytes)
 {
-	for (const char *c = p, *end = c + bytes; c < end; c += 64)
-		_mm_clflush(c);
-	_mm_mfence();
+	arch_cache_flush_range(p, bytes);
 }
 
 static void flush_arrays(void)
@@ -667,9 +671,9 @@ static void store_choose(uint32_t threads)
 	}
 	pthread_barrier_destroy(&probe_barrier);
 	memmap_store_probe_combine(parts, threads, &last_probe);
-	memmap_store_set(last_probe.choice);
+	memmap_store_set(&B.mm, last_probe.choice);
 	for (uint32_t nd = 0; nd < B.nr_nodes; nd++)
-		memmap_node_choose_store(&B.nodes[nd].map, &host_caches);
+		memmap_node_choose_store(&B.mm, &B.nodes[nd].map, &host_arch_caches);
 	probe_picks++;
 	probe_plain_picks += last_probe.choice == MEMMAP_STORE_PLAIN;
 }
@@ -682,7 +686,7 @@ static void probe_report(uint32_t threads)
 	printf("memmap-bench-probe desc=%d threads=%u store=%s probes=%u plain_picks=%u "
 	       "warm_bytes=%llu bytes=%llu plain_ns=%llu nt_ns=%llu plain_margin_pct=%d\n",
 	       MEMMAP_DESC_BYTES, threads,
-	       B.nodes[0].map.store == MEMMAP_STORE_NT ? "nt" : "plain", probe_picks,
+	       memmap_store_name(B.nodes[0].map.store), probe_picks,
 	       probe_plain_picks, (unsigned long long)pr->warm_bytes, (unsigned long long)pr->bytes,
 	       (unsigned long long)pr->plain_ticks, (unsigned long long)pr->nt_ticks,
 	       MEMMAP_PLAIN_MARGIN_PCT);
@@ -848,6 +852,8 @@ int main(int argc, char **argv)
 	host_shim_configure(&HOST_SHIM_BENCH);
 	B.start_ns = now_ns();
 	cpu_caches_decode(cpuid_instruction, NULL, &host_caches);
+	host_arch_caches = (struct arch_caches){ host_caches.llc_bytes, host_caches.llc_source,
+						 host_caches.slice_bytes };
 	B.pages = 16777216;
 	B.nr_nodes = 2;
 	B.reps = 5;

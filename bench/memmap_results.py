@@ -207,7 +207,7 @@ def section(rows, cmds, command):
     out.append("### Boot work per page: eager against lazy")
     out.append("")
     out.append("Eager: `memmap_init_range()` then `buddy_free_range()` per chunk (chunks "
-               "cut by `kernel/jobs/plan.c`, aligned to 2^BUDDY_MAX_ORDER pages). Lazy: "
+               "cut by `kernel/services/jobs/plan.c`, aligned to 2^BUDDY_MAX_ORDER pages). Lazy: "
                "`memmap_init_heads()` (one head per 4 MiB block) then "
                "`buddy_free_range()`; tails are written when a block is allocated. "
                "`free` alone runs on descriptors already initialised. ns/page, medians.")

@@ -25,7 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "arch/pte.h"
+#include "arch/counter.h"
+#include "arch/counter.h"
 #include "mm/pt/pt.h"
 #include "tests/host/pt_arena.h"
 
@@ -66,9 +67,9 @@ static void calibrate(void)
 {
 	struct timespec a, b, d = { 0, 50 * 1000 * 1000 };
 	clock_gettime(CLOCK_MONOTONIC, &a);
-	uint64_t c0 = arch_cycles();
+	uint64_t c0 = arch_counter();
 	nanosleep(&d, NULL);
-	uint64_t c1 = arch_cycles();
+	uint64_t c1 = arch_counter();
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	cycles_per_ns = (double)(c1 - c0) / (now_ns(&b) - now_ns(&a));
 }

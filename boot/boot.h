@@ -11,11 +11,14 @@
 #include "boot/bootinfo.h"
 
 /*
- * @magic and @info are the two registers the 32-bit entry received (EAX and
- * EBX for Multiboot2). Fills @bi, appends the QEMU fw_cfg command line if
- * there is one, and returns false if the boot information was missing or
- * corrupt (the problem has been logged; @bi then holds what could be read).
+ * @arg0 and @arg1 are the two registers the entry received (arch/entry.h:
+ * for Multiboot2, PVH and memboot's UEFI loader, a protocol's magic and the
+ * address of its information); the protocol they belong to is recognised
+ * here.
+ * Fills @bi, appends the QEMU fw_cfg command line if there is one, and
+ * returns false if the boot information was missing or corrupt (the problem
+ * has been logged; @bi then holds what could be read).
  */
-bool boot_collect(uint32_t magic, uint32_t info, struct bootinfo *bi);
+bool boot_collect(uintptr_t arg0, uintptr_t arg1, struct bootinfo *bi);
 
 #endif

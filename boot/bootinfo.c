@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "kernel/log.h"
+#include "kernel/services/log.h"
 
 /* Highest page-aligned address a half-open 64-bit end can name. */
 #define TOP_ALIGNED_END (~0ULL & ~(PAGE_SIZE_BYTES - 1))

@@ -5,7 +5,7 @@
  * PVH) fills one struct bootinfo and nothing past boot/ knows which firmware
  * format it came from. The memory map in it is normalized: page-aligned,
  * sorted, disjoint, half-open [start, end) ranges, each with one type
- * (struct mem_range, kernel/mem_range.h: the form in which mm/ and arch/ take
+ * (struct mem_range, kernel/services/mem_range.h: the form in which mm/ and arch/ take
  * the map, without a copy). Where firmware ranges overlap, the more
  * restrictive type wins (see enum mem_type);
  * usable ranges shrink inward to page boundaries, all others grow outward, so
@@ -22,10 +22,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/console/fb.h"
-#include "kernel/fwcfg_blob.h"
-#include "kernel/limits.h"   /* PAGE_SHIFT, PAGE_SIZE_BYTES, MEMBOOT_MAX_MAP_RANGES */
-#include "kernel/mem_range.h"  /* struct mem_range, enum mem_type */
+#include "kernel/services/console/fb.h"
+#include "kernel/services/fwcfg_blob.h"
+#include "kernel/services/limits.h"   /* PAGE_SHIFT, PAGE_SIZE_BYTES, MEMBOOT_MAX_MAP_RANGES */
+#include "kernel/services/mem_range.h"  /* struct mem_range, enum mem_type */
 
 enum boot_path {
 	BOOT_PATH_UNKNOWN = 0,
@@ -83,7 +83,7 @@ struct bootinfo {
 	 * 12, the gnu-efi loader's hand-off), 0 if none, and the runtime
 	 * services' code ranges of the EFI memory map (type 5), which the
 	 * kernel makes executable while it calls SetVariable
-	 * (kernel/report/efivars.c). */
+	 * (kernel/services/report/efivars.c). */
 	uint64_t efi_system_table;
 	struct mem_range efi_runtime_code[BOOTINFO_MAX_EFI_RUNTIME];
 	uint32_t nr_efi_runtime_code;

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "kernel/log.h"
+#include "kernel/services/log.h"
 
 enum mem_type efi_mem_type(uint32_t efi_type)
 {

@@ -1,6 +1,7 @@
 /*
- * fwcfg_files.c: read a named file from QEMU fw_cfg (arch/fwcfg.h reads the bytes). All multi-byte directory fields are
- * big-endian. Only called under a hypervisor.
+ * fwcfg_files.c: read a named file from QEMU fw_cfg (arch/fwcfg.h reads the
+ * bytes). All multi-byte directory fields are big-endian. Only called under
+ * a hypervisor.
  */
 #include "boot/fwcfg_files.h"
 
@@ -21,7 +22,7 @@ _Static_assert(sizeof(struct fwcfg_file) == 64, "fw_cfg directory entry");
 
 static bool read_bytes(void *buf, size_t len)
 {
-	return fwcfg_read(buf, len);
+	return arch_fwcfg_read(buf, len);
 }
 
 bool fwcfg_find_file(const char *name, struct fwcfg_blob *out)
@@ -29,11 +30,11 @@ bool fwcfg_find_file(const char *name, struct fwcfg_blob *out)
 	char sig[4];
 	uint32_t count;
 
-	fwcfg_select(FW_CFG_SIGNATURE);
+	arch_fwcfg_select(ARCH_FWCFG_SIGNATURE);
 	if (!read_bytes(sig, sizeof(sig)) || memcmp(sig, "QEMU", 4) != 0)
 		return false;
 
-	fwcfg_select(FW_CFG_FILE_DIR);
+	arch_fwcfg_select(FW_CFG_FILE_DIR);
 	if (!read_bytes(&count, sizeof(count)))
 		return false;
 	count = __builtin_bswap32(count);
@@ -67,7 +68,7 @@ bool fwcfg_read_file(const char *name, char *buf, size_t cap, size_t *len)
 	if (!fwcfg_find_file(name, &f))
 		return false;
 	size_t size = f.bytes < cap ? f.bytes : cap;
-	fwcfg_select(f.select);
+	arch_fwcfg_select(f.select);
 	if (!read_bytes(buf, size))
 		return false;
 	*len = size;

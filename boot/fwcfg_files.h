@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "kernel/fwcfg_blob.h"
+#include "kernel/services/fwcfg_blob.h"
 
 /*
  * The fw_cfg files memboot reads, named once: tools/memboot writes the same

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "boot/efi_map.h"
-#include "kernel/log.h"
+#include "kernel/services/log.h"
 
 /* Smallest header a version-1 reader understands. */
 #define HEADER_V1_BYTES ((uint32_t)sizeof(struct handoff_header))

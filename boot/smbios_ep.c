@@ -15,14 +15,14 @@
  * Multiboot2 has no SMBIOS tag GRUB fills, so a GRUB boot under UEFI finds
  * it through the system table of tag 12 like memboot's own loader does.
  * Only the anchor and the checksum are checked here (to choose among
- * candidates); kernel/acpi/smbios.c checks the rest.
+ * candidates); kernel/firmware/smbios.c checks the rest.
  */
 #include "boot/smbios_ep.h"
 
 #include <string.h>
 
-#include "arch/paging.h"
-#include "kernel/log.h"
+#include "arch/map.h"
+#include "kernel/services/log.h"
 
 #define BIOS_AREA_START 0xf0000u
 #define BIOS_AREA_END 0x100000u

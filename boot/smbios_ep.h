@@ -6,7 +6,7 @@
  * SMBIOS3 entry, else its SMBIOS one. Others (PVH, Multiboot2 under BIOS):
  * the BIOS area 0xF0000-0xFFFFF, "_SM3_" preferred to "_SM_". Call after
  * the boot path filled @bi; the kernel parses what was copied
- * (kernel/acpi/smbios.h).
+ * (kernel/firmware/smbios.h).
  */
 #ifndef MEMBOOT_BOOT_SMBIOS_EP_H
 #define MEMBOOT_BOOT_SMBIOS_EP_H

@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#include "kernel/log.h"
-#include "kernel/report/record.h"
+#include "kernel/services/log.h"
+#include "kernel/services/report/record.h"
 #include "mm/alloc/alloc.h"
 
 typedef unsigned long long ull;   /* for printf */

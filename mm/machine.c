@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/log.h"
-#include "kernel/report/record.h"
+#include "kernel/services/log.h"
+#include "kernel/services/report/record.h"
 
 #define MAX_DEVICE_RANGES 16
 #define TEXT_BYTES 200
@@ -188,9 +188,39 @@ static void report_node(const struct machine_info *m, int32_t node)
 			      "DMI: on no node the tables name: {dimm_text}");
 }
 
+/*
+ * A memory device cannot hold more than the machine has: a size beyond
+ * twice the memory the topology holds plus 4 GiB (firmware keeps some RAM
+ * out of the map, never most of it) is a firmware error, such as an
+ * extended size of 0x7fffffff MiB. It is warned and counted as unknown.
+ */
+static void check_sizes(struct machine_info *m, const struct numa_topology *topo)
+{
+	uint64_t mem = 0, limit;
+
+	for (uint32_t j = 0; j < topo->nr_ranges; j++)
+		mem += topo->ranges[j].end - topo->ranges[j].start;
+	limit = 2 * mem + (4ULL << 30);
+	for (uint32_t i = 0; i < m->smbios.nr_devices; i++) {
+		struct smbios_device *d = &m->smbios.devices[i];
+
+		if (d->size_bytes <= limit)
+			continue;
+		pr_warn("DMI: memory device '%s' (handle 0x%04x) says %llu MiB, more than a machine "
+			"with %llu MiB of memory can hold: its size is taken as unknown", d->locator,
+			d->handle, (unsigned long long)(d->size_bytes >> 20),
+			(unsigned long long)(mem >> 20));
+		d->size_bytes = 0;
+		d->size_unknown = true;
+		m->nr_bad_sizes++;
+	}
+}
+
 void machine_place(struct machine_info *m, const struct numa_topology *topo)
 {
 	m->nr_nodes = topo->nr_nodes;
+	m->nr_bad_sizes = 0;
+	check_sizes(m, topo);
 	for (uint32_t i = 0; i < m->smbios.nr_devices; i++)
 		m->device_node[i] = device_node(&m->smbios, i, topo);
 }

@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/acpi/smbios.h"
+#include "kernel/firmware/smbios.h"
 #include "mm/numa.h"
 
 /* A device's node when its ranges do not say it. */
@@ -28,10 +28,13 @@ struct machine_info {
 	const char *smbios_source;                /* how the entry point was found */
 	struct smbios_info smbios;
 	uint32_t nr_nodes;                         /* the topology's, for the per-node lines */
+	uint32_t nr_bad_sizes;                     /* device sizes not believed (machine_place) */
 	int32_t device_node[SMBIOS_MAX_DEVICES];  /* node, or MACHINE_NODE_* */
 };
 
-/* Each device of @m->smbios on its node of @topo (@m->have_smbios set). */
+/* Each device of @m->smbios on its node of @topo (@m->have_smbios set),
+ * after a size no machine with @topo's memory could hold is warned and
+ * taken as unknown. */
 void machine_place(struct machine_info *m, const struct numa_topology *topo);
 
 /* The `machine`, `dimm` and `node_dimms` records and their lines. */

@@ -3,15 +3,15 @@
  * routines that fill descriptors (see memmap.h).
  *
  * Pure C: builds for the kernel (-mgeneral-regs-only) and for the host tests
- * and benchmark. The only inline assembly is the non-temporal store
- * (movnti, general registers) and sfence, both plain x86_64; what it knows
- * of the caches it is handed (arch/cpu_caches.h).
+ * and benchmark. The stores other than plain ones and their fence are the
+ * architecture's (arch/memory.h); what it knows of the caches it is handed
+ * (struct arch_caches).
  */
 #include "mm/memmap.h"
 
 #include <stddef.h>
 
-#include "kernel/log.h"
+#include "kernel/services/log.h"
 
 typedef unsigned long long ull;   /* for printf */
 
@@ -47,7 +47,7 @@ void memmap_node_init(struct memmap_node *n, uint32_t nid, uint64_t base_pfn,
 	n->nr_pages = nr_pages;
 	n->present_pages = nr_pages;
 	n->nid = nid;
-	n->store = memmap_store_choose(memmap_desc_bytes(nr_pages), NULL);
+	n->store = memmap_store_choose(NULL, memmap_desc_bytes(nr_pages), NULL);
 }
 
 /* ---- sparse storage ---- */
@@ -257,6 +257,7 @@ void memmap_init(struct memmap *mm, memmap_nid_t *nid_table, uint64_t max_pfn)
 	mm->nr_nodes = 0;
 	mm->nid_of_2m = nid_table;
 	mm->max_pfn = max_pfn;
+	mm->cold_store = MEMMAP_STORE_AUTO;
 	for (uint64_t i = 0; i < entries; i++)
 		nid_table[i] = MEMMAP_NID_NONE;
 }
@@ -353,111 +354,110 @@ static void store_plain(struct page *p, struct page *end, const uint64_t w[DESC_
 	}
 }
 
-/* x86 only (the kernel's); a host build elsewhere (the lab, the tests on
- * arm64) stores plainly: the same descriptors, without the cache hint. */
-#if defined(__x86_64__)
-#define MEMMAP_NT_X86 1
-#endif
-
-static inline void movnti(desc_word *dst, uint64_t v)
-{
-#ifdef MEMMAP_NT_X86
-	__asm__ volatile("movnti %1, %0" : "=m"(*dst) : "r"(v));
-#else
-	*(volatile desc_word *)dst = v;
-#endif
-}
-
 /*
- * Four descriptors of non-temporal 16-byte stores (movntdq, SSE2: every
- * x86-64 CPU has it, and both entries enable it, CR4.OSFXSR): xmm0 holds
- * the template's two words, xmm1 zeros. Both are loaded in the same asm
- * statement that stores them, since this code is built with general
- * registers only and the compiler knows nothing of them; nothing that can
- * interrupt it uses them (the kernel is built -mgeneral-regs-only; its one
- * SSE user besides this, libgcc's 128-bit division, runs in no handler
- * that returns; tests/tools/test_sse_users.py keeps that list).
+ * Four descriptors an iteration, as store_plain(): one or more whole lines
+ * in a few wide stores. With 8-byte non-temporal stores (eight to a line)
+ * init ran 1.2x (16 B) to 2x (64 B) slower than with 16-byte ones on AMD
+ * EPYC (family 25) in a busy spell of the host, 0.72-0.77 against 0.61
+ * ns/page at 16 B and 2.9-3.1 against 1.3-1.7 at 64 B, one thread: a
+ * write-combining buffer written out before its line is complete costs a
+ * partial write, and fewer stores a line leave less time for that.
  */
-#define NTDQ(reg, off) "movntdq %%xmm" #reg ", " #off "(%0)\n\t"
-#if MEMMAP_DESC_BYTES == 16
-#define NTDQ_FOUR NTDQ(0, 0) NTDQ(0, 16) NTDQ(0, 32) NTDQ(0, 48)
-#elif MEMMAP_DESC_BYTES == 32
-#define NTDQ_FOUR NTDQ(0, 0) NTDQ(1, 16) NTDQ(0, 32) NTDQ(1, 48) \
-		  NTDQ(0, 64) NTDQ(1, 80) NTDQ(0, 96) NTDQ(1, 112)
-#else
-#define NTDQ_FOUR NTDQ(0, 0) NTDQ(1, 16) NTDQ(1, 32) NTDQ(1, 48) \
-		  NTDQ(0, 64) NTDQ(1, 80) NTDQ(1, 96) NTDQ(1, 112) \
-		  NTDQ(0, 128) NTDQ(1, 144) NTDQ(1, 160) NTDQ(1, 176) \
-		  NTDQ(0, 192) NTDQ(1, 208) NTDQ(1, 224) NTDQ(1, 240)
-#endif
-_Static_assert(MEMMAP_DESC_BYTES % 16 == 0, "descriptors are whole 16-byte stores");
-
 static void store_nt(struct page *p, struct page *end, const uint64_t w[DESC_WORDS])
 {
 	const uint64_t w0 = w[0], w1 = w[1];
 
-	/*
-	 * Whole lines in a few wide stores: with 8-byte movnti (eight to a
-	 * line) init ran 1.2x (16 B) to 2x (64 B) slower than with movntdq on
-	 * AMD EPYC (family 25) in a busy spell of the host, 0.72-0.77 against
-	 * 0.61 ns/page at 16 B and 2.9-3.1 against 1.3-1.7 at 64 B, one
-	 * thread: a write-combining buffer written out before its line is
-	 * complete costs a partial write, and fewer stores a line leave less
-	 * time for that. Four descriptors (one or more whole lines) an
-	 * iteration, as store_plain().
-	 */
-#ifdef MEMMAP_NT_X86
-	if (((uintptr_t)p & 15) == 0) {
+	if (((uintptr_t)p & 15) == 0)
 		for (; end - p >= 4; p += 4)
-			__asm__ volatile("movq %1, %%xmm0\n\t"
-					 "movq %2, %%xmm1\n\t"
-					 "punpcklqdq %%xmm1, %%xmm0\n\t"
-					 "pxor %%xmm1, %%xmm1\n\t"
-					 NTDQ_FOUR
-					 : : "r"(p), "r"(w0), "r"(w1) : "memory");
-	}
-#endif
+			arch_store_nt16_x4(p, w0, w1, MEMMAP_DESC_BYTES);
 	/* The tail, and arrays not 16-byte aligned (a host test's on the
 	 * stack; the kernel's start on a page): 8-byte stores. */
 	for (; p < end; p++) {
 		desc_word *d = (desc_word *)p;
-		movnti(&d[0], w0);
-		movnti(&d[1], w1);
+		arch_store_nt8((uint64_t *)&d[0], w0);
+		arch_store_nt8((uint64_t *)&d[1], w1);
 		for (unsigned i = 2; i < DESC_WORDS; i++)
-			movnti(&d[i], 0);
+			arch_store_nt8((uint64_t *)&d[i], 0);
 	}
 	/* Non-temporal stores are weakly ordered: fence them before whoever
 	 * waits for this chunk reads the descriptors. */
-#ifdef MEMMAP_NT_X86
-	__asm__ volatile("sfence" ::: "memory");
-#else
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-#endif
+	arch_fence_store();
+}
+
+/*
+ * Whole blocks zeroed without being read (arch_zero_block()), then each
+ * descriptor's two words that are not zero stored plainly into the lines
+ * the zeroing just claimed; the descriptors before the first block
+ * boundary and after the last whole block plainly. A block holds whole
+ * descriptors or a descriptor whole blocks (both powers of two).
+ */
+static void store_zero(struct page *p, struct page *end, const uint64_t w[DESC_WORDS])
+{
+	const uint64_t block = arch_zero_block_bytes();
+	const uint64_t step = block > MEMMAP_DESC_BYTES ? block : MEMMAP_DESC_BYTES;
+	const uint64_t per_step = step / MEMMAP_DESC_BYTES;
+	const uint64_t w0 = w[0], w1 = w[1];
+	struct page *head = p;
+
+	while (p < end && ((uintptr_t)p & (block - 1)))
+		p++;
+	store_plain(head, p, w);
+	for (; (uint64_t)(end - p) >= per_step; p += per_step) {
+		for (uint64_t off = 0; off < step; off += block)
+			arch_zero_block((char *)p + off);
+		for (uint64_t k = 0; k < per_step; k++) {
+			volatile desc_word *d = (volatile desc_word *)(p + k);
+			d[0] = w0;
+			d[1] = w1;
+		}
+	}
+	store_plain(p, end, w);
+	arch_fence_store();
 }
 
 /* ---- choosing the store ---- */
 
-/* memmap_store_set()'s choice; AUTO: none measured. Written once, before
- * memory init's CPUs start; read by all of them. */
-static enum memmap_store measured_store = MEMMAP_STORE_AUTO;
-
-void memmap_store_set(enum memmap_store how)
+/* How many store kinds the architecture offers (plain included). */
+static unsigned store_kinds(void)
 {
-	__atomic_store_n(&measured_store, how, __ATOMIC_RELEASE);
+	return (unsigned)__builtin_popcount(ARCH_STORE_KINDS_OFFERED);
 }
 
-enum memmap_store memmap_store_for_cold(void)
+const char *memmap_store_name(enum memmap_store how)
 {
-	enum memmap_store m = __atomic_load_n(&measured_store, __ATOMIC_ACQUIRE);
-
-	return m == MEMMAP_STORE_AUTO ? MEMMAP_STORE_NT : m;
+	return arch_store_kind_name((enum arch_store_kind)how);
 }
 
-enum memmap_store memmap_store_choose(uint64_t array_bytes, const struct cpu_caches *c)
+void memmap_store_set(struct memmap *mm, enum memmap_store how)
+{
+	ASSERT(how == MEMMAP_STORE_AUTO || memmap_store_offered(how),
+	       "store %u not offered", (unsigned)how);
+	__atomic_store_n(&mm->cold_store, how, __ATOMIC_RELEASE);
+}
+
+enum memmap_store memmap_store_default_cold(void)
+{
+	if (arch_store_offered(ARCH_STORE_NT))
+		return MEMMAP_STORE_NT;
+	if (arch_store_offered(ARCH_STORE_ZERO))
+		return MEMMAP_STORE_ZERO;
+	return MEMMAP_STORE_PLAIN;
+}
+
+enum memmap_store memmap_store_for_cold(const struct memmap *mm)
+{
+	enum memmap_store m = mm ? __atomic_load_n(&mm->cold_store, __ATOMIC_ACQUIRE)
+				 : MEMMAP_STORE_AUTO;
+
+	return m == MEMMAP_STORE_AUTO ? memmap_store_default_cold() : m;
+}
+
+enum memmap_store memmap_store_choose(const struct memmap *mm, uint64_t array_bytes,
+				      const struct arch_caches *c)
 {
 	if (c && c->llc_bytes && array_bytes <= c->llc_bytes)
 		return MEMMAP_STORE_PLAIN;
-	return memmap_store_for_cold();
+	return memmap_store_for_cold(mm);
 }
 
 /*
@@ -473,10 +473,38 @@ enum memmap_store memmap_store_choose(uint64_t array_bytes, const struct cpu_cac
  * processes whose one-thread init ran 1.06, 1.29, 0.99, 1.57, 0.89, 0.86;
  * after the warm-up 0.98, 1.41, 0.90, 1.09, 0.71, 0.89.
  */
-enum memmap_store memmap_store_pick(uint64_t plain_ticks, uint64_t nt_ticks)
+enum memmap_store memmap_store_pick(uint64_t plain_ticks, uint64_t cold_ticks,
+				    enum memmap_store cold)
 {
-	return (unsigned __int128)plain_ticks * 100 < (unsigned __int128)nt_ticks * (100 - MEMMAP_PLAIN_MARGIN_PCT)
-	       ? MEMMAP_STORE_PLAIN : MEMMAP_STORE_NT;
+	return (unsigned __int128)plain_ticks * 100 < (unsigned __int128)cold_ticks * (100 - MEMMAP_PLAIN_MARGIN_PCT)
+	       ? MEMMAP_STORE_PLAIN : cold;
+}
+
+/* The probe's ticks of kind @k. */
+static uint64_t *probe_ticks_of(struct memmap_store_probe *p, enum memmap_store k)
+{
+	return k == MEMMAP_STORE_PLAIN ? &p->plain_ticks : k == MEMMAP_STORE_NT ? &p->nt_ticks
+									    : &p->zero_ticks;
+}
+
+uint64_t memmap_store_probe_ticks(const struct memmap_store_probe *p, enum memmap_store how)
+{
+	return *probe_ticks_of((struct memmap_store_probe *)p, how);
+}
+
+/* Plain against the fastest other kind that ran (the first on a tie:
+ * non-temporal before zeroing). */
+static enum memmap_store probe_choice(struct memmap_store_probe *p)
+{
+	enum memmap_store cold = MEMMAP_STORE_PLAIN;
+
+	for (enum memmap_store k = MEMMAP_STORE_NT; k < MEMMAP_STORE_KINDS; k++)
+		if (memmap_store_offered(k) &&
+		    (cold == MEMMAP_STORE_PLAIN || *probe_ticks_of(p, k) < *probe_ticks_of(p, cold)))
+			cold = k;
+	if (cold == MEMMAP_STORE_PLAIN)
+		return MEMMAP_STORE_PLAIN;      /* nothing else to choose */
+	return memmap_store_pick(p->plain_ticks, *probe_ticks_of(p, cold), cold);
 }
 
 uint64_t memmap_store_probe_bytes(uint64_t llc_bytes, uint64_t *warm_bytes)
@@ -485,7 +513,7 @@ uint64_t memmap_store_probe_bytes(uint64_t llc_bytes, uint64_t *warm_bytes)
 	uint64_t pass = warm / 2 > MEMMAP_PROBE_MIN_PASS_BYTES ? warm / 2 : MEMMAP_PROBE_MIN_PASS_BYTES;
 
 	*warm_bytes = warm;
-	return warm + 2 * pass;
+	return warm + store_kinds() * pass;
 }
 
 /* The @cpu-th of @ncpus contiguous slices of [start, end). */
@@ -512,21 +540,23 @@ void memmap_store_probe(const struct memmap_node *n, uint64_t start_pfn, uint64_
 			void (*flush)(const void *p, uint64_t bytes), struct memmap_store_probe *out)
 {
 	uint64_t pages = end_pfn - start_pfn, warm = warm_bytes / MEMMAP_DESC_BYTES, pass, at, s, e;
+	const uint64_t passes = (uint64_t)store_kinds() * reps;
 
 	ASSERT(start_pfn < end_pfn && reps >= 1 && ncpus >= 1 && cpu < ncpus &&
-	       (ncpus == 1 || sync) && pages >= 2ULL * reps * ncpus,
+	       (ncpus == 1 || sync) && pages >= passes * ncpus,
 	       "probe [%#llx, %#llx) reps %u cpu %u of %u", (ull)start_pfn, (ull)end_pfn, reps,
 	       cpu, ncpus);
 	/* A range too short for the warm-up and passes of at least an
 	 * eighth of it each: half warm-up, half passes. */
-	if (warm > pages || (pages - warm) / (2ULL * reps) < pages / 8)
+	if (warm > pages || (pages - warm) / passes < pages / 8)
 		warm = pages / 2;
-	pass = (pages - warm) / (2ULL * reps);
+	pass = (pages - warm) / passes;
 	*out = (struct memmap_store_probe){ .warm_bytes = memmap_desc_bytes(warm),
 					    .bytes = memmap_desc_bytes(pass), .cpus = ncpus,
-					    .plain_ticks = UINT64_MAX, .nt_ticks = UINT64_MAX };
-	/* Cold lines, as memory init finds them; the flush is not timed:
-	 * clflush writes dirty lines back one by one, far slower than the
+					    .plain_ticks = UINT64_MAX, .nt_ticks = UINT64_MAX,
+					    .zero_ticks = UINT64_MAX };
+	/* Cold lines, as memory init finds them; the flush is not timed: a
+	 * flush writes dirty lines back one by one, far slower than the
 	 * evictions of a large array's plain stores, and timing it made plain
 	 * stores look 1.4-2x slower on AMD EPYC where the whole init ran both
 	 * alike. */
@@ -538,26 +568,27 @@ void memmap_store_probe(const struct memmap_node *n, uint64_t start_pfn, uint64_
 	 * full does a store cost a write-back to memory). */
 	init_slice(n, start_pfn, start_pfn + warm, cpu, ncpus, MEMMAP_STORE_PLAIN);
 	at = start_pfn + warm;
-	/* Alternating over fresh descriptors, so a host's slow moment costs
-	 * both kinds alike; every CPU's slice of a pass starts together, as
+	/* Each kind in turn over fresh descriptors, so a host's slow moment
+	 * costs them alike; every CPU's slice of a pass starts together, as
 	 * memory init's chunks run on all of a node's CPUs at once. Timed is
-	 * what init pays: the stores, and for non-temporal ones their sfence
-	 * (store_nt()). */
+	 * what init pays: the stores, and for the other kinds their fence
+	 * (store_nt(), store_zero()). */
 	for (unsigned r = 0; r < reps; r++) {
-		for (int kind = 0; kind < 2; kind++, at += pass) {
-			enum memmap_store how = kind ? MEMMAP_STORE_NT : MEMMAP_STORE_PLAIN;
-
+		for (enum memmap_store how = MEMMAP_STORE_PLAIN; how < MEMMAP_STORE_KINDS; how++) {
+			if (!memmap_store_offered(how))
+				continue;
 			if (ncpus > 1)
 				sync->wait(sync->arg);
 			uint64_t t0 = ticks();
 			init_slice(n, at, at + pass, cpu, ncpus, how);
 			uint64_t dt = ticks() - t0;
-			uint64_t *best = kind ? &out->nt_ticks : &out->plain_ticks;
+			uint64_t *best = probe_ticks_of(out, how);
 			if (dt < *best)
 				*best = dt;
+			at += pass;
 		}
 	}
-	out->choice = memmap_store_pick(out->plain_ticks, out->nt_ticks);
+	out->choice = probe_choice(out);
 }
 
 void memmap_store_probe_combine(const struct memmap_store_probe *parts, unsigned n,
@@ -571,13 +602,16 @@ void memmap_store_probe_combine(const struct memmap_store_probe *parts, unsigned
 			out->plain_ticks = parts[i].plain_ticks;
 		if (parts[i].nt_ticks > out->nt_ticks)
 			out->nt_ticks = parts[i].nt_ticks;
+		if (parts[i].zero_ticks > out->zero_ticks)
+			out->zero_ticks = parts[i].zero_ticks;
 	}
-	out->choice = memmap_store_pick(out->plain_ticks, out->nt_ticks);
+	out->choice = probe_choice(out);
 }
 
-enum memmap_store memmap_node_choose_store(struct memmap_node *n, const struct cpu_caches *c)
+enum memmap_store memmap_node_choose_store(const struct memmap *mm, struct memmap_node *n,
+					   const struct arch_caches *c)
 {
-	n->store = memmap_store_choose(memmap_desc_bytes(n->present_pages), c);
+	n->store = memmap_store_choose(mm, memmap_desc_bytes(n->present_pages), c);
 	return n->store;
 }
 
@@ -589,19 +623,21 @@ void memmap_init_range_store(const struct memmap_node *n, uint64_t start_pfn, ui
 
 	check_range(n, start_pfn, end_pfn, __func__);
 	ASSERT((unsigned)type < PAGE_NR_TYPES && (unsigned)zone < PAGE_NR_ZONES &&
-	       (how == MEMMAP_STORE_PLAIN || how == MEMMAP_STORE_NT || how == MEMMAP_STORE_AUTO),
+	       (unsigned)how <= MEMMAP_STORE_AUTO,
 	       "type %u zone %u store %u", (unsigned)type, (unsigned)zone, (unsigned)how);
 	if (start_pfn == end_pfn)
 		return;
 	if (how == MEMMAP_STORE_AUTO)
 		how = n->store;
-	ASSERT(how == MEMMAP_STORE_PLAIN || how == MEMMAP_STORE_NT, "node %u: store %u",
+	ASSERT(memmap_store_offered(how), "node %u: store %u not offered",
 	       n->nid, (unsigned)how);
 	template_words(w, type, zone);
 	p = &n->pages[start_pfn - n->base_pfn];
 	end = p + (end_pfn - start_pfn);
 	if (how == MEMMAP_STORE_NT)
 		store_nt(p, end, w);
+	else if (how == MEMMAP_STORE_ZERO)
+		store_zero(p, end, w);
 	else
 		store_plain(p, end, w);
 }

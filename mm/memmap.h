@@ -45,14 +45,16 @@
  * Plain or streaming stores
  *  A descriptor array is far larger than the caches and is written once.
  *  Ordinary stores may pay a read of each cache line before writing it (the
- *  read-for-ownership); non-temporal stores (movnti: a general-register
- *  instruction, fine for kernel code built -mgeneral-regs-only) never do,
- *  but bypass the cache. On the machine this project is measured on (AMD
- *  EPYC, docs/results.md) the two are within the noise of each other, both
- *  at about the rate one core issues 8-byte stores. memmap_init_range()
- *  uses plain stores, which also leave the chunk's last lines in the cache
- *  for the buddy_free_range() that follows; memmap_init_range_store() lets
- *  the kernel choose streaming stores where make bench shows they win.
+ *  read-for-ownership); non-temporal stores never do, but bypass the cache,
+ *  and block zeroing (where the architecture has it) claims a whole block
+ *  without reading it. The kinds an architecture offers are arch/memory.h's
+ *  (enum arch_store_kind). On the machine this project is measured on (AMD
+ *  EPYC, docs/results.md) plain and non-temporal stores are within the
+ *  noise of each other, both at about the rate one core issues 8-byte
+ *  stores. memmap_init_range() uses the node's store (plain for an array
+ *  that fits the last-level cache, which also leaves the chunk's last lines
+ *  in the cache for the buddy_free_range() that follows);
+ *  memmap_init_range_store() lets the caller choose.
  */
 #ifndef MEMBOOT_MM_MEMMAP_H
 #define MEMBOOT_MM_MEMMAP_H
@@ -60,9 +62,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arch/cpu_caches.h"
-#include "kernel/limits.h"
-#include "kernel/panic.h"
+#include "arch/memory.h"
+#include "kernel/services/limits.h"
+#include "kernel/services/panic.h"
 #include "mm/page.h"
 
 #define MEMMAP_MAX_NODES MEMBOOT_MAX_NODES
@@ -76,12 +78,22 @@ typedef uint16_t memmap_nid_t;
 #define MEMMAP_NID_NONE 0xffffu      /* granule holds no node's memory */
 #define MEMMAP_NID_MIXED 0xfffeu     /* granule shared by two nodes: look at spans */
 
-/* How memmap_init_range_store() writes. */
+/* How memmap_init_range_store() writes: one of the store kinds of
+ * arch/memory.h, which this architecture must offer
+ * (arch_store_offered()), or the node's own. */
 enum memmap_store {
-	MEMMAP_STORE_PLAIN = 0,      /* ordinary stores */
-	MEMMAP_STORE_NT,             /* non-temporal stores, then sfence */
-	MEMMAP_STORE_AUTO,           /* memmap_store_choose() for the node's array */
+	MEMMAP_STORE_PLAIN = ARCH_STORE_PLAIN,   /* ordinary stores */
+	MEMMAP_STORE_NT = ARCH_STORE_NT,         /* non-temporal stores, then a store fence */
+	MEMMAP_STORE_ZERO = ARCH_STORE_ZERO,     /* whole blocks zeroed, the rest plain, a fence */
+	MEMMAP_STORE_AUTO = ARCH_STORE_NR_KINDS, /* the node's: memmap_store_choose() for its array */
 };
+#define MEMMAP_STORE_KINDS MEMMAP_STORE_AUTO   /* the kinds: PLAIN up to AUTO */
+
+/* True when @how is a kind this architecture offers (AUTO is not one). */
+static inline bool memmap_store_offered(enum memmap_store how)
+{
+	return arch_store_offered((enum arch_store_kind)how);
+}
 
 /*
  * One node's descriptor array.
@@ -96,8 +108,9 @@ struct memmap_node {
 	uint64_t nr_pages;           /* the span, holes included */
 	uint64_t present_pages;      /* pages with backed descriptors (sparse), else nr_pages */
 	uint32_t nid;
-	/* What MEMMAP_STORE_AUTO means for this array: MEMMAP_STORE_NT from
-	 * memmap_node_init(), memmap_node_choose_store() for a known CPU. */
+	/* What MEMMAP_STORE_AUTO means for this array: the cold store
+	 * (memmap_store_default_cold()) from memmap_node_init(),
+	 * memmap_node_choose_store() for known caches. */
 	enum memmap_store store;
 };
 
@@ -114,6 +127,10 @@ struct memmap {
 	uint32_t nr_nodes;
 	memmap_nid_t *nid_of_2m;
 	uint64_t max_pfn;
+	/* The store the probe measured for arrays larger than the LLC
+	 * (memmap_store_set()); MEMMAP_STORE_AUTO: none measured. Written
+	 * once, before memory init's CPUs start; read by all of them. */
+	enum memmap_store cold_store;
 };
 
 /* A range of pfns, [start_pfn, end_pfn). */
@@ -380,56 +397,63 @@ static inline void memmap_write_head(struct page *p, unsigned type, unsigned ord
  * For memory about to be freed to the page allocator use PAGE_RESERVED
  * (buddy_free_range() turns heads into PAGE_FREE). The stores are the
  * node's own (MEMMAP_STORE_AUTO: n->store, memmap_node_choose_store());
- * non-temporal ones end with sfence.
+ * any kind but plain ends with a store fence (arch_fence_store()).
  */
 void memmap_init_range(const struct memmap_node *n, uint64_t start_pfn, uint64_t end_pfn,
 		       enum page_type type, enum page_zone zone);
 
-/* memmap_init_range() with the kind of store chosen. MEMMAP_STORE_NT ends
- * with sfence, so the descriptors are visible to whoever the caller then
- * tells that the chunk is done. */
-
 /*
- * The store that fills an array of @array_bytes fastest on a CPU with @c:
+ * The store that fills an array of @array_bytes fastest on a CPU with
+ * caches @c:
  * - an array that fits the last-level cache: plain stores, because the
  *   lines stay cached for the buddy pass that reads them right after;
- * - a larger one: non-temporal stores, which write whole lines without
- *   first reading them (no read-for-ownership: half the memory traffic of
- *   plain stores to cold lines). Measured on AMD (docs/results.md) and
- *   reported on Intel at 1.0-1.1x the store limit, against 1.4-2.7x for
- *   plain stores.
- * An unknown LLC size (0, or no @c) counts as "larger". @c->vendor is reported, not
- * used: no vendor measured so far prefers plain stores for cold memory.
+ * - a larger one: the store for cold memory, memmap_store_for_cold(@mm):
+ *   the one the probe measured, else the architecture's default
+ *   (memmap_store_default_cold(): non-temporal stores, which write whole
+ *   lines without first reading them, no read-for-ownership: half the
+ *   memory traffic of plain stores to cold lines. Measured on AMD
+ *   (docs/results.md) and reported on Intel at 1.0-1.1x the store limit,
+ *   against 1.4-2.7x for plain stores).
+ * An unknown LLC size (0, or no @c) counts as "larger"; no @mm, as no
+ * measurement.
  */
-enum memmap_store memmap_store_choose(uint64_t array_bytes, const struct cpu_caches *c);
-/* The store an array too large for the LLC gets: the measured one
- * (memmap_store_set), else non-temporal. */
-enum memmap_store memmap_store_for_cold(void);
+enum memmap_store memmap_store_choose(const struct memmap *mm, uint64_t array_bytes,
+				      const struct arch_caches *c);
+/* The store an array too large for the LLC gets: the one measured for @mm
+ * (memmap_store_set(); none with no @mm), else memmap_store_default_cold(). */
+enum memmap_store memmap_store_for_cold(const struct memmap *mm);
+/* The cold store before any measurement: the first of non-temporal stores,
+ * block zeroing and plain stores that the architecture offers. */
+enum memmap_store memmap_store_default_cold(void);
 
 /*
  * Which store this CPU writes cold descriptors fastest with, measured, as
- * Linux times its xor routines at boot and keeps the fastest: both kinds
- * over the descriptors of [start_pfn, end_pfn) of @n (part of an array
- * about to be initialised anyway: the probe writes them as PAGE_RESERVED,
- * which memory init overwrites), every line written once. First the whole
- * range is flushed out of the caches (@flush: clflush of every line, then
- * a fence), untimed, so stores pay their read-for-ownership as in an array
- * larger than the cache; then @warm_bytes of plain stores, untimed (the
- * LLC's size: from there on each plain store evicts a dirty line, the
- * write-back a whole-array init pays and a probe of cold lines alone never
- * saw); then @reps passes of each kind, alternating, each over its own
- * descriptors, the fastest of each kind kept. Timed is what memory init
- * pays: the stores, and for non-temporal ones their sfence. A range too
- * short for passes of an eighth of it after the warm-up gets half of it as
- * warm-up. @ticks reads a clock (the TSC; the host's monotonic ns). The
- * pick is memmap_store_pick(); it is what memmap_store_choose() uses for
- * arrays larger than the last-level cache once memmap_store_set() records
- * it.
+ * Linux times its xor routines at boot and keeps the fastest: every kind
+ * the architecture offers (arch/memory.h) over the descriptors of
+ * [start_pfn, end_pfn) of @n (part of an array about to be initialised
+ * anyway: the probe writes them as PAGE_RESERVED, which memory init
+ * overwrites), every line written once. First the whole range is flushed
+ * out of the caches (@flush: every line flushed, then waited for;
+ * arch_cache_flush_range() in the kernel), untimed, so stores pay their
+ * read-for-ownership as in an array larger than the cache; then
+ * @warm_bytes of plain stores, untimed (the LLC's size: from there on each
+ * plain store evicts a dirty line, the write-back a whole-array init pays
+ * and a probe of cold lines alone never saw); then @reps rounds of one
+ * pass of each kind (plain first), each over its own descriptors, the
+ * fastest of each kind kept. Timed is what memory init pays: the stores,
+ * and for the other kinds their fence. A range too short for passes of an
+ * eighth of it after the warm-up gets half of it as warm-up. @ticks reads
+ * a clock (the cycle counter; the host's monotonic ns). The pick is
+ * memmap_store_pick() against the fastest other kind; it is what
+ * memmap_store_choose() uses for arrays larger than the last-level cache
+ * once memmap_store_set() records it.
  */
 struct memmap_store_probe {
 	uint64_t warm_bytes;              /* plain stores before the timed passes */
 	uint64_t bytes;                   /* descriptor bytes of one timed pass */
-	uint64_t plain_ticks, nt_ticks;   /* the fastest pass of each kind */
+	/* The fastest pass of each kind; UINT64_MAX for a kind the
+	 * architecture does not offer (none ran). */
+	uint64_t plain_ticks, nt_ticks, zero_ticks;
 	unsigned cpus;                    /* CPUs the passes ran on at once */
 	enum memmap_store choice;
 };
@@ -453,31 +477,53 @@ void memmap_store_probe(const struct memmap_node *n, uint64_t start_pfn, uint64_
 			void (*flush)(const void *p, uint64_t bytes), struct memmap_store_probe *out);
 void memmap_store_probe_combine(const struct memmap_store_probe *parts, unsigned n,
 				struct memmap_store_probe *out);
+/* @p's fastest pass of kind @how (not AUTO). */
+uint64_t memmap_store_probe_ticks(const struct memmap_store_probe *p, enum memmap_store how);
+/* The store probe's result as the kernel ran it at boot: what phase
+ * memmap's report prints and memtest compares its rate with (none ran:
+ * !ran). */
+struct memmap_probe_result {
+	bool ran;
+	uint32_t nid;                     /* the node whose descriptors it wrote */
+	uint32_t cpu, cpus;               /* the first CPU it ran on, how many */
+	struct memmap_store_probe res;
+};
 /*
  * The probe's extent, the same at boot and in the host benchmark: the
  * warm-up is the LLC (@llc_bytes; 0, unknown, counts as
  * MEMMAP_PROBE_LLC_GUESS_BYTES), each pass half of it and at least
  * MEMMAP_PROBE_MIN_PASS_BYTES. Returns the descriptor bytes of the warm-up
- * and one pass of each kind, and the warm-up in *@warm_bytes.
+ * and one pass of each kind the architecture offers, and the warm-up in
+ * *@warm_bytes.
  */
 #define MEMMAP_PROBE_LLC_GUESS_BYTES (32ULL << 20)
 #define MEMMAP_PROBE_MIN_PASS_BYTES (1ULL << 20)
 uint64_t memmap_store_probe_bytes(uint64_t llc_bytes, uint64_t *warm_bytes);
 /* Plain only when it probed at least MEMMAP_PLAIN_MARGIN_PCT faster than
- * non-temporal (the data is at the definition in mm/memmap.c),
- * non-temporal otherwise. */
+ * @cold, the fastest other kind (@cold_ticks; the data is at the
+ * definition in mm/memmap.c), @cold otherwise. */
 #define MEMMAP_PLAIN_MARGIN_PCT 15
-enum memmap_store memmap_store_pick(uint64_t plain_ticks, uint64_t nt_ticks);
-/* From now on arrays larger than the LLC get @how (PLAIN or NT);
- * MEMMAP_STORE_AUTO forgets the measurement (the size rule alone). */
-void memmap_store_set(enum memmap_store how);
+enum memmap_store memmap_store_pick(uint64_t plain_ticks, uint64_t cold_ticks,
+				    enum memmap_store cold);
+/* The name of store kind @how (not AUTO) in the memmap and store_probe
+ * records: the architecture's (arch_store_kind_name()). */
+const char *memmap_store_name(enum memmap_store how);
+/* From now on @mm's arrays larger than the LLC get @how (a kind the
+ * architecture offers); MEMMAP_STORE_AUTO forgets the measurement (the
+ * size rule alone). */
+void memmap_store_set(struct memmap *mm, enum memmap_store how);
 
 /* Set @n's store (what MEMMAP_STORE_AUTO writes with) to the one
- * memmap_store_choose() picks for its present pages' descriptors on a CPU
- * with caches @c (arch/cpu_caches.h: the kernel's cpu_caches, or a host
- * test's own); returns it. */
-enum memmap_store memmap_node_choose_store(struct memmap_node *n, const struct cpu_caches *c);
+ * memmap_store_choose() picks for its present pages' descriptors with
+ * @mm's measurement on a CPU with caches @c (arch/memory.h: the kernel's
+ * arch_caches(), or a host test's own); returns it. */
+enum memmap_store memmap_node_choose_store(const struct memmap *mm, struct memmap_node *n,
+					   const struct arch_caches *c);
 
+/* memmap_init_range() with the kind of store chosen: any kind the
+ * architecture offers, or MEMMAP_STORE_AUTO (the node's). Any kind but
+ * plain ends with a store fence, so the descriptors are visible to
+ * whoever the caller then tells that the chunk is done. */
 void memmap_init_range_store(const struct memmap_node *n, uint64_t start_pfn, uint64_t end_pfn,
 			     enum page_type type, enum page_zone zone, enum memmap_store how);
 

@@ -1,16 +1,14 @@
 /*
- * mminit.c: the init-policy engine (see init.h).
+ * mminit.c: the init-policy engine (see mminit.h).
  */
 #include "mm/mminit.h"
 
 #include <string.h>
 
-#include "kernel/jobs/platform.h"
-#include "kernel/log.h"
-#include "kernel/panic.h"
+#include "kernel/services/jobs/platform.h"
+#include "kernel/services/log.h"
+#include "kernel/services/panic.h"
 #include "mm/alloc/alloc.h"
-#include <stdio.h>
-#include "kernel/cmdline.h"
 
 void mminit_start(struct mminit *mi, struct mminit_node *nodes, const struct memmap *mm,
 		  uint32_t nr_nodes, const struct mminit_config *cfg)
@@ -190,15 +188,10 @@ static bool grow(void *ctx, uint32_t node)
 
 /* ---- the parallel part ---- */
 
-struct chunk_arg {
-	struct mminit *mi;
-	uint32_t node;
-};
-
 /* Fill and free the parts of the pfns [s, e) still to do. */
 static void node_chunk_pfns(void *arg, uint64_t s, uint64_t e)
 {
-	const struct chunk_arg *c = arg;
+	const struct mminit_chunk_arg *c = arg;
 	const struct mminit_node *w = &c->mi->nodes[c->node];
 
 	for (uint32_t i = 0; i < w->nr_todo; i++) {
@@ -212,7 +205,7 @@ static void node_chunk_pfns(void *arg, uint64_t s, uint64_t e)
 /* A chunk of a node job: the packed units [s, e). */
 static void node_chunk(void *arg, uint64_t s, uint64_t e)
 {
-	const struct chunk_arg *c = arg;
+	const struct mminit_chunk_arg *c = arg;
 	const struct mminit_node *w = &c->mi->nodes[c->node];
 
 	memmap_packed_for_each(w->seg, w->nr_seg, s, e, node_chunk_pfns, arg);
@@ -231,39 +224,35 @@ static void chunks_to_pfns(struct mminit_node *w)
 	}
 }
 
-static struct job jobs[MEMMAP_MAX_NODES];
-static struct job_state states[MEMMAP_MAX_NODES];
-static struct chunk_arg args[MEMMAP_MAX_NODES];
-
 /* Post node @nid's parallel part (nothing if it has none left). */
 static void parallel_start(struct mminit *mi, uint32_t nid)
 {
 	struct mminit_node *w = &mi->nodes[nid];
 	bool all = mi->cfg.all_cpus;
 
-	jobs[nid].fn = 0;
+	w->job.fn = 0;
 	if (!w->nr_todo)
 		return;
 	for (uint32_t i = 0; i < w->nr_todo; i++)
 		w->parallel_pages += w->todo[i].end_pfn - w->todo[i].start_pfn;
 	w->nr_seg = memmap_pack_segments(w->todo, w->nr_todo, ALLOC_MAX_ORDER, w->seg);
-	args[nid] = (struct chunk_arg){ mi, nid };
-	jobs[nid] = (struct job){
+	w->chunk_arg = (struct mminit_chunk_arg){ mi, nid };
+	w->job = (struct job){
 		.name = "meminit", .start = 0,
 		.size = memmap_packed_pages(w->seg, w->nr_seg),
 		.align = ALLOC_MAX_ORDER_PAGES, .min_chunk = MMINIT_MIN_CHUNK_PAGES,
 		.max_threads = all ? 0 : mi->cfg.max_threads,
 		.node = all ? JOB_ALL_NODES : mi->cfg.cpu_node ? mi->cfg.cpu_node[nid] : nid,
-		.fn = node_chunk, .arg = &args[nid],
+		.fn = node_chunk, .arg = &w->chunk_arg,
 		.times = w->chunks, .times_cap = MMINIT_TRACE_CHUNKS,
 		/* Steps of one max-order block: the unit a chunk is cut at. */
 		.chunk_states = w->chunk_states, .chunk_states_cap = MMINIT_TRACE_CHUNKS,
 		.step = ALLOC_MAX_ORDER_PAGES, .deadline_ns = mi->cfg.deadline_ns,
 	};
-	job_start(&jobs[nid], &states[nid]);
+	job_start(&w->job, &w->job_state);
 	/* With all_cpus, every CPU works on one node after the other. */
 	if (all)
-		job_wait(&states[nid]);
+		job_wait(&w->job_state);
 }
 
 static void parallel_wait(struct mminit *mi)
@@ -275,18 +264,20 @@ static void parallel_wait(struct mminit *mi)
 	for (uint32_t k = 0; k < mi->nr_nodes; k++) {
 		uint32_t nid = (own + k) % mi->nr_nodes;
 		struct mminit_node *w = &mi->nodes[nid];
-		if (!jobs[nid].fn)
+		const struct job_state *js = &w->job_state;
+
+		if (!w->job.fn)
 			continue;
 		if (!all)
-			job_wait(&states[nid]);
-		w->threads = states[nid].threads;
-		w->cpus = states[nid].cpus;
-		w->caller_offered = states[nid].caller_helps;
-		w->ns = states[nid].ns;
-		w->start_ticks = states[nid].first_tsc;
-		w->end_ticks = states[nid].end_tsc;
+			job_wait(&w->job_state);
+		w->threads = js->threads;
+		w->cpus = js->cpus;
+		w->caller_offered = js->caller_helps;
+		w->ns = js->ns;
+		w->start_ticks = js->first_counter;
+		w->end_ticks = js->end_counter;
 		w->nr_todo = 0;
-		w->nr_chunks = states[nid].plan.nr_chunks;
+		w->nr_chunks = js->plan.nr_chunks;
 		chunks_to_pfns(w);
 	}
 }
@@ -402,56 +393,3 @@ uint32_t mminit_retime(struct mminit *mi, int64_t (*offset_of)(uint32_t cpu, voi
 	}
 	return inexact;
 }
-
-/* --- memory init: command-line keys (docs/cmdline.md) --- */
-
-struct meminit_settings meminit_settings = {
-	.policy = MMINIT_DEFERRED,
-	.threads_mode = INIT_THREADS_NODE,
-	.threads = 0,
-	.early_pages = 32768,              /* one 128 MiB section, as Linux starts */
-	.early_alloc_pages = 0,
-	.trace = false,
-	.deadline_ms = 10000,
-};
-
-/* In the order of enum mminit_policy. */
-static const char *const init_names[] = { "serial", "deferred", "lazy", NULL };
-
-/* memboot.init_threads=1|node|all|N, into the struct meminit_settings at @ptr. */
-static bool parse_init_threads(const char *value, void *ptr, char *err, size_t err_bytes)
-{
-	struct meminit_settings *s = ptr;
-	uint64_t n;
-
-	if (value && strcmp(value, "node") == 0) {
-		s->threads_mode = INIT_THREADS_NODE;
-	} else if (value && strcmp(value, "all") == 0) {
-		s->threads_mode = INIT_THREADS_ALL;
-	} else if (value && cmdline_parse_u64(value, &n) && n >= 1 && n <= 256) {
-		s->threads_mode = n == 1 ? INIT_THREADS_ONE : INIT_THREADS_N;
-		s->threads = n;
-	} else {
-		snprintf(err, err_bytes, "1, node, all, or a thread count 1..256");
-		return false;
-	}
-	return true;
-}
-
-static const struct param meminit_params[] = {
-	{ .key = "memboot.init", .type = PARAM_ENUM, .ptr = &meminit_settings.policy,
-	  .choices = init_names, .help = "how page descriptors are initialised" },
-	{ .key = "memboot.init_threads", .type = PARAM_FUNC, .ptr = &meminit_settings,
-	  .fn = parse_init_threads, .help = "threads per node for the parallel init" },
-	{ .key = "memboot.early_pages", .type = PARAM_U64, .ptr = &meminit_settings.early_pages,
-	  .min = 0, .max = 1ULL << 40, .help = "pages the boot CPU initialises before the parallel part" },
-	{ .key = "memboot.early_alloc_pages", .type = PARAM_U64,
-	  .ptr = &meminit_settings.early_alloc_pages, .min = 0, .max = 1ULL << 40,
-	  .help = "debug: early page allocations before the parallel part" },
-	{ .key = "memboot.trace", .type = PARAM_BOOL, .ptr = &meminit_settings.trace,
-	  .help = "print a record per chunk of the parallel init" },
-	{ .key = "memboot.init_deadline_ms", .type = PARAM_U64, .ptr = &meminit_settings.deadline_ms,
-	  .min = 0, .max = 3600000,
-	  .help = "a node CPU silent this long mid-chunk is lost, its work redone (0: never)" },
-};
-PARAM_TABLE(meminit_param_table, "meminit", meminit_params);

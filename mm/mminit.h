@@ -29,8 +29,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/jobs/job.h"
-#include "kernel/spinlock.h"
+#include "kernel/services/jobs/job.h"
+#include "kernel/services/spinlock.h"
 #include "mm/memmap.h"
 #include "mm/page.h"
 
@@ -76,7 +76,7 @@ struct mminit_config {
 	const struct mminit_test *test;   /* NULL: no memory test */
 	/* A node CPU that makes no progress in the middle of its chunk for this
 	 * long is counted lost and its unclaimed 4 MiB steps are done by the
-	 * node's other CPUs (kernel/jobs/job.h; 0: never). */
+	 * node's other CPUs (kernel/services/jobs/job.h; 0: never). */
 	uint64_t deadline_ns;
 };
 
@@ -104,11 +104,21 @@ struct mminit_node {
 	/* Always kept (not only with cfg.trace): they say which CPU did what.
 	 * start/end are pfns (the job's packed units, converted back). */
 	struct job_chunk_time chunks[MMINIT_TRACE_CHUNKS];
-	/* Each chunk's claim word and progress (kernel/jobs/job.h): a chunk is freed
+	/* Each chunk's claim word and progress (kernel/services/jobs/job.h): a chunk is freed
 	 * to the allocator 4 MiB step by step, each step claimed once, so a
 	 * CPU lost mid-chunk leaves steps others can finish without freeing
 	 * any block twice (a free is not repeatable). */
 	struct job_chunk_state chunk_states[MMINIT_TRACE_CHUNKS];
+	/* The node's parallel part as posted to the job runner (job.fn NULL:
+	 * none), its state while it runs, and the argument of its chunks:
+	 * here, in the caller's memory, since the jobs outlive no call of
+	 * mminit_run() but are too large for a stack. */
+	struct job job;
+	struct job_state job_state;
+	struct mminit_chunk_arg {
+		struct mminit *mi;
+		uint32_t node;
+	} chunk_arg;
 };
 
 struct mminit {
@@ -160,7 +170,7 @@ void mminit_node_usable(const struct mminit_node *w, uint64_t phase_start_ticks,
 
 /*
  * Make every time figure of the work final, after it ran: the per-CPU clock
- * corrections learned since (the TSC check of SMP bring-up runs once memory
+ * corrections learned since (the per-CPU counter check runs once memory
  * is usable: @offset_of(cpu, @ctx) is how far that CPU's ticks are ahead of
  * the caller's clock) and the tick rate in force now (the work may have run
  * on a quick estimate of it: every ns figure is converted again from its
@@ -178,24 +188,5 @@ static inline uint64_t mminit_done_pages(const struct mminit *mi, uint32_t node)
 {
 	return mi->nodes[node].early_pages + mi->nodes[node].parallel_pages;
 }
-
-/* --- memory init: command-line keys (docs/cmdline.md) --- */
-
-/* memboot.init_threads=1|node|all|N */
-enum init_threads_mode { INIT_THREADS_ONE, INIT_THREADS_NODE, INIT_THREADS_ALL, INIT_THREADS_N };
-
-struct meminit_settings {
-	unsigned policy;              /* memboot.init: enum mminit_policy */
-	unsigned threads_mode;        /* enum init_threads_mode */
-	uint64_t threads;             /* with INIT_THREADS_N */
-	uint64_t early_pages;         /* deferred/lazy: filled by the boot CPU first */
-	uint64_t early_alloc_pages;   /* debug: early allocations before the parallel part */
-	bool trace;                   /* a record per init chunk and per huge pool page */
-	uint64_t deadline_ms;         /* a node CPU silent this long mid-chunk is lost */
-};
-
-extern struct meminit_settings meminit_settings;
-struct param_table;
-extern const struct param_table meminit_param_table;
 
 #endif

@@ -13,9 +13,9 @@
 
 #include <string.h>
 
-#include "kernel/acpi/acpi.h"
-#include "kernel/log.h"
-#include "kernel/panic.h"
+#include "kernel/firmware/acpi/acpi.h"
+#include "kernel/services/log.h"
+#include "kernel/services/panic.h"
 #include "mm/numa_build.h"
 
 #define PREFIX "NUMA: "
@@ -28,12 +28,12 @@ _Static_assert(NUMA_MAX_CPUS % 64 == 0, "cpu_mask is whole words");
 
 /* ---- helpers ------------------------------------------------------------ */
 
-bool numa_madt_find(const struct acpi_madt_info *madt, uint32_t apic_id, uint32_t *idx)
+bool numa_madt_find(const struct acpi_madt_info *madt, uint32_t hwid, uint32_t *idx)
 {
 	uint32_t n = madt->nr_cpus < ACPI_MADT_MAX_CPUS ? madt->nr_cpus : ACPI_MADT_MAX_CPUS;
 
 	for (uint32_t i = 0; i < n; i++) {
-		if (madt->cpus[i].apic_id == apic_id) {
+		if (madt->cpus[i].hwid == hwid) {
 			*idx = i;
 			return true;
 		}
@@ -63,7 +63,7 @@ bool numa_append_range(struct numa_topology *t, uint64_t start, uint64_t end, ui
 
 static bool madt_cpu_usable(const struct acpi_cpu *c, uint32_t boot)
 {
-	return c->apic_id != boot && (c->enabled || c->online_capable);
+	return c->hwid != boot && (c->enabled || c->online_capable);
 }
 
 /*
@@ -104,12 +104,12 @@ static void build_cpus(struct build *b)
 {
 	struct numa_topology *t = b->t;
 	const struct acpi_madt_info *madt = b->in->madt;
-	uint32_t boot = b->in->boot_apic_id, idx, nr_madt, usable = 1;
+	uint32_t boot = b->in->boot_hwid, idx, nr_madt, usable = 1;
 	uint32_t pxms[NUMA_MAX_NODES], nr_pxms = 0;
 	uint32_t count[NUMA_MAX_NODES] = { 0 }, quota[NUMA_MAX_NODES], taken[NUMA_MAX_NODES] = { 0 };
 	bool choose;
 
-	t->cpus[0] = (struct numa_cpu){ .apic_id = boot, .present = true };
+	t->cpus[0] = (struct numa_cpu){ .hwid = boot, .present = true };
 	t->nr_cpus = 1;
 	if (!madt)
 		return;     /* the ACPI layer has said the MADT is missing */
@@ -129,7 +129,7 @@ static void build_cpus(struct build *b)
 		count[boot_group]++;
 		for (uint32_t i = 0; i < nr_madt; i++)
 			if (madt_cpu_usable(&madt->cpus[i], boot))
-				count[pxm_group(b, madt->cpus[i].apic_id, pxms, &nr_pxms)]++;
+				count[pxm_group(b, madt->cpus[i].hwid, pxms, &nr_pxms)]++;
 		numa_balanced_quota(count, NUMA_MAX_NODES, NUMA_MAX_CPUS, boot_group, quota);
 		taken[boot_group] = 1;
 	}
@@ -139,14 +139,14 @@ static void build_cpus(struct build *b)
 		if (!madt_cpu_usable(c, boot))
 			continue;
 		if (choose) {
-			uint32_t g = pxm_group(b, c->apic_id, pxms, &nr_pxms);
+			uint32_t g = pxm_group(b, c->hwid, pxms, &nr_pxms);
 
 			if (taken[g] == quota[g])
 				continue;
 			taken[g]++;
 		}
 		t->cpus[t->nr_cpus++] = (struct numa_cpu){
-			.apic_id = c->apic_id, .acpi_uid = c->acpi_uid,
+			.hwid = c->hwid, .acpi_uid = c->acpi_uid,
 			.present = c->enabled };
 	}
 	t->nr_unused_cpus = usable - t->nr_cpus;

@@ -38,7 +38,7 @@
  *   struct numa_input in = { .map = bi->ranges, .nr_map = bi->nr_ranges,
  *           .madt = &madt or NULL,
  *           .srat = &srat or NULL, .slit = &slit or NULL,
- *           .boot_apic_id = cpuid_apic_id() };
+ *           .boot_hwid = arch_cpu_hwid() };
  *   (a table that was found but failed to parse: pass NULL for the MADT and
  *   SRAT; the SLIT may be passed all the same, it is then ignored with a
  *   warning)
@@ -72,8 +72,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/limits.h"
-#include "kernel/mem_range.h"
+#include "kernel/services/limits.h"
+#include "kernel/services/mem_range.h"
 
 struct acpi_madt_info;
 struct acpi_srat_info;
@@ -102,7 +102,7 @@ enum numa_source {
 
 /* One logical CPU; cpus[0] is the boot CPU. */
 struct numa_cpu {
-	uint32_t apic_id;          /* xAPIC or x2APIC ID */
+	uint32_t hwid;             /* hardware id (arch/cpu.h) */
 	uint32_t acpi_uid;         /* MADT processor UID; 0 if the MADT lacks it */
 	uint32_t node;             /* < nr_nodes */
 	bool present;              /* enabled now; false: online-capable only */
@@ -192,7 +192,7 @@ struct numa_input {
 	const struct acpi_srat_info *srat;      /* NULL: no SRAT, one node */
 	const struct acpi_slit_info *slit;      /* NULL: default distances, no
 						   warning; used only with an SRAT */
-	uint32_t boot_apic_id;                  /* the CPU running this */
+	uint32_t boot_hwid;                     /* the CPU running this */
 };
 
 /*

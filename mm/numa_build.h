@@ -16,8 +16,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/acpi/acpi.h"
-#include "kernel/log.h"
+#include "kernel/firmware/acpi/acpi.h"
+#include "kernel/services/log.h"
 #include "mm/numa.h"
 
 /* Orphan ranges warned about one by one; the rest are summed up. Also the
@@ -67,8 +67,8 @@ struct build {
 
 /* ---- mm/numa.c ---------------------------------------------------------- */
 
-/* Index in the MADT's processors of @apic_id; false if it lists none. */
-bool numa_madt_find(const struct acpi_madt_info *madt, uint32_t apic_id, uint32_t *idx);
+/* Index in the MADT's processors of @hwid; false if it lists none. */
+bool numa_madt_find(const struct acpi_madt_info *madt, uint32_t hwid, uint32_t *idx);
 
 /*
  * Append [start, end) on @node to ranges[]; a piece touching the previous

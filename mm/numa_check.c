@@ -6,7 +6,7 @@
  */
 #include "mm/numa.h"
 
-#include "kernel/log.h"
+#include "kernel/services/log.h"
 
 #define PREFIX "NUMA: "
 
@@ -84,8 +84,8 @@ bool numa_check(const struct numa_topology *t, const struct mem_range *map, uint
 		CHECK(t->nodes[t->cpus[c].node].cpu_mask[c / 64] >> (c % 64) & 1,
 		      "cpu %u (node %u) is not in its node's mask", c, t->cpus[c].node);
 		for (uint32_t d = 0; d < c; d++)
-			CHECK(t->cpus[d].apic_id != t->cpus[c].apic_id,
-			      "cpus %u and %u share APIC ID 0x%x", d, c, t->cpus[c].apic_id);
+			CHECK(t->cpus[d].hwid != t->cpus[c].hwid,
+			      "cpus %u and %u share APIC ID 0x%x", d, c, t->cpus[c].hwid);
 	}
 
 	/* Per node: sums agree, mem_node has memory, distances are sane. */

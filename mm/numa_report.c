@@ -7,9 +7,9 @@
 
 #include <stdio.h>
 
-#include "kernel/log.h"
-#include "kernel/panic.h"
-#include "kernel/report/record.h"
+#include "kernel/services/log.h"
+#include "kernel/services/panic.h"
+#include "kernel/services/report/record.h"
 
 #define PREFIX "NUMA: "
 
@@ -76,7 +76,7 @@ static void print_records(const struct numa_topology *t)
 	for (uint32_t c = 0; c < t->nr_cpus; c++) {
 		rec_begin(&r, "cpu");
 		rec_u64(&r, "cpu", c);
-		rec_u64(&r, "apic_id", t->cpus[c].apic_id);
+		rec_u64(&r, "apic_id", t->cpus[c].hwid);
 		rec_u64(&r, "node", t->cpus[c].node);
 		rec_bool(&r, "present", t->cpus[c].present);
 		record_emit(&r);
@@ -148,7 +148,7 @@ void numa_print(const struct numa_topology *t)
 
 			if (cpu->from_srat)
 				pr_info("SRAT: PXM %u -> APIC 0x%02x -> Node %u",
-					t->nodes[cpu->node].pxm, cpu->apic_id, cpu->node);
+					t->nodes[cpu->node].pxm, cpu->hwid, cpu->node);
 		}
 		for (uint32_t k = 0; k < t->nr_srat_ranges; k++) {
 			const struct numa_srat_range *s = &t->srat[k];

@@ -6,7 +6,7 @@
  */
 #include "mm/numa.h"
 
-#include "kernel/panic.h"
+#include "kernel/services/panic.h"
 
 uint32_t numa_balanced_quota(const uint32_t *count, uint32_t nr_groups, uint32_t limit,
 			     uint32_t first, uint32_t *quota)

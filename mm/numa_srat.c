@@ -21,8 +21,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "kernel/acpi/acpi.h"
-#include "kernel/log.h"
+#include "kernel/firmware/acpi/acpi.h"
+#include "kernel/services/log.h"
 #include "mm/numa.h"
 #include "mm/numa_build.h"
 
@@ -110,7 +110,7 @@ static bool build_domains(struct build *b)
 	for (uint32_t i = 0; i < b->srat_nr_cpus; i++) {
 		uint32_t apic = srat->cpus[i].apic_id, idx;
 
-		if (apic == b->in->boot_apic_id || (madt && numa_madt_find(madt, apic, &idx))) {
+		if (apic == b->in->boot_hwid || (madt && numa_madt_find(madt, apic, &idx))) {
 			b->srat_cpu_known[i / 64] |= 1ULL << (i % 64);
 			overflow |= !add_domain(t, srat->cpus[i].pxm);
 		} else if (b->nr_unknown++ == 0) {
@@ -146,7 +146,7 @@ static bool place_cpus(struct build *b)
 		uint32_t i;
 
 		for (i = 0; i < b->srat_nr_cpus; i++)
-			if (srat->cpus[i].apic_id == cpu->apic_id)
+			if (srat->cpus[i].apic_id == cpu->hwid)
 				break;
 		if (i < b->srat_nr_cpus) {
 			cpu->node = numa_node_of_pxm(t, srat->cpus[i].pxm);
@@ -191,10 +191,10 @@ static void warn_cpu_repairs(struct build *b)
 			  srat->cpus[b->first_unknown].pxm);
 	if (b->nr_missing == 1)
 		NUMA_WARN(t, PREFIX "SRAT: no CPU affinity for APIC ID 0x%x (cpu %u); put on node 0",
-			  t->cpus[b->first_missing].apic_id, b->first_missing);
+			  t->cpus[b->first_missing].hwid, b->first_missing);
 	else if (b->nr_missing > 1)
 		NUMA_WARN(t, PREFIX "SRAT: no CPU affinity for %u CPUs (first APIC ID 0x%x, cpu %u); put on node 0",
-			  b->nr_missing, t->cpus[b->first_missing].apic_id, b->first_missing);
+			  b->nr_missing, t->cpus[b->first_missing].hwid, b->first_missing);
 }
 
 /* ---- the SLIT ----------------------------------------------------------- */

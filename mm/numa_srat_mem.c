@@ -17,8 +17,8 @@
  */
 #include <string.h>
 
-#include "kernel/acpi/acpi.h"
-#include "kernel/log.h"
+#include "kernel/firmware/acpi/acpi.h"
+#include "kernel/services/log.h"
 #include "mm/numa.h"
 #include "mm/numa_build.h"
 

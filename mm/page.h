@@ -33,8 +33,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/limits.h"
-#include "kernel/spinlock.h"
+#include "kernel/services/limits.h"
+#include "kernel/services/spinlock.h"
 
 
 #ifndef MEMMAP_DESC_BYTES

@@ -15,8 +15,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/log.h"
-#include "kernel/panic.h"
+#include "kernel/services/log.h"
+#include "kernel/services/panic.h"
+#include "kernel/services/report/record.h"
 
 #define PAGE_MASK (PAGE_SIZE_BYTES - 1)
 /* Highest page-aligned end a range can have. */
@@ -811,4 +812,30 @@ bool physmem_check(const struct physmem *pm)
 	}
 #undef CHECK
 	return ok;
+}
+
+uint64_t physmem_retire(struct physmem *pm)
+{
+	pm->retired = true;
+	return physmem_reserved_bytes(pm, PHYSMEM_ANY_NODE) >> PAGE_SHIFT;
+}
+
+void physmem_report_retired(const struct physmem *pm)
+{
+	uint64_t reserved_pages = physmem_reserved_bytes(pm, PHYSMEM_ANY_NODE) >> PAGE_SHIFT;
+	struct record r;
+
+	/* What stays reserved for good, by type: the census finds the memmap
+	 * and page-table pages again by the page types these types became. */
+	rec_begin(&r, "physmem_retire");
+	rec_u64(&r, "reserved_bytes", reserved_pages << PAGE_SHIFT);
+	rec_u64(&r, "ranges", pm->nr_resv);
+	rec_key(&r, "types");
+	rec_open(&r, '{');
+	for (uint32_t t = PHYSMEM_RESV_NONE + 1; t < PHYSMEM_RESV_TYPE_COUNT; t++) {
+		rec_key(&r, physmem_resv_type_name(t));
+		rec_v_u64(&r, physmem_reserved_bytes_of(pm, (enum physmem_resv_type)t));
+	}
+	rec_close(&r);
+	record_report(&r, LOG_INFO, "physmem: retired; {reserved_bytes:KiB} KiB in {ranges} ranges stay reserved");
 }

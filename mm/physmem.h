@@ -15,7 +15,7 @@
  *   physmem_set_node(pm, start, end, node);     numa: each SRAT memory range
  *   addr = physmem_alloc(pm, size, align, node, exact, PHYSMEM_RESV_MEMMAP);
  *
- * The map comes as (struct mem_range *, count) (kernel/mem_range.h), never as
+ * The map comes as (struct mem_range *, count) (kernel/services/mem_range.h), never as
  * a boot hand-off: physmem knows no boot protocol.
  *
  * Every range is half-open [start, end) in bytes and page aligned; log lines
@@ -36,8 +36,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/limits.h"
-#include "kernel/mem_range.h"
+#include "kernel/services/limits.h"
+#include "kernel/services/mem_range.h"
 
 #define PHYSMEM_MAX_MEM 256          /* usable ranges */
 #define PHYSMEM_MAX_RESV 512         /* reservations */
@@ -251,5 +251,17 @@ void physmem_dump(const struct physmem *pm);
 
 /* Check every invariant listed at struct physmem; log each violation and return false. */
 bool physmem_check(const struct physmem *pm);
+
+/*
+ * The page allocator now owns all free memory: allocations from @pm are
+ * over (@pm->retired: page tables come from the page allocator,
+ * mm/pt_pages.h). Returns the pages @pm keeps reserved for good (the
+ * census baseline's).
+ */
+uint64_t physmem_retire(struct physmem *pm);
+/* The retired @pm's `physmem_retire` record and line: what stays reserved,
+ * by type. Apart from physmem_retire(), so the printing can wait until the
+ * time-critical part of memory init is over. */
+void physmem_report_retired(const struct physmem *pm);
 
 #endif

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/log.h"
-#include "kernel/report/record.h"
+#include "kernel/services/log.h"
+#include "kernel/services/report/record.h"
 
 #define PREFIX "tiers: "
 #define MAX_INITIATORS 256
@@ -316,9 +316,10 @@ static void report_node(const struct numa_topology *topo, const struct mem_tiers
 	rec_str(&r, "init_by", tiers_init_by_name(t->init_by[n]));
 	if (p->have)
 		record_report(&r, LOG_INFO, "tiers: node {node} ({cpus} CPU{cpus:s}): memory_tier{tier} "
-			      "(adistance {adistance}); from PXM {initiator_pxm}: read {read_latency_ns} ns, "
-			      "write {write_latency_ns} ns, read {read_bandwidth_mbs} MB/s, write "
-			      "{write_bandwidth_mbs} MB/s; memory-side cache {cache_bytes:MiB} MiB; "
+			      "(adistance {adistance}); from PXM {initiator_pxm}: read latency "
+			      "{read_latency_ns:given ns}, write latency {write_latency_ns:given ns}, "
+			      "read bandwidth {read_bandwidth_mbs:given MB/s}, write bandwidth "
+			      "{write_bandwidth_mbs:given MB/s}; memory-side cache {cache_bytes:MiB} MiB; "
 			      "initialised by node {init_node}'s CPUs ({init_by})");
 	else
 		record_report(&r, LOG_INFO, "tiers: node {node} ({cpus} CPU{cpus:s}): memory_tier{tier} "
@@ -346,9 +347,14 @@ void tiers_report(const struct mem_tiers *t, const struct numa_topology *topo,
 		rec_i64(&r, "dram_ref_node", t->dram_ref_node);
 		rec_str(&r, "no_ref_reason", t->no_ref_reason ? t->no_ref_reason : "");
 		rec_u64(&r, "tiers", t->nr_tiers);
-		record_report(&r, LOG_INFO, "HMAT: revision {revision}: {domains} memory domain attributes, "
+		record_report(&r, LOG_INFO, t->dram_ref_node >= 0 ?
+			      "HMAT: revision {revision}: {domains} memory domain attributes, "
 			      "{lb_structures} latency/bandwidth structures ({figures} figures), "
-			      "{caches} memory-side caches; {tiers} tier{tiers:s}, DRAM reference node {dram_ref_node}");
+			      "{caches} memory-side caches; {tiers} tier{tiers:s}, DRAM reference node {dram_ref_node}" :
+			      "HMAT: revision {revision}: {domains} memory domain attributes, "
+			      "{lb_structures} latency/bandwidth structures ({figures} figures), "
+			      "{caches} memory-side caches; {tiers} tier{tiers:s}, no DRAM reference node "
+			      "({no_ref_reason})");
 	}
 	for (uint32_t n = 0; n < topo->nr_nodes; n++)
 		if (topo->nodes[n].mem_bytes)

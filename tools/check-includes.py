@@ -7,7 +7,7 @@ listed by name. The arrows point one way:
     kernel/init/        main.c and the boot phases: the only code that joins layers
       -> kernel/selftest/   the self-tests, handed the boot's state (struct selftest_ctx)
         -> kernel/vm/       address spaces: mm/pt tables on the MMU, #PF, shootdowns
-          -> mm/, kernel/acpi/   pure memory code and pure ACPI parsers
+          -> mm/, kernel/firmware/acpi/   pure memory code and pure ACPI parsers
             -> kernel/ (root)    runtime services: console, records, cmdline, jobs, time, ...
               -> arch/
 
@@ -17,9 +17,9 @@ Rules, by the directory of the including file (the ALLOWED table below):
                     (what a test needs from the boot, it is handed).
   kernel/vm/        (vm) mm, services, arch.
   kernel/ root      (services) only services and arch/: never mm/, boot/,
-                    kernel/acpi/, a phase, a self-test or vm.
-  kernel/acpi/      (acpi) only itself and services.
-  mm/               (mm) mm/, services, kernel/acpi/ (parsed tables) and
+                    kernel/firmware/acpi/, a phase, a self-test or vm.
+  kernel/firmware/acpi/      (acpi) only itself and services.
+  mm/               (mm) mm/, services, kernel/firmware/acpi/ (parsed tables) and
                     arch's public headers (PTE bits, the cache facts): never
                     boot/ (it gets ranges, not a bootinfo), never a phase.
   boot/             (boot) boot/, services and arch/: never mm/.
@@ -46,7 +46,7 @@ import sys
 #   kernel/selftest/  the self-tests and their table
 #   kernel/vm/        the kernel's address spaces: mm/pt tables on this CPU's
 #                     MMU, the #PF handler, TLB shootdowns
-#   kernel/acpi/      pure parsers of ACPI tables
+#   kernel/firmware/acpi/      pure parsers of ACPI tables
 #   kernel/ (rest)    runtime services: console, records, cmdline, jobs, time, ...
 LAYER_DIRS = (
     ("kernel/init/", "phase"),
@@ -54,8 +54,8 @@ LAYER_DIRS = (
     ("kernel/bench/", "selftest"),
     ("kernel/fault/", "selftest"),
     ("kernel/vm/", "vm"),
-    ("kernel/acpi/", "acpi"),
-    ("kernel/", "services"),
+    ("kernel/firmware/", "acpi"),
+    ("kernel/services/", "services"),
     ("mm/", "mm"),
     ("boot/", "boot"),
     ("arch/", "arch"),
@@ -93,9 +93,10 @@ def layer_of(path):
 
 def resolve(name, including, root):
     """The repository path an include names: relative to the repository
-    (-I.), to arch's include directory (-Iarch/x86_64/include) or to the
-    including file's directory."""
-    for cand in (name, os.path.join("arch/x86_64/include", name),
+    (-I.), to the arch interface's directory (-Iarch/include), to an
+    architecture's own (-Iarch/x86_64/include) or to the including file's
+    directory."""
+    for cand in (name, os.path.join("arch/include", name), os.path.join("arch/x86_64/include", name),
                  os.path.normpath(os.path.join(os.path.dirname(including), name))):
         if os.path.isfile(os.path.join(root, cand)):
             return cand

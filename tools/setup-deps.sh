@@ -35,16 +35,23 @@ packages=(
 	python3-matplotlib                   # tools/memboot plot
 	python3-hypothesis                   # property tests of the tools
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user   # the lab built and run for arm64
+	gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross      # the arch interface run for ppc64le (qemu-user)
+	sbsigntool efibootmgr mokutil        # install --sign-key, --bootnext and their guest tests
+	debootstrap                          # the package's install/purge test in a Debian 12 root
+	fdisk openssl                        # tools/memboot rehearse: the server's GPT disk, its key
 	bubblewrap                           # lab grade --class: each student's code in a sandbox
 	valgrind                             # the lab's counted figures (callgrind)
 )
 # The everyday machine, from bookworm-backports (QEMU >= 10).
 qemu_packages=(qemu-system-x86 qemu-system-common qemu-system-data seabios)
 qemu_min_major=10
+# Also only in bookworm-backports: virt-fw-vars, which enrolls the Secure
+# Boot guest tests' key in an OVMF variable store without a key press.
+backports_packages=(python3-virt-firmware)
 
 case "${1:-all}" in
 all) ;;
-host) packages=("${host_packages[@]}") qemu_packages=() ;;
+host) packages=("${host_packages[@]}") qemu_packages=() backports_packages=() ;;
 *) echo "usage: tools/setup-deps.sh [host]" >&2; exit 64 ;;
 esac
 
@@ -73,6 +80,12 @@ qemu_major() {
 }
 need_qemu=0
 [ ${#qemu_packages[@]} -eq 0 ] || [ "$(qemu_major)" -ge "$qemu_min_major" ] 2>/dev/null || need_qemu=1
+missing_backports=()
+for p in "${backports_packages[@]}"; do
+	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	[ "$status" = "install ok installed" ] || missing_backports+=("$p")
+done
+[ ${#missing_backports[@]} -eq 0 ] || need_qemu=1
 
 [ ${#missing[@]} -eq 0 ] && [ $need_qemu -eq 0 ] && exit 0
 
@@ -129,7 +142,7 @@ echo "setup: installing missing Debian packages: ${missing[*]} $( [ $need_qemu -
 "${sudo[@]}" apt-get update -qq
 [ ${#missing[@]} -eq 0 ] || "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 if [ $need_qemu -eq 1 ]; then
-	"${sudo[@]}" apt-get install -y -qq --no-install-recommends -t bookworm-backports "${qemu_packages[@]}"
+	"${sudo[@]}" apt-get install -y -qq --no-install-recommends -t bookworm-backports "${qemu_packages[@]}" "${backports_packages[@]}"
 	if [ "$(qemu_major)" -lt "$qemu_min_major" ]; then
 		echo "setup: qemu-system-x86 from bookworm-backports is older than $qemu_min_major" >&2
 		exit 1

@@ -1,13 +1,16 @@
 /*
- * apic.c: local APIC access (Intel SDM vol. 3A, chapter 11).
+ * apic.c: the local APIC mode chosen for every CPU (arch/smp.h's
+ * arch_smp_setup(), the `apic` record) and local APIC access (Intel SDM
+ * vol. 3A, chapter 11).
  */
-#include "arch/apic.h"
+#include "x86/apic.h"
 
-#include "arch/x86_64/include/arch/apic_mode.h"
-
-#include "arch/cpu.h"
-#include "arch/io.h"
-#include "arch/percpu.h"
+#include "arch/smp.h"
+#include "x86/apic_mode.h"
+#include "x86/cpu.h"
+#include "x86/percpu.h"
+#include "kernel/services/log.h"
+#include "kernel/services/report/record.h"
 
 #define MSR_APIC_BASE 0x1b
 #define APIC_BASE_ENABLE (1ULL << 11)
@@ -143,16 +146,63 @@ void apic_eoi(void)
 	apic_write(APIC_EOI, 0);
 }
 
-uint32_t cpuid_apic_id(void)
-{
-	uint32_t r[4];
+/* --- the mode (arch/smp.h) ------------------------------------------------ */
 
-	cpuid(0, 0, r);
-	if (r[0] >= 0xb) {
-		cpuid(0xb, 0, r);
-		if (r[1] != 0)
-			return r[3];     /* x2APIC ID, valid in either mode */
+/* What the mode was chosen from and the choice, for the report. */
+static struct apic_mode_input mode_in;
+static struct apic_mode_choice mode_choice;
+
+/*
+ * The local APIC mode for every CPU (x86/apic_mode.h): x2APIC when the MADT
+ * lists x2APIC processors or an ID is above 254, as many-core servers need,
+ * when firmware already switched it on, or on a virtual CPU that has it;
+ * memboot.apic= may ask for either.
+ */
+bool arch_smp_setup(const struct arch_smp_firmware *fw)
+{
+	mode_in = (struct apic_mode_input){
+		.cpu_x2apic = cpu_features.x2apic,
+		.hypervisor = cpu_features.has_hypervisor,
+		.firmware_x2apic = apic_firmware_x2apic(),
+		.madt_x2apic = fw->ext_entries,
+		.max_apic_id = fw->max_hwid,
+		.request = (enum apic_request)apic_request,
+	};
+	mode_choice = apic_choose_mode(&mode_in);
+	apic_set_mode(mode_choice.mode == APIC_MODE_X2APIC);
+	return mode_choice.request_refused;
+}
+
+const char *arch_smp_unreachable(uint32_t hwid)
+{
+	return apic_id_reachable(mode_choice.mode, hwid) ? NULL
+							 : "needs x2APIC, which this CPU lacks";
+}
+
+void arch_smp_report(void *arg)
+{
+	const struct arch_smp_firmware *fw = arg;
+	struct record r;
+
+	rec_begin(&r, "apic");
+	rec_str(&r, "mode", apic_mode_name(mode_choice.mode));
+	rec_str(&r, "reason", mode_choice.reason);
+	rec_bool(&r, "cpu_x2apic", mode_in.cpu_x2apic);
+	rec_bool(&r, "hypervisor", mode_in.hypervisor);
+	rec_bool(&r, "firmware_x2apic", mode_in.firmware_x2apic);
+	rec_bool(&r, "madt_x2apic", mode_in.madt_x2apic);
+	rec_u64(&r, "max_apic_id", mode_in.max_apic_id);
+	rec_u64(&r, "unreachable", fw->nr_unreachable);
+	if (fw->have_table) {
+		rec_u64(&r, "nmi_entries", fw->nr_nmi_entries);
+		rec_u64(&r, "x2apic_nmi_entries", fw->nr_ext_nmi_entries);
+		rec_u64(&r, "boot_lint_nmi", fw->boot_nmi_pins);
 	}
-	cpuid(1, 0, r);
-	return r[1] >> 24;
+	if (mode_choice.request_refused) {
+		rec_str(&r, "requested", mode_in.request == APIC_REQUEST_XAPIC ? "xapic" : "x2apic");
+		record_report(&r, LOG_WARN, "apic: {mode} mode ({reason}); memboot.apic={requested} "
+			      "not honoured");
+	} else {
+		record_report(&r, LOG_INFO, "apic: {mode} mode ({reason})");
+	}
 }

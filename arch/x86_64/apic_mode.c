@@ -1,10 +1,26 @@
 /*
- * apic_mode.c: the APIC mode decision and ICR encodings (arch/apic_mode.h).
+ * apic_mode.c: the APIC mode decision, its key memboot.apic=, and ICR
+ * encodings (x86/apic_mode.h). Pure C: the host tests check every rule and
+ * parse the key through the same table.
  */
-#include "arch/x86_64/include/arch/apic_mode.h"
+#include "x86/apic_mode.h"
 
 #include <stddef.h>
 #include <string.h>
+
+#include "arch/smp.h"
+#include "kernel/services/cmdline.h"
+
+unsigned apic_request = APIC_REQUEST_AUTO;
+
+/* In the order of enum apic_request. */
+static const char *const apic_names[] = { "auto", "xapic", "x2apic", NULL };
+
+static const struct param apic_params[] = {
+	{ .key = "memboot.apic", .type = PARAM_ENUM, .ptr = &apic_request,
+	  .choices = apic_names, .help = "local APIC mode: auto, xapic or x2apic" },
+};
+PARAM_TABLE(arch_smp_param_table, "apic", apic_params);
 
 /* ICR low word fields, SDM vol. 3A figure 11-12. */
 #define ICR_DELIVERY_FIXED (0u << 8)

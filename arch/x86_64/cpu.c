@@ -1,5 +1,6 @@
 /*
- * cpu.c: CPU identification and the boot CPU's GDT, TSS and IDT.
+ * cpu.c: CPU identification (arch/cpu.h), the per-CPU areas
+ * (arch/percpu.h), and each CPU's GDT, TSS and the shared IDT.
  *
  * The TSS exists for its interrupt stack table: #DF, NMI and #MC switch to
  * stacks of their own, so a kernel stack overflow ends in a clean report
@@ -10,10 +11,19 @@
 
 #include "arch/cpu.h"
 #include "arch/percpu.h"
-#include "arch/trap.h"
+#include "x86/cpu.h"
+#include "x86/percpu.h"
+#include "x86/trap.h"
+#include "kernel/services/percpu.h"
 
 struct cpu_features cpu_features;
 struct cpu_caches cpu_caches;
+struct arch_cpu_info arch_cpu_info;
+
+/* The boot CPU's area: no memory to take it from in phase early, as for
+ * the boot stack (entry32.S). */
+static struct percpu boot_percpu;
+extern char boot_stack_bottom[], boot_stack_top[];
 
 struct idt_gate {
 	uint16_t offset_low;
@@ -111,6 +121,38 @@ void arch_cpu_identify(void)
 		f->invariant_tsc = r[3] & (1u << 8);
 	}
 	cpu_caches_decode(cpuid_instruction, NULL, &cpu_caches);
+
+	/* What generic code asks of a CPU, from the words above. */
+	struct arch_cpu_info *g = &arch_cpu_info;
+	_Static_assert(sizeof(g->vendor) >= sizeof(f->vendor) &&
+		       sizeof(g->brand) >= sizeof(f->brand) &&
+		       sizeof(g->hypervisor) >= sizeof(f->hypervisor), "CPUID strings fit");
+	memcpy(g->vendor, f->vendor, sizeof(f->vendor));
+	memcpy(g->brand, f->brand, sizeof(f->brand));
+	memcpy(g->hypervisor, f->hypervisor, sizeof(f->hypervisor));
+	g->has_hypervisor = f->has_hypervisor;
+	g->huge_1g = f->pdpe1gb;
+	g->nx = f->nx;
+	g->family = f->family;
+	g->model = f->model;
+	g->stepping = f->stepping;
+}
+
+/* The x2APIC id from leaf 0xb where the CPU has it (valid in either APIC
+ * mode), else the initial APIC id of leaf 1 (SDM vol. 3A 11.4.6); no APIC
+ * access, so it works before the APIC is set up. */
+uint32_t arch_cpu_hwid(void)
+{
+	uint32_t r[4];
+
+	cpuid(0, 0, r);
+	if (r[0] >= 0xb) {
+		cpuid(0xb, 0, r);
+		if (r[1] != 0)
+			return r[3];
+	}
+	cpuid(1, 0, r);
+	return r[1] >> 24;
 }
 
 static void set_gate(int vector, uint64_t handler, uint8_t ist)
@@ -130,7 +172,7 @@ void arch_idt_set_gate(int vector, void (*handler)(void))
 	set_gate(vector, (uint64_t)handler, 0);
 }
 
-void arch_cpu_init_tables(struct percpu *pc)
+void x86_cpu_init_tables(struct percpu *pc, bool boot)
 {
 	uint64_t *gdt = pc->gdt;
 	struct tss64 *tss = &pc->tss;
@@ -169,7 +211,7 @@ void arch_cpu_init_tables(struct percpu *pc)
 		: "m"(gdtr), "i"(SEL_CODE), "r"(SEL_DATA), "r"(SEL_TSS)
 		: "rax", "memory");
 
-	if (pc->cpu == 0) {
+	if (boot) {
 		for (int v = 0; v < 32; v++) {
 			uint8_t ist = v == 8 ? IST_DF : v == 2 ? IST_NMI : v == 18 ? IST_MC : 0;
 			set_gate(v, isr_stub_table[v], ist);
@@ -177,4 +219,29 @@ void arch_cpu_init_tables(struct percpu *pc)
 	}
 	idtr = (struct desc_ptr){ .limit = sizeof(idt) - 1, .base = (uint64_t)idt };
 	__asm__ volatile("lidt %0" : : "m"(idtr) : "memory");
+}
+
+size_t arch_percpu_bytes(void)
+{
+	return sizeof(struct percpu);
+}
+
+void arch_percpu_init(void *area, struct cpu_state *cs, uint32_t fw_nmi_pins)
+{
+	struct percpu *pc = area;
+
+	/* All but the interrupt stacks, which need no zeroing (48 KiB a CPU). */
+	memset(pc, 0, offsetof(struct percpu, ist_stacks));
+	pc->self = pc;
+	pc->state = cs;
+	pc->lint_nmi = fw_nmi_pins;
+	cs->arch = pc;
+}
+
+void arch_percpu_init_boot(struct cpu_state *cs)
+{
+	cs->stack_bottom = (uint64_t)boot_stack_bottom;
+	cs->stack_top = (uint64_t)boot_stack_top;
+	arch_percpu_init(&boot_percpu, cs, 0);
+	x86_cpu_init_tables(&boot_percpu, true);
 }

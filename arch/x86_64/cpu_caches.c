@@ -4,7 +4,7 @@
  * Pure C: the leaves come through a callback, so the host tests decode
  * recorded leaves of real CPUs with the code the kernel runs.
  */
-#include "arch/cpu_caches.h"
+#include "x86/cpu_caches.h"
 
 uint64_t cpu_cache_leaf_bytes(uint32_t eax, uint32_t ebx, uint32_t ecx, unsigned *level,
 			      unsigned *type)

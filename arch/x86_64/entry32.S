@@ -11,10 +11,11 @@
  *    CPU has them, else 2 MiB pages,
  *  - enables SSE (newlib is compiled with it: CR0.EM=0, CR0.MP=1,
  *    CR4.OSFXSR, CR4.OSXMMEXCPT), PAE, EFER.LME and EFER.NXE when present,
- *  - turns paging on, loads a 64-bit GDT and calls kernel_main(magic, info).
+ *  - turns paging on, loads a 64-bit GDT and calls kernel_main(magic, info)
+ *    (arch/entry.h: two register-sized arguments, zero-extended here).
  * Intel SDM vol. 3A, section 9.8.5 "Initializing IA-32e Mode".
  */
-#include "arch/bss_clear.h"
+#include "x86/bss_clear.h"
 
 #define BOOT_MAP_GIB 64
 #define EFER_MSR 0xc0000080
@@ -32,8 +33,8 @@ arch_entry32:
 	movl %edi, boot_arg_magic
 	movl %esi, boot_arg_info
 	rdtsc
-	movl %eax, boot_tsc_at_entry
-	movl %edx, boot_tsc_at_entry + 4
+	movl %eax, arch_counter_at_entry
+	movl %edx, arch_counter_at_entry + 4
 
 	jmp image_check
 image_ok:
@@ -365,7 +366,7 @@ long_mode_entry:
 	movq $boot_stack_top, %rsp
 	fninit
 	xorl %ebp, %ebp
-	movl boot_arg_magic(%rip), %edi
+	movl boot_arg_magic(%rip), %edi /* kernel_main(arg0, arg1): zero-extended */
 	movl boot_arg_info(%rip), %esi
 	call kernel_main
 7:	cli
@@ -402,8 +403,8 @@ boot_gdt_end:
 boot_gdt_ptr:
 	.short boot_gdt_end - boot_gdt - 1
 	.long boot_gdt
-	.globl boot_tsc_at_entry
-boot_tsc_at_entry:
+	.globl arch_counter_at_entry
+arch_counter_at_entry:
 	.quad 0
 boot_arg_magic:
 	.long 0

@@ -16,7 +16,8 @@
  *  - CR4 = PAE | OSFXSR | OSXMMEXCPT, CR0.EM/TS clear and CR0.MP set (SSE for
  *    newlib), EFER.NXE set when the CPU has NX,
  *  - a GDT with 64-bit code at 0x08 and data at 0x10, CS reloaded by a far
- *    return, then kernel_main(magic, info).
+ *    return, then kernel_main(magic, info) (arch/entry.h: two register-sized
+ *    arguments, the 32-bit values zero-extended).
  * Firmware with 5-level paging on (CR4.LA57) cannot be followed here: LA57
  * can only change outside long mode, and the loader refuses such firmware
  * before ExitBootServices; this entry checks again and stops with a message.
@@ -24,7 +25,7 @@
  * The ELF note below (name "memboot", type HANDOFF_NOTE_ENTRY64) tells the
  * loader where _start64 is; boot/handoff.h describes it.
  */
-#include "arch/bss_clear.h"
+#include "x86/bss_clear.h"
 
 #define BOOT_MAP_GIB 64                 /* as entry32.S and arch/paging.h */
 #define EFER_MSR 0xc0000080
@@ -53,8 +54,8 @@ _start64:
 	movq %rdi, %r12                 /* magic; callee-saved across what follows */
 	movq %rsi, %r13                 /* boot information */
 	rdtsc
-	movl %eax, boot_tsc_at_entry(%rip)
-	movl %edx, boot_tsc_at_entry + 4(%rip)
+	movl %eax, arch_counter_at_entry(%rip)
+	movl %edx, arch_counter_at_entry + 4(%rip)
 
 	movq %cr4, %rax
 	testq $CR4_LA57, %rax
@@ -138,7 +139,7 @@ _start64:
 	movw %ax, %gs
 	fninit
 	xorl %ebp, %ebp
-	movl %r12d, %edi
+	movl %r12d, %edi                /* kernel_main(arg0, arg1): zero-extended */
 	movl %r13d, %esi
 	call kernel_main
 5:	cli

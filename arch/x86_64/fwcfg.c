@@ -1,5 +1,7 @@
 /*
- * fwcfg.c: reading QEMU's fw_cfg items (arch/fwcfg.h).
+ * fwcfg.c: reading QEMU's fw_cfg items (arch/fwcfg.h) through x86's I/O
+ * ports (QEMU's docs/specs/fw_cfg.rst): a 16-bit selector at 0x510, then
+ * the selected item's bytes, sequentially from its start, at 0x511.
  *
  * The data port gives one byte per port read, and under TCG every port
  * read is an exit to the device model taken under QEMU's global lock: the
@@ -20,7 +22,11 @@
 
 #include <string.h>
 
-#include "arch/io.h"
+#include "arch/cpu.h"
+#include "x86/io.h"
+
+#define FW_CFG_PORT_SEL 0x510
+#define FW_CFG_PORT_DATA 0x511
 
 #define FW_CFG_ID 0x0001
 #define FW_CFG_ID_DMA (1u << 1)
@@ -51,7 +57,7 @@ static void port_read(void *buf, size_t len)
 		p[i] = inb(FW_CFG_PORT_DATA);
 }
 
-void fwcfg_select(uint16_t select)
+void arch_fwcfg_select(uint16_t select)
 {
 	if (dma_state == DMA_UNKNOWN) {
 		char sig[4];
@@ -60,7 +66,7 @@ void fwcfg_select(uint16_t select)
 		/* Only QEMU's device says "QEMU" here; a port with nothing
 		 * behind it (another hypervisor) reads 0xff, which must not
 		 * count as "has DMA" and leave us polling for an answer. */
-		outw(FW_CFG_PORT_SEL, FW_CFG_SIGNATURE);
+		outw(FW_CFG_PORT_SEL, ARCH_FWCFG_SIGNATURE);
 		port_read(sig, sizeof(sig));
 		if (memcmp(sig, "QEMU", 4) == 0) {
 			outw(FW_CFG_PORT_SEL, FW_CFG_ID);
@@ -91,7 +97,7 @@ static bool dma_read(void *buf, size_t len)
 		       ~FW_CFG_DMA_CTL_ERROR) {
 			if (++polls == DMA_POLL_LIMIT)
 				return false;
-			cpu_relax();
+			arch_cpu_relax();
 		}
 		if (ctl & FW_CFG_DMA_CTL_ERROR)
 			return false;
@@ -102,7 +108,7 @@ static bool dma_read(void *buf, size_t len)
 	return true;
 }
 
-bool fwcfg_read(void *buf, size_t len)
+bool arch_fwcfg_read(void *buf, size_t len)
 {
 	if (dma_state == DMA_YES)
 		return dma_read(buf, len);

@@ -1,20 +1,16 @@
 /*
- * paging.c: the kernel's identity map and changes to it.
+ * paging.c: the kernel's identity map and changes to it (arch/map.h), on
+ * 4-level paging (Intel SDM vol. 3A, 4.5; the entry bits are asm/mmu.h's).
  */
-#include "arch/paging.h"
+#include "arch/map.h"
 
 #include <stddef.h>
 #include <string.h>
 
-#include "arch/cpu.h"
+#include "x86/cpu.h"
 
-#define PTE_P (1ULL << 0)
-#define PTE_W (1ULL << 1)
-#define PTE_PS (1ULL << 7)       /* a 1 GiB (PDPT) or 2 MiB (PD) page */
-#define PTE_G (1ULL << 8)
-#define PTE_NX (1ULL << 63)
-#define PTE_ADDR 0x000ffffffffff000ULL
-#define LARGE_PAT (1ULL << 12)   /* PAT bit of a large page; bit 7 in a 4 KiB PTE */
+/* The boot map entry32.S builds: the first 64 GiB in 2 MiB pages. */
+#define BOOT_MAP_BYTES (64ULL << 30)
 
 #define SZ_4K (1ULL << 12)
 #define SZ_2M (1ULL << 21)
@@ -28,15 +24,15 @@ static uint64_t mapped_top = BOOT_MAP_BYTES;
 
 static uint64_t *table_of(uint64_t entry)
 {
-	return (uint64_t *)(uintptr_t)(entry & PTE_ADDR);
+	return (uint64_t *)(uintptr_t)(entry & X86_PTE_ADDR);
 }
 
 static uint64_t *current_pml4(void)
 {
-	return (uint64_t *)(uintptr_t)(read_cr3() & PTE_ADDR);
+	return (uint64_t *)(uintptr_t)(read_cr3() & X86_PTE_ADDR);
 }
 
-static uint64_t *new_table(pt_alloc_fn alloc, void *ctx, struct direct_map_stats *st)
+static uint64_t *new_table(arch_pt_alloc_fn alloc, void *ctx, struct arch_direct_map_stats *st)
 {
 	uint64_t phys = alloc(ctx);
 	if (!phys)
@@ -48,15 +44,15 @@ static uint64_t *new_table(pt_alloc_fn alloc, void *ctx, struct direct_map_stats
 }
 
 /* The next-level table under @entry, created if absent. */
-static uint64_t *descend(uint64_t *entry, pt_alloc_fn alloc, void *ctx,
-			 struct direct_map_stats *st)
+static uint64_t *descend(uint64_t *entry, arch_pt_alloc_fn alloc, void *ctx,
+			 struct arch_direct_map_stats *st)
 {
-	if (!(*entry & PTE_P)) {
+	if (!(*entry & X86_PTE_P)) {
 		uint64_t *t = new_table(alloc, ctx, st);
 		if (!t)
 			return NULL;
 		/* Upper levels allow everything; leaves decide. */
-		*entry = (uint64_t)(uintptr_t)t | PTE_P | PTE_W;
+		*entry = (uint64_t)(uintptr_t)t | X86_PTE_P | X86_PTE_W;
 	}
 	return table_of(*entry);
 }
@@ -70,12 +66,12 @@ static uint64_t *descend(uint64_t *entry, pt_alloc_fn alloc, void *ctx,
 static uint64_t flags_4k(uint64_t addr, uint64_t nx)
 {
 	if (addr >= (uint64_t)__kernel_start && addr < (uint64_t)__text_end)
-		return PTE_P | PTE_G;                       /* text: read, execute */
+		return X86_PTE_P | X86_PTE_G;                       /* text: read, execute */
 	if (addr >= (uint64_t)__text_end && addr < (uint64_t)__rodata_end)
-		return PTE_P | PTE_G | nx;                  /* rodata: read only */
+		return X86_PTE_P | X86_PTE_G | nx;                  /* rodata: read only */
 	if (addr < 0x100000)
-		return PTE_P | PTE_W;                       /* trampoline area */
-	return PTE_P | PTE_W | nx;
+		return X86_PTE_P | X86_PTE_W;                       /* trampoline area */
+	return X86_PTE_P | X86_PTE_W | nx;
 }
 
 /* The region mapped with 4 KiB pages: 2 MiB-aligned around the kernel. */
@@ -86,9 +82,9 @@ static void small_zone(uint64_t *start, uint64_t *end)
 }
 
 static bool map_range(uint64_t *pml4, uint64_t start, uint64_t end, bool huge_1g,
-		      pt_alloc_fn alloc, void *ctx, struct direct_map_stats *st)
+		      arch_pt_alloc_fn alloc, void *ctx, struct arch_direct_map_stats *st)
 {
-	const uint64_t nx = cpu_features.nx ? PTE_NX : 0;
+	const uint64_t nx = cpu_features.nx ? X86_PTE_NX : 0;
 	uint64_t zs, ze;
 
 	small_zone(&zs, &ze);
@@ -100,8 +96,8 @@ static bool map_range(uint64_t *pml4, uint64_t start, uint64_t end, bool huge_1g
 		bool in_zone = start < ze && start + SZ_1G > zs;
 
 		if (huge_1g && !(start & (SZ_1G - 1)) && end - start >= SZ_1G && !in_zone &&
-		    !(*pdpte & PTE_P)) {
-			*pdpte = start | PTE_P | PTE_W | PTE_PS | PTE_G | nx;
+		    !(*pdpte & X86_PTE_P)) {
+			*pdpte = start | X86_PTE_P | X86_PTE_W | X86_PTE_PS | X86_PTE_G | nx;
 			st->bytes_1g += SZ_1G;
 			start += SZ_1G;
 			continue;
@@ -111,8 +107,8 @@ static bool map_range(uint64_t *pml4, uint64_t start, uint64_t end, bool huge_1g
 			return false;
 		uint64_t *pde = &pd[(start >> 21) & 511];
 		in_zone = start < ze && start + SZ_2M > zs;
-		if (!(start & (SZ_2M - 1)) && end - start >= SZ_2M && !in_zone && !(*pde & PTE_P)) {
-			*pde = start | PTE_P | PTE_W | PTE_PS | PTE_G | nx;
+		if (!(start & (SZ_2M - 1)) && end - start >= SZ_2M && !in_zone && !(*pde & X86_PTE_P)) {
+			*pde = start | X86_PTE_P | X86_PTE_W | X86_PTE_PS | X86_PTE_G | nx;
 			st->bytes_2m += SZ_2M;
 			start += SZ_2M;
 			continue;
@@ -127,8 +123,8 @@ static bool map_range(uint64_t *pml4, uint64_t start, uint64_t end, bool huge_1g
 	return true;
 }
 
-bool arch_direct_map(const struct mem_range *map, uint32_t nr_map, pt_alloc_fn alloc,
-		     void *ctx, struct direct_map_stats *st)
+bool arch_direct_map(const struct mem_range *map, uint32_t nr_map, arch_pt_alloc_fn alloc,
+		     void *ctx, struct arch_direct_map_stats *st)
 {
 	uint64_t *pml4;
 
@@ -163,6 +159,18 @@ uint64_t arch_mapped_top(void)
 	return mapped_top;
 }
 
+bool arch_mmu_leaf_usable(unsigned level)
+{
+	return level < 2 || (level == 2 && cpu_features.pdpe1gb);
+}
+
+bool arch_mmu_noexec(void)
+{
+	/* The entry code sets EFER.NXE when CPUID has NX; without it bit 63 is
+	 * reserved. */
+	return cpu_features.nx;
+}
+
 const void *arch_map_phys(void *ctx, uint64_t phys, size_t len)
 {
 	(void)ctx;
@@ -171,37 +179,37 @@ const void *arch_map_phys(void *ctx, uint64_t phys, size_t len)
 	return (const void *)(uintptr_t)phys;
 }
 
-bool arch_map_range(uint64_t virt, uint64_t phys, uint64_t bytes, pt_alloc_fn alloc, void *ctx)
+bool arch_map_range(uint64_t virt, uint64_t phys, uint64_t bytes, arch_pt_alloc_fn alloc, void *ctx)
 {
-	const uint64_t nx = cpu_features.nx ? PTE_NX : 0;
+	const uint64_t nx = cpu_features.nx ? X86_PTE_NX : 0;
 	uint64_t *pml4 = current_pml4();
 
 	if ((virt | phys | bytes) & (SZ_4K - 1))
 		return false;
 	while (bytes) {
 		uint64_t *pdpt = descend(&pml4[(virt >> 39) & 511], alloc, ctx, NULL);
-		if (!pdpt || (pdpt[(virt >> 30) & 511] & PTE_PS))
+		if (!pdpt || (pdpt[(virt >> 30) & 511] & X86_PTE_PS))
 			return false;
 		uint64_t *pd = descend(&pdpt[(virt >> 30) & 511], alloc, ctx, NULL);
 		if (!pd)
 			return false;
 		uint64_t *pde = &pd[(virt >> 21) & 511];
 		if (!((virt | phys) & (SZ_2M - 1)) && bytes >= SZ_2M) {
-			if (*pde & PTE_P)
+			if (*pde & X86_PTE_P)
 				return false;
-			*pde = phys | PTE_P | PTE_W | PTE_PS | PTE_G | nx;
+			*pde = phys | X86_PTE_P | X86_PTE_W | X86_PTE_PS | X86_PTE_G | nx;
 			virt += SZ_2M, phys += SZ_2M, bytes -= SZ_2M;
 			continue;
 		}
-		if (*pde & PTE_PS)
+		if (*pde & X86_PTE_PS)
 			return false;
 		uint64_t *pt = descend(pde, alloc, ctx, NULL);
 		if (!pt)
 			return false;
 		uint64_t *pte = &pt[(virt >> 12) & 511];
-		if (*pte & PTE_P)
+		if (*pte & X86_PTE_P)
 			return false;
-		*pte = phys | PTE_P | PTE_W | PTE_G | nx;
+		*pte = phys | X86_PTE_P | X86_PTE_W | X86_PTE_G | nx;
 		virt += SZ_4K, phys += SZ_4K, bytes -= SZ_4K;
 	}
 	return true;
@@ -215,35 +223,35 @@ static void flush_all(void)
 }
 
 /* Replace the large page in @entry (of @size) by a table of smaller ones. */
-static bool split(uint64_t *entry, uint64_t size, pt_alloc_fn alloc, void *ctx)
+static bool split(uint64_t *entry, uint64_t size, arch_pt_alloc_fn alloc, void *ctx)
 {
 	uint64_t *t = new_table(alloc, ctx, NULL);
-	uint64_t base = *entry & PTE_ADDR & ~(size - 1);
-	uint64_t flags = *entry & ~PTE_ADDR;
+	uint64_t base = *entry & X86_PTE_ADDR & ~(size - 1);
+	uint64_t flags = *entry & ~X86_PTE_ADDR;
 	uint64_t sub = size >> 9;
 
 	if (!t)
 		return false;
 	if (sub == SZ_4K)
-		flags &= ~(PTE_PS | LARGE_PAT);   /* bit 7 means PAT in a 4 KiB PTE */
+		flags &= ~(X86_PTE_PS | X86_PTE_LARGE_PAT);   /* bit 7 means PAT in a 4 KiB PTE */
 	for (int i = 0; i < 512; i++)
 		t[i] = (base + (uint64_t)i * sub) | flags;
-	*entry = (uint64_t)(uintptr_t)t | PTE_P | PTE_W;
+	*entry = (uint64_t)(uintptr_t)t | X86_PTE_P | X86_PTE_W;
 	flush_all();
 	return true;
 }
 
-bool arch_unmap_page(uint64_t addr, pt_alloc_fn alloc, void *ctx)
+bool arch_unmap_page(uint64_t addr, arch_pt_alloc_fn alloc, void *ctx)
 {
 	uint64_t *e = &current_pml4()[(addr >> 39) & 511];
 
-	if (!(*e & PTE_P))
+	if (!(*e & X86_PTE_P))
 		return false;
 	e = &table_of(*e)[(addr >> 30) & 511];
-	if (!(*e & PTE_P) || ((*e & PTE_PS) && !split(e, SZ_1G, alloc, ctx)))
+	if (!(*e & X86_PTE_P) || ((*e & X86_PTE_PS) && !split(e, SZ_1G, alloc, ctx)))
 		return false;
 	e = &table_of(*e)[(addr >> 21) & 511];
-	if (!(*e & PTE_P) || ((*e & PTE_PS) && !split(e, SZ_2M, alloc, ctx)))
+	if (!(*e & X86_PTE_P) || ((*e & X86_PTE_PS) && !split(e, SZ_2M, alloc, ctx)))
 		return false;
 	table_of(*e)[(addr >> 12) & 511] = 0;
 	__asm__ volatile("invlpg (%0)" : : "r"(addr) : "memory");
@@ -260,21 +268,21 @@ bool arch_set_executable(uint64_t start, uint64_t end, bool exec)
 	while (start < end) {
 		uint64_t *e = &pml4[(start >> 39) & 511], size = SZ_4K;
 
-		if (!(*e & PTE_P))
+		if (!(*e & X86_PTE_P))
 			return false;
 		e = &table_of(*e)[(start >> 30) & 511];
-		if ((*e & PTE_P) && (*e & PTE_PS)) {
+		if ((*e & X86_PTE_P) && (*e & X86_PTE_PS)) {
 			size = SZ_1G;
-		} else if (*e & PTE_P) {
+		} else if (*e & X86_PTE_P) {
 			e = &table_of(*e)[(start >> 21) & 511];
-			if ((*e & PTE_P) && (*e & PTE_PS))
+			if ((*e & X86_PTE_P) && (*e & X86_PTE_PS))
 				size = SZ_2M;
-			else if (*e & PTE_P)
+			else if (*e & X86_PTE_P)
 				e = &table_of(*e)[(start >> 12) & 511];
 		}
-		if (!(*e & PTE_P))
+		if (!(*e & X86_PTE_P))
 			return false;
-		*e = exec ? *e & ~PTE_NX : *e | PTE_NX;
+		*e = exec ? *e & ~X86_PTE_NX : *e | X86_PTE_NX;
 		start = (start & ~(size - 1)) + size;
 	}
 	/* The entries are global: toggling CR4.PGE flushes them too (SDM vol.

@@ -1,25 +1,49 @@
 /*
- * serial.c: 16550 UARTs, polled. No interrupts: output must work from
- * exception handlers and before anything else is set up.
+ * serial.c: the early consoles (arch/uart.h): 16550 UARTs, polled, at the
+ * PC's COM ports or memory-mapped; VGA text. No interrupts: output must
+ * work from exception handlers and before anything else is set up.
  *
- * A UART that is slow is not absent. uart_probe() finds out once whether a
- * 16550 is there at all (its scratch register keeps a value, its line status
- * is not 0xff, which is what a read of nothing gives on an ISA bus or an
- * unclaimed MMIO page); the console never waits on a UART that failed it.
- * On a UART that is there, uart_write_bounded() waits for the transmitter
- * as long as the caller allows for each byte (the console gives the time
- * the baud rate needs, many times over), so a slow line loses no byte; only
- * a UART that stops answering for far longer makes it return early.
+ * A UART that is slow is not absent. arch_uart_probe() finds out once
+ * whether a 16550 is there at all (its scratch register keeps a value, its
+ * line status is not 0xff, which is what a read of nothing gives on an ISA
+ * bus or an unclaimed MMIO page); the console never waits on a UART that
+ * failed it. On a UART that is there, arch_uart_write_bounded() waits for
+ * the transmitter as long as the caller allows for each byte (the console
+ * gives the time the baud rate needs, many times over), so a slow line
+ * loses no byte; only a UART that stops answering for far longer makes it
+ * return early.
  */
-#include "arch/serial.h"
+#include "arch/uart.h"
 
+#include "arch/counter.h"
 #include "arch/cpu.h"
-#include "arch/io.h"
+#include "x86/cpu.h"
+#include "x86/io.h"
+
+/* The PC's serial ports, ttyS0..ttyS3 (COM1..COM4), as every BIOS since the
+ * IBM PC assigns them. */
+static const uint16_t com_ports[ARCH_UART_NAMED] = { 0x3f8, 0x2f8, 0x3e8, 0x2e8 };
+
+/* VGA text mode's frame buffer on a BIOS boot: 80x25 cells of two bytes. */
+#define VGA_TEXT_PHYS 0xb8000
+
+struct arch_uart arch_uart_named(unsigned index)
+{
+	return (struct arch_uart){ .base = com_ports[index < ARCH_UART_NAMED ? index : 0] };
+}
+
+bool arch_text_screen(uint64_t *phys, unsigned *cols, unsigned *rows)
+{
+	*phys = VGA_TEXT_PHYS;
+	*cols = 80;
+	*rows = 25;
+	return true;
+}
 
 enum { THR = 0, IER = 1, DLL = 0, DLM = 1, FCR = 2, LCR = 3, MCR = 4, LSR = 5, SCR = 7 };
 #define LSR_THR_EMPTY 0x20
 
-static void reg_out(const struct uart *u, unsigned reg, uint8_t v)
+static void reg_out(const struct arch_uart *u, unsigned reg, uint8_t v)
 {
 	if (u->mmio_bytes == 4)
 		*(volatile uint32_t *)(uintptr_t)(u->base + reg * 4) = v;
@@ -31,7 +55,7 @@ static void reg_out(const struct uart *u, unsigned reg, uint8_t v)
 		outb((uint16_t)(u->base + reg), v);
 }
 
-static uint8_t reg_in(const struct uart *u, unsigned reg)
+static uint8_t reg_in(const struct arch_uart *u, unsigned reg)
 {
 	if (u->mmio_bytes == 4)
 		return (uint8_t)*(volatile uint32_t *)(uintptr_t)(u->base + reg * 4);
@@ -42,7 +66,7 @@ static uint8_t reg_in(const struct uart *u, unsigned reg)
 	return inb((uint16_t)(u->base + reg));
 }
 
-bool uart_probe(const struct uart *u)
+bool arch_uart_probe(const struct arch_uart *u)
 {
 	/* The 16450 and every 16550 have the scratch register at offset 7
 	 * (the 8250 had none; no machine memboot runs on has one). Two
@@ -61,7 +85,7 @@ bool uart_probe(const struct uart *u)
 	return ok;
 }
 
-void uart_init(const struct uart *u, uint32_t divisor)
+void arch_uart_init(const struct arch_uart *u, uint32_t divisor)
 {
 	reg_out(u, IER, 0x00);                 /* no interrupts */
 	if (divisor) {
@@ -74,7 +98,7 @@ void uart_init(const struct uart *u, uint32_t divisor)
 	reg_out(u, MCR, 0x03);                 /* DTR, RTS */
 }
 
-uint32_t uart_divisor(const struct uart *u)
+uint32_t arch_uart_divisor(const struct arch_uart *u)
 {
 	uint8_t lcr = reg_in(u, LCR);
 	uint32_t div;
@@ -92,22 +116,23 @@ uint32_t uart_divisor(const struct uart *u)
  * long SMI) has read the status a few times only, and gets more time.
  */
 #define STUCK_MIN_POLLS 100000
-static bool put(const struct uart *u, char c, uint64_t limit_cycles)
+static bool put(const struct arch_uart *u, char c, uint64_t limit_cycles)
 {
 	if (!(reg_in(u, LSR) & LSR_THR_EMPTY)) {
-		uint64_t start = rdtsc(), polls = 0;
+		uint64_t start = arch_counter(), polls = 0;
 
 		while (!(reg_in(u, LSR) & LSR_THR_EMPTY)) {
-			if (++polls > STUCK_MIN_POLLS && rdtsc() - start > limit_cycles)
+			if (++polls > STUCK_MIN_POLLS && arch_counter() - start > limit_cycles)
 				return false;
-			__asm__ volatile("pause");
+			arch_cpu_relax();
 		}
 	}
 	reg_out(u, THR, (unsigned char)c);
 	return true;
 }
 
-size_t uart_write_bounded(const struct uart *u, const char *s, size_t len, uint64_t limit_cycles)
+size_t arch_uart_write_bounded(const struct arch_uart *u, const char *s, size_t len,
+			       uint64_t limit_cycles)
 {
 	for (size_t i = 0; i < len; i++) {
 		if (s[i] == '\n' && !put(u, '\r', limit_cycles))
@@ -116,10 +141,4 @@ size_t uart_write_bounded(const struct uart *u, const char *s, size_t len, uint6
 			return i;
 	}
 	return len;
-}
-
-void uart_write(const struct uart *u, const char *s, size_t len)
-{
-	/* About a second at 4 GHz: for panics, where no clock may be known. */
-	uart_write_bounded(u, s, len, 4000000000ULL);
 }

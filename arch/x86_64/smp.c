@@ -1,17 +1,19 @@
 /*
- * smp.c: application processor start-up and the idle loop.
+ * smp.c: starting application processors (arch/smp.h): the real-mode
+ * trampoline, the table APs find their stacks in, INIT-SIPI-SIPI, the
+ * wake-up IPI, and an AP's first C code.
  */
 #include "arch/smp.h"
 
-#include "arch/apic_mode.h"
-
 #include <string.h>
 
-#include "arch/apic.h"
 #include "arch/cpu.h"
-#include "arch/io.h"
-#include "kernel/percpu.h"
-#include "kernel/clock/time.h"
+#include "x86/apic.h"
+#include "x86/apic_mode.h"
+#include "x86/cpu.h"
+#include "x86/percpu.h"
+#include "kernel/services/percpu.h"
+#include "kernel/services/clock/time.h"
 
 struct smp_boot_entry {
 	uint32_t apic_id;
@@ -20,13 +22,6 @@ struct smp_boot_entry {
 	struct percpu *pc;
 };
 _Static_assert(sizeof(struct smp_boot_entry) == 24, "ap_entry64 steps by 24 bytes");
-
-/* Every running CPU by logical id (arch/percpu.h): the boot CPU's slot
- * alone until the SMP phase hands over a table sized for the CPUs there are;
- * read by the job runner and shootdowns ever after. */
-static struct percpu *boot_slot[1];
-struct percpu **percpu_of = boot_slot;
-uint32_t nr_cpus_online;
 
 /* Read by ap_entry64 (trampoline.S) before the AP has a stack: the table's
  * address (memory the kernel gives, sized for the CPUs it starts) and the
@@ -44,9 +39,14 @@ extern void apic_spurious_stub(void);
 
 void ap_main(struct percpu *pc);
 
-size_t arch_trampoline_bytes(void)
+size_t arch_smp_low_page_bytes(void)
 {
 	return (size_t)(trampoline_end - trampoline_start);
+}
+
+uint64_t arch_smp_low_page_limit(void)
+{
+	return 0x100000;
 }
 
 static void *tramp_field(uint64_t page_phys, const void *field)
@@ -64,7 +64,7 @@ void arch_smp_prepare(uint64_t page_phys)
 	cpuid(0x80000001, 0, r);
 	if (r[3] & (1u << 20))
 		efer |= 1u << 11;            /* NXE, as the boot CPU has it */
-	memcpy((void *)(uintptr_t)page_phys, trampoline_start, arch_trampoline_bytes());
+	memcpy((void *)(uintptr_t)page_phys, trampoline_start, arch_smp_low_page_bytes());
 	memcpy(tramp_field(page_phys, &tramp_cr3), &cr3, sizeof(cr3));
 	memcpy(tramp_field(page_phys, &tramp_efer), &efer, sizeof(efer));
 	memcpy(tramp_field(page_phys, &tramp_entry), &entry, sizeof(entry));
@@ -82,51 +82,59 @@ void arch_smp_set_table(void *mem, uint32_t n)
 	smp_boot_count = 0;
 }
 
-bool arch_smp_register(uint32_t apic_id, uint64_t stack_top, struct percpu *pc)
+bool arch_smp_register(const struct cpu_state *cs)
 {
 	if (smp_boot_count >= smp_boot_capacity)
 		return false;
 	smp_boot_table[smp_boot_count] = (struct smp_boot_entry){
-		.apic_id = apic_id, .stack_top = stack_top, .pc = pc };
+		.apic_id = cs->hwid, .stack_top = cs->stack_top, .pc = cs->arch };
 	/* The count last: an AP started earlier scans only whole entries. */
 	__atomic_store_n(&smp_boot_count, smp_boot_count + 1, __ATOMIC_RELEASE);
 	return true;
 }
 
-void arch_smp_init_boot_cpu(void)
+void arch_smp_init_boot_cpu(uint32_t fw_nmi_pins)
 {
+	this_cpu()->lint_nmi = fw_nmi_pins;
 	arch_idt_set_gate(APIC_WAKE_VECTOR, apic_wake_stub);
 	arch_idt_set_gate(APIC_SPURIOUS_VECTOR, apic_spurious_stub);
 	apic_init_this_cpu_in_mode();
 }
 
-bool arch_smp_init_delay(void)
+bool arch_smp_start_delay(void)
 {
 	return apic_init_delay_needed(cpu_features.vendor, cpu_features.family,
 				      cpu_features.has_hypervisor);
 }
 
-void arch_smp_kick(const uint32_t *apic_ids, unsigned n, uint64_t page_phys)
+/*
+ * INIT-SIPI-SIPI to every APIC ID in @hwids at once (Intel SDM vol. 3A,
+ * 9.4.4.1): all INITs, all first SIPIs, all second SIPIs. The waits between
+ * are the MP specification's (10 ms after INIT, 300 us after each SIPI)
+ * where arch_smp_start_delay() says the CPU needs them, 10 us after each
+ * SIPI otherwise. The SIPI's vector is the trampoline's page number.
+ */
+void arch_smp_start(const uint32_t *hwids, unsigned n, uint64_t page_phys)
 {
 	uint8_t vector = (uint8_t)(page_phys >> 12);
-	bool legacy = arch_smp_init_delay();
+	bool legacy = arch_smp_start_delay();
 
 	for (unsigned i = 0; i < n; i++)
-		apic_send_init(apic_ids[i]);
+		apic_send_init(hwids[i]);
 	if (legacy)
 		time_delay_ns(10 * 1000 * 1000);
 	/* Two STARTUPs, as the MP specification's sequence has them: a CPU
 	 * already running ignores the second. */
 	for (int round = 0; round < 2; round++) {
 		for (unsigned i = 0; i < n; i++)
-			apic_send_sipi(apic_ids[i], vector);
+			apic_send_sipi(hwids[i], vector);
 		time_delay_ns(legacy ? 300 * 1000 : 10 * 1000);
 	}
 }
 
-void arch_wake_cpu(const struct percpu *pc)
+void arch_wake_cpu(uint32_t hwid)
 {
-	apic_send_ipi(pc->apic_id, APIC_WAKE_VECTOR);
+	apic_send_ipi(hwid, APIC_WAKE_VECTOR);
 }
 
 /* First C code on an AP: descriptor tables and local APIC, then the
@@ -134,7 +142,7 @@ void arch_wake_cpu(const struct percpu *pc)
 void ap_main(struct percpu *pc)
 {
 	__asm__ volatile("fninit");
-	arch_cpu_init_tables(pc);
+	x86_cpu_init_tables(pc, false);
 	apic_init_this_cpu_in_mode();
 	percpu_ap_main();
 }

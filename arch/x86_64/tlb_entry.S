@@ -1,7 +1,7 @@
 /*
  * tlb_entry.S: the shootdown IPI's entry stub and the probe instructions.
  */
-#include "arch/irq_stub.h"
+#include "x86/irq_stub.h"
 
 	.text
 	.code64

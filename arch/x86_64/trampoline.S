@@ -17,7 +17,7 @@
 
 	.section .rodata
 	.balign 16
-#include "arch/irq_stub.h"
+#include "x86/irq_stub.h"
 
 	.globl trampoline_start, trampoline_end
 	.code16

@@ -6,11 +6,13 @@
  */
 #include <stdint.h>
 
-#include "arch/cpu.h"
-#include "arch/percpu.h"
-#include "arch/trap.h"
-#include "kernel/exit.h"
-#include "kernel/log.h"
+#include "arch/fault.h"
+#include "x86/cpu.h"
+#include "x86/percpu.h"
+#include "x86/trap.h"
+#include "kernel/services/log.h"
+#include "kernel/services/panic.h"
+#include "kernel/services/percpu.h"
 
 extern char boot_stack_bottom[], boot_stack_top[];
 extern char __kernel_start[], __text_end[];
@@ -24,9 +26,9 @@ static void stack_bounds(uint64_t *bottom, uint64_t *top)
 
 	__asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(MSR_GS_BASE));
 	if (lo | hi) {
-		const struct percpu *pc = this_cpu();
-		*bottom = pc->stack_bottom;
-		*top = pc->stack_top;
+		const struct cpu_state *cs = this_cpu()->state;
+		*bottom = cs->stack_bottom;
+		*top = cs->stack_top;
 	} else {
 		*bottom = (uint64_t)boot_stack_bottom;
 		*top = (uint64_t)boot_stack_top;
@@ -54,7 +56,7 @@ static unsigned current_cpu_id(void)
 {
 	uint64_t bottom, top;
 	stack_bounds(&bottom, &top);
-	return bottom == (uint64_t)boot_stack_bottom ? 0 : this_cpu()->cpu;
+	return bottom == (uint64_t)boot_stack_bottom ? 0 : this_cpu()->state->cpu;
 }
 
 void arch_backtrace(uint64_t rip, uint64_t rbp)
@@ -78,7 +80,24 @@ void arch_backtrace(uint64_t rip, uint64_t rbp)
 	}
 }
 
-bool (*arch_page_fault_hook)(struct trap_frame *frame, uint64_t addr);
+bool (*arch_page_fault_hook)(const struct arch_fault *f);
+
+/* #PF's error code (SDM vol. 3A 4.7) and the interrupted RFLAGS.IF, as the
+ * generic hook reads them. */
+static bool page_fault_hook(const struct trap_frame *f)
+{
+	struct arch_fault af = {
+		.addr = read_cr2(),
+		.pc = f->rip,
+		.write = (f->error & 2) != 0,
+		.fetch = (f->error & 16) != 0,
+		.present = (f->error & 1) != 0,
+		.user = (f->error & 4) != 0,
+		.irqs_on = (f->rflags & (1u << 9)) != 0,
+	};
+
+	return arch_page_fault_hook && arch_page_fault_hook(&af);
+}
 
 extern const char arch_probe_read_insn[], arch_probe_read_fixup[];
 extern const char arch_probe_write_insn[], arch_probe_write_fixup[];
@@ -90,7 +109,7 @@ void arch_trap(struct trap_frame *f)
 
 	if (f->vector == 14) {
 		/* The probes' one faulting instruction each: resume at the
-		 * fixup, which returns false (arch/tlb.h). */
+		 * fixup, which returns false (arch/fault.h). */
 		if (f->rip == (uint64_t)arch_probe_read_insn) {
 			f->rip = (uint64_t)arch_probe_read_fixup;
 			return;
@@ -99,14 +118,14 @@ void arch_trap(struct trap_frame *f)
 			f->rip = (uint64_t)arch_probe_write_fixup;
 			return;
 		}
-		if (arch_page_fault_hook && arch_page_fault_hook(f, read_cr2()))
+		if (page_fault_hook(f))
 			return;
 	}
 
 	if (depth++) {
 		/* A fault while reporting a fault: skip everything that could fault
 		 * again and leave at once. */
-		exit_now(EXIT_EXCEPTION);
+		panic_exception_nested();
 	}
 	pr_err("exception: vector %llu (%s), error code 0x%llx, at rip 0x%llx on CPU %u",
 	       (unsigned long long)f->vector, name, (unsigned long long)f->error,
@@ -134,5 +153,5 @@ void arch_trap(struct trap_frame *f)
 	pr_detail("R13: %016llx R14: %016llx R15: %016llx", (unsigned long long)f->r13,
 	       (unsigned long long)f->r14, (unsigned long long)f->r15);
 	arch_backtrace(f->rip, f->rbp);
-	kernel_exit(EXIT_EXCEPTION, name);
+	panic_exception(name);
 }

@@ -1,5 +1,5 @@
 /*
- * tsc.c: the TSC frequency.
+ * tsc.c: x86's part of the clock (arch/clock.h): the TSC's frequency.
  *
  * Two sources, as in Linux's arch/x86/kernel/tsc.c:
  *  - what the CPU reports: the hypervisor timing leaf 0x40000010 (EAX = TSC
@@ -7,13 +7,13 @@
  *    0x15 (TSC/crystal ratio EBX/EAX times the crystal ECX Hz; Intel SDM vol.
  *    2A, CPUID leaf 15H) and, when 0x15 has no crystal, 0x16 (EAX = base MHz,
  *    which Linux's native_calibrate_tsc() uses the same way);
- *  - a measurement against a fixed-rate reference: PIT channel 2 here
- *    (1.193182 MHz on every PC since the 8254), the ACPI PM timer later
- *    (3.579545 MHz, its port known once the FADT is read).
+ *  - a measurement against a fixed-rate reference: PIT channel 2 first
+ *    (1.193182 MHz on every PC since the 8254); the HPET and the ACPI PM
+ *    timer (3.579545 MHz) once the tables name them: the second references.
  *
  * The measurement is what makes a busy host harmless. Every reference read
  * is bracketed by two TSC reads; a vCPU descheduled between them shows up as
- * a wide bracket and that sample is dropped (kernel/clock/clockcal.c), instead of
+ * a wide bracket and that sample is dropped (kernel/services/clock/clockcal.c), instead of
  * silently stretching a whole window as a single read per window did. The
  * samples run for about 1 ms (longer for a PIT slow to read); estimates
  * from pairs of kept samples are combined by their median.
@@ -23,13 +23,38 @@
  * 16-bit down-counter; the latch command (0x80 to port 0x43) freezes it for
  * a consistent low/high byte read (8254 data sheet, "Counter Latch Command").
  */
-#include "arch/tsc.h"
+#include "arch/clock.h"
 
 #include <string.h>
 
-#include "arch/cpu.h"
-#include "arch/io.h"
-#include "kernel/log.h"
+#include "arch/counter.h"
+#include "x86/cpu.h"
+#include "x86/io.h"
+#include "arch/map.h"
+#include "x86/tsc_first.h"
+#include "kernel/services/clock/clockcal.h"
+#include "kernel/services/log.h"
+#include "kernel/services/report/record.h"
+
+/*
+ * What phase early measured, beyond the figure (struct arch_clock_first):
+ * the `tsc` record's details, kept for it (arch_clock_first_report()) and
+ * for a first figure from the tables (arch_clock_first_late()). Written
+ * once, by the boot CPU in phase early.
+ */
+struct tsc_calibration {
+	uint64_t cpuid_hz;          /* from CPUID (0x40000010, 0x15 or 0x16); 0 if none */
+	const char *cpuid_leaf;     /* which one, or "" */
+	bool pit_present;           /* PIT channel 2 counted (ref_counts()): sampled */
+	uint32_t pit_probe_reads;   /* reads that told */
+	struct clockcal_result pit; /* the PIT measurement (pit.hz 0: failed or absent) */
+	uint32_t pit_samples;       /* kept for the estimate, of pit_reads */
+	uint64_t pit_reads;
+	uint64_t pit_ticks;         /* PIT ticks the samples span */
+	uint32_t pit_windows;       /* 1, or 2 when a poor quick figure was retaken */
+	uint32_t cpuid_vs_pit_ppm;  /* disagreement, when both exist */
+};
+static struct tsc_calibration early_cal;
 
 #define PIT_HZ 1193182ULL
 /* The ACPI PM timer counts at 3.579545 MHz on every machine (ACPI 6.5,
@@ -94,9 +119,9 @@ static uint64_t ref_read(const struct ref_counter *c)
 	return pit_read();
 }
 
-static uint64_t read_tsc_cb(void *ctx)
+static uint64_t read_counter_cb(void *ctx)
 {
-	return rdtsc();
+	return arch_counter();
 }
 
 static uint64_t read_ref_cb(void *ctx)
@@ -104,12 +129,12 @@ static uint64_t read_ref_cb(void *ctx)
 	return ref_read(ctx);
 }
 
-/* Sample @c for @w into @sp (kernel/clock/clockcal.c does the loop and the
+/* Sample @c for @w into @sp (kernel/services/clock/clockcal.c does the loop and the
  * unwrapping). */
 static uint32_t take_samples(struct sample_space *sp, const struct ref_counter *c, unsigned bits,
 			     bool down, const struct clockcal_window *w)
 {
-	const struct clockcal_source src = { read_tsc_cb, read_ref_cb, (void *)c, bits, down };
+	const struct clockcal_source src = { read_counter_cb, read_ref_cb, (void *)c, bits, down };
 
 	return clockcal_sample(&src, w, sp->samples, MAX_SAMPLES, &sp->last_reads);
 }
@@ -137,7 +162,7 @@ static uint32_t take_samples(struct sample_space *sp, const struct ref_counter *
 
 static bool ref_counts(const struct ref_counter *c, unsigned bits, bool down, uint32_t *reads)
 {
-	const struct clockcal_source src = { read_tsc_cb, read_ref_cb, (void *)c, bits, down };
+	const struct clockcal_source src = { read_counter_cb, read_ref_cb, (void *)c, bits, down };
 
 	return clockcal_counter_counts(&src, PROBE_MIN_READS, PROBE_MIN_CYCLES, PROBE_MAX_READS,
 				       reads);
@@ -216,12 +241,14 @@ static void measure_pit(struct tsc_calibration *out, struct sample_space *sp,
 	}
 }
 
-void arch_tsc_calibrate(struct tsc_calibration *out)
+void arch_clock_first(struct arch_clock_first *first)
 {
-	uint64_t t0 = rdtsc();
+	struct tsc_calibration *out = &early_cal;
+	uint64_t t0 = arch_counter();
 
 	memset(out, 0, sizeof(*out));
-	out->method = "none";
+	memset(first, 0, sizeof(*first));
+	first->method = "none";
 	out->cpuid_hz = cpuid_frequency(&out->cpuid_leaf);
 
 	pit_start();
@@ -251,23 +278,25 @@ void arch_tsc_calibrate(struct tsc_calibration *out)
 	if (out->cpuid_hz && out->pit.hz)
 		out->cpuid_vs_pit_ppm = clockcal_ppm_diff(out->pit.hz, out->cpuid_hz);
 	if (pick >= 0) {
-		out->hz = cand[pick].hz;
-		out->method = cand[pick].method;
-		out->uncertainty_ppm = cand[pick].uncertainty_ppm;
+		first->hz = cand[pick].hz;
+		first->method = cand[pick].method;
+		first->uncertainty_ppm = cand[pick].uncertainty_ppm;
+		first->known = cand[pick].measured ? ARCH_CLOCK_CALIBRATED : ARCH_CLOCK_GIVEN;
 	}
 	if (out->cpuid_hz && pick == 1)
 		pr_warn("tsc: CPUID leaf %s says %llu kHz but the PIT measures %llu kHz "
 			"(%u ppm apart); using the measurement",
 			out->cpuid_leaf, (unsigned long long)(out->cpuid_hz / 1000),
 			(unsigned long long)(out->pit.hz / 1000), out->cpuid_vs_pit_ppm);
-	out->cycles = rdtsc() - t0;
-	out->phase = "early";
-	clockcal_missing((out->cpuid_hz ? CLOCKCAL_HAVE_CPUID : 0) |
-			 (out->pit_present ? CLOCKCAL_HAVE_PIT : 0) |
-			 CLOCKCAL_HAVE_HPET | CLOCKCAL_HAVE_PM_TIMER, out->missing, sizeof(out->missing));
+	first->cycles = arch_counter() - t0;
+	first->phase = "early";
+	tsc_missing((out->cpuid_hz ? TSC_HAVE_CPUID : 0) | (out->pit_present ? TSC_HAVE_PIT : 0) |
+		    TSC_HAVE_HPET | TSC_HAVE_PM_TIMER, first->missing, sizeof(first->missing));
 }
 
-bool arch_tsc_measure_pm_timer(uint16_t port, unsigned bits, struct clockcal_result *out)
+/* Measure against the ACPI PM timer at I/O port @port (@bits 24 or 32) for
+ * about 1 ms. Returns false if the timer does not count. */
+static bool measure_pm_timer(uint16_t port, unsigned bits, struct clockcal_result *out)
 {
 	const struct ref_counter c = { .pm_port = port };
 	const struct clockcal_window w = PM_WINDOW;
@@ -287,10 +316,11 @@ bool arch_tsc_measure_pm_timer(uint16_t port, unsigned bits, struct clockcal_res
  * 100 ns); bit 0 of General Configuration (0x010) makes the main counter
  * (0x0f0) run. Linux enables it the same way and leaves it running, and so
  * does memboot: nothing else uses it. The low 32 bits are read, unwrapped
- * like the other counters.
+ * like the other counters. Enables the main counter if it is stopped,
+ * measures for about 1 ms, and sets @ref_hz to the HPET's own rate (0 if
+ * its period is out of spec).
  */
-bool arch_tsc_measure_hpet(const volatile void *regs, struct clockcal_result *out,
-			   uint64_t *ref_hz)
+static bool measure_hpet(const volatile void *regs, struct clockcal_result *out, uint64_t *ref_hz)
 {
 	const volatile uint8_t *base = regs;
 	uint64_t cap = *(const volatile uint64_t *)base;
@@ -313,4 +343,143 @@ bool arch_tsc_measure_hpet(const volatile void *regs, struct clockcal_result *ou
 		return false;
 	n = take_samples(&hpet_space, &c, 32, false, &w);
 	return clockcal_estimate(hpet_space.samples, n, *ref_hz, hpet_space.scratch, out);
+}
+
+/* The HPET's registers, mapped (1 KiB: the whole block), or NULL with a
+ * warning. */
+static const volatile void *map_hpet(uint64_t address)
+{
+	const volatile void *regs = arch_map_phys(NULL, address, 1024);
+
+	if (!regs)
+		pr_warn("ACPI: HPET: registers at 0x%llx are not mapped; no HPET cross-check",
+			(unsigned long long)address);
+	return regs;
+}
+
+/*
+ * The boot's first figure when phase early had none: no CPUID figure and
+ * no PIT that counts (a legacy-free platform, QEMU's -machine pit=off). The
+ * ACPI tables name what is left; tsc_first() says which to use: the HPET,
+ * else the PM timer, each probed before it is sampled (a table may name a
+ * timer that does not count), the next one tried when one gives no figure.
+ */
+void arch_clock_first_late(const struct arch_clock_tables *t, struct arch_clock_first *f)
+{
+	const volatile void *regs = t->timer_block ? map_hpet(t->timer_block) : NULL;
+	unsigned have = (early_cal.cpuid_hz ? TSC_HAVE_CPUID : 0) |
+			(early_cal.pit_present ? TSC_HAVE_PIT : 0) |
+			(regs ? TSC_HAVE_HPET : 0) |
+			(t->timer_port ? TSC_HAVE_PM_TIMER : 0);
+	struct clockcal_result res = { 0 };
+	const char *method = NULL;
+
+	while (!method) {
+		enum tsc_first first = tsc_first(have, true);
+		uint64_t hpet_hz;
+
+		if (first == TSC_FIRST_HPET) {
+			if (measure_hpet(regs, &res, &hpet_hz) && res.hz)
+				method = "hpet";
+			else
+				have &= ~(unsigned)TSC_HAVE_HPET;
+		} else if (first == TSC_FIRST_PM_TIMER) {
+			if (measure_pm_timer(t->timer_port, t->timer_port_bits, &res) && res.hz)
+				method = "pm_timer";
+			else
+				have &= ~(unsigned)TSC_HAVE_PM_TIMER;
+		} else {
+			break;   /* TSC_FIRST_ASSUMED: nothing left */
+		}
+	}
+	if (method) {
+		f->hz = res.hz;
+		f->method = method;
+		f->uncertainty_ppm = res.uncertainty_ppm;
+		f->known = ARCH_CLOCK_CALIBRATED;
+	}
+	tsc_missing(have, f->missing, sizeof(f->missing));
+}
+
+/* The first figure as the `tsc` record (docs/records.md) and its line. */
+void arch_clock_first_report(const struct arch_clock_first *f)
+{
+	const struct tsc_calibration *cal = &early_cal;
+	struct record r;
+
+	rec_begin(&r, "tsc");
+	rec_u64(&r, "hz", f->hz);
+	rec_str(&r, "method", f->method);
+	rec_u64(&r, "uncertainty_ppm", f->uncertainty_ppm);
+	rec_u64(&r, "cpuid_hz", cal->cpuid_hz);
+	rec_str(&r, "cpuid_leaf", cal->cpuid_leaf);
+	rec_str(&r, "phase", f->phase);
+	rec_str(&r, "missing", f->missing);
+	rec_bool(&r, "pit_present", cal->pit_present);
+	rec_u64(&r, "pit_probe_reads", cal->pit_probe_reads);
+	rec_u64(&r, "pit_hz", cal->pit.hz);
+	rec_u64(&r, "pit_uncertainty_ppm", cal->pit.uncertainty_ppm);
+	rec_u64(&r, "pit_samples", cal->pit_samples);
+	rec_u64(&r, "pit_kept", cal->pit.kept);
+	rec_u64(&r, "pit_reads", cal->pit_reads);
+	rec_u64(&r, "pit_ticks", cal->pit_ticks);
+	rec_u64(&r, "pit_windows", cal->pit_windows);
+	rec_u64(&r, "pit_pairs", cal->pit.pairs);
+	rec_u64(&r, "bracket_limit_cycles", cal->pit.bracket_limit);
+	if (cal->cpuid_hz && cal->pit.hz)
+		rec_u64(&r, "cpuid_vs_pit_ppm", cal->cpuid_vs_pit_ppm);
+	rec_cycles_ns(&r, "ns", f->cycles);
+	if (!cal->pit_present)
+		record_report(&r, f->uncertainty_ppm == CLOCKCAL_UNKNOWN_PPM ? LOG_WARN : LOG_INFO,
+			      "tsc: Detected {hz:MHz} MHz processor ({method}, +-{uncertainty_ppm:.4}%, "
+			      "{ns:us} us, phase {phase}; no PIT: it did not count in "
+			      "{pit_probe_reads} reads; missing: {missing})");
+	else
+		record_report(&r, LOG_INFO, "tsc: Detected {hz:MHz} MHz processor ({method}, "
+			      "+-{uncertainty_ppm:.4}%, {ns:us} us; PIT: {pit_kept} of {pit_samples} samples kept)");
+}
+
+/* The second references: the HPET (a memory read, the finer: 10 MHz or
+ * more) first, then the PM timer (port I/O, 3.58 MHz). */
+enum { REF_HPET = 1, REF_PM_TIMER = 2 };
+
+uint32_t arch_clock_refs(const struct arch_clock_tables *t, struct arch_clock_ref *refs,
+			 uint32_t cap)
+{
+	uint32_t n = 0;
+
+	if (t->timer_block && n < cap)
+		refs[n++] = (struct arch_clock_ref){ .name = "hpet", .where_key = "address",
+						     .where = t->timer_block, .bits = 32,
+						     .kind = REF_HPET };
+	if (t->timer_port && n < cap)
+		refs[n++] = (struct arch_clock_ref){ .name = "pm_timer", .where_key = "port",
+						     .where = t->timer_port,
+						     .bits = t->timer_port_bits, .kind = REF_PM_TIMER };
+	return n;
+}
+
+bool arch_clock_ref_open(struct arch_clock_ref *ref)
+{
+	if (ref->kind != REF_HPET)
+		return true;             /* a port: nothing to map */
+	ref->regs = map_hpet(ref->where);
+	return ref->regs != NULL;
+}
+
+/* The HPET and the PM timer have sample space of their own (port_space,
+ * hpet_space), so that two CPUs can measure them at once. */
+bool arch_clock_ref_measure(struct arch_clock_ref *ref, struct clockcal_result *out)
+{
+	uint64_t hpet_hz;
+	bool ok;
+
+	ref->refused = NULL;
+	if (ref->kind == REF_PM_TIMER)
+		return measure_pm_timer((uint16_t)ref->where, ref->bits, out);
+	ok = measure_hpet(ref->regs, out, &hpet_hz);
+	if (!ok && hpet_hz == 0)
+		ref->refused = "ACPI: HPET: counter period out of range (above 100 ns or zero); "
+			       "no HPET cross-check";
+	return ok;
 }

@@ -19,6 +19,7 @@ ESP_MIB ?= 8
 EFI_INC := /usr/include/efi
 EFI_LIB := /usr/lib
 EFI_CFLAGS := -std=gnu11 -O2 -g -I$(EFI_INC) -I$(EFI_INC)/x86_64 -I$(EFI_INC)/protocol -I. \
+	-Iarch/include -Iarch/x86_64/include \
 	-fpic -ffreestanding -fno-stack-protector -fno-stack-check -fshort-wchar \
 	-mno-red-zone -maccumulate-outgoing-args -mgeneral-regs-only \
 	-Wall -Wextra -Wno-unused-parameter -Werror \

@@ -30,8 +30,9 @@
 
 #include "boot/efi/kelf.h"
 #include "boot/handoff.h"
-#include "kernel/limits.h"
-#include "kernel/exit.h"   /* the statuses and QEMU's exit port, shared with the kernel */
+#include "kernel/services/limits.h"
+#include "kernel/services/exit.h"   /* the statuses, shared with the kernel */
+#include "x86/machine.h"             /* QEMU's exit port, shared with the kernel */
 
 #ifndef MEMBOOT_VERSION
 #define MEMBOOT_VERSION "unknown"
@@ -108,7 +109,7 @@ static EFI_STATUS fail(EFI_STATUS st, const CHAR16 *fmt, ...)
 	cpuid(1, r);
 	if (r[2] & (1u << 31)) {
 		UINT32 v = EXIT_QEMU_BASE + EXIT_BOOTINFO;
-		__asm__ volatile("outl %0, %w1" : : "a"(v), "Nd"(EXIT_QEMU_PORT));
+		__asm__ volatile("outl %0, %w1" : : "a"(v), "Nd"(X86_QEMU_EXIT_PORT));
 	}
 	uefi_call_wrapper(BS->Stall, 1, 10 * 1000 * 1000);
 	return st;

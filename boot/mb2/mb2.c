@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "boot/efi_map.h"
-#include "kernel/log.h"
+#include "kernel/services/log.h"
 
 static enum mem_type mb2_mem_type(uint32_t type)
 {

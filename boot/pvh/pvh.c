@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include "kernel/log.h"
+#include "kernel/services/log.h"
 
 static enum mem_type pvh_mem_type(uint32_t type)
 {

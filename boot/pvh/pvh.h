@@ -79,7 +79,7 @@ enum {
 
 /*
  * Map @len bytes at physical address @phys: a pointer to them, or NULL if
- * they cannot all be read. Same contract as acpi_map_fn (kernel/acpi/acpi.h):
+ * they cannot all be read. Same contract as acpi_map_fn (kernel/firmware/acpi/acpi.h):
  * the pointer need not be aligned and stays valid during pvh_parse().
  */
 typedef const void *(*pvh_map_fn)(void *ctx, uint64_t phys, size_t len);

@@ -7,16 +7,16 @@
 #include <string.h>
 
 #include "arch/cpu.h"
-#include "arch/io.h"
-#include "arch/percpu.h"
+#include "arch/tlb.h"
 #include "kernel/bench/bench.h"
-#include "kernel/jobs/job.h"
-#include "kernel/log.h"
-#include "kernel/percpu.h"
-#include "kernel/report/record.h"
+#include "kernel/services/jobs/job.h"
+#include "kernel/services/log.h"
+#include "kernel/services/percpu.h"
+#include "kernel/services/report/record.h"
 #include "kernel/selftest/selftest.h"
-#include "kernel/clock/time.h"
+#include "kernel/services/clock/time.h"
 #include "kernel/vm/vm.h"
+#include "kernel/vm/vm_settings.h"
 #include "mm/alloc/alloc.h"
 #include "mm/hugetlb/hugetlb.h"
 #include "mm/pt/pt.h"
@@ -108,7 +108,7 @@ static const char *bench_once(enum pt_region_kind k, enum pt_lock_mode mode, uin
 		c->ns[c->done] = js.ns;
 		c->acq[c->done] = sum.acquisitions;
 		c->con[c->done] = sum.contended;
-		c->spin[c->done] = tsc_cycles_to_ns(sum.spin_cycles);
+		c->spin[c->done] = cycles_to_ns(sum.spin_cycles);
 		c->faults = sum.faults;
 		c->done++;
 	}

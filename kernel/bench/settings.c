@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/cmdline.h"
+#include "kernel/services/cmdline.h"
 
 struct bench_settings bench_settings = {
 	.pt = false,

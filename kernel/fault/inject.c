@@ -9,12 +9,12 @@
 #include <string.h>
 
 #include "arch/cpu.h"
-#include "arch/io.h"
-#include "arch/percpu.h"
-#include "kernel/jobs/job.h"
-#include "kernel/log.h"
-#include "kernel/panic.h"
-#include "kernel/percpu.h"
+#include "arch/fault.h"
+#include "kernel/services/jobs/job.h"
+#include "kernel/services/log.h"
+#include "kernel/services/panic.h"
+#include "kernel/services/percpu.h"
+#include "kernel/services/spinlock.h"
 #include "kernel/selftest/select.h"
 #include "mm/alloc/alloc.h"
 #include "mm/memmap.h"
@@ -22,16 +22,16 @@
 /* Run on an application processor: fault there, as memboot.fault asks. */
 static void fault_on_ap(void *arg, uint64_t start, uint64_t end)
 {
-	const struct percpu *pc = this_cpu();
+	const struct cpu_state *pc = this_cpu_state();
 
 	if (pc->cpu == 0) {
 		/* The boot CPU waits for the AP's fault to end the boot. */
 		for (;;)
-			cpu_relax();
+			arch_cpu_relax();
 	}
 	if (selftest_settings.fault == FAULT_AP_UD) {
-		pr_info("fault: executing ud2 on CPU %u on purpose", pc->cpu);
-		__asm__ volatile("ud2");
+		pr_info("fault: " ARCH_FAULT_UNDEFINED_WHAT " on CPU %u on purpose", pc->cpu);
+		ARCH_FAULT_UNDEFINED();
 	}
 	pr_info("fault: CPU %u reading its stack guard page at 0x%llx on purpose", pc->cpu,
 		(unsigned long long)(pc->stack_bottom - 8));
@@ -41,7 +41,7 @@ static void fault_on_ap(void *arg, uint64_t start, uint64_t end)
 /*
  * memboot.fault=ap-park: the first AP to reach the middle of a chunk of
  * memory init (between two of its steps, holding no lock and no step:
- * kernel/jobs/job.h) stops answering for good, interrupts off, as a CPU with a
+ * kernel/services/jobs/job.h) stops answering for good, interrupts off, as a CPU with a
  * hardware fault would. With memtest=N its chunk was being tested. The job
  * runner must find it lost and have its chunk finished.
  */
@@ -56,9 +56,7 @@ static void park_in_chunk(const struct job *j, uint32_t cpu)
 					 __ATOMIC_ACQUIRE))
 		return;
 	pr_info("fault: CPU %u stops answering in the middle of its meminit chunk on purpose", cpu);
-	__asm__ volatile("cli");
-	for (;;)
-		__asm__ volatile("hlt");
+	arch_halt_forever();
 }
 
 void fault_before_meminit(void)
@@ -88,35 +86,34 @@ static bool fault_inject_ap(void)
 	return true;
 }
 
+/* A return instruction in data (FAULT_EXEC_DATA calls it). */
+static uint8_t ret_insn[16] = ARCH_FAULT_RETURN_INSN;
+
 void fault_inject(struct memmap *mm)
 {
 	switch ((enum fault_kind)selftest_settings.fault) {
 	case FAULT_NONE:
 		return;
-	case FAULT_DE: {
-		volatile unsigned zero = 0;
-		pr_info("fault: dividing by zero on purpose");
-		__asm__ volatile("divl %0" : : "r"(zero) : "eax", "edx");
+	case FAULT_DE:
+		pr_info("fault: " ARCH_FAULT_DIVIDE_WHAT " on purpose");
+		ARCH_FAULT_DIVIDE();
 		break;
-	}
 	case FAULT_UD:
-		pr_info("fault: executing ud2 on purpose");
-		__asm__ volatile("ud2");
+		pr_info("fault: " ARCH_FAULT_UNDEFINED_WHAT " on purpose");
+		ARCH_FAULT_UNDEFINED();
 		break;
 	case FAULT_GP:
-		pr_info("fault: loading a non-canonical address on purpose");
-		(void)*(volatile uint64_t *)0x8000000000000000ULL;
+		pr_info("fault: " ARCH_FAULT_BAD_ADDRESS_WHAT " on purpose");
+		(void)*(volatile uint64_t *)(uintptr_t)ARCH_FAULT_BAD_ADDRESS;
 		break;
 	case FAULT_PF:
-		/* 16 TiB: beyond the boot identity map of 64 GiB. */
 		pr_info("fault: reading an unmapped address on purpose");
-		(void)*(volatile uint64_t *)0x100000000000ULL;
+		(void)*(volatile uint64_t *)(uintptr_t)ARCH_FAULT_UNMAPPED_ADDRESS;
 		break;
 	case FAULT_DF:
-		/* A stack pointer on an unmapped page: the #PF cannot push its
-		 * frame, which makes a #DF, delivered on its own IST stack. */
+		/* The fault cannot be delivered on the stack it faulted on. */
 		pr_info("fault: pointing the stack at unmapped memory on purpose");
-		__asm__ volatile("movq $0x100000001000, %%rsp\n\tpushq $0" : : : "memory");
+		ARCH_FAULT_STACK_OVERFLOW();
 		break;
 	case FAULT_PANIC:
 		panic("panic requested with memboot.fault=panic");
@@ -128,18 +125,15 @@ void fault_inject(struct memmap *mm)
 			return;
 		break;
 	case FAULT_WRITE_TEXT:
-		/* Kernel text is mapped read-only, and CR0.WP makes that bind
-		 * ring 0 too. */
+		/* Kernel text is mapped read-only, for the kernel itself too. */
 		pr_info("fault: writing to kernel text at %p on purpose", (void *)fault_inject);
-		*(volatile uint8_t *)(uintptr_t)fault_inject = 0xc3;
+		*(volatile uint8_t *)(uintptr_t)fault_inject = ret_insn[0];
 		break;
-	case FAULT_EXEC_DATA: {
+	case FAULT_EXEC_DATA:
 		/* .data is mapped no-execute: a fetch from it faults. */
-		static uint8_t ret_insn[16] = { 0xc3 };
 		pr_info("fault: executing from kernel data at %p on purpose", (void *)ret_insn);
 		((void (*)(void))(uintptr_t)ret_insn)();
 		break;
-	}
 	case FAULT_LOSE_PAGE: {
 		/* A page leaves the allocator and its descriptor is wiped, as a
 		 * bug that forgot a page would leave it: the census must say so. */

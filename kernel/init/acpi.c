@@ -1,8 +1,8 @@
 /*
  * acpi.c: phase `acpi`: takes `bs.bootinfo`'s RSDP; builds `bs.acpi`: the
- * tables found (the parsers are kernel/acpi/), the MADT (CPUs), SRAT (CPU
+ * tables found (the parsers are kernel/firmware/acpi/), the MADT (CPUs), SRAT (CPU
  * and memory affinity), SLIT (distances) and HMAT, validated; the PM timer
- * and the HPET (measured by phase clockcheck's code, init_clock_acpi());
+ * and the HPET (the clock's references: init_acpi_clock() hands them over);
  * S5 (only with memboot.exit=poweroff, its one user); the SPCR console.
  */
 #include "kernel/init/acpi.h"
@@ -10,12 +10,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "arch/paging.h"
-#include "kernel/acpi/sleep.h"
-#include "kernel/acpi/spcr.h"
-#include "kernel/console.h"
-#include "kernel/exit.h"
-#include "kernel/log.h"
+#include "arch/machine.h"
+#include "arch/map.h"
+#include "kernel/firmware/acpi/sleep.h"
+#include "kernel/firmware/acpi/spcr.h"
+#include "kernel/services/console.h"
+#include "kernel/services/exit.h"
+#include "kernel/services/log.h"
 
 /* The bytes of the table @sig in @acpi's directory, mapped (NULL: none). */
 const void *acpi_table_bytes(const struct discovered_acpi *acpi, const char *sig,
@@ -82,7 +83,18 @@ void init_acpi(const struct bootinfo *bi, struct acpi_options opt, struct discov
 		find_s5(acpi);
 }
 
-/* What memboot.exit=poweroff writes where (kernel/acpi/sleep.h). */
+void init_acpi_clock(const struct discovered_acpi *acpi, bool coarse, struct clock_state *clock)
+{
+	const struct arch_clock_tables t = {
+		.timer_block = acpi->hpet.address,
+		.timer_port = acpi->pm_timer.port,
+		.timer_port_bits = acpi->pm_timer.bits,
+	};
+
+	clock_tables(clock, &t, coarse);
+}
+
+/* What memboot.exit=poweroff writes where (kernel/firmware/acpi/sleep.h). */
 static void find_s5(const struct discovered_acpi *acpi)
 {
 	struct acpi_s5 s5 = { 0 };
@@ -98,7 +110,7 @@ static void find_s5(const struct discovered_acpi *acpi)
 			  dsdt_len > ACPI_SDT_HEADER_BYTES ? dsdt_len - ACPI_SDT_HEADER_BYTES : 0,
 			  &s5))
 		return;
-	exit_set_poweroff(&(struct exit_acpi_s5){ .valid = true,
+	exit_set_poweroff(&(struct arch_acpi_s5){ .valid = true,
 						  .pm1a_cnt_port = s5.pm1a_cnt_port,
 						  .pm1b_cnt_port = s5.pm1b_cnt_port,
 						  .slp_typa = s5.slp_typa, .slp_typb = s5.slp_typb });
@@ -109,12 +121,12 @@ static void find_s5(const struct discovered_acpi *acpi)
 static void find_spcr(const struct bootinfo *bi, bool console_chosen, const void *bytes, uint32_t len)
 {
 	struct acpi_spcr_info spcr;
-	struct uart u;
+	struct arch_uart u;
 	char name[32], why[160];
 
 	if (!acpi_spcr_parse(bytes, len, &spcr))
 		return;
-	u = (struct uart){ .base = spcr.address, .mmio_bytes = spcr.io_port ? 0 : spcr.access_bytes };
+	u = (struct arch_uart){ .base = spcr.address, .mmio_bytes = spcr.io_port ? 0 : spcr.access_bytes };
 	snprintf(name, sizeof(name), "spcr@%s0x%llx", spcr.io_port ? "io" : "mmio",
 		 (unsigned long long)spcr.address);
 	if (spcr.baud)

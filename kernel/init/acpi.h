@@ -1,6 +1,6 @@
 /*
  * acpi.h: phase `acpi` (kernel/init/phases.h): the ACPI tables as the
- * firmware left them, parsed (the parsers are pure: kernel/acpi/) into a
+ * firmware left them, parsed (the parsers are pure: kernel/firmware/acpi/) into a
  * structure the boot state owns (`bs.acpi`).
  */
 #ifndef MEMBOOT_KERNEL_INIT_ACPI_H
@@ -10,7 +10,8 @@
 #include <stdint.h>
 
 #include "boot/bootinfo.h"
-#include "kernel/acpi/acpi.h"
+#include "kernel/firmware/acpi/acpi.h"
+#include "kernel/services/clock/clock.h"
 
 struct discovered_acpi {
 	struct acpi_tables dir;
@@ -21,7 +22,6 @@ struct discovered_acpi {
 	struct acpi_hmat_info hmat;      /* phase tiers checks and reads it */
 	struct acpi_pm_timer pm_timer;   /* port 0: none */
 	struct acpi_hpet_info hpet;      /* address 0: none */
-	bool clock_checked;              /* the cross-checks ran in phase acpi */
 };
 
 /* What the command line asks of the phase (main.c fills it from the
@@ -37,6 +37,12 @@ struct acpi_options {
  * CPU). */
 void init_acpi(const struct bootinfo *bi, struct acpi_options opt,
 	       struct discovered_acpi *acpi);
+
+/* The clock's step of the phase, once the tables are parsed: the timers
+ * @acpi names handed to the clock (clock_tables(): a poor figure
+ * cross-checked now, the first figure when phase early had none); @coarse:
+ * memboot.tsc_coarse. */
+void init_acpi_clock(const struct discovered_acpi *acpi, bool coarse, struct clock_state *clock);
 
 /* The mapped bytes of the table @sig of @acpi, its length in @len; NULL
  * when the firmware has none. */

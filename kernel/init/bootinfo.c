@@ -1,17 +1,17 @@
 /*
- * bootinfo.c: phase `bootinfo`: takes the loader's registers; builds
- * `bs.bootinfo` (the normalized memory map, RSDP, command line, boot path,
- * SMBIOS entry point, framebuffer), the one structure every later phase
- * reads instead of a boot protocol's.
+ * bootinfo.c: phase `bootinfo`: takes the loader's registers (arch/entry.h);
+ * builds `bs.bootinfo` (the normalized memory map, RSDP, command line, boot
+ * path, SMBIOS entry point, framebuffer), the one structure every later
+ * phase reads instead of a boot protocol's.
  */
 #include "kernel/init/bootinfo.h"
 
 #include "boot/boot.h"
-#include "kernel/report/efivars.h"
+#include "kernel/services/report/efivars.h"
 
-bool init_bootinfo(uint32_t magic, uint32_t info, struct bootinfo *bi)
+bool init_bootinfo(uintptr_t arg0, uintptr_t arg1, struct bootinfo *bi)
 {
-	bool ok = boot_collect(magic, info, bi);
+	bool ok = boot_collect(arg0, arg1, bi);
 
 	/* Where a UEFI boot's summary records will be kept: the system table
 	 * and the runtime code the identity map must keep executable. */

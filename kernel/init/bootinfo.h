@@ -9,10 +9,11 @@
 
 #include "boot/bootinfo.h"
 
-/* The loader's registers (@magic, @info) into @bi, normalized (boot/); and
- * the UEFI runtime services found there kept for the results store
- * (kernel/report/efivars.h). False when the hand-off is missing or
- * corrupt: the boot ends once phase report has printed what there is. */
-bool init_bootinfo(uint32_t magic, uint32_t info, struct bootinfo *bi);
+/* The loader's registers (@arg0, @arg1: arch/entry.h) into @bi, normalized
+ * (boot/); and the UEFI runtime services found there kept for the results
+ * store (kernel/services/report/efivars.h). False when the hand-off is
+ * missing or corrupt: the boot ends once phase report has printed what
+ * there is. */
+bool init_bootinfo(uintptr_t arg0, uintptr_t arg1, struct bootinfo *bi);
 
 #endif

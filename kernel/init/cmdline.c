@@ -5,20 +5,20 @@
  */
 #include "kernel/init/cmdline.h"
 
+#include "arch/smp.h"
 #include "kernel/bench/bench.h"
-#include "kernel/cmdline.h"
-#include "kernel/console/options.h"
-#include "kernel/report/bootreport_keys.h"
-#include "kernel/smp_settings.h"
-#include "kernel/exit.h"
-#include "kernel/init/meminit.h"
+#include "kernel/services/cmdline.h"
+#include "kernel/services/console/options.h"
+#include "kernel/services/report/bootreport_keys.h"
+#include "kernel/services/smp_settings.h"
+#include "kernel/services/exit.h"
 #include "kernel/selftest/select.h"
 #include "mm/alloc/alloc.h"
 #include "mm/alloc/pcp.h"
 #include "mm/hugetlb/hugetlb.h"
 #include "mm/memtest.h"
-#include "mm/mminit.h"
-#include "mm/pt/pt.h"
+#include "kernel/vm/vm_settings.h"
+#include "mm/meminit_settings.h"
 
 /* Every subsystem's command-line keys (docs/cmdline.md), in lookup order. */
 static const struct param_table *const cmdline_tables[] = {
@@ -27,6 +27,7 @@ static const struct param_table *const cmdline_tables[] = {
 	&exit_param_table,
 	&bootreport_param_table,
 	&smp_param_table,
+	&arch_smp_param_table,
 	&alloc_param_table,
 	&meminit_param_table,
 	&memtest_param_table,

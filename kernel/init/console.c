@@ -5,11 +5,11 @@
  */
 #include "kernel/init/console.h"
 
-#include "arch/paging.h"
-#include "kernel/console.h"
-#include "kernel/console/options.h"
-#include "kernel/console/ring.h"
-#include "kernel/log.h"
+#include "arch/map.h"
+#include "kernel/services/console.h"
+#include "kernel/services/console/options.h"
+#include "kernel/services/console/ring.h"
+#include "kernel/services/log.h"
 #include "mm/numa.h"
 #include "mm/physmem.h"
 

@@ -11,7 +11,7 @@ struct console_options;
 struct numa_topology;
 struct physmem;
 
-/* The consoles @opt asks for (console=, kernel/console/options.h), on
+/* The consoles @opt asks for (console=, kernel/services/console/options.h), on
  * @bi's framebuffer, VGA text where a BIOS set the machine up. */
 void init_console(const struct bootinfo *bi, const struct console_options *opt);
 

@@ -4,12 +4,12 @@
 #ifndef MEMBOOT_KERNEL_INIT_EARLY_H
 #define MEMBOOT_KERNEL_INIT_EARLY_H
 
-#include "arch/percpu.h"
-#include "arch/tsc.h"
+#include "kernel/services/clock/clock.h"
 
-/* COM1, the CPU's identity, the boot CPU's descriptor tables in @boot_pc,
- * and the TSC calibration: @first is the boot's first figure (hz 0 when
- * there is none yet: phase acpi then looks for one, init_clock_first()). */
-void init_early(struct percpu *boot_pc, struct tsc_calibration *first);
+/* The first UART, the CPU's identity, the boot CPU's per-CPU data and
+ * tables (arch/percpu.h), and the clock's first figure in @clock
+ * (clock_early(): none yet when the architecture needs the firmware tables
+ * for one: phase acpi then looks, clock_tables()). */
+void init_early(struct clock_state *clock);
 
 #endif

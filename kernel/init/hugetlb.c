@@ -5,7 +5,6 @@
  */
 #include "kernel/init/hugetlb.h"
 
-#include "kernel/init/hugetlb1g.h"
 #include "mm/alloc/alloc.h"
 #include "mm/numa.h"
 
@@ -28,7 +27,7 @@ void init_hugetlb(const struct numa_topology *topo, const struct memmap *mm,
 {
 	bool has_mem[HUGETLB_MAX_NODES] = { false };
 
-	init_hugetlb_nodes_with_memory(topo, has_mem);
+	hugetlb_nodes_with_memory(topo, has_mem);
 	/* A CPU-less node's pools are built by the CPUs that initialised its
 	 * memory (phase tiers chose them). */
 	for (uint32_t n = 0; n < topo->nr_nodes && n < HUGETLB_MAX_NODES; n++)

@@ -5,7 +5,9 @@
  */
 #include "kernel/init/hugetlb1g.h"
 
+#include "arch/counter.h"
 #include "arch/cpu.h"
+#include "x86/cpu.h"
 #include "mm/numa.h"
 #include "mm/physmem.h"
 
@@ -22,21 +24,14 @@ static void *table_from_physmem(void *ctx, size_t bytes, uint32_t node)
 	return at ? (void *)(uintptr_t)at : NULL;
 }
 
-void init_hugetlb_nodes_with_memory(const struct numa_topology *topo,
-				    bool has_mem[HUGETLB_MAX_NODES])
-{
-	for (uint32_t n = 0; n < topo->nr_nodes && n < HUGETLB_MAX_NODES; n++)
-		has_mem[n] = topo->nodes[n].mem_bytes != 0;
-}
-
 void init_hugetlb1g(const struct numa_topology *topo, const struct hugetlb_settings *params,
 		    struct physmem *pm, struct hugetlb_pools *hp)
 {
 	bool has_mem[HUGETLB_MAX_NODES] = { false };
 
 	/* The kernel runs identity mapped: a page's address is its own. */
-	hugetlb_pools_init(hp, topo->nr_nodes, 0, boot_tsc_at_entry);
-	init_hugetlb_nodes_with_memory(topo, has_mem);
-	hugetlb_reserve_gigantic(hp, &params->config, has_mem, cpu_features.pdpe1gb, pm,
+	hugetlb_pools_init(hp, topo->nr_nodes, 0, arch_counter_at_entry);
+	hugetlb_nodes_with_memory(topo, has_mem);
+	hugetlb_reserve_gigantic(hp, &params->config, has_mem, arch_cpu_info.huge_1g, pm,
 				 table_from_physmem, pm);
 }

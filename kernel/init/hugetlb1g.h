@@ -20,8 +20,4 @@ struct physmem;
 void init_hugetlb1g(const struct numa_topology *topo, const struct hugetlb_settings *params,
 		    struct physmem *pm, struct hugetlb_pools *hp);
 
-/* Which of @topo's nodes have memory, for the pools (both phases). */
-void init_hugetlb_nodes_with_memory(const struct numa_topology *topo,
-				    bool has_mem[HUGETLB_MAX_NODES]);
-
 #endif

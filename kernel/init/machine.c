@@ -2,16 +2,16 @@
  * machine.c: phase `machine`: takes `bs.bootinfo`'s SMBIOS entry point
  * (boot/ found it in the BIOS area or the EFI configuration table) and
  * `bs.topo`; builds `bs.machine`: the SMBIOS table mapped and parsed
- * (kernel/acpi/smbios.c), its devices placed on their nodes and reported
+ * (kernel/firmware/smbios.c), its devices placed on their nodes and reported
  * (mm/machine.c). After memory is usable: nothing before needs it.
  */
 #include "kernel/init/machine.h"
 
 #include <string.h>
 
-#include "arch/paging.h"
-#include "kernel/console.h"
-#include "kernel/log.h"
+#include "arch/map.h"
+#include "kernel/services/console.h"
+#include "kernel/services/log.h"
 
 static void report_now(void *arg)
 {

@@ -1,6 +1,6 @@
 /*
  * machine.h: phase `machine` (kernel/init/phases.h): which machine, firmware and memory devices
- * this is, from SMBIOS (kernel/acpi/smbios.h), each device placed on its
+ * this is, from SMBIOS (kernel/firmware/smbios.h), each device placed on its
  * NUMA node (mm/machine.h).
  */
 #ifndef MEMBOOT_KERNEL_INIT_MACHINE_H

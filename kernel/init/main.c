@@ -16,7 +16,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/exit.h"
+#include "arch/entry.h"
+#include "kernel/services/exit.h"
 #include "kernel/init/acpi.h"
 #include "kernel/init/bench.h"
 #include "kernel/init/bootinfo.h"
@@ -42,17 +43,19 @@
 #include "kernel/init/tiers.h"
 #include "kernel/init/tscsync.h"
 #include "kernel/init/vm.h"
-#include "kernel/console/options.h"
-#include "kernel/report/bootreport_keys.h"
-#include "kernel/jobs/job.h"
-#include "mm/mminit.h"
+#include "kernel/services/clock/clock.h"
+#include "kernel/services/console/options.h"
+#include "kernel/services/report/bootreport_keys.h"
+#include "kernel/services/jobs/job.h"
+#include "mm/meminit_settings.h"
 
 /* Everything one phase builds and a later one reads. */
 struct boot_state {
-	struct percpu boot_percpu;       /* the boot CPU's (phase early: no memory yet) */
-	/* The boot's first clock figure (phase early's, or phase acpi's when
-	 * early had none), which the `boot` record reports. */
-	struct tsc_calibration tsc_first;
+	/* The clock's story (kernel/services/clock/clock.h): the boot's first
+	 * figure (phase early's, or phase acpi's when early had none), which
+	 * the `boot` record reports; the second references, measured from the
+	 * end of smp to clockcheck; the per-CPU check's words (tscsync). */
+	struct clock_state clock;
 	struct bootinfo bootinfo;        /* the loader's hand-off, normalized */
 	struct physmem physmem;          /* early ranges and reservations, until meminit */
 	struct discovered_acpi acpi;     /* the parsed ACPI tables */
@@ -65,13 +68,11 @@ struct boot_state {
 	struct hugetlb_pools hugetlb;
 	struct hugetlb_state hugetlb_state;  /* who builds each node's 2 MiB pools */
 	struct smp_report smp;           /* the bring-up's report, completed by tscsync */
-	struct tscsync_shared tscsync;   /* the TSC check's words, shared with the APs */
-	struct clock_checks clock_checks;   /* HPET on an AP, PM timer in clockcheck */
 	/* What the census counts as fixed: physmem's reservations when it
 	 * retired, the 1 GiB pool pages among them. */
 	struct census_baseline census;
 	struct census_ranges census_ranges;  /* each census's view of the topology's ranges */
-	struct direct_map_stats direct_map;  /* the kernel's page tables' figures (phase pagetables) */
+	struct arch_direct_map_stats direct_map;  /* the kernel's page tables' figures (phase pagetables) */
 	/* Phase memmap's figures: the mapped pieces, each node's array, the
 	 * store probe (its report, meminit's and memtest's read them). */
 	struct memmap_state memmap_state;
@@ -102,9 +103,7 @@ static struct acpi_options acpi_asked(void)
 	};
 }
 
-void kernel_main(uint32_t boot_magic, uint32_t boot_info);
-
-void kernel_main(uint32_t boot_magic, uint32_t boot_info)
+void kernel_main(uintptr_t boot_arg0, uintptr_t boot_arg1)
 {
 	bool boot_ok = false, tests_ok = true, census_ok = true;
 	const struct selftest_ctx tests = { .topo = &bs.topo, .mm = &bs.memmap, .pools = &bs.hugetlb,
@@ -112,33 +111,34 @@ void kernel_main(uint32_t boot_magic, uint32_t boot_info)
 					    .census = boot_census, .census_arg = &bs,
 					    .replay = &bs.bootinfo.replay };
 
-	PHASE(early, init_early(&bs.boot_percpu, &bs.tsc_first));
-	PHASE(bootinfo, boot_ok = init_bootinfo(boot_magic, boot_info, &bs.bootinfo));
+	PHASE(early, init_early(&bs.clock));
+	PHASE(bootinfo, boot_ok = init_bootinfo(boot_arg0, boot_arg1, &bs.bootinfo));
 	PHASE(cmdline, init_cmdline(&bs.bootinfo));
 	PHASE(console, init_console(&bs.bootinfo, &console_cmdline));
-	PHASE(report, init_report(&bs.bootinfo, &bootreport_settings, &bs.tsc_first));
+	PHASE(report, init_report(&bs.bootinfo, &bootreport_settings, &bs.clock.first));
 	if (!boot_ok)
 		kernel_exit(EXIT_BOOTINFO, "boot information missing or corrupt");
 	PHASE(physmem, init_physmem(&bs.bootinfo, bootreport_settings.dump_mmap, &memtest_settings,
 				      &bs.physmem));
 	PHASE(acpi, init_acpi(&bs.bootinfo, acpi_asked(), &bs.acpi);
-		    init_clock_acpi(&bs.acpi, smp_settings.tsc_coarse, &bs.tsc_first));
+		    init_acpi_clock(&bs.acpi, smp_settings.tsc_coarse, &bs.clock));
 	PHASE(numa, init_numa(&bs.bootinfo, &bs.acpi, &bs.physmem, &bs.topo);
 		    init_console_ring(&bs.topo, &bs.physmem));
 	PHASE(tiers, init_tiers(&bs.acpi, &bs.topo, &bs.tiers));
 	PHASE(hugetlb1g, init_hugetlb1g(&bs.topo, &hugetlb_settings, &bs.physmem, &bs.hugetlb));
 	PHASE(pagetables, init_pagetables(&bs.bootinfo, &bs.physmem, &bs.direct_map));
 	PHASE(smp, init_smp(&bs.acpi, &bs.topo, &bs.physmem, &smp_settings, &bs.smp);
-		   init_clockcheck_start(&bs.acpi, &bs.clock_checks));
+		   clock_checks_start(&bs.clock));
 	PHASE(memmap, init_memmap(&bs.topo, &bs.physmem, &bs.memmap, &bs.memmap_state));
 	PHASE(memprep, init_memprep(&bs.topo, &bs.hugetlb, &meminit_settings, &memtest_settings,
 				    &pcp_settings, &bs.physmem, &bs.memmap, &bs.pcp, &bs.meminit,
 				    &bs.census));
 	PHASE(meminit, init_meminit(&meminit_settings, &bs.memmap, &bs.meminit));
-	PHASE(clockcheck, init_clockcheck(&bs.clock_checks));
-	PHASE(tscsync, init_tscsync(smp_settings.tsc_sync, &bs.tscsync, &bs.smp));
+	PHASE(clockcheck, init_clockcheck(&bs.clock));
+	PHASE(tscsync, init_tscsync(smp_settings.tsc_sync, &bs.clock, &bs.smp));
 	STEP(meminit_report, init_meminit_report(&bs.topo, &meminit_settings, &bs.physmem,
-						  &bs.memmap_state, &bs.meminit));
+						  &bs.memmap_state.probe, bs.memmap_state.stats,
+						  &bs.meminit));
 	PHASE(machine, init_machine(&bs.bootinfo, &bs.topo, &bs.machine));
 	PHASE(hugetlb, init_hugetlb(&bs.topo, &bs.memmap, &hugetlb_settings, meminit_settings.trace,
 				    &bs.hugetlb, &bs.hugetlb_state));

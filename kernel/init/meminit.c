@@ -4,26 +4,24 @@
  * node's CPUs and handed to the allocator (1 GiB pool pages get a head
  * descriptor only), in 4 MiB steps that a node's other CPUs finish if one
  * is lost mid-chunk; with `memtest=N` each piece is tested first, its bad
- * pages kept out (kernel/init/memtest.c); the nodes' jobs are posted as the
+ * pages kept out (mm/memtest_run.c); the nodes' jobs are posted as the
  * phase starts, and the phase ends when memory is usable. Its report,
- * init_meminit_report(), is made in phase tscsync, after the TSC check.
+ * init_meminit_report(), is made in phase tscsync, after the counter check.
  */
 #include "kernel/init/meminit.h"
 
 #include <string.h>
 
-#include "arch/cpu.h"
-#include "arch/percpu.h"
-#include "kernel/clock/time.h"
-#include "kernel/init/memmap.h"
-#include "kernel/init/physmem.h"
-#include "kernel/log.h"
-#include "kernel/panic.h"
-#include "kernel/percpu.h"
-#include "kernel/report/record.h"
-#include "kernel/report/summary.h"
+#include "arch/counter.h"
+#include "kernel/services/clock/time.h"
+#include "kernel/services/log.h"
+#include "kernel/services/panic.h"
+#include "kernel/services/percpu.h"
+#include "kernel/services/report/record.h"
+#include "kernel/services/report/summary.h"
 #include "mm/alloc/alloc.h"
 #include "mm/numa.h"
+#include "mm/physmem.h"
 
 static const char *const policy_names[] = { "serial", "deferred", "lazy" };
 
@@ -77,7 +75,7 @@ static void early_allocations(void *ctx)
 
 /* --- phase "meminit" ------------------------------------------------------- */
 
-static void lazy_measure(uint64_t init_end_tsc, struct lazy_stats *ls)
+static void lazy_measure(uint64_t init_end_counter, struct lazy_stats *ls)
 {
 	enum { N = 64 };
 	uint64_t pfns[N];
@@ -87,12 +85,12 @@ static void lazy_measure(uint64_t init_end_tsc, struct lazy_stats *ls)
 	for (int i = 0; i < N; i++) {
 		unsigned order = i % 4 == 3 ? 9 : 0;
 		/* Only this CPU allocates now: the counter's change is ours. */
-		uint64_t before = alloc_counters.lazy_filled_pages, t0 = rdtsc();
+		uint64_t before = alloc_counters.lazy_filled_pages, t0 = arch_counter();
 		pfns[i] = alloc_pages(node, order, 0);
-		uint64_t t1 = rdtsc(), c = t1 - t0;
+		uint64_t t1 = arch_counter(), c = t1 - t0;
 		uint64_t filled = alloc_counters.lazy_filled_pages - before;
 		if (i == 0)
-			ls->first_alloc_cycles = t1 - init_end_tsc;
+			ls->first_alloc_cycles = t1 - init_end_counter;
 		ls->allocs++;
 		if (filled) {
 			ls->fill_allocs++;
@@ -117,14 +115,14 @@ void init_meminit(const struct meminit_settings *set, const struct memmap *mm,
 	ASSERT(st->ops && st->mi.mm == mm, "init_meminit() without init_memprep() of the same memmap");
 	/* The node's CPUs are given their jobs right away: what the boot CPU
 	 * had to do first is phase memprep's. */
-	st->phase_start_tsc = rdtsc();
+	st->phase_start_counter = arch_counter();
 	mminit_run(&st->mi, set->early_alloc_pages ? early_allocations : NULL, &ea);
 	if (policy == MMINIT_LAZY)
-		lazy_measure(rdtsc(), &st->lazy);
+		lazy_measure(arch_counter(), &st->lazy);
 	st->ran = true;
 }
 
-/* --- the report, after the TSC check --------------------------------------- */
+/* --- the report, after the counter check ----------------------------------- */
 
 static void trace_chunks(const struct mminit *mi, uint32_t nid)
 {
@@ -139,10 +137,10 @@ static void trace_chunks(const struct mminit *mi, uint32_t nid)
 		rec_u64(&r, "cpu", t->cpu);
 		rec_u64(&r, "start_pfn", t->start);
 		rec_u64(&r, "end_pfn", t->end);
-		/* A start on a counter the TSC check could not correct is not
+		/* A start on a counter the counter check could not correct is not
 		 * a boot time; its duration (one CPU's counter) is. */
-		if (!cpu_tsc_unreliable(t->cpu))
-			rec_u64(&r, "start_ns", tsc_to_boot_ns(t->start_ticks));
+		if (!cpu_counter_unreliable(t->cpu))
+			rec_u64(&r, "start_ns", counter_to_boot_ns(t->start_ticks));
 		rec_u64(&r, "ns", t->ns);
 		record_emit(&r);
 	}
@@ -204,7 +202,7 @@ static uint32_t report_cpus(const struct mminit *mi, uint32_t nid, uint64_t span
 }
 
 /*
- * The first CPU whose TSC the check could not correct that ran a chunk of
+ * The first CPU whose counter the check could not correct that ran a chunk of
  * node @nid, or -1: the node's start, end and usable times compare its
  * readings with the boot CPU's. Beyond the chunks kept, any such CPU may
  * have run one.
@@ -214,15 +212,15 @@ static int64_t unreliable_cpu(const struct mminit_node *w)
 	uint32_t kept = w->nr_chunks < MMINIT_TRACE_CHUNKS ? w->nr_chunks : MMINIT_TRACE_CHUNKS;
 
 	for (uint32_t i = 0; i < kept; i++)
-		if (cpu_tsc_unreliable(w->chunks[i].cpu))
+		if (cpu_counter_unreliable(w->chunks[i].cpu))
 			return w->chunks[i].cpu;
 	for (uint32_t cpu = 1; kept < w->nr_chunks && cpu < nr_cpu_ids; cpu++)
-		if (cpu_tsc_unreliable(cpu))
+		if (cpu_counter_unreliable(cpu))
 			return cpu;
 	return -1;
 }
 
-static void report(const struct meminit_state *st, const struct memmap_state *ms,
+static void report(const struct meminit_state *st, const struct memmap_sparse_stats *desc,
 		   const struct meminit_settings *set, uint32_t nid, enum mminit_policy policy)
 {
 	const struct mminit *mi = &st->mi;
@@ -230,18 +228,18 @@ static void report(const struct meminit_state *st, const struct memmap_state *ms
 	struct mminit_usable u;
 	struct record r;
 	uint64_t pages = w->parallel_pages + w->early_pages;
-	uint64_t start_ns = w->start_ticks ? tsc_to_boot_ns(w->start_ticks) : 0;
-	uint64_t end_ns = w->end_ticks ? tsc_to_boot_ns(w->end_ticks) : start_ns;
+	uint64_t start_ns = w->start_ticks ? counter_to_boot_ns(w->start_ticks) : 0;
+	uint64_t end_ns = w->end_ticks ? counter_to_boot_ns(w->end_ticks) : start_ns;
 	uint64_t busy[MEMINIT_BUSY_LIST];
 	uint32_t nr_busy = 0;
 
 	if (policy != MMINIT_SERIAL)
 		nr_busy = report_cpus(mi, nid, end_ns - start_ns, busy);
-	mminit_node_usable(w, st->phase_start_tsc, &u);
+	mminit_node_usable(w, st->phase_start_counter, &u);
 	/* usable first, then wait: work is their difference, so the three
 	 * add up exactly however the conversion rounds. */
-	uint64_t usable_ns = tsc_cycles_to_ns(u.usable_ticks);
-	uint64_t wait_ns = tsc_cycles_to_ns(u.wait_ticks);
+	uint64_t usable_ns = cycles_to_ns(u.usable_ticks);
+	uint64_t wait_ns = cycles_to_ns(u.wait_ticks);
 	rec_begin(&r, "node_init");
 	rec_u64(&r, "node", nid);
 	/* A CPU-less node's CPUs are another node's (phase tiers chose it). */
@@ -257,7 +255,7 @@ static void report(const struct meminit_state *st, const struct memmap_state *ms
 		rec_u64(&r, "early_alloc_made", st->early_alloc_made);
 	}
 	rec_u64(&r, "free_pages", w->free_pages);
-	rec_u64(&r, "desc_bytes", ms->stats[nid].backed_bytes);
+	rec_u64(&r, "desc_bytes", desc[nid].backed_bytes);
 	rec_u64(&r, "start_ns", start_ns);
 	rec_u64(&r, "end_ns", end_ns);
 	rec_u64(&r, "ns", w->ns);
@@ -289,7 +287,7 @@ static void report(const struct meminit_state *st, const struct memmap_state *ms
 			record_report(&r, LOG_WARN, "node {node} {policy} pages initialised "
 				      "({pages} pages, {threads} of {cpus} CPU{cpus:s}, busy "
 				      "{busy_ns:ms1[+]} ms); its times UNRELIABLE: CPU "
-				      "{unreliable_cpu} ran its chunks with a TSC off the boot CPU's "
+				      "{unreliable_cpu} ran its chunks with a " ARCH_COUNTER_NAME " off the boot CPU's "
 				      "beyond correction (tsc_sync): its start, end, {ns:ms} ms and "
 				      "usable {usable_ns:ms} ms compare counters that disagree");
 	}
@@ -307,13 +305,13 @@ static void lazy_report(const struct lazy_stats *ls)
 	struct record r;
 
 	rec_begin(&r, "lazy");
-	rec_tsc_ns(&r, "first_alloc_ns", ls->first_alloc_cycles);
+	rec_cycles_ns(&r, "first_alloc_ns", ls->first_alloc_cycles);
 	rec_u64(&r, "allocs", ls->allocs);
 	rec_u64(&r, "fill_allocs", ls->fill_allocs);
 	rec_u64(&r, "filled_pages", ls->filled_pages);
-	rec_tsc_ns(&r, "fill_alloc_avg_ns", fill_avg);
-	rec_tsc_ns(&r, "fill_alloc_max_ns", ls->fill_max_cycles);
-	rec_tsc_ns(&r, "plain_alloc_avg_ns", plain_avg);
+	rec_cycles_ns(&r, "fill_alloc_avg_ns", fill_avg);
+	rec_cycles_ns(&r, "fill_alloc_max_ns", ls->fill_max_cycles);
+	rec_cycles_ns(&r, "plain_alloc_avg_ns", plain_avg);
 	record_report(&r, LOG_INFO, "meminit: lazy: first page {first_alloc_ns} ns after init; "
 		      "{fill_allocs} of {allocs} allocations wrote tail descriptors "
 		      "(avg {fill_alloc_avg_ns} ns, max {fill_alloc_max_ns} ns), "
@@ -335,47 +333,47 @@ static void alloc_report(const struct alloc_ops *ops)
 
 /* memtest=N's findings, against the store probe's rate (none: 0). */
 static void memtest_report_now(const struct numa_topology *topo, const struct meminit_state *st,
-			       const struct memmap_state *ms)
+			       const struct memmap_probe_result *p)
 {
 	uint64_t bad_pages[MEMMAP_MAX_NODES];
-	const struct memmap_probe_result *p = &ms->probe;
-	uint64_t ticks = p->res.choice == MEMMAP_STORE_NT ? p->res.nt_ticks : p->res.plain_ticks;
+	uint64_t ticks = memmap_store_probe_ticks(&p->res, p->res.choice);
 
 	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++)
 		bad_pages[nid] = st->mi.nodes[nid].bad_pages;
-	init_memtest_report(&st->memtest, topo, bad_pages, p->ran ? p->res.bytes : 0,
-			    p->ran && ticks ? tsc_cycles_to_ns(ticks) : 0, p->ran ? p->nid : 0);
+	memtest_run_report(&st->memtest, topo, bad_pages, p->ran ? p->res.bytes : 0,
+			   p->ran && ticks ? cycles_to_ns(ticks) : 0, p->ran ? p->nid : 0);
 }
 
-/* The report's view of the TSC check: what each CPU's readings were ahead. */
-static int64_t cpu_tsc_offset(uint32_t cpu, void *ctx)
+/* The report's view of the counter check: what each CPU's readings were ahead. */
+static int64_t cpu_counter_offset(uint32_t cpu, void *ctx)
 {
 	const struct cpu_state *cs = cpu_state_of(cpu);
 
 	(void)ctx;
-	return cs ? cs->tsc_offset : 0;
+	return cs ? cs->counter_offset : 0;
 }
 
 void init_meminit_report(const struct numa_topology *topo, const struct meminit_settings *set,
-			 const struct physmem *pm, const struct memmap_state *ms,
-			 struct meminit_state *st)
+			 const struct physmem *pm, const struct memmap_probe_result *probe,
+			 const struct memmap_sparse_stats *desc, struct meminit_state *st)
 {
 	enum mminit_policy policy = (enum mminit_policy)set->policy;
 	bool lazy = policy == MMINIT_LAZY;
 
 	ASSERT(st->ran, "init_meminit_report() before init_meminit()");
-	/* The APs timed their chunks before the TSC check (phase tscsync),
+	/* The APs timed their chunks before the counter check (phase tscsync),
 	 * all of it ran on the quick clock estimate (the precise figure comes
 	 * in phase clockcheck, after it): in the boot CPU's time now, at the
 	 * rate in force, before anything compares or prints them. */
-	uint32_t inexact = mminit_retime(&st->mi, cpu_tsc_offset, NULL);
+	uint32_t inexact = mminit_retime(&st->mi, cpu_counter_offset, NULL);
 	if (inexact)
-		pr_warn("meminit: %u node%s ran more than %u chunks, some on CPUs whose TSC offset was "
+		pr_warn("meminit: %u node%s ran more than %u chunks, some on CPUs whose " ARCH_COUNTER_NAME
+			" offset was "
 			"corrected after: their start, end and usable times are as measured, off by at most "
 			"the largest offset of the tsc_sync records", inexact, inexact == 1 ? "" : "s",
 			(unsigned)MMINIT_TRACE_CHUNKS);
 	alloc_report(st->ops);
-	init_physmem_report_retired(pm);
+	physmem_report_retired(pm);
 	if (set->trace)
 		for (uint32_t nid = 0; nid < topo->nr_nodes; nid++)
 			trace_chunks(&st->mi, nid);
@@ -385,16 +383,16 @@ void init_meminit_report(const struct numa_topology *topo, const struct meminit_
 	bool reliable = true;
 	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++) {
 		struct mminit_usable u;
-		mminit_node_usable(&st->mi.nodes[nid], st->phase_start_tsc, &u);
+		mminit_node_usable(&st->mi.nodes[nid], st->phase_start_counter, &u);
 		usable_end = u.end_ticks > usable_end ? u.end_ticks : usable_end;
 		reliable &= unreliable_cpu(&st->mi.nodes[nid]) < 0;
 	}
-	summary_usable(tsc_to_boot_ns(usable_end ? usable_end : st->phase_start_tsc), reliable);
+	summary_usable(counter_to_boot_ns(usable_end ? usable_end : st->phase_start_counter), reliable);
 	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++)
 		if (has_memory(topo, nid))
-			report(st, ms, set, nid, policy);
+			report(st, desc, set, nid, policy);
 	if (lazy)
 		lazy_report(&st->lazy);
-	memtest_report_now(topo, st, ms);
+	memtest_report_now(topo, st, probe);
 	alloc_enable_poison();
 }

@@ -1,7 +1,7 @@
 /*
  * meminit.h: phase `meminit`, every free page's descriptor filled by its
  * node's own CPUs and the page allocator (mm/alloc/alloc.h) handed all
- * free memory; and its report, made after the TSC check (phase tscsync).
+ * free memory; and its report, made after the counter check (phase tscsync).
  * Phase memprep (memprep.h) sets up the work first.
  *
  * Policies (memboot.init=):
@@ -23,13 +23,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/init/memtest.h"
-#include "kernel/limits.h"
+#include "kernel/services/limits.h"
+#include "mm/meminit_settings.h"
 #include "mm/memmap.h"
+#include "mm/memtest_run.h"
 #include "mm/mminit.h"
 
 struct alloc_ops;
-struct memmap_state;
 struct numa_topology;
 struct physmem;
 
@@ -39,7 +39,7 @@ struct physmem;
  * order-0 allocations (which split lazy blocks, writing a few heads) and
  * 2 MiB ones (which also write their 511 tails).
  */
-struct lazy_stats {                /* TSC cycles: converted when reported */
+struct lazy_stats {                /* counter cycles: converted when reported */
 	uint64_t first_alloc_cycles;  /* end of init to the first page in hand */
 	uint32_t allocs, fill_allocs;
 	uint64_t fill_cycles, fill_max_cycles, plain_cycles, filled_pages;
@@ -56,11 +56,12 @@ struct meminit_state {
 	 * engine's config points here. */
 	uint32_t init_nodes[MEMBOOT_MAX_NODES];
 	const struct alloc_ops *ops;              /* the allocator memprep started */
-	uint64_t phase_start_tsc;                 /* phase meminit's start: what usable_ns counts from */
+	/* Phase meminit's start: what usable_ns counts from. */
+	uint64_t phase_start_counter;
 	bool ran;                                 /* init_meminit() is done */
 	uint64_t early_alloc_made;                /* memboot.early_alloc_pages: how many were made */
 	struct lazy_stats lazy;                   /* memboot.init=lazy's first allocations */
-	struct memtest_state memtest;             /* memtest=N (kernel/init/memtest.h) */
+	struct memtest_state memtest;             /* memtest=N (mm/memtest_run.h) */
 };
 
 /* Phase "meminit": the nodes' CPUs fill the rest of @mm's descriptors and
@@ -69,12 +70,13 @@ struct meminit_state {
  * reports nothing. */
 void init_meminit(const struct meminit_settings *set, const struct memmap *mm,
 		  struct meminit_state *st);
-/* What init_meminit() did, after the TSC check (phase tscsync, whose offsets
- * it applies to the APs' chunk times): each node's init and the boot's
- * usable_ns (the summary), the allocator, @pm's retired reservations,
- * memtest's findings against @ms's store probe. */
+/* What init_meminit() did, after the counter check (phase tscsync, whose
+ * offsets it applies to the APs' chunk times): each node's init (@desc[node]:
+ * its descriptor array's figures, phase memmap's) and the boot's usable_ns
+ * (the summary), the allocator, @pm's retired reservations, memtest's
+ * findings against the store @probe (phase memmap's). */
 void init_meminit_report(const struct numa_topology *topo, const struct meminit_settings *set,
-			 const struct physmem *pm, const struct memmap_state *ms,
-			 struct meminit_state *st);
+			 const struct physmem *pm, const struct memmap_probe_result *probe,
+			 const struct memmap_sparse_stats *desc, struct meminit_state *st);
 
 #endif

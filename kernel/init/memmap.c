@@ -7,16 +7,18 @@
  */
 #include "kernel/init/memmap.h"
 
-#include "arch/cpu.h"
-#include "arch/paging.h"
-#include "kernel/console.h"
-#include "kernel/exit.h"
-#include "kernel/init/pagetables.h"
-#include "kernel/jobs/platform.h"
-#include "kernel/log.h"
-#include "kernel/report/record.h"
+#include "arch/counter.h"
+#include "arch/memory.h"
+#include "x86/cpu.h"
+#include "arch/map.h"
+#include "kernel/services/console.h"
+#include "kernel/services/exit.h"
+#include "kernel/services/jobs/platform.h"
+#include "kernel/services/log.h"
+#include "kernel/services/report/record.h"
 #include "mm/alloc/alloc.h"
 #include "mm/physmem.h"
+#include "mm/pt_pages.h"
 
 #define PFN(addr) ((addr) >> PAGE_SHIFT)
 
@@ -79,15 +81,16 @@ static bool sparse_map(void *ctx, uint64_t virt, uint64_t phys, uint64_t bytes)
 /* --- the store probe ------------------------------------------------------- */
 
 /*
- * The store probe (mm/memmap.h, memmap_store_probe): plain against
- * non-temporal stores over the descriptors at the start of the first large
- * node's largest present range, on an idle AP of that node while the boot
- * CPU builds the other arrays (on the boot CPU if there is none): an LLC's
- * worth of plain stores, untimed, then one pass of each kind
- * (memmap_store_probe_bytes()), as far as the range goes. The TSC times
- * the passes; clflush (SDM vol. 2A: writes a dirty line back and
- * invalidates it) then mfence, untimed, first makes the lines cold as
- * memory init finds them.
+ * The store probe (mm/memmap.h, memmap_store_probe): plain stores against
+ * the other kinds the architecture offers (arch/memory.h) over the
+ * descriptors at the start of the first large node's largest present
+ * range, on an idle AP of that node while the boot CPU builds the other
+ * arrays (on the boot CPU if there is none): an LLC's worth of plain
+ * stores, untimed, then one pass of each kind (memmap_store_probe_bytes()),
+ * as far as the range goes. The cycle counter times the passes; a flush of
+ * every line (arch_cache_flush_range(): written back and invalidated, then
+ * waited for), untimed, first makes the lines cold as memory init finds
+ * them.
  */
 #define STORE_PROBE_REPS 1
 /* CPUs the probe runs on at once: the node's idle APs, up to this many
@@ -119,14 +122,12 @@ struct store_probe_job {
 
 static uint64_t probe_ticks(void)
 {
-	return rdtsc();
+	return arch_counter();
 }
 
 static void probe_flush(const void *p, uint64_t bytes)
 {
-	for (const char *c = p, *end = c + bytes; c < end; c += 64)
-		__asm__ volatile("clflush %0" : "+m"(*(volatile char *)c));
-	__asm__ volatile("mfence" ::: "memory");
+	arch_cache_flush_range(p, bytes);
 }
 
 /* Every part waits here before each pass; the last to arrive releases them. */
@@ -160,7 +161,7 @@ static void store_probe_start(struct store_probe_job *j, const struct memmap_nod
 			      const struct memmap_range *present, uint32_t node)
 {
 	uint64_t warm;
-	uint64_t pages = memmap_store_probe_bytes(cpu_caches.llc_bytes, &warm) / MEMMAP_DESC_BYTES;
+	uint64_t pages = memmap_store_probe_bytes(arch_caches().llc_bytes, &warm) / MEMMAP_DESC_BYTES;
 
 	*j = (struct store_probe_job){ .node = n, .start_pfn = present->start_pfn,
 				       .warm_bytes = warm };
@@ -193,19 +194,34 @@ static void store_probe_report(const struct memmap_probe_result *p)
 	rec_u64(&r, "cpus", p->cpus);
 	rec_u64(&r, "warm_bytes", p->res.warm_bytes);
 	rec_u64(&r, "bytes", p->res.bytes);
-	rec_tsc_ns(&r, "plain_ns", p->res.plain_ticks);
-	rec_tsc_ns(&r, "nt_ns", p->res.nt_ticks);
-	rec_str(&r, "choice", p->res.choice == MEMMAP_STORE_NT ? "nt" : "plain");
+	rec_cycles_ns(&r, "plain_ns", p->res.plain_ticks);
+	/* A time for each other kind the architecture offers. */
+	if (memmap_store_offered(MEMMAP_STORE_NT))
+		rec_cycles_ns(&r, "nt_ns", p->res.nt_ticks);
+	if (memmap_store_offered(MEMMAP_STORE_ZERO))
+		rec_cycles_ns(&r, "zero_ns", p->res.zero_ticks);
+	rec_str(&r, "choice", memmap_store_name(p->res.choice));
 	rec_u64(&r, "plain_margin_pct", MEMMAP_PLAIN_MARGIN_PCT);
-	record_report(&r, LOG_INFO, "memmap: store probe on {cpus} CPU(s) from CPU {cpu}: after "
+	record_report(&r, LOG_INFO, !memmap_store_offered(MEMMAP_STORE_ZERO) ?
+		      "memmap: store probe on {cpus} CPU(s) from CPU {cpu}: after "
 		      "{warm_bytes:KiB} KiB of plain stores, {bytes:KiB} KiB of descriptors in "
 		      "{plain_ns:us} us with plain stores, {nt_ns:us} us non-temporal: "
-		      "{choice} stores for arrays larger than the LLC");
+		      "{choice} stores for arrays larger than the LLC" :
+		      !memmap_store_offered(MEMMAP_STORE_NT) ?
+		      "memmap: store probe on {cpus} CPU(s) from CPU {cpu}: after "
+		      "{warm_bytes:KiB} KiB of plain stores, {bytes:KiB} KiB of descriptors in "
+		      "{plain_ns:us} us with plain stores, {zero_ns:us} us zeroing blocks first: "
+		      "{choice} stores for arrays larger than the LLC" :
+		      "memmap: store probe on {cpus} CPU(s) from CPU {cpu}: after "
+		      "{warm_bytes:KiB} KiB of plain stores, {bytes:KiB} KiB of descriptors in "
+		      "{plain_ns:us} us with plain stores, {nt_ns:us} us non-temporal, {zero_ns:us} us "
+		      "zeroing blocks first: {choice} stores for arrays larger than the LLC");
 }
 
 /* Wait for the probe's parts (none started: nothing to do), take its
- * choice and keep its result in @out. */
-static void store_probe_finish(struct store_probe_job *j, struct memmap_probe_result *out)
+ * choice for @mm and keep its result in @out. */
+static void store_probe_finish(struct store_probe_job *j, struct memmap *mm,
+			       struct memmap_probe_result *out)
 {
 	uint32_t n = j->nr_cpus ? j->nr_cpus : 1;
 
@@ -225,7 +241,7 @@ static void store_probe_finish(struct store_probe_job *j, struct memmap_probe_re
 		job_platform_relax();
 	}
 	memmap_store_probe_combine(j->parts, n, &j->res);
-	memmap_store_set(j->res.choice);
+	memmap_store_set(mm, j->res.choice);
 	*out = (struct memmap_probe_result){ .ran = true, .nid = j->node->nid,
 					     .cpu = j->nr_cpus ? j->cpus[0] : 0, .cpus = n,
 					     .res = j->res };
@@ -257,9 +273,8 @@ static void arrays_report_now(void *arg)
 		/* The store memmap_init_range() will use for this array (it
 		 * weighs the present pages' descriptors against the LLC, and
 		 * for a larger array takes the probe's choice). */
-		const struct cpu_caches *cc = &cpu_caches;
-		const char *store = memmap_node_choose_store(&mm->nodes[nid], cc) == MEMMAP_STORE_NT
-				    ? "nt" : "plain";
+		const struct arch_caches caches = arch_caches(), *cc = &caches;
+		const char *store = memmap_store_name(memmap_node_choose_store(mm, &mm->nodes[nid], cc));
 		rec_begin(&r, "memmap");
 		rec_u64(&r, "node", nid);
 		rec_hex(&r, "window", (uint64_t)(uintptr_t)window);
@@ -276,7 +291,7 @@ static void arrays_report_now(void *arg)
 		record_report(&r, LOG_INFO, "memmap: node {node}: {present_pages} pages present in "
 			      "[mem 0x{span_start:x16}-0x{span_end:x16-1}], {bytes} bytes of descriptors "
 			      "({desc_bytes} bytes each) in {runs} runs, {store} stores "
-			      "(LLC {llc_bytes:KiB} KiB, CPUID {llc_source})");
+			      "(LLC {llc_bytes:KiB} KiB, " ARCH_CACHES_FROM " {llc_source})");
 	}
 }
 
@@ -326,8 +341,10 @@ void init_memmap(const struct numa_topology *topo, struct physmem *pm, struct me
 		/* Only an array larger than the LLC needs the measurement (one
 		 * that fits gets plain stores); the largest present range is
 		 * where a few MiB of descriptors lie together. */
+		const struct arch_caches caches = arch_caches();
+
 		if (!probe.node && nr_present &&
-		    memmap_store_choose(memmap_desc_bytes(st.present_pages), &cpu_caches) !=
+		    memmap_store_choose(mm, memmap_desc_bytes(st.present_pages), &caches) !=
 			    MEMMAP_STORE_PLAIN) {
 			uint32_t big = 0;
 			for (uint32_t i = 1; i < nr_present; i++)
@@ -340,7 +357,7 @@ void init_memmap(const struct numa_topology *topo, struct physmem *pm, struct me
 	for (uint32_t i = 0; i < topo->nr_ranges; i++)
 		memmap_set_nid(mm, PFN(topo->ranges[i].start), PFN(topo->ranges[i].end),
 			       topo->ranges[i].node);
-	store_probe_finish(&probe, &ms->probe);
+	store_probe_finish(&probe, mm, &ms->probe);
 	ms->topo = topo;
 	ms->mm = mm;
 	console_defer(arrays_report_now, ms,

@@ -27,15 +27,6 @@ struct memmap_piece {
 	uint64_t phys, bytes, virt;
 };
 
-/* The store probe's result, as phase memmap's report prints it and
- * memtest compares its rate with (none ran: !ran). */
-struct memmap_probe_result {
-	bool ran;
-	uint32_t nid;                     /* the node whose descriptors it wrote */
-	uint32_t cpu, cpus;               /* the first CPU it ran on, how many */
-	struct memmap_store_probe res;
-};
-
 /* What phase memmap keeps for its report and for phase meminit's (each
  * node's descriptor bytes, the probe's rate), in the boot state. */
 struct memmap_state {

@@ -8,13 +8,17 @@
  */
 #include "kernel/init/memprep.h"
 
-#include "kernel/exit.h"
+#include "arch/memory.h"
+#include "kernel/services/clock/time.h"
+#include "kernel/services/exit.h"
 #include "kernel/fault/fault.h"
-#include "kernel/init/physmem.h"
-#include "kernel/log.h"
-#include "kernel/percpu.h"
+#include "kernel/services/jobs/platform.h"
+#include "kernel/services/log.h"
+#include "kernel/services/percpu.h"
 #include "mm/alloc/alloc.h"
+#include "mm/alloc/pcp_mem.h"
 #include "mm/hugetlb/hugetlb.h"
+#include "mm/memtest_run.h"
 #include "mm/numa.h"
 #include "mm/physmem.h"
 
@@ -78,9 +82,23 @@ static uint64_t reserve_for_pcp(void *ctx, uint64_t bytes, uint32_t node)
 	return physmem_alloc(ctx, bytes, 4096, node, false, PHYSMEM_RESV_PCP);
 }
 
-static uint32_t alloc_cpu_id(void)
+/* The per-CPU lists' CPUs: ids up to the highest one online; a CPU that
+ * did not answer leaves a hole, its lists on node 0 (never used). */
+static uint32_t pcp_cpus(void)
 {
-	return this_cpu()->cpu;
+	uint32_t n = 0;
+
+	for (uint32_t c = 0; c < nr_cpu_ids; c++)
+		if (cpu_state_of(c) && cpu_state_of(c)->online)
+			n = c + 1;
+	return n;
+}
+
+static uint32_t pcp_node_of(uint32_t cpu)
+{
+	const struct cpu_state *cs = cpu_state_of(cpu);
+
+	return cs && cs->online ? cs->mem_node : 0;
 }
 
 /* memboot.alloc= chooses the allocator behind the seam; an unknown name is
@@ -91,7 +109,7 @@ static const struct alloc_ops *alloc_start(const struct numa_topology *topo, str
 	const struct alloc_ops *ops = alloc_find(alloc_requested());
 	struct alloc_setup setup = {
 		.mm = mm, .nr_nodes = topo->nr_nodes,
-		.reserve = reserve_for_alloc, .reserve_ctx = pm, .this_cpu = alloc_cpu_id,
+		.reserve = reserve_for_alloc, .reserve_ctx = pm, .this_cpu = job_platform_this_cpu,
 	};
 
 	if (!ops) {
@@ -120,7 +138,7 @@ void init_memprep(const struct numa_topology *topo, const struct hugetlb_pools *
 		.boot_node = this_cpu_state()->mem_node,
 		.trace = set->trace,
 		.cpu_node = st->init_nodes,
-		.test = init_memtest_hook(&st->memtest, mt),
+		.test = memtest_run_hook(&st->memtest, mt, mm),
 		.deadline_ns = set->deadline_ms * 1000000ULL,
 	};
 
@@ -128,7 +146,12 @@ void init_memprep(const struct numa_topology *topo, const struct hugetlb_pools *
 		st->init_nodes[nid] = topo->nodes[nid].init_node;
 	st->ops = alloc_start(topo, pm, mm);
 	fault_before_meminit();
-	init_pcp_reserve(pcp, pcps, reserve_for_pcp, pm);
+	/* The lists' memory, sized as the allocator now says (phase pcp
+	 * carves the lists from it). */
+	const struct pcp_mem_env pcp_env = { job_platform_this_cpu, ktime_ns,
+					     arch_caches().slice_bytes };
+	pcp_mem_reserve(pcp, pcps, &pcp_env, pcp_cpus(), pcp_node_of, boot_cpu_state.mem_node,
+			reserve_for_pcp, pm);
 	/* The engine's per-node work lists, sized by the nodes there are. */
 	uint64_t work_bytes = topo->nr_nodes * sizeof(struct mminit_node);
 	uint64_t work = physmem_alloc(pm, work_bytes, 4096, cfg.boot_node, false,
@@ -143,8 +166,8 @@ void init_memprep(const struct numa_topology *topo, const struct hugetlb_pools *
 	 * pool pages are among the reservations, but the census finds them as
 	 * PAGE_HUGE heads, not as reserved pages. */
 	for (uint32_t nid = 0; nid < topo->nr_nodes; nid++)
-		init_memtest_node_total(&st->memtest, nid, mi->nodes[nid].free_pages << PAGE_SHIFT);
-	base->retired_reserved_pages = init_physmem_retire(pm);
+		memtest_run_node_total(&st->memtest, nid, mi->nodes[nid].free_pages << PAGE_SHIFT);
+	base->retired_reserved_pages = physmem_retire(pm);
 	base->gigantic_pages = hp->gigantic_pages;
 	base->badram_pages = physmem_reserved_bytes_of(pm, PHYSMEM_RESV_BADRAM) >> PAGE_SHIFT;
 

@@ -8,7 +8,7 @@
 
 #include "kernel/init/census.h"
 #include "kernel/init/meminit.h"
-#include "kernel/init/pcp.h"
+#include "mm/alloc/pcp_mem.h"
 
 struct hugetlb_pools;
 struct memtest_settings;

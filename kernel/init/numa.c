@@ -6,9 +6,9 @@
  */
 #include "kernel/init/numa.h"
 
-#include "arch/apic.h"
-#include "kernel/console.h"
-#include "kernel/report/summary.h"
+#include "arch/cpu.h"
+#include "kernel/services/console.h"
+#include "kernel/services/report/summary.h"
 #include "mm/physmem.h"
 
 /* console_defer()'s form of the topology report. */
@@ -26,7 +26,7 @@ void init_numa(const struct bootinfo *bi, const struct discovered_acpi *acpi,
 		.madt = acpi->have_madt ? &acpi->madt : NULL,
 		.srat = acpi->have_srat ? &acpi->srat : NULL,
 		.slit = acpi->have_slit ? &acpi->slit : NULL,
-		.boot_apic_id = cpuid_apic_id(),
+		.boot_hwid = arch_cpu_hwid(),
 	};
 
 	numa_build(topo, &in);

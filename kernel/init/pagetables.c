@@ -5,28 +5,16 @@
  */
 #include "kernel/init/pagetables.h"
 
-#include "kernel/console.h"
-#include "kernel/exit.h"
-#include "kernel/log.h"
-#include "kernel/report/record.h"
-#include "mm/alloc/alloc.h"
-
-uint64_t memory_alloc_pagetable(void *ctx)
-{
-	const struct memory_pt_source *src = ctx;
-
-	if (src->pm->retired) {
-		uint64_t pfn = alloc_pages(src->node == PHYSMEM_ANY_NODE ? 0 : src->node, 0, 0);
-		return pfn == ALLOC_NO_PFN ? 0 : pfn << PAGE_SHIFT;
-	}
-	return physmem_alloc_range(src->pm, 4096, 4096, 0, 1ULL << 32, src->node, false,
-				   PHYSMEM_RESV_PAGETABLE);
-}
+#include "kernel/services/console.h"
+#include "kernel/services/exit.h"
+#include "kernel/services/log.h"
+#include "kernel/services/report/record.h"
+#include "mm/pt_pages.h"
 
 /* The map's figures, reported when the consoles drain (console_defer()). */
 static void direct_map_report(void *arg)
 {
-	const struct direct_map_stats *st = arg;
+	const struct arch_direct_map_stats *st = arg;
 	struct record r;
 
 	rec_begin(&r, "direct_map");
@@ -39,7 +27,8 @@ static void direct_map_report(void *arg)
 		      "DirectMap1G: {bytes_1g:KiB} kB, {tables} tables");
 }
 
-void init_pagetables(const struct bootinfo *bi, struct physmem *pm, struct direct_map_stats *dm)
+void init_pagetables(const struct bootinfo *bi, struct physmem *pm,
+		     struct arch_direct_map_stats *dm)
 {
 	struct memory_pt_source src = { pm, PHYSMEM_ANY_NODE };
 

@@ -1,6 +1,7 @@
 /*
- * phase.c: phase records. The start is kept as a raw TSC value and converted
- * at the end, so the first phase (which calibrates the TSC) is timed too.
+ * phase.c: phase records. The start is kept as a raw counter value and
+ * converted at the end, so the first phase (which finds the counter's rate)
+ * is timed too.
  *
  * The consoles are drained here, after the phase's clock has stopped and
  * before the next one starts: printing costs console time (reported by
@@ -8,19 +9,20 @@
  */
 #include "kernel/init/phase.h"
 
-#include "kernel/console.h"
-#include "kernel/console/ring.h"
-#include "kernel/log.h"
-#include "kernel/panic.h"
-#include "kernel/percpu.h"
-#include "kernel/report/record.h"
-#include "kernel/report/summary.h"
-#include "kernel/clock/time.h"
+#include "arch/counter.h"
+#include "kernel/services/console.h"
+#include "kernel/services/console/ring.h"
+#include "kernel/services/log.h"
+#include "kernel/services/panic.h"
+#include "kernel/services/percpu.h"
+#include "kernel/services/report/record.h"
+#include "kernel/services/report/summary.h"
+#include "kernel/services/clock/time.h"
 #include "mm/numa.h"
 #include "mm/physmem.h"
 
 /* Every AP's busy cycles in work it has finished. Each AP times its work
- * with its own TSC (no other CPU's offset enters, whatever TSC sync says),
+ * with its own counter (no other CPU's offset enters, whatever the counter check says),
  * so a work is counted whole in the phase in which it ends. */
 static uint64_t ap_busy_total(uint32_t *aps)
 {
@@ -37,10 +39,10 @@ static uint64_t ap_busy_total(uint32_t *aps)
 	return sum;
 }
 
-/* A phase's figures, in TSC cycles, until its record is made. */
+/* A phase's figures, in counter cycles, until its record is made. */
 struct phase_figures {
 	const char *name;
-	uint64_t start_tsc, cycles, ap_busy, ap_idle;
+	uint64_t start_counter, cycles, ap_busy, ap_idle;
 	uint32_t aps;
 };
 
@@ -49,19 +51,19 @@ static void phase_report(void *arg)
 	const struct phase_figures *f = arg;
 	struct record r;
 
-	/* TSC values, rendered when printed (kernel/report/record.h), so phases that
+	/* Counter values, rendered when printed (kernel/services/report/record.h), so phases that
 	 * end on the clock's quick estimate print with its precise figure. */
 	rec_begin(&r, "phase");
 	rec_str(&r, "name", f->name);
-	rec_tsc_stamp(&r, "start_ns", f->start_tsc);
-	rec_tsc_ns(&r, "ns", f->cycles);
+	rec_counter_stamp(&r, "start_ns", f->start_counter);
+	rec_cycles_ns(&r, "ns", f->cycles);
 	/* What the APs did meanwhile: the boot CPU's own time is `ns`; the
 	 * APs' busy time (running jobs: memory init, huge pools, the clock's
 	 * and the store's measurements) and their idle time (halted, waiting
 	 * for work) together are `aps` x `ns`. */
 	rec_u64(&r, "aps", f->aps);
-	rec_tsc_ns(&r, "ap_busy_ns", f->ap_busy);
-	rec_tsc_ns(&r, "ap_idle_ns", f->ap_idle);
+	rec_cycles_ns(&r, "ap_busy_ns", f->ap_busy);
+	rec_cycles_ns(&r, "ap_idle_ns", f->ap_idle);
 	record_report(&r, LOG_INFO, "phase {name}: {ns:ms} ms");
 }
 
@@ -94,20 +96,20 @@ uint64_t phase_ap_busy(void)
 	return ap_busy_total(&aps);
 }
 
-void phase_end(enum boot_phase phase, uint64_t start_tsc, uint64_t start_ap_busy)
+void phase_end(enum boot_phase phase, uint64_t start_counter, uint64_t start_ap_busy)
 {
 	const char *name = boot_phase_name(phase);
-	uint64_t end_tsc = rdtsc();
+	uint64_t end_counter = arch_counter();
 	uint32_t aps;
 	uint64_t busy = ap_busy_total(&aps);
 	uint64_t ap_busy = busy - start_ap_busy;
-	uint64_t ap_time = (end_tsc - start_tsc) * aps;
-	const bool held = !(tsc_final && summary_usable_ns());
+	uint64_t ap_time = (end_counter - start_counter) * aps;
+	const bool held = !(clock_final && summary_usable_ns());
 	/* Also when the consoles are about to drain with late records still
 	 * to make: this one after them, as in the log. */
 	const bool late = held || console_defers_pending();
 	struct phase_figures f = {
-		.name = name, .start_tsc = start_tsc, .cycles = end_tsc - start_tsc,
+		.name = name, .start_counter = start_counter, .cycles = end_counter - start_counter,
 		.ap_busy = ap_busy, .ap_idle = ap_time > ap_busy ? ap_time - ap_busy : 0, .aps = aps,
 	};
 
@@ -118,7 +120,7 @@ void phase_end(enum boot_phase phase, uint64_t start_tsc, uint64_t start_ap_busy
 	}
 	summary_phase(name, f.cycles, f.ap_busy, f.ap_idle);
 	/* Not while the clock runs on its quick estimate: what is printed
-	 * waits in the ring for the precise figure (kernel/clock/time.h). Nor
+	 * waits in the ring for the precise figure (kernel/services/clock/time.h). Nor
 	 * before memory is usable: printing (milliseconds a screenful on a
 	 * serial line) is then never on the path to usable memory. An error
 	 * line, a full ring and the exit still drain at once. */

@@ -11,22 +11,22 @@
 
 #include <stdint.h>
 
-#include "arch/cpu.h"
+#include "arch/counter.h"
 #include "kernel/init/phases.h"
 
 /* The APs' busy cycles in work they have finished, so far: taken as a phase
  * starts, so that its end counts what the APs did during it. */
 uint64_t phase_ap_busy(void);
-void phase_end(enum boot_phase phase, uint64_t start_tsc, uint64_t start_ap_busy);
+void phase_end(enum boot_phase phase, uint64_t start_counter, uint64_t start_ap_busy);
 
 #define PHASE(name, ...)                                                   \
 	do {                                                               \
 		_Static_assert((int)BOOT_KIND_##name != (int)BOOT_WHEN_STEP,         \
 			       #name " is a step of the table: STEP()");   \
 		uint64_t phase_start_busy_ = phase_ap_busy();              \
-		uint64_t phase_start_tsc_ = rdtsc();                       \
+		uint64_t phase_start_counter_ = arch_counter();                       \
 		__VA_ARGS__;                                               \
-		phase_end(BOOT_PHASE_##name, phase_start_tsc_, phase_start_busy_); \
+		phase_end(BOOT_PHASE_##name, phase_start_counter_, phase_start_busy_); \
 	} while (0)
 
 /* A step of the table (kernel/init/phases.h, STEP): run in its place, not

@@ -21,7 +21,7 @@
 #define BOOT_PHASES(X) \
 	X(early, ALWAYS, \
 	  "the CPU as the loader left it", \
-	  "console on COM1, CPU identity, descriptor tables, the TSC calibration") \
+	  "console on COM1, CPU identity, descriptor tables, the clock's first figure (`bs.clock`)") \
 	X(bootinfo, ALWAYS, \
 	  "the loader's registers", \
 	  "`bs.bootinfo`: the normalized memory map (sorted, disjoint, page aligned), RSDP, command line, boot path") \
@@ -39,7 +39,7 @@
 	  "`bs.physmem`: the early allocator, with page 0 and the kernel image reserved") \
 	X(acpi, ALWAYS, \
 	  "`bs.bootinfo`'s RSDP", \
-	  "`bs.acpi`: MADT (CPUs), SRAT (CPU and memory affinity), SLIT (distances), validated; the PM timer and HPET (measured here only when the calibration is poor), S5 (only with `memboot.exit=poweroff`, its one user), SPCR") \
+	  "`bs.acpi`: MADT (CPUs), SRAT (CPU and memory affinity), SLIT (distances), validated; the timers the clock measures its counter against, handed to `bs.clock` (measured here only when the first figure is poor, or is none), S5 (only with `memboot.exit=poweroff`, its one user), SPCR") \
 	X(numa, ALWAYS, \
 	  "`bs.bootinfo`, `bs.acpi`", \
 	  "`bs.topo`: nodes, each CPU's node, each range's node, distances; `bs.physmem` learns the nodes and distances") \
@@ -53,8 +53,8 @@
 	  "`bs.bootinfo`, `bs.physmem`", \
 	  "the kernel's own W^X page tables, kept below 4 GiB, their pages from `bs.physmem`") \
 	X(smp, ALWAYS, \
-	  "`bs.acpi`, `bs.topo`, `bs.physmem`", \
-	  "the APIC mode; every CPU up, its per-CPU area and stack from `bs.physmem` on its own node (their TSCs are checked in `tscsync`)") \
+	  "`bs.acpi`, `bs.topo`, `bs.physmem`, `bs.clock`", \
+	  "the APIC mode; every CPU up, its per-CPU area and stack from `bs.physmem` on its own node (their counters are checked in `tscsync`); one of the clock's second references posted to an idle AP to measure") \
 	X(memmap, ALWAYS, \
 	  "`bs.topo`, `bs.physmem`", \
 	  "`bs.memmap`: one page descriptor array per node, in that node's memory") \
@@ -65,17 +65,17 @@
 	  "`bs.memmap`", \
 	  "every free page initialised by its own node's CPUs and handed to the allocator (1 GiB pool pages get a head descriptor only), in 4 MiB steps that a node's other CPUs finish if one is lost mid-chunk; with `memtest=N` each piece is tested first, its bad pages kept out (docs/memory.md, \"memtest\"); the nodes' jobs are posted as the phase starts, and the phase ends when memory is usable") \
 	X(clockcheck, ALWAYS, \
-	  "`bs.clock_checks` (an AP measured the HPET from the end of `smp`; the boot CPU measures the PM timer here)", \
-	  "the precise TSC figure, the `clock_check` records (docs/measuring.md): once memory is usable, since nothing before needs it (nothing is printed or converted for good until then)") \
+	  "`bs.clock` (an AP measured the finest second reference from the end of `smp`; the boot CPU measures the others here)", \
+	  "the precise figure of the counter's rate, the `clock_check` records (docs/measuring.md): once memory is usable, since nothing before needs it (nothing is printed or converted for good until then)") \
 	X(tscsync, ALWAYS, \
-	  "the online CPUs, `bs.smp`", \
-	  "every AP's TSC checked against the boot CPU's (`tsc_sync` records, made with the smp report), a known offset corrected from here on") \
+	  "the online CPUs, `bs.smp`, `bs.clock`", \
+	  "every AP's counter checked against the boot CPU's where the architecture does not promise they agree (`tsc_sync` records, made with the smp report), a known offset corrected from here on") \
 	X(meminit_report, STEP, \
 	  "`bs.topo`, `bs.physmem` (its retired reservations), tscsync's offsets", \
 	  "meminit's figures (`node_init`, `node_cpu`, `alloc`, `physmem_retire`; the boot's usable_ns), the APs' chunk times corrected by tscsync's offsets and every time converted at the precise rate: nothing on the path to usable memory waits for the check") \
 	X(machine, ALWAYS, \
 	  "`bs.bootinfo`'s SMBIOS entry point (boot/ found it in the BIOS area or the EFI configuration table), `bs.topo`", \
-	  "`bs.machine`: firmware, system, board, sockets and memory devices (kernel/acpi/smbios.c), each device on its node; the `machine`, `dimm` and `node_dimms` records. After memory is usable: nothing before needs it") \
+	  "`bs.machine`: firmware, system, board, sockets and memory devices (kernel/firmware/smbios.c), each device on its node; the `machine`, `dimm` and `node_dimms` records. After memory is usable: nothing before needs it") \
 	X(hugetlb, ALWAYS, \
 	  "`bs.topo`, `bs.memmap`, the allocator", \
 	  "`bs.hugetlb`'s 2 MiB pools per node, filled in parallel") \

@@ -1,13 +1,12 @@
 /*
  * physmem.c: phase `physmem`: takes `bs.bootinfo`'s usable ranges; builds
  * `bs.physmem`: the early allocator, with page 0 and the kernel image
- * reserved (and the ranges named bad on the command line). Also its
- * retirement, which phase memprep calls, and that report.
+ * reserved (and the ranges named bad on the command line). Its retirement
+ * is mm/physmem.c's (physmem_retire(), which phase memprep calls).
  */
 #include "kernel/init/physmem.h"
 
-#include "kernel/log.h"
-#include "kernel/report/record.h"
+#include "kernel/services/log.h"
 #include "mm/memtest.h"
 
 typedef unsigned long long ull;
@@ -40,30 +39,4 @@ void init_physmem(const struct bootinfo *bi, bool dump, const struct memtest_set
 	reserve_badram(mt, pm);
 	if (dump)
 		physmem_dump(pm);
-}
-
-uint64_t init_physmem_retire(struct physmem *pm)
-{
-	pm->retired = true;
-	return physmem_reserved_bytes(pm, PHYSMEM_ANY_NODE) >> PAGE_SHIFT;
-}
-
-void init_physmem_report_retired(const struct physmem *pm)
-{
-	uint64_t reserved_pages = physmem_reserved_bytes(pm, PHYSMEM_ANY_NODE) >> PAGE_SHIFT;
-	struct record r;
-
-	/* What stays reserved for good, by type: the census finds the memmap
-	 * and page-table pages again by the page types these types became. */
-	rec_begin(&r, "physmem_retire");
-	rec_u64(&r, "reserved_bytes", reserved_pages << PAGE_SHIFT);
-	rec_u64(&r, "ranges", pm->nr_resv);
-	rec_key(&r, "types");
-	rec_open(&r, '{');
-	for (uint32_t t = PHYSMEM_RESV_NONE + 1; t < PHYSMEM_RESV_TYPE_COUNT; t++) {
-		rec_key(&r, physmem_resv_type_name(t));
-		rec_v_u64(&r, physmem_reserved_bytes_of(pm, (enum physmem_resv_type)t));
-	}
-	rec_close(&r);
-	record_report(&r, LOG_INFO, "physmem: retired; {reserved_bytes:KiB} KiB in {ranges} ranges stay reserved");
 }

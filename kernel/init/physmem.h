@@ -1,7 +1,7 @@
 /*
  * physmem.h: phase `physmem`, the early allocator (mm/physmem.h) seeded
- * from the boot map, and its retirement when memory init takes its free
- * memory (phase memprep; the report after the TSC check).
+ * from the boot map (its retirement, when memory init takes its free
+ * memory, is physmem_retire(), called by phase memprep).
  */
 #ifndef MEMBOOT_KERNEL_INIT_PHYSMEM_H
 #define MEMBOOT_KERNEL_INIT_PHYSMEM_H
@@ -20,19 +20,9 @@ struct memtest_settings;
  * must never be a valid allocation), the kernel image with its .bss, and
  * the ranges @mt names bad (memmap=nn$ss, memboot.badram=:
  * PHYSMEM_RESV_BADRAM, their pages become PAGE_BAD). Page tables come from
- * @pm from here until init_physmem_retire(). @dump: print @pm.
+ * @pm from here until physmem_retire(). @dump: print @pm.
  */
 void init_physmem(const struct bootinfo *bi, bool dump, const struct memtest_settings *mt,
 		  struct physmem *pm);
-
-/*
- * The page allocator now owns all free memory: physmem allocations are
- * over (@pm->retired: page tables come from the page allocator). Returns
- * the pages @pm keeps reserved for good, for the census baseline.
- */
-uint64_t init_physmem_retire(struct physmem *pm);
-/* Its `physmem_retire` record and line: apart, so the printing can wait
- * until the time-critical part of memory init is over. */
-void init_physmem_report_retired(const struct physmem *pm);
 
 #endif

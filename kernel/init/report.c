@@ -14,11 +14,10 @@
 
 #include <stdio.h>
 
-#include "arch/tsc.h"
-#include "kernel/console.h"
-#include "kernel/log.h"
-#include "kernel/report/record.h"
-#include "kernel/clock/time.h"
+#include "kernel/services/console.h"
+#include "kernel/services/log.h"
+#include "kernel/services/report/record.h"
+#include "kernel/services/clock/time.h"
 
 static void print_range(const char *prefix, const struct mem_range *r)
 {
@@ -61,7 +60,7 @@ static void dump_loader_info(const struct bootinfo *bi)
 struct report_args {
 	const struct bootinfo *bi;
 	bool dump_raw;
-	const struct tsc_calibration *first;
+	const struct arch_clock_first *first;
 };
 
 static void report_now(void *arg)
@@ -143,7 +142,7 @@ static void report_now(void *arg)
 }
 
 void init_report(const struct bootinfo *bi, const struct bootreport_settings *s,
-		 const struct tsc_calibration *first)
+		 const struct arch_clock_first *first)
 {
 	const struct report_args args = { bi, s->dump_mmap, first };
 

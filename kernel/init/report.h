@@ -8,19 +8,20 @@
 
 #include <stdbool.h>
 
-#include "arch/tsc.h"
+#include "arch/clock.h"
 #include "boot/bootinfo.h"
-#include "kernel/report/bootreport_keys.h"
+#include "kernel/services/report/bootreport_keys.h"
 
 /*
  * The report of @bi; with @s->dump_mmap the firmware's map as read too
  * (printed now), with @s->dump_bootinfo the loader's information block as
  * `blob` records of hex text, so tools/capture-bootinfo can rebuild the
- * exact bytes (test fixtures). @first: the boot's first TSC figure, which
- * the `boot` record reports; filled by phase acpi when phase early had
- * none, so read when the record is made, as the consoles drain.
+ * exact bytes (test fixtures). @first: the boot's first clock figure
+ * (`bs.clock.first`), which the `boot` record reports; filled by phase acpi
+ * when phase early had none, so read when the record is made, as the
+ * consoles drain.
  */
 void init_report(const struct bootinfo *bi, const struct bootreport_settings *s,
-		 const struct tsc_calibration *first);
+		 const struct arch_clock_first *first);
 
 #endif

@@ -5,7 +5,7 @@
  */
 #include "kernel/init/tiers.h"
 
-#include "kernel/console.h"
+#include "kernel/services/console.h"
 
 /* What the deferred report reads (console_defer_copy() keeps a copy): the
  * phase's inputs, unchanged after it, and whether the phase built the

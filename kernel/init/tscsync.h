@@ -5,29 +5,21 @@
 #define MEMBOOT_KERNEL_INIT_TSCSYNC_H
 
 #include <stdbool.h>
-#include <stdint.h>
 
 #include "kernel/init/smp.h"
-
-/* The words the boot CPU and the checking APs share (the job's argument;
- * in the boot state, as an AP given up on may still read them late). */
-struct tscsync_shared {
-	volatile uint64_t boot_pub;   /* the boot CPU's TSC, published */
-	volatile uint32_t stop;       /* the budget has ended: every AP stops */
-};
+#include "kernel/services/clock/clock.h"
 
 /*
- * With @enabled (memboot.tsc_sync) and an AP online: every online AP's TSC
- * against the boot CPU's, @rp (phase smp's report) given the verdicts. An
- * AP off by a known offset has it subtracted from its readings from here
- * on; one beyond correction is unreliable (cpu_tsc_unreliable(),
- * kernel/percpu.h): its times against the boot CPU's are printed only
- * marked as such. memboot.tsc_skew makes such a CPU on purpose.
+ * With @enabled (memboot.tsc_sync), an AP online and counters the
+ * architecture does not promise agree (ARCH_COUNTER_AGREES 0): every online
+ * AP's counter against the boot CPU's (cpu_sync_check(), through @clock's
+ * shared words), @rp (phase smp's report) given the verdicts and its
+ * slowest CPU found again in the boot CPU's time. An AP off by a known
+ * offset has it subtracted from its readings from here on; one beyond
+ * correction is unreliable (cpu_counter_unreliable(),
+ * kernel/services/percpu.h): its times against the boot CPU's are printed
+ * only marked as such. memboot.tsc_skew makes such a CPU on purpose.
  */
-void init_tscsync(bool enabled, struct tscsync_shared *sh, struct smp_report *rp);
-
-/* A `tsc_sync` record per node with online CPUs: its largest offset
- * (@tol: the tolerance the check used); phase smp's report makes them. */
-void tscsync_records(uint64_t tol);
+void init_tscsync(bool enabled, struct clock_state *clock, struct smp_report *rp);
 
 #endif

@@ -1,6 +1,6 @@
 /*
- * vm.c: phase `vm`: takes `bs.memmap` and `bs.hugetlb`; builds the #PF
- * handler and the TLB shootdown vector, for the address spaces of
+ * vm.c: phase `vm`: takes `bs.memmap` and `bs.hugetlb`; builds the
+ * page-fault hook and the TLB shootdown IPI, for the address spaces of
  * kernel/vm/ (the self-tests' and the fault-in benchmark's).
  */
 #include "kernel/init/vm.h"

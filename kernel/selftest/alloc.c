@@ -6,10 +6,9 @@
  */
 #include <stdint.h>
 
-#include "arch/percpu.h"
-#include "kernel/jobs/job.h"
-#include "kernel/percpu.h"
-#include "kernel/report/record.h"
+#include "kernel/services/jobs/job.h"
+#include "kernel/services/percpu.h"
+#include "kernel/services/report/record.h"
 #include "kernel/selftest/tests.h"
 #include "mm/alloc/alloc.h"
 #include "mm/page.h"
@@ -49,7 +48,7 @@ static void alloc_request(uint64_t i, uint64_t seed, unsigned *order, unsigned *
  * pattern the freeing CPU checks. */
 static void alloc_chunk(void *arg, uint64_t s, uint64_t e)
 {
-	uint32_t cpu = this_cpu()->cpu, node = this_cpu_state()->mem_node;
+	uint32_t cpu = this_cpu_id(), node = this_cpu_state()->mem_node;
 	uint64_t seed = s * 2654435761u + cpu;
 
 	for (uint64_t i = s; i < e; i++) {
@@ -92,7 +91,7 @@ static void free_chunk(void *arg, uint64_t s, uint64_t e)
 		if (*(uint64_t *)(uintptr_t)(slots[j].pfn << PAGE_SHIFT) != j ||
 		    *(uint64_t *)(uintptr_t)(last << PAGE_SHIFT) != j)
 			__atomic_fetch_add(&alloc_failures, 1, __ATOMIC_RELAXED);
-		slots[j].freed_by = this_cpu()->cpu;
+		slots[j].freed_by = this_cpu_id();
 		alloc_free(slots[j].pfn, slots[j].order);
 	}
 }

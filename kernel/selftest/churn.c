@@ -6,13 +6,12 @@
  */
 #include <stdint.h>
 
-#include "arch/percpu.h"
-#include "kernel/jobs/job.h"
-#include "kernel/log.h"
-#include "kernel/percpu.h"
-#include "kernel/report/record.h"
+#include "kernel/services/jobs/job.h"
+#include "kernel/services/log.h"
+#include "kernel/services/percpu.h"
+#include "kernel/services/report/record.h"
 #include "kernel/selftest/tests.h"
-#include "kernel/clock/time.h"
+#include "kernel/services/clock/time.h"
 #include "mm/alloc/alloc.h"
 #include "mm/alloc/alloc_pcp.h"
 #include "mm/alloc/churn.h"

@@ -1,14 +1,13 @@
 /*
  * jobs.c: memboot.selftest=jobs, jobs of odd sizes on every node and on all
  * CPUs, each unit done exactly once (the checks are job_selftest(),
- * kernel/jobs/job.c, host-tested too).
+ * kernel/services/jobs/job.c, host-tested too).
  */
 #include <stdint.h>
 
-#include "arch/percpu.h"
-#include "kernel/jobs/job.h"
-#include "kernel/log.h"
-#include "kernel/percpu.h"
+#include "kernel/services/jobs/job.h"
+#include "kernel/services/log.h"
+#include "kernel/services/percpu.h"
 #include "kernel/selftest/tests.h"
 #include "mm/alloc/alloc.h"
 #include "mm/numa.h"

@@ -18,7 +18,7 @@
 
 #define SELFTEST_LIST(X)                                                                  \
 	X(CLOCK, "clock", selftest_clock, "the host's clock (tools/memboot --host-times)",   \
-	  "busy-waits memboot.clock_ms by the TSC between two records, for the host to time") \
+	  "busy-waits memboot.clock_ms by the counter between two records, for the host to time") \
 	X(JOBS, "jobs", selftest_jobs, "1 MiB of free memory (less: fewer shapes)",          \
 	  "jobs of odd sizes on every node and on all CPUs, each unit done exactly once")     \
 	X(HUGETLB, "hugetlb", selftest_hugetlb, "huge page pools (hugepages=)",              \

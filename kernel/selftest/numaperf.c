@@ -10,12 +10,13 @@
  *    cache lines of a buffer on the target node (numaperf_calc.c): each
  *    load's address is the previous load's value, so loads cannot overlap,
  *    and the order defeats the prefetchers. The buffer is flushed from the
- *    caches (CLFLUSH, coherent across all CPUs: SDM vol. 2A) before each
- *    chase and each line is visited at most once, so every load goes to
- *    memory; the buffer is also made twice the LLC where memory allows.
+ *    caches (arch_cache_flush_line(): written back and invalidated in every
+ *    cache of the coherence domain) before each chase and each line is
+ *    visited at most once, so every load goes to memory; the buffer is also
+ *    made twice the LLC where memory allows.
  *  - Bandwidth: plain 8-byte stores (volatile: the compiler neither merges
  *    them nor makes a memset of them) over the buffer, flushed first.
- *  - Both on the initiator CPU, timed by its TSC; the figures are converted
+ *  - Both on the initiator CPU, timed by its counter; the figures are converted
  *    with the boot's calibration afterwards.
  * Bounded: at most NP_LOADS loads and NP_STORE_BYTES bytes a pair (far less
  * under an emulator, where the figures say nothing about memory anyway).
@@ -24,20 +25,22 @@
  */
 #include <stdint.h>
 
+#include "arch/counter.h"
 #include "arch/cpu.h"
-#include "arch/cpu_caches.h"
-#include "kernel/jobs/platform.h"
-#include "kernel/log.h"
-#include "kernel/report/record.h"
+#include "arch/memory.h"
+#include "x86/cpu.h"
+#include "kernel/services/jobs/platform.h"
+#include "kernel/services/log.h"
+#include "kernel/services/report/record.h"
 #include "kernel/selftest/numaperf_calc.h"
 #include "kernel/selftest/tests.h"
-#include "kernel/clock/time.h"
+#include "kernel/services/clock/time.h"
 #include "mm/alloc/alloc.h"
 #include "mm/numa.h"
 #include "mm/page.h"
 #include "mm/tiers.h"
 
-#define NP_LINE_BYTES 64
+#define NP_LINE_BYTES ARCH_CACHE_LINE_BYTES
 #define NP_BLOCK_ORDER 9                           /* 2 MiB blocks */
 #define NP_BLOCK_BYTES (PAGE_SIZE_BYTES << NP_BLOCK_ORDER)
 #define NP_LINES_PER_BLOCK (NP_BLOCK_BYTES / NP_LINE_BYTES)
@@ -64,7 +67,7 @@ struct np_work {
 	bool store;                /* false: the chase */
 	uint64_t loads;            /* chase: loads to time */
 	uint64_t store_bytes;      /* store: bytes to write */
-	uint64_t cycles;           /* out: TSC cycles of the timed part */
+	uint64_t cycles;           /* out: counter cycles of the timed part */
 	uint64_t sink;             /* out: the chase's last pointer */
 	volatile uint32_t done;
 };
@@ -88,10 +91,10 @@ static void np_flush(const struct np_buffer *b)
 	for (uint32_t k = 0; k < b->nr_blocks; k++) {
 		uintptr_t p = (uintptr_t)(b->pfn[k] << PAGE_SHIFT);
 		for (uint64_t off = 0; off < NP_BLOCK_BYTES; off += NP_LINE_BYTES)
-			__asm__ volatile("clflush (%0)" : : "r"(p + off) : "memory");
+			arch_cache_flush_line((const void *)(p + off));
 	}
-	/* CLFLUSH is ordered by MFENCE (SDM vol. 2A, CLFLUSH). */
-	__asm__ volatile("mfence" : : : "memory");
+	/* The flushes are complete before the first timed access. */
+	arch_cache_flush_done();
 }
 
 static __attribute__((noinline)) uint64_t np_chase(uint64_t p, uint64_t loads)
@@ -108,7 +111,7 @@ static void np_run(void *arg)
 
 	np_flush(b);
 	if (w->store) {
-		uint64_t left = w->store_bytes / 8, t0 = rdtsc_ordered();
+		uint64_t left = w->store_bytes / 8, t0 = arch_counter_ordered();
 		for (uint32_t k = 0; k < b->nr_blocks && left; k++) {
 			volatile uint64_t *p = (volatile uint64_t *)(uintptr_t)(b->pfn[k] << PAGE_SHIFT);
 			uint64_t n = NP_BLOCK_BYTES / 8 < left ? NP_BLOCK_BYTES / 8 : left;
@@ -116,16 +119,16 @@ static void np_run(void *arg)
 				p[i] = i;
 			left -= n;
 		}
-		__asm__ volatile("sfence" : : : "memory");
-		w->cycles = rdtsc_ordered() - t0;
+		arch_fence_store();
+		w->cycles = arch_counter_ordered() - t0;
 	} else {
 		uint64_t p = (uint64_t)(uintptr_t)np_slot(b, 0);
 		/* Warm the code and the TLB on lines the timed chase visits
 		 * last, if at all: it starts where this one stops. */
 		p = np_chase(p, NP_WARM_LOADS);
-		uint64_t t0 = rdtsc_ordered();
+		uint64_t t0 = arch_counter_ordered();
 		p = np_chase(p, w->loads);
-		w->cycles = rdtsc_ordered() - t0;
+		w->cycles = arch_counter_ordered() - t0;
 		w->sink = p;
 	}
 	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
@@ -160,9 +163,9 @@ static uint32_t np_node_cpu(const struct numa_topology *topo, uint32_t node)
 
 static const char *np_hypervisor(void)
 {
-	const char *h = cpu_features.hypervisor;
+	const char *h = arch_cpu_info.hypervisor;
 
-	if (!cpu_features.has_hypervisor)
+	if (!arch_cpu_info.has_hypervisor)
 		return "";
 	if (h[0] == 'T' && h[1] == 'C' && h[2] == 'G')
 		return "TCG";
@@ -235,7 +238,7 @@ bool selftest_numaperf(const struct selftest_ctx *ctx, const char **skipped)
 	const struct numa_topology *topo = ctx->topo;
 	const char *hv = np_hypervisor();
 	bool emulated = hv[0] == 'T' && hv[1] == 'C' && hv[2] == 'G' && !hv[3];
-	uint64_t llc = cpu_caches.llc_bytes;
+	uint64_t llc = arch_caches().llc_bytes;
 	uint32_t want = NP_EMU_BLOCKS, cpu_of[NUMA_MAX_NODES], pairs = 0;
 	uint64_t loads_cap = emulated ? NP_EMU_LOADS : NP_LOADS;
 	uint64_t store_cap = emulated ? NP_EMU_STORE_BYTES : NP_STORE_BYTES;
@@ -302,7 +305,7 @@ bool selftest_numaperf(const struct selftest_ctx *ctx, const char **skipped)
 				goto out;
 			}
 			np_loads[i][t] = loads;
-			np_lat_ps[i][t] = tsc_cycles_to_ns(w.cycles * 1000) / loads;
+			np_lat_ps[i][t] = cycles_to_ns(w.cycles * 1000) / loads;
 		}
 		for (uint32_t i = 0; i < topo->nr_nodes; i++) {
 			if (cpu_of[i] == NUMA_NO_CPU)
@@ -316,7 +319,7 @@ bool selftest_numaperf(const struct selftest_ctx *ctx, const char **skipped)
 				goto out;
 			}
 			np_bytes[i][t] = w.store_bytes;
-			np_bw_mbps[i][t] = numaperf_mbps(w.store_bytes, tsc_cycles_to_ns(w.cycles));
+			np_bw_mbps[i][t] = numaperf_mbps(w.store_bytes, cycles_to_ns(w.cycles));
 		}
 	}
 	for (uint32_t i = 0; i < topo->nr_nodes; i++) {

@@ -23,16 +23,15 @@
 
 #include <string.h>
 
-#include "arch/cpu.h"
+#include "arch/counter.h"
 #include "arch/fwcfg.h"
-#include "kernel/fwcfg_blob.h"
-#include "arch/percpu.h"
-#include "kernel/jobs/job.h"
-#include "kernel/log.h"
-#include "kernel/percpu.h"
-#include "kernel/report/record.h"
+#include "kernel/services/fwcfg_blob.h"
+#include "kernel/services/jobs/job.h"
+#include "kernel/services/log.h"
+#include "kernel/services/percpu.h"
+#include "kernel/services/report/record.h"
 #include "kernel/selftest/replay_file.h"
-#include "kernel/clock/time.h"
+#include "kernel/services/clock/time.h"
 #include "mm/alloc/alloc.h"
 #include "mm/alloc/lab_stats.h"
 
@@ -58,7 +57,7 @@ struct replay {
 	uint64_t nr_loaded, nr_slots;   /* events read, ids with a slot: what memory held */
 	struct replay_check check;
 	uint64_t replayed, alloc_failed, deferred_frees, failed_frees;
-	/* The latencies of every trace CPU merged (TSC cycles), as the host lab's. */
+	/* The latencies of every trace CPU merged (counter cycles), as the host lab's. */
 	struct lab_hist alloc_lat, free_lat;
 };
 
@@ -83,21 +82,21 @@ static inline struct lab_hist *hists(const struct replay *r, uint64_t c)
 	       i % HISTS_PER_BLOCK;
 }
 
-/* The seam's calls, timed by the TSC as the host lab times the allocator's:
+/* The seam's calls, timed by the counter as the host lab times the allocator's:
  * here they include the per-CPU front (memboot.pcp). */
 static uint64_t timed_alloc(struct lab_hist *h, uint32_t node, unsigned order)
 {
-	uint64_t t0 = __builtin_ia32_rdtsc(), pfn = alloc_pages(node, order, 0);
+	uint64_t t0 = arch_counter(), pfn = alloc_pages(node, order, 0);
 	if (pfn != ALLOC_NO_PFN)
-		lab_hist_add(&h[0], __builtin_ia32_rdtsc() - t0);
+		lab_hist_add(&h[0], arch_counter() - t0);
 	return pfn;
 }
 
 static void timed_free(struct lab_hist *h, uint64_t pfn, unsigned order)
 {
-	uint64_t t0 = __builtin_ia32_rdtsc();
+	uint64_t t0 = arch_counter();
 	alloc_free(pfn, order);
-	lab_hist_add(&h[1], __builtin_ia32_rdtsc() - t0);
+	lab_hist_add(&h[1], arch_counter() - t0);
 }
 
 static void add(uint64_t *counter, uint64_t n)
@@ -300,8 +299,8 @@ bool selftest_replay(const struct selftest_ctx *ctx, const char **skipped)
 		return true;
 	}
 	memset(r, 0, sizeof(*r));
-	fwcfg_select(blob->select);
-	if (blob->bytes >= sizeof(r->h) && !fwcfg_read(&r->h, sizeof(r->h))) {
+	arch_fwcfg_select(blob->select);
+	if (blob->bytes >= sizeof(r->h) && !arch_fwcfg_read(&r->h, sizeof(r->h))) {
 		pr_err("replay: fw_cfg reported an error reading the trace's header");
 		return false;
 	}
@@ -318,7 +317,7 @@ bool selftest_replay(const struct selftest_ctx *ctx, const char **skipped)
 	/* A block's events at a time: they are contiguous there. */
 	for (uint64_t i = 0; i < r->nr_loaded; i += EV_PER_BLOCK) {
 		uint64_t n = min64(EV_PER_BLOCK, r->nr_loaded - i);
-		if (!fwcfg_read(ev(r, i), n * sizeof(struct replay_event))) {
+		if (!arch_fwcfg_read(ev(r, i), n * sizeof(struct replay_event))) {
 			pr_err("replay: fw_cfg reported an error reading events %llu to %llu",
 			       (ull)i, (ull)(i + n - 1));
 			release(r);
@@ -403,11 +402,11 @@ bool selftest_replay(const struct selftest_ctx *ctx, const char **skipped)
 		const struct lab_hist *h = op ? &r->free_lat : &r->alloc_lat;
 		rec_u64(&rec, keys[op][0], h->n);
 		for (int i = 0; i < 4; i++)
-			rec_tsc_ns(&rec, keys[op][i + 1], lab_hist_pct(h, qs[i]));
+			rec_cycles_ns(&rec, keys[op][i + 1], lab_hist_pct(h, qs[i]));
 	}
 	rec_u64(&rec, "lock_acquired", ls1.acquired - ls0.acquired);
 	rec_u64(&rec, "lock_contended", ls1.contended - ls0.contended);
-	rec_tsc_ns(&rec, "spin_ns", ls1.spin_cycles - ls0.spin_cycles);
+	rec_cycles_ns(&rec, "spin_ns", ls1.spin_cycles - ls0.spin_cycles);
 	rec_key(&rec, "free_blocks");
 	rec_open(&rec, '[');
 	for (unsigned k = 0; k < ALLOC_NR_ORDERS; k++)

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/cmdline.h"
+#include "kernel/services/cmdline.h"
 
 struct selftest_settings selftest_settings = {
 	.selftests = 0,

@@ -3,8 +3,8 @@
  */
 #include "kernel/selftest/selftest.h"
 
-#include "kernel/log.h"
-#include "kernel/report/record.h"
+#include "kernel/services/log.h"
+#include "kernel/services/report/record.h"
 #include "kernel/selftest/select.h"
 #include "kernel/selftest/tests.h"
 

@@ -6,13 +6,13 @@
 #include <string.h>
 
 #include "arch/cpu.h"
-#include "arch/paging.h"
-#include "arch/percpu.h"
-#include "arch/trap.h"
+#include "arch/fault.h"
+#include "arch/map.h"
+#include "arch/mmu.h"
 #include "mm/hugetlb/hugetlb.h"
-#include "kernel/log.h"
-#include "kernel/panic.h"
-#include "kernel/percpu.h"
+#include "kernel/services/log.h"
+#include "kernel/services/panic.h"
+#include "kernel/services/percpu.h"
 #include "mm/alloc/alloc.h"
 #include "mm/alloc/alloc_pcp.h"
 #include "mm/alloc/pcp.h"
@@ -31,7 +31,7 @@ static struct cpu_slot slot_boot[1];
 static struct cpu_slot *slots = slot_boot;
 static uint32_t nr_slots = 1;
 static volatile uint64_t table_pages;
-static uint64_t kernel_cr3;          /* the identity map's root, what CPUs run on */
+static uint64_t kernel_root;         /* the identity map's root, what CPUs run on */
 static struct memmap *vm_memmap;     /* handed over by vm_init() */
 static struct hugetlb_pools *huge_pools;   /* frames of PT_REGION_HUGETLB regions */
 
@@ -81,18 +81,18 @@ static struct page *vm_page_of(void *ctx, uint64_t phys)
 	return p;
 }
 
-static void vm_tlb_flush(void *ctx, struct pt_as *as, uint64_t va, uint64_t bytes)
+static void vm_space_tlb_flush(void *ctx, struct pt_as *as, uint64_t va, uint64_t bytes)
 {
 	struct vm_space *s = ctx;
 
-	arch_tlb_shootdown(&s->cpus, as->root_phys, va, bytes);
+	vm_tlb_flush(&s->cpus, as->root_phys, va, bytes);
 }
 
 static const struct pt_ops vm_pt_ops = {
 	.alloc_table = vm_alloc_table,
 	.free_table = vm_free_table,
 	.page_of = vm_page_of,
-	.tlb_flush = vm_tlb_flush,
+	.tlb_flush = vm_space_tlb_flush,
 };
 
 uint64_t vm_table_pages(void)
@@ -256,13 +256,13 @@ static void region_free_frame(void *ctx, enum pt_region_kind kind, uint64_t phys
 
 int vm_space_create(struct vm_space *s, enum pt_lock_mode mode, uint32_t node)
 {
-	const uint64_t *kernel_root = (const uint64_t *)(uintptr_t)(kernel_cr3 & ~0xfffULL);
+	const uint64_t *template_root = (const uint64_t *)(uintptr_t)kernel_root;
 
 	memset(s, 0, sizeof(*s));
-	ASSERT(kernel_cr3, "vm_init() first");
+	ASSERT(kernel_root, "vm_init() first");
 	ASSERT(arch_mapped_top() <= VM_WINDOW_START, "identity map reaches the vm window");
 	return pt_create(&s->as, &vm_pt_ops, s, mode, VM_WINDOW_START, VM_WINDOW_END,
-			 kernel_root, node);
+			 template_root, node);
 }
 
 static void destroy_leaf(void *arg, const struct pt_mapping *m)
@@ -297,8 +297,8 @@ int vm_region_add(struct vm_space *s, uint64_t start, uint64_t end, enum pt_regi
 	for (uint32_t i = 0; i < s->nr_regions; i++)
 		if (start < s->regions[i].end && s->regions[i].start < end)
 			return PT_ERR_INVAL;
-	/* Without EFER.NXE bit 63 is reserved: every page stays executable. */
-	if (!cpu_features.nx)
+	/* A CPU that cannot refuse execution maps every page executable. */
+	if (!arch_mmu_noexec())
 		prot |= PT_PROT_EXEC;
 	s->regions[s->nr_regions++] = (struct pt_region){
 		.start = start, .end = end, .kind = kind, .prot = prot, .zero = zero,
@@ -308,18 +308,18 @@ int vm_region_add(struct vm_space *s, uint64_t start, uint64_t end, enum pt_regi
 
 void vm_enter(struct vm_space *s)
 {
-	uint32_t cpu = this_cpu()->cpu;
+	uint32_t cpu = this_cpu_id();
 
-	arch_switch_space(s->as.root_phys, &s->cpus, NULL);
+	vm_tlb_enter(s->as.root_phys, &s->cpus);
 	slot_of(cpu)->current = s;
 }
 
 void vm_leave(struct vm_space *s)
 {
-	uint32_t cpu = this_cpu()->cpu;
+	uint32_t cpu = this_cpu_id();
 
 	slot_of(cpu)->current = NULL;
-	arch_switch_space(kernel_cr3, NULL, &s->cpus);
+	vm_tlb_leave(kernel_root, &s->cpus);
 }
 
 struct pt_stats *vm_cpu_stats(uint32_t cpu)
@@ -333,17 +333,18 @@ void vm_reset_stats(void)
 		memset(&slots[i].s, 0, sizeof(slots[i].s));
 }
 
-/* ---- the #PF handler ---- */
+/* ---- the page-fault hook ---- */
 
-static bool vm_page_fault(struct trap_frame *f, uint64_t addr)
+static bool vm_page_fault(const struct arch_fault *f)
 {
-	uint32_t cpu = this_cpu()->cpu;
+	uint32_t cpu = this_cpu_id();
 	struct vm_space *s = slot_of(cpu)->current;
 	const struct pt_region *r = NULL;
+	uint64_t addr = f->addr, flags = 0;
 
 	/* Only not-present faults of kernel accesses in a region are ours;
 	 * a protection fault is a real error. */
-	if (!s || (f->error & 1))
+	if (!s || f->present)
 		return false;
 	for (uint32_t i = 0; i < s->nr_regions && !r; i++)
 		if (pt_region_contains(&s->regions[i], addr))
@@ -352,11 +353,13 @@ static bool vm_page_fault(struct trap_frame *f, uint64_t addr)
 		return false;
 	/* As Linux's exc_page_fault: interrupts back on if the faulting code
 	 * had them, so this CPU keeps answering shootdowns while it waits for
-	 * a page-table lock. iretq restores the flags afterwards. */
-	if (f->rflags & (1u << 9))
-		__asm__ volatile("sti" ::: "memory");
+	 * a page-table lock; off again before returning to arch, which puts
+	 * back the faulting context's own state. */
+	if (f->irqs_on)
+		flags = arch_irq_save_enable();
 	int err = pt_fault(&s->as, r, addr, this_cpu_state()->mem_node, &slot_of(cpu)->s);
-	__asm__ volatile("cli" ::: "memory");
+	if (f->irqs_on)
+		arch_irq_restore(flags);
 	if (err != PT_OK) {
 		pr_err("vm: fault at 0x%llx in a %s region: %s", (unsigned long long)addr,
 		       pt_region_kind_name(r->kind), pt_strerror(err));
@@ -369,9 +372,9 @@ void vm_init(struct memmap *mm, struct hugetlb_pools *pools)
 {
 	vm_memmap = mm;
 	huge_pools = pools;
-	if (kernel_cr3)
+	if (kernel_root)
 		return;
-	kernel_cr3 = read_cr3();
-	arch_tlb_init();
+	kernel_root = arch_space_current();
+	vm_tlb_init();
 	arch_page_fault_hook = vm_page_fault;
 }

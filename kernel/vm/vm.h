@@ -1,9 +1,10 @@
 /*
  * vm.h: the kernel's address spaces besides its identity map: mm/pt/pt.c page
- * tables with the kernel's allocator, TLB shootdowns and a #PF handler.
+ * tables with the kernel's allocator, TLB shootdowns and a page-fault
+ * handler.
  *
- * A space maps a window of 512 GiB at VM_WINDOW_START (PML4 entry 128, far
- * above the identity map); every other PML4 entry is the kernel's, so code,
+ * A space maps a window of 512 GiB at VM_WINDOW_START (root entry 128, far
+ * above the identity map); every other root entry is the kernel's, so code,
  * data and stacks stay reachable on a CPU that runs on the space. Table
  * pages come from the allocator seam (alloc_pages(), mm/alloc/alloc.h) on
  * the faulting CPU's node and are typed PAGE_PAGETABLE while the space holds
@@ -16,8 +17,8 @@
  * anonymous page it maps) and maps it under the locks of memboot.ptlock.
  *
  * Unmap and protect reach every CPU in the space's mask (CPUs that entered
- * it and have not left) through arch_tlb_shootdown(); code that may unmap
- * runs with interrupts on (arch/tlb.h).
+ * it and have not left) through vm_tlb_flush(); code that may unmap runs
+ * with interrupts on (kernel/vm/shootdown.h).
  */
 #ifndef MEMBOOT_KERNEL_VM_VM_H
 #define MEMBOOT_KERNEL_VM_VM_H
@@ -27,15 +28,17 @@
 #include <stdint.h>
 
 #include "arch/tlb.h"
+#include "kernel/vm/shootdown.h"
 #include "mm/pt/pt.h"
 
 #define VM_WINDOW_START (1ULL << 46)
 #define VM_WINDOW_END (VM_WINDOW_START + PT_WINDOW_ALIGN)
+_Static_assert(VM_WINDOW_END <= PT_VA_LIMIT, "the window is in the lower half");
 #define VM_MAX_REGIONS 4
 
 struct vm_space {
 	struct pt_as as;
-	struct arch_cpumask cpus;          /* CPUs running on it */
+	struct arch_cpumask cpus;          /* CPUs running on it (unused where TLBs broadcast) */
 	struct pt_region regions[VM_MAX_REGIONS];
 	uint32_t nr_regions;
 	uint64_t orphans;                  /* leaves outside regions found by destroy */
@@ -45,7 +48,7 @@ struct hugetlb_pools;
 struct memmap;
 struct numa_topology;
 
-/* Phase "vm": install the #PF handler and the shootdown vector (boot CPU,
+/* Phase "vm": install the page-fault hook and the shootdown IPI (boot CPU,
  * once, after SMP and the pools); page tables are typed in @mm, 2 MiB
  * pool-page regions take their frames from @pools; vm keeps both. Every
  * vm_space_create() needs it first. */
@@ -66,7 +69,7 @@ void vm_space_destroy(struct vm_space *s);
 int vm_region_add(struct vm_space *s, uint64_t start, uint64_t end, enum pt_region_kind kind,
 		  unsigned prot, bool zero);
 
-/* Run this CPU on @s (its CR3, its mask, its faults), and back. */
+/* Run this CPU on @s (its root, its mask, its faults), and back. */
 void vm_enter(struct vm_space *s);
 void vm_leave(struct vm_space *s);
 
@@ -82,7 +85,7 @@ void vm_frame_free(enum pt_region_kind kind, uint64_t phys);
  * What a region of @kind can fault in now on @cpus CPUs, at most
  * @want_bytes: its frames and the table pages it needs within what the
  * allocator (and, for PT_REGION_HUGETLB, the 2 MiB pools) has free, less
- * what the per-CPU lists can hold back from other CPUs. A #PF the handler
+ * what the per-CPU lists can hold back from other CPUs. A fault the handler
  * cannot serve is fatal, so a region must never ask for more. Drains the
  * per-CPU lists.
  */

@@ -6,9 +6,9 @@
 
 #include <string.h>
 
-#include "kernel/cmdline.h"
-#include "kernel/log.h"
-#include "kernel/panic.h"
+#include "kernel/services/cmdline.h"
+#include "kernel/services/log.h"
+#include "kernel/services/panic.h"
 #include "mm/alloc/table.h"
 
 /* The table memboot.alloc= chooses from, from ALLOC_TABLE; [0] is the

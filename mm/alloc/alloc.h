@@ -49,7 +49,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/spinlock.h"
+#include "arch/counter.h"
+#include "kernel/services/spinlock.h"
 #include "mm/memmap.h"
 #include "mm/page.h"
 
@@ -82,29 +83,14 @@ struct alloc_setup {
 
 /* An allocator's own lock, counted: what the lab reports as the
  * allocator's contention (not the per-CPU front's). Counters are written
- * with the lock held; spin time is in ticks of alloc_lock_ticks() (the TSC on
- * x86), the lab's clock. */
+ * with the lock held; spin time is in cycles of the CPU's counter
+ * (arch_counter(), arch/counter.h: the kernel's and, in host builds, the
+ * host's, the lab's clock). */
 struct alloc_lock_stats {
 	uint64_t acquired;
 	uint64_t contended;           /* acquisitions that found the lock held */
 	uint64_t spin_cycles;
 };
-
-/* The cycle counter spin time is counted in: the TSC on x86 (the kernel's);
- * in host builds on arm64 the generic timer's virtual count, elsewhere 0
- * (spin time then unknown, acquisitions still counted). */
-static inline uint64_t alloc_lock_ticks(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	return __builtin_ia32_rdtsc();
-#elif defined(__aarch64__)
-	uint64_t v;
-	__asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
-	return v;
-#else
-	return 0;
-#endif
-}
 
 static inline void alloc_spin_lock(struct spinlock *l, struct alloc_lock_stats *st)
 {
@@ -112,11 +98,11 @@ static inline void alloc_spin_lock(struct spinlock *l, struct alloc_lock_stats *
 		st->acquired++;
 		return;
 	}
-	uint64_t t0 = alloc_lock_ticks();
+	uint64_t t0 = arch_counter();
 	spin_lock(l);
 	st->acquired++;
 	st->contended++;
-	st->spin_cycles += alloc_lock_ticks() - t0;
+	st->spin_cycles += arch_counter() - t0;
 }
 
 static inline void alloc_lock_stats_add(struct alloc_lock_stats *to,

@@ -6,8 +6,8 @@
 
 #include <string.h>
 
-#include "kernel/log.h"
-#include "kernel/panic.h"
+#include "kernel/services/log.h"
+#include "kernel/services/panic.h"
 #include "mm/alloc/alloc.h"
 #include "mm/memmap.h"
 

@@ -20,9 +20,9 @@
  */
 #include <string.h>
 
-#include "kernel/log.h"
-#include "kernel/panic.h"
-#include "kernel/spinlock.h"
+#include "kernel/services/log.h"
+#include "kernel/services/panic.h"
+#include "kernel/services/spinlock.h"
 #include "mm/alloc/alloc.h"
 
 typedef unsigned long long ull;   /* for printf */

@@ -10,8 +10,8 @@
  */
 #include "mm/alloc/buddy.h"
 
-#include "kernel/log.h"
-#include "kernel/panic.h"
+#include "kernel/services/log.h"
+#include "kernel/services/panic.h"
 
 #include <string.h>
 

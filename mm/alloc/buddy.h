@@ -53,7 +53,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/spinlock.h"
+#include "kernel/services/spinlock.h"
 #include "mm/alloc/alloc.h"
 #include "mm/memmap.h"
 #include "mm/page.h"

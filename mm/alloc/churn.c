@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "kernel/log.h"
+#include "kernel/services/log.h"
 
 /*
  * The mixes. kbuild: compiler processes whose bursts range from 1/64 to

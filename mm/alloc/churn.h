@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/spinlock.h"
+#include "kernel/services/spinlock.h"
 
 #define CHURN_MAX_WORKERS 256
 #define CHURN_NO_PFN UINT64_MAX

@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/log.h"
-#include "kernel/cmdline.h"
+#include "kernel/services/log.h"
+#include "kernel/services/cmdline.h"
 
 #define HAS(pz, n) (((pz)->cfg.steps & PCP_STEP(n)) != 0)
 

@@ -51,7 +51,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/spinlock.h"
+#include "kernel/services/spinlock.h"
 
 #define PCP_MAX_ORDER 3            /* PAGE_ALLOC_COSTLY_ORDER */
 #define PCP_NR_ORDERS (PCP_MAX_ORDER + 1)

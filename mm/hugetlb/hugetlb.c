@@ -7,7 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/cmdline.h"
+#include "kernel/services/cmdline.h"
+#include "mm/numa.h"
 
 struct hugetlb_settings hugetlb_settings = {
 	.config = HUGETLB_CONFIG_INIT,
@@ -219,4 +220,10 @@ uint64_t hugetlb_plan(const struct hugetlb_request *r, uint32_t nr_nodes,
 		k++;
 	}
 	return total;
+}
+
+void hugetlb_nodes_with_memory(const struct numa_topology *topo, bool has_mem[HUGETLB_MAX_NODES])
+{
+	for (uint32_t n = 0; n < topo->nr_nodes && n < HUGETLB_MAX_NODES; n++)
+		has_mem[n] = topo->nodes[n].mem_bytes != 0;
 }

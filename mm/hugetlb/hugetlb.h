@@ -13,7 +13,7 @@
  *                                        counts for the default size (2M
  *                                        unless default_hugepagesz=, which
  *                                        applies wherever it stands)
- * Sizes: 2M and 1G (x86_64). The last request for a size wins, except that,
+ * Sizes: 2M and 1G (the 4 KiB granule's leaf sizes). The last request for a size wins, except that,
  * as in Linux, a default-size count given before any hugepagesz= is not
  * replaced by a hugepagesz=,hugepages= pair for the default size. A
  * hugepages= after an invalid hugepagesz= is refused (Linux ignores it too):
@@ -35,9 +35,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/jobs/job.h"
-#include "kernel/limits.h"
-#include "kernel/spinlock.h"
+#include "kernel/services/jobs/job.h"
+#include "kernel/services/limits.h"
+#include "kernel/services/spinlock.h"
 
 #define HUGETLB_MAX_NODES MEMBOOT_MAX_NODES
 #define HUGETLB_NR_SIZES 2
@@ -170,6 +170,11 @@ struct hugetlb_pools {
 struct physmem;
 struct memmap;
 struct memmap_node;
+struct numa_topology;
+
+/* Which of @topo's nodes have memory, as the pools take it (the
+ * node_has_memory arguments below): has_mem[n] for n < @topo's nodes. */
+void hugetlb_nodes_with_memory(const struct numa_topology *topo, bool has_mem[HUGETLB_MAX_NODES]);
 
 /* Empty pools for @nr_nodes nodes (no memory taken yet). */
 void hugetlb_pools_init(struct hugetlb_pools *hp, uint32_t nr_nodes, uintptr_t map_offset,
@@ -179,7 +184,7 @@ void hugetlb_pools_init(struct hugetlb_pools *hp, uint32_t nr_nodes, uintptr_t m
  * Reserve the 1 GiB pages @cfg asks for from @pm, each on its exact node
  * and naturally aligned; a failure to get them all prints Linux's line and
  * keeps what was got. @node_has_memory has nr_nodes entries (for a spread
- * request); without @cpu_has_1g (CPUID pdpe1gb) the pool stays empty, with an
+ * request); without @cpu_has_1g (no 1 GiB mappings on this CPU) the pool stays empty, with an
  * error. Takes the pool tables from @table when any size is requested.
  * Returns false if a table could not be had (every pool stays empty).
  */

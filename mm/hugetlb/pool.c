@@ -7,10 +7,10 @@
 
 #include <string.h>
 
-#include "kernel/jobs/platform.h"
-#include "kernel/log.h"
-#include "kernel/panic.h"
-#include "kernel/report/record.h"
+#include "kernel/services/jobs/platform.h"
+#include "kernel/services/log.h"
+#include "kernel/services/panic.h"
+#include "kernel/services/report/record.h"
 #include "mm/alloc/alloc.h"
 #include "mm/memmap.h"
 #include "mm/physmem.h"
@@ -113,7 +113,7 @@ bool hugetlb_reserve_gigantic(struct hugetlb_pools *hp, const struct hugetlb_con
 	if (!any_request(cfg))
 		return true;
 	if (gigantic && !cpu_has_1g) {
-		pr_err("HugeTLB: unsupported hugepagesz=1G: this CPU has no 1 GiB pages (CPUID pdpe1gb); that pool stays empty");
+		pr_err("HugeTLB: unsupported hugepagesz=1G: this CPU has no 1 GiB pages; that pool stays empty");
 		gigantic = false;
 	}
 	if (gigantic) {
@@ -230,8 +230,8 @@ static void pool_job_done(struct hugetlb_pool *p)
 
 	p->ns += st->ns;
 	p->job_ns = st->ns;
-	p->start_ticks = st->first_tsc;
-	p->end_ticks = st->end_tsc ? st->end_tsc : st->first_tsc;
+	p->start_ticks = st->first_counter;
+	p->end_ticks = st->end_counter ? st->end_counter : st->first_counter;
 	p->threads = st->threads;
 	p->cpus = st->cpus;
 	p->nr_times = st->plan.nr_chunks < HUGETLB_CHUNK_TIMES ? st->plan.nr_chunks

@@ -5,14 +5,12 @@
 
 #include <string.h>
 
-#include "arch/pte.h"
-#include <stdio.h>
-#include "kernel/cmdline.h"
+#include "arch/counter.h"
+#include "arch/mmu.h"
 
-#define LEVEL_PML4 3
-#define LEVEL_PDPT 2
-#define LEVEL_PD 1
-#define LEVEL_PT 0
+/* Linux's names for the lowest levels; the root is ARCH_PT_ROOT. */
+#define LEVEL_PMD 1
+#define LEVEL_PTE 0
 
 const char *pt_strerror(int err)
 {
@@ -52,7 +50,7 @@ static inline uint64_t *table_of(uint64_t phys)
 
 static inline unsigned index_at(uint64_t va, unsigned level)
 {
-	return (unsigned)(va >> ARCH_PT_SHIFT(level)) & (ARCH_PT_ENTRIES - 1);
+	return arch_pt_index(va, level);
 }
 
 /* Entries change under their table's lock and are read without it: whole
@@ -68,42 +66,43 @@ static inline void entry_store(uint64_t *e, uint64_t v)
 	__atomic_store_n(e, v, __ATOMIC_RELEASE);
 }
 
-static inline bool entry_is_table(uint64_t e, unsigned level)
-{
-	return (e & ARCH_PTE_P) && level > LEVEL_PT && !(e & ARCH_PTE_PS);
-}
-
-static inline bool entry_is_leaf(uint64_t e, unsigned level)
-{
-	return (e & ARCH_PTE_P) && (level == LEVEL_PT || (e & ARCH_PTE_PS));
-}
-
-/* A leaf: accessed and dirty preset, so the CPU never has to write them
- * back into an entry another CPU is changing (SDM vol. 3A 4.8). */
+/* A leaf of a space: kernel-only, not global, readable, with the rights
+ * of @prot. arch_pte_leaf() presets accessed and written, so the MMU never
+ * has to write them back into an entry another CPU is changing. */
 static uint64_t leaf_entry(uint64_t phys, unsigned prot, unsigned level)
 {
-	uint64_t e = phys | ARCH_PTE_P | ARCH_PTE_A | ARCH_PTE_D;
+	unsigned perms = ARCH_PERM_READ;
 
 	if (prot & PT_PROT_WRITE)
-		e |= ARCH_PTE_W;
-	if (!(prot & PT_PROT_EXEC))
-		e |= ARCH_PTE_NX;
-	if (level != LEVEL_PT)
-		e |= ARCH_PTE_PS;
-	return e;
+		perms |= ARCH_PERM_WRITE;
+	if (prot & PT_PROT_EXEC)
+		perms |= ARCH_PERM_EXEC;
+	return arch_pte_leaf(phys, level, perms);
 }
 
-static unsigned leaf_prot(uint64_t e)
+static unsigned leaf_prot(uint64_t e, unsigned level)
 {
-	return ((e & ARCH_PTE_W) ? PT_PROT_WRITE : 0) | ((e & ARCH_PTE_NX) ? 0 : PT_PROT_EXEC);
+	unsigned perms = arch_pte_perms(e, level);
+
+	return ((perms & ARCH_PERM_WRITE) ? PT_PROT_WRITE : 0) |
+	       ((perms & ARCH_PERM_EXEC) ? PT_PROT_EXEC : 0);
 }
 
-static bool table_empty(uint64_t phys)
+/* The mapping @e, a leaf at @level of @va's walk, as lookup/unmap give it. */
+static struct pt_mapping mapping_of(uint64_t va, uint64_t e, unsigned level)
+{
+	uint64_t bytes = 1ULL << ARCH_PT_SHIFT(level);
+
+	return (struct pt_mapping){ .va = va & ~(bytes - 1), .phys = arch_pte_leaf_addr(e, level),
+				    .size = (enum pt_size)level, .prot = leaf_prot(e, level) };
+}
+
+static bool table_empty(uint64_t phys, unsigned level)
 {
 	const uint64_t *t = table_of(phys);
 
-	for (unsigned i = 0; i < ARCH_PT_ENTRIES; i++)
-		if (entry_load(&t[i]))
+	for (unsigned i = 0; i < ARCH_PT_ENTRIES(level); i++)
+		if (entry_load(&t[i]) != ARCH_PTE_NONE)
 			return false;
 	return true;
 }
@@ -115,7 +114,7 @@ struct spinlock *pt_lockptr(struct pt_as *as, uint64_t table_phys, unsigned leve
 	/* Linux: pmd_lockptr() and pte_lockptr() give the ptlock of the table's
 	 * struct page when split locks are on, &mm->page_table_lock otherwise;
 	 * pud_lockptr() is always &mm->page_table_lock. */
-	if (as->mode == PT_LOCK_SPLIT && level <= LEVEL_PD)
+	if (as->mode == PT_LOCK_SPLIT && level <= LEVEL_PMD)
 		return &as->ops->page_of(as->ctx, table_phys)->ptlock;
 	return &as->lock;
 }
@@ -125,10 +124,10 @@ static void lock_take(struct spinlock *l, struct pt_stats *st)
 	st->acquisitions++;
 	if (spin_trylock(l))
 		return;
-	uint64_t t0 = arch_cycles();
+	uint64_t t0 = arch_counter();
 	spin_lock(l);
 	st->contended++;
-	st->spin_cycles += arch_cycles() - t0;
+	st->spin_cycles += arch_counter() - t0;
 }
 
 static inline void lock_drop(struct spinlock *l)
@@ -138,13 +137,15 @@ static inline void lock_drop(struct spinlock *l)
 
 /* ---- table pages ---- */
 
-static uint64_t table_alloc(struct pt_as *as, uint32_t node, struct pt_stats *st)
+/* A zeroed table of @level: one page (pt_create() refuses a format whose
+ * tables are larger). */
+static uint64_t table_alloc(struct pt_as *as, unsigned level, uint32_t node, struct pt_stats *st)
 {
 	uint64_t phys = as->ops->alloc_table(as->ctx, node);
 
 	if (phys == PT_NO_PHYS)
 		return PT_NO_PHYS;
-	memset(table_of(phys), 0, 4096);
+	memset(table_of(phys), 0, ARCH_PT_TABLE_BYTES(level));
 	struct page *pg = as->ops->page_of(as->ctx, phys);
 	pg->type = PAGE_PAGETABLE;
 	pg->ptlock.locked = 0;
@@ -197,11 +198,11 @@ static bool linked(struct pt_as *as, uint64_t va, uint64_t phys, unsigned level)
 {
 	uint64_t cur = as->root_phys;
 
-	for (unsigned l = LEVEL_PML4; l > level; l--) {
+	for (unsigned l = ARCH_PT_ROOT; l > level; l--) {
 		uint64_t e = entry_load(&table_of(cur)[index_at(va, l)]);
-		if (!entry_is_table(e, l))
+		if (!arch_pte_is_table(e, l))
 			return false;
-		cur = e & ARCH_PTE_ADDR;
+		cur = arch_pte_table_addr(e);
 	}
 	return cur == phys;
 }
@@ -220,16 +221,16 @@ static uint64_t walk(struct pt_as *as, uint64_t va, unsigned level, bool alloc, 
 retry:;
 	uint64_t cur = as->root_phys;
 
-	for (unsigned l = LEVEL_PML4; l > level; l--) {
+	for (unsigned l = ARCH_PT_ROOT; l > level; l--) {
 		uint64_t *e = &table_of(cur)[index_at(va, l)];
 		uint64_t v = entry_load(e);
 
-		if (!(v & ARCH_PTE_P)) {
+		if (!arch_pte_present(v)) {
 			if (!alloc) {
 				*err = PT_ERR_NOTMAPPED;
 				return PT_NO_PHYS;
 			}
-			uint64_t fresh = table_alloc(as, node, st);
+			uint64_t fresh = table_alloc(as, l - 1, node, st);
 			if (fresh == PT_NO_PHYS) {
 				*err = PT_ERR_NOMEM;
 				return PT_NO_PHYS;
@@ -244,8 +245,8 @@ retry:;
 				goto retry;
 			}
 			v = entry_load(e);
-			if (!(v & ARCH_PTE_P)) {
-				v = fresh | ARCH_PTE_TABLE;
+			if (!arch_pte_present(v)) {
+				v = arch_pte_table(fresh, l);
 				entry_store(e, v);
 				fresh = PT_NO_PHYS;
 			}
@@ -255,11 +256,11 @@ retry:;
 				st->tables_raced++;
 			}
 		}
-		if (entry_is_leaf(v, l)) {
-			*err = PT_ERR_BUSY;
+		if (!arch_pte_is_table(v, l)) {
+			*err = PT_ERR_BUSY;   /* a leaf in the way */
 			return PT_NO_PHYS;
 		}
-		cur = v & ARCH_PTE_ADDR;
+		cur = arch_pte_table_addr(v);
 	}
 	return cur;
 }
@@ -270,19 +271,19 @@ static bool find_leaf(struct pt_as *as, uint64_t va, uint64_t *table, unsigned *
 {
 	uint64_t cur = as->root_phys;
 
-	for (unsigned l = LEVEL_PML4;; l--) {
+	for (unsigned l = ARCH_PT_ROOT;; l--) {
 		uint64_t e = entry_load(&table_of(cur)[index_at(va, l)]);
-		if (!(e & ARCH_PTE_P))
+		if (!arch_pte_present(e))
 			return false;
-		if (entry_is_leaf(e, l)) {
+		if (arch_pte_is_leaf(e, l)) {
 			*table = cur;
 			*level = l;
 			*entry = e;
 			return true;
 		}
-		if (l == LEVEL_PT)
+		if (l == LEVEL_PTE || !arch_pte_is_table(e, l))
 			return false;
-		cur = e & ARCH_PTE_ADDR;
+		cur = arch_pte_table_addr(e);
 	}
 }
 
@@ -303,6 +304,10 @@ int pt_create(struct pt_as *as, const struct pt_ops *ops, void *ctx, enum pt_loc
 	    va_start % PT_WINDOW_ALIGN || va_end % PT_WINDOW_ALIGN || va_start >= va_end ||
 	    va_end > PT_VA_LIMIT)
 		return PT_ERR_INVAL;
+	/* Every table is one page from alloc_table(). */
+	for (unsigned l = 0; l < ARCH_PT_LEVELS; l++)
+		if (ARCH_PT_TABLE_BYTES(l) > PT_TABLE_BYTES)
+			return PT_ERR_INVAL;
 	memset(as, 0, sizeof(*as));
 	as->ops = ops;
 	as->ctx = ctx;
@@ -310,14 +315,14 @@ int pt_create(struct pt_as *as, const struct pt_ops *ops, void *ctx, enum pt_loc
 	as->va_start = va_start;
 	as->va_end = va_end;
 	as->deferred_head = PT_NO_PHYS;
-	as->root_phys = table_alloc(as, node, &st);
+	as->root_phys = table_alloc(as, ARCH_PT_ROOT, node, &st);
 	if (as->root_phys == PT_NO_PHYS)
 		return PT_ERR_NOMEM;
 	as->root = table_of(as->root_phys);
 	if (template_root) {
-		unsigned lo = index_at(va_start, LEVEL_PML4);
+		unsigned lo = index_at(va_start, ARCH_PT_ROOT);
 		unsigned hi = lo + (unsigned)((va_end - va_start) / PT_WINDOW_ALIGN);
-		for (unsigned i = 0; i < ARCH_PT_ENTRIES; i++)
+		for (unsigned i = 0; i < ARCH_PT_ENTRIES(ARCH_PT_ROOT); i++)
 			if (i < lo || i >= hi)
 				as->root[i] = template_root[i];
 	}
@@ -329,20 +334,19 @@ static void destroy_table(struct pt_as *as, uint64_t phys, unsigned level, uint6
 {
 	uint64_t *t = table_of(phys);
 
-	for (unsigned i = 0; i < ARCH_PT_ENTRIES; i++) {
+	for (unsigned i = 0; i < ARCH_PT_ENTRIES(level); i++) {
 		uint64_t e = t[i];
 		uint64_t va = va_base + ((uint64_t)i << ARCH_PT_SHIFT(level));
-		if (!(e & ARCH_PTE_P))
+		if (!arch_pte_present(e))
 			continue;
-		if (entry_is_leaf(e, level)) {
-			struct pt_mapping m = { .va = va, .phys = arch_pte_leaf_addr(e, level),
-						.size = (enum pt_size)level, .prot = leaf_prot(e) };
+		if (arch_pte_is_leaf(e, level)) {
+			struct pt_mapping m = mapping_of(va, e, level);
 			if (leaf)
 				leaf(arg, &m);
-		} else {
-			destroy_table(as, e & ARCH_PTE_ADDR, level - 1, va, leaf, arg);
+		} else if (arch_pte_is_table(e, level)) {
+			destroy_table(as, arch_pte_table_addr(e), level - 1, va, leaf, arg);
 		}
-		t[i] = 0;
+		t[i] = ARCH_PTE_NONE;
 	}
 	table_free(as, phys);
 }
@@ -354,10 +358,10 @@ void pt_destroy(struct pt_as *as, void (*leaf)(void *arg, const struct pt_mappin
 	/* Nothing may translate through the tables once they are free. */
 	flush(as, 0, 0);
 	for (uint64_t va = as->va_start; va < as->va_end; va += PT_WINDOW_ALIGN) {
-		uint64_t *e = &as->root[index_at(va, LEVEL_PML4)];
-		if (*e & ARCH_PTE_P)
-			destroy_table(as, *e & ARCH_PTE_ADDR, LEVEL_PDPT, va, leaf, arg);
-		*e = 0;
+		uint64_t *e = &as->root[index_at(va, ARCH_PT_ROOT)];
+		if (arch_pte_is_table(*e, ARCH_PT_ROOT))
+			destroy_table(as, arch_pte_table_addr(*e), ARCH_PT_ROOT - 1, va, leaf, arg);
+		*e = ARCH_PTE_NONE;
 	}
 	pt_reclaim(as);
 	table_free(as, as->root_phys);
@@ -398,11 +402,12 @@ int pt_map(struct pt_as *as, uint64_t va, uint64_t phys, enum pt_size size, unsi
 
 	if (!st)
 		st = &local;
-	if ((unsigned)size >= PT_NR_SIZES || (prot & ~PT_PROT_ALL))
+	if ((unsigned)size >= PT_NR_SIZES || !arch_pt_leaf_level((unsigned)size) ||
+	    (prot & ~PT_PROT_ALL))
 		return PT_ERR_INVAL;
 	uint64_t bytes = pt_size_bytes(size);
 	unsigned level = (unsigned)size;
-	if ((va | phys) & (bytes - 1) || (phys & ~ARCH_PTE_ADDR) || !in_window(as, va, bytes))
+	if ((va | phys) & (bytes - 1) || !arch_pte_phys_ok(phys) || !in_window(as, va, bytes))
 		return PT_ERR_INVAL;
 	for (;;) {
 		uint64_t t = walk(as, va, level, true, node, st, &err);
@@ -415,7 +420,7 @@ int pt_map(struct pt_as *as, uint64_t va, uint64_t phys, enum pt_size size, unsi
 			continue;        /* emptied and unlinked under us: walk again */
 		}
 		uint64_t *e = &table_of(t)[index_at(va, level)];
-		if (entry_load(e) & ARCH_PTE_P) {
+		if (arch_pte_present(entry_load(e))) {
 			lock_drop(lk);
 			return PT_ERR_BUSY;
 		}
@@ -433,7 +438,7 @@ int pt_map(struct pt_as *as, uint64_t va, uint64_t phys, enum pt_size size, unsi
 static void unlink_empty(struct pt_as *as, uint64_t va, uint64_t phys, unsigned level,
 			 struct pt_stats *st)
 {
-	while (level < LEVEL_PML4) {
+	while (level < ARCH_PT_ROOT) {
 		int err;
 		uint64_t parent = walk(as, va, level + 1, false, 0, st, &err);
 		if (parent == PT_NO_PHYS)
@@ -443,21 +448,21 @@ static void unlink_empty(struct pt_as *as, uint64_t va, uint64_t phys, unsigned 
 		lock_take(plk, st);
 		uint64_t *pe = &table_of(parent)[index_at(va, level + 1)];
 		uint64_t v = entry_load(pe);
-		if (!linked(as, va, parent, level + 1) || !entry_is_table(v, level + 1) ||
-		    (v & ARCH_PTE_ADDR) != phys) {
+		if (!linked(as, va, parent, level + 1) || !arch_pte_is_table(v, level + 1) ||
+		    arch_pte_table_addr(v) != phys) {
 			lock_drop(plk);   /* someone else unlinked it already */
 			return;
 		}
 		if (lk != plk)
 			lock_take(lk, st);
-		bool gone = table_empty(phys);
+		bool gone = table_empty(phys, level);
 		if (gone) {
-			entry_store(pe, 0);
+			entry_store(pe, ARCH_PTE_NONE);
 			table_defer(as, phys);
 		}
 		if (lk != plk)
 			lock_drop(lk);
-		bool parent_empty = gone && level + 1 < LEVEL_PML4 && table_empty(parent);
+		bool parent_empty = gone && level + 1 < ARCH_PT_ROOT && table_empty(parent, level + 1);
 		lock_drop(plk);
 		if (!parent_empty)
 			return;
@@ -478,7 +483,7 @@ static int lock_leaf(struct pt_as *as, uint64_t va, struct pt_stats *st, uint64_
 		*lk = pt_lockptr(as, t, l);
 		lock_take(*lk, st);
 		e = entry_load(&table_of(t)[index_at(va, l)]);
-		if (linked(as, va, t, l) && entry_is_leaf(e, l)) {
+		if (linked(as, va, t, l) && arch_pte_is_leaf(e, l)) {
 			*table = t;
 			*level = l;
 			return PT_OK;
@@ -503,17 +508,15 @@ int pt_unmap(struct pt_as *as, uint64_t va, struct pt_mapping *old, struct pt_st
 		return err;
 	uint64_t *e = &table_of(t)[index_at(va, level)];
 	uint64_t v = entry_load(e);
-	entry_store(e, 0);
-	bool empty = table_empty(t);
+	entry_store(e, ARCH_PTE_NONE);
+	bool empty = table_empty(t, level);
 	lock_drop(lk);
 
-	uint64_t bytes = 1ULL << ARCH_PT_SHIFT(level);
-	uint64_t start = va & ~(bytes - 1);
+	struct pt_mapping m = mapping_of(va, v, level);
 	/* The frame is the caller's only once no TLB can reach it. */
-	flush(as, start, bytes);
+	flush(as, m.va, pt_size_bytes(m.size));
 	if (old)
-		*old = (struct pt_mapping){ .va = start, .phys = arch_pte_leaf_addr(v, level),
-					    .size = (enum pt_size)level, .prot = leaf_prot(v) };
+		*old = m;
 	if (empty)
 		unlink_empty(as, va, t, level, st);
 	return PT_OK;
@@ -550,9 +553,7 @@ bool pt_lookup(struct pt_as *as, uint64_t va, struct pt_mapping *m)
 
 	if (!in_window(as, va, 1) || !find_leaf(as, va, &t, &level, &e))
 		return false;
-	uint64_t bytes = 1ULL << ARCH_PT_SHIFT(level);
-	*m = (struct pt_mapping){ .va = va & ~(bytes - 1), .phys = arch_pte_leaf_addr(e, level),
-				  .size = (enum pt_size)level, .prot = leaf_prot(e) };
+	*m = mapping_of(va, e, level);
 	return true;
 }
 
@@ -592,21 +593,3 @@ int pt_fault(struct pt_as *as, const struct pt_region *r, uint64_t va, uint32_t 
 	}
 	return err;
 }
-
-/* --- page tables: command-line keys (docs/cmdline.md) --- */
-
-struct vm_settings vm_settings = {
-	.ptlock = PT_LOCK_SPLIT,
-	.pt_zero = true,
-};
-
-/* In the order of enum pt_lock_mode. */
-static const char *const ptlock_names[] = { "split", "global", NULL };
-
-static const struct param vm_params[] = {
-	{ .key = "memboot.ptlock", .type = PARAM_ENUM, .ptr = &vm_settings.ptlock,
-	  .choices = ptlock_names, .help = "page-table locks: a lock per PMD table, or one per space" },
-	{ .key = "memboot.pt_zero", .type = PARAM_BOOL, .ptr = &vm_settings.pt_zero,
-	  .help = "zero each page a fault maps (on by default)" },
-};
-PARAM_TABLE(vm_param_table, "vm", vm_params);

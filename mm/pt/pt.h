@@ -3,9 +3,10 @@
  * with a lock per PMD table (and per PTE table), or one lock per space.
  *
  * Overview
- *  A struct pt_as owns 4-level x86_64 page tables (arch/pte.h) for a window
- *  [va_start, va_end) of virtual addresses, 512 GiB aligned. Outside the
- *  window the root copies a template (the kernel's own PML4 entries), which
+ *  A struct pt_as owns 4-level page tables in the architecture's entry
+ *  format (arch/mmu.h) for a window [va_start, va_end) of virtual
+ *  addresses, aligned to what one root entry spans (512 GiB). Outside the
+ *  window the root copies a template (the kernel's own root entries), which
  *  the layer never touches or frees. Inside it, map / unmap / protect /
  *  lookup work on 4 KiB, 2 MiB and 1 GiB pages, and pt_fault() is the fault
  *  path of a region: allocate a frame, zero it, map it. Table pages come
@@ -17,12 +18,12 @@
  * Locks (docs/pagetables.md has the full rules and the reasoning)
  *  PT_LOCK_GLOBAL: every change to any table under as->lock (Linux's
  *  mm->page_table_lock before split PMD locks).
- *  PT_LOCK_SPLIT: PML4 and PDPT entries (upper tables, 1 GiB leaves) under
- *  as->lock, as Linux populates pgd/p4d/pud under page_table_lock; PD
+ *  PT_LOCK_SPLIT: root and PUD entries (upper tables, 1 GiB leaves) under
+ *  as->lock, as Linux populates pgd/p4d/pud under page_table_lock; PMD
  *  entries (2 MiB leaves, pointers to page tables) under the ptlock in the
- *  PD page's descriptor (Linux's pmd_lockptr() with split PMD ptlocks); PTEs
- *  under the ptlock in the PTE table page's descriptor (pte_lockptr()).
- *  Order: as->lock, then a PD's lock, then a PTE table's lock; the deferred
+ *  PMD page's descriptor (Linux's pmd_lockptr() with split PMD ptlocks);
+ *  PTEs under the ptlock in the PTE table page's descriptor (pte_lockptr()).
+ *  Order: as->lock, then a PMD's lock, then a PTE table's lock; the deferred
  *  list lock is innermost. Entries are read without locks (atomic loads);
  *  a table found that way is locked and then its parent entry is checked
  *  again: a table is linked into its parent, and stays linked, only while
@@ -43,18 +44,21 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/spinlock.h"
+#include "arch/mmu.h"
+#include "kernel/services/spinlock.h"
 #include "mm/page.h"
 
 #define PT_NO_PHYS UINT64_MAX
-#define PT_WINDOW_ALIGN (1ULL << 39)       /* one PML4 entry: 512 GiB */
-#define PT_VA_LIMIT (1ULL << 47)           /* lower canonical half */
+#define PT_WINDOW_ALIGN (1ULL << ARCH_PT_SHIFT(ARCH_PT_ROOT))   /* one root entry: 512 GiB */
+#define PT_VA_LIMIT ARCH_PT_VA_LIMIT       /* what one root translates from 0 up */
+#define PT_TABLE_BYTES 4096ULL             /* a table is one page of alloc_table() */
 
+/* A page size is the level its leaf sits at. */
 enum pt_size { PT_SIZE_4K = 0, PT_SIZE_2M = 1, PT_SIZE_1G = 2, PT_NR_SIZES };
 
 static inline uint64_t pt_size_bytes(enum pt_size s)
 {
-	return 1ULL << (12 + 9 * (unsigned)s);
+	return 1ULL << ARCH_PT_SHIFT((unsigned)s);
 }
 
 enum pt_lock_mode { PT_LOCK_SPLIT = 0, PT_LOCK_GLOBAL = 1 };
@@ -77,7 +81,7 @@ const char *pt_strerror(int err);
 struct pt_stats {
 	uint64_t acquisitions;    /* every lock taken */
 	uint64_t contended;       /* of which the first try found it held */
-	uint64_t spin_cycles;     /* cycles spent waiting in those (arch_cycles) */
+	uint64_t spin_cycles;     /* counter cycles spent waiting in those (arch_counter()) */
 	uint64_t tables_allocated;
 	uint64_t tables_raced;    /* allocated, then another CPU installed one first */
 	uint64_t faults;          /* pt_fault() calls that mapped a frame */
@@ -108,7 +112,7 @@ struct pt_ops {
 /* Table pages are reached at their physical address (identity map in the
  * kernel; on the host "physical" addresses are the pages' own addresses). */
 struct pt_as {
-	uint64_t *root;               /* PML4 */
+	uint64_t *root;               /* the root table */
 	uint64_t root_phys;
 	enum pt_lock_mode mode;
 	uint64_t va_start, va_end;    /* the window, PT_WINDOW_ALIGN aligned */
@@ -133,6 +137,8 @@ struct pt_mapping {
  * Set up @as over [va_start, va_end) (PT_WINDOW_ALIGN aligned, below
  * PT_VA_LIMIT, not empty) with its root from alloc_table(@node). Root
  * entries outside the window are copied from @template_root (may be NULL).
+ * PT_ERR_INVAL also when a table of the entry format is larger than
+ * PT_TABLE_BYTES (POWER radix's 64 KiB root: not supported yet).
  */
 int pt_create(struct pt_as *as, const struct pt_ops *ops, void *ctx, enum pt_lock_mode mode,
 	      uint64_t va_start, uint64_t va_end, const uint64_t *template_root, uint32_t node);
@@ -164,7 +170,7 @@ bool pt_lookup(struct pt_as *as, uint64_t va, struct pt_mapping *m);
 uint64_t pt_reclaim(struct pt_as *as);
 
 /* Which lock protects the entries of the table at @table_phys, a table of
- * @level (0 PTE table, 1 PD, 2 PDPT, 3 PML4): for tests and docs. */
+ * @level (0 PTE table, 1 PMD, 2 PUD, 3 root): for tests and docs. */
 struct spinlock *pt_lockptr(struct pt_as *as, uint64_t table_phys, unsigned level);
 
 /* ---- regions and the fault path ---- */
@@ -208,16 +214,5 @@ static inline bool pt_region_contains(const struct pt_region *r, uint64_t va)
  */
 int pt_fault(struct pt_as *as, const struct pt_region *r, uint64_t va, uint32_t node,
 	     struct pt_stats *st);
-
-/* --- page tables: command-line keys (docs/cmdline.md) --- */
-
-struct vm_settings {
-	unsigned ptlock;           /* enum pt_lock_mode (mm/pt/pt.h): split (default) or global */
-	bool pt_zero;              /* zero each faulted-in frame (as Linux does) */
-};
-
-extern struct vm_settings vm_settings;
-struct param_table;
-extern const struct param_table vm_param_table;
 
 #endif

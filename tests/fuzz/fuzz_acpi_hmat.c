@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "kernel/acpi/acpi.h"
+#include "kernel/firmware/acpi/acpi.h"
 #include "mm/tiers.h"
 #include "tests/fuzz/fuzz_common.h"
 #include "tests/host/host_support.h"

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/acpi/acpi.h"
+#include "kernel/firmware/acpi/acpi.h"
 #include "tests/fuzz/fuzz_common.h"
 #include "tests/host/host_support.h"
 
@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (uint32_t i = 0; i < m.nr_cpus; i++) {
 		CHECK(m.cpus[i].enabled || m.cpus[i].online_capable);
 		for (uint32_t j = 0; j < i; j++)
-			CHECK(m.cpus[j].apic_id != m.cpus[i].apic_id);
+			CHECK(m.cpus[j].hwid != m.cpus[i].hwid);
 	}
 	return 0;
 }

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "kernel/acpi/spcr.h"
+#include "kernel/firmware/acpi/spcr.h"
 #include "tests/fuzz/fuzz_common.h"
 #include "tests/host/host_support.h"
 

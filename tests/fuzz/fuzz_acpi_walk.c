@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel/acpi/acpi.h"
+#include "kernel/firmware/acpi/acpi.h"
 #include "tests/fuzz/fuzz_common.h"
 #include "tests/host/host_support.h"
 

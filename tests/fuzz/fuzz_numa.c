@@ -23,8 +23,8 @@
 #include <string.h>
 
 #include "boot/bootinfo.h"
-#include "kernel/acpi/acpi.h"
-#include "kernel/mem_range.h"
+#include "kernel/firmware/acpi/acpi.h"
+#include "kernel/services/mem_range.h"
 #include "mm/numa.h"
 #include "mm/physmem.h"
 #include "tests/fuzz/fuzz_common.h"
@@ -94,11 +94,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		bool dup = false;
 
 		for (uint32_t j = 0; j < madt.nr_cpus; j++)
-			dup |= madt.cpus[j].apic_id == id;
+			dup |= madt.cpus[j].hwid == id;
 		if (dup)
 			continue;
 		madt.cpus[madt.nr_cpus++] = (struct acpi_cpu){
-			.apic_id = id, .acpi_uid = i,
+			.hwid = id, .acpi_uid = i,
 			.enabled = i == 0 || !(p[i] & 0x80),
 			.online_capable = i != 0 && (p[i] & 0x80),
 		};
@@ -128,7 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct numa_input in = {
 		.map = bi.ranges, .nr_map = nr_map, .madt = &madt,
 		.srat = have_srat ? &srat : NULL, .slit = have_slit ? &slit : NULL,
-		.boot_apic_id = madt.cpus[0].apic_id,
+		.boot_hwid = madt.cpus[0].hwid,
 	};
 	numa_build(&topo, &in);
 	CHECK(numa_check(&topo, bi.ranges, nr_map));

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "kernel/acpi/smbios.h"
+#include "kernel/firmware/smbios.h"
 #include "tests/fuzz/fuzz_common.h"
 #include "tests/host/host_support.h"
 

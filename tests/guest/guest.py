@@ -79,6 +79,20 @@ def boot(nodes=1, cpus_per_node=1, mem_per_node="1G", firmware="bios", machine=N
     return mbboot.boot(argv, timeout=timeout, strict=True, cwd=ROOT, boot_class=Boot)
 
 
+# The spare-server loop under Secure Boot, with BootNext and in a Debian
+# root: minutes a boot under TCG (OVMF's Secure Boot build runs with SMM).
+# `make test` skips them; `make test-spare` and CI (.ci/run) run them.
+SPARE_ENV = "MEMBOOT_SPARE_TESTS"
+
+
+def spare_tests_only():
+    """Skip the calling test unless the slow spare-server tests were asked for."""
+    if os.environ.get(SPARE_ENV) != "1":
+        import unittest
+        raise unittest.SkipTest("slow spare-server loop: make test-spare (or %s=1) runs it"
+                                % SPARE_ENV)
+
+
 def check_map_invariants(ranges):
     """mem_range records: sorted, disjoint, page aligned, typed, merged."""
     prev = None

@@ -1,4 +1,4 @@
-"""A CPU lost in the middle of memory init (kernel/jobs/job.h, "a CPU lost
+"""A CPU lost in the middle of memory init (kernel/services/jobs/job.h, "a CPU lost
 mid-job"): memboot.fault=ap-park stops the first AP that reaches the middle
 of a meminit chunk, for good, interrupts off. The boot still reaches `done`
 with status 6 (cpu lost), a warning names the CPU, the node's other CPUs (or

@@ -115,7 +115,7 @@ def test_uefi_results_carry_the_memtest_records():
         out = subprocess.run([MEMBOOT, "efivars", vars_file, "--json"], cwd=ROOT,
                              capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
-    kept = [json.loads(line.split(" ", 1)[1]) for line in out.stdout.splitlines()]
+    kept = [json.loads(line) for line in out.stdout.splitlines()]
     assert [r for r in kept if r["event"] == "memtest"] == b.all("memtest")
     bad = [r for r in kept if r["event"] == "memtest_bad"]
     assert bad == b.all("memtest_bad") and len(bad) == 1, bad

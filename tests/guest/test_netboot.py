@@ -47,3 +47,24 @@ def test_netboot_ovmf_pxe_default_words():
     rec = b.one("boot")
     assert rec["boot_path"] == "mb2-uefi", rec
     assert rec["cmdline"] == "memboot.init=serial", rec
+
+
+def test_netboot_words_reach_the_kernel_as_given():
+    # Words GRUB's lexer would otherwise read ($, ;) travel quoted in
+    # $memboot_args and reach the kernel as written. The words GRUB's
+    # multiboot2 would change (a backslash before each \, ' and ") are
+    # refused by netboot (tests/tools/test_netboot.py): with a'b the kernel
+    # saw a\'b, and with a"b every later word was swallowed.
+    words = "memboot.init=serial memmap=4K$0x1000000 memboot.x=a;b"
+    with tempfile.TemporaryDirectory(prefix="memboot-tftp-") as tmp:
+        _tree(tmp, "--platform", "i386-pc", "--append", words)
+        refused = subprocess.run([MEMBOOT, "netboot", tmp, "--elf", _elf(), "--platform",
+                                  "i386-pc", "--append", 'a"b ' + words], cwd=ROOT,
+                                 capture_output=True, text=True, timeout=300)
+        assert refused.returncode == 64, refused.stderr
+        assert "has an unbalanced" in refused.stderr, refused.stderr
+        b = boot(mem_per_node="512M", timeout=120, tool_args=["--netboot", tmp])
+    assert b.one("done")["status"] == 0, b.tail()
+    assert b.one("boot")["cmdline"] == words, b.one("boot")
+    assert [r for r in b.all("warning") if "memboot.x" in r["msg"]], b.all("warning")
+    assert all(r["policy"] == "serial" for r in b.all("node_init")), b.all("node_init")

@@ -69,6 +69,10 @@ def test_console_fb_without_a_framebuffer_stays_on_serial():
     msgs = [w["msg"] for w in b.all("warning")]
     assert any("no fb console" in m for m in msgs), msgs
     assert any("staying on ttyS0" in m for m in msgs), msgs
-    assert done["warnings"] == 2, done
+    # Two warnings of the console's own; a busy host may add others (a
+    # clock reference that disagrees), which are not this test's, and done
+    # counts every one.
+    assert len([m for m in msgs if m.startswith("console:")]) == 2, msgs
+    assert done["warnings"] == len(msgs), (done, msgs)
     assert b.all("console")[-1]["serial"] == ["ttyS0"]
     assert b.all("phase")[-1]["name"] == "selftest"

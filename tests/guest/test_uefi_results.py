@@ -38,7 +38,7 @@ def test_results_read_back_from_the_variable_store():
         out = _results(vars_file, "--json")
         human = _results(vars_file)
     assert out.returncode == 0, out.stderr
-    kept = [json.loads(line.split(" ", 1)[1]) for line in out.stdout.splitlines()]
+    kept = [json.loads(line) for line in out.stdout.splitlines()]
     assert _node_init(kept) == _node_init(b.records) and len(_node_init(kept)) == 2, \
         (_node_init(kept), _node_init(b.records))
     assert kept[-1] == b.one("done")

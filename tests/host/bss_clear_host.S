@@ -3,7 +3,7 @@
  * function the host tests call: void bss_clear_host(void *start, void *end).
  * The same macro the kernel's entry code expands, assembled for the host.
  */
-#include "arch/bss_clear.h"
+#include "x86/bss_clear.h"
 
 	.text
 	.globl bss_clear_host

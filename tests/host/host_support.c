@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel/panic.h"
-#include "kernel/report/record.h"
+#include "kernel/services/panic.h"
+#include "kernel/services/report/record.h"
 
 static struct host_shim_options shim = HOST_SHIM_DEFAULT;
 

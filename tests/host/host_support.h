@@ -30,7 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "kernel/log.h"
+#include "kernel/services/log.h"
 
 #define HOST_LOG_LINES 1024
 

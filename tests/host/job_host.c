@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "kernel/jobs/platform.h"
+#include "kernel/services/jobs/platform.h"
 
 struct host_cpu {
 	pthread_t thread;
@@ -88,7 +88,7 @@ uint64_t job_host_works_done(uint32_t cpu)
 	return cpus[cpu].works_done;
 }
 
-/* ---- kernel/jobs/platform.h ---- */
+/* ---- kernel/services/jobs/platform.h ---- */
 
 uint32_t job_platform_max_cpus(void)
 {

@@ -1,5 +1,5 @@
 /*
- * job_host.h: the job runner's platform on the host (kernel/jobs/platform.h):
+ * job_host.h: the job runner's platform on the host (kernel/services/jobs/platform.h):
  * simulated CPUs, one pthread each, with a NUMA node each, so the kernel's
  * job runner and everything built on it (the init engine) run in host tests
  * under the sanitizers. The calling thread is CPU 0.

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel/spinlock.h"
+#include "kernel/services/spinlock.h"
 #include "mm/page.h"
 #include "mm/pt/pt.h"
 

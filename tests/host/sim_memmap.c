@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel/panic.h"
+#include "kernel/services/panic.h"
 
 const struct mm_node_range sim3_usable[SIM3_NR_USABLE] = {
 	{ 0x100, 0x8000, 0 }, { 0x9000, 0x20000, 0 },

@@ -1,5 +1,5 @@
 /*
- * test_acpi.c: kernel/acpi parsers on built and on captured tables.
+ * test_acpi.c: kernel/firmware/acpi parsers on built and on captured tables.
  *
  * Two kinds of input:
  *  - tables built here, field by field at the offsets the ACPI specification
@@ -22,7 +22,7 @@
 
 #include <cmocka.h>
 
-#include "kernel/acpi/acpi.h"
+#include "kernel/firmware/acpi/acpi.h"
 #include "tools/topo/acpidump_text.h"
 #include "tests/host/host_support.h"
 
@@ -849,11 +849,11 @@ static void test_walk_fadt_rev1(void **state)
 static void assert_cpu(const struct acpi_cpu *c, uint32_t apic, uint32_t uid, bool enabled,
 		       bool online_capable, bool x2apic)
 {
-	assert_int_equal(c->apic_id, apic);
+	assert_int_equal(c->hwid, apic);
 	assert_int_equal(c->acpi_uid, uid);
 	assert_int_equal(c->enabled, enabled);
 	assert_int_equal(c->online_capable, online_capable);
-	assert_int_equal(c->x2apic, x2apic);
+	assert_int_equal(c->ext_id, x2apic);
 }
 
 static void test_madt_q35(void **state)
@@ -973,9 +973,9 @@ static void test_madt_nmi_entries(void **state)
 	assert_int_equal(m.nr_nmis, 3);
 	assert_int_equal(m.nr_nmis_ignored, 1);
 	assert_int_equal(m.nmis[0].acpi_uid, ACPI_UID_ALL);
-	assert_false(m.nmis[0].x2apic);
+	assert_false(m.nmis[0].ext_id);
 	assert_int_equal(m.nmis[1].acpi_uid, 300);
-	assert_true(m.nmis[1].x2apic);
+	assert_true(m.nmis[1].ext_id);
 	assert_int_equal(m.nmis[1].flags, 0xf);
 	assert_int_equal(acpi_lint_nmi_of(&m, 0), ACPI_LINT1_NMI);
 	assert_int_equal(acpi_lint_nmi_of(&m, 300),
@@ -1010,7 +1010,7 @@ static void test_madt_zero_length_entry(void **state)
 	assert_true(acpi_madt_parse(t->b, t->len, &m));
 	assert_true(m.truncated);
 	assert_int_equal(m.nr_cpus, 1);
-	assert_int_equal(m.cpus[0].apic_id, 0);
+	assert_int_equal(m.cpus[0].hwid, 0);
 	assert_int_equal(host_log_count(LOG_WARN), 1);
 	assert_true(host_log_contains("ACPI: MADT: entry at offset 0x34 (type 0) has length 0; entries after it ignored"));
 	free(t);
@@ -1114,7 +1114,7 @@ static void test_madt_capacity(void **state)
 	assert_int_equal(ACPI_MADT_MAX_CPUS, 16384);
 	assert_int_equal(m.nr_cpus, ACPI_MADT_MAX_CPUS);
 	assert_int_equal(m.nr_dropped, 76);
-	assert_int_equal(m.cpus[16383].apic_id, 16383);
+	assert_int_equal(m.cpus[16383].hwid, 16383);
 	assert_int_equal(host_log_count(LOG_WARN), 1);
 	/* 44 bytes of header and fixed fields, then 16 bytes an entry. */
 	assert_true(host_log_contains("ACPI: MADT: more than 16384 processors; APIC ID 0x4000 (offset 0x4002c) and later ones dropped"));

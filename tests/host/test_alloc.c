@@ -30,6 +30,7 @@
 
 #include "mm/alloc/alloc.h"
 #include "mm/alloc/alloc_pcp.h"
+#include "mm/alloc/pcp_mem.h"
 #include "mm/memmap.h"
 #include "mm/page.h"
 #include "tests/host/host_support.h"
@@ -218,16 +219,18 @@ static int test_stop(void **state)
 }
 
 /* Per-CPU lists in front (the second run of each allocator): each thread
- * takes the next CPU id; CPU i lives on node i % NR_NODES. */
+ * takes the next CPU id; CPU i lives on node i % NR_NODES. Their memory
+ * comes the kernel's way (mm/alloc/pcp_mem.h): a table and a block per CPU
+ * on its node, reserved before the lists are carved from them. */
 #define PCP_CPUS 16
 static bool with_pcp;
 static uint32_t next_cpu;
 static __thread int my_cpu = -1;
-static uint32_t cpu_nodes[PCP_CPUS];
-/* Each CPU's lists, and its row of list pointers. */
+/* The reservations: the table, then each CPU's block. */
 static void *pcp_mem[PCP_CPUS * (NR_NODES + 1)];
-static struct pcp_list **pcp_rows[PCP_CPUS];
 static uint32_t nr_pcp_mem;
+static struct pcp_state pcp_state;
+static const struct pcp_settings pcp_set = { .policy = PCP_AUTO, .steps = PCP_STEPS_KNOWN };
 
 static uint32_t host_cpu(void)
 {
@@ -236,29 +239,33 @@ static uint32_t host_cpu(void)
 	return (uint32_t)my_cpu;
 }
 
-static void *host_list_mem(void *ctx, size_t bytes, uint32_t cpu, uint32_t node)
-{
-	void *p = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+static const struct pcp_mem_env pcp_env = { host_cpu, NULL, 64 << 20 };
 
+static uint32_t pcp_node_of(uint32_t cpu)
+{
+	return cpu % NR_NODES;
+}
+
+static uint64_t pcp_reserve(void *ctx, uint64_t bytes, uint32_t node)
+{
+	void *p;
+
+	TRUE(node < NR_NODES && bytes % 4096 == 0 && nr_pcp_mem < PCP_CPUS * (NR_NODES + 1));
+	p = aligned_alloc(4096, bytes);
 	assert_non_null(p);
-	TRUE(cpu < PCP_CPUS && node < NR_NODES && nr_pcp_mem < PCP_CPUS * (NR_NODES + 1));
-	memset(p, 0x5a, bytes);
+	memset(p, 0x5a, bytes);   /* the lists must not rely on zeroed memory */
 	pcp_mem[nr_pcp_mem++] = p;
-	return p;
+	return (uint64_t)(uintptr_t)p;
 }
 
 static void pcp_start(void)
 {
-	struct alloc_pcp_setup s = {
-		.nr_cpus = PCP_CPUS, .cpu_node = cpu_nodes, .this_cpu = host_cpu,
-		.mem = host_list_mem, .rows = pcp_rows,
-		.cfg = { .policy = PCP_AUTO, .steps = PCP_STEPS_KNOWN, .cache_bytes = 64 << 20 },
-	};
-	for (uint32_t c = 0; c < PCP_CPUS; c++)
-		cpu_nodes[c] = c % NR_NODES;
 	next_cpu = 0;
 	my_cpu = -1;
 	nr_pcp_mem = 0;
+	pcp_mem_reserve(&pcp_state, &pcp_set, &pcp_env, PCP_CPUS, pcp_node_of, 0, pcp_reserve, NULL);
+	EQ(pcp_state.nr_list_cpus, PCP_CPUS);
+	struct alloc_pcp_setup s = pcp_mem_setup(&pcp_state, &pcp_set);
 	TRUE(alloc_pcp_bytes_per_cpu(&s) > 0);
 	TRUE(alloc_pcp_init(&s));
 	TRUE(alloc_pcp_active());
@@ -886,6 +893,85 @@ static void test_census_while_held(void **state)
 	world_end();
 }
 
+/* The lists' memory the kernel's way (mm/alloc/pcp_mem.h): the table on
+ * the node asked, each CPU's block on its own node, big enough for all its
+ * lists, which are carved inside it; a block or the table that cannot be
+ * had is named in a warning, and no lists go in front without it. */
+static unsigned reserve_calls, reserve_fail_at;
+static uint32_t reserve_nodes[PCP_CPUS + 1];
+
+static uint64_t counting_reserve(void *ctx, uint64_t bytes, uint32_t node)
+{
+	reserve_nodes[reserve_calls % (PCP_CPUS + 1)] = node;
+	if (++reserve_calls == reserve_fail_at)
+		return 0;
+	return pcp_reserve(ctx, bytes, node);
+}
+
+/* CPU 3 is a hole (it did not come up): its lists on node 0, never used. */
+static uint32_t node_of_with_hole(uint32_t cpu)
+{
+	return cpu == 3 ? 0 : 1 + cpu % 2;
+}
+
+static void free_pcp_mem(void)
+{
+	alloc_pcp_reset();
+	for (uint32_t i = 0; i < nr_pcp_mem; i++)
+		free(pcp_mem[i]);
+	nr_pcp_mem = 0;
+}
+
+static void test_pcp_mem_reserve(void **state)
+{
+	const uint32_t cpus = 5;
+	struct pcp_state ps;
+
+	world_start(alloc_table[0], distance);
+	world_fill(false);
+	reserve_calls = reserve_fail_at = 0;
+	pcp_mem_reserve(&ps, &pcp_set, &pcp_env, cpus, node_of_with_hole, 2, counting_reserve, NULL);
+	EQ(reserve_calls, cpus + 1);
+	EQ(reserve_nodes[0], 2, "the table's node");
+	EQ(ps.nr_list_cpus, cpus);
+	for (uint32_t c = 0; c < cpus; c++) {
+		EQ(reserve_nodes[c + 1], node_of_with_hole(c), "cpu %u's block", c);
+		EQ(ps.cpu_node[c], node_of_with_hole(c), "cpu %u's node", c);
+	}
+	struct alloc_pcp_setup s = pcp_mem_setup(&ps, &pcp_set);
+	EQ(ps.list_bytes_per_cpu % 4096, 0);
+	TRUE(ps.list_bytes_per_cpu >= alloc_pcp_bytes_per_cpu(&s));
+	TRUE(s.this_cpu == host_cpu && s.cfg.cache_bytes == 64 << 20 && s.cfg.policy == PCP_AUTO);
+	TRUE(alloc_pcp_init(&s));
+	for (uint32_t c = 0; c < cpus; c++)
+		for (uint32_t n = 0; n < NR_NODES; n++) {
+			const char *l = (const char *)alloc_pcp_list(c, n);
+			const char *block = pcp_mem[c + 1];
+			TRUE(!l || (l >= block && l < block + ps.list_bytes_per_cpu),
+			     "cpu %u's list of node %u outside its block", c, n);
+		}
+	free_pcp_mem();
+
+	/* CPU 2's block (the fourth reservation) is missing. */
+	host_log_reset();
+	reserve_calls = 0, reserve_fail_at = 4;
+	pcp_mem_reserve(&ps, &pcp_set, &pcp_env, cpus, node_of_with_hole, 2, counting_reserve, NULL);
+	TRUE(host_log_contains("on node 1 for cpu 2's lists"));
+	s = pcp_mem_setup(&ps, &pcp_set);
+	TRUE(!alloc_pcp_init(&s), "lists in front with a CPU's memory missing");
+	free_pcp_mem();
+
+	/* The table is missing: no CPU has lists. */
+	host_log_reset();
+	reserve_calls = 0, reserve_fail_at = 1;
+	pcp_mem_reserve(&ps, &pcp_set, &pcp_env, cpus, node_of_with_hole, 2, counting_reserve, NULL);
+	EQ(reserve_calls, 1);
+	EQ(ps.nr_list_cpus, 0);
+	TRUE(host_log_contains("per-CPU list table of 5 CPUs"));
+	free_pcp_mem();
+	world_end();
+}
+
 static void test_table(void **state)
 {
 	assert_non_null(alloc_table[0]);
@@ -985,7 +1071,8 @@ int main(int argc, char **argv)
 	if (test_seed != 1)
 		snprintf(seed_note, sizeof(seed_note), ", MEMBOOT_TEST_SEED=%llu",
 			 (unsigned long long)test_seed);
-	const struct CMUnitTest common[] = { cmocka_unit_test(test_table) };
+	const struct CMUnitTest common[] = { cmocka_unit_test(test_table),
+					     cmocka_unit_test(test_pcp_mem_reserve) };
 	failed += cmocka_run_group_tests_name("alloc_table", common, NULL, NULL);
 	for (unsigned i = 0; alloc_table[i]; i++) {
 		if (only && strcmp(only, alloc_table[i]->name) != 0)

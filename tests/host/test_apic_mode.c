@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "arch/x86_64/include/arch/apic_mode.h"
+#include "x86/apic_mode.h"
 
 static struct apic_mode_choice choose(bool cpu, bool fw, bool madt, uint32_t max_id,
 				      enum apic_request req)

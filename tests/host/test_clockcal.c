@@ -13,7 +13,8 @@
 
 #include <cmocka.h>
 
-#include "kernel/clock/clockcal.h"
+#include "kernel/services/clock/clockcal.h"
+#include "x86/tsc_first.h"
 #include "tests/host/host_support.h"
 
 #define PIT_HZ 1193182ULL
@@ -51,9 +52,9 @@ static uint32_t simulate(struct clockcal_sample *s, uint64_t span_ns, uint64_t b
 			read = t + stall_ns + rnd(w + 1);
 			w += stall_ns;
 		}
-		s[n].tsc_before = tsc_at(t);
+		s[n].counter_before = tsc_at(t);
 		s[n].ref = ref_at(read);
-		s[n].tsc_after = tsc_at(t + w);
+		s[n].counter_after = tsc_at(t + w);
 		n++;
 		t += w + 200 + gap_ns;
 	}
@@ -89,8 +90,8 @@ static void test_stretched_brackets_are_rejected(void **state)
 	assert_true(n > 50);
 	/* The data is hostile: a stretched sample (the 7th) paired with a
 	 * clean one near the end, trusted blindly, is more than 2 % off. */
-	naive = (uint64_t)((unsigned __int128)((b->tsc_before + b->tsc_after) -
-					       (a->tsc_before + a->tsc_after)) *
+	naive = (uint64_t)((unsigned __int128)((b->counter_before + b->counter_after) -
+					       (a->counter_before + a->counter_after)) *
 			   PIT_HZ / (2 * (b->ref - a->ref)));
 	assert_true(clockcal_ppm_diff(naive, TSC_HZ) > 20000);
 
@@ -140,7 +141,7 @@ static void test_mostly_bad_brackets(void **state)
 	for (uint32_t i = 0; i < n; i++) {
 		if (i % 3 == 0)
 			continue;
-		samples[i].tsc_after += tsc_at(1000000);
+		samples[i].counter_after += tsc_at(1000000);
 		samples[i].ref += ref_at(1000000);
 	}
 	assert_true(clockcal_estimate(samples, n, PIT_HZ, scratch, &r));
@@ -471,43 +472,43 @@ static void test_probe_bounded_without_a_tsc(void **state)
  * HPET before the PM timer; a figure is assumed only with none at all. */
 static void test_first_reference_for_every_combination(void **state)
 {
-	for (unsigned have = 0; have <= CLOCKCAL_HAVE_ALL; have++) {
-		enum clockcal_first before = clockcal_first(have, false);
-		enum clockcal_first after = clockcal_first(have, true);
+	for (unsigned have = 0; have <= TSC_HAVE_ALL; have++) {
+		enum tsc_first before = tsc_first(have, false);
+		enum tsc_first after = tsc_first(have, true);
 
-		if (have & (CLOCKCAL_HAVE_CPUID | CLOCKCAL_HAVE_PIT)) {
-			assert_int_equal(before, CLOCKCAL_FIRST_EARLY);
-			assert_int_equal(after, CLOCKCAL_FIRST_EARLY);
+		if (have & (TSC_HAVE_CPUID | TSC_HAVE_PIT)) {
+			assert_int_equal(before, TSC_FIRST_EARLY);
+			assert_int_equal(after, TSC_FIRST_EARLY);
 			continue;
 		}
-		assert_int_equal(before, CLOCKCAL_FIRST_WAIT);
-		if (have & CLOCKCAL_HAVE_HPET)
-			assert_int_equal(after, CLOCKCAL_FIRST_HPET);
-		else if (have & CLOCKCAL_HAVE_PM_TIMER)
-			assert_int_equal(after, CLOCKCAL_FIRST_PM_TIMER);
+		assert_int_equal(before, TSC_FIRST_WAIT);
+		if (have & TSC_HAVE_HPET)
+			assert_int_equal(after, TSC_FIRST_HPET);
+		else if (have & TSC_HAVE_PM_TIMER)
+			assert_int_equal(after, TSC_FIRST_PM_TIMER);
 		else
-			assert_int_equal(after, CLOCKCAL_FIRST_ASSUMED);
+			assert_int_equal(after, TSC_FIRST_ASSUMED);
 		/* Never assumed while anything is there. */
-		assert_true(after != CLOCKCAL_FIRST_ASSUMED || have == 0);
+		assert_true(after != TSC_FIRST_ASSUMED || have == 0);
 	}
 	/* An HPET that gave no figure is taken out: the PM timer is next. */
-	assert_int_equal(clockcal_first(CLOCKCAL_HAVE_HPET | CLOCKCAL_HAVE_PM_TIMER, true),
-			 CLOCKCAL_FIRST_HPET);
-	assert_int_equal(clockcal_first(CLOCKCAL_HAVE_PM_TIMER, true), CLOCKCAL_FIRST_PM_TIMER);
+	assert_int_equal(tsc_first(TSC_HAVE_HPET | TSC_HAVE_PM_TIMER, true),
+			 TSC_FIRST_HPET);
+	assert_int_equal(tsc_first(TSC_HAVE_PM_TIMER, true), TSC_FIRST_PM_TIMER);
 }
 
 static void test_missing_names(void **state)
 {
 	char buf[64], small[8];
 
-	assert_int_equal(clockcal_missing(CLOCKCAL_HAVE_ALL, buf, sizeof(buf)), 0);
+	assert_int_equal(tsc_missing(TSC_HAVE_ALL, buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "");
-	clockcal_missing(CLOCKCAL_HAVE_CPUID | CLOCKCAL_HAVE_PM_TIMER, buf, sizeof(buf));
+	tsc_missing(TSC_HAVE_CPUID | TSC_HAVE_PM_TIMER, buf, sizeof(buf));
 	assert_string_equal(buf, "pit,hpet");
-	assert_int_equal(clockcal_missing(0, buf, sizeof(buf)), strlen("cpuid,pit,hpet,pm_timer"));
+	assert_int_equal(tsc_missing(0, buf, sizeof(buf)), strlen("cpuid,pit,hpet,pm_timer"));
 	assert_string_equal(buf, "cpuid,pit,hpet,pm_timer");
 	/* Cut to fit, terminated. */
-	assert_int_equal(clockcal_missing(0, small, sizeof(small)), strlen("cpuid,pit,hpet,pm_timer"));
+	assert_int_equal(tsc_missing(0, small, sizeof(small)), strlen("cpuid,pit,hpet,pm_timer"));
 	assert_string_equal(small, "cpuid,p");
 }
 
@@ -565,17 +566,18 @@ static uint32_t bracket_bound_ppm(const struct clockcal_sample *s, uint32_t n,
 	uint64_t worst = 0;
 
 	for (uint32_t i = 0; i < n; i++)
-		if (s[i].tsc_after - s[i].tsc_before <= r->bracket_limit)
+		if (s[i].counter_after - s[i].counter_before <= r->bracket_limit)
 			idx[kept++] = i;
 	assert_int_equal(kept, r->kept);
 	third = kept / 3;
 	for (uint32_t j = 0; j < CLOCKCAL_PAIRS && j < third; j++) {
 		uint32_t ka = j * third / (CLOCKCAL_PAIRS < third ? CLOCKCAL_PAIRS : third);
 		const struct clockcal_sample *a = &s[idx[ka]], *b = &s[idx[kept - third + ka]];
-		uint64_t twice_dt = (b->tsc_before + b->tsc_after) - (a->tsc_before + a->tsc_after);
+		uint64_t twice_dt = (b->counter_before + b->counter_after) -
+				    (a->counter_before + a->counter_after);
 		uint64_t dref = b->ref - a->ref;
-		uint64_t bound = ((a->tsc_after - a->tsc_before) + (b->tsc_after - b->tsc_before)) *
-					 1000000u / twice_dt +
+		uint64_t bound = ((a->counter_after - a->counter_before) +
+				  (b->counter_after - b->counter_before)) * 1000000u / twice_dt +
 				 (1000000u + dref - 1) / dref;
 
 		if (bound > worst)
@@ -619,9 +621,9 @@ static uint32_t simulate_step(struct clockcal_sample *s, uint64_t ref_hz, uint64
 		uint64_t read = t + rnd(w + 1);
 		uint64_t step = t >= 1000000 + step_at_ns ? step_cycles : 0;
 
-		s[n].tsc_before = tsc_at(t) + step;
+		s[n].counter_before = tsc_at(t) + step;
 		s[n].ref = (uint64_t)((unsigned __int128)read * ref_hz / 1000000000ULL);
-		s[n].tsc_after = tsc_at(t + w) + step;
+		s[n].counter_after = tsc_at(t + w) + step;
 		n++;
 		t += w + 200 + gap_ns > span_ns / 1500 ? w + 200 + gap_ns : span_ns / 1500;
 	}
@@ -660,7 +662,7 @@ static void test_linear_samples_keep_the_bracket_bound(void **state)
 	for (uint32_t i = 0; i < n; i++) {
 		if (i % 3 == 0)
 			continue;
-		samples[i].tsc_after += tsc_at(1000000);
+		samples[i].counter_after += tsc_at(1000000);
 		samples[i].ref += ref_at(1000000);
 	}
 	expect_linear(samples, n, PIT_HZ, scratch);

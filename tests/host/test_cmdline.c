@@ -1,5 +1,5 @@
 /*
- * test_cmdline.c: the command-line parser (kernel/cmdline.c) against a local
+ * test_cmdline.c: the command-line parser (kernel/services/cmdline.c) against a local
  * table with one parameter of every type, and every subsystem's own table of
  * keys (each in its subsystem's pure file: docs/cmdline.md's table), all pure
  * sources the kernel links too.
@@ -16,19 +16,22 @@
 
 #include <cmocka.h>
 
-#include "arch/apic_mode.h"
-#include "kernel/console/options.h"
-#include "kernel/cmdline.h"
-#include "kernel/exit.h"
-#include "kernel/log.h"
-#include "kernel/report/bootreport_keys.h"
+#include "arch/smp.h"
+#include "x86/apic_mode.h"
+#include "kernel/services/console/options.h"
+#include "kernel/services/cmdline.h"
+#include "kernel/services/exit.h"
+#include "kernel/services/log.h"
+#include "kernel/services/report/bootreport_keys.h"
+#include "mm/meminit_settings.h"
 #include "mm/mminit.h"
 #include "mm/memtest.h"
 #include "mm/alloc/pcp.h"
 #include "kernel/selftest/select.h"
 #include "kernel/selftest/list.h"
-#include "kernel/smp_settings.h"
+#include "kernel/services/smp_settings.h"
 #include "mm/pt/pt.h"
+#include "kernel/vm/vm_settings.h"
 #include "kernel/bench/bench.h"
 #include "mm/alloc/alloc.h"
 #include "mm/hugetlb/hugetlb.h"
@@ -84,7 +87,7 @@ static struct bootreport_settings bootreport_default;
 /* Every table of keys, as main.c's cmdline_tables[] lists them. */
 static const struct param_table *const all_tables[] = {
 	&console_param_table, &console_levels_param_table, &exit_param_table, &bootreport_param_table,
-	&smp_param_table,
+	&smp_param_table, &arch_smp_param_table,
 	&alloc_param_table, &meminit_param_table, &hugetlb_param_table, &pcp_param_table,
 	&selftest_param_table, &vm_param_table, &bench_param_table, &memtest_param_table,
 };
@@ -118,6 +121,7 @@ static int setup(void **state)
 	vm_settings = vm_default;
 	bootreport_settings = bootreport_default;
 	exit_method = EXIT_METHOD_AUTO;
+	apic_request = APIC_REQUEST_AUTO;
 	/* memboot.alloc's name is private to mm/alloc/alloc.c: set it back through its key. */
 	cmdline_parse_tables("memboot.alloc=buddy", all_tables, NTABLES);
 	host_log_reset();
@@ -528,7 +532,7 @@ static void test_kernel_defaults(void **state)
 	assert_int_equal(smp_settings.bringup, SMP_BRINGUP_PARALLEL);
 	assert_false(smp_settings.nosmp);
 	assert_int_equal(smp_settings.timeout_ms, 10000);
-	assert_int_equal(smp_settings.apic, APIC_REQUEST_AUTO);
+	assert_int_equal(apic_request, APIC_REQUEST_AUTO);
 	assert_int_equal(meminit_settings.policy, MMINIT_DEFERRED);
 	assert_int_equal(meminit_settings.threads_mode, INIT_THREADS_NODE);
 	assert_int_equal(meminit_settings.early_pages, 32768);
@@ -743,8 +747,8 @@ static void test_kernel_smp_alloc_pcp_vm_keys(void **state)
 	assert_int_equal(smp_settings.maxcpus, 4);
 	assert_true(smp_settings.nosmp);
 	assert_int_equal(smp_settings.timeout_ms, 50);
-	assert_int_equal(smp_settings.skip_apic, 3);
-	assert_int_equal(smp_settings.apic, APIC_REQUEST_X2APIC);
+	assert_int_equal(smp_settings.skip_hwid, 3);
+	assert_int_equal(apic_request, APIC_REQUEST_X2APIC);
 	assert_result(params_parse("maxcpus=8193 memboot.smp_timeout_ms=0 memboot.apic=x3apic"),
 		      3, 0, 0, 3);
 	assert_result(params_parse("maxcpus=8192 memboot.smp_bringup=serial"), 2, 2, 0, 0);
@@ -754,9 +758,9 @@ static void test_kernel_smp_alloc_pcp_vm_keys(void **state)
 	assert_int_equal(smp_settings.bringup, SMP_BRINGUP_SERIAL);
 	assert_int_equal(smp_settings.maxcpus, 4);
 	assert_int_equal(smp_settings.timeout_ms, 50);
-	assert_int_equal(smp_settings.apic, APIC_REQUEST_X2APIC);
+	assert_int_equal(apic_request, APIC_REQUEST_X2APIC);
 	assert_result(params_parse("memboot.apic=xapic"), 1, 1, 0, 0);
-	assert_int_equal(smp_settings.apic, APIC_REQUEST_XAPIC);
+	assert_int_equal(apic_request, APIC_REQUEST_XAPIC);
 
 	/* The name is kept as given; memory init checks it against the table. */
 	assert_result(params_parse("memboot.alloc=bitmap"), 1, 1, 0, 0);

@@ -16,11 +16,11 @@
 
 #include "boot/bootinfo.h"
 #include "boot/mb2/mb2.h"
-#include "kernel/acpi/sleep.h"
-#include "kernel/acpi/spcr.h"
-#include "kernel/console/font.h"
-#include "kernel/console/options.h"
-#include "kernel/console/screen.h"
+#include "kernel/firmware/acpi/sleep.h"
+#include "kernel/firmware/acpi/spcr.h"
+#include "kernel/services/console/font.h"
+#include "kernel/services/console/options.h"
+#include "kernel/services/console/screen.h"
 #include "tests/host/host_support.h"
 
 /* ---- console= -------------------------------------------------------------- */

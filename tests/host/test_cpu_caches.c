@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "arch/cpu_caches.h"
+#include "x86/cpu_caches.h"
 
 struct leaf {
 	uint32_t leaf, sub;

@@ -1,5 +1,5 @@
 /*
- * test_format.c: the kernel's snprintf (kernel/report/format.c) against the host C
+ * test_format.c: the kernel's snprintf (kernel/services/report/format.c) against the host C
  * library's, conversion by conversion and on generated directives: the same
  * text and the same return value, at every buffer size.
  */
@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "kernel/report/format.h"
+#include "kernel/services/report/format.h"
 
 /* Both formatters on one directive and argument list; every truncation
  * of the output too (size 0 writes nothing, size 1 only the NUL). */

@@ -1,7 +1,7 @@
 /*
  * test_hmat.c: the HMAT parser and its checks against the SRAT
- * (kernel/acpi/hmat.c), the SRAT's generic initiator and port entries
- * (kernel/acpi/srat.c), and the tiers and initialising nodes built from
+ * (kernel/firmware/acpi/hmat.c), the SRAT's generic initiator and port entries
+ * (kernel/firmware/acpi/srat.c), and the tiers and initialising nodes built from
  * them (mm/tiers.c).
  *
  * Inputs: the tables QEMU 10 built for `-machine hmat=on` with two CPU
@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include "kernel/acpi/acpi.h"
+#include "kernel/firmware/acpi/acpi.h"
 #include "mm/tiers.h"
 #include "tests/host/host_support.h"
 #include "tools/topo/acpidump_text.h"
@@ -323,6 +323,15 @@ static void test_attached_and_distance(void **state)
 	assert_int_equal(tiers.init_node[3], 0);    /* 20 and 20: the lower id */
 	/* No bandwidth: no adistance from figures, DRAM's tier. */
 	assert_int_equal(tiers.adistance[2], TIERS_ADISTANCE_DRAM);
+	/* Figures the HMAT leaves out are said to be, never printed as 0, and
+	 * no reference node is not node -1. */
+	host_log_reset();
+	tiers_report(&tiers, &topo, &hmat, 0, NULL);
+	assert_true(host_log_contains("read latency 10 ns, write latency 10 ns, "
+				      "read bandwidth not given, write bandwidth not given"));
+	assert_true(host_log_contains("no DRAM reference node (no-dram-figures)"));
+	assert_false(host_log_contains(" 0 MB/s"));
+	assert_false(host_log_contains("node -1"));
 
 	/* Without an HMAT: node 2 goes to node 1, nearer by the SLIT. */
 	tiers_build(&tiers, &topo, NULL);

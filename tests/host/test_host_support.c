@@ -19,8 +19,8 @@
 
 #include <cmocka.h>
 
-#include "kernel/panic.h"
-#include "kernel/report/record.h"
+#include "kernel/services/panic.h"
+#include "kernel/services/report/record.h"
 #include "tests/host/host_support.h"
 
 #define NUMA_LINE "MEMBOOT {\"event\":\"numa\",\"nodes\":2}"

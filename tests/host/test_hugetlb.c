@@ -17,8 +17,8 @@
 
 #include <cmocka.h>
 
-#include "kernel/cmdline.h"
-#include "kernel/jobs/job.h"
+#include "kernel/services/cmdline.h"
+#include "kernel/services/jobs/job.h"
 #include "mm/alloc/alloc.h"
 #include "mm/census.h"
 #include "mm/hugetlb/hugetlb.h"

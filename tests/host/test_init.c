@@ -18,11 +18,11 @@
 
 #include <cmocka.h>
 
-#include "kernel/jobs/job.h"
+#include "kernel/services/jobs/job.h"
 #include "mm/alloc/alloc.h"
 #include "mm/census.h"
 #include "mm/mminit.h"
-#include "kernel/jobs/platform.h"
+#include "kernel/services/jobs/platform.h"
 #include "mm/memmap.h"
 #include "tests/host/host_support.h"
 #include "tests/host/job_host.h"

@@ -1,5 +1,5 @@
 /*
- * test_job.c: the job runner (kernel/jobs/job.c) on simulated CPUs (pthreads,
+ * test_job.c: the job runner (kernel/services/jobs/job.c) on simulated CPUs (pthreads,
  * tests/host/job_host.c): every unit done exactly once for odd shapes on
  * every node, chunks run only on the job's node's CPUs, the caller helping
  * only its own node or a node without CPUs, max_threads, and two jobs at
@@ -20,8 +20,8 @@
 
 #include <cmocka.h>
 
-#include "kernel/jobs/job.h"
-#include "kernel/jobs/platform.h"
+#include "kernel/services/jobs/job.h"
+#include "kernel/services/jobs/platform.h"
 #include "tests/host/host_support.h"
 #include "tests/host/job_host.h"
 
@@ -168,10 +168,10 @@ static void test_second_job_queues_on_its_node(void **state)
 			a_first_end = end;
 	}
 	/* b began only once a CPU of node 1 was through with a's chunks. */
-	assert_true(sb.first_tsc >= a_first_end);
-	assert_true(sb.first_tsc > sb.start_tsc);
-	assert_int_equal(sb.ns, sb.end_tsc - sb.first_tsc);
-	assert_true(sb.ns < sb.end_tsc - sb.start_tsc);
+	assert_true(sb.first_counter >= a_first_end);
+	assert_true(sb.first_counter > sb.start_counter);
+	assert_int_equal(sb.ns, sb.end_counter - sb.first_counter);
+	assert_true(sb.ns < sb.end_counter - sb.start_counter);
 	assert_true(sb.threads >= 1 && sb.threads <= 3);
 }
 

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "kernel/jobs/plan.h"
+#include "kernel/services/jobs/plan.h"
 #include "tests/host/host_support.h"
 
 /* Check a plan against a counting array of [start, end). */

@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "kernel/jobs/job.h"
-#include "kernel/jobs/platform.h"
+#include "kernel/services/jobs/job.h"
+#include "kernel/services/jobs/platform.h"
 #include "tests/host/host_support.h"
 #include "tests/host/job_host.h"
 

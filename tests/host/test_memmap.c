@@ -243,13 +243,13 @@ static void test_init_range_writes_exactly_the_range(void **state)
 		{ 0, 0 }, { 5, 5 }, { 0, 1 }, { 599, 600 }, { 0, 600 }, { 1, 599 },
 		{ 3, 8 }, { 4, 8 }, { 7, 300 }, { 17, 18 }, { 2, 7 },
 	};
-	static const enum memmap_store hows[] = {
-		MEMMAP_STORE_PLAIN, MEMMAP_STORE_NT, MEMMAP_STORE_AUTO,
-	};
-
-	for (size_t h = 0; h < 3; h++)
+	/* Every kind this architecture offers, and the node's own. */
+	for (int how = MEMMAP_STORE_PLAIN; how <= MEMMAP_STORE_AUTO; how++) {
+		if (how != MEMMAP_STORE_AUTO && !memmap_store_offered((enum memmap_store)how))
+			continue;
 		for (size_t c = 0; c < sizeof(cuts) / sizeof(cuts[0]); c++)
-			check_init_range(hows[h], cuts[c][0], cuts[c][1]);
+			check_init_range((enum memmap_store)how, cuts[c][0], cuts[c][1]);
+	}
 }
 
 static void test_init_range_large(void **state)
@@ -260,6 +260,8 @@ static void test_init_range_large(void **state)
 
 	arena_make(&a, 1, 0x100000, nr);
 	for (int how = MEMMAP_STORE_PLAIN; how <= MEMMAP_STORE_AUTO; how++) {
+		if (how != MEMMAP_STORE_AUTO && !memmap_store_offered((enum memmap_store)how))
+			continue;
 		memset(a.node.pages, GUARD, nr * sizeof(struct page));
 		memmap_init_range_store(&a.node, 0x100000 + 1, 0x100000 + nr - 1, PAGE_MEMMAP,
 					PAGE_ZONE_NORMAL, (enum memmap_store)how);
@@ -280,19 +282,19 @@ static void test_init_range_large(void **state)
 
 static void test_store_choice_follows_llc(void **state)
 {
-	struct cpu_caches intel = { CPU_VENDOR_INTEL, 32u << 20, "leaf4", 0 };
-	struct cpu_caches amd = { CPU_VENDOR_AMD, 260u << 20, "leaf0x8000001d", 0 };
-	struct cpu_caches unknown = { CPU_VENDOR_OTHER, 0, "none", 0 };
+	struct arch_caches intel = { 32u << 20, "leaf4", 0 };
+	struct arch_caches amd = { 260u << 20, "leaf0x8000001d", 0 };
+	struct arch_caches unknown = { 0, "none", 0 };
 
 	/* Fits the LLC: plain; larger: non-temporal; the boundary is inclusive. */
-	assert_int_equal(memmap_store_choose(8u << 20, &intel), MEMMAP_STORE_PLAIN);
-	assert_int_equal(memmap_store_choose(32u << 20, &intel), MEMMAP_STORE_PLAIN);
-	assert_int_equal(memmap_store_choose((32u << 20) + 64, &intel), MEMMAP_STORE_NT);
-	assert_int_equal(memmap_store_choose(256u << 20, &amd), MEMMAP_STORE_PLAIN);
-	assert_int_equal(memmap_store_choose(1ull << 30, &amd), MEMMAP_STORE_NT);
+	assert_int_equal(memmap_store_choose(NULL, 8u << 20, &intel), MEMMAP_STORE_PLAIN);
+	assert_int_equal(memmap_store_choose(NULL, 32u << 20, &intel), MEMMAP_STORE_PLAIN);
+	assert_int_equal(memmap_store_choose(NULL, (32u << 20) + 64, &intel), MEMMAP_STORE_NT);
+	assert_int_equal(memmap_store_choose(NULL, 256u << 20, &amd), MEMMAP_STORE_PLAIN);
+	assert_int_equal(memmap_store_choose(NULL, 1ull << 30, &amd), MEMMAP_STORE_NT);
 	/* Unknown cache size, or no caches at all: assume the array does not fit. */
-	assert_int_equal(memmap_store_choose(4096, &unknown), MEMMAP_STORE_NT);
-	assert_int_equal(memmap_store_choose(4096, NULL), MEMMAP_STORE_NT);
+	assert_int_equal(memmap_store_choose(NULL, 4096, &unknown), MEMMAP_STORE_NT);
+	assert_int_equal(memmap_store_choose(NULL, 4096, NULL), MEMMAP_STORE_NT);
 }
 
 /* A scripted clock for the store probe: each pass reads it twice. */
@@ -379,7 +381,6 @@ static void test_store_probe_times_both_kinds_fairly(void **state)
 	assert_int_equal(pr.plain_ticks, 45);
 	assert_int_equal(pr.nt_ticks, 40);
 	assert_int_equal(pr.choice, MEMMAP_STORE_NT);
-	memmap_store_set(MEMMAP_STORE_AUTO);
 	arena_free(&a);
 }
 
@@ -388,7 +389,8 @@ static void test_store_probe_times_both_kinds_fairly(void **state)
  * uses it for arrays larger than the LLC (never for one that fits). */
 static void test_store_choice_by_measurement(void **state)
 {
-	struct cpu_caches amd = { CPU_VENDOR_AMD, 32u << 20, "leaf0x8000001d", 0 };
+	struct arch_caches amd = { 32u << 20, "leaf0x8000001d", 0 };
+	struct memmap mm;
 	/* Passes: plain 40, nt 50, plain 30, nt 45: plain wins at 30 vs 45. */
 	static const uint64_t plain_wins[] = { 0, 40, 100, 150, 200, 230, 300, 345 };
 	/* plain 40, nt 20, plain 35, nt 25: nt wins at 20 vs 35. */
@@ -396,6 +398,7 @@ static void test_store_choice_by_measurement(void **state)
 	struct memmap_store_probe pr;
 	struct arena a;
 
+	memmap_init(&mm, NULL, 0);
 	arena_make(&a, 0, 0x1000, 4096);
 	probe_script = plain_wins;
 	probe_reads = probe_flushes = 0;
@@ -416,9 +419,9 @@ static void test_store_choice_by_measurement(void **state)
 	assert_int_equal(a.node.pages[1023].type, PAGE_RESERVED);
 	assert_true(is_guard(&a.node.pages[1024]) || a.node.pages[1024].type != PAGE_RESERVED);
 
-	memmap_store_set(pr.choice);
-	assert_int_equal(memmap_store_choose(1ull << 30, &amd), MEMMAP_STORE_PLAIN);
-	assert_int_equal(memmap_store_choose(8u << 20, &amd), MEMMAP_STORE_PLAIN);
+	memmap_store_set(&mm, pr.choice);
+	assert_int_equal(memmap_store_choose(&mm, 1ull << 30, &amd), MEMMAP_STORE_PLAIN);
+	assert_int_equal(memmap_store_choose(&mm, 8u << 20, &amd), MEMMAP_STORE_PLAIN);
 
 	probe_script = nt_wins;
 	probe_reads = 0;
@@ -427,19 +430,21 @@ static void test_store_choice_by_measurement(void **state)
 	assert_int_equal(pr.plain_ticks, 35);
 	assert_int_equal(pr.nt_ticks, 20);
 	assert_int_equal(pr.choice, MEMMAP_STORE_NT);
-	memmap_store_set(pr.choice);
-	assert_int_equal(memmap_store_choose(1ull << 30, &amd), MEMMAP_STORE_NT);
+	memmap_store_set(&mm, pr.choice);
+	assert_int_equal(memmap_store_choose(&mm, 1ull << 30, &amd), MEMMAP_STORE_NT);
 	/* Fits the LLC: plain whatever was measured (the buddy pass reads the
 	 * lines right after). */
-	assert_int_equal(memmap_store_choose(8u << 20, &amd), MEMMAP_STORE_PLAIN);
+	assert_int_equal(memmap_store_choose(&mm, 8u << 20, &amd), MEMMAP_STORE_PLAIN);
 
-	/* Plain must win by more than 15 %: a tie or a near miss is non-temporal. */
-	assert_int_equal(memmap_store_pick(10, 10), MEMMAP_STORE_NT);
-	assert_int_equal(memmap_store_pick(84, 100), MEMMAP_STORE_PLAIN);
-	assert_int_equal(memmap_store_pick(86, 100), MEMMAP_STORE_NT);
-	assert_int_equal(memmap_store_pick(UINT64_MAX / 2, UINT64_MAX), MEMMAP_STORE_PLAIN);
-	memmap_store_set(MEMMAP_STORE_AUTO);   /* back to the size rule for the others */
-	assert_int_equal(memmap_store_for_cold(), MEMMAP_STORE_NT);
+	/* Plain must win by more than 15 %: a tie or a near miss is the other kind. */
+	assert_int_equal(memmap_store_pick(10, 10, MEMMAP_STORE_NT), MEMMAP_STORE_NT);
+	assert_int_equal(memmap_store_pick(84, 100, MEMMAP_STORE_NT), MEMMAP_STORE_PLAIN);
+	assert_int_equal(memmap_store_pick(86, 100, MEMMAP_STORE_NT), MEMMAP_STORE_NT);
+	assert_int_equal(memmap_store_pick(86, 100, MEMMAP_STORE_ZERO), MEMMAP_STORE_ZERO);
+	assert_int_equal(memmap_store_pick(UINT64_MAX / 2, UINT64_MAX, MEMMAP_STORE_NT),
+			 MEMMAP_STORE_PLAIN);
+	memmap_store_set(&mm, MEMMAP_STORE_AUTO);   /* back to the size rule */
+	assert_int_equal(memmap_store_for_cold(&mm), MEMMAP_STORE_NT);
 	arena_free(&a);
 }
 
@@ -477,7 +482,6 @@ static void test_store_probe_extent(void **state)
 	assert_int_equal(a.node.pages[0].type, PAGE_RESERVED);
 	assert_int_equal(a.node.pages[999].type, PAGE_RESERVED);
 	assert_true(is_guard(&a.node.pages[1000]) || a.node.pages[1000].type != PAGE_RESERVED);
-	memmap_store_set(MEMMAP_STORE_AUTO);
 	arena_free(&a);
 }
 
@@ -523,24 +527,50 @@ static void test_store_probe_on_several_cpus(void **state)
 	assert_int_equal(pr.nt_ticks, 40);
 	assert_int_equal(pr.choice, MEMMAP_STORE_NT);
 	assert_int_equal(pr.bytes, memmap_desc_bytes(256));
-	memmap_store_set(MEMMAP_STORE_AUTO);
 	arena_free(&a);
+}
+
+/* The measured store is each memmap's own (struct memmap, not a global of
+ * mm/memmap.c): two sets of arrays, a boot's and a host test's or two
+ * tests', never see each other's measurement. */
+static void test_cold_store_is_per_memmap(void **state)
+{
+	const struct arch_caches small = { 1u << 20, "leaf4", 0 };
+	const enum memmap_store dflt = memmap_store_default_cold();
+	struct memmap a, b;
+
+	assert_true(memmap_store_offered(dflt) && memmap_store_offered(MEMMAP_STORE_PLAIN));
+	memmap_init(&a, NULL, 0);
+	memmap_init(&b, NULL, 0);
+	assert_int_equal(memmap_store_for_cold(&a), dflt);
+	memmap_store_set(&a, MEMMAP_STORE_PLAIN);
+	assert_int_equal(memmap_store_for_cold(&a), MEMMAP_STORE_PLAIN);
+	assert_int_equal(memmap_store_for_cold(&b), dflt);
+	assert_int_equal(memmap_store_for_cold(NULL), dflt);
+	assert_int_equal(memmap_store_choose(&a, 1ull << 30, &small), MEMMAP_STORE_PLAIN);
+	assert_int_equal(memmap_store_choose(&b, 1ull << 30, &small), dflt);
+	/* A fresh memmap forgets: nothing measured. */
+	memmap_init(&a, NULL, 0);
+	assert_int_equal(memmap_store_for_cold(&a), dflt);
+	/* The records' names are the architecture's. */
+	assert_string_equal(memmap_store_name(MEMMAP_STORE_PLAIN), "plain");
+	assert_string_equal(memmap_store_name(dflt), arch_store_kind_name((enum arch_store_kind)dflt));
 }
 
 /* The node keeps the store chosen for its present pages; AUTO writes with it. */
 static void test_node_store_is_chosen_once(void **state)
 {
-	struct cpu_caches small = { CPU_VENDOR_AMD, 1u << 20, "leaf0x8000001d", 0 };
-	struct cpu_caches big = { CPU_VENDOR_AMD, 1u << 30, "leaf0x8000001d", 0 };
+	struct arch_caches small = { 1u << 20, "leaf0x8000001d", 0 };
+	struct arch_caches big = { 1u << 30, "leaf0x8000001d", 0 };
 	uint64_t nr = 1u << 16;   /* 64 Ki pages: 1 MiB of 16-byte descriptors or more */
 	struct arena a;
 
 	arena_make(&a, 1, 0x100000, nr);
 	assert_int_equal(a.node.store, MEMMAP_STORE_NT);      /* unknown CPU */
-	assert_int_equal(memmap_node_choose_store(&a.node, &big), MEMMAP_STORE_PLAIN);
+	assert_int_equal(memmap_node_choose_store(NULL, &a.node, &big), MEMMAP_STORE_PLAIN);
 	assert_int_equal(a.node.store, MEMMAP_STORE_PLAIN);
 	small.llc_bytes = memmap_desc_bytes(nr) - 1;
-	assert_int_equal(memmap_node_choose_store(&a.node, &small), MEMMAP_STORE_NT);
+	assert_int_equal(memmap_node_choose_store(NULL, &a.node, &small), MEMMAP_STORE_NT);
 	init_reserved_and_check(&a.node, nr);
 	arena_free(&a);
 }
@@ -768,6 +798,7 @@ int main(void)
 		cmocka_unit_test(test_store_probe_on_several_cpus),
 		cmocka_unit_test(test_store_probe_times_both_kinds_fairly),
 		cmocka_unit_test(test_node_store_is_chosen_once),
+		cmocka_unit_test(test_cold_store_is_per_memmap),
 		cmocka_unit_test(test_init_heads_writes_only_heads),
 		cmocka_unit_test(test_lazy_fill),
 		cmocka_unit_test(test_mark_hole_exact),

@@ -16,8 +16,11 @@
 
 #include <cmocka.h>
 
-#include "kernel/cmdline.h"
+#include "kernel/services/cmdline.h"
+#include "mm/memmap.h"
 #include "mm/memtest.h"
+#include "mm/memtest_run.h"
+#include "mm/numa.h"
 #include "tests/host/host_support.h"
 
 #define PHYS 0x40000000ULL      /* where the buffer "is" */
@@ -278,6 +281,60 @@ static void test_keys(void **state)
 	assert_true(host_log_contains("named twice"));
 }
 
+/*
+ * The test as memory init runs it (mm/memtest_run.h), on a host buffer
+ * taken as physical memory (the kernel's identity map: a piece's address
+ * is its pointer): the hook tests a piece, a stuck bit makes its page bad
+ * and its word a bad range, and the report names them; memtest=0 has no
+ * hook.
+ */
+static void test_run_hook_finds_and_reports_a_stuck_bit(void **state)
+{
+	enum { PAGES = 16 };
+	static struct memtest_state mt;
+	static struct numa_topology topo;
+	struct memtest_settings set = { .passes = 0 };
+	struct memmap mm;
+	uint64_t bad[MMINIT_TEST_BAD_MAX], bad_pages[1];
+	uint8_t *buf = aligned_alloc(4096, PAGES * 4096);
+	uint64_t start_pfn = (uint64_t)(uintptr_t)buf >> 12;
+	uint64_t word = (uint64_t)(uintptr_t)buf + 5 * 4096 + 8;
+
+	assert_non_null(buf);
+	memmap_init(&mm, NULL, 0);
+	memset(&mt, 0, sizeof(mt));
+	assert_null(memtest_run_hook(&mt, &set, &mm));          /* memtest=0 */
+	/* One pass (pattern 0): bit 0 of one word reads 1 whatever is written. */
+	set.passes = 1;
+	set.faults[0] = (struct memtest_fault){ word, 1, 1 };
+	set.nr_faults = 1;
+	const struct mminit_test *hook = memtest_run_hook(&mt, &set, &mm);
+	assert_non_null(hook);
+	memtest_run_node_total(&mt, 0, PAGES * 4096);
+	host_log_reset();
+	assert_int_equal(hook->run(hook->ctx, 0, start_pfn, start_pfn + PAGES, bad), 1);
+	assert_int_equal(bad[0], start_pfn + 5);
+	assert_int_equal(mt.nodes[0].bytes, PAGES * 4096);
+	assert_int_equal(mt.nodes[0].errors, 1);
+	assert_int_equal(mt.bad_ranges.nr, 1);
+	assert_int_equal(mt.bad_ranges.r[0].start, word);
+	assert_int_equal(mt.bad_ranges.r[0].end, word + 8);
+	assert_int_equal(mt.bad_ranges.r[0].bits, 1);
+	assert_int_equal(mt.fault_hit[0], 1);
+	for (unsigned i = 0; i < PAGES * 4096; i++)
+		if (buf[i]) {
+			fail_msg("byte %u not zeroed by the last pass", i);
+			break;
+		}
+	topo.nr_nodes = 1;
+	bad_pages[0] = 1;
+	memtest_run_report(&mt, &topo, bad_pages, 0, 0, 0);
+	assert_true(host_log_contains("\"event\":\"memtest_bad\""));
+	assert_true(host_log_contains("\"bad_pages\":1"));
+	assert_true(host_log_contains("memboot.badram=0x"));
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -286,6 +343,7 @@ int main(void)
 		cmocka_unit_test(test_stuck_bits_show_only_against_the_other_value),
 		cmocka_unit_test(test_bad_page_set),
 		cmocka_unit_test(test_keys),
+		cmocka_unit_test(test_run_hook_finds_and_reports_a_stuck_bit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,7 +29,7 @@
 #include <cmocka.h>
 
 #include "boot/bootinfo.h"
-#include "kernel/acpi/acpi.h"
+#include "kernel/firmware/acpi/acpi.h"
 #include "mm/numa.h"
 #include "tools/topo/acpidump_text.h"
 #include "tests/host/host_support.h"
@@ -50,7 +50,7 @@
 static uint32_t cpu_of_apic_id(const struct numa_topology *t, uint32_t apic_id)
 {
 	for (uint32_t c = 0; c < t->nr_cpus; c++)
-		if (t->cpus[c].apic_id == apic_id)
+		if (t->cpus[c].hwid == apic_id)
 			return c;
 	return NUMA_NO_CPU;
 }
@@ -356,7 +356,7 @@ static void verify(const struct numa_topology *t, const struct bootinfo *m)
 		}
 		assert_int_equal(owners, 1);
 		assert_int_equal(numa_node_of_cpu(t, c), owner);
-		assert_int_equal(cpu_of_apic_id(t, t->cpus[c].apic_id), c);
+		assert_int_equal(cpu_of_apic_id(t, t->cpus[c].hwid), c);
 	}
 	assert_int_equal(numa_node_of_cpu(t, t->nr_cpus), NO_NODE);
 	assert_true(t->cpus[0].present);
@@ -369,7 +369,7 @@ static void verify(const struct numa_topology *t, const struct bootinfo *m)
  */
 static int build_(bool print)
 {
-	struct numa_input in = { .map = bi.ranges, .boot_apic_id = boot_apic };
+	struct numa_input in = { .map = bi.ranges, .boot_hwid = boot_apic };
 	int warnings;
 
 	in.nr_map = bootinfo_normalize(&bi);
@@ -482,9 +482,9 @@ static void expect_apics_(const uint32_t *apics, size_t n)
 {
 	assert_int_equal(topo.nr_cpus, n);
 	for (size_t i = 0; i < n; i++)
-		if (topo.cpus[i].apic_id != apics[i])
+		if (topo.cpus[i].hwid != apics[i])
 			fail_msg("cpu %zu has APIC ID 0x%x, expected 0x%x", i,
-				 topo.cpus[i].apic_id, apics[i]);
+				 topo.cpus[i].hwid, apics[i]);
 }
 
 #define EXPECT_APICS(...) expect_apics_(U32S(__VA_ARGS__))
@@ -576,7 +576,7 @@ static void test_no_srat_one_node(void **state)
 /* No MADT either: the boot CPU alone; no memory at all is still one node. */
 static void test_no_madt_no_memory(void **state)
 {
-	struct numa_input in = { .map = bi.ranges, .boot_apic_id = 5 };
+	struct numa_input in = { .map = bi.ranges, .boot_hwid = 5 };
 
 	(void)state;
 	map(0, 0x100000, MEM_RESERVED);
@@ -1247,7 +1247,7 @@ static void test_too_many_cpus(void **state)
 	assert_int_equal(build_quiet(), 1);
 	assert_int_equal(topo.nr_cpus, NUMA_MAX_CPUS);
 	assert_int_equal(topo.nr_unused_cpus, 100);
-	assert_int_equal(topo.cpus[NUMA_MAX_CPUS - 1].apic_id, NUMA_MAX_CPUS - 1);
+	assert_int_equal(topo.cpus[NUMA_MAX_CPUS - 1].hwid, NUMA_MAX_CPUS - 1);
 	expect_log("NUMA: MADT lists 8292 processors, more than the 8192 CPUs memboot is built for: 8192 kept, balanced over 1 proximity domain, 100 not used");
 }
 
@@ -1273,7 +1273,7 @@ static void test_too_many_cpus_balanced(void **state)
 	for (uint32_t n = 0; n < 4; n++)
 		assert_int_equal(topo.nodes[n].nr_cpus, NUMA_MAX_CPUS / 4);
 	/* The first of each domain in MADT order. */
-	assert_int_equal(topo.cpus[NUMA_MAX_CPUS / 4].apic_id, per_node);
+	assert_int_equal(topo.cpus[NUMA_MAX_CPUS / 4].hwid, per_node);
 	expect_log("8192 kept, balanced over 4 proximity domains, 3808 not used");
 }
 
@@ -1712,7 +1712,7 @@ static void test_check_catches_breakage(void **state)
 	BREAK(broken.cpus[3].node = 0);                             /* CPU not in its mask */
 	BREAK(broken.nodes[0].cpu_mask[0] |= 1ULL << 3);            /* CPU on two nodes */
 	BREAK(broken.nodes[0].cpu_mask[0] |= 1ULL << 4);            /* a CPU that does not exist */
-	BREAK(broken.cpus[1].apic_id = 2);                          /* APIC ID twice */
+	BREAK(broken.cpus[1].hwid = 2);                             /* APIC ID twice */
 	BREAK(broken.cpus[0].present = false);                      /* boot CPU absent */
 	BREAK(broken.distance[1] = 10);                             /* remote at local distance */
 	BREAK(broken.distance[3] = 20);                             /* local not 10 */

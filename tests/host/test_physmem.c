@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "kernel/log.h"
+#include "kernel/services/log.h"
 #include "mm/physmem.h"
 #include "tests/host/host_support.h"
 
@@ -114,6 +114,26 @@ static void test_init_empty(void **state)
 	assert_int_equal(pm.failed_allocs, 1);
 	assert_true(host_log_contains("physmem: cannot allocate 4096 bytes (align 0x1000) on any node for 'kernel'"));
 	assert_consistent(&pm);
+}
+
+/* Retirement: what stays reserved is counted in pages, physmem says it is
+ * retired, and the report lists every type's bytes. */
+static void test_retire_and_report(void **state)
+{
+	(void)state;
+	assert_true(physmem_add(&pm, MiB(1), MiB(9)));
+	assert_true(physmem_reserve(&pm, MiB(1), MiB(2), PHYSMEM_RESV_KERNEL));
+	assert_true(physmem_alloc(&pm, 3 * K4, K4, 0, false, PHYSMEM_RESV_MEMMAP) != 0);
+	assert_false(pm.retired);
+	assert_int_equal(physmem_retire(&pm), (MiB(1) + 3 * K4) / K4);
+	assert_true(pm.retired);
+	host_log_reset();
+	physmem_report_retired(&pm);
+	assert_true(host_log_contains("\"event\":\"physmem_retire\",\"reserved_bytes\":1060864,"
+				      "\"ranges\":2,\"types\":{"));
+	assert_true(host_log_contains("\"kernel\":1048576"));
+	assert_true(host_log_contains("\"memmap\":12288"));
+	assert_true(host_log_contains("physmem: retired; 1036 KiB in 2 ranges stay reserved"));
 }
 
 /* A placement with a fallback: its failure is no warning and no count. */
@@ -1449,6 +1469,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_init_empty, setup),
 		cmocka_unit_test_setup(test_try_alloc_is_quiet, setup),
+		cmocka_unit_test_setup(test_retire_and_report, setup),
 		cmocka_unit_test_setup(test_add_sorts_and_merges, setup),
 		cmocka_unit_test_setup(test_add_overlap_is_ignored, setup),
 		cmocka_unit_test_setup(test_add_table_full, setup),

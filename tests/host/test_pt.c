@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "arch/pte.h"
+#include "arch/mmu.h"
 #include "mm/page.h"
 #include "mm/pt/pt.h"
 #include "tests/host/host_support.h"
@@ -89,13 +89,22 @@ static void test_map_lookup_each_size(void **state)
 	assert_false(pt_lookup(&f.as, WIN + 4 * SZ_2M, &m));
 	assert_false(pt_lookup(&f.as, WIN + 8 * SZ_1G, &m));
 
-	/* The entries are what the SDM says they are. */
+	/* The entries are what the SDM says they are (the host's format is
+	 * x86_64's: asm/mmu.h). */
 	const uint64_t *pml4 = f.as.root;
-	uint64_t pdpt = pml4[1] & ARCH_PTE_ADDR;
+	uint64_t pdpt = pml4[1] & X86_PTE_ADDR;
 	uint64_t e1g = ((uint64_t *)(uintptr_t)pdpt)[7];
-	assert_int_equal(e1g & (ARCH_PTE_P | ARCH_PTE_PS | ARCH_PTE_W | ARCH_PTE_NX),
-			 ARCH_PTE_P | ARCH_PTE_PS | ARCH_PTE_W);
-	assert_int_equal(e1g & ARCH_PTE_ADDR, frame(3, PT_SIZE_1G));
+	assert_int_equal(pml4[1] & ~X86_PTE_ADDR, X86_PTE_P | X86_PTE_W);
+	assert_int_equal(e1g & ~X86_PTE_ADDR,
+			 X86_PTE_P | X86_PTE_PS | X86_PTE_W | X86_PTE_A | X86_PTE_D);
+	assert_int_equal(e1g & X86_PTE_ADDR, frame(3, PT_SIZE_1G));
+	const uint64_t *pd = (const uint64_t *)(uintptr_t)(((uint64_t *)(uintptr_t)pdpt)[0] &
+							 X86_PTE_ADDR);
+	assert_int_equal(pd[3], frame(2, PT_SIZE_2M) | X86_PTE_P | X86_PTE_PS | X86_PTE_A |
+					X86_PTE_D | X86_PTE_NX);
+	const uint64_t *pte = (const uint64_t *)(uintptr_t)(pd[0] & X86_PTE_ADDR);
+	assert_int_equal(pte[5], frame(1, PT_SIZE_4K) | X86_PTE_P | X86_PTE_W | X86_PTE_A |
+					 X86_PTE_D | X86_PTE_NX);
 	fix_free(&f);
 }
 
@@ -200,9 +209,9 @@ static void test_lock_pointers(void **state)
 	for (struct fix *f = &s; f; f = f == &s ? &g : NULL) {
 		assert_int_equal(pt_map(&f->as, WIN + SZ_1G + 3 * SZ_4K, frame(1, 0), PT_SIZE_4K,
 					0, 0, NULL), PT_OK);
-		uint64_t pdpt = f->as.root[1] & ARCH_PTE_ADDR;
-		uint64_t pd = ((uint64_t *)(uintptr_t)pdpt)[1] & ARCH_PTE_ADDR;
-		uint64_t ptt = ((uint64_t *)(uintptr_t)pd)[0] & ARCH_PTE_ADDR;
+		uint64_t pdpt = arch_pte_table_addr(f->as.root[1]);
+		uint64_t pd = arch_pte_table_addr(((uint64_t *)(uintptr_t)pdpt)[1]);
+		uint64_t ptt = arch_pte_table_addr(((uint64_t *)(uintptr_t)pd)[0]);
 		struct page *pd_page = pt_arena_page_of(&f->arena, pd);
 		struct page *pt_page = pt_arena_page_of(&f->arena, ptt);
 		/* Every table page's descriptor says what it is. */

@@ -1,5 +1,5 @@
 /*
- * test_record.c: the JSON record builder (kernel/report/record.c).
+ * test_record.c: the JSON record builder (kernel/services/report/record.c).
  *
  * Whole lines are compared byte for byte; records that overflow the buffer
  * are checked with a small strict JSON validator written here, at every
@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "kernel/report/record.h"
+#include "kernel/services/report/record.h"
 #include "tests/host/host_support.h"
 
 #define PREFIX_LEN (sizeof(RECORD_PREFIX) - 1)
@@ -840,30 +840,30 @@ static uint64_t half(uint64_t cycles)
 	return cycles / 2;
 }
 
-static uint64_t since_100(uint64_t tsc)
+static uint64_t since_100(uint64_t counter)
 {
-	return tsc > 100 ? (tsc - 100) * 10 : 0;
+	return counter > 100 ? (counter - 100) * 10 : 0;
 }
 
 static void test_tsc_values_convert_when_printed(void **state)
 {
 	static struct record out;
-	const struct rec_tsc_clock clock = { half, since_100 };
+	const struct rec_counter_clock clock = { half, since_100 };
 	char line[128];
 
 	rec_begin(&r, "phase");
 	rec_str(&r, "name", "acpi\x01" "d");        /* a string with the marker byte */
-	rec_tsc_stamp(&r, "start_ns", 150);
-	rec_tsc_ns(&r, "ns", 2468000);
+	rec_counter_stamp(&r, "start_ns", 150);
+	rec_cycles_ns(&r, "ns", 2468000);
 	rec_key(&r, "busy_ns");
 	rec_open(&r, '[');
-	rec_v_tsc_ns(&r, UINT64_MAX);
-	rec_v_tsc_ns(&r, 0);
+	rec_v_cycles_ns(&r, UINT64_MAX);
+	rec_v_cycles_ns(&r, 0);
 	rec_close(&r);
-	assert_true(rec_has_tsc(&r));
+	assert_true(rec_has_counter(&r));
 	rec_finish(&r);
-	rec_resolve_tsc(&r, &out, &clock);
-	assert_false(rec_has_tsc(&out));
+	rec_resolve_counter(&r, &out, &clock);
+	assert_false(rec_has_counter(&out));
 	assert_string_equal(out.buf, "MEMBOOT {\"event\":\"phase\",\"name\":\"acpi\\u0001d\","
 			    "\"start_ns\":500,\"ns\":1234000,\"busy_ns\":[9223372036854775807,0]}");
 	assert_true(out.len < r.len);
@@ -873,7 +873,7 @@ static void test_tsc_values_convert_when_printed(void **state)
 	/* On the host, record_report() takes cycles as nanoseconds. */
 	host_log_reset();
 	rec_begin(&r, "phase");
-	rec_tsc_ns(&r, "ns", 1234000);
+	rec_cycles_ns(&r, "ns", 1234000);
 	record_report(&r, LOG_INFO, "{ns:ms} ms");
 	assert_string_equal(host_log_line(0), "1.234 ms");
 	assert_string_equal(host_log_line(1), "MEMBOOT {\"event\":\"phase\",\"ns\":1234000}");

@@ -1,5 +1,5 @@
 /*
- * test_ring.c: the log ring (kernel/console/ring.c): entries come back whole
+ * test_ring.c: the log ring (kernel/services/console/ring.c): entries come back whole
  * and in order across the wrap, a full ring refuses a write instead of
  * overwriting what a console has not read, late readers replay the history,
  * the early ring moves into a larger one with every reader's place, and
@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "kernel/console/ring.h"
+#include "kernel/services/console/ring.h"
 #include "tests/host/host_support.h"
 
 static char payload[RING_MAX_PAYLOAD];
@@ -41,7 +41,7 @@ static void expect_entry(struct log_ring *r, int reader, unsigned i)
 	assert_true(ring_read(r, reader, &e, payload, sizeof(payload)));
 	assert_int_equal(e.len, len);
 	assert_memory_equal(payload, want, len);
-	assert_int_equal(e.tsc, 1000 + i);
+	assert_int_equal(e.counter, 1000 + i);
 	assert_int_equal(e.kind, RING_LINE);
 	assert_int_equal(e.level, 6);
 	assert_int_equal(e.seq, i);
@@ -221,7 +221,7 @@ static void test_concurrent_writers_lose_nothing(void **state)
 			sched_yield();
 			continue;
 		}
-		unsigned id = (unsigned)(e.tsc >> 32), i = (unsigned)e.tsc;
+		unsigned id = (unsigned)(e.counter >> 32), i = (unsigned)e.counter;
 		char want[64];
 		int n = snprintf(want, sizeof(want), "w%u %u %*s", id, i, (int)(i % 40), "");
 		assert_true(id < WRITERS);

@@ -1,5 +1,5 @@
 /*
- * test_smbios.c: kernel/acpi/smbios.c on entry points and structure tables
+ * test_smbios.c: kernel/firmware/smbios.c on entry points and structure tables
  * built here byte by byte at the offsets DSP0134 gives (not through the
  * parser's own constants), whole and then broken as firmware breaks them:
  * truncated structures, string numbers past a structure's strings, a table
@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "kernel/acpi/smbios.h"
+#include "kernel/firmware/smbios.h"
 #include "mm/machine.h"
 #include "tests/host/host_support.h"
 
@@ -645,9 +645,77 @@ static void test_devices_on_nodes(void **state)
 	assert_true(host_log_contains("DMI: Acme R760, BIOS 2.14.1 03/15/2024"));
 }
 
+/* Sizes no machine could hold, against the memory it has (issue: a type
+ * 17 with size 0x7fff and extended size 0x7fffffff printed "2147483647 MiB
+ * DDR4" on a 512 MiB guest, with no warning). */
+static void test_impossible_size_not_believed(void **state)
+{
+	static struct tbl t;
+	static struct machine_info m;
+	static struct numa_topology topo;
+	uint8_t f[0x28];
+	struct smbios_entry e;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	memset(f, 0, sizeof(f));
+	put16(f, 0x0c, 0x7fff);
+	put32(f, 0x1c, 0x7fffffff);          /* 2 PiB in MiB */
+	f[0x12] = 0x1a;
+	add(&t, 17, 0x28, 0x20, f, NULL, 0);
+	put16(f, 0x0c, 512);                 /* 512 MiB: fine */
+	add(&t, 17, 0x28, 0x21, f, NULL, 0);
+	end_of_table(&t, 0xfeff);
+	e = entry_for(&t);
+	memset(&m, 0, sizeof(m));
+	assert_true(smbios_parse(t.b, t.len, &e, &m.smbios));
+	assert_int_equal(m.smbios.devices[0].size_bytes, 0x7fffffffull << 20);
+	memset(&topo, 0, sizeof(topo));
+	topo.nr_nodes = 1;
+	topo.nr_ranges = 1;
+	topo.ranges[0] = (struct numa_mem_range){ 1u << 20, 512u << 20, 0 };
+	host_log_reset();
+	machine_place(&m, &topo);
+	assert_int_equal(host_log_count(LOG_WARN), 1);
+	assert_true(host_log_contains("says 2147483647 MiB, more than a machine with 511 MiB"));
+	assert_true(m.smbios.devices[0].size_unknown);
+	assert_int_equal(m.smbios.devices[0].size_bytes, 0);
+	assert_int_equal(m.smbios.devices[1].size_bytes, 512u << 20);
+	assert_int_equal(m.nr_bad_sizes, 1);
+}
+
+/* A length byte that swallows the next structures is said to (issue: a
+ * type 17 of 26 bytes whose length said 0xff gave "257 MiB other" and
+ * "0 of 0 sockets" with no warning). */
+static void test_length_far_past_the_layout(void **state)
+{
+	static struct tbl t;
+	uint8_t f[0xff];
+	struct smbios_entry e;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	memset(f, 0, sizeof(f));
+	put16(f, 0x0c, 1024);
+	f[0x12] = 0x1a;
+	add(&t, 17, 0xff, 0x30, f, NULL, 0);
+	add(&t, 17, 0x5c + 0x20, 0x31, f, NULL, 0);  /* within the slack: a newer version's */
+	end_of_table(&t, 0xfeff);
+	e = entry_for(&t);
+	host_log_reset();
+	assert_true(smbios_parse(t.b, t.len, &e, &info));
+	assert_int_equal(info.nr_bad_lengths, 1);
+	assert_int_equal(host_log_count(LOG_WARN), 1);
+	assert_true(host_log_contains("type 17 (handle 0x0030) at offset 0x0: length 0xff, far beyond "
+				      "the 0x5c SMBIOS 3.7 defines"));
+	assert_int_equal(info.nr_devices, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_impossible_size_not_believed),
+		cmocka_unit_test(test_length_far_past_the_layout),
 #define T(f) cmocka_unit_test(f)
 		T(test_entry_30),
 		T(test_entry_21),

@@ -248,6 +248,33 @@ def phase_calls(main_text):
 STATE_TYPES = boot_state_members(read(MAIN))
 
 
+# mm/ is pure: the state it works on is handed to it (the caller's storage:
+# the boot state in the kernel, a test's own on the host), so two users of
+# one engine never share it behind each other's backs. Only these files keep
+# state of their own, each a one-per-kernel object by design; the list only
+# shrinks (an entry whose file keeps no state any more is reported).
+MM_OWN_STATE = {
+    "mm/alloc/alloc.c": "the page allocator behind the seam, its counters and node order",
+    "mm/alloc/alloc_pcp.c": "the allocator's per-CPU lists",
+    "mm/alloc/buddy.c": "the page hooks the buddy allocator calls (buddy_set_page_hooks())",
+    "mm/memtest.c": "the key parser's staging copy (keys are parsed once, on the boot CPU)",
+    "mm/tiers.c": "best_initiator()'s scratch figures (read once, on the boot CPU)",
+}
+
+
+def mm_own_state():
+    """{path: names} of the mm/ files that keep mutable state of their own
+    (the objects the command-line keys fill aside: they are settings)."""
+    settings = settings_objects()
+    found = {}
+    for path in sources():
+        if path.startswith("mm/") and path.endswith(".c"):
+            names = [n for n in own_state(read(path)) if n not in settings]
+            if names:
+                found[path] = names
+    return found
+
+
 class TestBootState(unittest.TestCase):
     def test_no_file_scope_instance_outside_the_boot_state(self):
         found = []
@@ -272,6 +299,14 @@ class TestBootState(unittest.TestCase):
         self.assertEqual(found, {}, "mutable state kept by a phase file: make it a member of "
                          "struct boot_state (kernel/init/main.c) passed as a pointer, or, for "
                          "a report made later, hand console_defer_copy() a copy")
+
+    def test_mm_holds_no_state_of_its_own(self):
+        found = mm_own_state()
+        self.assertEqual({p: n for p, n in found.items() if p not in MM_OWN_STATE}, {},
+                         "mm/ keeps state of its own: take it from the caller (a member of "
+                         "the struct it works on, or storage the caller hands over)")
+        self.assertEqual(sorted(set(MM_OWN_STATE) - set(found)), [],
+                         "MM_OWN_STATE lists files that keep no state any more: remove them")
 
     def test_own_state_check_can_fail(self):
         text = ("static uint64_t phase_start_tsc;\n"

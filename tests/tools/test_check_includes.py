@@ -36,13 +36,13 @@ class SmallTree(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory(prefix="memboot-includes-")
         self.root = self.tmp.name
-        self.write("kernel/log.h", "#pragma once\n")
-        self.write("kernel/acpi/acpi.h", '#include "kernel/log.h"\n')
-        self.write("boot/bootinfo.h", '#include "kernel/log.h"\n')
-        self.write("mm/page.h", '#include "kernel/log.h"\n#include <stdint.h>\n')
-        self.write("arch/x86_64/include/arch/cpu.h", '#include "kernel/log.h"\n')
+        self.write("kernel/services/log.h", "#pragma once\n")
+        self.write("kernel/firmware/acpi/acpi.h", '#include "kernel/services/log.h"\n')
+        self.write("boot/bootinfo.h", '#include "kernel/services/log.h"\n')
+        self.write("mm/page.h", '#include "kernel/services/log.h"\n#include <stdint.h>\n')
+        self.write("arch/x86_64/include/x86/cpu.h", '#include "kernel/services/log.h"\n')
         self.write("kernel/init/main.c", '#include "boot/bootinfo.h"\n#include "mm/page.h"\n'
-                   '#include "arch/cpu.h"\n#include "kernel/acpi/acpi.h"\n')
+                   '#include "arch/cpu.h"\n#include "kernel/firmware/acpi/acpi.h"\n')
 
     def tearDown(self):
         self.tmp.cleanup()
@@ -83,26 +83,26 @@ class SmallTree(unittest.TestCase):
             ci.EXCEPTIONS.update(saved)
 
     def test_each_rule(self):
-        self.write("kernel/spinlock.h", '#include <stdint.h>\n\n#include "boot/bootinfo.h"\n')
-        self.write("kernel/clock/time.c", '#include "mm/page.h"\n')
-        self.write("mm/memmap.c", '#include "kernel/acpi/acpi.h"\n#include "boot/bootinfo.h"\n')
+        self.write("kernel/services/spinlock.h", '#include <stdint.h>\n\n#include "boot/bootinfo.h"\n')
+        self.write("kernel/services/clock/time.c", '#include "mm/page.h"\n')
+        self.write("mm/memmap.c", '#include "kernel/firmware/acpi/acpi.h"\n#include "boot/bootinfo.h"\n')
         self.write("arch/x86_64/apic.c", '#include "mm/page.h"\n')
-        self.write("boot/boot.c", '#include "arch/cpu.h"\n#include "mm/page.h"\n')
-        self.write("kernel/acpi/srat.c", '#include "arch/cpu.h"\n')
-        self.write("kernel/console/out/render.c", '#include "tools/topo/dump.h"\n')
+        self.write("boot/boot.c", '#include "x86/cpu.h"\n#include "mm/page.h"\n')
+        self.write("kernel/firmware/acpi/srat.c", '#include "x86/cpu.h"\n')
+        self.write("kernel/services/console/out/render.c", '#include "tools/topo/dump.h"\n')
         self.write("tools/topo/dump.h", "\n")
         self.assertEqual(sorted(self.violations()), [
             ("arch/x86_64/apic.c", 1, "mm/page.h"),
             ("boot/boot.c", 2, "mm/page.h"),
-            ("kernel/acpi/srat.c", 1, "arch/x86_64/include/arch/cpu.h"),
-            ("kernel/clock/time.c", 1, "mm/page.h"),
-            ("kernel/console/out/render.c", 1, "tools/topo/dump.h"),
-            ("kernel/spinlock.h", 3, "boot/bootinfo.h"),
+            ("kernel/firmware/acpi/srat.c", 1, "arch/x86_64/include/x86/cpu.h"),
+            ("kernel/services/clock/time.c", 1, "mm/page.h"),
+            ("kernel/services/console/out/render.c", 1, "tools/topo/dump.h"),
+            ("kernel/services/spinlock.h", 3, "boot/bootinfo.h"),
             ("mm/memmap.c", 2, "boot/bootinfo.h"),
         ])
         code, out = self.run_check()
         self.assertEqual(code, 1)
-        self.assertIn("kernel/spinlock.h:3: includes boot/bootinfo.h: services code "
+        self.assertIn("kernel/services/spinlock.h:3: includes boot/bootinfo.h: services code "
                       "may not include boot code", out)
 
     def test_phase_files_may_include_anything(self):
@@ -114,14 +114,14 @@ class SmallTree(unittest.TestCase):
         # kernel/init/ may include mm/, one at kernel/'s root (a service)
         # may not, whatever its name.
         self.write("kernel/init/newphase.c", '#include "mm/page.h"\n')
-        self.write("kernel/newphase.c", '#include "mm/page.h"\n')
+        self.write("kernel/services/newphase.c", '#include "mm/page.h"\n')
         self.write("kernel/vm/vm.c", '#include "mm/page.h"\n#include "arch/cpu.h"\n')
-        self.assertEqual(self.violations(), [("kernel/newphase.c", 1, "mm/page.h")])
+        self.assertEqual(self.violations(), [("kernel/services/newphase.c", 1, "mm/page.h")])
         self.assertEqual(ci.layer_of("kernel/init/newphase.c"), "phase")
-        self.assertEqual(ci.layer_of("kernel/newphase.c"), "services")
+        self.assertEqual(ci.layer_of("kernel/services/newphase.c"), "services")
         self.assertEqual(ci.layer_of("kernel/selftest/x.c"), "selftest")
         self.assertEqual(ci.layer_of("kernel/vm/x.c"), "vm")
-        self.assertEqual(ci.layer_of("kernel/acpi/x.c"), "acpi")
+        self.assertEqual(ci.layer_of("kernel/firmware/acpi/x.c"), "acpi")
         self.assertEqual(ci.layer_of("mm/alloc/x.c"), "mm")
 
     def test_a_new_selftest_may_not_reach_into_the_phases(self):
@@ -131,7 +131,7 @@ class SmallTree(unittest.TestCase):
         self.write("kernel/init/meminit.h", '#include "mm/page.h"\n')
         self.write("kernel/vm/vm.h", '#include "mm/page.h"\n')
         self.write("kernel/selftest/newtest.c", '#include "kernel/vm/vm.h"\n#include "mm/page.h"\n'
-                   '#include "kernel/log.h"\n#include "kernel/init/meminit.h"\n')
+                   '#include "kernel/services/log.h"\n#include "kernel/init/meminit.h"\n')
         self.assertEqual(self.violations(), [("kernel/selftest/newtest.c", 4,
                                               "kernel/init/meminit.h")])
         code, out = self.run_check()
@@ -141,15 +141,15 @@ class SmallTree(unittest.TestCase):
         # vm and services may not include a self-test either.
         self.write("kernel/selftest/selftest.h", "\n")
         self.write("kernel/vm/vm.c", '#include "kernel/selftest/selftest.h"\n')
-        self.write("kernel/clock/time.c", '#include "kernel/selftest/selftest.h"\n')
+        self.write("kernel/services/clock/time.c", '#include "kernel/selftest/selftest.h"\n')
         self.assertIn(("kernel/vm/vm.c", 1, "kernel/selftest/selftest.h"), self.violations())
-        self.assertIn(("kernel/clock/time.c", 1, "kernel/selftest/selftest.h"), self.violations())
+        self.assertIn(("kernel/services/clock/time.c", 1, "kernel/selftest/selftest.h"), self.violations())
 
     def test_exceptions_are_honoured_and_must_be_used(self):
         # An exception of its own: the real list shrinks to nothing as the
         # violations are fixed.
-        pair = ("kernel/params.h", "mm/hugetlb/hugetlb.h")
-        self.write("kernel/params.h", '#include "mm/hugetlb/hugetlb.h"\n')
+        pair = ("kernel/services/params.h", "mm/hugetlb/hugetlb.h")
+        self.write("kernel/services/params.h", '#include "mm/hugetlb/hugetlb.h"\n')
         self.write("mm/hugetlb/hugetlb.h", "\n")
         saved = dict(ci.EXCEPTIONS)
         ci.EXCEPTIONS[pair] = "a test's own exception"

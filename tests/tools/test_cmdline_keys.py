@@ -2,7 +2,7 @@
 in docs/cmdline.md and declared exactly once.
 
 Keys live in the tables of the subsystems that read them (PARAM_TABLE in
-kernel/cmdline.h); this test finds every `.key = "..."` in the kernel's
+kernel/services/cmdline.h); this test finds every `.key = "..."` in the kernel's
 sources, so a key added anywhere is held to the same rules.
 """
 import os
@@ -36,7 +36,7 @@ TABLE_RE = re.compile(r"\bPARAM_TABLE\(\s*(\w+)\s*,")
 
 def declared_tables(root=ROOT):
     """{table name: path} for every PARAM_TABLE(...) in the kernel's sources
-    (the macro's own definition in kernel/cmdline.h is not one)."""
+    (the macro's own definition in kernel/services/cmdline.h is not one)."""
     return {table: path for path, text in c_sources(root) for table in TABLE_RE.findall(text)}
 
 

@@ -116,8 +116,9 @@ class ResultsTool(unittest.TestCase):
         deleted = [("MembootResults%02d" % len(parts), efivars.GUID, b"stale\n", 0x3d)]
         path = self.var_store(stale + others + fresh + deleted)
         self.expect_records(self.run_tool(path))
+        # --json: bare JSON objects, one a line, as run --json prints them.
         json_out = self.run_tool(path, "--json")
-        self.assertEqual(json_out.stdout.splitlines(), ["MEMBOOT " + l for l in LINES])
+        self.assertEqual(json_out.stdout.splitlines(), LINES)
 
     def test_pristine_store_has_no_results(self):
         proc = self.run_tool(OVMF_VARS)
@@ -194,7 +195,7 @@ class ResultsTool(unittest.TestCase):
         proc = self.run_tool(self.efivarfs(parts))
         self.expect_records(proc)
         self.assertIn("MembootResults32 is past the 32 chunks memboot writes "
-                      "(RESULTS_MAX_CHUNKS, kernel/report/efivars.h); left out", proc.stderr)
+                      "(RESULTS_MAX_CHUNKS, kernel/services/report/efivars.h); left out", proc.stderr)
 
     def test_attributes_are_checked(self):
         d = self.efivarfs(chunks("\n".join(LINES) + "\n", 4000))
@@ -237,6 +238,37 @@ class ResultsTool(unittest.TestCase):
         self.assertEqual(proc.returncode, 64, proc.stderr)
         self.assertIn("cannot read directory %s: Permission denied" % d, proc.stderr)
         self.assertNotIn("holds no memboot results", proc.stderr)
+
+
+    # -- issue 44 ---------------------------------------------------------------
+
+    def test_only_the_names_memboot_writes_are_chunks(self):
+        # MembootResults000 (the same bytes as 00) was read as chunk 0 again:
+        # every figure twice (nodes 4, pages doubled), exit 0.
+        parts = chunks("\n".join(LINES) + "\n", 400)
+        self.assertGreaterEqual(len(parts), 2)
+        d = self.efivarfs(parts)
+        for odd in ("MembootResults000", "MembootResults001", "MembootResults7"):
+            with open(os.path.join(d, "%s-%s" % (odd, efivars.GUID)), "wb") as f:
+                f.write(struct.pack("<I", 7) + parts[0])
+        proc = self.run_tool(d)
+        self.expect_records(proc)
+        self.assertIn("MembootResults000 is not a name memboot writes (two digits, "
+                      "MembootResults00 to MembootResults31); left out", proc.stderr)
+        self.assertIn("MembootResults7 is not a name", proc.stderr)
+        store = self.var_store([("MembootResults%02d" % i, efivars.GUID, p)
+                                for i, p in enumerate(parts)]
+                               + [("MembootResults000", efivars.GUID, parts[0])])
+        self.expect_records(self.run_tool(store))
+
+    def test_a_record_that_does_not_parse_names_its_variables(self):
+        text = "\n".join(LINES) + "\n"
+        cut = text.index('"event":"summary"') + 5
+        parts = [text[:cut].encode(), b"#" + text[cut + 1:].encode()]
+        proc = self.run_tool(self.efivarfs(parts))
+        self.assertEqual(proc.returncode, 65, proc.stderr)
+        self.assertIn("kept record 4 (in MembootResults00 and MembootResults01) does not "
+                      "parse", proc.stderr)
 
 
 if __name__ == "__main__":

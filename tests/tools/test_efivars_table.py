@@ -60,7 +60,7 @@ class ResultsWhereTheyLand(unittest.TestCase):
         d = self.efivarfs("efivars")
         proc = self.tool("--json", env=dict(ENV, MEMBOOT_EFIVARFS=d))
         self.assertEqual(proc.returncode, 0, proc.stderr)
-        self.assertEqual(proc.stdout.splitlines(), ["MEMBOOT " + l for l in LINES])
+        self.assertEqual(proc.stdout.splitlines(), LINES)
         proc = self.tool(env=dict(ENV, MEMBOOT_EFIVARFS=os.path.join(self.dir, "none")))
         self.assertEqual(proc.returncode, 64)
         self.assertIn("not booted through UEFI, or efivarfs is not mounted", proc.stderr)
@@ -162,6 +162,83 @@ class ResultsWhereTheyLand(unittest.TestCase):
         self.assertIn("missing does not exist or cannot be read; no row", proc.stderr)
         proc = self.tool(a, junk)
         self.assertEqual(proc.returncode, 65)
+
+    # -- issue 44 (13-15) and 46 ------------------------------------------------
+
+    def kept_order(self):
+        """LINES in the order the kernel keeps them: node_init first, the
+        boot record later (as a real UEFI boot's variables hold them)."""
+        return LINES[1:3] + LINES[0:1] + LINES[3:]
+
+    def rows(self, *argv):
+        proc = self.tool(*argv, "--table", "csv")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        return list(csv.DictReader(io.StringIO(proc.stdout)))
+
+    def test_saved_output_and_logs_are_one_row_per_boot(self):
+        # Was: 2 rows for one boot (one with the figures and "no done
+        # record", one without figures).
+        d = self.efivarfs("efivars", lines=self.kept_order())
+        saved = os.path.join(self.dir, "saved.txt")
+        for argv in ((d,), (d, "--json")):
+            with self.subTest(argv=argv):
+                proc = self.tool(*argv)
+                self.assertEqual(proc.returncode, 0, proc.stderr)
+                with open(saved, "w") as f:
+                    f.write(proc.stdout)
+                rows = self.rows(saved)
+                self.assertEqual(len(rows), 1, rows)
+                self.assertEqual((rows[0]["nodes"], rows[0]["pages"], rows[0]["status"],
+                                  rows[0]["boot_path"]), ("2", "224595", "0", "mb2-uefi"))
+        # A console log: records before the boot record (tsc, phases) are
+        # that boot's; a long prose head (> 64 KiB) does not hide them.
+        log = os.path.join(self.dir, "console.log")
+        with open(log, "w") as f:
+            f.write("[    0.0] noise line\n" * 4000)
+            f.write('MEMBOOT {"event":"tsc","hz":2000000000}\n')
+            f.write("".join("MEMBOOT %s\n" % l for l in self.kept_order() * 2))
+        rows = self.rows(log)
+        self.assertEqual([(r["boot"], r["nodes"], r["status"]) for r in rows],
+                         [("1", "2", "0"), ("2", "2", "0")])
+
+    def test_table_escapes_control_bytes(self):
+        lines = [LINES[0].replace('"cmdline":""', '"cmdline":"memboot.x=\\u001b]0;PWNED'
+                                                   '\\u0007 a,b \\u007f \\u009b"')]
+        d = self.efivarfs("efivars", lines=lines + LINES[1:])
+        for fmt in ("csv", "json"):
+            with self.subTest(fmt=fmt):
+                proc = self.tool(d, "--table", fmt)
+                self.assertEqual(proc.returncode, 0, proc.stderr)
+                for bad in ("\x1b", "\x07", "\x7f", "\x9b"):
+                    self.assertNotIn(bad, proc.stdout)
+                self.assertIn("memboot.x=\\u001b]0;PWNED\\u0007 a,b \\u007f \\u009b",
+                              proc.stdout)
+
+    def test_save_copies_that_read_back(self):
+        d = self.efivarfs("efivars", size=100)
+        copy = os.path.join(self.dir, "copy")
+        proc = self.tool(d, "--save", copy)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        mine = efivars.memboot_variable_files(d)
+        self.assertIn("saved %d variables in %s" % (len(mine), copy), proc.stderr)
+        self.assertEqual(sorted(os.listdir(copy)), sorted(os.path.basename(f) for f in mine))
+        for f in mine:
+            with open(f, "rb") as a, open(os.path.join(copy, os.path.basename(f)), "rb") as b:
+                self.assertEqual(a.read(), b.read())
+        self.assertEqual(self.tool(copy).stdout, self.tool(d).stdout)
+        # Not over an earlier copy, not from a variable-store file, not
+        # half: a chunk that cannot be read leaves no copy at all.
+        proc = self.tool(d, "--save", copy)
+        self.assertEqual(proc.returncode, 64, proc.stderr)
+        self.assertIn("%s already holds memboot variables" % copy, proc.stderr)
+        proc = self.tool(OVMF_VARS, "--save", os.path.join(self.dir, "c2"))
+        self.assertEqual(proc.returncode, 64, proc.stderr)
+        self.assertIn("--save copies the files of an efivarfs directory", proc.stderr)
+        os.mkfifo(os.path.join(d, "MembootResults31-" + efivars.GUID))
+        proc = self.tool(d, "--save", os.path.join(self.dir, "c3"))
+        self.assertEqual(proc.returncode, 65, proc.stderr)
+        self.assertIn("is not a regular file (it is a FIFO)", proc.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "c3")))
 
 
 if __name__ == "__main__":

@@ -1,12 +1,12 @@
 """The facts the kernel, the tools and the docs share have one source.
 
-- kernel/exit.h (EXIT_STATUS_TABLE) and tools/mbtools/facts.py's tool
+- kernel/services/exit.h (EXIT_STATUS_TABLE) and tools/mbtools/facts.py's tool
   statuses against docs/exit-status.md;
-- kernel/report/events.h (RECORD_EVENT_TABLE) against docs/records.md and
+- kernel/services/report/events.h (RECORD_EVENT_TABLE) against docs/records.md and
   against every record the sources begin;
 - tools/mbtools/records.py (SCHEMA: the keys the tools read, their types)
   against docs/records.md;
-- kernel/limits.h: no other file defines the node or CPU limit, the default
+- kernel/services/limits.h: no other file defines the node or CPU limit, the default
   distances or the page size with a number of its own;
 - boot/fwcfg_files.h: the only C file that spells a fw_cfg file name;
 - tools/memboot's subcommands: each has a help text, and docs/tools.md's
@@ -96,7 +96,7 @@ def exit_doc_problems(text, kernel, tool):
             continue
         doc_kernel[int(cells[0])] = cells[1]
     if doc_kernel != kernel:
-        problems.append("kernel statuses: docs %s, kernel/exit.h %s"
+        problems.append("kernel statuses: docs %s, kernel/services/exit.h %s"
                         % (sorted(doc_kernel.items()), sorted(kernel.items())))
     doc_tool = set()
     for cells in tables[1]:
@@ -148,9 +148,13 @@ class ExitStatuses(unittest.TestCase):
             self.assertEqual(facts.decode_exit(facts.qemu_rc(status)), (status, name))
 
     def test_no_second_definition(self):
-        """The port, the base and the statuses appear only in kernel/exit.h."""
+        """The base and the statuses appear only in kernel/services/exit.h; the
+        emulator's exit port is x86's, only in arch/x86_64/include/x86/machine.h."""
+        port_h = "arch/x86_64/include/x86/machine.h"
+        self.assertRegex(read(port_h), r"#define\s+X86_QEMU_EXIT_PORT\s+0xf4\b")
+        self.assertIsNone(re.search(r"\b0xf4\b", read("kernel/services/exit.h")))
         for path in c_sources():
-            if path == "kernel/exit.h":
+            if path in ("kernel/services/exit.h", port_h):
                 continue
             text = read(path)
             with self.subTest(path=path):
@@ -200,7 +204,7 @@ class RecordEvents(unittest.TestCase):
             for name in source_events(read(path)):
                 used.setdefault(name, path)
         unknown = {n: p for n, p in used.items() if n not in facts.EVENTS}
-        self.assertEqual(unknown, {}, "events not in kernel/report/events.h")
+        self.assertEqual(unknown, {}, "events not in kernel/services/report/events.h")
         # Names nobody emits are dead entries in the table. Events whose name
         # is not a literal at rec_begin() would show here: there are none.
         self.assertEqual(sorted(set(facts.EVENTS) - set(used)), [])
@@ -287,13 +291,13 @@ class RecordSchema(unittest.TestCase):
                          ["lazy: the section does not name `first_alloc_ns`"])
 
 
-# ---- kernel/limits.h ------------------------------------------------------
+# ---- kernel/services/limits.h ------------------------------------------------------
 
-# A limit defined with a number of its own outside kernel/limits.h. The ACPI
-# parsers' caps (ACPI_MADT_MAX_CPUS...) bound table entries, not the kernel's
-# CPUs, and stay theirs.
+# A limit defined with a number of its own outside kernel/services/limits.h. The
+# firmware parsers' caps (ACPI_MADT_MAX_CPUS, DT_MAX_CPUS...) bound table
+# entries, not the kernel's CPUs, and stay theirs.
 SECOND_LIMIT = re.compile(
-    r"^#define\s+((?!ACPI_)\w*MAX_NODES|(?!ACPI_)\w*MAX_CPUS|\w*_DISTANCE"
+    r"^#define\s+((?!ACPI_|DT_)\w*MAX_NODES|(?!ACPI_|DT_)\w*MAX_CPUS|\w*_DISTANCE"
     r"|PAGE_SHIFT|PAGE_SIZE\w*)\s+\(?\s*(\d|0x)", re.M)
 
 
@@ -308,7 +312,7 @@ class Limits(unittest.TestCase):
     def test_defined_once(self):
         found = []
         for path in c_sources():
-            if path == "kernel/limits.h":
+            if path == "kernel/services/limits.h":
                 continue
             found += ["%s: %s" % (path, m.group(1))
                       for m in SECOND_LIMIT.finditer(read(path))]
@@ -410,11 +414,13 @@ class ToolFacts(unittest.TestCase):
                 continue
             text = read(path)
             with self.subTest(path=path):
-                # benchplot reads bench JSON files and lab the lab harness's
-                # JSON (bench/lab.c): neither is a record.
+                # benchplot reads bench JSON files, lab the lab harness's
+                # JSON (bench/lab.c) and facts a package's built_facts.json:
+                # none is a record.
                 self.assertIsNone(re.search(r'json\.loads?\(|startswith\("\{"\)', text)
                                   if path not in ("tools/mbtools/benchplot.py",
-                                                  "tools/mbtools/lab.py") else None)
+                                                  "tools/mbtools/lab.py",
+                                                  "tools/mbtools/facts.py") else None)
                 self.assertNotRegex(text, r'find\("MEMBOOT')
 
     def test_bench_and_seeds_do_not_import_each_other(self):

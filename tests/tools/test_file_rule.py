@@ -133,6 +133,30 @@ class Rule(Workdir):
         with self.assertRaisesRegex(inputs.InputError, "larger than the 2 bytes"):
             inputs.read_input(small, "x", max_bytes=2)
 
+    def test_links_out_of_a_root_are_not_followed(self):
+        root = self.path("root")
+        os.makedirs(os.path.join(root, "boot"))
+        inside = self.write(os.path.join("root", "boot", "grub.cfg"), b"inside")
+        os.symlink("boot/grub.cfg", os.path.join(root, "cfg"))
+        os.symlink(self.write("outside.cfg", b"outside"), os.path.join(root, "out"))
+        self.assertEqual(inputs.read_input(os.path.join(root, "cfg"), "x", root=root),
+                         b"inside")
+        self.assertEqual(inputs.inside_root(root, inside), os.path.realpath(inside))
+        with self.assertRaisesRegex(inputs.InputError, "root/out leads out of --root .*root "
+                                                       "\\(to .*outside.cfg\\)"):
+            inputs.read_input(os.path.join(root, "out"), "x", root=root)
+        # Without a root the same link is followed, as for any argument.
+        self.assertEqual(inputs.read_input(os.path.join(root, "out"), "x"), b"outside")
+
+    def test_lstat_problem_names_what_is_there(self):
+        os.symlink("/dev/null", self.path("link"))
+        self.assertIsNone(inputs.lstat_problem(self.path("nothing")))
+        self.assertIsNone(inputs.lstat_problem(self.write("f", b"x")))
+        for path, kind in ((self.fifo("p"), "a FIFO"), (self.path("link"), "a symbolic link"),
+                           (self.dir, "a directory")):
+            self.assertEqual(inputs.lstat_problem(path),
+                             "%s is not a regular file (it is %s)" % (path, kind))
+
     def test_missing_file(self):
         with self.assertRaisesRegex(inputs.InputError, "cannot read x .*nope: No such file"):
             inputs.read_input(self.path("nope"), "x")

@@ -87,20 +87,20 @@ class HeaderChange(unittest.TestCase):
         self.assertTrue(any(o.startswith("build/fuzz/obj/") for o in changed), changed)
 
     def test_cmdline_header_recompiles_a_few_objects_of_each_flavour(self):
-        changed = self.check_header("kernel/cmdline.h")
+        changed = self.check_header("kernel/services/cmdline.h")
         host_objs = glob.glob(os.path.join(REPO_ROOT, "build/host/obj/**/*.o"), recursive=True)
         host_changed = [o for o in changed if o.startswith("build/host/obj/")]
-        self.assertIn("build/host/obj/kernel/cmdline.o", changed)
-        self.assertIn("build/fuzz/obj/kernel/cmdline.o", changed)
+        self.assertIn("build/host/obj/kernel/services/cmdline.o", changed)
+        self.assertIn("build/fuzz/obj/kernel/services/cmdline.o", changed)
         self.assertLess(len(host_changed), len(host_objs) // 2, sorted(host_changed))
 
     def test_one_host_test_compiles_each_changed_object_once(self):
-        objects, multi = dry_run("-W", "kernel/cmdline.h", "build/host/test_cmdline")
+        objects, multi = dry_run("-W", "kernel/services/cmdline.h", "build/host/test_cmdline")
         stale_host = {o for o in self.stale if o.startswith("build/host/obj/")}
         self.assertEqual(multi, [])
         self.assertEqual(len(objects), len(set(objects)))
         # The library's objects that include the header, and the test's own.
-        wanted = {o for o in includers("kernel/cmdline.h") if o.startswith("build/host/obj/")
+        wanted = {o for o in includers("kernel/services/cmdline.h") if o.startswith("build/host/obj/")
                   and (not o.startswith("build/host/obj/tests/host/test_")
                        or o == "build/host/obj/tests/host/test_cmdline.o")}
         self.assertEqual(set(objects) - stale_host, wanted - stale_host)

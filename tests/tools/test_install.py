@@ -7,6 +7,7 @@ touched) or 69 (a step failed, everything undone), never a traceback, and
 the tree exactly as it was."""
 
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -18,7 +19,7 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__fi
 TOOL = os.path.join(REPO_ROOT, "tools", "memboot")
 FIXTURE_CFG = os.path.join(REPO_ROOT, "tests", "tools", "fixtures", "grub-mkconfig.cfg")
 sys.path.insert(0, os.path.join(REPO_ROOT, "tools"))
-from mbtools import facts, install  # noqa: E402
+from mbtools import facts, install, secureboot  # noqa: E402
 
 GRUB_TOOLS = ("grub-script-check", "grub-editenv")
 HAVE_GRUB = all(shutil.which(t) for t in GRUB_TOOLS)
@@ -26,16 +27,54 @@ ENV = {k: v for k, v in os.environ.items() if not k.startswith("MEMBOOT_")}
 
 
 def snapshot(root):
-    """{relative path: bytes, or 'dir'} of everything under @root."""
+    """{relative path: what is there} of everything under @root: a file's
+    mode and bytes, a directory's mode, a link's target, the kind of a
+    special file (a FIFO is never opened)."""
     out = {}
     for folder, dirs, files in os.walk(root):
-        for d in dirs:
-            out[os.path.relpath(os.path.join(folder, d), root)] = "dir"
-        for f in files:
-            p = os.path.join(folder, f)
-            with open(p, "rb") as fh:
-                out[os.path.relpath(p, root)] = fh.read()
+        for name in dirs + files:
+            p = os.path.join(folder, name)
+            st = os.lstat(p)
+            mode = stat.S_IMODE(st.st_mode)
+            if stat.S_ISLNK(st.st_mode):
+                what = ("link", os.readlink(p))
+            elif stat.S_ISDIR(st.st_mode):
+                what = ("dir", mode)
+            elif stat.S_ISREG(st.st_mode):
+                with open(p, "rb") as fh:
+                    what = ("file", mode, fh.read())
+            else:
+                what = ("special", stat.S_IFMT(st.st_mode), mode)
+            out[os.path.relpath(p, root)] = what
     return out
+
+
+# The parts of a kernel that install and netboot check (install.kernel_problem):
+# an x86-64 ELF executable, a Multiboot2 header in its first 32 KiB and
+# memboot's ELF note, each where the headers say.
+MB2_MAGIC = 0xE85250D6
+
+
+def fake_kernel(path, note_type=0x6d620001, size=0x2000):
+    """A small file that has every part of a memboot kernel install checks."""
+    import struct
+    ehdr = struct.pack("<4sBBBB8xHHIQQQIHHHHHH", b"\x7fELF", 2, 1, 1, 0, 2, 62, 1, 0x100000,
+                       64, 0, 0, 64, 56, 2, 64, 0, 0)
+    phdrs = struct.pack("<IIQQQQQQ", 1, 5, 0x1000, 0x100000, 0x100000, 0x1000, 0x1000,
+                        0x1000)
+    phdrs += struct.pack("<IIQQQQQQ", 4, 4, 0x1100, 0x100100, 0x100100, 36, 36, 4)
+    mb2 = struct.pack("<IIII", MB2_MAGIC, 0, 24, (-(MB2_MAGIC + 24)) & 0xFFFFFFFF) + \
+        struct.pack("<HHI", 0, 0, 8)
+    note = struct.pack("<III", 8, 16, note_type) + b"memboot\0" + struct.pack(
+        "<QII", 0x100040, 1, 0)
+    data = bytearray(size)
+    data[:len(ehdr)] = ehdr
+    data[64:64 + len(phdrs)] = phdrs
+    data[0x1000:0x1000 + len(mb2)] = mb2
+    data[0x1100:0x1100 + len(note)] = note
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
 
 
 def script_check(path):
@@ -46,6 +85,39 @@ def grubenv(path):
     out = subprocess.run(["grub-editenv", path, "list"], capture_output=True, text=True,
                          check=True)
     return install.parse_grubenv(out.stdout)
+
+
+def fake_grub_bin(folder, scripts):
+    """A directory for MEMBOOT_GRUB_BIN: the real grub-script-check and
+    grub-editenv, except those @scripts ({name: shell text}) stand in for,
+    and any other tool of @scripts."""
+    os.makedirs(folder, exist_ok=True)
+    for t in GRUB_TOOLS + tuple(scripts):
+        path = os.path.join(folder, t)
+        if os.path.lexists(path):
+            os.unlink(path)
+        if t in scripts:
+            with open(path, "w") as f:
+                f.write("#!/bin/sh\n" + scripts[t])
+            os.chmod(path, 0o755)
+        else:
+            os.symlink(shutil.which(t), path)
+    return folder
+
+
+def terminate_when_started(argv, env, started):
+    """tools/memboot ARGV, sent SIGTERM once the file @started exists (a
+    fake tool makes it, then sleeps): (status, stdout, stderr)."""
+    import signal
+    import time
+    proc = subprocess.Popen([sys.executable, TOOL] + list(argv), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + 60
+    while not os.path.exists(started) and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    return proc.returncode, out, err
 
 
 class Tree(unittest.TestCase):
@@ -60,9 +132,7 @@ class Tree(unittest.TestCase):
         self.env_file = os.path.join(self.root, "boot", "grub", "grubenv")
         shutil.copyfile(FIXTURE_CFG, self.cfg)
         subprocess.run(["grub-editenv", self.env_file, "create"], check=True)
-        self.elf = os.path.join(self.tmp.name, "memboot.elf")
-        with open(self.elf, "wb") as f:
-            f.write(b"\x7fELF" + bytes(range(256)) * 4)
+        self.elf = fake_kernel(os.path.join(self.tmp.name, "memboot.elf"))
         self.immutable = []
 
     def tearDown(self):
@@ -118,7 +188,8 @@ class InstallRoot(Tree):
         # The script prints the same entry grub.cfg has.
         self.assertIn(install.menu_entry(install.install_words(
             type("A", (), {"append": "memboot.init=serial console=ttyS0,115200",
-                           "no_exit_reboot": False})())), cfg)
+                           "no_exit_reboot": False})()),
+            prologue=secureboot.fallback_lines(None)), cfg)
 
         proc = self.tool("uninstall", "--root", self.root)
         self.assertEqual(proc.returncode, 0, proc.stderr)
@@ -180,14 +251,17 @@ class InstallRoot(Tree):
             self.assertIn(text, proc.stdout)
 
     def test_words_that_need_quoting(self):
-        words = ["a'b", "x;y", "$HOME", "memboot.selftest=pt,alloc"]
+        # GRUB's lexer would expand $HOME and end the line at ';': quoted,
+        # and GRUB's multiboot2 passes them on as they are.
+        words = ["x;y", "$HOME", "memmap=4K$0x30000000", "memboot.selftest=pt,alloc"]
         self.assertEqual(install.grub_word("memboot.selftest=pt,alloc"),
                          "memboot.selftest=pt,alloc")
         self.assertEqual(install.grub_word("a'b"), "'a'\\''b'")
         self.assertEqual(self.install("--append=" + " ".join(words)).returncode, 0)
         self.assertEqual(script_check(self.cfg).returncode, 0, script_check(self.cfg).stderr)
         with open(self.cfg) as f:
-            self.assertIn("'a'\\''b' 'x;y' '$HOME' memboot.selftest=pt,alloc", f.read())
+            self.assertIn("'x;y' '$HOME' 'memmap=4K$0x30000000' memboot.selftest=pt,alloc",
+                          f.read())
 
     # -- refusals: nothing touched, 64 ---------------------------------------
 
@@ -268,19 +342,8 @@ class InstallRoot(Tree):
     def fake_bin(self, failing):
         """A directory of the real GRUB tools, with @failing replaced by a
         script that fails as a broken tool would."""
-        d = os.path.join(self.tmp.name, "fakebin")
-        os.makedirs(d, exist_ok=True)
-        for t in GRUB_TOOLS:
-            target = os.path.join(d, t)
-            if os.path.lexists(target):
-                os.unlink(target)
-            if t == failing:
-                with open(target, "w") as f:
-                    f.write("#!/bin/sh\necho \"%s: error: cannot open file\" >&2\nexit 1\n" % t)
-                os.chmod(target, 0o755)
-            else:
-                os.symlink(shutil.which(t), target)
-        return d
+        return fake_grub_bin(os.path.join(self.tmp.name, "fakebin"), {
+            failing: "echo \"%s: error: cannot open file\" >&2\nexit 1\n" % failing})
 
     def test_failing_grub_editenv_is_undone(self):
         before = snapshot(self.root)
@@ -458,3 +521,466 @@ class DefaultKept(Tree):
         self.default("3")
         os.chmod(os.path.join(self.root, "etc", "grub.d", "50_other"), 0o644)
         self.assertEqual(self.install().returncode, 0)     # not executable: no entries
+
+
+# ---------------------------------------------------------------------------
+# Hostile trees and options (issue 44): each refused with a message and the
+# tree as it was, or done and undone byte for byte and mode for mode.
+# ---------------------------------------------------------------------------
+
+MEMBOOT_BEGIN = "### BEGIN /etc/grub.d/42_memboot ###\n"
+MEMBOOT_END = "### END /etc/grub.d/42_memboot ###\n"
+
+
+@unittest.skipUnless(HAVE_GRUB, "grub-script-check / grub-editenv (grub-common) missing")
+class Markers(Tree):
+    """memboot's BEGIN/END lines in grub.cfg must be one well-formed pair
+    at the top level, or none: anything else is refused before a byte is
+    written, by install and by uninstall."""
+
+    def cfg_with(self, edit):
+        with open(FIXTURE_CFG) as f:
+            text = f.read()
+        with open(self.cfg, "w") as f:
+            f.write(edit(text))
+
+    def refused_both_ways(self, text):
+        before = snapshot(self.root)
+        for argv in (("install", "--root", self.root, "--elf", self.elf, "--once"),
+                     ("install", "--root", self.root, "--elf", self.elf),
+                     ("uninstall", "--root", self.root)):
+            proc = self.tool(*argv)
+            self.assert_refused(proc, text)
+            self.assertIn("nothing changed", proc.stderr)
+            self.assertEqual(snapshot(self.root), before, argv)
+
+    def test_orphan_begin_before_10_linux(self):
+        # Was: install twice exits 0, memboot's entry the only one under
+        # set default="0" (every boot memboot's, with memboot.exit=reboot).
+        linux = "### BEGIN /etc/grub.d/10_linux ###\n"
+        self.cfg_with(lambda t: t.replace(linux, MEMBOOT_BEGIN + linux))
+        self.refused_both_ways("line 72: memboot's BEGIN marker has no END marker after it")
+
+    def test_orphan_end(self):
+        self.cfg_with(lambda t: t + MEMBOOT_END)
+        self.refused_both_ways("line 111: memboot's END marker has no BEGIN marker before it")
+
+    def test_two_pairs(self):
+        pair = MEMBOOT_BEGIN + "menuentry 'x' --id memboot {\n\ttrue\n}\n" + MEMBOOT_END
+        self.cfg_with(lambda t: t + "\n" + pair + "\n" + pair)
+        self.refused_both_ways("line 118: a second pair of memboot's markers (the first "
+                               "begins at line 112)")
+
+    def test_nested_pairs(self):
+        self.cfg_with(lambda t: t + MEMBOOT_BEGIN + MEMBOOT_BEGIN + MEMBOOT_END + MEMBOOT_END)
+        self.refused_both_ways("line 112: memboot's BEGIN marker inside memboot's block "
+                               "(its BEGIN at line 111)")
+
+    def test_pair_inside_40_custom(self):
+        end = "### END /etc/grub.d/40_custom ###\n"
+        self.cfg_with(lambda t: t.replace(end, MEMBOOT_BEGIN + MEMBOOT_END + end))
+        self.refused_both_ways("line 102: memboot's block is inside /etc/grub.d/40_custom's "
+                               "block (its BEGIN at line 98)")
+
+    def test_another_block_inside_memboots(self):
+        self.cfg_with(lambda t: t + MEMBOOT_BEGIN + "### BEGIN /etc/grub.d/50_x ###\n"
+                      "### END /etc/grub.d/50_x ###\n" + MEMBOOT_END)
+        self.refused_both_ways("line 112: /etc/grub.d/50_x's marker inside memboot's block")
+
+    def test_unclosed_block_of_another_script(self):
+        # Appended after it, memboot's block would be inside it.
+        self.cfg_with(lambda t: t + "### BEGIN /etc/grub.d/50_x ###\nmenuentry 'x' {\n}\n")
+        before = snapshot(self.root)
+        proc = self.install()
+        self.assert_refused(proc, "memboot's block would be inside /etc/grub.d/50_x's "
+                                  "block (its BEGIN at line 111, no END)")
+        self.assertEqual(snapshot(self.root), before)
+
+    def test_no_entry_but_memboots_is_refused(self):
+        # The header alone: memboot's entry would be the first, and
+        # set default="0" picks it on every boot.
+        self.cfg_with(lambda t: t[:t.index("### BEGIN /etc/grub.d/10_linux")])
+        before = snapshot(self.root)
+        proc = self.install()
+        self.assert_refused(proc, "memboot's entry would be grub.cfg's default")
+        self.assertIn('set default="0"', proc.stderr)
+        self.assertEqual(snapshot(self.root), before)
+
+    def test_numeric_default_naming_memboots_place(self):
+        self.cfg_with(lambda t: t.replace('set default="0"', 'set default="1"'))
+        before = snapshot(self.root)
+        self.assert_refused(self.install(), "memboot's entry would be grub.cfg's default "
+                                            "(set default=\"1\" on line 19")
+        self.assertEqual(snapshot(self.root), before)
+
+
+@unittest.skipUnless(HAVE_GRUB, "grub-script-check / grub-editenv (grub-common) missing")
+class SpecialFiles(Tree):
+    """A FIFO, a device, a directory where install reads or writes a file:
+    refused at once, never opened for reading (no hang), no traceback."""
+
+    def tool(self, *argv, env=None):
+        proc = subprocess.run([sys.executable, TOOL] + list(argv), capture_output=True,
+                              text=True, timeout=30, env=env or ENV)
+        self.assertNotIn("Traceback", proc.stderr)
+        return proc
+
+    def kernel_path(self):
+        os.makedirs(os.path.join(self.root, "boot", "memboot"), exist_ok=True)
+        return os.path.join(self.root, "boot", "memboot", "memboot.elf")
+
+    def test_fifo_at_the_kernel(self):
+        os.mkfifo(self.kernel_path())
+        before = snapshot(self.root)
+        self.assert_refused(self.install(), "is not a regular file (it is a FIFO)")
+        self.assert_refused(self.tool("uninstall", "--root", self.root),
+                            "is not a regular file (it is a FIFO)")
+        self.assertEqual(snapshot(self.root), before)
+
+    def test_fifo_grubenv_with_once(self):
+        os.unlink(self.env_file)
+        os.mkfifo(self.env_file)
+        before = snapshot(self.root)
+        self.assert_refused(self.install("--once"), "grubenv is not a regular file "
+                                                    "(it is a FIFO)")
+        self.assertEqual(snapshot(self.root), before)
+
+    def test_grubenv_link_to_dev_zero(self):
+        os.unlink(self.env_file)
+        os.symlink("/dev/zero", self.env_file)
+        before = snapshot(self.root)
+        # Out of the tree, so not followed (it was read without a limit).
+        self.assert_refused(self.install("--once"), "grubenv leads out of --root %s (to "
+                                                    "/dev/zero)" % self.root)
+        self.assert_refused(self.tool("uninstall", "--root", self.root), "(to /dev/zero)")
+        self.assertEqual(snapshot(self.root), before)
+
+    def test_directory_at_the_script_or_the_kernel(self):
+        for path in (os.path.join(self.root, "etc", "grub.d", "42_memboot"),
+                     self.kernel_path()):
+            with self.subTest(path=path):
+                os.mkdir(path)
+                before = snapshot(self.root)
+                self.assert_refused(self.install(), "%s is not a regular file (it is a "
+                                                    "directory)" % path)
+                self.assert_refused(self.tool("uninstall", "--root", self.root),
+                                    "%s is not a regular file (it is a directory)" % path)
+                self.assertEqual(snapshot(self.root), before)
+                os.rmdir(path)
+
+
+@unittest.skipUnless(HAVE_GRUB, "grub-script-check / grub-editenv (grub-common) missing")
+class OutOfTheRoot(Tree):
+    """With --root, a symbolic link that leads out of the root is refused:
+    an image whose /boot -> /boot would otherwise get this machine's /boot
+    edited."""
+
+    def setUp(self):
+        super().setUp()
+        self.outside = os.path.join(self.tmp.name, "outside")
+        os.rename(os.path.join(self.root, "boot"), self.outside)
+
+    def test_boot_link_out_of_the_root(self):
+        os.symlink(self.outside, os.path.join(self.root, "boot"))
+        before, outside = snapshot(self.root), snapshot(self.outside)
+        for argv in (("install", "--root", self.root, "--elf", self.elf, "--once"),
+                     ("uninstall", "--root", self.root)):
+            proc = self.tool(*argv)
+            self.assert_refused(proc, "%s leads out of --root %s (to %s)"
+                                % (os.path.join(self.root, "boot"), self.root, self.outside))
+            self.assertEqual(snapshot(self.root), before)
+            self.assertEqual(snapshot(self.outside), outside)
+
+    def test_grub_cfg_link_out_of_the_root(self):
+        os.rename(self.outside, os.path.join(self.root, "boot"))
+        outside_cfg = os.path.join(self.tmp.name, "grub.cfg")
+        os.rename(self.cfg, outside_cfg)
+        os.symlink(outside_cfg, self.cfg)
+        before = snapshot(self.root)
+        self.assert_refused(self.install(), "leads out of --root")
+        self.assertEqual(snapshot(self.root), before)
+        with open(outside_cfg) as f, open(FIXTURE_CFG) as g:
+            self.assertEqual(f.read(), g.read())
+
+
+@unittest.skipUnless(HAVE_GRUB, "grub-script-check / grub-editenv (grub-common) missing")
+class AsItWas(Tree):
+    """install then uninstall gives the tree back byte for byte and mode for
+    mode: links, modes, line endings, a grubenv --once created."""
+
+    def round_trip(self, *extra):
+        before = snapshot(self.root)
+        proc = self.install(*extra)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(script_check(self.cfg).returncode, 0)
+        proc = self.tool("uninstall", "--root", self.root)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(snapshot(self.root), before)
+
+    def test_mode_0600(self):
+        os.chmod(self.cfg, 0o600)
+        self.assertEqual(self.install().returncode, 0)
+        self.assertEqual(stat.S_IMODE(os.stat(self.cfg).st_mode), 0o600)
+        os.unlink(os.path.join(self.root, "boot", "memboot", "memboot.elf"))
+        os.unlink(os.path.join(self.root, "etc", "grub.d", "42_memboot"))
+        os.rmdir(os.path.join(self.root, "boot", "memboot"))
+        with open(FIXTURE_CFG, "rb") as f:
+            original = f.read()
+        self.assertEqual(self.tool("uninstall", "--root", self.root).returncode, 0)
+        with open(self.cfg, "rb") as f:
+            self.assertEqual(f.read(), original)
+        self.assertEqual(stat.S_IMODE(os.stat(self.cfg).st_mode), 0o600)
+        self.round_trip()
+
+    def test_symlinked_grub_cfg_stays_a_link(self):
+        real = os.path.join(self.root, "boot", "grub", "real.cfg")
+        os.rename(self.cfg, real)
+        os.symlink("real.cfg", self.cfg)
+        self.assertEqual(self.install().returncode, 0)
+        self.assertTrue(os.path.islink(self.cfg))
+        with open(real) as f:
+            self.assertIn(MEMBOOT_BEGIN, f.read())
+        self.assertEqual(self.tool("uninstall", "--root", self.root).returncode, 0)
+        self.assertTrue(os.path.islink(self.cfg))
+        self.round_trip("--once")
+
+    def test_crlf_kept(self):
+        with open(FIXTURE_CFG, "rb") as f:
+            crlf = f.read().replace(b"\n", b"\r\n")
+        with open(self.cfg, "wb") as f:
+            f.write(crlf)
+        self.assertEqual(self.install().returncode, 0)
+        with open(self.cfg, "rb") as f:
+            text = f.read()
+        self.assertTrue(text.startswith(crlf))
+        self.assertNotIn(b"\n", text.replace(b"\r\n", b""))      # every line CRLF
+        self.assertEqual(self.tool("uninstall", "--root", self.root).returncode, 0)
+        with open(self.cfg, "rb") as f:
+            self.assertEqual(f.read(), crlf)
+        self.round_trip("--once")
+
+    def test_missing_final_newline_kept(self):
+        with open(FIXTURE_CFG, "rb") as f:
+            text = f.read().rstrip(b"\n")
+        with open(self.cfg, "wb") as f:
+            f.write(text)
+        self.round_trip()
+        self.round_trip("--once")
+
+    def test_grubenv_that_once_created_goes_again(self):
+        os.unlink(self.env_file)
+        before = snapshot(self.root)
+        self.assertEqual(self.install("--once").returncode, 0)
+        self.assertEqual(grubenv(self.env_file), {"next_entry": "memboot"})
+        # Installing again (without --once) keeps knowing it made grubenv.
+        self.assertEqual(self.install().returncode, 0)
+        self.assertEqual(self.tool("uninstall", "--root", self.root).returncode, 0)
+        self.assertEqual(snapshot(self.root), before)
+        # After the one-shot boot: GRUB's header saved next_entry empty.
+        self.assertEqual(self.install("--once").returncode, 0)
+        subprocess.run(["grub-editenv", self.env_file, "set", "next_entry="], check=True)
+        self.assertEqual(grubenv(self.env_file), {"next_entry": ""})
+        self.assertEqual(self.tool("uninstall", "--root", self.root).returncode, 0)
+        self.assertEqual(snapshot(self.root), before)
+
+    def test_grubenv_with_other_variables_stays(self):
+        os.unlink(self.env_file)
+        self.assertEqual(self.install("--once").returncode, 0)
+        subprocess.run(["grub-editenv", self.env_file, "set", "saved_entry=2"], check=True)
+        self.assertEqual(self.tool("uninstall", "--root", self.root).returncode, 0)
+        self.assertEqual(grubenv(self.env_file), {"saved_entry": "2"})
+
+    def test_pending_next_entry_is_refused(self):
+        subprocess.run(["grub-editenv", self.env_file, "set", "next_entry=2"], check=True)
+        before = snapshot(self.root)
+        proc = self.install("--once")
+        self.assert_refused(proc, "grubenv already holds next_entry=2")
+        self.assertEqual(snapshot(self.root), before)
+        # Without --once grubenv is not touched.
+        self.assertEqual(self.install().returncode, 0)
+        self.assertEqual(grubenv(self.env_file), {"next_entry": "2"})
+
+    def test_leftover_temporary_files_are_removed(self):
+        # What a kill during the kernel copy leaves (mkstemp's names).
+        before = snapshot(self.root)
+        kdir = os.path.join(self.root, "boot", "memboot")
+        os.mkdir(kdir)
+        with open(os.path.join(kdir, ".memboot.elf.k1ll3d_x"), "wb") as f:
+            f.write(b"\x7fELF" + bytes(100))
+        with open(os.path.join(self.root, "etc", "grub.d", ".42_memboot.ab_cd123"), "w") as f:
+            f.write("#!/bin/sh\n")
+        proc = self.tool("uninstall", "--root", self.root)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("removed %s" % os.path.join(kdir, ".memboot.elf.k1ll3d_x"), proc.stdout)
+        self.assertEqual(snapshot(self.root), before)
+        # The same after a whole install.
+        self.assertEqual(self.install().returncode, 0)
+        with open(os.path.join(kdir, ".memboot.elf.zz_9zz9z"), "wb") as f:
+            f.write(b"x")
+        self.assertEqual(self.tool("uninstall", "--root", self.root).returncode, 0)
+        self.assertEqual(snapshot(self.root), before)
+
+    def test_sigterm_undoes_what_was_done(self):
+        started = os.path.join(self.tmp.name, "started")
+        fake = fake_grub_bin(os.path.join(self.tmp.name, "slowbin"), {
+            "grub-editenv": "touch %s\nexec sleep 60\n" % started})
+        before = snapshot(self.root)
+        status, out, err = terminate_when_started(
+            ["install", "--root", self.root, "--elf", self.elf, "--once"],
+            dict(ENV, MEMBOOT_GRUB_BIN=fake), started)
+        self.assertEqual(status, facts.EXIT_TERMINATED, out + err)
+        self.assertIn("terminated (SIGTERM); everything done so far is undone", err)
+        self.assertEqual(snapshot(self.root), before)
+
+
+@unittest.skipUnless(HAVE_GRUB, "grub-script-check / grub-editenv (grub-common) missing")
+class DefaultAsTheShellReadsIt(DefaultKept):
+    """GRUB_DEFAULT as grub-mkconfig gets it: /etc/default/grub sourced by a
+    shell, not matched with a regular expression."""
+
+    def test_shell_forms_of_a_numeric_default(self):
+        self.later_script()
+        for line, value in (("GRUB_DEFAULT=2 # x", "2"), ('GRUB_DEFAULT="2"  # x', "2"),
+                            ("export GRUB_DEFAULT=2", "2"),
+                            ("GRUB_TIMEOUT=5; GRUB_DEFAULT=2", "2"),
+                            ('GRUB_DEFAULT="1>2"', "1>2"),
+                            ("N=3\nGRUB_DEFAULT=$N", "3")):
+            with self.subTest(line=line):
+                self.default_file(line + "\n")
+                before = snapshot(self.root)
+                self.assert_refused(self.install(), "GRUB_DEFAULT=%s counts menu entries"
+                                    % value)
+                self.assertEqual(snapshot(self.root), before)
+
+    def default_file(self, text):
+        os.makedirs(os.path.join(self.root, "etc", "default"), exist_ok=True)
+        with open(os.path.join(self.root, "etc", "default", "grub"), "w") as f:
+            f.write(text)
+
+    def test_later_script_without_a_digit(self):
+        path = os.path.join(self.root, "etc", "grub.d", "custom_extra")
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\necho \"menuentry 'Other' { true; }\"\n")
+        os.chmod(path, 0o755)
+        self.default_file("GRUB_DEFAULT=2\n")
+        self.assert_refused(self.install(), "/etc/grub.d/custom_extra come after")
+
+    def test_what_grub_mkconfig_skips_is_not_a_later_script(self):
+        for name in ("50_other~", "50_other.dpkg-old", "README", "#50_x#", "50_x.sig"):
+            path = os.path.join(self.root, "etc", "grub.d", name)
+            with open(path, "w") as f:
+                f.write("#!/bin/sh\necho \"menuentry 'Other' { true; }\"\n")
+            os.chmod(path, 0o755)
+        self.default_file("GRUB_DEFAULT=2\n")
+        self.assertEqual(self.install().returncode, 0)
+
+    def test_default_file_that_is_not_shell(self):
+        self.default_file("GRUB_DEFAULT=\"2\n")
+        before = snapshot(self.root)
+        self.assert_refused(self.install(), "etc/default/grub: the shell cannot read it")
+        self.assertEqual(snapshot(self.root), before)
+
+    def test_default_file_that_never_ends(self):
+        self.default_file("while :; do :; done\n")
+        before = snapshot(self.root)
+        self.assert_refused(self.install(), "did not finish in")
+        self.assertEqual(snapshot(self.root), before)
+
+    def test_default_file_that_is_a_fifo(self):
+        os.makedirs(os.path.join(self.root, "etc", "default"), exist_ok=True)
+        os.mkfifo(os.path.join(self.root, "etc", "default", "grub"))
+        self.assert_refused(self.install(), "is not a regular file (it is a FIFO)")
+
+
+@unittest.skipUnless(HAVE_GRUB, "grub-script-check / grub-editenv (grub-common) missing")
+class WordsAndKernel(Tree):
+    """What install puts on the kernel's command line, and the kernel
+    itself, checked before anything is written."""
+
+    def test_once_with_next_entry_only_in_a_comment(self):
+        with open(self.cfg, "w") as f:
+            f.write("# load_env, then set default=\"${next_entry}\"; save_env next_entry\n"
+                    "set default=0\nmenuentry 'Linux' {\n\tlinux /vmlinuz\n}\n")
+        before = snapshot(self.root)
+        self.assert_refused(self.install("--once"), "never reads grubenv's next_entry")
+        self.assertEqual(snapshot(self.root), before)
+
+    def test_once_where_next_entry_is_never_cleared(self):
+        with open(self.cfg, "w") as f:
+            f.write("load_env\nset default=\"${next_entry}\"\n"
+                    "menuentry 'Linux' {\n\tlinux /vmlinuz\n}\n")
+        self.assert_refused(self.install("--once"), "never clears it (save_env next_entry)")
+
+    def test_not_a_memboot_kernel(self):
+        before = snapshot(self.root)
+        trunc = os.path.join(self.tmp.name, "trunc.elf")
+        with open(self.elf, "rb") as f, open(trunc, "wb") as g:
+            g.write(f.read()[:0x1080])
+        zeros, huge = (os.path.join(self.tmp.name, n) for n in ("zeros.elf", "huge.elf"))
+        for path, size in ((zeros, 1 << 20), (huge, 1 << 30)):
+            with open(path, "wb") as f:     # sparse: nothing is written but the magic
+                f.write(b"\x7fELF")
+                f.truncate(size)
+        other = fake_kernel(os.path.join(self.tmp.name, "other.elf"), note_type=1)
+        for path, text in (("/bin/ls", "/bin/ls is not a memboot kernel: an ELF of type 3 "
+                                       "(shared object)"),
+                           (trunc, "trunc.elf is truncated: its program header 1 ends at "
+                                   "byte 8192, the file has 4224 bytes"),
+                           (zeros, "not a memboot kernel: not a 64-bit little-endian ELF"),
+                           # Refused from its size: never read (it was, whole).
+                           (huge, "1073741824 bytes, larger than the 256 MiB read at most"),
+                           (other, "has no memboot ELF note")):
+            with self.subTest(path=path):
+                self.assert_refused(self.tool("install", "--root", self.root, "--elf", path),
+                                    text)
+        self.assertEqual(snapshot(self.root), before)
+
+    def test_built_kernel_is_a_memboot_kernel(self):
+        built = os.path.join(REPO_ROOT, "build", "debug", "memboot.elf")
+        if not os.path.exists(built):
+            self.skipTest("no build/debug/memboot.elf (make)")
+        self.assertIsNone(install.kernel_problem(built))
+
+    def test_note_and_command_line_are_the_kernels(self):
+        # install's copy of the note's name and type and of the command
+        # line's length, against the kernel's headers wherever they are.
+        import glob
+        found = {}
+        for h in glob.glob(os.path.join(REPO_ROOT, "**", "*.h"), recursive=True):
+            if os.sep + "build" + os.sep in h:
+                continue
+            with open(h, encoding="utf-8", errors="replace") as f:
+                text = f.read()
+            found.update(facts.parse_defines(text))
+            for name in re.findall(r'^#define\s+HANDOFF_NOTE_NAME\s+"(\w+)"', text, re.M):
+                found["HANDOFF_NOTE_NAME"] = name
+        self.assertEqual(found.get("HANDOFF_NOTE_ENTRY64"), install.KERNEL_NOTE_TYPE)
+        self.assertEqual(found.get("HANDOFF_NOTE_NAME"), install.KERNEL_NOTE_NAME)
+        # And the command line the kernel keeps (its buffer, less the NUL).
+        self.assertEqual(found.get("BOOTINFO_CMDLINE_BYTES"), install.CMDLINE_KEEP_BYTES + 1)
+
+    def test_command_line_that_does_not_fit(self):
+        before = snapshot(self.root)
+        long = " ".join("memboot.x%d=%s" % (i, "y" * 40) for i in range(140))
+        proc = self.install("--append", long)
+        self.assert_refused(proc, "the kernel keeps 2047 bytes of its command line")
+        self.assertIn("memboot.exit=reboot", proc.stderr)
+        # Exactly 2047 bytes with memboot.exit=reboot fits.
+        fill = 2047 - len(" memboot.exit=reboot")
+        self.assertEqual(self.install("--append", "x=" + "y" * (fill - 2)).returncode, 0)
+        proc = self.install("--append", "x=" + "y" * (fill - 1))
+        self.assert_refused(proc, "2048 bytes")
+        self.assertEqual(self.tool("uninstall", "--root", self.root).returncode, 0)
+        self.assertEqual(snapshot(self.root), before)
+
+    def test_words_grub_would_change(self):
+        before = snapshot(self.root)
+        proc = self.install("--append", 'a"b memboot.selftest=pt')
+        self.assert_refused(proc, "'a\"b'")
+        self.assertIn('would swallow every later word, memboot.exit=reboot included',
+                      proc.stderr)
+        for word in ("a'b", "c\\d", 'x="y"'):
+            with self.subTest(word=word):
+                self.assert_refused(self.install("--append", word),
+                                    "GRUB puts a backslash before each")
+        self.assertEqual(snapshot(self.root), before)

@@ -245,7 +245,7 @@ class BadOptions(unittest.TestCase):
                     self.check([option, value], option, repr(value))
 
     def test_more_nodes_than_the_kernel_tracks(self):
-        # 257 is one past MEMBOOT_MAX_NODES (kernel/limits.h); 256 is accepted.
+        # 257 is one past MEMBOOT_MAX_NODES (kernel/services/limits.h); 256 is accepted.
         self.check(["--nodes", "257"], "--nodes 257", "at most 256 nodes")
         self.assertEqual(build("--nodes", "256").count("-numa"), 256)
 
@@ -599,6 +599,32 @@ class EndToEnd(unittest.TestCase):
         self.assertEqual(r.returncode, 125)
         self.assertIn(b"qemu-system-x86_64: -numa: bad option\n", r.stderr)
         self.assertIn(b"QEMU failed (rc 1)", r.stderr)
+
+    def test_disk_run_is_not_ended_by_a_done_record_linux_prints(self):
+        # run --disk: the disk's Linux prints memboot's kept records (a done
+        # among them) and goes on; the run ends when QEMU does, not
+        # DONE_GRACE_S after that record.
+        disk = os.path.join(self.dir, "disk.img")
+        with open(disk, "wb") as f:
+            f.truncate(1 << 20)
+        fake = self.fake("linuxqemu", """\
+            import sys, time
+            print("[    0.000000] Linux version 6.1.0-37-cloud-amd64", flush=True)
+            print('MEMBOOT {"event":"done","ok":true,"status":0}', flush=True)
+            time.sleep(%r)
+            print("[    9.000000] reader: end", flush=True)
+            """ % (mb.DONE_GRACE_S + 1.5))
+        r = self.run_tool(fake, "--disk", disk, "--timeout", "60")
+        self.assertIn(b"reader: end", r.stdout, r.stderr)
+        self.assertNotIn(b"halted after its done record", r.stderr)
+        self.assertEqual(r.returncode, mb.EXIT_NO_STATUS, r.stderr)
+        # memboot's own boot on the disk still ends the run with its status.
+        fake = self.fake("membootqemu", """\
+            import sys
+            print('MEMBOOT {"event":"done","ok":true,"status":0}')
+            sys.exit(33)
+            """)
+        self.assertEqual(self.run_tool(fake, "--disk", disk).returncode, 0)
 
     def test_rc0_no_kernel_status(self):
         fake = self.fake("resetqemu", """\

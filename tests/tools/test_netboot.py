@@ -16,7 +16,8 @@ TOOL = os.path.join(REPO_ROOT, "tools", "memboot")
 sys.path.insert(0, os.path.join(REPO_ROOT, "tools"))
 sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "tools"))
 from mbtools import facts, netboot  # noqa: E402
-from test_install import ENV, snapshot  # noqa: E402
+from test_install import (ENV, fake_grub_bin, fake_kernel, snapshot,  # noqa: E402
+                          terminate_when_started)
 
 HAVE = all(shutil.which(t) for t in ("grub-mknetdir", "grub-script-check")) and all(
     os.path.isfile(os.path.join("/usr/lib/grub", p, "moddep.lst")) for p in netboot.PLATFORMS)
@@ -27,9 +28,7 @@ class Netboot(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory(prefix="memboot-netboot-")
         self.dir = os.path.join(self.tmp.name, "tftp")
-        self.elf = os.path.join(self.tmp.name, "memboot.elf")
-        with open(self.elf, "wb") as f:
-            f.write(b"\x7fELF" + bytes(1000))
+        self.elf = fake_kernel(os.path.join(self.tmp.name, "memboot.elf"))
         self.immutable = []
 
     def tearDown(self):
@@ -125,6 +124,8 @@ class Netboot(unittest.TestCase):
         with open(self.elf, "wb") as f:
             f.write(b"junk")
         self.assert_status(self.netboot(), facts.EXIT_USAGE, "is not an ELF file")
+        self.assert_status(self.tool("netboot", self.dir, "--elf", "/bin/ls"),
+                           facts.EXIT_USAGE, "/bin/ls is not a memboot kernel")
         self.assertEqual(snapshot(self.dir), before)
         self.assert_status(self.tool("netboot", os.path.join(self.tmp.name, "no", "dir")),
                            facts.EXIT_USAGE, "does not exist")
@@ -132,17 +133,67 @@ class Netboot(unittest.TestCase):
     def test_failing_grub_mknetdir_leaves_the_old_tree(self):
         self.assertEqual(self.netboot("--platform", "i386-pc").returncode, 0)
         before = snapshot(self.dir)
-        fake = os.path.join(self.tmp.name, "bin")
-        os.mkdir(fake)
-        os.symlink(shutil.which("grub-script-check"), os.path.join(fake, "grub-script-check"))
-        with open(os.path.join(fake, "grub-mknetdir"), "w") as f:
-            f.write("#!/bin/sh\nmkdir -p \"${1#--net-directory=}/boot/grub/half\"\n"
-                    "echo 'grub-mknetdir: error: disk full' >&2\nexit 1\n")
-        os.chmod(os.path.join(fake, "grub-mknetdir"), 0o755)
+        fake = self.fake_mknetdir("echo 'grub-mknetdir: error: disk full' >&2\nexit 1\n")
         proc = self.netboot(env=dict(ENV, MEMBOOT_GRUB_BIN=fake))
         self.assert_status(proc, facts.EXIT_GRUB_FAILED, "disk full")
         self.assertIn("left as it was", proc.stderr)
         self.assertEqual(snapshot(self.dir), before)
+
+    # -- issue 44: hostile trees and words ------------------------------------
+
+    def test_boot_link_out_of_the_directory(self):
+        outside = os.path.join(self.tmp.name, "outside")
+        os.mkdir(outside)
+        os.mkdir(self.dir)
+        os.symlink(outside, os.path.join(self.dir, "boot"))
+        before, there = snapshot(self.dir), snapshot(outside)
+        self.assert_status(self.netboot(), facts.EXIT_USAGE,
+                           "%s leads out of %s (to %s)" % (os.path.join(self.dir, "boot"),
+                                                          self.dir, outside))
+        self.assertEqual(snapshot(self.dir), before)
+        self.assertEqual(snapshot(outside), there)
+
+    def test_staging_left_by_a_kill_is_removed(self):
+        os.mkdir(self.dir)
+        stale = os.path.join(self.dir, ".memboot-netboot-k1ll3d_x")
+        os.makedirs(os.path.join(stale, "boot", "memboot"))
+        with open(os.path.join(stale, "boot", "memboot", "memboot.elf"), "wb") as f:
+            f.write(bytes(1000))
+        proc = self.netboot("--platform", "i386-pc")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("removed %s (left by a netboot that was killed)" % stale, proc.stdout)
+        self.assertEqual(os.listdir(self.dir), ["boot"])
+
+    def fake_mknetdir(self, then):
+        """A grub-mknetdir that starts a tree in its directory, then runs
+        the shell text @then."""
+        return fake_grub_bin(os.path.join(self.tmp.name, "bin"), {
+            "grub-mknetdir": "mkdir -p \"${1#--net-directory=}/boot/grub/half\"\n" + then})
+
+    def test_sigterm_leaves_the_directory_as_it_was(self):
+        self.assertEqual(self.netboot("--platform", "i386-pc").returncode, 0)
+        before = snapshot(self.dir)
+        started = os.path.join(self.tmp.name, "started")
+        fake = self.fake_mknetdir("touch %s\nexec sleep 60\n" % started)
+        status, out, err = terminate_when_started(
+            ["netboot", self.dir, "--elf", self.elf], dict(ENV, MEMBOOT_GRUB_BIN=fake), started)
+        self.assertEqual(status, facts.EXIT_TERMINATED, out + err)
+        self.assertIn("terminated (SIGTERM); %s left as it was" % self.dir, err)
+        self.assertEqual(snapshot(self.dir), before)
+
+    def test_words_grub_would_change_or_the_kernel_would_cut(self):
+        os.mkdir(self.dir)
+        # Was: accepted; GRUB passed a\"b and the kernel swallowed every
+        # later word ("unknown parameter 'a\\b memboot.selftest'").
+        proc = self.netboot("--append", 'memboot.init=serial a"b memboot.selftest=pt')
+        self.assert_status(proc, facts.EXIT_USAGE, "--append word 'a\"b' has an unbalanced")
+        self.assertIn("every later word, memboot.selftest=pt included", proc.stderr)
+        self.assert_status(self.netboot("--mac", "52:54:00:12:34:56=x=a'b"), facts.EXIT_USAGE,
+                           "--mac 52:54:00:12:34:56 word \"x=a'b\": GRUB puts a backslash")
+        long = " ".join("memboot.x%d=%s" % (i, "y" * 40) for i in range(60))
+        self.assert_status(self.netboot("--append", long), facts.EXIT_USAGE,
+                           "the kernel keeps 2047 bytes of its command line")
+        self.assertEqual(os.listdir(self.dir), [])
 
 
 class RunNetboot(unittest.TestCase):

@@ -83,7 +83,7 @@ def add_selftest(root, name):
  */
 #include <stdbool.h>
 
-#include "kernel/log.h"
+#include "kernel/services/log.h"
 #include "kernel/selftest/tests.h"
 
 bool selftest_{name}(const struct selftest_ctx *ctx, const char **skipped)
@@ -131,7 +131,7 @@ void init_{name}(const struct {part_type} *{part});
  * nodes and CPUs found.
  */
 #include "kernel/init/{name}.h"
-#include "kernel/log.h"
+#include "kernel/services/log.h"
 #include "mm/numa.h"
 
 void init_{name}(const struct {part_type} *{part})

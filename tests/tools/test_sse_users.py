@@ -3,11 +3,13 @@
 The kernel is built with general registers only (-mgeneral-regs-only), so no
 interrupt or exception handler saves or clobbers SSE state. Two exceptions
 are allowed, each safe for its own reason (and the entry code, below):
-  - mm/memmap.c's non-temporal store (store_nt(), inlined where the compiler
-    likes): 16-byte movntdq, its two registers loaded in the same asm
-    statement that stores them, so only a handler using SSE could disturb it;
-  - mm/memtest.c's non-temporal pattern store (memtest_store_nt(), kept out
-    of line): the same movntdq rule, one register loaded in its statement;
+  - the 16-byte non-temporal store, x86_64's arch_store_nt16_x4()
+    (arch/x86_64/include/asm/memory.h, always inlined: the rule lives
+    there): movntdq, its registers loaded in the same asm statement that
+    stores them, so only a handler using SSE could disturb it. Its users:
+    mm/memmap.c's store_nt() (inlined where the compiler likes, into
+    memmap_init_range_store()) and mm/memtest.c's memtest_store_nt() (kept
+    out of line), one or two registers loaded in the statement;
   - libgcc's 128-bit division (__udivmodti4), called by the clock calibration,
     the store probe, the console's timestamps and delays: none of them runs
     inside a handler that returns (a fatal trap may call it on its way out);

@@ -20,12 +20,12 @@ TOOL = os.path.join(REPO_ROOT, "tools", "memboot")
 DUMP = os.path.join(REPO_ROOT, "tests", "host", "fixtures", "acpi", "q35-numa2-slit.acpidump")
 
 
-TABLES_C = os.path.join(REPO_ROOT, "kernel", "acpi", "tables.c")
+TABLES_C = os.path.join(REPO_ROOT, "kernel", "firmware", "acpi", "tables.c")
 
 
 def kernel_warning(ending):
     """A regex for the kernel's own warning about a table, taken from the
-    format string in kernel/acpi/tables.c that contains @ending."""
+    format string in kernel/firmware/acpi/tables.c that contains @ending."""
     with open(TABLES_C) as f:
         text = f.read()
     formats = [f for f in re.findall(r'"(ACPI: %s 0x%016llX \(%s\): [^"]*)"', text)

@@ -1,5 +1,5 @@
 """memboot efivars: the summary records a UEFI boot kept in UEFI variables
-(kernel/report/efivars.c), read back from
+(kernel/services/report/efivars.c), read back from
 
   - an efivarfs directory (/sys/firmware/efi/efivars on Linux booted later
     on that machine): one file per variable, named NAME-GUID, holding four
@@ -27,15 +27,14 @@ from mbtools import facts, inputs, records
 RECORD_PREFIX = "MEMBOOT "
 GUID = "4d454d42-4f4f-5452-9e53-756c74730001"
 PREFIX = "MembootResults"
-CHUNK_RE = re.compile(PREFIX + r"([0-9]{2,})", re.ASCII)
-RESULTS_H = os.path.join(facts.REPO_ROOT, "kernel", "report", "efivars.h")
-RESULTS_C = os.path.join(facts.REPO_ROOT, "kernel", "report", "efivars.c")
+CHUNK_RE = re.compile(PREFIX + r"([0-9]+)", re.ASCII)
+RESULTS_H = os.path.join(facts.REPO_ROOT, "kernel", "services", "report", "efivars.h")
+RESULTS_C = os.path.join(facts.REPO_ROOT, "kernel", "services", "report", "efivars.c")
 
 
 def _kernel_define(path, name):
     """`#define NAME number` of a kernel source: what the kernel writes."""
-    with open(path, encoding="utf-8") as f:
-        return facts.parse_defines(f.read())[name]
+    return facts.kernel_define(path, name)
 
 
 # The most chunks the kernel writes, and the attributes it gives each
@@ -62,15 +61,29 @@ def chunk_name(i):
 
 
 def _chunk_index(name):
-    """The chunk number of variable @name (MembootResults07: 7), or None."""
+    """The chunk number of variable @name (MembootResults07: 7), or None.
+    Only the names the kernel writes (chunk_name(): two digits, more only
+    past 99) count: MembootResults000 would be chunk 0 a second time."""
     m = CHUNK_RE.fullmatch(name)
-    return int(m.group(1), 10) if m else None
+    if not m or chunk_name(int(m.group(1), 10)) != name:
+        return None
+    return int(m.group(1), 10)
 
 
-def read_efivarfs(path):
+def _odd_name_note(where, name):
+    """The note for a variable named like a chunk that memboot never names
+    so (MembootResults000, MembootResults7), or None."""
+    if CHUNK_RE.fullmatch(name) and _chunk_index(name) is None:
+        return ("%s: %s is not a name memboot writes (two digits, %s to %s); left out"
+                % (where, name, chunk_name(0), chunk_name(MAX_CHUNKS - 1)))
+    return None
+
+
+def read_efivarfs(path, notes=None):
     """{name: data} of memboot's variables in an efivarfs directory. Each
     file is read under the tools' file rule (a FIFO or a link to a device is
-    refused, not read) and must start with the attributes memboot writes."""
+    refused, not read) and must start with the attributes memboot writes.
+    Names memboot never writes are left out, each named in @notes."""
     try:
         names = os.listdir(path)
     except OSError as e:
@@ -79,7 +92,12 @@ def read_efivarfs(path):
     found = {}
     suffix = "-" + GUID
     for entry in sorted(names):
-        if not entry.endswith(suffix) or _chunk_index(entry[:-len(suffix)]) is None:
+        if not entry.endswith(suffix):
+            continue
+        note = _odd_name_note(path, entry[:-len(suffix)])
+        if note and notes is not None:
+            notes.append(note)
+        if _chunk_index(entry[:-len(suffix)]) is None:
             continue
         f = os.path.join(path, entry)
         try:
@@ -205,14 +223,28 @@ def read_var_store_blob(path, what="variable store"):
         raise ResultsError(str(e)) from None
 
 
-def read_var_store_file(path):
-    all_vars = parse_var_store(read_var_store_blob(path))
-    return {name: data for (name, guid), data in all_vars.items()
-            if guid == GUID and _chunk_index(name) is not None}
+def var_store_results(blob, where, notes=None):
+    """{name: data} of memboot's variables in a variable-store file's bytes;
+    names memboot never writes are left out, each named in @notes."""
+    found = {}
+    for (name, guid), data in parse_var_store(blob).items():
+        if guid != GUID:
+            continue
+        note = _odd_name_note(where, name)
+        if note and notes is not None:
+            notes.append(note)
+        if _chunk_index(name) is not None:
+            found[name] = data
+    return found
+
+
+def read_var_store_file(path, notes=None):
+    return var_store_results(read_var_store_blob(path), path, notes)
 
 
 def chunks_in_order(found, where, notes=None):
-    """The chunks' text joined in index order. A chunk missing before
+    """(the chunks' text joined in index order, [(start, end, name)] of
+    each chunk in it). A chunk missing before
     others is an error naming it (the records cannot be joined across it);
     chunks past the RESULTS_MAX_CHUNKS memboot writes are left out, each
     named in @notes (a list)."""
@@ -221,7 +253,7 @@ def chunks_in_order(found, where, notes=None):
     for i in indices:
         if i >= MAX_CHUNKS and notes is not None:
             notes.append("%s: %s is past the %d chunks memboot writes (RESULTS_MAX_CHUNKS, "
-                         "kernel/report/efivars.h); left out" % (where, chunk_name(i), MAX_CHUNKS))
+                         "kernel/services/report/efivars.h); left out" % (where, chunk_name(i), MAX_CHUNKS))
     if not kept:
         raise ResultsError("%s holds no memboot results (no variable %s-%s)"
                            % (where, chunk_name(0), GUID))
@@ -231,34 +263,52 @@ def chunks_in_order(found, where, notes=None):
                            "joined without it" % (where, chunk_name(missing),
                                                   ", ".join("%02u" % i for i in kept)))
     names = {_chunk_index(name): name for name in found}
-    parts = [found[names[i]] for i in kept]
+    spans, at = [], 0
+    for i in kept:
+        spans.append((at, at + len(found[names[i]]), names[i]))
+        at += len(found[names[i]])
     try:
-        return b"".join(parts).decode("ascii")
+        return b"".join(found[names[i]] for i in kept).decode("ascii"), spans
     except UnicodeDecodeError:
         raise ResultsError("%s: the results are not ASCII text (not written by memboot?)"
                            % where) from None
 
 
-def read_results(path, notes=None):
+def _names_of(spans, start, end):
+    """The variables that bytes @start..@end of the joined text came from,
+    in words: "MembootResults00 and MembootResults01"."""
+    names = [name for s, e, name in spans if s < max(end, start + 1) and e > start]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def read_results(path, notes=None, blob=None):
     """The records memboot kept, from an efivarfs directory or a var-store
-    file: [(record text, record)]; what was left out is named in @notes."""
+    file (@blob: its bytes, when read already): [(record text, record)];
+    what was left out is named in @notes. A line that is not a record is
+    named with the variables it came from."""
     if os.path.isdir(path):
-        text = chunks_in_order(read_efivarfs(path), path, notes)
+        found = read_efivarfs(path, notes)
+    elif blob is not None:
+        found = var_store_results(blob, path, notes)
     else:
-        text = chunks_in_order(read_var_store_file(path), path, notes)
+        found = read_var_store_file(path, notes)
+    text, spans = chunks_in_order(found, path, notes)
     recs = []
-    for n, line in enumerate(text.splitlines(), 1):
+    at = 0
+    for n, line in enumerate(text.split("\n"), 1):
+        start, at = at, at + len(line) + 1
         if not line.strip():
             continue
+        where = "%d (in %s)" % (n, _names_of(spans, start, start + len(line)))
         try:
             rec_text = records.record_text(RECORD_PREFIX + line, strict=True)
             rec = records.parse_record(RECORD_PREFIX + line, strict=True)
         except records.RecordError as e:
-            raise ResultsError("%s: kept record %d does not parse: %s"
-                               % (path, n, terminal_safe(str(e)))) from None
+            raise ResultsError("%s: kept record %s does not parse: %s"
+                               % (path, where, terminal_safe(str(e)))) from None
         if rec is None:
-            raise ResultsError("%s: kept line %d is not a record: %s"
-                               % (path, n, terminal_safe(repr(line[:80]))))
+            raise ResultsError("%s: kept line %s is not a record: %s"
+                               % (path, where, terminal_safe(repr(line[:80]))))
         recs.append((rec_text, rec))
     if not recs:
         raise ResultsError("%s: the memboot variables hold no records" % path)
@@ -266,10 +316,12 @@ def read_results(path, notes=None):
 
 
 def terminal_safe(text):
-    """@text with each control byte (ESC, BEL, ...; DEL) written \\u00XX, as
-    the kernel escapes them in a record's strings (kernel/report/record.c), so a
-    kept record cannot clear the screen or set a terminal's title."""
-    return "".join("\\u%04x" % ord(c) if ord(c) < 0x20 or ord(c) == 0x7F else c
+    """@text with each control character (ESC, BEL, ...; DEL; and the C1
+    controls U+0080..U+009F, which a terminal may read as ESC [) written
+    \\u00XX, as the kernel escapes control bytes in a record's strings
+    (kernel/services/report/record.c), so a kept record cannot clear the screen or
+    set a terminal's title."""
+    return "".join("\\u%04x" % ord(c) if ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F else c
                    for c in text)
 
 
@@ -321,7 +373,8 @@ def add_parser(sub):
     p.add_argument("path", metavar="PATH", nargs="*",
                    help="efivarfs directory or OVMF_VARS file (default: %s); with "
                         "--table also text files of MEMBOOT lines" % EFIVARFS)
-    p.add_argument("--json", action="store_true", help="print only the records")
+    p.add_argument("--json", action="store_true",
+                   help="print only the records, one JSON object a line (as run --json)")
     add_table_options(p)
     p.set_defaults(func=cmd_efivars)
 
@@ -363,7 +416,8 @@ def cmd_efivars_one(args):
             for line in summary_lines([r for _, r in recs]):
                 print(terminal_safe(line))
         for line, _ in recs:
-            print(terminal_safe(RECORD_PREFIX + line))
+            # --json: bare JSON objects one a line, as `run --json` prints them.
+            print(terminal_safe(line if args.json else RECORD_PREFIX + line))
         sys.stdout.flush()
     except BrokenPipeError:
         # `memboot efivars FILE | head`: the reader has what it wanted.
@@ -397,15 +451,14 @@ def default_paths_problem():
             "of variable files instead" % (EFIVARFS, EFIVARFS))
 
 
+VARIABLE_FILE_RE = re.compile(re.escape(PREFIX) + r"[0-9]+-" + re.escape(GUID), re.ASCII)
+
+
 def memboot_variable_files(path):
     """The MembootResultsNN-GUID files of an efivarfs directory, every index
     (also past a gap: all of them go with --delete)."""
-    names = []
-    for name in sorted(os.listdir(path)):
-        base, sep, guid = name.partition("-")
-        if sep and guid == GUID and base.startswith(PREFIX) and base[len(PREFIX):].isdigit():
-            names.append(os.path.join(path, name))
-    return names
+    return [os.path.join(path, name) for name in sorted(os.listdir(path))
+            if VARIABLE_FILE_RE.fullmatch(name)]
 
 
 def clear_immutable(path):
@@ -415,8 +468,11 @@ def clear_immutable(path):
     import errno
     import fcntl
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        # Not through a link: the attribute of what it points to stays.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
     except OSError as e:
+        if e.errno == errno.ELOOP:
+            return
         raise ResultsError("cannot open %s: %s" % (path, e.strerror)) from None
     try:
         flags = array.array("l", [0])
@@ -459,28 +515,45 @@ def delete_variables(path):
 def boots_of(path):
     """[[record, ...] per boot] kept under @path: an efivarfs directory or a
     variable store (one boot: every boot replaces the last), or a text file
-    of MEMBOOT lines (a console log or a saved `memboot efivars` output),
-    split at each boot record."""
-    if os.path.isdir(path) or not _is_text_log(path):
+    of records (a console log, a saved `memboot efivars` output with or
+    without --json) with one boot per done record (split_boots())."""
+    if os.path.isdir(path):
         return [[r for _, r in read_results(path)]]
-    log = records.read_log(path)
+    blob = read_var_store_blob(path, "file")
+    if blob[40:44] == FV_SIGNATURE:
+        return [[r for _, r in read_results(path, blob=blob)]]
+    log = records.parse_log(records_text(blob), name=path)
+    if not log.records:
+        raise ResultsError("%s is neither an OVMF variable-store file (no firmware volume "
+                           "signature \"_FVH\" at offset 40) nor a text file of memboot "
+                           "records" % path)
+    return split_boots(log.records)
+
+
+def records_text(blob):
+    """A text file's bytes with each bare JSON record line (`efivars
+    --json`, `run --json`) given the MEMBOOT prefix of a console line."""
+    return b"\n".join(RECORD_PREFIX.encode() + line
+                      if line.lstrip().startswith(b'{"event"') else line
+                      for line in blob.split(b"\n"))
+
+
+def split_boots(recs):
+    """Records of one or more boots, in the order they came, cut into boots:
+    a boot ends with its done record, or where a second boot record starts
+    (a boot that stopped before done). The kernel prints (and keeps) other
+    records before its boot record: they are that boot's."""
     boots = []
-    for rec in log.records:
-        if rec["event"] == "boot" or not boots:
-            boots.append([])
-        boots[-1].append(rec)
-    if not boots:
-        raise ResultsError("%s holds no memboot records" % path)
+    current = None
+    for rec in recs:
+        if current is None or (rec["event"] == "boot"
+                               and any(r["event"] == "boot" for r in current)):
+            current = []
+            boots.append(current)
+        current.append(rec)
+        if rec["event"] == "done":
+            current = None
     return boots
-
-
-def _is_text_log(path):
-    try:
-        with open(path, "rb") as f:
-            head = f.read(1 << 16)
-    except OSError as e:
-        raise ResultsError("cannot read %s: %s" % (path, e.strerror)) from None
-    return head[40:44] != FV_SIGNATURE and b"MEMBOOT {" in head
 
 
 def table_row(source, index, recs):
@@ -509,18 +582,21 @@ def table_row(source, index, recs):
 
 
 def csv_cell(value):
+    """A table value as CSV text, its control characters escaped as
+    everywhere else the tool prints (terminal_safe())."""
     if value is None:
         return ""
     if isinstance(value, list):
-        return " ".join("%s:%s:%s" % (n["node"], n["pages"], n["ns"]) for n in value)
-    return value
+        value = " ".join("%s:%s:%s" % (n["node"], n["pages"], n["ns"]) for n in value)
+    return terminal_safe(value) if isinstance(value, str) else value
 
 
 def print_table(rows, fmt, out):
     import csv
     import json
     if fmt == "json":
-        json.dump(rows, out, indent=1)
+        # ensure_ascii: every control character (and DEL, C1) as \\u00XX.
+        json.dump(rows, out, indent=1, ensure_ascii=True)
         out.write("\n")
         return
     w = csv.writer(out, lineterminator="\n")
@@ -544,6 +620,18 @@ def cmd_efivars(args):
         print("memboot efivars: --delete takes one efivarfs directory (default %s)"
               % EFIVARFS, file=sys.stderr)
         return EXIT_USAGE
+    if args.save:
+        try:
+            n = save_variables(paths, args.save)
+        except SaveRefused as e:
+            print("memboot efivars: --save: %s; nothing written" % e, file=sys.stderr)
+            return EXIT_USAGE
+        except ResultsError as e:
+            print("memboot efivars: --save: %s; nothing written" % terminal_safe(str(e)),
+                  file=sys.stderr)
+            return EXIT_DATA
+        print("memboot efivars: saved %d variable%s in %s (efivars %s reads them)"
+              % (n, "" if n == 1 else "s", args.save, args.save), file=sys.stderr)
     if len(paths) == 1 and not args.table:
         args.path = paths[0]
         status = cmd_efivars_one(args)
@@ -558,6 +646,61 @@ def cmd_efivars(args):
         print("memboot efivars: deleted %d variable%s from %s"
               % (n, "" if n == 1 else "s", paths[0]), file=sys.stderr)
     return status
+
+
+class SaveRefused(Exception):
+    """--save cannot write where it is asked to (a usage error)."""
+
+
+def save_variables(paths, dest):
+    """--save DEST: copies of memboot's variable files of the one efivarfs
+    directory in @paths, as `efivars DEST` reads them back (attributes and
+    data, byte for byte). Each is read with read() to its end under the
+    file rule: efivarfs files cannot seek, so `cp` (which seeks to find
+    holes) makes empty copies of them. DEST is created, or an existing
+    directory without memboot variables; a failure leaves no copy."""
+    if len(paths) != 1 or not os.path.isdir(paths[0]):
+        raise SaveRefused("--save copies the files of an efivarfs directory (one PATH, "
+                          "default %s); a variable-store file is copied with cp" % EFIVARFS)
+    if os.path.lexists(dest) and not os.path.isdir(dest):
+        raise SaveRefused("%s exists and is not a directory" % dest)
+    if os.path.isdir(dest) and memboot_variable_files(dest):
+        raise SaveRefused("%s already holds memboot variables (of another boot?); give a "
+                          "new or empty directory" % dest)
+    parent = os.path.dirname(os.path.abspath(dest))
+    if not os.path.isdir(dest) and not os.path.isdir(parent):
+        raise SaveRefused("cannot create %s: %s does not exist" % (dest, parent))
+    files = memboot_variable_files(paths[0])
+    if not files:
+        raise ResultsError("%s holds no memboot results (no variable %s-%s)"
+                           % (paths[0], chunk_name(0), GUID))
+    copies = []
+    for f in files:
+        try:
+            copies.append((os.path.basename(f), inputs.read_input(f, "variable")))
+        except inputs.InputError as e:
+            raise ResultsError(str(e)) from None
+    made = not os.path.isdir(dest)
+    written = []
+    try:
+        if made:
+            os.mkdir(dest)
+        for name, data in copies:
+            target = os.path.join(dest, name)
+            tmp = target + ".part"
+            with open(tmp, "xb") as out:
+                out.write(data)
+            os.rename(tmp, target)
+            written.append(target)
+    except OSError as e:
+        for path in written + [os.path.join(dest, n + ".part") for n, _ in copies]:
+            if os.path.lexists(path):
+                os.unlink(path)
+        if made and os.path.isdir(dest) and not os.listdir(dest):
+            os.rmdir(dest)
+        raise SaveRefused("cannot write in %s: %s" % (dest, inputs.os_error_text(e))) \
+            from None
+    return len(copies)
 
 
 def cmd_efivars_table(paths, fmt):
@@ -590,6 +733,10 @@ def add_table_options(p):
                    help="after printing, remove memboot's variables from the efivarfs "
                         "directory (clearing the immutable attribute efivarfs puts on "
                         "them, as chattr -i does; needs root)")
+    p.add_argument("--save", metavar="DIR",
+                   help="first copy memboot's variable files of the efivarfs directory "
+                        "into DIR (created; `efivars DIR` reads the copies; cp makes empty "
+                        "copies of efivarfs files)")
     p.add_argument("--table", choices=("csv", "json"),
                    help="one row per machine and boot, from every PATH (the default with "
                         "more than one PATH: csv)")

@@ -1,14 +1,14 @@
 """facts: what the kernel and the tools must agree on, read from the kernel's
 own headers so that each fact has one source.
 
-  EXIT_STATUS      {status: name}, from EXIT_STATUS_TABLE in kernel/exit.h
+  EXIT_STATUS      {status: name}, from EXIT_STATUS_TABLE in kernel/services/exit.h
   EXIT_SYMBOLS     {status: enum name}, e.g. 5: "EXIT_CENSUS"
   QEMU_EXIT_BASE   the kernel writes QEMU_EXIT_BASE + status to isa-debug-exit
   EVENTS           record event names, from RECORD_EVENT_TABLE in
-                   kernel/report/events.h, in table order
+                   kernel/services/report/events.h, in table order
   LIMITS           {name: int} from the `#define NAME number` lines of
-                   kernel/limits.h (MEMBOOT_MAX_NODES, PAGE_SHIFT, ...)
-  PAGE_SIZE_BYTES  1 << PAGE_SHIFT of kernel/limits.h
+                   kernel/services/limits.h (MEMBOOT_MAX_NODES, PAGE_SHIFT, ...)
+  PAGE_SIZE_BYTES  1 << PAGE_SHIFT of kernel/services/limits.h
   DESC_BYTES       the page descriptor's default size, MEMMAP_DESC_BYTES of
                    mm/page.h; DESC_BYTES_CHOICES the sizes its #if allows
   fw_cfg_cmdline_file()  the fw_cfg file the kernel reads its command line
@@ -29,9 +29,9 @@ import re
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
-EXIT_H = os.path.join(REPO_ROOT, "kernel", "exit.h")
-EVENTS_H = os.path.join(REPO_ROOT, "kernel", "report", "events.h")
-LIMITS_H = os.path.join(REPO_ROOT, "kernel", "limits.h")
+EXIT_H = os.path.join(REPO_ROOT, "kernel", "services", "exit.h")
+EVENTS_H = os.path.join(REPO_ROOT, "kernel", "services", "report", "events.h")
+LIMITS_H = os.path.join(REPO_ROOT, "kernel", "services", "limits.h")
 ALLOC_TABLE_H = os.path.join(REPO_ROOT, "mm", "alloc", "table.h")
 PHASES_H = os.path.join(REPO_ROOT, "kernel", "init", "phases.h")
 SELFTEST_LIST_H = os.path.join(REPO_ROOT, "kernel", "selftest", "list.h")
@@ -99,7 +99,7 @@ def parse_exit_statuses(text, path=EXIT_H):
 
 
 def parse_events(text, path=EVENTS_H):
-    """Event names, in order, from the RECORD_EVENT_TABLE of kernel/report/events.h."""
+    """Event names, in order, from the RECORD_EVENT_TABLE of kernel/services/report/events.h."""
     names = re.findall(r"X\(\s*(\w+)\s*\)", _table(text, "RECORD_EVENT_TABLE",
                                                      path))
     if not names:
@@ -148,15 +148,37 @@ def parse_defines(text):
         text, re.M)}
 
 
-_exit_rows = parse_exit_statuses(_read(EXIT_H))
+# A package of the tools (tools/mbtools/package.py) has no kernel tree: it
+# carries the facts below as they were read from the tree at build time
+# (BUILT_FACTS), and tests/tools/test_package.py checks that they are equal.
+BUILT_FACTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "built_facts.json")
+_built = None
+if not os.path.exists(EXIT_H) and os.path.exists(BUILT_FACTS):
+    import json
+    with open(BUILT_FACTS, encoding="utf-8") as _f:
+        _built = json.load(_f)
+
+
+def _value(name, compute):
+    """Fact @name: from the kernel tree, or from the package's built copy."""
+    if _built is None:
+        return compute()
+    try:
+        return _built["facts"][name]
+    except KeyError:
+        raise FactsError("%s has no %s: a package built by another version"
+                         % (BUILT_FACTS, name)) from None
+
+
+_exit_rows = _value("exit_rows", lambda: parse_exit_statuses(_read(EXIT_H)))
 EXIT_STATUS = {v: name for v, _, name in _exit_rows}
 EXIT_SYMBOLS = {v: sym for v, sym, _ in _exit_rows}
-QEMU_EXIT_BASE = parse_defines(_read(EXIT_H))["EXIT_QEMU_BASE"]
-EVENTS = tuple(parse_events(_read(EVENTS_H)))
-LIMITS = parse_defines(_read(LIMITS_H))
-ALLOCATORS = tuple(parse_allocators(_read(ALLOC_TABLE_H)))
-PHASE_TABLE = tuple(parse_phases(_read(PHASES_H)))
-SELFTESTS = tuple(parse_selftests(_read(SELFTEST_LIST_H)))
+QEMU_EXIT_BASE = _value("QEMU_EXIT_BASE", lambda: parse_defines(_read(EXIT_H))["EXIT_QEMU_BASE"])
+EVENTS = tuple(_value("EVENTS", lambda: parse_events(_read(EVENTS_H))))
+LIMITS = _value("LIMITS", lambda: parse_defines(_read(LIMITS_H)))
+ALLOCATORS = tuple(_value("ALLOCATORS", lambda: parse_allocators(_read(ALLOC_TABLE_H))))
+PHASE_TABLE = tuple(tuple(r) for r in _value("PHASE_TABLE", lambda: parse_phases(_read(PHASES_H))))
+SELFTESTS = tuple(_value("SELFTESTS", lambda: parse_selftests(_read(SELFTEST_LIST_H))))
 # The phases every boot runs, in order (the others only with their key).
 PHASES = tuple(name for name, when, _, _ in PHASE_TABLE if when == "ALWAYS")
 MAX_NODES = LIMITS["MEMBOOT_MAX_NODES"]
@@ -177,7 +199,16 @@ def parse_desc_bytes(text, path=PAGE_H):
     return default, choices
 
 
-DESC_BYTES, DESC_BYTES_CHOICES = parse_desc_bytes(_read(PAGE_H))
+DESC_BYTES, DESC_BYTES_CHOICES = _value("DESC_BYTES", lambda: parse_desc_bytes(_read(PAGE_H)))
+DESC_BYTES_CHOICES = tuple(DESC_BYTES_CHOICES)
+
+
+def kernel_define(path, name):
+    """`#define NAME number` of the kernel source @path (the tree's, or the
+    package's built copy, keyed by the path relative to the tree)."""
+    if _built is None:
+        return parse_defines(_read(path))[name]
+    return _value("define %s %s" % (os.path.relpath(path, REPO_ROOT), name), lambda: None)
 
 
 def parse_string_define(text, name):

@@ -115,11 +115,30 @@ def os_error_text(e):
     return e.strerror or str(e)
 
 
-def open_input(path, what="file", max_bytes=MAX_INPUT_BYTES):
+def inside_root(root, path):
+    """@path with its symbolic links resolved, if that stays under @root (a
+    tree that stands for a machine's '/', such as install's --root); else
+    InputError naming the path and where it leads. A link inside the tree
+    is followed; one that leads out of it is not, so an image whose /boot
+    is a link to /boot never gets this machine's /boot read or written.
+    The path itself need not exist."""
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(path)
+    if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
+        raise InputError("%s leads out of --root %s (to %s): a symbolic link out of the "
+                         "tree is not followed" % (path, root, real))
+    return real
+
+
+def open_input(path, what="file", max_bytes=MAX_INPUT_BYTES, root=None):
     """@path opened for reading in binary, if it is a regular file of at most
-    @max_bytes; else InputError naming it (@what: "trace", "variable store")."""
+    @max_bytes; else InputError naming it (@what: "trace", "variable store").
+    With @root, a path that leads out of that tree is refused too
+    (inside_root())."""
+    target = path if root is None else inside_root(root, path)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
+                     | (os.O_NOFOLLOW if root is not None else 0))
     except OSError as e:
         raise InputError("cannot read %s %s: %s" % (what, path, os_error_text(e))) from None
     try:
@@ -139,14 +158,23 @@ def open_input(path, what="file", max_bytes=MAX_INPUT_BYTES):
     return f
 
 
-def read_input(path, what="file", max_bytes=MAX_INPUT_BYTES):
+def read_input(path, what="file", max_bytes=MAX_INPUT_BYTES, root=None):
     """The bytes of @path under the file rule (open_input()); a file that
-    grew past @max_bytes while being read is refused too."""
-    with open_input(path, what, max_bytes) as f:
+    grew past @max_bytes while being read is refused too. Read with read()
+    until its end, never a seek: efivarfs files cannot seek ("Illegal
+    seek"), and may say a size that is not theirs."""
+    with open_input(path, what, max_bytes, root) as f:
+        parts, total = [], 0
         try:
-            data = f.read(max_bytes + 1)
+            while total <= max_bytes:
+                part = os.read(f.fileno(), min(1 << 20, max_bytes + 1 - total))
+                if not part:
+                    break
+                parts.append(part)
+                total += len(part)
         except OSError as e:
             raise InputError("cannot read %s %s: %s" % (what, path, os_error_text(e))) from None
+        data = b"".join(parts)
     if len(data) > max_bytes:
         raise InputError("%s %s: larger than the %s read at most" % (what, path,
                                                                      _mib(max_bytes)))
@@ -253,6 +281,22 @@ def regular_file_problem(path, what):
     if not os.access(path, os.R_OK):
         return "cannot read %s %s: Permission denied" % (what, path)
     return None
+
+
+def lstat_problem(path):
+    """None if nothing is at @path or a regular file is (not a link to
+    one); else "PATH is not a regular file (it is a FIFO)": what a tool
+    that writes or removes @path must not replace by mistake."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        return "cannot read %s: %s" % (path, os_error_text(e))
+    if stat.S_ISREG(st.st_mode):
+        return None
+    kind = "a symbolic link" if stat.S_ISLNK(st.st_mode) else _kind(st.st_mode)
+    return "%s is not a regular file (it is %s)" % (path, kind)
 
 
 def _signature_problem(path, what, offset, signature, missing):

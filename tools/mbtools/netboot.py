@@ -14,8 +14,9 @@ Multiboot2 kernel, so GRUB's own network images load it).
 GRUB's netboot $prefix is (tftp,SERVER)/boot/grub, so the entry is the one
 `memboot install` writes (tools/mbtools/install.py: the kernel beside
 $prefix), with the words in $memboot_args. The tree is built in a staging
-directory inside DIR and moved into place with renames: a failure leaves
-DIR as it was. Standard library only.
+directory inside DIR and moved into place with renames: a failure, or a
+SIGTERM, SIGINT or SIGHUP, leaves DIR as it was (a staging directory a
+SIGKILL left behind is removed by the next run). Standard library only.
 """
 
 import argparse
@@ -38,6 +39,8 @@ PLATFORMS = {
 SUBDIR = "boot/grub"
 KERNEL_DIR = "boot/memboot"
 MARKER = "memboot-netboot"           # under SUBDIR
+STAGE_PREFIX = ".memboot-netboot-"
+STAGE_RE = re.compile(re.escape(STAGE_PREFIX) + r"[a-z0-9_]{8}")
 MAC_RE = re.compile(r"([0-9a-fA-F]{2})(?:[:-]([0-9a-fA-F]{2})){5}")
 
 EXIT_USAGE = facts.EXIT_USAGE
@@ -107,9 +110,14 @@ class Refused(Exception):
 def check(args):
     """Everything that can be refused before anything is written."""
     elf = args.elf or install.DEFAULT_ELF
-    problem = inputs.elf_problem(elf)
+    problem = install.kernel_problem(elf)
     if problem:
         raise Refused(problem)
+    for what, words in [("--append", args.words)] + [
+            ("--mac %s" % name.replace("-", ":"), w) for name, w in args.mac]:
+        problem = install.words_problem(words, what)
+        if problem:
+            raise Refused(problem)
     if install.which("grub-mknetdir") is None:
         raise Refused("grub-mknetdir not found (Debian package grub-common)")
     if install.which("grub-script-check") is None:
@@ -133,9 +141,14 @@ def check(args):
         problem = install.writable_problem(d)
     if problem:
         raise Refused("the TFTP directory: " + problem)
+    for sub in ("boot", SUBDIR, KERNEL_DIR, os.path.join(SUBDIR, MARKER)):
+        try:
+            inputs.inside_root(d, os.path.join(d, sub))
+        except inputs.InputError as e:
+            raise Refused(str(e).replace("--root ", "")) from None
     for sub in (SUBDIR, KERNEL_DIR):
         path = os.path.join(d, sub)
-        if os.path.lexists(path) and not os.path.exists(os.path.join(d, SUBDIR, MARKER)):
+        if os.path.lexists(path) and not os.path.isfile(os.path.join(d, SUBDIR, MARKER)):
             raise Refused("%s exists and was not written by memboot netboot; remove it or "
                           "choose another directory" % path)
     if os.path.exists(os.path.join(d, "boot")):
@@ -175,12 +188,18 @@ def build(args, elf, stage):
           "Written by memboot's tools/memboot netboot; a second run replaces %s and %s.\n"
           % (SUBDIR, KERNEL_DIR))
     os.makedirs(os.path.join(stage, KERNEL_DIR))
-    shutil.copyfile(elf, os.path.join(stage, KERNEL_DIR, install.KERNEL_NAME))
+    try:
+        kernel = inputs.read_input(elf, "kernel", install.MAX_KERNEL_BYTES)
+    except inputs.InputError as e:
+        raise install.Failed(str(e)) from None
+    with open(os.path.join(stage, KERNEL_DIR, install.KERNEL_NAME), "wb") as f:
+        f.write(kernel)
 
 
 def swap_in(d, stage):
     """Move @stage's boot/grub and boot/memboot into @d, replacing a
-    previous run's; on a failure the old ones go back."""
+    previous run's; on a failure (or a signal) the old ones go back."""
+    made_boot = not os.path.isdir(os.path.join(d, "boot"))
     os.makedirs(os.path.join(d, "boot"), exist_ok=True)
     done = []
     try:
@@ -192,13 +211,32 @@ def swap_in(d, stage):
                 os.rename(target, old)
             done.append((target, old, had_old))
             os.rename(os.path.join(stage, sub), target)
-    except OSError as e:
+    except BaseException as e:
         for target, old, had_old in reversed(done):
             # What is at @target now is the new tree, if its rename happened.
-            shutil.rmtree(target, ignore_errors=True)
+            if os.path.lexists(old) or not had_old:
+                shutil.rmtree(target, ignore_errors=True)
             if had_old and os.path.lexists(old):
                 os.rename(old, target)
-        raise install.Failed("cannot move the tree into %s: %s" % (d, e.strerror)) from None
+        if made_boot:
+            try:
+                os.rmdir(os.path.join(d, "boot"))
+            except OSError:
+                pass
+        if isinstance(e, OSError):
+            raise install.Failed("cannot move the tree into %s: %s" % (d, e.strerror)) \
+                from None
+        raise
+
+
+def remove_stale_stages(d):
+    """Staging directories of a netboot that was killed (SIGKILL), which
+    would otherwise be served over TFTP for ever."""
+    for name in sorted(os.listdir(d)):
+        path = os.path.join(d, name)
+        if STAGE_RE.fullmatch(name) and os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+            print("memboot: removed %s (left by a netboot that was killed)" % path)
 
 
 def cmd_netboot(args):
@@ -224,26 +262,35 @@ def cmd_netboot(args):
               "into place)" % d)
         return 0
     created = not os.path.isdir(d)
-    try:
-        if created:
-            os.mkdir(d)
-        stage = tempfile.mkdtemp(prefix=".memboot-netboot-", dir=d)
-    except OSError as e:
-        print("memboot netboot: cannot write in %s: %s; nothing changed" % (d, e.strerror),
-              file=sys.stderr)
-        return EXIT_USAGE
-    try:
-        build(args, elf, stage)
-        swap_in(d, stage)
-    except (install.Failed, OSError) as e:
-        print("memboot netboot: %s; %s left as it was" % (
-            e if isinstance(e, install.Failed) else "cannot write the tree: %s" % e.strerror,
-            d), file=sys.stderr)
-        return EXIT_GRUB_FAILED
-    finally:
-        shutil.rmtree(stage, ignore_errors=True)
-        if created and os.path.isdir(d) and not os.listdir(d):
-            os.rmdir(d)
+    stage = None
+    with install.signals_raise():
+        try:
+            try:
+                if created:
+                    os.mkdir(d)
+                else:
+                    remove_stale_stages(d)
+                stage = tempfile.mkdtemp(prefix=STAGE_PREFIX, dir=d)
+            except OSError as e:
+                print("memboot netboot: cannot write in %s: %s; nothing changed"
+                      % (d, e.strerror), file=sys.stderr)
+                return EXIT_USAGE
+            build(args, elf, stage)
+            swap_in(d, stage)
+        except (install.Failed, OSError) as e:
+            print("memboot netboot: %s; %s left as it was" % (
+                e if isinstance(e, install.Failed) else "cannot write the tree: %s"
+                % e.strerror, d), file=sys.stderr)
+            return EXIT_GRUB_FAILED
+        except install.Interrupted as e:
+            text, status = install.interrupted_text(e, "netboot", "%s left as it was" % d)
+            print(text, file=sys.stderr)
+            return status
+        finally:
+            if stage:
+                shutil.rmtree(stage, ignore_errors=True)
+            if created and os.path.isdir(d) and not os.listdir(d):
+                os.rmdir(d)
     print("memboot: TFTP tree in %s" % d)
     for p in args.platform:
         print("memboot: %s clients: DHCP boot file %s" % (PLATFORMS[p][2], bootfile(p)))

@@ -359,9 +359,9 @@ def read_log(path, strict=False):
 
 
 def check_event(event):
-    """Raise ValueError unless @event is a name in kernel/report/events.h:
+    """Raise ValueError unless @event is a name in kernel/services/report/events.h:
     a test asking for a misspelt event would otherwise pass vacuously."""
     if event not in facts.EVENTS:
-        raise ValueError("unknown record event %r (kernel/report/events.h "
+        raise ValueError("unknown record event %r (kernel/services/report/events.h "
                          "lists %s)" % (event, ", ".join(facts.EVENTS)))
     return event

@@ -25,7 +25,7 @@ import sys
 from mbtools import boot as mbboot, facts, inputs
 
 GIB = 1 << 30
-# The kernel's page size and its default descriptor size (kernel/limits.h,
+# The kernel's page size and its default descriptor size (kernel/services/limits.h,
 # mm/page.h, through mbtools.facts).
 PAGE_BYTES = facts.PAGE_SIZE_BYTES
 DESC_BYTES = facts.DESC_BYTES

@@ -1,6 +1,6 @@
 """Reading memboot's screen back from a picture of it: QEMU's monitor
 `screendump` writes a PPM (P6) of the display, and the framebuffer console
-draws the built-in 8x16 font (kernel/console/font8x16.c) on a grid from the
+draws the built-in 8x16 font (kernel/services/console/font8x16.c) on a grid from the
 top left corner. Each 8x16 cell is matched against the font's glyphs, so a
 test can assert on the text a person would see.
 """
@@ -9,7 +9,7 @@ import os
 import re
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-FONT_C = os.path.join(ROOT, "kernel", "console", "font8x16.c")
+FONT_C = os.path.join(ROOT, "kernel", "services", "console", "font8x16.c")
 CELL_W, CELL_H = 8, 16
 
 

@@ -2,7 +2,7 @@
  * acpidump_text.c: ACPI tables read back from acpidump text.
  *
  * The layout is the one acpidump prints, acpixtract reads and the kernel
- * writes with memboot.dump_acpi (kernel/acpi/dump.c describes it). Only host
+ * writes with memboot.dump_acpi (kernel/firmware/acpi/dump.c describes it). Only host
  * programs need this reader: tools/memboot topo (memboot-topo.c), the host
  * tests and a fuzzer; the kernel does not link it.
  */
@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "kernel/log.h"
+#include "kernel/services/log.h"
 
 static int hex_value(char c)
 {

@@ -1,7 +1,7 @@
 /*
  * memboot-topo: the NUMA topology memboot would build from a machine's ACPI
  * tables, printed with the kernel's own lines and records, from the kernel's
- * own parsers (kernel/acpi/, mm/numa*.c) built for the host.
+ * own parsers (kernel/firmware/acpi/, mm/numa*.c) built for the host.
  *
  *   memboot-topo [--json] FILE   acpidump text (Linux `acpidump`, or a memboot
  *                                console log of a memboot.dump_acpi boot)
@@ -22,7 +22,7 @@
  * memory ranges, and the CPUs that exist are the enabled ones of the MADT; the
  * boot CPU is the first of them.
  *
- * A table is used or skipped by the kernel's own rules (kernel/acpi/tables.c,
+ * A table is used or skipped by the kernel's own rules (kernel/firmware/acpi/tables.c,
  * load_sdt()): its header length must be at least 36 bytes and within the
  * bytes given, and its bytes must sum to 0; a table that breaks one is
  * skipped with the kernel's warning, never parsed anyway. A table file that
@@ -42,12 +42,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "arch/x86_64/include/arch/apic_mode.h"
+#include "x86/apic_mode.h"
 #include "boot/bootinfo.h"
-#include "kernel/acpi/acpi.h"
-#include "kernel/log.h"
-#include "kernel/panic.h"
-#include "kernel/report/record.h"
+#include "kernel/firmware/acpi/acpi.h"
+#include "kernel/services/log.h"
+#include "kernel/services/panic.h"
+#include "kernel/services/report/record.h"
 #include "mm/machine.h"
 #include "mm/numa.h"
 #include "mm/tiers.h"
@@ -72,7 +72,7 @@ static uint32_t header_length(const uint8_t *bytes)
 }
 
 /*
- * Whether the kernel's walk would use this table (kernel/acpi/tables.c,
+ * Whether the kernel's walk would use this table (kernel/firmware/acpi/tables.c,
  * load_sdt(), without ACPI_WALK_IGNORE_CHECKSUMS): a header length of at
  * least 36 bytes, all of them present, summing to 0. A table that fails is
  * skipped with the kernel's own warning; @phys is where it was (0 when the
@@ -511,7 +511,7 @@ int main(int argc, char **argv)
 	uint32_t boot_apic = 0;
 	for (uint32_t i = 0; i < madt_info.nr_cpus; i++) {
 		if (madt_info.cpus[i].enabled) {
-			boot_apic = madt_info.cpus[i].apic_id;
+			boot_apic = madt_info.cpus[i].hwid;
 			break;
 		}
 	}
@@ -521,7 +521,7 @@ int main(int argc, char **argv)
 		.madt = &madt_info,
 		.srat = have_srat ? &srat_info : NULL,
 		.slit = have_slit ? &slit_info : NULL,
-		.boot_apic_id = boot_apic,
+		.boot_hwid = boot_apic,
 	};
 	numa_build(&topo, &in);
 	numa_print(&topo);
@@ -543,9 +543,9 @@ int main(int argc, char **argv)
 	 * server CPUs since 2008; the kernel checks CPUID itself). */
 	struct apic_mode_input ain = { .cpu_x2apic = true, .request = APIC_REQUEST_AUTO };
 	for (uint32_t i = 0; i < madt_info.nr_cpus; i++) {
-		ain.madt_x2apic |= madt_info.cpus[i].x2apic;
-		if (madt_info.cpus[i].apic_id > ain.max_apic_id)
-			ain.max_apic_id = madt_info.cpus[i].apic_id;
+		ain.madt_x2apic |= madt_info.cpus[i].ext_id;
+		if (madt_info.cpus[i].hwid > ain.max_apic_id)
+			ain.max_apic_id = madt_info.cpus[i].hwid;
 	}
 	struct apic_mode_choice ac = apic_choose_mode(&ain);
 	struct record r;

@@ -1,0 +1,194 @@
+/*
+ * madt.c: the MADT ("APIC"), for the list of processors.
+ *
+ * Rules obeyed (ACPI 6.5, 5.2.12):
+ *  - after the 36-byte header come the 32-bit local APIC address and the
+ *    flags, then entries of (type, length, ...), each length bytes long;
+ *  - a processor is usable if its Enabled flag is set, or, from MADT
+ *    revision 5 (ACPI 6.3) on, its Online Capable flag (hot-pluggable). In
+ *    older tables that bit is reserved, and a processor without Enabled is
+ *    simply absent (QEMU's -smp 2,maxcpus=4 lists APIC IDs 2 and 3 so);
+ *  - x2APIC entries (type 9) describe processors the same way with 32-bit IDs;
+ *    0xff (xAPIC) and 0xffffffff (x2APIC) are not processor IDs;
+ *  - a type 5 entry replaces the 32-bit local APIC address with a 64-bit one;
+ *  - local APIC NMI entries (type 4, 8-bit UID, 0xff for all) and local
+ *    x2APIC NMI entries (type 0xA, 32-bit UID, 0xffffffff for all) say
+ *    which LINT pin (0 or 1) of which processors carries NMI, with MPS INTI
+ *    polarity and trigger flags (5.2.12.7, 5.2.12.13); a LINT# above 1 names
+ *    no pin and is ignored with a warning.
+ * Everything else (I/O APICs, interrupt overrides, NMI sources...) is skipped
+ * by its length.
+ */
+#include "kernel/firmware/acpi/acpi_internal.h"
+
+#include "kernel/services/log.h"
+
+#define PREFIX "ACPI: MADT: "
+
+static void add_cpu(struct acpi_madt_info *out, const struct acpi_cpu *cpu,
+		    uint32_t off)
+{
+	const char *kind = cpu->ext_id ? "x2APIC" : "local APIC";
+
+	if (!cpu->enabled && !cpu->online_capable) {
+		out->nr_disabled++;
+		return;
+	}
+	if (cpu->hwid == (cpu->ext_id ? 0xffffffffu : 0xffu)) {
+		pr_warn(PREFIX "%s entry at offset 0x%x has the invalid ID 0x%x; ignored",
+			kind, off, cpu->hwid);
+		out->nr_ignored++;
+		return;
+	}
+	for (uint32_t i = 0; i < out->nr_cpus; i++) {
+		if (out->cpus[i].hwid == cpu->hwid) {
+			pr_warn(PREFIX "%s entry at offset 0x%x repeats APIC ID 0x%x; ignored",
+				kind, off, cpu->hwid);
+			out->nr_ignored++;
+			return;
+		}
+	}
+	if (out->nr_cpus == ACPI_MADT_MAX_CPUS) {
+		if (out->nr_dropped++ == 0)
+			pr_warn(PREFIX "more than %u processors; APIC ID 0x%x (offset 0x%x) and later ones dropped",
+				ACPI_MADT_MAX_CPUS, cpu->hwid, off);
+		return;
+	}
+	out->cpus[out->nr_cpus++] = *cpu;
+}
+
+static void add_nmi(struct acpi_madt_info *out, const struct acpi_lapic_nmi *nmi, uint32_t off)
+{
+	if (nmi->lint > 1) {
+		pr_warn(PREFIX "%s NMI entry at offset 0x%x names LINT%u; a local APIC has LINT0 and LINT1 only; ignored",
+			nmi->ext_id ? "x2APIC" : "local APIC", off, nmi->lint);
+		out->nr_nmis_ignored++;
+		return;
+	}
+	if (out->nr_nmis == ACPI_MADT_MAX_NMIS) {
+		if (out->nr_nmis_ignored++ == 0)
+			pr_warn(PREFIX "more than %u local APIC NMI entries; offset 0x%x and later ones ignored",
+				ACPI_MADT_MAX_NMIS, off);
+		return;
+	}
+	out->nmis[out->nr_nmis++] = *nmi;
+}
+
+unsigned acpi_lint_nmi_of(const struct acpi_madt_info *m, uint32_t acpi_uid)
+{
+	unsigned bits = 0;
+
+	for (uint32_t i = 0; i < m->nr_nmis && i < ACPI_MADT_MAX_NMIS; i++) {
+		const struct acpi_lapic_nmi *e = &m->nmis[i];
+
+		if (e->lint > 1 || (e->acpi_uid != ACPI_UID_ALL && e->acpi_uid != acpi_uid))
+			continue;
+		bits |= e->lint ? ACPI_LINT1_NMI : ACPI_LINT0_NMI;
+		/* MPS INTI polarity 3: active low; 0 (bus default) and 1: high. */
+		if ((e->flags & 3) == 3)
+			bits |= e->lint ? ACPI_LINT1_ACTIVE_LOW : ACPI_LINT0_ACTIVE_LOW;
+	}
+	return bits;
+}
+
+bool acpi_madt_parse(const void *table, size_t len, struct acpi_madt_info *out)
+{
+	struct acpi_madt_header h;
+	struct acpi_subtables it;
+	const uint8_t *entry;
+	uint8_t type, length;
+	uint32_t table_len, off;
+
+	memset(out, 0, sizeof(*out));
+	table_len = acpi_table_check(table, len, "APIC", sizeof(h), PREFIX);
+	if (!table_len)
+		return false;
+	memcpy(&h, table, sizeof(h));
+	out->lapic_phys = h.lapic_address;
+	out->flags = h.flags;
+	out->revision = h.header.revision;
+
+	acpi_subtables_init(&it, table, table_len, sizeof(h), PREFIX);
+	while (acpi_subtables_next(&it, &entry, &type, &length, &off)) {
+		struct acpi_cpu cpu = { 0 };
+
+		out->nr_entries++;
+		switch (type) {
+		case ACPI_MADT_LOCAL_APIC: {
+			struct acpi_madt_local_apic e;
+
+			if (length < sizeof(e)) {
+				acpi_subtables_short(&it, "local APIC", off, length, sizeof(e));
+				break;
+			}
+			memcpy(&e, entry, sizeof(e));
+			cpu.hwid = e.apic_id;
+			cpu.acpi_uid = e.processor_uid;
+			cpu.enabled = e.flags & ACPI_MADT_ENABLED;
+			cpu.online_capable = out->revision >= ACPI_MADT_ONLINE_CAPABLE_REVISION &&
+					     (e.flags & ACPI_MADT_ONLINE_CAPABLE);
+			add_cpu(out, &cpu, off);
+			break;
+		}
+		case ACPI_MADT_LOCAL_X2APIC: {
+			struct acpi_madt_local_x2apic e;
+
+			if (length < sizeof(e)) {
+				acpi_subtables_short(&it, "x2APIC", off, length, sizeof(e));
+				break;
+			}
+			memcpy(&e, entry, sizeof(e));
+			cpu.hwid = e.x2apic_id;
+			cpu.acpi_uid = e.processor_uid;
+			cpu.enabled = e.flags & ACPI_MADT_ENABLED;
+			cpu.online_capable = out->revision >= ACPI_MADT_ONLINE_CAPABLE_REVISION &&
+					     (e.flags & ACPI_MADT_ONLINE_CAPABLE);
+			cpu.ext_id = true;
+			add_cpu(out, &cpu, off);
+			break;
+		}
+		case ACPI_MADT_LAPIC_NMI: {
+			struct acpi_madt_lapic_nmi e;
+
+			if (length < sizeof(e)) {
+				acpi_subtables_short(&it, "local APIC NMI", off, length, sizeof(e));
+				break;
+			}
+			memcpy(&e, entry, sizeof(e));
+			add_nmi(out, &(struct acpi_lapic_nmi){
+				.acpi_uid = e.processor_uid == 0xff ? ACPI_UID_ALL : e.processor_uid,
+				.flags = e.flags, .lint = e.lint }, off);
+			break;
+		}
+		case ACPI_MADT_X2APIC_NMI: {
+			struct acpi_madt_x2apic_nmi e;
+
+			if (length < sizeof(e)) {
+				acpi_subtables_short(&it, "x2APIC NMI", off, length, sizeof(e));
+				break;
+			}
+			memcpy(&e, entry, sizeof(e));
+			add_nmi(out, &(struct acpi_lapic_nmi){
+				.acpi_uid = e.processor_uid, .flags = e.flags, .lint = e.lint,
+				.ext_id = true }, off);
+			break;
+		}
+		case ACPI_MADT_LAPIC_OVERRIDE: {
+			struct acpi_madt_lapic_override e;
+
+			if (length < sizeof(e)) {
+				acpi_subtables_short(&it, "local APIC address override", off,
+						     length, sizeof(e));
+				break;
+			}
+			memcpy(&e, entry, sizeof(e));
+			out->lapic_phys = e.address;
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	out->truncated = it.truncated;
+	return true;
+}
