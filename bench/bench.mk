@@ -80,7 +80,8 @@ $(BENCH_O)/host/%.o: %.c bench/bench.mk | $(HOST_DEPS)
 .PHONY: bench-build
 # Every host benchmark binary (make test builds them all, so a link line
 # that breaks fails the tests, not a user's first `make bench-pt`).
-bench-build: $(MEMMAP_BENCH_BINS) $(BENCH_O)/pt_bench $(BENCH_O)/pcp_bench $(BENCH_O)/lab
+bench-build: $(MEMMAP_BENCH_BINS) $(BENCH_O)/pt_bench $(BENCH_O)/pcp_bench $(BENCH_O)/lab \
+	$(BENCH_O)/lab-counted $(BENCH_O)/lab-stress
 
 BENCH_QUICK_ARGS := --quick --reps 15 --budget-s 15 --what init,init_plain,init_nt,lim_memset,lim_store,lim_nt,lim_ntdq
 
@@ -192,24 +193,41 @@ bench-pcp-guest: $(O)/memboot.elf
 # The host's own CPU by default; a cross build (another architecture's
 # compiler as CC) names its own or none: make CC=aarch64-linux-gnu-gcc
 # LAB_MARCH= BENCH_O=build/bench-arm64 build/bench-arm64/lab
+# Two more builds of the same sources (bench/lab.c says what each is for):
+#   build/bench/lab-counted  no -march at all: valgrind runs it (tools/memboot
+#                            lab --counted), and it counts the same
+#                            instructions on every x86-64 host
+#   build/bench/lab-stress   every allocator compiled with bench/lab_stress.h
+#                            first: its lock operations are points where
+#                            --stress hands the CPU to another thread
 LAB_MARCH ?= -march=native
 LAB_KSRCS := mm/memmap.c $(BENCH_ALLOC_SRCS) kernel/services/report/record.c
-LAB_OBJS := $(BENCH_O)/labobj/bench/lab.o $(patsubst %.c,$(BENCH_O)/labobj/%.o,$(LAB_KSRCS)) \
-	$(BENCH_SUPPORT_OBJ)
-$(BENCH_O)/labobj/bench/%.o: bench/%.c bench/bench.mk | $(HOST_DEPS)
-	@mkdir -p $(@D)
-	@$(if $(Q),echo "  BENCHCC $@")
-	$(Q)$(CC) $(BENCH_HOST_CFLAGS) $(LAB_MARCH) -MMD -MP -c $< -o $@
-$(BENCH_O)/labobj/%.o: %.c bench/bench.mk | $(HOST_DEPS)
-	@mkdir -p $(@D)
-	@$(if $(Q),echo "  BENCHCC $@")
-	$(Q)$(CC) $(BENCH_KCFLAGS) $(LAB_MARCH) -MMD -MP -c $< -o $@
-$(BENCH_O)/lab: $(LAB_OBJS)
-	@$(if $(Q),echo "  BENCHLD $@")
-	$(Q)$(CC) $(BENCH_HOST_CFLAGS) -o $@ $^
+# $(1): objects' directory, $(2): the binary, $(3): flags of the driver,
+# $(4): flags of the kernel sources.
+define LAB_BUILD_RULES
+$(BENCH_O)/$(1)/bench/%.o: bench/%.c bench/bench.mk | $(HOST_DEPS)
+	@mkdir -p $$(@D)
+	@$$(if $$(Q),echo "  BENCHCC $$@")
+	$$(Q)$$(CC) $$(BENCH_HOST_CFLAGS) $(3) -MMD -MP -c $$< -o $$@
+$(BENCH_O)/$(1)/%.o: %.c bench/bench.mk | $(HOST_DEPS)
+	@mkdir -p $$(@D)
+	@$$(if $$(Q),echo "  BENCHCC $$@")
+	$$(Q)$$(CC) $$(BENCH_KCFLAGS) $(4) -MMD -MP -c $$< -o $$@
+$(BENCH_O)/$(2): $(BENCH_O)/$(1)/bench/lab.o $(patsubst %.c,$(BENCH_O)/$(1)/%.o,$(LAB_KSRCS)) \
+		$(BENCH_SUPPORT_OBJ)
+	@$$(if $$(Q),echo "  BENCHLD $$@")
+	$$(Q)$$(CC) $$(BENCH_HOST_CFLAGS) -o $$@ $$^
+endef
+$(eval $(call LAB_BUILD_RULES,labobj,lab,$(LAB_MARCH),$(LAB_MARCH)))
+$(eval $(call LAB_BUILD_RULES,countobj,lab-counted,,))
+$(eval $(call LAB_BUILD_RULES,stressobj,lab-stress,$(LAB_MARCH) -DLAB_STRESS_BUILD,\
+	$(LAB_MARCH) -include bench/lab_stress.h))
+LAB_BINS := $(BENCH_O)/lab $(BENCH_O)/lab-counted $(BENCH_O)/lab-stress
+LAB_OBJS := $(foreach d,labobj countobj stressobj,$(BENCH_O)/$(d)/bench/lab.o \
+	$(patsubst %.c,$(BENCH_O)/$(d)/%.o,$(LAB_KSRCS))) $(BENCH_SUPPORT_OBJ)
 
 .PHONY: lab-build
-lab-build: $(BENCH_O)/lab
+lab-build: $(LAB_BINS)
 
 -include $(patsubst %.o,%.d,$(foreach n,$(BENCH_DESC_SIZES),$(BENCH_O)/$(n)/bench/memmap_bench.o \
 	$(patsubst %.c,$(BENCH_O)/$(n)/%.o,$(MEMMAP_BENCH_KSRCS))) $(BENCH_SUPPORT_OBJ) \

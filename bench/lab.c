@@ -18,6 +18,15 @@
  * and order (TSC-timed), a latency CDF, the allocator's lock statistics,
  * bookkeeping bytes per page, init ns per page and free blocks by order
  * with the unusable-free-space index at order 9 every --sample ops.
+ *
+ * Three builds of this file (bench/bench.mk): build/bench/lab (the host's
+ * own CPU, timed), build/bench/lab-counted (no -march: valgrind's callgrind
+ * runs it for the counted figures, the same instructions on every x86-64
+ * host; the allocator's calls go through lab_counted_*(), which it counts)
+ * and build/bench/lab-stress (every allocator compiled with
+ * bench/lab_stress.h: --stress makes its lock operations points where
+ * another thread may run, and preempts threads at random, so that a race
+ * window of a few instructions is hit in every run).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -29,6 +38,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <sched.h>
+#include <signal.h>
+#include <ucontext.h>
 
 /* The lab's clock: the TSC on x86, the generic timer's virtual count on
  * arm64, else CLOCK_MONOTONIC_RAW in ns; calibrated against CLOCK_MONOTONIC
@@ -80,7 +91,7 @@ struct thread {
 	uint64_t ops, failed;
 	uint64_t seed;
 	uint64_t allocs_by_order[ALLOC_NR_ORDERS], failed_by_order[ALLOC_NR_ORDERS];
-	uint64_t phase;                 /* --serial: the turns it has taken */
+	uint64_t stress_seed;           /* --stress: its yields and preemptions */
 	bool pinned;
 } __attribute__((aligned(64)));
 
@@ -91,6 +102,7 @@ static uint64_t nr_pages, reserved_bytes;
 static uint64_t base_pfn = ZONE_LINE_PFN;   /* --split: half below the 4 GiB line */
 static uint32_t nr_nodes = 1;
 static bool lazy;
+static uint32_t stress_permille, stress_us = 50;   /* --stress, --stress-us (below) */
 static struct thread T[MAX_THREADS];
 static uint32_t nr_threads;
 static __thread struct thread *me;
@@ -235,34 +247,65 @@ static uint64_t per_node;           /* pages of each node */
  * its file order by one thread acting as each trace CPU in turn. With the
  * seed fixed, every block is the same from run to run, so fragmentation,
  * failures and counts by order are identical (their times mean nothing).
+ *
+ * The threads of a serial run are coroutines of the calling thread
+ * (ucontext), not threads of the system: a turn ends at a meeting point
+ * and nowhere else, and no other thread's start-up or hand-over runs in
+ * the middle of it, so the order of every memory access, the harness's
+ * included, is the same from run to run (what build/bench/lab-counted's
+ * cache simulation needs to give the same misses every time).
  */
 static bool serial;
 static bool pin = true;
-static pthread_mutex_t baton_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t baton_cv = PTHREAD_COND_INITIALIZER;
-static uint32_t baton_turn;
-static uint64_t baton_phase;
+static ucontext_t co_main, co_ctx[MAX_THREADS];
+static bool co_done[MAX_THREADS];
+#define CO_STACK_BYTES (2u << 20)
 
-static void baton_wait(struct thread *t)
+static void *worker(void *arg);
+
+static void co_entry(void)
 {
-	pthread_mutex_lock(&baton_lock);
-	while (baton_phase != t->phase || baton_turn != t->id)
-		pthread_cond_wait(&baton_cv, &baton_lock);
-	pthread_mutex_unlock(&baton_lock);
+	worker(me);
 }
 
-static void baton_pass(struct thread *t)
+/* The next turn: the next thread still running, or back to the caller of
+ * serial_run() when none is. */
+static void co_switch(uint32_t from)
 {
-	pthread_mutex_lock(&baton_lock);
-	if (t->id + 1 < nr_threads) {
-		baton_turn = t->id + 1;
-	} else {
-		baton_turn = 0;
-		baton_phase++;
+	for (uint32_t k = 1; k <= nr_threads; k++) {
+		uint32_t next = (from + k) % nr_threads;
+		if (!co_done[next]) {
+			if (next != from) {
+				me = &T[next];
+				swapcontext(&co_ctx[from], &co_ctx[next]);
+				me = &T[from];
+			}
+			return;
+		}
 	}
-	t->phase++;
-	pthread_cond_broadcast(&baton_cv);
-	pthread_mutex_unlock(&baton_lock);
+	swapcontext(&co_ctx[from], &co_main);
+}
+
+static void co_make(uint32_t i)
+{
+	void *stack = malloc(CO_STACK_BYTES);
+
+	if (!stack || getcontext(&co_ctx[i]) != 0) {
+		fprintf(stderr, "lab: no coroutine for thread %u\n", i);
+		exit(1);
+	}
+	co_ctx[i].uc_stack.ss_sp = stack;
+	co_ctx[i].uc_stack.ss_size = CO_STACK_BYTES;
+	co_ctx[i].uc_link = &co_main;
+	makecontext(&co_ctx[i], co_entry, 0);
+}
+
+static void serial_run(void)
+{
+	for (uint32_t i = 0; i < nr_threads; i++)
+		co_make(i);
+	me = &T[0];
+	swapcontext(&co_main, &co_ctx[0]);
 }
 
 /* Where the workload's threads meet. */
@@ -270,8 +313,7 @@ static pthread_barrier_t bar;
 static void lab_barrier(void)
 {
 	if (serial) {
-		baton_pass(me);
-		baton_wait(me);
+		co_switch(me->id);
 	} else {
 		pthread_barrier_wait(&bar);
 	}
@@ -284,7 +326,11 @@ static uint32_t nr_allowed;
 static bool pin_thread(struct thread *t)
 {
 	cpu_set_t one;
-	uint32_t k = t->id % (nr_allowed ? nr_allowed : 1), seen = 0;
+	uint32_t cpus = nr_allowed ? nr_allowed : 1;
+
+	if (stress_permille && cpus > 2)
+		cpus = 2;   /* --stress: more threads than CPUs, on any host */
+	uint32_t k = t->id % cpus, seen = 0;
 
 	CPU_ZERO(&one);
 	for (int c = 0; c < CPU_SETSIZE; c++)
@@ -354,6 +400,17 @@ static void end_checks(bool trace)
 	if (!trace && held)
 		lab_fail("the workload still holds %llu pages at its end (a harness bug)",
 			 (unsigned long long)held);
+	uint64_t allocs = 0, refused = 0;
+	for (uint32_t i = 0; i < nr_threads; i++)
+		for (unsigned k = 0; k < ALLOC_NR_ORDERS; k++) {
+			allocs += T[i].allocs_by_order[k];
+			refused += T[i].failed_by_order[k];
+		}
+	if (!allocs && refused && free_now)
+		lab_fail("%s handed out no block in the whole run: %llu requests found no memory "
+			 "while its counter says %llu pages are free: an allocator must hand out the "
+			 "memory it holds", alloc_name, (unsigned long long)refused,
+			 (unsigned long long)free_now);
 	host_shim_configure(&shim_run);
 }
 
@@ -393,15 +450,62 @@ static void maybe_sample(void)
 	}
 }
 
+/*
+ * The allocator's own calls, never inlined (noipa): `tools/memboot lab
+ * --counted` runs build/bench/lab-counted under callgrind collecting only
+ * inside these (--toggle-collect=lab_counted_*), so its instruction and
+ * cache-miss counts are the allocator's, not the harness's checks.
+ */
+static __attribute__((noipa)) uint64_t lab_counted_alloc(uint32_t node, unsigned order)
+{
+	return ops->alloc(self, node, order, 0);
+}
+
+static __attribute__((noipa)) void lab_counted_free(uint64_t pfn, unsigned order)
+{
+	ops->free(self, pfn, order);
+}
+
+static __attribute__((noipa)) void lab_counted_free_range(uint32_t node, enum page_zone zone,
+							  uint64_t s, uint64_t e)
+{
+	ops->free_range(self, node, zone, s, e);
+}
+
+/* An allocation that found nothing in the deterministic run (the threads
+ * take turns, so nothing changes under it): with pages free, an order-0
+ * request must be served, and a request of any order must be when
+ * free_blocks() counts a block of that order or more. An allocator that
+ * never hands out what it holds fails here (the contract,
+ * docs/allocators.md), not only in a boot that runs out of memory. */
+static void check_refusal(unsigned order)
+{
+	uint64_t blocks[ALLOC_NR_ORDERS] = { 0 }, free_now = 0, fit = 0;
+
+	for (uint32_t nd = 0; nd < nr_nodes; nd++) {
+		free_now += ops->free_pages(self, nd);
+		ops->free_blocks(self, nd, blocks);
+	}
+	for (unsigned k = order; k < ALLOC_NR_ORDERS; k++)
+		fit += blocks[k];
+	if (fit || (order == 0 && free_now))
+		lab_fail("%s found no block of order %u on any node while its free_blocks() counts "
+			 "%llu free block(s) of order %u or more and its counter %llu free pages: "
+			 "an allocator must hand out the memory it holds", alloc_name, order,
+			 (unsigned long long)fit, order, (unsigned long long)free_now);
+}
+
 static uint64_t lab_alloc(unsigned order)
 {
 	uint64_t t0 = lab_ticks();
 	/* The thread's node first, then the others (as the seam's front). */
 	uint64_t pfn = ALLOC_NO_PFN;
 	for (uint32_t k = 0; k < nr_nodes && pfn == ALLOC_NO_PFN; k++)
-		pfn = ops->alloc(self, (me->id + k) % nr_nodes, order, 0);
+		pfn = lab_counted_alloc((me->id + k) % nr_nodes, order);
 	uint64_t t1 = lab_ticks();
 	if (pfn == ALLOC_NO_PFN) {
+		if (serial)
+			check_refusal(order);
 		me->failed++;
 		me->failed_by_order[order]++;
 	} else {
@@ -418,7 +522,7 @@ static void lab_free(uint64_t pfn, unsigned order)
 {
 	release(pfn, order);   /* before: once freed, another thread may get it */
 	uint64_t t0 = lab_ticks();
-	ops->free(self, pfn, order);
+	lab_counted_free(pfn, order);
 	record(1, order, lab_ticks() - t0);
 	maybe_sample();
 }
@@ -429,6 +533,91 @@ static uint64_t rnd(uint64_t *s)
 	*s ^= *s >> 7;
 	*s ^= *s << 17;
 	return *s;
+}
+
+/* ---- --stress: race windows widened (build/bench/lab-stress) ----
+ *
+ * A race in an allocator is a window of a few instructions: a descriptor
+ * written just after the lock is dropped, a search done outside it. On an
+ * idle 2-CPU host two threads meet in it now and then; on a busy one,
+ * hardly ever. --stress N makes the meeting likely on any host:
+ *  - all threads run on at most two CPUs (more threads than CPUs), so
+ *    another thread is always ready to run on each;
+ *  - every lock an allocator takes or drops (bench/lab_stress.h, compiled
+ *    into every allocator of this build) is a point where the thread gives
+ *    its CPU to another with probability N/1000: what a lock protects is
+ *    then interleaved with a whole operation of another thread;
+ *  - every thread is interrupted about every --stress-us microseconds of
+ *    its run by a timer whose handler gives up the CPU: code between locks,
+ *    or with no lock at all, is cut at random points too.
+ * The points and intervals come from --seed; which thread runs next is the
+ * scheduler's, so a stressed run is not repeatable, only likely to fail a
+ * racy allocator (docs/teaching.md gives the figures).
+ */
+static bool stress_hooks =
+#ifdef LAB_STRESS_BUILD
+	true;
+#else
+	false;
+#endif
+
+void lab_stress_point(void);
+void lab_stress_wait(void);
+
+void lab_stress_point(void)
+{
+	if (stress_permille && me && rnd(&me->stress_seed) % 1000 < stress_permille)
+		sched_yield();
+}
+
+void lab_stress_wait(void)
+{
+	sched_yield();
+}
+
+static __thread timer_t stress_timer;
+static __thread bool stress_timer_on;
+
+static void stress_arm(void)
+{
+	/* 1/2 to 3/2 of --stress-us: no two threads in step. */
+	uint64_t ns = (uint64_t)stress_us * 500 + rnd(&me->stress_seed) % ((uint64_t)stress_us * 1000 + 1);
+	struct itimerspec it = { .it_value = { (time_t)(ns / 1000000000ULL), (long)(ns % 1000000000ULL) } };
+
+	timer_settime(stress_timer, 0, &it, NULL);
+}
+
+static void on_stress_timer(int sig)
+{
+	(void)sig;
+	if (!me || !stress_timer_on)
+		return;
+	sched_yield();
+	stress_arm();
+}
+
+static void stress_start(struct thread *t)
+{
+	struct sigevent ev = { .sigev_notify = SIGEV_THREAD_ID, .sigev_signo = SIGRTMIN };
+
+#ifdef sigev_notify_thread_id
+	ev.sigev_notify_thread_id = gettid();
+#else
+	ev._sigev_un._tid = gettid();   /* glibc before 2.41 names no field for it */
+#endif
+	if (timer_create(CLOCK_MONOTONIC, &ev, &stress_timer) == 0) {
+		stress_timer_on = true;
+		stress_arm();
+	}
+	(void)t;
+}
+
+static void stress_stop(void)
+{
+	if (stress_timer_on) {
+		stress_timer_on = false;
+		timer_delete(stress_timer);
+	}
 }
 
 /* ---- workloads ---- */
@@ -487,12 +676,12 @@ static void *worker(void *arg)
 {
 	struct thread *t = arg;
 	me = t;
-	if (pin)
+	if (pin && !serial)
 		t->pinned = pin_thread(t);
-	if (serial)
-		baton_wait(t);
-	else
+	if (!serial)
 		pthread_barrier_wait(&bar);
+	if (stress_permille && !serial)
+		stress_start(t);
 	if (strcmp(workload, "bulk") == 0) {
 		uint64_t *p = malloc(batch * sizeof(*p));
 		for (uint64_t done = 0; done < n_ops; done += 2 * batch) {
@@ -572,8 +761,11 @@ static void *worker(void *arg)
 		lab_barrier();
 		churn_worker_finish(&churn, t->id, NULL);
 	}
-	if (serial)
-		baton_pass(t);
+	stress_stop();
+	if (serial) {
+		co_done[t->id] = true;
+		co_switch(t->id);
+	}
 	return NULL;
 }
 
@@ -657,7 +849,7 @@ static void give_zone(void *ctx, enum page_zone zone, uint64_t s, uint64_t e)
 	else
 		memmap_init_range(&mm.nodes[nd], s, e, PAGE_RESERVED, zone);
 	double t0 = now_s();
-	ops->free_range(self, nd, zone, s, e);
+	lab_counted_free_range(nd, zone, s, e);
 	give_ns += (now_s() - t0) * 1e9;
 }
 
@@ -710,6 +902,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--split")) split = arg_uint("--split", v, 1) != 0;
 		else if (!strcmp(a, "--serial")) serial = arg_uint("--serial", v, 1) != 0;
 		else if (!strcmp(a, "--pin")) pin = arg_uint("--pin", v, 1) != 0;
+		else if (!strcmp(a, "--stress")) stress_permille = (uint32_t)arg_uint("--stress", v, 1000);
+		else if (!strcmp(a, "--stress-us")) stress_us = (uint32_t)arg_uint("--stress-us", v, 1000000);
 		else goto usage;
 		i++;
 	}
@@ -719,7 +913,8 @@ int main(int argc, char **argv)
 		base_pfn = ZONE_LINE_PFN - (mib << 8) / 2;
 	if (!ops || !nr_threads || nr_threads > MAX_THREADS || mib < 16 || mib > (1 << 20) ||
 	    !sample_every || repeat_order > ALLOC_MAX_ORDER || !batch || !nr_nodes ||
-	    nr_nodes > LAB_MAX_NODES || (mib << 8) / nr_nodes < ALLOC_MAX_ORDER_PAGES) {
+	    nr_nodes > LAB_MAX_NODES || (mib << 8) / nr_nodes < ALLOC_MAX_ORDER_PAGES ||
+	    (stress_permille && (serial || !stress_us))) {
 		fprintf(stderr, "lab: bad arguments (allocator %s%s)\n", name, ops ? "" : " unknown");
 		return 64;
 	}
@@ -806,20 +1001,28 @@ int main(int argc, char **argv)
 		ops->lock_stats(self, &ls0);
 	pthread_barrier_init(&bar, NULL, nr_threads + 1);
 	uint64_t per = (strcmp(workload, "trace") ? n_ops * 2 : 2 * nr_tevs / nr_threads + 16) + 64;
+	if (stress_permille) {
+		struct sigaction sa = { .sa_handler = on_stress_timer, .sa_flags = SA_RESTART };
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGRTMIN, &sa, NULL);
+	}
 	for (uint32_t i = 0; i < nr_threads; i++) {
 		T[i].id = i;
 		T[i].seed = seed * 0x9e3779b97f4a7c15ULL + i + 1;
+		T[i].stress_seed = (seed + 0x5bd1e995ULL) * 0xff51afd7ed558ccdULL + 2 * i + 1;
 		T[i].max_lat = per;
 		T[i].lat = malloc(per * sizeof(struct lat));
 	}
 	/* Every thread's state first: in a --serial trace replay thread 0
 	 * records into the others' (it acts as every trace CPU) from its start. */
-	for (uint32_t i = 0; i < nr_threads; i++)
+	for (uint32_t i = 0; i < nr_threads && !serial; i++)
 		pthread_create(&T[i].th, NULL, worker, &T[i]);
 	int churny = !strcmp(workload, "kbuild") || !strcmp(workload, "deep") ||
 		     !strcmp(workload, "net");
 	double t0 = now_s();
-	if (!serial) {
+	if (serial) {
+		serial_run();
+	} else {
 		pthread_barrier_wait(&bar);
 		t0 = now_s();
 		if (churny)
@@ -829,8 +1032,9 @@ int main(int argc, char **argv)
 			pthread_barrier_wait(&bar);
 		}
 	}
-	for (uint32_t i = 0; i < nr_threads; i++)
+	for (uint32_t i = 0; i < nr_threads && !serial; i++)
 		pthread_join(T[i].th, NULL);
+	me = NULL;
 	double wall = now_s() - t0;
 	if (ops->lock_stats)
 		ops->lock_stats(self, &ls1);
@@ -859,6 +1063,8 @@ int main(int argc, char **argv)
 	printf("\"serial\":%s,\"pinned\":%s,\"cpus_allowed\":%u,\"clock\":\"%s\","
 	       "\"ns_per_tick\":%.6f,", serial ? "true" : "false", pinned ? "true" : "false",
 	       nr_allowed, LAB_CLOCK, ns_per_cycle);
+	printf("\"stress\":{\"permille\":%u,\"us\":%u,\"lock_points\":%s},", stress_permille,
+	       stress_us, stress_hooks ? "true" : "false");
 	for (int f = 0; f < 2; f++) {
 		printf("\"%s_by_order\":[", f ? "failed" : "allocs");
 		for (unsigned k = 0; k < ALLOC_NR_ORDERS; k++) {
@@ -930,6 +1136,7 @@ int main(int argc, char **argv)
 usage:
 	fprintf(stderr, "usage: lab --alloc NAME [--threads N] [--workload W] [--ops N] [--mib M] "
 		"[--seed S] [--sample N] [--batch N] [--order K] [--events FILE] [--nodes N] "
-		"[--lazy 0|1] [--split 0|1] [--serial 0|1] [--pin 0|1]\n");
+		"[--lazy 0|1] [--split 0|1] [--serial 0|1] [--pin 0|1] [--stress PERMILLE] "
+		"[--stress-us US]\n");
 	return 64;
 }

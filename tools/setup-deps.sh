@@ -39,6 +39,8 @@ packages=(
 	sbsigntool efibootmgr mokutil        # install --sign-key, --bootnext and their guest tests
 	debootstrap                          # the package's install/purge test in a Debian 12 root
 	fdisk openssl                        # tools/memboot rehearse: the server's GPT disk, its key
+	bubblewrap                           # lab grade --class: each student's code in a sandbox
+	valgrind                             # the lab's counted figures (callgrind)
 )
 # The everyday machine, from bookworm-backports (QEMU >= 10).
 qemu_packages=(qemu-system-x86 qemu-system-common qemu-system-data seabios)

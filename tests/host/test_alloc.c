@@ -88,6 +88,16 @@ static const char *current_test = "?";
 static unsigned current_nr;
 static volatile sig_atomic_t in_test;
 static unsigned test_timeout_s = 10;
+/* MEMBOOT_TEST_SEED=N (default 1): the random model's and the threads'
+ * sequences (lab grade --seed: a lecturer's own). 1 gives the suite's
+ * historical ones; a failure with another seed names it. */
+static uint64_t test_seed = 1;
+static char seed_note[48];
+
+static uint64_t seeded(uint64_t base)
+{
+	return base + (test_seed - 1) * 0x9e3779b97f4a7c15ULL;
+}
 
 static void dump_log(FILE *out)
 {
@@ -110,8 +120,8 @@ static void __attribute__((format(printf, 2, 3))) suite_fail(int line, const cha
 {
 	char msg[768];
 	va_list ap;
-	int n = snprintf(msg, sizeof(msg), "allocator %s%s, %s (tests/host/test_alloc.c:%d): ",
-			 W.ops ? W.ops->name : "?", suite_label, current_test, line);
+	int n = snprintf(msg, sizeof(msg), "allocator %s%s, %s (tests/host/test_alloc.c:%d%s): ",
+			 W.ops ? W.ops->name : "?", suite_label, current_test, line, seed_note);
 
 	va_start(ap, fmt);
 	vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
@@ -688,7 +698,7 @@ static pthread_barrier_t barrier;
 static void *cross_thread(void *arg)
 {
 	uint32_t t = (uint32_t)(uintptr_t)arg;
-	uint64_t seed = t + 1;
+	uint64_t seed = seeded(t + 1);
 
 	for (int round = 0; round < 4; round++) {
 		for (int i = 0; i < PER_THREAD; i++) {
@@ -741,7 +751,7 @@ static void test_random_model(void **state)
 	static uint8_t owner[NR_PAGES];     /* 1: handed out */
 	static struct held held[NR_PAGES];
 	uint32_t nr_held = 0;
-	uint64_t seed = 12345, owned = 0;
+	uint64_t seed = seeded(12345), owned = 0;
 
 	world_start(OPS, distance);
 	world_fill(true);
@@ -1055,6 +1065,12 @@ int main(int argc, char **argv)
 	const char *t = getenv("MEMBOOT_TEST_TIMEOUT_S");
 	if (t && atoi(t) > 0)
 		test_timeout_s = (unsigned)atoi(t);
+	const char *sd = getenv("MEMBOOT_TEST_SEED");
+	if (sd && strtoull(sd, NULL, 10) > 0)
+		test_seed = strtoull(sd, NULL, 10);
+	if (test_seed != 1)
+		snprintf(seed_note, sizeof(seed_note), ", MEMBOOT_TEST_SEED=%llu",
+			 (unsigned long long)test_seed);
 	const struct CMUnitTest common[] = { cmocka_unit_test(test_table),
 					     cmocka_unit_test(test_pcp_mem_reserve) };
 	failed += cmocka_run_group_tests_name("alloc_table", common, NULL, NULL);

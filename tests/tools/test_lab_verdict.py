@@ -9,11 +9,19 @@ each and registered in mm/alloc/table.h, as a student's allocator would be:
   twice     the last page of every block is left free: a page handed out in
             two blocks (an order-0 request gets the same page again and again)
   stuck     a free keeps the zone's lock: the next allocation spins for ever
+  nothing   alloc always says no memory: a contract the lab checks too
 
 The host suite (build/host/test_alloc -k NAME) must fail each within 60 s,
 its messages naming the allocator, the test and what was violated; the lab
 (tools/memboot lab) must mark every row of the broken allocator FAILED with
-its first message and no figures, while buddy's rows beside them pass.
+its first message and no figures, while buddy's rows beside them pass, and
+stop running an allocator at its first row that hangs.
+
+Two submissions of the example class (tests/tools/lab_class_fixture.py) are
+registered too, with their right versions: a first fit whose alloc takes no
+lock (racy) and a buddy that writes a taken block's head after dropping the
+lock (late). The lab's stress build (build/bench/lab-stress --stress) must
+fail both on every seed tried, and pass the right ones and the tree's own.
 
     python3 -m unittest tests/tools/test_lab_verdict.py -v
 """
@@ -30,6 +38,7 @@ import unittest
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "tools"))
+import lab_class_fixture  # noqa: E402
 from test_alloc_table import add_allocator, copy_tracked, read  # noqa: E402
 
 BUGS = {
@@ -42,7 +51,13 @@ BUGS = {
     # spins for ever: the per-test timeout must fail it, named.
     "stuck": ("\tz->free_pages += n;\n\tspin_unlock(&z->lock);\n}",
               "\tz->free_pages += n;\n}   /* the bug: the lock stays held */"),
+    "nothing": ("\tint top = flags & ALLOC_DMA32 ? PAGE_ZONE_DMA32 : PAGE_NR_ZONES - 1;\n",
+                "\tint top = flags & ALLOC_DMA32 ? PAGE_ZONE_DMA32 : PAGE_NR_ZONES - 1;\n"
+                "\treturn ALLOC_NO_PFN + 0 * (uint64_t)top;   /* the bug: never any memory */\n"),
 }
+# name: (example class student, what it is)
+STUDENTS = {"racy": ("eli", "no lock in alloc"), "late": ("fay", "head written after the lock"),
+            "ffok": ("ada", "first fit, right"), "budok": ("bob", "buddy, right")}
 BUILD_TIMEOUT_S = 900   # a cold build on a loaded 2-core machine
 HANG_LIMIT_S = 60
 
@@ -62,6 +77,10 @@ def scratch_tree():
         assert good in text, "bitmap.c changed: update the bug of %s" % name
         with open(path, "w") as f:
             f.write(text.replace(good, bad))
+    for name, (student, _) in STUDENTS.items():
+        add_allocator(root, name)
+        with open(os.path.join(root, "mm", "alloc", name + ".c"), "w") as f:
+            f.write(lab_class_fixture.submission(student, name))
     return root
 
 
@@ -74,7 +93,8 @@ def built_tree():
     if not _ROOT:
         root = scratch_tree()
         atexit.register(shutil.rmtree, root, ignore_errors=True)
-        run = subprocess.run(["make", "-j2", "-s", "build/host/test_alloc", "build/bench/lab"],
+        run = subprocess.run(["make", "-j2", "-s", "build/host/test_alloc", "build/bench/lab",
+                              "build/bench/lab-stress"],
                              cwd=root, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
         if run.returncode != 0:
             raise AssertionError(run.stdout[-3000:] + run.stderr[-3000:])
@@ -156,6 +176,62 @@ class BrokenAllocators(unittest.TestCase):
         err = self.lab("twice")
         self.assertRegex(err, r"twice x1 (kbuild|random): (the allocator panicked|twice "
                               r"handed out block)")
+
+    def test_lab_fails_an_allocator_that_hands_out_nothing(self):
+        """Before: every row passed (no block is a wrong block)."""
+        err = self.lab("nothing")
+        self.assertRegex(err, r"nothing x1 kbuild: nothing found no block of order \d+ on any "
+                              r"node while its free_blocks\(\) counts \d+ free block")
+        # A run that races (no serial run to check each refusal) fails too.
+        r = subprocess.run([os.path.join(self.root, "build", "bench", "lab"), "--alloc",
+                            "nothing", "--threads", "2", "--workload", "random", "--ops", "5000",
+                            "--mib", "64"], capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+        self.assertIn("nothing handed out no block in the whole run", r.stdout)
+
+    def test_lab_stops_at_the_first_row_that_hangs(self):
+        """Before: every row of the stuck allocator waited its whole --timeout
+        (lab grade loopy --no-guest: 8 rows x 120 s)."""
+        t0 = time.monotonic()
+        with tempfile.TemporaryDirectory() as d:
+            r = subprocess.run(
+                [os.path.join(self.root, "tools", "memboot"), "lab", "--allocators",
+                 "stuck,buddy", "--threads", "1,2", "--workloads", "kbuild,random",
+                 "--ops", "20000", "--mib", "64", "--no-plot", "--timeout", "5", "--out",
+                 os.path.join(d, "o")], cwd=self.root, capture_output=True, text=True,
+                timeout=300)
+        secs = time.monotonic() - t0
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertRegex(r.stderr, r"stuck x1 kbuild: did not finish within 5 s: a hang")
+        for t, w in ((2, "kbuild"), (1, "random"), (2, "random")):
+            self.assertIn("stuck x%d %s: not run: stuck x1 kbuild did not finish within 5 s "
+                          "(a hang), so no other row of stuck was run" % (t, w), r.stderr)
+        self.assertRegex(r.stdout, r"\| host \| buddy \| random \| 2 \| [0-9.]+ \|")
+        self.assertLess(secs, 5 * 4, "one hang waited for, not one per row")
+
+    def stressed(self, name, seeds=5):
+        """How many of @seeds stressed runs (4 threads, kbuild and random in
+        turn) fail, and the first message."""
+        failed, first = 0, None
+        for seed in range(1, seeds + 1):
+            w = ("kbuild", "random")[seed % 2]
+            r = subprocess.run([os.path.join(self.root, "build", "bench", "lab-stress"),
+                                "--alloc", name, "--threads", "4", "--workload", w,
+                                "--ops", "30000", "--mib", "64", "--seed", str(seed),
+                                "--stress", "300"], capture_output=True, text=True,
+                               timeout=HANG_LIMIT_S * 2)
+            if r.returncode != 0:
+                failed += 1
+                first = first or (r.stderr.strip().splitlines() or ["?"])[-1]
+        return failed, first
+
+    def test_stress_fails_the_racy_every_time(self):
+        for name in ("racy", "late"):
+            failed, first = self.stressed(name)
+            self.assertEqual(failed, 5, name)
+            self.assertRegex(first, r"one page in two blocks|assertion|census|check\(\)")
+        for name in ("ffok", "budok", "buddy", "bitmap", "llfree"):
+            self.assertEqual(self.stressed(name, 3), (0, None), name)
 
 
 if __name__ == "__main__":

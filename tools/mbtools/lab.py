@@ -29,9 +29,11 @@ unusable index computed by the same code (mm/alloc/lab_stats.c). Under TCG
 the guest's times are an emulator's, many times the hardware's.
 """
 import argparse
+import atexit
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -44,6 +46,11 @@ from mbtools.kmemtrace import (REPLAY_MAGIC, REPLAY_SKIPS, trace_summary,  # noq
 TOOLS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO_ROOT = os.path.dirname(TOOLS_DIR)
 LAB_BIN = os.path.join(REPO_ROOT, "build", "bench", "lab")
+COUNTED_BIN = os.path.join(REPO_ROOT, "build", "bench", "lab-counted")
+STRESS_BIN = os.path.join(REPO_ROOT, "build", "bench", "lab-stress")
+# Where PREFIX.json and PREFIX.csv go without --out: under build/, never
+# into whatever directory the command was typed in.
+DEFAULT_OUT = os.path.join(REPO_ROOT, "build", "lab", "memboot-lab")
 DEFAULT_TRACE = os.path.join(REPO_ROOT, "tests", "tools", "fixtures", "kmem",
                              "kbuild.trace.xz")
 WORKLOADS = ("kbuild", "deep", "net", "bulk", "repeat", "random", "frag", "trace")
@@ -72,17 +79,21 @@ def parse_trace(path, max_order=10):
         raise LabError(str(e)) from None
 
 
-def build(quiet):
-    r = subprocess.run(["make", "-s", "-C", REPO_ROOT, "lab-build"],
+def build(quiet, counted=False):
+    targets = [os.path.relpath(LAB_BIN, REPO_ROOT)] + \
+        ([os.path.relpath(COUNTED_BIN, REPO_ROOT)] if counted else [])
+    r = subprocess.run(["make", "-s", "-C", REPO_ROOT] + targets,
                        capture_output=True, text=True)
     if r.returncode != 0:
-        raise LabError("make lab-build failed:\n" + r.stdout[-2000:] + r.stderr[-2000:])
+        raise LabError("make %s failed:\n" % " ".join(targets) + r.stdout[-2000:] +
+                       r.stderr[-2000:])
 
 
-def failed_row(alloc, threads, workload, message):
-    """The row of a run whose checks failed: the first message, no figures."""
+def failed_row(alloc, threads, workload, message, hang=False):
+    """The row of a run whose checks failed: the first message, no figures;
+    @hang: the run did not end (the lab runs nothing more of @alloc)."""
     return {"on": "host", "allocator": alloc, "workload": workload, "threads": threads,
-            "check": False, "failure": message}
+            "check": False, "failure": message, "hang": hang}
 
 
 def crash_message(stderr, returncode, timeout):
@@ -103,38 +114,174 @@ def crash_message(stderr, returncode, timeout):
     return "the run died of %s%s" % (name, (": " + lines[-1]) if lines else "")
 
 
-def run_one(alloc, threads, workload, args, events_path, mib, serial=False):
-    """One run's row; a run whose checks fail, that panics, crashes or hangs
-    gives a failed row (failed_row) naming what went wrong."""
-    cmd = [LAB_BIN, "--alloc", alloc, "--threads", str(threads), "--workload", workload,
-           "--ops", str(args.ops), "--mib", str(mib), "--seed", str(args.seed),
-           "--sample", str(args.sample), "--nodes", str(args.nodes),
-           "--lazy", "1" if args.lazy else "0", "--split", "1" if args.split else "0",
-           "--serial", "1" if serial else "0", "--pin", "0" if args.no_pin else "1"]
+def lab_argv(alloc, threads, workload, ops, mib, seed, sample=0, nodes=1, lazy=False,
+             split=False, serial=False, pin=True, events=None, stress=0, binary=LAB_BIN):
+    """The command line of one run of the harness (bench/lab.c)."""
+    cmd = [binary, "--alloc", alloc, "--threads", str(threads), "--workload", workload,
+           "--ops", str(ops), "--mib", str(mib), "--seed", str(seed),
+           "--sample", str(sample or max(ops // 50, 100)), "--nodes", str(nodes),
+           "--lazy", "1" if lazy else "0", "--split", "1" if split else "0",
+           "--serial", "1" if serial else "0", "--pin", "1" if pin else "0"]
+    if stress:
+        cmd += ["--stress", str(stress)]
     if workload == "trace":
-        cmd += ["--events", events_path]
+        cmd += ["--events", events]
+    return cmd
+
+
+def local_run(argv, timeout):
+    """(status, stdout, stderr, timed out) of @argv on this machine."""
     try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
-    except subprocess.TimeoutExpired:
+        r = subprocess.run(argv, capture_output=True, text=True, errors="replace",
+                           timeout=timeout)
+        return r.returncode, r.stdout, r.stderr, False
+    except subprocess.TimeoutExpired as e:
+        def text(x):
+            return x.decode(errors="replace") if isinstance(x, bytes) else (x or "")
+        return None, text(e.stdout), text(e.stderr), True
+
+
+def run_row(cmd, alloc, threads, workload, timeout, run=local_run):
+    """The row of one run of @cmd (lab_argv()); a run whose checks fail,
+    that panics, crashes or hangs gives a failed row (failed_row) naming
+    what went wrong. @run runs it (lab grade --class: in a sandbox)."""
+    rc, out, err, timed_out = run(cmd, timeout)
+    if timed_out:
         return failed_row(alloc, threads, workload,
-                          "did not finish within %d s (--timeout): a hang, e.g. a lock never "
-                          "released or a search that never ends" % args.timeout)
-    if r.returncode < 0:
+                          "did not finish within %d s: a hang, e.g. a lock never released or "
+                          "a search that never ends" % timeout, hang=True)
+    if rc is not None and (rc < 0 or 128 < rc < 160):
+        # A signal: negative from subprocess, 128 + N through a sandbox.
         return failed_row(alloc, threads, workload,
-                          crash_message(r.stderr, r.returncode, args.timeout))
-    if r.returncode not in (0, 3) or not r.stdout.strip():
-        raise LabError("%s failed (status %d): %s" % (" ".join(cmd), r.returncode,
-                                                      r.stderr.strip()[-500:]))
+                          crash_message(err, rc if rc < 0 else 128 - rc, timeout))
+    if rc not in (0, 3) or not out.strip():
+        raise LabError("%s failed (status %s): %s" % (" ".join(cmd), rc, err.strip()[-500:]))
     try:
-        res = json.loads(r.stdout.strip().splitlines()[-1])
+        res = json.loads(out.strip().splitlines()[-1])
     except ValueError:
-        raise LabError("%s printed no result: %s" % (" ".join(cmd), r.stdout[-300:]))
+        raise LabError("%s printed no result: %s" % (" ".join(cmd), out[-300:]))
     res.setdefault("on", "host")
-    res["status"] = r.returncode
-    if r.returncode == 3 or not res.get("check"):
+    res["status"] = rc
+    if rc == 3 or not res.get("check"):
         return failed_row(alloc, threads, workload,
                           res.get("failure") or "the checks at the end of the run failed")
     return res
+
+
+def run_one(alloc, threads, workload, args, events_path, mib, serial=False):
+    """One run's row (run_row) with the options of tools/memboot lab."""
+    cmd = lab_argv(alloc, threads, workload, args.ops, mib, args.seed, args.sample,
+                   args.nodes, args.lazy, args.split, serial, not args.no_pin, events_path)
+    return run_row(cmd, alloc, threads, workload, args.timeout)
+
+
+# --counted: the deterministic run again, under valgrind's callgrind with a
+# simulated cache of a fixed shape (not the host's), collecting only inside
+# the allocator's calls (bench/lab.c lab_counted_*). Instructions and
+# simulated misses depend on the code and the seed alone: the same on every
+# run and every x86-64 host, loaded or idle. The estimate of cycles is
+# callgrind's own formula: Ir + 10 x L1 misses + 100 x LL misses.
+CACHE = {"I1": (32768, 8, 64), "D1": (32768, 8, 64), "LL": (1048576, 16, 64)}
+CALLGRIND = ["valgrind", "--tool=callgrind", "--cache-sim=yes"] + \
+    ["--%s=%d,%d,%d" % ((k,) + v) for k, v in sorted(CACHE.items())] + \
+    ["--toggle-collect=lab_counted_*", "--compress-strings=no", "--compress-pos=no"]
+COUNTED_FNS = ("lab_counted_alloc", "lab_counted_free", "lab_counted_free_range")
+COUNTED = (
+    ("ir_per_op", "instr/op", 0), ("alloc_ir", "instr/alloc", 0), ("free_ir", "instr/free", 0),
+    ("d1_miss_per_op", "D1 miss/op", 2), ("ll_miss_per_op", "LL miss/op", 3),
+    ("locks_per_op", "locks/op", 2), ("est_cycles_per_op", "est. cycles/op", 0),
+    ("init_ir_per_page", "init instr/page", 2),
+)
+
+
+def parse_callgrind(text):
+    """{function: {"calls": N, EVENT: inclusive cost}} of COUNTED_FNS from a
+    callgrind output file (--compress-strings=no --compress-pos=no): each
+    function's own cost lines plus the cost lines of the calls it made."""
+    events, fn, call, out = [], None, None, {}
+    for line in text.splitlines():
+        if line.startswith("events:"):
+            events = line.split()[1:]
+        elif line.startswith("fn="):
+            fn, call = line[3:].strip(), None
+        elif line.startswith("calls="):
+            call = int(line[6:].split()[0])
+        elif line[:1].isdigit() and fn in COUNTED_FNS:
+            costs = [int(x) for x in line.split()[1:]]
+            f = out.setdefault(fn, dict({"calls": 0}, **{e: 0 for e in events}))
+            for e, c in zip(events, costs):
+                f[e] += c
+            if call is not None:
+                f["calls"] += call
+            call = None
+        elif line[:1].isdigit():
+            call = None
+    return out
+
+
+def counted_figures(row, costs):
+    """Per operation figures of a counted run: @row its JSON, @costs
+    parse_callgrind() of its output."""
+    a = costs.get("lab_counted_alloc", {})
+    f = costs.get("lab_counted_free", {})
+    init = costs.get("lab_counted_free_range", {})
+    allocs, frees = a.get("calls", 0), f.get("calls", 0)
+    ops = max(allocs + frees, 1)
+
+    def both(*events):
+        return sum(a.get(e, 0) + f.get(e, 0) for e in events)
+    return {"allocs": allocs, "frees": frees,
+            "ir_per_op": both("Ir") / ops,
+            "alloc_ir": a.get("Ir", 0) / max(allocs, 1), "free_ir": f.get("Ir", 0) / max(frees, 1),
+            "d1_miss_per_op": both("D1mr", "D1mw") / ops,
+            "ll_miss_per_op": both("DLmr", "DLmw") / ops,
+            "locks_per_op": row["lock"]["acquired"] / ops,
+            "est_cycles_per_op": (both("Ir") + 10 * both("I1mr", "D1mr", "D1mw") +
+                                  100 * both("ILmr", "DLmr", "DLmw")) / ops,
+            "init_ir_per_page": init.get("Ir", 0) / max(row.get("pages") or 1, 1)}
+
+
+def counted_row(alloc, threads, workload, ops, mib, seed, events, out_file, nodes=1,
+                timeout=600, run=local_run, binary=COUNTED_BIN):
+    """The deterministic run of one cell under callgrind: {"check": True,
+    "counted": {...}} or the failed row. @out_file: where callgrind writes
+    (removed afterwards)."""
+    cmd = CALLGRIND + ["--callgrind-out-file=" + out_file] + lab_argv(
+        alloc, threads, workload, ops, mib, seed, sample=10 * ops, nodes=nodes, serial=True,
+        pin=False, events=events, binary=binary)
+    row = run_row(cmd, alloc, threads, workload, timeout, run)
+    if row["check"]:
+        try:
+            with open(out_file, encoding="utf-8", errors="replace") as f:
+                costs = parse_callgrind(f.read())
+        except OSError as e:
+            raise LabError("callgrind wrote no %s: %s" % (out_file, e.strerror or e))
+        finally:
+            if os.path.exists(out_file):
+                os.unlink(out_file)
+        row["counted"] = counted_figures(row, costs)
+    return row
+
+
+def counted_cache_get(path, key):
+    """Counted figures kept in @path under @key (they are the same on every
+    run of the same objects), or None."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            kept = json.load(f)
+        return kept["figures"] if kept.get("key") == key else None
+    except (OSError, ValueError, KeyError, AttributeError):
+        return None
+
+
+def counted_cache_put(path, key, figures):
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path + ".part", "w", encoding="utf-8") as f:
+            json.dump({"key": key, "figures": figures}, f)
+        os.replace(path + ".part", path)
+    except OSError:
+        pass
 
 
 def guest_row(alloc, args, rep, mib):
@@ -252,7 +399,7 @@ def row_timed(r):
 
 
 TIMED_COLS = [("mops", 2), ("alloc_p50_ns", 0), ("alloc_p99_ns", 0), ("alloc_p999_ns", 0),
-              ("free_p50_ns", 0), ("free_p99_ns", 0), ("lock_contended", 0),
+              ("alloc_max_ns", 0), ("free_p50_ns", 0), ("free_p99_ns", 0), ("lock_contended", 0),
               ("lock_spin_us", 0), ("init_ns_per_page", 2)]
 TIMED_HEADER = ["on", "allocator", "workload", "thr"] + \
     [dict((k, t) for k, t, _ in TIMED)[k] for k, _ in TIMED_COLS] + ["check"]
@@ -313,10 +460,83 @@ def note(r):
     return ""
 
 
+def overlaps(x, y):
+    """Whether two summaries' 95 % intervals overlap (None: no interval)."""
+    if x["lo"] is None or y["lo"] is None or x["n"] < 2 or y["n"] < 2:
+        return None
+    return x["lo"] <= y["hi"] and y["lo"] <= x["hi"]
+
+
+def indistinct(rows, key="mops"):
+    """[(workload, threads, [allocators])]: designs of one workload and
+    thread count whose timed @key cannot be told apart (their intervals
+    overlap); with one run per row, no interval: every design of the cell."""
+    cells = {}
+    for r in rows:
+        if r["check"] and r.get("on", "host") == "host":
+            cells.setdefault((r["workload"], r["threads"]), []).append(r)
+    out = []
+    for (w, t), sel in sorted(cells.items()):
+        for i, a in enumerate(sel):
+            for b in sel[i + 1:]:
+                o = overlaps(row_timed(a)[key], row_timed(b)[key])
+                if o is None or o:
+                    out.append((w, t, [a["allocator"], b["allocator"]]))
+    return out
+
+
+def print_indistinct(rows, repeat, out=sys.stdout):
+    same = indistinct(rows)
+    if not same:
+        return
+    if repeat < 2:
+        print("\none timed run per row: no interval, so no two designs can be told apart by a "
+              "timed figure (--repeat 5 or more; --counted gives figures that are the same on "
+              "every run)", file=out)
+        return
+    print("\ncannot be told apart by Mops/s (their 95 % intervals overlap): " + "; ".join(
+        "%s x%d: %s" % (w, t, " and ".join(names)) for w, t, names in same), file=out)
+
+
+def with_index(rows):
+    """Each counted row's index within its workload and thread count: 100
+    times the best estimate of cycles per operation there over its own
+    (100: the cheapest design of the cell; 50: twice its cost)."""
+    best = {}
+    for r in rows:
+        if r.get("counted"):
+            k = (r["workload"], r["threads"])
+            best[k] = min(best.get(k, float("inf")), r["counted"]["est_cycles_per_op"])
+    for r in rows:
+        if r.get("counted"):
+            c = r["counted"]
+            c["index"] = 100.0 * best[(r["workload"], r["threads"])] / \
+                max(c["est_cycles_per_op"], 1e-9)
+
+
+def print_counted(rows, out=sys.stdout):
+    print("\ncounted (the deterministic run under callgrind, inside the allocator's calls only; "
+          "I1/D1 32 KiB 8-way, LL 1 MiB 16-way, 64 B lines, simulated: the same on every run "
+          "and host; index: 100 x the cell's cheapest est. cycles/op over this row's):", file=out)
+    head = ["allocator", "workload", "thr"] + [t for _, t, _ in COUNTED] + ["index"]
+    cells = []
+    for r in rows:
+        if r.get("on", "host") != "host":
+            continue
+        c = r.get("counted")
+        lead = [r["allocator"], r["workload"], str(r["threads"])]
+        if not c:
+            cells.append(lead + ["-"] * (len(COUNTED) + 1))
+            continue
+        cells.append(lead + ["%.*f" % (d, c[k]) for k, _, d in COUNTED] + ["%.0f" % c["index"]])
+    print_md(head, cells, out)
+
+
 def print_table(rows, out=sys.stdout, repeat=1):
     print("\ntimed (median [95 %% interval] of %d run(s) per row; times vary run to run):"
           % repeat, file=out)
     print_md(TIMED_HEADER, [fmt_timed(r) for r in rows], out)
+    print_indistinct(rows, repeat, out)
     print("\ndeterministic (one --serial run per row: the threads take turns, so a fixed "
           "seed gives the same blocks every time):", file=out)
     print_md(DET_HEADER, [fmt_det(r) for r in rows], out)
@@ -514,12 +734,40 @@ def add_parser(sub):
     p = sub.add_parser(
         "lab", help="compare page allocators on the host: churn mixes, patterns, trace replay",
         description=__doc__.split("\n\n")[0])
-    p.add_argument("verb", nargs="*", metavar="new NAME | grade NAME",
+    p.add_argument("verb", nargs="*", metavar="new NAME | grade NAME | grade --class DIR",
                    help="the course kit (docs/teaching.md): `new NAME` writes "
                         "mm/alloc/NAME.c from the skeleton and registers it; `grade NAME` "
-                        "runs the suite, the checked lab and a guest boot: PASS or FAIL")
+                        "runs the suite, the checked lab, the stress runs and a guest boot: "
+                        "PASS or FAIL; `grade --class DIR --csv FILE` grades every "
+                        "STUDENT.c of DIR, each in a sandbox")
     p.add_argument("--no-guest", action="store_true",
                    help="grade: leave out the guest boot (reported as skipped)")
+    g = p.add_argument_group("lab grade (docs/teaching.md, \"Running a course\")")
+    g.add_argument("--class", dest="klass", metavar="DIR",
+                   help="grade every DIR/STUDENT.c, each alone in a sandbox")
+    g.add_argument("--csv", metavar="FILE", help="--class: the verdicts, a row per student")
+    g.add_argument("--json", metavar="FILE", help="--class: the same as JSON, with the limits")
+    g.add_argument("--reports", metavar="DIR",
+                   help="--class: a report per student, DIR/STUDENT.txt (default: the CSV's "
+                        "name without .csv, then -reports)")
+    g.add_argument("--report", metavar="FILE",
+                   help="grade NAME: also write the whole report (every check's output) there")
+    g.add_argument("--hidden", metavar="DIR",
+                   help="grade: also run the lecturer's hidden checks of DIR (its checks "
+                        "file and traces), kept outside the students' tree")
+    g.add_argument("--jobs", type=_uint("--jobs", 1, 64), default=None,
+                   help="--class: students graded at a time (default: one per CPU, at most 8)")
+    g.add_argument("--sandbox", choices=("auto", "bwrap", "unshare", "none"), default="auto",
+                   help="--class: how student code is kept apart (default auto: bubblewrap, "
+                        "else unshare, else none, with a warning)")
+    g.add_argument("--user", default="nobody",
+                   help="--class, run as root: the unprivileged user student code runs as "
+                        "(default nobody)")
+    g.add_argument("--student-limit-s", type=_uint("--student-limit-s", 60, 86400), default=900,
+                   help="--class: seconds one student's whole grade may take (default 900); "
+                        "each step has its own limit too")
+    g.add_argument("--keep", action="store_true",
+                   help="--class: keep the scratch trees (their path is printed)")
     p.add_argument("--allocators", default=",".join(facts.ALLOCATORS),
                    help="comma-separated, from mm/alloc/table.h (default: all: %(default)s)")
     p.add_argument("--threads", default=None,
@@ -557,8 +805,9 @@ def add_parser(sub):
                         "this process may use)")
     p.add_argument("--quick", action="store_true",
                    help="small runs (200k ops, 256 MiB): all of it within a minute")
-    p.add_argument("--out", default="memboot-lab", metavar="PREFIX",
-                   help="writes PREFIX.json, PREFIX.csv and PREFIX-WORKLOAD.png")
+    p.add_argument("--out", default=None, metavar="PREFIX",
+                   help="writes PREFIX.json, PREFIX.csv and PREFIX-WORKLOAD.png (default "
+                        "build/lab/memboot-lab in the tree)")
     p.add_argument("--format", choices=("png", "svg"), default="png")
     p.add_argument("--slide", action="store_true",
                    help="print one short table of medians (for a slide) instead of the two "
@@ -571,7 +820,12 @@ def add_parser(sub):
                         "and Linux's unusable and fragmentation indices for every order")
     p.add_argument("--no-plot", action="store_true")
     p.add_argument("--timeout", type=_uint("--timeout", 1, inputs.MAX_TIMEOUT_S), default=600,
-                   help="seconds per run (default 600); a run past it fails its row")
+                   help="seconds per run (default 600); a run past it fails its row, and "
+                        "that allocator's other rows are not run")
+    p.add_argument("--counted", action="store_true",
+                   help="also run each row's deterministic run under valgrind's callgrind: "
+                        "instructions, simulated cache misses and lock acquisitions per "
+                        "operation, the same on every run (build/bench/lab-counted)")
     p.add_argument("--guest", action="store_true",
                    help="also replay --trace in the guest (tools/memboot run --replay, QEMU) "
                         "with each allocator: its row beside the host's")
@@ -585,15 +839,32 @@ def add_parser(sub):
 
 
 def main(args):
-    if args.verb:
+    if args.verb or args.klass:
         from mbtools import lab_kit
         try:
+            if args.verb == ["grade"] and args.klass:
+                from mbtools import lab_class
+                return lab_class.main(args)
+            if args.klass:
+                raise lab_kit.KitError("--class DIR goes with `grade` alone: `lab grade "
+                                       "--class DIR --csv FILE`")
             if len(args.verb) != 2 or args.verb[0] not in ("new", "grade"):
-                raise lab_kit.KitError("%r: the course kit takes `new NAME` or `grade NAME`"
-                                       % " ".join(args.verb))
+                raise lab_kit.KitError("%r: the course kit takes `new NAME`, `grade NAME` or "
+                                       "`grade --class DIR`" % " ".join(args.verb))
             if args.verb[0] == "new":
                 return lab_kit.new(args.verb[1])
-            return lab_kit.grade(args.verb[1], guest=not args.no_guest)
+            for opt in ("csv", "json", "reports"):
+                if getattr(args, opt):
+                    raise lab_kit.KitError("--%s goes with --class" % opt)
+            hidden = lab_kit.HiddenSet(args.hidden) if args.hidden else None
+            if args.report and inputs.output_problem(args.report):
+                raise lab_kit.KitError("--report: " + inputs.output_problem(args.report))
+            g = lab_kit.grade(args.verb[1], guest=not args.no_guest, seed=args.seed,
+                              hidden=hidden)
+            if args.report:
+                with open(args.report, "w", encoding="utf-8") as f:
+                    lab_kit.report(g, f, full=True)
+            return 0 if g.passed else 1
         except lab_kit.KitError as e:
             print("memboot lab: %s" % e, file=sys.stderr)
             return EXIT_USAGE
@@ -687,15 +958,21 @@ def _main(args):
     if args.columns is not None:
         args.slide = True
         _list(args.columns, "--columns", sorted(SLIDE_COLS))
+    if args.out is None:
+        args.out = DEFAULT_OUT
+        os.makedirs(os.path.dirname(DEFAULT_OUT), exist_ok=True)
     problem = output_prefix_problem(args.out)
     if problem:
         raise LabUsage("--out: %s" % problem)
     if args.quick:
         args.ops, args.mib = min(args.ops, 200000), min(args.mib, 256)
     args.sample = args.sample or max(args.ops // 50, 100)
-    build(quiet=True)
+    if args.counted and not shutil.which("valgrind"):
+        raise LabUsage("--counted runs valgrind, which is not installed (tools/setup-deps.sh)")
+    build(quiet=True, counted=args.counted)
     events_path, trace_rep, trace_mib = None, None, args.mib
     tmp = tempfile.mkdtemp(prefix="memboot-lab-")
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)
     if "trace" in workloads:
         events, trace_rep = parse_trace(args.trace)
         # The guest replays the whole file: the host does too with --guest.
@@ -731,16 +1008,26 @@ def _main(args):
     total = len(cells) * (args.repeat + 1)
     done = 0
 
+    hung = {}    # allocator: the row that hung; nothing more of it is run
+
     def one(c, serial):
         nonlocal done
         a, t, w = c
         done += 1
+        if a in hung:
+            h = hung[a]
+            failed[c] = failed_row(a, t, w, "not run: %s x%d %s did not finish within %d s "
+                                   "(a hang), so no other row of %s was run" % (
+                                       a, h["threads"], h["workload"], args.timeout, a))
+            return failed[c]
         print("[%d/%d] %s x%d %s%s (%.0fs)" % (done, total, a, t, w,
                                                 " deterministic" if serial else "",
                                                 time.time() - t0), file=sys.stderr, flush=True)
         r = run_one(a, t, w, args, events_path, trace_mib if w == "trace" else args.mib, serial)
         if not r["check"]:
             failed[c] = r
+            if r.get("hang"):
+                hung[a] = r
         return r
 
     for c in cells:
@@ -749,10 +1036,25 @@ def _main(args):
         for c in cells:
             if c not in failed:
                 timed[c].append(one(c, False))
+    counted = {}
+    for c in cells if args.counted else ():
+        if c not in failed:
+            a, t, w = c
+            print("%s x%d %s counted (%.0fs)" % (a, t, w, time.time() - t0), file=sys.stderr,
+                  flush=True)
+            r = counted_row(a, t, w, args.ops, trace_mib if w == "trace" else args.mib,
+                            args.seed, events_path, os.path.join(tmp, "callgrind.out"),
+                            nodes=args.nodes, timeout=args.timeout * 50)
+            if r["check"]:
+                counted[c] = r["counted"]
+            else:
+                failed[c] = r
     rows = []
     for c in cells:
         a, t, w = c
         rows.append(failed[c] if c in failed else combine(det[c], timed[c]))
+        if c in counted:
+            rows[-1]["counted"] = counted[c]
         if w == "trace" and args.guest:
             print("%s guest replay (%.0fs)" % (a, time.time() - t0), file=sys.stderr, flush=True)
             rows.append(guest_row(a, args, trace_rep, trace_mib))
@@ -771,24 +1073,32 @@ def _main(args):
           "trace's events, whatever --ops says" % args.ops)
     for w in warnings:
         print("warning: " + w)
+    with_index(rows)
     if args.slide:
         print_slide(rows, args.columns or SLIDE_DEFAULT)
     else:
         print_table(rows, repeat=args.repeat)
+    if args.counted:
+        print_counted(rows)
     if args.orders:
         print_orders(rows)
     out = {"host_cpu": host, "cpus": cpus, "mib": args.mib, "ops": args.ops, "seed": args.seed,
            "nodes": args.nodes, "lazy": args.lazy, "split": args.split, "repeat": args.repeat,
            "warnings": warnings, "clock": clock.get("clock"),
            "ns_per_tick": clock.get("ns_per_tick"),
-           "trace": trace_rep, "trace_file": args.trace if trace_rep else None, "rows": rows}
+           "trace": trace_rep, "trace_file": args.trace if trace_rep else None,
+           "cannot_tell_apart": [{"workload": w, "threads": t, "allocators": names}
+                                 for w, t, names in indistinct(rows)],
+           "counted_cache": CACHE if args.counted else None, "rows": rows}
     with open(args.out + ".json", "w") as f:
         json.dump(out, f, indent=1)
     with open(args.out + ".csv", "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(TIMED_HEADER + DET_HEADER[4:])
+        w.writerow(TIMED_HEADER + DET_HEADER[4:] + [t for _, t, _ in COUNTED] + ["index"])
         for r in rows:
-            w.writerow(fmt_row(r))
+            c = r.get("counted")
+            w.writerow(fmt_row(r) + (["%.*f" % (d, c[k]) for k, _, d in COUNTED] +
+                                     ["%.0f" % c["index"]] if c else [""] * (len(COUNTED) + 1)))
     written = [args.out + ".json", args.out + ".csv"]
     if not args.no_plot:
         written += plot(rows, args.out, args.format)
