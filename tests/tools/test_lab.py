@@ -6,9 +6,11 @@ CPU its own thread; and the shipped fixture reads.
 """
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -192,6 +194,40 @@ class LabRun(unittest.TestCase):
             self.assertEqual(r.returncode, 64, (args, r.stderr))
             self.assertIn("lab: %s " % args[0], r.stderr)
             self.assertEqual(r.stdout, "")
+
+    def test_a_stopped_run_leaves_no_scratch(self):
+        """SIGTERM, SIGHUP or ^C in the middle of a run: the harness stops,
+        the scratch directory (the trace's events) is removed and the exit
+        status says which signal. Before: Python's default SIGTERM ended the
+        run with no clean-up, leaving /tmp/memboot-lab-* behind."""
+        lab.build(quiet=True)
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            with tempfile.TemporaryDirectory() as d:
+                tmp = os.path.join(d, "tmp")
+                os.mkdir(tmp)
+                trace = os.path.join(d, "t.trace")
+                with open(trace, "w") as f:
+                    f.write(TRACE)
+                p = subprocess.Popen(
+                    [os.path.join(REPO_ROOT, "tools", "memboot"), "lab", "--allocators",
+                     "buddy", "--threads", "1", "--workloads", "trace,random", "--trace", trace,
+                     "--ops", "100000000", "--mib", "64", "--repeat", "5", "--no-plot",
+                     "--out", os.path.join(d, "o")], stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE, text=True, env=dict(os.environ, TMPDIR=tmp))
+                # Started: its scratch directory holds the trace's events.
+                deadline = time.monotonic() + 120
+                while not any(os.path.exists(os.path.join(tmp, x, "events.bin"))
+                              for x in os.listdir(tmp)) and time.monotonic() < deadline:
+                    self.assertIsNone(p.poll(), p.stderr.read() if p.poll() is not None else "")
+                    time.sleep(0.2)
+                time.sleep(1)
+                p.send_signal(sig)
+                out, err = p.communicate(timeout=60)
+                self.assertEqual(p.returncode, 128 + sig, err)
+                self.assertIn("memboot lab: stopped by %s" % signal.Signals(sig).name, err)
+                self.assertNotIn("Traceback", err)
+                self.assertEqual(os.listdir(tmp), [], sig)
+                self.assertFalse(os.path.exists(os.path.join(d, "o.json")))
 
     def test_deterministic_columns_repeat(self):
         """Two invocations, two threads: the deterministic figures are equal

@@ -34,6 +34,7 @@ import csv
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -107,7 +108,6 @@ def crash_message(stderr, returncode, timeout):
         return "the allocator panicked: %s%s" % (before, lines[i][len("panic:"):].strip())
     sig = -returncode
     try:
-        import signal
         name = signal.Signals(sig).name
     except ValueError:
         name = "signal %d" % sig
@@ -838,6 +838,21 @@ def add_parser(sub):
     return p
 
 
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+
+
+def _stopped(signum, frame):
+    """SIGTERM, SIGHUP or ^C during a run: end it by SystemExit, so that the
+    harness running now is killed (subprocess.run kills its child on the way
+    out) and atexit removes the scratch directory; 128 + the signal, as the
+    shell counts it. Later signals are ignored while that happens."""
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, signal.SIG_IGN)
+    print("memboot lab: stopped by %s; its scratch files removed"
+          % signal.Signals(signum).name, file=sys.stderr)
+    raise SystemExit(128 + signum)
+
+
 def main(args):
     if args.verb or args.klass:
         from mbtools import lab_kit
@@ -971,6 +986,8 @@ def _main(args):
         raise LabUsage("--counted runs valgrind, which is not installed (tools/setup-deps.sh)")
     build(quiet=True, counted=args.counted)
     events_path, trace_rep, trace_mib = None, None, args.mib
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, _stopped)
     tmp = tempfile.mkdtemp(prefix="memboot-lab-")
     atexit.register(shutil.rmtree, tmp, ignore_errors=True)
     if "trace" in workloads:
