@@ -39,17 +39,17 @@ BENCH_ARGS ?=
 # Every allocator and the per-CPU lists, with the services their pure code
 # calls (records; the shared list and number parsers of their keys).
 BENCH_ALLOC_SRCS := $(wildcard mm/alloc/*.c) kernel/services/cmdline.c
+# (With the caches the store choice of mm/memmap.c reads: the host's
+# architecture's pure cpu_caches.c, of NAME_PURE in arch/NAME/arch.mk.)
 MEMMAP_BENCH_KSRCS := mm/memmap.c kernel/services/jobs/plan.c $(BENCH_ALLOC_SRCS) kernel/services/report/record.c \
-	arch/x86_64/cpu_caches.c
+	$(filter %/cpu_caches.c,$($(HOST_ARCH)_PURE))
 MEMMAP_BENCH_BINS := $(addprefix $(BENCH_O)/memmap_bench_,$(BENCH_DESC_SIZES))
-# The architecture $(CC) compiles for gives the inline half of the arch
-# interface (arch/NAME/include/asm/: the counter, the stores and fences of
-# mm/memmap.c): a cross build of the lab (CC=aarch64-linux-gnu-gcc) takes
+# The host builds' include path (HOST_INCLUDES, the top Makefile): the
+# architecture $(CC) compiles for gives the inline half of the arch interface
+# (arch/NAME/include/asm/: the counter, the stores and fences of
+# mm/memmap.c), so a cross build of the lab (CC=aarch64-linux-gnu-gcc) takes
 # arm64's, not the TSC.
-BENCH_ARCH := $(strip $(foreach t,$(shell $(CC) -dumpmachine 2>/dev/null),\
-	$(if $(filter aarch64-%,$(t)),arm64,$(if $(filter powerpc64le-%,$(t)),ppc64le,x86_64))))
-BENCH_CFLAGS := -std=gnu11 -O2 -g -I. -Iarch/include -Iarch/$(or $(BENCH_ARCH),x86_64)/include \
-	-Iarch/x86_64/include -Wall -Wextra -Wno-unused-parameter -Werror -DNDEBUG
+BENCH_CFLAGS := -std=gnu11 -O2 -g $(HOST_INCLUDES) -Wall -Wextra -Wno-unused-parameter -Werror -DNDEBUG
 BENCH_KCFLAGS := $(BENCH_CFLAGS) -mgeneral-regs-only -ffreestanding -fno-builtin-printf
 BENCH_HOST_CFLAGS := $(BENCH_CFLAGS) -pthread
 BENCH_SUPPORT_OBJ := $(BENCH_O)/host/tests/host/host_support.o

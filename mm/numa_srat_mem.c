@@ -24,7 +24,8 @@
 
 #define PREFIX "NUMA: "
 #define NO_INDEX 0xffffffffu
-/* Below this, SRAT ranges may cover what the map leaves out (VGA, ROMs). */
+/* Below this, SRAT ranges may cover what the map leaves out (the legacy
+ * display and ROM windows). */
 #define LOW_MEMORY_BYTES 0x100000ULL
 
 _Static_assert(NUMA_MAX_SRAT_RANGES >= ACPI_SRAT_MAX_MEMS,
@@ -293,7 +294,7 @@ static void drop_empty_nodes(struct build *b)
 
 /*
  * Bytes of [start, end) that no range of the map describes, ignoring the
- * first MiB (firmware commonly leaves the legacy VGA and ROM window out of
+ * first MiB (firmware commonly leaves the legacy display and ROM window out of
  * the map while the SRAT covers it).
  */
 static uint64_t bytes_beyond_map(const struct mem_range *map, uint32_t nr_map,

@@ -35,7 +35,7 @@ packages=(
 	python3-matplotlib                   # tools/memboot plot
 	python3-hypothesis                   # property tests of the tools
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user   # the lab built and run for arm64
-	gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross      # the arch interface run for ppc64le (qemu-user)
+	gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross      # make cross-check; the arch interface run for ppc64le (qemu-user)
 	sbsigntool efibootmgr mokutil        # install --sign-key, --bootnext and their guest tests
 	debootstrap                          # the package's install/purge test in a Debian 12 root
 	fdisk openssl                        # tools/memboot rehearse: the server's GPT disk, its key

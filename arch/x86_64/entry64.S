@@ -71,7 +71,7 @@ _start64:
 	orq $(1 << 1), %rax                     /* MP */
 	movq %rax, %cr0
 
-	/* .bss: 16-byte aligned at both ends (linker/kernel.ld). */
+	/* .bss: 16-byte aligned at both ends (linker/x86_64.ld). */
 	movl $__bss_start, %edi
 	movl $__bss_end, %esi
 	CLEAR_16B_ALIGNED %rdi, %rsi

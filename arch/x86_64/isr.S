@@ -72,7 +72,7 @@ isr_common:
 	pushq %r15
 	cld
 	movq %rsp, %rdi
-	call arch_trap          /* returns only for a page fault it resolved */
+	call arch_trap          /* returns for a page fault it resolved, a tick NMI */
 	popq %r15
 	popq %r14
 	popq %r13

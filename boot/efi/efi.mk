@@ -1,12 +1,14 @@
 # boot/efi/efi.mk: the direct UEFI loader and its ESP image (included by the
-# top Makefile).
+# top Makefile when efi is one of ARCH's boot protocols, NAME_BOOT).
 #
-#   make esp      build/$(MODE)/efi/BOOTX64.EFI and build/$(MODE)/memboot-esp.img
+#   make esp      $(O)/efi/BOOTX64.EFI and $(O)/memboot-esp.img (x86_64: build/MODE/)
 #
-# BOOTX64.EFI is a gnu-efi application: compiled -fpic, linked as a shared
-# object against gnu-efi's crt0 and linker script, then turned into a PE32+
-# EFI application by objcopy. The ESP is a FAT image written with mtools (no
-# root, no loop device) and no partition table:
+# The loader is a gnu-efi application for ARCH (NAME_EFI_ARCH, gnu-efi's name
+# of it, and NAME_EFI_APP, the removable-media file name, in arch/NAME/arch.mk):
+# compiled -fpic, linked as a shared object against gnu-efi's crt0 and linker
+# script, then turned into a PE32+ EFI application by objcopy. The ESP is a
+# FAT image written with mtools (no root, no loop device) and no partition
+# table:
 #   \EFI\BOOT\BOOTX64.EFI          the loader (the removable-media default path)
 #   \EFI\memboot\memboot.elf       the kernel, the same ELF GRUB and PVH boot
 #   \EFI\memboot\cmdline.txt       only with MEMBOOT_CMDLINE="..." (the loader
@@ -18,19 +20,21 @@ ESP_IMG := $(O)/memboot-esp.img
 ESP_MIB ?= 8
 EFI_INC := /usr/include/efi
 EFI_LIB := /usr/lib
-EFI_CFLAGS := -std=gnu11 -O2 -g -I$(EFI_INC) -I$(EFI_INC)/x86_64 -I$(EFI_INC)/protocol -I. \
-	-Iarch/include -Iarch/x86_64/include \
+EFI_ARCH := $($(ARCH)_EFI_ARCH)
+EFI_APP := $($(ARCH)_EFI_APP)
+EFI_CFLAGS := -std=gnu11 -O2 -g -I$(EFI_INC) -I$(EFI_INC)/$(EFI_ARCH) -I$(EFI_INC)/protocol -I. \
+	-Iarch/include -Iarch/$(ARCH)/include \
 	-fpic -ffreestanding -fno-stack-protector -fno-stack-check -fshort-wchar \
 	-mno-red-zone -maccumulate-outgoing-args -mgeneral-regs-only \
 	-Wall -Wextra -Wno-unused-parameter -Werror \
 	-DMEMBOOT_EFI_LOADER -DMEMBOOT_VERSION='"$(VERSION)"' -MMD -MP
 EFI_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined -L$(EFI_LIB) \
-	-T $(EFI_LIB)/elf_x86_64_efi.lds
+	-T $(EFI_LIB)/elf_$(EFI_ARCH)_efi.lds
 EFI_SRCS := boot/efi/loader.c boot/efi/kelf.c
 EFI_OBJS := $(patsubst %.c,$(EFI_O)/%.o,$(EFI_SRCS))
 
 .PHONY: esp efi
-efi: $(EFI_O)/BOOTX64.EFI
+efi: $(EFI_O)/$(EFI_APP)
 esp: $(ESP_IMG)
 # A plain `make` builds the image too, so it always holds the kernel just
 # built: guest tests run straight from tests/run.py boot it (--boot efi), and
@@ -41,27 +45,27 @@ test: esp
 $(EFI_O)/%.o: %.c | $(DEPS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  EFICC   $<")
-	$(Q)$(CC) $(EFI_CFLAGS) -c $< -o $@
+	$(Q)$($(ARCH)_CC) $(EFI_CFLAGS) -c $< -o $@
 
 $(EFI_O)/loader.so: $(EFI_OBJS)
 	@$(if $(Q),echo "  EFILD   $@")
-	$(Q)$(LD) $(EFI_LDFLAGS) $(EFI_LIB)/crt0-efi-x86_64.o $(EFI_OBJS) -o $@ -lefi -lgnuefi
+	$(Q)$($(ARCH)_LD) $(EFI_LDFLAGS) $(EFI_LIB)/crt0-efi-$(EFI_ARCH).o $(EFI_OBJS) -o $@ -lefi -lgnuefi
 
-$(EFI_O)/BOOTX64.EFI: $(EFI_O)/loader.so
+$(EFI_O)/$(EFI_APP): $(EFI_O)/loader.so
 	@$(if $(Q),echo "  EFIAPP  $@")
 	$(Q)objcopy -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela \
-		-j .rel.* -j .rela.* -j .reloc --target efi-app-x86_64 --subsystem=10 $< $@
+		-j .rel.* -j .rela.* -j .reloc --target efi-app-$(EFI_ARCH) --subsystem=10 $< $@
 
 # The image is rebuilt from scratch each time (under 0.1 s), so that a file
 # removed from the recipe does not linger in it. The command line is baked in
 # only on request; its value is a prerequisite through the stamp file the ISO
 # shares (top Makefile).
-$(ESP_IMG): $(EFI_O)/BOOTX64.EFI $(O)/memboot.elf $(O)/cmdline.stamp
+$(ESP_IMG): $(EFI_O)/$(EFI_APP) $(O)/memboot.elf $(O)/cmdline.stamp
 	@$(if $(Q),echo "  ESP     $@")
 	$(Q)rm -f $@.tmp && truncate -s $(ESP_MIB)M $@.tmp && \
 		mformat -i $@.tmp -v MEMBOOT :: && \
 		mmd -i $@.tmp ::/EFI ::/EFI/BOOT ::/EFI/memboot && \
-		mcopy -i $@.tmp $(EFI_O)/BOOTX64.EFI ::/EFI/BOOT/BOOTX64.EFI && \
+		mcopy -i $@.tmp $(EFI_O)/$(EFI_APP) ::/EFI/BOOT/$(EFI_APP) && \
 		mcopy -i $@.tmp $(O)/memboot.elf ::/EFI/memboot/memboot.elf
 	$(Q)if [ -n "$$MEMBOOT_CMDLINE" ]; then \
 		printf '%s\n' "$$MEMBOOT_CMDLINE" > $(EFI_O)/cmdline.txt && \
@@ -69,6 +73,3 @@ $(ESP_IMG): $(EFI_O)/BOOTX64.EFI $(O)/memboot.elf $(O)/cmdline.stamp
 	$(Q)mv $@.tmp $@
 
 -include $(EFI_OBJS:.o=.d)
-
-# The PVH path's kernel objects (boot/pvh/); see that file for why here.
-include boot/pvh/pvh.mk

@@ -4,7 +4,7 @@
  * The note (name "Xen", type XEN_ELFNOTE_PHYS32_ENTRY) holds the physical
  * address of _start_pvh as an 8-byte value: QEMU reads a 64-bit ELF's entry
  * as 8 bytes and finds the descriptor by aligning the name to the PT_NOTE's
- * alignment, so the section stays 4-byte aligned (linker/kernel.ld keeps it
+ * alignment, so the section stays 4-byte aligned (linker/x86_64.ld keeps it
  * and ld emits the PT_NOTE).
  *
  * The PVH boot ABI enters in 32-bit protected mode, paging off, flat

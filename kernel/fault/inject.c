@@ -10,6 +10,7 @@
 
 #include "arch/cpu.h"
 #include "arch/fault.h"
+#include "kernel/services/console.h"
 #include "kernel/services/jobs/job.h"
 #include "kernel/services/log.h"
 #include "kernel/services/panic.h"
@@ -181,6 +182,21 @@ void fault_inject(struct memmap *mm)
 		if (parked_cpu == JOB_NO_OWNER && !park_refused)
 			pr_err("fault: memboot.fault=%s: no AP reached the middle of a meminit chunk "
 			       "(one CPU, or chunks of one step); nothing injected", fault_name());
+		return;
+	case FAULT_HANG:
+		/* What a boot that hangs looks like to the machine: nothing
+		 * more happens. The line goes out first. */
+		pr_info("fault: hanging on purpose, interrupts off (the machine's watchdog, if armed, "
+			"resets it)");
+		console_flush();
+		arch_irq_disable();
+		for (;;)
+			arch_cpu_relax();
+	case FAULT_ALLOC_LOOP:
+		/* Acts inside the alloc self-test (kernel/selftest/alloc.c). */
+		if (!(selftest_settings.selftests & SELFTEST_ALLOC))
+			pr_err("fault: memboot.fault=alloc-loop acts in the alloc self-test, which "
+			       "memboot.selftest does not ask for; nothing injected");
 		return;
 	case FAULT_ASSERT:
 		ASSERT(selftest_settings.fault == FAULT_NONE, "fault=%u requested on the command line",

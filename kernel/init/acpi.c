@@ -1,9 +1,11 @@
 /*
  * acpi.c: phase `acpi`: takes `bs.bootinfo`'s RSDP; builds `bs.acpi`: the
  * tables found (the parsers are kernel/firmware/acpi/), the MADT (CPUs), SRAT (CPU
- * and memory affinity), SLIT (distances) and HMAT, validated; the PM timer
- * and the HPET (the clock's references: init_acpi_clock() hands them over);
- * S5 (only with memboot.exit=poweroff, its one user); the SPCR console.
+ * and memory affinity), SLIT (distances) and HMAT, validated; the timers of
+ * the FADT (PM timer) and of the HPET table (the clock's references:
+ * init_acpi_clock() hands them over);
+ * S5 (only with memboot.exit=poweroff, its one user); the SPCR console; the
+ * WDAT (phase watchdog arms its watchdog).
  */
 #include "kernel/init/acpi.h"
 
@@ -72,11 +74,15 @@ void init_acpi(const struct bootinfo *bi, struct acpi_options opt, struct discov
 		pr_warn("ACPI: no usable MADT: the boot CPU only");
 	if ((bytes = acpi_table_bytes(acpi, "SPCR", &len)))
 		find_spcr(bi, opt.console_chosen, bytes, len);
-	if ((bytes = acpi_table_bytes(acpi, "HPET", &len)) && !acpi_hpet_parse(bytes, len, &acpi->hpet))
-		acpi->hpet.address = 0;
+	if ((bytes = acpi_table_bytes(acpi, "HPET", &len)) && !acpi_hpet_parse(bytes, len, &acpi->timer_block))
+		acpi->timer_block.address = 0;
 	if ((bytes = acpi_table_bytes(acpi, "FACP", &len)) &&
-	    !acpi_fadt_pm_timer(bytes, len, &acpi->pm_timer))
-		acpi->pm_timer.port = 0;
+	    !acpi_fadt_pm_timer(bytes, len, &acpi->timer_port))
+		acpi->timer_port.port = 0;
+	if ((bytes = acpi_table_bytes(acpi, "WDAT", &len))) {
+		acpi->wdat_found = true;
+		acpi->have_wdat = acpi_wdat_parse(bytes, len, &acpi->wdat);
+	}
 	/* Only memboot.exit=poweroff writes S5 (the command line is read by
 	 * now): no scan of the DSDT's AML on any other boot's path. */
 	if (opt.find_s5)
@@ -86,9 +92,9 @@ void init_acpi(const struct bootinfo *bi, struct acpi_options opt, struct discov
 void init_acpi_clock(const struct discovered_acpi *acpi, bool coarse, struct clock_state *clock)
 {
 	const struct arch_clock_tables t = {
-		.timer_block = acpi->hpet.address,
-		.timer_port = acpi->pm_timer.port,
-		.timer_port_bits = acpi->pm_timer.bits,
+		.timer_block = acpi->timer_block.address,
+		.timer_port = acpi->timer_port.port,
+		.timer_port_bits = acpi->timer_port.bits,
 	};
 
 	clock_tables(clock, &t, coarse);
@@ -123,18 +129,20 @@ static void find_spcr(const struct bootinfo *bi, bool console_chosen, const void
 	struct acpi_spcr_info spcr;
 	struct arch_uart u;
 	char name[32], why[160];
+	const char *space;
 
 	if (!acpi_spcr_parse(bytes, len, &spcr))
 		return;
+	space = spcr.io_port ? "I/O port" : "MMIO";   /* SPCR's address space, ACPI 5.2.3.2 */
 	u = (struct arch_uart){ .base = spcr.address, .mmio_bytes = spcr.io_port ? 0 : spcr.access_bytes };
 	snprintf(name, sizeof(name), "spcr@%s0x%llx", spcr.io_port ? "io" : "mmio",
 		 (unsigned long long)spcr.address);
 	if (spcr.baud)
 		pr_info("ACPI: SPCR: console UART at %s 0x%llx, %u baud",
-			spcr.io_port ? "I/O port" : "MMIO", (unsigned long long)spcr.address, spcr.baud);
+			space, (unsigned long long)spcr.address, spcr.baud);
 	else
 		pr_info("ACPI: SPCR: console UART at %s 0x%llx, at the speed the firmware set",
-			spcr.io_port ? "I/O port" : "MMIO", (unsigned long long)spcr.address);
+			space, (unsigned long long)spcr.address);
 	if (console_chosen) {
 		pr_info("ACPI: SPCR: console= chose the consoles; the SPCR port is not added");
 		return;
@@ -152,7 +160,7 @@ static void find_spcr(const struct bootinfo *bi, bool console_chosen, const void
 	 * every line wait on it. */
 	if (!console_probe_uart(&u)) {
 		pr_warn("ACPI: SPCR: no 16550 answers at %s 0x%llx (scratch register, line "
-			"status); not used", spcr.io_port ? "I/O port" : "MMIO",
+			"status); not used", space,
 			(unsigned long long)spcr.address);
 		return;
 	}

@@ -11,6 +11,7 @@
 
 #include "boot/bootinfo.h"
 #include "kernel/firmware/acpi/acpi.h"
+#include "kernel/firmware/acpi/wdat.h"
 #include "kernel/services/clock/clock.h"
 
 struct discovered_acpi {
@@ -20,8 +21,12 @@ struct discovered_acpi {
 	struct acpi_srat_info srat;
 	struct acpi_slit_info slit;
 	struct acpi_hmat_info hmat;      /* phase tiers checks and reads it */
-	struct acpi_pm_timer pm_timer;   /* port 0: none */
-	struct acpi_hpet_info hpet;      /* address 0: none */
+	/* The clock's references the tables describe (arch_clock_tables):
+	 * the FADT's timer at an I/O address, the HPET table's timer block. */
+	struct acpi_pm_timer timer_port; /* port 0: none */
+	struct acpi_hpet_info timer_block; /* address 0: none */
+	bool wdat_found, have_wdat;      /* a WDAT; parsed and usable */
+	struct acpi_wdat_info wdat;      /* phase watchdog arms it */
 };
 
 /* What the command line asks of the phase (main.c fills it from the

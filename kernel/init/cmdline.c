@@ -12,6 +12,7 @@
 #include "kernel/services/report/bootreport_keys.h"
 #include "kernel/services/smp_settings.h"
 #include "kernel/services/exit.h"
+#include "kernel/services/watchdog/watchdog.h"
 #include "kernel/selftest/select.h"
 #include "mm/alloc/alloc.h"
 #include "mm/alloc/pcp.h"
@@ -36,6 +37,7 @@ static const struct param_table *const cmdline_tables[] = {
 	&selftest_param_table,
 	&vm_param_table,
 	&bench_param_table,
+	&watchdog_param_table,
 };
 
 void init_cmdline(const struct bootinfo *bi)

@@ -43,11 +43,16 @@
 #include "kernel/init/tiers.h"
 #include "kernel/init/tscsync.h"
 #include "kernel/init/vm.h"
+#include "kernel/init/watchdog.h"
 #include "kernel/services/clock/clock.h"
 #include "kernel/services/console/options.h"
 #include "kernel/services/report/bootreport_keys.h"
 #include "kernel/services/jobs/job.h"
+#include "kernel/bench/bench.h"
+#include "kernel/selftest/select.h"
+#include "kernel/services/smp_settings.h"
 #include "mm/meminit_settings.h"
+#include "mm/memtest.h"
 
 /* Everything one phase builds and a later one reads. */
 struct boot_state {
@@ -103,6 +108,20 @@ static struct acpi_options acpi_asked(void)
 	};
 }
 
+/* What the boot may take, by the keys that decide it, for the watchdog's
+ * time (phase watchdog adds the memory). */
+static struct watchdog_budget watchdog_asked(void)
+{
+	return (struct watchdog_budget){
+		.smp_timeout_ms = smp_settings.timeout_ms,
+		.init_deadline_ms = meminit_settings.deadline_ms,
+		.memtest_passes = memtest_settings.passes,
+		.selftests = selftest_count(&selftest_settings),
+		.selftest_deadline_ms = selftest_settings.deadline_ms,
+		.bench = bench_wanted(&bench_settings),
+	};
+}
+
 void kernel_main(uintptr_t boot_arg0, uintptr_t boot_arg1)
 {
 	bool boot_ok = false, tests_ok = true, census_ok = true;
@@ -122,6 +141,7 @@ void kernel_main(uintptr_t boot_arg0, uintptr_t boot_arg1)
 				      &bs.physmem));
 	PHASE(acpi, init_acpi(&bs.bootinfo, acpi_asked(), &bs.acpi);
 		    init_acpi_clock(&bs.acpi, smp_settings.tsc_coarse, &bs.clock));
+	PHASE(watchdog, init_watchdog(&bs.bootinfo, &bs.acpi, &watchdog_settings, watchdog_asked()));
 	PHASE(numa, init_numa(&bs.bootinfo, &bs.acpi, &bs.physmem, &bs.topo);
 		    init_console_ring(&bs.topo, &bs.physmem));
 	PHASE(tiers, init_tiers(&bs.acpi, &bs.topo, &bs.tiers));

@@ -5,7 +5,8 @@
  *
  * The consoles are drained here, after the phase's clock has stopped and
  * before the next one starts: printing costs console time (reported by
- * console_report()), never a phase's.
+ * console_report()), never a phase's. A watchdog with less time than the
+ * boot's is petted here too (kernel/services/watchdog/watchdog.h).
  */
 #include "kernel/init/phase.h"
 
@@ -18,6 +19,7 @@
 #include "kernel/services/report/record.h"
 #include "kernel/services/report/summary.h"
 #include "kernel/services/clock/time.h"
+#include "kernel/services/watchdog/watchdog.h"
 #include "mm/numa.h"
 #include "mm/physmem.h"
 
@@ -122,6 +124,8 @@ void phase_end(enum boot_phase phase, uint64_t start_counter, uint64_t start_ap_
 		phase_report(&f);
 	}
 	summary_phase(name, f.cycles, f.ap_busy, f.ap_idle);
+	/* A watchdog that counts less than the boot may take is petted here. */
+	watchdog_phase_end();
 	/* Not while the clock runs on its quick estimate: what is printed
 	 * waits in the ring for the precise figure (kernel/services/clock/time.h). Nor
 	 * before memory is usable: printing (milliseconds a screenful on a

@@ -21,7 +21,7 @@
 #define BOOT_PHASES(X) \
 	X(early, ALWAYS, \
 	  "the CPU as the loader left it", \
-	  "console on COM1, CPU identity, descriptor tables, the clock's first figure (`bs.clock`)") \
+	  "console on the first serial port, CPU identity, descriptor tables, the clock's first figure (`bs.clock`)") \
 	X(bootinfo, ALWAYS, \
 	  "the loader's registers", \
 	  "`bs.bootinfo`: the normalized memory map (sorted, disjoint, page aligned), RSDP, command line, boot path") \
@@ -40,6 +40,9 @@
 	X(acpi, ALWAYS, \
 	  "`bs.bootinfo`'s RSDP", \
 	  "`bs.acpi`: MADT (CPUs), SRAT (CPU and memory affinity), SLIT (distances), validated; the timers the clock measures its counter against, handed to `bs.clock` (measured here only when the first figure is poor, or is none), S5 (only with `memboot.exit=poweroff`, its one user), SPCR") \
+	X(watchdog, ALWAYS, \
+	  "`bs.acpi` (the WDAT, the MADT's timer line), `bs.bootinfo`'s memory, `memboot.watchdog`, what the boot may take (the keys of smp, meminit, memtest, selftest, bench)", \
+	  "the machine's watchdog (the WDAT's, else the architecture's own, arch/watchdog.h) armed to reset it if the boot hangs, disarmed as the boot ends (the `watchdog` record); the watch tick's timer, for the self-tests' deadline") \
 	X(numa, ALWAYS, \
 	  "`bs.bootinfo`, `bs.acpi`", \
 	  "`bs.topo`: nodes, each CPU's node, each range's node, distances; `bs.physmem` learns the nodes and distances") \
@@ -54,7 +57,7 @@
 	  "the kernel's own W^X page tables, kept below 4 GiB, their pages from `bs.physmem`") \
 	X(smp, ALWAYS, \
 	  "`bs.acpi`, `bs.topo`, `bs.physmem`, `bs.clock`", \
-	  "the APIC mode; every CPU up, its per-CPU area and stack from `bs.physmem` on its own node (their counters are checked in `tscsync`); one of the clock's second references posted to an idle AP to measure") \
+	  "how CPUs are started and signalled (arch/smp.h); every CPU up, its per-CPU area and stack from `bs.physmem` on its own node (their counters are checked in `tscsync`); one of the clock's second references posted to an idle AP to measure") \
 	X(memmap, ALWAYS, \
 	  "`bs.topo`, `bs.physmem`", \
 	  "`bs.memmap`: one page descriptor array per node, in that node's memory") \

@@ -6,6 +6,8 @@
  */
 #include <stdint.h>
 
+#include "arch/cpu.h"
+#include "kernel/selftest/select.h"
 #include "kernel/services/jobs/job.h"
 #include "kernel/services/percpu.h"
 #include "kernel/services/report/record.h"
@@ -55,6 +57,10 @@ static void alloc_chunk(void *arg, uint64_t s, uint64_t e)
 		unsigned order, flags;
 		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
 		alloc_request(i, seed, &order, &flags);
+		/* memboot.fault=alloc-loop: an allocator whose order-10
+		 * allocation never returns, on every CPU. */
+		while (order == 10 && selftest_settings.fault == FAULT_ALLOC_LOOP)
+			arch_cpu_relax();
 		uint64_t pfn = alloc_pages(node, order, flags);
 		slots[i] = (struct alloc_slot){ .pfn = pfn, .order = (uint16_t)order,
 						.flags = (uint16_t)flags, .cpu = cpu };

@@ -13,6 +13,7 @@
 struct selftest_settings selftest_settings = {
 	.selftests = 0,
 	.list = false,
+	.deadline_ms = 300000,
 	.clock_ms = 1000,
 	.fault = FAULT_NONE,
 };
@@ -45,11 +46,17 @@ const char *selftest_description(unsigned i)
 
 static const char *const fault_names[] = {
 	"none", "de", "ud", "gp", "pf", "df", "panic", "assert", "ap-ud", "ap-guard", "write-text",
-	"exec-data", "lose-page", "ap-park", "null-write", "ap-stall", NULL };
+	"exec-data", "lose-page", "ap-park", "null-write", "ap-stall", "hang", "alloc-loop",
+	NULL };
 
 const char *selftest_fault_name(unsigned fault)
 {
 	return fault < sizeof(fault_names) / sizeof(fault_names[0]) - 1 ? fault_names[fault] : "?";
+}
+
+unsigned selftest_count(const struct selftest_settings *s)
+{
+	return s->list ? 0 : (unsigned)__builtin_popcountll(s->selftests);
 }
 
 struct selftest_pick {
@@ -100,6 +107,9 @@ static const struct param selftest_params[] = {
 	{ .key = "memboot.selftest", .type = PARAM_FUNC, .ptr = &selftest_settings,
 	  .fn = parse_selftests, .help = "self-tests to run, or list (print them, run none):"
 	  SELFTEST_LIST(SELFTEST_SPACED) },
+	{ .key = "memboot.selftest_deadline_ms", .type = PARAM_U64,
+	  .ptr = &selftest_settings.deadline_ms, .min = 0, .max = 3600000,
+	  .help = "a self-test still running after this long ends the boot (status 4); 0: never" },
 	{ .key = "memboot.clock_ms", .type = PARAM_U64, .ptr = &selftest_settings.clock_ms,
 	  .min = 10, .max = 60000, .help = "length of the clock self-test busy-wait" },
 	{ .key = "memboot.fault", .type = PARAM_ENUM, .ptr = &selftest_settings.fault,

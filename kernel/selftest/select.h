@@ -1,6 +1,7 @@
 /*
  * select.h: the self-tests' command-line keys (docs/cmdline.md):
- * memboot.selftest, memboot.clock_ms and memboot.fault. Parsed by
+ * memboot.selftest, memboot.selftest_deadline_ms, memboot.clock_ms and
+ * memboot.fault. Parsed by
  * selftest_param_table (kernel/selftest/select.c); read by kernel/selftest/.
  * The self-tests' names and bits come from one list (kernel/selftest/list.h).
  */
@@ -30,11 +31,13 @@ enum fault_kind {
 	FAULT_NONE, FAULT_DE, FAULT_UD, FAULT_GP, FAULT_PF, FAULT_DF,
 	FAULT_PANIC, FAULT_ASSERT, FAULT_AP_UD, FAULT_AP_GUARD, FAULT_WRITE_TEXT,
 	FAULT_EXEC_DATA, FAULT_LOSE_PAGE, FAULT_AP_PARK, FAULT_NULL_WRITE, FAULT_AP_STALL,
+	FAULT_HANG, FAULT_ALLOC_LOOP,
 };
 
 struct selftest_settings {
 	uint64_t selftests;        /* enum selftest_bits */
 	bool list;                 /* memboot.selftest=list: print the table, run none */
+	uint64_t deadline_ms;      /* a self-test still running this long ends the boot; 0: never */
 	uint64_t clock_ms;         /* length of the clock self-test's busy-wait */
 	unsigned fault;            /* enum fault_kind */
 };
@@ -51,5 +54,8 @@ const char *selftest_description(unsigned i);
 
 /* The command-line name of a fault ("ap-ud"), "?" for a number out of range. */
 const char *selftest_fault_name(unsigned fault);
+
+/* How many self-tests memboot.selftest asks to run (none with list). */
+unsigned selftest_count(const struct selftest_settings *s);
 
 #endif

@@ -3,8 +3,12 @@
  */
 #include "kernel/selftest/selftest.h"
 
+#include <stdio.h>
+
+#include "kernel/services/exit.h"
 #include "kernel/services/log.h"
 #include "kernel/services/report/record.h"
+#include "kernel/services/watchdog/watchdog.h"
 #include "kernel/selftest/select.h"
 #include "kernel/selftest/tests.h"
 
@@ -46,6 +50,46 @@ static void selftest_result(const struct selftest_ctx *ctx, const char *name, bo
 		record_report(&r, LOG_ERR, "selftest {name}: FAILED");
 }
 
+/*
+ * The self-test @arg (its name) is still running at its deadline: on the
+ * boot CPU, as the watch tick's NMI, wherever that CPU was (in the test, or
+ * waiting for other CPUs in it). The test's record says it hung, and the
+ * boot ends with the self-test status.
+ */
+static void selftest_hung(void *arg)
+{
+	const char *name = arg;
+	struct record r;
+	char why[96];
+
+	rec_begin(&r, "selftest");
+	rec_str(&r, "name", name);
+	rec_bool(&r, "ok", false);
+	rec_bool(&r, "hung", true);
+	rec_u64(&r, "deadline_ms", selftest_settings.deadline_ms);
+	record_report(&r, LOG_ERR, "selftest {name}: still running after {deadline_ms} ms "
+		      "(memboot.selftest_deadline_ms): ended by the boot's watchdog");
+	snprintf(why, sizeof(why), "self-test %s did not finish within %llu ms", name,
+		 (unsigned long long)selftest_settings.deadline_ms);
+	kernel_exit(EXIT_SELFTEST, why);
+}
+
+/* Watch the self-test about to run (once a boot, a line if it cannot be). */
+static void selftest_watch(const char *name)
+{
+	static bool told;
+	char why[160];
+
+	if (!selftest_settings.deadline_ms)
+		return;
+	if (!watchdog_watch(selftest_settings.deadline_ms * 1000000ull, selftest_hung,
+			    (void *)name, why, sizeof(why)) && !told) {
+		told = true;
+		pr_info("selftest: no watch on the self-tests (%s): one that hangs is ended only by "
+			"the machine's watchdog, a reset, where one is armed", why);
+	}
+}
+
 /* memboot.selftest=list: the table as lines and records, in its order. */
 static void selftests_list(void)
 {
@@ -74,7 +118,10 @@ bool selftests_run(const struct selftest_ctx *ctx)
 
 		if (!(selftest_settings.selftests & (1ull << i)))
 			continue;
+		selftest_watch(selftests[i].name);
 		ok = selftests[i].run(ctx, &skipped);
+		if (selftest_settings.deadline_ms)
+			watchdog_unwatch();
 		if (skipped)
 			selftest_skipped(selftests[i].name, skipped);
 		else

@@ -1,7 +1,7 @@
 /*
- * exit.c: the end of every boot: the `done` record, then the emulator's
- * exit, a reset, a power-off or a halt (memboot.exit=; the machine's ways
- * are arch/machine.h's).
+ * exit.c: the end of every boot: the `done` record, then the machine's
+ * watchdog disarmed, then the emulator's exit, a reset, a power-off or a
+ * halt (memboot.exit=; the machine's ways are arch/machine.h's).
  */
 #include "kernel/services/exit.h"
 
@@ -15,6 +15,7 @@
 #include "kernel/services/report/efivars.h"
 #include "kernel/services/report/summary.h"
 #include "kernel/services/clock/time.h"
+#include "kernel/services/watchdog/watchdog.h"
 
 static struct arch_acpi_s5 exit_s5;
 
@@ -36,6 +37,9 @@ const char *exit_status_name(enum exit_status status)
 
 void exit_now(enum exit_status status)
 {
+	/* The boot ended (`done` is out, or nothing more can be): the
+	 * machine's watchdog must not reset it now. */
+	watchdog_disarm();
 	/* Only under a hypervisor is the emulator's exit device known to be
 	 * there; on real hardware its address is better left alone. */
 	if (exit_method == EXIT_METHOD_QEMU ||

@@ -156,6 +156,18 @@ def spcr(itype, space, width, access, addr, baud):
     return sdt("SPCR", 2, bytes(body))
 
 
+def wdat(period_ms, min_count, max_count, entries, flags=1):
+    """A WDAT: the watchdog header (32 bytes, not a PCI device), then
+    entries of (action, instruction, space, bit offset, access size,
+    address, value, mask), 24 bytes each."""
+    body = struct.pack("<IHBBB3xIIIB3xI", 32, 0xFFFF, 0xFF, 0xFF, 0xFF, period_ms,
+                       max_count, min_count, flags, len(entries))
+    for action, instr, space, bit, access, addr, value, mask in entries:
+        body += struct.pack("<BB2xBBBBQII", action, instr, space, 8 << (access - 1), bit,
+                            access, addr, value, mask)
+    return sdt("WDAT", 1, body)
+
+
 def replay_file(cpus, events):
     """A replay file as tools/mbtools/lab.py write_replay writes it: events
     are (id, op, order, cpu)."""
@@ -244,6 +256,16 @@ def main():
     write("fuzz_acpi_spcr", "qemu-virt-16550", spcr(0, 0, 8, 1, 0x10000000, 7))
     write("fuzz_acpi_spcr", "qemu-virt-pl011", spcr(3, 0, 8, 1, 0x9000000, 3))
     write("fuzz_acpi_spcr", "mmio-in-ram", spcr(0, 0, 8, 1, 0x8000000 - 8, 7))
+    # A chipset-like watchdog in I/O space; one in memory with an unknown action.
+    write("fuzz_acpi_wdat", "io-tco-like",
+          wdat(600, 4, 1023, [(0x11, 0x82, 1, 1, 2, 0x468, 0, 1), (0x06, 0x83, 1, 0, 2, 0x472, 0, 0x3FF),
+                              (0x01, 0x02, 1, 0, 2, 0x460, 1, 0xFFFF), (0x09, 0x82, 1, 11, 2, 0x468, 0, 1),
+                              (0x0B, 0x82, 1, 11, 2, 0x468, 1, 1), (0x20, 0x00, 1, 1, 2, 0x466, 1, 1),
+                              (0x21, 0x82, 1, 1, 2, 0x466, 1, 1)]))
+    write("fuzz_acpi_wdat", "mmio-unknown-action",
+          wdat(1000, 1, 255, [(0x01, 0x02, 0, 0, 3, 0xFED00000, 1, 1), (0x42, 0x02, 0, 0, 3, 0xFED00004, 1, 1),
+                              (0x06, 0x03, 0, 8, 3, 0xFED00008, 0, 0xFF), (0x09, 0x02, 0, 0, 1, 0xFED0000C, 1, 1),
+                              (0x0B, 0x02, 0, 0, 1, 0xFED0000C, 0, 1)]))
     write("fuzz_acpi_slit", "qemu-2x2", slit_fx["SLIT"][0][1])
     write("fuzz_acpi_slit", "4x4", slit([[10, 16, 21, 21], [16, 10, 21, 21],
                                          [21, 21, 10, 16], [21, 21, 16, 10]]))

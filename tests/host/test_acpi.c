@@ -871,7 +871,49 @@ static void test_madt_q35(void **state)
 	assert_false(m.truncated);
 	for (uint32_t i = 0; i < 4; i++)
 		assert_cpu(&m.cpus[i], i, i, true, false, false);
+	/* The I/O APIC and QEMU's overrides: the PIT's IRQ 0 on GSI 2. */
+	assert_int_equal(m.nr_io_apics, 1);
+	assert_int_equal(m.io_apics[0].address, 0xfec00000);
+	assert_int_equal(m.io_apics[0].gsi_base, 0);
+	assert_int_equal(m.isa_gsi[0], 2);
+	assert_int_equal(m.isa_gsi[1], 1);
+	assert_int_equal(m.isa_gsi[5], 5);
+	assert_ptr_equal(acpi_io_apic_of(&m, m.isa_gsi[0]), &m.io_apics[0]);
 	assert_int_equal(host_log_count(LOG_WARN), 0);
+	free(t);
+}
+
+/* Two I/O APICs: a GSI belongs to the one with the highest base not above
+ * it; an override for a non-ISA IRQ is refused with a warning; more I/O
+ * APICs than kept are dropped with one. */
+static void test_madt_io_apics_and_overrides(void **state)
+{
+	static struct acpi_madt_info m;
+	struct table *t = madt_begin(1);
+	uint8_t *e;
+
+	madt_lapic(t, 0, 0, 1);
+	madt_ioapic(t, 1, 0xfec01000);
+	put32(t->b + t->len - 12, 8, 24);           /* GSIs 24.. */
+	madt_ioapic(t, 0, 0xfec00000);
+	madt_irq_override(t, 0, 2);
+	e = t->b + t->len - 10;
+	e[8] = 0xf;                                 /* active low, level */
+	madt_irq_override(t, 16, 30);               /* not an ISA IRQ */
+	for (int i = 0; i < ACPI_MADT_MAX_IO_APICS; i++)
+		madt_ioapic(t, (uint8_t)(2 + i), 0xfec10000 + 0x1000u * (uint32_t)i);
+	sdt_finish(t);
+
+	assert_true(acpi_madt_parse(t->b, t->len, &m));
+	assert_int_equal(m.nr_io_apics, ACPI_MADT_MAX_IO_APICS);
+	assert_int_equal(m.isa_gsi[0], 2);
+	assert_int_equal(m.isa_flags[0], 0xf);
+	assert_int_equal(m.isa_gsi[15], 15);
+	assert_int_equal(acpi_io_apic_of(&m, 2)->address, 0xfec00000);
+	assert_int_equal(acpi_io_apic_of(&m, 30)->address, 0xfec01000);
+	assert_int_equal(host_log_count(LOG_WARN), 3);
+	assert_true(host_log_contains("bus 0 IRQ 16, not an ISA IRQ"));
+	assert_true(host_log_contains("I/O APICs; the one at offset"));
 	free(t);
 }
 
@@ -1147,7 +1189,7 @@ static void test_srat_q35(void **state)
 	assert_int_equal(s.nr_disabled, 1);
 	assert_false(s.truncated);
 	for (uint32_t i = 0; i < 4; i++) {
-		assert_int_equal(s.cpus[i].apic_id, i);
+		assert_int_equal(s.cpus[i].hwid, i);
 		assert_int_equal(s.cpus[i].pxm, i / 2);
 		assert_false(s.cpus[i].x2apic);
 	}
@@ -1172,7 +1214,7 @@ static void test_srat_pxm_width(void **state)
 	assert_int_equal(s.mems[0].pxm, 0x02);
 	assert_int_equal(s.cpus[1].pxm, 0x03);
 	assert_true(s.cpus[1].x2apic);
-	assert_int_equal(s.cpus[1].apic_id, 0x300);
+	assert_int_equal(s.cpus[1].hwid, 0x300);
 
 	t->b[8] = 3;
 	sdt_finish(t);
@@ -1205,7 +1247,7 @@ static void test_srat_flags_and_edges(void **state)
 	assert_mem(&s.mems[1], 1, 0x200000000, 0x240000000, false, true);
 	assert_mem(&s.mems[2], 2, 0xffffffff00000000ULL, UINT64_MAX, false, false);
 	assert_int_equal(s.nr_cpus, 1);
-	assert_int_equal(s.cpus[0].apic_id, 1);
+	assert_int_equal(s.cpus[0].hwid, 1);
 	assert_int_equal(s.cpus[0].pxm, 0);
 	assert_int_equal(s.nr_disabled, 2);
 	assert_int_equal(s.nr_ignored, 3);
@@ -1234,7 +1276,7 @@ static void test_srat_1000_domains(void **state)
 	assert_int_equal(t->len, 48 + 1000 * 24 + 2048 * 40);
 	assert_true(acpi_srat_parse(t->b, t->len, &s));
 	assert_int_equal(s.nr_cpus, 1000);
-	assert_int_equal(s.cpus[999].apic_id, 999);
+	assert_int_equal(s.cpus[999].hwid, 999);
 	assert_int_equal(s.cpus[999].pxm, 999);
 	assert_int_equal(ACPI_SRAT_MAX_MEMS, 1024);
 	assert_int_equal(s.nr_mems, ACPI_SRAT_MAX_MEMS);
@@ -1658,7 +1700,7 @@ static void test_fixture_q35_numa2(void **state)
 	assert_int_equal(s.revision, 1);
 	assert_int_equal(s.nr_cpus, 4);
 	for (uint32_t i = 0; i < 4; i++) {
-		assert_int_equal(s.cpus[i].apic_id, i);
+		assert_int_equal(s.cpus[i].hwid, i);
 		assert_int_equal(s.cpus[i].pxm, i / 2);
 	}
 	assert_int_equal(s.nr_mems, 3);
@@ -1700,7 +1742,7 @@ static void test_fixture_q35_smp6(void **state)
 	assert_true(acpi_srat_parse(t->bytes, t->length, &s));
 	assert_int_equal(s.nr_cpus, 6);
 	for (uint32_t i = 0; i < 6; i++) {
-		assert_int_equal(s.cpus[i].apic_id, ids[i]);
+		assert_int_equal(s.cpus[i].hwid, ids[i]);
 		assert_int_equal(s.cpus[i].pxm, i / 3);
 	}
 	free(img);
@@ -1905,6 +1947,7 @@ int main(void)
 		T(test_walk_warnings_are_capped),
 		T(test_walk_fadt_rev1),
 		T(test_madt_q35),
+		T(test_madt_io_apics_and_overrides),
 		T(test_madt_smp6_sparse_ids),
 		T(test_madt_maxcpus_disabled),
 		T(test_madt_online_capable),

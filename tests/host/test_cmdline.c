@@ -35,6 +35,7 @@
 #include "kernel/bench/bench.h"
 #include "mm/alloc/alloc.h"
 #include "mm/hugetlb/hugetlb.h"
+#include "kernel/services/watchdog/watchdog.h"
 #include "tests/host/host_support.h"
 
 /* ---- a local table of every type -------------------------------------- */
@@ -90,6 +91,7 @@ static const struct param_table *const all_tables[] = {
 	&smp_param_table, &arch_smp_param_table,
 	&alloc_param_table, &meminit_param_table, &hugetlb_param_table, &pcp_param_table,
 	&selftest_param_table, &vm_param_table, &bench_param_table, &memtest_param_table,
+	&watchdog_param_table,
 };
 #define NTABLES (sizeof(all_tables) / sizeof(all_tables[0]))
 
@@ -120,6 +122,7 @@ static int setup(void **state)
 	pcp_settings = pcp_default;
 	vm_settings = vm_default;
 	bootreport_settings = bootreport_default;
+	watchdog_settings = (struct watchdog_settings){ .off = false, .seconds = 0 };
 	exit_method = EXIT_METHOD_AUTO;
 	apic_request = APIC_REQUEST_AUTO;
 	/* memboot.alloc's name is private to mm/alloc/alloc.c: set it back through its key. */
@@ -675,7 +678,7 @@ static void test_kernel_exit_and_fault(void **state)
 	assert_result(params_parse("console=ttyS0,9600 console=fb console=ttyS7 console=ttyS2"),
 		      4, 3, 0, 1);
 	assert_true(console_cmdline.given && console_cmdline.fb);
-	assert_false(console_cmdline.vga);
+	assert_false(console_cmdline.text);
 	assert_int_equal(console_cmdline.baud[0], 9600);
 	assert_int_equal(console_cmdline.baud[1], 0);
 	assert_int_equal(console_cmdline.baud[2], 115200);
@@ -692,7 +695,7 @@ static void test_kernel_exit_and_fault(void **state)
 	assert_string_equal(selftest_fault_name(FAULT_ASSERT), "assert");
 
 	/* Every fault's name parses back to its number. */
-	for (unsigned f = FAULT_NONE; f <= FAULT_AP_STALL; f++) {
+	for (unsigned f = FAULT_NONE; f <= FAULT_ALLOC_LOOP; f++) {
 		char line[64];
 		snprintf(line, sizeof(line), "memboot.fault=%s", selftest_fault_name(f));
 		assert_result(params_parse(line), 1, 1, 0, 0);
@@ -702,9 +705,75 @@ static void test_kernel_exit_and_fault(void **state)
 	assert_string_equal(selftest_fault_name(FAULT_AP_PARK), "ap-park");
 	assert_string_equal(selftest_fault_name(FAULT_NULL_WRITE), "null-write");
 	assert_string_equal(selftest_fault_name(FAULT_AP_STALL), "ap-stall");
-	assert_string_equal(selftest_fault_name(FAULT_AP_STALL + 1), "?");
+	assert_string_equal(selftest_fault_name(FAULT_HANG), "hang");
+	assert_string_equal(selftest_fault_name(FAULT_ALLOC_LOOP), "alloc-loop");
+	assert_string_equal(selftest_fault_name(FAULT_ALLOC_LOOP + 1), "?");
 	assert_result(params_parse("memboot.fault=oops"), 1, 0, 0, 1);
-	assert_int_equal(selftest_settings.fault, FAULT_AP_STALL);
+	assert_int_equal(selftest_settings.fault, FAULT_ALLOC_LOOP);
+}
+
+/* memboot.watchdog and memboot.selftest_deadline_ms. */
+static void test_kernel_watchdog_keys(void **state)
+{
+	assert_false(watchdog_settings.off);
+	assert_int_equal(watchdog_settings.seconds, 0);
+	assert_int_equal(selftest_settings.deadline_ms, 300000);
+	assert_result(params_parse("memboot.watchdog=off"), 1, 1, 0, 0);
+	assert_true(watchdog_settings.off);
+	assert_result(params_parse("memboot.watchdog=90"), 1, 1, 0, 0);
+	assert_false(watchdog_settings.off);
+	assert_int_equal(watchdog_settings.seconds, 90);
+	/* Refused: the setting before stays. */
+	assert_result(params_parse("memboot.watchdog=0 memboot.watchdog=86401 memboot.watchdog=5s "
+				   "memboot.watchdog=-1 memboot.watchdog="), 5, 0, 0, 5);
+	assert_true(host_log_contains("expected auto, off or seconds in 1..86400"));
+	assert_int_equal(watchdog_settings.seconds, 90);
+	assert_result(params_parse("memboot.watchdog=auto"), 1, 1, 0, 0);
+	assert_false(watchdog_settings.off);
+	assert_int_equal(watchdog_settings.seconds, 0);
+	assert_result(params_parse("memboot.selftest_deadline_ms=0"), 1, 1, 0, 0);
+	assert_int_equal(selftest_settings.deadline_ms, 0);
+	assert_result(params_parse("memboot.selftest_deadline_ms=3600001"), 1, 0, 0, 1);
+	assert_int_equal(selftest_settings.deadline_ms, 0);
+}
+
+/* What a boot may take, and how a watchdog of a given range covers it. */
+static void test_watchdog_budget_and_plan(void **state)
+{
+	struct watchdog_budget b = { .memory_bytes = 4ull << 30, .smp_timeout_ms = 2000,
+				     .init_deadline_ms = 0 };
+	struct watchdog_plan p;
+
+	/* 60 + 2 (smp) + 2 x 600 (no init deadline) + 4 x 1 (4 GiB). */
+	assert_int_equal(watchdog_budget_s(&b), 60 + 2 + 1200 + 4);
+	b.init_deadline_ms = 10001;          /* 11 s, twice */
+	assert_int_equal(watchdog_budget_s(&b), 60 + 2 + 22 + 4);
+	b.memtest_passes = 2;                /* 4 GiB x 4 s x 2 */
+	assert_int_equal(watchdog_budget_s(&b), 60 + 2 + 22 + 4 + 32);
+	b.selftests = 3;
+	b.selftest_deadline_ms = 300000;
+	assert_int_equal(watchdog_budget_s(&b), 60 + 2 + 22 + 4 + 32 + 900);
+	b.bench = true;
+	assert_int_equal(watchdog_budget_s(&b), 60 + 2 + 22 + 4 + 32 + 900 + 600);
+	b.memory_bytes = 1ull << 50;         /* capped */
+	assert_int_equal(watchdog_budget_s(&b), WATCHDOG_MAX_S);
+
+	/* Within the hardware's range: armed once for the boot, no pets. */
+	p = watchdog_plan(100, 5, 1227);
+	assert_int_equal(p.arm_s, 100);
+	assert_false(p.pets);
+	/* Shorter than the hardware's least: its least. */
+	p = watchdog_plan(2, 5, 1227);
+	assert_int_equal(p.arm_s, 5);
+	assert_false(p.pets);
+	/* Longer than its most: its most, petted at phase ends. */
+	p = watchdog_plan(3000, 5, 1227);
+	assert_int_equal(p.arm_s, 1227);
+	assert_true(p.pets);
+	/* No maximum given: as asked. */
+	p = watchdog_plan(3000, 1, 0);
+	assert_int_equal(p.arm_s, 3000);
+	assert_false(p.pets);
 }
 
 /* memboot.init_threads fills two fields of memory init's settings. */
@@ -1105,6 +1174,8 @@ int main(void)
 		cmocka_unit_test_setup(test_kernel_selftest_table, setup),
 		cmocka_unit_test_setup(test_kernel_clock_ms, setup),
 		cmocka_unit_test_setup(test_kernel_exit_and_fault, setup),
+		cmocka_unit_test_setup(test_kernel_watchdog_keys, setup),
+		cmocka_unit_test_setup(test_watchdog_budget_and_plan, setup),
 		cmocka_unit_test_setup(test_kernel_meminit_keys, setup),
 		cmocka_unit_test_setup(test_kernel_smp_alloc_pcp_vm_keys, setup),
 		cmocka_unit_test_setup(test_list_rule, setup),

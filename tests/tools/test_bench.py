@@ -158,7 +158,7 @@ class ProgressTest(unittest.TestCase):
 
 class MainTest(unittest.TestCase):
     def test_quick_prints_a_table_and_writes_json_outside_the_checkout(self):
-        def fake_boot(config, elf, extra_words=(), timeout=120):
+        def fake_boot(config, elf, extra_words=(), timeout=120, arch=None):
             return run(config, records=[node_init(0, 2e6), node_init(1, 3e6)])
         with tempfile.TemporaryDirectory() as d, \
                 mock.patch.object(bench, "boot_once", side_effect=fake_boot), \

@@ -93,7 +93,7 @@ class ScaleTests(unittest.TestCase):
         import io
         booter = FakeBooter(lambda gib, n: 2.0 + gib / 64)
         orig = scale.Booter, scale.mem_available_bytes
-        scale.Booter = lambda memboot, elf=None: booter
+        scale.Booter = lambda memboot, elf=None, arch=None: booter
         scale.mem_available_bytes = lambda: 4 * scale.GIB
         try:
             p = argparse.ArgumentParser()

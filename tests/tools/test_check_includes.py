@@ -34,17 +34,33 @@ class SmallTree(unittest.TestCase):
     """A tree of a few files, one layer each, checked without git."""
 
     def setUp(self):
+        # The repository's temporary exceptions name real files of the tree:
+        # each test here starts with none.
+        self.saved_exceptions = dict(ci.EXCEPTIONS)
+        ci.EXCEPTIONS.clear()
         self.tmp = tempfile.TemporaryDirectory(prefix="memboot-includes-")
         self.root = self.tmp.name
         self.write("kernel/services/log.h", "#pragma once\n")
         self.write("kernel/firmware/acpi/acpi.h", '#include "kernel/services/log.h"\n')
         self.write("boot/bootinfo.h", '#include "kernel/services/log.h"\n')
         self.write("mm/page.h", '#include "kernel/services/log.h"\n#include <stdint.h>\n')
+        # The interface, x86_64's inline part and own header, arm64's inline
+        # part; x86_64's boot protocol mb2 (arch/x86_64/arch.mk).
+        self.write("arch/include/arch/cpu.h", '#include "asm/cpu.h"\n')
+        self.write("arch/x86_64/include/asm/cpu.h", '#include "x86/cpu.h"\n')
         self.write("arch/x86_64/include/x86/cpu.h", '#include "kernel/services/log.h"\n')
+        self.write("arch/x86_64/cpu.c", '#include "arch/cpu.h"\n#include "x86/cpu.h"\n'
+                   '#include "kernel/services/spinlock.h"\n')
+        self.write("arch/x86_64/arch.mk", "x86_64_PORT := yes\nx86_64_BOOT := mb2 pvh\n")
+        self.write("arch/arm64/include/asm/cpu.h", '#include "kernel/services/limits.h"\n')
+        self.write("arch/arm64/arch.mk", "arm64_CC := aarch64-linux-gnu-gcc\n")
+        self.write("boot/mb2/mb2.c", '#include "boot/bootinfo.h"\n#include "x86/cpu.h"\n')
         self.write("kernel/init/main.c", '#include "boot/bootinfo.h"\n#include "mm/page.h"\n'
                    '#include "arch/cpu.h"\n#include "kernel/firmware/acpi/acpi.h"\n')
 
     def tearDown(self):
+        ci.EXCEPTIONS.clear()
+        ci.EXCEPTIONS.update(self.saved_exceptions)
         self.tmp.cleanup()
 
     def write(self, rel, text):
@@ -61,7 +77,11 @@ class SmallTree(unittest.TestCase):
 
     def violations(self):
         found, _ = ci.check(self.root, ci.sources(self.root))
-        return [(path, line, target) for path, line, target, _, _ in found]
+        return [(path, line, target) for path, line, target, _, _, _ in found]
+
+    def why(self, path):
+        found, _ = ci.check(self.root, ci.sources(self.root))
+        return [w for p, _, _, _, _, w in found if p == path]
 
     def test_good_tree_passes(self):
         # Checked against an exception list of the test's own, so the result
@@ -93,6 +113,7 @@ class SmallTree(unittest.TestCase):
         self.write("tools/topo/dump.h", "\n")
         self.assertEqual(sorted(self.violations()), [
             ("arch/x86_64/apic.c", 1, "mm/page.h"),
+            ("boot/boot.c", 1, "arch/x86_64/include/x86/cpu.h"),
             ("boot/boot.c", 2, "mm/page.h"),
             ("kernel/firmware/acpi/srat.c", 1, "arch/x86_64/include/x86/cpu.h"),
             ("kernel/services/clock/time.c", 1, "mm/page.h"),
@@ -104,6 +125,87 @@ class SmallTree(unittest.TestCase):
         self.assertEqual(code, 1)
         self.assertIn("kernel/services/spinlock.h:3: includes boot/bootinfo.h: services code "
                       "may not include boot code", out)
+        self.assertIn("boot/boot.c:1: includes arch/x86_64/include/x86/cpu.h: generic code "
+                      "includes only the architecture interface (arch/include/arch/)", out)
+
+    def test_generic_code_includes_only_the_interface(self):
+        # An architecture's own header ("x86/...") and its inline part
+        # ("asm/...") are for architecture code: generic code of every layer,
+        # kernel/init/ too, reaches them through arch/NAME.h.
+        self.write("kernel/init/smp.c", '#include "arch/cpu.h"\n#include "x86/cpu.h"\n')
+        self.write("mm/memmap.c", '#include "asm/cpu.h"\n')
+        self.write("kernel/services/spinlock.h", '#include "arch/cpu.h"\n')
+        self.assertEqual(sorted(self.violations()), [
+            ("kernel/init/smp.c", 2, "arch/x86_64/include/x86/cpu.h"),
+            ("mm/memmap.c", 1, "arch/x86_64/include/asm/cpu.h")])
+
+    def test_no_include_by_a_full_arch_path(self):
+        # Spelled whole, even where the header itself would be allowed.
+        self.write("kernel/init/smp.c", '#include "arch/x86_64/include/x86/cpu.h"\n')
+        self.write("arch/x86_64/smp.c", '#include "arch/x86_64/include/x86/cpu.h"\n')
+        self.assertEqual(sorted(self.violations()), [
+            ("arch/x86_64/smp.c", 1, "arch/x86_64/include/x86/cpu.h"),
+            ("kernel/init/smp.c", 1, "arch/x86_64/include/x86/cpu.h")])
+        self.assertIn("write it from the architecture's include directory",
+                      self.why("arch/x86_64/smp.c")[0])
+        self.assertIn("use the interface, arch/NAME.h", self.why("kernel/init/smp.c")[0])
+
+    def test_arch_code_includes_a_short_list_of_services(self):
+        # log, panic, spinlock, limits, mem_range, record, cmdline, percpu,
+        # the calibration arithmetic, the delays: nothing else of kernel/ (the
+        # jobs service here), and never
+        # another architecture's headers.
+        self.write("arch/x86_64/tsc.c", '#include "kernel/services/report/record.h"\n'
+                   '#include "kernel/services/jobs/job.h"\n#include "mm/page.h"\n')
+        self.write("arch/include/arch/clock.h", '#include "kernel/services/console.h"\n'
+                   '#include "x86/cpu.h"\n#include "asm/cpu.h"\n')
+        self.write("arch/arm64/timer.c", '#include "x86/cpu.h"\n#include "asm/cpu.h"\n')
+        self.assertEqual(sorted(self.violations()), [
+            ("arch/arm64/timer.c", 1, "arch/x86_64/include/x86/cpu.h"),
+            ("arch/include/arch/clock.h", 1, "kernel/services/console.h"),
+            ("arch/include/arch/clock.h", 2, "arch/x86_64/include/x86/cpu.h"),
+            ("arch/x86_64/tsc.c", 2, "kernel/services/jobs/job.h"),
+            ("arch/x86_64/tsc.c", 3, "mm/page.h")])
+        self.assertIn("only the services of ARCH_SERVICES", self.why("arch/x86_64/tsc.c")[0])
+        self.assertIn("architecture code includes only its own architecture's headers "
+                      "(arm64's, not x86_64's)", self.why("arch/arm64/timer.c")[0])
+        self.assertIn("only each architecture's inline part, asm/SUBJECT.h",
+                      self.why("arch/include/arch/clock.h")[1])
+        self.assertEqual(sorted(ci.ARCH_SERVICES), [
+            "kernel/services/clock/clockcal.h", "kernel/services/clock/time.h",
+            "kernel/services/cmdline.h", "kernel/services/limits.h", "kernel/services/log.h",
+            "kernel/services/mem_range.h", "kernel/services/panic.h", "kernel/services/percpu.h",
+            "kernel/services/report/record.h", "kernel/services/spinlock.h"])
+
+    def test_a_boot_protocol_includes_its_own_architectures_headers(self):
+        # mb2 is x86_64's (x86_64_BOOT); a protocol of no architecture, or
+        # of another, may not reach x86's headers; boot/ itself never.
+        self.write("boot/dt/dt.c", '#include "x86/cpu.h"\n#include "boot/bootinfo.h"\n')
+        self.write("boot/boot.c", '#include "boot/mb2/mb2.h"\n')
+        self.write("boot/mb2/mb2.h", '#include "arch/cpu.h"\n')
+        self.assertEqual(self.violations(), [("boot/dt/dt.c", 1, "arch/x86_64/include/x86/cpu.h")])
+        self.assertIn("boot protocol code includes only its own architecture's headers "
+                      "(None's, not x86_64's)", self.why("boot/dt/dt.c")[0])
+        self.assertEqual(ci.layer_of("boot/mb2/mb2.c"), "bootproto")
+        self.assertEqual(ci.layer_of("boot/bootinfo.c"), "boot")
+
+    def test_upward_arrows(self):
+        # x86_64's code including a service of the list is allowed, one
+        # beyond it is not; both run up, both are printed and counted.
+        self.write("arch/x86_64/tsc.c", '#include "kernel/services/log.h"\n'
+                   '#include "kernel/services/jobs/job.h"\n')
+        self.write("kernel/services/jobs/job.h", "\n")
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            code = ci.main(["--root", self.root, "--upward"])
+        self.assertEqual(code, 0)
+        lines = out.getvalue().splitlines()
+        self.assertIn("arch/x86_64/ -> kernel/services/: 2 includes, allowed: ARCH_SERVICES "
+                      "(arch/x86_64/cpu.c:3, arch/x86_64/tsc.c:1)", lines)
+        self.assertIn("arch/x86_64/ -> kernel/services/jobs/: 1 include (arch/x86_64/tsc.c:2)",
+                      lines)
+        self.assertEqual(lines[-1], "check-includes: 4 upward arrows between directories "
+                         "(5 includes, 4 of them architecture code's ARCH_SERVICES)")
 
     def test_phase_files_may_include_anything(self):
         self.write("kernel/init/meminit.c", '#include "boot/bootinfo.h"\n#include "mm/page.h"\n')
@@ -117,11 +219,17 @@ class SmallTree(unittest.TestCase):
         self.write("kernel/services/newphase.c", '#include "mm/page.h"\n')
         self.write("kernel/vm/vm.c", '#include "mm/page.h"\n#include "arch/cpu.h"\n')
         self.assertEqual(self.violations(), [("kernel/services/newphase.c", 1, "mm/page.h")])
+        # A firmware parser is pure: no interface either.
+        self.write("kernel/firmware/dt.c", '#include "arch/cpu.h"\n')
+        self.assertIn(("kernel/firmware/dt.c", 1, "arch/include/arch/cpu.h"), self.violations())
         self.assertEqual(ci.layer_of("kernel/init/newphase.c"), "phase")
         self.assertEqual(ci.layer_of("kernel/services/newphase.c"), "services")
         self.assertEqual(ci.layer_of("kernel/selftest/x.c"), "selftest")
         self.assertEqual(ci.layer_of("kernel/vm/x.c"), "vm")
-        self.assertEqual(ci.layer_of("kernel/firmware/acpi/x.c"), "acpi")
+        self.assertEqual(ci.layer_of("kernel/firmware/acpi/x.c"), "firmware")
+        self.assertEqual(ci.layer_of("kernel/firmware/dt.c"), "firmware")
+        self.assertEqual(ci.layer_of("arch/include/arch/cpu.h"), "interface")
+        self.assertEqual(ci.layer_of("arch/arm64/include/asm/cpu.h"), "arch")
         self.assertEqual(ci.layer_of("mm/alloc/x.c"), "mm")
 
     def test_a_new_selftest_may_not_reach_into_the_phases(self):

@@ -947,7 +947,9 @@ class WordsAndKernel(Tree):
         import glob
         found = {}
         for h in glob.glob(os.path.join(REPO_ROOT, "**", "*.h"), recursive=True):
-            if os.sep + "build" + os.sep in h:
+            # The build tree's headers (newlib's) are not the kernel's; the
+            # checkout itself may lie under a directory named build.
+            if os.path.relpath(h, REPO_ROOT).split(os.sep)[0] == "build":
                 continue
             with open(h, encoding="utf-8", errors="replace") as f:
                 text = f.read()

@@ -217,6 +217,11 @@ class BuildQemuCommand(unittest.TestCase):
                 mb.parse_args(["run", "--iso", "/z.iso"]))
             self.assertEqual(cmd[cmd.index("-cdrom") + 1], "/z.iso")
 
+    def test_qemu_of_the_architecture(self):
+        # Without MEMBOOT_QEMU, arch/x86_64/arch.mk's system emulator.
+        self.assertEqual(build()[:3], ["qemu-system-x86_64", "-machine", "q35"])
+        self.assertEqual(build("--machine", "pc")[:3], ["qemu-system-x86_64", "-machine", "pc"])
+
     def test_default_iso_under_repo(self):
         with mock.patch.dict(os.environ, CLEAN_ENV, clear=True):
             args = mb.parse_args(["run"])
@@ -253,6 +258,25 @@ class BadOptions(unittest.TestCase):
         self.check(["--timeout", "0"], "--timeout", "'0'")
         self.check(["--firmware", "coreboot"], "--firmware", "coreboot")
         self.check(["--machine", "virt"], "--machine", "virt")
+
+    def test_arch_only_a_port(self):
+        # --arch takes an architecture of arch/NAME/arch.mk that boots:
+        # x86_64 only, for now. One without a port yet, or none at all, is
+        # refused by name with the ports named (also for bench and lab).
+        self.assertEqual(build("--arch", "x86_64"), build())
+        for argv in (["run"], ["bench", "--dry-run"], ["lab", "--guest"]):
+            with self.subTest(argv=argv):
+                code, err = usage_error(argv + ["--arch", "arm64"])
+                self.assertEqual(code, 64)
+                self.assertIn("argument --arch: arm64: memboot has no arm64 port yet", err)
+                self.assertIn("the ones that boot: x86_64", err)
+        code, err = usage_error(["run", "--arch", "sparc"])
+        self.assertEqual(code, 64)
+        self.assertIn("no such architecture (no arch/sparc/arch.mk); the architectures: "
+                      "arm64, ppc64le, x86_64", err)
+        # The machine is the architecture's: q35 (its first) or pc on x86_64.
+        self.check(["--arch", "x86_64", "--machine", "virt"], "--machine",
+                   "'virt' is not a QEMU machine memboot boots on x86_64 (choose from q35, pc)")
 
     def test_no_subcommand(self):
         code, _ = usage_error([])

@@ -167,24 +167,27 @@ def cmdline_words(config):
     return words
 
 
-def elf_for(desc, build_dir):
-    if desc in (None, DEFAULT_DESC):
-        return os.path.join(build_dir, "debug", "memboot.elf")
-    return os.path.join(build_dir, "debug-desc%s" % desc, "memboot.elf")
+def elf_for(desc, build_dir, arch=None):
+    """The kernel the Makefile builds for @desc: x86_64's in build/debug*/,
+    another architecture's in build/NAME/debug*/ (the Makefile's arch_out)."""
+    flavour = "debug" if desc in (None, DEFAULT_DESC) else "debug-desc%s" % desc
+    if arch in (None, "x86_64"):
+        return os.path.join(build_dir, flavour, "memboot.elf")
+    return os.path.join(build_dir, arch, flavour, "memboot.elf")
 
 
-def boot_argv(config, elf, extra_words=(), timeout=120):
+def boot_argv(config, elf, extra_words=(), timeout=120, arch=None):
     nodes, cpus, mem = parse_topo(config.get("topo", "2x2x1G"))
     words = cmdline_words(config) + list(extra_words)
     return mbboot.run_argv(nodes=nodes, cpus_per_node=cpus, mem_per_node=mem,
                            boot_path="pvh", elf=elf, append=" ".join(words),
-                           timeout=timeout)
+                           timeout=timeout, arch=arch)
 
 
-def boot_once(config, elf, extra_words=(), timeout=120):
+def boot_once(config, elf, extra_words=(), timeout=120, arch=None):
     """Boot one configuration (mbtools.boot); a dict with status, records,
     unknown keys, the bad records skipped and the host's wall time."""
-    b = mbboot.boot(boot_argv(config, elf, extra_words, timeout), timeout=timeout)
+    b = mbboot.boot(boot_argv(config, elf, extra_words, timeout, arch), timeout=timeout)
     _, unknown = parse_console(b.console)
     return {"status": b.status, "records": b.records, "unknown": unknown,
             "bad_records": len(b.problems), "wall_s": b.wall_s,
@@ -334,7 +337,7 @@ def host_description():
 # ---------------------------------------------------------------------------
 
 def ensure_kernel(desc, args, progress=None):
-    elf = elf_for(desc, args.build_dir)
+    elf = elf_for(desc, args.build_dir, getattr(args, "arch", None))
     if os.path.exists(elf):
         return elf
     if args.no_build or os.path.abspath(args.build_dir) != os.path.join(REPO_ROOT, "build"):
@@ -344,6 +347,8 @@ def ensure_kernel(desc, args, progress=None):
         desc or DEFAULT_DESC, "" if desc in (None, DEFAULT_DESC) else " DESC_BYTES=" + desc)
     (progress.note if progress else lambda t: print(t, file=sys.stderr))(msg)
     cmd = ["make", "-C", REPO_ROOT, "-j2", "kernel"]
+    if getattr(args, "arch", None):
+        cmd.append("ARCH=" + args.arch)
     if desc not in (None, DEFAULT_DESC):
         cmd.append("DESC_BYTES=" + desc)
     if subprocess.call(cmd, stdout=subprocess.DEVNULL) != 0 or not os.path.exists(elf):
@@ -379,7 +384,7 @@ def run_matrix(configs, boots, args, progress, extra_words=()):
     for config in configs:
         elf = ensure_kernel(config.get("desc"), args, progress)
         for i in range(boots):
-            r = boot_once(config, elf, extra_words)
+            r = boot_once(config, elf, extra_words, arch=getattr(args, "arch", None))
             r["config"] = config
             r["boot"] = i
             runs.append(r)
@@ -400,7 +405,8 @@ def main(args):
         configs = expand(axes)
         if args.dry_run:
             for c in configs:
-                print(shlex.join(boot_argv(c, elf_for(c.get("desc"), args.build_dir))[1:]))
+                print(shlex.join(boot_argv(c, elf_for(c.get("desc"), args.build_dir, args.arch),
+                                           arch=args.arch)[1:]))
             print("%d configurations x %d boots" % (len(configs), boots))
             return 0
         # Kernels first, so the estimate of the time left counts boots only.

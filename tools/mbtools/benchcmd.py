@@ -49,6 +49,9 @@ def add_parser(sub):
                    metavar="DIR", help="where the kernels are (default: build/)")
     p.add_argument("--no-build", action="store_true",
                    help="never run make for a missing kernel; fail instead")
+    p.add_argument("--arch", type=inputs.arch_arg, default=None, metavar="NAME",
+                   help="the guests' architecture, as run --arch (default x86_64, "
+                        "the only port yet)")
     p.add_argument("--dry-run", action="store_true",
                    help="print the boots that would run and exit")
     scale.add_arguments(p)

@@ -19,6 +19,9 @@ own headers so that each fact has one source.
   ALLOCATORS       the page allocators memboot.alloc can name, from
                    ALLOC_TABLE in mm/alloc/table.h, in table order
                    ([0] the default)
+  architectures()  {name: Arch} from every arch/NAME/arch.mk: whether it is a
+                   port (boots), its QEMU and QEMU's machines (the default
+                   first); DEFAULT_ARCH the Makefile's (ARCH ?= x86_64)
 
 tests/tools/test_facts.py checks that docs/exit-status.md and docs/records.md
 agree with these. Standard library only.
@@ -36,6 +39,8 @@ ALLOC_TABLE_H = os.path.join(REPO_ROOT, "mm", "alloc", "table.h")
 PHASES_H = os.path.join(REPO_ROOT, "kernel", "init", "phases.h")
 SELFTEST_LIST_H = os.path.join(REPO_ROOT, "kernel", "selftest", "list.h")
 PAGE_H = os.path.join(REPO_ROOT, "mm", "page.h")
+ARCH_DIR = os.path.join(REPO_ROOT, "arch")
+MAKEFILE = os.path.join(REPO_ROOT, "Makefile")
 # Where FWCFG_CMDLINE_FILE is defined: boot/fwcfg_files.h, the header of the fw_cfg
 # reader, is its home; boot/boot.c defines it until it moves there.
 FWCFG_SOURCES = (os.path.join(REPO_ROOT, "boot", "fwcfg_files.h"),
@@ -269,3 +274,59 @@ def decode_exit(rc):
                 "a kernel status" % (rc, rc >> 1))
     return (EXIT_NO_STATUS,
             "QEMU exited (rc %d) without a kernel status" % rc)
+
+
+class Arch:
+    """One architecture of arch/NAME/arch.mk: name, port (bool), qemu (the
+    system emulator, or None) and machines (QEMU's, the default first)."""
+
+    def __init__(self, name, values):
+        self.name = name
+        self.port = values.get("PORT") == "yes"
+        self.qemu = values.get("QEMU") or None
+        self.machines = tuple(values.get("QEMU_MACHINES", "").split())
+
+
+def parse_arch_mk(text, name):
+    """{VAR: value} of the `NAME_VAR := value` lines of arch/NAME/arch.mk."""
+    return {m.group(1): m.group(2).strip() for m in
+            re.finditer(r"^%s_([A-Z_]+)\s*:?=[ \t]*(.*)$" % re.escape(name), text, re.M)}
+
+
+def architectures(arch_dir=ARCH_DIR):
+    """{name: Arch} for every arch/NAME/arch.mk (FactsError if none)."""
+    found = {}
+    try:
+        names = sorted(os.listdir(arch_dir))
+    except OSError as e:
+        raise FactsError("cannot list %s: %s" % (arch_dir, e.strerror or e))
+    for name in names:
+        path = os.path.join(arch_dir, name, "arch.mk")
+        if os.path.isfile(path):
+            found[name] = Arch(name, parse_arch_mk(_read(path), name))
+    if not found:
+        raise FactsError("no arch/NAME/arch.mk in %s" % arch_dir)
+    return found
+
+
+def default_arch(makefile=MAKEFILE):
+    """The Makefile's default architecture (`ARCH ?= NAME`)."""
+    m = re.search(r"^ARCH\s*\?=\s*(\S+)", _read(makefile), re.M)
+    if not m:
+        raise FactsError("no `ARCH ?= NAME` line in %s" % makefile)
+    return m.group(1)
+
+
+def arch_problem(name, arches):
+    """None if @name is an architecture memboot boots on, else why not."""
+    ports = ", ".join(a for a in sorted(arches) if arches[a].port) or "none"
+    if name not in arches:
+        return ("no such architecture (no arch/%s/arch.mk); the architectures: %s; "
+                "the ones that boot: %s" % (name, ", ".join(sorted(arches)), ports))
+    if not arches[name].port:
+        return ("memboot has no %s port yet (arch/%s holds what `make cross-check` "
+                "needs to compile the generic code for it); the ones that boot: %s"
+                % (name, name, ports))
+    if not arches[name].qemu:
+        return "arch/%s/arch.mk names no QEMU (%s_QEMU)" % (name, name)
+    return None

@@ -449,6 +449,17 @@ def positive_seconds(text):
     return value
 
 
+def arch_arg(text):
+    """An architecture memboot boots on (arch/NAME/arch.mk with NAME_PORT):
+    only x86_64 until the ports come; another is refused by name."""
+    from mbtools import facts
+    try:
+        problem = facts.arch_problem(text, facts.architectures())
+    except facts.FactsError as e:
+        problem = str(e)
+    return _accepted(text, problem and "%s: %s" % (text, problem))
+
+
 def size_arg(text):
     return _accepted(*size_problem(text))
 

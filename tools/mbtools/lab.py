@@ -147,7 +147,7 @@ def guest_row(alloc, args, rep, mib):
     argv = mbboot.run_argv(nodes=1, cpus_per_node=rep["cpus"], mem_per_node=mem,
                            boot_path="pvh", replay=args.trace, timeout=args.timeout,
                            append="memboot.alloc=%s memboot.selftest=replay" % alloc,
-                           accel=args.accel)
+                           accel=args.accel, arch=args.arch)
     b = mbboot.boot(argv)
     recs = b.all("replay")
     if b.status != 0 or len(recs) != 1:
@@ -577,6 +577,9 @@ def add_parser(sub):
                         "with each allocator: its row beside the host's")
     p.add_argument("--accel", choices=("tcg", "kvm"), default="tcg",
                    help="QEMU accelerator for --guest (default tcg: emulated, slow times)")
+    p.add_argument("--arch", type=inputs.arch_arg, default=None, metavar="NAME",
+                   help="the guest's architecture for --guest, as run --arch (default "
+                        "x86_64, the only port yet)")
     p.set_defaults(func=main)
     return p
 

@@ -100,16 +100,17 @@ def summarize(samples):
 class Booter:
     """Boots memboot (mbtools.boot) and returns its checked records."""
 
-    def __init__(self, memboot=None, elf=None, extra=()):
+    def __init__(self, memboot=None, elf=None, extra=(), arch=None):
         self.elf = elf
         self.extra = list(extra)
+        self.arch = arch
 
     def boot(self, nodes, node_gib, policy, cpus_per_node=1):
         argv = mbboot.run_argv(nodes=nodes, cpus_per_node=cpus_per_node,
                                mem_per_node="%dG" % node_gib, boot_path="pvh", elf=self.elf,
                                append=" ".join(["memboot.init=%s" % policy] + self.extra),
                                # TCG writes about 1 GiB of descriptors a few seconds.
-                               timeout=int(120 + nodes * node_gib * 2))
+                               timeout=int(120 + nodes * node_gib * 2), arch=self.arch)
         return mbboot.boot(argv).records
 
 
@@ -249,7 +250,7 @@ def run(args, memboot, elf=None, out=sys.stdout, err=sys.stderr):
         print("memboot bench: --scale-sizes: node sizes are 1 to 1024 GiB", file=err)
         return 64
     repeat = args.boots or 3
-    booter = Booter(memboot, elf=elf)
+    booter = Booter(memboot, elf=elf, arch=getattr(args, "arch", None))
     result = {"scale": scale_table(booter, sizes, policies, repeat, progress)}
     print("## ns/page against node size (1 node, PVH, min and median of %d boots)\n"
           % repeat, file=out)

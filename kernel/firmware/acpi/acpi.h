@@ -195,6 +195,15 @@ struct acpi_lapic_nmi {
 #define ACPI_LINT0_ACTIVE_LOW (1u << 2)
 #define ACPI_LINT1_ACTIVE_LOW (1u << 3)
 
+/* An I/O APIC (MADT type 1): GSIs from gsi_base on are its lines. */
+#define ACPI_MADT_MAX_IO_APICS 16
+struct acpi_io_apic {
+	uint32_t id;
+	uint32_t address;
+	uint32_t gsi_base;
+};
+#define ACPI_ISA_IRQS 16
+
 struct acpi_madt_info {
 	uint64_t lapic_phys;    /* local APIC base; a type 5 entry overrides */
 	uint32_t flags;         /* MADT flags; bit 0: dual 8259 PICs present */
@@ -208,8 +217,19 @@ struct acpi_madt_info {
 	uint32_t nr_nmis;       /* nmis[] used */
 	uint32_t nr_nmis_ignored;   /* LINT# above 1, or beyond ACPI_MADT_MAX_NMIS */
 	struct acpi_lapic_nmi nmis[ACPI_MADT_MAX_NMIS];
+	uint32_t nr_io_apics;   /* io_apics[] used (beyond ACPI_MADT_MAX_IO_APICS: dropped, warned) */
+	struct acpi_io_apic io_apics[ACPI_MADT_MAX_IO_APICS];
+	/* ISA IRQ i's GSI and MPS INTI flags (bits 0-1 polarity, 2-3 trigger;
+	 * 0: the bus's default), after the interrupt source overrides (type 2):
+	 * GSI i and flags 0 without one. */
+	uint32_t isa_gsi[ACPI_ISA_IRQS];
+	uint16_t isa_flags[ACPI_ISA_IRQS];
 	struct acpi_cpu cpus[ACPI_MADT_MAX_CPUS];
 };
+
+/* The I/O APIC of @m whose lines hold @gsi (the highest gsi_base not above
+ * it), or NULL. Pure. */
+const struct acpi_io_apic *acpi_io_apic_of(const struct acpi_madt_info *m, uint32_t gsi);
 
 /*
  * The LINT pins the MADT's NMI entries (types 4 and 0xA) wire to NMI on the
@@ -222,7 +242,8 @@ unsigned acpi_lint_nmi_of(const struct acpi_madt_info *m, uint32_t acpi_uid);
 /*
  * Parse the MADT in @table (@len bytes available). Entries of type 0 (local
  * APIC), 9 (x2APIC), 4 and 0xA (local APIC and x2APIC NMI: which LINT pin is
- * NMI) and 5 (local APIC address override) are read, others are
+ * NMI), 5 (local APIC address override), 1 (I/O APIC) and 2 (ISA interrupt
+ * source override; one for an IRQ above 15 is ignored with a warning) are read, others are
  * skipped by their length. An entry of length 0 or 1, one too short for its
  * type, or one running past the table ends the parse with a warning (what was
  * read is kept, truncated is set). Returns false, with @out empty and one
@@ -234,7 +255,7 @@ bool acpi_madt_parse(const void *table, size_t len, struct acpi_madt_info *out);
 /* ---- SRAT: CPU and memory affinity ---- */
 
 struct acpi_srat_cpu {
-	uint32_t apic_id;
+	uint32_t hwid;          /* the CPU's hardware id: the entry's (x2)APIC ID */
 	uint32_t pxm;           /* proximity domain */
 	bool x2apic;            /* from a type 2 entry */
 };

@@ -81,6 +81,8 @@ _Static_assert(offsetof(struct acpi_madt_header, lapic_address) == 36, "layout")
 
 enum {
 	ACPI_MADT_LOCAL_APIC = 0,
+	ACPI_MADT_IO_APIC = 1,
+	ACPI_MADT_IRQ_OVERRIDE = 2,
 	ACPI_MADT_LAPIC_NMI = 4,
 	ACPI_MADT_LAPIC_OVERRIDE = 5,
 	ACPI_MADT_LOCAL_X2APIC = 9,
@@ -100,6 +102,24 @@ struct acpi_madt_local_apic {               /* type 0 */
 _Static_assert(sizeof(struct acpi_madt_local_apic) == 8, "local APIC entry is 8 bytes");
 _Static_assert(offsetof(struct acpi_madt_local_apic, apic_id) == 3, "layout");
 _Static_assert(offsetof(struct acpi_madt_local_apic, flags) == 4, "layout");
+
+struct acpi_madt_io_apic {                  /* type 1, 5.2.12.3 */
+	struct acpi_subtable_header h;
+	uint8_t io_apic_id;
+	uint8_t reserved;
+	uint32_t address;
+	uint32_t gsi_base;
+} __attribute__((packed));
+_Static_assert(sizeof(struct acpi_madt_io_apic) == 12, "I/O APIC entry is 12 bytes");
+
+struct acpi_madt_irq_override {             /* type 2, 5.2.12.5 */
+	struct acpi_subtable_header h;
+	uint8_t bus;                            /* 0: ISA */
+	uint8_t source;                         /* the ISA IRQ */
+	uint32_t gsi;
+	uint16_t flags;                         /* MPS INTI flags */
+} __attribute__((packed));
+_Static_assert(sizeof(struct acpi_madt_irq_override) == 10, "override entry is 10 bytes");
 
 struct acpi_madt_lapic_nmi {                /* type 4, 5.2.12.7 */
 	struct acpi_subtable_header h;

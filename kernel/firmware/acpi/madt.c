@@ -16,8 +16,12 @@
  *    which LINT pin (0 or 1) of which processors carries NMI, with MPS INTI
  *    polarity and trigger flags (5.2.12.7, 5.2.12.13); a LINT# above 1 names
  *    no pin and is ignored with a warning.
- * Everything else (I/O APICs, interrupt overrides, NMI sources...) is skipped
- * by its length.
+ *  - I/O APIC entries (type 1) give each I/O APIC's address and its first
+ *    global system interrupt (GSI); interrupt source overrides (type 2,
+ *    5.2.12.5) move an ISA IRQ (bus 0, source 0..15) to another GSI with
+ *    MPS INTI flags (QEMU moves ISA IRQ 0 to GSI 2); an ISA IRQ
+ *    without one is the GSI of its number, with the bus's defaults.
+ * Everything else (NMI sources, ...) is skipped by its length.
  */
 #include "kernel/firmware/acpi/acpi_internal.h"
 
@@ -74,6 +78,18 @@ static void add_nmi(struct acpi_madt_info *out, const struct acpi_lapic_nmi *nmi
 	out->nmis[out->nr_nmis++] = *nmi;
 }
 
+const struct acpi_io_apic *acpi_io_apic_of(const struct acpi_madt_info *m, uint32_t gsi)
+{
+	const struct acpi_io_apic *best = NULL;
+
+	for (uint32_t i = 0; i < m->nr_io_apics && i < ACPI_MADT_MAX_IO_APICS; i++) {
+		const struct acpi_io_apic *a = &m->io_apics[i];
+		if (a->gsi_base <= gsi && (!best || a->gsi_base > best->gsi_base))
+			best = a;
+	}
+	return best;
+}
+
 unsigned acpi_lint_nmi_of(const struct acpi_madt_info *m, uint32_t acpi_uid)
 {
 	unsigned bits = 0;
@@ -106,6 +122,8 @@ bool acpi_madt_parse(const void *table, size_t len, struct acpi_madt_info *out)
 	memcpy(&h, table, sizeof(h));
 	out->lapic_phys = h.lapic_address;
 	out->flags = h.flags;
+	for (uint32_t i = 0; i < ACPI_ISA_IRQS; i++)
+		out->isa_gsi[i] = i;
 	out->revision = h.header.revision;
 
 	acpi_subtables_init(&it, table, table_len, sizeof(h), PREFIX);
@@ -171,6 +189,41 @@ bool acpi_madt_parse(const void *table, size_t len, struct acpi_madt_info *out)
 			add_nmi(out, &(struct acpi_lapic_nmi){
 				.acpi_uid = e.processor_uid, .flags = e.flags, .lint = e.lint,
 				.ext_id = true }, off);
+			break;
+		}
+		case ACPI_MADT_IO_APIC: {
+			struct acpi_madt_io_apic e;
+
+			if (length < sizeof(e)) {
+				acpi_subtables_short(&it, "I/O APIC", off, length, sizeof(e));
+				break;
+			}
+			memcpy(&e, entry, sizeof(e));
+			if (out->nr_io_apics == ACPI_MADT_MAX_IO_APICS) {
+				pr_warn(PREFIX "more than %u I/O APICs; the one at offset 0x%x is dropped",
+					ACPI_MADT_MAX_IO_APICS, off);
+				break;
+			}
+			out->io_apics[out->nr_io_apics++] = (struct acpi_io_apic){
+				.id = e.io_apic_id, .address = e.address, .gsi_base = e.gsi_base };
+			break;
+		}
+		case ACPI_MADT_IRQ_OVERRIDE: {
+			struct acpi_madt_irq_override e;
+
+			if (length < sizeof(e)) {
+				acpi_subtables_short(&it, "interrupt source override", off, length,
+						     sizeof(e));
+				break;
+			}
+			memcpy(&e, entry, sizeof(e));
+			if (e.bus != 0 || e.source >= ACPI_ISA_IRQS) {
+				pr_warn(PREFIX "interrupt source override at offset 0x%x is for bus %u "
+					"IRQ %u, not an ISA IRQ 0..15; ignored", off, e.bus, e.source);
+				break;
+			}
+			out->isa_gsi[e.source] = e.gsi;
+			out->isa_flags[e.source] = e.flags;
 			break;
 		}
 		case ACPI_MADT_LAPIC_OVERRIDE: {

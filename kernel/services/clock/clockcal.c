@@ -235,7 +235,8 @@ bool clockcal_estimate(const struct clockcal_sample *s, uint32_t n, uint64_t ref
 	if (p25 == UINT64_MAX)
 		return false;
 	/* Twice the lower quartile: a clean bracket varies by a few cycles of
-	 * port I/O, a descheduled one by the host's time slice (milliseconds). */
+	 * a register read, a descheduled one by the host's time slice
+	 * (milliseconds). */
 	limit = p25 > UINT64_MAX / 2 ? UINT64_MAX - 1 : 2 * p25 + 1;
 	for (uint32_t i = 0; i < n; i++)
 		kept += width_of(&s[i]) <= limit;

@@ -106,11 +106,11 @@ struct clockcal_source {
  * How long to sample. At least @min_ticks of reference time; past that,
  * on until @min_samples samples are kept or @max_ticks have passed. A
  * reference that answers in microseconds gives its samples well inside
- * @min_ticks; one whose every read costs a millisecond (port I/O under
- * QEMU TCG with hundreds of vCPU threads) would give four samples in a
- * 3 ms window and no estimate: the window stretches instead, up to
- * @max_ticks, and the estimate's uncertainty says what the slow reads
- * cost.
+ * @min_ticks; one whose every read costs a millisecond (an emulated
+ * device's register under QEMU TCG with hundreds of vCPU threads) would
+ * give four samples in a 3 ms window and no estimate: the window stretches
+ * instead, up to @max_ticks, and the estimate's uncertainty says what the
+ * slow reads cost.
  */
 struct clockcal_window {
 	uint64_t min_ticks, max_ticks;

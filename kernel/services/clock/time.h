@@ -51,7 +51,7 @@ extern bool clock_final;
 #define TIME_COARSE_PPM 20000
 void time_coarsen(void);
 /*
- * A second reference (at I/O port or address @where, recorded under
+ * A second reference (at @where, an address or a port, recorded under
  * @where_key) measured the counter at @res: print how far it is from
  * counter_hz, emit a `clock_check` record, and warn if the two disagree by
  * more than both uncertainties plus 0.1 % (a figure of unknown uncertainty,

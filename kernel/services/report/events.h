@@ -13,7 +13,7 @@
 
 #define RECORD_EVENT_TABLE(X)                                              \
 	X(boot)          /* how the machine was booted */                   \
-	X(tsc)           /* how the TSC was calibrated */                   \
+	X(tsc)           /* x86_64: how the counter's first figure was found */ \
 	X(clock_check)   /* the counter checked against a second clock */   \
 	X(mem_range)     /* one range of the normalized memory map */       \
 	X(mem_summary)   /* totals of the map */                            \
@@ -35,7 +35,7 @@
 	X(node_dimms)    /* a node's memory devices, alike ones together */ \
 	X(direct_map)    /* the kernel's identity map */                    \
 	X(physmem_retire) /* early reservations kept when physmem retires */ \
-	X(apic)          /* the local APIC mode chosen for SMP */           \
+	X(apic)          /* x86_64's interrupt controller mode for SMP */   \
 	X(cpu_up)        /* a CPU running after SMP bring-up */             \
 	X(smp)           /* SMP bring-up as a whole */                      \
 	X(tsc_sync)      /* each node's APs' counters against the boot CPU's */ \
@@ -61,6 +61,7 @@
 	X(hugetlb_test)  /* the huge page self-test */                      \
 	X(pt_test)       /* the page-table self-test */                     \
 	X(pt_bench)      /* the page-table benchmark */                     \
+	X(watchdog)      /* the machine's watchdog: which, armed for how long */ \
 	X(selftest)      /* a self-test's verdict */                        \
 	X(selftest_entry) /* a self-test of the table (memboot.selftest=list) */ \
 	X(clock_start)   /* the clock self-test starts its wait */          \

@@ -127,7 +127,7 @@ void summary_print(uint64_t total_ns)
 		}
 		order[j] = i;
 	}
-	/* Phases two to a line, so a line fits the 80 columns of VGA text. */
+	/* Phases two to a line, so a line fits an 80-column text screen. */
 	for (unsigned k = 0; k < nr_phases; k++) {
 		uint64_t ns = phases[order[k]].ns;
 		uint64_t permille = total_ns ? ns * 1000 / total_ns : 0;

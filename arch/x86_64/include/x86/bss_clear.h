@@ -9,7 +9,7 @@
  * half of that. On hardware either is a few tens of microseconds.
  *
  * Needs SSE enabled (CR0.EM clear, CR4.OSFXSR set), a 16-byte aligned
- * range (linker/kernel.ld aligns .bss and the boot page tables so) and no
+ * range (linker/x86_64.ld aligns .bss and the boot page tables so) and no
  * stack: it uses only xmm0, rdx and the two registers it is given.
  */
 #ifndef MEMBOOT_ARCH_BSS_CLEAR_H

@@ -18,10 +18,11 @@ _Static_assert(sizeof(struct trap_frame) == 22 * 8, "trap frame matches isr.S");
 
 /* Every exception is fatal except a page fault that arch_page_fault_hook
  * (arch/fault.h) resolves (or a fault of arch_probe_read/write): then it
- * returns and the instruction runs again (or the probe reports false). */
+ * returns and the instruction runs again (or the probe reports false); and
+ * an NMI of the watch tick, which returns to where it struck. */
 void arch_trap(struct trap_frame *frame);
 
-/* Print "  [<addr>]" lines for the frame-pointer chain starting at @rbp. */
-void arch_backtrace(uint64_t rip, uint64_t rbp);
-
+/* An NMI while the watch tick runs (watch_tick.c, arch/watchdog.h) is the
+ * tick's: it is handled and true is returned. */
+bool x86_watch_tick_nmi(void);
 #endif
