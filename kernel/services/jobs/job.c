@@ -571,6 +571,32 @@ static void rescue_check(struct job_state *st, uint32_t self)
 	}
 }
 
+/*
+ * Before the job's story is told: each CPU counted lost gets one more
+ * deadline from its orphaning to answer again (a CPU held up inside a long
+ * step, or only just too long between two), so one that was only slow is
+ * told so, and the step it was inside is not named undone. A CPU still
+ * silent then stays lost; the wait is at most one deadline.
+ */
+static void wait_for_lost(struct job_state *st)
+{
+	const struct job *j = st->job;
+
+	for (uint32_t i = 0; i < st->plan.nr_chunks && i < j->chunk_states_cap; i++) {
+		const struct job_chunk_state *cs = &j->chunk_states[i];
+
+		if (!cs->lost_ticks)
+			continue;
+		while (!__atomic_load_n(&cs->back_ticks, __ATOMIC_ACQUIRE)) {
+			uint64_t now = job_platform_ticks();
+			if (now >= cs->lost_ticks &&
+			    job_platform_ticks_to_ns(now - cs->lost_ticks) >= j->deadline_ns)
+				break;
+			job_platform_relax();
+		}
+	}
+}
+
 void job_wait(struct job_state *st)
 {
 	uint32_t self = job_platform_this_cpu(), spins = 0, looks = 0, node = st->job->node;
@@ -599,6 +625,8 @@ void job_wait(struct job_state *st)
 		}
 		job_platform_relax();
 	}
+	if (st->rescue && st->lost)
+		wait_for_lost(st);
 	if (node < JOB_MAX_NODES && st->queued) {
 		queue_lock(&queues[node]);
 		if (st->queued)

@@ -45,8 +45,10 @@
  * slow comes back: it finishes the step it was inside (those units are not
  * left undone after all), finds every other step claimed, and leaves; it is
  * then not lost (job_lost_cpus() no longer counts it), though it takes no
- * more work in this boot. job_report_lost() tells each lost CPU's story as
- * it stands when the caller reports. Such a job's struct job and struct
+ * more work in this boot. job_wait() gives each CPU counted lost one more
+ * deadline from its orphaning to come back before it returns, and
+ * job_report_lost() tells each lost CPU's story as it stands when the
+ * caller reports. Such a job's struct job and struct
  * job_state must outlive the wait (static), since the CPU may touch them
  * after job_wait() returned.
  */
