@@ -169,10 +169,7 @@ HOST_TOOL_SRCS := tools/topo/acpidump_text.c
 # The host builds include the architecture interface (arch/include/arch/) and
 # the host's own architecture's headers, as the kernel includes ARCH's: the
 # interface's inline parts (asm/) and the pure arch code's own headers.
-# (TEMPORARY, with CROSS_PENDING: x86_64's headers come after another's, for
-# the generic headers that still include x86/ ones.)
-HOST_INCLUDES := -I. -Iarch/include -I$(HOST_ARCH_DIR)/include \
-	$(if $(filter-out x86_64,$(HOST_ARCH)),-Iarch/x86_64/include)
+HOST_INCLUDES := -I. -Iarch/include -I$(HOST_ARCH_DIR)/include
 HOST_CFLAGS := -std=gnu11 -g -O1 $(HOST_INCLUDES) -Wall -Wextra -Wno-unused-parameter \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -DMEMBOOT_HOST
@@ -401,7 +398,6 @@ check-includes:
 # back into generic code. Incremental like the kernel (-MMD -MP).
 # CROSS_ARCHES=arm64 narrows it.
 CROSS_ARCHES ?= $(ARCHES)
-comma := ,
 GENERIC_C := $(sort $(shell find kernel mm -name '*.c') $(wildcard boot/*.c))
 CROSS_HOST_FLAGS := -std=gnu11 -O1 -I. -Iarch/include -Wall -Wextra -Wno-unused-parameter \
 	-Werror -DMEMBOOT_HOST -MMD -MP
@@ -410,52 +406,16 @@ CROSS_HOST_FLAGS := -std=gnu11 -O1 -I. -Iarch/include -Wall -Wextra -Wno-unused-
 cross_host_srcs = $(GENERIC_PURE_SRCS) $($(1)_PURE) $(HOST_TOOL_SRCS) $(HOST_SUPPORT) \
 	$(filter-out tests/host/map_check.c,$(HOST_TEST_HELPERS))
 
-# TEMPORARY, while the architecture interface is being built: the files that
-# do not compile for an architecture yet (they include x86/ headers or hold
-# inline asm). They are compiled each time anyway, and one that compiles, or
-# that no longer exists, fails the check: remove it from its list. The lists
-# end empty; then this block goes.
-CROSS_PENDING := \
-	boot/boot.c boot/fwcfg_files.c kernel/bench/pt.c kernel/fault/inject.c \
-	kernel/init/acpi.c kernel/init/console.c kernel/init/early.c kernel/init/hugetlb1g.c \
-	kernel/init/machine.c kernel/init/main.c kernel/init/meminit.c kernel/init/memmap.c \
-	kernel/init/memprep.c kernel/init/numa.c kernel/init/pagetables.c kernel/init/phase.c \
-	kernel/init/report.c kernel/init/smp.c kernel/init/tiers.c kernel/init/tscsync.c \
-	kernel/selftest/alloc.c kernel/selftest/churn.c kernel/selftest/clock.c \
-	kernel/selftest/jobs.c kernel/selftest/numaperf.c kernel/selftest/pt.c \
-	kernel/selftest/replay.c kernel/services/clock/clock.c kernel/services/clock/cpu_sync.c \
-	kernel/services/console/out/consoles.c kernel/services/console/out/defer.c \
-	kernel/services/console/out/emit.c kernel/services/console/out/list.c \
-	kernel/services/console/out/log.c kernel/services/console/out/render.c \
-	kernel/services/console/out/writer.c kernel/services/exit.c \
-	kernel/services/jobs/platform.c kernel/services/panic.c kernel/services/percpu.c \
-	kernel/services/report/efivars.c kernel/services/smp_settings.c \
-	kernel/services/syscalls.c kernel/vm/shootdown.c kernel/vm/vm.c
-CROSS_HOST_PENDING := \
-	kernel/services/smp_settings.c kernel/services/clock/clock.c
-CROSS_PENDING_arm64 := $(CROSS_PENDING)
-CROSS_PENDING_ppc64le := $(CROSS_PENDING)
-CROSS_HOST_PENDING_arm64 := $(CROSS_HOST_PENDING)
-CROSS_HOST_PENDING_ppc64le := $(CROSS_HOST_PENDING)
-
-cross_objs = $(patsubst %.c,$(call arch_out,$(1))/%.o,$(filter-out $(CROSS_PENDING_$(1)),$(GENERIC_C)))
-cross_host_objs = $(patsubst %.c,build/$(1)/host/obj/%.o, \
-	$(filter-out $(CROSS_HOST_PENDING_$(1)),$(call cross_host_srcs,$(1))))
+cross_objs = $(patsubst %.c,$(call arch_out,$(1))/%.o,$(GENERIC_C))
+cross_host_objs = $(patsubst %.c,build/$(1)/host/obj/%.o,$(call cross_host_srcs,$(1)))
 CROSS_HOST_ARCHES := $(filter-out $(HOST_ARCH),$(CROSS_ARCHES))
-cross_gone = $(strip $(filter-out $(GENERIC_C),$(CROSS_PENDING_$(1))) \
-	$(filter-out $(call cross_host_srcs,$(1)),$(CROSS_HOST_PENDING_$(1))))
 define CROSS_RULES
 .PHONY: cross-check-$(1)
 cross-check-$(1): $(call cross_objs,$(1)) \
-		$(if $(filter $(1),$(CROSS_HOST_ARCHES)),build/$(1)/host/libmemboot-host.a) \
-		$(addprefix build/$(1)/pending/,$(CROSS_PENDING_$(1)) \
-			$(addprefix host/,$(if $(filter $(1),$(CROSS_HOST_ARCHES)),$(CROSS_HOST_PENDING_$(1)))))
-	$$(if $$(call cross_gone,$(1)),@echo "cross-check: $(1): no such file: $$(call cross_gone,$(1));" \
-		"remove it from CROSS_PENDING_$(1) or CROSS_HOST_PENDING_$(1) (Makefile)" >&2; exit 1)
-	@echo "cross-check: $(1): $(words $(call cross_objs,$(1))) generic files compile$(if \
-		$(CROSS_PENDING_$(1)),$(comma) $(words $(CROSS_PENDING_$(1))) pending)$(if $(filter \
+		$(if $(filter $(1),$(CROSS_HOST_ARCHES)),build/$(1)/host/libmemboot-host.a)
+	@echo "cross-check: $(1): $(words $(call cross_objs,$(1))) generic files compile$(if $(filter \
 		$(1),$(CROSS_HOST_ARCHES)),; the host library's $(words $(call cross_host_objs,$(1))) \
-		files build$(if $(CROSS_HOST_PENDING_$(1)),$(comma) $(words $(CROSS_HOST_PENDING_$(1))) pending))"
+		files build)"
 build/$(1)/host/obj/%.o: %.c | $$(DEPS)
 	@mkdir -p $$(@D)
 	@$$(if $$(Q),echo "  HOSTCC-$(1) $$<")
@@ -463,21 +423,10 @@ build/$(1)/host/obj/%.o: %.c | $$(DEPS)
 build/$(1)/host/libmemboot-host.a: $(call cross_host_objs,$(1))
 	@$$(if $$(Q),echo "  AR      $$@")
 	$$(Q)rm -f $$@ && $$(patsubst %gcc,%ar,$$($(1)_CC)) rcs $$@ $$^
-# A pending file: compiled every time (never up to date), and a failure is
-# what is expected of it.
-build/$(1)/pending/%.c: FORCE | $$(NEWLIB)/.stamp
-	$$(Q)if $$($(1)_CC) $$(call kcflags,$(1)) -MD -MF /dev/null -c $$*.c -o /dev/null 2>/dev/null; then \
-		echo "cross-check: $$*.c now compiles for $(1): remove it from CROSS_PENDING_$(1) (Makefile)" >&2; \
-		exit 1; fi
-build/$(1)/pending/host/%.c: FORCE | $$(DEPS)
-	$$(Q)if $$($(1)_CC) $$(CROSS_HOST_FLAGS) -Iarch/$(1)/include -MD -MF /dev/null -c $$*.c -o /dev/null 2>/dev/null; then \
-		echo "cross-check: $$*.c now builds hosted for $(1): remove it from" \
-			"CROSS_HOST_PENDING_$(1) (Makefile)" >&2; exit 1; fi
 -include $$(patsubst %.o,%.d,$(call cross_objs,$(1)) $(call cross_host_objs,$(1)))
 endef
 $(foreach a,$(CROSS_ARCHES),$(eval $(call CROSS_RULES,$(a))))
-.PHONY: cross-check FORCE
-FORCE:
+.PHONY: cross-check
 cross-check: $(addprefix cross-check-,$(CROSS_ARCHES))
 
 test: check-includes cross-check all host-tests fuzz-build release-check bench-build

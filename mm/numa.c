@@ -72,14 +72,14 @@ static bool madt_cpu_usable(const struct acpi_cpu *c, uint32_t boot)
  * group for a CPU without an SRAT entry or past NUMA_MAX_NODES - 1 domains
  * (a table that large falls back to one node anyway).
  */
-static uint32_t pxm_group(const struct build *b, uint32_t apic_id, uint32_t *pxms,
+static uint32_t pxm_group(const struct build *b, uint32_t hwid, uint32_t *pxms,
 			  uint32_t *nr_pxms)
 {
 	const struct acpi_srat_info *srat = b->in->srat;
 	uint32_t n = srat ? (srat->nr_cpus < ACPI_SRAT_MAX_CPUS ? srat->nr_cpus : ACPI_SRAT_MAX_CPUS) : 0;
 
 	for (uint32_t i = 0; i < n; i++) {
-		if (srat->cpus[i].apic_id != apic_id)
+		if (srat->cpus[i].hwid != hwid)
 			continue;
 		for (uint32_t g = 0; g < *nr_pxms; g++)
 			if (pxms[g] == srat->cpus[i].pxm)

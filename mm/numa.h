@@ -49,7 +49,7 @@
  *           physmem_set_node(pm, topo.ranges[i].start, topo.ranges[i].end,
  *                            topo.ranges[i].node);
  *   SMP: start the CPUs with cpus[i].present, i >= 1; a started CPU finds
- *   its per-CPU area by its APIC ID in the SMP boot table.
+ *   its per-CPU area by its hardware id in the start-up table.
  *
  * Files (one header for all: the parts share struct numa_topology, and
  * their callers, kernel/init/numa.c first, use several of them):
@@ -154,7 +154,7 @@ struct numa_node {
  *    map: every usable byte is on exactly one node; two touching ranges are
  *    on different nodes (same-node neighbours are merged);
  *  - every CPU is on exactly one node: cpus[i].node < nr_nodes and bit i is
- *    set in that node's cpu_mask and no other; APIC IDs are distinct;
+ *    set in that node's cpu_mask and no other; hardware ids are distinct;
  *  - per-node counts, bytes and spans agree with cpus[] and ranges[];
  *  - distance is row-major with stride nr_nodes: distance[from * nr_nodes +
  *    to]; 10 on the diagonal, above 10 elsewhere;

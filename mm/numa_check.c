@@ -65,7 +65,7 @@ bool numa_check(const struct numa_topology *t, const struct mem_range *map, uint
 	CHECK(sum == t->mem_bytes, "mem_bytes 0x%llx, ranges sum to 0x%llx",
 	      (unsigned long long)t->mem_bytes, (unsigned long long)sum);
 
-	/* CPUs: distinct APIC IDs, each in exactly its node's mask. The masks
+	/* CPUs: distinct hardware ids, each in exactly its node's mask. The masks
 	 * hold nr_cpus bits in all and each CPU's own bit is set: then no CPU is
 	 * in two masks and no bit lies beyond nr_cpus (linear, not CPUs times
 	 * nodes: the check runs at every boot, with thousands of CPUs). */
@@ -85,7 +85,7 @@ bool numa_check(const struct numa_topology *t, const struct mem_range *map, uint
 		      "cpu %u (node %u) is not in its node's mask", c, t->cpus[c].node);
 		for (uint32_t d = 0; d < c; d++)
 			CHECK(t->cpus[d].hwid != t->cpus[c].hwid,
-			      "cpus %u and %u share APIC ID 0x%x", d, c, t->cpus[c].hwid);
+			      "cpus %u and %u share hardware id 0x%x", d, c, t->cpus[c].hwid);
 	}
 
 	/* Per node: sums agree, mem_node has memory, distances are sane. */

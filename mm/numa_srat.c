@@ -108,9 +108,9 @@ static bool build_domains(struct build *b)
 	bool overflow = false;
 
 	for (uint32_t i = 0; i < b->srat_nr_cpus; i++) {
-		uint32_t apic = srat->cpus[i].apic_id, idx;
+		uint32_t hwid = srat->cpus[i].hwid, idx;
 
-		if (apic == b->in->boot_hwid || (madt && numa_madt_find(madt, apic, &idx))) {
+		if (hwid == b->in->boot_hwid || (madt && numa_madt_find(madt, hwid, &idx))) {
 			b->srat_cpu_known[i / 64] |= 1ULL << (i % 64);
 			overflow |= !add_domain(t, srat->cpus[i].pxm);
 		} else if (b->nr_unknown++ == 0) {
@@ -146,7 +146,7 @@ static bool place_cpus(struct build *b)
 		uint32_t i;
 
 		for (i = 0; i < b->srat_nr_cpus; i++)
-			if (srat->cpus[i].apic_id == cpu->hwid)
+			if (srat->cpus[i].hwid == cpu->hwid)
 				break;
 		if (i < b->srat_nr_cpus) {
 			cpu->node = numa_node_of_pxm(t, srat->cpus[i].pxm);
@@ -181,13 +181,13 @@ static void warn_cpu_repairs(struct build *b)
 	 */
 	if (b->nr_unknown > 0 && b->nr_unknown <= disabled)
 		pr_info(PREFIX "SRAT: %u CPU affinity entries (first APIC ID 0x%x) are for no usable MADT processor; the MADT has %u disabled ones; ignored",
-			b->nr_unknown, srat->cpus[b->first_unknown].apic_id, disabled);
+			b->nr_unknown, srat->cpus[b->first_unknown].hwid, disabled);
 	else if (b->nr_unknown == 1)
 		NUMA_WARN(t, PREFIX "SRAT: CPU affinity for APIC ID 0x%x (PXM %u) names no MADT processor; ignored",
-			  srat->cpus[b->first_unknown].apic_id, srat->cpus[b->first_unknown].pxm);
+			  srat->cpus[b->first_unknown].hwid, srat->cpus[b->first_unknown].pxm);
 	else if (b->nr_unknown > 1)
 		NUMA_WARN(t, PREFIX "SRAT: %u CPU affinity entries name no MADT processor (first APIC ID 0x%x, PXM %u); ignored",
-			  b->nr_unknown, srat->cpus[b->first_unknown].apic_id,
+			  b->nr_unknown, srat->cpus[b->first_unknown].hwid,
 			  srat->cpus[b->first_unknown].pxm);
 	if (b->nr_missing == 1)
 		NUMA_WARN(t, PREFIX "SRAT: no CPU affinity for APIC ID 0x%x (cpu %u); put on node 0",

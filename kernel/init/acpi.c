@@ -1,8 +1,9 @@
 /*
  * acpi.c: phase `acpi`: takes `bs.bootinfo`'s RSDP; builds `bs.acpi`: the
  * tables found (the parsers are kernel/firmware/acpi/), the MADT (CPUs), SRAT (CPU
- * and memory affinity), SLIT (distances) and HMAT, validated; the PM timer
- * and the HPET (the clock's references: init_acpi_clock() hands them over);
+ * and memory affinity), SLIT (distances) and HMAT, validated; the timers of
+ * the FADT (PM timer) and of the HPET table (the clock's references:
+ * init_acpi_clock() hands them over);
  * S5 (only with memboot.exit=poweroff, its one user); the SPCR console.
  */
 #include "kernel/init/acpi.h"

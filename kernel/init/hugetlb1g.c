@@ -7,7 +7,6 @@
 
 #include "arch/counter.h"
 #include "arch/cpu.h"
-#include "x86/cpu.h"
 #include "mm/numa.h"
 #include "mm/physmem.h"
 

@@ -9,7 +9,6 @@
 
 #include "arch/counter.h"
 #include "arch/memory.h"
-#include "x86/cpu.h"
 #include "arch/map.h"
 #include "kernel/services/console.h"
 #include "kernel/services/exit.h"

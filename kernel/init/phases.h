@@ -21,7 +21,7 @@
 #define BOOT_PHASES(X) \
 	X(early, ALWAYS, \
 	  "the CPU as the loader left it", \
-	  "console on COM1, CPU identity, descriptor tables, the clock's first figure (`bs.clock`)") \
+	  "console on the first serial port, CPU identity, descriptor tables, the clock's first figure (`bs.clock`)") \
 	X(bootinfo, ALWAYS, \
 	  "the loader's registers", \
 	  "`bs.bootinfo`: the normalized memory map (sorted, disjoint, page aligned), RSDP, command line, boot path") \
@@ -54,7 +54,7 @@
 	  "the kernel's own W^X page tables, kept below 4 GiB, their pages from `bs.physmem`") \
 	X(smp, ALWAYS, \
 	  "`bs.acpi`, `bs.topo`, `bs.physmem`, `bs.clock`", \
-	  "the APIC mode; every CPU up, its per-CPU area and stack from `bs.physmem` on its own node (their counters are checked in `tscsync`); one of the clock's second references posted to an idle AP to measure") \
+	  "how CPUs are started and signalled (arch/smp.h); every CPU up, its per-CPU area and stack from `bs.physmem` on its own node (their counters are checked in `tscsync`); one of the clock's second references posted to an idle AP to measure") \
 	X(memmap, ALWAYS, \
 	  "`bs.topo`, `bs.physmem`", \
 	  "`bs.memmap`: one page descriptor array per node, in that node's memory") \

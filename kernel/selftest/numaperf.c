@@ -28,7 +28,6 @@
 #include "arch/counter.h"
 #include "arch/cpu.h"
 #include "arch/memory.h"
-#include "x86/cpu.h"
 #include "kernel/services/jobs/platform.h"
 #include "kernel/services/log.h"
 #include "kernel/services/report/record.h"

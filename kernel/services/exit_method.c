@@ -1,6 +1,6 @@
 /*
  * exit_method.c: memboot.exit, how the boot ends (kernel/services/exit.c acts on it).
- * No port I/O here, so the host tests parse the key through the same table.
+ * No device access here, so the host tests parse the key through the same table.
  */
 #include "kernel/services/exit.h"
 

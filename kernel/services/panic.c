@@ -6,7 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "x86/trap.h"
+#include "arch/fault.h"
 #include "kernel/services/exit.h"
 #include "kernel/services/log.h"
 

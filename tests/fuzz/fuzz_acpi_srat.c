@@ -27,6 +27,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	for (uint32_t i = 0; i < s.nr_cpus; i++)
 		for (uint32_t j = 0; j < i; j++)
-			CHECK(s.cpus[j].apic_id != s.cpus[i].apic_id);
+			CHECK(s.cpus[j].hwid != s.cpus[i].hwid);
 	return 0;
 }

@@ -141,8 +141,14 @@ def test_install_and_purge_leave_etc_and_boot_as_they_were():
         deb = rehearse.build_deb(tmp)
         root = os.path.join(tmp, "root")
         debian_root(root)
-        # What grub-install and a first update-grub leave on a server.
+        # What grub-install and a first update-grub leave on a server: a Linux
+        # kernel and its initrd too, so that 10_linux writes the entries a
+        # server has (memboot install refuses to become grub.cfg's default:
+        # with memboot's entry the only one, every boot would be memboot's).
         os.makedirs(os.path.join(root, "boot", "grub"), exist_ok=True)
+        for name in ("vmlinuz-6.1.0-28-amd64", "initrd.img-6.1.0-28-amd64"):
+            with open(os.path.join(root, "boot", name), "wb") as f:
+                f.write(b"\0" * 4096)
         proc = chroot(root, "dpkg-divert", "--local", "--rename", "--add", "/usr/sbin/grub-probe")
         assert proc.returncode == 0, proc.stderr
         probe = os.path.join(root, "usr", "sbin", "grub-probe")
@@ -156,6 +162,7 @@ def test_install_and_purge_leave_etc_and_boot_as_they_were():
         in_root = "/tmp/" + os.path.basename(deb)
         before = snapshot(root)
         assert "boot/grub/grub.cfg" in before and "etc/grub.d/10_linux" in before
+        assert b"vmlinuz-6.1.0-28-amd64" in before["boot/grub/grub.cfg"][2]
 
         # 1. Installed and purged.
         proc = chroot(root, "apt-get", "install", "-y", "--no-install-recommends", in_root)

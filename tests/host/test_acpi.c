@@ -1147,7 +1147,7 @@ static void test_srat_q35(void **state)
 	assert_int_equal(s.nr_disabled, 1);
 	assert_false(s.truncated);
 	for (uint32_t i = 0; i < 4; i++) {
-		assert_int_equal(s.cpus[i].apic_id, i);
+		assert_int_equal(s.cpus[i].hwid, i);
 		assert_int_equal(s.cpus[i].pxm, i / 2);
 		assert_false(s.cpus[i].x2apic);
 	}
@@ -1172,7 +1172,7 @@ static void test_srat_pxm_width(void **state)
 	assert_int_equal(s.mems[0].pxm, 0x02);
 	assert_int_equal(s.cpus[1].pxm, 0x03);
 	assert_true(s.cpus[1].x2apic);
-	assert_int_equal(s.cpus[1].apic_id, 0x300);
+	assert_int_equal(s.cpus[1].hwid, 0x300);
 
 	t->b[8] = 3;
 	sdt_finish(t);
@@ -1205,7 +1205,7 @@ static void test_srat_flags_and_edges(void **state)
 	assert_mem(&s.mems[1], 1, 0x200000000, 0x240000000, false, true);
 	assert_mem(&s.mems[2], 2, 0xffffffff00000000ULL, UINT64_MAX, false, false);
 	assert_int_equal(s.nr_cpus, 1);
-	assert_int_equal(s.cpus[0].apic_id, 1);
+	assert_int_equal(s.cpus[0].hwid, 1);
 	assert_int_equal(s.cpus[0].pxm, 0);
 	assert_int_equal(s.nr_disabled, 2);
 	assert_int_equal(s.nr_ignored, 3);
@@ -1234,7 +1234,7 @@ static void test_srat_1000_domains(void **state)
 	assert_int_equal(t->len, 48 + 1000 * 24 + 2048 * 40);
 	assert_true(acpi_srat_parse(t->b, t->len, &s));
 	assert_int_equal(s.nr_cpus, 1000);
-	assert_int_equal(s.cpus[999].apic_id, 999);
+	assert_int_equal(s.cpus[999].hwid, 999);
 	assert_int_equal(s.cpus[999].pxm, 999);
 	assert_int_equal(ACPI_SRAT_MAX_MEMS, 1024);
 	assert_int_equal(s.nr_mems, ACPI_SRAT_MAX_MEMS);
@@ -1658,7 +1658,7 @@ static void test_fixture_q35_numa2(void **state)
 	assert_int_equal(s.revision, 1);
 	assert_int_equal(s.nr_cpus, 4);
 	for (uint32_t i = 0; i < 4; i++) {
-		assert_int_equal(s.cpus[i].apic_id, i);
+		assert_int_equal(s.cpus[i].hwid, i);
 		assert_int_equal(s.cpus[i].pxm, i / 2);
 	}
 	assert_int_equal(s.nr_mems, 3);
@@ -1700,7 +1700,7 @@ static void test_fixture_q35_smp6(void **state)
 	assert_true(acpi_srat_parse(t->bytes, t->length, &s));
 	assert_int_equal(s.nr_cpus, 6);
 	for (uint32_t i = 0; i < 6; i++) {
-		assert_int_equal(s.cpus[i].apic_id, ids[i]);
+		assert_int_equal(s.cpus[i].hwid, ids[i]);
 		assert_int_equal(s.cpus[i].pxm, i / 3);
 	}
 	free(img);

@@ -152,10 +152,11 @@ class SmallTree(unittest.TestCase):
 
     def test_arch_code_includes_a_short_list_of_services(self):
         # log, panic, spinlock, limits, mem_range, record, cmdline, percpu,
-        # the calibration arithmetic: nothing else of kernel/, and never
+        # the calibration arithmetic, the delays: nothing else of kernel/ (the
+        # jobs service here), and never
         # another architecture's headers.
         self.write("arch/x86_64/tsc.c", '#include "kernel/services/report/record.h"\n'
-                   '#include "kernel/services/clock/time.h"\n#include "mm/page.h"\n')
+                   '#include "kernel/services/jobs/job.h"\n#include "mm/page.h"\n')
         self.write("arch/include/arch/clock.h", '#include "kernel/services/console.h"\n'
                    '#include "x86/cpu.h"\n#include "asm/cpu.h"\n')
         self.write("arch/arm64/timer.c", '#include "x86/cpu.h"\n#include "asm/cpu.h"\n')
@@ -163,7 +164,7 @@ class SmallTree(unittest.TestCase):
             ("arch/arm64/timer.c", 1, "arch/x86_64/include/x86/cpu.h"),
             ("arch/include/arch/clock.h", 1, "kernel/services/console.h"),
             ("arch/include/arch/clock.h", 2, "arch/x86_64/include/x86/cpu.h"),
-            ("arch/x86_64/tsc.c", 2, "kernel/services/clock/time.h"),
+            ("arch/x86_64/tsc.c", 2, "kernel/services/jobs/job.h"),
             ("arch/x86_64/tsc.c", 3, "mm/page.h")])
         self.assertIn("only the services of ARCH_SERVICES", self.why("arch/x86_64/tsc.c")[0])
         self.assertIn("architecture code includes only its own architecture's headers "
@@ -171,7 +172,7 @@ class SmallTree(unittest.TestCase):
         self.assertIn("only each architecture's inline part, asm/SUBJECT.h",
                       self.why("arch/include/arch/clock.h")[1])
         self.assertEqual(sorted(ci.ARCH_SERVICES), [
-            "kernel/services/clock/clockcal.h",
+            "kernel/services/clock/clockcal.h", "kernel/services/clock/time.h",
             "kernel/services/cmdline.h", "kernel/services/limits.h", "kernel/services/log.h",
             "kernel/services/mem_range.h", "kernel/services/panic.h", "kernel/services/percpu.h",
             "kernel/services/report/record.h", "kernel/services/spinlock.h"])
@@ -192,8 +193,8 @@ class SmallTree(unittest.TestCase):
         # x86_64's code including a service of the list is allowed, one
         # beyond it is not; both run up, both are printed and counted.
         self.write("arch/x86_64/tsc.c", '#include "kernel/services/log.h"\n'
-                   '#include "kernel/services/clock/time.h"\n')
-        self.write("kernel/services/clock/time.h", "\n")
+                   '#include "kernel/services/jobs/job.h"\n')
+        self.write("kernel/services/jobs/job.h", "\n")
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             code = ci.main(["--root", self.root, "--upward"])
@@ -201,7 +202,7 @@ class SmallTree(unittest.TestCase):
         lines = out.getvalue().splitlines()
         self.assertIn("arch/x86_64/ -> kernel/services/: 2 includes, allowed: ARCH_SERVICES "
                       "(arch/x86_64/cpu.c:3, arch/x86_64/tsc.c:1)", lines)
-        self.assertIn("arch/x86_64/ -> kernel/services/clock/: 1 include (arch/x86_64/tsc.c:2)",
+        self.assertIn("arch/x86_64/ -> kernel/services/jobs/: 1 include (arch/x86_64/tsc.c:2)",
                       lines)
         self.assertEqual(lines[-1], "check-includes: 4 upward arrows between directories "
                          "(5 includes, 4 of them architecture code's ARCH_SERVICES)")

@@ -43,6 +43,11 @@ extern bool (*arch_page_fault_hook)(const struct arch_fault *f);
 bool arch_probe_read(uint64_t va, uint64_t *val);
 bool arch_probe_write(uint64_t va, uint64_t val);
 
+/* Print "  [<addr>]" lines: @pc, then the return addresses of the
+ * frame-pointer chain from @frame (the kernel keeps frame pointers:
+ * x86_64 RBP, arm64 x29, POWER r1's back chain). */
+void arch_backtrace(uint64_t pc, uint64_t frame);
+
 /*
  * The faults of memboot.fault=, in asm/fault.h as macros: each must fault
  * in the caller's own frame, so the report's first line names the caller

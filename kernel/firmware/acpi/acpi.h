@@ -234,7 +234,7 @@ bool acpi_madt_parse(const void *table, size_t len, struct acpi_madt_info *out);
 /* ---- SRAT: CPU and memory affinity ---- */
 
 struct acpi_srat_cpu {
-	uint32_t apic_id;
+	uint32_t hwid;          /* the CPU's hardware id: the entry's (x2)APIC ID */
 	uint32_t pxm;           /* proximity domain */
 	bool x2apic;            /* from a type 2 entry */
 };

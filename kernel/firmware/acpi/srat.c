@@ -27,9 +27,9 @@ static void add_cpu(struct acpi_srat_info *out, const struct acpi_srat_cpu *cpu,
 		    uint32_t off)
 {
 	for (uint32_t i = 0; i < out->nr_cpus; i++) {
-		if (out->cpus[i].apic_id == cpu->apic_id) {
+		if (out->cpus[i].hwid == cpu->hwid) {
 			pr_warn(PREFIX "APIC ID 0x%x listed again at offset 0x%x with PXM %u; its first PXM %u is kept",
-				cpu->apic_id, off, cpu->pxm, out->cpus[i].pxm);
+				cpu->hwid, off, cpu->pxm, out->cpus[i].pxm);
 			out->nr_ignored++;
 			return;
 		}
@@ -37,7 +37,7 @@ static void add_cpu(struct acpi_srat_info *out, const struct acpi_srat_cpu *cpu,
 	if (out->nr_cpus == ACPI_SRAT_MAX_CPUS) {
 		if (out->nr_dropped_cpus++ == 0)
 			pr_warn(PREFIX "more than %u CPU affinities; APIC ID 0x%x (offset 0x%x) and later ones dropped",
-				ACPI_SRAT_MAX_CPUS, cpu->apic_id, off);
+				ACPI_SRAT_MAX_CPUS, cpu->hwid, off);
 		return;
 	}
 	out->cpus[out->nr_cpus++] = *cpu;
@@ -157,7 +157,7 @@ bool acpi_srat_parse(const void *table, size_t len, struct acpi_srat_info *out)
 				out->nr_disabled++;
 				break;
 			}
-			cpu.apic_id = e.apic_id;
+			cpu.hwid = e.apic_id;
 			cpu.pxm = (e.pxm_low | (uint32_t)e.pxm_high[0] << 8 |
 				   (uint32_t)e.pxm_high[1] << 16 |
 				   (uint32_t)e.pxm_high[2] << 24) & pxm_mask;
@@ -177,7 +177,7 @@ bool acpi_srat_parse(const void *table, size_t len, struct acpi_srat_info *out)
 				out->nr_disabled++;
 				break;
 			}
-			cpu.apic_id = e.x2apic_id;
+			cpu.hwid = e.x2apic_id;
 			cpu.pxm = e.pxm & pxm_mask;
 			cpu.x2apic = true;
 			add_cpu(out, &cpu, off);

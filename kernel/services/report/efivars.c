@@ -7,9 +7,8 @@
  *    table starts with "RUNTSERV", SetVariable at offset 88;
  *  - 8.2 SetVariable(Name, Guid, Attributes, DataSize, Data): attributes
  *    NON_VOLATILE | BOOTSERVICE_ACCESS | RUNTIME_ACCESS (7), DataSize 0
- *    deletes; the call uses the Microsoft x64 convention (2.3.4.2: RCX,
- *    RDX, R8, R9, the fifth argument on the stack above 32 bytes of
- *    shadow space), which GCC's ms_abi attribute generates;
+ *    deletes; the call uses the architecture's UEFI convention
+ *    (ARCH_EFIAPI, arch/efi.h: 2.3);
  *  - 2.3.4 runtime services may be called with paging on if memory is
  *    identity mapped, as memboot's map is (arch/paging.c: all of the first
  *    4 GiB, RAM above); the runtime code pages are made executable for the
@@ -21,6 +20,7 @@
 #include <string.h>
 
 #include "arch/counter.h"
+#include "arch/efi.h"
 #include "arch/map.h"
 #include "kernel/services/console/options.h"
 #include "kernel/services/log.h"
@@ -35,11 +35,9 @@
 #define EFI_ERROR_BIT (1ULL << 63)
 #define RESULTS_BYTES (RESULTS_CHUNK_BYTES * RESULTS_MAX_CHUNKS)
 
-typedef uint64_t (__attribute__((ms_abi)) *efi_set_variable_fn)(const uint16_t *name,
-								   const void *guid,
-								   uint32_t attributes,
-								   uint64_t data_bytes,
-								   const void *data);
+typedef uint64_t (ARCH_EFIAPI *efi_set_variable_fn)(const uint16_t *name, const void *guid,
+						     uint32_t attributes, uint64_t data_bytes,
+						     const void *data);
 
 static const uint8_t results_guid[16] = {
 	0x42, 0x4d, 0x45, 0x4d, 0x4f, 0x4f, 0x52, 0x54,   /* 4d454d42-4f4f-5452 */

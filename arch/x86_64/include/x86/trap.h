@@ -21,7 +21,4 @@ _Static_assert(sizeof(struct trap_frame) == 22 * 8, "trap frame matches isr.S");
  * returns and the instruction runs again (or the probe reports false). */
 void arch_trap(struct trap_frame *frame);
 
-/* Print "  [<addr>]" lines for the frame-pointer chain starting at @rbp. */
-void arch_backtrace(uint64_t rip, uint64_t rbp);
-
 #endif

@@ -37,7 +37,7 @@ static unsigned console_loglevel(void)
 const struct rec_counter_clock con_boot_clock = { cycles_to_ns, counter_to_boot_ns };
 
 /*
- * With no clock reference at all (no CPUID figure, PIT, HPET or PM timer:
+ * With no clock reference at all (nothing gave the counter's rate:
  * tsc_method "assumed", kernel/init/main.c) every time is a guess: each
  * line's stamp ends in '?' and each record carries "clock_assumed":true,
  * so that no figure of such a boot passes for a measurement.
