@@ -21,4 +21,26 @@
  */
 bool boot_collect(uintptr_t arg0, uintptr_t arg1, struct bootinfo *bi);
 
+/*
+ * A boot protocol of the architecture's (boot/P/, NAME_BOOT in its
+ * arch.mk): whether the entry's two registers are its hand-over, and
+ * turning them into struct bootinfo. Each protocol declares itself with
+ * BOOT_PROTOCOL() in a kernel-only file of its directory; boot_collect()
+ * asks every one linked in, so generic code names none of them.
+ */
+enum boot_match {
+	BOOT_NOT_MINE,      /* not this protocol's hand-over: @bi untouched */
+	BOOT_OK,            /* @bi filled */
+	BOOT_BAD,           /* this protocol's, but missing or corrupt (logged) */
+};
+struct boot_protocol {
+	const char *name;   /* for the message when none matches: "Multiboot2" */
+	enum boot_match (*collect)(uintptr_t arg0, uintptr_t arg1, struct bootinfo *bi);
+};
+/* The protocols linked in, between the linker's __start_/__stop_ symbols
+ * of the section (linker/NAME.ld keeps it in .rodata). */
+#define BOOT_PROTOCOL(var, name_, fn)                                             \
+	static const struct boot_protocol var                                     \
+		__attribute__((used, section("boot_protocols"), aligned(8))) = { name_, fn }
+
 #endif
