@@ -35,3 +35,5 @@ x86_64_QEMU_MACHINES := q35 pc
 # removable-media boot file (UEFI 2.10, 3.5.1.1: \EFI\BOOT\BOOTX64.EFI).
 x86_64_EFI_ARCH := x86_64
 x86_64_EFI_APP := BOOTX64.EFI
+# What `make` builds to boot: the hybrid BIOS+UEFI ISO (tools/mkiso.sh).
+x86_64_IMAGE := memboot.iso
