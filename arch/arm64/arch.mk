@@ -25,3 +25,9 @@ arm64_IMAGE := Image
 # QEMU: virt with a GICv3 and the most capable CPU TCG emulates.
 arm64_QEMU := qemu-system-aarch64
 arm64_QEMU_MACHINES := virt
+# tools/memboot run: the Image through QEMU -kernel by default (--boot
+# image); the exit status through semihosting's SYS_EXIT; GICv3, which
+# takes more than 8 CPUs (QEMU's default for virt is a GICv2).
+arm64_RUN_BOOT := image
+arm64_QEMU_EXIT := -semihosting-config enable=on,target=native
+arm64_QEMU_FLAGS := -machine gic-version=3
