@@ -45,8 +45,10 @@ extern const struct boot_protocol __start_boot_protocols[], __stop_boot_protocol
 
 /* memboot's UEFI loader (boot/efi/), whichever the architecture: its
  * hand-off is generic (boot/handoff.h). */
-static enum boot_match handoff_collect(uintptr_t arg0, uintptr_t arg1, struct bootinfo *bi)
+static enum boot_match handoff_collect(uintptr_t arg0, uintptr_t arg1, struct bootinfo *bi,
+				     struct dt_machine *dt)
 {
+	(void)dt;
 	if (arg0 > UINT32_MAX || arg1 > UINT32_MAX || (uint32_t)arg0 != HANDOFF_ENTRY_MAGIC)
 		return BOOT_NOT_MINE;
 	enum handoff_status st = handoff_parse((uint32_t)arg0, (const void *)arg1,
@@ -59,14 +61,14 @@ static enum boot_match handoff_collect(uintptr_t arg0, uintptr_t arg1, struct bo
 }
 BOOT_PROTOCOL(handoff_protocol, "the memboot UEFI loader", handoff_collect);
 
-bool boot_collect(uintptr_t arg0, uintptr_t arg1, struct bootinfo *bi)
+bool boot_collect(uintptr_t arg0, uintptr_t arg1, struct bootinfo *bi, struct dt_machine *dt)
 {
 	enum boot_match m = BOOT_NOT_MINE;
 	bool ok;
 
 	for (const struct boot_protocol *p = __start_boot_protocols;
 	     m == BOOT_NOT_MINE && p < __stop_boot_protocols; p++)
-		m = p->collect(arg0, arg1, bi);
+		m = p->collect(arg0, arg1, bi, dt);
 	ok = m == BOOT_OK;
 	if (m == BOOT_NOT_MINE) {
 		char names[160] = "";

@@ -86,6 +86,11 @@ void numa_finish(struct build *b);
 /* One node holding every CPU and all usable memory; finished. */
 void numa_single_node(struct build *b, uint32_t source, const char *reason);
 
+/* ---- mm/numa_dt.c ------------------------------------------------------- */
+
+/* The topology from b->in->dt, finished (or fallen back to one node). */
+void numa_build_from_dt(struct build *b);
+
 /* ---- mm/numa_srat.c ----------------------------------------------------- */
 
 /* The topology from b->in->srat, finished (or fallen back to one node). */

@@ -10,9 +10,6 @@
 #include "kernel/firmware/dt.h"
 #include "kernel/services/log.h"
 
-/* Big: 8192 CPUs and the FORM2 tables. One boot CPU parses one tree. */
-static struct dt_machine machine;
-
 int dtimage_is_tree(const void *p)
 {
 	const uint8_t *b = p;
@@ -22,7 +19,7 @@ int dtimage_is_tree(const void *p)
 }
 
 enum dtimage_status dtimage_parse(uint64_t dtb_phys, dtimage_map_fn map, void *ctx,
-				  struct bootinfo *bi)
+				  struct bootinfo *bi, struct dt_machine *m)
 {
 	const uint8_t *h;
 	struct dt_blob dt;
@@ -58,31 +55,31 @@ enum dtimage_status dtimage_parse(uint64_t dtb_phys, dtimage_map_fn map, void *c
 		       (unsigned long long)dtb_phys, dt_status_name(st));
 		return DTIMAGE_ERR_BLOB;
 	}
-	if (!dt_machine_parse(&dt, &machine))
+	if (!dt_machine_parse(&dt, m))
 		return DTIMAGE_ERR_BLOB;
 	bi->loader_info_phys = dtb_phys;
 	bi->loader_info_bytes = total;
 	bi->dtb_phys = dtb_phys;
 	bi->dtb_bytes = total;
 
-	for (uint32_t i = 0; i < machine.nr_mems; i++)
-		bootinfo_add_raw(bi, machine.mems[i].start,
-				 machine.mems[i].end - machine.mems[i].start, MEM_USABLE);
-	if (machine.nr_dropped_mems)
+	for (uint32_t i = 0; i < m->nr_mems; i++)
+		bootinfo_add_raw(bi, m->mems[i].start,
+				 m->mems[i].end - m->mems[i].start, MEM_USABLE);
+	if (m->nr_dropped_mems)
 		pr_warn("dtimage: %u memory ranges beyond the first %u dropped",
-			machine.nr_dropped_mems, DT_MAX_MEMS);
+			m->nr_dropped_mems, DT_MAX_MEMS);
 	/* The reservation block and /reserved-memory: firmware's (Devicetree
 	 * Specification 5.3 and 3.5); the tree itself is kept too, for phase
 	 * numa. Reserved beats usable where they overlap (bootinfo.h). */
-	for (uint32_t i = 0; i < machine.nr_rsv; i++)
-		bootinfo_add_raw(bi, machine.rsv[i].start,
-				 machine.rsv[i].end - machine.rsv[i].start, MEM_RESERVED);
-	if (machine.nr_dropped_rsv)
+	for (uint32_t i = 0; i < m->nr_rsv; i++)
+		bootinfo_add_raw(bi, m->rsv[i].start,
+				 m->rsv[i].end - m->rsv[i].start, MEM_RESERVED);
+	if (m->nr_dropped_rsv)
 		pr_warn("dtimage: %u reserved ranges beyond the first %u dropped: that memory may be handed out",
-			machine.nr_dropped_rsv, DT_MAX_RSV);
+			m->nr_dropped_rsv, DT_MAX_RSV);
 	bootinfo_add_raw(bi, dtb_phys, total, MEM_RESERVED);
-	if (machine.have_bootargs)
-		bootinfo_append_cmdline_from(bi, machine.bootargs, "/chosen bootargs");
+	if (m->have_bootargs)
+		bootinfo_append_cmdline_from(bi, m->bootargs, "/chosen bootargs");
 	if (bootinfo_normalize(bi) == 0 || bootinfo_total_bytes(bi, MEM_USABLE) == 0) {
 		pr_err("dtimage: the device tree at 0x%llx describes no usable memory",
 		       (unsigned long long)dtb_phys);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "boot/bootinfo.h"
+#include "kernel/firmware/dt.h"
 
 /* The most of a tree memboot reads (QEMU's are a few KiB; 2 MiB is Linux's
  * MAX_FDT_SIZE). */
@@ -29,10 +30,11 @@ typedef const void *(*dtimage_map_fn)(void *ctx, uint64_t phys, size_t len);
  * Fill @bi from the tree at @dtb_phys: usable RAM from the /memory nodes,
  * reserved the memory reservation block's and /reserved-memory's ranges
  * and the tree's own bytes, the command line from /chosen bootargs, the
- * tree's place (bi->dtb_phys, dtb_bytes) for phase numa.
+ * tree's place (bi->dtb_phys, dtb_bytes); and @m, the machine as
+ * dt_machine_parse() reads it (phase numa's nodes).
  */
 enum dtimage_status dtimage_parse(uint64_t dtb_phys, dtimage_map_fn map, void *ctx,
-				  struct bootinfo *bi);
+				  struct bootinfo *bi, struct dt_machine *m);
 const char *dtimage_status_name(enum dtimage_status st);
 
 /* Whether @p (4 bytes readable) starts with the tree's magic. */

@@ -13,8 +13,10 @@
 /* Test facility, QEMU only (boot/fwcfg_files.h, FWCFG_MB2_OVERRIDE_FILE). */
 static uint8_t mb2_override[64 << 10] __attribute__((aligned(8)));
 
-static enum boot_match mb2_collect(uintptr_t arg0, uintptr_t arg1, struct bootinfo *bi)
+static enum boot_match mb2_collect(uintptr_t arg0, uintptr_t arg1, struct bootinfo *bi,
+				     struct dt_machine *dt)
 {
+	(void)dt;
 	if (arg0 > UINT32_MAX || arg1 > UINT32_MAX || (uint32_t)arg0 != MB2_BOOTLOADER_MAGIC)
 		return BOOT_NOT_MINE;
 	const uint32_t info = (uint32_t)arg1;

@@ -10,8 +10,10 @@
 #include "boot/pvh/pvh.h"
 #include "kernel/services/log.h"
 
-static enum boot_match pvh_collect(uintptr_t arg0, uintptr_t arg1, struct bootinfo *bi)
+static enum boot_match pvh_collect(uintptr_t arg0, uintptr_t arg1, struct bootinfo *bi,
+				     struct dt_machine *dt)
 {
+	(void)dt;
 	if (arg0 > UINT32_MAX || arg1 > UINT32_MAX || (uint32_t)arg0 != PVH_BOOT_MAGIC)
 		return BOOT_NOT_MINE;
 	const uint32_t info = (uint32_t)arg1;
