@@ -46,7 +46,7 @@ extern const struct boot_protocol __start_boot_protocols[], __stop_boot_protocol
 /* memboot's UEFI loader (boot/efi/), whichever the architecture: its
  * hand-off is generic (boot/handoff.h). */
 static enum boot_match handoff_collect(uintptr_t arg0, uintptr_t arg1, struct bootinfo *bi,
-				     struct dt_machine *dt)
+				     const struct dt_machine **dt)
 {
 	(void)dt;
 	if (arg0 > UINT32_MAX || arg1 > UINT32_MAX || (uint32_t)arg0 != HANDOFF_ENTRY_MAGIC)
@@ -61,11 +61,12 @@ static enum boot_match handoff_collect(uintptr_t arg0, uintptr_t arg1, struct bo
 }
 BOOT_PROTOCOL(handoff_protocol, "the memboot UEFI loader", handoff_collect);
 
-bool boot_collect(uintptr_t arg0, uintptr_t arg1, struct bootinfo *bi, struct dt_machine *dt)
+bool boot_collect(uintptr_t arg0, uintptr_t arg1, struct bootinfo *bi, const struct dt_machine **dt)
 {
 	enum boot_match m = BOOT_NOT_MINE;
 	bool ok;
 
+	*dt = NULL;
 	for (const struct boot_protocol *p = __start_boot_protocols;
 	     m == BOOT_NOT_MINE && p < __stop_boot_protocols; p++)
 		m = p->collect(arg0, arg1, bi, dt);

@@ -17,14 +17,14 @@ struct dt_machine;   /* kernel/firmware/dt.h */
  * for Multiboot2, PVH and memboot's UEFI loader, a protocol's magic and the
  * address of its information); the protocol they belong to is recognised
  * here.
- * Fills @bi (and @dt, the machine as a device tree the loader handed over
- * describes it, where the protocol has one: its memory's and CPUs' NUMA
- * node ids and distances are phase numa's), appends the QEMU fw_cfg command
+ * Fills @bi (and points @dt at the machine as a device tree the loader
+ * handed over describes it, where the protocol has one, else NULL: its
+ * memory's and CPUs' NUMA node ids and distances are phase numa's), appends the QEMU fw_cfg command
  * line if there is one, and
  * returns false if the boot information was missing or corrupt (the problem
  * has been logged; @bi then holds what could be read).
  */
-bool boot_collect(uintptr_t arg0, uintptr_t arg1, struct bootinfo *bi, struct dt_machine *dt);
+bool boot_collect(uintptr_t arg0, uintptr_t arg1, struct bootinfo *bi, const struct dt_machine **dt);
 
 /*
  * A boot protocol of the architecture's (boot/P/, NAME_BOOT in its
@@ -40,9 +40,9 @@ enum boot_match {
 };
 struct boot_protocol {
 	const char *name;   /* for the message when none matches: "Multiboot2" */
-	/* @dt: boot_collect()'s, for a protocol that hands over a tree. */
+	/* @dt: boot_collect()'s, set by a protocol that hands over a tree. */
 	enum boot_match (*collect)(uintptr_t arg0, uintptr_t arg1, struct bootinfo *bi,
-				   struct dt_machine *dt);
+				   const struct dt_machine **dt);
 };
 /* The protocols linked in, between the linker's __start_/__stop_ symbols
  * of the section (linker/NAME.ld keeps it in .rodata). */

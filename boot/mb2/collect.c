@@ -14,7 +14,7 @@
 static uint8_t mb2_override[64 << 10] __attribute__((aligned(8)));
 
 static enum boot_match mb2_collect(uintptr_t arg0, uintptr_t arg1, struct bootinfo *bi,
-				     struct dt_machine *dt)
+				     const struct dt_machine **dt)
 {
 	(void)dt;
 	if (arg0 > UINT32_MAX || arg1 > UINT32_MAX || (uint32_t)arg0 != MB2_BOOTLOADER_MAGIC)

@@ -11,7 +11,7 @@
 #include "kernel/services/log.h"
 
 static enum boot_match pvh_collect(uintptr_t arg0, uintptr_t arg1, struct bootinfo *bi,
-				     struct dt_machine *dt)
+				     const struct dt_machine **dt)
 {
 	(void)dt;
 	if (arg0 > UINT32_MAX || arg1 > UINT32_MAX || (uint32_t)arg0 != PVH_BOOT_MAGIC)

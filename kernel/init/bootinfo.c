@@ -9,7 +9,7 @@
 #include "boot/boot.h"
 #include "kernel/services/report/efivars.h"
 
-bool init_bootinfo(uintptr_t arg0, uintptr_t arg1, struct bootinfo *bi, struct dt_machine *dt)
+bool init_bootinfo(uintptr_t arg0, uintptr_t arg1, struct bootinfo *bi, const struct dt_machine **dt)
 {
 	bool ok = boot_collect(arg0, arg1, bi, dt);
 

@@ -18,7 +18,6 @@
 
 #include "arch/entry.h"
 #include "kernel/services/exit.h"
-#include "kernel/firmware/dt.h"
 #include "kernel/init/acpi.h"
 #include "kernel/init/bench.h"
 #include "kernel/init/bootinfo.h"
@@ -58,7 +57,9 @@ struct boot_state {
 	 * end of smp to clockcheck; the per-CPU check's words (tscsync). */
 	struct clock_state clock;
 	struct bootinfo bootinfo;        /* the loader's hand-off, normalized */
-	struct dt_machine dt;            /* the device tree's machine, when the loader gave one */
+	/* The machine as the loader's device tree describes it (boot/'s
+	 * storage, boot/dtimage), NULL when it handed over none. */
+	const struct dt_machine *dt;
 	struct physmem physmem;          /* early ranges and reservations, until meminit */
 	struct discovered_acpi acpi;     /* the parsed ACPI tables */
 	struct numa_topology topo;       /* nodes, CPUs, each range's node, distances */
@@ -124,7 +125,7 @@ void kernel_main(uintptr_t boot_arg0, uintptr_t boot_arg1)
 				      &bs.physmem));
 	PHASE(acpi, init_acpi(&bs.bootinfo, acpi_asked(), &bs.acpi);
 		    init_acpi_clock(&bs.acpi, smp_settings.tsc_coarse, &bs.clock));
-	PHASE(numa, init_numa(&bs.bootinfo, &bs.acpi, &bs.dt, &bs.physmem, &bs.topo);
+	PHASE(numa, init_numa(&bs.bootinfo, &bs.acpi, bs.dt, &bs.physmem, &bs.topo);
 		    init_console_ring(&bs.topo, &bs.physmem));
 	PHASE(tiers, init_tiers(&bs.acpi, &bs.topo, &bs.tiers));
 	PHASE(hugetlb1g, init_hugetlb1g(&bs.topo, &hugetlb_settings, &bs.physmem, &bs.hugetlb));

@@ -27,7 +27,7 @@ void init_numa(const struct bootinfo *bi, const struct discovered_acpi *acpi,
 		.srat = acpi->have_srat ? &acpi->srat : NULL,
 		.slit = acpi->have_slit ? &acpi->slit : NULL,
 		.boot_hwid = arch_cpu_hwid(),
-		.dt = bi->dtb_bytes ? dt : NULL,
+		.dt = dt,
 	};
 
 	numa_build(topo, &in);
