@@ -450,7 +450,15 @@ $(foreach a,$(CROSS_ARCHES),$(eval $(call CROSS_RULES,$(a))))
 .PHONY: cross-check
 cross-check: $(addprefix cross-check-,$(CROSS_ARCHES))
 
-test: check-includes cross-check all host-tests fuzz-build release-check bench-build
+# The other ports' boot images (each by its own make: ARCH is one a run),
+# for their guest tests (tests/guest/test_arm64.py).
+OTHER_PORTS := $(filter-out $(ARCH),$(PORTS))
+.PHONY: ports
+ports:
+	$(Q)$(foreach p,$(OTHER_PORTS),$(MAKE) --no-print-directory ARCH=$(p) \
+		$(call arch_out,$(p))/$($(p)_IMAGE) &&) true
+
+test: check-includes cross-check all ports host-tests fuzz-build release-check bench-build
 	@python3 tests/run.py --iso $(O)/memboot.iso --elf $(O)/memboot.elf $(TEST_ARGS)
 
 # The spare-server loop's slow guest tests alone (Secure Boot, BootNext, the
