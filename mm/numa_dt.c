@@ -12,8 +12,9 @@
  *  - each usable byte of the map is on the node of the /memory range that
  *    covers it; usable memory no range covers goes to the node of the
  *    nearest range below it (else above), warned;
- *  - the distance map is used when it gives every pair of nodes a distance,
- *    10 from a node to itself and more to another; else 10 and 20, warned.
+ *  - the distance map is used when it gives every pair of different nodes
+ *    a distance above 10 (one way is enough: the binding's pairs are
+ *    symmetric), and a node to itself 10 or nothing; else 10 and 20, warned.
  * A tree that numbers no node, or whose numbering cannot be trusted (memory
  * ranges of different nodes overlapping, memory without a node id, more
  * than NUMA_MAX_NODES ids), gives one node with one warning that says why.
@@ -119,7 +120,9 @@ static void distances(struct build *b, const struct dt_machine *m)
 		return;
 	for (uint32_t i = 0; i < t->nr_nodes; i++)
 		for (uint32_t j = 0; j < t->nr_nodes; j++) {
-			const uint32_t d = dt_machine_distance(m, t->nodes[i].pxm, t->nodes[j].pxm);
+			uint32_t d = dt_machine_distance(m, t->nodes[i].pxm, t->nodes[j].pxm);
+			if (i == j && d == 0)
+				d = NUMA_LOCAL_DISTANCE;   /* a node's own distance may go unsaid */
 			if (d == 0 || d > 255 || (i == j) != (d == NUMA_LOCAL_DISTANCE) ||
 			    (i != j && d < NUMA_LOCAL_DISTANCE)) {
 				NUMA_WARN(t, PREFIX "device tree: /distance-map gives %u from node id %u to %u; using %u/%u",
