@@ -14,7 +14,6 @@
 #include "arch/percpu.h"
 #include "kernel/services/log.h"
 #include "kernel/services/percpu.h"
-#include "kernel/services/report/record.h"
 
 #define SYSREG(name) ({ uint64_t v_; __asm__ volatile("mrs %0, " #name : "=r"(v_)); v_; })
 
@@ -177,22 +176,16 @@ void arch_clock_first_late(const struct arch_clock_tables *t, struct arch_clock_
 	f->missing[0] = '\0';   /* no timer of the tables is measured on arm64 */
 }
 
-/* The `tsc` record (an x86 name: on arm64 the first figure of CNTVCT's
- * rate, docs/records.md). */
+/* A line only: the `tsc` record is x86_64's (docs/records.md); the `boot`
+ * record carries the figure and its method on every architecture. */
 void arch_clock_first_report(const struct arch_clock_first *f)
 {
-	struct record r;
-
-	rec_begin(&r, "tsc");
-	rec_u64(&r, "hz", f->hz);
-	rec_str(&r, "method", f->method);
-	rec_u64(&r, "uncertainty_ppm", f->uncertainty_ppm);
-	rec_str(&r, "phase", f->phase);
-	rec_str(&r, "missing", f->missing);
-	rec_cycles_ns(&r, "ns", f->cycles);
-	record_report(&r, f->hz ? LOG_INFO : LOG_WARN,
-		      "cntvct: {hz:MHz} MHz counter ({method}: given by the firmware, "
-		      "no second reference to check it)");
+	if (f->hz)
+		pr_info("cntvct: %llu.%03llu MHz counter (%s: given by the firmware, no second reference to check it)",
+			(unsigned long long)(f->hz / 1000000),
+			(unsigned long long)(f->hz / 1000 % 1000), f->method);
+	else
+		pr_warn("cntvct: no counter frequency (CNTFRQ_EL0 reads 0)");
 }
 
 uint32_t arch_clock_refs(const struct arch_clock_tables *t, struct arch_clock_ref *refs,
