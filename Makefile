@@ -304,7 +304,7 @@ $(O)/memboot.iso: $(O)/memboot.elf tools/mkiso.sh $(O)/cmdline.stamp
 # arm64 boots its Image (QEMU -kernel) with one CPU a node: the other CPUs
 # are not started on arm64 yet.
 RUN_IMAGE_x86_64 := --iso $(O)/memboot.iso --cpus-per-node 2
-RUN_IMAGE_arm64 := --boot image --kernel $(O)/Image --cpus-per-node 1
+RUN_IMAGE_arm64 := --boot image --image $(O)/Image --cpus-per-node 1
 run: all
 	tools/memboot run --arch $(ARCH) $(RUN_IMAGE_$(ARCH)) --nodes 2 --mem-per-node 1G $(RUN_ARGS)
 
