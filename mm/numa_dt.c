@@ -39,24 +39,6 @@ static uint32_t dt_hwid(uint64_t reg)
 	return (uint32_t)(((reg >> 32) & 0xff) << 24 | (reg & 0xffffff));
 }
 
-static uint32_t node_of_id(const struct numa_topology *t, uint32_t id)
-{
-	for (uint32_t n = 0; n < t->nr_nodes; n++)
-		if (t->nodes[n].pxm == id)
-			return n;
-	return NUMA_NO_NODE;
-}
-
-static bool add_node(struct numa_topology *t, uint32_t id)
-{
-	if (node_of_id(t, id) != NUMA_NO_NODE)
-		return true;
-	if (t->nr_nodes == NUMA_MAX_NODES)
-		return false;
-	t->nodes[t->nr_nodes++].pxm = id;
-	return true;
-}
-
 __attribute__((format(printf, 3, 4)))
 static void dt_fall_back(struct build *b, const char *reason, const char *fmt, ...)
 {
@@ -186,7 +168,7 @@ static bool place_memory(struct build *b, const struct dt_machine *m)
 				orphans++;
 				orphan_bytes += end - at;
 			}
-			const uint32_t node = owner ? node_of_id(t, owner->node) : 0;
+			const uint32_t node = owner ? numa_node_of_pxm(t, owner->node) : 0;
 			if (!numa_append_range(t, at, end, node == NUMA_NO_NODE ? 0 : node))
 				return false;
 			at = end;
@@ -213,7 +195,7 @@ void numa_build_from_dt(struct build *b)
 	t->nr_nodes = 0;
 	for (uint32_t c = 0; c < t->nr_cpus; c++) {
 		const uint32_t id = cpu_id(m, t->cpus[c].hwid);
-		if (id != DT_NO_NODE && !add_node(t, id)) {
+		if (id != DT_NO_NODE && !numa_add_domain(t, id)) {
 			dt_fall_back(b, "dt-nodes", "more than %u node ids", NUMA_MAX_NODES);
 			return;
 		}
@@ -238,7 +220,7 @@ void numa_build_from_dt(struct build *b)
 								  d->start : m->mems[j].start));
 				return;
 			}
-		if (!add_node(t, d->node)) {
+		if (!numa_add_domain(t, d->node)) {
 			dt_fall_back(b, "dt-nodes", "more than %u node ids", NUMA_MAX_NODES);
 			return;
 		}
@@ -249,7 +231,7 @@ void numa_build_from_dt(struct build *b)
 	}
 	for (uint32_t c = 0; c < t->nr_cpus; c++) {
 		const uint32_t id = cpu_id(m, t->cpus[c].hwid);
-		const uint32_t n = id == DT_NO_NODE ? NUMA_NO_NODE : node_of_id(t, id);
+		const uint32_t n = id == DT_NO_NODE ? NUMA_NO_NODE : numa_node_of_pxm(t, id);
 		t->cpus[c].node = n == NUMA_NO_NODE ? 0 : n;
 		t->cpus[c].from_srat = false;
 		if (n == NUMA_NO_NODE && missing++ == 0)
