@@ -76,11 +76,11 @@ void init_acpi(const struct bootinfo *bi, struct acpi_options opt, struct discov
 		pr_warn("ACPI: no usable MADT: the boot CPU only");
 	if ((bytes = acpi_table_bytes(acpi, "SPCR", &len)))
 		find_spcr(bi, opt.console_chosen, bytes, len);
-	if ((bytes = acpi_table_bytes(acpi, "HPET", &len)) && !acpi_hpet_parse(bytes, len, &acpi->hpet))
-		acpi->hpet.address = 0;
+	if ((bytes = acpi_table_bytes(acpi, "HPET", &len)) && !acpi_hpet_parse(bytes, len, &acpi->timer_block))
+		acpi->timer_block.address = 0;
 	if ((bytes = acpi_table_bytes(acpi, "FACP", &len)) &&
-	    !acpi_fadt_pm_timer(bytes, len, &acpi->pm_timer))
-		acpi->pm_timer.port = 0;
+	    !acpi_fadt_pm_timer(bytes, len, &acpi->timer_port))
+		acpi->timer_port.port = 0;
 	/* Only memboot.exit=poweroff writes S5 (the command line is read by
 	 * now): no scan of the DSDT's AML on any other boot's path. */
 	if (opt.find_s5)
@@ -90,9 +90,9 @@ void init_acpi(const struct bootinfo *bi, struct acpi_options opt, struct discov
 void init_acpi_clock(const struct discovered_acpi *acpi, bool coarse, struct clock_state *clock)
 {
 	const struct arch_clock_tables t = {
-		.timer_block = acpi->hpet.address,
-		.timer_port = acpi->pm_timer.port,
-		.timer_port_bits = acpi->pm_timer.bits,
+		.timer_block = acpi->timer_block.address,
+		.timer_port = acpi->timer_port.port,
+		.timer_port_bits = acpi->timer_port.bits,
 	};
 
 	clock_tables(clock, &t, coarse);
@@ -127,18 +127,20 @@ static void find_spcr(const struct bootinfo *bi, bool console_chosen, const void
 	struct acpi_spcr_info spcr;
 	struct arch_uart u;
 	char name[32], why[160];
+	const char *space;
 
 	if (!acpi_spcr_parse(bytes, len, &spcr))
 		return;
+	space = spcr.io_port ? "I/O port" : "MMIO";   /* SPCR's address space, ACPI 5.2.3.2 */
 	u = (struct arch_uart){ .base = spcr.address, .mmio_bytes = spcr.io_port ? 0 : spcr.access_bytes };
 	snprintf(name, sizeof(name), "spcr@%s0x%llx", spcr.io_port ? "io" : "mmio",
 		 (unsigned long long)spcr.address);
 	if (spcr.baud)
 		pr_info("ACPI: SPCR: console UART at %s 0x%llx, %u baud",
-			spcr.io_port ? "I/O port" : "MMIO", (unsigned long long)spcr.address, spcr.baud);
+			space, (unsigned long long)spcr.address, spcr.baud);
 	else
 		pr_info("ACPI: SPCR: console UART at %s 0x%llx, at the speed the firmware set",
-			spcr.io_port ? "I/O port" : "MMIO", (unsigned long long)spcr.address);
+			space, (unsigned long long)spcr.address);
 	if (console_chosen) {
 		pr_info("ACPI: SPCR: console= chose the consoles; the SPCR port is not added");
 		return;
@@ -156,7 +158,7 @@ static void find_spcr(const struct bootinfo *bi, bool console_chosen, const void
 	 * every line wait on it. */
 	if (!console_probe_uart(&u)) {
 		pr_warn("ACPI: SPCR: no 16550 answers at %s 0x%llx (scratch register, line "
-			"status); not used", spcr.io_port ? "I/O port" : "MMIO",
+			"status); not used", space,
 			(unsigned long long)spcr.address);
 		return;
 	}

@@ -20,8 +20,10 @@ struct discovered_acpi {
 	struct acpi_srat_info srat;
 	struct acpi_slit_info slit;
 	struct acpi_hmat_info hmat;      /* phase tiers checks and reads it */
-	struct acpi_pm_timer pm_timer;   /* port 0: none */
-	struct acpi_hpet_info hpet;      /* address 0: none */
+	/* The clock's references the tables describe (arch_clock_tables):
+	 * the FADT's timer at an I/O address, the HPET table's timer block. */
+	struct acpi_pm_timer timer_port; /* port 0: none */
+	struct acpi_hpet_info timer_block; /* address 0: none */
 };
 
 /* What the command line asks of the phase (main.c fills it from the

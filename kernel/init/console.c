@@ -13,16 +13,17 @@
 #include "mm/numa.h"
 #include "mm/physmem.h"
 
-/* VGA text exists where a BIOS set the machine up: Multiboot2 under BIOS
- * and PVH (SeaBIOS). UEFI machines may have no legacy VGA at all. */
-static bool has_legacy_vga(const struct bootinfo *bi)
+/* A legacy text screen exists where a BIOS set the machine up: Multiboot2
+ * under BIOS and PVH (SeaBIOS). UEFI machines may have none at all; where
+ * it is, arch_text_screen() says. */
+static bool has_legacy_text(const struct bootinfo *bi)
 {
 	return bi->path == BOOT_PATH_MB2_BIOS || bi->path == BOOT_PATH_PVH;
 }
 
 void init_console(const struct bootinfo *bi, const struct console_options *opt)
 {
-	console_setup(opt, &bi->fb, has_legacy_vga(bi), arch_mapped_top());
+	console_setup(opt, &bi->fb, has_legacy_text(bi), arch_mapped_top());
 }
 
 void init_console_ring(const struct numa_topology *topo, struct physmem *pm)

@@ -12,7 +12,7 @@ struct numa_topology;
 struct physmem;
 
 /* The consoles @opt asks for (console=, kernel/services/console/options.h), on
- * @bi's framebuffer, VGA text where a BIOS set the machine up. */
+ * @bi's framebuffer, the text screen where a BIOS set the machine up. */
 void init_console(const struct bootinfo *bi, const struct console_options *opt);
 
 /* The log ring sized for @topo's CPUs and nodes, from @pm: at the end of

@@ -32,11 +32,11 @@ void console_init(void);
 /*
  * Apply @opt: the serial ports it names (or the first UART alone without
  * console=) and a screen: the framebuffer @fb if there is one, else the
- * architecture's text screen when @legacy_vga (a BIOS boot). @mapped_top_bytes: the end of what the
+ * architecture's text screen when @legacy_text (a BIOS boot). @mapped_top_bytes: the end of what the
  * kernel's page tables map; a framebuffer beyond it is refused.
  */
 void console_setup(const struct console_options *opt, const struct fb_info *fb,
-		   bool legacy_vga, uint64_t mapped_top_bytes);
+		   bool legacy_text, uint64_t mapped_top_bytes);
 /* Add a serial console the caller has probed (console_probe_uart()); false
  * if it is one already (or too many). */
 bool console_add_uart(const struct arch_uart *u, uint32_t baud, const char *name);

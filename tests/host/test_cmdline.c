@@ -675,7 +675,7 @@ static void test_kernel_exit_and_fault(void **state)
 	assert_result(params_parse("console=ttyS0,9600 console=fb console=ttyS7 console=ttyS2"),
 		      4, 3, 0, 1);
 	assert_true(console_cmdline.given && console_cmdline.fb);
-	assert_false(console_cmdline.vga);
+	assert_false(console_cmdline.text);
 	assert_int_equal(console_cmdline.baud[0], 9600);
 	assert_int_equal(console_cmdline.baud[1], 0);
 	assert_int_equal(console_cmdline.baud[2], 115200);

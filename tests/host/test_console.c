@@ -38,7 +38,7 @@ static void test_options_serial_ports_and_speeds(void **state)
 	assert_int_equal(o.baud[1], 9600);
 	assert_int_equal(o.baud[2], 0);
 	assert_int_equal(o.baud[3], 57600);
-	assert_false(o.fb || o.vga || o.screen);
+	assert_false(o.fb || o.text || o.screen);
 }
 
 static void test_options_screens(void **state)
@@ -47,10 +47,10 @@ static void test_options_screens(void **state)
 	char err[160];
 
 	assert_true(console_parse_option(&o, "fb", err, sizeof(err)));
-	assert_true(o.fb && !o.vga);
+	assert_true(o.fb && !o.text);
 	assert_true(console_parse_option(&o, "vga", err, sizeof(err)));
 	assert_true(console_parse_option(&o, "tty0", err, sizeof(err)));
-	assert_true(o.vga && o.screen);
+	assert_true(o.text && o.screen);
 }
 
 static void test_options_refused(void **state)
@@ -223,7 +223,7 @@ static void test_vga_cells_and_scroll(void **state)
 	static struct screen s;
 	static uint16_t cells[80 * 25];
 
-	assert_null(screen_init_vga(&s, cells, 80, 25));
+	assert_null(screen_init_text(&s, cells, 80, 25));
 	screen_clear(&s);
 	assert_int_equal(cells[0], 0x0720);
 	for (int i = 0; i < 25; i++) {
@@ -237,8 +237,8 @@ static void test_vga_cells_and_scroll(void **state)
 	assert_int_equal(cells[23 * 80 + 4], 0x0700 | '2');
 	assert_int_equal(cells[23 * 80 + 5], 0x0700 | '4');
 	assert_int_equal(cells[24 * 80], 0x0720);
-	assert_non_null(screen_init_vga(&s, cells, 0, 25));
-	assert_non_null(screen_init_vga(&s, NULL, 80, 25));
+	assert_non_null(screen_init_text(&s, cells, 0, 25));
+	assert_non_null(screen_init_text(&s, NULL, 80, 25));
 }
 
 /* ---- SPCR ------------------------------------------------------------------- */

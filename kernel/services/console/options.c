@@ -83,7 +83,7 @@ bool console_parse_option(struct console_options *o, const char *value, char *er
 	} else if (strcmp(value, "fb") == 0) {
 		o->fb = true;
 	} else if (strcmp(value, "vga") == 0) {
-		o->vga = true;
+		o->text = true;
 	} else if (strcmp(value, "tty0") == 0) {
 		o->screen = true;
 	} else {

@@ -30,7 +30,7 @@
 struct console_options {
 	bool given;                               /* any console= word */
 	uint32_t baud[CONSOLE_SERIAL_PORTS];      /* UART i: 0 = not chosen */
-	bool fb, vga, screen;                     /* screen: tty0, either one */
+	bool fb, text, screen;  /* console=fb, console=vga (the text screen), tty0 (either one) */
 };
 
 /* The console= words of the command line, parsed by console_param_table

@@ -7,8 +7,8 @@
 
 #include "kernel/services/console/font.h"
 
-/* VGA attribute: light grey on black, the BIOS default. */
-#define VGA_ATTR 0x07
+/* A text cell's attribute: light grey on black, the BIOS default. */
+#define TEXT_ATTR 0x07
 
 static uint32_t channel(uint8_t v, uint8_t pos, uint8_t bits)
 {
@@ -44,13 +44,13 @@ static void put_pixel(uint8_t *p, uint32_t bytes, uint32_t v)
 
 static void draw_cell(struct screen *s, uint32_t col, uint32_t row, char c)
 {
-	if (s->kind == SCREEN_VGA) {
+	if (s->kind == SCREEN_TEXT) {
 		volatile uint16_t *cell = (volatile uint16_t *)s->base + row * s->cols + col;
 		unsigned char u = (unsigned char)c;
 
 		if (u < 0x20 || u > 0x7e)
 			u = (c == ' ' || c == 0) ? ' ' : '?';
-		*cell = (uint16_t)(VGA_ATTR << 8 | u);
+		*cell = (uint16_t)(TEXT_ATTR << 8 | u);
 		return;
 	}
 	const uint8_t *glyph = font_glyph(c ? c : ' ');
@@ -71,9 +71,9 @@ static void setup_grid(struct screen *s, uint32_t cols, uint32_t rows)
 	s->cols = cols > SCREEN_MAX_COLS ? SCREEN_MAX_COLS : cols;
 	s->rows = rows > SCREEN_MAX_ROWS ? SCREEN_MAX_ROWS : rows;
 	s->cx = s->cy = 0;
-	/* One row at a time on VGA (4 KiB of cells); on a framebuffer a quarter
+	/* One row at a time on a text screen (4 KiB of cells); on a framebuffer a quarter
 	 * of the screen, so a long boot redraws the glyphs a quarter as often. */
-	s->scroll_rows = s->kind == SCREEN_VGA || s->rows < 8 ? 1 : s->rows / 4;
+	s->scroll_rows = s->kind == SCREEN_TEXT || s->rows < 8 ? 1 : s->rows / 4;
 	memset(s->shadow, ' ', sizeof(s->shadow));
 }
 
@@ -106,14 +106,14 @@ const char *screen_init_fb(struct screen *s, const struct fb_info *fb, void *bas
 	return NULL;
 }
 
-const char *screen_init_vga(struct screen *s, void *base, uint32_t cols, uint32_t rows)
+const char *screen_init_text(struct screen *s, void *base, uint32_t cols, uint32_t rows)
 {
 	memset(s, 0, sizeof(*s));
 	if (!base)
 		return "no text buffer";
 	if (cols == 0 || rows == 0 || cols > SCREEN_MAX_COLS || rows > SCREEN_MAX_ROWS)
 		return "text mode size out of range";
-	s->kind = SCREEN_VGA;
+	s->kind = SCREEN_TEXT;
 	s->base = base;
 	setup_grid(s, cols, rows);
 	return NULL;

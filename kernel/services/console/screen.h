@@ -2,7 +2,7 @@
  * screen.h: text on a screen, with no hardware in it: a character grid kept
  * in memory (the shadow) and a per-device "draw one cell" routine. Two
  * devices: a linear framebuffer (any 15/16/24/32-bit RGB layout, glyphs from
- * the built-in 8x16 font) and the VGA text buffer (80x25 cells of char and
+ * the built-in 8x16 font) and a text screen's buffer (80x25 cells of char and
  * attribute). The kernel points them at the hardware; host tests point them
  * at plain memory and read the pixels back.
  *
@@ -23,11 +23,11 @@
 #define SCREEN_MAX_ROWS 128
 
 
-enum screen_kind { SCREEN_FB, SCREEN_VGA };
+enum screen_kind { SCREEN_FB, SCREEN_TEXT };
 
 struct screen {
 	enum screen_kind kind;
-	uint8_t *base;              /* framebuffer or VGA cells */
+	uint8_t *base;              /* framebuffer or text cells */
 	struct fb_info fb;          /* SCREEN_FB */
 	uint32_t fg_pixel, bg_pixel;
 	uint32_t cols, rows, cx, cy;
@@ -41,8 +41,9 @@ struct screen {
  * this console does not draw, sizes that do not add up).
  */
 const char *screen_init_fb(struct screen *s, const struct fb_info *fb, void *base);
-/* A VGA text buffer of @cols x @rows cells at @base (0xb8000 on a PC). */
-const char *screen_init_vga(struct screen *s, void *base, uint32_t cols, uint32_t rows);
+/* A text screen of @cols x @rows cells at @base (where arch_text_screen()
+ * says). */
+const char *screen_init_text(struct screen *s, void *base, uint32_t cols, uint32_t rows);
 
 /* Blank the whole screen and put the cursor top left. */
 void screen_clear(struct screen *s);

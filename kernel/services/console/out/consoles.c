@@ -163,10 +163,11 @@ static bool add_uart_locked(const struct arch_uart *u, uint32_t baud, const char
 	return c->used;
 }
 
-/* "I/O port 0x..." or "MMIO 0x...": where @u is, for a line. */
+/* "I/O space 0x..." or "MMIO 0x...": where @u is, for a line (arch/uart.h's
+ * two address spaces). */
 static void uart_where(const struct arch_uart *u, char *buf, size_t cap)
 {
-	snprintf(buf, cap, "%s 0x%llx", u->mmio_bytes ? "MMIO" : "I/O port",
+	snprintf(buf, cap, "%s 0x%llx", u->mmio_bytes ? "MMIO" : "I/O space",
 		 (unsigned long long)u->base);
 }
 
@@ -218,7 +219,7 @@ static const char *attach_fb_locked(const struct fb_info *fb, uint64_t mapped_to
 	return NULL;
 }
 
-static const char *attach_vga_locked(const struct fb_info *fb, bool legacy_vga)
+static const char *attach_text_locked(const struct fb_info *fb, bool legacy_text)
 {
 	uint64_t phys;
 	unsigned cols, rows;
@@ -227,12 +228,12 @@ static const char *attach_vga_locked(const struct fb_info *fb, bool legacy_vga)
 		phys = fb->phys;
 		cols = fb->width_px;
 		rows = fb->height_px;
-	} else if (!legacy_vga) {
+	} else if (!legacy_text) {
 		return "no legacy text screen (a UEFI boot, or the loader set a graphics mode)";
 	} else if (!arch_text_screen(&phys, &cols, &rows)) {
 		return "this machine has no text screen";
 	}
-	const char *why = screen_init_vga(&screen, (void *)(uintptr_t)phys, cols, rows);
+	const char *why = screen_init_text(&screen, (void *)(uintptr_t)phys, cols, rows);
 	if (why)
 		return why;
 	screen_name = "vga";
@@ -261,13 +262,13 @@ static void screen_line_now(void *arg)
 }
 
 void console_setup(const struct console_options *opt, const struct fb_info *fb,
-		   bool legacy_vga, uint64_t mapped_top_bytes)
+		   bool legacy_text, uint64_t mapped_top_bytes)
 {
-	const char *fb_why = NULL, *vga_why = NULL;
+	const char *fb_why = NULL, *text_why = NULL;
 	char msgs[4][200];
 	unsigned nr_msgs = 0, screen_at = ~0u;
 	bool want_fb = !opt->given || opt->fb || opt->screen;
-	bool want_vga = !opt->given || opt->vga || opt->screen;
+	bool want_text = !opt->given || opt->text || opt->screen;
 	struct console_out *first, *stop_first = NULL;
 
 	/* The cmdline phase's end drained everything before this to the
@@ -304,7 +305,7 @@ void console_setup(const struct console_options *opt, const struct fb_info *fb,
 		fb_why = "the loader gave no framebuffer";
 	else if (want_fb && fb->text)
 		fb_why = "the loader left the screen in text mode";
-	if (!have_screen && want_vga && !(vga_why = attach_vga_locked(fb, legacy_vga)))
+	if (!have_screen && want_text && !(text_why = attach_text_locked(fb, legacy_text)))
 		have_screen = true;
 	if (have_screen) {
 		struct console_out *c = new_out_locked();
@@ -323,8 +324,8 @@ void console_setup(const struct console_options *opt, const struct fb_info *fb,
 	/* Say why a screen asked for by name is missing. */
 	if (opt->given && opt->fb && (!have_screen || screen.kind != SCREEN_FB) && fb_why)
 		snprintf(msgs[nr_msgs++], sizeof(msgs[0]), "!console: no fb console: %s", fb_why);
-	if (opt->given && (opt->vga || opt->screen) && !have_screen && vga_why)
-		snprintf(msgs[nr_msgs++], sizeof(msgs[0]), "!console: no vga console: %s", vga_why);
+	if (opt->given && (opt->text || opt->screen) && !have_screen && text_why)
+		snprintf(msgs[nr_msgs++], sizeof(msgs[0]), "!console: no vga console: %s", text_why);
 	/* console= left nothing to write to (console=fb on a PVH boot): the
 	 * warning must reach someone, so the first UART carries on (a boot that
 	 * shows nothing looks like a hang). */
