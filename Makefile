@@ -70,6 +70,9 @@ HOST_O := build/host
 FUZZ_O := build/fuzz
 NEWLIB_CACHE ?= $(if $(HOME),$(HOME)/.cache/memboot,/var/tmp/memboot-cache)
 NEWLIB := build/newlib
+# Each port's newlib (NAME_NEWLIB, tools/build-newlib.sh's target) behind a
+# link of its own: x86_64's is $(NEWLIB), another's $(NEWLIB)-NAME.
+newlib_of = $(NEWLIB)$(if $(filter-out x86_64,$(1)),-$(1))
 NEWLIB_TARBALL := $(firstword $(wildcard /usr/src/newlib/newlib-*.tar.*))
 DEPS := build/.deps-ok
 HOST_DEPS := build/.host-deps-ok
@@ -96,7 +99,9 @@ KCFLAGS_COMMON := -std=gnu11 -O2 -g -ffreestanding -fno-pic -fno-pie \
 # port's); until it has one, x86_64's, which are architecture-neutral enough
 # for the compile check (their fixed-width types come from the compiler's
 # predefined macros).
-newlib_include = $(NEWLIB)/$(or $($(1)_NEWLIB),$(x86_64_NEWLIB))/include
+newlib_include = $(if $($(1)_NEWLIB),$(call newlib_of,$(1))/$($(1)_NEWLIB),$(NEWLIB)/$(x86_64_NEWLIB))/include
+# The newlib a compile for architecture $(1) waits for.
+newlib_stamp = $(if $($(1)_NEWLIB),$(call newlib_of,$(1)),$(NEWLIB))/.stamp
 # The compiler's own headers (stddef.h, stdint.h...), asked once per make and
 # only when a recipe needs them, so a missing cross compiler stops only the
 # compiles that use it.
@@ -182,7 +187,7 @@ FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_O)/%,$(wildcard tests/fuzz/fuzz
 
 # Everything a documented command needs: the ISO (make run, tools/memboot run),
 # the ESP (boot/efi/efi.mk) and memboot-topo (tools/memboot topo).
-all: $(O)/memboot.iso $(HOST_O)/memboot-topo
+all: $(O)/$($(ARCH)_IMAGE) $(HOST_O)/memboot-topo
 
 # `make help`: every target a user runs, with the variables that change them.
 help:
@@ -221,7 +226,7 @@ kernel: $(O)/memboot.elf
 iso: $(O)/memboot.iso
 deps: $(DEPS)
 host-deps: $(HOST_DEPS)
-newlib: $(NEWLIB)/.stamp
+newlib: $(call newlib_stamp,$(ARCH))
 
 $(DEPS): tools/setup-deps.sh
 	@tools/setup-deps.sh
@@ -240,15 +245,18 @@ ifneq ($(filter-out $(HOST_ONLY_GOALS),$(or $(MAKECMDGOALS),all)),)
 $(HOST_DEPS): | $(DEPS)
 endif
 
-$(NEWLIB)/.stamp: tools/build-newlib.sh $(NEWLIB_TARBALL) | $(DEPS)
-	@tools/build-newlib.sh $(NEWLIB_CACHE) $(NEWLIB)
-	@test -f $@
+define NEWLIB_RULE
+$(call newlib_of,$(1))/.stamp: tools/build-newlib.sh $(NEWLIB_TARBALL) | $$(DEPS)
+	@tools/build-newlib.sh $$(NEWLIB_CACHE) $(call newlib_of,$(1)) $($(1)_NEWLIB)
+	@test -f $$@
+endef
+$(foreach a,$(ARCHES),$(if $($(a)_NEWLIB),$(eval $(call NEWLIB_RULE,$(a)))))
 
 # Kernel C for each architecture, into its own directory (arch_out) with its
 # compiler and flags: ARCH's objects are the kernel's, every other's are what
 # `make cross-check` compiles.
 define KERNEL_CC_RULE
-$(call arch_out,$(1))/%.o: %.c | $$(NEWLIB)/.stamp
+$(call arch_out,$(1))/%.o: %.c | $(call newlib_stamp,$(1))
 	@mkdir -p $$(@D)
 	@$$(if $$(Q),echo "  $(if $(filter $(ARCH),$(1)),CC    ,CC-$(1))  $$<")
 	$$(Q)$$($(1)_CC) $$(call kcflags,$(1)) -c $$< -o $$@
@@ -262,9 +270,10 @@ $(O)/%.o: %.S | $(DEPS)
 
 # The image must carry what ARCH's boot protocols look for (Multiboot2's
 # header for GRUB, when mb2 is one of them).
-$(O)/memboot.elf: $(KERNEL_OBJS) $($(ARCH)_LDS) $(NEWLIB)/.stamp
+$(O)/memboot.elf: $(KERNEL_OBJS) $($(ARCH)_LDS) $(call newlib_stamp,$(ARCH))
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$($(ARCH)_LD) $(KLDFLAGS) -o $@ $(KERNEL_OBJS) $(NEWLIB)/$($(ARCH)_NEWLIB)/lib/libc.a \
+	$(Q)$($(ARCH)_LD) $(KLDFLAGS) -o $@ $(KERNEL_OBJS) \
+		$(call newlib_of,$(ARCH))/$($(ARCH)_NEWLIB)/lib/libc.a \
 		$(shell $($(ARCH)_CC) -print-libgcc-file-name)
 	$(if $(filter boot/mb2,$(BOOT_PROTOCOLS)),@grub-file --is-x86-multiboot2 $@ || \
 		{ echo "$@: no valid Multiboot2 header" >&2; rm -f $@; exit 1; })
@@ -281,11 +290,23 @@ $(O)/cmdline.stamp: cmdline-always
 .PHONY: cmdline-always
 cmdline-always:
 
+# The flat Image of Linux's arm64 boot protocol (QEMU -kernel): the ELF's
+# loaded bytes from its first, whose header arch/arm64/entry.S writes.
+$(O)/Image: $(O)/memboot.elf
+	@$(if $(Q),echo "  IMAGE   $@")
+	$(Q)$(patsubst %gcc,%objcopy,$($(ARCH)_CC)) -O binary $< $@
+	@od -A n -t x1 -j 56 -N 4 $@ | grep -q '41 52 4d 64' || \
+		{ echo "$@: no arm64 Image magic at 0x38" >&2; rm -f $@; exit 1; }
+
 $(O)/memboot.iso: $(O)/memboot.elf tools/mkiso.sh $(O)/cmdline.stamp
 	@tools/mkiso.sh $< $@
 
+# arm64 boots its Image (QEMU -kernel) with one CPU a node: the other CPUs
+# are not started on arm64 yet.
+RUN_IMAGE_x86_64 := --iso $(O)/memboot.iso --cpus-per-node 2
+RUN_IMAGE_arm64 := --boot image --image $(O)/Image --cpus-per-node 1
 run: all
-	tools/memboot run --arch $(ARCH) --iso $(O)/memboot.iso --nodes 2 --cpus-per-node 2 --mem-per-node 1G $(RUN_ARGS)
+	tools/memboot run --arch $(ARCH) $(RUN_IMAGE_$(ARCH)) --nodes 2 --mem-per-node 1G $(RUN_ARGS)
 
 # The host builds: each pure source is compiled ONCE per flavour into an
 # object of its own under the flavour's directory, with a .d file (-MMD -MP)
@@ -429,7 +450,15 @@ $(foreach a,$(CROSS_ARCHES),$(eval $(call CROSS_RULES,$(a))))
 .PHONY: cross-check
 cross-check: $(addprefix cross-check-,$(CROSS_ARCHES))
 
-test: check-includes cross-check all host-tests fuzz-build release-check bench-build
+# The other ports' boot images (each by its own make: ARCH is one a run),
+# for their guest tests (tests/guest/test_arm64.py).
+OTHER_PORTS := $(filter-out $(ARCH),$(PORTS))
+.PHONY: ports
+ports:
+	$(Q)$(foreach p,$(OTHER_PORTS),$(MAKE) --no-print-directory ARCH=$(p) \
+		$(call arch_out,$(p))/$($(p)_IMAGE) &&) true
+
+test: check-includes cross-check all ports host-tests fuzz-build release-check bench-build
 	@python3 tests/run.py --iso $(O)/memboot.iso --elf $(O)/memboot.elf $(TEST_ARGS)
 
 # The spare-server loop's slow guest tests alone (Secure Boot, BootNext, the

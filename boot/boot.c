@@ -4,13 +4,12 @@
 #include "boot/boot.h"
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "arch/cpu.h"
 #include "arch/map.h"
 #include "boot/fwcfg_files.h"
 #include "boot/handoff.h"
-#include "boot/mb2/mb2.h"
-#include "boot/pvh/pvh.h"
 #include "boot/smbios_ep.h"
 #include "kernel/services/log.h"
 
@@ -42,53 +41,47 @@ static void find_fwcfg_replay(struct bootinfo *bi)
 	bi->replay = f;
 }
 
-/* Test facility, QEMU only (boot/fwcfg_files.h, FWCFG_MB2_OVERRIDE_FILE). */
-static uint8_t mb2_override[64 << 10] __attribute__((aligned(8)));
+extern const struct boot_protocol __start_boot_protocols[], __stop_boot_protocols[];
 
-bool boot_collect(uintptr_t arg0, uintptr_t arg1, struct bootinfo *bi)
+/* memboot's UEFI loader (boot/efi/), whichever the architecture: its
+ * hand-off is generic (boot/handoff.h). */
+static enum boot_match handoff_collect(uintptr_t arg0, uintptr_t arg1, struct bootinfo *bi,
+				     const struct dt_machine **dt)
 {
-	/* Every protocol so far (Multiboot2, PVH, memboot's UEFI loader) hands
-	 * over a 32-bit magic and a 32-bit address; another value in the upper
-	 * halves is none of them. */
-	const bool narrow = arg0 <= UINT32_MAX && arg1 <= UINT32_MAX;
-	const uint32_t magic = (uint32_t)arg0, info = (uint32_t)arg1;
+	(void)dt;
+	if (arg0 > UINT32_MAX || arg1 > UINT32_MAX || (uint32_t)arg0 != HANDOFF_ENTRY_MAGIC)
+		return BOOT_NOT_MINE;
+	enum handoff_status st = handoff_parse((uint32_t)arg0, (const void *)arg1,
+					       HANDOFF_MAX_BYTES, bi);
+	if (st == HANDOFF_OK)
+		return BOOT_OK;
+	pr_err("boot: UEFI loader hand-off at 0x%x unusable (%s)",
+	       (uint32_t)arg1, handoff_status_name(st));
+	return BOOT_BAD;
+}
+BOOT_PROTOCOL(handoff_protocol, "the memboot UEFI loader", handoff_collect);
+
+bool boot_collect(uintptr_t arg0, uintptr_t arg1, struct bootinfo *bi, const struct dt_machine **dt)
+{
+	enum boot_match m = BOOT_NOT_MINE;
 	bool ok;
 
-	if (narrow && magic == MB2_BOOTLOADER_MAGIC) {
-		const void *mbi = (const void *)(uintptr_t)info;
-		size_t avail = MB2_INFO_MAX_BYTES, len;
+	*dt = NULL;
+	for (const struct boot_protocol *p = __start_boot_protocols;
+	     m == BOOT_NOT_MINE && p < __stop_boot_protocols; p++)
+		m = p->collect(arg0, arg1, bi, dt);
+	ok = m == BOOT_OK;
+	if (m == BOOT_NOT_MINE) {
+		char names[160] = "";
+		size_t n = 0;
 
-		if (arch_cpu_info.has_hypervisor &&
-		    fwcfg_read_file(FWCFG_MB2_OVERRIDE_FILE, (char *)mb2_override,
-				    sizeof(mb2_override), &len)) {
-			pr_warn("boot: parsing %zu bytes from fw_cfg %s instead of the loader's Multiboot2 information",
-				len, FWCFG_MB2_OVERRIDE_FILE);
-			mbi = mb2_override;
-			avail = len;
-		}
-		enum mb2_status st = mb2_parse(magic, mbi, avail, bi);
-		ok = st == MB2_OK;
-		if (!ok)
-			pr_err("boot: Multiboot2 information at 0x%x unusable (%s)",
-			       info, mb2_status_name(st));
-	} else if (narrow && magic == HANDOFF_ENTRY_MAGIC) {      /* memboot UEFI loader */
-		enum handoff_status st = handoff_parse(magic, (const void *)(uintptr_t)info,
-						       HANDOFF_MAX_BYTES, bi);
-		ok = st == HANDOFF_OK;
-		if (!ok)
-			pr_err("boot: UEFI loader hand-off at 0x%x unusable (%s)",
-			       info, handoff_status_name(st));
-	} else if (narrow && magic == PVH_BOOT_MAGIC) {          /* QEMU -kernel (PVH) */
-		enum pvh_status st = pvh_parse(magic, info, arch_map_phys, NULL, bi);
-		ok = st == PVH_OK;
-		if (!ok)
-			pr_err("boot: PVH start info at 0x%x unusable (%s)",
-			       info, pvh_status_name(st));
-	} else {
+		for (const struct boot_protocol *p = __start_boot_protocols;
+		     p < __stop_boot_protocols && n < sizeof(names); p++)
+			n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s",
+					      n ? ", " : "", p->name);
 		bootinfo_init(bi, BOOT_PATH_UNKNOWN);
-		pr_err("boot: unknown boot magic 0x%08llx (info 0x%llx): not Multiboot2, PVH or the memboot UEFI loader",
-		       (unsigned long long)arg0, (unsigned long long)arg1);
-		ok = false;
+		pr_err("boot: unknown boot magic 0x%08llx (info 0x%llx): not %s",
+		       (unsigned long long)arg0, (unsigned long long)arg1, names);
 	}
 	if (ok)
 		boot_find_smbios(bi);

@@ -279,6 +279,7 @@ const char *boot_path_name(enum boot_path path)
 	case BOOT_PATH_MB2_UEFI: return "mb2-uefi";
 	case BOOT_PATH_EFI:      return "efi";
 	case BOOT_PATH_PVH:      return "pvh";
+	case BOOT_PATH_DT:       return "dt";
 	default:                 return "unknown";
 	}
 }

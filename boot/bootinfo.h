@@ -33,6 +33,7 @@ enum boot_path {
 	BOOT_PATH_MB2_UEFI,
 	BOOT_PATH_EFI,
 	BOOT_PATH_PVH,
+	BOOT_PATH_DT,       /* a device tree's address in x0 (arm64 Image, QEMU -kernel) */
 };
 
 /*
@@ -112,6 +113,11 @@ struct bootinfo {
 	 * (memboot.selftest=replay, tools/memboot run --replay): its selector
 	 * and size, 0 bytes when there is none. */
 	struct fwcfg_blob replay;
+	/* The device tree the loader handed over (boot/dtimage), 0 bytes when
+	 * none: phase numa reads the NUMA topology from it where there is no
+	 * SRAT. It lies in reserved memory, identity mapped. */
+	uint64_t dtb_phys;
+	uint32_t dtb_bytes;
 
 	/* Normalized map: sorted, disjoint, page-aligned, no MEM_NONE. */
 	struct mem_range ranges[BOOTINFO_MAX_RANGES];

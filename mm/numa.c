@@ -271,7 +271,9 @@ int numa_build(struct numa_topology *topo, const struct numa_input *in)
 	b.in = in;
 
 	build_cpus(&b);
-	if (!in->srat)
+	if (!in->srat && in->dt)
+		numa_build_from_dt(&b);
+	else if (!in->srat)
 		numa_single_node(&b, NUMA_SOURCE_NONE, NULL);
 	else
 		numa_build_from_srat(&b);

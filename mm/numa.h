@@ -78,6 +78,7 @@
 struct acpi_madt_info;
 struct acpi_srat_info;
 struct acpi_slit_info;
+struct dt_machine;
 
 #define NUMA_MAX_NODES MEMBOOT_MAX_NODES
 #define NUMA_MAX_CPUS MEMBOOT_MAX_CPUS
@@ -97,7 +98,8 @@ struct acpi_slit_info;
 enum numa_source {
 	NUMA_SOURCE_NONE = 0,      /* no SRAT: one node */
 	NUMA_SOURCE_SRAT,          /* nodes from the SRAT */
-	NUMA_SOURCE_FALLBACK,      /* the SRAT was not trusted: one node */
+	NUMA_SOURCE_FALLBACK,      /* the SRAT (or the tree's ids) not trusted: one node */
+	NUMA_SOURCE_DT,            /* nodes from a device tree's numa-node-id (mm/numa_dt.c) */
 };
 
 /* One logical CPU; cpus[0] is the boot CPU. */
@@ -165,6 +167,7 @@ struct numa_topology {
 	const char *fallback_reason; /* short key when source is FALLBACK, e.g.
 					"srat-overlap"; NULL otherwise */
 	bool slit;                 /* distances came from the SLIT */
+	bool dt_distances;         /* distances came from a device tree's /distance-map */
 	uint32_t nr_warnings;      /* warning lines numa_build() printed */
 
 	uint32_t nr_nodes;
@@ -193,6 +196,10 @@ struct numa_input {
 	const struct acpi_slit_info *slit;      /* NULL: default distances, no
 						   warning; used only with an SRAT */
 	uint32_t boot_hwid;                     /* the CPU running this */
+	/* A device tree's machine (kernel/firmware/dt.h), read where there is
+	 * no SRAT: its CPUs and memory with their numa-node-id, its
+	 * /distance-map (mm/numa_dt.c). NULL: none. */
+	const struct dt_machine *dt;
 };
 
 /*

@@ -86,13 +86,22 @@ void numa_finish(struct build *b);
 /* One node holding every CPU and all usable memory; finished. */
 void numa_single_node(struct build *b, uint32_t source, const char *reason);
 
+/* ---- mm/numa_dt.c ------------------------------------------------------- */
+
+/* The topology from b->in->dt, finished (or fallen back to one node). */
+void numa_build_from_dt(struct build *b);
+
 /* ---- mm/numa_srat.c ----------------------------------------------------- */
 
 /* The topology from b->in->srat, finished (or fallen back to one node). */
 void numa_build_from_srat(struct build *b);
 
-/* Node of proximity domain @pxm, or NUMA_NO_NODE. */
+/* Node of proximity domain @pxm, or NUMA_NO_NODE (a device tree's node
+ * id is kept as a node's pxm too: mm/numa_dt.c). */
 uint32_t numa_node_of_pxm(const struct numa_topology *t, uint32_t pxm);
+
+/* Give @pxm a node if it has none; false if all nodes are taken. */
+bool numa_add_domain(struct numa_topology *t, uint32_t pxm);
 
 /* Warn why the SRAT is not trusted (@fmt), then one node (@reason). */
 __attribute__((format(printf, 3, 4)))

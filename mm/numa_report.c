@@ -23,6 +23,8 @@ static const char *numa_source_name(uint32_t source)
 		return "srat";
 	case NUMA_SOURCE_FALLBACK:
 		return "fallback";
+	case NUMA_SOURCE_DT:
+		return "dt";
 	default:
 		return "unknown";
 	}
@@ -52,10 +54,11 @@ static void print_distances(const struct numa_topology *t)
 					hi = d;
 			}
 		pr_info(PREFIX "node distances (%s): %u nodes, 10 local, %u to %u remote (each node record has its row)",
-			t->slit ? "SLIT" : "default", t->nr_nodes, lo, hi);
+			t->slit ? "SLIT" : t->dt_distances ? "device tree" : "default", t->nr_nodes, lo, hi);
 		return;
 	}
-	pr_info(PREFIX "node distances (%s):", t->slit ? "SLIT" : "default");
+	pr_info(PREFIX "node distances (%s):",
+		t->slit ? "SLIT" : t->dt_distances ? "device tree" : "default");
 	len = (size_t)snprintf(line, sizeof(line), "node");
 	for (uint32_t j = 0; j < t->nr_nodes; j++)
 		len += (size_t)snprintf(line + len, sizeof(line) - len, "%4u", j);
@@ -132,6 +135,8 @@ static void print_records(const struct numa_topology *t)
 			      PREFIX "no SRAT: one node, {cpus} CPUs, {mem_bytes:MiB} MiB" :
 		      t->source == NUMA_SOURCE_FALLBACK ?
 			      PREFIX "fallback ({reason}): one node, {cpus} CPUs, {mem_bytes:MiB} MiB" :
+		      t->source == NUMA_SOURCE_DT ?
+			      PREFIX "device tree: {nodes} nodes, {cpus} CPUs, {mem_bytes:MiB} MiB" :
 			      PREFIX "SRAT: {nodes} nodes, {cpus} CPUs, {mem_bytes:MiB} MiB");
 }
 

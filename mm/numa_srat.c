@@ -43,7 +43,7 @@ uint32_t numa_node_of_pxm(const struct numa_topology *t, uint32_t pxm)
 }
 
 /* Give @pxm a node if it has none; false if all nodes are taken. */
-static bool add_domain(struct numa_topology *t, uint32_t pxm)
+bool numa_add_domain(struct numa_topology *t, uint32_t pxm)
 {
 	if (numa_node_of_pxm(t, pxm) != NUMA_NO_NODE)
 		return true;
@@ -112,13 +112,13 @@ static bool build_domains(struct build *b)
 
 		if (hwid == b->in->boot_hwid || (madt && numa_madt_find(madt, hwid, &idx))) {
 			b->srat_cpu_known[i / 64] |= 1ULL << (i % 64);
-			overflow |= !add_domain(t, srat->cpus[i].pxm);
+			overflow |= !numa_add_domain(t, srat->cpus[i].pxm);
 		} else if (b->nr_unknown++ == 0) {
 			b->first_unknown = i;
 		}
 	}
 	for (uint32_t i = 0; i < b->srat_nr_mems; i++)
-		overflow |= !add_domain(t, srat->mems[i].pxm);
+		overflow |= !numa_add_domain(t, srat->mems[i].pxm);
 
 	if (overflow) {
 		numa_fall_back(b, "too-many-domains",

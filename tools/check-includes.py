@@ -25,8 +25,9 @@ Rules, by the directory of the including file (the ALLOWED table below):
   mm/               (mm) mm/, services, the firmware parsers (parsed tables)
                     and the interface: never boot/ (it gets ranges, not a
                     bootinfo), never a phase.
-  boot/             (boot) boot/ and its protocols' parsers, services and the
-                    interface: never mm/.
+  boot/             (boot) boot/ and its protocols' parsers, the firmware
+                    parsers (a device tree a protocol hands over), services
+                    and the interface: never mm/.
   boot/NAME/        (bootproto) a boot protocol: what boot/ may, and the own
                     headers of the architecture it belongs to (NAME_BOOT in
                     arch/ARCH/arch.mk).
@@ -102,8 +103,8 @@ ALLOWED = {
     "services": {"services"} | GENERIC_ARCH,
     "mm": {"mm", "services", "firmware"} | GENERIC_ARCH,
     "firmware": {"firmware", "services"},
-    "boot": {"boot", "bootproto", "services"} | GENERIC_ARCH,
-    "bootproto": {"boot", "bootproto", "services", "interface", "arch"},
+    "boot": {"boot", "bootproto", "services", "firmware"} | GENERIC_ARCH,
+    "bootproto": {"boot", "bootproto", "services", "firmware", "interface", "arch"},
     "interface": {"interface", "arch", "services"},
     "arch": {"arch", "interface", "services"},
 }

@@ -31,7 +31,13 @@ x86_64_PURE := arch/x86_64/apic_mode.c arch/x86_64/cpu_caches.c arch/x86_64/tsc_
 # QEMU: the system emulator and its machines, the default first.
 x86_64_QEMU := qemu-system-x86_64
 x86_64_QEMU_MACHINES := q35 pc
+# tools/memboot run: the boot path by default (--boot), and what QEMU needs
+# for the kernel's exit status: the isa-debug-exit device at port 0xf4.
+x86_64_RUN_BOOT := grub
+x86_64_QEMU_EXIT := -device isa-debug-exit,iobase=0xf4,iosize=0x04
 # The UEFI loader: gnu-efi's name for the architecture and the
 # removable-media boot file (UEFI 2.10, 3.5.1.1: \EFI\BOOT\BOOTX64.EFI).
 x86_64_EFI_ARCH := x86_64
 x86_64_EFI_APP := BOOTX64.EFI
+# What `make` builds to boot: the hybrid BIOS+UEFI ISO (tools/mkiso.sh).
+x86_64_IMAGE := memboot.iso

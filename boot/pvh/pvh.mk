@@ -6,6 +6,6 @@
 # $(KERNEL_OBJS) when it runs, so appending here is enough; the extra
 # prerequisite makes the ELF relink when these objects change.
 
-PVH_OBJS := $(O)/boot/pvh/pvh.o $(O)/boot/pvh/pvh_entry.o
+PVH_OBJS := $(O)/boot/pvh/pvh.o $(O)/boot/pvh/collect.o $(O)/boot/pvh/pvh_entry.o
 KERNEL_OBJS += $(PVH_OBJS)
 $(O)/memboot.elf: $(PVH_OBJS)

@@ -49,7 +49,10 @@ void init_acpi(const struct bootinfo *bi, struct acpi_options opt, struct discov
 
 	memset(acpi, 0, sizeof(*acpi));
 	if (bi->rsdp_len == 0) {
-		pr_warn("ACPI: no RSDP: no tables, one node, the boot CPU only");
+		/* A device tree in its place is the machine's description, not
+		 * a fault (arm64's Image path; phase numa reads its nodes). */
+		if (!bi->dtb_bytes)
+			pr_warn("ACPI: no RSDP: no tables, one node, the boot CPU only");
 		return;
 	}
 	if (acpi_walk(&acpi->dir, bi->rsdp, bi->rsdp_len, 0, arch_map_phys, NULL, 0) != ACPI_OK) {

@@ -9,9 +9,9 @@
 #include "boot/boot.h"
 #include "kernel/services/report/efivars.h"
 
-bool init_bootinfo(uintptr_t arg0, uintptr_t arg1, struct bootinfo *bi)
+bool init_bootinfo(uintptr_t arg0, uintptr_t arg1, struct bootinfo *bi, const struct dt_machine **dt)
 {
-	bool ok = boot_collect(arg0, arg1, bi);
+	bool ok = boot_collect(arg0, arg1, bi, dt);
 
 	/* Where a UEFI boot's summary records will be kept: the system table
 	 * and the runtime code the identity map must keep executable. */

@@ -62,6 +62,9 @@ struct boot_state {
 	 * end of smp to clockcheck; the per-CPU check's words (tscsync). */
 	struct clock_state clock;
 	struct bootinfo bootinfo;        /* the loader's hand-off, normalized */
+	/* The machine as the loader's device tree describes it (boot/'s
+	 * storage, boot/dtimage), NULL when it handed over none. */
+	const struct dt_machine *dt;
 	struct physmem physmem;          /* early ranges and reservations, until meminit */
 	struct discovered_acpi acpi;     /* the parsed ACPI tables */
 	struct numa_topology topo;       /* nodes, CPUs, each range's node, distances */
@@ -131,7 +134,7 @@ void kernel_main(uintptr_t boot_arg0, uintptr_t boot_arg1)
 					    .replay = &bs.bootinfo.replay };
 
 	PHASE(early, init_early(&bs.clock));
-	PHASE(bootinfo, boot_ok = init_bootinfo(boot_arg0, boot_arg1, &bs.bootinfo));
+	PHASE(bootinfo, boot_ok = init_bootinfo(boot_arg0, boot_arg1, &bs.bootinfo, &bs.dt));
 	PHASE(cmdline, init_cmdline(&bs.bootinfo));
 	PHASE(console, init_console(&bs.bootinfo, &console_cmdline));
 	PHASE(report, init_report(&bs.bootinfo, &bootreport_settings, &bs.clock.first));
@@ -142,7 +145,7 @@ void kernel_main(uintptr_t boot_arg0, uintptr_t boot_arg1)
 	PHASE(acpi, init_acpi(&bs.bootinfo, acpi_asked(), &bs.acpi);
 		    init_acpi_clock(&bs.acpi, smp_settings.tsc_coarse, &bs.clock));
 	PHASE(watchdog, init_watchdog(&bs.bootinfo, &bs.acpi, &watchdog_settings, watchdog_asked()));
-	PHASE(numa, init_numa(&bs.bootinfo, &bs.acpi, &bs.physmem, &bs.topo);
+	PHASE(numa, init_numa(&bs.bootinfo, &bs.acpi, bs.dt, &bs.physmem, &bs.topo);
 		    init_console_ring(&bs.topo, &bs.physmem));
 	PHASE(tiers, init_tiers(&bs.acpi, &bs.topo, &bs.tiers));
 	PHASE(hugetlb1g, init_hugetlb1g(&bs.topo, &hugetlb_settings, &bs.physmem, &bs.hugetlb));

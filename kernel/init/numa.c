@@ -18,7 +18,7 @@ static void print_numa(void *topo)
 }
 
 void init_numa(const struct bootinfo *bi, const struct discovered_acpi *acpi,
-	       struct physmem *pm, struct numa_topology *topo)
+	       const struct dt_machine *dt, struct physmem *pm, struct numa_topology *topo)
 {
 	struct numa_input in = {
 		.map = bi->ranges,
@@ -27,6 +27,7 @@ void init_numa(const struct bootinfo *bi, const struct discovered_acpi *acpi,
 		.srat = acpi->have_srat ? &acpi->srat : NULL,
 		.slit = acpi->have_slit ? &acpi->slit : NULL,
 		.boot_hwid = arch_cpu_hwid(),
+		.dt = dt,
 	};
 
 	numa_build(topo, &in);

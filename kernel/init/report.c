@@ -137,6 +137,9 @@ static void report_now(void *arg)
 		pr_info("ACPI: RSDP revision %u (OEM '%.6s') from the boot loader (%s)",
 			bi->rsdp_revision, (const char *)bi->rsdp + 9,
 			bi->rsdp_revision >= 2 ? "XSDT" : "RSDT");
+	else if (bi->dtb_bytes)
+		pr_info("ACPI: no RSDP: the device tree at 0x%llx (%u bytes) describes the machine",
+			(unsigned long long)bi->dtb_phys, bi->dtb_bytes);
 	else
 		pr_warn("ACPI: the boot loader passed no RSDP");
 }

@@ -2,7 +2,9 @@
  * syscalls.c: the few system calls newlib needs in a freestanding kernel.
  *
  * newlib's x86_64-elf configuration defines MISSING_SYSCALL_NAMES, so its
- * reentrant wrappers call sbrk, write, ... without a leading underscore.
+ * reentrant wrappers call sbrk, write, ... without a leading underscore;
+ * its aarch64-elf configuration does not, and calls _sbrk, _write, ...:
+ * each function below has both names (the underscored one an alias).
  * There are no files: stdout and stderr go to the console, everything else
  * fails with EBADF. sbrk hands out a fixed 64 KiB early heap in .bss; the page
  * allocators never use it.
@@ -102,3 +104,14 @@ void _exit(int code)
 {
 	kernel_exit(code == 0 ? EXIT_OK : EXIT_PANIC, "libc exit");
 }
+
+/* aarch64-elf's names for the same calls (see the top of this file). */
+void *_sbrk(ptrdiff_t incr) __attribute__((alias("sbrk")));
+int _write(int fd, const void *buf, size_t len) __attribute__((alias("write")));
+int _read(int fd, void *buf, size_t len) __attribute__((alias("read")));
+int _close(int fd) __attribute__((alias("close")));
+int _fstat(int fd, struct stat *st) __attribute__((alias("fstat")));
+int _isatty(int fd) __attribute__((alias("isatty")));
+off_t _lseek(int fd, off_t off, int whence) __attribute__((alias("lseek")));
+int _kill(int pid, int sig) __attribute__((alias("kill")));
+int _getpid(void) __attribute__((alias("getpid")));

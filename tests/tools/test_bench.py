@@ -74,6 +74,17 @@ class MatrixTest(unittest.TestCase):
         self.assertEqual(argv[-1], "--append=memboot.init_threads=1")
         self.assertEqual(bench.elf_for("16", "/b"), "/b/debug/memboot.elf")
 
+    def test_arm64_boots_its_image(self):
+        # arm64 boots the flat Image beside its ELF (arch.mk's
+        # arm64_RUN_BOOT), never PVH, which is x86_64's.
+        argv = bench.boot_argv({"topo": "2x1x1G"}, bench.elf_for("16", "/b", "arm64"),
+                               arch="arm64")
+        self.assertEqual(argv[argv.index("--boot") + 1], "image")
+        self.assertEqual(argv[argv.index("--image") + 1], "/b/arm64/debug/Image")
+        self.assertNotIn("--elf", argv)
+        argv = bench.boot_argv({"topo": "2x1x1G"}, bench.elf_for("16", "/b"))
+        self.assertEqual(argv[argv.index("--boot") + 1], "pvh")
+
     def test_plan_replaces_and_adds_axes(self):
         args = mock.Mock(mode="quick", axis=["init=lazy", "pcp=on,off"], boots=None)
         axes, boots = bench.plan(args)

@@ -261,15 +261,15 @@ class BadOptions(unittest.TestCase):
 
     def test_arch_only_a_port(self):
         # --arch takes an architecture of arch/NAME/arch.mk that boots:
-        # x86_64 only, for now. One without a port yet, or none at all, is
+        # x86_64 and arm64. One without a port yet, or none at all, is
         # refused by name with the ports named (also for bench and lab).
         self.assertEqual(build("--arch", "x86_64"), build())
         for argv in (["run"], ["bench", "--dry-run"], ["lab", "--guest"]):
             with self.subTest(argv=argv):
-                code, err = usage_error(argv + ["--arch", "arm64"])
+                code, err = usage_error(argv + ["--arch", "ppc64le"])
                 self.assertEqual(code, 64)
-                self.assertIn("argument --arch: arm64: memboot has no arm64 port yet", err)
-                self.assertIn("the ones that boot: x86_64", err)
+                self.assertIn("argument --arch: ppc64le: memboot has no ppc64le port yet", err)
+                self.assertIn("the ones that boot: arm64, x86_64", err)
         code, err = usage_error(["run", "--arch", "sparc"])
         self.assertEqual(code, 64)
         self.assertIn("no such architecture (no arch/sparc/arch.mk); the architectures: "
@@ -277,6 +277,40 @@ class BadOptions(unittest.TestCase):
         # The machine is the architecture's: q35 (its first) or pc on x86_64.
         self.check(["--arch", "x86_64", "--machine", "virt"], "--machine",
                    "'virt' is not a QEMU machine memboot boots on x86_64 (choose from q35, pc)")
+
+    def test_arm64_boots_its_image_with_semihosting(self):
+        # arm64's defaults from arch/arm64/arch.mk: --boot image, QEMU
+        # -kernel with the Image under build/arm64/debug, the exit status by
+        # semihosting (no isa-debug-exit, an x86 device), virt with a GICv3.
+        with mock.patch.dict(os.environ, CLEAN_ENV, clear=True):
+            args = mb.parse_args(["run", "--arch", "arm64", "--nodes", "2"])
+            cmd = mb.build_qemu_command(args)
+        self.assertEqual(args.boot, "image")
+        self.assertEqual(cmd[0], "qemu-system-aarch64")
+        self.assertEqual(cmd[cmd.index("-kernel") + 1],
+                         os.path.join(mb.REPO_ROOT, "build", "arm64", "debug", "Image"))
+        self.assertEqual(cmd[cmd.index("-semihosting-config") + 1], "enable=on,target=native")
+        self.assertNotIn("isa-debug-exit,iobase=0xf4,iosize=0x04", cmd)
+        machines = [cmd[i + 1] for i, a in enumerate(cmd) if a == "-machine"]
+        self.assertEqual(machines, ["virt", "gic-version=3"])
+        self.assertNotIn("-bios", cmd)
+        self.assertNotIn("-cdrom", cmd)
+        with mock.patch.dict(os.environ, CLEAN_ENV, clear=True):
+            cmd = mb.build_qemu_command(mb.parse_args(
+                ["run", "--arch", "arm64", "--image", "/x/Image", "--append", "memboot.pcp=off"]))
+        self.assertEqual(cmd[cmd.index("-kernel") + 1], "/x/Image")
+        # The words go through fw_cfg, as on x86_64 (virt has it as MMIO).
+        self.assertTrue(any(a.startswith("name=opt/memboot/cmdline,") for a in cmd), cmd)
+        # Each architecture's boot paths only.
+        code, err = usage_error(["run", "--arch", "arm64", "--boot", "grub"])
+        self.assertEqual(code, 64)
+        self.assertIn("--boot grub: arm64 boots by --boot image", err)
+        code, err = usage_error(["run", "--boot", "image"])
+        self.assertEqual(code, 64)
+        self.assertIn("--boot image: x86_64 boots by grub, efi or pvh", err)
+        code, err = usage_error(["run", "--arch", "arm64", "--firmware", "uefi"])
+        self.assertEqual(code, 64)
+        self.assertIn("--boot image: QEMU -kernel enters the Image with no firmware", err)
 
     def test_no_subcommand(self):
         code, _ = usage_error([])

@@ -176,9 +176,22 @@ def elf_for(desc, build_dir, arch=None):
     return os.path.join(build_dir, arch, flavour, "memboot.elf")
 
 
+def image_for(elf, arch):
+    """The flat Image beside @elf where @arch boots one (arch.mk's
+    NAME_RUN_BOOT image: arm64's QEMU -kernel), else None: PVH boots the ELF."""
+    if arch in (None, "x86_64") or facts.architectures()[arch].run_boot != "image":
+        return None
+    return os.path.join(os.path.dirname(elf), "Image")
+
+
 def boot_argv(config, elf, extra_words=(), timeout=120, arch=None):
     nodes, cpus, mem = parse_topo(config.get("topo", "2x2x1G"))
     words = cmdline_words(config) + list(extra_words)
+    image = image_for(elf, arch)
+    if image:
+        return mbboot.run_argv(nodes=nodes, cpus_per_node=cpus, mem_per_node=mem,
+                               boot_path="image", image=image, append=" ".join(words),
+                               timeout=timeout, arch=arch)
     return mbboot.run_argv(nodes=nodes, cpus_per_node=cpus, mem_per_node=mem,
                            boot_path="pvh", elf=elf, append=" ".join(words),
                            timeout=timeout, arch=arch)
@@ -338,7 +351,8 @@ def host_description():
 
 def ensure_kernel(desc, args, progress=None):
     elf = elf_for(desc, args.build_dir, getattr(args, "arch", None))
-    if os.path.exists(elf):
+    image = image_for(elf, getattr(args, "arch", None))
+    if os.path.exists(image or elf):
         return elf
     if args.no_build or os.path.abspath(args.build_dir) != os.path.join(REPO_ROOT, "build"):
         raise BenchError("no kernel %s (build it with `make%s`)"
@@ -346,12 +360,13 @@ def ensure_kernel(desc, args, progress=None):
     msg = "bench: building the %s-byte-descriptor kernel first (make%s)" % (
         desc or DEFAULT_DESC, "" if desc in (None, DEFAULT_DESC) else " DESC_BYTES=" + desc)
     (progress.note if progress else lambda t: print(t, file=sys.stderr))(msg)
-    cmd = ["make", "-C", REPO_ROOT, "-j2", "kernel"]
+    cmd = ["make", "-C", REPO_ROOT, "-j2",
+           os.path.relpath(image, REPO_ROOT) if image else "kernel"]
     if getattr(args, "arch", None):
         cmd.append("ARCH=" + args.arch)
     if desc not in (None, DEFAULT_DESC):
         cmd.append("DESC_BYTES=" + desc)
-    if subprocess.call(cmd, stdout=subprocess.DEVNULL) != 0 or not os.path.exists(elf):
+    if subprocess.call(cmd, stdout=subprocess.DEVNULL) != 0 or not os.path.exists(image or elf):
         raise BenchError("building %s failed: run `%s`" % (elf, " ".join(cmd)))
     return elf
 

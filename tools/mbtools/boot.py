@@ -38,7 +38,7 @@ TIMEOUT_MARGIN_S = 60
 def run_argv(nodes=1, cpus_per_node=1, mem_per_node="1G", boot_path=None, elf=None,
              iso=None, firmware=None, machine=None, cpu=None, append="", timeout=120,
              host_times=False, qemu_args=(), replay=None, accel=None, prealloc=False,
-             arch=None):
+             arch=None, image=None):
     """The argv of one `tools/memboot run` (without --log, which boot() adds)."""
     argv = [sys.executable, MEMBOOT, "run", "--nodes", str(nodes),
             "--cpus-per-node", str(cpus_per_node), "--mem-per-node", str(mem_per_node),
@@ -57,6 +57,8 @@ def run_argv(nodes=1, cpus_per_node=1, mem_per_node="1G", boot_path=None, elf=No
         argv += ["--elf", elf]
     if iso:
         argv += ["--iso", iso]
+    if image:
+        argv += ["--image", image]
     if append:
         # One option, '=' form: words starting with '-' stay words.
         argv.append("--append=" + append)

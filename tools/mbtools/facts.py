@@ -285,6 +285,11 @@ class Arch:
         self.port = values.get("PORT") == "yes"
         self.qemu = values.get("QEMU") or None
         self.machines = tuple(values.get("QEMU_MACHINES", "").split())
+        # tools/memboot run: the default --boot, the QEMU arguments that
+        # carry the kernel's exit status, and any others the port needs.
+        self.run_boot = values.get("RUN_BOOT") or "grub"
+        self.qemu_exit = tuple(values.get("QEMU_EXIT", "").split())
+        self.qemu_flags = tuple(values.get("QEMU_FLAGS", "").split())
 
 
 def parse_arch_mk(text, name):

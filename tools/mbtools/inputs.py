@@ -329,6 +329,16 @@ def elf_problem(path):
     return _signature_problem(path, "kernel ELF", 0, ELF_MAGIC, "%s is not an ELF file")
 
 
+# Linux's arm64 Image header: "ARM\x64" at byte 0x38 (booting.rst).
+ARM64_IMAGE_MAGIC = b"ARM\x64"
+
+
+def image_problem(path):
+    """None if path is a flat arm64 Image (its header's magic)."""
+    return _signature_problem(path, "kernel Image", 0x38, ARM64_IMAGE_MAGIC,
+                              "%s is not an arm64 Image (no \"ARM\\x64\" at 0x38)")
+
+
 def output_problem(path):
     """None if a file can be created at path (its directory exists and is
     writable), so a long run does not end in a write error."""
