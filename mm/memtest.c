@@ -1,5 +1,6 @@
 /*
- * memtest.c: the memory test's passes and its command-line keys (memtest.h).
+ * memtest.c: the memory test's passes and its command-line keys (memtest.h;
+ * keeping the ranges named bad out of physmem is memtest_run.c's).
  *
  * Pure C: builds for the kernel (-mgeneral-regs-only) and the host tests and
  * benchmark. The non-temporal store and the fence are the architecture's
@@ -14,8 +15,6 @@
 #include "kernel/services/cmdline.h"
 #include "kernel/services/log.h"
 #include "mm/page.h"
-#include "mm/physmem.h"
-#include "mm/pt_pages.h"
 
 const uint64_t memtest_patterns[MEMTEST_NR_PATTERNS] = {
 	0,                      /* first: the last pass, leaving memory zeroed */
@@ -202,56 +201,6 @@ void memtest_add_bad_page(uint64_t *set, uint32_t *nr, uint32_t cap, uint64_t pf
 	memmove(&set[at + 1], &set[at], move * sizeof(set[0]));
 	set[at] = pfn;
 	*nr = kept == cap ? cap + 1 : *nr + 1;
-}
-
-/* --- the ranges named bad, kept out of physmem --- */
-
-/*
- * What the kernel keeps free whatever the command line names bad: its own
- * needs (page tables, per-CPU areas, the console's ring, the per-CPU lists:
- * about 1 MiB on a small machine, with room to spare) below PT_PAGES_LIMIT,
- * where the page tables must lie, and besides those, anywhere, two page
- * descriptors' worth per usable page (the descriptors and the allocators'
- * own tables).
- */
-#define BADRAM_KEEP_BYTES (2ULL << 20)
-
-typedef unsigned long long ull;
-
-uint32_t memtest_keep_out_badram(const struct memtest_settings *mt, struct physmem *pm)
-{
-	const uint64_t need_low = BADRAM_KEEP_BYTES;
-	const uint64_t need = BADRAM_KEEP_BYTES + (physmem_total_bytes(pm, PHYSMEM_ANY_NODE) >>
-						   PAGE_SHIFT) * 2 * sizeof(struct page);
-	uint32_t kept = 0;
-
-	for (uint32_t i = 0; i < mt->nr_badram; i++) {
-		const struct memtest_badram *b = &mt->badram[i];
-		/* end <= MEMTEST_BADRAM_TOP: rounding up cannot wrap. */
-		uint64_t s = b->start & ~(PAGE_SIZE_BYTES - 1);
-		uint64_t e = (b->end + PAGE_SIZE_BYTES - 1) & ~(PAGE_SIZE_BYTES - 1);
-		uint64_t free = physmem_free_bytes(pm, PHYSMEM_ANY_NODE);
-		uint64_t free_low = physmem_free_bytes_in(pm, 0, PT_PAGES_LIMIT);
-		uint64_t take = physmem_free_bytes_in(pm, s, e);
-		uint64_t take_low = physmem_free_bytes_in(pm, s, e < PT_PAGES_LIMIT ? e : PT_PAGES_LIMIT);
-
-		if (s >= e)
-			continue;
-		if (take && (free - take < need || free_low - take_low < need_low)) {
-			pr_warn("memtest: [mem 0x%010llx-0x%010llx] named bad on the command line would "
-				"leave the kernel %llu KiB free, %llu KiB of it below %llu GiB, where it "
-				"needs %llu KiB and %llu KiB (page tables, page descriptors): not kept out; "
-				"this boot uses it", (ull)s, (ull)e - 1, (ull)(free - take) >> 10,
-				(ull)(free_low - take_low) >> 10, (ull)(PT_PAGES_LIMIT >> 30),
-				(ull)need >> 10, (ull)need_low >> 10);
-			continue;
-		}
-		pr_info("memtest: [mem 0x%010llx-0x%010llx] named bad on the command line: not used",
-			(ull)s, (ull)e - 1);
-		if (physmem_reserve(pm, s, e, PHYSMEM_RESV_BADRAM) && take)
-			kept++;
-	}
-	return kept;
 }
 
 /* --- command-line keys (docs/cmdline.md) --- */

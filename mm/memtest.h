@@ -112,16 +112,4 @@ extern struct memtest_settings memtest_settings;
 struct param_table;
 extern const struct param_table memtest_param_table;
 
-struct physmem;
-
-/*
- * Reserve the ranges @mt names bad (PHYSMEM_RESV_BADRAM), in order, each
- * page-rounded outward, with a line each. A range that would leave the
- * kernel too little free memory for its own tables (below the page tables'
- * limit, and for the page descriptors) is not kept out: a warning says how
- * much would be left and how much is needed. Returns the ranges kept out
- * that held free memory.
- */
-uint32_t memtest_keep_out_badram(const struct memtest_settings *mt, struct physmem *pm);
-
 #endif

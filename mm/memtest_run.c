@@ -1,6 +1,7 @@
 /*
  * memtest_run.c: memtest=N inside memory init, and what it found
- * (memtest_run.h; the passes are mm/memtest.c's). Not a phase: set up by
+ * (memtest_run.h; the passes are mm/memtest.c's), and the ranges named bad
+ * kept out of physmem. Not a phase: set up by
  * phase memprep, run by the nodes' CPUs in phase meminit and reported with
  * meminit's figures; its state is the caller's (struct memtest_state).
  *
@@ -21,6 +22,8 @@
 #include "kernel/services/report/record.h"
 #include "mm/numa.h"
 #include "mm/page.h"
+#include "mm/physmem.h"
+#include "mm/pt_pages.h"
 
 #define PFN(addr) ((addr) >> PAGE_SHIFT)
 
@@ -245,4 +248,52 @@ void memtest_run_report(const struct memtest_state *mt, const struct numa_topolo
 		if (n->nr_ranges)
 			report_badram_hint(mt, nid, n);
 	}
+}
+
+/* --- the ranges named bad, kept out of physmem --- */
+
+/*
+ * What the kernel keeps free whatever the command line names bad: its own
+ * needs (page tables, per-CPU areas, the console's ring, the per-CPU lists:
+ * about 1 MiB on a small machine, with room to spare) below PT_PAGES_LIMIT,
+ * where the page tables must lie, and besides those, anywhere, two page
+ * descriptors' worth per usable page (the descriptors and the allocators'
+ * own tables).
+ */
+#define BADRAM_KEEP_BYTES (2ULL << 20)
+
+uint32_t memtest_keep_out_badram(const struct memtest_settings *mt, struct physmem *pm)
+{
+	const uint64_t need_low = BADRAM_KEEP_BYTES;
+	const uint64_t need = BADRAM_KEEP_BYTES + (physmem_total_bytes(pm, PHYSMEM_ANY_NODE) >>
+						   PAGE_SHIFT) * 2 * sizeof(struct page);
+	uint32_t kept = 0;
+
+	for (uint32_t i = 0; i < mt->nr_badram; i++) {
+		const struct memtest_badram *b = &mt->badram[i];
+		/* end <= MEMTEST_BADRAM_TOP: rounding up cannot wrap. */
+		uint64_t s = b->start & ~(PAGE_SIZE_BYTES - 1);
+		uint64_t e = (b->end + PAGE_SIZE_BYTES - 1) & ~(PAGE_SIZE_BYTES - 1);
+		uint64_t free = physmem_free_bytes(pm, PHYSMEM_ANY_NODE);
+		uint64_t free_low = physmem_free_bytes_in(pm, 0, PT_PAGES_LIMIT);
+		uint64_t take = physmem_free_bytes_in(pm, s, e);
+		uint64_t take_low = physmem_free_bytes_in(pm, s, e < PT_PAGES_LIMIT ? e : PT_PAGES_LIMIT);
+
+		if (s >= e)
+			continue;
+		if (take && (free - take < need || free_low - take_low < need_low)) {
+			pr_warn("memtest: [mem 0x%010llx-0x%010llx] named bad on the command line would "
+				"leave the kernel %llu KiB free, %llu KiB of it below %llu GiB, where it "
+				"needs %llu KiB and %llu KiB (page tables, page descriptors): not kept out; "
+				"this boot uses it", (ull)s, (ull)e - 1, (ull)(free - take) >> 10,
+				(ull)(free_low - take_low) >> 10, (ull)(PT_PAGES_LIMIT >> 30),
+				(ull)need >> 10, (ull)need_low >> 10);
+			continue;
+		}
+		pr_info("memtest: [mem 0x%010llx-0x%010llx] named bad on the command line: not used",
+			(ull)s, (ull)e - 1);
+		if (physmem_reserve(pm, s, e, PHYSMEM_RESV_BADRAM) && take)
+			kept++;
+	}
+	return kept;
 }

@@ -21,6 +21,7 @@
 #include "mm/mminit.h"
 
 struct numa_topology;
+struct physmem;
 
 /* Bad ranges kept for their lines, over all nodes (a table per node would
  * cost every boot its .bss for 256 nodes); more are counted per node. */
@@ -77,5 +78,15 @@ void memtest_run_node_total(struct memtest_state *mt, uint32_t node, uint64_t by
 void memtest_run_report(const struct memtest_state *mt, const struct numa_topology *topo,
 			const uint64_t *bad_pages, uint64_t probe_bytes, uint64_t probe_ns,
 			uint32_t probe_node);
+
+/*
+ * Reserve the ranges @mt names bad (PHYSMEM_RESV_BADRAM), in order, each
+ * page-rounded outward, with a line each. A range that would leave the
+ * kernel too little free memory for its own tables (below the page tables'
+ * limit, and for the page descriptors) is not kept out: a warning says how
+ * much would be left and how much is needed. Returns the ranges kept out
+ * that held free memory.
+ */
+uint32_t memtest_keep_out_badram(const struct memtest_settings *mt, struct physmem *pm);
 
 #endif

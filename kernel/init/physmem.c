@@ -12,6 +12,7 @@
 #include "kernel/services/log.h"
 #include "kernel/services/report/record.h"
 #include "mm/memtest.h"
+#include "mm/memtest_run.h"
 
 extern char __kernel_start[], __kernel_end[];
 

@@ -20,6 +20,7 @@
 #include "mm/memmap.h"
 #include "mm/memtest.h"
 #include "mm/memtest_run.h"
+#include "mm/memtest_run.h"
 #include "mm/numa.h"
 #include "mm/physmem.h"
 #include "tests/host/host_support.h"
