@@ -68,6 +68,9 @@ NODES, MEM_PER_NODE = 2, "512M"
 INIT = """#!/bin/sh
 bb=/bin/busybox
 $bb mount -t proc proc /proc
+# Console log level 1: a kernel message printed in the middle of a var line
+# would split its hex (the kernel writes to ttyS0 between two of our writes).
+echo 1 > /proc/sys/kernel/printk
 $bb mount -t sysfs sysfs /sys
 $bb insmod /efivarfs.ko
 $bb mount -t efivarfs efivarfs /sys/firmware/efi/efivars
@@ -302,9 +305,20 @@ def linux_vars(console):
     found = {}
     for l in lines:
         parts = l.split()
-        if parts[1] == "var":
+        if parts[1] != "var" or len(parts) < 3:
+            continue
+        try:
             found[parts[2]] = bytes.fromhex(parts[3] if len(parts) > 3 else "")
+        except ValueError:
+            # Something else wrote into the line: the variable is named as
+            # unreadable rather than decoded wrong.
+            found[parts[2]] = None
     return found
+
+
+def damaged_vars(files):
+    """Names whose printed bytes could not be read back."""
+    return sorted(n for n, v in files.items() if v is None)
 
 
 def make_key(workdir):
@@ -345,6 +359,9 @@ STAGE_INIT = """#!/bin/sh
 bb=/bin/busybox
 $bb mkdir -p /proc /sys /dev /tmp /boot/efi /var/lib
 $bb mount -t proc proc /proc
+# Console log level 1: a kernel message printed in the middle of a var line
+# would split its hex (the kernel writes to ttyS0 between two of our writes).
+echo 1 > /proc/sys/kernel/printk
 $bb mount -t sysfs sysfs /sys
 $bb mount -t devtmpfs devtmpfs /dev
 $bb insmod /efivarfs.ko
@@ -620,6 +637,10 @@ def rehearse_in(args, say, workdir):
     if files is None:
         raise RehearsalError("boot 2: Linux did not print its variables (status %d):\n%s"
                              % (second.status, second.console[-2000:]))
+    if damaged_vars(files):
+        raise RehearsalError("boot 2: Linux printed %s, but its line was cut by other console "
+                             "output (not hex):\n%s" % (", ".join(damaged_vars(files)),
+                                                        second.console[-2000:]))
     say("  Linux: %s" % (", ".join("%s (%d bytes)" % (n.split("-")[0], len(v))
                                    for n, v in sorted(files.items())) or "no MembootResults"))
     if files:
