@@ -159,16 +159,32 @@ static uint64_t check(volatile const uint64_t *p, uint64_t phys, uint64_t words,
 uint64_t memtest_pass(uint64_t *mem, uint64_t phys, uint64_t words, uint64_t pattern,
 		      const struct memtest_ops *ops)
 {
-	if (ops->store == MEMTEST_STORE_NT)
-		memtest_store_nt(mem, words, pattern);
-	else
-		write_plain(mem, words, pattern);
+	uint64_t bad = 0;
+
+	/* The whole range is written before any of it is read back (what a
+	 * pass tests is that the range kept its pattern), in blocks with a
+	 * sign of life between them. */
+	for (uint64_t i = 0; i < words; i += MEMTEST_ALIVE_WORDS) {
+		uint64_t n = words - i < MEMTEST_ALIVE_WORDS ? words - i : MEMTEST_ALIVE_WORDS;
+		if (ops->store == MEMTEST_STORE_NT)
+			memtest_store_nt(mem + i, n, pattern);
+		else
+			write_plain(mem + i, n, pattern);
+		if (ops->alive)
+			ops->alive();
+	}
 	/* Non-temporal stores are weakly ordered: all of them are out before
 	 * the first read (and before another CPU looks, if one ever does). */
 	arch_fence_store();
 	if (ops->after_write)
 		ops->after_write(ops->ctx, pattern);
-	return check(mem, phys, words, pattern, ops);
+	for (uint64_t i = 0; i < words; i += MEMTEST_ALIVE_WORDS) {
+		uint64_t n = words - i < MEMTEST_ALIVE_WORDS ? words - i : MEMTEST_ALIVE_WORDS;
+		bad += check(mem + i, phys + i * 8, n, pattern, ops);
+		if (ops->alive)
+			ops->alive();
+	}
+	return bad;
 }
 
 uint64_t memtest_range(uint64_t *mem, uint64_t phys, uint64_t words, uint32_t passes,
@@ -178,8 +194,6 @@ uint64_t memtest_range(uint64_t *mem, uint64_t phys, uint64_t words, uint32_t pa
 
 	for (uint32_t i = 0; i < passes; i++) {
 		bad += memtest_pass(mem, phys, words, memtest_pass_pattern(passes, i), ops);
-		if (ops->pass_done)
-			ops->pass_done();
 	}
 	return bad;
 }

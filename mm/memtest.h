@@ -49,6 +49,10 @@ struct memtest_fault {
 
 enum memtest_store { MEMTEST_STORE_PLAIN = 0, MEMTEST_STORE_NT };
 
+/* 256 KiB: a block a CPU writes or checks in well under a millisecond,
+ * even under emulation, between two signs of life. */
+#define MEMTEST_ALIVE_WORDS (32768ULL)
+
 /* What a test of one range needs besides the range. */
 struct memtest_ops {
 	enum memtest_store store;
@@ -61,9 +65,11 @@ struct memtest_ops {
 	/* Host tests only (NULL in the kernel): after each pass's writes, before
 	 * its reads, to change memory as a failing DIMM would. */
 	void (*after_write)(void *ctx, uint64_t pattern);
-	/* Optional: after each pass of memtest_range(), a sign of life (the
-	 * kernel: job_progress(), so a long test is not taken for a lost CPU). */
-	void (*pass_done)(void);
+	/* Optional: a sign of life after each MEMTEST_ALIVE_WORDS words written
+	 * or checked (the kernel: job_progress(), so a CPU testing a long step
+	 * is never silent for longer than a block takes: a slow CPU is not
+	 * taken for a lost one). */
+	void (*alive)(void);
 	void *ctx;
 };
 

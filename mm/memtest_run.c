@@ -117,7 +117,7 @@ static uint32_t test_piece(void *ctx, uint32_t node, uint64_t start_pfn, uint64_
 	const struct memtest_ops ops = {
 		.store = mt->store, .faults = set->faults,
 		.nr_faults = set->nr_faults, .fault_hit = mt->fault_hit,
-		.bad = on_bad, .pass_done = job_progress, .ctx = &p,
+		.bad = on_bad, .alive = job_progress, .ctx = &p,
 	};
 	uint64_t bytes = (end_pfn - start_pfn) << PAGE_SHIFT;
 	uint64_t t0 = job_platform_ticks(), errors, t1;

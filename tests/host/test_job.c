@@ -347,6 +347,69 @@ static void test_slow_cpu_is_not_lost(void **state)
 		assert_int_equal(counts[u], 1);
 }
 
+/* A CPU silent past the deadline inside a step (counted lost), which then
+ * works on, with signs of life, for several deadlines before it ends the
+ * step: the deadline measures silence, so the job waits for it and tells
+ * it slow, not lost; nothing is named undone. */
+static const uint64_t slow_deadline_ns = 200 * 1000000ULL;
+static volatile uint32_t slow_cpu = JOB_NO_OWNER;
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000ULL), (long)(ns % 1000000000ULL) };
+	nanosleep(&ts, NULL);
+}
+
+static void count_with_one_long_step(void *arg, uint64_t s, uint64_t e)
+{
+	uint32_t none = JOB_NO_OWNER, cpu = job_platform_this_cpu();
+
+	(void)arg;
+	if (cpu != 3 && job_platform_node(cpu) == 1 &&
+	    __atomic_compare_exchange_n(&slow_cpu, &none, cpu, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE)) {
+		/* Silent for 1.5 deadlines: counted lost, then silent less than
+		 * a deadline more, then 4 deadlines of slow work. */
+		sleep_ns(3 * slow_deadline_ns / 2);
+		for (int k = 0; k < 40; k++) {
+			sleep_ns(slow_deadline_ns / 10);
+			job_progress();
+		}
+	}
+	count_once(arg, s, e);
+}
+
+static void test_slow_cpu_inside_a_long_step_is_told_slow(void **state)
+{
+	static struct job j;
+	static struct job_state st;
+	uint32_t lost_before = job_lost_cpus();
+
+	(void)state;
+	host_log_reset();
+	memset(counts, 0, sizeof(counts));
+	units_twice = 0;
+	slow_cpu = JOB_NO_OWNER;
+	j = (struct job){ .name = "longstep", .start = 0, .size = 20000, .align = 16,
+			  .min_chunk = 2000, .node = 1, .fn = count_with_one_long_step,
+			  .chunk_states = chunk_states, .chunk_states_cap = 64, .step = 64,
+			  .deadline_ns = slow_deadline_ns };
+	job_start(&j, &st);
+	job_wait(&st);
+	assert_true(slow_cpu != JOB_NO_OWNER);
+	assert_true(host_log_contains("counted lost"));
+	/* It answered before the story was told: back, not lost, nothing undone. */
+	assert_int_equal(job_report_lost(&st), 0);
+	assert_int_equal(st.came_back, 1);
+	assert_int_equal(st.abandoned_units, 0);
+	assert_int_equal(job_lost_cpus(), lost_before);
+	assert_true(host_log_contains("slow, not lost"));
+	assert_false(host_log_contains("left undone"));
+	assert_int_equal(units_twice, 0);
+	for (uint64_t u = 0; u < 20000; u++)
+		assert_int_equal(counts[u], 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -358,6 +421,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_vanished_cpu_its_node_finishes, up, down),
 		cmocka_unit_test_setup_teardown(test_vanished_cpu_alone_on_its_node, up_lonely, down),
 		cmocka_unit_test_setup_teardown(test_slow_cpu_is_not_lost, up, down),
+		cmocka_unit_test_setup_teardown(test_slow_cpu_inside_a_long_step_is_told_slow, up,
+						down),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

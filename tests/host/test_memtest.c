@@ -173,6 +173,52 @@ static void test_passes_match_the_model(void **state)
 	free(ref);
 }
 
+/* A range longer than a block of MEMTEST_ALIVE_WORDS: a sign of life after
+ * each block written and each block checked (a CPU testing a long step is
+ * never silent for long), and faults on both sides of a block's edge found
+ * as in one piece. */
+static uint32_t alive_calls;
+
+static void count_alive(void)
+{
+	alive_calls++;
+}
+
+static void test_signs_of_life_inside_a_pass(void **state)
+{
+	const uint64_t words = 2 * MEMTEST_ALIVE_WORDS + 1000;   /* 3 blocks, the last short */
+	const uint64_t edge = PHYS + MEMTEST_ALIVE_WORDS * 8;
+	const struct memtest_fault inj[] = {
+		{ edge - 8, 0x1, 0x1 },          /* last word of block 0 */
+		{ edge, 0x2, 0x0 },              /* first word of block 1 */
+		{ PHYS + (words - 1) * 8, 0x4, 0x4 },   /* last word of the range */
+	};
+	uint64_t *buf = aligned_alloc(64, words * 8);
+	static struct run got;
+	static volatile uint8_t hit[3];
+	const struct memtest_ops ops = { .store = MEMTEST_STORE_PLAIN, .faults = inj,
+					 .nr_faults = 3, .fault_hit = hit, .bad = record_bad,
+					 .alive = count_alive, .ctx = &got };
+
+	(void)state;
+	memset(&got, 0, sizeof(got));
+	alive_calls = 0;
+	/* Pattern ~0: the stuck-at-0 bit shows; pattern 0: the two stuck at 1. */
+	assert_int_equal(memtest_pass(buf, PHYS, words, ~0ULL, &ops), 1);
+	assert_int_equal(alive_calls, 6);   /* 3 blocks written, 3 checked */
+	assert_true(got.seen[0].phys == edge && got.seen[0].read == ~0x2ULL);
+	assert_int_equal(memtest_pass(buf, PHYS, words, 0, &ops), 2);
+	assert_true(got.seen[1].phys == edge - 8 && got.seen[1].read == 0x1);
+	assert_true(got.seen[2].phys == PHYS + (words - 1) * 8 && got.seen[2].read == 0x4);
+	for (int k = 0; k < 3; k++)
+		assert_int_equal(hit[k], 1);
+	alive_calls = 0;
+	/* 0xaa.., 0x55.., ~0, 0: each fault shows under two of them. */
+	assert_int_equal(memtest_range(buf, PHYS, words, 4, &ops), 6);
+	assert_int_equal(alive_calls, 4 * 6);
+	free(buf);
+}
+
 /* A stuck-at-1 bit is invisible to the all-ones pattern, a stuck-at-0 to
  * zeros: the checker sees what a DIMM would show. */
 static void test_stuck_bits_show_only_against_the_other_value(void **state)
@@ -421,6 +467,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_linux_pattern_order),
 		cmocka_unit_test(test_passes_match_the_model),
+		cmocka_unit_test(test_signs_of_life_inside_a_pass),
 		cmocka_unit_test(test_stuck_bits_show_only_against_the_other_value),
 		cmocka_unit_test(test_bad_page_set),
 		cmocka_unit_test(test_keys),

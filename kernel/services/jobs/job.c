@@ -572,11 +572,13 @@ static void rescue_check(struct job_state *st, uint32_t self)
 }
 
 /*
- * Before the job's story is told: each CPU counted lost gets one more
- * deadline from its orphaning to answer again (a CPU held up inside a long
- * step, or only just too long between two), so one that was only slow is
- * told so, and the step it was inside is not named undone. A CPU still
- * silent then stays lost; the wait is at most one deadline.
+ * Before the job's story is told: each CPU counted lost gets time to answer
+ * again, as long as it keeps giving signs of life (job_progress() from
+ * inside a long step: a memory test's pass over a step's range), so one
+ * that was only slow is told so, and the step it was inside is not named
+ * undone. The deadline measures silence, not a slow CPU: a CPU silent for
+ * a whole deadline (from its orphaning or its last sign of life, whichever
+ * is later) stays lost.
  */
 static void wait_for_lost(struct job_state *st)
 {
@@ -589,8 +591,8 @@ static void wait_for_lost(struct job_state *st)
 			continue;
 		while (!__atomic_load_n(&cs->back_ticks, __ATOMIC_ACQUIRE)) {
 			uint64_t now = job_platform_ticks();
-			if (now >= cs->lost_ticks &&
-			    job_platform_ticks_to_ns(now - cs->lost_ticks) >= j->deadline_ns)
+			uint64_t seen = last_heard(cs->claimed_by, cs->lost_ticks, now);
+			if (now >= seen && job_platform_ticks_to_ns(now - seen) >= j->deadline_ns)
 				break;
 			job_platform_relax();
 		}
