@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "a64/gic.h"
 #include "a64/sysregs.h"
 #include "a64/trap.h"
 #include "arch/fault.h"
@@ -125,6 +126,11 @@ void arm64_trap(struct a64_frame *f, uint64_t vector)
 			f->elr = (uint64_t)arch_probe_write_fixup;
 			return;
 		}
+	}
+	/* An interrupt at EL1: the GIC's wake SGI (idle CPUs, arch/arm64/smp.c). */
+	if ((vector & 3) == 1 && vector < 8) {
+		arm64_gic_irq();
+		return;
 	}
 	if (sync && vector < 4 && (ec == ESR_EC_DABT_CUR || ec == ESR_EC_IABT_CUR) &&
 	    page_fault_hook(f, ec))

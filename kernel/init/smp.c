@@ -14,6 +14,7 @@
 #include "arch/smp.h"
 #include "arch/counter.h"
 #include "arch/map.h"
+#include "kernel/firmware/dt.h"
 #include "kernel/services/console.h"
 #include "kernel/services/log.h"
 #include "kernel/init/pagetables.h"
@@ -423,10 +424,22 @@ report:
  * (console_defer_copy(): kernel/init/phase.c says why), or at once when it
  * is a warning (a request refused).
  */
-static void setup_start(const struct discovered_acpi *acpi, const struct numa_topology *topo)
+static void setup_start(const struct discovered_acpi *acpi, const struct dt_machine *dt,
+			const struct numa_topology *topo)
 {
 	struct arch_smp_firmware fw = { .have_table = acpi->have_madt };
 	bool urgent;
+
+	if (dt && dt->psci && !dt->psci_bad_method) {
+		fw.start_call = dt->psci_hvc ? ARCH_FW_CALL_HVC : ARCH_FW_CALL_SMC;
+		fw.start_fn = dt->psci_cpu_on;
+	}
+	if (dt && dt->gic_v3) {
+		fw.irqc_dist = dt->gicd_base;
+		for (uint32_t i = 0; i < dt->nr_gicr && i < ARCH_SMP_MAX_IRQC_REGIONS; i++)
+			fw.irqc_regions[fw.nr_irqc_regions++] = (typeof(fw.irqc_regions[0])){
+				dt->gicr[i].base, dt->gicr[i].bytes };
+	}
 
 	for (uint32_t i = 0; acpi->have_madt && i < acpi->madt.nr_cpus; i++)
 		fw.ext_entries |= acpi->madt.cpus[i].ext_id;
@@ -472,8 +485,8 @@ static uint32_t nmi_pins_of(const struct discovered_acpi *acpi, const struct num
  * CPUs, and with them the CPUs that initialise its memory. Logical ids are
  * dense over the chosen CPUs, in topology order (the boot CPU is 0).
  */
-void init_smp(const struct discovered_acpi *acpi, const struct numa_topology *topo,
-	      struct physmem *pm, const struct smp_settings *set, struct smp_report *rep)
+void init_smp(const struct discovered_acpi *acpi, const struct dt_machine *dt,
+	      const struct numa_topology *topo, struct physmem *pm, const struct smp_settings *set, struct smp_report *rep)
 {
 	uint32_t limit = set->nosmp ? 1 : (uint32_t)set->maxcpus;
 	uint32_t nc = 0, kept, n = 0, quota[NUMA_MAX_NODES];
@@ -485,7 +498,7 @@ void init_smp(const struct discovered_acpi *acpi, const struct numa_topology *to
 		.nosmp = set->nosmp, .maxcpus = set->maxcpus, .counter_skew = set->tsc_skew,
 	};
 
-	setup_start(acpi, topo);
+	setup_start(acpi, dt, topo);
 	for (uint32_t i = 0; i < topo->nr_cpus; i++) {
 		const struct numa_cpu *c = &topo->cpus[i];
 		const char *why = c->present && i > 0 ? arch_smp_unreachable(c->hwid) : NULL;
