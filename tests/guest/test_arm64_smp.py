@@ -1,0 +1,114 @@
+"""arm64's CPUs under QEMU virt (GICv3, -cpu max, the device tree in x0):
+every CPU started through PSCI CPU_ON in parallel and woken by the GIC's
+SGI (arch/arm64/smp.c, gic.c), each node's memory initialised by its own
+CPUs, the start-up keys (maxcpus=, memboot.smp_skip_apic with an MPIDR) and
+a CPU lost in the middle of memory init (memboot.fault=ap-park).
+
+About 20 s in all under TCG on a 2-core host (the 128-vCPU boot about 5 s).
+"""
+import re
+
+from guest import records
+from mbtools import facts
+from test_arm64 import boot_arm64, check_census
+
+CPU_LOST = next(s for s, sym in facts.EXIT_SYMBOLS.items() if sym == "EXIT_CPU_LOST")
+
+
+def mpidr(cpu):
+    """QEMU virt's MPIDR affinity with a GICv3: Aff0 = index mod 16, Aff1 = index / 16."""
+    return (cpu // 16) << 8 | cpu % 16
+
+
+def check_every_cpu_up(b, nodes, per_node):
+    n = nodes * per_node
+    smp = b.one("smp")
+    assert (smp["cpus"], smp["failed"], smp["nodes"]) == (n, 0, nodes), smp
+    assert smp["bringup"] == "parallel", smp
+    assert records.cpu_list(smp["online"]) == list(range(n)), smp
+    ups = sorted(b.all("cpu_up"), key=lambda r: r["cpu"])
+    assert [(r["cpu"], r["apic_id"], r["node"]) for r in ups] == \
+        [(i, mpidr(i), i // per_node) for i in range(n)], ups
+    inits = {r["node"]: r for r in b.all("node_init")}
+    assert sorted(inits) == list(range(nodes)), inits
+    check_census(b)
+    return inits
+
+
+def test_arm64_every_cpu_up_four_by_four_each_node_by_its_cpus():
+    """4 nodes x 4 CPUs x 1 GiB: all 16 up; memboot.trace's chunks each on
+    a CPU of the chunk's node, and the node's CPUs offered to it; the
+    job self-test's jobs run on more than one CPU (the SGI wakes them)."""
+    b = boot_arm64(nodes=4, cpus_per_node=4, timeout=120,
+                   append="memboot.trace memboot.selftest=jobs")
+    done = b.expect_ok()
+    assert done["warnings"] == 0 and done["errors"] == 0, (done, b.all("warning"))
+    inits = check_every_cpu_up(b, 4, 4)
+    cpu_node = {c["cpu"]: c["node"] for c in b.all("cpu_up")}
+    chunks = [c for c in b.all("chunk") if c.get("job") == "meminit"]
+    assert chunks
+    for c in chunks:
+        assert cpu_node[c["cpu"]] == c["node"], c
+    assert any(len({c["cpu"] for c in chunks if c["node"] == n}) > 1 for n in inits), chunks
+    for n, r in inits.items():
+        assert 3 <= r["cpus"] <= 4 and r["lost_cpus"] == 0, r
+    jobs = b.all("job")
+    assert jobs and all(j["bad_units"] == 0 for j in jobs), jobs
+    assert any(j["threads"] > 1 for j in jobs if j["size"] >= 4096), jobs
+    assert b.one("selftest") == {"event": "selftest", "name": "jobs", "ok": True}
+
+
+def test_arm64_128_cpus_in_four_nodes():
+    """QEMU's virt puts 123 redistributors in its first region: CPUs 123
+    and up are found in the second one, above 4 GiB."""
+    b = boot_arm64(nodes=4, cpus_per_node=32, mem_per_node="256M", timeout=300)
+    b.expect_ok()
+    check_every_cpu_up(b, 4, 32)
+    assert "2 redistributor regions" in b.console, b.tail()
+
+
+def test_arm64_init_threads_one_against_all():
+    b = boot_arm64(nodes=2, cpus_per_node=2, append="memboot.init_threads=1")
+    b.expect_ok()
+    inits = check_every_cpu_up(b, 2, 2)
+    assert all(r["threads"] == 1 for r in inits.values()), inits
+    b = boot_arm64(nodes=2, cpus_per_node=2, append="memboot.init_threads=all")
+    b.expect_ok()
+    inits = check_every_cpu_up(b, 2, 2)
+    # As on x86_64 (test_meminit.py): every CPU offered to each node, one AP
+    # possibly still busy with the clock check: 3 or 4.
+    assert all(3 <= r["cpus"] <= 4 and 1 <= r["threads"] <= r["cpus"]
+               for r in inits.values()), inits
+
+
+def test_arm64_maxcpus_balanced_and_a_cpu_that_never_answers():
+    """maxcpus=4 of 2 x 4 keeps two on each node; memboot.smp_skip_apic
+    takes an MPIDR: that CPU is never sent CPU_ON, named after the
+    timeout, and the boot goes on with the others."""
+    b = boot_arm64(nodes=2, cpus_per_node=4, mem_per_node="512M", append="maxcpus=4")
+    b.expect_ok()
+    smp = b.one("smp")
+    assert (smp["cpus"], smp["skipped"]) == (4, 4), smp
+    assert sorted(r["node"] for r in b.all("cpu_up")) == [0, 0, 1, 1], b.all("cpu_up")
+    b = boot_arm64(nodes=2, cpus_per_node=2, mem_per_node="512M",
+                   append="memboot.smp_skip_apic=2 memboot.smp_timeout_ms=300")
+    done = b.expect_ok()
+    smp = b.one("smp")
+    assert (smp["cpus"], smp["failed"], records.cpu_list(smp["online"])) == (3, 1, [0, 1, 3]), smp
+    assert "(MPIDR 0x2) did not answer within 300 ms" in b.console, b.tail()
+    assert done["errors"] == 1, done
+    check_census(b)
+
+
+def test_arm64_cpu_parked_during_meminit():
+    """memboot.fault=ap-park: an AP stops for good in the middle of its
+    chunk; the boot ends with status 6 (cpu lost), the CPU named, its chunk
+    finished by others, the census clean."""
+    b = boot_arm64(nodes=2, cpus_per_node=2, mem_per_node="512M", timeout=120,
+                   append="memboot.fault=ap-park memboot.init_deadline_ms=300")
+    done = b.expect_status(CPU_LOST)
+    assert done["status"] == CPU_LOST == 6, done
+    m = re.search(r"fault: CPU (\d+) stops answering in the middle of its meminit chunk", b.console)
+    assert m and int(m.group(1)) != 0, b.tail()
+    assert re.search(r"job meminit: CPU %s made no progress for \d+ ms" % m.group(1), b.console)
+    check_census(b)
