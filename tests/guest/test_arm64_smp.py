@@ -112,3 +112,20 @@ def test_arm64_cpu_parked_during_meminit():
     assert m and int(m.group(1)) != 0, b.tail()
     assert re.search(r"job meminit: CPU %s made no progress for \d+ ms" % m.group(1), b.console)
     check_census(b)
+
+
+def test_arm64_fault_on_a_started_cpu_names_it():
+    """An exception on CPU 1 (memboot.fault=ap-ud, ap-guard) is reported as
+    CPU 1's, with a backtrace through that CPU's own stack; the guard page
+    below its stack is unmapped (FAR the address read)."""
+    b = boot_arm64(nodes=1, cpus_per_node=2, mem_per_node="512M", append="memboot.fault=ap-ud")
+    assert b.expect_status(2)["reason"] == "undefined instruction"
+    assert re.search(r"exception: .*undefined instruction .* on CPU 1(?!\d)", b.console), b.tail()
+    trace = b.console.split("Call Trace", 1)[1].split("\n")[1:4]
+    assert all("[<" in line for line in trace), trace
+    b = boot_arm64(nodes=1, cpus_per_node=2, mem_per_node="512M", append="memboot.fault=ap-guard")
+    assert b.expect_status(2)["reason"] == "data abort"
+    m = re.search(r"reading its stack guard page at (0x[0-9a-f]+)", b.console)
+    assert m, b.tail()
+    assert "(FAR) %s: kernel read, translation fault" % m.group(1) in b.console, b.tail()
+    assert re.search(r"exception: .*data abort .* on CPU 1(?!\d)", b.console), b.tail()
