@@ -132,27 +132,14 @@ at_el1:
 	 * PML4 holds both. */
 	msr	ttbr0_el1, x9
 	msr	ttbr1_el1, x9
-	isb
-	tlbi	vmalle1
-	dsb	nsh
-	isb
 	ldr	x11, =SCTLR_EL1_MMU_ON
-	msr	sctlr_el1, x11
-	isb
-	ic	iallu
-	dsb	nsh
-	isb
+	mmu_enable x11
 
 	adr_l	x9, arm64_vectors
 	msr	vbar_el1, x9
 	adr_l	x9, arm64_exception_stack_top
-	mov	sp, x9                  /* SP_EL1: exceptions */
-	msr	spsel, #0
-	adr_l	x9, boot_stack_top
-	mov	sp, x9                  /* SP_EL0: the kernel */
-	mov	x29, xzr
-	mov	x30, xzr
-	isb
+	adr_l	x10, boot_stack_top
+	set_stacks x9, x10
 	mov	x0, x19
 	mov	x1, x20
 	bl	kernel_main

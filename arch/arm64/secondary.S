@@ -32,28 +32,15 @@ arm64_secondary_entry:
 	ldp	x11, x12, [x10, #16]
 	msr	ttbr0_el1, x11
 	msr	ttbr1_el1, x12
-	isb
-	tlbi	vmalle1
-	dsb	nsh
-	isb
 	ldr	x11, [x10, #32]
-	msr	sctlr_el1, x11
-	isb
-	ic	iallu
-	dsb	nsh
-	isb
+	mmu_enable x11
 
 	adr_l	x9, arm64_vectors
 	msr	vbar_el1, x9
 	msr	tpidr_el1, x19
 	ldr	x9, [x19, #A64_PERCPU_EXC_TOP]
-	mov	sp, x9                  /* SP_EL1: exceptions */
-	msr	spsel, #0
-	ldr	x9, [x19, #A64_PERCPU_STACK_TOP]
-	mov	sp, x9                  /* SP_EL0: the kernel */
-	mov	x29, xzr
-	mov	x30, xzr
-	isb
+	ldr	x10, [x19, #A64_PERCPU_STACK_TOP]
+	set_stacks x9, x10
 	mov	x0, x19
 	bl	arm64_ap_main
 1:	wfi

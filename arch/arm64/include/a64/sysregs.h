@@ -52,6 +52,31 @@
 	adrp	\reg, \sym
 	add	\reg, \reg, :lo12:\sym
 	.endm
+
+/* The translation registers written: stale TLB entries gone, then SCTLR_EL1
+ * from @reg (MMU and caches on), the instruction cache invalidated. */
+	.macro mmu_enable, reg
+	isb
+	tlbi	vmalle1
+	dsb	nsh
+	isb
+	msr	sctlr_el1, \reg
+	isb
+	ic	iallu
+	dsb	nsh
+	isb
+	.endm
+
+/* SP_EL1 (exceptions) from @exc, then SP_EL0 (the kernel, SPSel 0) from
+ * @kern; no caller frame for the backtrace. */
+	.macro set_stacks, exc, kern
+	mov	sp, \exc
+	msr	spsel, #0
+	mov	sp, \kern
+	mov	x29, xzr
+	mov	x30, xzr
+	isb
+	.endm
 #endif
 
 #endif
