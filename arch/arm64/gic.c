@@ -52,6 +52,8 @@
 #define ICC_IAR1_EL1 "S3_0_C12_C12_0"
 #define ICC_EOIR1_EL1 "S3_0_C12_C12_1"
 
+#define MAX_REGION_BYTES (1ULL << 30)
+
 /* Register polls: far beyond what hardware or QEMU takes. */
 #define POLL_LIMIT 10000000u
 
@@ -96,6 +98,10 @@ const char *arm64_gic_setup(const struct arch_smp_firmware *fw)
 	for (uint32_t i = 0; i < fw->nr_irqc_regions; i++) {
 		if (!fw->irqc_regions[i].bytes)
 			continue;
+		/* 4096 CPUs' frames of 256 KiB: beyond it the tables are wrong,
+		 * and walking it would read what is not there. */
+		if (fw->irqc_regions[i].bytes > MAX_REGION_BYTES)
+			return "a GICv3 redistributor region is larger than 1 GiB: the firmware's tables are wrong";
 		if (!arm64_map_device(fw->irqc_regions[i].base, fw->irqc_regions[i].bytes))
 			return "a GICv3 redistributor region could not be mapped";
 		regions[nr_regions].base = fw->irqc_regions[i].base;

@@ -16,6 +16,7 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "a64/gic.h"
 #include "a64/percpu.h"
@@ -55,18 +56,27 @@ bool arch_smp_setup(const struct arch_smp_firmware *fw)
 	boot_hwid = arch_cpu_hwid();
 	why_not = NULL;
 	if (fw->start_call == ARCH_FW_CALL_NONE) {
-		why_not = "is not started: the firmware names no PSCI method (the device tree's /psci)";
+		why_not = "the firmware names no PSCI method (the device tree's /psci)";
 		return true;
 	}
 	a64_psci_smc = fw->start_call == ARCH_FW_CALL_SMC;
 	cpu_on_fn = fw->start_fn ? fw->start_fn : PSCI_CPU_ON_64;
 	why_not = arm64_gic_setup(fw);
+	/* The boot CPU's own interface now: the others are refused if it fails. */
+	if (!why_not && !arm64_gic_init_cpu())
+		why_not = "the boot CPU's GIC could not be set up";
 	return why_not != NULL;
 }
 
+/* The phrase after a refused CPU's id. */
+static char unreachable_phrase[160];
+
 const char *arch_smp_unreachable(uint32_t hwid)
 {
-	return hwid == boot_hwid ? NULL : why_not;
+	if (hwid == boot_hwid || !why_not)
+		return NULL;
+	snprintf(unreachable_phrase, sizeof(unreachable_phrase), "is not started: %s", why_not);
+	return unreachable_phrase;
 }
 
 void arch_smp_report(void *arg)
@@ -87,9 +97,7 @@ void arch_smp_report(void *arg)
 
 void arch_smp_init_boot_cpu(uint32_t fw_nmi_pins)
 {
-	(void)fw_nmi_pins;
-	if (!why_not && !arm64_gic_init_cpu())
-		why_not = "is not started: the boot CPU's GIC could not be set up";
+	(void)fw_nmi_pins;     /* its GIC is set up with the decision (arch_smp_setup()) */
 }
 
 size_t arch_smp_low_page_bytes(void)

@@ -6,11 +6,15 @@ a CPU lost in the middle of memory init (memboot.fault=ap-park).
 
 About 20 s in all under TCG on a 2-core host (the 128-vCPU boot about 5 s).
 """
+import os
 import re
+import struct
+import subprocess
+import tempfile
 
-from guest import records
+from guest import ROOT, mbboot, records
 from mbtools import facts
-from test_arm64 import boot_arm64, check_census
+from test_arm64 import IMAGE, boot_arm64, check_census
 
 CPU_LOST = next(s for s, sym in facts.EXIT_SYMBOLS.items() if sym == "EXIT_CPU_LOST")
 
@@ -129,3 +133,45 @@ def test_arm64_fault_on_a_started_cpu_names_it():
     assert m, b.tail()
     assert "(FAR) %s: kernel read, translation fault" % m.group(1) in b.console, b.tail()
     assert re.search(r"exception: .*data abort .* on CPU 1(?!\d)", b.console), b.tail()
+
+
+def _patched_tree(tmp, old, new):
+    """QEMU's own tree for 1 node x 2 CPUs (-machine dumpdtb) with the
+    bytes @old replaced by @new, the same length: given back with -dtb."""
+    path = os.path.join(tmp, "virt.dtb")
+    argv = mbboot.run_argv(arch="arm64", image=IMAGE, nodes=1, cpus_per_node=2,
+                           mem_per_node="512M", qemu_args=["-machine", "dumpdtb=" + path])
+    subprocess.run(argv, cwd=ROOT, capture_output=True, timeout=60)
+    with open(path, "rb") as f:
+        blob = f.read()
+    assert blob.count(old) == 1 and len(old) == len(new), (old, blob.count(old))
+    # Cut to the blocks' end (the dump is padded to 1 MiB, which QEMU's own
+    # additions would push past what memboot reads of a tree).
+    off_struct, off_strings = struct.unpack(">II", blob[8:16])
+    size_strings, size_struct = struct.unpack(">II", blob[32:40])
+    used = max(off_struct + size_struct, off_strings + size_strings)
+    blob = blob[:4] + struct.pack(">I", used) + blob[8:used]
+    bad = os.path.join(tmp, "bad.dtb")
+    with open(bad, "wb") as f:
+        f.write(blob.replace(old, new))
+    return bad
+
+
+def test_arm64_tree_without_a_gic_or_with_a_wrong_one_starts_one_cpu_named():
+    """No GICv3 in the tree (its compatible changed), or a redistributor
+    region of 4 GiB: CPU 1 stays down with the reason, the boot goes on.
+    (QEMU rewrites /psci in any tree it is given: no case for it.)"""
+    gicr = struct.pack(">IIII", 0, 0x80a0000, 0, 0xf60000)
+    cases = [(b"arm,gic-v3\0", b"arm,gic-v9\0", "the firmware names no GICv3"),
+             (gicr, struct.pack(">IIII", 0, 0x80a0000, 1, 0),
+              "a GICv3 redistributor region is larger than 1 GiB")]
+    for old, new, why in cases:
+        with tempfile.TemporaryDirectory() as tmp:
+            b = boot_arm64(nodes=1, cpus_per_node=2, mem_per_node="512M",
+                           qemu_args=["-dtb", _patched_tree(tmp, old, new)])
+            b.expect_ok()
+        smp = b.one("smp")
+        assert (smp["cpus"], smp["failed"]) == (1, 0), smp
+        assert "MPIDR ID 0x1 is not started: %s" % why in b.console, b.tail()
+        assert "smp: 1 CPU cannot be started: %s" % why in b.console, b.tail()
+        check_census(b)
