@@ -171,8 +171,8 @@ static uint64_t mpidr_of(uint32_t hwid)
 }
 
 /* CPU_ON for each of @hwids, one call each, without waiting for any: a
- * CPU the firmware refuses is named with PSCI's error, and phase smp then
- * gives up on it at its timeout. */
+ * CPU the firmware refuses is named with PSCI's error and settled as
+ * refused, so phase smp does not wait for it. */
 void arch_smp_start(const uint32_t *hwids, unsigned n, uint64_t page_phys)
 {
 	uint32_t at = 0;
@@ -192,9 +192,15 @@ void arch_smp_start(const uint32_t *hwids, unsigned n, uint64_t page_phys)
 		const int64_t r = a64_psci_call(cpu_on_fn, mpidr_of(hwids[i]),
 						(uint64_t)(uintptr_t)arm64_secondary_entry,
 						(uint64_t)(uintptr_t)pc);
-		if (r != 0)
-			pr_err("smp: PSCI CPU_ON for MPIDR 0x%x failed: %s (%lld)", hwids[i],
-			       psci_error(r), (long long)r);
+		if (r == 0)
+			continue;
+		pr_err("smp: PSCI CPU_ON for MPIDR 0x%x failed: %s (%lld)", hwids[i], psci_error(r),
+		       (long long)r);
+		/* Not waited for (arch/smp.h); a CPU that came up anyway (ON_PENDING
+		 * from an earlier call) has won already. */
+		uint32_t waiting = SMP_AP_WAITING;
+		__atomic_compare_exchange_n(&pc->state->boot_state, &waiting, SMP_AP_REFUSED, false,
+					    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 	}
 }
 

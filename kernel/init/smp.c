@@ -153,14 +153,15 @@ static bool settle(struct cpu_state *cs, uint64_t deadline_ns)
 {
 	uint32_t waiting = SMP_AP_WAITING;
 
-	while (__atomic_load_n(&cs->boot_state, __ATOMIC_ACQUIRE) != SMP_AP_ONLINE &&
+	while (__atomic_load_n(&cs->boot_state, __ATOMIC_ACQUIRE) == SMP_AP_WAITING &&
 	       ktime_ns() < deadline_ns)
 		arch_cpu_relax();
 	if (__atomic_compare_exchange_n(&cs->boot_state, &waiting, SMP_AP_ABANDONED,
 					false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return false;
-	/* @waiting holds the value that was there: ONLINE (the AP won), or
-	 * ABANDONED (settled before, serial bring-up). */
+	/* @waiting holds the value that was there: ONLINE (the AP won),
+	 * ABANDONED (settled before, serial bring-up) or REFUSED (the firmware
+	 * would not start it, arch_smp_start()). */
 	if (waiting != SMP_AP_ONLINE)
 		return false;
 	__atomic_store_n(&cs->online, 1, __ATOMIC_RELEASE);
@@ -308,7 +309,8 @@ static struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc 
 	 * - One word decides, cs->boot_state (struct cpu_state), moved away
 	 *   from SMP_AP_WAITING only by a compare-and-swap: the AP's (to
 	 *   ONLINE, percpu_ap_main() in kernel/services/percpu.c) or ours (to
-	 *   ABANDONED, at the timeout). A compare-and-swap is one atomic
+	 *   ABANDONED, at the timeout; to REFUSED in arch_smp_start(), when
+	 *   the firmware will not start it). A compare-and-swap is one atomic
 	 *   read-modify-write, and all of them on one object happen in one
 	 *   modification order (C11 5.1.2.4, "atomic read-modify-write
 	 *   operations shall always read the last value ... in the
@@ -387,6 +389,11 @@ static struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc 
 		}
 		cpu_states[i] = NULL;
 		res.failed++;
+		if (cs->boot_state == SMP_AP_REFUSED) {
+			pr_err("smp: CPU %u (" ARCH_HWID_NAME " 0x%x) was refused by the firmware; left out",
+			       i, cpus[i].hwid);
+			continue;
+		}
 		if (cs->kick_counter)
 			nr_abandoned++;
 		pr_err("smp: CPU %u (" ARCH_HWID_NAME " 0x%x) did not answer within %llu ms; left out",

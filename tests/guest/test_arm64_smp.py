@@ -135,6 +135,17 @@ def test_arm64_fault_on_a_started_cpu_names_it():
     assert re.search(r"exception: .*data abort .* on CPU 1(?!\d)", b.console), b.tail()
 
 
+def _reg_of_cpu_1(blob):
+    """A CPU node's reg = <1> in the structure block: FDT_PROP, length 4,
+    the offset of "reg" in the strings block, the value."""
+    off_strings, = struct.unpack(">I", blob[12:16])
+    size_strings, = struct.unpack(">I", blob[32:36])
+    strings = blob[off_strings:off_strings + size_strings]
+    name = next(i for i in range(len(strings))
+                if strings.startswith(b"reg\0", i) and (i == 0 or strings[i - 1] == 0))
+    return struct.pack(">IIII", 3, 4, name, 1), struct.pack(">IIII", 3, 4, name, 5)
+
+
 def _patched_tree(tmp, old, new):
     """QEMU's own tree for 1 node x 2 CPUs (-machine dumpdtb) with the
     bytes @old replaced by @new, the same length: given back with -dtb."""
@@ -144,6 +155,8 @@ def _patched_tree(tmp, old, new):
     subprocess.run(argv, cwd=ROOT, capture_output=True, timeout=60)
     with open(path, "rb") as f:
         blob = f.read()
+    if old is None:
+        old, new = _reg_of_cpu_1(blob)
     assert blob.count(old) == 1 and len(old) == len(new), (old, blob.count(old))
     # Cut to the blocks' end (the dump is padded to 1 MiB, which QEMU's own
     # additions would push past what memboot reads of a tree).
@@ -175,3 +188,23 @@ def test_arm64_tree_without_a_gic_or_with_a_wrong_one_starts_one_cpu_named():
         assert "MPIDR ID 0x1 is not started: %s" % why in b.console, b.tail()
         assert "smp: 1 CPU cannot be started: %s" % why in b.console, b.tail()
         check_census(b)
+
+
+def test_arm64_cpu_the_firmware_refuses_is_named_not_waited_for():
+    """The tree's second CPU renamed MPIDR 0x5, which QEMU does not have:
+    CPU_ON answers INVALID_PARAMETERS, named with the MPIDR, and the CPU
+    is left out at once (not after memboot.smp_timeout_ms)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        b = boot_arm64(nodes=1, cpus_per_node=2, mem_per_node="512M",
+                       append="memboot.smp_timeout_ms=20000",
+                       qemu_args=["-dtb", _patched_tree(tmp, None, None)])
+        done = b.expect_ok()
+    assert "smp: PSCI CPU_ON for MPIDR 0x5 failed: INVALID_PARAMETERS (-2)" in b.console, b.tail()
+    assert "smp: CPU 1 (MPIDR 0x5) was refused by the firmware; left out" in b.console, b.tail()
+    assert "did not answer" not in b.console, b.tail()
+    smp = b.one("smp")
+    assert (smp["cpus"], smp["failed"]) == (1, 1), smp
+    # The wait ended with the refusal, far before the 20 s timeout.
+    assert smp["wait_ns"] < 5 * 10**9, smp
+    assert done["errors"] == 2, done
+    check_census(b)

@@ -116,7 +116,10 @@ bool arch_smp_register(const struct cpu_state *cs);
  * a CPU already running ignores the second), one after another where the
  * firmware starts a CPU per call (PSCI CPU_ON, OPAL). Returns once every
  * start is sent, not when the CPUs run: each that does calls
- * percpu_ap_main(), and the caller waits for it there.
+ * percpu_ap_main(), and the caller waits for it there. A CPU the firmware
+ * refuses to start (PSCI's DENIED...) is named and settled at once: its
+ * cpu_state's boot_state moved from SMP_AP_WAITING to SMP_AP_REFUSED by
+ * compare-and-swap, so that the caller does not wait for it.
  */
 void arch_smp_start(const uint32_t *hwids, unsigned n, uint64_t page_phys);
 
