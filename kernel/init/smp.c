@@ -493,7 +493,8 @@ static uint32_t nmi_pins_of(const struct discovered_acpi *acpi, const struct num
  * dense over the chosen CPUs, in topology order (the boot CPU is 0).
  */
 void init_smp(const struct discovered_acpi *acpi, const struct dt_machine *dt,
-	      const struct numa_topology *topo, struct physmem *pm, const struct smp_settings *set, struct smp_report *rep)
+	      const struct numa_topology *topo, struct physmem *pm,
+	      const struct smp_settings *set, struct smp_report *rep)
 {
 	uint32_t limit = set->nosmp ? 1 : (uint32_t)set->maxcpus;
 	uint32_t nc = 0, kept, n = 0, quota[NUMA_MAX_NODES];
