@@ -1,7 +1,9 @@
 /*
  * secondary.S (arm64): where PSCI CPU_ON starts a CPU (arch/arm64/smp.c):
- * at EL1, MMU and caches off, x0 the context id, here the CPU's per-CPU
- * area (a64/percpu.h).
+ * at EL1, or at EL2 where the firmware enters the highest non-secure level
+ * (then it drops to EL1 as the boot CPU does, a64/sysregs.h), MMU and
+ * caches off, x0 the context id, here the CPU's per-CPU area
+ * (a64/percpu.h).
  *
  *  1. the boot CPU's MAIR, TCR, TTBR0/1 and SCTLR (arm64_smp_regs, cleaned
  *     to the point of coherency for this uncached read): the same map, MMU
@@ -18,8 +20,9 @@
 	.balign 8
 	.globl arm64_secondary_entry
 arm64_secondary_entry:
-	msr	daifset, #0xf
 	mov	x19, x0
+	drop_to_el1
+	msr	daifset, #0xf
 	ldr	x9, =SCTLR_EL1_RES1
 	msr	sctlr_el1, x9
 	isb

@@ -211,3 +211,17 @@ def test_arm64_cpu_the_firmware_refuses_is_named_not_waited_for():
     assert smp["wait_ns"] < 5 * 10**9, smp
     assert done["errors"] == 2, done
     check_census(b)
+
+
+def test_arm64_entered_at_el2_starts_every_cpu_at_el2_too():
+    """virtualization=on: QEMU enters the kernel at EL2, its PSCI is SMC and
+    starts each CPU at EL2; a started CPU drops to EL1 as the boot CPU does
+    (without that it ran the kernel at EL2, where the wake SGI never reached
+    it: memory init lost the CPU, status 5). Entered at EL2 the kernel takes
+    itself for hardware: no fw_cfg command line, no semihosting exit."""
+    b = boot_arm64(nodes=2, cpus_per_node=2, mem_per_node="512M",
+                   qemu_args=["-machine", "virt,gic-version=3,virtualization=on"])
+    b.expect_ok()
+    assert "PSCI CPU_ON (0xc4000003) over SMC" in b.console, b.tail()
+    inits = check_every_cpu_up(b, 2, 2)
+    assert all(r["lost_cpus"] == 0 for r in inits.values()), inits
