@@ -12,6 +12,7 @@
 #include "arch/cpu.h"
 #include "arch/memory.h"
 #include "arch/percpu.h"
+#include "a64/percpu.h"
 #include "kernel/services/log.h"
 #include "kernel/services/percpu.h"
 
@@ -120,12 +121,7 @@ struct arch_caches arch_caches(void)
 	return caches;
 }
 
-/* The arch area: TPIDR_EL1 points at it; word 1 is the struct cpu_state
- * (asm/percpu.h). */
-struct arm64_percpu {
-	struct arm64_percpu *self;
-	struct cpu_state *state;
-};
+/* The arch area (a64/percpu.h): TPIDR_EL1 points at it. */
 static struct arm64_percpu boot_percpu __attribute__((aligned(ARCH_PERCPU_ALIGN)));
 
 size_t arch_percpu_bytes(void)
@@ -140,6 +136,9 @@ void arch_percpu_init(void *area, struct cpu_state *cs, uint32_t fw_nmi_pins)
 	(void)fw_nmi_pins;
 	pc->self = pc;
 	pc->state = cs;
+	pc->stack_top = cs->stack_top;
+	pc->exc_top = (uint64_t)(uintptr_t)(pc->exc_stack + sizeof(pc->exc_stack));
+	pc->gicr = 0;
 	cs->arch = pc;
 }
 

@@ -70,32 +70,7 @@ entry:
 	lsr	x9, x9, #2
 	adr_l	x10, arm64_entry_el
 	str	x9, [x10]
-	cmp	x9, #2
-	b.ne	at_el1
-	/* EL2: EL1 is AArch64 (HCR_EL2.RW), reads the physical counter and
-	 * timer (CNTHCTL_EL2.EL1PCTEN/EL1PCEN), sees no virtual offset, the
-	 * real MIDR/MPIDR, and FP/SIMD is not trapped (CPTR_EL2). */
-	mov	x9, #HCR_EL2_RW
-	msr	hcr_el2, x9
-	mrs	x9, cnthctl_el2
-	orr	x9, x9, #3
-	msr	cnthctl_el2, x9
-	msr	cntvoff_el2, xzr
-	mrs	x9, midr_el1
-	msr	vpidr_el2, x9
-	mrs	x9, mpidr_el1
-	msr	vmpidr_el2, x9
-	mov	x9, #0x33ff
-	msr	cptr_el2, x9
-	msr	hstr_el2, xzr
-	ldr	x9, =SCTLR_EL1_RES1
-	msr	sctlr_el1, x9
-	mov	x9, #SPSR_EL1H_MASKED
-	msr	spsr_el2, x9
-	adr	x9, at_el1
-	msr	elr_el2, x9
-	eret
-at_el1:
+	drop_to_el1
 	msr	daifset, #0xf
 	ldr	x9, =SCTLR_EL1_RES1     /* MMU and caches off until the map is built */
 	msr	sctlr_el1, x9
@@ -151,27 +126,14 @@ at_el1:
 	 * PML4 holds both. */
 	msr	ttbr0_el1, x9
 	msr	ttbr1_el1, x9
-	isb
-	tlbi	vmalle1
-	dsb	nsh
-	isb
 	ldr	x11, =SCTLR_EL1_MMU_ON
-	msr	sctlr_el1, x11
-	isb
-	ic	iallu
-	dsb	nsh
-	isb
+	mmu_enable x11
 
 	adr_l	x9, arm64_vectors
 	msr	vbar_el1, x9
 	adr_l	x9, arm64_exception_stack_top
-	mov	sp, x9                  /* SP_EL1: exceptions */
-	msr	spsel, #0
-	adr_l	x9, boot_stack_top
-	mov	sp, x9                  /* SP_EL0: the kernel */
-	mov	x29, xzr
-	mov	x30, xzr
-	isb
+	adr_l	x10, boot_stack_top
+	set_stacks x9, x10
 	mov	x0, x19
 	mov	x1, x20
 	bl	kernel_main

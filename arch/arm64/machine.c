@@ -5,6 +5,7 @@
 #include "arch/machine.h"
 
 #include "arch/cpu.h"
+#include "a64/psci.h"
 
 /*
  * Semihosting SYS_EXIT (operation 0x18) with the extended form's block
@@ -27,19 +28,11 @@ void arch_machine_emulator_exit(uint32_t value)
 	__asm__ volatile("hlt #0xf000" : "+r"(x0) : "r"(x1) : "memory");
 }
 
-/* PSCI 1.1 (Arm DEN 0022), 5.1.9 SYSTEM_OFF 0x84000008, 5.1.10
- * SYSTEM_RESET 0x84000009, through HVC, the conduit QEMU virt's device
- * tree names (/psci method "hvc"). An SMC conduit (EL3 firmware) is the
- * UEFI and SMP work's: an SMC where no EL3 exists is undefined. */
-static void psci_call(uint32_t fn)
-{
-	register uint64_t x0 __asm__("x0") = fn;
-	__asm__ volatile("hvc #0" : "+r"(x0) : : "x1", "x2", "x3", "memory");
-}
-
+/* PSCI SYSTEM_RESET and SYSTEM_OFF (a64/psci.h), through the conduit the
+ * firmware names. */
 void arch_machine_reset(void)
 {
-	psci_call(0x84000009);
+	a64_psci_call(PSCI_SYSTEM_RESET, 0, 0, 0);
 	arch_halt_forever();
 }
 
@@ -47,5 +40,5 @@ void arch_machine_reset(void)
 void arch_machine_poweroff(const struct arch_acpi_s5 *s5)
 {
 	(void)s5;
-	psci_call(0x84000008);
+	a64_psci_call(PSCI_SYSTEM_OFF, 0, 0, 0);
 }

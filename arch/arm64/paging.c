@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "a64/gic.h"
 #include "a64/sysregs.h"
 #include "arch/map.h"
 #include "arch/mmu.h"
@@ -90,6 +91,8 @@ static uint64_t *descend(uint64_t *t, unsigned l, uint64_t va, bool split,
 }
 
 enum kind { NORMAL, DEVICE };
+
+static uint64_t *leaf_of(uint64_t va, unsigned *level);
 
 /*
  * Map [va, va + bytes) to pa with the largest leaves that fit (up to
@@ -202,6 +205,40 @@ bool arch_direct_map(const struct mem_range *mr, uint32_t nr_map, arch_pt_alloc_
 	st->top = top;
 	switch_root(root);
 	mapped_top = top;
+	return true;
+}
+
+/* Table pages for device mappings made after the kernel's map (the GIC's
+ * redistributors above 4 GiB): a few, from .bss. */
+static uint8_t device_tables[4][4096] __attribute__((aligned(4096)));
+static unsigned device_tables_used;
+
+static uint64_t device_table_alloc(void *ctx)
+{
+	(void)ctx;
+	if (device_tables_used == sizeof(device_tables) / sizeof(device_tables[0]))
+		return 0;
+	return (uint64_t)(uintptr_t)device_tables[device_tables_used++];
+}
+
+bool arm64_map_device(uint64_t phys, uint64_t bytes)
+{
+	const uint64_t s = phys & ~0x1fffffULL, e = (phys + bytes + 0x1fffff) & ~0x1fffffULL;
+
+	/* [0, 4 GiB) is device memory already wherever RAM is not. */
+	if (e <= 4ULL << 30)
+		return true;
+	for (uint64_t a = s; a < e; a += 2ULL << 20) {
+		unsigned l;
+		const uint64_t *leaf = leaf_of(a, &l);
+
+		if (leaf && (*leaf & (7ULL << 2)) == A64_ATTRINDX(A64_ATTR_DEVICE))
+			continue;    /* mapped as a device before */
+		if (leaf || !map(root_now(), a, a, 2ULL << 20, DEVICE, 0, 1, false,
+				 device_table_alloc, NULL, NULL))
+			return false;
+	}
+	__asm__ volatile("dsb ishst\n\tisb" ::: "memory");
 	return true;
 }
 

@@ -7,11 +7,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "a64/gic.h"
 #include "a64/sysregs.h"
 #include "a64/trap.h"
 #include "arch/fault.h"
 #include "kernel/services/log.h"
 #include "kernel/services/panic.h"
+#include "kernel/services/percpu.h"
 
 extern char boot_stack_bottom[], boot_stack_top[];
 extern char __kernel_start[], __text_end[];
@@ -53,9 +55,21 @@ static bool in_kernel_text(uint64_t addr)
 	return addr >= (uint64_t)__kernel_start && addr < (uint64_t)__text_end;
 }
 
+/* The CPU the exception is on: its per-CPU state once TPIDR_EL1 points at
+ * it (arch_percpu_init_boot()); before that only the boot CPU runs. */
+static const struct cpu_state *trap_cpu(void)
+{
+	uint64_t area;
+
+	__asm__ volatile("mrs %0, tpidr_el1" : "=r"(area));
+	return area ? this_cpu_state() : NULL;
+}
+
 void arch_backtrace(uint64_t pc, uint64_t fp)
 {
-	const uint64_t bottom = (uint64_t)boot_stack_bottom, top = (uint64_t)boot_stack_top;
+	const struct cpu_state *cs = trap_cpu();
+	const uint64_t bottom = cs ? cs->stack_bottom : (uint64_t)boot_stack_bottom;
+	const uint64_t top = cs ? cs->stack_top : (uint64_t)boot_stack_top;
 
 	pr_detail("Call Trace (symbolize with: addr2line -f -e memboot.elf ADDR):");
 	pr_detail(" [<%016llx>] (faulting instruction)", (unsigned long long)pc);
@@ -126,15 +140,20 @@ void arm64_trap(struct a64_frame *f, uint64_t vector)
 			return;
 		}
 	}
+	/* An interrupt at EL1: the GIC's wake SGI (idle CPUs, arch/arm64/smp.c). */
+	if ((vector & 3) == 1 && vector < 8) {
+		arm64_gic_irq();
+		return;
+	}
 	if (sync && vector < 4 && (ec == ESR_EC_DABT_CUR || ec == ESR_EC_IABT_CUR) &&
 	    page_fault_hook(f, ec))
 		return;
 
 	if (depth++)
 		panic_exception_nested();   /* faulted while reporting: leave at once */
-	pr_err("exception: %s, %s (ESR 0x%llx), at pc 0x%llx on CPU 0",
+	pr_err("exception: %s, %s (ESR 0x%llx), at pc 0x%llx on CPU %u",
 	       vector_names[vector & 15], name, (unsigned long long)f->esr,
-	       (unsigned long long)f->elr);
+	       (unsigned long long)f->elr, trap_cpu() ? trap_cpu()->cpu : 0);
 	if (sync && (ec == ESR_EC_DABT_CUR || ec == ESR_EC_IABT_CUR))
 		pr_detail("exception: fault address (FAR) 0x%llx: kernel %s, %s",
 			  (unsigned long long)f->far,

@@ -127,6 +127,7 @@ uint64_t dt_read_cells(const uint8_t *v, uint32_t cells);
 #define DT_MAX_ASSOC 8          /* associativity levels kept */
 #define DT_BOOTARGS_BYTES 2048
 #define DT_NO_NODE 0xffffffffu
+#define DT_MAX_GICR 8           /* GICv3 redistributor regions kept */
 
 struct dt_mem {
 	uint64_t start, end;    /* [start, end), bytes */
@@ -208,6 +209,14 @@ struct dt_machine {
 	bool psci_hvc;                    /* method "hvc" (else "smc") */
 	bool psci_bad_method;             /* a method that is neither: warned, PSCI unusable */
 	uint32_t psci_cpu_on;             /* the function id (PSCI 0.2: 0xc4000003) */
+
+	/* An "arm,gic-v3" interrupt controller: reg is the distributor, then
+	 * #redistributor-regions (default 1) redistributor ranges. */
+	bool gic_v3;
+	uint64_t gicd_base, gicd_bytes;
+	uint32_t nr_gicr;
+	uint32_t nr_dropped_gicr;         /* beyond DT_MAX_GICR */
+	struct { uint64_t base, bytes; } gicr[DT_MAX_GICR];
 
 	bool timer;                       /* arm,armv8-timer or arm,armv7-timer */
 	uint32_t timer_clock_hz;          /* its clock-frequency, when firmware sets one */

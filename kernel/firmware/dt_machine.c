@@ -56,6 +56,7 @@ struct walk {
 	/* Pass 1's findings that pass 3 uses. */
 	char stdout_target[DT_PATH_BYTES];  /* a path, or an alias name */
 	bool have_stdout;
+	uint32_t gicr_wanted;               /* the GICv3 node's #redistributor-regions */
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -154,6 +155,7 @@ static void read_prop(struct node *nd, const struct dt_token *t)
 		nd->chip_id = fw_be32(t->value);
 		nd->has_chip_id = true;
 	} else if (!strcmp(p, "opal-base-address") || !strcmp(p, "cpu_on") ||
+		   !strcmp(p, "#redistributor-regions") ||
 		   !strcmp(p, "timebase-frequency") || !strcmp(p, "stdout-path") ||
 		   !strcmp(p, "bootargs")) {
 		nd->prop_a = t->value;
@@ -564,6 +566,45 @@ static void serial_node(struct walk *w, const struct node *parent, const struct 
 	s->clock_hz = prop_u32(nd->prop_b, nd->prop_b_len, 0);
 }
 
+/* The GICv3's reg entries in order: the distributor, then the
+ * redistributor regions (the arm,gic-v3 binding); the GICC/GICH/GICV
+ * frames after them are not memboot's. */
+static void add_gic(struct walk *w, uint64_t start, uint64_t end, uint32_t index)
+{
+	struct dt_machine *m = w->m;
+
+	(void)index;
+	if (!m->gicd_bytes) {
+		m->gicd_base = start;
+		m->gicd_bytes = end - start;
+	} else if (m->nr_gicr + m->nr_dropped_gicr < w->gicr_wanted) {
+		if (m->nr_gicr == DT_MAX_GICR)
+			m->nr_dropped_gicr++;
+		else
+			m->gicr[m->nr_gicr++] = (typeof(m->gicr[0])){ start, end - start };
+	}
+}
+
+static void gic_v3_node(struct walk *w, const struct node *parent, const struct node *nd)
+{
+	struct dt_machine *m = w->m;
+
+	if (m->gic_v3) {
+		warn(m, "%s: a second GICv3: ignored", w->path);
+		return;
+	}
+	m->gic_v3 = true;
+	w->gicr_wanted = prop_u32(nd->prop_a, nd->prop_a_len, 1);
+	reg_ranges(w, parent, nd, add_gic, 0);
+	if (!m->gicd_bytes || m->nr_gicr + m->nr_dropped_gicr < w->gicr_wanted)
+		warn(m, "%s: reg names %s and %u of %u redistributor regions", w->path,
+		     m->gicd_bytes ? "the distributor" : "no distributor", m->nr_gicr,
+		     w->gicr_wanted);
+	if (m->nr_dropped_gicr)
+		warn(m, "%s: %u redistributor regions beyond the %u kept: ignored", w->path,
+		     m->nr_dropped_gicr, DT_MAX_GICR);
+}
+
 static void distance_map(struct walk *w, const struct node *nd)
 {
 	struct dt_machine *m = w->m;
@@ -630,6 +671,11 @@ static void pass3_end(struct walk *w, uint32_t depth)
 		/* 0.1 names CPU_ON in cpu_on; 0.2 and later fix it. */
 		m->psci_cpu_on = nd->prop_a ? prop_u32(nd->prop_a, nd->prop_a_len, 0)
 					    : PSCI_0_2_FN64_CPU_ON;
+		return;
+	}
+	if (nd->compat && dt_prop_has_string(nd->compat, nd->compat_len, "arm,gic-v3") &&
+	    enabled(nd)) {
+		gic_v3_node(w, parent, nd);
 		return;
 	}
 	if (nd->compat && (dt_prop_has_string(nd->compat, nd->compat_len, "arm,armv8-timer") ||

@@ -150,7 +150,7 @@ void kernel_main(uintptr_t boot_arg0, uintptr_t boot_arg1)
 	PHASE(tiers, init_tiers(&bs.acpi, &bs.topo, &bs.tiers));
 	PHASE(hugetlb1g, init_hugetlb1g(&bs.topo, &hugetlb_settings, &bs.physmem, &bs.hugetlb));
 	PHASE(pagetables, init_pagetables(&bs.bootinfo, &bs.physmem, &bs.direct_map));
-	PHASE(smp, init_smp(&bs.acpi, &bs.topo, &bs.physmem, &smp_settings, &bs.smp);
+	PHASE(smp, init_smp(&bs.acpi, bs.dt, &bs.topo, &bs.physmem, &smp_settings, &bs.smp);
 		   clock_checks_start(&bs.clock));
 	PHASE(memmap, init_memmap(&bs.topo, &bs.physmem, &bs.memmap, &bs.memmap_state));
 	PHASE(memprep, init_memprep(&bs.topo, &bs.hugetlb, &meminit_settings, &memtest_settings,

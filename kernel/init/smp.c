@@ -14,6 +14,7 @@
 #include "arch/smp.h"
 #include "arch/counter.h"
 #include "arch/map.h"
+#include "kernel/firmware/dt.h"
 #include "kernel/services/console.h"
 #include "kernel/services/log.h"
 #include "kernel/init/pagetables.h"
@@ -152,14 +153,15 @@ static bool settle(struct cpu_state *cs, uint64_t deadline_ns)
 {
 	uint32_t waiting = SMP_AP_WAITING;
 
-	while (__atomic_load_n(&cs->boot_state, __ATOMIC_ACQUIRE) != SMP_AP_ONLINE &&
+	while (__atomic_load_n(&cs->boot_state, __ATOMIC_ACQUIRE) == SMP_AP_WAITING &&
 	       ktime_ns() < deadline_ns)
 		arch_cpu_relax();
 	if (__atomic_compare_exchange_n(&cs->boot_state, &waiting, SMP_AP_ABANDONED,
 					false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return false;
-	/* @waiting holds the value that was there: ONLINE (the AP won), or
-	 * ABANDONED (settled before, serial bring-up). */
+	/* @waiting holds the value that was there: ONLINE (the AP won),
+	 * ABANDONED (settled before, serial bring-up) or REFUSED (the firmware
+	 * would not start it, arch_smp_start()). */
 	if (waiting != SMP_AP_ONLINE)
 		return false;
 	__atomic_store_n(&cs->online, 1, __ATOMIC_RELEASE);
@@ -307,7 +309,8 @@ static struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc 
 	 * - One word decides, cs->boot_state (struct cpu_state), moved away
 	 *   from SMP_AP_WAITING only by a compare-and-swap: the AP's (to
 	 *   ONLINE, percpu_ap_main() in kernel/services/percpu.c) or ours (to
-	 *   ABANDONED, at the timeout). A compare-and-swap is one atomic
+	 *   ABANDONED, at the timeout; to REFUSED in arch_smp_start(), when
+	 *   the firmware will not start it). A compare-and-swap is one atomic
 	 *   read-modify-write, and all of them on one object happen in one
 	 *   modification order (C11 5.1.2.4, "atomic read-modify-write
 	 *   operations shall always read the last value ... in the
@@ -386,6 +389,11 @@ static struct smp_result smp_boot(struct physmem *pm, const struct smp_cpu_desc 
 		}
 		cpu_states[i] = NULL;
 		res.failed++;
+		if (cs->boot_state == SMP_AP_REFUSED) {
+			pr_err("smp: CPU %u (" ARCH_HWID_NAME " 0x%x) was refused by the firmware; left out",
+			       i, cpus[i].hwid);
+			continue;
+		}
 		if (cs->kick_counter)
 			nr_abandoned++;
 		pr_err("smp: CPU %u (" ARCH_HWID_NAME " 0x%x) did not answer within %llu ms; left out",
@@ -423,10 +431,22 @@ report:
  * (console_defer_copy(): kernel/init/phase.c says why), or at once when it
  * is a warning (a request refused).
  */
-static void setup_start(const struct discovered_acpi *acpi, const struct numa_topology *topo)
+static void setup_start(const struct discovered_acpi *acpi, const struct dt_machine *dt,
+			const struct numa_topology *topo)
 {
 	struct arch_smp_firmware fw = { .have_table = acpi->have_madt };
 	bool urgent;
+
+	if (dt && dt->psci && !dt->psci_bad_method) {
+		fw.start_call = dt->psci_hvc ? ARCH_FW_CALL_HVC : ARCH_FW_CALL_SMC;
+		fw.start_fn = dt->psci_cpu_on;
+	}
+	if (dt && dt->gic_v3) {
+		fw.irqc_dist = dt->gicd_base;
+		for (uint32_t i = 0; i < dt->nr_gicr && i < ARCH_SMP_MAX_IRQC_REGIONS; i++)
+			fw.irqc_regions[fw.nr_irqc_regions++] = (typeof(fw.irqc_regions[0])){
+				dt->gicr[i].base, dt->gicr[i].bytes };
+	}
 
 	for (uint32_t i = 0; acpi->have_madt && i < acpi->madt.nr_cpus; i++)
 		fw.ext_entries |= acpi->madt.cpus[i].ext_id;
@@ -472,8 +492,9 @@ static uint32_t nmi_pins_of(const struct discovered_acpi *acpi, const struct num
  * CPUs, and with them the CPUs that initialise its memory. Logical ids are
  * dense over the chosen CPUs, in topology order (the boot CPU is 0).
  */
-void init_smp(const struct discovered_acpi *acpi, const struct numa_topology *topo,
-	      struct physmem *pm, const struct smp_settings *set, struct smp_report *rep)
+void init_smp(const struct discovered_acpi *acpi, const struct dt_machine *dt,
+	      const struct numa_topology *topo, struct physmem *pm,
+	      const struct smp_settings *set, struct smp_report *rep)
 {
 	uint32_t limit = set->nosmp ? 1 : (uint32_t)set->maxcpus;
 	uint32_t nc = 0, kept, n = 0, quota[NUMA_MAX_NODES];
@@ -485,7 +506,7 @@ void init_smp(const struct discovered_acpi *acpi, const struct numa_topology *to
 		.nosmp = set->nosmp, .maxcpus = set->maxcpus, .counter_skew = set->tsc_skew,
 	};
 
-	setup_start(acpi, topo);
+	setup_start(acpi, dt, topo);
 	for (uint32_t i = 0; i < topo->nr_cpus; i++) {
 		const struct numa_cpu *c = &topo->cpus[i];
 		const char *why = c->present && i > 0 ? arch_smp_unreachable(c->hwid) : NULL;

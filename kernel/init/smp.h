@@ -15,6 +15,7 @@
 #include "mm/numa.h"
 
 struct physmem;
+struct dt_machine;
 
 struct smp_cpu_desc {
 	uint32_t hwid;         /* hardware id (arch/cpu.h) */
@@ -64,10 +65,12 @@ struct smp_report {
  * MADT order), never simply the first ones: a node must not lose all its
  * CPUs, and with them the CPUs that initialise its memory. Logical ids are
  * dense over the chosen CPUs, in topology order (the boot CPU is 0). @set:
- * the SMP keys (kernel/services/smp_settings.h); @rep: the report, completed by phase
+ * the SMP keys (kernel/services/smp_settings.h); @dt: the loader's device
+ * tree (its /psci and GIC for arch_smp_setup()), NULL if none; @rep: the report, completed by phase
  * tscsync.
  */
-void init_smp(const struct discovered_acpi *acpi, const struct numa_topology *topo,
-	      struct physmem *pm, const struct smp_settings *set, struct smp_report *rep);
+void init_smp(const struct discovered_acpi *acpi, const struct dt_machine *dt,
+	      const struct numa_topology *topo, struct physmem *pm,
+	      const struct smp_settings *set, struct smp_report *rep);
 
 #endif

@@ -38,6 +38,7 @@ enum smp_ap_state {
 	SMP_AP_WAITING = 0,     /* kicked, not heard from */
 	SMP_AP_ONLINE = 1,      /* the AP won: it runs and takes work */
 	SMP_AP_ABANDONED = 2,   /* the boot CPU won (timeout): the AP halts */
+	SMP_AP_REFUSED = 3,     /* the firmware refused to start it (arch_smp_start()) */
 };
 
 struct cpu_state {

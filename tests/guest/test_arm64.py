@@ -1,7 +1,7 @@
 """arm64 under QEMU virt (GICv3, -cpu max): the flat Image through QEMU
 -kernel with the device tree in x0 (`--arch arm64`, `--boot image`,
-docs/boot-paths.md). One CPU runs (the others are named as not started:
-PSCI CPU_ON is not implemented yet), each node's memory is initialised by it.
+docs/boot-paths.md). Every CPU runs (PSCI CPU_ON, tests/guest/test_arm64_smp.py),
+each node's memory is initialised by its own CPUs.
 
 About a second a boot under TCG. The Image is build/arm64/debug/Image
 (`make ARCH=arm64`; `make test` builds it), or $MEMBOOT_IMAGE.
@@ -25,11 +25,12 @@ AAVMF_FLASH = (0x04000000, 0x08000000)
 LINE_DISTANCES = [[10, 21, 31, 41], [21, 10, 21, 31], [31, 21, 10, 21], [41, 31, 21, 10]]
 
 
-def boot_arm64(nodes=1, append="", qemu_args=(), timeout=60):
+def boot_arm64(nodes=1, append="", qemu_args=(), timeout=60, cpus_per_node=1,
+               mem_per_node="1G"):
     if not os.path.exists(IMAGE):
         raise unittest.SkipTest("no arm64 Image at %s: make ARCH=arm64" % IMAGE)
-    argv = mbboot.run_argv(arch="arm64", image=IMAGE, nodes=nodes, cpus_per_node=1,
-                           mem_per_node="1G", append=append, timeout=timeout,
+    argv = mbboot.run_argv(arch="arm64", image=IMAGE, nodes=nodes, cpus_per_node=cpus_per_node,
+                           mem_per_node=mem_per_node, append=append, timeout=timeout,
                            qemu_args=qemu_args)
     return mbboot.boot(argv, timeout=timeout, strict=True, cwd=ROOT, boot_class=Boot)
 
@@ -72,8 +73,10 @@ def test_arm64_two_nodes_from_the_device_tree_each_initialised():
     inits = sorted(b.all("node_init"), key=lambda r: r["node"])
     assert [r["node"] for r in inits] == [0, 1], inits
     assert all(r["pages"] > 0 for r in inits), inits
-    # CPU 1 is named, not waited for.
-    assert "MPIDR ID 0x1 is not started" in b.console, b.tail()
+    # Both CPUs up (PSCI CPU_ON), nothing to warn about.
+    assert b.one("smp")["cpus"] == 2 and b.one("smp")["failed"] == 0, b.one("smp")
+    assert "not started" not in b.console, b.tail()
+    assert b.one("done")["warnings"] == 0, b.all("warning")
     check_census(b)
 
 

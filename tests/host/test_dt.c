@@ -121,6 +121,17 @@ static void prop_cells(struct fdt *f, const char *name, unsigned n, ...)
 }
 
 /* The blob: header, reservation block, structure block, strings block. */
+/* A property of @n cells from an array. */
+static void prop_raw_cells(struct fdt *f, const char *name, const uint32_t *c, unsigned n)
+{
+	uint8_t v[64 * 4];
+
+	assert_true(n <= 64);
+	for (unsigned i = 0; i < n; i++)
+		be32(v + 4 * i, c[i]);
+	prop(f, name, v, 4 * n);
+}
+
 static void finish(struct fdt *f)
 {
 	size_t off_rsv = 40, rsv_bytes = 16 * (f->nr_rsv + 1);
@@ -266,6 +277,13 @@ static void test_arm64_virt_four_nodes(void **state)
 	assert_true(m->psci);
 	assert_true(m->psci_hvc);
 	assert_int_equal(m->psci_cpu_on, 0xc4000003u);
+	/* intc@8000000: GICD 64 KiB, one GICR region of 123 frames pairs. */
+	assert_true(m->gic_v3);
+	assert_int_equal(m->gicd_base, 0x8000000);
+	assert_int_equal(m->gicd_bytes, 0x10000);
+	assert_int_equal(m->nr_gicr, 1);
+	assert_int_equal(m->gicr[0].base, 0x80a0000);
+	assert_int_equal(m->gicr[0].bytes, 0xf60000);
 	assert_true(m->timer);
 	assert_true(m->serial.present);
 	assert_true(m->serial.from_stdout_path);
@@ -707,6 +725,62 @@ static void test_firmware_mistakes_repaired(void **state)
 	fdt_free(&f);
 }
 
+/* A GICv3 with two redistributor regions (QEMU's virt past 123 CPUs), its
+ * ITS child ignored; a second one ignored; one whose reg lacks the
+ * regions it announces named. */
+static void gic_tree(struct fdt *f, uint32_t regions, uint32_t reg_entries)
+{
+	uint32_t reg[4 * 4] = { 0, 0x8000000, 0, 0x10000, 0, 0x80a0000, 0, 0xf60000,
+				0x100, 0, 0, 0x4000000, 0, 0x8010000, 0, 0x10000 };
+
+	begin(f, "");
+	prop_cells(f, "#address-cells", 1, 2);
+	prop_cells(f, "#size-cells", 1, 2);
+	begin(f, "intc@8000000");
+	prop_str(f, "compatible", "arm,gic-v3");
+	prop_cells(f, "#redistributor-regions", 1, regions);
+	prop_raw_cells(f, "reg", reg, 4 * reg_entries);
+	begin(f, "its@8080000");
+	prop_str(f, "compatible", "arm,gic-v3-its");
+	prop_cells(f, "reg", 4, 0, 0x8080000, 0, 0x20000);
+	end(f);
+	end(f);
+	begin(f, "intc@9000000");
+	prop_str(f, "compatible", "arm,gic-v3");
+	prop_cells(f, "reg", 4, 0, 0x9000000, 0, 0x10000);
+	end(f);
+	end(f);
+	finish(f);
+}
+
+static void test_gic_v3_regions(void **state)
+{
+	struct fdt f = { 0 };
+	int status;
+
+	gic_tree(&f, 2, 4);
+	host_log_reset();
+	struct dt_machine *m = parse_blob(f.blob, f.len, &status);
+	assert_true(m->gic_v3);
+	assert_int_equal(m->gicd_base, 0x8000000);
+	assert_int_equal(m->nr_gicr, 2);
+	assert_int_equal(m->gicr[0].base, 0x80a0000);
+	assert_int_equal(m->gicr[1].base, 0x10000000000ULL);
+	assert_int_equal(m->gicr[1].bytes, 0x4000000);
+	assert_true(host_log_contains("a second GICv3"));
+	free(m);
+	fdt_free(&f);
+
+	memset(&f, 0, sizeof(f));
+	gic_tree(&f, 3, 2);
+	host_log_reset();
+	m = parse_blob(f.blob, f.len, &status);
+	assert_int_equal(m->nr_gicr, 1);
+	assert_true(host_log_contains("1 of 3 redistributor regions"));
+	free(m);
+	fdt_free(&f);
+}
+
 /* A range that starts at 2^64 - 1 has nothing left once clipped (found by
  * the fuzzer: it gave start == end). */
 static void test_range_at_the_top_of_the_address_space(void **state)
@@ -750,6 +824,7 @@ int main(void)
 		cmocka_unit_test(test_many_nops_end),
 		cmocka_unit_test(test_firmware_mistakes_repaired),
 		cmocka_unit_test(test_range_at_the_top_of_the_address_space),
+		cmocka_unit_test(test_gic_v3_regions),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

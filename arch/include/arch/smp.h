@@ -30,6 +30,9 @@
 struct cpu_state;      /* kernel/services/percpu.h */
 struct param_table;    /* kernel/services/cmdline.h */
 
+enum { ARCH_FW_CALL_NONE, ARCH_FW_CALL_HVC, ARCH_FW_CALL_SMC };
+#define ARCH_SMP_MAX_IRQC_REGIONS 8
+
 /* What the firmware's CPU table says (ACPI's MADT; a device tree's /cpus),
  * for the architecture's choice of how to reach the CPUs, and its report.
  * The table's extended form is the MADT's x2APIC entries (types 9 and 0xA);
@@ -44,6 +47,18 @@ struct arch_smp_firmware {
 	/* Present CPUs arch_smp_unreachable() refuses: filled in by the caller
 	 * after arch_smp_setup(), for the report. */
 	uint32_t nr_unreachable;
+	/* How the firmware starts a CPU, where its tables say (arm64: the
+	 * device tree's /psci or the FADT's ARM boot flags): a call through
+	 * ARCH_FW_CALL_HVC or ARCH_FW_CALL_SMC, with the CPU start function's
+	 * id (0: the standard one); ARCH_FW_CALL_NONE where none is named. */
+	uint32_t start_call;
+	uint32_t start_fn;
+	/* The interrupt controller's registers, where the tables give them
+	 * (arm64: the GICv3 distributor, then its redistributor regions); 0
+	 * regions where none is given (x86_64 finds its local APIC itself). */
+	uint64_t irqc_dist;
+	uint32_t nr_irqc_regions;
+	struct { uint64_t base, bytes; } irqc_regions[ARCH_SMP_MAX_IRQC_REGIONS];
 };
 
 /*
@@ -101,7 +116,10 @@ bool arch_smp_register(const struct cpu_state *cs);
  * a CPU already running ignores the second), one after another where the
  * firmware starts a CPU per call (PSCI CPU_ON, OPAL). Returns once every
  * start is sent, not when the CPUs run: each that does calls
- * percpu_ap_main(), and the caller waits for it there.
+ * percpu_ap_main(), and the caller waits for it there. A CPU the firmware
+ * refuses to start (PSCI's DENIED...) is named and settled at once: its
+ * cpu_state's boot_state moved from SMP_AP_WAITING to SMP_AP_REFUSED by
+ * compare-and-swap, so that the caller does not wait for it.
  */
 void arch_smp_start(const uint32_t *hwids, unsigned n, uint64_t page_phys);
 

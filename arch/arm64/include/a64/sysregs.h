@@ -52,6 +52,76 @@
 	adrp	\reg, \sym
 	add	\reg, \reg, :lo12:\sym
 	.endm
+
+/* At EL2 (a loader's entry, or a CPU started by firmware that enters the
+ * highest non-secure level), continue at EL1 (Arm ARM D1, "Exception
+ * return"): EL1 is AArch64 (HCR_EL2.RW, interrupts taken at EL1), reads the
+ * physical counter and timer (CNTHCTL_EL2.EL1PCTEN/EL1PCEN), sees no
+ * virtual offset, the real MIDR/MPIDR, FP/SIMD is not trapped (CPTR_EL2),
+ * and where the GICv3 CPU interface's system registers exist
+ * (ID_AA64PFR0_EL1.GIC), EL1 may use them (ICC_SRE_EL2.SRE and Enable,
+ * no virtual interface: ICH_HCR_EL2 0). At EL1 nothing. Clobbers x9. */
+	.macro drop_to_el1
+	mrs	x9, CurrentEL
+	cmp	x9, #(2 << 2)
+	b.ne	9998f
+	mov	x9, #HCR_EL2_RW
+	msr	hcr_el2, x9
+	mrs	x9, cnthctl_el2
+	orr	x9, x9, #3
+	msr	cnthctl_el2, x9
+	msr	cntvoff_el2, xzr
+	mrs	x9, midr_el1
+	msr	vpidr_el2, x9
+	mrs	x9, mpidr_el1
+	msr	vmpidr_el2, x9
+	mov	x9, #0x33ff
+	msr	cptr_el2, x9
+	msr	hstr_el2, xzr
+	mrs	x9, id_aa64pfr0_el1
+	ubfx	x9, x9, #24, #4
+	cbz	x9, 9997f
+	mrs	x9, S3_4_C12_C9_5       /* ICC_SRE_EL2 */
+	orr	x9, x9, #0x1            /* SRE */
+	orr	x9, x9, #0x8            /* Enable: EL1 may write ICC_SRE_EL1 */
+	msr	S3_4_C12_C9_5, x9
+	isb
+	msr	S3_4_C12_C11_0, xzr     /* ICH_HCR_EL2 */
+9997:
+	ldr	x9, =SCTLR_EL1_RES1
+	msr	sctlr_el1, x9
+	mov	x9, #SPSR_EL1H_MASKED
+	msr	spsr_el2, x9
+	adr	x9, 9998f
+	msr	elr_el2, x9
+	eret
+9998:
+	.endm
+
+/* The translation registers written: stale TLB entries gone, then SCTLR_EL1
+ * from @reg (MMU and caches on), the instruction cache invalidated. */
+	.macro mmu_enable, reg
+	isb
+	tlbi	vmalle1
+	dsb	nsh
+	isb
+	msr	sctlr_el1, \reg
+	isb
+	ic	iallu
+	dsb	nsh
+	isb
+	.endm
+
+/* SP_EL1 (exceptions) from @exc, then SP_EL0 (the kernel, SPSel 0) from
+ * @kern; no caller frame for the backtrace. */
+	.macro set_stacks, exc, kern
+	mov	sp, \exc
+	msr	spsel, #0
+	mov	sp, \kern
+	mov	x29, xzr
+	mov	x30, xzr
+	isb
+	.endm
 #endif
 
 #endif
