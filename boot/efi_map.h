@@ -48,6 +48,8 @@ enum {
 
 /* EFI_MEMORY_DESCRIPTOR attribute bits, UEFI 2.10 7.2. */
 #define EFI_MEMORY_SP (1ull << 18)   /* specific-purpose memory (UEFI 2.8) */
+#define EFI_MEMORY_WC (1ull << 1)    /* write-combining: MMIO such as a flash */
+#define EFI_MEMORY_RUNTIME (1ull << 63)   /* the firmware's runtime services use it */
 
 /*
  * The kernel's view of an EFI type once boot services have exited: loader and

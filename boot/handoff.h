@@ -2,15 +2,23 @@
  * handoff.h: the block memboot's own UEFI loader (boot/efi/) hands the kernel.
  *
  * Overview
- *  - The loader (BOOTX64.EFI) reads the kernel ELF, loads its PT_LOAD
- *    segments at their physical addresses, builds one hand-off block in
- *    EfiLoaderData memory below 4 GiB, takes the final memory map straight
- *    into that block, calls ExitBootServices and jumps to the kernel's 64-bit
- *    entry (_start64, arch/x86_64/entry64.S) with
- *        RDI = HANDOFF_ENTRY_MAGIC, RSI = physical address of the block.
- *  - The loader finds _start64 through an ELF note (name "memboot", type
- *    HANDOFF_NOTE_ENTRY64) that entry64.S emits; no symbol table is needed,
- *    so a stripped kernel still boots.
+ *  - The loader (BOOTX64.EFI, BOOTAA64.EFI) reads the kernel ELF, loads its
+ *    PT_LOAD segments at their physical addresses, builds one hand-off block
+ *    in EfiLoaderData memory below 4 GiB, takes the final memory map straight
+ *    into that block, calls ExitBootServices and jumps to the kernel's entry
+ *    with the magic and the block's physical address in its first two
+ *    argument registers:
+ *        x86_64: RDI = HANDOFF_ENTRY_MAGIC, RSI = the block, at _start64
+ *                (arch/x86_64/entry64.S);
+ *        arm64:  x0 = HANDOFF_ENTRY_MAGIC, x1 = the block, at _start
+ *                (arch/arm64/entry.S), at EL2 or EL1 with the MMU and
+ *                caches off and the kernel and block cleaned to the point
+ *                of coherency, as Linux's arm64 boot protocol enters a
+ *                kernel (where x0 is a device tree and x1 zero: the magic
+ *                tells the two apart).
+ *  - The loader finds the entry through an ELF note (name "memboot", type
+ *    HANDOFF_NOTE_ENTRY64) that the entry code emits; no symbol table is
+ *    needed, so a stripped kernel still boots.
  *  - The block is self-describing: a fixed header, then byte ranges named by
  *    (offset, bytes) pairs relative to the start of the block. Nothing in it
  *    is a pointer, so a captured block is a complete host-test fixture.
@@ -32,7 +40,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Value in EDI (RDI) when the kernel is entered by the memboot UEFI loader. */
+/* Value in EDI (RDI; arm64: x0) when the kernel is entered by the memboot
+ * UEFI loader. */
 #define HANDOFF_ENTRY_MAGIC 0x4d42efe1u
 
 /* First word of the block: "MBHO" in memory. */

@@ -18,8 +18,24 @@ arm64_PORT := yes
 arm64_LD := aarch64-linux-gnu-ld
 arm64_NEWLIB := aarch64-elf
 arm64_LDS := linker/arm64.ld
-# The boot protocol: boot/dtimage, the device tree handed over in x0.
-arm64_BOOT := dtimage
+# The boot protocols: boot/dtimage, the device tree handed over in x0; efi,
+# the UEFI loader (boot/efi/efi.mk) entering the kernel with x0 =
+# HANDOFF_ENTRY_MAGIC and x1 = the hand-off block (boot/handoff.h).
+arm64_BOOT := dtimage efi
+# The UEFI loader: gnu-efi's name for the architecture, the removable-media
+# boot file (UEFI 2.10, 3.5.1.1: \EFI\BOOT\BOOTAA64.EFI), and Debian's
+# gnu-efi:arm64, unpacked into the build cache by tools/fetch-gnu-efi.sh
+# (never installed: the package is not Multi-Arch). gnu-efi 3.0.15's
+# aarch64 crt0 carries the PE header itself: the link sets the subsystem
+# (10, an application), objcopy -O binary makes the file, padded to the
+# image's SizeOfImage (a multiple of 512) or AAVMF refuses it.
+arm64_EFI_ARCH := aarch64
+arm64_EFI_APP := BOOTAA64.EFI
+arm64_EFI_DEB := arm64
+arm64_EFI_CFLAGS :=
+arm64_EFI_LDFLAGS := --defsym=EFI_SUBSYSTEM=0xa --no-warn-rwx-segments
+arm64_EFI_OBJCOPY := -O binary
+arm64_EFI_PAD := 512
 # What `make` builds to boot: the flat Image with Linux's arm64 header.
 arm64_IMAGE := Image
 # QEMU: virt with a GICv3 and the most capable CPU TCG emulates.
@@ -29,5 +45,10 @@ arm64_QEMU_MACHINES := virt
 # image); the exit status through semihosting's SYS_EXIT; GICv3, which
 # takes more than 8 CPUs (QEMU's default for virt is a GICv2).
 arm64_RUN_BOOT := image
+# --boot efi: BOOTAA64.EFI from the ESP image under AAVMF (Debian's
+# qemu-efi-aarch64), its code read-only and a copy of its variable store.
+arm64_RUN_BOOTS := image efi
+arm64_UEFI_CODE := /usr/share/AAVMF/AAVMF_CODE.fd
+arm64_UEFI_VARS := /usr/share/AAVMF/AAVMF_VARS.fd
 arm64_QEMU_EXIT := -semihosting-config enable=on,target=native
 arm64_QEMU_FLAGS := -machine gic-version=3

@@ -18,8 +18,27 @@
  *     the boot stack on SP_EL0 (SPSel 0): a kernel stack overflow still
  *     has a stack to report on;
  *  6. kernel_main(x0, x1) (arch/entry.h).
+ *
+ * memboot's UEFI loader (boot/efi/, BOOTAA64.EFI) enters at _start the same
+ * way, with x0 = HANDOFF_ENTRY_MAGIC and x1 = its hand-off block
+ * (boot/handoff.h) in place of the device tree; it finds _start through the
+ * ELF note below (name "memboot", type HANDOFF_NOTE_ENTRY64), as on x86_64.
  */
 #include "a64/sysregs.h"
+
+#define HANDOFF_NOTE_ENTRY64 0x6d620001 /* boot/handoff.h */
+#define HANDOFF_VERSION 1
+
+	.section .note.memboot, "a", %note
+	.balign 4
+	.long 8                         /* namesz: "memboot\0" */
+	.long 16                        /* descsz: struct handoff_note_entry64 */
+	.long HANDOFF_NOTE_ENTRY64
+	.asciz "memboot"
+	.balign 4
+	.quad _start                    /* entry_lo, entry_hi */
+	.long HANDOFF_VERSION
+	.long 0
 
 	.section .text.head, "ax"
 	.globl _start

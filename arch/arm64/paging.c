@@ -9,6 +9,11 @@
  * both. Device memory (every address below the first RAM range under
  * 4 GiB, and the holes between ranges there) is Device-nGnRE and never
  * executable (MAIR_EL1 Attr1, a64/sysregs.h); RAM is Normal write-back.
+ * So is firmware memory inside RAM: a reserved range with RAM right before
+ * and right after it (UEFI's runtime services data, where AAVMF keeps the
+ * SMBIOS tables), read with unaligned loads that Device memory faults; a
+ * reserved range next to a hole or below the first RAM (AAVMF's variable
+ * flash at 0x4000000, MMIO) stays Device.
  *
  * Changing a live entry from one valid descriptor to another of a
  * different size needs break-before-make (Arm ARM D8.16); memboot builds
@@ -146,6 +151,20 @@ static void switch_root(uint64_t root)
 			 "isb" : : "r"(root) : "memory");
 }
 
+static bool is_ram(const struct mem_range *r)
+{
+	return r->type == MEM_USABLE || r->type == MEM_ACPI || r->type == MEM_NVS;
+}
+
+/* Firmware memory: a reserved range of the normalized map between two RAM
+ * ranges, touching both. */
+static bool firmware_ram(const struct mem_range *mr, uint32_t nr_map, uint32_t i)
+{
+	return mr[i].type == MEM_RESERVED && i > 0 && i + 1 < nr_map &&
+	       is_ram(&mr[i - 1]) && mr[i - 1].end == mr[i].start &&
+	       is_ram(&mr[i + 1]) && mr[i + 1].start == mr[i].end;
+}
+
 bool arch_direct_map(const struct mem_range *mr, uint32_t nr_map, arch_pt_alloc_fn alloc,
 		     void *ctx, struct arch_direct_map_stats *st)
 {
@@ -163,7 +182,7 @@ bool arch_direct_map(const struct mem_range *mr, uint32_t nr_map, arch_pt_alloc_
 		return false;
 	for (uint32_t i = 0; i < nr_map; i++) {
 		const struct mem_range *r = &mr[i];
-		if (r->type != MEM_USABLE && r->type != MEM_ACPI && r->type != MEM_NVS)
+		if (!is_ram(r) && !firmware_ram(mr, nr_map, i))
 			continue;
 		const uint64_t s = r->start & ~0xfffULL, e = (r->end + 0xfff) & ~0xfffULL;
 		if (e <= s)

@@ -37,13 +37,14 @@ static inline void wr(const struct arch_uart *u, unsigned off, uint32_t v)
 struct arch_uart arch_uart_named(unsigned index)
 {
 	(void)index;
-	return (struct arch_uart){ .base = PL011_VIRT_BASE, .mmio_bytes = 4 };
+	return (struct arch_uart){ .base = PL011_VIRT_BASE, .mmio_bytes = 4, .kind = ARCH_UART_PL011 };
 }
 
 /* The PrimeCell identification: UARTPeriphID0 reads 0x11 on a PL011. */
 bool arch_uart_probe(const struct arch_uart *u)
 {
-	return u->mmio_bytes == 4 && (rd(u, PL011_PERIPHID0) & 0xff) == 0x11;
+	return u->kind == ARCH_UART_PL011 && u->mmio_bytes == 4 &&
+	       (rd(u, PL011_PERIPHID0) & 0xff) == 0x11;
 }
 
 /* 8N1 with FIFOs, transmit and receive on; the speed the firmware set is

@@ -39,5 +39,9 @@ x86_64_QEMU_EXIT := -device isa-debug-exit,iobase=0xf4,iosize=0x04
 # removable-media boot file (UEFI 2.10, 3.5.1.1: \EFI\BOOT\BOOTX64.EFI).
 x86_64_EFI_ARCH := x86_64
 x86_64_EFI_APP := BOOTX64.EFI
+# Its code generation (no red zone: the firmware's interrupts use the stack)
+# and the conversion of the linked object into a PE32+ application.
+x86_64_EFI_CFLAGS := -mno-red-zone -maccumulate-outgoing-args
+x86_64_EFI_OBJCOPY := --target efi-app-x86_64 --subsystem=10
 # What `make` builds to boot: the hybrid BIOS+UEFI ISO (tools/mkiso.sh).
 x86_64_IMAGE := memboot.iso

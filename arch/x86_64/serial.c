@@ -72,9 +72,12 @@ bool arch_uart_probe(const struct arch_uart *u)
 	 * (the 8250 had none; no machine memboot runs on has one). Two
 	 * patterns, so a bus that echoes the last value written (or reads
 	 * 0x00/0xff) does not pass. */
-	uint8_t saved = reg_in(u, SCR);
+	uint8_t saved;
 	bool ok;
 
+	if (u->kind != ARCH_UART_16550)
+		return false;
+	saved = reg_in(u, SCR);
 	if (reg_in(u, LSR) == 0xff)
 		return false;
 	reg_out(u, SCR, 0x5a);

@@ -1,7 +1,7 @@
 # boot/efi/efi.mk: the direct UEFI loader and its ESP image (included by the
 # top Makefile when efi is one of ARCH's boot protocols, NAME_BOOT).
 #
-#   make esp      $(O)/efi/BOOTX64.EFI and $(O)/memboot-esp.img (x86_64: build/MODE/)
+#   make esp      $(O)/efi/BOOTX64.EFI (arm64: BOOTAA64.EFI) and $(O)/memboot-esp.img
 #
 # The loader is a gnu-efi application for ARCH (NAME_EFI_ARCH, gnu-efi's name
 # of it, and NAME_EFI_APP, the removable-media file name, in arch/NAME/arch.mk):
@@ -18,19 +18,33 @@
 EFI_O := $(O)/efi
 ESP_IMG := $(O)/memboot-esp.img
 ESP_MIB ?= 8
-EFI_INC := /usr/include/efi
-EFI_LIB := /usr/lib
 EFI_ARCH := $($(ARCH)_EFI_ARCH)
 EFI_APP := $($(ARCH)_EFI_APP)
+# gnu-efi: the host's own package, or (NAME_EFI_DEB) Debian's package of
+# that architecture unpacked into the build cache (tools/fetch-gnu-efi.sh).
+ifneq ($($(ARCH)_EFI_DEB),)
+EFI_ROOT := $(EFI_O)/gnu-efi
+EFI_STAMP := $(EFI_ROOT)/usr/lib/libefi.a
+$(EFI_STAMP): tools/fetch-gnu-efi.sh | $(DEPS)
+	@tools/fetch-gnu-efi.sh $(NEWLIB_CACHE) $(EFI_ROOT) $($(ARCH)_EFI_DEB)
+	@test -f $@
+else
+EFI_ROOT :=
+EFI_STAMP :=
+endif
+EFI_INC := $(EFI_ROOT)/usr/include/efi
+EFI_LIB := $(EFI_ROOT)/usr/lib
 EFI_CFLAGS := -std=gnu11 -O2 -g -I$(EFI_INC) -I$(EFI_INC)/$(EFI_ARCH) -I$(EFI_INC)/protocol -I. \
 	-Iarch/include -Iarch/$(ARCH)/include \
 	-fpic -ffreestanding -fno-stack-protector -fno-stack-check -fshort-wchar \
-	-mno-red-zone -maccumulate-outgoing-args -mgeneral-regs-only \
+	$($(ARCH)_EFI_CFLAGS) -mgeneral-regs-only \
 	-Wall -Wextra -Wno-unused-parameter -Werror \
 	-DMEMBOOT_EFI_LOADER -DMEMBOOT_VERSION='"$(VERSION)"' -MMD -MP
 EFI_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined -L$(EFI_LIB) \
-	-T $(EFI_LIB)/elf_$(EFI_ARCH)_efi.lds
-EFI_SRCS := boot/efi/loader.c boot/efi/kelf.c
+	-T $(EFI_LIB)/elf_$(EFI_ARCH)_efi.lds $($(ARCH)_EFI_LDFLAGS)
+# The loader's own code for each architecture: its checks of the firmware's
+# CPU state, ending a failed run, and the jump into the kernel.
+EFI_SRCS := boot/efi/loader.c boot/efi/kelf.c boot/efi/loader_$(ARCH).c
 EFI_OBJS := $(patsubst %.c,$(EFI_O)/%.o,$(EFI_SRCS))
 
 .PHONY: esp efi
@@ -42,7 +56,7 @@ esp: $(ESP_IMG)
 all: esp
 test: esp
 
-$(EFI_O)/%.o: %.c | $(DEPS)
+$(EFI_O)/%.o: %.c $(EFI_STAMP) | $(DEPS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  EFICC   $<")
 	$(Q)$($(ARCH)_CC) $(EFI_CFLAGS) -c $< -o $@
@@ -53,8 +67,9 @@ $(EFI_O)/loader.so: $(EFI_OBJS)
 
 $(EFI_O)/$(EFI_APP): $(EFI_O)/loader.so
 	@$(if $(Q),echo "  EFIAPP  $@")
-	$(Q)objcopy -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela \
-		-j .rel.* -j .rela.* -j .reloc --target efi-app-$(EFI_ARCH) --subsystem=10 $< $@
+	$(Q)$(patsubst %gcc,%objcopy,$($(ARCH)_CC)) -j .text -j .sdata -j .data -j .dynamic \
+		-j .dynsym -j .rel -j .rela -j .rel.* -j .rela.* -j .reloc $($(ARCH)_EFI_OBJCOPY) $< $@
+	$(Q)$(if $($(ARCH)_EFI_PAD),truncate -s %$($(ARCH)_EFI_PAD) $@)
 
 # The image is rebuilt from scratch each time (under 0.1 s), so that a file
 # removed from the recipe does not linger in it. The command line is baked in

@@ -33,6 +33,7 @@ struct elf_note {
 
 #define ET_EXEC 2
 #define EM_X86_64 62
+#define EM_AARCH64 183
 #define PT_LOAD 1
 #define PT_NOTE 4
 #define MAX_PHDRS 256
@@ -95,8 +96,9 @@ enum kelf_status kelf_check(const void *file, size_t len, struct kelf_image *out
 	if (memcmp(eh.ident, "\177ELF", 4) != 0 || eh.ident[4] != 2 /* ELFCLASS64 */ ||
 	    eh.ident[5] != 1 /* ELFDATA2LSB */)
 		return KELF_ERR_IDENT;
-	if (eh.machine != EM_X86_64 || eh.type != ET_EXEC)
+	if ((eh.machine != EM_X86_64 && eh.machine != EM_AARCH64) || eh.type != ET_EXEC)
 		return KELF_ERR_TYPE;
+	out->machine = eh.machine;
 	out->elf_entry = eh.entry;
 	if (eh.phnum == 0 || eh.phnum > MAX_PHDRS || eh.phentsize < sizeof(struct elf64_phdr))
 		return KELF_ERR_PHDRS;
@@ -148,7 +150,7 @@ const char *kelf_status_name(enum kelf_status status)
 	case KELF_OK:          return "ok";
 	case KELF_ERR_SHORT:   return "file shorter than an ELF header";
 	case KELF_ERR_IDENT:   return "not a little-endian ELF64 file";
-	case KELF_ERR_TYPE:    return "not an x86-64 executable";
+	case KELF_ERR_TYPE:    return "not an x86-64 or AArch64 executable";
 	case KELF_ERR_PHDRS:   return "program header table malformed or outside the file";
 	case KELF_ERR_SEGMENT: return "PT_LOAD segment malformed (outside the file, filesz > memsz, "
 				      "vaddr != paddr, or not below 4 GiB)";

@@ -30,7 +30,7 @@ enum kelf_status {
 	KELF_OK = 0,
 	KELF_ERR_SHORT,       /* shorter than the ELF header */
 	KELF_ERR_IDENT,       /* not ELF, not 64-bit, not little-endian */
-	KELF_ERR_TYPE,        /* not x86-64, or not an executable */
+	KELF_ERR_TYPE,        /* not x86-64 or AArch64, or not an executable */
 	KELF_ERR_PHDRS,       /* program header table outside the file / bad size */
 	KELF_ERR_SEGMENT,     /* a PT_LOAD is malformed (see kelf.h) */
 	KELF_ERR_OVERLAP,     /* a PT_LOAD overlaps or precedes the previous one */
@@ -54,6 +54,8 @@ struct kelf_image {
 	uint64_t entry64;           /* from the note; 0 if none */
 	uint32_t handoff_version;   /* from the note */
 	uint64_t elf_entry;         /* e_entry (the 32-bit Multiboot2 entry) */
+	uint16_t machine;           /* e_machine: 62 x86_64, 183 AArch64 (the loader
+				       checks it is its own) */
 	uint32_t bad_phdr;          /* program header at fault on error */
 	uint64_t bad_start, bad_end;/* its physical range on error, if known */
 };

@@ -1,5 +1,6 @@
 /*
- * loader.c: BOOTX64.EFI, memboot's direct UEFI loader (gnu-efi).
+ * loader.c: BOOTX64.EFI and BOOTAA64.EFI, memboot's direct UEFI loader
+ * (gnu-efi); what differs by architecture is in loader_NAME.c (loader_arch.h).
  *
  * What it does, in order (docs/boot-paths.md has the why):
  *  1. prints its version and the firmware's vendor and revisions on ConOut
@@ -16,9 +17,11 @@
  *     memory map straight into it, and calls ExitBootServices, taking a
  *     fresh map and retrying while the firmware answers EFI_INVALID_PARAMETER
  *     (stale map key), as UEFI 2.10 section 7.4 requires;
- *  6. with interrupts off, jumps to the kernel's _start64 with
- *     RDI = HANDOFF_ENTRY_MAGIC and RSI = the block. Nothing is printed after
- *     ExitBootServices: from there on only the kernel's console is used.
+ *  6. with interrupts off, jumps to the kernel's entry (its ELF note) with
+ *     the entry magic and the block in the registers boot/handoff.h names
+ *     (x86_64: RDI and RSI to _start64; arm64: x0 and x1 to _start, MMU and
+ *     caches off). Nothing is printed after ExitBootServices: from there on
+ *     only the kernel's console is used.
  *
  * Words of the command line that start with "efiloader." are the loader's
  * own and are not passed on; `efiloader.stale_map` changes the memory map
@@ -29,10 +32,10 @@
 #include <efilib.h>
 
 #include "boot/efi/kelf.h"
+#include "boot/efi/loader_arch.h"
 #include "boot/handoff.h"
 #include "kernel/services/limits.h"
 #include "kernel/services/exit.h"   /* the statuses, shared with the kernel */
-#include "x86/machine.h"             /* QEMU's exit port, shared with the kernel */
 
 #ifndef MEMBOOT_VERSION
 #define MEMBOOT_VERSION "unknown"
@@ -76,25 +79,19 @@ static const char *efi_type_name(UINT32 type)
 		efi_type_names[type] : "(other)";
 }
 
-static void cpuid(UINT32 leaf, UINT32 r[4])
-{
-	__asm__ volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
-			 : "a"(leaf), "c"(0));
-}
-
 /*
  * A fatal problem before ExitBootServices: say what it is, for people and as
  * the `done` record the kernel would have printed for status 3 (bad boot
  * information), so that every boot still ends with `done` (docs/records.md).
- * Then give control back. Under a hypervisor, end the run the way the kernel
- * would (QEMU's isa-debug-exit), so that a test fails at once instead of
- * waiting in the firmware's boot menu.
+ * Then give control back. Under an emulator whose exit the architecture can
+ * find (x86_64: QEMU's isa-debug-exit under a hypervisor), end the run the
+ * way the kernel would, so that a test fails at once instead of waiting in
+ * the firmware's boot menu.
  */
 static EFI_STATUS fail(EFI_STATUS st, const CHAR16 *fmt, ...)
 {
 	CHAR16 msg[256];
 	va_list ap;
-	UINT32 r[4];
 
 	va_start(ap, fmt);
 	UnicodeVSPrint(msg, sizeof(msg), fmt, ap);
@@ -106,11 +103,7 @@ static EFI_STATUS fail(EFI_STATUS st, const CHAR16 *fmt, ...)
 	Print(L"MEMBOOT {\"event\":\"done\",\"ok\":false,\"status\":%d,"
 	      L"\"reason\":\"loader: %s\",\"warnings\":0,\"errors\":1,\"total_ns\":0}\n",
 	      EXIT_BOOTINFO, msg);
-	cpuid(1, r);
-	if (r[2] & (1u << 31)) {
-		UINT32 v = EXIT_QEMU_BASE + EXIT_BOOTINFO;
-		__asm__ volatile("outl %0, %w1" : : "a"(v), "Nd"(X86_QEMU_EXIT_PORT));
-	}
+	loader_arch_stop(EXIT_BOOTINFO);
 	uefi_call_wrapper(BS->Stall, 1, 10 * 1000 * 1000);
 	return st;
 }
@@ -335,21 +328,6 @@ static UINTN clean_cmdline(const UINT8 *in, UINTN len, char *out, BOOLEAN *stale
 	return n;
 }
 
-static inline UINT64 read_cr4(void)
-{
-	UINT64 v;
-	__asm__ volatile("mov %%cr4, %0" : "=r"(v));
-	return v;
-}
-
-static void __attribute__((noreturn)) enter_kernel(UINT64 entry, UINT64 block)
-{
-	__asm__ volatile("cli\n\tjmp *%0"
-			 : : "r"(entry), "D"((UINT64)HANDOFF_ENTRY_MAGIC), "S"(block)
-			 : "memory");
-	__builtin_unreachable();
-}
-
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 {
 	EFI_LOADED_IMAGE *li = NULL;
@@ -368,16 +346,15 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	UINT32 desc_version = 0, tries;
 	EFI_PHYSICAL_ADDRESS block = 0xffffffffULL;
 	struct handoff_header *h;
+	const CHAR16 *refused;
 
 	InitializeLib(image, systab);
 	Print(L"memboot-efi %a: UEFI %d.%02d, firmware '%s' revision 0x%x\n",
 	      MEMBOOT_VERSION, ST->Hdr.Revision >> 16, ST->Hdr.Revision & 0xffff,
 	      ST->FirmwareVendor ? ST->FirmwareVendor : L"?", ST->FirmwareRevision);
 
-	if (read_cr4() & (1ULL << 12)) {
-		return fail(EFI_UNSUPPORTED, L"the firmware runs with 5-level paging (CR4.LA57); "
-			    L"the kernel's 64-bit entry needs 4-level paging");
-	}
+	if ((refused = loader_arch_refuse()))
+		return fail(EFI_UNSUPPORTED, L"%s", refused);
 
 	st = uefi_call_wrapper(BS->HandleProtocol, 3, image, &LoadedImageProtocol, (void **)&li);
 	if (EFI_ERROR(st) || !li)
@@ -406,6 +383,9 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		return fail(EFI_LOAD_ERROR, L"kernel %s refused: %a", KERNEL_NAME,
 			    kelf_status_name(kst));
 	}
+	if (img.machine != loader_elf_machine)
+		return fail(EFI_LOAD_ERROR, L"kernel %s is for ELF machine %d; this loader loads %d",
+			    KERNEL_NAME, img.machine, loader_elf_machine);
 	if (img.handoff_version < HANDOFF_VERSION) {
 		return fail(EFI_INCOMPATIBLE_VERSION, L"the kernel reads hand-off version %d; "
 			    L"this loader writes %d", img.handoff_version, HANDOFF_VERSION);
@@ -486,5 +466,5 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	h->desc_version = desc_version;
 	h->exit_tries = tries;
 	h->total_bytes = map_off + map_size;
-	enter_kernel(img.entry64, block);
+	loader_arch_enter(&img, img.entry64, block, h->total_bytes);
 }

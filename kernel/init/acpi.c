@@ -1,7 +1,8 @@
 /*
  * acpi.c: phase `acpi`: takes `bs.bootinfo`'s RSDP; builds `bs.acpi`: the
- * tables found (the parsers are kernel/firmware/acpi/), the MADT (CPUs), SRAT (CPU
- * and memory affinity), SLIT (distances) and HMAT, validated; the timers of
+ * tables found (the parsers are kernel/firmware/acpi/), the MADT (CPUs; on
+ * arm64 the GIC too), SRAT (CPU and memory affinity), SLIT (distances) and
+ * HMAT, validated; the FADT's PSCI flags and the GTDT (arm64); the timers of
  * the FADT (PM timer) and of the HPET table (the clock's references:
  * init_acpi_clock() hands them over);
  * S5 (only with memboot.exit=poweroff, its one user); the SPCR console; the
@@ -75,6 +76,9 @@ void init_acpi(const struct bootinfo *bi, struct acpi_options opt, struct discov
 		acpi->have_hmat = acpi_hmat_parse(bytes, len, &acpi->hmat);
 	if (!acpi->have_madt)
 		pr_warn("ACPI: no usable MADT: the boot CPU only");
+	/* SRAT GICC affinities name processor UIDs: their hwids are the MADT's. */
+	if (acpi->have_srat)
+		acpi_srat_resolve_uids(&acpi->srat, acpi->have_madt ? &acpi->madt : NULL);
 	if ((bytes = acpi_table_bytes(acpi, "SPCR", &len)))
 		find_spcr(bi, opt.console_chosen, bytes, len);
 	if ((bytes = acpi_table_bytes(acpi, "HPET", &len)) && !acpi_hpet_parse(bytes, len, &acpi->timer_block))
@@ -82,6 +86,10 @@ void init_acpi(const struct bootinfo *bi, struct acpi_options opt, struct discov
 	if ((bytes = acpi_table_bytes(acpi, "FACP", &len)) &&
 	    !acpi_fadt_pm_timer(bytes, len, &acpi->timer_port))
 		acpi->timer_port.port = 0;
+	if (acpi->madt.nr_gicc && (bytes = acpi_table_bytes(acpi, "FACP", &len)))
+		(void)acpi_fadt_arm_boot(bytes, len, &acpi->arm_boot);
+	if ((bytes = acpi_table_bytes(acpi, "GTDT", &len)))
+		acpi->have_gtdt = acpi_gtdt_parse(bytes, len, &acpi->gtdt);
 	if ((bytes = acpi_table_bytes(acpi, "WDAT", &len))) {
 		acpi->wdat_found = true;
 		acpi->have_wdat = acpi_wdat_parse(bytes, len, &acpi->wdat);
@@ -137,7 +145,8 @@ static void find_spcr(const struct bootinfo *bi, bool console_chosen, const void
 	if (!acpi_spcr_parse(bytes, len, &spcr))
 		return;
 	space = spcr.io_port ? "I/O port" : "MMIO";   /* SPCR's address space, ACPI 5.2.3.2 */
-	u = (struct arch_uart){ .base = spcr.address, .mmio_bytes = spcr.io_port ? 0 : spcr.access_bytes };
+	u = (struct arch_uart){ .base = spcr.address, .mmio_bytes = spcr.io_port ? 0 : spcr.access_bytes,
+				.kind = spcr.kind == ACPI_SPCR_PL011 ? ARCH_UART_PL011 : ARCH_UART_16550 };
 	snprintf(name, sizeof(name), "spcr@%s0x%llx", spcr.io_port ? "io" : "mmio",
 		 (unsigned long long)spcr.address);
 	if (spcr.baud)
@@ -162,9 +171,11 @@ static void find_spcr(const struct bootinfo *bi, bool console_chosen, const void
 	/* Probed once: a table naming a UART that is not there must not make
 	 * every line wait on it. */
 	if (!console_probe_uart(&u)) {
-		pr_warn("ACPI: SPCR: no 16550 answers at %s 0x%llx (scratch register, line "
-			"status); not used", space,
-			(unsigned long long)spcr.address);
+		pr_warn("ACPI: SPCR: no %s answers at %s 0x%llx (%s); not used",
+			spcr.kind == ACPI_SPCR_PL011 ? "PL011" : "16550", space,
+			(unsigned long long)spcr.address,
+			spcr.kind == ACPI_SPCR_PL011 ? "peripheral ID, where this architecture "
+			"drives PL011s" : "scratch register, line status");
 		return;
 	}
 	if (console_add_uart(&u, spcr.baud, name))

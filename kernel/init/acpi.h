@@ -25,6 +25,11 @@ struct discovered_acpi {
 	 * the FADT's timer at an I/O address, the HPET table's timer block. */
 	struct acpi_pm_timer timer_port; /* port 0: none */
 	struct acpi_hpet_info timer_block; /* address 0: none */
+	/* arm64's: the FADT's PSCI conduit (psci false: none named) and the
+	 * GTDT's timer interrupts; the GIC's addresses are the MADT's. */
+	struct acpi_arm_boot arm_boot;
+	bool have_gtdt;
+	struct acpi_gtdt_info gtdt;
 	bool wdat_found, have_wdat;      /* a WDAT; parsed and usable */
 	struct acpi_wdat_info wdat;      /* phase watchdog arms it */
 };

@@ -447,6 +447,20 @@ static void setup_start(const struct discovered_acpi *acpi, const struct dt_mach
 			fw.irqc_regions[fw.nr_irqc_regions++] = (typeof(fw.irqc_regions[0])){
 				dt->gicr[i].base, dt->gicr[i].bytes };
 	}
+	/* The same from ACPI (a UEFI boot): the FADT's ARM boot flags, the
+	 * MADT's GICv3 (or v4) distributor and redistributor ranges. */
+	if (acpi->arm_boot.psci) {
+		fw.start_call = acpi->arm_boot.psci_hvc ? ARCH_FW_CALL_HVC : ARCH_FW_CALL_SMC;
+		fw.start_fn = 0;
+	}
+	if (acpi->have_madt && acpi->madt.nr_gicd &&
+	    (acpi->madt.gic_version == 3 || acpi->madt.gic_version == 4)) {
+		fw.irqc_dist = acpi->madt.gicd_phys;
+		fw.nr_irqc_regions = 0;
+		for (uint32_t i = 0; i < acpi->madt.nr_gicr && i < ARCH_SMP_MAX_IRQC_REGIONS; i++)
+			fw.irqc_regions[fw.nr_irqc_regions++] = (typeof(fw.irqc_regions[0])){
+				acpi->madt.gicr[i].base, acpi->madt.gicr[i].length };
+	}
 
 	for (uint32_t i = 0; acpi->have_madt && i < acpi->madt.nr_cpus; i++)
 		fw.ext_entries |= acpi->madt.cpus[i].ext_id;

@@ -23,8 +23,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(m.nmis[i].lint <= 1);
 	(void)acpi_lint_nmi_of(&m, 0);
 	CHECK(m.nr_cpus + m.nr_disabled + m.nr_ignored + m.nr_dropped <= m.nr_entries);
+	CHECK(m.nr_gicr <= ACPI_MADT_MAX_GICR_RANGES && m.gic_version <= 4);
+	CHECK(m.nr_gicd || (m.gicd_phys == 0 && m.gic_version == 0));
+	for (uint32_t i = 0; i < m.nr_gicr; i++)
+		CHECK(m.gicr[i].base && m.gicr[i].length);
 	for (uint32_t i = 0; i < m.nr_cpus; i++) {
 		CHECK(m.cpus[i].enabled || m.cpus[i].online_capable);
+		CHECK(!m.cpus[i].gicc || !m.cpus[i].ext_id);
 		for (uint32_t j = 0; j < i; j++)
 			CHECK(m.cpus[j].hwid != m.cpus[i].hwid);
 	}

@@ -33,7 +33,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	CHECK(size >= 80);
 	CHECK(s.address != 0);
-	CHECK(s.interface_type == 0 || s.interface_type == 1 || s.interface_type == 0x12);
+	if (s.kind == ACPI_SPCR_PL011)
+		CHECK((s.interface_type == 3 || s.interface_type == 0xd || s.interface_type == 0xe) &&
+		      !s.io_port && s.access_bytes == 4);
+	else
+		CHECK(s.kind == ACPI_SPCR_16550 && (s.interface_type == 0 || s.interface_type == 1 ||
+						    s.interface_type == 0x12));
 	CHECK(s.baud == 0 || s.baud == 9600 || s.baud == 19200 || s.baud == 57600 ||
 	      s.baud == 115200);
 	if (s.io_port) {

@@ -80,6 +80,44 @@ def srat_mem(pxm, base, length, flags):
     return struct.pack("<BBIHQQIIQ", 1, 40, pxm, 0, base, length, 0, flags, 0)
 
 
+def gicc(length, uid, flags, mpidr, gicr_base=0):
+    e = struct.pack("<BBHIIIIIQQQQIQQ", 0xB, length, 0, uid, uid, flags, 0, 23, 0, 0, 0, 0,
+                    25, gicr_base, mpidr)
+    return e.ljust(length, b"\0")[:length]
+
+
+def gicd(base, version):
+    return struct.pack("<BBHIQIB3s", 0xC, 24, 0, 0, base, 0, version, b"\0\0\0")
+
+
+def gicr(base, length):
+    return struct.pack("<BBHQI", 0xE, 16, 0, base, length)
+
+
+def gic_its(base):
+    return struct.pack("<BBHIQI", 0xF, 20, 0, 0, base, 0)
+
+
+def srat_gicc(pxm, uid, flags):
+    return struct.pack("<BBIIII", 3, 18, pxm, uid, flags, 0)
+
+
+def fadt_arm(flags):
+    body = bytearray(276 - 36)
+    struct.pack_into("<I", body, 112 - 36, 1 << 20)
+    struct.pack_into("<H", body, 129 - 36, flags)
+    return sdt("FACP", 6, bytes(body))
+
+
+def gtdt(rev, timers=b""):
+    body = struct.pack("<QIIIIIIIIIQII", 0xFFFFFFFFFFFFFFFF, 0, 29, 0, 30, 4, 27, 0, 26, 0,
+                       0xFFFFFFFFFFFFFFFF, 1 if timers else 0,
+                       (104 if rev >= 3 else 96) if timers else 0)
+    if rev >= 3:
+        body += struct.pack("<II", 28, 0)
+    return sdt("GTDT", rev, body + timers)
+
+
 def slit(rows):
     n = len(rows)
     return sdt("SLIT", 1, struct.pack("<Q", n) + bytes(d for r in rows for d in r))
@@ -243,6 +281,23 @@ def main():
     write("fuzz_acpi_madt", "x2apic-online-capable",
           madt(5, [lapic(0, 0, 1), lapic(1, 1, 2), x2apic(0x100, 1, 2), x2apic(0x101, 2, 3),
                    struct.pack("<BBHQ", 5, 12, 0, 0xFEE00000)]))
+
+    # QEMU virt's GICv3 MADT under AAVMF (hw/arm/virt-acpi-build.c's layout);
+    # GICCs of the three lengths ACPI has had, an MPIDR with Aff3 and a bad one.
+    write("fuzz_acpi_madt", "virt-gicv3",
+          madt(4, [gicd(0x8000000, 3)] + [gicc(82, i, 1, (i // 2) << 8 | i % 2) for i in range(4)]
+               + [gicr(0x80A0000, 0xF60000), gic_its(0x8080000)]))
+    write("fuzz_acpi_madt", "gicc-lengths",
+          madt(6, [gicc(76, 0, 1, 0x8000000000 | 0x10203, 0x80A0000), gicc(80, 1, 8, 0xFF),
+                   gicc(82, 2, 1, 0x80000000), gicd(0x2F000000, 4)]))
+    write("fuzz_acpi_srat", "virt-gicc-4n",
+          srat(3, [srat_gicc(i // 2, i, 1) for i in range(8)]
+               + [srat_mem(n, 0x40000000 + (n << 30), 1 << 30, 1) for n in range(4)]))
+    write("fuzz_acpi_arm", "virt-gtdt-rev3", gtdt(3))
+    write("fuzz_acpi_arm", "gtdt-rev2-one-timer", gtdt(2, struct.pack("<BHB", 0, 4, 0)))
+    write("fuzz_acpi_arm", "fadt-psci-hvc", fadt_arm(3))
+    write("fuzz_acpi_arm", "fadt-psci-smc", fadt_arm(1))
+    write("fuzz_acpi_spcr", "sbsa-uart", spcr(0xE, 0, 32, 3, 0x2A400000, 0))
 
     write("fuzz_acpi_srat", "qemu-q35-numa2", slit_fx["SRAT"][0][1])
     write("fuzz_acpi_srat", "qemu-q35-smp6", smp6["SRAT"][0][1])

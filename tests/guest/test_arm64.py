@@ -6,13 +6,20 @@ each node's memory is initialised by its own CPUs.
 About a second a boot under TCG. The Image is build/arm64/debug/Image
 (`make ARCH=arm64`; `make test` builds it), or $MEMBOOT_IMAGE.
 """
+import json
 import os
+import subprocess
+import tempfile
 import unittest
 
-from guest import ROOT, Boot, facts, mbboot
+from guest import MEMBOOT, ROOT, Boot, facts, mbboot
 
 GIB = 1 << 30
 IMAGE = os.environ.get("MEMBOOT_IMAGE") or os.path.join(ROOT, "build", "arm64", "debug", "Image")
+ESP = os.path.join(ROOT, "build", "arm64", "debug", "memboot-esp.img")
+# AAVMF's variable flash (QEMU virt's second pflash): EFI_MEMORY_WC|RUNTIME
+# MMIO in its memory map, not RAM.
+AAVMF_FLASH = (0x04000000, 0x08000000)
 # QEMU's distance matrix for four nodes in a line (-numa dist), the tree's
 # /distance-map as QEMU writes it.
 LINE_DISTANCES = [[10, 21, 31, 41], [21, 10, 21, 31], [31, 21, 10, 21], [41, 31, 21, 10]]
@@ -108,3 +115,43 @@ def test_arm64_faults_are_reported_with_the_syndrome():
         assert "Call Trace" in b.console and "ESR 0x" in b.console, b.tail()
         if detail:
             assert detail in b.console, (fault, b.tail())
+
+
+def test_arm64_uefi_four_nodes_from_the_srat_flash_kept_out_results_kept():
+    """BOOTAA64.EFI under AAVMF (about 12 s under TCG): the tables' 4 nodes,
+    every CPU started by the FADT's PSCI conduit with the MADT's GIC, the
+    firmware's flash out of RAM, census lost 0, and the results kept in the
+    variable store (runtime services' SetVariable works on arm64)."""
+    if not os.path.exists(ESP):
+        raise unittest.SkipTest("no arm64 ESP image at %s: make ARCH=arm64" % ESP)
+    with tempfile.TemporaryDirectory(prefix="memboot-vars-") as tmp:
+        vars_file = os.path.join(tmp, "vars.fd")
+        argv = mbboot.run_argv(arch="arm64", boot_path="efi", nodes=4, cpus_per_node=2,
+                               mem_per_node="256M", timeout=120) + ["--vars", vars_file]
+        b = mbboot.boot(argv, timeout=120, strict=True, cwd=ROOT, boot_class=Boot)
+        done = b.expect_ok()
+        kept = subprocess.run([MEMBOOT, "efivars", vars_file, "--json"], cwd=ROOT,
+                              capture_output=True, text=True, timeout=60)
+    boot = b.one("boot")
+    assert boot["boot_path"] == "efi" and boot["map_source"] == "efi-mmap", boot
+    numa = b.one("numa")
+    assert numa["source"] == "srat" and numa["nodes"] == 4 and numa["possible_cpus"] == 8, numa
+    smp = b.one("smp")
+    assert (smp["cpus"], smp["failed"], smp["nodes"]) == (8, 0, 4), smp
+    ups = sorted(b.all("cpu_up"), key=lambda r: r["cpu"])
+    assert [(r["cpu"], r["apic_id"], r["node"]) for r in ups] == \
+        [(i, i, i // 2) for i in range(8)], ups
+    ranges = b.all("mem_range")
+    flash = [r for r in ranges if int(r["start"], 16) <= AAVMF_FLASH[0]
+             and int(r["end"], 16) >= AAVMF_FLASH[1]]
+    assert flash and flash[0]["type"] == "reserved", ranges
+    assert not any(r["type"] == "usable" and int(r["start"], 16) < AAVMF_FLASH[1]
+                   and int(r["end"], 16) > AAVMF_FLASH[0] for r in ranges), ranges
+    nodes = sorted(b.all("node"), key=lambda n: n["node"])
+    assert [n["node"] for n in nodes] == [0, 1, 2, 3], nodes
+    for n in nodes[1:]:
+        assert n["mem_bytes"] == 256 << 20, n
+    check_census(b)
+    assert kept.returncode == 0, kept.stderr
+    records = [json.loads(line) for line in kept.stdout.splitlines()]
+    assert records and records[-1] == done, (records[-1:], done)

@@ -276,7 +276,10 @@ static void test_spcr(void **state)
 	assert_int_equal(info.baud, 0);
 
 	host_log_reset();
-	make_spcr(t, 3, 0, 3, 0x9000000, 7);       /* an ARM PL011 */
+	make_spcr(t, 3, 0, 3, 0x9000000, 7);       /* an ARM PL011: its own kind */
+	assert_true(acpi_spcr_parse(t, sizeof(t), &info));
+	assert_int_equal(info.kind, ACPI_SPCR_PL011);
+	make_spcr(t, 0xf, 0, 3, 0x9000000, 7);     /* an ARM DCC */
 	assert_false(acpi_spcr_parse(t, sizeof(t), &info));
 	assert_true(host_log_contains("not a 16550"));
 	make_spcr(t, 0, 2, 1, 0x3f8, 7);           /* PCI config space */

@@ -119,6 +119,39 @@ static void test_ovmf_q35_two_nodes_above_4g(void **state)
 	assert_true(map_has_range(&bi, 0x100000000ULL, 0x180000000ULL, MEM_USABLE));
 }
 
+/* AAVMF on QEMU virt (arm64, 4 nodes of 256 MiB): its variable flash at
+ * 0x4000000-0x7ffffff is EFI_MEMORY_WC|RUNTIME MMIO, which Linux 6.1 adds
+ * as memory of no node (and then fakes one node for the machine); here it
+ * is reserved, apart from RAM, and none of it is usable. */
+static void test_aavmf_virt_flash_is_not_memory(void **state)
+{
+	struct captured c = load_map("aavmf-virt-4x256m");
+	bool flash = false;
+
+	for (uint32_t off = 0; off + c.desc_size <= c.map_bytes; off += c.desc_size) {
+		struct efi_memory_descriptor d;
+
+		memcpy(&d, c.map + off, sizeof(d));
+		if (d.physical_start == 0x4000000) {
+			assert_int_equal(d.type, EFI_MEMORY_MAPPED_IO);
+			assert_int_equal(d.number_of_pages, 0x4000000 / PAGE);
+			assert_true(d.attribute & EFI_MEMORY_RUNTIME);
+			assert_true(d.attribute & EFI_MEMORY_WC);
+			flash = true;
+		}
+	}
+	free(c.block);
+	assert_true(flash);
+	run_captured("aavmf-virt-4x256m", 36);
+	assert_true(map_has_range(&bi, 0x4000000, 0x8000000, MEM_RESERVED));
+	for (uint32_t i = 0; i < bi.nr_ranges; i++)
+		if (bi.ranges[i].type == MEM_USABLE)
+			assert_true(bi.ranges[i].start >= 0x40000000);
+	/* 1 GiB of RAM less the firmware's reserved and ACPI ranges. */
+	assert_int_equal(bootinfo_total_bytes(&bi, MEM_USABLE),
+			 0x40000000 - 0x10000 - 0x2f0000 - 0x3e0000);
+}
+
 /* The same descriptors at other strides give the same map: the stride is
  * the firmware's DescriptorSize, whatever lies in the padding. */
 static void test_stride_is_desc_size(void **state)
@@ -326,6 +359,7 @@ int main(void)
 		cmocka_unit_test_setup(test_ovmf_q35_512m, reset),
 		cmocka_unit_test_setup(test_ovmf_pc_512m, reset),
 		cmocka_unit_test_setup(test_ovmf_q35_two_nodes_above_4g, reset),
+		cmocka_unit_test_setup(test_aavmf_virt_flash_is_not_memory, reset),
 		cmocka_unit_test_setup(test_stride_is_desc_size, reset),
 		cmocka_unit_test_setup(test_desc_size_smaller_than_structure, reset),
 		cmocka_unit_test_setup(test_trailing_bytes_warn, reset),

@@ -523,6 +523,12 @@ static void test_kelf_header_refusals(void **state)
 	assert_int_equal(check(&e, &img), KELF_ERR_IDENT);
 	make_elf(&e); e.buf[18] = 3;                     /* EM_386 */
 	assert_int_equal(check(&e, &img), KELF_ERR_TYPE);
+	make_elf(&e);                                    /* EM_X86_64 */
+	assert_int_equal(check(&e, &img), KELF_OK);
+	assert_int_equal(img.machine, 62);
+	make_elf(&e); e.buf[18] = 183;                   /* EM_AARCH64: arm64's loader's */
+	assert_int_equal(check(&e, &img), KELF_OK);
+	assert_int_equal(img.machine, 183);
 	make_elf(&e); e.buf[16] = 3;                     /* ET_DYN */
 	assert_int_equal(check(&e, &img), KELF_ERR_TYPE);
 	make_elf(&e); e.buf[54] = 32;                    /* e_phentsize < 56 */

@@ -304,13 +304,29 @@ class BadOptions(unittest.TestCase):
         # Each architecture's boot paths only.
         code, err = usage_error(["run", "--arch", "arm64", "--boot", "grub"])
         self.assertEqual(code, 64)
-        self.assertIn("--boot grub: arm64 boots by --boot image", err)
+        self.assertIn("--boot grub: arm64 boots by image or efi", err)
         code, err = usage_error(["run", "--boot", "image"])
         self.assertEqual(code, 64)
         self.assertIn("--boot image: x86_64 boots by grub, efi or pvh", err)
         code, err = usage_error(["run", "--arch", "arm64", "--firmware", "uefi"])
         self.assertEqual(code, 64)
         self.assertIn("--boot image: QEMU -kernel enters the Image with no firmware", err)
+
+    def test_arm64_efi_boots_the_esp_under_aavmf(self):
+        # arm64's UEFI firmware from arch/arm64/arch.mk: AAVMF's code
+        # read-only, a copy of its variable store, the ESP of the arm64 build.
+        with mock.patch.dict(os.environ, CLEAN_ENV, clear=True):
+            args = mb.parse_args(["run", "--arch", "arm64", "--boot", "efi"])
+            cmd = mb.build_qemu_command(args, tmpdir="/t")
+        self.assertEqual(args.firmware, "uefi")
+        drives = [cmd[i + 1] for i, a in enumerate(cmd) if a == "-drive"]
+        self.assertEqual(drives, [
+            "format=raw,if=virtio,readonly=on,file="
+            + os.path.join(mb.REPO_ROOT, "build", "arm64", "debug", "memboot-esp.img"),
+            "if=pflash,format=raw,unit=0,readonly=on,file=/usr/share/AAVMF/AAVMF_CODE.fd",
+            "if=pflash,format=raw,unit=1,file=/t/OVMF_VARS.fd"])
+        self.assertNotIn("-kernel", cmd)
+        self.assertEqual(mb.ovmf_paths(args)[1], "/usr/share/AAVMF/AAVMF_VARS.fd")
 
     def test_no_subcommand(self):
         code, _ = usage_error([])

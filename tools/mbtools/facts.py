@@ -288,8 +288,16 @@ class Arch:
         # tools/memboot run: the default --boot, the QEMU arguments that
         # carry the kernel's exit status, and any others the port needs.
         self.run_boot = values.get("RUN_BOOT") or "grub"
+        # The --boot paths it takes (RUN_BOOTS), the default's first; an
+        # image port by default only --boot image, any other grub, efi, pvh.
+        self.run_boots = tuple(values.get("RUN_BOOTS", "").split()) or (
+            ("image",) if self.run_boot == "image" else ("grub", "efi", "pvh"))
         self.qemu_exit = tuple(values.get("QEMU_EXIT", "").split())
         self.qemu_flags = tuple(values.get("QEMU_FLAGS", "").split())
+        # --firmware uefi's code and variable-store templates (UEFI_CODE,
+        # UEFI_VARS); None: OVMF's, tools/memboot's defaults.
+        self.uefi_code = values.get("UEFI_CODE") or None
+        self.uefi_vars = values.get("UEFI_VARS") or None
 
 
 def parse_arch_mk(text, name):

@@ -496,8 +496,8 @@ int main(int argc, char **argv)
 			nr_tables, path);
 		return 1;
 	}
-	if (srat.bytes)
-		have_srat = acpi_srat_parse(srat.bytes, srat.len, &srat_info);
+	if (srat.bytes && (have_srat = acpi_srat_parse(srat.bytes, srat.len, &srat_info)))
+		acpi_srat_resolve_uids(&srat_info, &madt_info);
 	if (slit.bytes)
 		have_slit = acpi_slit_parse(slit.bytes, slit.len, &slit_info);
 

@@ -26,9 +26,16 @@
  * messages ("ttyS0..ttyS3"). */
 #include "asm/uart.h"
 
+/* The register layouts a firmware table may name (ACPI's SPCR). */
+enum arch_uart_kind {
+	ARCH_UART_16550 = 0,
+	ARCH_UART_PL011 = 1,
+};
+
 struct arch_uart {
 	uint64_t base;          /* I/O space address (x86_64's ports) or MMIO address */
 	uint8_t mmio_bytes;     /* 0: I/O space; 1, 2 or 4: MMIO register width */
+	uint8_t kind;           /* enum arch_uart_kind: a probe refuses a kind it does not drive */
 };
 
 /* The UART console= calls ARCH_UART_NAME<@index> (below ARCH_UART_NAMED);
@@ -36,7 +43,8 @@ struct arch_uart {
 struct arch_uart arch_uart_named(unsigned index);
 
 /* Whether a UART answers at @u (a probe that a read of nothing fails: the
- * 16550's scratch register and line status). */
+ * 16550's scratch register and line status); false for a kind the
+ * architecture does not drive. */
 bool arch_uart_probe(const struct arch_uart *u);
 /* Program 8N1, FIFOs on, no interrupts; @divisor (console_baud_divisor())
  * sets the speed, 0 keeps the one the firmware set. */

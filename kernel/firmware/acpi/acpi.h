@@ -168,14 +168,16 @@ void acpi_print_tables(const struct acpi_tables *dir);
 /* ---- MADT ("APIC"): processors and the local APIC address ---- */
 
 /* A processor of the MADT, in the form every architecture's entries give
- * (x86: local APIC type 0 and x2APIC type 9; arm64's GICC, type 0xB, will
- * fill the same). */
+ * (x86: local APIC type 0 and x2APIC type 9; arm64: GICC, type 0xB). */
 struct acpi_cpu {
-	uint32_t hwid;          /* hardware id (arch/cpu.h): the xAPIC or x2APIC ID */
+	/* hardware id (arch/cpu.h): the xAPIC or x2APIC ID; a GICC's MPIDR
+	 * packed as Aff3 << 24 | Aff2 << 16 | Aff1 << 8 | Aff0 */
+	uint32_t hwid;
 	uint32_t acpi_uid;      /* processor UID (type 0: the 8-bit processor ID) */
 	bool enabled;           /* usable now */
-	bool online_capable;    /* may be brought online later (MADT revision >= 5) */
+	bool online_capable;    /* may be brought online later (MADT revision >= 5; GICC flag bit 3) */
 	bool ext_id;            /* from the extended form, a 32-bit id (type 9, x2APIC) */
+	bool gicc;              /* from a GICC entry (type 0xB) */
 };
 
 /* A local APIC NMI entry (MADT type 4 or 0xA): which LINT pin of which
@@ -204,6 +206,14 @@ struct acpi_io_apic {
 };
 #define ACPI_ISA_IRQS 16
 
+/* A GIC redistributor discovery range (MADT type 0xE): the redistributors
+ * of a set of CPUs, one after the other. */
+#define ACPI_MADT_MAX_GICR_RANGES 16
+struct acpi_gicr_range {
+	uint64_t base;
+	uint32_t length;        /* bytes */
+};
+
 struct acpi_madt_info {
 	uint64_t lapic_phys;    /* local APIC base; a type 5 entry overrides */
 	uint32_t flags;         /* MADT flags; bit 0: dual 8259 PICs present */
@@ -224,6 +234,20 @@ struct acpi_madt_info {
 	 * GSI i and flags 0 without one. */
 	uint32_t isa_gsi[ACPI_ISA_IRQS];
 	uint16_t isa_flags[ACPI_ISA_IRQS];
+	/* The GIC (arm64): GICC entries met (usable or not), the distributor
+	 * (type 0xC; the first one counts, a second is warned about), the
+	 * redistributor ranges (type 0xE) and the ITS count (type 0xF). */
+	uint32_t nr_gicc;
+	/* GICCs that name their own redistributor (GICR base, at 60): where
+	 * no GICR range lists them (the base is not kept per CPU: 8 bytes
+	 * times ACPI_MADT_MAX_CPUS; a bring-up reads the entries again). */
+	uint32_t nr_gicc_gicr;
+	uint32_t nr_gicd;
+	uint64_t gicd_phys;
+	uint8_t gic_version;    /* the GICD entry's: 0 (see the distributor), 1..4 */
+	uint32_t nr_gicr;       /* gicr[] used (beyond the capacity: dropped, warned) */
+	struct acpi_gicr_range gicr[ACPI_MADT_MAX_GICR_RANGES];
+	uint32_t nr_its;
 	struct acpi_cpu cpus[ACPI_MADT_MAX_CPUS];
 };
 
@@ -241,7 +265,9 @@ unsigned acpi_lint_nmi_of(const struct acpi_madt_info *m, uint32_t acpi_uid);
 
 /*
  * Parse the MADT in @table (@len bytes available). Entries of type 0 (local
- * APIC), 9 (x2APIC), 4 and 0xA (local APIC and x2APIC NMI: which LINT pin is
+ * APIC), 9 (x2APIC), 0xB (GICC: a processor by its MPIDR, which must have no
+ * bits outside the affinity fields; an entry shorter than ACPI 5.1's 76
+ * bytes is short), 0xC (GICD), 0xE (GICR range), 0xF (GIC ITS: counted), 4 and 0xA (local APIC and x2APIC NMI: which LINT pin is
  * NMI), 5 (local APIC address override), 1 (I/O APIC) and 2 (ISA interrupt
  * source override; one for an IRQ above 15 is ignored with a warning) are read, others are
  * skipped by their length. An entry of length 0 or 1, one too short for its
@@ -255,9 +281,15 @@ bool acpi_madt_parse(const void *table, size_t len, struct acpi_madt_info *out);
 /* ---- SRAT: CPU and memory affinity ---- */
 
 struct acpi_srat_cpu {
-	uint32_t hwid;          /* the CPU's hardware id: the entry's (x2)APIC ID */
+	/* the CPU's hardware id: the entry's (x2)APIC ID; a GICC affinity's
+	 * ACPI processor UID while by_uid, which acpi_srat_resolve_uids()
+	 * replaces with the MADT's hwid for that UID (12 bytes an entry:
+	 * 16384 of them live in the kernel image) */
+	uint32_t hwid;
 	uint32_t pxm;           /* proximity domain */
 	bool x2apic;            /* from a type 2 entry */
+	bool gicc;              /* from a type 3 entry (GICC affinity) */
+	bool by_uid;            /* hwid is still the UID: not resolved yet */
 };
 
 struct acpi_srat_mem {
@@ -289,7 +321,7 @@ struct acpi_srat_info {
 	uint32_t nr_cpus;
 	uint32_t nr_mems;
 	uint32_t nr_disabled;   /* affinity entries without the enabled bit */
-	uint32_t nr_ignored;    /* empty memory range, duplicate APIC ID */
+	uint32_t nr_ignored;    /* empty memory range, duplicate APIC ID or UID, UID of no processor */
 	uint32_t nr_dropped_cpus;   /* beyond ACPI_SRAT_MAX_CPUS */
 	uint32_t nr_dropped_mems;   /* beyond ACPI_SRAT_MAX_MEMS */
 	bool truncated;         /* a malformed entry ended the parse */
@@ -302,7 +334,8 @@ struct acpi_srat_info {
 
 /*
  * Parse the SRAT in @table. Types 0 (processor local APIC affinity), 1
- * (memory affinity), 2 (x2APIC affinity), 5 (generic initiator) and 6
+ * (memory affinity), 2 (x2APIC affinity), 3 (GICC affinity: a processor by
+ * its ACPI UID, by_uid set), 5 (generic initiator) and 6
  * (generic port) are read; disabled entries are
  * counted and skipped (QEMU's q35 appends an empty disabled memory entry).
  * For SRAT revisions below 2 only the low 8 bits of a proximity domain count,
@@ -313,6 +346,15 @@ struct acpi_srat_info {
  * disjoint or that domains match the SLIT: that is the NUMA layer's job.
  */
 bool acpi_srat_parse(const void *table, size_t len, struct acpi_srat_info *out);
+
+/*
+ * Give each GICC affinity (type 3) of @srat the hwid of the MADT processor
+ * with its ACPI processor UID; one whose UID no processor of @madt has
+ * (NULL: no MADT) is removed with a warning and counted in nr_ignored, so
+ * every entry left names a hardware id. Returns the entries resolved. For
+ * x86 tables, which have no type 3 entries, nothing changes.
+ */
+uint32_t acpi_srat_resolve_uids(struct acpi_srat_info *srat, const struct acpi_madt_info *madt);
 
 /* ---- SLIT: distances between localities (proximity domains) ---- */
 
@@ -478,6 +520,50 @@ struct acpi_pm_timer {
  * unusable (warned: length not 4, not an I/O port).
  */
 bool acpi_fadt_pm_timer(const void *table, size_t len, struct acpi_pm_timer *out);
+
+/* ---- FADT ("FACP"): the ARM boot architecture flags ---- */
+
+struct acpi_arm_boot {
+	bool psci;              /* PSCI_COMPLIANT: CPUs start through PSCI CPU_ON */
+	bool psci_hvc;          /* PSCI_USE_HVC: the conduit is HVC, else SMC */
+};
+
+/*
+ * The ARM boot architecture flags of the FADT in @table (@len bytes; offset
+ * 129, FADT 5.1 and later). Returns false with @out zeroed when the table
+ * is too short to have them (warned) or PSCI_COMPLIANT is clear (no
+ * warning: an x86 FADT has 0 there); PSCI_USE_HVC without PSCI_COMPLIANT
+ * is warned about.
+ */
+bool acpi_fadt_arm_boot(const void *table, size_t len, struct acpi_arm_boot *out);
+
+/* ---- GTDT: the generic timer's interrupts ---- */
+
+/* GTDT timer flags (ACPI 6.5, 5.2.25): bit 0 edge-triggered, bit 1 active
+ * low, bit 2 always-on. */
+#define ACPI_GTDT_EDGE (1u << 0)
+#define ACPI_GTDT_ACTIVE_LOW (1u << 1)
+#define ACPI_GTDT_ALWAYS_ON (1u << 2)
+
+struct acpi_gtdt_info {
+	uint8_t revision;
+	uint64_t cnt_control_base;      /* CntControlBase; 0xffffffffffffffff: none */
+	uint64_t cnt_read_base;         /* CntReadBase; the same */
+	uint32_t secure_el1_gsiv, secure_el1_flags;
+	uint32_t el1_gsiv, el1_flags;   /* the non-secure EL1 (physical) timer */
+	uint32_t virt_gsiv, virt_flags; /* the EL1 virtual timer */
+	uint32_t el2_gsiv, el2_flags;   /* the non-secure EL2 timer */
+	uint32_t virt_el2_gsiv, virt_el2_flags;   /* revision 3 and later; else 0 */
+	uint32_t nr_platform_timers;    /* GT blocks and watchdogs: counted only */
+};
+
+/*
+ * Parse the GTDT in @table. Returns false with @out zeroed and one warning
+ * when it is unusable (short of revision 2's 96 bytes, wrong signature);
+ * a platform timer array that does not fit the table is warned about and
+ * counted as 0 timers.
+ */
+bool acpi_gtdt_parse(const void *table, size_t len, struct acpi_gtdt_info *out);
 
 /* ---- HPET: the event timer block ---- */
 

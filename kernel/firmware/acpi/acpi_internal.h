@@ -87,7 +87,35 @@ enum {
 	ACPI_MADT_LAPIC_OVERRIDE = 5,
 	ACPI_MADT_LOCAL_X2APIC = 9,
 	ACPI_MADT_X2APIC_NMI = 0xa,
+	ACPI_MADT_GICC = 0xb,
+	ACPI_MADT_GICD = 0xc,
+	ACPI_MADT_GICR = 0xe,
+	ACPI_MADT_GIC_ITS = 0xf,
 };
+
+/* GICC (type 0xB, 5.2.12.14): 76 bytes in ACPI 5.1, 80 from 6.0, 82 from
+ * 6.5; memboot reads up to the MPIDR. */
+#define ACPI_GICC_UID 8                 /* u32 ACPI processor UID */
+#define ACPI_GICC_FLAGS 12              /* u32: bit 0 enabled, bit 3 online capable */
+#define ACPI_GICC_GICR_BASE 60          /* u64 */
+#define ACPI_GICC_MPIDR 68              /* u64 */
+#define ACPI_GICC_MIN_BYTES 76
+#define ACPI_GICC_ONLINE_CAPABLE (1u << 3)
+/* MPIDR bits a GICC may have set: Aff3 [39:32] and Aff2..Aff0 [23:0]. */
+#define ACPI_GICC_MPIDR_AFFINITY 0xff00ffffffull
+
+/* GICD (type 0xC, 5.2.12.15): 24 bytes. */
+#define ACPI_GICD_BASE 8                /* u64 */
+#define ACPI_GICD_VERSION 20            /* u8: 0 (see the hardware), 1..4 */
+#define ACPI_GICD_BYTES 24
+
+/* GICR (type 0xE, 5.2.12.17): 16 bytes. */
+#define ACPI_GICR_BASE 4                /* u64 discovery range base */
+#define ACPI_GICR_LENGTH 12             /* u32 */
+#define ACPI_GICR_BYTES 16
+
+/* GIC ITS (type 0xF, 5.2.12.18): 20 bytes. */
+#define ACPI_GIC_ITS_BYTES 20
 
 #define ACPI_MADT_ENABLED (1u << 0)
 #define ACPI_MADT_ONLINE_CAPABLE (1u << 1)     /* MADT revision 5 (ACPI 6.3) and later */
@@ -170,6 +198,7 @@ enum {
 	ACPI_SRAT_LAPIC_AFFINITY = 0,
 	ACPI_SRAT_MEM_AFFINITY = 1,
 	ACPI_SRAT_X2APIC_AFFINITY = 2,
+	ACPI_SRAT_GICC_AFFINITY = 3,
 	ACPI_SRAT_GENERIC_INITIATOR = 5,
 	ACPI_SRAT_GENERIC_PORT = 6,
 };
@@ -223,6 +252,12 @@ _Static_assert(sizeof(struct acpi_srat_x2apic_affinity) == 24, "x2APIC affinity 
 _Static_assert(offsetof(struct acpi_srat_x2apic_affinity, pxm) == 4, "layout");
 _Static_assert(offsetof(struct acpi_srat_x2apic_affinity, x2apic_id) == 8, "layout");
 _Static_assert(offsetof(struct acpi_srat_x2apic_affinity, flags) == 12, "layout");
+
+/* GICC affinity (SRAT type 3, 5.2.16.4): 18 bytes. */
+#define ACPI_SRAT_GICC_PXM 2            /* u32 */
+#define ACPI_SRAT_GICC_UID 6            /* u32 ACPI processor UID */
+#define ACPI_SRAT_GICC_FLAGS 10         /* u32: bit 0 enabled */
+#define ACPI_SRAT_GICC_BYTES 18
 
 /* SLIT, 5.2.17: N at 36, then N * N one-byte distances. */
 struct acpi_slit_header {

@@ -10,7 +10,9 @@
  *    (system I/O) is usable;
  *  - flag TMR_VAL_EXT (bit 8 of Flags, offset 112) means 32 bits, else 24;
  *  - a hardware-reduced platform (flag HW_REDUCED_ACPI, bit 20) has no PM
- *    timer whatever the fields say.
+ *    timer whatever the fields say;
+ *  - ARM_BOOT_ARCH (offset 129, u16, FADT 5.1 and later): bit 0
+ *    PSCI_COMPLIANT, bit 1 PSCI_USE_HVC (HVC is the conduit, else SMC).
  */
 #include "kernel/firmware/acpi/acpi_internal.h"
 
@@ -25,6 +27,9 @@
 #define FADT_FLAG_TMR_VAL_EXT (1u << 8)
 #define FADT_FLAG_HW_REDUCED (1u << 20)
 #define GAS_SPACE_IO 1
+#define FADT_ARM_BOOT_ARCH 129
+#define FADT_ARM_PSCI_COMPLIANT (1u << 0)
+#define FADT_ARM_PSCI_USE_HVC (1u << 1)
 
 static uint32_t rd32(const uint8_t *p, uint32_t off)
 {
@@ -80,5 +85,24 @@ bool acpi_fadt_pm_timer(const void *table, size_t len, struct acpi_pm_timer *out
 		return false;
 	out->port = (uint16_t)port;
 	out->bits = flags & FADT_FLAG_TMR_VAL_EXT ? 32 : 24;
+	return true;
+}
+
+bool acpi_fadt_arm_boot(const void *table, size_t len, struct acpi_arm_boot *out)
+{
+	uint32_t flags;
+
+	memset(out, 0, sizeof(*out));
+	if (!acpi_table_check(table, len, "FACP", FADT_ARM_BOOT_ARCH + 2, PREFIX))
+		return false;
+	flags = fw_le16((const uint8_t *)table + FADT_ARM_BOOT_ARCH);
+	if (!(flags & FADT_ARM_PSCI_COMPLIANT)) {
+		if (flags & FADT_ARM_PSCI_USE_HVC)
+			pr_warn(PREFIX "ARM boot flags 0x%x: PSCI_USE_HVC without PSCI_COMPLIANT; no PSCI",
+				flags);
+		return false;
+	}
+	out->psci = true;
+	out->psci_hvc = flags & FADT_ARM_PSCI_USE_HVC;
 	return true;
 }

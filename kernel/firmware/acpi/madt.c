@@ -21,6 +21,16 @@
  *    5.2.12.5) move an ISA IRQ (bus 0, source 0..15) to another GSI with
  *    MPS INTI flags (QEMU moves ISA IRQ 0 to GSI 2); an ISA IRQ
  *    without one is the GSI of its number, with the bus's defaults.
+ *  - GICC entries (type 0xB, 5.2.12.14, arm64) describe a processor by its
+ *    ACPI UID (at 8), flags (at 12: bit 0 enabled, bit 3 online capable,
+ *    ACPI 6.5) and MPIDR (at 68, u64); only the affinity fields Aff3
+ *    [39:32] and Aff2..Aff0 [23:0] may be set, and the hwid packs them as
+ *    Aff3 << 24 | Aff2..Aff0. Its GICR base (at 60) is the CPU's
+ *    redistributor when no GICR range (type 0xE) lists it (counted);
+ *  - a GICD entry (type 0xC) gives the distributor's base (at 8) and the GIC
+ *    version (at 20); there is one per system. GICR entries give
+ *    redistributor ranges (base at 4, length at 12); GIC ITS entries (type
+ *    0xF) are counted.
  * Everything else (NMI sources, ...) is skipped by its length.
  */
 #include "kernel/firmware/acpi/acpi_internal.h"
@@ -32,13 +42,14 @@
 static void add_cpu(struct acpi_madt_info *out, const struct acpi_cpu *cpu,
 		    uint32_t off)
 {
-	const char *kind = cpu->ext_id ? "x2APIC" : "local APIC";
+	const char *kind = cpu->gicc ? "GICC" : cpu->ext_id ? "x2APIC" : "local APIC";
+	const char *id = cpu->gicc ? "MPIDR" : "APIC ID";
 
 	if (!cpu->enabled && !cpu->online_capable) {
 		out->nr_disabled++;
 		return;
 	}
-	if (cpu->hwid == (cpu->ext_id ? 0xffffffffu : 0xffu)) {
+	if (!cpu->gicc && cpu->hwid == (cpu->ext_id ? 0xffffffffu : 0xffu)) {
 		pr_warn(PREFIX "%s entry at offset 0x%x has the invalid ID 0x%x; ignored",
 			kind, off, cpu->hwid);
 		out->nr_ignored++;
@@ -46,16 +57,16 @@ static void add_cpu(struct acpi_madt_info *out, const struct acpi_cpu *cpu,
 	}
 	for (uint32_t i = 0; i < out->nr_cpus; i++) {
 		if (out->cpus[i].hwid == cpu->hwid) {
-			pr_warn(PREFIX "%s entry at offset 0x%x repeats APIC ID 0x%x; ignored",
-				kind, off, cpu->hwid);
+			pr_warn(PREFIX "%s entry at offset 0x%x repeats %s 0x%x; ignored",
+				kind, off, id, cpu->hwid);
 			out->nr_ignored++;
 			return;
 		}
 	}
 	if (out->nr_cpus == ACPI_MADT_MAX_CPUS) {
 		if (out->nr_dropped++ == 0)
-			pr_warn(PREFIX "more than %u processors; APIC ID 0x%x (offset 0x%x) and later ones dropped",
-				ACPI_MADT_MAX_CPUS, cpu->hwid, off);
+			pr_warn(PREFIX "more than %u processors; %s 0x%x (offset 0x%x) and later ones dropped",
+				ACPI_MADT_MAX_CPUS, id, cpu->hwid, off);
 		return;
 	}
 	out->cpus[out->nr_cpus++] = *cpu;
@@ -76,6 +87,74 @@ static void add_nmi(struct acpi_madt_info *out, const struct acpi_lapic_nmi *nmi
 		return;
 	}
 	out->nmis[out->nr_nmis++] = *nmi;
+}
+
+/* A GICC entry (type 0xB) of @length bytes at @off. */
+static void add_gicc(struct acpi_madt_info *out, const uint8_t *e, uint32_t off)
+{
+	const uint64_t mpidr = fw_le64(e + ACPI_GICC_MPIDR);
+	const uint32_t flags = fw_le32(e + ACPI_GICC_FLAGS);
+	struct acpi_cpu cpu = {
+		.acpi_uid = fw_le32(e + ACPI_GICC_UID),
+		.enabled = flags & ACPI_MADT_ENABLED,
+		.online_capable = flags & ACPI_GICC_ONLINE_CAPABLE,
+		.gicc = true,
+	};
+
+	out->nr_gicc++;
+	out->nr_gicc_gicr += fw_le64(e + ACPI_GICC_GICR_BASE) != 0;
+	if (mpidr & ~ACPI_GICC_MPIDR_AFFINITY) {
+		pr_warn(PREFIX "GICC entry at offset 0x%x (UID %u) has MPIDR 0x%llx, with bits set "
+			"outside the affinity fields; ignored", off, cpu.acpi_uid,
+			(unsigned long long)mpidr);
+		out->nr_ignored++;
+		return;
+	}
+	cpu.hwid = (uint32_t)((mpidr >> 32) & 0xff) << 24 | (uint32_t)(mpidr & 0xffffff);
+	add_cpu(out, &cpu, off);
+}
+
+/* A GICD (type 0xC), GICR (0xE) or GIC ITS (0xF) entry. */
+static void add_gic_part(struct acpi_madt_info *out, const uint8_t *e, uint8_t type, uint32_t off)
+{
+	switch (type) {
+	case ACPI_MADT_GICD:
+		if (out->nr_gicd++) {
+			pr_warn(PREFIX "a second GICD entry at offset 0x%x (base 0x%llx); the first "
+				"(0x%llx) is kept", off,
+				(unsigned long long)fw_le64(e + ACPI_GICD_BASE),
+				(unsigned long long)out->gicd_phys);
+			return;
+		}
+		out->gicd_phys = fw_le64(e + ACPI_GICD_BASE);
+		out->gic_version = e[ACPI_GICD_VERSION];
+		if (out->gic_version > 4) {
+			pr_warn(PREFIX "GICD entry at offset 0x%x names GIC version %u (1..4 exist); "
+				"read as 0: ask the distributor", off, out->gic_version);
+			out->gic_version = 0;
+		}
+		return;
+	case ACPI_MADT_GICR: {
+		const struct acpi_gicr_range r = { .base = fw_le64(e + ACPI_GICR_BASE),
+						   .length = fw_le32(e + ACPI_GICR_LENGTH) };
+
+		if (!r.base || !r.length) {
+			pr_warn(PREFIX "GICR entry at offset 0x%x is empty (base 0x%llx, length 0x%x); ignored",
+				off, (unsigned long long)r.base, r.length);
+			return;
+		}
+		if (out->nr_gicr == ACPI_MADT_MAX_GICR_RANGES) {
+			pr_warn(PREFIX "more than %u GICR ranges; the one at offset 0x%x is dropped",
+				ACPI_MADT_MAX_GICR_RANGES, off);
+			return;
+		}
+		out->gicr[out->nr_gicr++] = r;
+		return;
+	}
+	default:
+		out->nr_its++;
+		return;
+	}
 }
 
 const struct acpi_io_apic *acpi_io_apic_of(const struct acpi_madt_info *m, uint32_t gsi)
@@ -236,6 +315,29 @@ bool acpi_madt_parse(const void *table, size_t len, struct acpi_madt_info *out)
 			}
 			memcpy(&e, entry, sizeof(e));
 			out->lapic_phys = e.address;
+			break;
+		}
+		case ACPI_MADT_GICC:
+			if (length < ACPI_GICC_MIN_BYTES) {
+				acpi_subtables_short(&it, "GICC", off, length, ACPI_GICC_MIN_BYTES);
+				break;
+			}
+			add_gicc(out, entry, off);
+			break;
+		case ACPI_MADT_GICD:
+		case ACPI_MADT_GICR:
+		case ACPI_MADT_GIC_ITS: {
+			const uint8_t need = type == ACPI_MADT_GICD ? ACPI_GICD_BYTES :
+					     type == ACPI_MADT_GICR ? ACPI_GICR_BYTES :
+					     ACPI_GIC_ITS_BYTES;
+
+			if (length < need) {
+				acpi_subtables_short(&it, type == ACPI_MADT_GICD ? "GICD" :
+						     type == ACPI_MADT_GICR ? "GICR" : "GIC ITS",
+						     off, length, need);
+				break;
+			}
+			add_gic_part(out, entry, type, off);
 			break;
 		}
 		default:

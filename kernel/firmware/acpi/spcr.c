@@ -7,8 +7,11 @@
  *    fields after it): interface type at 36, the UART's register block as a
  *    Generic Address Structure at 40, the configured baud rate code at 58;
  *  - interface types 0 (full 16550), 1 (16450, a 16550 subset) and 0x12
- *    (16550-compatible, parameters in the GAS) are 16550s; others (PL011,
- *    SBSA, ...) are not for memboot;
+ *    (16550-compatible, parameters in the GAS) are 16550s; 3 (ARM PL011),
+ *    0xD (ARM SBSA generic UART, 32-bit accesses only; deprecated) and 0xE
+ *    (ARM SBSA generic UART) are PL011s, whose registers are 32-bit words
+ *    at fixed offsets in memory space whatever the GAS width says; others
+ *    (DCC, vendor UARTs) are not for memboot;
  *  - GAS space 1 is system I/O; space 0 is MMIO, where the access size
  *    (ACPI 6.5 5.2.3.2: 1 byte, 2 word, 3 dword) gives the register
  *    stride; 0 (legacy, "undefined") means the bit width decides;
@@ -45,8 +48,16 @@ bool acpi_spcr_parse(const void *table, size_t len, struct acpi_spcr_info *out)
 		return false;
 	}
 	out->interface_type = t[SPCR_TYPE];
-	if (out->interface_type != 0 && out->interface_type != 1 && out->interface_type != 0x12) {
-		pr_warn(PREFIX "interface type 0x%x is not a 16550; ignored", out->interface_type);
+	switch (out->interface_type) {
+	case 0: case 1: case 0x12:
+		out->kind = ACPI_SPCR_16550;
+		break;
+	case 3: case 0xd: case 0xe:
+		out->kind = ACPI_SPCR_PL011;
+		break;
+	default:
+		pr_warn(PREFIX "interface type 0x%x is not a 16550 or a PL011; ignored",
+			out->interface_type);
 		return false;
 	}
 	space = t[SPCR_GAS + GAS_SPACE];
@@ -57,7 +68,13 @@ bool acpi_spcr_parse(const void *table, size_t len, struct acpi_spcr_info *out)
 		pr_warn(PREFIX "UART address is 0; ignored");
 		return false;
 	}
-	if (space == 1) {
+	if (out->kind == ACPI_SPCR_PL011) {
+		if (space != 0) {
+			pr_warn(PREFIX "PL011 in address space %u, not memory; ignored", space);
+			return false;
+		}
+		out->access_bytes = 4;
+	} else if (space == 1) {
 		if (width != 0 && width != 8 && width != 16 && width != 32) {
 			pr_warn(PREFIX "I/O UART with a register bit width of %u (not 8, 16 or 32); "
 				"ignored", width);

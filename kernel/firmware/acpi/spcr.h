@@ -12,11 +12,19 @@
 
 #include "kernel/services/mem_range.h"
 
+/* The UART families memboot drives. */
+enum acpi_spcr_kind {
+	ACPI_SPCR_16550 = 0,
+	ACPI_SPCR_PL011 = 1,      /* ARM PL011 and SBSA generic UARTs */
+};
+
 struct acpi_spcr_info {
-	uint8_t interface_type;   /* 0 16550, 1 16450, 0x12 16550-compatible */
+	/* 0 16550, 1 16450, 0x12 16550-compatible; 3 PL011, 0xD and 0xE SBSA */
+	uint8_t interface_type;
+	uint8_t kind;             /* enum acpi_spcr_kind */
 	bool io_port;             /* the register block is in I/O space */
 	uint64_t address;         /* I/O port or MMIO address of the UART */
-	uint8_t access_bytes;     /* MMIO register stride: 1, 2 or 4 */
+	uint8_t access_bytes;     /* MMIO register stride: 1, 2 or 4 (a PL011: 4) */
 	uint32_t baud;            /* 0: "as the firmware left it" */
 };
 
@@ -24,7 +32,7 @@ struct acpi_spcr_info {
  * Parse an SPCR (table, len). Returns false with a warning naming the field
  * for a table that is too short, or a UART memboot does not drive (only the
  * 16550 family, in I/O space or MMIO with 8/16/32-bit registers at a 1, 2 or
- * 4 byte stride).
+ * 4 byte stride, and the PL011 family in MMIO).
  */
 bool acpi_spcr_parse(const void *table, size_t len, struct acpi_spcr_info *out);
 

@@ -15,7 +15,11 @@
  *    bytes: device handle type at 3 (0 ACPI _HID/_UID, 1 PCI segment/BDF),
  *    proximity domain at 4, the 16-byte handle at 8, flags at 24 (bit 0
  *    enabled, bit 1 architectural transactions).
- * Other types (GICC, GIC ITS) are skipped.
+ *  - type 3 (GICC affinity, 18 bytes) gives the domain (at 2) of the
+ *    processor with an ACPI UID (at 6), flags at 10 (bit 0 enabled): the
+ *    processor's MPIDR is the MADT's, which acpi_srat_resolve_uids() looks
+ *    up; revision 1's 8-bit domains do not apply (the type is ACPI 5.1's).
+ * Other types (GIC ITS affinity) are skipped.
  */
 #include "kernel/firmware/acpi/acpi_internal.h"
 
@@ -27,7 +31,15 @@ static void add_cpu(struct acpi_srat_info *out, const struct acpi_srat_cpu *cpu,
 		    uint32_t off)
 {
 	for (uint32_t i = 0; i < out->nr_cpus; i++) {
-		if (out->cpus[i].hwid == cpu->hwid) {
+		if (cpu->by_uid) {
+			if (!out->cpus[i].by_uid || out->cpus[i].hwid != cpu->hwid)
+				continue;
+			pr_warn(PREFIX "processor UID %u listed again at offset 0x%x with PXM %u; its first PXM %u is kept",
+				cpu->hwid, off, cpu->pxm, out->cpus[i].pxm);
+			out->nr_ignored++;
+			return;
+		}
+		if (!out->cpus[i].by_uid && out->cpus[i].hwid == cpu->hwid) {
 			pr_warn(PREFIX "APIC ID 0x%x listed again at offset 0x%x with PXM %u; its first PXM %u is kept",
 				cpu->hwid, off, cpu->pxm, out->cpus[i].pxm);
 			out->nr_ignored++;
@@ -183,6 +195,22 @@ bool acpi_srat_parse(const void *table, size_t len, struct acpi_srat_info *out)
 			add_cpu(out, &cpu, off);
 			break;
 		}
+		case ACPI_SRAT_GICC_AFFINITY:
+			if (length < ACPI_SRAT_GICC_BYTES) {
+				acpi_subtables_short(&it, "GICC affinity", off, length,
+						     ACPI_SRAT_GICC_BYTES);
+				break;
+			}
+			if (!(fw_le32(entry + ACPI_SRAT_GICC_FLAGS) & ACPI_SRAT_ENABLED)) {
+				out->nr_disabled++;
+				break;
+			}
+			cpu.hwid = fw_le32(entry + ACPI_SRAT_GICC_UID);
+			cpu.pxm = fw_le32(entry + ACPI_SRAT_GICC_PXM);
+			cpu.gicc = true;
+			cpu.by_uid = true;
+			add_cpu(out, &cpu, off);
+			break;
 		case ACPI_SRAT_MEM_AFFINITY: {
 			struct acpi_srat_mem_affinity e;
 
@@ -216,4 +244,33 @@ bool acpi_srat_parse(const void *table, size_t len, struct acpi_srat_info *out)
 	}
 	out->truncated = it.truncated;
 	return true;
+}
+
+uint32_t acpi_srat_resolve_uids(struct acpi_srat_info *srat, const struct acpi_madt_info *madt)
+{
+	uint32_t kept = 0, resolved = 0;
+
+	for (uint32_t i = 0; i < srat->nr_cpus; i++) {
+		struct acpi_srat_cpu c = srat->cpus[i];
+
+		if (c.by_uid) {
+			for (uint32_t j = 0; madt && j < madt->nr_cpus; j++) {
+				if (madt->cpus[j].gicc && madt->cpus[j].acpi_uid == c.hwid) {
+					c.hwid = madt->cpus[j].hwid;
+					c.by_uid = false;
+					break;
+				}
+			}
+			if (c.by_uid) {
+				pr_warn(PREFIX "GICC affinity names processor UID %u (PXM %u), which no "
+					"usable MADT GICC entry has; dropped", c.hwid, c.pxm);
+				srat->nr_ignored++;
+				continue;
+			}
+			resolved++;
+		}
+		srat->cpus[kept++] = c;
+	}
+	srat->nr_cpus = kept;
+	return resolved;
 }
