@@ -182,10 +182,15 @@ bench-pcp: $(BENCH_O)/pcp_bench
 
 # The same rows from guest boots (memboot.selftest=churn, 2 nodes x 4 CPUs):
 #   make bench-pcp-guest PCP_GUEST_ARGS='--repeats 5 --mix deep'
+#   make ARCH=arm64 bench-pcp-guest   (the arm64 Image, the device tree boot)
 PCP_GUEST_ARGS ?=
+PCP_GUEST_KERNEL_x86_64 := $(O)/memboot.elf
+PCP_GUEST_KERNEL_arm64 := $(O)/Image
+PCP_GUEST_OPTS_x86_64 := --elf $(O)/memboot.elf
+PCP_GUEST_OPTS_arm64 := --arch arm64 --image $(O)/Image
 .PHONY: bench-pcp-guest
-bench-pcp-guest: $(O)/memboot.elf
-	@python3 bench/pcp_guest.py --elf $(O)/memboot.elf $(PCP_GUEST_ARGS)
+bench-pcp-guest: $(PCP_GUEST_KERNEL_$(ARCH))
+	@python3 bench/pcp_guest.py $(PCP_GUEST_OPTS_$(ARCH)) $(PCP_GUEST_ARGS)
 
 # The allocator lab's harness (tools/memboot lab): every allocator of
 # mm/alloc/table.h, built natively (-march=native, no sanitizers), on

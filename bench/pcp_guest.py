@@ -5,7 +5,8 @@ each booted --repeats times; medians of the `churn` records. Prints a
 table, writes no file.
 
   python3 bench/pcp_guest.py [--nodes 2] [--cpus-per-node 4] [--mem-per-node 1G]
-                             [--repeats 3] [--mix kbuild] [--allocs 8000] [--iso ISO]
+                             [--repeats 3] [--mix kbuild] [--allocs 8000] [--elf ELF]
+                             [--arch arm64 [--image IMAGE]]
 """
 
 import argparse
@@ -42,9 +43,14 @@ def boot(args, policy, steps, fraction):
     append = (f"memboot.selftest=churn memboot.churn_mix={args.mix} "
               f"memboot.churn_allocs={args.allocs} memboot.pcp={policy} "
               f"memboot.pcp_steps={steps} memboot.pcp_high_fraction={fraction}")
+    # x86_64 through PVH, the quickest boot; arm64 through its one -kernel path.
+    x86 = args.arch == "x86_64"
     b = mbboot.boot(mbboot.run_argv(nodes=args.nodes, cpus_per_node=args.cpus_per_node,
-                                    mem_per_node=args.mem_per_node, boot_path="pvh",
-                                    elf=args.elf, append=append, timeout=120))
+                                    mem_per_node=args.mem_per_node,
+                                    boot_path="pvh" if x86 else None, arch=args.arch,
+                                    elf=args.elf if x86 else None,
+                                    image=None if x86 else args.image,
+                                    append=append, timeout=120))
     if b.status != 0:
         sys.exit(f"pcp_guest: boot failed (status {b.status}): {append}\n{b.stderr}")
     churn = b.all("churn")
@@ -63,7 +69,14 @@ def main():
     ap.add_argument("--mix", default="kbuild")
     ap.add_argument("--allocs", type=inputs.positive_int, default=8000)
     ap.add_argument("--elf", help="kernel ELF (default: the debug build)")
+    ap.add_argument("--arch", choices=("x86_64", "arm64"), default="x86_64",
+                    help="the guest's architecture (default: x86_64)")
+    ap.add_argument("--image", help="arm64: the flat Image (default: the debug build's)")
     args = ap.parse_args()
+    if args.arch == "x86_64" and args.image:
+        sys.exit("pcp_guest: --image is arm64's; x86_64 boots --elf")
+    if args.arch == "arm64" and args.elf:
+        sys.exit("pcp_guest: --elf is x86_64's; arm64 boots --image")
     if args.repeats < 1 or args.nodes < 1 or args.cpus_per_node < 1 or args.allocs < 1:
         sys.exit("pcp_guest: --repeats, --nodes, --cpus-per-node and --allocs must be >= 1")
 
@@ -79,7 +92,7 @@ def main():
         return 100.0 * r["spin_ns"] / (r["ns"] * r["threads"]) if r["ns"] else 0.0
 
     base = {k: med("base", k) for k in ("ns", "free_high", "alloc_zone_pages")}
-    print(f"churn mix {args.mix} in the guest: {args.nodes} nodes x {args.cpus_per_node} CPUs x "
+    print(f"churn mix {args.mix} in the {args.arch} guest: {args.nodes} nodes x {args.cpus_per_node} CPUs x "
           f"{args.mem_per_node}, {args.allocs} allocations per CPU, median of {args.repeats} boots\n")
     print("| step | steps | time | lock contend% | free_high | alloc_zone | ms | zone lock acq "
           "| contended | free_high n | alloc_zone pages | high min/max |")

@@ -135,6 +135,6 @@ void boot_find_smbios(struct bootinfo *bi)
 	 * the CSM left): its configuration table is the authority. */
 	if (bi->efi_system_table)
 		find_in_efi(bi);
-	else
+	else if (ARCH_BIOS_AREA)
 		scan_bios_area(bi);
 }

@@ -78,11 +78,12 @@ static void read_caches(void)
 /*
  * MIDR_EL1 names the implementer, part and revision; nothing architectural
  * says whether the CPU is virtual. QEMU's TCG and KVM both run the guest at
- * EL1 with a real-looking MIDR (TCG's -cpu max reads as an Arm part), so a
- * hypervisor is taken to be there when the kernel was entered at EL1, not
- * EL2: firmware on hardware normally enters a kernel at EL2 (booting.rst
- * recommends it), and QEMU's virt enters at EL1 unless virtualization=on.
- * Which one is not known: the name says how it was guessed. The semihosting
+ * EL1 (TCG's named models with their real MIDRs), so a hypervisor is taken
+ * to be there when the kernel was entered at EL1, not EL2: firmware on
+ * hardware normally enters a kernel at EL2 (booting.rst recommends it), and
+ * QEMU's virt enters at EL1 unless virtualization=on. Which one is known
+ * only for TCG's -cpu max (below); otherwise the name says how it was
+ * guessed. The semihosting
  * exit and fw_cfg, which only exist under QEMU, are used only in that case.
  */
 void arch_cpu_identify(void)
@@ -98,7 +99,13 @@ void arch_cpu_identify(void)
 		 (unsigned long long)midr, imp, (unsigned long long)((midr >> 4) & 0xfff),
 		 (unsigned long long)((midr >> 20) & 0xf), (unsigned long long)(midr & 0xf));
 	arch_cpu_info.has_hypervisor = arm64_entry_el == 1;
-	if (arch_cpu_info.has_hypervisor)
+	/* Implementer 0x00 is reserved for software use: QEMU's TCG "max" CPU
+	 * reads as implementer 0x00, part 0x051 ('Q'); under KVM "max" is the
+	 * host's own MIDR. So that part names the emulator (whose figures are
+	 * not the machine's, numaperf), anything else stays a guess. */
+	if (arch_cpu_info.has_hypervisor && imp == 0x00 && ((midr >> 4) & 0xfff) == 0x051)
+		strcpy(arch_cpu_info.hypervisor, "TCG");
+	else if (arch_cpu_info.has_hypervisor)
 		strcpy(arch_cpu_info.hypervisor, "EL1 entry");
 	arch_cpu_info.huge_1g = true;   /* 1 GiB blocks at level 1 with 4 KiB granules */
 	arch_cpu_info.nx = true;        /* PXN/UXN always exist */

@@ -10,15 +10,22 @@
 #include "mm/numa.h"
 #include "mm/physmem.h"
 
-/* Below 1 GiB: page 0 is always reserved, so [0, 1 GiB) never holds a 1 GiB
- * page, and the boot identity map covers it before the "pagetables" phase. */
-#define TABLE_LIMIT_BYTES (1ULL << 30)
+extern char __kernel_start[];
+
+/* In the 1 GiB-aligned block that holds the kernel image: the image is
+ * reserved there, so that block never holds a 1 GiB page, and the boot
+ * identity map covers it before the "pagetables" phase. That block is
+ * [0, 1 GiB) where the kernel is linked low (x86_64, at 1 MiB) and the first
+ * GiB of RAM where RAM starts above it (arm64 virt: 0x40000000), where
+ * [0, 1 GiB) has no memory at all. */
+#define TABLE_BLOCK_BYTES (1ULL << 30)
 
 static void *table_from_physmem(void *ctx, size_t bytes, uint32_t node)
 {
 	uint64_t size = (bytes + PAGE_SIZE_BYTES - 1) & ~(PAGE_SIZE_BYTES - 1);
-	uint64_t at = physmem_alloc_range(ctx, size, PAGE_SIZE_BYTES, 0, TABLE_LIMIT_BYTES,
-					  PHYSMEM_ANY_NODE, false,
+	uint64_t low = (uint64_t)(uintptr_t)__kernel_start & ~(TABLE_BLOCK_BYTES - 1);
+	uint64_t at = physmem_alloc_range(ctx, size, PAGE_SIZE_BYTES, low,
+					  low + TABLE_BLOCK_BYTES, PHYSMEM_ANY_NODE, false,
 					  PHYSMEM_RESV_HUGETLB_TABLES);
 	return at ? (void *)(uintptr_t)at : NULL;
 }

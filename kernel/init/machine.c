@@ -30,7 +30,8 @@ void init_machine(const struct bootinfo *bi, const struct numa_topology *topo,
 	if (!bi->smbios_ep_len) {
 		pr_info("DMI: no SMBIOS entry point (%s); no machine or memory device records",
 			bi->efi_system_table ? "none in the EFI configuration table" :
-			"none in the BIOS area 0xF0000-0xFFFFF");
+			ARCH_BIOS_AREA ? "none in the BIOS area 0xF0000-0xFFFFF" :
+			"no EFI configuration table, and no BIOS area on this architecture");
 		return;
 	}
 	if (!smbios_entry_parse(bi->smbios_ep, bi->smbios_ep_len, &ep))

@@ -58,6 +58,15 @@ static struct stress stress;
 static unsigned prot_x;       /* PT_PROT_EXEC where the CPU cannot refuse execution */
 static const uint64_t magic_word = 0x6d656d626f6f7421ULL;   /* read through the 1 GiB slot */
 
+/* The 1 GiB slot maps the naturally aligned 1 GiB of physical memory that
+ * holds magic_word, the kernel's data: [0, 1 GiB) where the kernel is linked
+ * low (x86_64, at 1 MiB), the first GiB of RAM where RAM starts at 1 GiB
+ * (arm64 virt). */
+static uint64_t big_block(void)
+{
+	return (uint64_t)(uintptr_t)&magic_word & ~(SZ_1G - 1);
+}
+
 static uint64_t stamp(uint64_t va, uint64_t phys)
 {
 	return va ^ (phys * 0x9e3779b97f4a7c15ULL) ^ 0x5a5a;
@@ -67,8 +76,7 @@ static uint64_t stamp(uint64_t va, uint64_t phys)
 static uint64_t expected_word(const struct slot *sl, uint64_t phys, uint64_t *va)
 {
 	if (sl->size == PT_SIZE_1G) {
-		/* The 1 GiB slot maps physical [0, 1 GiB): the kernel's data. */
-		*va = sl->va + (uint64_t)(uintptr_t)&magic_word;
+		*va = sl->va + ((uint64_t)(uintptr_t)&magic_word & (SZ_1G - 1));
 		return magic_word;
 	}
 	*va = sl->va;
@@ -148,7 +156,7 @@ static void slot_map(uint32_t w, struct slot *sl, struct pt_stats *st)
 	if (sl->size == PT_SIZE_1G) {
 		if (!stress.big_ok)
 			return;
-		phys = 0;
+		phys = big_block();
 	} else {
 		phys = vm_frame_alloc(slot_kind(sl), this_cpu_state()->mem_node);
 		if (phys == PT_NO_PHYS)
@@ -166,8 +174,8 @@ static void slot_map(uint32_t w, struct slot *sl, struct pt_stats *st)
 		return;
 	}
 	__atomic_fetch_add(&stress.maps, 1, __ATOMIC_RELAXED);
-	/* The 1 GiB slot maps physical 0, which its phys field cannot say:
-	 * 1 stands for it (not a frame anyone allocates). */
+	/* The 1 GiB slot's block may be physical 0, which its phys field
+	 * cannot say: 1 stands for it (not a frame anyone allocates). */
 	slot_end(sl, sl->size == PT_SIZE_1G ? 1 : phys, sl->size == PT_SIZE_1G);
 }
 
@@ -179,7 +187,7 @@ static void slot_unmap(uint32_t w, struct slot *sl, struct pt_stats *st)
 		return;
 	slot_begin(sl);
 	int err = pt_unmap(&stress.space.as, sl->va, &old, st);
-	uint64_t want = sl->size == PT_SIZE_1G ? 0 : sl->phys;
+	uint64_t want = sl->size == PT_SIZE_1G ? big_block() : sl->phys;
 	if (err != PT_OK || old.phys != want || old.va != sl->va || old.size != sl->size)
 		stress_error("unmap gave back the wrong mapping", w, sl->va, old.phys, want);
 	else if (sl->size != PT_SIZE_1G)

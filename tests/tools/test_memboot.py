@@ -791,6 +791,17 @@ class EndToEnd(unittest.TestCase):
         r = tool("run", "--dry-run", "--iso", "/nonexistent/m.iso", "--preset", "seed004")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("id=m15,size=128G,reserve=off", r.stdout.decode())
+        # arm64's server shapes on virt: 256 CPUs need no q35 there.
+        for name in ("ampere80", "ampere80-2n", "ampere128", "ampere128-2n", "ampere2s"):
+            self.assertIn(name, names)
+            self.assertIn(name + "-small", names)
+        r = tool("run", "--dry-run", "--arch", "arm64", "--image", "/nonexistent/Image",
+                 "--preset", "ampere2s-small")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        out = r.stdout.decode()
+        self.assertIn("/q/qemu -machine virt ", out)
+        self.assertIn("-m 1G -smp 256,sockets=2,cores=128,threads=1 ", out)
+        self.assertIn("-numa node,nodeid=1,cpus=128-255,memdev=m1", out)
         # Unknown names, a preset with its own topology options, pc at 512.
         for argv, msg in ((("--preset", "seed9"), "unknown preset 'seed9'"),
                           (("--preset", "seed002", "--nodes", "2"), "leave those out"),

@@ -18,9 +18,24 @@ PRESETS = {
                 "seed 003's 512 CPUs"),
     "seed004": (16, 2, "128G",
                 "seed 004's 16 nodes of 128 GiB (2 TiB, reserve=off)"),
+    # arm64 server shapes (boot them with --arch arm64): Ampere Altra
+    # (80 cores) and Altra Max (128 cores), one thread a core, a socket as
+    # one node or split in two (the firmware's hemisphere or quadrant
+    # modes), and a 2-socket server.
+    "ampere80": (1, 80, "128G",
+                 "arm64: one 80-core socket (Ampere Altra-like), one node"),
+    "ampere80-2n": (2, 40, "64G",
+                    "arm64: one 80-core socket split in two nodes"),
+    "ampere128": (1, 128, "128G",
+                  "arm64: one 128-core socket (Ampere Altra Max-like), one node"),
+    "ampere128-2n": (2, 64, "64G",
+                     "arm64: one 128-core socket split in two nodes"),
+    "ampere2s": (2, 128, "128G",
+                 "arm64: two 128-core sockets, a node each (256 CPUs)"),
 }
 SMALL_MEM = {"seed000": "4G", "seed001": "512M", "seed002": "1G", "seed003": "2G",
-             "seed004": "256M"}
+             "seed004": "256M", "ampere80": "1G", "ampere80-2n": "512M", "ampere128": "1G",
+             "ampere128-2n": "512M", "ampere2s": "512M"}
 
 
 def all_presets():
@@ -37,7 +52,7 @@ def listing():
     """The lines `--preset list` prints."""
     lines = []
     for name, (nodes, cpus, mem, about) in all_presets().items():
-        lines.append("%-15s %3d node%s x %3d CPUs x %5s  %s"
+        lines.append("%-18s %3d node%s x %3d CPUs x %5s  %s"
                      % (name, nodes, " " if nodes == 1 else "s", cpus, mem, about))
     return lines
 

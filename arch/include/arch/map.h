@@ -75,6 +75,14 @@ bool arch_map_range(uint64_t virt, uint64_t phys, uint64_t bytes, arch_pt_alloc_
  */
 bool arch_set_executable(uint64_t start, uint64_t end, bool exec);
 
+/*
+ * ARCH_BIOS_AREA (asm/mmu.h): 1 where firmware without UEFI may leave
+ * tables in the PC BIOS area [0xF0000, 0x100000) (x86_64: the SMBIOS entry
+ * point, SMBIOS 3.7 5.2.1), 0 where there is none (arm64, POWER: SMBIOS only
+ * through the EFI configuration table), so nothing reads that range there.
+ */
+_Static_assert(ARCH_BIOS_AREA == 0 || ARCH_BIOS_AREA == 1, "ARCH_BIOS_AREA is 0 or 1");
+
 /* Highest address + 1 of the current identity map. */
 uint64_t arch_mapped_top(void);
 

@@ -143,4 +143,7 @@ static inline bool arch_pte_phys_ok(uint64_t phys)
 	return (phys & ~A64_ADDR) == 0;
 }
 
+/* no BIOS area: SMBIOS comes only through the EFI configuration table (arch/map.h). */
+#define ARCH_BIOS_AREA 0
+
 #endif

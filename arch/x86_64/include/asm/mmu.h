@@ -117,4 +117,7 @@ static inline bool arch_pte_phys_ok(uint64_t phys)
 	return (phys & ~X86_PTE_ADDR) == 0;
 }
 
+/* the PC BIOS area [0xF0000, 0x100000) may hold an SMBIOS entry point (arch/map.h). */
+#define ARCH_BIOS_AREA 1
+
 #endif
