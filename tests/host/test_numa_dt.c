@@ -213,6 +213,55 @@ static void test_no_node_ids_one_node_without_warning(void **state)
 	assert_int_equal(topo.nr_warnings, 0);
 }
 
+/* QEMU pseries, 2 nodes x 2 CPUs x 1 GiB, -numa dist 40: the nodes from
+ * ibm,associativity (FORM1, reference points <4 3 2 1>), as the tree
+ * boot/ofw flattens for the kernel says them. */
+static void test_pseries_form1_two_nodes(void **state)
+{
+	(void)state;
+	size_t len;
+	struct dt_blob dt;
+	void *blob = host_read_file("tests/host/fixtures/dt/pseries-2n.dtb", &len);
+	const struct mem_range map[] = { { 0x400000, 0x80000000ULL, MEM_USABLE } };
+
+	assert_non_null(blob);
+	assert_int_equal(dt_open(&dt, blob, len), DT_OK);
+	assert_true(dt_machine_parse(&dt, m));
+	assert_int_equal(m->numa_form, DT_NUMA_FORM1);
+	build(map, 1, 0);
+	assert_int_equal(topo.source, NUMA_SOURCE_DT);
+	assert_int_equal(topo.nr_warnings, 0);
+	assert_int_equal(topo.nr_nodes, 2);
+	assert_int_equal(topo.nr_cpus, 4);
+	for (uint32_t c = 0; c < 4; c++)
+		assert_int_equal(topo.cpus[c].node, c / 2);
+	assert_int_equal(topo.nodes[0].span_start, 0x400000);
+	assert_int_equal(topo.nodes[1].span_start, GIB);
+	assert_int_equal(topo.nodes[1].mem_bytes, GIB);
+	assert_int_equal(topo.distance[0 * 2 + 1], 40);
+	assert_int_equal(topo.distance[1 * 2 + 0], 40);
+	assert_int_equal(topo.distance[1 * 2 + 1], 10);
+	assert_true(topo.dt_distances);
+	free(blob);
+}
+
+/* FORM2 (the lookup index table's domains, the distance table): the
+ * parser gives the domains and distances; the same rules apply. */
+static void test_form2_nodes_and_distances(void **state)
+{
+	(void)state;
+	two_nodes();
+	m->numa_form = DT_NUMA_FORM2;
+	m->distances[m->nr_distances++] = (struct dt_distance){ 0, 1, 22 };
+	build(two_gib, 3, 0);
+	assert_int_equal(topo.source, NUMA_SOURCE_DT);
+	assert_int_equal(topo.nr_nodes, 2);
+	assert_int_equal(topo.cpus[1].node, 1);
+	assert_int_equal(topo.distance[1], 22);
+	assert_int_equal(topo.distance[2], 22);
+	assert_int_equal(topo.nr_warnings, 0);
+}
+
 static void test_aff3_packed_as_the_hwid(void **state)
 {
 	(void)state;
@@ -235,6 +284,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_distance_map_gives_defaults, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_node_ids_one_node_without_warning, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_aff3_packed_as_the_hwid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pseries_form1_two_nodes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_form2_nodes_and_distances, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
