@@ -290,6 +290,14 @@ class Arch:
         self.run_boot = values.get("RUN_BOOT") or "grub"
         self.qemu_exit = tuple(values.get("QEMU_EXIT", "").split())
         self.qemu_flags = tuple(values.get("QEMU_FLAGS", "").split())
+        # The QEMU CPU model a run gets without --cpu, the file `make`
+        # builds to boot (NAME_IMAGE), and where the kernel's exit status
+        # comes from: QEMU's exit code ("device": isa-debug-exit,
+        # semihosting) or the `done` record on the console ("console":
+        # a machine with no exit device, whose power-off ends QEMU with 0).
+        self.qemu_cpu = values.get("QEMU_CPU") or "max"
+        self.image = values.get("IMAGE") or None
+        self.exit_from = values.get("EXIT_FROM") or "device"
 
 
 def parse_arch_mk(text, name):
