@@ -20,6 +20,8 @@
  *     interface into a flattened tree in .bss (boot/ofw), while the
  *     firmware's memory is still as it left it;
  *  6. ppc_mmu_boot(): the radix boot map and translation on (paging.c);
+ *     ppc_traps_init(): the interrupt vectors at 0 (trap.c, vectors.S),
+ *     the firmware being called no more;
  *  7. kernel_main(tree, 0) (arch/entry.h): the tree's address in the first
  *     argument, as OPAL and kexec hand one over in r3.
  */
@@ -90,6 +92,8 @@ _start:
 	nop
 	mr	31, 3
 	bl	ppc_mmu_boot            /* the radix boot map, translation on */
+	nop
+	bl	ppc_traps_init          /* the interrupt vectors */
 	nop
 	mr	3, 31
 	li	4, 0

@@ -63,3 +63,18 @@ def test_ppc64le_two_nodes_from_ibm_associativity():
     assert [r["node"] for r in inits] == [0, 1], inits
     assert all(r["pages"] > 0 for r in inits), inits
     check_census(b)
+
+
+def test_ppc64le_faults_are_reported_with_the_vector():
+    # The vectors (copied to address 0, entered big-endian and switched to
+    # little-endian) report the interrupt and end the boot with status 2.
+    cases = [("ud", "program: illegal instruction", None),
+             ("pf", "data storage", "(DAR) 0x100000000000: kernel read")]
+    for fault, what, detail in cases:
+        b = boot_ppc64le(append="memboot.fault=" + fault)
+        done = b.expect_status(2)
+        assert what in done["reason"], (fault, done)
+        # The trace walks r1's back chain up to kernel_main's caller.
+        assert "Call Trace" in b.console and b.console.count("  [<0000000000") >= 3, b.tail()
+        if detail:
+            assert detail in b.console, (fault, b.tail())
