@@ -75,20 +75,28 @@ static const struct mem_range two_gib[] = {
 	{ 0x48100000, 0xc0000000, MEM_USABLE },
 };
 
+/* The tree in the file at @path read into m; its bytes, for free(). */
+static void *parse_tree_file(const char *path)
+{
+	size_t len;
+	struct dt_blob dt;
+	void *blob = host_read_file(path, &len);
+
+	assert_non_null(blob);
+	assert_int_equal(dt_open(&dt, blob, len), DT_OK);
+	assert_true(dt_machine_parse(&dt, m));
+	return blob;
+}
+
 static void test_qemu_virt_four_nodes(void **state)
 {
 	(void)state;
-	size_t len;
-	struct dt_blob dt;
-	void *blob = host_read_file("tests/host/fixtures/dt/virt-4n.dtb", &len);
+	void *blob = parse_tree_file("tests/host/fixtures/dt/virt-4n.dtb");
 	const struct mem_range map[] = { { 0x40000000, 0x140000000ULL, MEM_USABLE } };
 	/* QEMU's -numa dist of the fixture (tests/host/test_dt.c). */
 	const uint8_t want[4][4] = { { 10, 20, 30, 40 }, { 20, 10, 20, 30 },
 				     { 30, 20, 10, 20 }, { 40, 30, 20, 10 } };
 
-	assert_non_null(blob);
-	assert_int_equal(dt_open(&dt, blob, len), DT_OK);
-	assert_true(dt_machine_parse(&dt, m));
 	build(map, 1, 0);
 	assert_int_equal(topo.source, NUMA_SOURCE_DT);
 	assert_int_equal(topo.nr_warnings, 0);
@@ -219,14 +227,9 @@ static void test_no_node_ids_one_node_without_warning(void **state)
 static void test_pseries_form1_two_nodes(void **state)
 {
 	(void)state;
-	size_t len;
-	struct dt_blob dt;
-	void *blob = host_read_file("tests/host/fixtures/dt/pseries-2n.dtb", &len);
+	void *blob = parse_tree_file("tests/host/fixtures/dt/pseries-2n.dtb");
 	const struct mem_range map[] = { { 0x400000, 0x80000000ULL, MEM_USABLE } };
 
-	assert_non_null(blob);
-	assert_int_equal(dt_open(&dt, blob, len), DT_OK);
-	assert_true(dt_machine_parse(&dt, m));
 	assert_int_equal(m->numa_form, DT_NUMA_FORM1);
 	build(map, 1, 0);
 	assert_int_equal(topo.source, NUMA_SOURCE_DT);
@@ -290,8 +293,6 @@ static void test_form2_tree_compiled_by_dtc(void **state)
 	(void)state;
 	const char *tmp = getenv("TMPDIR");
 	char dir[192], path[256], cmd[640];
-	size_t len;
-	struct dt_blob dt;
 	const struct mem_range map[] = { { 0x400000, 0x80000000ULL, MEM_USABLE } };
 
 	snprintf(dir, sizeof(dir), "%s/memboot-form2-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -305,13 +306,10 @@ static void test_form2_tree_compiled_by_dtc(void **state)
 	if (system(cmd) != 0)
 		fail_msg("dtc could not compile the tree (device-tree-compiler installed? tools/setup-deps.sh)");
 	snprintf(path, sizeof(path), "%s/t.dtb", dir);
-	void *blob = host_read_file(path, &len);
-	assert_non_null(blob);
+	void *blob = parse_tree_file(path);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	assert_int_equal(system(cmd), 0);
 
-	assert_int_equal(dt_open(&dt, blob, len), DT_OK);
-	assert_true(dt_machine_parse(&dt, m));
 	assert_int_equal(m->numa_form, DT_NUMA_FORM2);
 	build(map, 1, 0);
 	assert_int_equal(topo.source, NUMA_SOURCE_DT);
