@@ -339,7 +339,19 @@ class BadOptions(unittest.TestCase):
         self.assertEqual(cmd[cmd.index("-cpu") + 1], "power10")
         code, err = usage_error(["run", "--arch", "ppc64le", "--boot", "image"])
         self.assertEqual(code, 64)
-        self.assertIn("--boot image: ppc64le boots by --boot vof", err)
+        self.assertIn("--boot image: ppc64le boots by --boot vof or --boot slof", err)
+        # --boot slof: the same ELF under SLOF, pseries's own default
+        # firmware (a -machine after arch.mk's turns VOF off).
+        with mock.patch.dict(os.environ, CLEAN_ENV, clear=True):
+            cmd = mb.build_qemu_command(mb.parse_args(
+                ["run", "--arch", "ppc64le", "--boot", "slof", "--append", "memboot.pcp=off"]))
+        machines = [cmd[i + 1] for i, a in enumerate(cmd) if a == "-machine"]
+        self.assertEqual(machines[-1], "x-vof=off")
+        self.assertTrue(machines[1].startswith("x-vof=on"), machines)
+        self.assertEqual(cmd[cmd.index("-append") + 1], "memboot.pcp=off")
+        code, err = usage_error(["run", "--arch", "arm64", "--boot", "slof"])
+        self.assertEqual(code, 64)
+        self.assertIn("--boot slof: arm64 boots by --boot image", err)
         code, err = usage_error(["run", "--arch", "ppc64le", "--firmware", "bios"])
         self.assertEqual(code, 64)
         self.assertIn("--boot vof: QEMU pseries enters the ELF through its own Open Firmware", err)
