@@ -145,7 +145,7 @@ KERNEL_OBJS := $(patsubst %.c,$(O)/%.o,$(KERNEL_C)) $(patsubst %.S,$(O)/%.o,$(KE
 PURE_SRCS := boot/bootinfo.c boot/efi_map.c boot/mb2/mb2.c kernel/services/cmdline.c \
 	kernel/services/report/record.c kernel/services/report/format.c kernel/services/jobs/plan.c kernel/services/clock/clockcal.c kernel/services/clock/counter_sync.c $(wildcard kernel/firmware/*.c kernel/firmware/acpi/*.c) \
 	$(wildcard $(addsuffix /*.c,$(MM_DIRS)))
-PURE_SRCS += boot/handoff.c boot/pvh/pvh.c boot/efi/kelf.c
+PURE_SRCS += boot/handoff.c boot/pvh/pvh.c boot/efi/kelf.c boot/ofw/flatten.c
 # The consoles' drawing, log ring and option parsing (no hardware in them):
 # every file in kernel/services/console/ itself; the kernel-only side is in
 # kernel/services/console/out/, which this wildcard does not reach.
@@ -301,10 +301,12 @@ $(O)/Image: $(O)/memboot.elf
 $(O)/memboot.iso: $(O)/memboot.elf tools/mkiso.sh $(O)/cmdline.stamp
 	@tools/mkiso.sh $< $@
 
-# arm64 boots its Image (QEMU -kernel) with one CPU a node: the other CPUs
-# are not started on arm64 yet.
+# arm64 boots its Image (QEMU -kernel) and ppc64le its ELF (QEMU pseries
+# -kernel under VOF) with one CPU a node: the other CPUs are not started
+# there yet.
 RUN_IMAGE_x86_64 := --iso $(O)/memboot.iso --cpus-per-node 2
 RUN_IMAGE_arm64 := --boot image --image $(O)/Image --cpus-per-node 1
+RUN_IMAGE_ppc64le := --boot vof --image $(O)/memboot.elf --cpus-per-node 1
 run: all
 	tools/memboot run --arch $(ARCH) $(RUN_IMAGE_$(ARCH)) --nodes 2 --mem-per-node 1G $(RUN_ARGS)
 

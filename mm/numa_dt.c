@@ -1,8 +1,10 @@
 /*
  * numa_dt.c: the topology from a device tree (mm/numa_build.h): its
  * numa-node-id properties (Linux's Documentation/devicetree/bindings/numa.txt)
- * on /cpus and /memory nodes, and /distance-map, as dt_machine_parse()
- * (kernel/firmware/dt.h) read them. The rules are the SRAT's
+ * on /cpus and /memory nodes, and /distance-map, or POWER's
+ * ibm,associativity domains (FORM1 or FORM2, with their distances) and
+ * PowerNV's ibm,chip-id, as dt_machine_parse() (kernel/firmware/dt.h) read
+ * them into node ids and distances. The rules are the SRAT's
  * (mm/numa_srat.c, mm/numa_srat_mem.c), in the tree's words:
  *  - a node id is a number, not an index: ids become nodes densely in order
  *    of first appearance, CPUs first (the boot CPU, then the tree's order),
@@ -187,7 +189,10 @@ void numa_build_from_dt(struct build *b)
 	uint32_t missing = 0, first_missing = 0;
 
 	add_cpus(b, m);
-	if (m->numa_form != DT_NUMA_NODE_ID) {
+	/* Every form numbers nodes the same way once dt_machine_parse() has
+	 * read it: numa-node-id, POWER's associativity domains (FORM1's first
+	 * reference point, FORM2's lookup table) or PowerNV's chip ids. */
+	if (m->numa_form == DT_NUMA_NONE) {
 		numa_single_node(b, NUMA_SOURCE_NONE, NULL);
 		return;
 	}

@@ -4,7 +4,7 @@
 #
 # Usage: tools/build-newlib.sh CACHE_DIR LINK [TARGET]
 #   TARGET is newlib's target, an architecture's NAME_NEWLIB (arch/NAME/arch.mk):
-#   x86_64-elf (the default) or aarch64-elf. Builds into CACHE_DIR/newlib-KEY,
+#   x86_64-elf (the default), aarch64-elf or powerpc64le-elf. Builds into CACHE_DIR/newlib-KEY,
 #   where KEY hashes the source tarball, the configure flags and the compiler,
 #   and points the symbolic link LINK at it. A build whose key already exists
 #   is reused, so newlib is rebuilt only when its inputs change (about 3
@@ -22,7 +22,7 @@
 # before its first libc call, and kernel code itself never uses them.
 set -euo pipefail
 
-usage="usage: build-newlib.sh CACHE_DIR LINK [x86_64-elf|aarch64-elf]"
+usage="usage: build-newlib.sh CACHE_DIR LINK [x86_64-elf|aarch64-elf|powerpc64le-elf]"
 cache=${1:?$usage}
 link=$(realpath -m "${2:?$usage}")
 target=${3:-x86_64-elf}
@@ -44,6 +44,17 @@ aarch64-elf)
     # HWCAP from a libc the kernel does not have), as arch/arm64/arch.mk.
     cc=aarch64-linux-gnu-gcc tools=(aarch64-linux-gnu-)
     target_cflags="$common_cflags -mno-outline-atomics"
+    ;;
+powerpc64le-elf)
+    # Debian's cross compiler (ELFv2, little-endian); scalar floating point
+    # only (no VMX/VSX code the compiler could vectorise into), so the kernel
+    # enables MSR[FP] and nothing more for printf's float paths. newlib's
+    # configure.host gives every powerpc*-elf 32-bit embedded code
+    # (-mrelocatable-lib), which the 64-bit ABI refuses: taken back here.
+    # long double is double (newlib knows no IBM double-double), as
+    # arch/ppc64le/arch.mk compiles the kernel.
+    cc=powerpc64le-linux-gnu-gcc tools=(powerpc64le-linux-gnu-)
+    target_cflags="$common_cflags -mno-altivec -mno-vsx -mno-relocatable-lib -mlong-double-64"
     ;;
 *) echo "build-newlib: unknown target '$target' ($usage)" >&2; exit 64 ;;
 esac

@@ -44,8 +44,10 @@ packages=(
 	qemu-efi-aarch64 device-tree-compiler   # arm64: AAVMF, device trees (dtc) for its tests
 )
 # The everyday machine, from bookworm-backports (QEMU >= 10).
-# qemu-system-arm runs the arm64 port (make ARCH=arm64 run): QEMU 10's virt.
-qemu_packages=(qemu-system-x86 qemu-system-arm qemu-system-common qemu-system-data seabios)
+# qemu-system-arm runs the arm64 port (make ARCH=arm64 run): QEMU 10's virt;
+# qemu-system-ppc the ppc64le port (make ARCH=ppc64le run): pseries with VOF
+# (its firmware, vof.bin and slof.bin, is in qemu-system-data).
+qemu_packages=(qemu-system-x86 qemu-system-arm qemu-system-ppc qemu-system-common qemu-system-data seabios)
 qemu_min_major=10
 # Also only in bookworm-backports: virt-fw-vars, which enrolls the Secure
 # Boot guest tests' key in an OVMF variable store without a key press.
@@ -83,7 +85,8 @@ qemu_major() {
 need_qemu=0
 [ ${#qemu_packages[@]} -eq 0 ] || [ "$(qemu_major)" -ge "$qemu_min_major" ] 2>/dev/null || need_qemu=1
 # Every QEMU package comes from backports with the others: one missing
-# (qemu-system-arm, added after the first) installs them all from there.
+# (qemu-system-arm or qemu-system-ppc, added after the first) installs them
+# all from there.
 for p in "${qemu_packages[@]}"; do
 	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
 	[ "$status" = "install ok installed" ] || need_qemu=1

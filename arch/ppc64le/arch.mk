@@ -9,4 +9,32 @@
 ppc64le_CC := powerpc64le-linux-gnu-gcc
 # Kernel code uses general registers only: no floating point, VMX or VSX
 # state to save on an interrupt (as Linux builds its ppc64 kernel).
-ppc64le_KCFLAGS := -msoft-float -mno-altivec -mno-vsx
+ppc64le_KCFLAGS := -msoft-float -mno-altivec -mno-vsx -mlong-double-64
+
+# The port: `make ARCH=ppc64le` links the kernel ELF that QEMU's pseries
+# machine loads (-kernel) and enters through its Open Firmware (VOF, the
+# default, or SLOF): big-endian at the ELF's first byte with r5 the client
+# interface's entry (docs/boot-paths.md). The entry walks the firmware's
+# tree through that interface and hands the kernel a flattened copy.
+ppc64le_PORT := yes
+ppc64le_LD := powerpc64le-linux-gnu-ld
+ppc64le_NEWLIB := powerpc64le-elf
+ppc64le_LDS := linker/ppc64le.ld
+# The boot protocols: boot/ofw flattens the Open Firmware tree (the entry
+# path), boot/dtimage reads the flattened tree handed to kernel_main.
+ppc64le_BOOT := dtimage ofw
+# What `make` builds to boot: the ELF itself (QEMU -kernel loads it).
+ppc64le_IMAGE := memboot.elf
+ppc64le_QEMU := qemu-system-ppc64
+ppc64le_QEMU_MACHINES := pseries
+ppc64le_QEMU_CPU := power9
+# tools/memboot run: the ELF through -kernel under VOF (--boot vof); no
+# device carries an exit status on pseries, so the kernel powers off
+# through RTAS and the runner takes the status from the `done` record on
+# the console (EXIT_FROM console). The speculation-barrier capabilities
+# are declared absent: TCG has none and QEMU warns on every boot otherwise.
+ppc64le_RUN_BOOT := vof
+ppc64le_RUN_BOOTS := vof slof
+ppc64le_QEMU_EXIT :=
+ppc64le_EXIT_FROM := console
+ppc64le_QEMU_FLAGS := -machine x-vof=on,cap-cfpc=broken,cap-sbbc=broken,cap-ibs=broken,cap-ccf-assist=off

@@ -75,20 +75,28 @@ static const struct mem_range two_gib[] = {
 	{ 0x48100000, 0xc0000000, MEM_USABLE },
 };
 
+/* The tree in the file at @path read into m; its bytes, for free(). */
+static void *parse_tree_file(const char *path)
+{
+	size_t len;
+	struct dt_blob dt;
+	void *blob = host_read_file(path, &len);
+
+	assert_non_null(blob);
+	assert_int_equal(dt_open(&dt, blob, len), DT_OK);
+	assert_true(dt_machine_parse(&dt, m));
+	return blob;
+}
+
 static void test_qemu_virt_four_nodes(void **state)
 {
 	(void)state;
-	size_t len;
-	struct dt_blob dt;
-	void *blob = host_read_file("tests/host/fixtures/dt/virt-4n.dtb", &len);
+	void *blob = parse_tree_file("tests/host/fixtures/dt/virt-4n.dtb");
 	const struct mem_range map[] = { { 0x40000000, 0x140000000ULL, MEM_USABLE } };
 	/* QEMU's -numa dist of the fixture (tests/host/test_dt.c). */
 	const uint8_t want[4][4] = { { 10, 20, 30, 40 }, { 20, 10, 20, 30 },
 				     { 30, 20, 10, 20 }, { 40, 30, 20, 10 } };
 
-	assert_non_null(blob);
-	assert_int_equal(dt_open(&dt, blob, len), DT_OK);
-	assert_true(dt_machine_parse(&dt, m));
 	build(map, 1, 0);
 	assert_int_equal(topo.source, NUMA_SOURCE_DT);
 	assert_int_equal(topo.nr_warnings, 0);
@@ -213,6 +221,109 @@ static void test_no_node_ids_one_node_without_warning(void **state)
 	assert_int_equal(topo.nr_warnings, 0);
 }
 
+/* QEMU pseries, 2 nodes x 2 CPUs x 1 GiB, -numa dist 40: the nodes from
+ * ibm,associativity (FORM1, reference points <4 3 2 1>), as the tree
+ * boot/ofw flattens for the kernel says them. */
+static void test_pseries_form1_two_nodes(void **state)
+{
+	(void)state;
+	void *blob = parse_tree_file("tests/host/fixtures/dt/pseries-2n.dtb");
+	const struct mem_range map[] = { { 0x400000, 0x80000000ULL, MEM_USABLE } };
+
+	assert_int_equal(m->numa_form, DT_NUMA_FORM1);
+	build(map, 1, 0);
+	assert_int_equal(topo.source, NUMA_SOURCE_DT);
+	assert_int_equal(topo.nr_warnings, 0);
+	assert_int_equal(topo.nr_nodes, 2);
+	assert_int_equal(topo.nr_cpus, 4);
+	for (uint32_t c = 0; c < 4; c++)
+		assert_int_equal(topo.cpus[c].node, c / 2);
+	assert_int_equal(topo.nodes[0].span_start, 0x400000);
+	assert_int_equal(topo.nodes[1].span_start, GIB);
+	assert_int_equal(topo.nodes[1].mem_bytes, GIB);
+	assert_int_equal(topo.distance[0 * 2 + 1], 40);
+	assert_int_equal(topo.distance[1 * 2 + 0], 40);
+	assert_int_equal(topo.distance[1 * 2 + 1], 10);
+	assert_true(topo.dt_distances);
+	free(blob);
+}
+
+/* FORM2 (the lookup index table's domains, the distance table): the
+ * parser gives the domains and distances; the same rules apply. */
+static void test_form2_nodes_and_distances(void **state)
+{
+	(void)state;
+	two_nodes();
+	m->numa_form = DT_NUMA_FORM2;
+	m->distances[m->nr_distances++] = (struct dt_distance){ 0, 1, 22 };
+	build(two_gib, 3, 0);
+	assert_int_equal(topo.source, NUMA_SOURCE_DT);
+	assert_int_equal(topo.nr_nodes, 2);
+	assert_int_equal(topo.cpus[1].node, 1);
+	assert_int_equal(topo.distance[1], 22);
+	assert_int_equal(topo.distance[2], 22);
+	assert_int_equal(topo.nr_warnings, 0);
+}
+
+/* A pseries-style FORM2 tree written as source and compiled by dtc (the
+ * device-tree-compiler package, tools/setup-deps.sh): domains 3 and 8 of
+ * the lookup index table, 30 between them in the distance table. */
+static const char form2_dts[] =
+	"/dts-v1/;\n"
+	"/ {\n"
+	"	#address-cells = <2>; #size-cells = <2>;\n"
+	"	rtas {\n"
+	"		ibm,associativity-reference-points = <4 2>;\n"
+	"		ibm,numa-lookup-index-table = <2 3 8>;\n"
+	"		ibm,numa-distance-table = [00 00 00 04 0a 1e 1e 0a];\n"
+	"	};\n"
+	"	cpus {\n"
+	"		#address-cells = <1>; #size-cells = <0>;\n"
+	"		cpu@0 { device_type = \"cpu\"; reg = <0>; ibm,associativity = <5 0 0 0 3 0>; };\n"
+	"		cpu@1 { device_type = \"cpu\"; reg = <1>; ibm,associativity = <5 0 0 0 8 1>; };\n"
+	"	};\n"
+	"	memory@0 { device_type = \"memory\"; reg = <0 0 0 0x40000000>;\n"
+	"		ibm,associativity = <4 0 0 0 3>; };\n"
+	"	memory@40000000 { device_type = \"memory\"; reg = <0 0x40000000 0 0x40000000>;\n"
+	"		ibm,associativity = <4 0 0 0 8>; };\n"
+	"};\n";
+
+static void test_form2_tree_compiled_by_dtc(void **state)
+{
+	(void)state;
+	const char *tmp = getenv("TMPDIR");
+	char dir[192], path[256], cmd[640];
+	const struct mem_range map[] = { { 0x400000, 0x80000000ULL, MEM_USABLE } };
+
+	snprintf(dir, sizeof(dir), "%s/memboot-form2-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/t.dts", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(form2_dts, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "dtc -q -I dts -O dtb -o %s/t.dtb %s", dir, path);
+	if (system(cmd) != 0)
+		fail_msg("dtc could not compile the tree (device-tree-compiler installed? tools/setup-deps.sh)");
+	snprintf(path, sizeof(path), "%s/t.dtb", dir);
+	void *blob = parse_tree_file(path);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+
+	assert_int_equal(m->numa_form, DT_NUMA_FORM2);
+	build(map, 1, 0);
+	assert_int_equal(topo.source, NUMA_SOURCE_DT);
+	assert_int_equal(topo.nr_warnings, 0);
+	assert_int_equal(topo.nr_nodes, 2);
+	assert_int_equal(topo.nodes[0].pxm, 3);
+	assert_int_equal(topo.nodes[1].pxm, 8);
+	assert_int_equal(topo.cpus[1].node, 1);
+	assert_int_equal(topo.nodes[1].span_start, GIB);
+	assert_int_equal(topo.distance[1], 30);
+	assert_int_equal(topo.distance[3], 10);
+	free(blob);
+}
+
 static void test_aff3_packed_as_the_hwid(void **state)
 {
 	(void)state;
@@ -235,6 +346,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_distance_map_gives_defaults, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_node_ids_one_node_without_warning, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_aff3_packed_as_the_hwid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pseries_form1_two_nodes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_form2_nodes_and_distances, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_form2_tree_compiled_by_dtc, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

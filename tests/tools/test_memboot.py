@@ -261,15 +261,14 @@ class BadOptions(unittest.TestCase):
 
     def test_arch_only_a_port(self):
         # --arch takes an architecture of arch/NAME/arch.mk that boots:
-        # x86_64 and arm64. One without a port yet, or none at all, is
-        # refused by name with the ports named (also for bench and lab).
+        # x86_64, arm64 and ppc64le. Another is refused by name with the
+        # architectures and the ports named (also for bench and lab).
         self.assertEqual(build("--arch", "x86_64"), build())
         for argv in (["run"], ["bench", "--dry-run"], ["lab", "--guest"]):
             with self.subTest(argv=argv):
-                code, err = usage_error(argv + ["--arch", "ppc64le"])
+                code, err = usage_error(argv + ["--arch", "sparc"])
                 self.assertEqual(code, 64)
-                self.assertIn("argument --arch: ppc64le: memboot has no ppc64le port yet", err)
-                self.assertIn("the ones that boot: arm64, x86_64", err)
+                self.assertIn("the ones that boot: arm64, ppc64le, x86_64", err)
         code, err = usage_error(["run", "--arch", "sparc"])
         self.assertEqual(code, 64)
         self.assertIn("no such architecture (no arch/sparc/arch.mk); the architectures: "
@@ -327,6 +326,53 @@ class BadOptions(unittest.TestCase):
             "if=pflash,format=raw,unit=1,file=/t/OVMF_VARS.fd"])
         self.assertNotIn("-kernel", cmd)
         self.assertEqual(mb.ovmf_paths(args)[1], "/usr/share/AAVMF/AAVMF_VARS.fd")
+    def test_ppc64le_boots_its_elf_under_vof(self):
+        # ppc64le's defaults from arch/ppc64le/arch.mk: --boot vof, QEMU
+        # pseries -kernel with the ELF under build/ppc64le/debug, -cpu
+        # power9, no exit device (the status is the done record's), and
+        # --append as -append (the tree's /chosen bootargs; no fw_cfg).
+        with mock.patch.dict(os.environ, CLEAN_ENV, clear=True):
+            args = mb.parse_args(["run", "--arch", "ppc64le", "--nodes", "2",
+                                  "--append", "memboot.pcp=off"])
+            cmd = mb.build_qemu_command(args)
+        self.assertEqual(args.boot, "vof")
+        self.assertEqual(args.exit_from, "console")
+        self.assertEqual(cmd[0], "qemu-system-ppc64")
+        self.assertEqual(cmd[cmd.index("-cpu") + 1], "power9")
+        self.assertEqual(cmd[cmd.index("-kernel") + 1],
+                         os.path.join(mb.REPO_ROOT, "build", "ppc64le", "debug", "memboot.elf"))
+        self.assertEqual(cmd[cmd.index("-append") + 1], "memboot.pcp=off")
+        self.assertFalse(any(a.startswith("name=opt/memboot/cmdline,") for a in cmd), cmd)
+        self.assertFalse(any("isa-debug-exit" in a or "semihosting" in a for a in cmd), cmd)
+        machines = [cmd[i + 1] for i, a in enumerate(cmd) if a == "-machine"]
+        self.assertEqual(machines[0], "pseries")
+        self.assertTrue(machines[1].startswith("x-vof=on"), machines)
+        # --cpu still chooses.
+        with mock.patch.dict(os.environ, CLEAN_ENV, clear=True):
+            cmd = mb.build_qemu_command(mb.parse_args(
+                ["run", "--arch", "ppc64le", "--cpu", "power10"]))
+        self.assertEqual(cmd[cmd.index("-cpu") + 1], "power10")
+        code, err = usage_error(["run", "--arch", "ppc64le", "--boot", "image"])
+        self.assertEqual(code, 64)
+        self.assertIn("--boot image: ppc64le boots by vof or slof", err)
+        # --boot slof: the same ELF under SLOF, pseries's own default
+        # firmware (a -machine after arch.mk's turns VOF off).
+        with mock.patch.dict(os.environ, CLEAN_ENV, clear=True):
+            cmd = mb.build_qemu_command(mb.parse_args(
+                ["run", "--arch", "ppc64le", "--boot", "slof", "--append", "memboot.pcp=off"]))
+        machines = [cmd[i + 1] for i, a in enumerate(cmd) if a == "-machine"]
+        self.assertEqual(machines[-1], "x-vof=off")
+        self.assertTrue(machines[1].startswith("x-vof=on"), machines)
+        self.assertEqual(cmd[cmd.index("-append") + 1], "memboot.pcp=off")
+        code, err = usage_error(["run", "--arch", "arm64", "--boot", "slof"])
+        self.assertEqual(code, 64)
+        self.assertIn("--boot slof: arm64 boots by image or efi", err)
+        code, err = usage_error(["run", "--arch", "ppc64le", "--firmware", "bios"])
+        self.assertEqual(code, 64)
+        self.assertIn("--boot vof: QEMU pseries enters the ELF through its own Open Firmware", err)
+        code, err = usage_error(["run", "--boot", "vof"])
+        self.assertEqual(code, 64)
+        self.assertIn("--boot vof: x86_64 boots by grub, efi or pvh", err)
 
     def test_no_subcommand(self):
         code, _ = usage_error([])
@@ -537,6 +583,33 @@ class EndToEnd(unittest.TestCase):
             sys.exit(33)
             """)
         self.assertEqual(self.run_tool(fake).returncode, 0)
+
+    def test_status_from_the_done_record_without_an_exit_device(self):
+        # ppc64le's pseries has no exit device (EXIT_FROM console): QEMU
+        # ends with 0 after the kernel's power-off and the done record's
+        # status is the run's. Without a done record that is no status
+        # (126); on x86_64, whose status is QEMU's exit code, the same
+        # console and rc 0 is no status too.
+        elf = os.path.join(self.dir, "memboot.elf")
+        with open(elf, "wb") as f:
+            f.write(b"\x7fELF" + b"\0" * 60)
+        said = self.fake("doneqemu", """\
+            import sys
+            print('MEMBOOT {"event":"done","ok":false,"status":5}')
+            sys.exit(0)
+            """)
+        silent = self.fake("silentqemu", """\
+            import sys
+            print('memboot: a line')
+            sys.exit(0)
+            """)
+        r = self.run_tool(said, "--arch", "ppc64le", "--image", elf)
+        self.assertEqual(r.returncode, 5, r.stderr)
+        r = self.run_tool(silent, "--arch", "ppc64le", "--image", elf)
+        self.assertEqual(r.returncode, mb.EXIT_NO_STATUS, r.stderr)
+        self.assertIn(b"without a kernel status", r.stderr)
+        r = self.run_tool(said)
+        self.assertEqual(r.returncode, mb.EXIT_NO_STATUS, r.stderr)
 
     def test_panic_without_done_record_keeps_its_status(self):
         fake = self.fake("cutpanic", """\

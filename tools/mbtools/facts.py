@@ -298,6 +298,14 @@ class Arch:
         # UEFI_VARS); None: OVMF's, tools/memboot's defaults.
         self.uefi_code = values.get("UEFI_CODE") or None
         self.uefi_vars = values.get("UEFI_VARS") or None
+        # The QEMU CPU model a run gets without --cpu, the file `make`
+        # builds to boot (NAME_IMAGE), and where the kernel's exit status
+        # comes from: QEMU's exit code ("device": isa-debug-exit,
+        # semihosting) or the `done` record on the console ("console":
+        # a machine with no exit device, whose power-off ends QEMU with 0).
+        self.qemu_cpu = values.get("QEMU_CPU") or "max"
+        self.image = values.get("IMAGE") or None
+        self.exit_from = values.get("EXIT_FROM") or "device"
 
 
 def parse_arch_mk(text, name):

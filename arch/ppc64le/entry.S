@@ -1,0 +1,236 @@
+/*
+ * entry.S (ppc64le): the boot CPU's first steps under an Open Firmware
+ * client interface, as QEMU's pseries firmware (VOF or SLOF) enters a
+ * kernel ELF: at its first byte, possibly big-endian, in real mode, r5
+ * the client interface's entry (IEEE 1275 and its PowerPC binding; Linux
+ * enters prom_init the same way).
+ *
+ *  1. little-endian: the first two words read as "b .+8" to a big-endian
+ *     CPU, which then runs a byte-swapped sequence that sets MSR[LE] and
+ *     returns here by rfid (the trampoline Linux's FIXUP_ENDIAN uses, its
+ *     instruction words as the ISA encodes them); a little-endian CPU
+ *     skips it;
+ *  2. 64-bit mode (MSR[SF]), the timebase at entry (boot time 0);
+ *  3. r2, the TOC, from where the code runs (bcl 20,31), and a check that
+ *     this is where it is linked (no relocation): else a message and stop;
+ *  4. .bss cleared, the boot stack, r13 0 until the per-CPU area exists,
+ *     MSR[FP] on (newlib's printf may use the floating-point registers;
+ *     kernel code is built soft-float and never does);
+ *  5. ofw_flatten(r5): the firmware's tree read through the client
+ *     interface into a flattened tree in .bss (boot/ofw), while the
+ *     firmware's memory is still as it left it;
+ *  6. ppc_mmu_boot(): the radix boot map and translation on (paging.c);
+ *     ppc_traps_init(): the interrupt vectors at 0 (trap.c, vectors.S),
+ *     the firmware being called no more;
+ *  7. kernel_main(tree, 0) (arch/entry.h): the tree's address in the first
+ *     argument, as OPAL and kexec hand one over in r3.
+ */
+#include "p64/regs.h"
+
+/* The big-endian trampoline: each .long is an instruction byte-swapped. */
+#define FIXUP_ENDIAN                                                          \
+	tdi	0, 0, 0x48;        /* big-endian: b .+8 */                    \
+	b	191f;              /* little-endian already */                \
+	.long	0xa600607d;        /* mfmsr r11 */                            \
+	.long	0x01006b69;        /* xori r11,r11,1 (MSR[LE]) */             \
+	.long	0x00004039;        /* li r10,0 */                             \
+	.long	0x6401417d;        /* mtmsrd r10,1 (EE and RI off) */         \
+	.long	0x05009f42;        /* bcl 20,31,$+4 */                        \
+	.long	0xa602487d;        /* mflr r10 */                             \
+	.long	0x14004a39;        /* addi r10,r10,20 */                      \
+	.long	0xa6035a7d;        /* mtsrr0 r10 */                           \
+	.long	0xa6037b7d;        /* mtsrr1 r11 */                           \
+	.long	0x2400004c;        /* rfid */                                 \
+191:
+
+	.section .text.head, "ax"
+	.globl _start
+_start:
+	FIXUP_ENDIAN
+	mfmsr	11
+	li	12, 1
+	rldicr	12, 12, MSR_SF_BIT, 0
+	or	11, 11, 12
+	ori	11, 11, MSR_FP
+	mtmsrd	11
+	isync
+	mfspr	9, 268                  /* the timebase */
+	bcl	20, 31, 1f
+1:	mflr	12
+	addis	2, 12, (.TOC. - 1b)@ha
+	addi	2, 2, (.TOC. - 1b)@l
+	/* Linked here? The TOC holds 1b's link-time address. */
+	addis	10, 2, .Lhere@toc@ha
+	ld	10, .Lhere@toc@l(10)
+	cmpd	10, 12
+	bne	wrong_place
+
+	addis	10, 2, arch_counter_at_entry@toc@ha
+	std	9, arch_counter_at_entry@toc@l(10)
+	addis	10, 2, ppc_ofw_entry@toc@ha
+	std	5, ppc_ofw_entry@toc@l(10)
+
+	/* .bss, in doublewords */
+	addis	10, 2, .Lbss@toc@ha
+	ld	10, .Lbss@toc@l(10)
+	addis	11, 2, .Lbss_end@toc@ha
+	ld	11, .Lbss_end@toc@l(11)
+	li	0, 0
+2:	cmpld	10, 11
+	bge	3f
+	std	0, 0(10)
+	addi	10, 10, 8
+	b	2b
+3:
+	addis	1, 2, .Lstack_top@toc@ha
+	ld	1, .Lstack_top@toc@l(1)
+	li	0, 0
+	stdu	0, -128(1)              /* a frame with a null back chain */
+	li	13, 0
+	mr	3, 5
+	bl	ofw_flatten
+	nop
+	mr	31, 3
+	bl	ppc_mmu_boot            /* the radix boot map, translation on */
+	nop
+	bl	ppc_traps_init          /* the interrupt vectors */
+	nop
+	mr	3, 31
+	li	4, 0
+	bl	kernel_main
+	nop
+4:	b	4b
+
+/*
+ * Loaded somewhere else than linked: "memboot: loaded at the wrong
+ * address" through H_PUT_TERM_CHAR (16 bytes a call, big-endian in r6
+ * and r7), then stop. Nothing else can be trusted here (no TOC).
+ */
+wrong_place:
+	bcl	20, 31, 5f
+5:	mflr	31
+	addi	31, 31, .Lmisload - 5b
+	li	30, 4                   /* calls of 16 bytes */
+6:	li	3, H_PUT_TERM_CHAR
+	li	4, 0
+	li	5, 16
+	ldbrx	6, 0, 31                /* the bytes in memory order, big-endian */
+	addi	8, 31, 8
+	ldbrx	7, 0, 8
+	.long	0x44000022              /* sc 1 */
+	addi	31, 31, 16
+	addi	30, 30, -1
+	cmpdi	30, 0
+	bne	6b
+7:	b	7b
+	.balign 8
+.Lmisload:
+	.ascii	"\r\nmemboot: loaded at an address it is not linked at; stopped  \r\n"
+	.balign 8
+
+/*
+ * int64_t ppc_ofw_call(void *args, uint64_t entry): one client interface
+ * call (IEEE 1275 PowerPC binding: r3 the argument block, big-endian
+ * 32-bit cells). The firmware runs 32-bit and big-endian, so the call is
+ * made through rfid with MSR[SF] and MSR[LE] clear and comes back through
+ * the trampoline; the firmware keeps only the low halves of the registers
+ * it saves, so every register the ABI keeps is saved here whole.
+ */
+	.section .text, "ax"
+	.globl ppc_ofw_call
+ppc_ofw_call:
+	mflr	0
+	std	0, 16(1)
+	stdu	1, -288(1)
+	std	2, 32(1)
+	std	13, 40(1)
+	std	14, 48(1)
+	std	15, 56(1)
+	std	16, 64(1)
+	std	17, 72(1)
+	std	18, 80(1)
+	std	19, 88(1)
+	std	20, 96(1)
+	std	21, 104(1)
+	std	22, 112(1)
+	std	23, 120(1)
+	std	24, 128(1)
+	std	25, 136(1)
+	std	26, 144(1)
+	std	27, 152(1)
+	std	28, 160(1)
+	std	29, 168(1)
+	std	30, 176(1)
+	std	31, 184(1)
+	mfcr	10
+	std	10, 192(1)
+	mfmsr	11
+	std	11, 200(1)
+	mtsrr0	4
+	bcl	20, 31, 8f
+8:	mflr	4
+	addi	4, 4, 9f - 8b
+	mtlr	4
+	li	12, 1
+	rldicr	12, 12, MSR_SF_BIT, 0
+	ori	12, 12, MSR_LE
+	andc	11, 11, 12
+	mtsrr1	11
+	rfid
+9:	FIXUP_ENDIAN
+	rldicl	1, 1, 0, 32             /* the firmware may have set r1's high half */
+	ld	0, 200(1)
+	mtmsrd	0
+	isync
+	ld	2, 32(1)
+	ld	13, 40(1)
+	ld	14, 48(1)
+	ld	15, 56(1)
+	ld	16, 64(1)
+	ld	17, 72(1)
+	ld	18, 80(1)
+	ld	19, 88(1)
+	ld	20, 96(1)
+	ld	21, 104(1)
+	ld	22, 112(1)
+	ld	23, 120(1)
+	ld	24, 128(1)
+	ld	25, 136(1)
+	ld	26, 144(1)
+	ld	27, 152(1)
+	ld	28, 160(1)
+	ld	29, 168(1)
+	ld	30, 176(1)
+	ld	31, 184(1)
+	ld	4, 192(1)
+	mtcr	4
+	extsw	3, 3
+	addi	1, 1, 288
+	ld	0, 16(1)
+	mtlr	0
+	blr
+
+	.section .data
+	.balign 8
+.Lhere:
+	.quad	1b
+.Lbss:
+	.quad	__bss_start
+.Lbss_end:
+	.quad	__bss_end
+.Lstack_top:
+	.quad	boot_stack_top
+	.globl arch_counter_at_entry
+arch_counter_at_entry:
+	.quad	0
+	/* The client interface's entry (r5 at entry), for boot/ofw. */
+	.globl ppc_ofw_entry
+ppc_ofw_entry:
+	.quad	0
+
+	.section .bss
+	.balign 4096
+	.globl boot_stack_bottom, boot_stack_top
+boot_stack_bottom:
+	.skip	64 << 10
+boot_stack_top:

@@ -1,0 +1,35 @@
+/*
+ * p64/ofw.h (ppc64le): the Open Firmware client interface as the entry
+ * code calls it, and what the boot protocol (boot/ofw) leaves for the
+ * architecture code from the firmware's tree before the kernel starts.
+ */
+#ifndef MEMBOOT_P64_OFW_H
+#define MEMBOOT_P64_OFW_H
+
+#include <stdint.h>
+
+/* The client interface's entry (r5 at entry; entry.S). */
+extern uint64_t ppc_ofw_entry;
+
+/*
+ * One client interface call: @args the argument block (IEEE 1275 PowerPC
+ * binding: big-endian 32-bit cells, below 4 GiB), @entry ppc_ofw_entry.
+ * Returns the firmware's r3 (0: the call was made, -1: unknown service).
+ */
+int64_t ppc_ofw_call(void *args, uint64_t entry);
+
+/* What the tree says that arch code needs before phase bootinfo; 0 where
+ * the tree gives nothing. */
+struct ppc_firmware {
+	uint64_t timebase_hz;          /* a cpu node's timebase-frequency */
+	/* RTAS tokens (the /rtas node's properties, PAPR 7.2): 0 none. */
+	uint32_t rtas_power_off;       /* "power-off" */
+	uint32_t rtas_system_reboot;   /* "system-reboot" */
+	uint32_t rtas_os_term;         /* "ibm,os-term" */
+	/* The first /memory@0 range: in an LPAR the real mode area, all that
+	 * the kernel reaches with translation off (PAPR 14.5.4.2). */
+	uint64_t rma_bytes;
+};
+extern struct ppc_firmware ppc_firmware;
+
+#endif
