@@ -453,12 +453,15 @@ $(foreach a,$(CROSS_ARCHES),$(eval $(call CROSS_RULES,$(a))))
 cross-check: $(addprefix cross-check-,$(CROSS_ARCHES))
 
 # The other ports' boot images (each by its own make: ARCH is one a run),
-# for their guest tests (tests/guest/test_arm64.py).
+# for their guest tests (tests/guest/test_arm64*.py, test_ppc64le.py): the
+# image, and the ESP where the port boots through UEFI too (arm64's
+# --boot efi: `make ARCH=arm64 esp`).
 OTHER_PORTS := $(filter-out $(ARCH),$(PORTS))
 .PHONY: ports
 ports:
 	$(Q)$(foreach p,$(OTHER_PORTS),$(MAKE) --no-print-directory ARCH=$(p) \
-		$(call arch_out,$(p))/$($(p)_IMAGE) &&) true
+		$(call arch_out,$(p))/$($(p)_IMAGE) \
+		$(if $(filter efi,$($(p)_RUN_BOOTS)),esp) &&) true
 
 test: check-includes cross-check all ports host-tests fuzz-build release-check bench-build
 	@python3 tests/run.py --iso $(O)/memboot.iso --elf $(O)/memboot.elf $(TEST_ARGS)
