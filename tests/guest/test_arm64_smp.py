@@ -56,7 +56,8 @@ def test_arm64_every_cpu_up_four_by_four_each_node_by_its_cpus():
     assert chunks
     for c in chunks:
         assert cpu_node[c["cpu"]] == c["node"], c
-    assert any(len({c["cpu"] for c in chunks if c["node"] == n}) > 1 for n in inits), chunks
+    # Which of a node's CPUs took its chunks is the host's timing (one CPU
+    # may take all seven 4 MiB chunks before the others wake): not asserted.
     for n, r in inits.items():
         assert 3 <= r["cpus"] <= 4 and r["lost_cpus"] == 0, r
     jobs = b.all("job")
