@@ -21,7 +21,7 @@ from unittest import mock
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO_ROOT, "tools"))
 
-from mbtools import bench, benchplot as plots, linux, seeds  # noqa: E402
+from mbtools import bench, benchplot as plots, inputs, linux, seeds  # noqa: E402
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 
@@ -372,6 +372,32 @@ class SeedsTest(unittest.TestCase):
         self.assertIn("| x13s (metal) | 32 GB | 8 | 108 | 24 | -78% |", text)
         self.assertIn("| 0 | 1 vs 2 | 1000 | 8.00 | 2.00 | -75% |", text)
         self.assertIn("Comparable: the change column", text)
+
+    def test_seed_000_on_arm64_names_the_machines_it_stands_for(self):
+        c = {"topo": "1x32x4G"}
+        one = [run(c, records=[node_init(0, 8e6, threads=1)])]
+        many = [run(c, records=[node_init(0, 2e6, threads=32)])]
+        text = seeds.table_000(one, many, "1x32x4G", "Ampere HR330: 32 CPUs, one node")
+        self.assertIn("| 0 | 1 vs 32 | 1000 | 8.00 | 2.00 | -75% |", text)
+        self.assertIn("QEMU `virt` arm64", text)
+        self.assertIn("shaped like Ampere HR330: 32 CPUs, one node", text)
+        self.assertIn("4 GiB of guest RAM", text)
+
+    def test_seed_000_arm64_shapes_fit_the_guest_limit(self):
+        for topo, like in seeds.SEED_000_SHAPES["arm64"]:
+            nodes, cpus, mem = bench.parse_topo(topo)
+            self.assertLessEqual(nodes * inputs.size_problem(mem)[0], 4 << 30, topo)
+            self.assertTrue(like)
+        cpus = {bench.parse_topo(t)[1] for t, _ in seeds.SEED_000_SHAPES["arm64"]}
+        self.assertEqual(cpus, {8, 32})      # the seed's machines: 8 and 32 CPUs
+
+    def test_arm64_other_seeds_refused_before_any_boot(self):
+        args = mock.Mock(seed="001", boots=1, arch="arm64")
+        with mock.patch.object(bench, "ensure_kernel") as build, \
+                mock.patch("sys.stderr", new_callable=io.StringIO) as err:
+            self.assertEqual(seeds.main(args), 64)
+        build.assert_not_called()
+        self.assertIn("--arch arm64 runs seed 000 only", err.getvalue())
 
     def test_seed_001_reads_phase_and_1g_records(self):
         recs = [{"event": "phase", "name": "hugetlb", "ns": 6e6},
