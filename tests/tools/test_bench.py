@@ -187,6 +187,19 @@ class MainTest(unittest.TestCase):
         self.assertIn("| 2x2x1G | lazy | 1 | 1 | 2 | 1000 | 3.00 |", out.getvalue())
 
 
+def fake_tools(d, tools):
+    """@d/bin with a shell script per (name, body) of @tools: the PATH
+    entry that stands for apt's tools in the fetch tests."""
+    fake = os.path.join(d, "bin")
+    os.mkdir(fake)
+    for tool, body in tools:
+        path = os.path.join(fake, tool)
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\n%s\n" % body)
+        os.chmod(path, 0o755)
+    return fake
+
+
 class LinuxLogTest(unittest.TestCase):
     def setUp(self):
         self.facts = linux.parse_linux_log(fixture("linux-6.1-2x2x2G.log"))
@@ -245,17 +258,12 @@ class LinuxLogTest(unittest.TestCase):
 
     def test_offline_fetch_is_a_clear_error(self):
         with tempfile.TemporaryDirectory() as d:
-            fake = os.path.join(d, "bin")
-            os.mkdir(fake)
-            for tool, body in (("apt-cache", "echo 'linux-image-cloud-amd64\n"
-                                             "  Depends: linux-image-6.1.0-99-cloud-amd64'"),
-                               ("apt-get", "echo 'E: Failed to fetch: Temporary failure "
-                                           "resolving deb.debian.org'; exit 100"),
-                               ("dpkg-deb", "exit 1")):
-                path = os.path.join(fake, tool)
-                with open(path, "w") as f:
-                    f.write("#!/bin/sh\n%s\n" % body)
-                os.chmod(path, 0o755)
+            fake = fake_tools(d, (
+                ("apt-cache", "echo 'linux-image-cloud-amd64\n"
+                              "  Depends: linux-image-6.1.0-99-cloud-amd64'"),
+                ("apt-get", "echo 'E: Failed to fetch: Temporary failure "
+                            "resolving deb.debian.org'; exit 100"),
+                ("dpkg-deb", "exit 1")))
             with mock.patch.dict(os.environ, {"PATH": fake + os.pathsep + os.environ["PATH"]}):
                 with self.assertRaises(linux.LinuxError) as cm:
                     linux.fetch_kernel(os.path.join(d, "cache"), log=io.StringIO())
@@ -325,18 +333,12 @@ class Arm64LinuxLogTest(unittest.TestCase):
             open(os.path.join(cache, "root", "boot", "vmlinuz-6.1.0-57-cloud-amd64"),
                  "w").close()
             self.assertIsNone(linux.find_vmlinuz(cache, "arm64"))
-            fake = os.path.join(d, "bin")
-            os.mkdir(fake)
             said = os.path.join(d, "said")
-            for tool, body in (("apt-cache", "echo \"$*\" >> %s; echo 'linux-image-cloud-arm64:arm64\n"
-                                             "  Depends: linux-image-6.1.0-99-cloud-arm64:arm64'"
-                                % said),
-                               ("apt-get", "echo \"$*\" >> %s; echo 'E: no'; exit 100" % said),
-                               ("dpkg-deb", "exit 1")):
-                path = os.path.join(fake, tool)
-                with open(path, "w") as f:
-                    f.write("#!/bin/sh\n%s\n" % body)
-                os.chmod(path, 0o755)
+            fake = fake_tools(d, (
+                ("apt-cache", "echo \"$*\" >> %s; echo 'linux-image-cloud-arm64:arm64\n"
+                              "  Depends: linux-image-6.1.0-99-cloud-arm64:arm64'" % said),
+                ("apt-get", "echo \"$*\" >> %s; echo 'E: no'; exit 100" % said),
+                ("dpkg-deb", "exit 1")))
             with mock.patch.dict(os.environ, {"PATH": fake + os.pathsep + os.environ["PATH"]}):
                 with self.assertRaises(linux.LinuxError) as cm:
                     linux.fetch_kernel(cache, log=io.StringIO(), arch="arm64")
@@ -348,14 +350,8 @@ class Arm64LinuxLogTest(unittest.TestCase):
 
     def test_unknown_foreign_package_names_dpkg_add_architecture(self):
         with tempfile.TemporaryDirectory() as d:
-            fake = os.path.join(d, "bin")
-            os.mkdir(fake)
-            for tool, body in (("apt-cache", "echo 'E: No packages found'; exit 100"),
-                               ("apt-get", "exit 100"), ("dpkg-deb", "exit 1")):
-                path = os.path.join(fake, tool)
-                with open(path, "w") as f:
-                    f.write("#!/bin/sh\n%s\n" % body)
-                os.chmod(path, 0o755)
+            fake = fake_tools(d, (("apt-cache", "echo 'E: No packages found'; exit 100"),
+                                  ("apt-get", "exit 100"), ("dpkg-deb", "exit 1")))
             with mock.patch.dict(os.environ, {"PATH": fake + os.pathsep + os.environ["PATH"]}):
                 with self.assertRaises(linux.LinuxError) as cm:
                     linux.fetch_kernel(os.path.join(d, "cache"), log=io.StringIO(),
