@@ -307,7 +307,8 @@ def linux_cpus_cell(L, M, n):
     if L["cpus_up"] is None:
         return "-", False
     total = sum(len(c) for c in M["cpus"].values())
-    return ("%d CPUs in %d nodes (all)" % (L["cpus_up"], L["nodes_up"]),
+    return ("%d CPUs in %d node%s (all)" % (L["cpus_up"], L["nodes_up"],
+                                             "" if L["nodes_up"] == 1 else "s"),
             L["cpus_up"] == total and L["nodes_up"] == len(M["cpus"]))
 
 
