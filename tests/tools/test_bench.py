@@ -21,7 +21,7 @@ from unittest import mock
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO_ROOT, "tools"))
 
-from mbtools import bench, benchplot as plots, linux, seeds  # noqa: E402
+from mbtools import bench, benchplot as plots, inputs, linux, seeds  # noqa: E402
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 
@@ -187,6 +187,19 @@ class MainTest(unittest.TestCase):
         self.assertIn("| 2x2x1G | lazy | 1 | 1 | 2 | 1000 | 3.00 |", out.getvalue())
 
 
+def fake_tools(d, tools):
+    """@d/bin with a shell script per (name, body) of @tools: the PATH
+    entry that stands for apt's tools in the fetch tests."""
+    fake = os.path.join(d, "bin")
+    os.mkdir(fake)
+    for tool, body in tools:
+        path = os.path.join(fake, tool)
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\n%s\n" % body)
+        os.chmod(path, 0o755)
+    return fake
+
+
 class LinuxLogTest(unittest.TestCase):
     def setUp(self):
         self.facts = linux.parse_linux_log(fixture("linux-6.1-2x2x2G.log"))
@@ -245,17 +258,12 @@ class LinuxLogTest(unittest.TestCase):
 
     def test_offline_fetch_is_a_clear_error(self):
         with tempfile.TemporaryDirectory() as d:
-            fake = os.path.join(d, "bin")
-            os.mkdir(fake)
-            for tool, body in (("apt-cache", "echo 'linux-image-cloud-amd64\n"
-                                             "  Depends: linux-image-6.1.0-99-cloud-amd64'"),
-                               ("apt-get", "echo 'E: Failed to fetch: Temporary failure "
-                                           "resolving deb.debian.org'; exit 100"),
-                               ("dpkg-deb", "exit 1")):
-                path = os.path.join(fake, tool)
-                with open(path, "w") as f:
-                    f.write("#!/bin/sh\n%s\n" % body)
-                os.chmod(path, 0o755)
+            fake = fake_tools(d, (
+                ("apt-cache", "echo 'linux-image-cloud-amd64\n"
+                              "  Depends: linux-image-6.1.0-99-cloud-amd64'"),
+                ("apt-get", "echo 'E: Failed to fetch: Temporary failure "
+                            "resolving deb.debian.org'; exit 100"),
+                ("dpkg-deb", "exit 1")))
             with mock.patch.dict(os.environ, {"PATH": fake + os.pathsep + os.environ["PATH"]}):
                 with self.assertRaises(linux.LinuxError) as cm:
                     linux.fetch_kernel(os.path.join(d, "cache"), log=io.StringIO())
@@ -263,6 +271,92 @@ class LinuxLogTest(unittest.TestCase):
         self.assertIn("linux-image-6.1.0-99-cloud-amd64", msg)
         self.assertIn("offline", msg)
         self.assertIn("Temporary failure resolving", msg)
+
+
+class Arm64LinuxLogTest(unittest.TestCase):
+    """compare-linux --arch arm64: Debian's cloud-arm64 6.1 booted with QEMU
+    -kernel and the device tree (tests/tools/fixtures/linux-6.1-arm64-2x2x1G.log,
+    trimmed to the lines the parser reads)."""
+
+    def setUp(self):
+        self.facts = linux.parse_linux_log(fixture("linux-6.1-arm64-2x2x1G.log"))
+        # memboot's arm64 records on the same shape: the DTB's 1 MiB is
+        # reserved out of node 0.
+        self.memboot = linux.memboot_facts([
+            {"event": "node", "node": 0, "cpus": [0, 1], "mem_bytes": 1072693248,
+             "distance": [10, 20]},
+            {"event": "node", "node": 1, "cpus": [2, 3], "mem_bytes": 1 << 30,
+             "distance": [20, 10]},
+            {"event": "numa", "slit": False},
+            {"event": "node_init", "node": 0, "ns": 800000},
+            {"event": "node_init", "node": 1, "ns": 2000000},
+            {"event": "done", "usable_ns": 200000000}])
+
+    def test_device_tree_boot_facts(self):
+        f = self.facts
+        self.assertEqual(f["version"], "6.1.0-57-cloud-arm64")
+        # No SRAT lines on a device-tree boot: the CPUs come from "smp: Brought up".
+        self.assertEqual(f["cpus"], {})
+        self.assertEqual((f["nodes_up"], f["cpus_up"]), (2, 4))
+        self.assertEqual(f["mem_bytes"], {0: 1 << 30, 1: 1 << 30})
+        self.assertEqual(f["deferred_jiffies_ms"], {0: 68, 1: 40})
+        # pgdatinit0 is pid 35: fork 934961 us, exit 1098098 us.
+        self.assertAlmostEqual(f["deferred_trace_ms"][0], 163.137)
+        self.assertAlmostEqual(f["deferred_trace_ms"][1], 122.665)
+        self.assertAlmostEqual(f["usable_trace_ms"], 1098.098)
+        self.assertAlmostEqual(f["hugetlb_init_ms"], 5170.992)
+        # arm64 registers 64 KiB contiguous-PTE pages too.
+        self.assertIn({"size_bytes": 64 << 10, "allocated": 0}, f["hugetlb"])
+        self.assertTrue(f["panicked"] and f["trace_dumped"] and f["init_on_alloc"])
+
+    def test_report_compares_cpu_totals(self):
+        text = linux.report([self.facts], [self.memboot], "hugepagesz=2M hugepages=0:4,1:4",
+                            "2 nodes x 2 CPUs x 1G", {"CONFIG_HZ": "250"}, "arm64")
+        self.assertIn("| 0 | 4 CPUs in 2 nodes (all) | 0,1 | 1024 MiB | 1023 MiB |", text)
+        self.assertNotIn("| NO |", text)
+        self.assertIn("QEMU -kernel with the device tree", text)
+        self.assertIn("| 0 | 163.1 | 68.0 | 0.8 | 204x |", text)
+        self.assertIn("trace, generic timer", text)
+        self.assertNotIn("TSC", text)
+        self.assertIn("| zeroing | yes: init_on_alloc on | - |", text)
+        # A CPU memboot does not have: the totals disagree.
+        self.memboot["cpus"][1] = [2]
+        text = linux.report([self.facts], [self.memboot], "hugepagesz=2M hugepages=0:4,1:4",
+                            "2 nodes x 2 CPUs x 1G", {"CONFIG_HZ": "250"}, "arm64")
+        self.assertIn("| NO |", text)
+
+    def test_fetch_asks_for_the_arm64_package(self):
+        with tempfile.TemporaryDirectory() as d:
+            cache = os.path.join(d, "cache")
+            # x86's kernel in the same cache is not taken for arm64's.
+            os.makedirs(os.path.join(cache, "root", "boot"))
+            open(os.path.join(cache, "root", "boot", "vmlinuz-6.1.0-57-cloud-amd64"),
+                 "w").close()
+            self.assertIsNone(linux.find_vmlinuz(cache, "arm64"))
+            said = os.path.join(d, "said")
+            fake = fake_tools(d, (
+                ("apt-cache", "echo \"$*\" >> %s; echo 'linux-image-cloud-arm64:arm64\n"
+                              "  Depends: linux-image-6.1.0-99-cloud-arm64:arm64'" % said),
+                ("apt-get", "echo \"$*\" >> %s; echo 'E: no'; exit 100" % said),
+                ("dpkg-deb", "exit 1")))
+            with mock.patch.dict(os.environ, {"PATH": fake + os.pathsep + os.environ["PATH"]}):
+                with self.assertRaises(linux.LinuxError) as cm:
+                    linux.fetch_kernel(cache, log=io.StringIO(), arch="arm64")
+            with open(said) as f:
+                self.assertEqual(f.read().splitlines(),
+                                 ["depends linux-image-cloud-arm64:arm64",
+                                  "download linux-image-6.1.0-99-cloud-arm64:arm64"])
+        self.assertIn("linux-image-6.1.0-99-cloud-arm64", str(cm.exception))
+
+    def test_unknown_foreign_package_names_dpkg_add_architecture(self):
+        with tempfile.TemporaryDirectory() as d:
+            fake = fake_tools(d, (("apt-cache", "echo 'E: No packages found'; exit 100"),
+                                  ("apt-get", "exit 100"), ("dpkg-deb", "exit 1")))
+            with mock.patch.dict(os.environ, {"PATH": fake + os.pathsep + os.environ["PATH"]}):
+                with self.assertRaises(linux.LinuxError) as cm:
+                    linux.fetch_kernel(os.path.join(d, "cache"), log=io.StringIO(),
+                                       arch="arm64")
+        self.assertIn("dpkg --add-architecture arm64", str(cm.exception))
 
 
 class SeedsTest(unittest.TestCase):
@@ -274,6 +368,32 @@ class SeedsTest(unittest.TestCase):
         self.assertIn("| x13s (metal) | 32 GB | 8 | 108 | 24 | -78% |", text)
         self.assertIn("| 0 | 1 vs 2 | 1000 | 8.00 | 2.00 | -75% |", text)
         self.assertIn("Comparable: the change column", text)
+
+    def test_seed_000_on_arm64_names_the_machines_it_stands_for(self):
+        c = {"topo": "1x32x4G"}
+        one = [run(c, records=[node_init(0, 8e6, threads=1)])]
+        many = [run(c, records=[node_init(0, 2e6, threads=32)])]
+        text = seeds.table_000(one, many, "1x32x4G", "Ampere HR330: 32 CPUs, one node")
+        self.assertIn("| 0 | 1 vs 32 | 1000 | 8.00 | 2.00 | -75% |", text)
+        self.assertIn("QEMU `virt` arm64", text)
+        self.assertIn("shaped like Ampere HR330: 32 CPUs, one node", text)
+        self.assertIn("4 GiB of guest RAM", text)
+
+    def test_seed_000_arm64_shapes_fit_the_guest_limit(self):
+        for topo, like in seeds.SEED_000_SHAPES["arm64"]:
+            nodes, cpus, mem = bench.parse_topo(topo)
+            self.assertLessEqual(nodes * inputs.size_problem(mem)[0], 4 << 30, topo)
+            self.assertTrue(like)
+        cpus = {bench.parse_topo(t)[1] for t, _ in seeds.SEED_000_SHAPES["arm64"]}
+        self.assertEqual(cpus, {8, 32})      # the seed's machines: 8 and 32 CPUs
+
+    def test_arm64_other_seeds_refused_before_any_boot(self):
+        args = mock.Mock(seed="001", boots=1, arch="arm64")
+        with mock.patch.object(bench, "ensure_kernel") as build, \
+                mock.patch("sys.stderr", new_callable=io.StringIO) as err:
+            self.assertEqual(seeds.main(args), 64)
+        build.assert_not_called()
+        self.assertIn("--arch arm64 runs seed 000 only", err.getvalue())
 
     def test_seed_001_reads_phase_and_1g_records(self):
         recs = [{"event": "phase", "name": "hugetlb", "ns": 6e6},

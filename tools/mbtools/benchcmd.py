@@ -50,8 +50,9 @@ def add_parser(sub):
     p.add_argument("--no-build", action="store_true",
                    help="never run make for a missing kernel; fail instead")
     p.add_argument("--arch", type=inputs.arch_arg, default=None, metavar="NAME",
-                   help="the guests' architecture, as run --arch (default x86_64, "
-                        "the only port yet)")
+                   help="the guests' architecture, as run --arch (default x86_64; "
+                        "arm64 boots its Image on QEMU virt, and --seed 000 runs the "
+                        "seed's arm64 machines' shapes)")
     p.add_argument("--dry-run", action="store_true",
                    help="print the boots that would run and exit")
     scale.add_arguments(p)

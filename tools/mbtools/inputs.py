@@ -511,4 +511,9 @@ def output_prefix(text):
 
 
 def linux_kernel(text):
-    return _accepted(text, bzimage_problem(text))
+    """A Linux kernel of either kind compare-linux boots (an x86 bzImage or
+    an arm64 Image); which one --arch needs is checked once both are known."""
+    problem = bzimage_problem(text)
+    if problem and image_problem(text) is None:
+        problem = None
+    return _accepted(text, problem)

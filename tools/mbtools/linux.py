@@ -1,8 +1,12 @@
 """tools/memboot compare-linux: Debian's Linux cloud kernel beside memboot.
 
 Both boot in the same QEMU configuration (the command line `tools/memboot
-run --boot pvh --dry-run` prints, with Linux's bzImage in place of memboot's
-ELF: Linux boots through the same PVH entry). Linux has no root file system
+run --dry-run` prints, with Linux's kernel in place of memboot's). On
+x86_64 Linux's bzImage boots through the same PVH entry as memboot's ELF;
+on arm64 (--arch arm64) Debian's cloud-arm64 kernel is an arm64 Image with
+an EFI stub, which QEMU's -kernel enters directly with the device tree, as
+it enters memboot's Image: Linux sees the nodes from the tree (under AAVMF
+Linux 6.1 would fold them into one, issue 45). Linux has no root file system
 here, so it panics at the root mount, after memory init and the huge page
 pools; `panic=-1` and QEMU's -no-reboot end the run, and
 `ftrace_dump_on_oops` prints the trace buffer first.
@@ -12,7 +16,8 @@ in jiffies (HZ=250 on Debian: 4 ms steps). Under TCG the timer interrupts
 that advance jiffies arrive late and are merged, so jiffies run behind the
 wall clock and that figure reads low (up to 4x here). So the table also
 times both steps from trace events stamped with trace_clock=local, the
-per-CPU sched_clock (the TSC, which QEMU derives from the host clock):
+per-CPU sched_clock (x86_64: the TSC; arm64: the generic timer's
+counter; QEMU derives both from the host clock):
   deferred init: sched_process_fork of the pgdatinitN kthread to its
                  sched_process_exit (the kthread does only that work)
   huge pools:    initcall_start to initcall_finish of hugetlb_init (Linux
@@ -36,14 +41,31 @@ import sys
 
 from mbtools import bench, boot as mbboot, inputs
 
-PACKAGE = "linux-image-cloud-amd64"
+# Per architecture: Debian's architecture name and the meta-package that
+# depends on the current cloud kernel, the console, memboot's boot path,
+# the sched_clock source and how the nodes' CPUs are named in the table.
+ARCHES = {
+    "x86_64": {"debarch": "amd64", "package": "linux-image-cloud-amd64", "console": "ttyS0",
+               "boot": "pvh", "entry": "PVH entry", "clock": "TSC", "cpu_ids": "APIC IDs"},
+    "arm64": {"debarch": "arm64", "package": "linux-image-cloud-arm64", "console": "ttyAMA0",
+              "boot": "image", "entry": "QEMU -kernel with the device tree",
+              "clock": "generic timer", "cpu_ids": "count"},
+}
+PACKAGE = ARCHES["x86_64"]["package"]
 DEFAULT_CACHE = os.path.join(os.path.expanduser("~"), ".cache", "memboot", "linux")
 
 TRACE_WORDS = ("trace_clock=local "
                "trace_event=sched:sched_process_fork,sched:sched_process_exit,"
                "initcall:initcall_start,initcall:initcall_finish "
                "ftrace_dump_on_oops trace_buf_size=1M")
-LINUX_WORDS = "console=ttyS0 panic=-1 " + TRACE_WORDS
+
+
+def linux_words(arch="x86_64"):
+    """Linux's command line before the huge page words."""
+    return "console=%s panic=-1 %s" % (ARCHES[arch]["console"], TRACE_WORDS)
+
+
+LINUX_WORDS = linux_words()
 
 
 class LinuxError(Exception):
@@ -54,14 +76,19 @@ class LinuxError(Exception):
 # Fetching the kernel
 # ---------------------------------------------------------------------------
 
-def find_vmlinuz(cache):
-    found = sorted(glob.glob(os.path.join(cache, "root", "boot", "vmlinuz-*")))
+def find_vmlinuz(cache, arch="x86_64"):
+    found = sorted(glob.glob(os.path.join(cache, "root", "boot",
+                                          "vmlinuz-*-" + ARCHES[arch]["debarch"])))
     return found[-1] if found else None
 
 
-def fetch_kernel(cache, log=sys.stderr):
-    """The vmlinuz of Debian's cloud kernel, downloaded on first use."""
-    have = find_vmlinuz(cache)
+def fetch_kernel(cache, log=sys.stderr, arch="x86_64"):
+    """The vmlinuz of Debian's cloud kernel for @arch, downloaded on first
+    use (another architecture's through dpkg's foreign architecture: the
+    package is downloaded and unpacked, never installed)."""
+    debarch = ARCHES[arch]["debarch"]
+    package = ARCHES[arch]["package"]
+    have = find_vmlinuz(cache, arch)
     if have:
         return have
     os.makedirs(cache, exist_ok=True)
@@ -70,17 +97,21 @@ def fetch_kernel(cache, log=sys.stderr):
                    for d in os.environ.get("PATH", "").split(os.pathsep)):
             raise LinuxError("%s not found: compare-linux needs Debian's apt tools "
                              "(or pass --kernel VMLINUZ)" % tool)
-    dep = subprocess.run(["apt-cache", "depends", PACKAGE], stdout=subprocess.PIPE,
+    qualified = package + ":" + debarch
+    dep = subprocess.run(["apt-cache", "depends", qualified], stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True)
-    m = re.search(r"Depends: (linux-image-\S+-cloud-amd64)", dep.stdout)
+    m = re.search(r"Depends: (linux-image-\S+-cloud-%s)(?::%s)?" % (debarch, debarch),
+                  dep.stdout)
     if dep.returncode != 0 or not m:
-        raise LinuxError("apt-cache knows no %s (run `apt-get update`, or pass "
-                         "--kernel VMLINUZ): %s" % (PACKAGE, dep.stdout.strip()[-300:]))
+        hint = "" if arch == "x86_64" else \
+            "`dpkg --add-architecture %s; apt-get update` first, " % debarch
+        raise LinuxError("apt-cache knows no %s (run %s`apt-get update`, or pass "
+                         "--kernel VMLINUZ): %s" % (qualified, hint, dep.stdout.strip()[-300:]))
     pkg = m.group(1)
     print("compare-linux: fetching %s into %s (about 27 MB, once)" % (pkg, cache),
           file=log, flush=True)
-    dl = subprocess.run(["apt-get", "download", pkg], cwd=cache, stdout=subprocess.PIPE,
-                        stderr=subprocess.STDOUT, text=True)
+    dl = subprocess.run(["apt-get", "download", pkg + ":" + debarch], cwd=cache,
+                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     debs = sorted(glob.glob(os.path.join(cache, pkg + "_*.deb")))
     if dl.returncode != 0 or not debs:
         raise LinuxError("could not download %s (offline? no apt sources?); apt-get "
@@ -88,7 +119,7 @@ def fetch_kernel(cache, log=sys.stderr):
                          % (pkg, dl.stdout.strip()[-400:]))
     ex = subprocess.run(["dpkg-deb", "-x", debs[-1], os.path.join(cache, "root")],
                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    have = find_vmlinuz(cache)
+    have = find_vmlinuz(cache, arch)
     if ex.returncode != 0 or not have:
         raise LinuxError("dpkg-deb could not unpack %s: %s" % (debs[-1], ex.stdout[-300:]))
     return have
@@ -132,7 +163,7 @@ def parse_linux_log(text):
            "deferred_jiffies_ms": {}, "deferred_trace_ms": {}, "usable_trace_ms": None,
            "hugetlb": [],
            "hugetlb_init_ms": None, "init_on_alloc": None, "panicked": False,
-           "trace_dumped": False}
+           "trace_dumped": False, "nodes_up": None, "cpus_up": None}
     forks, exits, initcalls = {}, {}, {}
     for line in text.splitlines():
         m = re.search(r"Linux version (\S+)", line)
@@ -146,15 +177,20 @@ def parse_linux_log(text):
         if m:
             n = int(m.group(1))
             out["mem_bytes"][n] = out["mem_bytes"].get(n, 0) + _span_bytes(m.group(2), m.group(3))
+        # "smp: Brought up 2 nodes, 4 CPUs": a device-tree boot prints no
+        # CPU-to-node line, so the totals are what can be compared there.
+        m = re.search(r"smp: Brought up (\d+) nodes?, (\d+) CPUs?", line)
+        if m:
+            out["nodes_up"], out["cpus_up"] = int(m.group(1)), int(m.group(2))
         if re.search(r"ACPI: SLIT 0x", line):
             out["slit"] = True
         m = re.search(r"node (\d+) deferred pages initialised in (\d+)ms", line)
         if m:
             out["deferred_jiffies_ms"][int(m.group(1))] = int(m.group(2))
-        m = re.search(r"HugeTLB: registered ([\d.]+) (MiB|GiB) page size, pre-allocated (\d+) pages",
+        m = re.search(r"HugeTLB: registered ([\d.]+) (KiB|MiB|GiB) page size, pre-allocated (\d+) pages",
                       line)
         if m:
-            size = float(m.group(1)) * (1 << (20 if m.group(2) == "MiB" else 30))
+            size = float(m.group(1)) * (1 << {"KiB": 10, "MiB": 20, "GiB": 30}[m.group(2)])
             out["hugetlb"].append({"size_bytes": int(size), "allocated": int(m.group(3))})
         m = re.search(r"mem auto-init: .*heap alloc:(\w+)", line)
         if m:
@@ -223,10 +259,15 @@ def memboot_facts(records):
 # Booting
 # ---------------------------------------------------------------------------
 
-def qemu_command(nodes, cpus, mem, vmlinuz, words):
-    """memboot's own PVH QEMU command line with Linux in place of memboot."""
-    argv = mbboot.run_argv(nodes=nodes, cpus_per_node=cpus, mem_per_node=mem,
-                           boot_path="pvh", elf=vmlinuz)
+def qemu_command(nodes, cpus, mem, vmlinuz, words, arch="x86_64"):
+    """memboot's own QEMU command line (x86_64: PVH; arm64: -kernel with
+    the device tree) with Linux in place of memboot."""
+    if ARCHES[arch]["boot"] == "image":
+        argv = mbboot.run_argv(nodes=nodes, cpus_per_node=cpus, mem_per_node=mem,
+                               boot_path="image", image=vmlinuz, arch=arch)
+    else:
+        argv = mbboot.run_argv(nodes=nodes, cpus_per_node=cpus, mem_per_node=mem,
+                               boot_path="pvh", elf=vmlinuz)
     dry = subprocess.run(argv + ["--dry-run"], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     if dry.returncode != 0:
@@ -256,35 +297,55 @@ def fmt_ms(x):
     return "-" if x is None else "%.1f" % x
 
 
-def report(linux_runs, memboot_runs, huge_words, config, kconfig):
+def linux_cpus_cell(L, M, n):
+    """Linux's CPUs of node @n and whether their number agrees with
+    memboot's: per node where Linux names them (x86's SRAT lines), else
+    (a device-tree boot) the totals of its "smp: Brought up" line."""
+    if L["cpus"]:
+        lc = L["cpus"].get(n, [])
+        return ",".join(map(str, lc)) or "-", len(lc) == len(M["cpus"].get(n, []))
+    if L["cpus_up"] is None:
+        return "-", False
+    total = sum(len(c) for c in M["cpus"].values())
+    return ("%d CPUs in %d node%s (all)" % (L["cpus_up"], L["nodes_up"],
+                                             "" if L["nodes_up"] == 1 else "s"),
+            L["cpus_up"] == total and L["nodes_up"] == len(M["cpus"]))
+
+
+def report(linux_runs, memboot_runs, huge_words, config, kconfig, arch="x86_64"):
     """The side-by-side markdown tables."""
     L, M = linux_runs[0], memboot_runs[0]
+    a = ARCHES[arch]
     nodes = sorted(set(L["cpus"]) | set(M["cpus"]))
     out = ["## memboot beside Linux %s" % (L["version"] or "?"), "",
-           "Same QEMU configuration (TCG, %s, PVH entry), `%s`; %d boot(s) each, medians."
-           % (config, huge_words, len(linux_runs)), ""]
+           "Same QEMU configuration (TCG, %s, %s), `%s`; %d boot(s) each, medians."
+           % (config, a["entry"], huge_words, len(linux_runs)), ""]
     if kconfig:
         out.append("Linux config: " + ", ".join("%s=%s" % kv for kv in kconfig.items()) + ".")
         out.append("")
     out += ["### Topology", "",
-            "| node | Linux CPUs (APIC IDs) | memboot CPUs | Linux memory | memboot memory | distances | agree |",
+            "| node | Linux CPUs (%s) | memboot CPUs | Linux memory | memboot memory | distances | agree |"
+            % a["cpu_ids"],
             "|---|---|---|---|---|---|---|"]
     for n in nodes:
-        lc, mc = L["cpus"].get(n, []), M["cpus"].get(n, [])
+        mc = M["cpus"].get(n, [])
+        lcell, cpus_agree = linux_cpus_cell(L, M, n)
         lm, mm = L["mem_bytes"].get(n, 0), M["mem_bytes"].get(n, 0)
         dist = M["distance"].get(n, [])
         lin_dist = "SLIT" if L["slit"] else "no SLIT (10/20)"
-        agree = (len(lc) == len(mc) and abs(lm - mm) <= (1 << 20)
+        agree = (cpus_agree and abs(lm - mm) <= (1 << 20)
                  and L["slit"] == M["slit"])
         out.append("| %d | %s | %s | %s | %s | Linux %s, memboot %s | %s |" % (
-            n, ",".join(map(str, lc)) or "-", ",".join(map(str, mc)) or "-",
+            n, lcell, ",".join(map(str, mc)) or "-",
             fmt_mib(lm), fmt_mib(mm), lin_dist, dist, "yes" if agree else "NO"))
     out += ["", "Memory: usable bytes per node (Linux: its early memory node ranges; "
-            "memboot: `node.mem_bytes`). CPUs agree when the counts do (Linux prints "
-            "APIC IDs, memboot logical ids).", "",
+            "memboot: `node.mem_bytes`). CPUs agree when the counts do (%s)." % (
+                "Linux prints APIC IDs, memboot logical ids" if L["cpus"] else
+                "a device-tree boot of Linux names no CPU's node: its total of CPUs "
+                "and nodes against memboot's"), "",
             "### Deferred descriptor init per node", "",
-            "| node | Linux ms (trace, TSC) | Linux ms (its own line, jiffies) | memboot ms (node_init) | Linux / memboot |",
-            "|---|---|---|---|---|"]
+            "| node | Linux ms (trace, %s) | Linux ms (its own line, jiffies) | memboot ms (node_init) | Linux / memboot |"
+            % a["clock"], "|---|---|---|---|---|"]
     for n in nodes:
         lt = median_or_none([r["deferred_trace_ms"].get(n) for r in linux_runs])
         lj = median_or_none([r["deferred_jiffies_ms"].get(n) for r in linux_runs])
@@ -294,9 +355,9 @@ def report(linux_runs, memboot_runs, huge_words, config, kconfig):
     out += ["", "Linux's own figure counts jiffies (HZ=%s): under TCG late, merged timer "
             "interrupts leave jiffies behind the real time, so it reads low; the trace "
             "column is the pgdatinitN kthread's fork-to-exit time stamped with "
-            "trace_clock=local (TSC). Linux 6.1's time includes the kthread start and "
+            "trace_clock=local (%s). Linux 6.1's time includes the kthread start and "
             "per-page struct page work memboot does not have (16-byte descriptors)."
-            % kconfig.get("CONFIG_HZ", "?"), "",
+            % (kconfig.get("CONFIG_HZ", "?"), a["clock"]), "",
             "### Time to usable memory", "",
             "| | Linux | memboot | Linux / memboot |", "|---|---|---|---|"]
     lu = median_or_none([r["usable_trace_ms"] for r in linux_runs])
@@ -304,8 +365,8 @@ def report(linux_runs, memboot_runs, huge_words, config, kconfig):
     out += ["| kernel entry to every node's memory in the allocator, ms | %s | %s | %s |" % (
                 fmt_ms(lu), fmt_ms(mu), "%.0fx" % (lu / mu) if lu and mu else "-"),
             "", "Linux: the last pgdatinitN kthread's exit, stamped with trace_clock=local "
-            "(sched_clock, the TSC; 0 where Linux sets its clock up in setup_arch(), just "
-            "after its entry); never jiffies. memboot: `done.usable_ns`, from its first "
+            "(sched_clock, the %s; 0 where Linux sets its clock up, just "
+            "after its entry); never jiffies." % a["clock"] + " memboot: `done.usable_ns`, from its first "
             "instruction. Same run of boots, same QEMU configuration.", "",
             "### Huge page pools", "",
             "| | Linux | memboot |", "|---|---|---|"]
@@ -322,7 +383,7 @@ def report(linux_runs, memboot_runs, huge_words, config, kconfig):
                 "yes: init_on_alloc on" if L["init_on_alloc"] else
                 "no: init_on_alloc off" if L["init_on_alloc"] is False else "?",
                 "yes: memboot.hugetlb_zero" if zeroed == {True} else "no" if zeroed == {False}
-                else "mixed"),
+                else "-" if not zeroed else "mixed"),
             "| who allocates | one CPU, node after node (Linux 6.1) | each node's CPUs in parallel |"]
     for n in sorted({n for (n, _) in M["hugetlb"]}):
         per = ["%s: %.2f ms" % (fmt_mib(s), median_or_none(
@@ -356,8 +417,14 @@ def add_parser(sub):
                         "Linux's init_on_alloc does")
     p.add_argument("--boots", type=inputs.positive_int, default=1, metavar="N",
                    help="boots of each kernel (at least 1; default 1)")
+    p.add_argument("--arch", type=inputs.arch_arg, default="x86_64", metavar="NAME",
+                   choices=sorted(ARCHES),
+                   help="the guests' architecture: x86_64 (default; PVH) or arm64 "
+                        "(Debian's linux-image-cloud-arm64 and memboot's Image, both "
+                        "through QEMU -kernel with the device tree)")
     p.add_argument("--kernel", metavar="VMLINUZ", type=inputs.linux_kernel,
-                   help="a Linux kernel image (bzImage) to boot instead")
+                   help="a Linux kernel image to boot instead (x86_64: a bzImage; "
+                        "arm64: an arm64 Image)")
     p.add_argument("--cache", default=DEFAULT_CACHE, metavar="DIR")
     p.add_argument("--elf", metavar="PATH", help="memboot kernel (default build/debug)")
     p.add_argument("--log", metavar="FILE", type=inputs.output_file,
@@ -371,16 +438,21 @@ def add_parser(sub):
 
 def main(args):
     try:
-        vmlinuz = args.kernel or fetch_kernel(args.cache)
-        problem = inputs.bzimage_problem(vmlinuz)
+        arch = args.arch
+        vmlinuz = args.kernel or fetch_kernel(args.cache, arch=arch)
+        problem = (inputs.image_problem if ARCHES[arch]["boot"] == "image"
+                   else inputs.bzimage_problem)(vmlinuz)
         if problem:
-            raise LinuxError(problem)
+            raise LinuxError("%s (--arch %s)" % (problem, arch))
         config = "%d nodes x %d CPUs x %s" % (args.nodes, args.cpus_per_node, args.mem_per_node)
-        elf = args.elf or bench.elf_for(None, os.path.join(bench.REPO_ROOT, "build"))
-        if not os.path.exists(elf):
-            raise LinuxError("no memboot kernel %s: run `make` first" % elf)
-        words = LINUX_WORDS + " " + args.huge
-        cmd = qemu_command(args.nodes, args.cpus_per_node, args.mem_per_node, vmlinuz, words)
+        elf = args.elf or bench.elf_for(None, os.path.join(bench.REPO_ROOT, "build"), arch)
+        image = bench.image_for(elf, arch)
+        if not os.path.exists(image or elf):
+            raise LinuxError("no memboot kernel %s: run `make%s` first"
+                             % (image or elf, "" if arch == "x86_64" else " ARCH=" + arch))
+        words = linux_words(arch) + " " + args.huge
+        cmd = qemu_command(args.nodes, args.cpus_per_node, args.mem_per_node, vmlinuz, words,
+                           arch)
         linux_runs, memboot_runs = [], []
         topo = "%dx%dx%s" % (args.nodes, args.cpus_per_node, args.mem_per_node)
         mwords = args.huge.split() + (["memboot.hugetlb_zero"] if args.zero else [])
@@ -401,14 +473,15 @@ def main(args):
             linux_runs.append(facts)
             print("compare-linux: boot %d/%d: memboot" % (i + 1, args.boots),
                   file=sys.stderr, flush=True)
-            r = bench.boot_once({"topo": topo}, elf, mwords)
+            r = bench.boot_once({"topo": topo}, elf, mwords,
+                                arch=None if arch == "x86_64" else arch)
             if r["status"] != 0:
                 raise LinuxError("memboot failed with status %d: %s" % (r["status"], r["stderr"]))
             memboot_runs.append(memboot_facts(r["records"]))
     except (LinuxError, bench.BenchError) as e:
         print("memboot compare-linux: %s" % e, file=sys.stderr)
         return 1
-    print(report(linux_runs, memboot_runs, args.huge, config, kernel_config(vmlinuz)))
+    print(report(linux_runs, memboot_runs, args.huge, config, kernel_config(vmlinuz), arch))
     if args.json:
         def keyed(d):
             return {str(k): v for k, v in d.items()}

@@ -21,6 +21,15 @@ from mbtools import bench
 
 # Seed 000: deferred init, one thread against the node's CPUs (arm64,
 # Linux 6.10-rc, Eric Chanudet; and Michael Ellerman's 1 TB powerpc box).
+# The QEMU shapes seed 000 runs on, per architecture: x86_64's one, and on
+# arm64 (QEMU virt, the seed's own architecture) the seed's machines in at
+# most 4 GiB of guest RAM: each has one node, 8 or 32 CPUs.
+SEED_000_SHAPES = {
+    "x86_64": [("2x2x2G", None)],
+    "arm64": [("1x8x4G", "x13s, SA8775p-ride, Ampere R137-P31: 8 CPUs, one node"),
+              ("1x32x4G", "Ampere HR330: 32 CPUs, one node")],
+}
+
 SEED_000 = [
     # machine, memory, cpus, ms with 1 thread, ms with the node's CPUs
     ("x13s (metal)", "32 GB", 8, 108, 24),
@@ -129,7 +138,9 @@ def boots(configs, n, args, progress, extra=()):
 # The tables
 # ---------------------------------------------------------------------------
 
-def table_000(runs_1, runs_n, topo):
+def table_000(runs_1, runs_n, topo, like=None):
+    """Seed 000's table and memboot's on @topo; @like names the seed
+    machines an arm64 virt shape stands for (None: x86_64's shape)."""
     one, many = node_ms(runs_1), node_ms(runs_n)
     out = ["### Seed 000: deferred init with one thread against the node's CPUs", "",
            "Seed (Linux, `deferred_page_init_max_threads`):", "",
@@ -149,6 +160,14 @@ def table_000(runs_1, runs_n, topo):
         out.append("| %d | 1 vs %s | %s | %s | %s | %s |" % (
             node, t, pages, "%.2f" % a if a else "-", "%.2f" % b if b else "-",
             pct(a, b) if a and b else "-"))
+    if like:
+        out += ["", "Differs from the seed: QEMU `virt` arm64 (`-cpu max`, GICv3, device-tree "
+                "boot) under TCG (no KVM) on %s, shaped like %s (the seed: bare metal and KVM "
+                "guests); %s of guest RAM against the seed's 32-128 GB; the vCPUs share the "
+                "host's cores, so more CPUs than host cores buy nothing here. Comparable: the "
+                "change column (what the node's CPUs buy over one), not the ms."
+                % (host_line(), like, topo.split("x")[-1][:-1] + " " + topo[-1] + "iB")]
+        return "\n".join(out)
     out += ["", "Differs from the seed: QEMU TCG (no KVM) on %s (the seed: bare metal and KVM guests), "
             "GiBs not tens of GB, a handful of vCPUs sharing the host's cores. Comparable: the "
             "change column (what the node's CPUs buy over one), not the ms." % host_line()]
@@ -235,15 +254,22 @@ def main(args):
     wanted = [s for s in wanted if s in SEEDS]
     if not wanted:
         return host_rc
-    plan = {"000": 2 * n, "001": 4 * n, "004": n}
+    arch = getattr(args, "arch", None) or "x86_64"
+    shapes = SEED_000_SHAPES.get(arch)
+    if shapes is None or (arch != "x86_64" and wanted != ["000"]):
+        print("memboot bench: --arch %s runs seed 000 only (seeds 001 and 004 are "
+              "x86_64's)" % arch, file=sys.stderr)
+        return 64
+    plan = {"000": 2 * n * len(shapes), "001": 4 * n, "004": n}
     bench.ensure_kernel(None, args)
     progress = bench.Progress(sum(plan[s] for s in wanted))
     tables = []
     if "000" in wanted:
-        topo = "2x2x2G"
-        r1 = boots([{"topo": topo, "init": "deferred", "threads": "1"}], n, args, progress)
-        rn = boots([{"topo": topo, "init": "deferred", "threads": "node"}], n, args, progress)
-        tables.append(table_000(r1, rn, topo))
+        for topo, like in shapes:
+            r1 = boots([{"topo": topo, "init": "deferred", "threads": "1"}], n, args, progress)
+            rn = boots([{"topo": topo, "init": "deferred", "threads": "node"}], n, args,
+                       progress)
+            tables.append(table_000(r1, rn, topo, like))
     if "001" in wanted:
         topo = "2x2x2G"
         words = "hugepagesz=1G hugepages=1:1 hugepagesz=2M hugepages=0:256,1:256"
