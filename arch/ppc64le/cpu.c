@@ -75,10 +75,12 @@ struct arch_caches arch_caches(void)
 }
 
 /* The arch area: r13 points at it; word 1 is the struct cpu_state
- * (asm/percpu.h). */
+ * (asm/percpu.h), word 2 the stack top a started CPU loads (entry.S's
+ * ppc_secondary_entry). */
 struct ppc_percpu {
 	struct ppc_percpu *self;
 	struct cpu_state *state;
+	uint64_t stack_top;
 };
 static struct ppc_percpu boot_percpu __attribute__((aligned(ARCH_PERCPU_ALIGN)));
 
@@ -94,6 +96,7 @@ void arch_percpu_init(void *area, struct cpu_state *cs, uint32_t fw_nmi_pins)
 	(void)fw_nmi_pins;
 	pc->self = pc;
 	pc->state = cs;
+	pc->stack_top = cs->stack_top;
 	cs->arch = pc;
 }
 

@@ -210,6 +210,47 @@ ppc_ofw_call:
 	mtlr	0
 	blr
 
+/*
+ * Where RTAS start-cpu starts another CPU (arch/ppc64le/smp.c): big-endian,
+ * 64-bit, in real mode, r3 its per-CPU area (the kernel maps memory at its
+ * physical address, so the area's address is both). The boot CPU's
+ * trampoline to little-endian; floating point on as on the boot CPU; the
+ * TOC from where the code runs; PIDR 0 and MSR[IR|DR]: the partition's
+ * radix process table, registered by the boot CPU, is this CPU's too (the
+ * hypervisor gives a started CPU the boot CPU's LPCR, radix and
+ * little-endian interrupts included); r13 the area, its stack (word 2),
+ * then ppc_ap_main(), which never returns.
+ */
+	.balign 4
+	.globl ppc_secondary_entry
+ppc_secondary_entry:
+	FIXUP_ENDIAN
+	mr	31, 3
+	bcl	20, 31, .Lap_here
+.Lap_here:
+	mflr	12
+	addis	2, 12, (.TOC. - .Lap_here)@ha
+	addi	2, 2, (.TOC. - .Lap_here)@l
+	li	0, 0
+	mtspr	48, 0                   /* PIDR */
+	isync
+	mfmsr	11
+	li	12, 1
+	rldicr	12, 12, MSR_SF_BIT, 0
+	or	11, 11, 12
+	ori	11, 11, MSR_FP | MSR_IR | MSR_DR | MSR_RI
+	mtmsrd	11
+	isync
+	mr	13, 31
+	ld	1, 16(13)
+	li	0, 0
+	stdu	0, -128(1)
+	mr	3, 13
+	bl	ppc_ap_main
+	nop
+.Lap_stop:
+	b	.Lap_stop
+
 	.section .data
 	.balign 8
 .Lhere:

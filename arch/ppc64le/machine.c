@@ -21,19 +21,22 @@
 #include "p64/regs.h"
 
 /* token, nargs, nret, then the arguments and the return values: big-endian
- * 32-bit cells. */
-static void rtas_call(uint32_t token, unsigned nargs, const uint32_t *argv)
+ * 32-bit cells. The first return value (the status); -1 (hardware error)
+ * for a missing token. Called by the boot CPU only. */
+int32_t ppc_rtas_call(uint32_t token, unsigned nargs, const uint32_t *argv)
 {
 	static volatile uint32_t block[16];
 
-	if (token == 0)
-		return;
+	if (token == 0 || nargs > 12)
+		return -1;
 	block[0] = __builtin_bswap32(token);
 	block[1] = __builtin_bswap32(nargs);
 	block[2] = __builtin_bswap32(1);
 	for (unsigned i = 0; i < nargs && i < 12; i++)
 		block[3 + i] = __builtin_bswap32(argv[i]);
+	block[3 + nargs] = __builtin_bswap32((uint32_t)-1);
 	ppc_hcall(KVMPPC_H_RTAS, (uint64_t)(uintptr_t)block, 0, 0, 0, 0);
+	return (int32_t)__builtin_bswap32(block[3 + nargs]);
 }
 
 /* power-off(power_on_mask_hi, power_on_mask_lo): nothing wakes it. */
@@ -41,7 +44,7 @@ static void power_off(void)
 {
 	const uint32_t argv[2] = { 0, 0 };
 
-	rtas_call(ppc_firmware.rtas_power_off, 2, argv);
+	ppc_rtas_call(ppc_firmware.rtas_power_off, 2, argv);
 }
 
 void arch_machine_emulator_exit(uint32_t value)
@@ -52,7 +55,7 @@ void arch_machine_emulator_exit(uint32_t value)
 
 void arch_machine_reset(void)
 {
-	rtas_call(ppc_firmware.rtas_system_reboot, 0, NULL);
+	ppc_rtas_call(ppc_firmware.rtas_system_reboot, 0, NULL);
 	arch_halt_forever();
 }
 

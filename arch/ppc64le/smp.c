@@ -1,18 +1,44 @@
 /*
- * smp.c (ppc64le): the boot CPU alone (arch/smp.h). Starting the others
- * through RTAS start-cpu and waking them (an XIVE or XICS interrupt, or
- * polled mailboxes) is not implemented yet: every other CPU the firmware
- * lists is refused by arch_smp_unreachable(), so phase smp names it and
- * goes on without it instead of waiting for it.
+ * smp.c (ppc64le): starting the other CPUs and waking them (arch/smp.h).
+ *
+ * Each CPU is started by RTAS start-cpu (PAPR 7.3.14.2: the CPU's
+ * interrupt server number, the start address, the value for r3; its token
+ * from the /rtas node, kept by boot/ofw) with the address of
+ * ppc_secondary_entry (entry.S) and, in r3, its per-CPU area: every
+ * start-cpu is issued before any CPU is waited for. A started CPU enters
+ * big-endian in real mode; it turns little-endian, takes the boot CPU's
+ * radix translation and calls percpu_ap_main().
+ *
+ * Wake-ups are polled: an idle CPU looks at its mailbox again and again at
+ * low thread priority (arch_irq_enable_and_wait(), asm/cpu.h), so
+ * arch_wake_cpu() has nothing to send.
+ *
+ * Without a start-cpu token every other CPU is refused by
+ * arch_smp_unreachable(), and phase smp names it.
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "arch/cpu.h"
 #include "arch/smp.h"
 #include "kernel/services/cmdline.h"
+#include "kernel/services/log.h"
+#include "kernel/services/percpu.h"
+#include "p64/ofw.h"
+
+struct smp_entry {
+	uint32_t hwid;
+	struct cpu_state *cs;
+};
 
 static uint32_t boot_hwid;
+static const char *why_not;          /* no CPU but the boot CPU can be started */
+static struct smp_entry *table;
+static uint32_t table_cap, table_count;
+
+extern char ppc_secondary_entry[];
+void ppc_ap_main(void *area);
 
 /* No POWER start-up keys yet: an empty table. */
 const struct param_table arch_smp_param_table = { .owner = "smp-ppc64le", .params = NULL,
@@ -22,17 +48,33 @@ bool arch_smp_setup(const struct arch_smp_firmware *fw)
 {
 	(void)fw;
 	boot_hwid = arch_cpu_hwid();
-	return false;
+	why_not = ppc_firmware.rtas_start_cpu ? NULL
+					       : "the firmware's /rtas names no start-cpu";
+	return why_not != NULL;
 }
+
+static char unreachable_phrase[120];
 
 const char *arch_smp_unreachable(uint32_t hwid)
 {
-	return hwid == boot_hwid ? NULL : "is not started: POWER starts the boot CPU only (RTAS start-cpu not implemented yet)";
+	if (hwid == boot_hwid || !why_not)
+		return NULL;
+	snprintf(unreachable_phrase, sizeof(unreachable_phrase), "is not started: %s", why_not);
+	return unreachable_phrase;
 }
 
-void arch_smp_report(void *fw)
+void arch_smp_report(void *arg)
 {
-	(void)fw;
+	const struct arch_smp_firmware *fw = arg;
+
+	if (why_not) {
+		if (fw->nr_unreachable)
+			pr_warn("smp: %u CPU%s cannot be started: %s", fw->nr_unreachable,
+				fw->nr_unreachable == 1 ? "" : "s", why_not);
+		return;
+	}
+	pr_info("smp: RTAS start-cpu (token 0x%x); wake-ups polled (idle CPUs spin on their mailbox)",
+		ppc_firmware.rtas_start_cpu);
 }
 
 void arch_smp_init_boot_cpu(uint32_t fw_nmi_pins)
@@ -57,23 +99,80 @@ void arch_smp_prepare(uint64_t page_phys)
 
 size_t arch_smp_table_bytes(uint32_t n)
 {
-	return (size_t)n * sizeof(uint64_t);
+	return (size_t)n * sizeof(struct smp_entry);
 }
 
 void arch_smp_set_table(void *mem, uint32_t n)
 {
-	(void)mem; (void)n;
+	table = mem;
+	table_cap = n;
+	table_count = 0;
 }
 
 bool arch_smp_register(const struct cpu_state *cs)
 {
-	(void)cs;
+	if (table_count >= table_cap)
+		return false;
+	table[table_count++] = (struct smp_entry){ .hwid = cs->hwid, .cs = (struct cpu_state *)cs };
 	return true;
 }
 
+/* RTAS's status codes (PAPR 7.2.8). */
+static const char *rtas_error(int32_t r)
+{
+	switch (r) {
+	case -1: return "hardware error";
+	case -2: return "busy";
+	case -3: return "parameter error (no such CPU)";
+	case -9002: return "not authorized";
+	default: return "an unknown status";
+	}
+}
+
+/* Settled as refused unless it came up anyway. */
+static void refuse(struct cpu_state *cs)
+{
+	uint32_t waiting = SMP_AP_WAITING;
+
+	__atomic_compare_exchange_n(&cs->boot_state, &waiting, SMP_AP_REFUSED, false,
+				    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+/* start-cpu for each of @hwids, one call each, without waiting for any: a
+ * CPU RTAS refuses is named with its status and settled as refused, so
+ * phase smp does not wait for it. */
 void arch_smp_start(const uint32_t *hwids, unsigned n, uint64_t page_phys)
 {
-	(void)hwids; (void)n; (void)page_phys;
+	uint32_t at = 0;
+
+	(void)page_phys;
+	for (unsigned i = 0; i < n; i++) {
+		struct cpu_state *cs = NULL;
+
+		/* Registered in the order they are started: look from the last. */
+		for (uint32_t k = 0; k < table_count && !cs; k++, at = (at + 1) % table_count)
+			if (table[at].hwid == hwids[i])
+				cs = table[at].cs;
+		if (!cs) {
+			pr_err("smp: PIR 0x%x was never registered; not started", hwids[i]);
+			continue;
+		}
+		/* RTAS's arguments are 32-bit cells. */
+		if ((uintptr_t)cs->arch >> 32) {
+			pr_err("smp: PIR 0x%x: its per-CPU area at 0x%llx lies above 4 GiB, past RTAS start-cpu's 32-bit r3; not started",
+			       hwids[i], (unsigned long long)(uintptr_t)cs->arch);
+			refuse(cs);
+			continue;
+		}
+		const uint32_t argv[3] = { hwids[i], (uint32_t)(uintptr_t)ppc_secondary_entry,
+					   (uint32_t)(uintptr_t)cs->arch };
+		const int32_t r = ppc_rtas_call(ppc_firmware.rtas_start_cpu, 3, argv);
+		if (r == 0)
+			continue;
+		pr_err("smp: RTAS start-cpu for PIR 0x%x failed: %s (%d)", hwids[i], rtas_error(r),
+		       (int)r);
+		refuse(cs);
+	}
 }
 
 bool arch_smp_start_delay(void)
@@ -81,7 +180,15 @@ bool arch_smp_start_delay(void)
 	return false;
 }
 
+/* Polled: the idle CPU sees its mailbox change by itself. */
 void arch_wake_cpu(uint32_t hwid)
 {
 	(void)hwid;
+}
+
+/* First C code on a started CPU (entry.S). */
+void ppc_ap_main(void *area)
+{
+	(void)area;
+	percpu_ap_main();
 }

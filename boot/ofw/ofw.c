@@ -168,6 +168,8 @@ static void ci_seen(void *ctx, const char *path, const char *name, const uint8_t
 		ppc_firmware.rtas_system_reboot = cell(v);
 	else if (strcmp(name, "ibm,os-term") == 0)
 		ppc_firmware.rtas_os_term = cell(v);
+	else if (strcmp(name, "start-cpu") == 0)
+		ppc_firmware.rtas_start_cpu = cell(v);
 }
 
 static const struct ofw_ops client_ops = {

@@ -1,10 +1,9 @@
 """64-bit little-endian POWER under QEMU pseries (-cpu power9) with its
 Open Firmware, VOF: the kernel ELF through QEMU -kernel, the firmware's
 tree read through the client interface and flattened before the kernel
-starts (`--arch ppc64le`, `--boot vof`, docs/boot-paths.md). One CPU runs
-(the others are named as not started: RTAS start-cpu is not implemented
-yet), the radix MMU maps all RAM, each node's memory is initialised by the
-boot CPU. pseries has no exit device: the runner takes the status from the
+starts (`--arch ppc64le`, `--boot vof`, docs/boot-paths.md). Every CPU is
+started through RTAS start-cpu (wake-ups polled), the radix MMU maps all
+RAM, each node's memory is initialised by its own CPUs. pseries has no exit device: the runner takes the status from the
 done record after the kernel powers off through RTAS.
 
 About a second a boot under TCG with VOF, 10-20 s with SLOF. The ELF is
@@ -14,24 +13,27 @@ import os
 import unittest
 
 from guest import ROOT, Boot, mbboot
+from mbtools import records
 
 GIB = 1 << 30
 IMAGE = os.environ.get("MEMBOOT_IMAGE") or os.path.join(
     ROOT, "build", "ppc64le", "debug", "memboot.elf")
 
 
-def boot_ppc64le(nodes=1, append="", qemu_args=(), timeout=60):
+def boot_ppc64le(nodes=1, append="", qemu_args=(), timeout=60, cpus_per_node=1,
+                 mem_per_node="1G"):
     if not os.path.exists(IMAGE):
         raise unittest.SkipTest("no ppc64le kernel at %s: make ARCH=ppc64le" % IMAGE)
-    argv = mbboot.run_argv(arch="ppc64le", image=IMAGE, nodes=nodes, cpus_per_node=1,
-                           mem_per_node="1G", append=append, timeout=timeout,
+    argv = mbboot.run_argv(arch="ppc64le", image=IMAGE, nodes=nodes,
+                           cpus_per_node=cpus_per_node, mem_per_node=mem_per_node, append=append, timeout=timeout,
                            qemu_args=qemu_args)
     return mbboot.boot(argv, timeout=timeout, strict=False, cwd=ROOT, boot_class=Boot)
 
 
 def check_census(b):
     censuses = b.all("census")
-    assert len(censuses) == 2, censuses
+    # The boot's and the end's, and one after each self-test that asks.
+    assert [c["when"] for c in censuses][::len(censuses) - 1] == ["boot", "end"], censuses
     for c in censuses:
         assert c["lost"] == 0 and c["bad"] == 0, c
 
@@ -39,9 +41,8 @@ def check_census(b):
 def test_ppc64le_two_nodes_from_ibm_associativity():
     b = boot_ppc64le(nodes=2, append="memboot.exit=qemu")
     done = b.expect_ok()
-    # The one warning: CPU 1 is not started (named, not waited for).
-    assert done["errors"] == 0 and done["warnings"] == 1, (done, b.all("warning"))
-    assert "PIR ID 0x1 is not started" in b.console, b.tail()
+    assert done["errors"] == 0 and done["warnings"] == 0, (done, b.all("warning"))
+    assert "RTAS start-cpu (token 0x2006)" in b.console, b.tail()
     boot = b.one("boot")
     assert boot["boot_path"] == "dt" and boot["map_source"] == "dt-memory", boot
     # The tree's timebase-frequency: 512 MHz on QEMU's pseries, given.
@@ -62,6 +63,66 @@ def test_ppc64le_two_nodes_from_ibm_associativity():
     inits = sorted(b.all("node_init"), key=lambda r: r["node"])
     assert [r["node"] for r in inits] == [0, 1], inits
     assert all(r["pages"] > 0 for r in inits), inits
+    check_census(b)
+
+
+def check_every_cpu_up(b, nodes, cpus_per_node):
+    """Every CPU up, each node's memory initialised by its own CPUs, the
+    census clean: the node_init records by node."""
+    n = nodes * cpus_per_node
+    smp = b.one("smp")
+    assert (smp["cpus"], smp["failed"]) == (n, 0), smp
+    assert records.cpu_list(smp["online"]) == list(range(n)), smp
+    ups = b.all("cpu_up")
+    assert sorted(c["cpu"] for c in ups) == list(range(n)), ups
+    for node in range(nodes):
+        assert sum(1 for c in ups if c["node"] == node) == cpus_per_node, ups
+    inits = {r["node"]: r for r in b.all("node_init")}
+    assert sorted(inits) == list(range(nodes)), inits
+    for node, r in inits.items():
+        # Offered the node's own CPUs (which of them took which chunk is
+        # the host's timing: not asserted).
+        assert r["cpu_node"] == node and r["cpus"] == cpus_per_node, r
+        assert r["lost_cpus"] == 0 and r["pages"] > 0, r
+    check_census(b)
+
+
+def test_ppc64le_every_cpu_up_two_by_two():
+    b = boot_ppc64le(nodes=2, cpus_per_node=2, mem_per_node="512M")
+    done = b.expect_ok()
+    assert done["errors"] == 0 and done["warnings"] == 0, (done, b.all("warning"))
+    check_every_cpu_up(b, 2, 2)
+
+
+def test_ppc64le_every_cpu_up_four_by_four_and_jobs_on_polled_cpus():
+    """4 x 4: all 16 started through RTAS; the job self-test's jobs run on
+    more than one CPU (idle CPUs poll their mailboxes)."""
+    b = boot_ppc64le(nodes=4, cpus_per_node=4, timeout=120,
+                     append="memboot.selftest=jobs")
+    done = b.expect_ok()
+    assert done["errors"] == 0 and done["warnings"] == 0, (done, b.all("warning"))
+    check_every_cpu_up(b, 4, 4)
+    jobs = b.all("job")
+    assert jobs and all(j["bad_units"] == 0 for j in jobs), jobs
+    assert any(j["threads"] > 1 for j in jobs if j["size"] >= 4096), jobs
+    assert b.one("selftest") == {"event": "selftest", "name": "jobs", "ok": True}
+
+
+def test_ppc64le_maxcpus_and_a_cpu_that_never_answers():
+    """maxcpus=4 of 2 x 4 keeps two on each node; memboot.smp_skip_apic=2:
+    PIR 2 is never started, named after the timeout, the boot goes on."""
+    b = boot_ppc64le(nodes=2, cpus_per_node=4, mem_per_node="512M", append="maxcpus=4")
+    b.expect_ok()
+    smp = b.one("smp")
+    assert (smp["cpus"], smp["skipped"]) == (4, 4), smp
+    assert sorted(r["node"] for r in b.all("cpu_up")) == [0, 0, 1, 1], b.all("cpu_up")
+    b = boot_ppc64le(nodes=2, cpus_per_node=2, mem_per_node="512M",
+                     append="memboot.smp_skip_apic=2 memboot.smp_timeout_ms=300")
+    done = b.expect_ok()
+    smp = b.one("smp")
+    assert (smp["cpus"], smp["failed"], records.cpu_list(smp["online"])) == (3, 1, [0, 1, 3]), smp
+    assert "(PIR 0x2) did not answer within 300 ms" in b.console, b.tail()
+    assert done["errors"] == 1, done
     check_census(b)
 
 

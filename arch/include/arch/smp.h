@@ -15,8 +15,8 @@
  *            FADT's ARM boot flags or the device tree's /psci say which),
  *            with the entry address and a context id: no low page; a GICv3
  *            SGI (ICC_SGI1R_EL1) to wake a CPU
- *   POWER    OPAL's opal_start_cpu() or RTAS start-cpu per CPU: no low
- *            page; a msgsnd doorbell to wake a CPU
+ *   POWER    RTAS start-cpu per CPU (OPAL's opal_start_cpu() to come): no
+ *            low page; wake-ups polled (an idle CPU spins on its mailbox)
  *
  * Every started CPU sets up its own tables and calls percpu_ap_main().
  */

@@ -35,12 +35,14 @@ static inline void arch_irq_enable(void)
 	__asm__ volatile("mtmsrd %0,1" : : "r"(PPC_MSR_EE | PPC_MSR_RI) : "memory");
 }
 
-/* Enable and wait. Not yet the real idle (POWER9's stop instruction needs
- * the PSSCR the port sets up): with EE on, a pending interrupt is taken
- * here, and the caller's loop looks again after it. */
+/* Wait: POWER's wake-ups are polled (arch/ppc64le/smp.c), so the wait is
+ * one spin at low thread priority, after which the caller's loop looks at
+ * its mailbox again. MSR[EE] stays as it is: no interrupt wakes a CPU, and
+ * the decrementer, which the kernel does not program, would fire on a CPU
+ * that enabled it (its reset value counts down past zero). */
 static inline void arch_irq_enable_and_wait(void)
 {
-	arch_irq_enable();
+	arch_cpu_relax();
 }
 
 static inline uint64_t arch_irq_save_enable(void)

@@ -26,10 +26,16 @@ struct ppc_firmware {
 	uint32_t rtas_power_off;       /* "power-off" */
 	uint32_t rtas_system_reboot;   /* "system-reboot" */
 	uint32_t rtas_os_term;         /* "ibm,os-term" */
+	uint32_t rtas_start_cpu;       /* "start-cpu" */
 	/* The first /memory@0 range: in an LPAR the real mode area, all that
 	 * the kernel reaches with translation off (PAPR 14.5.4.2). */
 	uint64_t rma_bytes;
 };
 extern struct ppc_firmware ppc_firmware;
+
+/* One RTAS call (arch/ppc64le/machine.c): @nargs arguments, the first
+ * return value (RTAS status: 0 done, -1 hardware error, -3 parameter
+ * error...); -1 when @token is 0. The boot CPU's only. */
+int32_t ppc_rtas_call(uint32_t token, unsigned nargs, const uint32_t *argv);
 
 #endif
