@@ -39,7 +39,7 @@ def _output(b):
 
 
 def _stage(srv, package_root, commands):
-    srv.set_initrd(rehearse.stage_initramfs(srv.kernel_root, srv.cache, package_root,
+    srv.set_initrd(rehearse.stage_initramfs(srv.kernel_modules, srv.cache, package_root,
                                             commands))
     srv.put(os.path.join(rehearse.STUB_DIR, "initrd.img"))
 

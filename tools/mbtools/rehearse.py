@@ -166,14 +166,13 @@ def _read(path):
         return f.read()
 
 
-def initramfs(kernel_root, cache, init=INIT, extra=()):
+def initramfs(kernel_modules, cache, init=INIT, extra=()):
     """busybox (busybox-static), efivarfs.ko of the kernel package and
     @init as /init; @extra more (name, mode, data) entries."""
     bb = fetch_package("busybox-static", cache)
-    ko = glob.glob(os.path.join(kernel_root, "lib", "modules", "*", "kernel", "fs",
-                                "efivarfs", "efivarfs.ko"))
+    ko = glob.glob(os.path.join(kernel_modules, "kernel", "fs", "efivarfs", "efivarfs.ko"))
     if not ko:
-        raise RehearsalError("no efivarfs.ko in the kernel package under %s" % kernel_root)
+        raise RehearsalError("no efivarfs.ko in the kernel's modules under %s" % kernel_modules)
     dirs = [(d, 0o40755, b"") for d in ("bin", "proc", "sys", "dev")]
     return cpio_newc(dirs + [("bin/busybox", 0o100755, _read(os.path.join(bb, "bin",
                                                                           "busybox"))),
@@ -183,12 +182,15 @@ def initramfs(kernel_root, cache, init=INIT, extra=()):
 
 
 def debian_kernel(cache=linux.DEFAULT_CACHE):
-    """(vmlinuz, the unpacked package root) of Debian's cloud kernel."""
+    """(vmlinuz, its modules' directory) of Debian's x86-64 cloud kernel.
+    The cache's package root may hold other architectures' kernels too
+    (compare-linux --arch arm64): the modules are this kernel's version's."""
     try:
         vmlinuz = linux.find_vmlinuz(cache) or linux.fetch_kernel(cache)
     except linux.LinuxError as e:
         raise RehearsalError("Debian's Linux kernel: %s" % e) from None
-    return vmlinuz, os.path.join(cache, "root")
+    version = os.path.basename(vmlinuz)[len("vmlinuz-"):]
+    return vmlinuz, os.path.join(cache, "root", "lib", "modules", version)
 
 
 class Server:
@@ -202,7 +204,7 @@ class Server:
         self.esp = os.path.join(workdir, "esp")
         self.disk = os.path.join(workdir, "disk.img")
         self.vars = os.path.join(workdir, "vars.fd")
-        self.vmlinuz, self.kernel_root = debian_kernel()
+        self.vmlinuz, self.kernel_modules = debian_kernel()
 
     def build_tree(self):
         for d in ("EFI/BOOT", "boot/grub", "etc/grub.d"):
@@ -221,7 +223,7 @@ class Server:
             _run(["grub-mkimage", "-O", "x86_64-efi", "-p", "/boot/grub", "-o", boot_efi]
                  + GRUB_MODULES, "grub-mkimage")
         shutil.copyfile(self.vmlinuz, os.path.join(self.esp, "boot", "vmlinuz"))
-        self.set_initrd(initramfs(self.kernel_root, self.cache))
+        self.set_initrd(initramfs(self.kernel_modules, self.cache))
         with open(os.path.join(self.esp, "boot", "grub", "grub.cfg"), "w") as f:
             f.write(GRUB_CFG)
         _run(["grub-editenv", os.path.join(self.esp, "boot", "grub", "grubenv"), "create"],
@@ -434,13 +436,13 @@ def python_and_efibootmgr():
     return entries + [("usr/bin/python3", 0o120777, b"python3.11")]
 
 
-def stage_initramfs(kernel_root, cache, package_root, commands):
+def stage_initramfs(kernel_modules, cache, package_root, commands):
     """The busybox initramfs with the ESP's modules, Python, efibootmgr
     and memboot's package, running @commands (shell) once the ESP is
     mounted at /boot/efi; their output goes to the console."""
     mods = []
     for rel in DISK_MODULES:
-        found = glob.glob(os.path.join(kernel_root, "lib", "modules", "*", "kernel", rel))
+        found = glob.glob(os.path.join(kernel_modules, "kernel", rel))
         if not found:
             raise RehearsalError("no %s in the kernel package" % rel)
         mods.append(("modules/" + os.path.basename(rel), 0o100644, _read(found[0])))
@@ -467,7 +469,7 @@ def stage_initramfs(kernel_root, cache, package_root, commands):
             seen.add(e[0])
             unique.append(e)
     import gzip
-    return gzip.compress(initramfs(kernel_root, cache, init=init, extra=unique), 6)
+    return gzip.compress(initramfs(kernel_modules, cache, init=init, extra=unique), 6)
 
 
 def load_option(desc, path, words=""):
@@ -489,7 +491,7 @@ class StubServer(Server):
     def build_tree(self):
         os.makedirs(os.path.join(self.esp, STUB_DIR), exist_ok=True)
         shutil.copyfile(self.vmlinuz, os.path.join(self.esp, STUB_DIR, "vmlinuz.efi"))
-        self.set_initrd(initramfs(self.kernel_root, self.cache))
+        self.set_initrd(initramfs(self.kernel_modules, self.cache))
         if shutil.which("virt-fw-vars") is None:
             raise RehearsalError("virt-fw-vars not found (Debian package "
                                  "python3-virt-firmware, bookworm-backports)")
