@@ -56,7 +56,11 @@ bool arch_smp_setup(const struct arch_smp_firmware *fw)
 	boot_hwid = arch_cpu_hwid();
 	why_not = NULL;
 	if (fw->start_call == ARCH_FW_CALL_NONE) {
-		why_not = "the firmware names no PSCI method (the device tree's /psci)";
+		/* No conduit is guessed: CPU_ON through one the firmware did
+		 * not give could trap to nothing. */
+		why_not = fw->have_table
+			? "the firmware gives no PSCI conduit (the FADT's ARM boot flags lack PSCI_COMPLIANT)"
+			: "the firmware names no PSCI method (the device tree's /psci)";
 		return true;
 	}
 	a64_psci_smc = fw->start_call == ARCH_FW_CALL_SMC;

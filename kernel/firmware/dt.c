@@ -47,6 +47,7 @@ int dt_open(struct dt_blob *dt, const void *blob, size_t len)
 {
 	const uint8_t *b = blob;
 	uint32_t total, off_struct, off_strings, off_rsv, size_struct, size_strings;
+	const char *bad = NULL;
 
 	memset(dt, 0, sizeof(*dt));
 	if (!blob || len < DT_HEADER_BYTES) {
@@ -79,11 +80,15 @@ int dt_open(struct dt_blob *dt, const void *blob, size_t len)
 					: (off_struct <= total ? total - off_struct : 0);
 	/* The structure block is 4-byte aligned and the reservation block
 	 * 8-byte aligned (5.3, 5.4). */
-	if (!block_fits(off_struct, size_struct, total) || off_struct % 4 || size_struct % 4 ||
-	    !block_fits(off_strings, size_strings, total) ||
-	    !block_fits(off_rsv, 0, total) || off_rsv % 8) {
-		pr_warn("DT: blocks outside the blob or misaligned: structure 0x%x+0x%x, "
-			"strings 0x%x+0x%x, reservations at 0x%x, totalsize 0x%x",
+	if (!block_fits(off_struct, size_struct, total) || off_struct % 4 || size_struct % 4)
+		bad = "structure block";
+	else if (!block_fits(off_strings, size_strings, total))
+		bad = "strings block";
+	else if (!block_fits(off_rsv, 0, total) || off_rsv % 8)
+		bad = "reservation block";
+	if (bad) {
+		pr_warn("DT: the %s lies outside the blob or is misaligned: structure 0x%x+0x%x, "
+			"strings 0x%x+0x%x, reservations at 0x%x, totalsize 0x%x", bad,
 			off_struct, size_struct, off_strings, size_strings, off_rsv, total);
 		return DT_ERR_LAYOUT;
 	}

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Write the seed corpora of the ACPI fuzz targets and of fuzz_replay_events
-(the replay file) into tests/fuzz/seeds/.
+"""Write the seed corpora of the ACPI fuzz targets, of fuzz_replay_events
+(the replay file) and fuzz_dt's broken trees into tests/fuzz/seeds/.
 
     tests/fuzz/make_seeds.py
 
@@ -290,6 +290,10 @@ def main():
     write("fuzz_acpi_madt", "gicc-lengths",
           madt(6, [gicc(76, 0, 1, 0x8000000000 | 0x10203, 0x80A0000), gicc(80, 1, 8, 0xFF),
                    gicc(82, 2, 1, 0x80000000), gicd(0x2F000000, 4)]))
+    # Two GICCs left at MPIDR 0 and one repeating MPIDR 0x1: the later refused.
+    write("fuzz_acpi_madt", "gicc-mpidr-repeated",
+          madt(4, [gicd(0x8000000, 3), gicc(82, 0, 1, 0), gicc(82, 1, 1, 1), gicc(82, 2, 1, 0),
+                   gicc(82, 3, 1, 1)]))
     write("fuzz_acpi_srat", "virt-gicc-4n",
           srat(3, [srat_gicc(i // 2, i, 1) for i in range(8)]
                + [srat_mem(n, 0x40000000 + (n << 30), 1 << 30, 1) for n in range(4)]))
@@ -396,6 +400,13 @@ def main():
     write("fuzz_smbios", "qemu-21", smbios_ep2(len(q), 8) + q)
     big = smbios_qemu_like(64 << 30, speed=4800, extra_dimms=3)
     write("fuzz_smbios", "four-dimms-extended-size", smbios_ep3(0x10000) + big)
+
+    # QEMU virt's tree with its strings block stretched past totalsize.
+    with open(os.path.join(ROOT, "tests", "host", "fixtures", "dt", "virt-4n.dtb"), "rb") as f:
+        dtb = bytearray(f.read())
+    total, off_strings = struct.unpack_from(">I", dtb, 4)[0], struct.unpack_from(">I", dtb, 12)[0]
+    struct.pack_into(">I", dtb, 32, total - off_strings + 16)
+    write("fuzz_dt", "virt-4n-strings-past-end", bytes(dtb))
     return 0
 
 

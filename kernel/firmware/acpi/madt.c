@@ -26,7 +26,9 @@
  *    ACPI 6.5) and MPIDR (at 68, u64); only the affinity fields Aff3
  *    [39:32] and Aff2..Aff0 [23:0] may be set, and the hwid packs them as
  *    Aff3 << 24 | Aff2..Aff0. Its GICR base (at 60) is the CPU's
- *    redistributor when no GICR range (type 0xE) lists it (counted);
+ *    redistributor when no GICR range (type 0xE) lists it (counted). A
+ *    second GICC with an MPIDR already listed (two entries left at MPIDR 0
+ *    by firmware, say) is refused with a warning naming both UIDs;
  *  - a GICD entry (type 0xC) gives the distributor's base (at 8) and the GIC
  *    version (at 20); there is one per system. GICR entries give
  *    redistributor ranges (base at 4, length at 12); GIC ITS entries (type
@@ -56,12 +58,17 @@ static void add_cpu(struct acpi_madt_info *out, const struct acpi_cpu *cpu,
 		return;
 	}
 	for (uint32_t i = 0; i < out->nr_cpus; i++) {
-		if (out->cpus[i].hwid == cpu->hwid) {
+		if (out->cpus[i].hwid != cpu->hwid)
+			continue;
+		if (cpu->gicc)
+			pr_warn(PREFIX "GICC entry at offset 0x%x (UID %u) repeats MPIDR 0x%x "
+				"of UID %u; ignored", off, cpu->acpi_uid, cpu->hwid,
+				out->cpus[i].acpi_uid);
+		else
 			pr_warn(PREFIX "%s entry at offset 0x%x repeats %s 0x%x; ignored",
 				kind, off, id, cpu->hwid);
-			out->nr_ignored++;
-			return;
-		}
+		out->nr_ignored++;
+		return;
 	}
 	if (out->nr_cpus == ACPI_MADT_MAX_CPUS) {
 		if (out->nr_dropped++ == 0)
