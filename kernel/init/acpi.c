@@ -156,6 +156,6 @@ static void find_spcr(const struct bootinfo *bi, bool console_chosen, const void
 	else
 		pr_info("ACPI: SPCR: console UART at %s 0x%llx, at the speed the firmware set",
 			space, (unsigned long long)spcr.address);
-	console_add_firmware_uart(bi, console_chosen, "ACPI: SPCR", &u,
+	console_add_firmware_uart(bi, console_chosen, "ACPI: SPCR", space, &u,
 				  spcr.io_port ? 8 : 8ULL * spcr.access_bytes, spcr.baud, name);
 }

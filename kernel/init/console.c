@@ -28,18 +28,17 @@ static bool has_legacy_text(const struct bootinfo *bi)
 }
 
 void console_add_firmware_uart(const struct bootinfo *bi, bool console_chosen, const char *who,
-			       const struct arch_uart *u, uint64_t reg_bytes, uint32_t baud,
-			       const char *name)
+			       const char *space, const struct arch_uart *u, uint64_t reg_bytes,
+			       uint32_t baud, const char *name)
 {
 	bool mmio = u->mmio_bytes != 0;
-	const char *space = mmio ? "MMIO" : "I/O port";
 	char why[160];
 
 	if (console_chosen) {
 		pr_info("%s: console= chose the consoles; this UART is not added", who);
 		return;
 	}
-	/* I/O ports cannot overlap RAM; they are probed instead. */
+	/* Only MMIO can overlap RAM; other spaces are probed instead. */
 	if (mmio && !fw_mmio_clear_of_ram(u->base, reg_bytes, bi->ranges, bi->nr_ranges,
 					   why, sizeof(why))) {
 		pr_warn("%s: UART refused: %s", who, why);
@@ -124,7 +123,7 @@ static void dt_console(const struct bootinfo *bi, const struct dt_serial *s, boo
 		pr_info("%s: console UART at MMIO 0x%llx, at the speed the firmware set", who,
 			(unsigned long long)u.base);
 	snprintf(name, sizeof(name), "dt@mmio0x%llx", (unsigned long long)u.base);
-	console_add_firmware_uart(bi, console_chosen, who, &u, reg_bytes, s->baud, name);
+	console_add_firmware_uart(bi, console_chosen, who, "MMIO", &u, reg_bytes, s->baud, name);
 }
 
 void init_console(const struct bootinfo *bi, const struct dt_machine *dt,

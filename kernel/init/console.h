@@ -25,11 +25,11 @@ void init_console(const struct bootinfo *bi, const struct dt_machine *dt,
  * /pl011@9000000"), added the same way whatever the table: not where
  * @console_chosen (console= wins), nor where its @reg_bytes of registers
  * overlap RAM in @bi's map, are not mapped, or nothing answers the probe;
- * each refusal a line naming it. @name is the console's name in the list.
+ * each refusal a line naming it (@space: the address space's name). @name is the console's name in the list.
  */
 void console_add_firmware_uart(const struct bootinfo *bi, bool console_chosen, const char *who,
-			       const struct arch_uart *u, uint64_t reg_bytes, uint32_t baud,
-			       const char *name);
+			       const char *space, const struct arch_uart *u, uint64_t reg_bytes,
+			       uint32_t baud, const char *name);
 
 /* The log ring sized for @topo's CPUs and nodes, from @pm: at the end of
  * phase numa, the first moment both are known, before anything large is
