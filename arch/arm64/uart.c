@@ -8,8 +8,9 @@
  *
  * The address is QEMU virt's (0x9000000), which its device tree's
  * stdout-path names too; the boot map makes it reachable from the first
- * instruction (Device-nGnRE). A board whose PL011 lies elsewhere needs the
- * device tree's address here: not done yet (docs/boot-paths.md).
+ * instruction (Device-nGnRE). A UART elsewhere that the tree's stdout-path
+ * names is added by phase console (kernel/init/console.c) once the tree
+ * is parsed; the lines before it go to this one only.
  */
 #include "arch/uart.h"
 

@@ -17,6 +17,7 @@
 #include "arch/map.h"
 #include "kernel/firmware/acpi/sleep.h"
 #include "kernel/firmware/acpi/spcr.h"
+#include "kernel/init/console.h"
 #include "kernel/services/console.h"
 #include "kernel/services/exit.h"
 #include "kernel/services/log.h"
@@ -139,7 +140,7 @@ static void find_spcr(const struct bootinfo *bi, bool console_chosen, const void
 {
 	struct acpi_spcr_info spcr;
 	struct arch_uart u;
-	char name[32], why[160];
+	char name[32];
 	const char *space;
 
 	if (!acpi_spcr_parse(bytes, len, &spcr))
@@ -155,29 +156,6 @@ static void find_spcr(const struct bootinfo *bi, bool console_chosen, const void
 	else
 		pr_info("ACPI: SPCR: console UART at %s 0x%llx, at the speed the firmware set",
 			space, (unsigned long long)spcr.address);
-	if (console_chosen) {
-		pr_info("ACPI: SPCR: console= chose the consoles; the SPCR port is not added");
-		return;
-	}
-	if (!acpi_spcr_address_ok(&spcr, bi->ranges, bi->nr_ranges, why, sizeof(why))) {
-		pr_warn("ACPI: SPCR: UART refused: %s", why);
-		return;
-	}
-	if (!spcr.io_port && !arch_map_phys(NULL, spcr.address, 32)) {
-		pr_warn("ACPI: SPCR: UART at 0x%llx is not mapped; not used",
-			(unsigned long long)spcr.address);
-		return;
-	}
-	/* Probed once: a table naming a UART that is not there must not make
-	 * every line wait on it. */
-	if (!console_probe_uart(&u)) {
-		pr_warn("ACPI: SPCR: no %s answers at %s 0x%llx (%s); not used",
-			spcr.kind == ACPI_SPCR_PL011 ? "PL011" : "16550", space,
-			(unsigned long long)spcr.address,
-			spcr.kind == ACPI_SPCR_PL011 ? "peripheral ID, where this architecture "
-			"drives PL011s" : "scratch register, line status");
-		return;
-	}
-	if (console_add_uart(&u, spcr.baud, name))
-		console_print_list();
+	console_add_firmware_uart(bi, console_chosen, "ACPI: SPCR", space, &u,
+				  spcr.io_port ? 8 : 8ULL * spcr.access_bytes, spcr.baud, name);
 }

@@ -136,7 +136,7 @@ void kernel_main(uintptr_t boot_arg0, uintptr_t boot_arg1)
 	PHASE(early, init_early(&bs.clock));
 	PHASE(bootinfo, boot_ok = init_bootinfo(boot_arg0, boot_arg1, &bs.bootinfo, &bs.dt));
 	PHASE(cmdline, init_cmdline(&bs.bootinfo));
-	PHASE(console, init_console(&bs.bootinfo, &console_cmdline));
+	PHASE(console, init_console(&bs.bootinfo, bs.dt, &console_cmdline));
 	PHASE(report, init_report(&bs.bootinfo, &bootreport_settings, &bs.clock.first));
 	if (!boot_ok)
 		kernel_exit(EXIT_BOOTINFO, "boot information missing or corrupt");

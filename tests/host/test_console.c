@@ -18,6 +18,7 @@
 #include "boot/mb2/mb2.h"
 #include "kernel/firmware/acpi/sleep.h"
 #include "kernel/firmware/acpi/spcr.h"
+#include "kernel/firmware/mmio.h"
 #include "kernel/services/console/font.h"
 #include "kernel/services/console/options.h"
 #include "kernel/services/console/screen.h"
@@ -327,6 +328,30 @@ static void test_spcr_register_widths(void **state)
 
 /* An MMIO UART inside RAM of the memory map is refused; MMIO in reserved
  * ranges or holes, and I/O ports, pass (the probe decides). */
+/* The block's base and length against the map: the first and last byte
+ * count, reserved ranges and holes do not, a wrap is refused. */
+static void test_mmio_block_clear_of_ram(void **state)
+{
+	const struct mem_range map[] = {
+		{ 0x40000000, 0x80000000, MEM_USABLE },
+		{ 0x80000000, 0x80010000, MEM_RESERVED },
+		{ 0x80010000, 0x80020000, MEM_ACPI },
+	};
+	char why[160];
+
+	(void)state;
+	assert_true(fw_mmio_clear_of_ram(0x9000000, 0x1000, map, 3, why, sizeof(why)));
+	assert_true(fw_mmio_clear_of_ram(0x3ffff000, 0x1000, map, 3, why, sizeof(why)));
+	assert_false(fw_mmio_clear_of_ram(0x3ffff000, 0x1001, map, 3, why, sizeof(why)));
+	assert_non_null(strstr(why, "usable memory [0x40000000-0x7fffffff]"));
+	assert_true(fw_mmio_clear_of_ram(0x80000000, 0x10000, map, 3, why, sizeof(why)));
+	assert_false(fw_mmio_clear_of_ram(0x80000000, 0x10001, map, 3, why, sizeof(why)));
+	assert_non_null(strstr(why, "ACPI"));
+	assert_false(fw_mmio_clear_of_ram(UINT64_MAX - 0xfff, 0x1001, map, 3, why, sizeof(why)));
+	assert_non_null(strstr(why, "wrap"));
+	assert_true(fw_mmio_clear_of_ram(0x40000000, 0x1000, map, 0, why, sizeof(why)));
+}
+
 static void test_spcr_address_against_the_map(void **state)
 {
 	const struct mem_range map[] = {
@@ -473,6 +498,7 @@ int main(void)
 		cmocka_unit_test(test_vga_cells_and_scroll),
 		cmocka_unit_test(test_spcr),
 		cmocka_unit_test(test_spcr_register_widths),
+		cmocka_unit_test(test_mmio_block_clear_of_ram),
 		cmocka_unit_test(test_spcr_address_against_the_map),
 		cmocka_unit_test(test_mb2_framebuffer_tag),
 		cmocka_unit_test(test_s5_from_aml),

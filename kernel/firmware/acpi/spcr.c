@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "kernel/firmware/acpi/acpi_internal.h"
+#include "kernel/firmware/mmio.h"
 #include "kernel/services/log.h"
 
 #define PREFIX "ACPI: SPCR: "
@@ -128,29 +129,8 @@ bool acpi_spcr_address_ok(const struct acpi_spcr_info *spcr, const struct mem_ra
 			  uint32_t nr_map, char *why, size_t why_bytes)
 {
 	/* Eight registers at the stride: the whole block must be clear of RAM. */
-	uint64_t start = spcr->address, end = start + 8ULL * (spcr->io_port ? 1 : spcr->access_bytes);
-
 	if (spcr->io_port)
 		return true;
-	if (end < start) {
-		snprintf(why, why_bytes, "its registers wrap the address space");
-		return false;
-	}
-	for (uint32_t i = 0; i < nr_map; i++) {
-		const struct mem_range *m = &map[i];
-
-		/* RAM the kernel owns or will hand out (usable, ACPI tables,
-		 * NVS): writing UART registers there corrupts memory. Reserved
-		 * ranges and holes are where MMIO lives. */
-		if (m->type != MEM_USABLE && m->type != MEM_ACPI && m->type != MEM_NVS)
-			continue;
-		if (start < m->end && m->start < end) {
-			snprintf(why, why_bytes, "0x%llx lies in %s memory [0x%llx-0x%llx] of the memory map, "
-				 "not MMIO", (unsigned long long)start,
-				 m->type == MEM_USABLE ? "usable" : m->type == MEM_ACPI ? "ACPI" : "NVS",
-				 (unsigned long long)m->start, (unsigned long long)m->end - 1);
-			return false;
-		}
-	}
-	return true;
+	return fw_mmio_clear_of_ram(spcr->address, 8ULL * spcr->access_bytes, map, nr_map,
+				    why, why_bytes);
 }
