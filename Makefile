@@ -384,6 +384,7 @@ $(FUZZ_O)/fuzz_%: $(FUZZ_OBJ)/tests/fuzz/fuzz_%.o $(FUZZ_LIB)
 TOOL_OBJ := $(HOST_O)/tool
 TOOL_CFLAGS := -std=gnu11 -O2 -g $(HOST_INCLUDES) -Wall -Wextra -Wno-unused-parameter -DMEMBOOT_HOST
 TOPO_SRCS := tools/topo/memboot-topo.c tools/topo/acpidump_text.c boot/bootinfo.c \
+	boot/dtimage/dtimage.c \
 	kernel/services/report/record.c $(wildcard kernel/firmware/*.c kernel/firmware/acpi/*.c) \
 	$(wildcard mm/numa*.c) mm/tiers.c mm/machine.c $(HOST_SUPPORT) \
 	arch/x86_64/apic_mode.c

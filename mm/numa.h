@@ -109,6 +109,7 @@ struct numa_cpu {
 	uint32_t node;             /* < nr_nodes */
 	bool present;              /* enabled now; false: online-capable only */
 	bool from_srat;            /* node given by an SRAT CPU affinity entry */
+	bool srat_gicc;            /* ... a GICC affinity (arm64): hwid is the MPIDR's */
 };
 
 /* Usable memory [start, end) on one node. */
@@ -209,6 +210,10 @@ struct numa_input {
  * topo->nr_warnings).
  */
 int numa_build(struct numa_topology *topo, const struct numa_input *in);
+
+/* The interface's hwid (arch/cpu.h) of a device tree CPU's reg: arm64's
+ * MPIDR affinity fields packed into 32 bits; a POWER server number as it is. */
+uint32_t numa_dt_hwid(uint64_t reg);
 
 /*
  * Check every invariant of struct numa_topology against the normalized map

@@ -33,10 +33,9 @@
 #define PREFIX "NUMA: "
 #define PAGE_MASK (~(uint64_t)(PAGE_SIZE_BYTES - 1))
 
-/* The interface's hwid (arch/cpu.h) of a tree CPU's reg: arm64's MPIDR
- * affinity fields packed into 32 bits (Aff3 [39:32] to [31:24], Aff2..Aff0
- * [23:0] as they are); a POWER server number (below 2^24) is unchanged. */
-static uint32_t dt_hwid(uint64_t reg)
+/* (mm/numa.h) Aff3 [39:32] moves to [31:24], Aff2..Aff0 [23:0] stay as
+ * they are; a POWER server number (below 2^24) is unchanged. */
+uint32_t numa_dt_hwid(uint64_t reg)
 {
 	return (uint32_t)(((reg >> 32) & 0xff) << 24 | (reg & 0xffffff));
 }
@@ -70,7 +69,7 @@ static void add_cpus(struct build *b, const struct dt_machine *m)
 	struct numa_topology *t = b->t;
 
 	for (uint32_t i = 0; i < m->nr_cpus; i++) {
-		const uint32_t hwid = dt_hwid(m->cpus[i].hwid);
+		const uint32_t hwid = numa_dt_hwid(m->cpus[i].hwid);
 		if (hwid == t->cpus[0].hwid)
 			continue;
 		if (t->nr_cpus == NUMA_MAX_CPUS) {
@@ -89,7 +88,7 @@ static void add_cpus(struct build *b, const struct dt_machine *m)
 static uint32_t cpu_id(const struct dt_machine *m, uint32_t hwid)
 {
 	for (uint32_t i = 0; i < m->nr_cpus; i++)
-		if (dt_hwid(m->cpus[i].hwid) == hwid)
+		if (numa_dt_hwid(m->cpus[i].hwid) == hwid)
 			return m->cpus[i].node;
 	return DT_NO_NODE;
 }

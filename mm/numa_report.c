@@ -151,7 +151,12 @@ void numa_print(const struct numa_topology *t)
 		for (uint32_t c = 0; c < t->nr_cpus; c++) {
 			const struct numa_cpu *cpu = &t->cpus[c];
 
-			if (cpu->from_srat)
+			/* Linux's lines, each CPU by the id its SRAT entry
+			 * names: a GICC affinity's (arm64) is an MPIDR. */
+			if (cpu->from_srat && cpu->srat_gicc)
+				pr_info("SRAT: PXM %u -> MPIDR 0x%x -> Node %u",
+					t->nodes[cpu->node].pxm, cpu->hwid, cpu->node);
+			else if (cpu->from_srat)
 				pr_info("SRAT: PXM %u -> APIC 0x%02x -> Node %u",
 					t->nodes[cpu->node].pxm, cpu->hwid, cpu->node);
 		}

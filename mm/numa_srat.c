@@ -151,6 +151,7 @@ static bool place_cpus(struct build *b)
 		if (i < b->srat_nr_cpus) {
 			cpu->node = numa_node_of_pxm(t, srat->cpus[i].pxm);
 			cpu->from_srat = true;
+			cpu->srat_gicc = srat->cpus[i].gicc;
 		} else {
 			cpu->node = 0;
 			if (b->nr_missing++ == 0)

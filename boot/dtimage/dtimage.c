@@ -55,12 +55,22 @@ enum dtimage_status dtimage_parse(uint64_t dtb_phys, dtimage_map_fn map, void *c
 		       (unsigned long long)dtb_phys, dt_status_name(st));
 		return DTIMAGE_ERR_BLOB;
 	}
-	if (!dt_machine_parse(&dt, m))
+	return dtimage_fill(&dt, dtb_phys, bi, m);
+}
+
+enum dtimage_status dtimage_fill(const struct dt_blob *dt, uint64_t dtb_phys,
+				 struct bootinfo *bi, struct dt_machine *m)
+{
+	const uint32_t total = dt->total_bytes;
+
+	if (!dt_machine_parse(dt, m))
 		return DTIMAGE_ERR_BLOB;
-	bi->loader_info_phys = dtb_phys;
-	bi->loader_info_bytes = total;
-	bi->dtb_phys = dtb_phys;
-	bi->dtb_bytes = total;
+	if (dtb_phys != DTIMAGE_NOT_IN_MEMORY) {
+		bi->loader_info_phys = dtb_phys;
+		bi->loader_info_bytes = total;
+		bi->dtb_phys = dtb_phys;
+		bi->dtb_bytes = total;
+	}
 
 	for (uint32_t i = 0; i < m->nr_mems; i++)
 		bootinfo_add_raw(bi, m->mems[i].start,
@@ -77,12 +87,16 @@ enum dtimage_status dtimage_parse(uint64_t dtb_phys, dtimage_map_fn map, void *c
 	if (m->nr_dropped_rsv)
 		pr_warn("dtimage: %u reserved ranges beyond the first %u dropped: that memory may be handed out",
 			m->nr_dropped_rsv, DT_MAX_RSV);
-	bootinfo_add_raw(bi, dtb_phys, total, MEM_RESERVED);
+	if (dtb_phys != DTIMAGE_NOT_IN_MEMORY)
+		bootinfo_add_raw(bi, dtb_phys, total, MEM_RESERVED);
 	if (m->have_bootargs)
 		bootinfo_append_cmdline_from(bi, m->bootargs, "/chosen bootargs");
 	if (bootinfo_normalize(bi) == 0 || bootinfo_total_bytes(bi, MEM_USABLE) == 0) {
-		pr_err("dtimage: the device tree at 0x%llx describes no usable memory",
-		       (unsigned long long)dtb_phys);
+		if (dtb_phys != DTIMAGE_NOT_IN_MEMORY)
+			pr_err("dtimage: the device tree at 0x%llx describes no usable memory",
+			       (unsigned long long)dtb_phys);
+		else
+			pr_err("dtimage: the device tree describes no usable memory");
 		return DTIMAGE_ERR_NO_MEMORY;
 	}
 	return DTIMAGE_OK;

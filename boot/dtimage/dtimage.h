@@ -35,6 +35,15 @@ typedef const void *(*dtimage_map_fn)(void *ctx, uint64_t phys, size_t len);
  */
 enum dtimage_status dtimage_parse(uint64_t dtb_phys, dtimage_map_fn map, void *ctx,
 				  struct bootinfo *bi, struct dt_machine *m);
+/*
+ * The same from a tree already opened by dt_open() (a file on the host:
+ * tools/memboot topo), @dtb_phys where it lies in the machine's memory, or
+ * DTIMAGE_NOT_IN_MEMORY: then the tree's own bytes are not reserved and
+ * bi->dtb_phys stays 0. The bootinfo must have been initialised.
+ */
+#define DTIMAGE_NOT_IN_MEMORY UINT64_MAX
+enum dtimage_status dtimage_fill(const struct dt_blob *dt, uint64_t dtb_phys,
+				 struct bootinfo *bi, struct dt_machine *m);
 const char *dtimage_status_name(enum dtimage_status st);
 
 /* Whether @p (4 bytes readable) starts with the tree's magic. */

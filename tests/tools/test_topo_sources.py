@@ -195,5 +195,93 @@ class TopoSources(unittest.TestCase):
         self.assertIn("format: none recognised", proc.stdout)
 
 
+DT_DIR = os.path.join(REPO_ROOT, "tests", "host", "fixtures", "dt")
+ARM_DUMP = os.path.join(REPO_ROOT, "tests", "host", "fixtures", "acpi",
+                        "virt-aavmf-numa2.acpidump")
+
+
+def json_records(text):
+    """The records, with --json or after the console's "MEMBOOT " prefix."""
+    return [json.loads(line[line.index("{"):]) for line in text.splitlines()
+            if line.startswith("{") or line.startswith("MEMBOOT {")]
+
+
+class TopoOtherArchitectures(unittest.TestCase):
+    """The sources of arm64 boards and POWER machines: a flattened device
+    tree (Linux's /sys/firmware/fdt, a .dtb, QEMU's dumpdtb=), read by the
+    kernel's own device-tree parser and mm/numa_dt.c; and an arm64 server's
+    ACPI tables (GICC entries), which have no APIC to choose a mode for."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="memboot-topo-")
+        self.addCleanup(shutil.rmtree, self.tmp)
+
+    def numa(self, proc):
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        recs = json_records(proc.stdout)
+        numa = [r for r in recs if r["event"] == "numa"]
+        self.assertEqual(len(numa), 1, proc.stdout)
+        nodes = [r for r in recs if r["event"] == "node"]
+        return numa[0], nodes, recs
+
+    def test_arm64_board_tree(self):
+        proc = topo(os.path.join(DT_DIR, "virt-4n.dtb"), json_only=True)
+        numa, nodes, recs = self.numa(proc)
+        self.assertIn("format: flattened device tree (version 17", proc.stderr)
+        self.assertEqual((numa["source"], numa["nodes"], numa["cpus"]), ("dt", 4, 8))
+        self.assertEqual(numa["mem_bytes"], 4 << 30)
+        self.assertEqual([n["distance"] for n in nodes],
+                         [[10, 20, 30, 40], [20, 10, 20, 30], [30, 20, 10, 20],
+                          [40, 30, 20, 10]])
+        self.assertEqual([n["mem"] for n in nodes],
+                         [[["0x%x" % (0x40000000 * (i + 1)), "0x%x" % (0x40000000 * (i + 2))]]
+                          for i in range(4)])
+        # No x86 decision for a machine without an APIC.
+        self.assertFalse([r for r in recs if r["event"] == "apic"])
+
+    def test_power_trees(self):
+        # pseries: FORM1 associativity, distances doubled per level (40).
+        numa, nodes, _ = self.numa(topo(os.path.join(DT_DIR, "pseries-2n.dtb"),
+                                        json_only=True))
+        self.assertEqual((numa["source"], numa["nodes"], numa["cpus"]), ("dt", 2, 4))
+        self.assertEqual([n["distance"] for n in nodes], [[10, 40], [40, 10]])
+        # PowerNV: a node per chip (ibm,chip-id), the CPUs on their chip.
+        numa, nodes, _ = self.numa(topo(os.path.join(DT_DIR, "powernv10-2chips.dtb"),
+                                        json_only=True))
+        self.assertEqual((numa["nodes"], numa["cpus"]), (2, 4))
+        self.assertEqual([len(n["cpus"]) for n in nodes], [2, 2])
+        self.assertEqual([n["mem_bytes"] for n in nodes], [1 << 30, 1 << 30])
+
+    def test_copy_of_sys_firmware_with_fdt_only(self):
+        fw = os.path.join(self.tmp, "fw")
+        os.mkdir(fw)
+        shutil.copyfile(os.path.join(DT_DIR, "virt-4n.dtb"), os.path.join(fw, "fdt"))
+        numa, _, _ = self.numa(topo(fw, json_only=True))
+        self.assertEqual((numa["source"], numa["nodes"]), ("dt", 4))
+
+    def test_truncated_tree_is_named(self):
+        with open(os.path.join(DT_DIR, "virt-4n.dtb"), "rb") as f:
+            data = f.read()
+        cut = os.path.join(self.tmp, "cut.dtb")
+        with open(cut, "wb") as f:
+            f.write(data[:len(data) // 2])
+        proc = topo(cut)
+        self.assertEqual(proc.returncode, 1)
+        self.assertRegex(proc.stderr, r"cut\.dtb: not a usable device tree \([a-z ]+")
+        self.assertNotIn("Traceback", proc.stderr)
+        self.assertNotIn('"event":"numa"', proc.stdout)
+
+    def test_arm64_acpi_tables(self):
+        # AAVMF's tables for 2 nodes x 2 CPUs: the CPUs by MPIDR from GICC
+        # affinities, no apic record.
+        proc = topo(ARM_DUMP)
+        numa, nodes, recs = self.numa(proc)
+        self.assertEqual((numa["source"], numa["nodes"], numa["cpus"]), ("srat", 2, 4))
+        self.assertEqual([n["cpus"] for n in nodes], [[0, 1], [2, 3]])
+        self.assertIn("SRAT: PXM 1 -> MPIDR 0x3 -> Node 1", proc.stdout)
+        self.assertNotIn("-> APIC", proc.stdout)
+        self.assertFalse([r for r in recs if r["event"] == "apic"])
+
+
 if __name__ == "__main__":
     unittest.main()

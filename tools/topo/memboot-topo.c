@@ -5,12 +5,18 @@
  *
  *   memboot-topo [--json] FILE   acpidump text (Linux `acpidump`, or a memboot
  *                                console log of a memboot.dump_acpi boot)
+ *   memboot-topo [--json] DTB    a flattened device tree (arm64 boards, POWER:
+ *                                Linux's /sys/firmware/fdt, a -dtb file, QEMU's
+ *                                `-machine dumpdtb=`): the kernel's DT parser and
+ *                                mm/numa_dt.c, its memory map from the /memory
+ *                                nodes and the reservations
  *   memboot-topo [--json] DIR    binary tables: Linux's /sys/firmware/acpi/tables
  *                                (files named by signature: APIC, SRAT, SSDT1)
  *                                or `acpixtract -a` output (apic.dat, ...); or a
  *                                copy of /sys/firmware: its acpi/tables, and
  *                                its dmi/tables (smbios_entry_point, DMI) when
- *                                there
+ *                                there; a copy without acpi/tables but with
+ *                                its fdt is read as the device tree
  *
  * With an HMAT it prints each node's best initiator's figures and memory tier
  * (mm/tiers.c); with SMBIOS tables the machine and its memory devices, each
@@ -44,6 +50,8 @@
 
 #include "x86/apic_mode.h"
 #include "boot/bootinfo.h"
+#include "boot/dtimage/dtimage.h"
+#include "kernel/firmware/dt.h"
 #include "kernel/firmware/acpi/acpi.h"
 #include "kernel/services/log.h"
 #include "kernel/services/panic.h"
@@ -426,13 +434,101 @@ static int read_dmi(const char *dir, struct machine_info *m)
 	return 0;
 }
 
+/*
+ * A flattened device tree: the topology as the kernel builds it on a DT boot
+ * (boot/dtimage: the /memory nodes are the usable RAM, the reservations
+ * reserved; mm/numa_dt.c: numa-node-id, POWER's ibm,associativity or
+ * ibm,chip-id). The boot CPU is the header's boot_cpuid_phys when a CPU has
+ * that reg, else the first enabled CPU, as on an ACPI machine.
+ */
+static int topo_from_dtb(const char *path, const uint8_t *bytes, size_t len)
+{
+	static struct dt_machine m;
+	static struct bootinfo map;
+	static struct numa_topology topo;
+	struct dt_blob dt;
+	int st = dt_open(&dt, bytes, len > UINT32_MAX ? UINT32_MAX : (uint32_t)len);
+
+	if (st != DT_OK) {
+		fprintf(stderr, "memboot-topo: %s: not a usable device tree (%s)\n", path,
+			dt_status_name(st));
+		return 1;
+	}
+	note_format("flattened device tree (version %u, %u bytes)\n", dt.version,
+		    dt.total_bytes);
+	bootinfo_init(&map, BOOT_PATH_DT);
+	enum dtimage_status ds = dtimage_fill(&dt, DTIMAGE_NOT_IN_MEMORY, &map, &m);
+	if (ds != DTIMAGE_OK) {
+		fprintf(stderr, "memboot-topo: %s: %s\n", path, dtimage_status_name(ds));
+		return 1;
+	}
+	if (m.nr_cpus == 0) {
+		fprintf(stderr, "memboot-topo: %s: the device tree lists no CPUs\n", path);
+		return 1;
+	}
+	uint64_t boot_reg = m.cpus[0].hwid;
+	bool boot_found = false;
+	for (uint32_t i = 0; i < m.nr_cpus && !boot_found; i++)
+		if (m.cpus[i].hwid == m.boot_cpuid) {
+			boot_reg = m.cpus[i].hwid;
+			boot_found = true;
+		}
+	for (uint32_t i = 0; i < m.nr_cpus && !boot_found; i++)
+		if (m.cpus[i].enabled) {
+			boot_reg = m.cpus[i].hwid;
+			boot_found = true;
+		}
+	struct numa_input in = {
+		.map = map.ranges,
+		.nr_map = map.nr_ranges,
+		.boot_hwid = numa_dt_hwid(boot_reg),
+		.dt = &m,
+	};
+	numa_build(&topo, &in);
+	numa_print(&topo);
+	return 0;
+}
+
+/* Whether the file at @path starts with the device tree's magic. */
+static bool file_is_dtb(const char *path)
+{
+	uint8_t head[4];
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	bool yes = false;
+
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && read(fd, head, 4) == 4)
+		yes = dtimage_is_tree(head);
+	close(fd);
+	return yes;
+}
+
+static int read_dtb(const char *path)
+{
+	size_t len;
+	const char *why;
+	char *bytes = read_all(path, &len, &why);
+
+	if (!bytes) {
+		fprintf(stderr, "memboot-topo: cannot read %s: %s\n", path,
+			why ? why : strerror(errno));
+		return 1;
+	}
+	int rc = topo_from_dtb(path, (const uint8_t *)bytes, len);
+	free(bytes);
+	return rc;
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: memboot-topo [--json] FILE|DIR\n"
-			"  FILE: acpidump text (also a memboot.dump_acpi console log)\n"
+			"  FILE: acpidump text (also a memboot.dump_acpi console log),\n"
+			"        or a flattened device tree (/sys/firmware/fdt, a .dtb)\n"
 			"  DIR:  binary tables: /sys/firmware/acpi/tables (or a copy), or\n"
 			"        acpixtract -a output (*.dat), or a copy of /sys/firmware\n"
-			"        (acpi/tables, and dmi/tables when there)\n");
+			"        (acpi/tables, and dmi/tables when there; else its fdt)\n");
 	return 64;
 }
 
@@ -480,9 +576,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "memboot-topo: %s: %s\n", path, strerror(errno));
 		return 1;
 	}
-	/* A copy of /sys/firmware: its acpi/tables and dmi/tables. */
+	if (S_ISREG(st.st_mode) && file_is_dtb(path))
+		return read_dtb(path);
+	/* A copy of /sys/firmware: its acpi/tables and dmi/tables; on a
+	 * machine without ACPI (arm64 boards, POWER) its fdt. */
 	snprintf(sub, sizeof(sub), "%s/acpi/tables", path);
-	if (S_ISDIR(st.st_mode) && stat(sub, &st) == 0 && S_ISDIR(st.st_mode)) {
+	bool is_dir = S_ISDIR(st.st_mode);
+	if (is_dir && stat(sub, &st) != 0) {
+		snprintf(sub, sizeof(sub), "%s/fdt", path);
+		if (file_is_dtb(sub))
+			return read_dtb(sub);
+		snprintf(sub, sizeof(sub), "%s/acpi/tables", path);
+	}
+	if (is_dir && stat(sub, &st) == 0 && S_ISDIR(st.st_mode)) {
 		if (read_dir(sub) != 0)
 			return 1;
 		snprintf(sub, sizeof(sub), "%s/dmi/tables", path);
@@ -539,6 +645,12 @@ int main(int argc, char **argv)
 		machine_report(&machine);
 	}
 
+	/* An arm64 MADT (GICC entries only) has no APIC to choose a mode for. */
+	bool x86_cpus = false;
+	for (uint32_t i = 0; i < madt_info.nr_cpus; i++)
+		x86_cpus |= !madt_info.cpus[i].gicc;
+	if (!x86_cpus && madt_info.nr_gicc)
+		return 0;
 	/* The APIC mode the kernel would choose, for a CPU that has x2APIC (all
 	 * server CPUs since 2008; the kernel checks CPUID itself). */
 	struct apic_mode_input ain = { .cpu_x2apic = true, .request = APIC_REQUEST_AUTO };
