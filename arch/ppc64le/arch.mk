@@ -21,8 +21,10 @@ ppc64le_LD := powerpc64le-linux-gnu-ld
 ppc64le_NEWLIB := powerpc64le-elf
 ppc64le_LDS := linker/ppc64le.ld
 # The boot protocols: boot/ofw flattens the Open Firmware tree (the entry
-# path), boot/dtimage reads the flattened tree handed to kernel_main.
-ppc64le_BOOT := dtimage ofw
+# path), boot/opal takes what the arch needs first from the tree skiboot
+# hands a PowerNV kernel, boot/dtimage reads the flattened tree handed to
+# kernel_main.
+ppc64le_BOOT := dtimage ofw opal
 # What `make` builds to boot: the ELF itself (QEMU -kernel loads it).
 ppc64le_IMAGE := memboot.elf
 ppc64le_QEMU := qemu-system-ppc64

@@ -1,0 +1,59 @@
+/*
+ * opal.c: the boot protocol of a POWER kernel entered by skiboot (PowerNV:
+ * bare metal with OPAL, QEMU's powernv machines or a POWER9/10 server
+ * through petitboot's kexec): r3 the flattened device tree, r8 and r9
+ * OPAL's base and entry (kept by entry.S for the console, the CPUs and
+ * the power-off). The tree is read as any other, by boot/dtimage, at
+ * the address kernel_main() gets; this file takes from it, before the
+ * kernel starts, what the architecture code needs first (p64/ofw.h's
+ * struct ppc_firmware: the timebase's frequency).
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kernel/firmware/dt.h"
+#include "p64/ofw.h"
+
+/* Nothing of the tree can be trusted to be bounded but its header: read
+ * at most this much (boot/dtimage says more when it parses it). */
+#define OPAL_TREE_MAX (16u << 20)
+
+static uint32_t be32_at(const uint8_t *b)
+{
+	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
+/*
+ * Called by entry.S with the tree skiboot handed over: the first cpu
+ * node's timebase-frequency into ppc_firmware (a tree without one leaves
+ * 0, which phase early names). The tree's address is returned for
+ * kernel_main(); one that does not open is still returned, for
+ * boot/dtimage to name its problem.
+ */
+uint64_t opal_take_tree(uint64_t fdt)
+{
+	const uint8_t *h = (const uint8_t *)(uintptr_t)fdt;
+	struct dt_blob dt;
+	struct dt_iter it;
+	struct dt_token tok;
+	uint32_t total = be32_at(h + 4);
+	uint32_t cpus_depth = 0;
+	bool in_cpus = false;
+
+	if (total > OPAL_TREE_MAX || dt_open(&dt, h, total) != DT_OK)
+		return fdt;
+	dt_iter_init(&it, &dt);
+	while (dt_iter_next(&it, &tok) && !ppc_firmware.timebase_hz) {
+		if (tok.kind == DT_NODE_BEGIN && tok.depth == 1 && strcmp(tok.name, "cpus") == 0) {
+			in_cpus = true;
+			cpus_depth = tok.depth;
+		} else if (tok.kind == DT_NODE_END && in_cpus && tok.depth == cpus_depth) {
+			in_cpus = false;
+		} else if (tok.kind == DT_PROP && in_cpus && tok.len == 4 &&
+			   strcmp(tok.name, "timebase-frequency") == 0) {
+			ppc_firmware.timebase_hz = be32_at(tok.value);
+		}
+	}
+	return fdt;
+}
