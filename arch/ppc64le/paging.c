@@ -193,8 +193,11 @@ bool arch_direct_map(const struct mem_range *mr, uint32_t nr_map, arch_pt_alloc_
 	(void)alloc;
 	(void)ctx;
 	memset(st, 0, sizeof(*st));
+	/* Usable memory only: firmware's reserved ranges past it (skiboot's
+	 * HOMER and OCC areas at the top of a PowerNV chip's space) are never
+	 * the kernel's to touch. */
 	for (uint32_t i = 0; i < nr_map; i++)
-		if (mr[i].end > top)
+		if (mr[i].type == MEM_USABLE && mr[i].end > top)
 			top = mr[i].end;
 	if (ppc_mmu_boot_status != H_SUCCESS && ppc_powernv()) {
 		pr_warn("paging: OPAL REINIT_CPUS for radix failed (%s, %lld): translation stays off (real mode reaches all memory; no descriptor windows)",
@@ -210,7 +213,7 @@ bool arch_direct_map(const struct mem_range *mr, uint32_t nr_map, arch_pt_alloc_
 		return true;
 	}
 	if (top > mapped_top)
-		pr_warn("paging: memory ends at 0x%llx, beyond the boot map's %llu GiB",
+		pr_warn("paging: usable memory ends at 0x%llx, beyond the boot map's %llu GiB",
 			(unsigned long long)top, (unsigned long long)(mapped_top >> 30));
 	st->bytes_1g = mapped_top;
 	st->tables = 2;

@@ -6,7 +6,9 @@
  * the power-off). The tree is read as any other, by boot/dtimage, at
  * the address kernel_main() gets; this file takes from it, before the
  * kernel starts, what the architecture code needs first (p64/ofw.h's
- * struct ppc_firmware: the timebase's frequency).
+ * struct ppc_firmware: the timebase's frequency, and whether the root
+ * names QEMU's powernv machine, where the CPU is a virtual one and the
+ * boot ends with a power-off that exits QEMU rather than a halt).
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -24,10 +26,27 @@ static uint32_t be32_at(const uint8_t *b)
 	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
 }
 
+/* Whether the string list @v names QEMU's powernv machines. */
+static bool names_qemu(const uint8_t *v, uint32_t len)
+{
+	static const char prefix[] = "qemu,powernv";
+
+	for (uint32_t at = 0; at < len;) {
+		const char *s = (const char *)v + at;
+		uint32_t n = 0;
+		while (at + n < len && s[n])
+			n++;
+		if (n >= sizeof(prefix) - 1 && memcmp(s, prefix, sizeof(prefix) - 1) == 0)
+			return true;
+		at += n + 1;
+	}
+	return false;
+}
+
 /*
  * Called by entry.S with the tree skiboot handed over: the first cpu
  * node's timebase-frequency into ppc_firmware (a tree without one leaves
- * 0, which phase early names). The tree's address is returned for
+ * 0, which phase early names), and the root's compatible. The tree's address is returned for
  * kernel_main(); one that does not open is still returned, for
  * boot/dtimage to name its problem.
  */
@@ -44,14 +63,16 @@ uint64_t opal_take_tree(uint64_t fdt)
 	if (total > OPAL_TREE_MAX || dt_open(&dt, h, total) != DT_OK)
 		return fdt;
 	dt_iter_init(&it, &dt);
-	while (dt_iter_next(&it, &tok) && !ppc_firmware.timebase_hz) {
-		if (tok.kind == DT_NODE_BEGIN && tok.depth == 1 && strcmp(tok.name, "cpus") == 0) {
+	while (dt_iter_next(&it, &tok)) {
+		if (tok.kind == DT_PROP && tok.depth == 0 && strcmp(tok.name, "compatible") == 0)
+			ppc_firmware.qemu_powernv = names_qemu(tok.value, tok.len);
+		else if (tok.kind == DT_NODE_BEGIN && tok.depth == 1 && strcmp(tok.name, "cpus") == 0) {
 			in_cpus = true;
 			cpus_depth = tok.depth;
 		} else if (tok.kind == DT_NODE_END && in_cpus && tok.depth == cpus_depth) {
 			in_cpus = false;
 		} else if (tok.kind == DT_PROP && in_cpus && tok.len == 4 &&
-			   strcmp(tok.name, "timebase-frequency") == 0) {
+			   strcmp(tok.name, "timebase-frequency") == 0 && !ppc_firmware.timebase_hz) {
 			ppc_firmware.timebase_hz = be32_at(tok.value);
 		}
 	}
