@@ -36,7 +36,10 @@ ppc64le_QEMU_CPU := power9
 # the console (EXIT_FROM console). The speculation-barrier capabilities
 # are declared absent: TCG has none and QEMU warns on every boot otherwise.
 ppc64le_RUN_BOOT := vof
-ppc64le_RUN_BOOTS := vof slof
+# --boot powernv: the same ELF under skiboot on QEMU's powernv10 (PowerNV:
+# OPAL's console, CPUs and power-off; tools/memboot sets its machine, CPU
+# and -smp sockets itself, pseries's QEMU_FLAGS do not apply).
+ppc64le_RUN_BOOTS := vof slof powernv
 ppc64le_QEMU_EXIT :=
 ppc64le_EXIT_FROM := console
 ppc64le_QEMU_FLAGS := -machine x-vof=on,cap-cfpc=broken,cap-sbbc=broken,cap-ibs=broken,cap-ccf-assist=off
