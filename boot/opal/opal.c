@@ -16,6 +16,7 @@
 
 #include "kernel/firmware/dt.h"
 #include "p64/ofw.h"
+#include "p64/opal.h"
 
 /* Nothing of the tree can be trusted to be bounded but its header: read
  * at most this much (boot/dtimage says more when it parses it). */
@@ -24,6 +25,11 @@
 static uint32_t be32_at(const uint8_t *b)
 {
 	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
+static uint64_t be64_at(const uint8_t *b)
+{
+	return (uint64_t)be32_at(b) << 32 | be32_at(b + 4);
 }
 
 /* Whether the string list @v names QEMU's powernv machines. */
@@ -44,8 +50,9 @@ static bool names_qemu(const uint8_t *v, uint32_t len)
 }
 
 /*
- * Called by entry.S with the tree skiboot handed over: the first cpu
- * node's timebase-frequency into ppc_firmware (a tree without one leaves
+ * Called by entry.S with the tree skiboot handed over: OPAL's base and
+ * entry from /ibm,opal, the first cpu node's timebase-frequency into
+ * ppc_firmware (a tree without one leaves
  * 0, which phase early names), and the root's compatible. The tree's address is returned for
  * kernel_main(); one that does not open is still returned, for
  * boot/dtimage to name its problem.
@@ -57,24 +64,39 @@ uint64_t opal_take_tree(uint64_t fdt)
 	struct dt_iter it;
 	struct dt_token tok;
 	uint32_t total = be32_at(h + 4);
-	uint32_t cpus_depth = 0;
-	bool in_cpus = false;
+	bool in_cpus = false, in_opal = false;
+	uint64_t base = 0, entry = 0;
 
 	if (total > OPAL_TREE_MAX || dt_open(&dt, h, total) != DT_OK)
 		return fdt;
 	dt_iter_init(&it, &dt);
 	while (dt_iter_next(&it, &tok)) {
-		if (tok.kind == DT_PROP && tok.depth == 0 && strcmp(tok.name, "compatible") == 0)
-			ppc_firmware.qemu_powernv = names_qemu(tok.value, tok.len);
-		else if (tok.kind == DT_NODE_BEGIN && tok.depth == 1 && strcmp(tok.name, "cpus") == 0) {
-			in_cpus = true;
-			cpus_depth = tok.depth;
-		} else if (tok.kind == DT_NODE_END && in_cpus && tok.depth == cpus_depth) {
-			in_cpus = false;
-		} else if (tok.kind == DT_PROP && in_cpus && tok.len == 4 &&
-			   strcmp(tok.name, "timebase-frequency") == 0 && !ppc_firmware.timebase_hz) {
-			ppc_firmware.timebase_hz = be32_at(tok.value);
+		/* Which top-level node the walk is in: /cpus, /ibm,opal. */
+		if (tok.kind == DT_NODE_BEGIN && tok.depth == 1) {
+			in_cpus = strcmp(tok.name, "cpus") == 0;
+			in_opal = strcmp(tok.name, "ibm,opal") == 0;
+		} else if (tok.kind == DT_NODE_END && tok.depth == 1) {
+			in_cpus = in_opal = false;
 		}
+		if (tok.kind != DT_PROP)
+			continue;
+		if (tok.depth == 0 && strcmp(tok.name, "compatible") == 0)
+			ppc_firmware.qemu_powernv = names_qemu(tok.value, tok.len);
+		else if (in_opal && tok.depth == 1 && tok.len == 8 &&
+			 strcmp(tok.name, "opal-base-address") == 0)
+			base = be64_at(tok.value);
+		else if (in_opal && tok.depth == 1 && tok.len == 8 &&
+			 strcmp(tok.name, "opal-entry-address") == 0)
+			entry = be64_at(tok.value);
+		else if (in_cpus && tok.len == 4 && strcmp(tok.name, "timebase-frequency") == 0 &&
+			 !ppc_firmware.timebase_hz)
+			ppc_firmware.timebase_hz = be32_at(tok.value);
+	}
+	/* The tree's /ibm,opal says where OPAL is (what Linux reads too): it
+	 * wins over r8 and r9, which a kexec (petitboot's) need not set. */
+	if (base && entry) {
+		ppc_opal_base = base;
+		ppc_opal_entry = entry;
 	}
 	return fdt;
 }
