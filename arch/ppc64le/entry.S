@@ -1,27 +1,34 @@
 /*
- * entry.S (ppc64le): the boot CPU's first steps under an Open Firmware
- * client interface, as QEMU's pseries firmware (VOF or SLOF) enters a
- * kernel ELF: at its first byte, possibly big-endian, in real mode, r5
- * the client interface's entry (IEEE 1275 and its PowerPC binding; Linux
- * enters prom_init the same way).
+ * entry.S (ppc64le): the boot CPU's first steps, entered in one of two
+ * ways, possibly big-endian, in real mode, at the ELF's first byte:
+ *  - pseries: by Open Firmware (QEMU's VOF or SLOF; IEEE 1275 and its
+ *    PowerPC binding; Linux enters prom_init the same way), r5 the client
+ *    interface's entry, at the link address;
+ *  - PowerNV: by skiboot, in hypervisor mode, r3 the flattened device tree,
+ *    r5 0, r8 and r9 OPAL's base and entry, wherever the file was loaded
+ *    (QEMU's powernv: 0x20000000 + the entry's file offset).
  *
  *  1. little-endian: the first two words read as "b .+8" to a big-endian
  *     CPU, which then runs a byte-swapped sequence that sets MSR[LE] and
  *     returns here by rfid (the trampoline Linux's FIXUP_ENDIAN uses, its
  *     instruction words as the ISA encodes them); a little-endian CPU
  *     skips it;
- *  2. 64-bit mode (MSR[SF]), the timebase at entry (boot time 0);
+ *  2. 64-bit mode (MSR[SF]), the timebase at entry (boot time 0); PowerNV
+ *     told from pseries by r5 0 and the tree's magic at r3;
  *  3. r2, the TOC, from where the code runs (bcl 20,31), and a check that
- *     this is where it is linked (no relocation): else a message and stop;
+ *     this is where it is linked (no relocation): PowerNV's copy is moved
+ *     to its link address and entered again there; else a message and stop;
  *  4. .bss cleared, the boot stack, r13 0 until the per-CPU area exists,
  *     MSR[FP] on (newlib's printf may use the floating-point registers;
  *     kernel code is built soft-float and never does);
- *  5. ofw_flatten(r5): the firmware's tree read through the client
+ *  5. pseries: ofw_flatten(r5), the firmware's tree read through the client
  *     interface into a flattened tree in .bss (boot/ofw), while the
- *     firmware's memory is still as it left it;
+ *     firmware's memory is still as it left it; PowerNV: opal_take_tree(r3)
+ *     (boot/opal), what the arch needs first read from skiboot's tree;
  *  6. ppc_mmu_boot(): the radix boot map and translation on (paging.c);
  *     ppc_traps_init(): the interrupt vectors at 0 (trap.c, vectors.S),
- *     the firmware being called no more;
+ *     the firmware being called no more (OPAL, which needs no vectors of
+ *     the kernel's, still is);
  *  7. kernel_main(tree, 0) (arch/entry.h): the tree's address in the first
  *     argument, as OPAL and kexec hand one over in r3.
  */
