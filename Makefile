@@ -454,9 +454,9 @@ $(foreach a,$(CROSS_ARCHES),$(eval $(call CROSS_RULES,$(a))))
 cross-check: $(addprefix cross-check-,$(CROSS_ARCHES))
 
 # The other ports' boot images (each by its own make: ARCH is one a run),
-# for their guest tests (tests/guest/test_arm64*.py, test_ppc64le.py): the
-# image, and the ESP where the port boots through UEFI too (arm64's
-# --boot efi: `make ARCH=arm64 esp`).
+# for their guest tests (tests/guest/test_arm64*.py, test_ppc64le.py,
+# test_powernv.py): the image, and the ESP where the port boots through
+# UEFI too (arm64's --boot efi: `make ARCH=arm64 esp`).
 OTHER_PORTS := $(filter-out $(ARCH),$(PORTS))
 .PHONY: ports
 ports:

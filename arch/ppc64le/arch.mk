@@ -21,8 +21,10 @@ ppc64le_LD := powerpc64le-linux-gnu-ld
 ppc64le_NEWLIB := powerpc64le-elf
 ppc64le_LDS := linker/ppc64le.ld
 # The boot protocols: boot/ofw flattens the Open Firmware tree (the entry
-# path), boot/dtimage reads the flattened tree handed to kernel_main.
-ppc64le_BOOT := dtimage ofw
+# path), boot/opal takes what the arch needs first from the tree skiboot
+# hands a PowerNV kernel, boot/dtimage reads the flattened tree handed to
+# kernel_main.
+ppc64le_BOOT := dtimage ofw opal
 # What `make` builds to boot: the ELF itself (QEMU -kernel loads it).
 ppc64le_IMAGE := memboot.elf
 ppc64le_QEMU := qemu-system-ppc64
@@ -34,7 +36,10 @@ ppc64le_QEMU_CPU := power9
 # the console (EXIT_FROM console). The speculation-barrier capabilities
 # are declared absent: TCG has none and QEMU warns on every boot otherwise.
 ppc64le_RUN_BOOT := vof
-ppc64le_RUN_BOOTS := vof slof
+# --boot powernv: the same ELF under skiboot on QEMU's powernv10 (PowerNV:
+# OPAL's console, CPUs and power-off; tools/memboot sets its machine, CPU
+# and -smp sockets itself, pseries's QEMU_FLAGS do not apply).
+ppc64le_RUN_BOOTS := vof slof powernv
 ppc64le_QEMU_EXIT :=
 ppc64le_EXIT_FROM := console
 ppc64le_QEMU_FLAGS := -machine x-vof=on,cap-cfpc=broken,cap-sbbc=broken,cap-ibs=broken,cap-ccf-assist=off

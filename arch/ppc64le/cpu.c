@@ -15,6 +15,7 @@
 #include "kernel/services/log.h"
 #include "kernel/services/percpu.h"
 #include "p64/ofw.h"
+#include "p64/opal.h"
 #include "p64/regs.h"
 
 #define MFSPR(n) ({ uint64_t v_; __asm__ volatile("mfspr %0, %1" : "=r"(v_) : "i"(n)); v_; })
@@ -38,9 +39,12 @@ static const char *pvr_name(unsigned version)
 }
 
 /*
- * The PVR names the processor. memboot's POWER entry is the pseries
- * one (an LPAR under a hypervisor: PowerVM, KVM or QEMU's TCG), so a
- * hypervisor is always there; which one is not asked yet.
+ * The PVR names the processor. Entered by Open Firmware (pseries), the
+ * kernel runs in an LPAR under a hypervisor (PowerVM, KVM or QEMU's
+ * TCG; which one is not asked yet); entered by skiboot (PowerNV), it is
+ * the hypervisor itself, OPAL the firmware beside it; under QEMU's
+ * powernv machines (the tree's root says so) the CPU is still a virtual
+ * one, so the boot ends the emulator (arch/machine.h) rather than halting.
  */
 void arch_cpu_identify(void)
 {
@@ -51,8 +55,9 @@ void arch_cpu_identify(void)
 	strcpy(arch_cpu_info.vendor, "IBM");
 	snprintf(arch_cpu_info.brand, sizeof(arch_cpu_info.brand), "%s%sPVR 0x%08llx",
 		 pvr_name(version), *pvr_name(version) ? " " : "", (unsigned long long)pvr);
-	arch_cpu_info.has_hypervisor = true;
-	strcpy(arch_cpu_info.hypervisor, "PAPR");
+	arch_cpu_info.has_hypervisor = !ppc_powernv() || ppc_firmware.qemu_powernv;
+	strcpy(arch_cpu_info.hypervisor,
+	       !ppc_powernv() ? "PAPR" : ppc_firmware.qemu_powernv ? "QEMU powernv" : "");
 	arch_cpu_info.huge_1g = true;   /* radix: 1 GiB leaves at the PUD level */
 	arch_cpu_info.nx = true;        /* radix leaves carry execute rights */
 	arch_cpu_info.family = version;

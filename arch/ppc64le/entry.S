@@ -1,27 +1,34 @@
 /*
- * entry.S (ppc64le): the boot CPU's first steps under an Open Firmware
- * client interface, as QEMU's pseries firmware (VOF or SLOF) enters a
- * kernel ELF: at its first byte, possibly big-endian, in real mode, r5
- * the client interface's entry (IEEE 1275 and its PowerPC binding; Linux
- * enters prom_init the same way).
+ * entry.S (ppc64le): the boot CPU's first steps, entered in one of two
+ * ways, possibly big-endian, in real mode, at the ELF's first byte:
+ *  - pseries: by Open Firmware (QEMU's VOF or SLOF; IEEE 1275 and its
+ *    PowerPC binding; Linux enters prom_init the same way), r5 the client
+ *    interface's entry, at the link address;
+ *  - PowerNV: by skiboot, in hypervisor mode, r3 the flattened device tree,
+ *    r5 0, r8 and r9 OPAL's base and entry, wherever the file was loaded
+ *    (QEMU's powernv: 0x20000000 + the entry's file offset).
  *
  *  1. little-endian: the first two words read as "b .+8" to a big-endian
  *     CPU, which then runs a byte-swapped sequence that sets MSR[LE] and
  *     returns here by rfid (the trampoline Linux's FIXUP_ENDIAN uses, its
  *     instruction words as the ISA encodes them); a little-endian CPU
  *     skips it;
- *  2. 64-bit mode (MSR[SF]), the timebase at entry (boot time 0);
+ *  2. 64-bit mode (MSR[SF]), the timebase at entry (boot time 0); PowerNV
+ *     told from pseries by r5 0 and the tree's magic at r3;
  *  3. r2, the TOC, from where the code runs (bcl 20,31), and a check that
- *     this is where it is linked (no relocation): else a message and stop;
+ *     this is where it is linked (no relocation): PowerNV's copy is moved
+ *     to its link address and entered again there; else a message and stop;
  *  4. .bss cleared, the boot stack, r13 0 until the per-CPU area exists,
  *     MSR[FP] on (newlib's printf may use the floating-point registers;
  *     kernel code is built soft-float and never does);
- *  5. ofw_flatten(r5): the firmware's tree read through the client
+ *  5. pseries: ofw_flatten(r5), the firmware's tree read through the client
  *     interface into a flattened tree in .bss (boot/ofw), while the
- *     firmware's memory is still as it left it;
+ *     firmware's memory is still as it left it; PowerNV: opal_take_tree(r3)
+ *     (boot/opal), what the arch needs first read from skiboot's tree;
  *  6. ppc_mmu_boot(): the radix boot map and translation on (paging.c);
  *     ppc_traps_init(): the interrupt vectors at 0 (trap.c, vectors.S),
- *     the firmware being called no more;
+ *     the firmware being called no more (OPAL, which needs no vectors of
+ *     the kernel's, still is);
  *  7. kernel_main(tree, 0) (arch/entry.h): the tree's address in the first
  *     argument, as OPAL and kexec hand one over in r3.
  */
@@ -54,7 +61,18 @@ _start:
 	ori	11, 11, MSR_FP
 	mtmsrd	11
 	isync
-	mfspr	9, 268                  /* the timebase */
+	mfspr	14, 268                 /* the timebase */
+	/* PowerNV: r5 (no client interface) 0 and r3 a flattened tree. */
+	li	15, 0
+	cmpdi	5, 0
+	bne	.Lfw_known
+	lwbrx	11, 0, 3
+	lis	12, 0xd00dfeed@h        /* the tree's magic, big-endian */
+	ori	12, 12, 0xd00dfeed@l
+	cmplw	11, 12
+	bne	.Lfw_known
+	li	15, 1
+.Lfw_known:
 	bcl	20, 31, 1f
 1:	mflr	12
 	addis	2, 12, (.TOC. - 1b)@ha
@@ -63,13 +81,61 @@ _start:
 	addis	10, 2, .Lhere@toc@ha
 	ld	10, .Lhere@toc@l(10)
 	cmpd	10, 12
-	bne	wrong_place
+	beq	.Lplaced
+	cmpdi	15, 0
+	beq	wrong_place
+	/*
+	 * skiboot runs the ELF where it loaded the file (its first byte at
+	 * 0x20000000), not at its link address: the image, laid out in the
+	 * file as in memory from .text to .bss (linker/ppc64le.ld), is
+	 * copied to where it is linked, the caches made coherent, and
+	 * _start entered again there (r3, r5, r8 and r9 kept).
+	 */
+	subf	16, 10, 12              /* run - link */
+	addis	17, 2, .Lkstart@toc@ha
+	ld	17, .Lkstart@toc@l(17)
+	addis	18, 2, .Lbss@toc@ha
+	ld	18, .Lbss@toc@l(18)
+	mr	19, 17
+	add	20, 17, 16
+11:	cmpld	19, 18
+	bge	12f
+	ld	0, 0(20)
+	std	0, 0(19)
+	addi	19, 19, 8
+	addi	20, 20, 8
+	b	11b
+12:	sync
+	mr	19, 17
+13:	cmpld	19, 18
+	bge	14f
+	dcbst	0, 19
+	addi	19, 19, 128
+	b	13b
+14:	sync
+	mr	19, 17
+15:	cmpld	19, 18
+	bge	16f
+	icbi	0, 19
+	addi	19, 19, 128
+	b	15b
+16:	sync
+	isync
+	mtctr	17
+	bctr
 
+.Lplaced:
 	addis	10, 2, arch_counter_at_entry@toc@ha
-	std	9, arch_counter_at_entry@toc@l(10)
+	std	14, arch_counter_at_entry@toc@l(10)
 	addis	10, 2, ppc_ofw_entry@toc@ha
 	std	5, ppc_ofw_entry@toc@l(10)
-
+	cmpdi	15, 0
+	beq	17f
+	addis	10, 2, ppc_opal_base@toc@ha
+	std	8, ppc_opal_base@toc@l(10)
+	addis	10, 2, ppc_opal_entry@toc@ha
+	std	9, ppc_opal_entry@toc@l(10)
+17:
 	/* .bss, in doublewords */
 	addis	10, 2, .Lbss@toc@ha
 	ld	10, .Lbss@toc@l(10)
@@ -87,10 +153,15 @@ _start:
 	li	0, 0
 	stdu	0, -128(1)              /* a frame with a null back chain */
 	li	13, 0
-	mr	3, 5
+	cmpdi	15, 0
+	beq	18f
+	bl	opal_take_tree          /* r3 the tree: kept, read for the arch */
+	nop
+	b	19f
+18:	mr	3, 5
 	bl	ofw_flatten
 	nop
-	mr	31, 3
+19:	mr	31, 3
 	bl	ppc_mmu_boot            /* the radix boot map, translation on */
 	nop
 	bl	ppc_traps_init          /* the interrupt vectors */
@@ -231,6 +302,7 @@ ppc_secondary_entry:
 	mflr	12
 	addis	2, 12, (.TOC. - .Lap_here)@ha
 	addi	2, 2, (.TOC. - .Lap_here)@l
+.Lap_common:
 	li	0, 0
 	mtspr	48, 0                   /* PIDR */
 	isync
@@ -251,10 +323,113 @@ ppc_secondary_entry:
 .Lap_stop:
 	b	.Lap_stop
 
+/*
+ * Where OPAL START_CPU starts another CPU on PowerNV (smp.c): big-endian,
+ * in hypervisor real mode, r3 its PIR. Its per-CPU area is looked up by
+ * PIR in the table smp.c publishes before the first start
+ * (ppc_pnv_starts: PIR, area, state; ppc_pnv_nr_starts of them); a PIR not there
+ * stops the CPU here. The boot CPU's partition table (PTCR) and LPCR
+ * (host radix, process table in use), LPID 0, then the pseries path.
+ */
+	.balign 4
+	.globl ppc_pnv_secondary_entry
+ppc_pnv_secondary_entry:
+	FIXUP_ENDIAN
+	bcl	20, 31, .Lpnv_here
+.Lpnv_here:
+	mflr	12
+	addis	2, 12, (.TOC. - .Lpnv_here)@ha
+	addi	2, 2, (.TOC. - .Lpnv_here)@l
+	addis	10, 2, ppc_pnv_starts@toc@ha
+	ld	10, ppc_pnv_starts@toc@l(10)
+	addis	11, 2, ppc_pnv_nr_starts@toc@ha
+	lwz	11, ppc_pnv_nr_starts@toc@l(11)
+	clrldi	3, 3, 32
+20:	cmpwi	11, 0
+	beq	.Lpnv_unknown
+	ld	12, 0(10)
+	cmpld	12, 3
+	beq	21f
+	addi	10, 10, 24
+	addi	11, 11, -1
+	b	20b
+21:	ld	31, 8(10)
+	addis	10, 2, ppc_pnv_ptcr@toc@ha
+	ld	10, ppc_pnv_ptcr@toc@l(10)
+	mtspr	464, 10                 /* PTCR */
+	li	0, 0
+	mtspr	319, 0                  /* LPIDR */
+	isync
+	addis	10, 2, ppc_pnv_lpcr@toc@ha
+	ld	10, ppc_pnv_lpcr@toc@l(10)
+	mtspr	318, 10                 /* LPCR */
+	isync
+	b	.Lap_common
+.Lpnv_unknown:
+	b	.Lpnv_unknown
+
+/*
+ * int64_t ppc_opal_call(uint64_t token, uint64_t a0, a1, a2, a3): one
+ * OPAL call (skiboot's interface, as Linux's opal_call makes it): r0 the
+ * token, r3 up the arguments, r2 OPAL's base, entered at OPAL's entry
+ * by rfid in real mode, big-endian, with external interrupts off; OPAL
+ * returns through LR big-endian, where the trampoline turns the CPU back
+ * little-endian and the caller's MSR (translation included), r2 and r13
+ * are restored. OPAL keeps r14-r31 (its ABI's non-volatile registers)
+ * and switches to a stack of its own. Pointer arguments are physical
+ * addresses (the kernel's map is the identity), data big-endian.
+ */
+	.section .text, "ax"
+	.globl ppc_opal_call
+ppc_opal_call:
+	mflr	0
+	std	0, 16(1)
+	stdu	1, -128(1)
+	std	2, 32(1)
+	std	13, 40(1)
+	mfcr	10
+	std	10, 48(1)
+	mfmsr	11
+	std	11, 56(1)
+	mr	0, 3
+	mr	3, 4
+	mr	4, 5
+	mr	5, 6
+	mr	6, 7
+	addis	12, 2, ppc_opal_entry@toc@ha
+	ld	12, ppc_opal_entry@toc@l(12)
+	mtsrr0	12
+	addis	12, 2, ppc_opal_base@toc@ha
+	ld	12, ppc_opal_base@toc@l(12)
+	li	10, MSR_IR | MSR_DR | MSR_LE
+	ori	10, 10, MSR_EE
+	andc	11, 11, 10
+	mtsrr1	11
+	bcl	20, 31, 22f
+22:	mflr	10
+	addi	10, 10, 23f - 22b
+	mtlr	10
+	mr	2, 12
+	rfid
+23:	FIXUP_ENDIAN
+	ld	0, 56(1)
+	mtmsrd	0
+	isync
+	ld	2, 32(1)
+	ld	13, 40(1)
+	ld	4, 48(1)
+	mtcr	4
+	addi	1, 1, 128
+	ld	0, 16(1)
+	mtlr	0
+	blr
+
 	.section .data
 	.balign 8
 .Lhere:
 	.quad	1b
+.Lkstart:
+	.quad	__kernel_start
 .Lbss:
 	.quad	__bss_start
 .Lbss_end:
@@ -267,6 +442,19 @@ arch_counter_at_entry:
 	/* The client interface's entry (r5 at entry), for boot/ofw. */
 	.globl ppc_ofw_entry
 ppc_ofw_entry:
+	.quad	0
+	/* OPAL's base and entry (r8 and r9 at a PowerNV entry), 0 else. */
+	.globl ppc_opal_base, ppc_opal_entry
+ppc_opal_base:
+	.quad	0
+ppc_opal_entry:
+	.quad	0
+	/* PowerNV: what a started CPU loads into PTCR and LPCR before it
+	 * turns translation on (arch/ppc64le/paging.c); 0 on pseries. */
+	.globl ppc_pnv_ptcr, ppc_pnv_lpcr
+ppc_pnv_ptcr:
+	.quad	0
+ppc_pnv_lpcr:
 	.quad	0
 
 	.section .bss

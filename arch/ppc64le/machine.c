@@ -10,6 +10,12 @@
  * emulator exit is a power-off (QEMU ends with 0), and the status is the
  * `done` record's, which the runner reads on the console (tools/memboot,
  * the architecture's EXIT_FROM console).
+ *
+ * On PowerNV the ways out are OPAL's: OPAL_CEC_POWER_DOWN and
+ * OPAL_CEC_REBOOT ask the service processor (QEMU's BMC, through IPMI),
+ * so OPAL is polled (OPAL_POLL_EVENTS) while the request goes out, as
+ * Linux's PowerNV power-off does; QEMU then exits with 0 and the status
+ * is the `done` record's, as on pseries.
  */
 #include "arch/machine.h"
 
@@ -17,6 +23,7 @@
 
 #include "arch/cpu.h"
 #include "p64/hcall.h"
+#include "p64/opal.h"
 #include "p64/ofw.h"
 #include "p64/regs.h"
 
@@ -39,11 +46,29 @@ int32_t ppc_rtas_call(uint32_t token, unsigned nargs, const uint32_t *argv)
 	return (int32_t)__builtin_bswap32(block[3 + nargs]);
 }
 
+/* OPAL_CEC_POWER_DOWN or OPAL_CEC_REBOOT: asked again while OPAL is
+ * busy, then OPAL polled until the machine goes (it does not return). */
+static void opal_way_out(uint64_t token)
+{
+	int64_t rc;
+
+	for (unsigned tries = 0; tries < 1000; tries++) {
+		rc = ppc_opal_call(token, 0, 0, 0, 0);
+		if (rc != OPAL_BUSY && rc != OPAL_BUSY_EVENT)
+			break;
+		ppc_opal_call(OPAL_POLL_EVENTS, 0, 0, 0, 0);
+	}
+	for (;;)
+		ppc_opal_call(OPAL_POLL_EVENTS, 0, 0, 0, 0);
+}
+
 /* power-off(power_on_mask_hi, power_on_mask_lo): nothing wakes it. */
 static void power_off(void)
 {
 	const uint32_t argv[2] = { 0, 0 };
 
+	if (ppc_powernv())
+		opal_way_out(OPAL_CEC_POWER_DOWN);
 	ppc_rtas_call(ppc_firmware.rtas_power_off, 2, argv);
 }
 
@@ -55,6 +80,8 @@ void arch_machine_emulator_exit(uint32_t value)
 
 void arch_machine_reset(void)
 {
+	if (ppc_powernv())
+		opal_way_out(OPAL_CEC_REBOOT);
 	ppc_rtas_call(ppc_firmware.rtas_system_reboot, 0, NULL);
 	arch_halt_forever();
 }

@@ -29,6 +29,7 @@
 #include "kernel/services/log.h"
 #include "p64/hcall.h"
 #include "p64/ofw.h"
+#include "p64/opal.h"
 #include "p64/regs.h"
 
 #define BOOT_MAP_BYTES (512ULL << 30)
@@ -43,6 +44,19 @@
 static uint64_t boot_root[8192] __attribute__((aligned(65536)));
 static uint64_t boot_pud[512] __attribute__((aligned(4096)));
 static uint64_t process_table[512] __attribute__((aligned(4096)));
+/* PowerNV: the partition table (its entry 0, the host's, only). */
+static uint64_t partition_table[512] __attribute__((aligned(4096)));
+
+#define SPR_LPCR 318
+#define SPR_LPIDR 319
+#define SPR_PTCR 464
+/* LPCR (Power ISA 3.0 Book III 2.2): HR host radix (bit 43), UPRT (bit 41) the process
+ * table in use. A partition table entry's doubleword 0 HR bit. */
+#define LPCR_HR (1ULL << 20)
+#define LPCR_UPRT (1ULL << 22)
+#define PATE0_HR (1ULL << 63)
+
+extern uint64_t ppc_pnv_ptcr, ppc_pnv_lpcr;
 
 /* 0: translation on; else the hypervisor's status (real mode only). */
 int64_t ppc_mmu_boot_status = -1;
@@ -69,19 +83,55 @@ static void tlb_flush_all(void)
 			 : : "r"(3ULL << 10), "r"(0ULL) : "memory");
 }
 
+/*
+ * PowerNV: the kernel is the hypervisor, so no hypervisor registers the
+ * process table: OPAL sets every CPU up for radix (REINIT_CPUS, while
+ * every other CPU still waits in OPAL; interrupts stay big-endian, which
+ * vectors.S expects), partition table entry 0 (the host's, LPID 0) names
+ * the radix root and the process table, PTCR the partition table, LPCR
+ * host radix with the process table. Started CPUs load the same PTCR and
+ * LPCR (entry.S). Real mode reaches all of memory here, so a refusal
+ * leaves the kernel working without translation (no descriptor windows).
+ */
+static int64_t pnv_register(void)
+{
+	const int64_t rc = ppc_opal_call(OPAL_REINIT_CPUS,
+					 OPAL_REINIT_CPUS_HILE_BE | OPAL_REINIT_CPUS_MMU_RADIX,
+					 0, 0, 0);
+	if (rc != OPAL_SUCCESS)
+		return rc;
+	partition_table[0] = ppc_pte_swap(PATE0_HR | PRTE_RTS | root_phys() | ARCH_PT_INDEX_BITS(3));
+	partition_table[1] = ppc_pte_swap((uint64_t)(uintptr_t)process_table);   /* 4 KiB */
+	uint64_t lpcr;
+	__asm__ volatile("mfspr %0, %1" : "=r"(lpcr) : "i"(SPR_LPCR));
+	ppc_pnv_lpcr = lpcr | LPCR_HR | LPCR_UPRT;
+	ppc_pnv_ptcr = (uint64_t)(uintptr_t)partition_table;   /* 4 KiB: PATS 0 */
+	__asm__ volatile("ptesync\n\t"
+			 "mtspr %0, %3\n\tisync\n\t"
+			 "mtspr %1, %4\n\tisync\n\t"
+			 "mtspr %2, %5\n\tisync"
+			 : : "i"(SPR_PTCR), "i"(SPR_LPIDR), "i"(SPR_LPCR), "r"(ppc_pnv_ptcr),
+			   "r"(0ULL), "r"(ppc_pnv_lpcr)
+			 : "memory");
+	return 0;
+}
+
 void ppc_mmu_boot(void)
 {
 	const unsigned rwx = ARCH_PERM_READ | ARCH_PERM_WRITE | ARCH_PERM_EXEC;
 
-	mapped_top = ppc_firmware.rma_bytes;
+	mapped_top = ppc_powernv() ? BOOT_MAP_BYTES : ppc_firmware.rma_bytes;
 	for (unsigned i = 0; i < 512; i++)
 		boot_pud[i] = arch_pte_leaf((uint64_t)i << 30, 2, rwx);
 	boot_root[0] = arch_pte_table((uint64_t)(uintptr_t)boot_pud, 3);
 	process_table[0] = ppc_pte_swap(PRTE_RTS | root_phys() | ARCH_PT_INDEX_BITS(3));
 	process_table[1] = 0;
 	__asm__ volatile("ptesync" ::: "memory");
-	ppc_mmu_boot_status = ppc_hcall(H_REGISTER_PROC_TBL, PROC_TBL_FLAGS,
-					(uint64_t)(uintptr_t)process_table, 0, 0, 0);
+	if (ppc_powernv())
+		ppc_mmu_boot_status = pnv_register();
+	else
+		ppc_mmu_boot_status = ppc_hcall(H_REGISTER_PROC_TBL, PROC_TBL_FLAGS,
+						(uint64_t)(uintptr_t)process_table, 0, 0, 0);
 	if (ppc_mmu_boot_status != H_SUCCESS)
 		return;
 	__asm__ volatile("mtspr %0, %1\n\tisync" : : "i"(SPR_PIDR), "r"(0ULL) : "memory");
@@ -143,9 +193,18 @@ bool arch_direct_map(const struct mem_range *mr, uint32_t nr_map, arch_pt_alloc_
 	(void)alloc;
 	(void)ctx;
 	memset(st, 0, sizeof(*st));
+	/* Usable memory only: firmware's reserved ranges past it (skiboot's
+	 * HOMER and OCC areas at the top of a PowerNV chip's space) are never
+	 * the kernel's to touch. */
 	for (uint32_t i = 0; i < nr_map; i++)
-		if (mr[i].end > top)
+		if (mr[i].type == MEM_USABLE && mr[i].end > top)
 			top = mr[i].end;
+	if (ppc_mmu_boot_status != H_SUCCESS && ppc_powernv()) {
+		pr_warn("paging: OPAL REINIT_CPUS for radix failed (%s, %lld): translation stays off (real mode reaches all memory; no descriptor windows)",
+			ppc_opal_error(ppc_mmu_boot_status), (long long)ppc_mmu_boot_status);
+		st->top = mapped_top;
+		return true;
+	}
 	if (ppc_mmu_boot_status != H_SUCCESS) {
 		pr_warn("paging: the hypervisor refused the radix process table (H_REGISTER_PROC_TBL status %lld): real mode reaches only the first %llu MiB",
 			(long long)ppc_mmu_boot_status,
@@ -154,7 +213,7 @@ bool arch_direct_map(const struct mem_range *mr, uint32_t nr_map, arch_pt_alloc_
 		return true;
 	}
 	if (top > mapped_top)
-		pr_warn("paging: memory ends at 0x%llx, beyond the boot map's %llu GiB",
+		pr_warn("paging: usable memory ends at 0x%llx, beyond the boot map's %llu GiB",
 			(unsigned long long)top, (unsigned long long)(mapped_top >> 30));
 	st->bytes_1g = mapped_top;
 	st->tables = 2;

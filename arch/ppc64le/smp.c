@@ -15,6 +15,14 @@
  *
  * Without a start-cpu token every other CPU is refused by
  * arch_smp_unreachable(), and phase smp names it.
+ *
+ * On PowerNV each CPU is started by OPAL_START_CPU (its PIR, the address
+ * of ppc_pnv_secondary_entry), all before any is waited for, as on
+ * pseries; OPAL hands the CPU only its PIR in r3, so the PIR and per-CPU
+ * area of every CPU about to be started are published first
+ * (ppc_pnv_starts) for entry.S to look the area up. From there the path
+ * is pseries's (the boot CPU's PTCR and LPCR loaded on the way: the
+ * kernel is the hypervisor). Wake-ups are polled here too.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -26,6 +34,7 @@
 #include "kernel/services/log.h"
 #include "kernel/services/percpu.h"
 #include "p64/ofw.h"
+#include "p64/opal.h"
 
 struct smp_entry {
 	uint32_t hwid;
@@ -37,7 +46,17 @@ static const char *why_not;          /* no CPU but the boot CPU can be started *
 static struct smp_entry *table;
 static uint32_t table_cap, table_count;
 
-extern char ppc_secondary_entry[];
+extern char ppc_secondary_entry[], ppc_pnv_secondary_entry[];
+
+/* PowerNV: what entry.S looks a started CPU's area up in, by PIR. */
+struct ppc_pnv_start {
+	uint64_t pir;
+	void *area;
+	struct cpu_state *cs;
+};
+_Static_assert(sizeof(struct ppc_pnv_start) == 24, "entry.S's stride");
+struct ppc_pnv_start *ppc_pnv_starts;
+uint32_t ppc_pnv_nr_starts;
 void ppc_ap_main(void *area);
 
 /* No POWER start-up keys yet: an empty table. */
@@ -48,8 +67,11 @@ bool arch_smp_setup(const struct arch_smp_firmware *fw)
 {
 	(void)fw;
 	boot_hwid = arch_cpu_hwid();
-	why_not = ppc_firmware.rtas_start_cpu ? NULL
-					       : "the firmware's /rtas names no start-cpu";
+	if (ppc_powernv())
+		why_not = NULL;
+	else
+		why_not = ppc_firmware.rtas_start_cpu ? NULL
+						       : "the firmware's /rtas names no start-cpu";
 	return why_not != NULL;
 }
 
@@ -71,6 +93,10 @@ void arch_smp_report(void *arg)
 		if (fw->nr_unreachable)
 			pr_warn("smp: %u CPU%s cannot be started: %s", fw->nr_unreachable,
 				fw->nr_unreachable == 1 ? "" : "s", why_not);
+		return;
+	}
+	if (ppc_powernv()) {
+		pr_info("smp: OPAL START_CPU; wake-ups polled (idle CPUs spin on their mailbox)");
 		return;
 	}
 	pr_info("smp: RTAS start-cpu (token 0x%x); wake-ups polled (idle CPUs spin on their mailbox)",
@@ -97,9 +123,10 @@ void arch_smp_prepare(uint64_t page_phys)
 	(void)page_phys;
 }
 
+/* The registered CPUs, then (PowerNV) the PIR-to-area table entry.S reads. */
 size_t arch_smp_table_bytes(uint32_t n)
 {
-	return (size_t)n * sizeof(struct smp_entry);
+	return (size_t)n * (sizeof(struct smp_entry) + sizeof(struct ppc_pnv_start)) + 8;
 }
 
 void arch_smp_set_table(void *mem, uint32_t n)
@@ -107,6 +134,8 @@ void arch_smp_set_table(void *mem, uint32_t n)
 	table = mem;
 	table_cap = n;
 	table_count = 0;
+	ppc_pnv_starts = (struct ppc_pnv_start *)(void *)(((uintptr_t)(table + n) + 7) & ~(uintptr_t)7);
+	ppc_pnv_nr_starts = 0;
 }
 
 bool arch_smp_register(const struct cpu_state *cs)
@@ -138,6 +167,43 @@ static void refuse(struct cpu_state *cs)
 				    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 }
 
+/* The registered CPU of PIR @hwid, or NULL (named). Registered in the
+ * order they are started: the search goes on from the last one found. */
+static struct cpu_state *registered(uint32_t hwid, uint32_t *at)
+{
+	for (uint32_t k = 0; k < table_count; k++, *at = (*at + 1) % table_count)
+		if (table[*at].hwid == hwid)
+			return table[*at].cs;
+	pr_err("smp: PIR 0x%x was never registered; not started", hwid);
+	return NULL;
+}
+
+/* PowerNV: every CPU's PIR and area published, then OPAL_START_CPU for
+ * each without waiting; a CPU OPAL refuses is named and settled. */
+static void pnv_start(const uint32_t *hwids, unsigned n)
+{
+	const uint32_t first = ppc_pnv_nr_starts;
+	uint32_t at = 0, k = first;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct cpu_state *cs = registered(hwids[i], &at);
+		if (cs && k < table_cap)
+			ppc_pnv_starts[k++] = (struct ppc_pnv_start){ hwids[i], cs->arch, cs };
+	}
+	__asm__ volatile("sync" ::: "memory");
+	__atomic_store_n(&ppc_pnv_nr_starts, k, __ATOMIC_RELEASE);
+	for (uint32_t i = first; i < k; i++) {
+		const struct ppc_pnv_start *st = &ppc_pnv_starts[i];
+		const int64_t r = ppc_opal_call(OPAL_START_CPU, st->pir,
+						(uint64_t)(uintptr_t)ppc_pnv_secondary_entry, 0, 0);
+		if (r == OPAL_SUCCESS)
+			continue;
+		pr_err("smp: OPAL START_CPU for PIR 0x%llx failed: %s (%lld)",
+		       (unsigned long long)st->pir, ppc_opal_error(r), (long long)r);
+		refuse(st->cs);
+	}
+}
+
 /* start-cpu for each of @hwids, one call each, without waiting for any: a
  * CPU RTAS refuses is named with its status and settled as refused, so
  * phase smp does not wait for it. */
@@ -146,17 +212,15 @@ void arch_smp_start(const uint32_t *hwids, unsigned n, uint64_t page_phys)
 	uint32_t at = 0;
 
 	(void)page_phys;
+	if (ppc_powernv()) {
+		pnv_start(hwids, n);
+		return;
+	}
 	for (unsigned i = 0; i < n; i++) {
-		struct cpu_state *cs = NULL;
+		struct cpu_state *cs = registered(hwids[i], &at);
 
-		/* Registered in the order they are started: look from the last. */
-		for (uint32_t k = 0; k < table_count && !cs; k++, at = (at + 1) % table_count)
-			if (table[at].hwid == hwids[i])
-				cs = table[at].cs;
-		if (!cs) {
-			pr_err("smp: PIR 0x%x was never registered; not started", hwids[i]);
+		if (!cs)
 			continue;
-		}
 		/* RTAS's arguments are 32-bit cells. */
 		if ((uintptr_t)cs->arch >> 32) {
 			pr_err("smp: PIR 0x%x: its per-CPU area at 0x%llx lies above 4 GiB, past RTAS start-cpu's 32-bit r3; not started",

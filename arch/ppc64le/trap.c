@@ -105,6 +105,13 @@ static const char *vector_name(uint64_t v, uint64_t srr1)
 	case 0x480: return "instruction segment";
 	case 0x500: return "external";
 	case 0x600: return "alignment";
+	/* The hypervisor's (PowerNV, where the kernel is the hypervisor). */
+	case 0xe00: return "hypervisor data storage";
+	case 0xe20: return "hypervisor instruction storage";
+	case 0xe40: return "hypervisor emulation assistance (illegal instruction)";
+	case 0xe60: return "hypervisor maintenance";
+	case 0xe80: return "hypervisor doorbell";
+	case 0xea0: return "hypervisor virtualization";
 	case 0x700:
 		/* SRR1 bits 43:46 (ISA numbering) say which program interrupt. */
 		if (srr1 & (1ULL << 17))

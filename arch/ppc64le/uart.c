@@ -3,6 +3,11 @@
  * (hvc0), written with H_PUT_TERM_CHAR (PAPR: r4 the terminal, r5 the
  * length, at most 16, r6 and r7 the bytes, the first in r6's most
  * significant byte); H_BUSY means try again. No registers, no speed.
+ *
+ * On PowerNV (skiboot, no hypervisor below the kernel) terminal 0 is
+ * OPAL's console, written with OPAL_CONSOLE_WRITE (the terminal, the
+ * length by reference, big-endian, updated to what was taken, the
+ * buffer); what OPAL cannot take yet waits for OPAL_POLL_EVENTS.
  */
 #include "arch/uart.h"
 
@@ -10,6 +15,7 @@
 
 #include "arch/counter.h"
 #include "p64/hcall.h"
+#include "p64/opal.h"
 #include "p64/regs.h"
 
 struct arch_uart arch_uart_named(unsigned index)
@@ -44,9 +50,38 @@ static uint64_t be_word(const char *b, size_t n)
 	return w;
 }
 
+static bool opal_put(uint64_t term, const char *b, size_t n, uint64_t limit_cycles)
+{
+	const uint64_t start = arch_counter();
+	volatile uint64_t length;   /* on the stack: its address is physical too */
+
+	while (n) {
+		length = __builtin_bswap64(n);
+		const int64_t rc = ppc_opal_call(OPAL_CONSOLE_WRITE, term,
+						 (uint64_t)(uintptr_t)&length,
+						 (uint64_t)(uintptr_t)b, 0);
+		const uint64_t took = rc == OPAL_SUCCESS ? __builtin_bswap64(length) : 0;
+		if (rc != OPAL_SUCCESS && rc != OPAL_BUSY && rc != OPAL_BUSY_EVENT)
+			return false;
+		if (took > n)
+			return false;
+		b += took;
+		n -= took;
+		if (!n)
+			return true;
+		if (arch_counter() - start > limit_cycles)
+			return false;
+		ppc_opal_call(OPAL_POLL_EVENTS, 0, 0, 0, 0);
+	}
+	return true;
+}
+
 static bool put(uint64_t term, const char *b, size_t n, uint64_t limit_cycles)
 {
 	const uint64_t start = arch_counter();
+
+	if (ppc_powernv())
+		return opal_put(term, b, n, limit_cycles);
 
 	for (;;) {
 		const int64_t rc = ppc_hcall(H_PUT_TERM_CHAR, term, n, be_word(b, n),

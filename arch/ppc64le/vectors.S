@@ -22,14 +22,17 @@
 #define SPRG3 275
 #define SPR_DSISR 18
 #define SPR_DAR 19
+#define SPR_HSPRG0 304
+#define SPR_HSRR0 314
+#define SPR_HSRR1 315
 
 	.section .text, "ax"
 	.balign 4096
 	.globl ppc_vectors, ppc_vectors_end
 ppc_vectors:
 	/* The guest's vectors, 0x80 apart (the 0x20-apart ones at 0xe00 up
-	 * are the hypervisor's, never delivered to a guest). */
-	.irp v, 0x100, 0x200, 0x300, 0x380, 0x400, 0x480, 0x500, 0x600, 0x700, 0x800, 0x900, 0x980, 0xa00, 0xb00, 0xc00, 0xd00, 0xf00, 0xf80
+	 * are the hypervisor's, delivered only when the kernel is it). */
+	.macro GUEST_VECTOR v
 	.org	ppc_vectors + \v
 	mtspr	SPRG1, 3
 	mfsrr0	3
@@ -44,7 +47,40 @@ ppc_vectors:
 	mtsrr0	3
 	li	3, \v
 	rfid
+	.endm
+	.irp v, 0x100, 0x200, 0x300, 0x380, 0x400, 0x480, 0x500, 0x600, 0x700, 0x800, 0x900, 0x980, 0xa00, 0xb00, 0xc00, 0xd00
+	GUEST_VECTOR \v
 	.endr
+	/* Between the guest's 0xd00 and the hypervisor's 0xe00: the rest of
+	 * a hypervisor vector (r3 its offset; HSPRG0 a scratch register, the
+	 * firmware being called no more before a fatal interrupt's report). */
+	.org	ppc_vectors + 0xd80
+.Lhv_tail:
+	mtspr	SPR_HSPRG0, 4
+	mfmsr	4
+	ori	4, 4, MSR_LE
+	mtsrr1	4
+	lis	4, ppc_trap_entry@h
+	ori	4, 4, ppc_trap_entry@l
+	mtsrr0	4
+	mfspr	4, SPR_HSPRG0
+	rfid
+	/* The hypervisor's vectors, 0x20 apart, delivered only when the kernel
+	 * is the hypervisor (PowerNV: an illegal instruction there is a
+	 * hypervisor emulation assistance interrupt, 0xe40), with HSRR0/HSRR1
+	 * for SRR0/SRR1: the same state saved, then the common tail. */
+	.irp v, 0xe00, 0xe20, 0xe40, 0xe60, 0xe80, 0xea0
+	.org	ppc_vectors + \v
+	mtspr	SPRG1, 3
+	mfspr	3, SPR_HSRR0
+	mtspr	SPRG2, 3
+	mfspr	3, SPR_HSRR1
+	mtspr	SPRG3, 3
+	li	3, \v
+	b	.Lhv_tail
+	.endr
+	GUEST_VECTOR 0xf00
+	GUEST_VECTOR 0xf80
 	.org	ppc_vectors + 0x1000
 ppc_vectors_end:
 

@@ -222,6 +222,9 @@ struct dt_machine {
 	uint32_t timer_clock_hz;          /* its clock-frequency, when firmware sets one */
 
 	struct dt_serial serial;
+	/* stdout-path names a terminal the firmware writes (OPAL's console,
+	 * PAPR's vty): the architecture's own console, no UART to add. */
+	bool stdout_firmware_terminal;
 
 	bool have_bootargs;
 	char bootargs[DT_BOOTARGS_BYTES];

@@ -539,6 +539,21 @@ static const char *const serial_compatibles[] = {
 	"arm,pl011", "arm,sbsa-uart", "ns16550a", "ns16550", "snps,dw-apb-uart",
 };
 
+/* Terminals the firmware writes for the kernel (OPAL's consoles on
+ * PowerNV, PAPR's vty on pseries): POWER's console is already the
+ * firmware's terminal 0 (hvc0), so stdout-path naming one adds no UART. */
+static const char *const firmware_terminals[] = {
+	"ibm,opal-console-raw", "ibm,opal-console-hvsi", "hvterm1", "hvterm-protocol",
+};
+
+static bool is_firmware_terminal(const struct node *nd)
+{
+	for (size_t i = 0; i < sizeof(firmware_terminals) / sizeof(firmware_terminals[0]); i++)
+		if (nd->compat && dt_prop_has_string(nd->compat, nd->compat_len, firmware_terminals[i]))
+			return true;
+	return false;
+}
+
 static bool is_serial(const struct node *nd)
 {
 	for (size_t i = 0; i < sizeof(serial_compatibles) / sizeof(serial_compatibles[0]); i++)
@@ -692,6 +707,9 @@ static void pass3_end(struct walk *w, uint32_t depth)
 	}
 	if (is_serial(nd))
 		serial_node(w, parent, nd);
+	else if (w->have_stdout && !w->path_cut && !strcmp(w->path, w->stdout_target) &&
+		 is_firmware_terminal(nd))
+		m->stdout_firmware_terminal = true;
 }
 
 /* FORM1 (Linux's __node_distance for form 1): 10, doubled for each
@@ -775,7 +793,7 @@ bool dt_machine_parse(const struct dt_blob *dt, struct dt_machine *out)
 		else if (out->numa_form == DT_NUMA_FORM1 || out->numa_form == DT_NUMA_FORM2)
 			form1_distances(out);
 	}
-	if (w.have_stdout && !out->serial.from_stdout_path)
+	if (w.have_stdout && !out->serial.from_stdout_path && !out->stdout_firmware_terminal)
 		warn(out, "/chosen: stdout-path \"%s\" names no serial port found", w.stdout_target);
 	return true;
 }

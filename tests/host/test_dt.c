@@ -448,6 +448,46 @@ static void test_stdout_path_through_an_alias(void **state)
 	fdt_free(&f);
 }
 
+/* PowerNV's /chosen names OPAL's console (skiboot's tree): the firmware's
+ * terminal, POWER's own console, so no warning and no UART; a node of
+ * another kind at that path is still named. */
+static void test_stdout_path_to_the_firmware_terminal(void **state)
+{
+	static const char *const kinds[] = { "ibm,opal-console-raw", "ibm,opal-bogus" };
+
+	for (unsigned k = 0; k < 2; k++) {
+		struct fdt f = { 0 };
+		int status;
+
+		begin(&f, "");
+		prop_cells(&f, "#address-cells", 1, 2);
+		prop_cells(&f, "#size-cells", 1, 2);
+		begin(&f, "chosen");
+		prop_str(&f, "stdout-path", "/ibm,opal/consoles/serial@0");
+		end(&f);
+		begin(&f, "ibm,opal");
+		begin(&f, "consoles");
+		begin(&f, "serial@0");
+		prop_str(&f, "compatible", kinds[k]);
+		prop_cells(&f, "reg", 1, 0);
+		end(&f);
+		end(&f);
+		end(&f);
+		end(&f);
+		finish(&f);
+		host_log_reset();
+		struct dt_machine *m = parse_blob(f.blob, f.len, &status);
+
+		assert_int_equal(m->stdout_firmware_terminal, k == 0);
+		assert_false(m->serial.present);
+		assert_int_equal(host_log_count(LOG_WARN), k == 0 ? 0 : 1);
+		assert_int_equal(m->nr_warnings, k == 0 ? 0 : 1);
+		free(m);
+		fdt_free(&f);
+	}
+	(void)state;
+}
+
 /* ---- broken blobs ---- */
 
 static void test_truncated_and_bad_headers(void **state)
@@ -821,6 +861,7 @@ int main(void)
 		cmocka_unit_test(test_small_tree),
 		cmocka_unit_test(test_form2_tables),
 		cmocka_unit_test(test_stdout_path_through_an_alias),
+		cmocka_unit_test(test_stdout_path_to_the_firmware_terminal),
 		cmocka_unit_test(test_truncated_and_bad_headers),
 		cmocka_unit_test(test_string_offset_past_the_strings_block),
 		cmocka_unit_test(test_property_length_past_the_structure_block),

@@ -354,7 +354,7 @@ class BadOptions(unittest.TestCase):
         self.assertEqual(cmd[cmd.index("-cpu") + 1], "power10")
         code, err = usage_error(["run", "--arch", "ppc64le", "--boot", "image"])
         self.assertEqual(code, 64)
-        self.assertIn("--boot image: ppc64le boots by vof or slof", err)
+        self.assertIn("--boot image: ppc64le boots by vof, slof or powernv", err)
         # --boot slof: the same ELF under SLOF, pseries's own default
         # firmware (a -machine after arch.mk's turns VOF off).
         with mock.patch.dict(os.environ, CLEAN_ENV, clear=True):
@@ -373,6 +373,48 @@ class BadOptions(unittest.TestCase):
         code, err = usage_error(["run", "--boot", "vof"])
         self.assertEqual(code, 64)
         self.assertIn("--boot vof: x86_64 boots by grub, efi or pvh", err)
+
+    def test_ppc64le_powernv_maps_the_topology_onto_chips(self):
+        # --boot powernv: QEMU's powernv10 under skiboot, power10 CPUs, one
+        # chip (socket) per node with -m split by QEMU, no -numa, none of
+        # pseries's -machine options; --append as -append (skiboot hands
+        # QEMU's /chosen bootargs on to the kernel's tree).
+        with mock.patch.dict(os.environ, CLEAN_ENV, clear=True):
+            args = mb.parse_args(["run", "--arch", "ppc64le", "--boot", "powernv",
+                                  "--nodes", "4", "--cpus-per-node", "2",
+                                  "--mem-per-node", "1G", "--append", "memboot.pcp=off"])
+            cmd = mb.build_qemu_command(args)
+        self.assertEqual(args.exit_from, "console")
+        machines = [cmd[i + 1] for i, a in enumerate(cmd) if a == "-machine"]
+        self.assertEqual(machines, ["powernv10"])
+        self.assertEqual(cmd[cmd.index("-cpu") + 1], "power10")
+        self.assertEqual(cmd[cmd.index("-m") + 1], "4G")
+        self.assertEqual(cmd[cmd.index("-smp") + 1], "8,sockets=4,cores=2,threads=1")
+        self.assertNotIn("-numa", cmd)
+        self.assertEqual(cmd[cmd.index("-kernel") + 1],
+                         os.path.join(mb.REPO_ROOT, "build", "ppc64le", "debug", "memboot.elf"))
+        self.assertEqual(cmd[cmd.index("-append") + 1], "memboot.pcp=off")
+        # What powernv cannot express is refused before QEMU starts.
+        for argv, said in (
+                (["--nodes", "3"], "--boot powernv --nodes 3: QEMU's powernv10 has one "
+                                   "node per chip and takes 1, 2, 4, 8 or 16 chips"),
+                (["--nodes", "32"], "takes 1, 2, 4, 8 or 16 chips"),
+                (["--mem-per-node", "512M"], "--mem-per-node 512M: too small to boot with "
+                                             "--boot powernv; the least that boots there is 1G"),
+                (["--cpu", "power9"], "QEMU's powernv10 takes only power10 CPUs, not --cpu power9"),
+                (["--machine", "pseries"], "--boot powernv runs on QEMU's powernv10 machine, "
+                                           "not --machine pseries"),
+                (["--firmware", "bios"], "--boot powernv: skiboot, QEMU powernv's own firmware, "
+                                         "enters the ELF (no --firmware)")):
+            code, err = usage_error(["run", "--arch", "ppc64le", "--boot", "powernv"] + argv)
+            self.assertEqual(code, 64, argv)
+            self.assertIn(said, err)
+        code, err = usage_error(["run", "--arch", "ppc64le", "--machine", "powernv10"])
+        self.assertEqual(code, 64)
+        self.assertIn("--machine powernv10: its firmware is skiboot, which boots only "
+                      "--boot powernv", err)
+        code, err = usage_error(["run", "--arch", "arm64", "--boot", "powernv"])
+        self.assertIn("--boot powernv: arm64 boots by image or efi", err)
 
     def test_no_subcommand(self):
         code, _ = usage_error([])

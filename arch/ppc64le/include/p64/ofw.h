@@ -6,6 +6,7 @@
 #ifndef MEMBOOT_P64_OFW_H
 #define MEMBOOT_P64_OFW_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* The client interface's entry (r5 at entry; entry.S). */
@@ -30,6 +31,9 @@ struct ppc_firmware {
 	/* The first /memory@0 range: in an LPAR the real mode area, all that
 	 * the kernel reaches with translation off (PAPR 14.5.4.2). */
 	uint64_t rma_bytes;
+	/* PowerNV: the tree's root is compatible with "qemu,powernv..."
+	 * (QEMU's powernv machines): the CPU is a virtual one. */
+	bool qemu_powernv;
 };
 extern struct ppc_firmware ppc_firmware;
 

@@ -15,6 +15,7 @@
 #define MEMBOOT_P64_REGS_H
 
 #define MSR_SF_BIT 63
+#define MSR_EE 0x8000
 #define MSR_FP 0x2000
 #define MSR_ME 0x1000
 #define MSR_IR 0x20
