@@ -49,6 +49,10 @@ def test_arm64_boots_to_done_from_the_device_tree():
     assert boot["boot_path"] == "dt" and boot["map_source"] == "dt-memory", boot
     # CNTFRQ_EL0: 1 GHz on QEMU 10's virt, given (not measured).
     assert boot["tsc_method"] == "cntfrq" and boot["tsc_hz"] == 1000000000, boot
+    # ... and nothing checks it: the record says so, and no clock_check
+    # claims a measurement.
+    assert boot["tsc_known"] == "given" and boot["tsc_checked"] is False, boot
+    assert b.all("clock_check") == [], b.all("clock_check")
     usable = [r for r in b.all("mem_range") if r["type"] == "usable"]
     # The 1 GiB at 0x40000000 less the tree QEMU puts 128 MiB in (reserved).
     assert int(usable[0]["start"], 16) == 0x40000000, usable
