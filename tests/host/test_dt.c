@@ -790,6 +790,47 @@ static void test_gic_v3_regions(void **state)
 	fdt_free(&f);
 }
 
+/* A tree without /psci (QEMU rewrites /psci in any -dtb, so only here):
+ * no conduit, no warning from the parser; the CPUs still listed, each
+ * left for phase smp to name ("the firmware names no PSCI method"). */
+static void test_tree_without_psci(void **state)
+{
+	struct fdt f = { 0 };
+	int status;
+
+	begin(&f, "");
+	prop_cells(&f, "#address-cells", 1, 2);
+	prop_cells(&f, "#size-cells", 1, 2);
+	begin(&f, "memory@40000000");
+	prop_str(&f, "device_type", "memory");
+	prop_cells(&f, "reg", 4, 0, 0x40000000, 0, 0x10000000);
+	end(&f);
+	begin(&f, "cpus");
+	prop_cells(&f, "#address-cells", 1, 1);
+	prop_cells(&f, "#size-cells", 1, 0);
+	for (uint32_t i = 0; i < 2; i++) {
+		begin(&f, i ? "cpu@1" : "cpu@0");
+		prop_str(&f, "device_type", "cpu");
+		prop_cells(&f, "reg", 1, i);
+		prop_str(&f, "enable-method", "psci");
+		end(&f);
+	}
+	end(&f);
+	end(&f);
+	finish(&f);
+	host_log_reset();
+	struct dt_machine *m = parse_blob(f.blob, f.len, &status);
+	assert_int_equal(status, DT_OK);
+	assert_false(m->psci);
+	assert_false(m->psci_bad_method);
+	assert_int_equal(m->psci_cpu_on, 0);
+	assert_int_equal(m->nr_cpus, 2);
+	assert_true(m->cpus[1].psci);
+	assert_int_equal(host_log_count(LOG_WARN), 0);
+	free(m);
+	fdt_free(&f);
+}
+
 /* QEMU's fw_cfg wherever the tree puts it: the first enabled
  * "qemu,fw-cfg-mmio" node's first reg entry; a disabled one skipped, a
  * second one and one without a reg named. */
@@ -903,6 +944,7 @@ int main(void)
 		cmocka_unit_test(test_range_at_the_top_of_the_address_space),
 		cmocka_unit_test(test_gic_v3_regions),
 		cmocka_unit_test(test_fwcfg_from_the_tree),
+		cmocka_unit_test(test_tree_without_psci),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
