@@ -5,13 +5,90 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "arch/cpu.h"
+#include "arch/fwcfg.h"
 #include "arch/map.h"
 #include "boot/fwcfg_files.h"
 #include "boot/handoff.h"
 #include "boot/smbios_ep.h"
+#include "kernel/firmware/dt.h"
+#include "kernel/firmware/mmio.h"
 #include "kernel/services/log.h"
+
+/*
+ * Whether the firmware says the machine is QEMU's own (its fixed places
+ * may then be trusted where no table names them): a device tree's root
+ * compatible "linux,dummy-virt" (QEMU virt's), or ACPI tables whose RSDP
+ * names QEMU's OEM ID, "BOCHS " (hw/acpi's ACPI_BUILD_APPNAME6; AAVMF
+ * installs QEMU's tables as they are).
+ */
+static bool firmware_says_qemu(const struct bootinfo *bi, const struct dt_machine *dt,
+			       const char **how)
+{
+	if (dt) {
+		*how = "the device tree's root is \"linux,dummy-virt\"";
+		return !strcmp(dt->compatible, "linux,dummy-virt");
+	}
+	*how = "the ACPI tables' OEM ID is QEMU's \"BOCHS \"";
+	return bi->rsdp_len && !memcmp(bi->rsdp + 9, "BOCHS ", 6);
+}
+
+/*
+ * Where QEMU's fw_cfg device is, before anything reads it: nothing to find
+ * where it is not memory-mapped (x86's ports) or absent (POWER). A
+ * memory-mapped one is where the device tree's "qemu,fw-cfg-mmio" node
+ * says; without one (UEFI with ACPI, where only the DSDT's AML names it),
+ * at QEMU's fixed place, and only on a machine the firmware says is
+ * QEMU's. Either way only clear of RAM (the check a firmware's UART
+ * passes, kernel/firmware/mmio.h), mapped, and answering with fw_cfg's
+ * signature; otherwise named and not read.
+ */
+static void locate_fwcfg(const struct bootinfo *bi, const struct dt_machine *dt)
+{
+	struct arch_fwcfg_regs place;
+	const char *from, *qemu_how;
+	char why[160], sig[4];
+
+	if (!arch_fwcfg_default(&place) || !place.bytes)
+		return;
+	if (dt && dt->fwcfg_bytes) {
+		place.base = dt->fwcfg_base;
+		place.bytes = dt->fwcfg_bytes;
+		from = "the device tree's qemu,fw-cfg-mmio";
+	} else if (firmware_says_qemu(bi, dt, &qemu_how)) {
+		from = place.name;
+		pr_info("fw_cfg: %s names no fw_cfg device, and %s: %s, MMIO 0x%llx",
+			dt ? "the device tree" : "no table memboot reads", qemu_how, place.name,
+			(unsigned long long)place.base);
+	} else {
+		pr_info("fw_cfg: %s names no fw_cfg device, and the machine is not QEMU's "
+			"(%s is not so): none read", dt ? "the device tree" : "no table memboot reads",
+			qemu_how);
+		return;
+	}
+	if (!fw_mmio_clear_of_ram(place.base, place.bytes, bi->ranges, bi->nr_ranges, why,
+				  sizeof(why))) {
+		pr_warn("fw_cfg: the device at MMIO 0x%llx (%s) refused: %s",
+			(unsigned long long)place.base, from, why);
+		return;
+	}
+	if (!arch_map_phys(NULL, place.base, place.bytes)) {
+		pr_warn("fw_cfg: the device at MMIO 0x%llx (%s) is not mapped; not read",
+			(unsigned long long)place.base, from);
+		return;
+	}
+	arch_fwcfg_use(place.base);
+	arch_fwcfg_select(ARCH_FWCFG_SIGNATURE);
+	if (!arch_fwcfg_read(sig, sizeof(sig)) || memcmp(sig, "QEMU", 4) != 0) {
+		arch_fwcfg_use(0);
+		pr_warn("fw_cfg: no fw_cfg device answers at MMIO 0x%llx (%s): not read",
+			(unsigned long long)place.base, from);
+		return;
+	}
+	pr_info("fw_cfg: the device at MMIO 0x%llx (%s)", (unsigned long long)place.base, from);
+}
 
 static void append_fwcfg_cmdline(struct bootinfo *bi)
 {
@@ -85,6 +162,8 @@ bool boot_collect(uintptr_t arg0, uintptr_t arg1, struct bootinfo *bi, const str
 	}
 	if (ok)
 		boot_find_smbios(bi);
+	if (arch_cpu_info.has_hypervisor)
+		locate_fwcfg(bi, *dt);
 	append_fwcfg_cmdline(bi);
 	find_fwcfg_replay(bi);
 	return ok;

@@ -170,6 +170,7 @@ void arch_clock_first(struct arch_clock_first *out)
 	out->known = ARCH_CLOCK_GIVEN;
 	out->uncertainty_ppm = 0;
 	out->phase = "early";
+	out->never_checked = true;   /* arch_clock_refs() names none */
 	if (out->hz == 0) {
 		pr_warn("clock: CNTFRQ_EL0 reads 0: firmware did not program the counter's frequency");
 		out->method = "none";

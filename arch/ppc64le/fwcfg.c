@@ -5,6 +5,17 @@
  */
 #include "arch/fwcfg.h"
 
+bool arch_fwcfg_default(struct arch_fwcfg_regs *out)
+{
+	*out = (struct arch_fwcfg_regs){ 0, 0, "none" };
+	return false;
+}
+
+void arch_fwcfg_use(uint64_t base)
+{
+	(void)base;
+}
+
 void arch_fwcfg_select(uint16_t select)
 {
 	(void)select;

@@ -57,6 +57,18 @@ static void port_read(void *buf, size_t len)
 		p[i] = inb(FW_CFG_PORT_DATA);
 }
 
+/* The ports are fixed: always there under QEMU, nothing to locate. */
+bool arch_fwcfg_default(struct arch_fwcfg_regs *out)
+{
+	*out = (struct arch_fwcfg_regs){ FW_CFG_PORT_SEL, 0, "I/O ports 0x510" };
+	return true;
+}
+
+void arch_fwcfg_use(uint64_t base)
+{
+	(void)base;
+}
+
 void arch_fwcfg_select(uint16_t select)
 {
 	if (dma_state == DMA_UNKNOWN) {

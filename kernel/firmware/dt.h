@@ -16,6 +16,7 @@
  *  - dt_machine_parse() (kernel/firmware/dt_machine.c) reads what memboot
  *    needs of a machine in one struct dt_machine: memory and its nodes, the
  *    reserved ranges, CPUs, distances, PSCI, the timer, the console, /chosen,
+ *    QEMU's fw_cfg device,
  *    and the POWER properties (ibm,associativity with FORM1 reference points
  *    or FORM2 tables, ibm,chip-id, RTAS tokens, OPAL).
  *
@@ -218,6 +219,9 @@ struct dt_machine {
 	uint32_t nr_dropped_gicr;         /* beyond DT_MAX_GICR */
 	struct { uint64_t base, bytes; } gicr[DT_MAX_GICR];
 
+	/* QEMU's fw_cfg device, a "qemu,fw-cfg-mmio" node: its registers
+	 * (the first reg entry); fwcfg_bytes 0 when the tree names none. */
+	uint64_t fwcfg_base, fwcfg_bytes;
 	bool timer;                       /* arm,armv8-timer or arm,armv7-timer */
 	uint32_t timer_clock_hz;          /* its clock-frequency, when firmware sets one */
 

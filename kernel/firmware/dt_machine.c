@@ -620,6 +620,30 @@ static void gic_v3_node(struct walk *w, const struct node *parent, const struct 
 		     m->nr_dropped_gicr, DT_MAX_GICR);
 }
 
+/* QEMU's fw_cfg registers: the first reg entry of the first such node. */
+static void add_fwcfg(struct walk *w, uint64_t start, uint64_t end, uint32_t node)
+{
+	(void)node;
+	if (!w->m->fwcfg_bytes) {
+		w->m->fwcfg_base = start;
+		w->m->fwcfg_bytes = end - start;
+	}
+}
+
+static void fwcfg_node(struct walk *w, const struct node *parent, const struct node *nd)
+{
+	struct dt_machine *m = w->m;
+
+	if (m->fwcfg_bytes) {
+		warn(m, "%s: a second fw_cfg device: ignored", w->path);
+		return;
+	}
+	reg_ranges(w, parent, nd, add_fwcfg, DT_NO_NODE);
+	if (!m->fwcfg_bytes)
+		warn(m, "%s: qemu,fw-cfg-mmio without a usable reg: fw_cfg not located by the tree",
+		     w->path);
+}
+
 static void distance_map(struct walk *w, const struct node *nd)
 {
 	struct dt_machine *m = w->m;
@@ -691,6 +715,11 @@ static void pass3_end(struct walk *w, uint32_t depth)
 	if (nd->compat && dt_prop_has_string(nd->compat, nd->compat_len, "arm,gic-v3") &&
 	    enabled(nd)) {
 		gic_v3_node(w, parent, nd);
+		return;
+	}
+	if (nd->compat && dt_prop_has_string(nd->compat, nd->compat_len, "qemu,fw-cfg-mmio") &&
+	    enabled(nd)) {
+		fwcfg_node(w, parent, nd);
 		return;
 	}
 	if (nd->compat && (dt_prop_has_string(nd->compat, nd->compat_len, "arm,armv8-timer") ||

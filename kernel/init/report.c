@@ -17,6 +17,7 @@
 #include "kernel/services/console.h"
 #include "kernel/services/log.h"
 #include "kernel/services/report/record.h"
+#include "kernel/services/clock/clock.h"
 #include "kernel/services/clock/time.h"
 
 static void print_range(const char *prefix, const struct mem_range *r)
@@ -78,6 +79,13 @@ static void report_now(void *arg)
 	rec_u64(&r, "tsc_hz", a->first->hz);
 	rec_str(&r, "tsc_method", a->first->method ? a->first->method : "none");
 	rec_u64(&r, "tsc_uncertainty_ppm", a->first->uncertainty_ppm);
+	/* Where no second reference exists on any machine, the figure is as
+	 * the firmware gave it: every time of the boot rests on it unchecked.
+	 * (Elsewhere the check's `clock_check` records say how it went.) */
+	if (a->first->never_checked) {
+		rec_str(&r, "tsc_known", clock_known_name(a->first->known));
+		rec_bool(&r, "tsc_checked", false);
+	}
 	rec_str(&r, "map_source", bi->map_source);
 	rec_u64(&r, "map_entries", bi->raw.nr_entries);
 	rec_u64(&r, "rsdp_revision", bi->rsdp_len ? bi->rsdp_revision : 0);

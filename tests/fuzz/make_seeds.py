@@ -290,6 +290,13 @@ def main():
     write("fuzz_acpi_madt", "gicc-lengths",
           madt(6, [gicc(76, 0, 1, 0x8000000000 | 0x10203, 0x80A0000), gicc(80, 1, 8, 0xFF),
                    gicc(82, 2, 1, 0x80000000), gicd(0x2F000000, 4)]))
+    # No GICR range entry: each GICC names its own redistributor, four back
+    # to back, two apart at 4 GiB, one named twice.
+    write("fuzz_acpi_madt", "gicc-own-gicr",
+          madt(5, [gicd(0x8000000, 3)]
+               + [gicc(82, i, 1, i, 0x80A0000 + i * 0x20000) for i in range(4)]
+               + [gicc(82, 4, 1, 0x100, 1 << 32), gicc(82, 5, 1, 0x101, (1 << 32) + 0x20000),
+                  gicc(82, 6, 1, 0x102, (1 << 32) + 0x20000)]))
     # Two GICCs left at MPIDR 0 and one repeating MPIDR 0x1: the later refused.
     write("fuzz_acpi_madt", "gicc-mpidr-repeated",
           madt(4, [gicd(0x8000000, 3), gicc(82, 0, 1, 0), gicc(82, 1, 1, 1), gicc(82, 2, 1, 0),

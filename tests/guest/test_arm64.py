@@ -49,6 +49,10 @@ def test_arm64_boots_to_done_from_the_device_tree():
     assert boot["boot_path"] == "dt" and boot["map_source"] == "dt-memory", boot
     # CNTFRQ_EL0: 1 GHz on QEMU 10's virt, given (not measured).
     assert boot["tsc_method"] == "cntfrq" and boot["tsc_hz"] == 1000000000, boot
+    # ... and nothing checks it: the record says so, and no clock_check
+    # claims a measurement.
+    assert boot["tsc_known"] == "given" and boot["tsc_checked"] is False, boot
+    assert b.all("clock_check") == [], b.all("clock_check")
     usable = [r for r in b.all("mem_range") if r["type"] == "usable"]
     # The 1 GiB at 0x40000000 less the tree QEMU puts 128 MiB in (reserved).
     assert int(usable[0]["start"], 16) == 0x40000000, usable
@@ -120,20 +124,28 @@ def test_arm64_faults_are_reported_with_the_syndrome():
 def test_arm64_uefi_four_nodes_from_the_srat_flash_kept_out_results_kept():
     """BOOTAA64.EFI under AAVMF (about 12 s under TCG): the tables' 4 nodes,
     every CPU started by the FADT's PSCI conduit with the MADT's GIC, the
-    firmware's flash out of RAM, census lost 0, and the results kept in the
-    variable store (runtime services' SetVariable works on arm64)."""
+    firmware's flash out of RAM, census lost 0, fw_cfg at virt's fixed
+    place (--append read), and the results kept in the variable store
+    (runtime services' SetVariable works on arm64)."""
     if not os.path.exists(ESP):
         raise unittest.SkipTest("no arm64 ESP image at %s: make ARCH=arm64" % ESP)
     with tempfile.TemporaryDirectory(prefix="memboot-vars-") as tmp:
         vars_file = os.path.join(tmp, "vars.fd")
         argv = mbboot.run_argv(arch="arm64", boot_path="efi", nodes=4, cpus_per_node=2,
-                               mem_per_node="256M", timeout=120) + ["--vars", vars_file]
+                               mem_per_node="256M", timeout=120,
+                               append="memboot.smp_timeout_ms=20000") + ["--vars", vars_file]
         b = mbboot.boot(argv, timeout=120, strict=True, cwd=ROOT, boot_class=Boot)
         done = b.expect_ok()
         kept = subprocess.run([MEMBOOT, "efivars", vars_file, "--json"], cwd=ROOT,
                               capture_output=True, text=True, timeout=60)
     boot = b.one("boot")
     assert boot["boot_path"] == "efi" and boot["map_source"] == "efi-mmap", boot
+    # fw_cfg (--append's route) only in the DSDT's AML: virt's fixed place,
+    # since the tables are QEMU's.
+    assert "the ACPI tables' OEM ID is QEMU's \"BOCHS \": QEMU virt's fixed place, " \
+        "MMIO 0x9020000" in b.console, b.tail()
+    assert "fw_cfg: the device at MMIO 0x9020000 (QEMU virt's fixed place)" in b.console, b.tail()
+    assert "memboot.smp_timeout_ms=20000" in boot["cmdline"], boot
     numa = b.one("numa")
     assert numa["source"] == "srat" and numa["nodes"] == 4 and numa["possible_cpus"] == 8, numa
     smp = b.one("smp")

@@ -47,6 +47,9 @@ def test_ppc64le_two_nodes_from_ibm_associativity():
     assert boot["boot_path"] == "dt" and boot["map_source"] == "dt-memory", boot
     # The tree's timebase-frequency: 512 MHz on QEMU's pseries, given.
     assert boot["tsc_method"] == "timebase-frequency" and boot["tsc_hz"] == 512000000, boot
+    # ... and nothing checks it: the record says so.
+    assert boot["tsc_known"] == "given" and boot["tsc_checked"] is False, boot
+    assert b.all("clock_check") == [], b.all("clock_check")
     # /chosen bootargs: --append arrives through the tree.
     assert "memboot.exit=qemu" in b.console, b.tail()
     ranges = b.all("mem_range")

@@ -231,6 +231,65 @@ static void test_madt_gicc_mpidr_packing(void **state)
 	assert_true(host_log_contains("(UID 14) has MPIDR 0x10000000000"));
 }
 
+/* A GICC naming its own redistributor (GICR Base Address, offset 60). */
+static void gicc_own_gicr(struct tb *t, uint32_t uid, uint64_t mpidr, uint64_t gicr_base)
+{
+	gicc(t, 82, uid, 1, mpidr);
+	put64(t->b + t->len - 82, 60, gicr_base);
+}
+
+/* No GICR range entry (type 0xE): the redistributors are the GICCs' own,
+ * merged where they lie back to back (two 64 KiB frames each): QEMU's
+ * first four at 0x80a0000, two more at 4 GiB, one named twice. With a GICR
+ * range entry the range wins. Seventeen apart: the one beyond the ranges
+ * kept is named. */
+static void test_madt_gicr_from_the_giccs(void **state)
+{
+	(void)state;
+	madt_begin(&madt_t);
+	gicd(&madt_t, 0x8000000, 3);
+	for (uint32_t i = 0; i < 4; i++)
+		gicc_own_gicr(&madt_t, i, i, 0x80a0000 + i * 0x20000ULL);
+	gicc_own_gicr(&madt_t, 4, 0x100, 0x100000000ULL);
+	gicc_own_gicr(&madt_t, 5, 0x101, 0x100020000ULL);
+	gicc_own_gicr(&madt_t, 6, 0x102, 0x100020000ULL);
+	finish(&madt_t);
+	host_log_reset();
+	assert_true(acpi_madt_parse(madt_t.b, madt_t.len, &madt));
+	assert_int_equal(madt.nr_cpus, 7);
+	assert_int_equal(madt.nr_gicc_gicr, 7);
+	assert_true(madt.gicr_from_gicc);
+	assert_int_equal(madt.nr_gicr, 2);
+	assert_int_equal(madt.gicr[0].base, 0x80a0000);
+	assert_int_equal(madt.gicr[0].length, 0x80000);
+	assert_int_equal(madt.gicr[1].base, 0x100000000ULL);
+	assert_int_equal(madt.gicr[1].length, 0x40000);
+	assert_int_equal(host_log_count(LOG_WARN), 0);
+	assert_true(host_log_contains("no GICR range entry: the redistributors from 7 GICC "
+				      "entries' GICR base, 2 ranges from 0x80a0000"));
+
+	/* A GICR range entry too: it is the redistributors' place. */
+	gicr(&madt_t, 0x80a0000, 0xf60000);
+	finish(&madt_t);
+	assert_true(acpi_madt_parse(madt_t.b, madt_t.len, &madt));
+	assert_false(madt.gicr_from_gicc);
+	assert_int_equal(madt.nr_gicr, 1);
+	assert_int_equal(madt.gicr[0].length, 0xf60000);
+
+	madt_begin(&madt_t);
+	for (uint32_t i = 0; i <= ACPI_MADT_MAX_GICR_RANGES; i++)
+		gicc_own_gicr(&madt_t, i, i, 0x80a0000 + i * 0x40000ULL);
+	finish(&madt_t);
+	host_log_reset();
+	assert_true(acpi_madt_parse(madt_t.b, madt_t.len, &madt));
+	assert_int_equal(madt.nr_gicr, ACPI_MADT_MAX_GICR_RANGES);
+	assert_int_equal(madt.gicr[ACPI_MADT_MAX_GICR_RANGES - 1].base,
+			 0x80a0000 + (ACPI_MADT_MAX_GICR_RANGES - 1) * 0x40000ULL);
+	assert_int_equal(host_log_count(LOG_WARN), 1);
+	assert_true(host_log_contains("names a redistributor at 0x84a0000 apart from the 16 ranges "
+				      "kept; its CPU will find none"));
+}
+
 /* Disabled, online-capable (flag bit 3) and repeated GICCs (the second
  * refused, the warning naming both UIDs); a short GICC ends the parse with
  * what was read kept. */
@@ -511,6 +570,7 @@ int main(void)
 #define T(f) cmocka_unit_test_setup(f, reset_log)
 		T(test_madt_virt_gicv3),
 		T(test_madt_gicc_mpidr_packing),
+		T(test_madt_gicr_from_the_giccs),
 		T(test_madt_gicc_flags_and_bad),
 		T(test_madt_gic_parts_bad),
 		T(test_srat_gicc_resolved_by_uid),

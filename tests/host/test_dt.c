@@ -292,6 +292,9 @@ static void test_arm64_virt_four_nodes(void **state)
 	assert_int_equal(m->serial.base, 0x9000000);
 	assert_false(m->rtas);
 	assert_false(m->opal);
+	/* fw-cfg@9020000: QEMU's fw_cfg registers, 0x18 bytes. */
+	assert_int_equal(m->fwcfg_base, 0x9020000);
+	assert_int_equal(m->fwcfg_bytes, 0x18);
 	free(m);
 }
 
@@ -827,6 +830,115 @@ static void test_gic_v3_regions(void **state)
 	fdt_free(&f);
 }
 
+/* A tree without /psci (QEMU rewrites /psci in any -dtb, so only here):
+ * no conduit, no warning from the parser; the CPUs still listed, each
+ * left for phase smp to name ("the firmware names no PSCI method"). */
+static void test_tree_without_psci(void **state)
+{
+	struct fdt f = { 0 };
+	int status;
+
+	begin(&f, "");
+	prop_cells(&f, "#address-cells", 1, 2);
+	prop_cells(&f, "#size-cells", 1, 2);
+	begin(&f, "memory@40000000");
+	prop_str(&f, "device_type", "memory");
+	prop_cells(&f, "reg", 4, 0, 0x40000000, 0, 0x10000000);
+	end(&f);
+	begin(&f, "cpus");
+	prop_cells(&f, "#address-cells", 1, 1);
+	prop_cells(&f, "#size-cells", 1, 0);
+	for (uint32_t i = 0; i < 2; i++) {
+		begin(&f, i ? "cpu@1" : "cpu@0");
+		prop_str(&f, "device_type", "cpu");
+		prop_cells(&f, "reg", 1, i);
+		prop_str(&f, "enable-method", "psci");
+		end(&f);
+	}
+	end(&f);
+	end(&f);
+	finish(&f);
+	host_log_reset();
+	struct dt_machine *m = parse_blob(f.blob, f.len, &status);
+	assert_int_equal(status, DT_OK);
+	assert_false(m->psci);
+	assert_false(m->psci_bad_method);
+	assert_int_equal(m->psci_cpu_on, 0);
+	assert_int_equal(m->nr_cpus, 2);
+	assert_true(m->cpus[1].psci);
+	assert_int_equal(host_log_count(LOG_WARN), 0);
+	free(m);
+	fdt_free(&f);
+}
+
+/* QEMU's fw_cfg wherever the tree puts it: the first enabled
+ * "qemu,fw-cfg-mmio" node's first reg entry; a disabled one skipped, a
+ * second one and one without a reg named. */
+static void fwcfg_tree(struct fdt *f, bool with_reg)
+{
+	begin(f, "");
+	prop_cells(f, "#address-cells", 1, 2);
+	prop_cells(f, "#size-cells", 1, 2);
+	prop_str(f, "compatible", "linux,dummy-virt");
+	begin(f, "fw-cfg@1000");
+	prop_str(f, "compatible", "qemu,fw-cfg-mmio");
+	prop_str(f, "status", "disabled");
+	prop_cells(f, "reg", 4, 0, 0x1000, 0, 0x18);
+	end(f);
+	begin(f, "fw-cfg@10020000");
+	prop_str(f, "compatible", "qemu,fw-cfg-mmio");
+	if (with_reg)
+		prop_cells(f, "reg", 8, 0x1, 0x10020000, 0, 0x18, 0, 0x2000, 0, 0x18);
+	end(f);
+	begin(f, "fw-cfg@9020000");
+	prop_str(f, "compatible", "qemu,fw-cfg-mmio");
+	prop_cells(f, "reg", 4, 0, 0x9020000, 0, 0x18);
+	end(f);
+	end(f);
+	finish(f);
+}
+
+static void test_fwcfg_from_the_tree(void **state)
+{
+	struct fdt f = { 0 };
+	int status;
+
+	fwcfg_tree(&f, true);
+	host_log_reset();
+	struct dt_machine *m = parse_blob(f.blob, f.len, &status);
+	assert_int_equal(status, DT_OK);
+	assert_string_equal(m->compatible, "linux,dummy-virt");
+	assert_int_equal(m->fwcfg_base, 0x110020000ULL);
+	assert_int_equal(m->fwcfg_bytes, 0x18);
+	assert_true(host_log_contains("/fw-cfg@9020000: a second fw_cfg device: ignored"));
+	assert_int_equal(host_log_count(LOG_WARN), 1);
+	free(m);
+	fdt_free(&f);
+
+	/* The first enabled node has no reg: named, and the next one is used. */
+	memset(&f, 0, sizeof(f));
+	fwcfg_tree(&f, false);
+	host_log_reset();
+	m = parse_blob(f.blob, f.len, &status);
+	assert_true(host_log_contains("/fw-cfg@10020000: qemu,fw-cfg-mmio without a usable reg"));
+	assert_int_equal(m->fwcfg_base, 0x9020000);
+	assert_int_equal(m->fwcfg_bytes, 0x18);
+	free(m);
+	fdt_free(&f);
+
+	/* A tree without one names none. */
+	memset(&f, 0, sizeof(f));
+	small_tree(&f);
+	end(&f);
+	finish(&f);
+	m = parse_blob(f.blob, f.len, &status);
+	assert_int_equal(status, DT_OK);
+	assert_int_equal(m->fwcfg_bytes, 0);
+	assert_int_equal(m->fwcfg_base, 0);
+	free(m);
+	fdt_free(&f);
+}
+
 /* A range that starts at 2^64 - 1 has nothing left once clipped (found by
  * the fuzzer: it gave start == end). */
 static void test_range_at_the_top_of_the_address_space(void **state)
@@ -872,6 +984,8 @@ int main(void)
 		cmocka_unit_test(test_firmware_mistakes_repaired),
 		cmocka_unit_test(test_range_at_the_top_of_the_address_space),
 		cmocka_unit_test(test_gic_v3_regions),
+		cmocka_unit_test(test_fwcfg_from_the_tree),
+		cmocka_unit_test(test_tree_without_psci),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -65,7 +65,7 @@ MAX_PROBLEMS_SHOWN = 20
 # ---------------------------------------------------------------------------
 SCHEMA = {
     "boot": {"boot_path": "str", "tsc_hz": "int", "map_entries": "int",
-             "rsdp": "bool", "cmdline": "str"},
+             "rsdp": "bool", "cmdline": "str", "tsc_known": "str", "tsc_checked": "bool"},
     "mem_range": {"start": "hex!", "end": "hex!", "type": "str!"},
     "user_range": {"start": "hex!", "end": "hex!", "type": "str!"},
     "phase": {"name": "str!", "ns": "int!", "start_ns": "int"},

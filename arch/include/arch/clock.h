@@ -51,6 +51,11 @@ struct arch_clock_first {
 	/* The references found missing by then, comma-separated, "" when
 	 * none (the architecture's names). */
 	char missing[32];
+	/* The architecture has no second reference on any machine (arm64,
+	 * POWER): the figure is never cross-checked, and the `boot` record
+	 * says so. false where references may exist (x86: the tables' HPET
+	 * and PM timer, whose `clock_check` records report the check). */
+	bool never_checked;
 };
 
 /*

@@ -239,9 +239,16 @@ struct acpi_madt_info {
 	 * redistributor ranges (type 0xE) and the ITS count (type 0xF). */
 	uint32_t nr_gicc;
 	/* GICCs that name their own redistributor (GICR base, at 60): where
-	 * no GICR range lists them (the base is not kept per CPU: 8 bytes
-	 * times ACPI_MADT_MAX_CPUS; a bring-up reads the entries again). */
+	 * no GICR range lists them (ACPI 6.5 5.2.12.14: a machine whose
+	 * redistributors are not always on has no GICR entry). Their
+	 * redistributors (two 64 KiB frames each, GICv3's RD_base and
+	 * SGI_base) are merged into ranges where they lie back to back;
+	 * with no GICR entry at all (type 0xE) these ranges become gicr[]
+	 * (gicr_from_gicc), so every CPU still finds its redistributor. */
 	uint32_t nr_gicc_gicr;
+	uint32_t nr_gicc_ranges;
+	struct acpi_gicr_range gicc_ranges[ACPI_MADT_MAX_GICR_RANGES];
+	bool gicr_from_gicc;
 	uint32_t nr_gicd;
 	uint64_t gicd_phys;
 	uint8_t gic_version;    /* the GICD entry's: 0 (see the distributor), 1..4 */

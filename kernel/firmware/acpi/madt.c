@@ -96,6 +96,36 @@ static void add_nmi(struct acpi_madt_info *out, const struct acpi_lapic_nmi *nmi
 	out->nmis[out->nr_nmis++] = *nmi;
 }
 
+/* A GICv3 redistributor's frames memboot reads: RD_base and SGI_base
+ * (GICv3 12.10); a GICv4's VLPI frames after them are not read. */
+#define GICR_FRAMES_BYTES 0x20000u
+
+/* The GICC at @off's own redistributor at @base: into the range it
+ * continues (back to back, ascending, as firmware lists them), else a new
+ * one. */
+static void add_gicc_gicr(struct acpi_madt_info *out, uint64_t base, uint32_t off)
+{
+	for (uint32_t i = 0; i < out->nr_gicc_ranges; i++) {
+		struct acpi_gicr_range *r = &out->gicc_ranges[i];
+		const uint64_t end = r->base + r->length;
+
+		if (base >= r->base && base < end)
+			return;            /* named twice: the range has it */
+		if (base == end && r->length <= UINT32_MAX - GICR_FRAMES_BYTES) {
+			r->length += GICR_FRAMES_BYTES;
+			return;
+		}
+	}
+	if (out->nr_gicc_ranges == ACPI_MADT_MAX_GICR_RANGES) {
+		pr_warn(PREFIX "the GICC entry at offset 0x%x names a redistributor at 0x%llx apart "
+			"from the %u ranges kept; its CPU will find none", off,
+			(unsigned long long)base, ACPI_MADT_MAX_GICR_RANGES);
+		return;
+	}
+	out->gicc_ranges[out->nr_gicc_ranges++] = (struct acpi_gicr_range){ base,
+									   GICR_FRAMES_BYTES };
+}
+
 /* A GICC entry (type 0xB) of @length bytes at @off. */
 static void add_gicc(struct acpi_madt_info *out, const uint8_t *e, uint32_t off)
 {
@@ -108,8 +138,13 @@ static void add_gicc(struct acpi_madt_info *out, const uint8_t *e, uint32_t off)
 		.gicc = true,
 	};
 
+	const uint64_t gicr_base = fw_le64(e + ACPI_GICC_GICR_BASE);
+
 	out->nr_gicc++;
-	out->nr_gicc_gicr += fw_le64(e + ACPI_GICC_GICR_BASE) != 0;
+	if (gicr_base) {
+		out->nr_gicc_gicr++;
+		add_gicc_gicr(out, gicr_base, off);
+	}
 	if (mpidr & ~ACPI_GICC_MPIDR_AFFINITY) {
 		pr_warn(PREFIX "GICC entry at offset 0x%x (UID %u) has MPIDR 0x%llx, with bits set "
 			"outside the affinity fields; ignored", off, cpu.acpi_uid,
@@ -352,5 +387,14 @@ bool acpi_madt_parse(const void *table, size_t len, struct acpi_madt_info *out)
 		}
 	}
 	out->truncated = it.truncated;
+	/* No GICR range entry: the redistributors are the GICCs' own. */
+	if (!out->nr_gicr && out->nr_gicc_ranges) {
+		memcpy(out->gicr, out->gicc_ranges, sizeof(out->gicr));
+		out->nr_gicr = out->nr_gicc_ranges;
+		out->gicr_from_gicc = true;
+		pr_info(PREFIX "no GICR range entry: the redistributors from %u GICC entries' GICR "
+			"base, %u range%s from 0x%llx", out->nr_gicc_gicr, out->nr_gicr,
+			out->nr_gicr == 1 ? "" : "s", (unsigned long long)out->gicr[0].base);
+	}
 	return true;
 }

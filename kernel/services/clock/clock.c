@@ -152,7 +152,7 @@ static void measure_check(void *arg)
 	__atomic_store_n(&k->done, 1, __ATOMIC_RELEASE);
 }
 
-static const char *known_name(enum arch_clock_known k)
+const char *clock_known_name(enum arch_clock_known k)
 {
 	return k == ARCH_CLOCK_GIVEN ? "given" : k == ARCH_CLOCK_CALIBRATED ? "calibrated" : "assumed";
 }
@@ -166,7 +166,7 @@ void clock_checks_start(struct clock_state *c)
 		return;
 	if (c->nr_checks == 0) {
 		pr_info(ARCH_COUNTER_TAG ": the %s figure (%s) is not cross-checked: no second "
-			"reference", c->first.method, known_name(c->first.known));
+			"reference", c->first.method, clock_known_name(c->first.known));
 		return;
 	}
 	c->pending = true;

@@ -84,4 +84,8 @@ void clock_checks_start(struct clock_state *c);
  * (time_crosscheck()); the figure in force is final from here on. */
 void clock_checks_finish(struct clock_state *c);
 
+/* How a figure is known, as the records name it: "given", "calibrated",
+ * "assumed". */
+const char *clock_known_name(enum arch_clock_known k);
+
 #endif
