@@ -209,6 +209,7 @@ help:
 	@echo '  make bench            host benchmark of descriptor init; make bench-qemu: per-node init in QEMU'
 	@echo '  make bench-usable     time to usable memory by phase; make bench-translated: the same, counted'
 	@echo '  make bench-pt         page-fault benchmark of the page-table locks (PT_BENCH_ARGS="--threads N")'
+	@echo '  make bench-arm64-user the host benchmark built for arm64, a short run under qemu-aarch64 (a check, not figures)'
 	@echo '  make release-check    build the release kernel (warnings are errors)'
 	@echo '  make deb              build/deb/memboot_VERSION_amd64.deb: kernel, UEFI loader and the memboot'
 	@echo '                        command (install, uninstall, efivars) for a server (docs/spare-metal.md)'

@@ -54,9 +54,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <emmintrin.h>
-
-#include "x86/cpu.h"
+#include "arch/cpu.h"
+#include "arch/memory.h"
+#include "bench/memmap_host.h"
 #include "kernel/services/jobs/plan.h"
 #include "mm/alloc/buddy.h"
 #include "mm/memmap.h"
@@ -182,51 +182,6 @@ static void limit_line_setup(void)
 	memcpy(limit_line, t, sizeof(limit_line));
 }
 
-static void store_loop(uint64_t *p, uint64_t *end)
-{
-	const uint64_t *l = limit_line;
-
-	for (; p + 8 <= end; p += 8)
-		__asm__ volatile("mov %1, 0(%0); mov %2, 8(%0); mov %3, 16(%0); mov %4, 24(%0);"
-				 "mov %5, 32(%0); mov %6, 40(%0); mov %7, 48(%0); mov %8, 56(%0)"
-				 : : "r"(p), "r"(l[0]), "r"(l[1]), "r"(l[2]), "r"(l[3]), "r"(l[4]),
-				   "r"(l[5]), "r"(l[6]), "r"(l[7]) : "memory");
-	for (unsigned i = 0; p < end; p++, i++)
-		*p = l[i % 8];
-}
-
-static void nt_loop(uint64_t *p, uint64_t *end)
-{
-	const uint64_t *l = limit_line;
-
-	for (; p + 8 <= end; p += 8)
-		__asm__ volatile("movnti %1, 0(%0); movnti %2, 8(%0); movnti %3, 16(%0);"
-				 "movnti %4, 24(%0); movnti %5, 32(%0); movnti %6, 40(%0);"
-				 "movnti %7, 48(%0); movnti %8, 56(%0)"
-				 : : "r"(p), "r"(l[0]), "r"(l[1]), "r"(l[2]), "r"(l[3]), "r"(l[4]),
-				   "r"(l[5]), "r"(l[6]), "r"(l[7]) : "memory");
-	for (unsigned i = 0; p < end; p++, i++)
-		__asm__ volatile("movnti %1, %0" : "=m"(*p) : "r"(l[i % 8]));
-	__asm__ volatile("sfence" ::: "memory");
-}
-
-/* 16-byte non-temporal stores (SSE2), as store_nt() in mm/memmap.c writes
- * descriptors: four to a line. */
-static void ntdq_loop(uint64_t *p, uint64_t *end)
-{
-	const __m128i *l = (const __m128i *)limit_line;
-	const __m128i a = _mm_load_si128(&l[0]), b = _mm_load_si128(&l[1]);
-	const __m128i c = _mm_load_si128(&l[2]), d = _mm_load_si128(&l[3]);
-
-	for (; p + 8 <= end; p += 8) {
-		_mm_stream_si128((__m128i *)p, a);
-		_mm_stream_si128((__m128i *)p + 1, b);
-		_mm_stream_si128((__m128i *)p + 2, c);
-		_mm_stream_si128((__m128i *)p + 3, d);
-	}
-	nt_loop(p, end);                 /* the tail, and its sfence */
-}
-
 static void run_chunk(const struct chunk *c)
 {
 	struct node_sim *n = &B.nodes[c->node];
@@ -262,13 +217,13 @@ static void run_chunk(const struct chunk *c)
 		memset(first, 0x5a, (size_t)((char *)last - (char *)first));
 		break;
 	case W_LIM_STORE:
-		store_loop((uint64_t *)first, (uint64_t *)last);
+		bench_store_loop((uint64_t *)first, (uint64_t *)last, limit_line);
 		break;
 	case W_LIM_NT:
-		nt_loop((uint64_t *)first, (uint64_t *)last);
+		bench_nt_loop((uint64_t *)first, (uint64_t *)last, limit_line);
 		break;
 	case W_LIM_NTDQ:
-		ntdq_loop((uint64_t *)first, (uint64_t *)last);
+		bench_ntdq_loop((uint64_t *)first, (uint64_t *)last, limit_line);
 		break;
 	case W_FREE:
 		on_zone(n, c->start, c->end, do_free);
@@ -332,7 +287,7 @@ static void *worker(void *arg)
 		job++;
 		__atomic_fetch_add(&P.ready, 1, __ATOMIC_RELEASE);
 		while (__atomic_load_n(&P.go, __ATOMIC_ACQUIRE) != job)
-			__builtin_ia32_pause();
+			arch_cpu_relax();
 		work();
 		__atomic_fetch_add(&P.done, 1, __ATOMIC_RELEASE);
 	}
@@ -381,12 +336,12 @@ static uint64_t pool_run(enum what what)
 	P.done = 0;
 	pthread_barrier_wait(&P.wake);
 	while (__atomic_load_n(&P.ready, __ATOMIC_ACQUIRE) != P.n - 1)
-		__builtin_ia32_pause();
+		arch_cpu_relax();
 	t0 = now_ns();
 	__atomic_fetch_add(&P.go, 1, __ATOMIC_RELEASE);
 	work();
 	while (__atomic_load_n(&P.done, __ATOMIC_ACQUIRE) != P.n - 1)
-		__builtin_ia32_pause();
+		arch_cpu_relax();
 	t1 = now_ns();
 	return t1 - t0;
 }
@@ -430,16 +385,10 @@ static void *arena_map(uint64_t bytes)
 	return (void *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
 }
 
-/* This machine's caches, decoded by the kernel's own reader
- * (x86/cpu_caches.h) from the CPUID instruction, and as the kernel hands
+/* This machine's caches (bench/memmap_host.h), and as the kernel hands
  * them to mm/ (arch/memory.h's struct arch_caches). */
-static struct cpu_caches host_caches;
+static struct bench_caches host_caches;
 static struct arch_caches host_arch_caches;
-
-static void cpuid_instruction(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t r[4])
-{
-	cpuid(leaf, subleaf, r);
-}
 
 static void setup(void)
 {
@@ -516,10 +465,10 @@ static void flush_arrays(void)
 	for (uint32_t nd = 0; nd < B.nr_nodes; nd++) {
 		const char *p = (const char *)B.nodes[nd].map.pages;
 		const char *end = p + memmap_desc_bytes(B.nodes[nd].map.nr_pages);
-		for (; p < end; p += 64)
-			_mm_clflush(p);
+		for (; p < end; p += ARCH_CACHE_LINE_BYTES)
+			arch_cache_flush_line(p);
 	}
-	_mm_mfence();
+	arch_cache_flush_done();
 }
 
 /* Untimed preparation of one repetition. */
@@ -851,7 +800,7 @@ int main(int argc, char **argv)
 	/* The pure code's warnings and errors on stderr (tests/host/host_support.h). */
 	host_shim_configure(&HOST_SHIM_BENCH);
 	B.start_ns = now_ns();
-	cpu_caches_decode(cpuid_instruction, NULL, &host_caches);
+	bench_host_caches(&host_caches);
 	host_arch_caches = (struct arch_caches){ host_caches.llc_bytes, host_caches.llc_source,
 						 host_caches.slice_bytes };
 	B.pages = 16777216;
@@ -923,7 +872,7 @@ int main(int argc, char **argv)
 		/* Descriptors of at least four times the last-level cache, so
 		 * memory is timed and not the cache (a 260 MiB L3 holds the
 		 * 16-byte array of 64 GiB whole). */
-		const struct cpu_caches *c = &host_caches;
+		const struct bench_caches *c = &host_caches;
 		uint64_t want = 4 * c->llc_bytes / MEMMAP_DESC_BYTES;
 		if (quick) {
 			/* Exactly four times the LLC (or 128 MiB of descriptors if
@@ -937,12 +886,11 @@ int main(int argc, char **argv)
 	}
 	setup();
 	{
-		const struct cpu_caches *c = &host_caches;
-		static const char *const vendors[] = { "other", "intel", "amd" };
+		const struct bench_caches *c = &host_caches;
 		uint64_t array = memmap_desc_bytes(B.nodes[0].map.nr_pages);
 
 		printf("memmap-bench-cpu desc=%d vendor=%s llc_bytes=%llu llc_source=%s "
-		       "node_array_bytes=%llu\n", MEMMAP_DESC_BYTES, vendors[c->vendor],
+		       "node_array_bytes=%llu\n", MEMMAP_DESC_BYTES, c->vendor,
 		       (unsigned long long)c->llc_bytes, c->llc_source, (unsigned long long)array);
 		fflush(stdout);
 	}

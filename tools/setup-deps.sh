@@ -34,7 +34,7 @@ packages=(
 	acpica-tools                         # iasl/acpidump formats for ACPI tests
 	python3-matplotlib                   # tools/memboot plot
 	python3-hypothesis                   # property tests of the tools
-	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user   # the lab built and run for arm64
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross   # the lab and make bench-arm64-user built for arm64
 	gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross      # make cross-check; the arch interface run for ppc64le (qemu-user)
 	sbsigntool efibootmgr mokutil        # install --sign-key, --bootnext and their guest tests
 	debootstrap                          # the package's install/purge test in a Debian 12 root
@@ -46,8 +46,11 @@ packages=(
 # The everyday machine, from bookworm-backports (QEMU >= 10).
 # qemu-system-arm runs the arm64 port (make ARCH=arm64 run): QEMU 10's virt;
 # qemu-system-ppc the ppc64le port (make ARCH=ppc64le run): pseries with VOF
-# (its firmware, vof.bin and slof.bin, is in qemu-system-data).
-qemu_packages=(qemu-system-x86 qemu-system-arm qemu-system-ppc qemu-system-common qemu-system-data seabios)
+# (its firmware, vof.bin and slof.bin, is in qemu-system-data); qemu-user
+# runs the arm64 and ppc64le builds of the host code (the lab, make
+# bench-arm64-user, the arch interface's tests), the same QEMU 10.
+qemu_packages=(qemu-system-x86 qemu-system-arm qemu-system-ppc qemu-system-common qemu-system-data seabios
+	qemu-user)
 qemu_min_major=10
 # Also only in bookworm-backports: virt-fw-vars, which enrolls the Secure
 # Boot guest tests' key in an OVMF variable store without a key press.
@@ -74,9 +77,10 @@ for p in "${packages[@]}"; do
 	[ "$status" = "install ok installed" ] || missing+=("$p")
 done
 
+# The installed major version of package $1 (default qemu-system-x86); 0: none.
 qemu_major() {
 	local v
-	v=$(dpkg-query -W -f='${Status} ${Version}' qemu-system-x86 2>/dev/null || true)
+	v=$(dpkg-query -W -f='${Status} ${Version}' "${1:-qemu-system-x86}" 2>/dev/null || true)
 	case "$v" in "install ok installed "*) ;; *) echo 0; return ;; esac
 	v=${v#install ok installed }
 	v=${v#*:}                 # drop the epoch
@@ -91,6 +95,9 @@ for p in "${qemu_packages[@]}"; do
 	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
 	[ "$status" = "install ok installed" ] || need_qemu=1
 done
+# Debian 12's own qemu-user (7.2) installed before: from backports too.
+[ ${#qemu_packages[@]} -eq 0 ] || [ "$(qemu_major qemu-user)" -ge "$qemu_min_major" ] 2>/dev/null ||
+	need_qemu=1
 missing_backports=()
 for p in "${backports_packages[@]}"; do
 	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

@@ -19,6 +19,7 @@ extern char boot_stack_bottom[], boot_stack_top[];
 extern char __kernel_start[], __text_end[];
 extern const char arch_probe_read_insn[], arch_probe_read_fixup[];
 extern const char arch_probe_write_insn[], arch_probe_write_fixup[];
+extern const char a64_probe_read32_insn[], a64_probe_read32_fixup[];
 
 bool (*arch_page_fault_hook)(const struct arch_fault *f);
 
@@ -137,6 +138,10 @@ void arm64_trap(struct a64_frame *f, uint64_t vector)
 		}
 		if (f->elr == (uint64_t)arch_probe_write_insn) {
 			f->elr = (uint64_t)arch_probe_write_fixup;
+			return;
+		}
+		if (f->elr == (uint64_t)a64_probe_read32_insn) {
+			f->elr = (uint64_t)a64_probe_read32_fixup;
 			return;
 		}
 	}

@@ -14,6 +14,7 @@
  */
 #include "arch/uart.h"
 
+#include "a64/trap.h"
 #include "arch/counter.h"
 
 #define PL011_VIRT_BASE 0x9000000ULL
@@ -41,11 +42,15 @@ struct arch_uart arch_uart_named(unsigned index)
 	return (struct arch_uart){ .base = PL011_VIRT_BASE, .mmio_bytes = 4, .kind = ARCH_UART_PL011 };
 }
 
-/* The PrimeCell identification: UARTPeriphID0 reads 0x11 on a PL011. */
+/* The PrimeCell identification: UARTPeriphID0 reads 0x11 on a PL011. An
+ * address where nothing answers (an SPCR or a tree naming a UART that is
+ * not there) takes an external abort on the read: a probe, not a fault. */
 bool arch_uart_probe(const struct arch_uart *u)
 {
+	uint32_t id;
+
 	return u->kind == ARCH_UART_PL011 && u->mmio_bytes == 4 &&
-	       (rd(u, PL011_PERIPHID0) & 0xff) == 0x11;
+	       a64_probe_read32(u->base + PL011_PERIPHID0, &id) && (id & 0xff) == 0x11;
 }
 
 /* 8N1 with FIFOs, transmit and receive on; the speed the firmware set is

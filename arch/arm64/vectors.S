@@ -115,6 +115,18 @@ arch_probe_read_fixup:
 	mov	w0, #0
 	ret
 
+/* a64_probe_read32(va, *val) (a64/trap.h): a device register's one load. */
+	.globl a64_probe_read32, a64_probe_read32_insn, a64_probe_read32_fixup
+a64_probe_read32:
+a64_probe_read32_insn:
+	ldr	w2, [x0]
+	str	w2, [x1]
+	mov	w0, #1
+	ret
+a64_probe_read32_fixup:
+	mov	w0, #0
+	ret
+
 	.globl arch_probe_write, arch_probe_write_insn, arch_probe_write_fixup
 arch_probe_write:
 arch_probe_write_insn:

@@ -21,6 +21,7 @@
 #include "kernel/services/console.h"
 #include "kernel/services/exit.h"
 #include "kernel/services/log.h"
+#include "kernel/services/report/record.h"
 
 /* The bytes of the table @sig in @acpi's directory, mapped (NULL: none). */
 const void *acpi_table_bytes(const struct discovered_acpi *acpi, const char *sig,
@@ -37,6 +38,49 @@ const void *acpi_table_bytes(const struct discovered_acpi *acpi, const char *sig
 /* Found in the tables init_acpi() walks; defined below it. */
 static void find_s5(const struct discovered_acpi *acpi);
 static void find_spcr(const struct bootinfo *bi, bool console_chosen, const void *bytes, uint32_t len);
+
+static const char *const pptt_cache_types[] = {
+	[ACPI_PPTT_CACHE_DATA] = "data",
+	[ACPI_PPTT_CACHE_INSTRUCTION] = "instruction",
+	[ACPI_PPTT_CACHE_UNIFIED] = "unified",
+};
+
+/* The `pptt` record and a `pptt_cache` record per kind of cache. */
+static void report_pptt(const struct acpi_pptt_info *p)
+{
+	struct record r;
+
+	rec_begin(&r, "pptt");
+	rec_u64(&r, "revision", p->revision);
+	rec_u64(&r, "processors", p->nr_processors);
+	rec_u64(&r, "packages", p->nr_packages);
+	rec_u64(&r, "clusters", p->nr_clusters);
+	rec_u64(&r, "cores", p->nr_cores);
+	rec_u64(&r, "threads", p->nr_threads);
+	rec_u64(&r, "cache_structures", p->nr_cache_structs);
+	rec_u64(&r, "cache_kinds", p->nr_caches);
+	rec_u64(&r, "warnings", p->warnings);
+	rec_bool(&r, "truncated", p->truncated);
+	record_report(&r, LOG_INFO, "PPTT: {processors} processor{processors:s}: {packages} "
+		      "package{packages:s}, {clusters} cluster{clusters:s}, {cores} core{cores:s}, "
+		      "{threads} thread{threads:s}; {cache_structures} cache structure{cache_structures:s}");
+	for (uint32_t i = 0; i < p->nr_caches; i++) {
+		const struct acpi_pptt_cache *c = &p->caches[i];
+
+		rec_begin(&r, "pptt_cache");
+		rec_u64(&r, "level", c->level);
+		rec_str(&r, "type", pptt_cache_types[c->type]);
+		rec_u64(&r, "size_bytes", c->size_bytes);
+		rec_u64(&r, "line_bytes", c->line_bytes);
+		rec_u64(&r, "ways", c->ways);
+		rec_u64(&r, "sets", c->sets);
+		rec_u64(&r, "cpus", c->cpus);
+		rec_u64(&r, "count", c->count);
+		record_report(&r, LOG_INFO, "PPTT: {count} x L{level} {type} {size_bytes:KiB} KiB, "
+			      "{line_bytes}-byte lines, {ways} ways, {sets} sets; each shared by "
+			      "{cpus} processor{cpus:s}");
+	}
+}
 
 /* console_defer()'s form of the table list. */
 static void print_acpi_tables(void *dir)
@@ -91,6 +135,9 @@ void init_acpi(const struct bootinfo *bi, struct acpi_options opt, struct discov
 		(void)acpi_fadt_arm_boot(bytes, len, &acpi->arm_boot);
 	if ((bytes = acpi_table_bytes(acpi, "GTDT", &len)))
 		acpi->have_gtdt = acpi_gtdt_parse(bytes, len, &acpi->gtdt);
+	if ((bytes = acpi_table_bytes(acpi, "PPTT", &len)) &&
+	    (acpi->have_pptt = acpi_pptt_parse(bytes, len, &acpi->pptt)))
+		report_pptt(&acpi->pptt);
 	if ((bytes = acpi_table_bytes(acpi, "WDAT", &len))) {
 		acpi->wdat_found = true;
 		acpi->have_wdat = acpi_wdat_parse(bytes, len, &acpi->wdat);

@@ -30,6 +30,10 @@ struct discovered_acpi {
 	struct acpi_arm_boot arm_boot;
 	bool have_gtdt;
 	struct acpi_gtdt_info gtdt;
+	/* The PPTT's packages, clusters, cores, threads and caches (arm64
+	 * servers': reported in phase acpi, read by nothing else yet). */
+	bool have_pptt;
+	struct acpi_pptt_info pptt;
 	bool wdat_found, have_wdat;      /* a WDAT; parsed and usable */
 	struct acpi_wdat_info wdat;      /* phase watchdog arms it */
 };

@@ -262,6 +262,43 @@ def smbios_ep2(table_len, count):
     return bytes(ep).ljust(32, b"\0")
 
 
+def pptt_node(flags, parent, uid, res=()):
+    return struct.pack("<BBHIIII", 0, 20 + 4 * len(res), 0, flags, parent, uid, len(res)) + \
+        b"".join(struct.pack("<I", r) for r in res)
+
+
+def pptt_cache(nxt, size, sets, ways, attr, line):
+    return struct.pack("<BBHIIIIBBHI", 1, 28, 0, 0xFF, nxt, size, sets, ways, attr, line, 0)
+
+
+def pptt_virt(sockets, clusters, cores):
+    """QEMU virt's PPTT (hw/acpi/aml-build.c build_pptt): packages,
+    clusters, leaf cores; no caches."""
+    body, uid = b"", 0
+    for s in range(sockets):
+        pkg = 36 + len(body)
+        body += pptt_node(1, 0, s)
+        for c in range(clusters):
+            cl = 36 + len(body)
+            body += pptt_node(0, pkg, c)
+            for _ in range(cores):
+                body += pptt_node(0xA, cl, uid)
+                uid += 1
+    return sdt("PPTT", 2, body)
+
+
+def pptt_caches():
+    """One package with an L3, one core with L1d/L1i (next: its L2) and two threads."""
+    l3, l2, l1d, l1i = 36, 36 + 28, 36 + 56, 36 + 84
+    pkg = 36 + 112
+    core = pkg + 24
+    body = (pptt_cache(0, 8 << 20, 8192, 16, 0x18, 64) + pptt_cache(0, 1 << 20, 2048, 8, 0x18, 64)
+            + pptt_cache(l2, 65536, 256, 4, 0x10, 64) + pptt_cache(l2, 65536, 256, 4, 0x14, 64)
+            + pptt_node(0x13, 0, 0, [l3]) + pptt_node(0, pkg, 0, [l1d, l1i, l2])
+            + pptt_node(0xE, core, 0) + pptt_node(0xE, core, 1))
+    return sdt("PPTT", 3, body)
+
+
 def write(target, name, data):
     d = os.path.join(SEEDS, target)
     os.makedirs(d, exist_ok=True)
@@ -308,6 +345,8 @@ def main():
     write("fuzz_acpi_arm", "gtdt-rev2-one-timer", gtdt(2, struct.pack("<BHB", 0, 4, 0)))
     write("fuzz_acpi_arm", "fadt-psci-hvc", fadt_arm(3))
     write("fuzz_acpi_arm", "fadt-psci-smc", fadt_arm(1))
+    write("fuzz_acpi_pptt", "virt-2s2c2c", pptt_virt(2, 2, 2))
+    write("fuzz_acpi_pptt", "smt-caches", pptt_caches())
     write("fuzz_acpi_spcr", "sbsa-uart", spcr(0xE, 0, 32, 3, 0x2A400000, 0))
 
     write("fuzz_acpi_srat", "qemu-q35-numa2", slit_fx["SRAT"][0][1])

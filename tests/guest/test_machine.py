@@ -19,7 +19,9 @@ def _boot(ep_bits, nodes=1, mem="1G", **kw):
     return boot(nodes=nodes, cpus_per_node=1, mem_per_node=mem, qemu_args=args, **kw)
 
 
-def _check(b, ep_bits, source, ram_bytes, node):
+def check_smbios(b, ep_bits, source, ram_bytes, node):
+    """The `-smbios` values of SMBIOS above in the records, one device of
+    @ram_bytes on @node (tests/guest/test_arm64_machine.py uses it too)."""
     done = b.expect_ok()
     # Among them: the table lies in memory the firmware reserves.
     assert done["warnings"] == 0, b.all("warning")
@@ -49,25 +51,25 @@ def _check(b, ep_bits, source, ram_bytes, node):
 
 def test_pvh_bios_area_21():
     b = _boot(32, boot_path="pvh")
-    _check(b, 32, "bios-area", GIB, 0)
+    check_smbios(b, 32, "bios-area", GIB, 0)
 
 
 def test_pvh_bios_area_30_two_nodes():
     # One device for both nodes' memory: on more than one node (-2).
     b = _boot(64, nodes=2, mem="512M", boot_path="pvh")
-    _check(b, 64, "bios-area", GIB, -2)
+    check_smbios(b, 64, "bios-area", GIB, -2)
 
 
 def test_grub_bios_30():
     b = _boot(64)
-    _check(b, 64, "bios-area", GIB, 0)
+    check_smbios(b, 64, "bios-area", GIB, 0)
 
 
 def test_uefi_grub_21():
     b = _boot(32, mem="512M", firmware="uefi", timeout=180)
-    _check(b, 32, "efi-smbios", GIB // 2, 0)
+    check_smbios(b, 32, "efi-smbios", GIB // 2, 0)
 
 
 def test_uefi_loader_30():
     b = _boot(64, mem="512M", firmware="uefi", boot_path="efi", timeout=180)
-    _check(b, 64, "efi-smbios3", GIB // 2, 0)
+    check_smbios(b, 64, "efi-smbios3", GIB // 2, 0)

@@ -54,8 +54,22 @@ def _initialised_by(b, node):
 
 
 def test_hmat_figures_tiers_and_initialising_cpus():
-    b = boot(boot_path="pvh", qemu_args=_topology(True) + _hmat_args(),
-             append="hugepagesz=2M hugepages=16")
+    check_hmat_figures(boot(boot_path="pvh", qemu_args=hmat_topology(),
+                            append=HMAT_APPEND))
+
+
+# The HMAT machine: two CPU nodes, two memory-only nodes, the figures and
+# a memory-side cache (tests/guest/test_arm64_machine.py boots it too).
+def hmat_topology():
+    return _topology(True) + _hmat_args()
+
+
+HMAT_APPEND = "hugepagesz=2M hugepages=16"
+
+
+def check_hmat_figures(b):
+    """The HMAT machine's records: QEMU's figures, Linux's tiers, each
+    memory-only node initialised by its initiator's CPUs, census lost 0."""
     done = b.expect_ok()
     assert done["warnings"] == 0, done
     h = b.one("hmat")

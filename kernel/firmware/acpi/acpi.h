@@ -572,6 +572,46 @@ struct acpi_gtdt_info {
  */
 bool acpi_gtdt_parse(const void *table, size_t len, struct acpi_gtdt_info *out);
 
+/* ---- PPTT: the processor topology and its caches ---- */
+
+/* Kinds of cache reported (level, type, geometry, CPUs sharing one). */
+#define ACPI_PPTT_MAX_CACHE_KINDS 16
+
+enum { ACPI_PPTT_CACHE_DATA = 0, ACPI_PPTT_CACHE_INSTRUCTION = 1, ACPI_PPTT_CACHE_UNIFIED = 2 };
+
+/* Caches alike, counted together. */
+struct acpi_pptt_cache {
+	uint32_t level;
+	uint32_t type;          /* ACPI_PPTT_CACHE_*: unified when not given */
+	uint32_t size_bytes, sets, ways, line_bytes;    /* 0: not given */
+	uint32_t cpus;          /* leaf processors sharing each one */
+	uint32_t count;         /* structures */
+};
+
+struct acpi_pptt_info {
+	uint8_t revision;
+	uint32_t nr_nodes;      /* sound processor hierarchy nodes */
+	uint32_t nr_processors; /* leaves: the logical processors */
+	uint32_t nr_packages, nr_clusters, nr_cores, nr_threads;
+	uint32_t nr_cache_structs;      /* type 1 structures in the table */
+	uint32_t nr_caches;             /* entries of caches[] */
+	struct acpi_pptt_cache caches[ACPI_PPTT_MAX_CACHE_KINDS];
+	uint32_t kinds_dropped;         /* caches of kinds beyond caches[] */
+	uint32_t warnings;
+	bool truncated;         /* a structure running past the end ended it */
+};
+
+/*
+ * Parse the PPTT in @table (kernel/firmware/acpi/pptt.c says how nodes are
+ * classed and caches levelled). Returns false with @out zeroed and one
+ * warning when it is unusable (short, wrong signature); a structure that
+ * does not fit ends the walk (truncated), a node too short for its private
+ * resources is skipped, a parent that is no processor node makes a root,
+ * a loop in the parents or the cache chains is cut: each warned and
+ * counted in warnings.
+ */
+bool acpi_pptt_parse(const void *table, size_t len, struct acpi_pptt_info *out);
+
 /* ---- HPET: the event timer block ---- */
 
 struct acpi_hpet_info {

@@ -27,6 +27,8 @@
 	X(node)          /* a NUMA node */                                  \
 	X(numa)          /* the topology as a whole */                      \
 	X(hmat)          /* the HMAT as a whole */                          \
+	X(pptt)          /* the PPTT's processor topology */                \
+	X(pptt_cache)    /* a kind of cache the PPTT describes */           \
 	X(node_perf)     /* a node's best initiator's figures and its tier */ \
 	X(numa_perf)     /* measured latency and bandwidth of a node pair */ \
 	X(srat_generic)  /* an SRAT generic initiator or port */            \

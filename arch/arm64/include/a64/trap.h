@@ -5,6 +5,7 @@
 #ifndef MEMBOOT_A64_TRAP_H
 #define MEMBOOT_A64_TRAP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct a64_frame {
@@ -19,5 +20,12 @@ _Static_assert(sizeof(struct a64_frame) == 36 * 8, "the frame matches vectors.S"
  * only when the exception is resolved: a page fault arch_page_fault_hook
  * mapped, or a probe's fault (ELR then at its fixup). */
 void arm64_trap(struct a64_frame *f, uint64_t vector);
+
+/* Read the 32-bit device register at @va into @val; false instead of a
+ * fault when nothing answers there (an external abort: QEMU virt's
+ * unassigned MMIO, a bus with no device). For probes of devices firmware
+ * names (a PL011 an SPCR or a tree gives). vectors.S, resumed by
+ * arm64_trap() like arch_probe_read(). */
+bool a64_probe_read32(uint64_t va, uint32_t *val);
 
 #endif
