@@ -472,7 +472,7 @@ test: check-includes cross-check all ports host-tests fuzz-build release-check b
 test-spare: all
 	@MEMBOOT_SPARE_TESTS=1 python3 tests/run.py --only guest -k '$(SPARE_TESTS)' \
 		--iso $(O)/memboot.iso --elf $(O)/memboot.elf $(TEST_ARGS)
-SPARE_TESTS := secure_boot|bootnext|package_root|spare_docs
+SPARE_TESTS := secure_boot|bootnext|package_root|spare_docs|spare_roundtrip_arm64
 
 fuzz: fuzz-build
 	@tools/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)

@@ -75,8 +75,8 @@ class InstallArm64(Tree):
         # arm64 kernel and names the option.
         self.assertEqual(self.tool("uninstall", "--root", self.root).returncode, 0)
         before = snapshot(self.root)
-        self.assert_refused(self.install(), "an ELF for machine 183, not x86-64 (62); it is "
-                                            "arm64's: --arch arm64")
+        self.assert_refused(self.install(), "an ELF for machine 183, not x86-64 (62): arm64's "
+                                            "kernel (install --arch arm64)")
         self.assertEqual(snapshot(self.root), before)
 
     def test_refusals_change_nothing(self):
@@ -86,7 +86,7 @@ class InstallArm64(Tree):
                             % (self.root, self.platform))
         self.assert_refused(self.tool("install", "--root", self.root, "--elf", self.x86_elf,
                                       "--loader", self.loader),
-                            "not AArch64 (183); it is x86_64's: --arch x86_64")
+                            "not AArch64 (183): x86_64's kernel (install --arch x86_64)")
         self.assert_refused(self.install("--loader", os.path.join(self.tmp.name, "none.efi")),
                             "none.efi: No such file or directory")
         self.assert_refused(self.install("--loader", self.elf),
@@ -105,7 +105,7 @@ class InstallArm64(Tree):
         if not os.path.exists(built):
             self.skipTest("no %s (make ARCH=arm64)" % built)
         self.assertIsNone(install.kernel_problem(built, "arm64"))
-        self.assertIn("not x86-64 (62); it is arm64's", install.kernel_problem(built))
+        self.assertIn("not x86-64 (62): arm64's kernel", install.kernel_problem(built))
 
 
 if __name__ == "__main__":

@@ -492,7 +492,7 @@ def _elf_problem(fd, size, head, arch):
     if e_machine != arch["elf_machine"]:
         return "is not a memboot kernel: an ELF for machine %d, not %s (%d)%s" % (
             e_machine, arch["machine_name"], arch["elf_machine"], next(
-                ("; it is %s's: --arch %s" % (name, name) for name, a in ARCHES.items()
+                (": %s's kernel" % name for name, a in ARCHES.items()
                  if a["elf_machine"] == e_machine), ""))
     if e_phentsize != 56 or not 0 < e_phnum <= 64:
         return ("is not a memboot kernel: %d program headers of %d bytes (an %s "
@@ -1220,6 +1220,10 @@ def install_steps(args, lay, plan):
     args.arch = arch
     elf = args.elf or default_elf(arch)
     problem = kernel_problem(elf, arch)
+    other = next((name for name in ARCHES if name != arch and problem and
+                  problem.endswith(": %s's kernel" % name)), None)
+    if other:
+        raise Refused("%s (install --arch %s)" % (problem, other))
     if problem:
         raise Refused(problem + ("; run 'make%s' first" % (
             "" if arch == "x86_64" else " ARCH=" + arch) if elf == default_elf(arch)
