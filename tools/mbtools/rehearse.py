@@ -663,20 +663,41 @@ def rehearse(args, say):
     return rehearse_in(args, say, os.path.abspath(args.keep))
 
 
+def tree_command(arch):
+    """This tree's memboot command with @arch's build as install's kernel
+    and loader: the package holds x86_64's only (package.py)."""
+    o = os.path.join(REPO_ROOT, "build", arch, "debug")
+    for path in (os.path.join(o, "memboot.elf"), os.path.join(o, "efi", "BOOTAA64.EFI")):
+        if not os.path.isfile(path):
+            raise RehearsalError("no %s: run 'make ARCH=%s' first" % (path, arch))
+    return ([sys.executable, os.path.join(REPO_ROOT, "tools", "memboot")],
+            ["--elf", os.path.join(o, "memboot.elf"),
+             "--loader", os.path.join(o, "efi", "BOOTAA64.EFI")])
+
+
 def rehearse_in(args, say, workdir):
-    deb = args.deb or build_deb(workdir)
-    srv = Server(workdir, secure_boot=args.secure_boot, cache=args.cache)
+    arch = getattr(args, "arch", None) or "x86_64"
+    if arch != "x86_64" and args.deb:
+        raise RehearsalError("--deb: memboot's package holds x86_64's kernel only; the %s "
+                             "server gets this tree's build" % arch)
+    deb = None if arch != "x86_64" else args.deb or build_deb(workdir)
+    srv = Server(workdir, secure_boot=args.secure_boot, cache=args.cache, arch=arch)
     say.step("the simulated server in %s: a GPT disk, its EFI system partition with %s, "
              "Debian's %s with a busybox initramfs (efivarfs.ko) as its own OS%s" % (
                  workdir, "Debian's signed shim and GRUB" if args.secure_boot else "GRUB",
                  os.path.basename(srv.vmlinuz),
                  "; OVMF with Secure Boot on (Microsoft's keys)" if args.secure_boot else ""))
     srv.build_tree()
-    memboot = package_command(workdir, deb)
-    say.step("memboot's package %s, unpacked; its command installs memboot on the server"
-             % os.path.basename(deb))
+    if deb:
+        memboot, files = package_command(workdir, deb), []
+        say.step("memboot's package %s, unpacked; its command installs memboot on the server"
+                 % os.path.basename(deb))
+    else:
+        memboot, files = tree_command(arch)
+        say.step("this tree's memboot command installs this tree's %s build on the server"
+                 % arch)
     inst = memboot + ["install", "--root", srv.esp, "--once", "--esp", srv.esp,
-                      "--append", "memboot.init=deferred"]
+                      "--append", "memboot.init=deferred"] + files
     if args.sign:
         key, cert = make_key(workdir)
         srv.enroll_mok(cert)
@@ -762,6 +783,10 @@ def add_parser(sub):
     p.add_argument("--deb", metavar="FILE", type=inputs.input_file,
                    help="memboot's package (default: one built from build/debug, as "
                         "'make deb' builds it)")
+    p.add_argument("--arch", choices=sorted(ARCHES),
+                   help="the server's architecture (default x86_64); arm64: GRUB for "
+                        "arm64-efi and Debian's cloud-arm64 Linux under AAVMF, memboot from "
+                        "this tree's build (make ARCH=arm64)")
     p.add_argument("--secure-boot", action="store_true",
                    help="Secure Boot on (OVMF with Microsoft's keys; Debian's signed shim "
                         "and GRUB on the server)")
