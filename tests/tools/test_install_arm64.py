@@ -15,6 +15,7 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__fi
 sys.path.insert(0, os.path.join(REPO_ROOT, "tools"))
 sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "tools"))
 from mbtools import facts, install  # noqa: E402
+import test_install  # noqa: E402
 from test_install import HAVE_GRUB, Tree, fake_kernel, grubenv, script_check, snapshot  # noqa: E402,E501
 
 AARCH64 = 183
@@ -106,6 +107,47 @@ class InstallArm64(Tree):
             self.skipTest("no %s (make ARCH=arm64)" % built)
         self.assertIsNone(install.kernel_problem(built, "arm64"))
         self.assertIn("not x86-64 (62): arm64's kernel", install.kernel_problem(built))
+
+
+@unittest.skipUnless(HAVE_GRUB, "grub-script-check / grub-editenv (grub-common) missing")
+class HostArm64(Tree):
+    """The running arm64 machine (update-grub and grub-probe faked, the
+    tree as '/'): arm64 told from /boot/grub/arm64-efi."""
+
+    def setUp(self):
+        super().setUp()
+        # test_install.InstallRunningMachine's machine, without its tests.
+        self.bin = os.path.join(self.tmp.name, "hostbin")
+        test_install.fake_grub_bin(self.bin, {"update-grub": test_install.FAKE_UPDATE_GRUB[10:],
+                                              "grub-probe": test_install.FAKE_GRUB_PROBE[10:]})
+        self.host_env = dict(test_install.ENV, MEMBOOT_GRUB_BIN=self.bin,
+                             MEMBOOT_HOST_ROOT=self.root, FIXTURE_CFG=test_install.FIXTURE_CFG)
+        self.elf = fake_kernel(os.path.join(self.tmp.name, "arm64.elf"), machine=AARCH64)
+        self.loader = os.path.join(self.tmp.name, "BOOTAA64.EFI")
+        with open(self.loader, "wb") as f:
+            f.write(b"MZ" + bytes(510))
+        self.esp = os.path.join(self.root, "boot", "efi")
+        os.makedirs(os.path.join(self.esp, "EFI", "debian"))
+        os.makedirs(os.path.join(self.root, "boot", "grub", "arm64-efi"))
+
+    def test_host_install_once_then_uninstall(self):
+        proc = test_install.InstallRunningMachine.host(self, "install", "--once", "--loader", self.loader)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(script_check(self.cfg).returncode, 0)
+        with open(self.cfg) as f:
+            cfg = f.read()
+        self.assertIn("### BEGIN /etc/grub.d/42_memboot ###\nmenuentry 'memboot", cfg)
+        self.assertIn("chainloader ($mb_esp)/EFI/memboot/memboot.efi", cfg)
+        self.assertNotIn("multiboot2", cfg)
+        self.assertEqual(sorted(os.listdir(os.path.join(self.esp, "EFI", "memboot"))),
+                         ["cmdline.txt", "memboot.efi", "memboot.elf"])
+        self.assertEqual(grubenv(self.env_file), {"next_entry": "memboot"})
+        proc = test_install.InstallRunningMachine.host(self, "uninstall")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(self.cfg) as f:
+            self.assertNotIn("memboot", f.read())
+        self.assertEqual(grubenv(self.env_file), {})
+        self.assertEqual(os.listdir(os.path.join(self.esp, "EFI")), ["debian"])
 
 
 if __name__ == "__main__":
