@@ -7,14 +7,14 @@ grub-install put in /boot/grub; contradictions are refused with the tree
 left as it was. The boot itself: tests/guest/test_spare_roundtrip_arm64.py."""
 
 import os
-import subprocess
 import sys
+import tempfile
 import unittest
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO_ROOT, "tools"))
 sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "tools"))
-from mbtools import facts, install  # noqa: E402
+from mbtools import bootnext, install  # noqa: E402
 import test_install  # noqa: E402
 from test_install import HAVE_GRUB, Tree, fake_kernel, grubenv, script_check, snapshot  # noqa: E402,E501
 
@@ -148,6 +148,24 @@ class HostArm64(Tree):
             self.assertNotIn("memboot", f.read())
         self.assertEqual(grubenv(self.env_file), {})
         self.assertEqual(os.listdir(os.path.join(self.esp, "EFI")), ["debian"])
+
+
+class RemovablePath(unittest.TestCase):
+    def test_a_whole_disk_entry_boots_the_arm64_removable_path(self):
+        # Was: only \EFI\BOOT\BOOTX64.EFI was looked at, so on an arm64
+        # machine whose firmware booted the disk install --once could not
+        # tell whether GRUB was what it booted (None).
+        with tempfile.TemporaryDirectory(prefix="memboot-esp-") as esp:
+            os.makedirs(os.path.join(esp, "EFI", "BOOT"))
+            path = os.path.join(esp, "EFI", "BOOT", "BOOTAA64.EFI")
+            disk = (1, "UEFI Misc Device", None)
+            for blob, boots in ((b"MZ..GNU GRUB  version 2.06", True),
+                                (b"MZ..systemd-boot", False)):
+                with open(path, "wb") as f:
+                    f.write(blob)
+                self.assertIs(bootnext.grub_boots(disk, esp), boots, blob)
+            self.assertIs(bootnext.grub_boots((1, None, "\\EFI\\BOOT\\BOOTAA64.EFI"), esp),
+                          False)
 
 
 if __name__ == "__main__":

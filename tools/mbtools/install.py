@@ -1360,7 +1360,9 @@ def add_parser(sub):
         description="Copy the kernel to /boot/memboot/, write /etc/grub.d/%s (a Multiboot2 "
                     "menu entry, never the default), regenerate /boot/grub/grub.cfg and, with "
                     "--once, make only the next boot memboot's (grubenv next_entry, as "
-                    "grub-reboot does). Debian/Ubuntu GRUB layout only; anything else is "
+                    "grub-reboot does). On arm64 (--arch) the entry chainloads memboot's "
+                    "UEFI loader, put on the EFI system partition with the kernel. "
+                    "Debian/Ubuntu GRUB layout only; anything else is "
                     "refused with nothing changed (exit 64). A failing step is undone "
                     "(exit %d)." % (SCRIPT_NAME, EXIT_GRUB_FAILED))
     p.add_argument("--elf", metavar="PATH",
