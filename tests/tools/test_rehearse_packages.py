@@ -70,5 +70,18 @@ class FetchPackage(unittest.TestCase):
             "/c/busybox-static_1%3a1.35.0-4+deb12u1+b1_arm64.deb"), "1:1.35.0-4+deb12u1+b1")
 
 
+class RehearseArm64Refusals(unittest.TestCase):
+    def test_what_arm64_has_no_way_to_rehearse(self):
+        tool = os.path.join(REPO_ROOT, "tools", "memboot")
+        with tempfile.NamedTemporaryFile(suffix=".deb") as deb:
+            for argv, text in ((["--secure-boot"], "--arch arm64 has none here"),
+                               (["--deb", deb.name], "holds x86_64's kernel only")):
+                proc = subprocess.run([sys.executable, tool, "rehearse", "--arch", "arm64"]
+                                      + argv, capture_output=True, text=True, timeout=60)
+                self.assertEqual(proc.returncode, 64, proc.stderr)
+                self.assertIn(text, proc.stderr)
+                self.assertNotIn("Traceback", proc.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -807,6 +807,14 @@ def add_parser(sub):
 def main(args):
     if args.sign and not args.secure_boot:
         args.subparser.error("--sign is the Secure Boot way: it needs --secure-boot")
+    if args.arch and args.arch != "x86_64" and args.secure_boot:
+        args.subparser.error("--secure-boot rehearses Debian's signed shim and GRUB for "
+                             "x86_64 under OVMF's Secure Boot build; --arch %s has none here"
+                             % args.arch)
+    if args.arch and args.arch != "x86_64" and args.deb:
+        args.subparser.error("--deb: memboot's package holds x86_64's kernel only; the %s "
+                             "server gets this tree's build (make ARCH=%s)"
+                             % (args.arch, args.arch))
     say = Say()
     try:
         return rehearse(args, say)
