@@ -469,12 +469,13 @@ test: check-includes cross-check all ports host-tests fuzz-build release-check b
 	@python3 tests/run.py --iso $(O)/memboot.iso --elf $(O)/memboot.elf $(TEST_ARGS)
 
 # The spare-server loop's slow guest tests alone (Secure Boot, BootNext, the
-# package in a Debian root, docs/spare-metal.md's rehearsal): minutes a boot
+# package in a Debian root, docs/spare-metal.md's rehearsal, the arm64 round
+# trip with Debian's arm64 Linux under AAVMF): minutes a boot
 # under TCG, so `make test` skips them; CI runs them with it (.ci/run).
-test-spare: all
+test-spare: all ports
 	@MEMBOOT_SPARE_TESTS=1 python3 tests/run.py --only guest -k '$(SPARE_TESTS)' \
 		--iso $(O)/memboot.iso --elf $(O)/memboot.elf $(TEST_ARGS)
-SPARE_TESTS := secure_boot|bootnext|package_root|spare_docs
+SPARE_TESTS := secure_boot|bootnext|package_root|spare_docs|spare_roundtrip_arm64
 
 fuzz: fuzz-build
 	@tools/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)

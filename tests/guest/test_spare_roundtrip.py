@@ -40,7 +40,7 @@ def _need(path, what):
     return path
 
 
-def _server(tmp, elf, **kw):
+def _server(tmp, elf, install_args=(), **kw):
     """The simulated server with memboot installed for one boot."""
     try:
         srv = rehearse.Server(tmp, **kw)
@@ -48,27 +48,31 @@ def _server(tmp, elf, **kw):
     except rehearse.RehearsalError as e:
         raise unittest.SkipTest(str(e))
     inst = subprocess.run([MEMBOOT, "install", "--root", srv.esp, "--once", "--elf", elf,
-                           "--append", "memboot.init=deferred"],
+                           "--append", "memboot.init=deferred"] + list(install_args),
                           capture_output=True, text=True, timeout=120)
     assert inst.returncode == 0, inst.stderr
     srv.write_disk()
     return srv
 
 
-def _uninstall(srv):
+def _uninstall(srv, uninstall_args=()):
     """`memboot uninstall --root` on the tree, and the disk made to match:
-    the new grub.cfg and grubenv copied over, the kernel deleted."""
-    out = subprocess.run([MEMBOOT, "uninstall", "--root", srv.esp], capture_output=True,
-                         text=True, timeout=120)
+    the new grub.cfg and grubenv copied over, the kernel deleted (and the
+    ESP's EFI/memboot where install put the loader there)."""
+    out = subprocess.run([MEMBOOT, "uninstall", "--root", srv.esp] + list(uninstall_args),
+                         capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     cfg = os.path.join(srv.esp, "boot", "grub", "grub.cfg")
     check = subprocess.run(["grub-script-check", cfg], capture_output=True, text=True)
     assert check.returncode == 0, check.stderr
     with open(cfg) as f:
-        assert f.read() == rehearse.GRUB_CFG
+        assert f.read() == rehearse.grub_cfg(srv.arch)
     for name in ("grub.cfg", "grubenv"):
         srv.put("boot/grub/" + name)
     srv.delete("boot/memboot")
+    if uninstall_args:
+        assert not os.path.exists(os.path.join(srv.esp, "EFI", "memboot"))
+        srv.delete("EFI/memboot")
 
 
 def _linux_vars(b):

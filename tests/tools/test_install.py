@@ -55,10 +55,11 @@ def snapshot(root):
 MB2_MAGIC = 0xE85250D6
 
 
-def fake_kernel(path, note_type=0x6d620001, size=0x2000):
-    """A small file that has every part of a memboot kernel install checks."""
+def fake_kernel(path, note_type=0x6d620001, size=0x2000, machine=62):
+    """A small file that has every part of a memboot kernel install checks
+    (@machine: the ELF's, 62 x86-64, 183 AArch64)."""
     import struct
-    ehdr = struct.pack("<4sBBBB8xHHIQQQIHHHHHH", b"\x7fELF", 2, 1, 1, 0, 2, 62, 1, 0x100000,
+    ehdr = struct.pack("<4sBBBB8xHHIQQQIHHHHHH", b"\x7fELF", 2, 1, 1, 0, 2, machine, 1, 0x100000,
                        64, 0, 0, 64, 56, 2, 64, 0, 0)
     phdrs = struct.pack("<IIQQQQQQ", 1, 5, 0x1000, 0x100000, 0x100000, 0x1000, 0x1000,
                         0x1000)

@@ -37,7 +37,8 @@ LOADER_NAME = "memboot.efi"
 LOADER_PATH = "\\EFI\\memboot\\memboot.efi"  # as the firmware names it
 LABEL = "memboot"
 DEFAULT_ESP = "boot/efi"                    # relative to the root
-REMOVABLE = "\\EFI\\BOOT\\BOOTX64.EFI"
+# The removable-media paths (UEFI 2.10, 3.5.1.1) of x86_64 and arm64.
+REMOVABLE = ("\\EFI\\BOOT\\BOOTX64.EFI", "\\EFI\\BOOT\\BOOTAA64.EFI")
 GRUB_NAMES = re.compile(r"(shim|grub)[a-z0-9]*\.efi$", re.I)
 
 
@@ -101,13 +102,14 @@ def grub_boots(current, esp):
     _, desc, path = current
     if path is None:
         # A whole-disk entry (OVMF's "UEFI QEMU HARDDISK"): the firmware
-        # boots the removable path.
-        path = REMOVABLE
+        # boots the removable path, its architecture's (the one on the ESP).
+        path = next((r for r in REMOVABLE if esp and _find_case(
+            esp, ["EFI", "BOOT", r.split("\\")[-1]])), REMOVABLE[0])
     name = path.replace("/", "\\").split("\\")[-1]
     if GRUB_NAMES.search(name):
         return True
-    if path.upper() == REMOVABLE.upper() and esp and os.path.isdir(esp):
-        f = _find_case(esp, ["EFI", "BOOT", "BOOTX64.EFI"])
+    if path.upper() in (r.upper() for r in REMOVABLE) and esp and os.path.isdir(esp):
+        f = _find_case(esp, ["EFI", "BOOT", name])
         if f is None:
             return None
         with open(f, "rb") as fh:
@@ -245,29 +247,32 @@ def _signing(args, inst):
 
 
 def _loader(args, inst):
-    loader = getattr(args, "loader", None) or inst.DEFAULT_LOADER
+    arch = getattr(args, "arch", None) or "x86_64"
+    default = inst.default_loader(arch)
+    loader = getattr(args, "loader", None) or default
     try:
         with open(loader, "rb") as f:
             head = f.read(2)
     except OSError as e:
         raise inst.Refused("memboot's UEFI loader %s: %s%s" % (
-            loader, e.strerror, "; run 'make esp' first" if loader == inst.DEFAULT_LOADER
+            loader, e.strerror, "; run 'make %s' first" % (
+                "esp" if arch == "x86_64" else "ARCH=" + arch) if loader == default
             else "")) from None
     if head != b"MZ":
         raise inst.Refused("%s is not a UEFI application (no PE/COFF 'MZ' header)" % loader)
     return loader
 
 
-def chain_entry(prologue):
-    """memboot's GRUB entry through its UEFI loader on the ESP (signed)."""
+def chain_entry(prologue, signed=True):
+    """memboot's GRUB entry through its UEFI loader on the ESP (@signed)."""
     inst = _install()
     return ("menuentry '%s' --id %s {\n%s"
-            "\techo 'Loading memboot through its signed UEFI loader ...'\n"
+            "\techo 'Loading memboot through its %sUEFI loader ...'\n"
             "\tsearch --no-floppy --file --set=mb_esp /%s/%s\n"
             "\tchainloader ($mb_esp)/%s/%s\n"
             "\tboot\n"
-            "}\n" % (inst.ENTRY_TITLE, inst.ENTRY_ID, prologue, ESP_DIR, LOADER_NAME,
-                     ESP_DIR, LOADER_NAME))
+            "}\n" % (inst.ENTRY_TITLE, inst.ENTRY_ID, prologue, "signed " if signed else "",
+                     ESP_DIR, LOADER_NAME, ESP_DIR, LOADER_NAME))
 
 
 def check_boot_manager(args, lay, plan):
@@ -287,20 +292,21 @@ def check_boot_manager(args, lay, plan):
         _say(plan, "note: " + msg)
 
 
-def firmware_checks(args, lay, plan, elf, words, default):
+def firmware_checks(args, lay, plan, elf, words, default, chain=False):
     """install through GRUB: the Secure Boot notice, and memboot's entry
-    (chainloading the signed loader with --sign-key)."""
+    (chainloading the loader: signed with --sign-key, and always where
+    GRUB has no multiboot2, @chain)."""
     inst = _install()
     signed = _signing(args, inst)
-    if signed:
+    if signed or chain:
         _loader(args, inst)
     if lay.host:
         st = secureboot.state(lay.base, inst.which)
         for line in secureboot.notice(st, bool(signed), False):
             _say(plan, line)
     prologue = secureboot.fallback_lines(default)
-    if signed:
-        return chain_entry(prologue)
+    if signed or chain:
+        return chain_entry(prologue, bool(signed))
     return inst.menu_entry(words, prologue=prologue)
 
 

@@ -49,6 +49,31 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__fi
 DEFAULT_ELF = os.path.join(REPO_ROOT, "build", "debug", "memboot.elf")
 DEFAULT_LOADER = os.path.join(REPO_ROOT, "build", "debug", "efi", "BOOTX64.EFI")
 
+# The machines install puts memboot on. elf_machine: the kernel's ELF
+# machine; platforms: GRUB's directories for it, which grub-install copies
+# into /boot/grub/ (they tell a root's architecture); uname: os.uname()'s
+# machine of a running one; multiboot2: whether GRUB loads the kernel itself
+# (x86_64) or chainloads memboot's UEFI loader from the EFI system
+# partition (arm64: GRUB has no multiboot2 there); elf and loader: this
+# tree's build (make ARCH=NAME).
+ARCHES = {
+    "x86_64": {"elf_machine": 62, "machine_name": "x86-64",
+               "platforms": ("x86_64-efi", "i386-pc"), "uname": "x86_64", "multiboot2": True},
+    "arm64": {"elf_machine": 183, "machine_name": "AArch64", "platforms": ("arm64-efi",),
+              "uname": "aarch64", "multiboot2": False,
+              "elf": os.path.join(REPO_ROOT, "build", "arm64", "debug", "memboot.elf"),
+              "loader": os.path.join(REPO_ROOT, "build", "arm64", "debug", "efi",
+                                     "BOOTAA64.EFI")},
+}
+
+
+def default_elf(arch):
+    return DEFAULT_ELF if arch == "x86_64" else ARCHES[arch]["elf"]
+
+
+def default_loader(arch):
+    return DEFAULT_LOADER if arch == "x86_64" else ARCHES[arch]["loader"]
+
 ENTRY_ID = "memboot"
 ENTRY_TITLE = "memboot: memory bring-up test"
 SCRIPT_NAME = "42_memboot"
@@ -429,12 +454,14 @@ CMDLINE_KEEP_BYTES = 2047
 GRUB_ESCAPED = "\\'\""
 
 
-def kernel_problem(path):
-    """None if @path is a memboot kernel GRUB's multiboot2 can load, else why
-    not. Only its headers are read (never the whole file): the ELF header
-    (64-bit, little-endian, x86-64, an executable), every program and
-    section header inside the file (a truncated copy is named), memboot's
-    ELF note and a Multiboot2 header in the first 32 KiB."""
+def kernel_problem(path, arch="x86_64"):
+    """None if @path is a memboot kernel for @arch that GRUB's multiboot2
+    (x86_64) or memboot's UEFI loader (arm64) can load, else why not. Only
+    its headers are read (never the whole file): the ELF header (64-bit,
+    little-endian, the architecture's machine, an executable), every
+    program and section header inside the file (a truncated copy is
+    named), memboot's ELF note and, for multiboot2, a Multiboot2 header in
+    the first 32 KiB."""
     problem = inputs.regular_file_problem(path, "kernel")
     if problem:
         return problem
@@ -443,7 +470,7 @@ def kernel_problem(path):
             fd = f.fileno()
             size = os.fstat(fd).st_size
             head = os.pread(fd, MB2_SEARCH_BYTES, 0)
-            problem = _elf_problem(fd, size, head)
+            problem = _elf_problem(fd, size, head, ARCHES[arch])
     except inputs.InputError as e:
         return str(e)
     except OSError as e:
@@ -451,7 +478,7 @@ def kernel_problem(path):
     return "%s %s" % (path, problem) if problem else None
 
 
-def _elf_problem(fd, size, head):
+def _elf_problem(fd, size, head, arch):
     if len(head) < 64 or head[:4] != b"\x7fELF":
         return "is not an ELF file"
     if head[4] != 2 or head[5] != 1:
@@ -462,11 +489,14 @@ def _elf_problem(fd, size, head):
     if e_type != 2:
         return ("is not a memboot kernel: an ELF of type %d (%s), not an executable"
                 % (e_type, ELF_TYPES.get(e_type, "unknown")))
-    if e_machine != 62:
-        return "is not a memboot kernel: an ELF for machine %d, not x86-64 (62)" % e_machine
+    if e_machine != arch["elf_machine"]:
+        return "is not a memboot kernel: an ELF for machine %d, not %s (%d)%s" % (
+            e_machine, arch["machine_name"], arch["elf_machine"], next(
+                (": %s's kernel" % name for name, a in ARCHES.items()
+                 if a["elf_machine"] == e_machine), ""))
     if e_phentsize != 56 or not 0 < e_phnum <= 64:
-        return ("is not a memboot kernel: %d program headers of %d bytes (an x86-64 "
-                "executable has 1 to 64 of 56)" % (e_phnum, e_phentsize))
+        return ("is not a memboot kernel: %d program headers of %d bytes (an %s "
+                "executable has 1 to 64 of 56)" % (e_phnum, e_phentsize, arch["machine_name"]))
     for what, end in (("program headers", e_phoff + e_phnum * 56),
                       ("section headers", e_shoff + e_shnum * e_shentsize if e_shoff else 0)):
         if end > size:
@@ -484,6 +514,8 @@ def _elf_problem(fd, size, head):
     if not any(_has_memboot_note(os.pread(fd, n, off)) for off, n in notes):
         return ("has no memboot ELF note (name \"%s\", type 0x%08x, which memboot's kernel "
                 "carries): it is not a memboot kernel" % (KERNEL_NOTE_NAME, KERNEL_NOTE_TYPE))
+    if not arch["multiboot2"]:
+        return None
     for off in range(0, len(head) - 15, 8):
         magic, arch, length, checksum = struct.unpack_from("<IIII", head, off)
         if magic == MB2_HEADER_MAGIC and (magic + arch + length + checksum) & 0xFFFFFFFF == 0:
@@ -1152,18 +1184,57 @@ def script_made_grubenv(lay):
     return MADE_GRUBENV in lay.read_text(lay.script, "script").splitlines()
 
 
+def target_arch(args, lay):
+    """The architecture memboot is installed for: --arch, else the one whose
+    GRUB modules grub-install put in the root's /boot/grub/PLATFORM, else
+    (the running machine) os.uname()'s, else x86_64. Refused when --arch
+    contradicts the root's GRUB, or the root holds two architectures'."""
+    found = {}
+    for name, a in ARCHES.items():
+        for platform in a["platforms"]:
+            if os.path.isdir(os.path.join(lay.grub_dir, platform)):
+                found.setdefault(name, os.path.join(lay.grub_dir, platform))
+    arch = getattr(args, "arch", None)
+    if arch:
+        if found and arch not in found:
+            name, path = sorted(found.items())[0]
+            raise Refused("--arch %s, but the GRUB under %s is %s's (%s): memboot would not "
+                          "boot there" % (arch, lay.base, name, path))
+        return arch
+    if len(found) > 1:
+        raise Refused("%s holds GRUB's modules for %s: say which machine this is with --arch"
+                      % (lay.grub_dir, " and ".join("%s (%s)" % kv for kv in
+                                                    sorted(found.items()))))
+    if found:
+        return next(iter(found))
+    if lay.host:
+        machine = os.uname().machine
+        for name, a in ARCHES.items():
+            if a["uname"] == machine:
+                return name
+    return "x86_64"
+
+
 def install_steps(args, lay, plan):
-    elf = args.elf or DEFAULT_ELF
-    problem = kernel_problem(elf)
+    arch = target_arch(args, lay)
+    args.arch = arch
+    elf = args.elf or default_elf(arch)
+    problem = kernel_problem(elf, arch)
+    other = next((name for name in ARCHES if name != arch and problem and
+                  problem.endswith(": %s's kernel" % name)), None)
+    if other:
+        raise Refused("%s (install --arch %s)" % (problem, other))
     if problem:
-        raise Refused(problem + ("; run 'make' first" if elf == DEFAULT_ELF
-                                 and not os.path.exists(elf) else ""))
+        raise Refused(problem + ("; run 'make%s' first" % (
+            "" if arch == "x86_64" else " ARCH=" + arch) if elf == default_elf(arch)
+            and not os.path.exists(elf) else ""))
     words = install_words(args)
     problem = words_problem(words)
     if problem:
         raise Refused(problem)
     if args.bootnext:
         return bootnext.install_steps(args, lay, plan, elf, words)
+    chain = not ARCHES[arch]["multiboot2"]
     bootnext.check_boot_manager(args, lay, plan)
     check_layout(lay, ["grub-script-check"] + (["grub-editenv"] if args.once else []))
     env = grubenv_entries(lay)
@@ -1173,7 +1244,7 @@ def install_steps(args, lay, plan):
                       "first, or clear it (grub-editenv %s unset next_entry)"
                       % (lay.grubenv, env["next_entry"], lay.grubenv))
     made_grubenv = script_made_grubenv(lay) or (args.once and not os.path.lexists(lay.grubenv))
-    entry = bootnext.firmware_checks(args, lay, plan, elf, words, grub_default(lay))
+    entry = bootnext.firmware_checks(args, lay, plan, elf, words, grub_default(lay), chain)
     old_cfg = new_cfg = None
     if not lay.host:
         old_cfg, new_cfg = planned_cfg(lay, entry, env)
@@ -1192,7 +1263,7 @@ def install_steps(args, lay, plan):
     if lay.root and args.dry_run:
         plan.say("install under %s (not this machine's /)" % lay.root)
     remove_leftovers(plan, lay)
-    bootnext.write_esp_files(args, lay, plan, elf, words)
+    bootnext.write_esp_files(args, lay, plan, elf, words, force=chain)
     plan.mkdir(lay.real(lay.kernel_dir))
     plan.write_file(lay.real(lay.kernel), kernel, mode=0o644, show=False,
                     max_old=MAX_KERNEL_BYTES)
@@ -1289,7 +1360,9 @@ def add_parser(sub):
         description="Copy the kernel to /boot/memboot/, write /etc/grub.d/%s (a Multiboot2 "
                     "menu entry, never the default), regenerate /boot/grub/grub.cfg and, with "
                     "--once, make only the next boot memboot's (grubenv next_entry, as "
-                    "grub-reboot does). Debian/Ubuntu GRUB layout only; anything else is "
+                    "grub-reboot does). On arm64 (--arch) the entry chainloads memboot's "
+                    "UEFI loader, put on the EFI system partition with the kernel. "
+                    "Debian/Ubuntu GRUB layout only; anything else is "
                     "refused with nothing changed (exit 64). A failing step is undone "
                     "(exit %d)." % (SCRIPT_NAME, EXIT_GRUB_FAILED))
     p.add_argument("--elf", metavar="PATH",
@@ -1303,6 +1376,11 @@ def add_parser(sub):
                         "screen)" % DEFAULT_EXIT)
     p.add_argument("--once", action="store_true",
                    help="the next boot only: grub-editenv grubenv set next_entry=%s" % ENTRY_ID)
+    p.add_argument("--arch", choices=sorted(ARCHES),
+                   help="the machine's architecture (default: the one whose GRUB modules "
+                        "are in /boot/grub, else this machine's); arm64: GRUB chainloads "
+                        "memboot's UEFI loader (BOOTAA64.EFI) from the EFI system "
+                        "partition, which reads the kernel beside it")
     bootnext.add_options(p)
     _common(p)
     p.set_defaults(func=cmd_install, subparser=p)

@@ -54,6 +54,19 @@ DEFAULT_CACHE = os.path.join(os.path.expanduser("~"), ".cache", "memboot", "rehe
 REPO_ROOT = mbboot.REPO_ROOT
 GRUB_MODULES = ("normal configfile linux multiboot2 echo test regexp all_video loadenv fat "
                 "part_gpt part_msdos gzio sleep reboot halt search chain").split()
+# The simulated server's architecture: Debian's name, GRUB's platform and
+# the package of its modules (None: the host's grub-efi-amd64-bin, in
+# /usr/lib/grub; another architecture's is unpacked from the cache, never
+# installed), the removable-media boot file (UEFI 2.10, 3.5.1.1), the
+# modules GRUB's image holds (arm64-efi has no multiboot2: memboot's entry
+# chainloads its UEFI loader), Linux's serial console.
+ARCHES = {
+    "x86_64": {"debarch": "amd64", "platform": "x86_64-efi", "grub_package": None,
+               "boot_efi": "BOOTX64.EFI", "modules": GRUB_MODULES, "console": "ttyS0"},
+    "arm64": {"debarch": "arm64", "platform": "arm64-efi", "grub_package": "grub-efi-arm64-bin",
+              "boot_efi": "BOOTAA64.EFI",
+              "modules": [m for m in GRUB_MODULES if m != "multiboot2"], "console": "ttyAMA0"},
+}
 ESP_MIB = 64
 ESP_START = 2048                 # sectors: the partition starts at 1 MiB
 ESP_TYPE = "C12A7328-F81F-11D2-BA4B-00A0C93EC93B"
@@ -105,6 +118,13 @@ menuentry 'Debian GNU/Linux' --id linux {
 	initrd /boot/initrd.img
 }
 """
+
+
+def grub_cfg(arch="x86_64"):
+    """The server's grub.cfg: GRUB_CFG, with Linux on its architecture's
+    serial console."""
+    return GRUB_CFG.replace("console=ttyS0,115200", "console=%s,115200"
+                            % ARCHES[arch]["console"])
 # What grub-install leaves beside Debian's signed GRUB (its prefix is
 # /EFI/debian): the way to the real grub.cfg.
 SIGNED_GRUB_CFG = "set prefix=($root)/boot/grub\nconfigfile $prefix/grub.cfg\n"
@@ -125,25 +145,59 @@ def _run(argv, what, **kw):
     return proc
 
 
-def fetch_package(name, cache):
-    """The unpacked tree of Debian package @name (apt-get download once into
-    @cache, dpkg-deb -x)."""
-    root = os.path.join(cache, name)
+def _candidate(spec):
+    """apt's candidate version of @spec (name:arch), or None."""
+    try:
+        out = subprocess.run(["apt-cache", "policy", spec], capture_output=True, text=True,
+                             timeout=60).stdout
+    except OSError:
+        return None
+    for line in out.splitlines():
+        if line.strip().startswith("Candidate:"):
+            v = line.split(":", 1)[1].strip()
+            return None if v == "(none)" else v
+    return None
+
+
+def _deb_version(path):
+    """The version in a .deb's file name (apt-get download's NAME_VERSION_ARCH.deb,
+    the epoch's colon written %3a)."""
+    return os.path.basename(path).split("_")[1].replace("%3a", ":")
+
+
+def fetch_package(name, cache, debarch="amd64"):
+    """The unpacked tree of Debian package @name for @debarch (apt-get
+    download once into @cache, dpkg-deb -x): the .deb of that architecture
+    and of apt's candidate version, never another one a glob would sort
+    first. amd64's tree is CACHE/NAME, another's CACHE/NAME_ARCH."""
+    root = os.path.join(cache, name if debarch == "amd64" else "%s_%s" % (name, debarch))
     stamp = os.path.join(root, ".unpacked")
     if os.path.exists(stamp):
         return root
     os.makedirs(cache, exist_ok=True)
-    debs = sorted(glob.glob(os.path.join(cache, name + "_*.deb")))
-    if not debs:
-        dl = subprocess.run(["apt-get", "download", name], cwd=cache, capture_output=True,
+    spec = "%s:%s" % (name, debarch)
+
+    def debs():
+        return sorted(glob.glob(os.path.join(cache, "%s_*_%s.deb" % (name, debarch)))
+                      + glob.glob(os.path.join(cache, "%s_*_all.deb" % name)))
+    want = _candidate(spec)
+    have = [d for d in debs() if want is None or _deb_version(d) == want]
+    if not have:
+        dl = subprocess.run(["apt-get", "download", spec if want is None else
+                             "%s=%s" % (spec, want)], cwd=cache, capture_output=True,
                             text=True, timeout=600)
-        debs = sorted(glob.glob(os.path.join(cache, name + "_*.deb")))
-        if not debs:
+        have = [d for d in debs() if want is None or _deb_version(d) == want]
+        if not have:
             raise RehearsalError("could not download Debian package %s (offline? run "
-                                 "apt-get update): %s" % (name, (dl.stderr or dl.stdout)
-                                                         .strip()[-300:]))
+                                 "apt-get update; another architecture's needs dpkg "
+                                 "--add-architecture %s): %s" % (
+                                     spec, debarch, (dl.stderr or dl.stdout).strip()[-300:]))
+    if len(have) > 1:
+        raise RehearsalError("%s: %s in %s, and apt names no candidate version to choose "
+                             "between them: remove all but one"
+                             % (spec, ", ".join(os.path.basename(d) for d in have), cache))
     os.makedirs(root, exist_ok=True)
-    _run(["dpkg-deb", "-x", debs[-1], root], "unpacking " + name)
+    _run(["dpkg-deb", "-x", have[0], root], "unpacking " + spec)
     open(stamp, "w").close()
     return root
 
@@ -166,10 +220,10 @@ def _read(path):
         return f.read()
 
 
-def initramfs(kernel_modules, cache, init=INIT, extra=()):
-    """busybox (busybox-static), efivarfs.ko of the kernel package and
-    @init as /init; @extra more (name, mode, data) entries."""
-    bb = fetch_package("busybox-static", cache)
+def initramfs(kernel_modules, cache, init=INIT, extra=(), debarch="amd64"):
+    """busybox (busybox-static of @debarch), efivarfs.ko of the kernel
+    package and @init as /init; @extra more (name, mode, data) entries."""
+    bb = fetch_package("busybox-static", cache, debarch)
     ko = glob.glob(os.path.join(kernel_modules, "kernel", "fs", "efivarfs", "efivarfs.ko"))
     if not ko:
         raise RehearsalError("no efivarfs.ko in the kernel's modules under %s" % kernel_modules)
@@ -181,12 +235,13 @@ def initramfs(kernel_modules, cache, init=INIT, extra=()):
                              ("init", 0o100755, init.encode())] + list(extra))
 
 
-def debian_kernel(cache=linux.DEFAULT_CACHE):
-    """(vmlinuz, its modules' directory) of Debian's x86-64 cloud kernel.
-    The cache's package root may hold other architectures' kernels too
-    (compare-linux --arch arm64): the modules are this kernel's version's."""
+def debian_kernel(cache=linux.DEFAULT_CACHE, arch="x86_64"):
+    """(vmlinuz, its modules' directory) of Debian's cloud kernel for
+    @arch. The cache's package root may hold other architectures' kernels
+    too (compare-linux --arch arm64): the modules are this kernel's
+    version's."""
     try:
-        vmlinuz = linux.find_vmlinuz(cache) or linux.fetch_kernel(cache)
+        vmlinuz = linux.find_vmlinuz(cache, arch) or linux.fetch_kernel(cache, arch=arch)
     except linux.LinuxError as e:
         raise RehearsalError("Debian's Linux kernel: %s" % e) from None
     version = os.path.basename(vmlinuz)[len("vmlinuz-"):]
@@ -196,20 +251,26 @@ def debian_kernel(cache=linux.DEFAULT_CACHE):
 class Server:
     """The simulated server: its ESP as a tree, and the disk built from it."""
 
-    def __init__(self, workdir, secure_boot=False, cache=DEFAULT_CACHE, log=None):
+    def __init__(self, workdir, secure_boot=False, cache=DEFAULT_CACHE, log=None,
+                 arch="x86_64"):
+        if secure_boot and arch != "x86_64":
+            raise RehearsalError("--secure-boot rehearses OVMF's Secure Boot build with "
+                                 "Debian's signed shim for x86_64; %s has none here" % arch)
         self.dir = workdir
+        self.arch = arch
         self.secure_boot = secure_boot
         self.cache = cache
         self.log = log or (lambda text: None)
         self.esp = os.path.join(workdir, "esp")
         self.disk = os.path.join(workdir, "disk.img")
         self.vars = os.path.join(workdir, "vars.fd")
-        self.vmlinuz, self.kernel_modules = debian_kernel()
+        self.vmlinuz, self.kernel_modules = debian_kernel(arch=arch)
 
     def build_tree(self):
         for d in ("EFI/BOOT", "boot/grub", "etc/grub.d"):
             os.makedirs(os.path.join(self.esp, d), exist_ok=True)
-        boot_efi = os.path.join(self.esp, "EFI", "BOOT", "BOOTX64.EFI")
+        a = ARCHES[self.arch]
+        boot_efi = os.path.join(self.esp, "EFI", "BOOT", a["boot_efi"])
         if self.secure_boot:
             shim = fetch_package("shim-signed", self.cache)
             grub = fetch_package("grub-efi-amd64-signed", self.cache)
@@ -220,12 +281,22 @@ class Server:
             with open(os.path.join(self.esp, "EFI", "debian", "grub.cfg"), "w") as f:
                 f.write(SIGNED_GRUB_CFG)
         else:
-            _run(["grub-mkimage", "-O", "x86_64-efi", "-p", "/boot/grub", "-o", boot_efi]
-                 + GRUB_MODULES, "grub-mkimage")
+            modules = os.path.join("/usr/lib/grub", a["platform"])
+            if a["grub_package"]:
+                modules = os.path.join(fetch_package(a["grub_package"], self.cache,
+                                                     a["debarch"]), "usr/lib/grub", a["platform"])
+            _run(["grub-mkimage", "-O", a["platform"], "-d", modules, "-p", "/boot/grub",
+                  "-o", boot_efi] + a["modules"], "grub-mkimage")
+            # What grub-install leaves in /boot/grub/PLATFORM (the lists; the
+            # modules the entries use are in the image): how `memboot install`
+            # tells the machine's architecture.
+            os.makedirs(os.path.join(self.esp, "boot", "grub", a["platform"]), exist_ok=True)
+            for lst in glob.glob(os.path.join(modules, "*.lst")):
+                shutil.copy(lst, os.path.join(self.esp, "boot", "grub", a["platform"]))
         shutil.copyfile(self.vmlinuz, os.path.join(self.esp, "boot", "vmlinuz"))
-        self.set_initrd(initramfs(self.kernel_modules, self.cache))
+        self.set_initrd(initramfs(self.kernel_modules, self.cache, debarch=a["debarch"]))
         with open(os.path.join(self.esp, "boot", "grub", "grub.cfg"), "w") as f:
-            f.write(GRUB_CFG)
+            f.write(grub_cfg(self.arch))
         _run(["grub-editenv", os.path.join(self.esp, "boot", "grub", "grubenv"), "create"],
              "grub-editenv")
 
@@ -286,7 +357,7 @@ class Server:
     def boot(self, timeout=300, boot_class=mbboot.Boot, strict=False):
         """One boot of the disk under OVMF (Secure Boot with --secure-boot)."""
         argv = mbboot.run_argv(nodes=NODES, mem_per_node=MEM_PER_NODE, firmware="uefi",
-                               timeout=timeout)
+                               timeout=timeout, arch=self.arch)
         argv += ["--disk", self.disk, "--vars", self.vars]
         if self.secure_boot:
             argv.append("--secure-boot")
@@ -592,20 +663,41 @@ def rehearse(args, say):
     return rehearse_in(args, say, os.path.abspath(args.keep))
 
 
+def tree_command(arch):
+    """This tree's memboot command with @arch's build as install's kernel
+    and loader: the package holds x86_64's only (package.py)."""
+    o = os.path.join(REPO_ROOT, "build", arch, "debug")
+    for path in (os.path.join(o, "memboot.elf"), os.path.join(o, "efi", "BOOTAA64.EFI")):
+        if not os.path.isfile(path):
+            raise RehearsalError("no %s: run 'make ARCH=%s' first" % (path, arch))
+    return ([sys.executable, os.path.join(REPO_ROOT, "tools", "memboot")],
+            ["--elf", os.path.join(o, "memboot.elf"),
+             "--loader", os.path.join(o, "efi", "BOOTAA64.EFI")])
+
+
 def rehearse_in(args, say, workdir):
-    deb = args.deb or build_deb(workdir)
-    srv = Server(workdir, secure_boot=args.secure_boot, cache=args.cache)
+    arch = getattr(args, "arch", None) or "x86_64"
+    if arch != "x86_64" and args.deb:
+        raise RehearsalError("--deb: memboot's package holds x86_64's kernel only; the %s "
+                             "server gets this tree's build" % arch)
+    deb = None if arch != "x86_64" else args.deb or build_deb(workdir)
+    srv = Server(workdir, secure_boot=args.secure_boot, cache=args.cache, arch=arch)
     say.step("the simulated server in %s: a GPT disk, its EFI system partition with %s, "
              "Debian's %s with a busybox initramfs (efivarfs.ko) as its own OS%s" % (
                  workdir, "Debian's signed shim and GRUB" if args.secure_boot else "GRUB",
                  os.path.basename(srv.vmlinuz),
                  "; OVMF with Secure Boot on (Microsoft's keys)" if args.secure_boot else ""))
     srv.build_tree()
-    memboot = package_command(workdir, deb)
-    say.step("memboot's package %s, unpacked; its command installs memboot on the server"
-             % os.path.basename(deb))
+    if deb:
+        memboot, files = package_command(workdir, deb), []
+        say.step("memboot's package %s, unpacked; its command installs memboot on the server"
+                 % os.path.basename(deb))
+    else:
+        memboot, files = tree_command(arch)
+        say.step("this tree's memboot command installs this tree's %s build on the server"
+                 % arch)
     inst = memboot + ["install", "--root", srv.esp, "--once", "--esp", srv.esp,
-                      "--append", "memboot.init=deferred"]
+                      "--append", "memboot.init=deferred"] + files
     if args.sign:
         key, cert = make_key(workdir)
         srv.enroll_mok(cert)
@@ -691,6 +783,10 @@ def add_parser(sub):
     p.add_argument("--deb", metavar="FILE", type=inputs.input_file,
                    help="memboot's package (default: one built from build/debug, as "
                         "'make deb' builds it)")
+    p.add_argument("--arch", choices=sorted(ARCHES),
+                   help="the server's architecture (default x86_64); arm64: GRUB for "
+                        "arm64-efi and Debian's cloud-arm64 Linux under AAVMF, memboot from "
+                        "this tree's build (make ARCH=arm64)")
     p.add_argument("--secure-boot", action="store_true",
                    help="Secure Boot on (OVMF with Microsoft's keys; Debian's signed shim "
                         "and GRUB on the server)")
@@ -711,6 +807,14 @@ def add_parser(sub):
 def main(args):
     if args.sign and not args.secure_boot:
         args.subparser.error("--sign is the Secure Boot way: it needs --secure-boot")
+    if args.arch and args.arch != "x86_64" and args.secure_boot:
+        args.subparser.error("--secure-boot rehearses Debian's signed shim and GRUB for "
+                             "x86_64 under OVMF's Secure Boot build; --arch %s has none here"
+                             % args.arch)
+    if args.arch and args.arch != "x86_64" and args.deb:
+        args.subparser.error("--deb: memboot's package holds x86_64's kernel only; the %s "
+                             "server gets this tree's build (make ARCH=%s)"
+                             % (args.arch, args.arch))
     say = Say()
     try:
         return rehearse(args, say)
