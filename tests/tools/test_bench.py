@@ -546,6 +546,70 @@ class SeedsTest(unittest.TestCase):
         build.assert_not_called()
         self.assertIn("--arch arm64 runs seed 000 only", err.getvalue())
 
+    def test_ppc64le_runs_seed_004_only(self):
+        for seed in ("000", "001", "000,004"):
+            args = mock.Mock(seed=seed, boots=1, arch="ppc64le")
+            with mock.patch.object(bench, "ensure_kernel") as build, \
+                    mock.patch("sys.stderr", new_callable=io.StringIO) as err:
+                self.assertEqual(seeds.main(args), 64, seed)
+            build.assert_not_called()
+            self.assertIn("--arch ppc64le runs seed 004 only", err.getvalue())
+
+    def test_ppc64le_seed_004_dry_run_lists_one_thread_against_the_nodes_cpus(self):
+        args = mock.Mock(seed="004", boots=None, arch="ppc64le", dry_run=True,
+                         build_dir="/b")
+        with mock.patch.object(bench, "ensure_kernel") as build, \
+                mock.patch.object(bench, "boot_once") as boot, \
+                mock.patch("sys.stdout", new_callable=io.StringIO) as out:
+            self.assertEqual(seeds.main(args), 0)
+        build.assert_not_called()
+        boot.assert_not_called()
+        lines = out.getvalue().splitlines()
+        self.assertEqual(len(lines), 5, lines)
+        for line, (shape, threads) in zip(lines, [("2 --cpus-per-node 4 --mem-per-node 1G", "1"),
+                                                  ("2 --cpus-per-node 4 --mem-per-node 1G", "node"),
+                                                  ("1 --cpus-per-node 8 --mem-per-node 4G", "1"),
+                                                  ("1 --cpus-per-node 8 --mem-per-node 4G", "node")]):
+            self.assertIn("--nodes " + shape, line)
+            self.assertIn("--arch ppc64le --boot vof --image /b/ppc64le/debug/memboot.elf", line)
+            self.assertTrue(line.endswith("memboot.init=deferred memboot.init_threads=" + threads),
+                            line)
+        self.assertEqual(lines[-1], "4 configurations x 3 boots (no round starts after %d s)"
+                         % seeds.SEED_004_BUDGET_S)
+
+    def test_ppc64le_seed_004_shapes_fit_the_guest_limit(self):
+        for topo, like in seeds.SEED_004_SHAPES["ppc64le"]:
+            nodes, cpus, mem = bench.parse_topo(topo)
+            self.assertLessEqual(nodes * inputs.size_problem(mem)[0], 4 << 30, topo)
+            self.assertTrue(like)
+
+    def test_ppc64le_seed_004_stops_at_the_time_bound(self):
+        # Each fake boot takes 100 s of the progress clock: the first round
+        # (4 boots) always runs, the second does not start past 240 s.
+        now = [0.0]
+
+        def boot(config, elf, extra, arch=None):
+            now[0] += 100
+            t = 1 if config["threads"] == "1" else 4
+            return {"status": 0, "records": [node_init(0, 8e6 / t, threads=t),
+                                             {"event": "done", "total_ns": 9e8 / t,
+                                              "usable_ns": 4e8}],
+                    "unknown": [], "wall_s": 1.0, "stderr": ""}
+        args = mock.Mock(seed="004", boots=3, arch="ppc64le", dry_run=False)
+        with mock.patch.object(bench, "ensure_kernel", return_value="/b/memboot.elf"), \
+                mock.patch.object(bench, "boot_once", side_effect=boot), \
+                mock.patch.object(seeds.time, "monotonic", side_effect=lambda: now[0]), \
+                mock.patch("sys.stderr", new_callable=io.StringIO) as err, \
+                mock.patch("sys.stdout", new_callable=io.StringIO) as out:
+            self.assertEqual(seeds.main(args), 0)
+        self.assertIn("1 of 3 rounds in the 240 s bound", err.getvalue())
+        text = out.getvalue()
+        self.assertIn("medians of 1 boot (the time bound stopped it short of 3)", text)
+        self.assertIn("| 4 GB | 24.5 | 10.4 | -58% |", text)
+        self.assertIn("| 2x4x1G | 0 | ? | 1000 | 8.00 | 2.00 | -75% | 2000.00 |", text)
+        self.assertIn("| kernel entry to done | 900.0 | 225.0 | -75% |", text)
+        self.assertIn("QEMU pseries (ppc64le) under TCG", text)
+
     def test_seed_001_reads_phase_and_1g_records(self):
         recs = [{"event": "phase", "name": "hugetlb", "ns": 6e6},
                 {"event": "hugetlb", "node": 1, "size_bytes": 1 << 30, "ns": 1e6}]
