@@ -497,6 +497,18 @@ class Ppc64leLinuxLogTest(unittest.TestCase):
             self.assertFalse(os.path.exists(said))       # dpkg never asked to change
         self.assertIn("dpkg --add-architecture ppc64el; apt-get update", str(cm.exception))
 
+    def test_fetch_without_dpkg_is_a_clear_error(self):
+        # apt's tools there, dpkg not on PATH: named, never a traceback.
+        with tempfile.TemporaryDirectory() as d:
+            fake = fake_tools(d, (("apt-cache", "exit 100"), ("apt-get", "exit 100"),
+                                  ("dpkg-deb", "exit 1")))
+            with mock.patch.dict(os.environ, {"PATH": fake}), \
+                    mock.patch.object(os, "geteuid", return_value=0):
+                with self.assertRaises(linux.LinuxError) as cm:
+                    linux.fetch_kernel(os.path.join(d, "cache"), log=io.StringIO(),
+                                       arch="ppc64le")
+        self.assertIn("apt-cache knows no linux-image-powerpc64le:ppc64el", str(cm.exception))
+
     def test_kernel_check_per_architecture(self):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "vmlinux")

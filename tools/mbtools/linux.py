@@ -116,8 +116,12 @@ def find_vmlinuz(cache, arch="x86_64"):
 
 
 def _run(argv, cwd=None):
-    return subprocess.run(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True)
+    """@argv's status and output; a tool that cannot be started answers 127."""
+    try:
+        return subprocess.run(argv, cwd=cwd, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
+    except OSError as e:
+        return subprocess.CompletedProcess(argv, 127, "%s: %s" % (argv[0], e.strerror or e))
 
 
 def _add_foreign_architecture(debarch):
@@ -168,7 +172,7 @@ def fetch_kernel(cache, log=sys.stderr, arch="x86_64"):
         raise LinuxError("apt-cache knows no %s (run %s`apt-get update`, or pass "
                          "--kernel VMLINUZ): %s" % (qualified, hint, dep.stdout.strip()[-300:]))
     pkg = m.group(1)
-    print("compare-linux: fetching %s into %s (27-60 MB, once)" % (pkg, cache),
+    print("compare-linux: fetching %s into %s (20-50 MB, once)" % (pkg, cache),
           file=log, flush=True)
     dl = _run(["apt-get", "download", pkg + ":" + debarch], cwd=cache)
     debs = glob.glob(os.path.join(cache, "%s_*_%s.deb" % (pkg, debarch)))
