@@ -559,12 +559,14 @@ class SeedsTest(unittest.TestCase):
         self.assertIn("--arch arm64 runs seed 000 only", err.getvalue())
 
     def test_ppc64le_runs_seed_004_only(self):
-        for seed in ("000", "001", "000,004"):
+        for seed in ("000", "001", "000,004", "003,001", "all"):
             args = mock.Mock(seed=seed, boots=1, arch="ppc64le")
             with mock.patch.object(bench, "ensure_kernel") as build, \
+                    mock.patch.object(seeds, "host_seed") as host, \
                     mock.patch("sys.stderr", new_callable=io.StringIO) as err:
                 self.assertEqual(seeds.main(args), 64, seed)
             build.assert_not_called()
+            host.assert_not_called()          # not minutes of host benchmark first
             self.assertIn("--arch ppc64le runs seed 004 only", err.getvalue())
 
     def test_ppc64le_seed_004_dry_run_lists_one_thread_against_the_nodes_cpus(self):

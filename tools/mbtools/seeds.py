@@ -370,6 +370,14 @@ def main(args):
             print("memboot bench: no seed %s (000, 001, 002, 003, 004 or all)" % s,
                   file=sys.stderr)
             return 64
+    # The guest seeds --arch does not run are refused before anything runs,
+    # the host benchmarks (002, 003: native pthreads) included.
+    arch = getattr(args, "arch", None) or "x86_64"
+    own = ARCH_SEEDS.get(arch, SEEDS if arch == "x86_64" else ())
+    if any(s in SEEDS and s not in own for s in wanted):
+        print("memboot bench: --arch %s runs seed %s only (the others are x86_64's)"
+              % (arch, ", ".join(own) or "none"), file=sys.stderr)
+        return 64
     host_rc = 0
     for s in wanted:
         if s in HOST_BENCH:
@@ -377,12 +385,6 @@ def main(args):
     wanted = [s for s in wanted if s in SEEDS]
     if not wanted:
         return host_rc
-    arch = getattr(args, "arch", None) or "x86_64"
-    own = ARCH_SEEDS.get(arch, SEEDS if arch == "x86_64" else ())
-    if any(s not in own for s in wanted):
-        print("memboot bench: --arch %s runs seed %s only (the others are x86_64's)"
-              % (arch, ", ".join(own) or "none"), file=sys.stderr)
-        return 64
     if arch == "ppc64le":
         try:
             return seed_004_power(args, n, arch)
