@@ -8,7 +8,8 @@ the fetcher adds dpkg's arm64 architecture when apt does not know it).
 """
 import os
 
-from guest import ROOT, compare_linux
+from guest import ROOT
+from linux_compare import compare_linux
 
 IMAGE = os.path.join(ROOT, "build", "arm64", "debug", "Image")
 

@@ -9,7 +9,8 @@ the fetcher adds dpkg's ppc64el architecture when apt does not know it).
 """
 import os
 
-from guest import ROOT, compare_linux
+from guest import ROOT
+from linux_compare import compare_linux
 
 ELF = os.path.join(ROOT, "build", "ppc64le", "debug", "memboot.elf")
 
