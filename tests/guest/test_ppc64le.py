@@ -10,9 +10,12 @@ About a second a boot under TCG with VOF, 10-20 s with SLOF. The ELF is
 build/ppc64le/debug/memboot.elf (`make ARCH=ppc64le`), or $MEMBOOT_IMAGE.
 """
 import os
+import re
+import subprocess
+import sys
 import unittest
 
-from guest import ROOT, Boot, mbboot
+from guest import MEMBOOT, ROOT, Boot, mbboot
 from mbtools import records
 
 GIB = 1 << 30
@@ -144,15 +147,38 @@ def test_ppc64le_faults_are_reported_with_the_vector():
             assert detail in b.console, (fault, b.tail())
 
 
-def test_ppc64le_under_slof():
-    # SLOF, pseries's default firmware, enters the ELF as VOF does (the
-    # same client interface); it takes about 8 s more of wall time.
+def test_ppc64le_under_slof_every_cpu_up():
+    """SLOF, pseries's default firmware, enters the ELF as VOF does (the
+    same client interface), about 18 s later; 4 nodes x 4 CPUs: all 16
+    started through RTAS start-cpu as under VOF, each
+    node initialised by its own CPUs. About 25 s."""
     if not os.path.exists(IMAGE):
         raise unittest.SkipTest("no ppc64le kernel at %s: make ARCH=ppc64le" % IMAGE)
-    argv = mbboot.run_argv(arch="ppc64le", image=IMAGE, boot_path="slof", nodes=2,
-                           cpus_per_node=1, mem_per_node="1G", timeout=120)
-    b = mbboot.boot(argv, timeout=120, strict=False, cwd=ROOT, boot_class=Boot)
-    b.expect_ok()
+    argv = mbboot.run_argv(arch="ppc64le", image=IMAGE, boot_path="slof", nodes=4,
+                           cpus_per_node=4, mem_per_node="1G", timeout=180)
+    b = mbboot.boot(argv, timeout=180, strict=False, cwd=ROOT, boot_class=Boot)
+    done = b.expect_ok()
+    assert done["errors"] == 0 and done["warnings"] == 0, (done, b.all("warning"))
+    assert "SLOF" in b.console, b.tail()
     numa = b.one("numa")
-    assert numa["source"] == "dt" and numa["nodes"] == 2, numa
-    check_census(b)
+    assert numa["source"] == "dt" and numa["nodes"] == 4, numa
+    check_every_cpu_up(b, 4, 4)
+
+
+def test_ppc64le_seed_004_table():
+    """`bench --seed 004 --arch ppc64le --boots 1`: four boots (about 10 s),
+    one thread against the node's CPUs on both pseries shapes; every node
+    has a row with the CPUs it was offered and both times."""
+    if not os.path.exists(IMAGE) or os.environ.get("MEMBOOT_IMAGE"):
+        raise unittest.SkipTest("no ppc64le kernel at build/ppc64le/debug: make ARCH=ppc64le")
+    r = subprocess.run([sys.executable, MEMBOOT, "bench", "--seed", "004", "--arch", "ppc64le",
+                        "--boots", "1", "--no-build"], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, timeout=300, cwd=ROOT)
+    assert r.returncode == 0, r.stderr[-2000:]
+    rows = re.findall(r"^\| (2x4x1G|1x8x4G) \| (\d) \| (\d+) \| (\d+) \| ([\d.]+) \| ([\d.]+) \|",
+                      r.stdout, re.M)
+    assert [(t, n, c) for t, n, c, *_ in rows] == [
+        ("2x4x1G", "0", "4"), ("2x4x1G", "1", "4"), ("1x8x4G", "0", "8")], r.stdout
+    assert all(int(p) > 0 for *_, p, _, _ in rows), rows
+    assert r.stdout.count("| kernel entry to done |") == 2, r.stdout
+    assert "boots failed" not in r.stdout, r.stdout

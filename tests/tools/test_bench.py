@@ -85,6 +85,16 @@ class MatrixTest(unittest.TestCase):
         argv = bench.boot_argv({"topo": "2x1x1G"}, bench.elf_for("16", "/b"))
         self.assertEqual(argv[argv.index("--boot") + 1], "pvh")
 
+    def test_ppc64le_boots_its_elf_under_vof(self):
+        # pseries loads the ELF itself (arch.mk's ppc64le_IMAGE) and enters
+        # it through VOF: never PVH, which would refuse a POWER kernel.
+        argv = bench.boot_argv({"topo": "2x4x1G"}, bench.elf_for("16", "/b", "ppc64le"),
+                               arch="ppc64le")
+        self.assertEqual(argv[argv.index("--boot") + 1], "vof")
+        self.assertEqual(argv[argv.index("--image") + 1], "/b/ppc64le/debug/memboot.elf")
+        self.assertEqual(argv[argv.index("--arch") + 1], "ppc64le")
+        self.assertNotIn("--elf", argv)
+
     def test_plan_replaces_and_adds_axes(self):
         args = mock.Mock(mode="quick", axis=["init=lazy", "pcp=on,off"], boots=None)
         axes, boots = bench.plan(args)
@@ -350,13 +360,166 @@ class Arm64LinuxLogTest(unittest.TestCase):
 
     def test_unknown_foreign_package_names_dpkg_add_architecture(self):
         with tempfile.TemporaryDirectory() as d:
+            # dpkg faked too: adding an architecture is never asked of the host.
             fake = fake_tools(d, (("apt-cache", "echo 'E: No packages found'; exit 100"),
-                                  ("apt-get", "exit 100"), ("dpkg-deb", "exit 1")))
+                                  ("apt-get", "exit 100"), ("dpkg-deb", "exit 1"),
+                                  ("dpkg", "exit 0")))
             with mock.patch.dict(os.environ, {"PATH": fake + os.pathsep + os.environ["PATH"]}):
                 with self.assertRaises(linux.LinuxError) as cm:
                     linux.fetch_kernel(os.path.join(d, "cache"), log=io.StringIO(),
                                        arch="arm64")
         self.assertIn("dpkg --add-architecture arm64", str(cm.exception))
+
+
+class Ppc64leLinuxLogTest(unittest.TestCase):
+    """compare-linux --arch ppc64le: Debian's powerpc64le 6.1 vmlinux on QEMU
+    pseries under VOF (tests/tools/fixtures/linux-6.1-ppc64le-2x2x1G.log,
+    trimmed to the lines the parser reads)."""
+
+    def setUp(self):
+        self.facts = linux.parse_linux_log(fixture("linux-6.1-ppc64le-2x2x1G.log"))
+        # memboot's records on the same shape: the 4 MiB below the kernel
+        # (vectors, VOF) and the flattened tree are kept out of node 0.
+        self.memboot = linux.memboot_facts([
+            {"event": "node", "node": 0, "cpus": [0, 1], "mem_bytes": 1069527040,
+             "distance": [10, 20]},
+            {"event": "node", "node": 1, "cpus": [2, 3], "mem_bytes": 1 << 30,
+             "distance": [20, 10]},
+            {"event": "numa", "slit": False},
+            {"event": "node_init", "node": 0, "ns": 2300000},
+            {"event": "node_init", "node": 1, "ns": 40000000},
+            {"event": "done", "usable_ns": 193800000}])
+
+    def test_pseries_boot_facts(self):
+        f = self.facts
+        self.assertEqual(f["version"], "6.1.0-57-powerpc64le")
+        self.assertEqual(f["cpus"], {})
+        self.assertEqual((f["nodes_up"], f["cpus_up"]), (2, 4))
+        self.assertEqual(f["mem_bytes"], {0: 1 << 30, 1: 1 << 30})
+        self.assertEqual(f["deferred_jiffies_ms"], {0: 4, 1: 12})
+        # pgdatinit0 is pid 35: fork 341727 us, exit 364563 us (timebase).
+        self.assertAlmostEqual(f["deferred_trace_ms"][0], 22.836)
+        self.assertAlmostEqual(f["deferred_trace_ms"][1], 22.921)
+        self.assertAlmostEqual(f["usable_trace_ms"], 370.916)
+        self.assertAlmostEqual(f["hugetlb_init_ms"], 2160.91)
+        self.assertIn({"size_bytes": 2 << 20, "allocated": 512}, f["hugetlb"])
+        self.assertFalse(f["hugetlb_nodes_ignored"])
+        self.assertTrue(f["panicked"] and f["trace_dumped"] and f["init_on_alloc"])
+
+    def test_report_agrees_within_what_pseries_keeps_back(self):
+        text = linux.report([self.facts], [self.memboot], "hugepagesz=2M hugepages=512",
+                            "2 nodes x 2 CPUs x 1G", {"CONFIG_HZ": "250"}, "ppc64le")
+        self.assertIn("| 0 | 4 CPUs in 2 nodes (all) | 0,1 | 1024 MiB | 1020 MiB |", text)
+        self.assertNotIn("| NO |", text)
+        self.assertIn("within 5 MiB of Linux's", text)
+        self.assertIn("QEMU pseries -kernel under VOF", text)
+        self.assertIn("trace, timebase", text)
+        self.assertNotIn("TSC", text)
+        # Linux faster than memboot reads as a fraction, never "0x".
+        self.assertIn("| 0 | 22.8 | 4.0 | 2.3 | 9.9x |", text)
+        self.assertIn("| 1 | 22.9 | 12.0 | 40.0 | 0.57x |", text)
+        # Node 0 missing more than the firmware's 4 MiB: named.
+        self.memboot["mem_bytes"][0] -= 8 << 20
+        text = linux.report([self.facts], [self.memboot], "hugepagesz=2M hugepages=512",
+                            "2 nodes x 2 CPUs x 1G", {"CONFIG_HZ": "250"}, "ppc64le")
+        self.assertIn("| NO |", text)
+
+    def test_ignored_node_counts_are_named(self):
+        text = fixture("linux-6.1-ppc64le-2x2x1G.log") + (
+            "[    0.000000] HugeTLB: architecture can't support node specific alloc, "
+            "ignoring!\n")
+        f = linux.parse_linux_log(text)
+        self.assertTrue(f["hugetlb_nodes_ignored"])
+        text = linux.report([f], [self.memboot], "hugepagesz=2M hugepages=0:8,1:8",
+                            "2 nodes x 2 CPUs x 1G", {"CONFIG_HZ": "250"}, "ppc64le")
+        self.assertIn("Linux ignored the per-node counts", text)
+        # ppc64le's default asks for a count Linux takes.
+        self.assertNotIn(":", linux.ARCHES["ppc64le"]["huge"])
+
+    def test_the_vmlinux_is_picked_by_architecture_and_version(self):
+        with tempfile.TemporaryDirectory() as cache:
+            boot = os.path.join(cache, "root", "boot")
+            os.makedirs(boot)
+            for name in ("vmlinuz-6.1.0-57-cloud-amd64", "vmlinuz-6.1.0-57-cloud-arm64",
+                         "vmlinux-6.1.0-9-powerpc64le", "vmlinux-6.1.0-57-powerpc64le",
+                         "vmlinux-6.1.0-57-powerpc64le-64k", "vmlinux-6.1.0-60-rt-ppc64el"):
+                open(os.path.join(boot, name), "w").close()
+            # 57 after 9 (the glob's order would take 9), never the 64k flavour.
+            self.assertEqual(os.path.basename(linux.find_vmlinuz(cache, "ppc64le")),
+                             "vmlinux-6.1.0-57-powerpc64le")
+            self.assertEqual(os.path.basename(linux.find_vmlinuz(cache, "arm64")),
+                             "vmlinuz-6.1.0-57-cloud-arm64")
+            open(os.path.join(boot, "vmlinuz-6.1.0-100-cloud-arm64"), "w").close()
+            self.assertEqual(os.path.basename(linux.find_vmlinuz(cache, "arm64")),
+                             "vmlinuz-6.1.0-100-cloud-arm64")
+
+    def test_fetch_adds_the_foreign_architecture_then_downloads(self):
+        with tempfile.TemporaryDirectory() as d:
+            cache = os.path.join(d, "cache")
+            said = os.path.join(d, "said")
+            known = os.path.join(d, "known")
+            fake = fake_tools(d, (
+                # apt knows the package only once ppc64el is added and updated.
+                ("apt-cache", "echo \"apt-cache $*\" >> {s}; [ -e {k} ] || exit 100; "
+                              "echo 'linux-image-powerpc64le:ppc64el\n"
+                              "  Depends: linux-image-6.1.0-99-powerpc64le:ppc64el'"
+                              .format(s=said, k=known)),
+                ("dpkg", "echo \"dpkg $*\" >> {s}; case $1 in --print-architecture) "
+                         "echo amd64;; --print-foreign-architectures) echo arm64;; esac"
+                         .format(s=said)),
+                ("apt-get", "echo \"apt-get $*\" >> {s}; [ $1 = update ] && touch {k}; "
+                            "[ $1 = update ]".format(s=said, k=known)),
+                ("dpkg-deb", "exit 1")))
+            with mock.patch.dict(os.environ, {"PATH": fake + os.pathsep + os.environ["PATH"]}), \
+                    mock.patch.object(os, "geteuid", return_value=0):
+                with self.assertRaises(linux.LinuxError) as cm:
+                    linux.fetch_kernel(cache, log=io.StringIO(), arch="ppc64le")
+            with open(said) as f:
+                self.assertEqual(f.read().splitlines(), [
+                    "apt-cache depends linux-image-powerpc64le:ppc64el",
+                    "dpkg --print-architecture", "dpkg --print-foreign-architectures",
+                    "dpkg --add-architecture ppc64el", "apt-get update -qq",
+                    "apt-cache depends linux-image-powerpc64le:ppc64el",
+                    "apt-get download linux-image-6.1.0-99-powerpc64le:ppc64el"])
+        self.assertIn("could not download linux-image-6.1.0-99-powerpc64le", str(cm.exception))
+
+    def test_fetch_without_root_names_the_step(self):
+        with tempfile.TemporaryDirectory() as d:
+            said = os.path.join(d, "said")
+            fake = fake_tools(d, (("apt-cache", "exit 100"),
+                                  ("dpkg", "echo \"$*\" >> %s" % said),
+                                  ("apt-get", "exit 100"), ("dpkg-deb", "exit 1")))
+            with mock.patch.dict(os.environ, {"PATH": fake + os.pathsep + os.environ["PATH"]}), \
+                    mock.patch.object(os, "geteuid", return_value=1000):
+                with self.assertRaises(linux.LinuxError) as cm:
+                    linux.fetch_kernel(os.path.join(d, "cache"), log=io.StringIO(),
+                                       arch="ppc64le")
+            self.assertFalse(os.path.exists(said))       # dpkg never asked to change
+        self.assertIn("dpkg --add-architecture ppc64el; apt-get update", str(cm.exception))
+
+    def test_fetch_without_dpkg_is_a_clear_error(self):
+        # apt's tools there, dpkg not on PATH: named, never a traceback.
+        with tempfile.TemporaryDirectory() as d:
+            fake = fake_tools(d, (("apt-cache", "exit 100"), ("apt-get", "exit 100"),
+                                  ("dpkg-deb", "exit 1")))
+            with mock.patch.dict(os.environ, {"PATH": fake}), \
+                    mock.patch.object(os, "geteuid", return_value=0):
+                with self.assertRaises(linux.LinuxError) as cm:
+                    linux.fetch_kernel(os.path.join(d, "cache"), log=io.StringIO(),
+                                       arch="ppc64le")
+        self.assertIn("apt-cache knows no linux-image-powerpc64le:ppc64el", str(cm.exception))
+
+    def test_kernel_check_per_architecture(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "vmlinux")
+            with open(path, "wb") as f:
+                f.write(b"\x7fELF\x02\x01\x01" + b"\0" * 11 + b"\x15\x00" + b"\0" * 64)
+            self.assertIsNone(linux.KERNEL_PROBLEM["vof"](path))
+            self.assertIn("not an arm64 Image", linux.KERNEL_PROBLEM["image"](path))
+            with open(path, "r+b") as f:
+                f.seek(18)
+                f.write(b"\x3e\x00")                 # x86-64's ELF
+            self.assertIn("is not a ppc64le ELF", linux.KERNEL_PROBLEM["vof"](path))
 
 
 class SeedsTest(unittest.TestCase):
@@ -394,6 +557,72 @@ class SeedsTest(unittest.TestCase):
             self.assertEqual(seeds.main(args), 64)
         build.assert_not_called()
         self.assertIn("--arch arm64 runs seed 000 only", err.getvalue())
+
+    def test_ppc64le_runs_seed_004_only(self):
+        for seed in ("000", "001", "000,004", "003,001", "all"):
+            args = mock.Mock(seed=seed, boots=1, arch="ppc64le")
+            with mock.patch.object(bench, "ensure_kernel") as build, \
+                    mock.patch.object(seeds, "host_seed") as host, \
+                    mock.patch("sys.stderr", new_callable=io.StringIO) as err:
+                self.assertEqual(seeds.main(args), 64, seed)
+            build.assert_not_called()
+            host.assert_not_called()          # not minutes of host benchmark first
+            self.assertIn("--arch ppc64le runs seed 004 only", err.getvalue())
+
+    def test_ppc64le_seed_004_dry_run_lists_one_thread_against_the_nodes_cpus(self):
+        args = mock.Mock(seed="004", boots=None, arch="ppc64le", dry_run=True,
+                         build_dir="/b")
+        with mock.patch.object(bench, "ensure_kernel") as build, \
+                mock.patch.object(bench, "boot_once") as boot, \
+                mock.patch("sys.stdout", new_callable=io.StringIO) as out:
+            self.assertEqual(seeds.main(args), 0)
+        build.assert_not_called()
+        boot.assert_not_called()
+        lines = out.getvalue().splitlines()
+        self.assertEqual(len(lines), 5, lines)
+        for line, (shape, threads) in zip(lines, [("2 --cpus-per-node 4 --mem-per-node 1G", "1"),
+                                                  ("2 --cpus-per-node 4 --mem-per-node 1G", "node"),
+                                                  ("1 --cpus-per-node 8 --mem-per-node 4G", "1"),
+                                                  ("1 --cpus-per-node 8 --mem-per-node 4G", "node")]):
+            self.assertIn("--nodes " + shape, line)
+            self.assertIn("--arch ppc64le --boot vof --image /b/ppc64le/debug/memboot.elf", line)
+            self.assertTrue(line.endswith("memboot.init=deferred memboot.init_threads=" + threads),
+                            line)
+        self.assertEqual(lines[-1], "4 configurations x 3 boots (no round starts after %d s)"
+                         % seeds.SEED_004_BUDGET_S)
+
+    def test_ppc64le_seed_004_shapes_fit_the_guest_limit(self):
+        for topo, like in seeds.SEED_004_SHAPES["ppc64le"]:
+            nodes, cpus, mem = bench.parse_topo(topo)
+            self.assertLessEqual(nodes * inputs.size_problem(mem)[0], 4 << 30, topo)
+            self.assertTrue(like)
+
+    def test_ppc64le_seed_004_stops_at_the_time_bound(self):
+        # Each fake boot takes 100 s of the progress clock: the first round
+        # (4 boots) always runs, the second does not start past 240 s.
+        now = [0.0]
+
+        def boot(config, elf, extra, arch=None):
+            now[0] += 100
+            t = 1 if config["threads"] == "1" else 4
+            return {"status": 0, "records": [node_init(0, 8e6 / t, threads=t),
+                                             {"event": "done", "total_ns": 9e8 / t,
+                                              "usable_ns": 4e8}],
+                    "unknown": [], "wall_s": 1.0, "stderr": ""}
+        args = mock.Mock(seed="004", boots=3, arch="ppc64le", dry_run=False)
+        with mock.patch.object(bench, "ensure_kernel", return_value="/b/memboot.elf"), \
+                mock.patch.object(bench, "boot_once", side_effect=boot), \
+                mock.patch.object(seeds.time, "monotonic", side_effect=lambda: now[0]), \
+                mock.patch("sys.stderr", new_callable=io.StringIO) as err, \
+                mock.patch("sys.stdout", new_callable=io.StringIO) as out:
+            self.assertEqual(seeds.main(args), 0)
+        self.assertIn("1 of 3 rounds in the 240 s bound", err.getvalue())
+        text = out.getvalue()
+        self.assertIn("medians of 1 boot (the time bound stopped it short of 3)", text)
+        self.assertIn("| 4 GB | 24.5 | 10.4 | -58% |", text)
+        self.assertIn("| 2x4x1G | 0 | ? | 1000 | 8.00 | 2.00 | -75% | 2000.00 |", text)
+        self.assertIn("| kernel entry to done | 900.0 | 225.0 | -75% |", text)
+        self.assertIn("QEMU pseries (ppc64le) under TCG", text)
 
     def test_seed_001_reads_phase_and_1g_records(self):
         recs = [{"event": "phase", "name": "hugetlb", "ns": 6e6},

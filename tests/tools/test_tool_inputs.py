@@ -276,6 +276,23 @@ class CompareLinux(Workdir):
             f.write(b"\0" * 0x1FE + b"\x55\xaa" + b"\xeb\x66" + b"HdrS" + b"\0" * 64)
         self.assertIsNone(inputs.bzimage_problem(path))
 
+    def test_a_ppc64le_vmlinux_passes_and_another_elf_does_not(self):
+        path = os.path.join(self.dir, "vmlinux")
+        head = b"\x7fELF\x02\x01\x01" + b"\0" * 11
+        with open(path, "wb") as f:
+            f.write(head + b"\x15\x00" + b"\0" * 64)          # EM_PPC64, little-endian
+        self.assertIsNone(inputs.ppc64le_elf_problem(path))
+        self.assertEqual(inputs.linux_kernel(path), path)
+        for name, data in (("x86-64", head + b"\x3e\x00"),
+                           ("big-endian", b"\x7fELF\x02\x02\x01" + b"\0" * 11 + b"\x00\x15"),
+                           ("32-bit", b"\x7fELF\x01\x01\x01" + b"\0" * 11 + b"\x15\x00")):
+            with self.subTest(name=name):
+                with open(path, "wb") as f:
+                    f.write(data + b"\0" * 64)
+                self.assertIn("is not a ppc64le ELF", inputs.ppc64le_elf_problem(path))
+                self.assertUsage(tool("compare-linux", "--kernel", path),
+                                 "%s is not a Linux kernel image" % path)
+
     def test_unwritable_log_refused_before_the_first_boot(self):
         path = os.path.join(self.dir, "vmlinuz")
         with open(path, "wb") as f:

@@ -177,11 +177,15 @@ def elf_for(desc, build_dir, arch=None):
 
 
 def image_for(elf, arch):
-    """The flat Image beside @elf where @arch boots one (arch.mk's
-    NAME_RUN_BOOT image: arm64's QEMU -kernel), else None: PVH boots the ELF."""
-    if arch in (None, "x86_64") or facts.architectures()[arch].run_boot != "image":
+    """The file QEMU -kernel boots beside @elf where @arch boots through its
+    own path (arch.mk's NAME_IMAGE: arm64's flat Image, ppc64le's ELF
+    itself under VOF), else None: x86_64's PVH boots the ELF."""
+    if arch in (None, "x86_64"):
         return None
-    return os.path.join(os.path.dirname(elf), "Image")
+    a = facts.architectures()[arch]
+    if a.run_boot not in ("image", "vof"):
+        return None
+    return os.path.join(os.path.dirname(elf), a.image or "Image")
 
 
 def boot_argv(config, elf, extra_words=(), timeout=120, arch=None):
@@ -190,8 +194,8 @@ def boot_argv(config, elf, extra_words=(), timeout=120, arch=None):
     image = image_for(elf, arch)
     if image:
         return mbboot.run_argv(nodes=nodes, cpus_per_node=cpus, mem_per_node=mem,
-                               boot_path="image", image=image, append=" ".join(words),
-                               timeout=timeout, arch=arch)
+                               boot_path=facts.architectures()[arch].run_boot, image=image,
+                               append=" ".join(words), timeout=timeout, arch=arch)
     return mbboot.run_argv(nodes=nodes, cpus_per_node=cpus, mem_per_node=mem,
                            boot_path="pvh", elf=elf, append=" ".join(words),
                            timeout=timeout, arch=arch)

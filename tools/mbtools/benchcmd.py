@@ -52,7 +52,9 @@ def add_parser(sub):
     p.add_argument("--arch", type=inputs.arch_arg, default=None, metavar="NAME",
                    help="the guests' architecture, as run --arch (default x86_64; "
                         "arm64 boots its Image on QEMU virt, and --seed 000 runs the "
-                        "seed's arm64 machines' shapes)")
+                        "seed's arm64 machines' shapes; ppc64le boots its ELF on "
+                        "pseries under VOF, and --seed 004 runs the POWER seed's "
+                        "table)")
     p.add_argument("--dry-run", action="store_true",
                    help="print the boots that would run and exit")
     scale.add_arguments(p)

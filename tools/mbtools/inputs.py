@@ -339,6 +339,21 @@ def image_problem(path):
                               "%s is not an arm64 Image (no \"ARM\\x64\" at 0x38)")
 
 
+# A ppc64le ELF: 64-bit (EI_CLASS 2), little-endian (EI_DATA 1), e_machine
+# EM_PPC64 (21) at byte 18: Linux's vmlinux for pseries, booted as it is.
+PPC64LE_ELF_HEAD = (4, b"\x02\x01"), (18, b"\x15\x00")
+
+
+def ppc64le_elf_problem(path):
+    """None if path is a 64-bit little-endian POWER ELF (a vmlinux)."""
+    problem = elf_problem(path)
+    if problem:
+        return problem
+    if any(_head(path, off, len(want)) != want for off, want in PPC64LE_ELF_HEAD):
+        return "%s is not a ppc64le ELF (64-bit, little-endian, EM_PPC64)" % path
+    return None
+
+
 def output_problem(path):
     """None if a file can be created at path (its directory exists and is
     writable), so a long run does not end in a write error."""
@@ -511,9 +526,10 @@ def output_prefix(text):
 
 
 def linux_kernel(text):
-    """A Linux kernel of either kind compare-linux boots (an x86 bzImage or
-    an arm64 Image); which one --arch needs is checked once both are known."""
+    """A Linux kernel of a kind compare-linux boots (an x86 bzImage, an
+    arm64 Image or a ppc64le vmlinux ELF); which one --arch needs is checked
+    once both are known."""
     problem = bzimage_problem(text)
-    if problem and image_problem(text) is None:
+    if problem and (image_problem(text) is None or ppc64le_elf_problem(text) is None):
         problem = None
     return _accepted(text, problem)

@@ -6,10 +6,14 @@ x86_64 Linux's bzImage boots through the same PVH entry as memboot's ELF;
 on arm64 (--arch arm64) Debian's cloud-arm64 kernel is an arm64 Image with
 an EFI stub, which QEMU's -kernel enters directly with the device tree, as
 it enters memboot's Image: Linux sees the nodes from the tree (under AAVMF
-Linux 6.1 would fold them into one, issue 45). Linux has no root file system
+Linux 6.1 would fold them into one, issue 45); on ppc64le (--arch ppc64le)
+Debian's powerpc64le vmlinux (an ELF; Debian has no cloud flavour there) is
+loaded by QEMU pseries's -kernel and entered by VOF, as memboot's ELF is:
+Linux reads the nodes from ibm,associativity. Linux has no root file system
 here, so it panics at the root mount, after memory init and the huge page
-pools; `panic=-1` and QEMU's -no-reboot end the run, and
-`ftrace_dump_on_oops` prints the trace buffer first.
+pools; `panic=-1` and QEMU's -no-reboot end the run (pseries: QEMU reports
+the guest's panic and exits), and `ftrace_dump_on_oops` prints the trace
+buffer first.
 
 Timing. Linux's own "node N deferred pages initialised in Xms" is measured
 in jiffies (HZ=250 on Debian: 4 ms steps). Under TCG the timer interrupts
@@ -17,7 +21,7 @@ that advance jiffies arrive late and are merged, so jiffies run behind the
 wall clock and that figure reads low (up to 4x here). So the table also
 times both steps from trace events stamped with trace_clock=local, the
 per-CPU sched_clock (x86_64: the TSC; arm64: the generic timer's
-counter; QEMU derives both from the host clock):
+counter; ppc64le: the timebase; QEMU derives them from the host clock):
   deferred init: sched_process_fork of the pgdatinitN kthread to its
                  sched_process_exit (the kthread does only that work)
   huge pools:    initcall_start to initcall_finish of hugetlb_init (Linux
@@ -41,16 +45,33 @@ import sys
 
 from mbtools import bench, boot as mbboot, inputs
 
-# Per architecture: Debian's architecture name and the meta-package that
-# depends on the current cloud kernel, the console, memboot's boot path,
-# the sched_clock source and how the nodes' CPUs are named in the table.
+# Per architecture: Debian's architecture name, the meta-package that
+# depends on the current kernel and the flavour that ends its name, the
+# kernel file in its /boot, the console, memboot's boot path, the
+# sched_clock source and how the nodes' CPUs are named in the table.
+# Debian has no cloud flavour for ppc64el: its one powerpc64le kernel.
 ARCHES = {
-    "x86_64": {"debarch": "amd64", "package": "linux-image-cloud-amd64", "console": "ttyS0",
-               "boot": "pvh", "entry": "PVH entry", "clock": "TSC", "cpu_ids": "APIC IDs"},
-    "arm64": {"debarch": "arm64", "package": "linux-image-cloud-arm64", "console": "ttyAMA0",
+    "x86_64": {"debarch": "amd64", "package": "linux-image-cloud-amd64",
+               "flavour": "cloud-amd64", "file": "vmlinuz", "console": "ttyS0",
+               "boot": "pvh", "entry": "PVH entry", "clock": "TSC", "cpu_ids": "APIC IDs",
+               "huge": "hugepagesz=2M hugepages=0:256,1:256", "mem_slack": 1 << 20},
+    "arm64": {"debarch": "arm64", "package": "linux-image-cloud-arm64",
+              "flavour": "cloud-arm64", "file": "vmlinuz", "console": "ttyAMA0",
               "boot": "image", "entry": "QEMU -kernel with the device tree",
-              "clock": "generic timer", "cpu_ids": "count"},
+              "clock": "generic timer", "cpu_ids": "count",
+              "huge": "hugepagesz=2M hugepages=0:256,1:256", "mem_slack": 1 << 20},
+    "ppc64le": {"debarch": "ppc64el", "package": "linux-image-powerpc64le",
+                "flavour": "powerpc64le", "file": "vmlinux", "console": "hvc0",
+                "boot": "vof", "entry": "QEMU pseries -kernel under VOF (Open Firmware)",
+                "clock": "timebase", "cpu_ids": "count",
+                "huge": "hugepagesz=2M hugepages=512", "mem_slack": 5 << 20},
 }
+# Linux's pools: powerpc's Linux 6.1 ignores the node:count form of
+# hugepages= ("architecture can't support node specific alloc"), so
+# ppc64le's default asks for a count both kernels spread over the nodes.
+# Memory: memboot's node.mem_bytes is usable RAM, Linux's node ranges all of
+# it; they agree within the slack memboot keeps back: the flattened tree
+# (1 MiB), and on pseries the 4 MiB below the kernel (vectors, VOF).
 PACKAGE = ARCHES["x86_64"]["package"]
 DEFAULT_CACHE = os.path.join(os.path.expanduser("~"), ".cache", "memboot", "linux")
 
@@ -76,18 +97,56 @@ class LinuxError(Exception):
 # Fetching the kernel
 # ---------------------------------------------------------------------------
 
+def version_key(text):
+    """Orders Debian version strings the way their numbers do (6.1.0-57
+    after 6.1.0-9), never by the characters' order."""
+    return [(0, int(p), "") if p.isdigit() else (1, 0, p)
+            for p in re.findall(r"\d+|[A-Za-z]+", text)]
+
+
 def find_vmlinuz(cache, arch="x86_64"):
-    found = sorted(glob.glob(os.path.join(cache, "root", "boot",
-                                          "vmlinuz-*-" + ARCHES[arch]["debarch"])))
-    return found[-1] if found else None
+    """The newest kernel of @arch's flavour unpacked in @cache, by version
+    (another architecture's or flavour's kernel there is never taken)."""
+    a = ARCHES[arch]
+    prefix, suffix = a["file"] + "-", "-" + a["flavour"]
+    found = [p for p in glob.glob(os.path.join(cache, "root", "boot", prefix + "*" + suffix))
+             if re.fullmatch(r"\d+\.\d+\.\d+-\d+",
+                             os.path.basename(p)[len(prefix):-len(suffix)])]
+    return max(found, key=lambda p: version_key(os.path.basename(p))) if found else None
+
+
+def _run(argv, cwd=None):
+    """@argv's status and output; a tool that cannot be started answers 127."""
+    try:
+        return subprocess.run(argv, cwd=cwd, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
+    except OSError as e:
+        return subprocess.CompletedProcess(argv, 127, "%s: %s" % (argv[0], e.strerror or e))
+
+
+def _add_foreign_architecture(debarch):
+    """dpkg --add-architecture @debarch and apt-get update, as root (as
+    tools/fetch-gnu-efi.sh does for arm64's gnu-efi); packages of it are
+    downloaded and unpacked, never installed. False if that cannot be done."""
+    if os.geteuid() != 0:
+        return False
+    native = _run(["dpkg", "--print-architecture"])
+    foreign = _run(["dpkg", "--print-foreign-architectures"])
+    if native.returncode != 0 or debarch == native.stdout.strip() or \
+            debarch in foreign.stdout.split():
+        return False            # already known: updating again would not help
+    if _run(["dpkg", "--add-architecture", debarch]).returncode != 0:
+        return False
+    return _run(["apt-get", "update", "-qq"]).returncode == 0
 
 
 def fetch_kernel(cache, log=sys.stderr, arch="x86_64"):
-    """The vmlinuz of Debian's cloud kernel for @arch, downloaded on first
-    use (another architecture's through dpkg's foreign architecture: the
-    package is downloaded and unpacked, never installed)."""
-    debarch = ARCHES[arch]["debarch"]
-    package = ARCHES[arch]["package"]
+    """The kernel of Debian's @arch flavour (vmlinuz, or ppc64el's vmlinux),
+    downloaded on first use (another architecture's through dpkg's foreign
+    architecture, added when apt does not know it yet: the package is
+    downloaded and unpacked, never installed)."""
+    a = ARCHES[arch]
+    debarch, package = a["debarch"], a["package"]
     have = find_vmlinuz(cache, arch)
     if have:
         return have
@@ -98,37 +157,41 @@ def fetch_kernel(cache, log=sys.stderr, arch="x86_64"):
             raise LinuxError("%s not found: compare-linux needs Debian's apt tools "
                              "(or pass --kernel VMLINUZ)" % tool)
     qualified = package + ":" + debarch
-    dep = subprocess.run(["apt-cache", "depends", qualified], stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, text=True)
-    m = re.search(r"Depends: (linux-image-\S+-cloud-%s)(?::%s)?" % (debarch, debarch),
-                  dep.stdout)
+    want = r"Depends: (linux-image-\d\S*-%s)(?::%s)?\b" % (re.escape(a["flavour"]), debarch)
+    dep = _run(["apt-cache", "depends", qualified])
+    m = re.search(want, dep.stdout)
+    if (dep.returncode != 0 or not m) and arch != "x86_64" and \
+            _add_foreign_architecture(debarch):
+        print("compare-linux: added dpkg architecture %s (apt-get update)" % debarch,
+              file=log, flush=True)
+        dep = _run(["apt-cache", "depends", qualified])
+        m = re.search(want, dep.stdout)
     if dep.returncode != 0 or not m:
         hint = "" if arch == "x86_64" else \
             "`dpkg --add-architecture %s; apt-get update` first, " % debarch
         raise LinuxError("apt-cache knows no %s (run %s`apt-get update`, or pass "
                          "--kernel VMLINUZ): %s" % (qualified, hint, dep.stdout.strip()[-300:]))
     pkg = m.group(1)
-    print("compare-linux: fetching %s into %s (about 27 MB, once)" % (pkg, cache),
+    print("compare-linux: fetching %s into %s (20-50 MB, once)" % (pkg, cache),
           file=log, flush=True)
-    dl = subprocess.run(["apt-get", "download", pkg + ":" + debarch], cwd=cache,
-                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    debs = sorted(glob.glob(os.path.join(cache, pkg + "_*.deb")))
+    dl = _run(["apt-get", "download", pkg + ":" + debarch], cwd=cache)
+    debs = glob.glob(os.path.join(cache, "%s_*_%s.deb" % (pkg, debarch)))
     if dl.returncode != 0 or not debs:
         raise LinuxError("could not download %s (offline? no apt sources?); apt-get "
                          "said: %s\nPass --kernel VMLINUZ to use a kernel you have."
                          % (pkg, dl.stdout.strip()[-400:]))
-    ex = subprocess.run(["dpkg-deb", "-x", debs[-1], os.path.join(cache, "root")],
-                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deb = max(debs, key=lambda p: version_key(os.path.basename(p)))
+    ex = _run(["dpkg-deb", "-x", deb, os.path.join(cache, "root")])
     have = find_vmlinuz(cache, arch)
     if ex.returncode != 0 or not have:
-        raise LinuxError("dpkg-deb could not unpack %s: %s" % (debs[-1], ex.stdout[-300:]))
+        raise LinuxError("dpkg-deb could not unpack %s: %s" % (deb, ex.stdout[-300:]))
     return have
 
 
 def kernel_config(vmlinuz):
     """The CONFIG_ lines that matter here, from the config-* file beside it."""
     path = os.path.join(os.path.dirname(vmlinuz),
-                        os.path.basename(vmlinuz).replace("vmlinuz-", "config-"))
+                        re.sub(r"^vmlinu[xz]-", "config-", os.path.basename(vmlinuz)))
     want = ("CONFIG_DEFERRED_STRUCT_PAGE_INIT", "CONFIG_NUMA", "CONFIG_HUGETLB_PAGE",
             "CONFIG_HUGETLBFS", "CONFIG_INIT_ON_ALLOC_DEFAULT_ON", "CONFIG_HZ",
             "CONFIG_PADATA", "CONFIG_PVH")
@@ -161,7 +224,7 @@ def parse_linux_log(text):
     """Everything compare-linux reports, from one Linux console log."""
     out = {"version": None, "cpus": {}, "mem_bytes": {}, "slit": False,
            "deferred_jiffies_ms": {}, "deferred_trace_ms": {}, "usable_trace_ms": None,
-           "hugetlb": [],
+           "hugetlb": [], "hugetlb_nodes_ignored": False,
            "hugetlb_init_ms": None, "init_on_alloc": None, "panicked": False,
            "trace_dumped": False, "nodes_up": None, "cpus_up": None}
     forks, exits, initcalls = {}, {}, {}
@@ -187,6 +250,8 @@ def parse_linux_log(text):
         m = re.search(r"node (\d+) deferred pages initialised in (\d+)ms", line)
         if m:
             out["deferred_jiffies_ms"][int(m.group(1))] = int(m.group(2))
+        if "HugeTLB: architecture can't support node specific alloc" in line:
+            out["hugetlb_nodes_ignored"] = True
         m = re.search(r"HugeTLB: registered ([\d.]+) (KiB|MiB|GiB) page size, pre-allocated (\d+) pages",
                       line)
         if m:
@@ -261,18 +326,25 @@ def memboot_facts(records):
 
 def qemu_command(nodes, cpus, mem, vmlinuz, words, arch="x86_64"):
     """memboot's own QEMU command line (x86_64: PVH; arm64: -kernel with
-    the device tree) with Linux in place of memboot."""
-    if ARCHES[arch]["boot"] == "image":
-        argv = mbboot.run_argv(nodes=nodes, cpus_per_node=cpus, mem_per_node=mem,
-                               boot_path="image", image=vmlinuz, arch=arch)
-    else:
+    the device tree; ppc64le: pseries -kernel under VOF) with Linux in
+    place of memboot."""
+    boot = ARCHES[arch]["boot"]
+    if boot == "pvh":
         argv = mbboot.run_argv(nodes=nodes, cpus_per_node=cpus, mem_per_node=mem,
                                boot_path="pvh", elf=vmlinuz)
+    else:
+        argv = mbboot.run_argv(nodes=nodes, cpus_per_node=cpus, mem_per_node=mem,
+                               boot_path=boot, image=vmlinuz, arch=arch)
     dry = subprocess.run(argv + ["--dry-run"], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     if dry.returncode != 0:
         raise LinuxError("tools/memboot run --dry-run failed: %s" % dry.stderr.strip())
     return shlex.split(dry.stdout.strip()) + ["-append", words]
+
+
+# The check of --kernel (or the fetched kernel) per boot path.
+KERNEL_PROBLEM = {"pvh": inputs.bzimage_problem, "image": inputs.image_problem,
+                  "vof": inputs.ppc64le_elf_problem}
 
 
 def boot_linux(cmd, timeout):
@@ -286,6 +358,15 @@ def boot_linux(cmd, timeout):
 
 def fmt_mib(b):
     return "%.0f MiB" % (b / (1 << 20))
+
+
+def fmt_ratio(a, b):
+    """a / b as "12x", or "0.43x" below 10 (never a "0x" for a Linux faster
+    than memboot)."""
+    if not a or not b:
+        return "-"
+    r = a / b
+    return "%.0fx" % r if r >= 10 else "%.2gx" % r
 
 
 def median_or_none(xs):
@@ -333,14 +414,14 @@ def report(linux_runs, memboot_runs, huge_words, config, kconfig, arch="x86_64")
         lm, mm = L["mem_bytes"].get(n, 0), M["mem_bytes"].get(n, 0)
         dist = M["distance"].get(n, [])
         lin_dist = "SLIT" if L["slit"] else "no SLIT (10/20)"
-        agree = (cpus_agree and abs(lm - mm) <= (1 << 20)
+        agree = (cpus_agree and abs(lm - mm) <= a["mem_slack"]
                  and L["slit"] == M["slit"])
         out.append("| %d | %s | %s | %s | %s | Linux %s, memboot %s | %s |" % (
             n, lcell, ",".join(map(str, mc)) or "-",
             fmt_mib(lm), fmt_mib(mm), lin_dist, dist, "yes" if agree else "NO"))
     out += ["", "Memory: usable bytes per node (Linux: its early memory node ranges; "
-            "memboot: `node.mem_bytes`). CPUs agree when the counts do (%s)." % (
-                "Linux prints APIC IDs, memboot logical ids" if L["cpus"] else
+            "memboot: `node.mem_bytes`, within %s of Linux's). CPUs agree when the counts do (%s)." % (
+                fmt_mib(a["mem_slack"]), "Linux prints APIC IDs, memboot logical ids" if L["cpus"] else
                 "a device-tree boot of Linux names no CPU's node: its total of CPUs "
                 "and nodes against memboot's"), "",
             "### Deferred descriptor init per node", "",
@@ -350,7 +431,7 @@ def report(linux_runs, memboot_runs, huge_words, config, kconfig, arch="x86_64")
         lt = median_or_none([r["deferred_trace_ms"].get(n) for r in linux_runs])
         lj = median_or_none([r["deferred_jiffies_ms"].get(n) for r in linux_runs])
         mb = median_or_none([r["deferred_ms"].get(n) for r in memboot_runs])
-        ratio = "%.0fx" % (lt / mb) if lt and mb else "-"
+        ratio = fmt_ratio(lt, mb)
         out.append("| %d | %s | %s | %s | %s |" % (n, fmt_ms(lt), fmt_ms(lj), fmt_ms(mb), ratio))
     out += ["", "Linux's own figure counts jiffies (HZ=%s): under TCG late, merged timer "
             "interrupts leave jiffies behind the real time, so it reads low; the trace "
@@ -363,7 +444,7 @@ def report(linux_runs, memboot_runs, huge_words, config, kconfig, arch="x86_64")
     lu = median_or_none([r["usable_trace_ms"] for r in linux_runs])
     mu = median_or_none([r["usable_ms"] for r in memboot_runs])
     out += ["| kernel entry to every node's memory in the allocator, ms | %s | %s | %s |" % (
-                fmt_ms(lu), fmt_ms(mu), "%.0fx" % (lu / mu) if lu and mu else "-"),
+                fmt_ms(lu), fmt_ms(mu), fmt_ratio(lu, mu)),
             "", "Linux: the last pgdatinitN kthread's exit, stamped with trace_clock=local "
             "(sched_clock, the %s; 0 where Linux sets its clock up, just "
             "after its entry); never jiffies." % a["clock"] + " memboot: `done.usable_ns`, from its first "
@@ -385,6 +466,9 @@ def report(linux_runs, memboot_runs, huge_words, config, kconfig, arch="x86_64")
                 "yes: memboot.hugetlb_zero" if zeroed == {True} else "no" if zeroed == {False}
                 else "-" if not zeroed else "mixed"),
             "| who allocates | one CPU, node after node (Linux 6.1) | each node's CPUs in parallel |"]
+    if L["hugetlb_nodes_ignored"]:
+        out.append("| Linux ignored the per-node counts | \"architecture can't support node "
+                   "specific alloc\": give a plain `hugepages=N` | |")
     for n in sorted({n for (n, _) in M["hugetlb"]}):
         per = ["%s: %.2f ms" % (fmt_mib(s), median_or_none(
             [r["hugetlb"][(n, s)][1] for r in memboot_runs if (n, s) in r["hugetlb"]]))
@@ -409,9 +493,10 @@ def add_parser(sub):
     p.add_argument("--cpus-per-node", type=inputs.positive_int, default=2, metavar="C")
     p.add_argument("--mem-per-node", type=inputs.size_text_arg, default="2G",
                    metavar="SIZE")
-    p.add_argument("--huge", default="hugepagesz=2M hugepages=0:256,1:256", metavar="WORDS",
-                   help="huge page words given to both kernels "
-                        "(default: 'hugepagesz=2M hugepages=0:256,1:256')")
+    p.add_argument("--huge", default=None, metavar="WORDS",
+                   help="huge page words given to both kernels (default: 'hugepagesz=2M "
+                        "hugepages=0:256,1:256'; ppc64le: 'hugepagesz=2M hugepages=512', "
+                        "as powerpc's Linux takes no per-node counts)")
     p.add_argument("--zero", action="store_true",
                    help="memboot zeroes its pools too (memboot.hugetlb_zero), as "
                         "Linux's init_on_alloc does")
@@ -419,11 +504,14 @@ def add_parser(sub):
                    help="boots of each kernel (at least 1; default 1)")
     p.add_argument("--arch", type=inputs.arch_arg, default="x86_64", metavar="NAME",
                    choices=sorted(ARCHES),
-                   help="the guests' architecture: x86_64 (default; PVH) or arm64 "
+                   help="the guests' architecture: x86_64 (default; PVH), arm64 "
                         "(Debian's linux-image-cloud-arm64 and memboot's Image, both "
-                        "through QEMU -kernel with the device tree)")
+                        "through QEMU -kernel with the device tree) or ppc64le "
+                        "(Debian's linux-image-powerpc64le vmlinux and memboot's ELF, "
+                        "both on pseries under VOF)")
     p.add_argument("--kernel", metavar="VMLINUZ", type=inputs.linux_kernel,
                    help="a Linux kernel image to boot instead (x86_64: a bzImage; "
+                        "ppc64le: a vmlinux ELF; "
                         "arm64: an arm64 Image)")
     p.add_argument("--cache", default=DEFAULT_CACHE, metavar="DIR")
     p.add_argument("--elf", metavar="PATH", help="memboot kernel (default build/debug)")
@@ -440,8 +528,7 @@ def main(args):
     try:
         arch = args.arch
         vmlinuz = args.kernel or fetch_kernel(args.cache, arch=arch)
-        problem = (inputs.image_problem if ARCHES[arch]["boot"] == "image"
-                   else inputs.bzimage_problem)(vmlinuz)
+        problem = KERNEL_PROBLEM[ARCHES[arch]["boot"]](vmlinuz)
         if problem:
             raise LinuxError("%s (--arch %s)" % (problem, arch))
         config = "%d nodes x %d CPUs x %s" % (args.nodes, args.cpus_per_node, args.mem_per_node)
@@ -450,12 +537,13 @@ def main(args):
         if not os.path.exists(image or elf):
             raise LinuxError("no memboot kernel %s: run `make%s` first"
                              % (image or elf, "" if arch == "x86_64" else " ARCH=" + arch))
-        words = linux_words(arch) + " " + args.huge
+        huge = args.huge if args.huge is not None else ARCHES[arch]["huge"]
+        words = linux_words(arch) + " " + huge
         cmd = qemu_command(args.nodes, args.cpus_per_node, args.mem_per_node, vmlinuz, words,
                            arch)
         linux_runs, memboot_runs = [], []
         topo = "%dx%dx%s" % (args.nodes, args.cpus_per_node, args.mem_per_node)
-        mwords = args.huge.split() + (["memboot.hugetlb_zero"] if args.zero else [])
+        mwords = huge.split() + (["memboot.hugetlb_zero"] if args.zero else [])
         for i in range(args.boots):
             print("compare-linux: boot %d/%d: Linux (about 10-60 s under TCG)" % (i + 1, args.boots),
                   file=sys.stderr, flush=True)
@@ -481,7 +569,7 @@ def main(args):
     except (LinuxError, bench.BenchError) as e:
         print("memboot compare-linux: %s" % e, file=sys.stderr)
         return 1
-    print(report(linux_runs, memboot_runs, args.huge, config, kernel_config(vmlinuz), arch))
+    print(report(linux_runs, memboot_runs, huge, config, kernel_config(vmlinuz), arch))
     if args.json:
         def keyed(d):
             return {str(k): v for k, v in d.items()}
