@@ -42,4 +42,7 @@ ppc64le_RUN_BOOT := vof
 ppc64le_RUN_BOOTS := vof slof powernv
 ppc64le_QEMU_EXIT :=
 ppc64le_EXIT_FROM := console
+# pseries has no fw_cfg device (arch/ppc64le/fwcfg.c): run --replay, whose
+# trace only fw_cfg carries, is refused by name.
+ppc64le_FW_CFG := no
 ppc64le_QEMU_FLAGS := -machine x-vof=on,cap-cfpc=broken,cap-sbbc=broken,cap-ibs=broken,cap-ccf-assist=off

@@ -16,6 +16,7 @@ its smallest real use, and a documented subcommand without one fails, so a
 new subcommand gets its line here when its documentation is written (one
 registered but not documented yet is not run, and breaks nothing).
 """
+import lzma
 import os
 import re
 import shutil
@@ -62,6 +63,44 @@ QUICK = [
     # The simulated server, its packages from ~/.cache (about a minute).
     ("rehearse", ["rehearse", "--keep", "{tmp}/server"]),
 ]
+# The same for the other ports, for each "yes" of docs/tools.md's table "On
+# each architecture" (arch_table()): the port's forms of the commands, or the
+# guest test that runs the command with that --arch already.
+QUICK_ARCH = {
+    "arm64": [
+        ("run", ["run", "--arch", "arm64", "--nodes", "2", "--cpus-per-node", "1",
+                 "--mem-per-node", "512M", "--log", "{tmp}/arm64.log"]),
+        ("run", ["run", "--arch", "arm64", "--boot", "efi", "--mem-per-node", "512M",
+                 "--vars", "{tmp}/arm64-vars.fd"]),
+        ("efivars", ["efivars", "{tmp}/arm64-vars.fd"]),
+        ("topo", ["topo", "tests/host/fixtures/dt/virt-4n.dtb"]),
+        ("topo", ["topo", "tests/host/fixtures/acpi/virt-aavmf-numa2.acpidump"]),
+        ("trace", ["trace", "{tmp}/arm64.log", "-o", "{tmp}/arm64-trace.json"]),
+        ("plot", ["plot", "{tmp}/arm64.log", "-o", "{tmp}/arm64.png"]),
+        ("bench", ["bench", "--arch", "arm64", "--quick", "--boots", "1", "--axis",
+                   "topo=1x1x512M", "--axis", "init=deferred", "--axis", "threads=1",
+                   "--json", "{tmp}/arm64-bench.json"]),
+        ("bench-plot", ["bench-plot", "{tmp}/arm64-bench.json", "--out", "{tmp}/arm64-bench"]),
+        # Booting Debian's Linux is a test of its own (the same command).
+        ("compare-linux", "tests/guest/test_arm64_linux.py"),
+        ("lab", ["lab", "--allocators", "buddy", "--workloads", "trace", "--trace",
+                 "{tmp}/small.trace", "--guest", "--arch", "arm64", "--no-plot",
+                 "--out", "{tmp}/arm64-lab"]),
+    ],
+    "ppc64le": [
+        ("run", ["run", "--arch", "ppc64le", "--nodes", "2", "--cpus-per-node", "1",
+                 "--mem-per-node", "512M", "--log", "{tmp}/ppc64le.log"]),
+        ("topo", ["topo", "tests/host/fixtures/dt/pseries-2n.dtb"]),
+        ("trace", ["trace", "{tmp}/ppc64le.log", "-o", "{tmp}/ppc64le-trace.json"]),
+        ("plot", ["plot", "{tmp}/ppc64le.log", "-o", "{tmp}/ppc64le.png"]),
+        ("bench", ["bench", "--arch", "ppc64le", "--quick", "--boots", "1", "--axis",
+                   "topo=1x1x512M", "--axis", "init=deferred", "--axis", "threads=1",
+                   "--json", "{tmp}/ppc64le-bench.json"]),
+        ("bench-plot", ["bench-plot", "{tmp}/ppc64le-bench.json",
+                        "--out", "{tmp}/ppc64le-bench"]),
+    ],
+}
+TRACE_FIXTURE = os.path.join(ROOT, "tests", "tools", "fixtures", "kmem", "kbuild.trace.xz")
 GRUB_CFG_FIXTURE = os.path.join(ROOT, "tests", "tools", "fixtures", "grub-mkconfig.cfg")
 
 
@@ -74,6 +113,27 @@ def grub_root(tmp):
     shutil.copyfile(GRUB_CFG_FIXTURE, os.path.join(root, "boot", "grub", "grub.cfg"))
     subprocess.run(["grub-editenv", os.path.join(root, "boot", "grub", "grubenv"), "create"],
                    check=True)
+
+
+def arch_table(root):
+    """docs/tools.md's table "On each architecture": {arch: {command: yes}},
+    True where its cell starts with "yes", False with "no"; a cell that
+    starts with neither is an error."""
+    with open(os.path.join(root, "docs", "tools.md"), encoding="utf-8") as f:
+        text = f.read()
+    part = text.split("### On each architecture", 1)[1].split("\n\n|", 1)[1]
+    rows = [line for line in ("|" + part).split("\n\n", 1)[0].splitlines()]
+    header = [c.strip() for c in rows[0].strip("|").split("|")]
+    arches = header[1:]
+    table = {a: {} for a in arches}
+    for line in rows[2:]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        name = cells[0].strip("`")
+        for arch, cell in zip(arches, cells[1:]):
+            word = cell.split(":")[0].split()[0]
+            assert word in ("yes", "no"), "docs/tools.md: %s on %s: %r" % (name, arch, cell)
+            table[arch][name] = word == "yes"
+    return table
 
 
 def code_text(text):
@@ -133,8 +193,9 @@ def help_targets(root):
     return found
 
 
-def subcommands():
-    """The subcommands tools/memboot registers (make_parser())."""
+def subcommands(canonical=False):
+    """The subcommands tools/memboot registers (make_parser()), aliases too
+    unless @canonical."""
     import importlib.machinery
     import importlib.util
     loader = importlib.machinery.SourceFileLoader("memboot_cli", os.path.join(ROOT, "tools",
@@ -144,6 +205,12 @@ def subcommands():
     loader.exec_module(cli)
     parser = cli.make_parser()
     for action in parser._subparsers._group_actions:
+        if canonical:
+            # An alias (efivars' results) shares its command's parser.
+            first = {}
+            for name, sub in action.choices.items():
+                first.setdefault(id(sub), name)
+            return set(first.values())
         return set(action.choices)
     return set()
 
@@ -248,3 +315,55 @@ def test_every_documented_command_runs():
 
 
 test_every_documented_command_runs.serial = True
+
+
+def test_the_architecture_table_covers_every_command():
+    """Every subcommand has a row; every "yes" of another port has its forms
+    in QUICK_ARCH, and no "no" has one."""
+    table = arch_table(ROOT)
+    registered = subcommands(canonical=True)
+    assert set(table) >= {"x86_64", "arm64", "ppc64le"}, sorted(table)
+    for arch, cells in table.items():
+        assert set(cells) == registered, (arch, sorted(set(cells) ^ registered))
+    for arch, forms in QUICK_ARCH.items():
+        have = {name for name, _ in forms}
+        yes = {name for name, ok in table[arch].items() if ok}
+        assert have == yes, "%s: forms for %s, docs say yes for %s" % (
+            arch, sorted(have - yes), sorted(yes - have))
+        for name, argv in forms:
+            if isinstance(argv, str):
+                with open(os.path.join(ROOT, argv), encoding="utf-8") as f:
+                    text = f.read()
+                assert '"%s", "--arch", "%s"' % (name, arch) in text, (arch, name, argv)
+
+
+def test_every_command_runs_on_the_other_ports():
+    """docs/tools.md's "yes" cells of arm64 and ppc64le, each run in its
+    smallest real form (QUICK_ARCH), in a scratch copy of the tree."""
+    failures, log = [], []
+    with tempfile.TemporaryDirectory(prefix="memboot-commands-arch-") as tmp:
+        tree = scratch_copy(tmp)
+        with lzma.open(TRACE_FIXTURE, "rt") as src, \
+                open(os.path.join(tmp, "small.trace"), "w") as out:
+            for i, line in enumerate(src):
+                if i >= 20000:
+                    break
+                out.write(line)
+        env = dict(os.environ, SMOKE="1", MEMBOOT_HOST_NOTES="off")
+        for var in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS"):
+            env.pop(var, None)
+        for arch, forms in QUICK_ARCH.items():
+            for name, argv in forms:
+                if isinstance(argv, str):
+                    continue   # its own test (test_the_architecture_table_...)
+                problem, out = run_one(["tools/memboot"] + [a.format(tmp=tmp) for a in argv],
+                                       tree, env, log)
+                if problem:
+                    failures.append("%s %s: %s\n%s" % (arch, name, problem, out[-3000:]))
+        changed = changed_files(tree)
+    print("\n".join(log))
+    assert not changed, "commands changed tracked files: %s" % changed
+    assert not failures, "\n\n".join(failures)
+
+
+test_every_command_runs_on_the_other_ports.serial = True

@@ -177,25 +177,35 @@ def elf_for(desc, build_dir, arch=None):
 
 
 def image_for(elf, arch):
-    """The file QEMU -kernel boots beside @elf where @arch boots through its
-    own path (arch.mk's NAME_IMAGE: arm64's flat Image, ppc64le's ELF
-    itself under VOF), else None: x86_64's PVH boots the ELF."""
+    """What @arch's QEMU loads itself, beside @elf, where that is not x86_64's
+    PVH ELF: arch.mk's NAME_IMAGE for its default boot (NAME_RUN_BOOT:
+    arm64's flat Image for `image`, ppc64le's ELF for `vof`), else None."""
     if arch in (None, "x86_64"):
         return None
     a = facts.architectures()[arch]
-    if a.run_boot not in ("image", "vof"):
+    if a.run_boot not in ("image", "vof") or not a.image:
         return None
-    return os.path.join(os.path.dirname(elf), a.image or "Image")
+    return os.path.join(os.path.dirname(elf), a.image)
+
+
+def direct_boot(elf, arch):
+    """The boot path with no firmware of @arch's and the file it loads:
+    ("pvh", None) on x86_64 (the ELF is --elf), ("image", Image) on arm64,
+    ("vof", the ELF) on ppc64le: run_argv's boot_path and image."""
+    image = image_for(elf, arch)
+    if image is None:
+        return "pvh", None
+    return facts.architectures()[arch].run_boot, image
 
 
 def boot_argv(config, elf, extra_words=(), timeout=120, arch=None):
     nodes, cpus, mem = parse_topo(config.get("topo", "2x2x1G"))
     words = cmdline_words(config) + list(extra_words)
-    image = image_for(elf, arch)
+    boot_path, image = direct_boot(elf, arch)
     if image:
         return mbboot.run_argv(nodes=nodes, cpus_per_node=cpus, mem_per_node=mem,
-                               boot_path=facts.architectures()[arch].run_boot, image=image,
-                               append=" ".join(words), timeout=timeout, arch=arch)
+                               boot_path=boot_path, image=image, append=" ".join(words),
+                               timeout=timeout, arch=arch)
     return mbboot.run_argv(nodes=nodes, cpus_per_node=cpus, mem_per_node=mem,
                            boot_path="pvh", elf=elf, append=" ".join(words),
                            timeout=timeout, arch=arch)

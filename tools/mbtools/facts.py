@@ -306,6 +306,10 @@ class Arch:
         self.qemu_cpu = values.get("QEMU_CPU") or "max"
         self.image = values.get("IMAGE") or None
         self.exit_from = values.get("EXIT_FROM") or "device"
+        # Whether its QEMU machines have a fw_cfg device (NAME_FW_CFG, yes
+        # unless "no": pseries has none), the way run --replay's trace
+        # reaches the kernel.
+        self.fw_cfg = values.get("FW_CFG", "yes") != "no"
 
 
 def parse_arch_mk(text, name):

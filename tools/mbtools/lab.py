@@ -291,8 +291,12 @@ def guest_row(alloc, args, rep, mib):
     # One guest CPU per trace CPU; memory for the trace as on the host, and
     # at least 1 GiB (the kernel's own and the per-CPU lists).
     mem = "%dM" % max(1024, 2 * mib)
+    # The boot with no firmware: x86_64's PVH, another port's default (arm64's
+    # image), each with run's default kernel of that port.
+    boot_path = "pvh" if args.arch in (None, "x86_64") else \
+        facts.architectures()[args.arch].run_boot
     argv = mbboot.run_argv(nodes=1, cpus_per_node=rep["cpus"], mem_per_node=mem,
-                           boot_path="pvh", replay=args.trace, timeout=args.timeout,
+                           boot_path=boot_path, replay=args.trace, timeout=args.timeout,
                            append="memboot.alloc=%s memboot.selftest=replay" % alloc,
                            accel=args.accel, arch=args.arch)
     b = mbboot.boot(argv)
@@ -833,7 +837,7 @@ def add_parser(sub):
                    help="QEMU accelerator for --guest (default tcg: emulated, slow times)")
     p.add_argument("--arch", type=inputs.arch_arg, default=None, metavar="NAME",
                    help="the guest's architecture for --guest, as run --arch (default "
-                        "x86_64, the only port yet)")
+                        "x86_64)")
     p.set_defaults(func=main)
     return p
 
@@ -963,6 +967,9 @@ def _main(args):
         threads.append(v)
     if args.guest and "trace" not in workloads:
         raise LabUsage("--guest replays the trace: add trace to --workloads")
+    if args.guest and args.arch and not facts.architectures()[args.arch].fw_cfg:
+        raise LabUsage("--guest --arch %s: the guest gets the trace as a fw_cfg file, and "
+                       "%s's QEMU machines have no fw_cfg device" % (args.arch, args.arch))
     if args.mib // args.nodes < 4:
         raise LabUsage("--nodes %d: each node needs at least 4 MiB of --mib %d"
                        % (args.nodes, args.mib))
