@@ -350,7 +350,10 @@ static void test_slow_cpu_is_not_lost(void **state)
 /* A CPU silent past the deadline inside a step (counted lost), which then
  * works on, with signs of life, for several deadlines before it ends the
  * step: the deadline measures silence, so the job waits for it and tells
- * it slow, not lost; nothing is named undone. */
+ * it slow, not lost; nothing is named undone. The condition is forced, not
+ * timed: the slow CPU stays silent until it sees its chunk orphaned, then
+ * gives a sign of life every 2 ms, so a busy host's scheduling delays (far
+ * under the 200 ms deadline) cannot turn it lost. */
 static const uint64_t slow_deadline_ns = 200 * 1000000ULL;
 static volatile uint32_t slow_cpu = JOB_NO_OWNER;
 
@@ -358,6 +361,23 @@ static void sleep_ns(uint64_t ns)
 {
 	struct timespec ts = { (time_t)(ns / 1000000000ULL), (long)(ns % 1000000000ULL) };
 	nanosleep(&ts, NULL);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static bool my_chunk_orphaned(uint32_t cpu)
+{
+	for (uint32_t i = 0; i < 64; i++)
+		if (chunk_states[i].claimed_by == cpu &&
+		    __atomic_load_n(&chunk_states[i].owner, __ATOMIC_ACQUIRE) == JOB_ORPHANED)
+			return true;
+	return false;
 }
 
 static void count_with_one_long_step(void *arg, uint64_t s, uint64_t e)
@@ -368,13 +388,17 @@ static void count_with_one_long_step(void *arg, uint64_t s, uint64_t e)
 	if (cpu != 3 && job_platform_node(cpu) == 1 &&
 	    __atomic_compare_exchange_n(&slow_cpu, &none, cpu, false, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE)) {
-		/* Silent for 1.5 deadlines: counted lost, then silent less than
-		 * a deadline more, then 4 deadlines of slow work. */
-		sleep_ns(3 * slow_deadline_ns / 2);
-		for (int k = 0; k < 40; k++) {
-			sleep_ns(slow_deadline_ns / 10);
+		/* Silent until counted lost (bounded: 50 deadlines), then 3
+		 * deadlines of slow work with signs of life. */
+		uint64_t t0 = mono_ns();
+		while (!my_chunk_orphaned(cpu) && mono_ns() - t0 < 50 * slow_deadline_ns)
+			sleep_ns(1000000);
+		t0 = mono_ns();
+		while (mono_ns() - t0 < 3 * slow_deadline_ns) {
 			job_progress();
+			sleep_ns(2000000);
 		}
+		job_progress();
 	}
 	count_once(arg, s, e);
 }
