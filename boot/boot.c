@@ -125,13 +125,20 @@ extern const struct boot_protocol __start_boot_protocols[], __stop_boot_protocol
 static enum boot_match handoff_collect(uintptr_t arg0, uintptr_t arg1, struct bootinfo *bi,
 				     const struct dt_machine **dt)
 {
-	(void)dt;
 	if (arg0 > UINT32_MAX || arg1 > UINT32_MAX || (uint32_t)arg0 != HANDOFF_ENTRY_MAGIC)
 		return BOOT_NOT_MINE;
 	enum handoff_status st = handoff_parse((uint32_t)arg0, (const void *)arg1,
 					       HANDOFF_MAX_BYTES, bi);
-	if (st == HANDOFF_OK)
+	if (st == HANDOFF_OK) {
+		/* ACPI describes the machine where the firmware gives it (Arm's
+		 * SBBR servers); a device-tree board's UEFI publishes a tree
+		 * instead, read by the protocol that reads trees. */
+		for (const struct boot_protocol *p = __start_boot_protocols;
+		     !bi->rsdp_len && !*dt && p < __stop_boot_protocols; p++)
+			if (p->efi_tree)
+				*dt = p->efi_tree(bi);
 		return BOOT_OK;
+	}
 	pr_err("boot: UEFI loader hand-off at 0x%x unusable (%s)",
 	       (uint32_t)arg1, handoff_status_name(st));
 	return BOOT_BAD;

@@ -43,11 +43,19 @@ struct boot_protocol {
 	/* @dt: boot_collect()'s, set by a protocol that hands over a tree. */
 	enum boot_match (*collect)(uintptr_t arg0, uintptr_t arg1, struct bootinfo *bi,
 				   const struct dt_machine **dt);
+	/* A protocol that reads device trees also reads the one a UEFI
+	 * firmware without ACPI published in its configuration table (a
+	 * device-tree board booted through memboot's loader): @bi, filled
+	 * from the EFI memory map, gets the tree's place (reserved); returns
+	 * the machine, or NULL when there is no usable tree. NULL hook: none. */
+	const struct dt_machine *(*efi_tree)(struct bootinfo *bi);
 };
 /* The protocols linked in, between the linker's __start_/__stop_ symbols
  * of the section (linker/NAME.ld keeps it in .rodata). */
-#define BOOT_PROTOCOL(var, name_, fn)                                             \
+#define BOOT_PROTOCOL(var, name_, fn) BOOT_TREE_PROTOCOL(var, name_, fn, NULL)
+#define BOOT_TREE_PROTOCOL(var, name_, fn, efi_tree_fn)                           \
 	static const struct boot_protocol var                                     \
-		__attribute__((used, section("boot_protocols"), aligned(8))) = { name_, fn }
+		__attribute__((used, section("boot_protocols"), aligned(8))) = {  \
+			name_, fn, efi_tree_fn }
 
 #endif

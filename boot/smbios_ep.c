@@ -9,9 +9,7 @@
  *    table is at most 64 KiB below 4 GiB);
  *  - DSP0134 5.2, "EFI systems", and UEFI 2.10 4.6: the EFI configuration
  *    table holds SMBIOS3_TABLE_GUID and SMBIOS_TABLE_GUID, each with the
- *    physical address of its entry point. UEFI 4.3: the system table's
- *    NumberOfTableEntries is at offset 104, ConfigurationTable at 112, each
- *    entry a 16-byte GUID and an 8-byte pointer.
+ *    physical address of its entry point (boot/efi_config.c reads it).
  * Multiboot2 has no SMBIOS tag GRUB fills, so a GRUB boot under UEFI finds
  * it through the system table of tag 12 like memboot's own loader does.
  * Only the anchor and the checksum are checked here (to choose among
@@ -22,16 +20,11 @@
 #include <string.h>
 
 #include "arch/map.h"
+#include "boot/efi_config.h"
 #include "kernel/services/log.h"
 
 #define BIOS_AREA_START 0xf0000u
 #define BIOS_AREA_END 0x100000u
-#define EFI_ST_SIGNATURE 0x5453595320494249ULL   /* "IBI SYST" */
-#define EFI_ST_NR_TABLES 104
-#define EFI_ST_TABLES 112
-#define EFI_ST_BYTES 120
-#define EFI_CONFIG_ENTRY_BYTES 24
-#define EFI_MAX_CONFIG_ENTRIES 1024             /* more is not a real table */
 
 /* f2fd1544-9794-4a2c-992e-e5bbcf20e394 and eb9d2d31-2d88-11d3-9a16-0090273fc14d,
  * in the byte order EFI_GUID lies in memory. */
@@ -97,33 +90,12 @@ static void scan_bios_area(struct bootinfo *bi)
 
 static void find_in_efi(struct bootinfo *bi)
 {
-	const uint8_t *st = arch_map_phys(NULL, bi->efi_system_table, EFI_ST_BYTES);
-	const uint8_t *tables;
-	uint64_t sig, n, at, v2 = 0;
+	uint64_t v3 = boot_efi_config_find(bi, smbios3_guid, "SMBIOS");
 
-	if (!st || (memcpy(&sig, st, 8), sig != EFI_ST_SIGNATURE)) {
-		pr_warn("boot: the EFI system table at 0x%llx is not mapped or has no \"IBI SYST\" signature; no SMBIOS",
-			(unsigned long long)bi->efi_system_table);
+	if (v3 && take(bi, v3, true, "efi-smbios3"))
 		return;
-	}
-	memcpy(&n, st + EFI_ST_NR_TABLES, 8);
-	memcpy(&at, st + EFI_ST_TABLES, 8);
-	if (n > EFI_MAX_CONFIG_ENTRIES ||
-	    !(tables = arch_map_phys(NULL, at, n * EFI_CONFIG_ENTRY_BYTES))) {
-		pr_warn("boot: the EFI configuration table (%llu entries at 0x%llx) is not mapped; no SMBIOS",
-			(unsigned long long)n, (unsigned long long)at);
-		return;
-	}
-	for (uint64_t i = 0; i < n; i++) {
-		const uint8_t *e = tables + i * EFI_CONFIG_ENTRY_BYTES;
-		uint64_t phys;
-
-		memcpy(&phys, e + 16, 8);
-		if (memcmp(e, smbios3_guid, 16) == 0 && take(bi, phys, true, "efi-smbios3"))
-			return;
-		if (memcmp(e, smbios_guid, 16) == 0 && !v2)
-			v2 = phys;
-	}
+	/* Without a (sound) 3.0 entry point, the 2.x one. */
+	uint64_t v2 = boot_efi_config_find(bi, smbios_guid, NULL);
 	if (v2)
 		take(bi, v2, false, "efi-smbios");
 }

@@ -18,17 +18,13 @@ int dtimage_is_tree(const void *p)
 	       DT_MAGIC;
 }
 
-enum dtimage_status dtimage_parse(uint64_t dtb_phys, dtimage_map_fn map, void *ctx,
-				  struct bootinfo *bi, struct dt_machine *m)
+enum dtimage_status dtimage_open(uint64_t dtb_phys, dtimage_map_fn map, void *ctx,
+				 struct dt_blob *dt)
 {
 	const uint8_t *h;
-	struct dt_blob dt;
 	uint32_t total;
 	int st;
 
-	bootinfo_init(bi, BOOT_PATH_DT);
-	strcpy(bi->loader, "device tree");
-	bi->map_source = "dt-memory";
 	h = map(ctx, dtb_phys, DT_HEADER_BYTES);
 	if (h == NULL) {
 		pr_err("dtimage: the device tree at 0x%llx cannot be read",
@@ -49,13 +45,26 @@ enum dtimage_status dtimage_parse(uint64_t dtb_phys, dtimage_map_fn map, void *c
 		       (unsigned long long)dtb_phys);
 		return DTIMAGE_ERR_MAP;
 	}
-	st = dt_open(&dt, h, total);
+	st = dt_open(dt, h, total);
 	if (st != DT_OK) {
 		pr_err("dtimage: no usable device tree at 0x%llx (%s)",
 		       (unsigned long long)dtb_phys, dt_status_name(st));
 		return DTIMAGE_ERR_BLOB;
 	}
-	return dtimage_fill(&dt, dtb_phys, bi, m);
+	return DTIMAGE_OK;
+}
+
+enum dtimage_status dtimage_parse(uint64_t dtb_phys, dtimage_map_fn map, void *ctx,
+				  struct bootinfo *bi, struct dt_machine *m)
+{
+	struct dt_blob dt;
+	enum dtimage_status st;
+
+	bootinfo_init(bi, BOOT_PATH_DT);
+	strcpy(bi->loader, "device tree");
+	bi->map_source = "dt-memory";
+	st = dtimage_open(dtb_phys, map, ctx, &dt);
+	return st == DTIMAGE_OK ? dtimage_fill(&dt, dtb_phys, bi, m) : st;
 }
 
 enum dtimage_status dtimage_fill(const struct dt_blob *dt, uint64_t dtb_phys,

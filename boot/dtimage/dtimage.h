@@ -35,6 +35,10 @@ typedef const void *(*dtimage_map_fn)(void *ctx, uint64_t phys, size_t len);
  */
 enum dtimage_status dtimage_parse(uint64_t dtb_phys, dtimage_map_fn map, void *ctx,
 				  struct bootinfo *bi, struct dt_machine *m);
+/* Read the tree's header at @dtb_phys, then its whole size (at most
+ * DTIMAGE_MAX_BYTES), and dt_open() it into @dt; what is wrong is logged. */
+enum dtimage_status dtimage_open(uint64_t dtb_phys, dtimage_map_fn map, void *ctx,
+				 struct dt_blob *dt);
 /*
  * The same from a tree already opened by dt_open() (a file on the host:
  * tools/memboot topo), @dtb_phys where it lies in the machine's memory, or

@@ -431,6 +431,12 @@ report:
  * (console_defer_copy(): kernel/init/phase.c says why), or at once when it
  * is a warning (a request refused).
  */
+/* Every redistributor range a parser keeps reaches the port: none dropped
+ * here without a word (the parsers warn about what they drop). */
+_Static_assert(ARCH_SMP_MAX_IRQC_REGIONS >= ACPI_MADT_MAX_GICR_RANGES &&
+		       ARCH_SMP_MAX_IRQC_REGIONS >= DT_MAX_GICR,
+	       "arch_smp_firmware holds fewer interrupt-controller regions than the parsers keep");
+
 static void setup_start(const struct discovered_acpi *acpi, const struct dt_machine *dt,
 			const struct numa_topology *topo)
 {

@@ -8,6 +8,7 @@ About a second a boot under TCG. The Image is build/arm64/debug/Image
 """
 import json
 import os
+import re
 import subprocess
 import tempfile
 import unittest
@@ -134,6 +135,31 @@ def test_arm64_faults_are_reported_with_the_syndrome():
         assert "Call Trace" in b.console and "ESR 0x" in b.console, b.tail()
         if detail:
             assert detail in b.console, (fault, b.tail())
+
+
+def test_arm64_uefi_device_tree_board_two_nodes_from_the_tree():
+    """A device-tree board's UEFI (AAVMF on virt with acpi=off, about 9 s
+    under TCG): no ACPI, the firmware's tree from the EFI configuration
+    table gives the nodes, PSCI and the GIC, while memory comes from the
+    EFI map; the tree's bytes are reserved, census lost 0."""
+    b = boot_arm64_efi(nodes=2, cpus_per_node=2, qemu_args=("-machine", "acpi=off"))
+    done = b.expect_ok()
+    assert done["warnings"] == 0 and done["errors"] == 0, (done, b.all("warning"))
+    boot = b.one("boot")
+    assert (boot["boot_path"], boot["map_source"], boot["rsdp"]) == ("efi", "efi-mmap", False), boot
+    m = re.search(r"ACPI: no RSDP: the device tree at (0x[0-9a-f]+) \((\d+) bytes\)", b.console)
+    assert m, b.tail()
+    dtb, size = int(m.group(1), 16), int(m.group(2))
+    assert any(r["type"] != "usable" and int(r["start"], 16) <= dtb
+               and int(r["end"], 16) >= dtb + size for r in b.all("mem_range")), b.all("mem_range")
+    numa = b.one("numa")
+    assert (numa["source"], numa["nodes"], numa["cpus"]) == ("dt", 2, 4), numa
+    smp = b.one("smp")
+    assert (smp["cpus"], smp["failed"]) == (4, 0), smp
+    for r in b.all("node_init"):
+        assert r["cpu_node"] == r["node"] and r["cpus"] == 2 and r["lost_cpus"] == 0, r
+    assert sorted(r["node"] for r in b.all("node_init")) == [0, 1]
+    check_census(b)
 
 
 def test_arm64_uefi_four_nodes_from_the_srat_flash_kept_out_results_kept():

@@ -31,7 +31,7 @@ struct cpu_state;      /* kernel/services/percpu.h */
 struct param_table;    /* kernel/services/cmdline.h */
 
 enum { ARCH_FW_CALL_NONE, ARCH_FW_CALL_HVC, ARCH_FW_CALL_SMC };
-#define ARCH_SMP_MAX_IRQC_REGIONS 8
+#define ARCH_SMP_MAX_IRQC_REGIONS 16
 
 /* What the firmware's CPU table says (ACPI's MADT; a device tree's /cpus),
  * for the architecture's choice of how to reach the CPUs, and its report.
