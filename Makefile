@@ -108,7 +108,7 @@ newlib_stamp = $(if $($(1)_NEWLIB),$(call newlib_of,$(1)),$(NEWLIB))/.stamp
 $(foreach a,$(ARCHES),$(eval $(a)_CC_INCLUDE = $$(eval $(a)_CC_INCLUDE := \
 	$$(shell $$($(a)_CC) -print-file-name=include))$$($(a)_CC_INCLUDE)))
 kcflags = $(KCFLAGS_COMMON) $($(1)_KCFLAGS) -isystem $(call newlib_include,$(1)) \
-	-isystem $($(1)_CC_INCLUDE) -I. -Iarch/include -Iarch/$(1)/include \
+	-isystem $($(1)_CC_INCLUDE) -I. -Iarch/include -Iarch/$(1)/include -Iarch/common/include \
 	-DMEMBOOT_VERSION='"$(VERSION)"' -MMD -MP $(KDEFINES)
 KDEFINES := -DMEMMAP_DESC_BYTES=$(DESC_BYTES)
 ifeq ($(MODE),release)
@@ -117,7 +117,7 @@ else
 KDEFINES += -DMEMBOOT_DEBUG
 endif
 KCFLAGS = $(call kcflags,$(ARCH))
-KASFLAGS := -g -fno-pic -fno-pie -I. -Iarch/include -Iarch/$(ARCH)/include -MMD -MP
+KASFLAGS := -g -fno-pic -fno-pie -I. -Iarch/include -Iarch/$(ARCH)/include -Iarch/common/include -MMD -MP
 KLDFLAGS := -nostdlib -static -no-pie -z max-page-size=0x1000 \
 	-z noexecstack --no-warn-rwx-segments -T $($(ARCH)_LDS)
 
@@ -137,7 +137,9 @@ KERNEL_DIRS := boot $(filter-out $(patsubst %/,%,$(dir $(BOOT_MK))),$(BOOT_PROTO
 	kernel/firmware kernel/firmware/acpi kernel/services kernel/services/clock \
 	kernel/services/console kernel/services/console/out kernel/services/jobs \
 	kernel/services/report kernel/services/watchdog arch/$(ARCH) $(MM_DIRS)
-KERNEL_C := $(wildcard $(addsuffix /*.c,$(KERNEL_DIRS)))
+# Code a port shares with others (NAME_COMMON in its arch.mk: arch/common/).
+KERNEL_C := $(wildcard $(addsuffix /*.c,$(KERNEL_DIRS))) \
+	$(addprefix arch/common/,$(addsuffix .c,$($(ARCH)_COMMON)))
 KERNEL_S := $(wildcard $(addsuffix /*.S,$(KERNEL_DIRS)))
 KERNEL_OBJS := $(patsubst %.c,$(O)/%.o,$(KERNEL_C)) $(patsubst %.S,$(O)/%.o,$(KERNEL_S))
 

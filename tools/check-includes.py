@@ -35,7 +35,9 @@ Rules, by the directory of the including file (the ALLOWED table below):
                     architectures' inline parts (asm/SUBJECT.h) and
                     ARCH_SERVICES.
   arch/NAME/        (arch) its own code and headers, the interface and
-                    ARCH_SERVICES, a short list: never another architecture.
+                    ARCH_SERVICES, a short list: never another architecture;
+                    the code ports share (arch/common/, "port/NAME.h") may be
+                    included by any port, and includes no port's own headers.
   any               nothing in the kernel includes tools/ or tests/: code only
                     a host tool uses lives with that tool.
 
@@ -96,6 +98,8 @@ LAYER_DIRS = (
 )
 
 GENERIC_ARCH = {"interface"}
+# arch/common/: code several ports share (NAME_COMMON in their arch.mk).
+SHARED_ARCH = "common"
 ALLOWED = {
     "phase": {"phase", "selftest", "vm", "services", "boot", "mm", "firmware"} | GENERIC_ARCH,
     "selftest": {"selftest", "vm", "services", "mm", "firmware"} | GENERIC_ARCH,
@@ -257,7 +261,7 @@ def problem(src, dst, spelled, target, own, their):
                     os.path.basename(p)[:-2] for p in sorted(ARCH_SERVICES)))
     if src == "interface" and dst == "arch" and "/include/asm/" not in target:
         return "the interface includes only each architecture's inline part, asm/SUBJECT.h"
-    if src in ("arch", "bootproto") and dst == "arch" and their != own:
+    if src in ("arch", "bootproto") and dst == "arch" and their not in (own, SHARED_ARCH):
         return "%s code includes only its own architecture's headers (%s's, not %s's)" \
             % ("boot protocol" if src == "bootproto" else "architecture", own, their)
     return None

@@ -22,6 +22,10 @@ arm64_LDS := linker/arm64.ld
 # the UEFI loader (boot/efi/efi.mk) entering the kernel with x0 =
 # HANDOFF_ENTRY_MAGIC and x1 = the hand-off block (boot/handoff.h).
 arm64_BOOT := dtimage efi
+# What this port shares with other ports (arch/common/NAME.c, headers
+# port/NAME.h): a counter rate the firmware gives with no second reference,
+# no watchdog driven yet.
+arm64_COMMON := given_clock no_watchdog
 # The UEFI loader: gnu-efi's name for the architecture, the removable-media
 # boot file (UEFI 2.10, 3.5.1.1: \EFI\BOOT\BOOTAA64.EFI), and Debian's
 # gnu-efi:arm64, unpacked into the build cache by tools/fetch-gnu-efi.sh

@@ -15,6 +15,7 @@
 #include "a64/percpu.h"
 #include "kernel/services/log.h"
 #include "kernel/services/percpu.h"
+#include "port/given_clock.h"
 
 #define SYSREG(name) ({ uint64_t v_; __asm__ volatile("mrs %0, " #name : "=r"(v_)); v_; })
 
@@ -160,57 +161,12 @@ void arch_percpu_init_boot(struct cpu_state *cs)
 /*
  * The counter's rate is CNTFRQ_EL0, which firmware programs and the
  * architecture publishes (Arm ARM D11.1.2, "The system counter"): given,
- * not measured. No second reference exists here to check it against.
+ * not measured (arch/common/given_clock.c). No second reference exists
+ * here to check it against.
  */
-void arch_clock_first(struct arch_clock_first *out)
+uint64_t given_clock_hz(struct given_clock_source *src)
 {
-	memset(out, 0, sizeof(*out));
-	out->hz = SYSREG(cntfrq_el0) & 0xffffffff;
-	out->method = "cntfrq";
-	out->known = ARCH_CLOCK_GIVEN;
-	out->uncertainty_ppm = 0;
-	out->phase = "early";
-	out->never_checked = true;   /* arch_clock_refs() names none */
-	if (out->hz == 0) {
-		pr_warn("clock: CNTFRQ_EL0 reads 0: firmware did not program the counter's frequency");
-		out->method = "none";
-	}
-}
-
-void arch_clock_first_late(const struct arch_clock_tables *t, struct arch_clock_first *f)
-{
-	(void)t;
-	f->missing[0] = '\0';   /* no timer of the tables is measured on arm64 */
-}
-
-/* A line only: the `tsc` record is x86_64's (docs/records.md); the `boot`
- * record carries the figure and its method on every architecture. */
-void arch_clock_first_report(const struct arch_clock_first *f)
-{
-	if (f->hz)
-		pr_info("cntvct: %llu.%03llu MHz counter (%s: given by the firmware, no second reference to check it)",
-			(unsigned long long)(f->hz / 1000000),
-			(unsigned long long)(f->hz / 1000 % 1000), f->method);
-	else
-		pr_warn("cntvct: no counter frequency (CNTFRQ_EL0 reads 0)");
-}
-
-uint32_t arch_clock_refs(const struct arch_clock_tables *t, struct arch_clock_ref *refs,
-			 uint32_t cap)
-{
-	(void)t; (void)refs; (void)cap;
-	return 0;
-}
-
-bool arch_clock_ref_open(struct arch_clock_ref *ref)
-{
-	(void)ref;
-	return false;
-}
-
-bool arch_clock_ref_measure(struct arch_clock_ref *ref, struct clockcal_result *out)
-{
-	(void)ref;
-	memset(out, 0, sizeof(*out));
-	return false;
+	src->method = "cntfrq";
+	src->missing = "CNTFRQ_EL0 reads 0";
+	return SYSREG(cntfrq_el0) & 0xffffffff;
 }

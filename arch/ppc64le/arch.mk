@@ -25,6 +25,10 @@ ppc64le_LDS := linker/ppc64le.ld
 # hands a PowerNV kernel, boot/dtimage reads the flattened tree handed to
 # kernel_main.
 ppc64le_BOOT := dtimage ofw opal
+# What this port shares with other ports (arch/common/NAME.c, headers
+# port/NAME.h): a counter rate the firmware gives with no second reference,
+# no watchdog driven yet.
+ppc64le_COMMON := given_clock no_watchdog
 # What `make` builds to boot: the ELF itself (QEMU -kernel loads it).
 ppc64le_IMAGE := memboot.elf
 ppc64le_QEMU := qemu-system-ppc64

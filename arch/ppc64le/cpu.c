@@ -14,6 +14,7 @@
 #include "arch/percpu.h"
 #include "kernel/services/log.h"
 #include "kernel/services/percpu.h"
+#include "port/given_clock.h"
 #include "p64/ofw.h"
 #include "p64/opal.h"
 #include "p64/regs.h"
@@ -116,55 +117,12 @@ void arch_percpu_init_boot(struct cpu_state *cs)
 /*
  * The timebase's rate is the device tree's timebase-frequency (a cpu
  * node's; Power ISA Book II, "Time Base"): given by the firmware, read by
- * boot/ofw before the kernel started. No second reference checks it.
+ * boot/ofw before the kernel started (arch/common/given_clock.c). No
+ * second reference checks it.
  */
-void arch_clock_first(struct arch_clock_first *out)
+uint64_t given_clock_hz(struct given_clock_source *src)
 {
-	memset(out, 0, sizeof(*out));
-	out->hz = ppc_firmware.timebase_hz;
-	out->method = "timebase-frequency";
-	out->known = ARCH_CLOCK_GIVEN;
-	out->uncertainty_ppm = 0;
-	out->phase = "early";
-	out->never_checked = true;   /* arch_clock_refs() names none */
-	if (out->hz == 0) {
-		pr_warn("clock: the device tree gives no timebase-frequency");
-		out->method = "none";
-	}
-}
-
-void arch_clock_first_late(const struct arch_clock_tables *t, struct arch_clock_first *f)
-{
-	(void)t;
-	f->missing[0] = '\0';   /* no timer of the tables is measured on POWER */
-}
-
-void arch_clock_first_report(const struct arch_clock_first *f)
-{
-	if (f->hz)
-		pr_info("timebase: %llu.%03llu MHz (%s: given by the firmware, no second reference to check it)",
-			(unsigned long long)(f->hz / 1000000),
-			(unsigned long long)(f->hz / 1000 % 1000), f->method);
-	else
-		pr_warn("timebase: no frequency (the device tree gives none)");
-}
-
-uint32_t arch_clock_refs(const struct arch_clock_tables *t, struct arch_clock_ref *refs,
-			 uint32_t cap)
-{
-	(void)t; (void)refs; (void)cap;
-	return 0;
-}
-
-bool arch_clock_ref_open(struct arch_clock_ref *ref)
-{
-	(void)ref;
-	return false;
-}
-
-bool arch_clock_ref_measure(struct arch_clock_ref *ref, struct clockcal_result *out)
-{
-	(void)ref;
-	memset(out, 0, sizeof(*out));
-	return false;
+	src->method = "timebase-frequency";
+	src->missing = "the device tree gives no timebase-frequency";
+	return ppc_firmware.timebase_hz;
 }
