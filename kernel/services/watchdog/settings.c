@@ -24,7 +24,7 @@ static bool parse_watchdog(const char *value, void *ptr, char *err, size_t err_b
 		return true;
 	}
 	if (!cmdline_parse_u64(value, &s) || s < 1 || s > WATCHDOG_MAX_S) {
-		snprintf(err, err_bytes, "expected auto, off or seconds in 1..%u", WATCHDOG_MAX_S);
+		snprintf(err, err_bytes, "auto, off or seconds in 1..%u", WATCHDOG_MAX_S);
 		return false;
 	}
 	set->off = false;
