@@ -9,8 +9,9 @@
  * (the one parser, kernel/firmware/dt.c, for every way a tree arrives).
  *
  * Kept for the architecture code before phase bootinfo (p64/ofw.h): the
- * timebase's frequency (phase early's clock) and the RTAS tokens (the
- * power-off at the end).
+ * timebase's frequency (phase early's clock), the RTAS tokens (start-cpu,
+ * the power-off at the end) and RTAS itself, instantiated through the
+ * client interface before the walk (its entry and base).
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -24,7 +25,7 @@
 /* Room for QEMU's trees with a few hundred CPUs (about 1 KiB a CPU). */
 #define OFW_TREE_BYTES (1u << 20)
 
-extern char __kernel_start[];
+extern char __kernel_start[], __kernel_end[];
 
 struct ppc_firmware ppc_firmware;
 static uint8_t tree[OFW_TREE_BYTES] __attribute__((aligned(8)));
@@ -51,8 +52,8 @@ static uint32_t addr32(const void *p)
 	return be((uint32_t)(uintptr_t)p);
 }
 
-/* Call @service with @nargs arguments; its first return value in *ret
- * (when @nret). False when the interface refused the call. */
+/* Call @service with @nargs arguments; its @nret return values in
+ * ret[0, nret) (when @ret). False when the interface refused the call. */
 static bool ci(const char *service, unsigned nargs, unsigned nret, const uint32_t *argv,
 	       uint32_t *ret)
 {
@@ -66,8 +67,8 @@ static bool ci(const char *service, unsigned nargs, unsigned nret, const uint32_
 		a.cell[i] = be(argv[i]);
 	if (ppc_ofw_call(&a, ppc_ofw_entry) != 0)
 		return false;
-	if (nret && ret)
-		*ret = be(a.cell[nargs]);
+	for (unsigned i = 0; ret && i < nret && nargs + i < 12; i++)
+		ret[i] = be(a.cell[nargs + i]);
 	return true;
 }
 
@@ -183,22 +184,119 @@ static const struct ofw_ops client_ops = {
 	.seen = ci_seen,
 };
 
+#define OFW_FAILED 0xffffffffu
+#define RTAS_ALIGN 4096u
+
+/* Give [base, base + bytes) back to the firmware (after a failed step). */
+static void rtas_release(uint32_t base, uint32_t bytes)
+{
+	const uint32_t argv[2] = { base, bytes };
+
+	ci("release", 2, 0, argv, NULL);
+}
+
+/*
+ * claim(virt, size, align) (IEEE 1275 6.3.2.8: at @virt when @align is 0,
+ * else where the firmware chooses): the base, or OFW_FAILED when refused
+ * or not of use: unaligned, past 4 GiB, or on the kernel's image (the
+ * firmware knows of the loaded file, not of the .bss above it), then
+ * given back.
+ */
+static uint32_t rtas_claim(uint32_t virt, uint32_t bytes, uint32_t align)
+{
+	const uint64_t kstart = (uint64_t)(uintptr_t)__kernel_start;
+	const uint64_t kend = (uint64_t)(uintptr_t)__kernel_end;
+	const uint32_t argv[3] = { virt, bytes, align };
+	uint32_t base;
+
+	if (!ci("claim", 3, 1, argv, &base) || base == OFW_FAILED)
+		return OFW_FAILED;
+	if (base % RTAS_ALIGN || (uint64_t)base + bytes > 0x100000000ull ||
+	    ((uint64_t)base < kend && (uint64_t)base + bytes > kstart)) {
+		rtas_release(base, bytes);
+		return OFW_FAILED;
+	}
+	return base;
+}
+
+/*
+ * RTAS instantiated as the client interface's PowerPC binding and PAPR
+ * (7.2.1) ask, while Open Firmware still runs: "rtas-size" bytes of /rtas,
+ * rounded up to a page, claimed from the firmware (right above the
+ * kernel's image, else where the firmware picks in the memory it manages:
+ * below 4 GiB, inside the real mode area), /rtas opened and its "instantiate-rtas" method called with that
+ * base; it returns the entry ppc_rtas_call() branches to
+ * (arch/ppc64le/machine.c). The range goes into the tree's reservation
+ * block (a reserved range of the memory map: never handed out). NULL when
+ * done, else why not (the claim released): RTAS is then entered by
+ * QEMU's and KVM's hypervisor call, as before.
+ */
+static const char *rtas_instantiate(void)
+{
+	const uint64_t kend = (uint64_t)(uintptr_t)__kernel_end;
+	uint32_t path = (uint32_t)(uintptr_t)"/rtas", ph, ih, size_be = 0, bytes, base;
+	uint32_t argv[4], ret[2];
+
+	if (!ci("finddevice", 1, 1, &path, &ph) || ph == OFW_FAILED || ph == 0)
+		return "the firmware's tree has no /rtas node";
+	argv[0] = ph;
+	argv[1] = (uint32_t)(uintptr_t)"rtas-size";
+	argv[2] = (uint32_t)(uintptr_t)&size_be;
+	argv[3] = sizeof(size_be);
+	if (!ci("getprop", 4, 1, argv, ret) || ret[0] != sizeof(size_be))
+		return "/rtas has no 4-byte rtas-size";
+	bytes = cell((const uint8_t *)&size_be);
+	if (bytes == 0 || bytes > 0x80000000u)
+		return "/rtas gives an impossible rtas-size";
+	ppc_firmware.rtas_size = bytes;
+	bytes = (bytes + RTAS_ALIGN - 1) & ~(RTAS_ALIGN - 1);
+	/* Right above the kernel, or where the firmware chooses. */
+	base = rtas_claim((uint32_t)kend, bytes, 0);
+	if (base == OFW_FAILED)
+		base = rtas_claim(0, bytes, RTAS_ALIGN);
+	if (base == OFW_FAILED)
+		return "the firmware claimed no memory for RTAS clear of the kernel";
+	if (!ci("open", 1, 1, &path, &ih) || ih == 0 || ih == OFW_FAILED) {
+		rtas_release(base, bytes);
+		return "/rtas could not be opened";
+	}
+	/* call-method(method, ihandle, base): catch-result, then the entry. */
+	argv[0] = (uint32_t)(uintptr_t)"instantiate-rtas";
+	argv[1] = ih;
+	argv[2] = base;
+	ret[0] = ret[1] = 0;
+	if (!ci("call-method", 3, 2, argv, ret) || ret[0] != 0 || ret[1] == 0 ||
+	    ret[1] == OFW_FAILED) {
+		rtas_release(base, bytes);
+		return "instantiate-rtas failed";
+	}
+	ppc_firmware.rtas_base = base;
+	ppc_firmware.rtas_bytes = bytes;
+	ppc_firmware.rtas_entry = ret[1];
+	return NULL;
+}
+
 /*
  * Called by entry.S with the client interface's entry (also in
  * ppc_ofw_entry): the tree's address for kernel_main(), or 0 when no tree
  * could be made (phase bootinfo then names the boot information missing).
- * The firmware's own memory below the kernel (its code, stack and the
- * interrupt vectors at 0) goes into the tree's reservation block.
+ * RTAS is instantiated first; the firmware's own memory below the kernel
+ * (its code, stack and the interrupt vectors at 0) and RTAS's go into the
+ * tree's reservation block.
  */
 uint64_t ofw_flatten(uint64_t entry)
 {
-	const struct ofw_rsv below = { 0, (uint64_t)(uintptr_t)__kernel_start };
+	struct ofw_rsv rsv[2] = { { 0, (uint64_t)(uintptr_t)__kernel_start } };
+	uint32_t nr_rsv = 1;
 	size_t bytes;
 
 	if (entry == 0)
 		return 0;
+	ppc_firmware.rtas_why = rtas_instantiate();
+	if (!ppc_firmware.rtas_why)
+		rsv[nr_rsv++] = (struct ofw_rsv){ ppc_firmware.rtas_base, ppc_firmware.rtas_bytes };
 	tree_tried = true;
-	tree_status = ofw_flatten_tree(&client_ops, tree, sizeof(tree), &below, 1, 0, &bytes);
+	tree_status = ofw_flatten_tree(&client_ops, tree, sizeof(tree), rsv, nr_rsv, 0, &bytes);
 	return tree_status == OFW_OK ? (uint64_t)(uintptr_t)tree : 0;
 }
 
