@@ -52,12 +52,15 @@
 
 /*
  * A call into firmware that runs 32-bit and big-endian (Open Firmware's
- * client interface, RTAS): a frame of 288 bytes holding r2, r13-r31, CR
- * and the MSR whole, since the firmware keeps only the low halves of the
- * registers it saves; FW_CALL_RETURN, after the trampoline brought the CPU
- * back little-endian and the caller made r1 whole again, restores the MSR
- * (64-bit mode, translation as it was) and the registers, and returns
- * (r3 kept).
+ * client interface, RTAS). FW_CALL_SAVE: a frame of 288 bytes holding r2,
+ * r13-r31, CR and the MSR whole, since the firmware keeps only the low
+ * halves of the registers it saves (the MSR is left in r11).
+ * FW_CALL_ENTER, SRR0 set: the firmware entered by rfid with that MSR less
+ * MSR[SF] and the bits @clear, its LR the trampoline right after, which
+ * turns the CPU little-endian again when the firmware returns (r10, r12
+ * used). FW_CALL_RETURN, once the caller made r1 whole again: the MSR
+ * restored (64-bit mode, translation as it was), then the registers, and
+ * back to the caller (r3 kept).
  */
 .macro FW_CALL_SAVE
 	mflr	0
@@ -72,6 +75,22 @@
 	std	10, 192(1)
 	mfmsr	11
 	std	11, 200(1)
+.endm
+
+.macro FW_CALL_ENTER clear
+	bcl	20, 31, .Lfw_here\@
+.Lfw_here\@:
+	mflr	10
+	addi	10, 10, .Lfw_back\@ - .Lfw_here\@
+	mtlr	10
+	li	12, 1
+	rldicr	12, 12, MSR_SF_BIT, 0
+	ori	12, 12, \clear
+	andc	11, 11, 12
+	mtsrr1	11
+	rfid
+.Lfw_back\@:
+	FIXUP_ENDIAN
 .endm
 
 .macro FW_CALL_RETURN
@@ -253,17 +272,7 @@ wrong_place:
 ppc_ofw_call:
 	FW_CALL_SAVE
 	mtsrr0	4
-	bcl	20, 31, 8f
-8:	mflr	4
-	addi	4, 4, 9f - 8b
-	mtlr	4
-	li	12, 1
-	rldicr	12, 12, MSR_SF_BIT, 0
-	ori	12, 12, MSR_LE
-	andc	11, 11, 12
-	mtsrr1	11
-	rfid
-9:	FIXUP_ENDIAN
+	FW_CALL_ENTER MSR_LE
 	rldicl	1, 1, 0, 32             /* the firmware may have set r1's high half */
 	extsw	3, 3
 	FW_CALL_RETURN
@@ -293,18 +302,7 @@ ppc_rtas_enter:
 	std	11, 8(12)
 	mtsrr0	4
 	mr	4, 5
-	bcl	20, 31, 24f
-24:	mflr	10
-	addi	10, 10, 25f - 24b
-	mtlr	10
-	li	12, 1
-	rldicr	12, 12, MSR_SF_BIT, 0
-	ori	12, 12, MSR_IR | MSR_DR | MSR_LE | MSR_RI
-	ori	12, 12, MSR_EE
-	andc	11, 11, 12
-	mtsrr1	11
-	rfid
-25:	FIXUP_ENDIAN
+	FW_CALL_ENTER (MSR_EE|MSR_IR|MSR_DR|MSR_RI|MSR_LE)
 	lis	12, ppc_rtas_saved@ha
 	addi	12, 12, ppc_rtas_saved@l
 	ld	1, 0(12)
