@@ -19,6 +19,7 @@
 
 #include "boot/boot.h"
 #include "boot/ofw/flatten.h"
+#include "boot/ofw/rtas.h"
 #include "kernel/services/log.h"
 #include "p64/ofw.h"
 
@@ -32,6 +33,8 @@ static uint8_t tree[OFW_TREE_BYTES] __attribute__((aligned(8)));
 /* How the walk went, for phase bootinfo's message (tree_tried: it ran). */
 static enum ofw_status tree_status;
 static bool tree_tried;
+
+#define OFW_FAILED 0xffffffffu
 
 /* The argument block: service, nargs, nret, then args and rets, all
  * big-endian 32-bit cells. */
@@ -72,14 +75,19 @@ static bool ci(const char *service, unsigned nargs, unsigned nret, const uint32_
 	return true;
 }
 
-static uint32_t ci_root(void *ctx)
+static uint32_t ci_finddevice(void *ctx, const char *path)
 {
-	uint32_t ph, arg = (uint32_t)(uintptr_t)"/";
+	uint32_t arg = (uint32_t)(uintptr_t)path, ph;
 
 	(void)ctx;
-	if (!ci("finddevice", 1, 1, &arg, &ph) || ph == 0xffffffffu)
+	if (!ci("finddevice", 1, 1, &arg, &ph) || ph == OFW_FAILED)
 		return 0;
 	return ph;
+}
+
+static uint32_t ci_root(void *ctx)
+{
+	return ci_finddevice(ctx, "/");
 }
 
 static uint32_t ci_walk(const char *service, uint32_t ph)
@@ -184,96 +192,68 @@ static const struct ofw_ops client_ops = {
 	.seen = ci_seen,
 };
 
-#define OFW_FAILED 0xffffffffu
-#define RTAS_ALIGN 4096u
+/* The other services RTAS's instantiation uses (boot/ofw/rtas.c). */
+static bool ci_claim(void *ctx, uint32_t virt, uint32_t bytes, uint32_t align, uint32_t *base)
+{
+	const uint32_t argv[3] = { virt, bytes, align };
 
-/* Give [base, base + bytes) back to the firmware (after a failed step). */
-static void rtas_release(uint32_t base, uint32_t bytes)
+	(void)ctx;
+	return ci("claim", 3, 1, argv, base) && *base != OFW_FAILED;
+}
+
+static void ci_release(void *ctx, uint32_t base, uint32_t bytes)
 {
 	const uint32_t argv[2] = { base, bytes };
 
+	(void)ctx;
 	ci("release", 2, 0, argv, NULL);
 }
 
-/*
- * claim(virt, size, align) (IEEE 1275 6.3.2.8: at @virt when @align is 0,
- * else where the firmware chooses): the base, or OFW_FAILED when refused
- * or not of use: unaligned, past 4 GiB, or on the kernel's image (the
- * firmware knows of the loaded file, not of the .bss above it), then
- * given back.
- */
-static uint32_t rtas_claim(uint32_t virt, uint32_t bytes, uint32_t align)
+static uint32_t ci_open(void *ctx, const char *path)
 {
-	const uint64_t kstart = (uint64_t)(uintptr_t)__kernel_start;
-	const uint64_t kend = (uint64_t)(uintptr_t)__kernel_end;
-	const uint32_t argv[3] = { virt, bytes, align };
-	uint32_t base;
+	uint32_t arg = (uint32_t)(uintptr_t)path, ih;
 
-	if (!ci("claim", 3, 1, argv, &base) || base == OFW_FAILED)
-		return OFW_FAILED;
-	if (base % RTAS_ALIGN || (uint64_t)base + bytes > 0x100000000ull ||
-	    ((uint64_t)base < kend && (uint64_t)base + bytes > kstart)) {
-		rtas_release(base, bytes);
-		return OFW_FAILED;
-	}
-	return base;
+	(void)ctx;
+	if (!ci("open", 1, 1, &arg, &ih) || ih == OFW_FAILED)
+		return 0;
+	return ih;
 }
 
-/*
- * RTAS instantiated as the client interface's PowerPC binding and PAPR
- * (7.2.1) ask, while Open Firmware still runs: "rtas-size" bytes of /rtas,
- * rounded up to a page, claimed from the firmware (right above the
- * kernel's image, else where the firmware picks in the memory it manages:
- * below 4 GiB, inside the real mode area), /rtas opened and its "instantiate-rtas" method called with that
- * base; it returns the entry ppc_rtas_call() branches to
- * (arch/ppc64le/machine.c). The range goes into the tree's reservation
- * block (a reserved range of the memory map: never handed out). NULL when
- * done, else why not (the claim released): RTAS is then entered by
- * QEMU's and KVM's hypervisor call, as before.
- */
-static const char *rtas_instantiate(void)
+/* call-method(method, ihandle, base): the catch result (0: done), then
+ * the entry. */
+static bool ci_instantiate(void *ctx, uint32_t ih, uint32_t base, uint32_t *entry)
 {
-	const uint64_t kend = (uint64_t)(uintptr_t)__kernel_end;
-	uint32_t path = (uint32_t)(uintptr_t)"/rtas", ph, ih, size_be = 0, bytes, base;
-	uint32_t argv[4], ret[2];
+	const uint32_t argv[3] = { (uint32_t)(uintptr_t)"instantiate-rtas", ih, base };
+	uint32_t ret[2] = { OFW_FAILED, 0 };
 
-	if (!ci("finddevice", 1, 1, &path, &ph) || ph == OFW_FAILED || ph == 0)
-		return "the firmware's tree has no /rtas node";
-	argv[0] = ph;
-	argv[1] = (uint32_t)(uintptr_t)"rtas-size";
-	argv[2] = (uint32_t)(uintptr_t)&size_be;
-	argv[3] = sizeof(size_be);
-	if (!ci("getprop", 4, 1, argv, ret) || ret[0] != sizeof(size_be))
-		return "/rtas has no 4-byte rtas-size";
-	bytes = cell((const uint8_t *)&size_be);
-	if (bytes == 0 || bytes > 0x80000000u)
-		return "/rtas gives an impossible rtas-size";
-	ppc_firmware.rtas_size = bytes;
-	bytes = (bytes + RTAS_ALIGN - 1) & ~(RTAS_ALIGN - 1);
-	/* Right above the kernel, or where the firmware chooses. */
-	base = rtas_claim((uint32_t)kend, bytes, 0);
-	if (base == OFW_FAILED)
-		base = rtas_claim(0, bytes, RTAS_ALIGN);
-	if (base == OFW_FAILED)
-		return "the firmware claimed no memory for RTAS clear of the kernel";
-	if (!ci("open", 1, 1, &path, &ih) || ih == 0 || ih == OFW_FAILED) {
-		rtas_release(base, bytes);
-		return "/rtas could not be opened";
-	}
-	/* call-method(method, ihandle, base): catch-result, then the entry. */
-	argv[0] = (uint32_t)(uintptr_t)"instantiate-rtas";
-	argv[1] = ih;
-	argv[2] = base;
-	ret[0] = ret[1] = 0;
-	if (!ci("call-method", 3, 2, argv, ret) || ret[0] != 0 || ret[1] == 0 ||
-	    ret[1] == OFW_FAILED) {
-		rtas_release(base, bytes);
-		return "instantiate-rtas failed";
-	}
-	ppc_firmware.rtas_base = base;
-	ppc_firmware.rtas_bytes = bytes;
-	ppc_firmware.rtas_entry = ret[1];
-	return NULL;
+	(void)ctx;
+	if (!ci("call-method", 3, 2, argv, ret) || ret[0] != 0 || ret[1] == OFW_FAILED)
+		return false;
+	*entry = ret[1];
+	return true;
+}
+
+static const struct ofw_rtas_ops rtas_ops = {
+	.finddevice = ci_finddevice,
+	.getprop = ci_getprop,
+	.claim = ci_claim,
+	.release = ci_release,
+	.open = ci_open,
+	.instantiate = ci_instantiate,
+};
+
+/* RTAS instantiated (boot/ofw/rtas.c) and kept for ppc_rtas_call()
+ * (arch/ppc64le/machine.c); else why not, for its log line and record. */
+static void rtas_instantiate(void)
+{
+	struct ofw_rtas r;
+
+	ppc_firmware.rtas_why = ofw_rtas_instantiate(&rtas_ops, (uint64_t)(uintptr_t)__kernel_start,
+						     (uint64_t)(uintptr_t)__kernel_end, &r);
+	ppc_firmware.rtas_size = r.size;
+	ppc_firmware.rtas_base = r.base;
+	ppc_firmware.rtas_bytes = r.bytes;
+	ppc_firmware.rtas_entry = r.entry;
 }
 
 /*
@@ -292,8 +272,8 @@ uint64_t ofw_flatten(uint64_t entry)
 
 	if (entry == 0)
 		return 0;
-	ppc_firmware.rtas_why = rtas_instantiate();
-	if (!ppc_firmware.rtas_why)
+	rtas_instantiate();
+	if (ppc_firmware.rtas_entry)
 		rsv[nr_rsv++] = (struct ofw_rsv){ ppc_firmware.rtas_base, ppc_firmware.rtas_bytes };
 	tree_tried = true;
 	tree_status = ofw_flatten_tree(&client_ops, tree, sizeof(tree), rsv, nr_rsv, 0, &bytes);
