@@ -94,7 +94,7 @@ static uint32_t ci_walk(const char *service, uint32_t ph)
 {
 	uint32_t next;
 
-	if (!ci(service, 1, 1, &ph, &next) || next == 0xffffffffu)
+	if (!ci(service, 1, 1, &ph, &next) || next == OFW_FAILED)
 		return 0;
 	return next;
 }

@@ -130,6 +130,8 @@ def test_ppc64le_rtas_by_hypervisor_call_when_asked():
     assert done["errors"] == 0 and done["warnings"] == 0, (done, b.all("warning"))
     rtas = b.one("rtas")
     assert rtas["entry"] == "hcall" and rtas["reason"] == "memboot.rtas=hcall", rtas
+    # Instantiated all the same: the range stays reserved, the entry unused.
+    assert int(rtas["base"], 16) % 4096 == 0 and rtas["bytes"] >= rtas["rtas_size"], rtas
     assert ("rtas: entered by the hypervisor call KVMPPC_H_RTAS (memboot.rtas=hcall)"
             in b.console), b.tail()
     check_every_cpu_up(b, 2, 2)
