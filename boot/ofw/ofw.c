@@ -75,14 +75,21 @@ static bool ci(const char *service, unsigned nargs, unsigned nret, const uint32_
 	return true;
 }
 
+/* @service of one path (finddevice, open): the handle it gives, 0 for
+ * none. */
+static uint32_t ci_of_path(const char *service, const char *path)
+{
+	uint32_t arg = (uint32_t)(uintptr_t)path, h;
+
+	if (!ci(service, 1, 1, &arg, &h) || h == OFW_FAILED)
+		return 0;
+	return h;
+}
+
 static uint32_t ci_finddevice(void *ctx, const char *path)
 {
-	uint32_t arg = (uint32_t)(uintptr_t)path, ph;
-
 	(void)ctx;
-	if (!ci("finddevice", 1, 1, &arg, &ph) || ph == OFW_FAILED)
-		return 0;
-	return ph;
+	return ci_of_path("finddevice", path);
 }
 
 static uint32_t ci_root(void *ctx)
@@ -211,12 +218,8 @@ static void ci_release(void *ctx, uint32_t base, uint32_t bytes)
 
 static uint32_t ci_open(void *ctx, const char *path)
 {
-	uint32_t arg = (uint32_t)(uintptr_t)path, ih;
-
 	(void)ctx;
-	if (!ci("open", 1, 1, &arg, &ih) || ih == OFW_FAILED)
-		return 0;
-	return ih;
+	return ci_of_path("open", path);
 }
 
 /* call-method(method, ihandle, base): the catch result (0: done), then
