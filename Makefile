@@ -147,7 +147,7 @@ KERNEL_OBJS := $(patsubst %.c,$(O)/%.o,$(KERNEL_C)) $(patsubst %.S,$(O)/%.o,$(KE
 PURE_SRCS := boot/bootinfo.c boot/efi_map.c boot/mb2/mb2.c kernel/services/cmdline.c \
 	kernel/services/report/record.c kernel/services/report/format.c kernel/services/jobs/plan.c kernel/services/clock/clockcal.c kernel/services/clock/counter_sync.c $(wildcard kernel/firmware/*.c kernel/firmware/acpi/*.c) \
 	$(wildcard $(addsuffix /*.c,$(MM_DIRS)))
-PURE_SRCS += boot/handoff.c boot/pvh/pvh.c boot/efi/kelf.c boot/ofw/flatten.c
+PURE_SRCS += boot/handoff.c boot/pvh/pvh.c boot/efi/kelf.c boot/ofw/flatten.c boot/ofw/rtas.c
 # The consoles' drawing, log ring and option parsing (no hardware in them):
 # every file in kernel/services/console/ itself; the kernel-only side is in
 # kernel/services/console/out/, which this wildcard does not reach.

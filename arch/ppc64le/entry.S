@@ -50,6 +50,66 @@
 	.long	0x2400004c;        /* rfid */                                 \
 191:
 
+/*
+ * A call into firmware that runs 32-bit and big-endian (Open Firmware's
+ * client interface, RTAS). FW_CALL_SAVE: a frame of 288 bytes holding r2,
+ * r13-r31, CR and the MSR whole, since the firmware keeps only the low
+ * halves of the registers it saves (the MSR is left in r11).
+ * FW_CALL_ENTER, SRR0 set: the firmware entered by rfid with that MSR less
+ * MSR[SF] and the bits @clear, its LR the trampoline right after, which
+ * turns the CPU little-endian again when the firmware returns (r10, r12
+ * used). FW_CALL_RETURN, once the caller made r1 whole again: the MSR
+ * restored (64-bit mode, translation as it was), then the registers, and
+ * back to the caller (r3 kept).
+ */
+.macro FW_CALL_SAVE
+	mflr	0
+	std	0, 16(1)
+	stdu	1, -288(1)
+	std	2, 32(1)
+	std	13, 40(1)
+	.irp	n, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
+	std	\n, (48 + (\n - 14) * 8)(1)
+	.endr
+	mfcr	10
+	std	10, 192(1)
+	mfmsr	11
+	std	11, 200(1)
+.endm
+
+.macro FW_CALL_ENTER clear
+	bcl	20, 31, .Lfw_here\@
+.Lfw_here\@:
+	mflr	10
+	addi	10, 10, .Lfw_back\@ - .Lfw_here\@
+	mtlr	10
+	li	12, 1
+	rldicr	12, 12, MSR_SF_BIT, 0
+	ori	12, 12, \clear
+	andc	11, 11, 12
+	mtsrr1	11
+	rfid
+.Lfw_back\@:
+	FIXUP_ENDIAN
+.endm
+
+.macro FW_CALL_RETURN
+	ld	0, 200(1)
+	mtmsrd	0
+	isync
+	ld	2, 32(1)
+	ld	13, 40(1)
+	.irp	n, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
+	ld	\n, (48 + (\n - 14) * 8)(1)
+	.endr
+	ld	4, 192(1)
+	mtcr	4
+	addi	1, 1, 288
+	ld	0, 16(1)
+	mtlr	0
+	blr
+.endm
+
 	.section .text.head, "ax"
 	.globl _start
 _start:
@@ -210,76 +270,46 @@ wrong_place:
 	.section .text, "ax"
 	.globl ppc_ofw_call
 ppc_ofw_call:
-	mflr	0
-	std	0, 16(1)
-	stdu	1, -288(1)
-	std	2, 32(1)
-	std	13, 40(1)
-	std	14, 48(1)
-	std	15, 56(1)
-	std	16, 64(1)
-	std	17, 72(1)
-	std	18, 80(1)
-	std	19, 88(1)
-	std	20, 96(1)
-	std	21, 104(1)
-	std	22, 112(1)
-	std	23, 120(1)
-	std	24, 128(1)
-	std	25, 136(1)
-	std	26, 144(1)
-	std	27, 152(1)
-	std	28, 160(1)
-	std	29, 168(1)
-	std	30, 176(1)
-	std	31, 184(1)
-	mfcr	10
-	std	10, 192(1)
-	mfmsr	11
-	std	11, 200(1)
+	FW_CALL_SAVE
 	mtsrr0	4
-	bcl	20, 31, 8f
-8:	mflr	4
-	addi	4, 4, 9f - 8b
-	mtlr	4
-	li	12, 1
-	rldicr	12, 12, MSR_SF_BIT, 0
-	ori	12, 12, MSR_LE
-	andc	11, 11, 12
-	mtsrr1	11
-	rfid
-9:	FIXUP_ENDIAN
+	FW_CALL_ENTER MSR_LE
 	rldicl	1, 1, 0, 32             /* the firmware may have set r1's high half */
-	ld	0, 200(1)
+	extsw	3, 3
+	FW_CALL_RETURN
+
+/*
+ * void ppc_rtas_enter(block, entry, base): one call of RTAS as the firmware
+ * instantiated it (PAPR 7.2.1, 7.3; what Linux's enter_rtas does): r3 the
+ * argument block's real address, r4 RTAS's base, entered at @entry by
+ * rfid in real mode (MSR[IR|DR] off), big-endian and 32-bit (MSR[LE|SF]
+ * off), external interrupts and RI off; RTAS returns through LR,
+ * big-endian, where the trampoline turns the CPU little-endian again and
+ * the caller's MSR (translation included) is restored. RTAS keeps only
+ * the low halves of the registers, so every register the ABI keeps is
+ * saved here whole; r1 and the MSR are also kept in the kernel image
+ * (ppc_rtas_saved: inside the real mode area, below 4 GiB), for the
+ * caller's stack may lie where real mode does not reach. The boot CPU's
+ * only, one call at a time (the kernel maps memory at its physical
+ * address: the block's address is its real one).
+ */
+	.section .text, "ax"
+	.globl ppc_rtas_enter
+ppc_rtas_enter:
+	FW_CALL_SAVE
+	lis	12, ppc_rtas_saved@ha
+	addi	12, 12, ppc_rtas_saved@l
+	std	1, 0(12)
+	std	11, 8(12)
+	mtsrr0	4
+	mr	4, 5
+	FW_CALL_ENTER (MSR_EE|MSR_IR|MSR_DR|MSR_RI|MSR_LE)
+	lis	12, ppc_rtas_saved@ha
+	addi	12, 12, ppc_rtas_saved@l
+	ld	1, 0(12)
+	ld	0, 8(12)
 	mtmsrd	0
 	isync
-	ld	2, 32(1)
-	ld	13, 40(1)
-	ld	14, 48(1)
-	ld	15, 56(1)
-	ld	16, 64(1)
-	ld	17, 72(1)
-	ld	18, 80(1)
-	ld	19, 88(1)
-	ld	20, 96(1)
-	ld	21, 104(1)
-	ld	22, 112(1)
-	ld	23, 120(1)
-	ld	24, 128(1)
-	ld	25, 136(1)
-	ld	26, 144(1)
-	ld	27, 152(1)
-	ld	28, 160(1)
-	ld	29, 168(1)
-	ld	30, 176(1)
-	ld	31, 184(1)
-	ld	4, 192(1)
-	mtcr	4
-	extsw	3, 3
-	addi	1, 1, 288
-	ld	0, 16(1)
-	mtlr	0
-	blr
+	FW_CALL_RETURN
 
 /*
  * Where RTAS start-cpu starts another CPU (arch/ppc64le/smp.c): big-endian,
@@ -443,6 +473,9 @@ arch_counter_at_entry:
 	.globl ppc_ofw_entry
 ppc_ofw_entry:
 	.quad	0
+	/* ppc_rtas_enter(): the caller's r1 and MSR while RTAS runs. */
+ppc_rtas_saved:
+	.quad	0, 0
 	/* OPAL's base and entry (r8 and r9 at a PowerNV entry), 0 else. */
 	.globl ppc_opal_base, ppc_opal_entry
 ppc_opal_base:

@@ -1,10 +1,13 @@
 /*
- * machine.c (ppc64le): the machine's ways out (arch/machine.h) through
- * RTAS (PAPR 7.3: "power-off", "system-reboot", tokens from the /rtas
- * node that boot/ofw kept). QEMU's and KVM's RTAS is entered with the
+ * machine.c (ppc64le): RTAS calls, and the machine's ways out
+ * (arch/machine.h) through RTAS (PAPR 7.3: "power-off", "system-reboot",
+ * tokens from the /rtas node that boot/ofw kept). RTAS is entered where
+ * boot/ofw instantiated it through the client interface (its entry, in
+ * real mode, big-endian: ppc_rtas_enter() in entry.S), as PAPR asks and a
+ * PowerVM LPAR requires. Where it could not be instantiated (or with
+ * memboot.rtas=hcall), QEMU's and KVM's RTAS is entered with the
  * hypervisor call KVMPPC_H_RTAS and the argument block's real address in
- * r4 (what the firmware's RTAS blob does); a PowerVM LPAR's RTAS must be
- * instantiated and called in place instead: not done yet.
+ * r4 (what the blob QEMU's firmware instantiates does itself).
  *
  * pseries has no device that carries an exit status out of QEMU: the
  * emulator exit is a power-off (QEMU ends with 0), and the status is the
@@ -42,8 +45,20 @@ int32_t ppc_rtas_call(uint32_t token, unsigned nargs, const uint32_t *argv)
 	for (unsigned i = 0; i < nargs && i < 12; i++)
 		block[3 + i] = __builtin_bswap32(argv[i]);
 	block[3 + nargs] = __builtin_bswap32((uint32_t)-1);
-	ppc_hcall(KVMPPC_H_RTAS, (uint64_t)(uintptr_t)block, 0, 0, 0, 0);
+	if (ppc_rtas_hcall_why())
+		ppc_hcall(KVMPPC_H_RTAS, (uint64_t)(uintptr_t)block, 0, 0, 0, 0);
+	else
+		ppc_rtas_enter(block, ppc_firmware.rtas_entry, ppc_firmware.rtas_base);
 	return (int32_t)__builtin_bswap32(block[3 + nargs]);
+}
+
+const char *ppc_rtas_hcall_why(void)
+{
+	if (!ppc_firmware.rtas_entry)
+		return ppc_firmware.rtas_why ? ppc_firmware.rtas_why : "RTAS was not instantiated";
+	if (ppc_rtas_request == PPC_RTAS_HCALL)
+		return "memboot.rtas=hcall";
+	return NULL;
 }
 
 /* OPAL_CEC_POWER_DOWN or OPAL_CEC_REBOOT: asked again while OPAL is

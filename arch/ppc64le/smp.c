@@ -33,6 +33,7 @@
 #include "kernel/services/cmdline.h"
 #include "kernel/services/log.h"
 #include "kernel/services/percpu.h"
+#include "kernel/services/report/record.h"
 #include "p64/ofw.h"
 #include "p64/opal.h"
 
@@ -59,10 +60,6 @@ struct ppc_pnv_start *ppc_pnv_starts;
 uint32_t ppc_pnv_nr_starts;
 void ppc_ap_main(void *area);
 
-/* No POWER start-up keys yet: an empty table. */
-const struct param_table arch_smp_param_table = { .owner = "smp-ppc64le", .params = NULL,
-						  .count = 0 };
-
 bool arch_smp_setup(const struct arch_smp_firmware *fw)
 {
 	(void)fw;
@@ -85,10 +82,37 @@ const char *arch_smp_unreachable(uint32_t hwid)
 	return unreachable_phrase;
 }
 
+/* pseries: how RTAS is entered (the `rtas` record, docs/records.md). */
+static void rtas_report(void)
+{
+	const char *hcall_why = ppc_rtas_hcall_why();
+	struct record r;
+
+	rec_begin(&r, "rtas");
+	rec_str(&r, "entry", hcall_why ? "hcall" : "instantiated");
+	if (ppc_firmware.rtas_entry) {
+		rec_hex(&r, "entry_point", ppc_firmware.rtas_entry);
+		rec_hex(&r, "base", ppc_firmware.rtas_base);
+		rec_u64(&r, "bytes", ppc_firmware.rtas_bytes);
+	}
+	if (ppc_firmware.rtas_size)
+		rec_u64(&r, "rtas_size", ppc_firmware.rtas_size);
+	if (hcall_why) {
+		rec_str(&r, "reason", hcall_why);
+		record_report(&r, LOG_INFO, "rtas: entered by the hypervisor call KVMPPC_H_RTAS "
+			      "({reason})");
+	} else {
+		record_report(&r, LOG_INFO, "rtas: entered at its instantiated entry {entry_point} "
+			      "(base {base}, {bytes} bytes reserved)");
+	}
+}
+
 void arch_smp_report(void *arg)
 {
 	const struct arch_smp_firmware *fw = arg;
 
+	if (!ppc_powernv())
+		rtas_report();
 	if (why_not) {
 		if (fw->nr_unreachable)
 			pr_warn("smp: %u CPU%s cannot be started: %s", fw->nr_unreachable,

@@ -9,8 +9,9 @@
  * (the one parser, kernel/firmware/dt.c, for every way a tree arrives).
  *
  * Kept for the architecture code before phase bootinfo (p64/ofw.h): the
- * timebase's frequency (phase early's clock) and the RTAS tokens (the
- * power-off at the end).
+ * timebase's frequency (phase early's clock), the RTAS tokens (start-cpu,
+ * the power-off at the end) and RTAS itself, instantiated through the
+ * client interface before the walk (its entry and base).
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -18,19 +19,22 @@
 
 #include "boot/boot.h"
 #include "boot/ofw/flatten.h"
+#include "boot/ofw/rtas.h"
 #include "kernel/services/log.h"
 #include "p64/ofw.h"
 
 /* Room for QEMU's trees with a few hundred CPUs (about 1 KiB a CPU). */
 #define OFW_TREE_BYTES (1u << 20)
 
-extern char __kernel_start[];
+extern char __kernel_start[], __kernel_end[];
 
 struct ppc_firmware ppc_firmware;
 static uint8_t tree[OFW_TREE_BYTES] __attribute__((aligned(8)));
 /* How the walk went, for phase bootinfo's message (tree_tried: it ran). */
 static enum ofw_status tree_status;
 static bool tree_tried;
+
+#define OFW_FAILED 0xffffffffu
 
 /* The argument block: service, nargs, nret, then args and rets, all
  * big-endian 32-bit cells. */
@@ -51,8 +55,8 @@ static uint32_t addr32(const void *p)
 	return be((uint32_t)(uintptr_t)p);
 }
 
-/* Call @service with @nargs arguments; its first return value in *ret
- * (when @nret). False when the interface refused the call. */
+/* Call @service with @nargs arguments; its @nret return values in
+ * ret[0, nret) (when @ret). False when the interface refused the call. */
 static bool ci(const char *service, unsigned nargs, unsigned nret, const uint32_t *argv,
 	       uint32_t *ret)
 {
@@ -66,26 +70,38 @@ static bool ci(const char *service, unsigned nargs, unsigned nret, const uint32_
 		a.cell[i] = be(argv[i]);
 	if (ppc_ofw_call(&a, ppc_ofw_entry) != 0)
 		return false;
-	if (nret && ret)
-		*ret = be(a.cell[nargs]);
+	for (unsigned i = 0; ret && i < nret && nargs + i < 12; i++)
+		ret[i] = be(a.cell[nargs + i]);
 	return true;
+}
+
+/* @service of one path (finddevice, open): the handle it gives, 0 for
+ * none. */
+static uint32_t ci_of_path(const char *service, const char *path)
+{
+	uint32_t arg = (uint32_t)(uintptr_t)path, h;
+
+	if (!ci(service, 1, 1, &arg, &h) || h == OFW_FAILED)
+		return 0;
+	return h;
+}
+
+static uint32_t ci_finddevice(void *ctx, const char *path)
+{
+	(void)ctx;
+	return ci_of_path("finddevice", path);
 }
 
 static uint32_t ci_root(void *ctx)
 {
-	uint32_t ph, arg = (uint32_t)(uintptr_t)"/";
-
-	(void)ctx;
-	if (!ci("finddevice", 1, 1, &arg, &ph) || ph == 0xffffffffu)
-		return 0;
-	return ph;
+	return ci_finddevice(ctx, "/");
 }
 
 static uint32_t ci_walk(const char *service, uint32_t ph)
 {
 	uint32_t next;
 
-	if (!ci(service, 1, 1, &ph, &next) || next == 0xffffffffu)
+	if (!ci(service, 1, 1, &ph, &next) || next == OFW_FAILED)
 		return 0;
 	return next;
 }
@@ -183,22 +199,87 @@ static const struct ofw_ops client_ops = {
 	.seen = ci_seen,
 };
 
+/* The other services RTAS's instantiation uses (boot/ofw/rtas.c). */
+static bool ci_claim(void *ctx, uint32_t virt, uint32_t bytes, uint32_t align, uint32_t *base)
+{
+	const uint32_t argv[3] = { virt, bytes, align };
+
+	(void)ctx;
+	return ci("claim", 3, 1, argv, base) && *base != OFW_FAILED;
+}
+
+static void ci_release(void *ctx, uint32_t base, uint32_t bytes)
+{
+	const uint32_t argv[2] = { base, bytes };
+
+	(void)ctx;
+	ci("release", 2, 0, argv, NULL);
+}
+
+static uint32_t ci_open(void *ctx, const char *path)
+{
+	(void)ctx;
+	return ci_of_path("open", path);
+}
+
+/* call-method(method, ihandle, base): the catch result (0: done), then
+ * the entry. */
+static bool ci_instantiate(void *ctx, uint32_t ih, uint32_t base, uint32_t *entry)
+{
+	const uint32_t argv[3] = { (uint32_t)(uintptr_t)"instantiate-rtas", ih, base };
+	uint32_t ret[2] = { OFW_FAILED, 0 };
+
+	(void)ctx;
+	if (!ci("call-method", 3, 2, argv, ret) || ret[0] != 0 || ret[1] == OFW_FAILED)
+		return false;
+	*entry = ret[1];
+	return true;
+}
+
+static const struct ofw_rtas_ops rtas_ops = {
+	.finddevice = ci_finddevice,
+	.getprop = ci_getprop,
+	.claim = ci_claim,
+	.release = ci_release,
+	.open = ci_open,
+	.instantiate = ci_instantiate,
+};
+
+/* RTAS instantiated (boot/ofw/rtas.c) and kept for ppc_rtas_call()
+ * (arch/ppc64le/machine.c); else why not, for its log line and record. */
+static void rtas_instantiate(void)
+{
+	struct ofw_rtas r;
+
+	ppc_firmware.rtas_why = ofw_rtas_instantiate(&rtas_ops, (uint64_t)(uintptr_t)__kernel_start,
+						     (uint64_t)(uintptr_t)__kernel_end, &r);
+	ppc_firmware.rtas_size = r.size;
+	ppc_firmware.rtas_base = r.base;
+	ppc_firmware.rtas_bytes = r.bytes;
+	ppc_firmware.rtas_entry = r.entry;
+}
+
 /*
  * Called by entry.S with the client interface's entry (also in
  * ppc_ofw_entry): the tree's address for kernel_main(), or 0 when no tree
  * could be made (phase bootinfo then names the boot information missing).
- * The firmware's own memory below the kernel (its code, stack and the
- * interrupt vectors at 0) goes into the tree's reservation block.
+ * RTAS is instantiated first; the firmware's own memory below the kernel
+ * (its code, stack and the interrupt vectors at 0) and RTAS's go into the
+ * tree's reservation block.
  */
 uint64_t ofw_flatten(uint64_t entry)
 {
-	const struct ofw_rsv below = { 0, (uint64_t)(uintptr_t)__kernel_start };
+	struct ofw_rsv rsv[2] = { { 0, (uint64_t)(uintptr_t)__kernel_start } };
+	uint32_t nr_rsv = 1;
 	size_t bytes;
 
 	if (entry == 0)
 		return 0;
+	rtas_instantiate();
+	if (ppc_firmware.rtas_entry)
+		rsv[nr_rsv++] = (struct ofw_rsv){ ppc_firmware.rtas_base, ppc_firmware.rtas_bytes };
 	tree_tried = true;
-	tree_status = ofw_flatten_tree(&client_ops, tree, sizeof(tree), &below, 1, 0, &bytes);
+	tree_status = ofw_flatten_tree(&client_ops, tree, sizeof(tree), rsv, nr_rsv, 0, &bytes);
 	return tree_status == OFW_OK ? (uint64_t)(uintptr_t)tree : 0;
 }
 

@@ -2,7 +2,9 @@
 Open Firmware, VOF: the kernel ELF through QEMU -kernel, the firmware's
 tree read through the client interface and flattened before the kernel
 starts (`--arch ppc64le`, `--boot vof`, docs/boot-paths.md). Every CPU is
-started through RTAS start-cpu (wake-ups polled), the radix MMU maps all
+started through RTAS start-cpu (wake-ups polled), RTAS being instantiated
+through the client interface and entered at its entry (the hypervisor
+call only as the fallback), the radix MMU maps all
 RAM, each node's memory is initialised by its own CPUs. pseries has no exit device: the runner takes the status from the
 done record after the kernel powers off through RTAS.
 
@@ -46,6 +48,7 @@ def test_ppc64le_two_nodes_from_ibm_associativity():
     done = b.expect_ok()
     assert done["errors"] == 0 and done["warnings"] == 0, (done, b.all("warning"))
     assert "RTAS start-cpu (token 0x2006)" in b.console, b.tail()
+    check_rtas_instantiated(b)
     boot = b.one("boot")
     assert boot["boot_path"] == "dt" and boot["map_source"] == "dt-memory", boot
     # The tree's timebase-frequency: 512 MHz on QEMU's pseries, given.
@@ -70,6 +73,21 @@ def test_ppc64le_two_nodes_from_ibm_associativity():
     assert [r["node"] for r in inits] == [0, 1], inits
     assert all(r["pages"] > 0 for r in inits), inits
     check_census(b)
+
+
+def check_rtas_instantiated(b):
+    """RTAS instantiated through the client interface (instantiate-rtas) and
+    entered at its entry: the record says so, the range is page aligned,
+    below 4 GiB, holds rtas-size and is a reserved range of the map."""
+    rtas = b.one("rtas")
+    assert rtas["entry"] == "instantiated" and "reason" not in rtas, rtas
+    assert "rtas: entered at its instantiated entry" in b.console, b.tail()
+    base, bytes_ = int(rtas["base"], 16), rtas["bytes"]
+    assert base % 4096 == 0 and bytes_ % 4096 == 0 and base + bytes_ <= 4 * GIB, rtas
+    assert 0 < rtas["rtas_size"] <= bytes_, rtas
+    assert int(rtas["entry_point"], 16) != 0, rtas
+    assert any(r["type"] == "reserved" and int(r["start"], 16) <= base and
+               base + bytes_ <= int(r["end"], 16) for r in b.all("mem_range")), b.all("mem_range")
 
 
 def check_every_cpu_up(b, nodes, cpus_per_node):
@@ -97,6 +115,25 @@ def test_ppc64le_every_cpu_up_two_by_two():
     b = boot_ppc64le(nodes=2, cpus_per_node=2, mem_per_node="512M")
     done = b.expect_ok()
     assert done["errors"] == 0 and done["warnings"] == 0, (done, b.all("warning"))
+    check_rtas_instantiated(b)
+    check_every_cpu_up(b, 2, 2)
+
+
+def test_ppc64le_rtas_by_hypervisor_call_when_asked():
+    """memboot.rtas=hcall: RTAS entered by QEMU's KVMPPC_H_RTAS instead of
+    the instantiated entry (the fallback where instantiation fails), named
+    on the log and in the record; every CPU still comes up through
+    start-cpu and power-off still ends the boot with its status. About 2 s."""
+    b = boot_ppc64le(nodes=2, cpus_per_node=2, mem_per_node="512M",
+                     append="memboot.rtas=hcall")
+    done = b.expect_ok()
+    assert done["errors"] == 0 and done["warnings"] == 0, (done, b.all("warning"))
+    rtas = b.one("rtas")
+    assert rtas["entry"] == "hcall" and rtas["reason"] == "memboot.rtas=hcall", rtas
+    # Instantiated all the same: the range stays reserved, the entry unused.
+    assert int(rtas["base"], 16) % 4096 == 0 and rtas["bytes"] >= rtas["rtas_size"], rtas
+    assert ("rtas: entered by the hypervisor call KVMPPC_H_RTAS (memboot.rtas=hcall)"
+            in b.console), b.tail()
     check_every_cpu_up(b, 2, 2)
 
 
@@ -162,6 +199,7 @@ def test_ppc64le_under_slof_every_cpu_up():
     assert "SLOF" in b.console, b.tail()
     numa = b.one("numa")
     assert numa["source"] == "dt" and numa["nodes"] == 4, numa
+    check_rtas_instantiated(b)
     check_every_cpu_up(b, 4, 4)
 
 

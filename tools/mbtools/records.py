@@ -95,6 +95,8 @@ SCHEMA = {
     "srat_generic": {"kind": "str!", "pxm": "int!", "device": "str"},
     "node_dimms": {"node": "int!", "dimms": "int!", "bytes": "int!", "dimm_text": "str"},
     "cpu_up": {"cpu": "int!", "node": "int!"},
+    "rtas": {"entry": "str!", "entry_point": "hex", "base": "hex", "bytes": "int",
+             "rtas_size": "int", "reason": "str"},
     "memmap": {"node": "int!", "desc_bytes": "int!", "present_pages": "int"},
     "node_init": {"node": "int!", "ns": "int!", "policy": "str", "threads": "int!",
                   "cpus": "int", "lost_cpus": "int", "lost_cpu": "int",

@@ -38,6 +38,7 @@
 	X(direct_map)    /* the kernel's identity map */                    \
 	X(physmem_retire) /* early reservations kept when physmem retires */ \
 	X(apic)          /* x86_64's interrupt controller mode for SMP */   \
+	X(rtas)          /* POWER pseries: how RTAS is entered */          \
 	X(cpu_up)        /* a CPU running after SMP bring-up */             \
 	X(smp)           /* SMP bring-up as a whole */                      \
 	X(tsc_sync)      /* each node's APs' counters against the boot CPU's */ \

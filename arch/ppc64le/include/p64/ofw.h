@@ -28,6 +28,13 @@ struct ppc_firmware {
 	uint32_t rtas_system_reboot;   /* "system-reboot" */
 	uint32_t rtas_os_term;         /* "ibm,os-term" */
 	uint32_t rtas_start_cpu;       /* "start-cpu" */
+	/* RTAS instantiated through the client interface (boot/ofw): its
+	 * entry (0: not instantiated, rtas_why says why), the page-aligned
+	 * range reserved for it and the rtas-size asked for. */
+	uint32_t rtas_entry;
+	uint32_t rtas_base, rtas_bytes;
+	uint32_t rtas_size;
+	const char *rtas_why;
 	/* The first /memory@0 range: in an LPAR the real mode area, all that
 	 * the kernel reaches with translation off (PAPR 14.5.4.2). */
 	uint64_t rma_bytes;
@@ -41,5 +48,20 @@ extern struct ppc_firmware ppc_firmware;
  * return value (RTAS status: 0 done, -1 hardware error, -3 parameter
  * error...); -1 when @token is 0. The boot CPU's only. */
 int32_t ppc_rtas_call(uint32_t token, unsigned nargs, const uint32_t *argv);
+
+/* RTAS entered at @entry (entry.S): @block the argument block's real
+ * address in r3, @base in r4, in real mode, big-endian and 32-bit, back
+ * in the caller's mode. The block, @entry and the caller's stack lie
+ * below 4 GiB. */
+void ppc_rtas_enter(const volatile void *block, uint64_t entry, uint64_t base);
+
+/* memboot.rtas (arch/ppc64le/rtas_settings.c). */
+enum { PPC_RTAS_AUTO, PPC_RTAS_HCALL };
+extern unsigned ppc_rtas_request;
+
+/* NULL when ppc_rtas_call() goes through the instantiated entry; else
+ * why not (the firmware's failure, or memboot.rtas=hcall): the hypervisor
+ * call KVMPPC_H_RTAS is used instead. */
+const char *ppc_rtas_hcall_why(void);
 
 #endif
