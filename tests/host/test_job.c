@@ -352,9 +352,10 @@ static void test_slow_cpu_is_not_lost(void **state)
  * step: the deadline measures silence, so the job waits for it and tells
  * it slow, not lost; nothing is named undone. The condition is forced, not
  * timed: the slow CPU stays silent until it sees its chunk orphaned, then
- * gives a sign of life every 2 ms, so a busy host's scheduling delays (far
- * under the 200 ms deadline) cannot turn it lost. */
-static const uint64_t slow_deadline_ns = 200 * 1000000ULL;
+ * gives a sign of life every 2 ms for 1.5 deadlines, so only a host that
+ * leaves a runnable thread unscheduled for a whole deadline could turn it
+ * lost: the deadline is 1 s (a loaded 2-core host left it 200 ms once). */
+static const uint64_t slow_deadline_ns = 1000 * 1000000ULL;
 static volatile uint32_t slow_cpu = JOB_NO_OWNER;
 
 static void sleep_ns(uint64_t ns)
@@ -388,13 +389,14 @@ static void count_with_one_long_step(void *arg, uint64_t s, uint64_t e)
 	if (cpu != 3 && job_platform_node(cpu) == 1 &&
 	    __atomic_compare_exchange_n(&slow_cpu, &none, cpu, false, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE)) {
-		/* Silent until counted lost (bounded: 50 deadlines), then 3
-		 * deadlines of slow work with signs of life. */
+		/* Silent until counted lost (bounded: 10 deadlines), then 1.5
+		 * deadlines of slow work with signs of life: the job waits past
+		 * a deadline from the orphaning for it. */
 		uint64_t t0 = mono_ns();
-		while (!my_chunk_orphaned(cpu) && mono_ns() - t0 < 50 * slow_deadline_ns)
+		while (!my_chunk_orphaned(cpu) && mono_ns() - t0 < 10 * slow_deadline_ns)
 			sleep_ns(1000000);
 		t0 = mono_ns();
-		while (mono_ns() - t0 < 3 * slow_deadline_ns) {
+		while (mono_ns() - t0 < 3 * slow_deadline_ns / 2) {
 			job_progress();
 			sleep_ns(2000000);
 		}
