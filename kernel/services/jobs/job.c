@@ -90,6 +90,11 @@ void job_progress(void)
 				 __ATOMIC_RELEASE);
 }
 
+/* A heartbeat this far (in its units: about a second at 1 GHz) ahead of
+ * the caller's clock reading was stamped after the reading, not an hour
+ * of wrap-around before it. */
+#define HEARTBEAT_AHEAD_MAX (1u << 20)
+
 /* @cpu's last sign of life from inside a step, if after @seen (ticks). */
 static uint64_t last_heard(uint32_t cpu, uint64_t seen, uint64_t now)
 {
@@ -97,6 +102,12 @@ static uint64_t last_heard(uint32_t cpu, uint64_t seen, uint64_t now)
 		return seen;
 	uint32_t ago = (uint32_t)(now >> HEARTBEAT_SHIFT) -
 		       __atomic_load_n(&heartbeat[cpu], __ATOMIC_ACQUIRE);
+	/* The CPU gave a sign of life between the caller's reading of @now
+	 * and this load (the caller was slow, or descheduled, in between):
+	 * heard now. Taken as an hour-old heartbeat, it turned a CPU alive
+	 * and working into a lost one. */
+	if (ago != 0 && -ago < HEARTBEAT_AHEAD_MAX)
+		return now > seen ? now : seen;
 	uint64_t at = ((now >> HEARTBEAT_SHIFT) - ago) << HEARTBEAT_SHIFT;
 
 	return at > seen && at <= now ? at : seen;
