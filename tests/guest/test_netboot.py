@@ -9,16 +9,22 @@ an override for another machine. (One OVMF boot: 10-15 s under TCG.)
 arm64 (`netboot --arch arm64`): AAVMF's PXE on a virtio NIC boots GRUB's
 arm64-efi image, which chainloads memboot's network loader (the UEFI loader
 with the kernel inside) with the machine's words as its load options: the
-hand-off block's flags say where the kernel and the words came from. (About
-15 s under TCG.)"""
+hand-off block's flags say where the kernel and the words came from; a
+loader whose head no longer matches the kernel inside is refused by the
+loader itself. (About 15 s a boot under TCG.)"""
 import os
+import struct
 import subprocess
+import sys
 import tempfile
 import unittest
 
 from guest import MEMBOOT, ROOT, Boot, boot, mbboot
 from test_arm64 import check_census
 from test_bootpaths import handoff_header
+
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from mbtools import netboot  # noqa: E402
 
 HANDOFF_F_CMDLINE_FILE = 4          # boot/handoff.h
 HANDOFF_F_CMDLINE_OPTIONS = 8
@@ -108,3 +114,30 @@ def test_netboot_arm64_aavmf_chainloads_the_loader_with_the_kernel_inside():
     assert flags & HANDOFF_F_KERNEL_INSIDE and flags & HANDOFF_F_CMDLINE_OPTIONS, flags
     assert not flags & HANDOFF_F_CMDLINE_FILE, flags
     check_census(b)
+
+
+def test_netboot_arm64_loader_refuses_a_damaged_kernel_inside():
+    # The tree's loader after netboot checked it: its head now says 8 bytes
+    # more than lie before the tail (a cut or altered file on the server).
+    if not os.path.exists(ARM64_NET_LOADER):
+        raise unittest.SkipTest("no arm64 network loader at %s: make ARCH=arm64"
+                                % ARM64_NET_LOADER)
+    with tempfile.TemporaryDirectory(prefix="memboot-tftp-") as tmp:
+        proc = subprocess.run([MEMBOOT, "netboot", tmp, "--arch", "arm64"], cwd=ROOT,
+                              capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        path = os.path.join(tmp, "boot", "memboot", netboot.NET_LOADER_NAME)
+        with open(path, "rb") as f:
+            data = bytearray(f.read())
+        start, size = netboot.embedded_kernel(bytes(data))
+        struct.pack_into("<Q", data, start - 16, size + 8)
+        with open(path, "wb") as f:
+            f.write(data)
+        argv = mbboot.run_argv(arch="arm64", mem_per_node="512M", timeout=120)
+        b = mbboot.boot(argv + ["--netboot", tmp], timeout=120, cwd=ROOT, boot_class=Boot)
+    done = b.one("done")
+    assert done["status"] == 3 and not done["ok"], done
+    assert done["reason"] == ("loader: the kernel inside this loader should be %d bytes but "
+                              "%d bytes lie before its tail; the image is damaged"
+                              % (size + 8, size)), done
+    assert b.all("boot") == [], b.all("boot")      # the kernel never ran
