@@ -70,6 +70,9 @@ enum {
 	HANDOFF_F_RSDP_ACPI20 = 1u << 0,   /* RSDP found under the ACPI 2.0 GUID */
 	HANDOFF_F_RSDP_ACPI10 = 1u << 1,   /* only the ACPI 1.0 GUID had one */
 	HANDOFF_F_CMDLINE_FILE = 1u << 2,  /* cmdline came from \EFI\memboot\cmdline.txt */
+	HANDOFF_F_CMDLINE_OPTIONS = 1u << 3, /* cmdline came from the image's load options */
+	HANDOFF_F_KERNEL_INSIDE = 1u << 4, /* the kernel was inside the loader's image
+	                                    * (the network loader), not on a volume */
 };
 
 struct handoff_header {

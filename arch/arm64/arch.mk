@@ -28,7 +28,7 @@ arm64_BOOT := dtimage efi
 arm64_COMMON := given_clock no_watchdog
 # The UEFI loader: gnu-efi's name for the architecture, the removable-media
 # boot file (UEFI 2.10, 3.5.1.1: \EFI\BOOT\BOOTAA64.EFI), and Debian's
-# gnu-efi:arm64, unpacked into the build cache by tools/fetch-gnu-efi.sh
+# gnu-efi:arm64, unpacked into the build cache by tools/fetch-deb.sh
 # (never installed: the package is not Multi-Arch). gnu-efi 3.0.15's
 # aarch64 crt0 carries the PE header itself: the link sets the subsystem
 # (10, an application), objcopy -O binary makes the file, padded to the
@@ -40,6 +40,13 @@ arm64_EFI_CFLAGS :=
 arm64_EFI_LDFLAGS := --defsym=EFI_SUBSYSTEM=0xa --no-warn-rwx-segments
 arm64_EFI_OBJCOPY := -O binary
 arm64_EFI_PAD := 512
+# Network boots (tools/memboot netboot --arch arm64): GRUB's arm64-efi
+# modules, Debian's grub-efi-arm64-bin:arm64 unpacked into the build cache
+# (the package exists only for arm64 hosts), from which netboot makes
+# GRUB's network image; GRUB chainloads efi/memboot-net.efi, the loader with
+# the kernel inside (boot/efi/efi.mk).
+arm64_NETBOOT_GRUB := grub-efi-arm64-bin
+arm64_NETBOOT_GRUB_PLATFORM := arm64-efi
 # What `make` builds to boot: the flat Image with Linux's arm64 header.
 arm64_IMAGE := Image
 # QEMU: virt with a GICv3 and the most capable CPU TCG emulates.

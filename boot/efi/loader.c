@@ -6,7 +6,11 @@
  *  1. prints its version and the firmware's vendor and revisions on ConOut
  *     (OVMF mirrors ConOut to COM1, so it shows up in `-serial stdio`);
  *  2. reads \EFI\memboot\memboot.elf from the volume it was itself loaded
- *     from, and \EFI\memboot\cmdline.txt if there is one;
+ *     from, and \EFI\memboot\cmdline.txt if there is one; the network
+ *     loader (memboot-net.efi: the same code linked with the kernel inside,
+ *     boot/efi/embed.S) instead checks the kernel it carries and takes its
+ *     words from its load options (GRUB's chainloader puts its arguments
+ *     there), as it has no volume to read;
  *  3. checks the ELF (kelf_check) and loads each PT_LOAD segment at its
  *     physical address with AllocatePages(AllocateAddress); a segment that
  *     collides with memory the firmware already uses is refused with the
@@ -31,6 +35,7 @@
 #include <efi.h>
 #include <efilib.h>
 
+#include "boot/efi/embed.h"
 #include "boot/efi/kelf.h"
 #include "boot/efi/loader_arch.h"
 #include "boot/handoff.h"
@@ -328,6 +333,64 @@ static UINTN clean_cmdline(const UINT8 *in, UINTN len, char *out, BOOLEAN *stale
 	return n;
 }
 
+/*
+ * The kernel inside this image (embed.S): EFI_SUCCESS with @elf and @len,
+ * EFI_NOT_FOUND when this is the plain loader (the head says 0 bytes), or a
+ * failure when the head or the tail is not what the build wrote, so a
+ * damaged image is refused before a byte of it is used as a kernel.
+ */
+static EFI_STATUS embedded_kernel(void **elf, UINTN *len)
+{
+	const struct embed_head *h = &loader_embed_head;
+	const char *start = (const char *)(h + 1);
+
+	if (CompareMem((void *)h->magic, EMBED_MAGIC, EMBED_MAGIC_BYTES) != 0)
+		return fail(EFI_COMPROMISED_DATA, L"the kernel inside this loader has no head "
+			    L"(magic); the image is damaged");
+	if (h->bytes == 0)
+		return EFI_NOT_FOUND;
+	if ((UINT64)(loader_embed_tail - start) != h->bytes ||
+	    CompareMem((void *)loader_embed_tail, EMBED_MAGIC, EMBED_MAGIC_BYTES) != 0)
+		return fail(EFI_COMPROMISED_DATA, L"the kernel inside this loader should be %ld "
+			    L"bytes but %ld bytes lie before its tail; the image is damaged",
+			    h->bytes, (UINT64)(loader_embed_tail - start));
+	*elf = (void *)start;
+	*len = h->bytes;
+	return EFI_SUCCESS;
+}
+
+/*
+ * The image's load options as one ASCII line in @out (@cap bytes with the
+ * NUL): GRUB's chainloader passes its arguments there as UCS-2 text ending
+ * in a NUL. Anything but printable ASCII and white space (a firmware boot
+ * entry's binary optional data) is not a command line: it is ignored with
+ * a message and the line is empty.
+ */
+static UINTN load_options_text(const EFI_LOADED_IMAGE *li, UINT8 *out, UINTN cap)
+{
+	const CHAR16 *opt = li->LoadOptions;
+	UINTN chars = li->LoadOptionsSize / sizeof(CHAR16), n = 0;
+
+	if (!opt)
+		return 0;
+	for (UINTN i = 0; i < chars && opt[i]; i++) {
+		CHAR16 c = opt[i];
+		if ((c < 0x20 && c != L'\t' && c != L'\n' && c != L'\r') || c > 0x7e) {
+			Print(L"memboot-efi: the load options are not a text command line "
+			      L"(character 0x%x at %d); ignored\n", c, i);
+			return 0;
+		}
+		if (n + 1 >= cap) {
+			Print(L"memboot-efi: load options longer than %d characters; truncated\n",
+			      cap - 1);
+			break;
+		}
+		out[n++] = (UINT8)c;
+	}
+	out[n] = 0;
+	return n;
+}
+
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 {
 	EFI_LOADED_IMAGE *li = NULL;
@@ -359,20 +422,37 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	st = uefi_call_wrapper(BS->HandleProtocol, 3, image, &LoadedImageProtocol, (void **)&li);
 	if (EFI_ERROR(st) || !li)
 		return fail(st, L"no loaded-image protocol for this image");
-	root = LibOpenRoot(li->DeviceHandle);
-	if (!root)
-		return fail(EFI_NOT_FOUND, L"cannot open the volume this loader came from");
-	st = read_file(root, KERNEL_PATH, &elf, &elf_len);
-	if (EFI_ERROR(st))
-		return fail(st, L"cannot read the kernel %s from the boot volume", KERNEL_NAME);
-	if (!EFI_ERROR(read_file(root, CMDLINE_PATH, &cmdfile, &cmd_len))) {
-		cmdline_len = clean_cmdline(cmdfile, cmd_len, cmdline, &stale_map);
-		flags |= HANDOFF_F_CMDLINE_FILE;
-		FreePool(cmdfile);
+	st = embedded_kernel(&elf, &elf_len);
+	if (st == EFI_SUCCESS) {
+		/* The network loader: no volume, the words from the load options. */
+		UINT8 options[CMDLINE_MAX + 1];
+		UINTN n = load_options_text(li, options, sizeof(options));
+
+		Print(L"memboot-efi: kernel inside this loader (%d bytes)\n", elf_len);
+		flags |= HANDOFF_F_KERNEL_INSIDE;
+		cmdline_len = clean_cmdline(options, n, cmdline, &stale_map);
+		if (n)
+			flags |= HANDOFF_F_CMDLINE_OPTIONS;
+	} else if (st != EFI_NOT_FOUND) {
+		return st;
 	} else {
-		cmdline[0] = '\0';
+		root = LibOpenRoot(li->DeviceHandle);
+		if (!root)
+			return fail(EFI_NOT_FOUND, L"cannot open the volume this loader came from "
+				    L"(booted over a network? use memboot-net.efi, the loader with "
+				    L"the kernel inside)");
+		st = read_file(root, KERNEL_PATH, &elf, &elf_len);
+		if (EFI_ERROR(st))
+			return fail(st, L"cannot read the kernel %s from the boot volume", KERNEL_NAME);
+		if (!EFI_ERROR(read_file(root, CMDLINE_PATH, &cmdfile, &cmd_len))) {
+			cmdline_len = clean_cmdline(cmdfile, cmd_len, cmdline, &stale_map);
+			flags |= HANDOFF_F_CMDLINE_FILE;
+			FreePool(cmdfile);
+		} else {
+			cmdline[0] = '\0';
+		}
+		uefi_call_wrapper(root->Close, 1, root);
 	}
-	uefi_call_wrapper(root->Close, 1, root);
 
 	kst = kelf_check(elf, elf_len, &img);
 	if (kst != KELF_OK) {

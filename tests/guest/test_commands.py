@@ -73,6 +73,11 @@ QUICK_ARCH = {
         ("run", ["run", "--arch", "arm64", "--boot", "efi", "--mem-per-node", "512M",
                  "--vars", "{tmp}/arm64-vars.fd"]),
         ("efivars", ["efivars", "{tmp}/arm64-vars.fd"]),
+        # The arm64 tree (GRUB arm64-efi and the loader with the kernel
+        # inside), then its network boot under AAVMF (about 15 s).
+        ("netboot", ["netboot", "{tmp}/arm64-tftp", "--arch", "arm64"]),
+        ("run", ["run", "--arch", "arm64", "--netboot", "{tmp}/arm64-tftp",
+                 "--mem-per-node", "512M"]),
         ("topo", ["topo", "tests/host/fixtures/dt/virt-4n.dtb"]),
         ("topo", ["topo", "tests/host/fixtures/acpi/virt-aavmf-numa2.acpidump"]),
         ("trace", ["trace", "{tmp}/arm64.log", "-o", "{tmp}/arm64-trace.json"]),

@@ -20,7 +20,24 @@ from test_install import (ENV, fake_grub_bin, fake_kernel, snapshot,  # noqa: E4
                           terminate_when_started)
 
 HAVE = all(shutil.which(t) for t in ("grub-mknetdir", "grub-script-check")) and all(
-    os.path.isfile(os.path.join("/usr/lib/grub", p, "moddep.lst")) for p in netboot.PLATFORMS)
+    os.path.isfile(os.path.join("/usr/lib/grub", p, "moddep.lst"))
+    for p in netboot.ARCH_PLATFORMS["x86_64"])
+
+
+def fake_net_loader(path, kernel, size=None):
+    """A file shaped like memboot's network loader (boot/efi/embed.S): an MZ
+    header, then the head (magic, @size or the kernel's, 8 bytes), @kernel
+    and the tail magic. The loader's own copy of the magic (its check's
+    string) comes first, as in the real image."""
+    import struct
+    with open(kernel, "rb") as f:
+        elf = f.read()
+    data = (b"MZ" + bytes(126) + netboot.EMBED_MAGIC + b"\0" * 16 + netboot.EMBED_MAGIC
+            + struct.pack("<QQ", len(elf) if size is None else size, 0) + elf
+            + netboot.EMBED_MAGIC + bytes(64))
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
 
 
 @unittest.skipUnless(HAVE, "grub-mknetdir, grub-pc-bin or grub-efi-amd64-bin missing")
@@ -50,17 +67,21 @@ class Netboot(unittest.TestCase):
         self.assertEqual(proc.returncode, status, proc.stdout + proc.stderr)
         self.assertIn(text, proc.stderr)
 
+    def checked_cfg(self):
+        """The tree's grub.cfg, once GRUB's own grub-script-check took it."""
+        cfg = os.path.join(self.dir, "boot", "grub", "grub.cfg")
+        self.assertEqual(subprocess.run(["grub-script-check", cfg]).returncode, 0)
+        with open(cfg) as f:
+            return f.read()
+
     def test_tree(self):
         proc = self.netboot("--append", "memboot.init=serial",
                             "--mac", "52:54:00:AB:cd:01=memboot.exit=halt quiet")
         self.assertEqual(proc.returncode, 0, proc.stderr)
-        for p in netboot.PLATFORMS:
+        for p in netboot.ARCH_PLATFORMS["x86_64"]:
             self.assertTrue(os.path.isfile(os.path.join(self.dir, netboot.bootfile(p))), p)
             self.assertIn(netboot.bootfile(p), proc.stdout)
-        cfg = os.path.join(self.dir, "boot", "grub", "grub.cfg")
-        self.assertEqual(subprocess.run(["grub-script-check", cfg]).returncode, 0)
-        with open(cfg) as f:
-            text = f.read()
+        text = self.checked_cfg()
         self.assertIn("set default=memboot\n", text)
         self.assertIn("set memboot_args='memboot.init=serial'\n", text)
         self.assertIn("if [ \"$net_default_mac\" = 52:54:00:ab:cd:01 ]; then "
@@ -78,8 +99,7 @@ class Netboot(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertFalse(os.path.exists(os.path.join(self.dir, "boot", "grub", "x86_64-efi")))
         self.assertTrue(os.path.exists(os.path.join(self.dir, "other.txt")))
-        with open(cfg) as f:
-            self.assertNotIn("net_default_mac\" =", f.read())
+        self.assertNotIn("net_default_mac\" =", self.checked_cfg())
         self.assertEqual(sorted(os.listdir(self.dir)), ["boot", "other.txt"])
 
     def test_dry_run_changes_nothing(self):
@@ -116,16 +136,14 @@ class Netboot(unittest.TestCase):
                           ("52:54:00:12:34:56", "expected MAC=WORDS")):
             self.assert_status(self.netboot("--mac", bad), facts.EXIT_USAGE, text)
         self.assert_status(self.netboot("--platform", "pc98"), facts.EXIT_USAGE,
-                           "platforms are i386-pc, x86_64-efi")
-        # arm64: named as not yet, with the reason (the loader over TFTP).
-        for argv in (("--platform", "arm64-efi"), ("--arch", "arm64")):
-            self.assert_status(self.netboot(*argv), facts.EXIT_USAGE,
-                               "arm64-efi): not yet: GRUB for arm64-efi has no multiboot2"
-                               if argv[0] == "--arch" else
-                               "arm64-efi: not yet: GRUB for arm64-efi has no multiboot2")
-            self.assertIn("a TFTP server is no volume", self.netboot(*argv).stderr)
+                           "platforms are i386-pc, x86_64-efi, arm64-efi")
+        # arm64's platform is --arch arm64's, whose payload is not --elf.
+        self.assert_status(self.netboot("--platform", "arm64-efi"), facts.EXIT_USAGE,
+                           "--platform arm64-efi is not x86_64's")
+        self.assert_status(self.netboot("--arch", "arm64"), facts.EXIT_USAGE,
+                           "--elf: the arm64 tree's kernel is the one inside the network loader")
         self.assert_status(self.netboot("--arch", "x86_64", "--platform", "i386-pc,pc98"),
-                           facts.EXIT_USAGE, "platforms are i386-pc, x86_64-efi")
+                           facts.EXIT_USAGE, "platforms are i386-pc, x86_64-efi, arm64-efi")
         empty = os.path.join(self.tmp.name, "lib")
         os.mkdir(empty)
         self.assert_status(self.netboot(env=dict(ENV, MEMBOOT_GRUB_LIB=empty)),
@@ -138,6 +156,60 @@ class Netboot(unittest.TestCase):
         self.assertEqual(snapshot(self.dir), before)
         self.assert_status(self.tool("netboot", os.path.join(self.tmp.name, "no", "dir")),
                            facts.EXIT_USAGE, "does not exist")
+
+    def arm64(self, *extra, env=None):
+        return self.tool("netboot", self.dir, "--arch", "arm64", *extra, env=env)
+
+    def test_arm64_loader_refusals(self):
+        os.mkdir(self.dir)
+        arm_elf = fake_kernel(os.path.join(self.tmp.name, "arm.elf"), machine=183)
+        plain = os.path.join(self.tmp.name, "BOOTAA64.EFI")
+        with open(plain, "wb") as f:   # the plain loader: a head saying no kernel
+            f.write(b"MZ" + bytes(126) + netboot.EMBED_MAGIC + bytes(16) + netboot.EMBED_MAGIC)
+        for loader, text in (
+                (plain, "has no kernel inside: it is not memboot's network loader"),
+                # A head whose size does not end at the tail: damaged or cut.
+                (fake_net_loader(os.path.join(self.tmp.name, "short.efi"), arm_elf,
+                                 size=0x1000), "has no kernel inside"),
+                (fake_net_loader(os.path.join(self.tmp.name, "x86.efi"), self.elf),
+                 "carries a kernel for ELF machine 62, not arm64's (183)"),
+                (self.elf, "is not a UEFI application (no MZ header)"),
+                (os.path.join(self.tmp.name, "none.efi"), "No such file")):
+            self.assert_status(self.arm64("--loader", loader), facts.EXIT_USAGE, text)
+        good = fake_net_loader(os.path.join(self.tmp.name, "net.efi"), arm_elf)
+        empty = os.path.join(self.tmp.name, "lib")
+        os.mkdir(empty)
+        self.assert_status(self.arm64("--loader", good, env=dict(ENV, MEMBOOT_GRUB_LIB=empty)),
+                           facts.EXIT_USAGE, "no GRUB modules for arm64-efi in %s/arm64-efi "
+                           "(Debian package grub-efi-arm64-bin:arm64, which make ARCH=arm64 "
+                           "unpacks there)" % empty)
+        self.assert_status(self.netboot("--loader", good), facts.EXIT_USAGE,
+                           "--loader: the x86_64 tree's GRUB loads the kernel itself")
+        self.assertEqual(os.listdir(self.dir), [])
+
+    def test_arm64_tree(self):
+        lib = netboot.grub_lib("arm64-efi")
+        if not os.path.isfile(os.path.join(lib, "arm64-efi", "moddep.lst")):
+            self.skipTest("no GRUB arm64-efi modules in %s: make ARCH=arm64" % lib)
+        loader = fake_net_loader(os.path.join(self.tmp.name, "net.efi"),
+                                 fake_kernel(os.path.join(self.tmp.name, "arm.elf"),
+                                             machine=183))
+        proc = self.arm64("--loader", loader, "--append", "memboot.init=serial",
+                          "--mac", "52:54:00:AB:cd:01=memboot.exit=halt")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("UEFI arm64 PXE clients: DHCP boot file boot/grub/arm64-efi/core.efi",
+                      proc.stdout)
+        with open(os.path.join(self.dir, "boot", "grub", "arm64-efi", "core.efi"), "rb") as f:
+            self.assertEqual(f.read(2), b"MZ")
+        text = self.checked_cfg()
+        self.assertIn('chainloader "${mb_dir}/memboot/memboot-net.efi" $memboot_args\n', text)
+        self.assertNotIn("multiboot2", text)
+        self.assertIn("set memboot_args='memboot.exit=halt'; fi\n", text)
+        with open(os.path.join(self.dir, "boot", "memboot", "memboot-net.efi"), "rb") as f, \
+                open(loader, "rb") as g:
+            self.assertEqual(f.read(), g.read())
+        self.assertEqual(sorted(os.listdir(os.path.join(self.dir, "boot"))), ["grub", "memboot"])
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "boot", "grub", "i386-pc")))
 
     def test_failing_grub_mknetdir_leaves_the_old_tree(self):
         self.assertEqual(self.netboot("--platform", "i386-pc").returncode, 0)
@@ -240,6 +312,34 @@ class RunNetboot(unittest.TestCase):
             proc = self.run_tool("--disk", img, "--netboot", d)
             self.assertEqual(proc.returncode, facts.EXIT_USAGE)
             self.assertIn("--disk boots the disk image", proc.stderr)
+
+    def test_arm64_command_line(self):
+        with tempfile.TemporaryDirectory() as d:
+            proc = self.run_tool("--arch", "arm64", "--netboot", d, "--dry-run")
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            # AAVMF boots from its own virtio-net driver, first in QEMU's
+            # boot order; no x86 option ROM, no -boot n, no ESP.
+            self.assertIn("-netdev user,id=n0,tftp=%s,bootfile=boot/grub/arm64-efi/core.efi "
+                          "-device virtio-net-pci,netdev=n0,romfile=,bootindex=0 " % d,
+                          proc.stdout)
+            self.assertIn("AAVMF_CODE.fd", proc.stdout)
+            for absent in ("-boot n", "e1000", "-net none", "memboot-esp.img", "-kernel"):
+                self.assertNotIn(absent, proc.stdout)
+            proc = self.run_tool("--arch", "arm64", "--netboot", d)
+            self.assertEqual(proc.returncode, facts.EXIT_USAGE)
+            self.assertIn("boot/grub/arm64-efi/core.efi (the arm64-efi image); run "
+                          "'tools/memboot netboot %s --arch arm64' first" % d, proc.stderr)
+            # An x86 tree (or one missing the loader) is not an arm64 tree.
+            core = os.path.join(d, "boot", "grub", "arm64-efi", "core.efi")
+            os.makedirs(os.path.dirname(core))
+            open(core, "w").close()
+            proc = self.run_tool("--arch", "arm64", "--netboot", d)
+            self.assertEqual(proc.returncode, facts.EXIT_USAGE)
+            self.assertIn("boot/memboot/memboot-net.efi (the network loader with the kernel "
+                          "inside)", proc.stderr)
+            proc = self.run_tool("--arch", "arm64", "--netboot", d, "--firmware", "bios")
+            self.assertEqual(proc.returncode, facts.EXIT_USAGE)
+            self.assertIn("--netboot on arm64: its firmware is UEFI's", proc.stderr)
 
     def test_bad_netboot_options(self):
         with tempfile.TemporaryDirectory() as d:

@@ -115,7 +115,8 @@ def grub_word(word):
     return "'" + word.replace("'", "'\\''") + "'"
 
 
-def menu_entry(words, kernel_dir="/memboot", more="", prologue=""):
+def menu_entry(words, kernel_dir="/memboot", more="", prologue="", command="multiboot2",
+               name=KERNEL_NAME):
     """memboot's menu entry as GRUB reads it. The kernel lies beside GRUB's
     own directory: $prefix is (DEVICE)DIR/grub with DIR /boot when /boot is
     part of the root filesystem, empty when /boot is a filesystem of its own
@@ -123,7 +124,9 @@ def menu_entry(words, kernel_dir="/memboot", more="", prologue=""):
     install time. @kernel_dir is the kernel's directory relative to DIR;
     @more is GRUB script text put after the words as it is (netboot's
     $memboot_args, which GRUB splits into words); @prologue is GRUB script
-    run first (secureboot.fallback_lines())."""
+    run first (secureboot.fallback_lines()); @command and @name are what
+    loads what from @kernel_dir (netboot's arm64 tree: chainloader and the
+    network loader)."""
     args = " ".join([grub_word(w) for w in words] + ([more] if more else []))
     return "menuentry '%s' --id %s {\n" % (ENTRY_TITLE, ENTRY_ID) + prologue + (
         "\tinsmod all_video\n"
@@ -134,9 +137,9 @@ def menu_entry(words, kernel_dir="/memboot", more="", prologue=""):
         "\t\tset mb_dir=/boot\n"
         "\tfi\n"
         "\techo 'Loading memboot ...'\n"
-        "\tmultiboot2 \"${mb_dir}%s/%s\"%s\n"
+        "\t%s \"${mb_dir}%s/%s\"%s\n"
         "\tboot\n"
-        "}\n" % (kernel_dir, KERNEL_NAME, " " + args if args else ""))
+        "}\n" % (command, kernel_dir, name, " " + args if args else ""))
 
 
 def grub_d_script(words, made_grubenv=False, entry=None):

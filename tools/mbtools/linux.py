@@ -126,7 +126,7 @@ def _run(argv, cwd=None):
 
 def _add_foreign_architecture(debarch):
     """dpkg --add-architecture @debarch and apt-get update, as root (as
-    tools/fetch-gnu-efi.sh does for arm64's gnu-efi); packages of it are
+    tools/fetch-deb.sh does for arm64's gnu-efi); packages of it are
     downloaded and unpacked, never installed. False if that cannot be done."""
     if os.geteuid() != 0:
         return False
