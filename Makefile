@@ -459,13 +459,14 @@ cross-check: $(addprefix cross-check-,$(CROSS_ARCHES))
 # The other ports' boot images (each by its own make: ARCH is one a run),
 # for their guest tests (tests/guest/test_arm64*.py, test_ppc64le.py,
 # test_powernv.py): the image, and the ESP where the port boots through
-# UEFI too (arm64's --boot efi: `make ARCH=arm64 esp`).
+# UEFI too (arm64's --boot efi: `make ARCH=arm64 esp`), and the network loader
+# with GRUB's modules (`efi-net`: netboot --arch arm64).
 OTHER_PORTS := $(filter-out $(ARCH),$(PORTS))
 .PHONY: ports
 ports:
 	$(Q)$(foreach p,$(OTHER_PORTS),$(MAKE) --no-print-directory ARCH=$(p) \
 		$(call arch_out,$(p))/$($(p)_IMAGE) \
-		$(if $(filter efi,$($(p)_RUN_BOOTS)),esp) &&) true
+		$(if $(filter efi,$($(p)_RUN_BOOTS)),esp efi-net) &&) true
 
 test: check-includes cross-check all ports host-tests fuzz-build release-check bench-build
 	@python3 tests/run.py --iso $(O)/memboot.iso --elf $(O)/memboot.elf $(TEST_ARGS)
