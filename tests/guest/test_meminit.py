@@ -90,15 +90,20 @@ def check_meminit(b, policy):
 def phase_start_precise(b, phase):
     """The phase's start on the clock's precise figure. After an error line
     the ring drains at once (docs/console.md), so a phase that ended before
-    phase clockcheck was rendered on the quick estimate then in force (the
-    first clock_check's tsc_hz): converted here to the figure node_init's
-    times use (the one a clock_check adopted, else the estimate kept)."""
-    checks = b.all("clock_check")
-    if b.one("done")["errors"] == 0 or not checks:
+    phase clockcheck was rendered on the figure in force then: the last one
+    a clock_check adopted before the phase's record in the log, else the
+    first figure (the first clock_check's tsc_hz). Converted here to the
+    figure node_init's times use, the last one adopted."""
+    if b.one("done")["errors"] == 0:
         return phase["start_ns"]
-    estimate = checks[0]["tsc_hz"]
-    final = next((c["hz"] for c in checks if c.get("adopted")), estimate)
-    return phase["start_ns"] * estimate // final + 1
+    at = next(i for i, r in enumerate(b.records) if r is phase)
+    checks = [(i, r) for i, r in enumerate(b.records) if r["event"] == "clock_check"]
+    if not checks:
+        return phase["start_ns"]
+    adopted = [(i, r["hz"]) for i, r in checks if r.get("adopted")]
+    then = next((hz for i, hz in reversed(adopted) if i < at), checks[0][1]["tsc_hz"])
+    final = adopted[-1][1] if adopted else then
+    return phase["start_ns"] * then // final + 1
 
 
 def check_usable(b, inits):
